@@ -1,0 +1,193 @@
+// trainsim: the command line. Maps errors to exit codes (0 ok, 2 bad input, 1 internal) here
+// and only here (style.md habit 10).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "report/chrome_trace.h"
+#include "report/report_format.h"
+#include "run/simulate.h"
+#include "scenario/scenario_loader.h"
+#include "schedules/registry.h"
+#include "schedules/validate.h"
+
+#ifndef TRAINSIM_VERSION
+#define TRAINSIM_VERSION "0.0.0"
+#endif
+
+namespace {
+
+using namespace trainsim;
+
+struct RunArgs {
+  std::string scenario;
+  std::string schedule;
+  std::vector<std::string> sets;
+  bool json = false;
+  std::string trace;
+  bool no_fold = false;
+};
+
+struct CompareArgs {
+  std::string scenario;
+  std::string schedules = "all";
+  std::vector<std::string> sets;
+  bool json = false;
+  std::string trace_dir;
+  bool no_fold = false;
+};
+
+struct ScheduleArgs {
+  int pp = 4;
+  int microbatches = 8;
+  int vpp = 1;
+  std::string schedule = "1f1b";
+  bool list = false;
+};
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+int cmd_run(const RunArgs& a) {
+  Scenario sc = load_scenario(a.scenario, a.sets);
+  Timeline tl = simulate(sc, {a.schedule, !a.no_fold});
+  const StepReport r = make_report(tl);
+  if (!a.trace.empty()) write_chrome_trace_file(tl, a.trace);
+  if (a.json)
+    std::cout << report_to_json(r).dump(2) << "\n";
+  else
+    std::cout << format_report(r);
+  if (!a.trace.empty() && !a.json) std::cout << "trace written to " << a.trace << "\n";
+  return 0;
+}
+
+int cmd_compare(const CompareArgs& a) {
+  Scenario sc = load_scenario(a.scenario, a.sets);
+  std::vector<std::string> names =
+      a.schedules == "all" ? schedule_names() : split_names(a.schedules);
+  if (names.empty()) throw InputError("--schedules: give at least one schedule name, or all");
+  for (const auto& n : names) find_schedule(n);  // unknown names fail before any work
+  std::vector<StepReport> reports;
+  std::vector<Timeline> timelines;
+  std::vector<std::string> skipped;
+  for (const auto& n : names) {
+    try {
+      timelines.push_back(simulate(sc, {n, !a.no_fold}));
+    } catch (const ScheduleError& e) {
+      // With "all", schedules that cannot run this layout are listed, not fatal.
+      if (a.schedules != "all") throw;
+      skipped.push_back(fmt::format("{}: {}", n, e.what()));
+      continue;
+    }
+    reports.push_back(make_report(timelines.back()));
+  }
+  if (reports.empty()) throw ScheduleError("no schedule can run this scenario:\n" + fmt::format("{}", fmt::join(skipped, "\n")));
+  std::vector<std::string> written;
+  if (!a.trace_dir.empty())
+    for (const auto& tl : timelines) {
+      const std::string path =
+          (std::filesystem::path(a.trace_dir) / (tl.scenario.name + "." + tl.schedule.name + ".json")).string();
+      write_chrome_trace_file(tl, path);
+      written.push_back(path);
+    }
+  if (a.json) {
+    auto j = comparison_to_json(reports);
+    j["skipped"] = skipped;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << format_comparison(reports);
+  for (const auto& s : skipped) std::cout << "skipped " << s << "\n";
+  for (const auto& w : written) std::cout << "trace written to " << w << "\n";
+  return 0;
+}
+
+int cmd_schedule(const ScheduleArgs& a) {
+  if (a.list) {
+    for (const auto& e : schedule_entries()) {
+      std::string aliases;
+      for (const auto& al : e.aliases) aliases += (aliases.empty() ? " (alias " : ", ") + al;
+      if (!aliases.empty()) aliases += ")";
+      std::cout << fmt::format("{:<18} {}{}\n", e.name, e.summary, aliases);
+    }
+    return 0;
+  }
+  const Schedule s = make_schedule(a.schedule, {a.pp, a.microbatches, a.vpp, {}});
+  const UnitRun run = run_unit_steps(s);
+  std::cout << fmt::format("{}: pp = {}, m = {}, vpp = {} (each action one time unit)\n", s.name,
+                           s.ranks, s.microbatches, s.chunks());
+  std::cout << format_grid(s, run);
+  std::cout << fmt::format("{} time units; lower bound for m·(F+B) work per rank: {}\n",
+                           run.makespan, 2 * s.microbatches * s.chunks());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"trainsim: simulate one distributed LLM training step — schedules, bubbles, MFU"};
+  app.set_version_flag("--version", std::string("trainsim ") + TRAINSIM_VERSION);
+  app.require_subcommand(1);
+
+  RunArgs ra;
+  auto* run = app.add_subcommand("run", "Simulate one step of a scenario and print its report");
+  run->add_option("scenario", ra.scenario, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+  run->add_option("--schedule", ra.schedule, "Use this schedule instead of the scenario's");
+  run->add_option("--set", ra.sets, "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable)");
+  run->add_flag("--json", ra.json, "Print the report as JSON");
+  run->add_option("--trace", ra.trace, "Write a Chrome trace JSON (Perfetto) to this path");
+  run->add_flag("--no-fold", ra.no_fold, "Simulate every rank (no folding of identical TP/DP peers)");
+
+  CompareArgs ca;
+  auto* cmp = app.add_subcommand("compare", "Simulate a scenario under several schedules, side by side");
+  cmp->add_option("scenario", ca.scenario, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+  cmp->add_option("--schedules", ca.schedules, "Comma-separated schedule names, or all")->capture_default_str();
+  cmp->add_option("--set", ca.sets, "Override a scenario key (repeatable)");
+  cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
+  cmp->add_option("--trace-dir", ca.trace_dir, "Write one Chrome trace per schedule into this folder");
+  cmp->add_flag("--no-fold", ca.no_fold, "Simulate every rank");
+
+  ScheduleArgs sa;
+  auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
+  sch->add_option("--pp", sa.pp, "Pipeline ranks")->capture_default_str()->check(CLI::PositiveNumber);
+  sch->add_option("--microbatches,-m", sa.microbatches, "Micro-batches")->capture_default_str()->check(CLI::PositiveNumber);
+  sch->add_option("--vpp", sa.vpp, "Model chunks per rank")->capture_default_str()->check(CLI::PositiveNumber);
+  sch->add_option("--schedule,-s", sa.schedule, "Schedule name")->capture_default_str();
+  sch->add_flag("--list", sa.list, "List the registered schedules");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    if (*run) return cmd_run(ra);
+    if (*cmp) return cmd_compare(ca);
+    if (*sch) return cmd_schedule(sa);
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "trainsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

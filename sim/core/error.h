@@ -1,0 +1,54 @@
+#pragma once
+// The two kinds of error (style.md habit 10): InputError for anything the user can fix
+// (exit code 2), and TRAINSIM_CHECK for our own broken invariants (an internal error, exit 1).
+#include <stdexcept>  // std::runtime_error, std::logic_error
+#include <string>     // std::string
+
+namespace trainsim {
+
+/// Bad input: a scenario, a command-line value, a schedule that cannot run. `what()` is the whole
+/// message a user sees, e.g. "ScenarioError: scenarios/x.yaml:14: parallelism.pp: expected an
+/// integer >= 1, got 0".
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A scenario file or override that does not describe a valid training step.
+class ScenarioError : public InputError {
+ public:
+  /// `where` is "file:line" (or "--set key=value"), `key` the dotted path of the field.
+  ScenarioError(const std::string& where, const std::string& key, const std::string& message);
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+/// A schedule that is unknown, cannot run with the given (p, m, v), or is malformed.
+class ScheduleError : public InputError {
+ public:
+  explicit ScheduleError(const std::string& message);
+};
+
+/// A task graph that cannot complete (a dependency cycle); the message names the tasks.
+class DeadlockError : public InputError {
+ public:
+  explicit DeadlockError(const std::string& message);
+};
+
+/// A broken internal invariant: a bug in trainsim, never the user's fault.
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+[[noreturn]] void fail_check(const char* expr, const char* file, int line, const std::string& msg);
+
+}  // namespace trainsim
+
+/// Asserts an internal invariant in every build type; throws InternalError with the message.
+#define TRAINSIM_CHECK(cond, msg)                                          \
+  do {                                                                     \
+    if (!(cond)) ::trainsim::fail_check(#cond, __FILE__, __LINE__, (msg)); \
+  } while (0)

@@ -1,0 +1,68 @@
+#pragma once
+// The analytic cost model: every GEMM of a layer (domain.md §1) timed by a roofline
+// max(FLOPs / (peak · efficiency · wave quantization), bytes / HBM bandwidth), memory-bound ops
+// by bytes / (HBM bandwidth · efficiency), a fixed launch cost per kernel, collectives and p2p by
+// α–β with nccl-tests bus-bandwidth factors. Constants: cost/constants.h.
+//
+// Does not model: overlap of compute and communication slowing either (SM sharing), kernel
+// fusion beyond the listed kernels, GEMM shape effects other than wave quantization, dropout,
+// MoE, tree or NVLS collective algorithms, link contention between concurrent transfers.
+#include <vector>  // std::vector
+
+#include "cost/cost_model.h"
+#include "scenario/partition.h"
+#include "scenario/scenario.h"
+
+namespace trainsim {
+
+/// Resolved constants: defaults from constants.h unless the scenario overrides them.
+struct AnalyticConstants {
+  double gemm_efficiency;
+  double attention_efficiency;
+  double memory_efficiency;
+  double kernel_launch;  ///< seconds
+};
+AnalyticConstants resolve_constants(const EfficiencyOverrides& o);
+
+/// One GEMM C[m×n] = A[m×k] · B[k×n].
+struct GemmShape {
+  double m, n, k;
+  double flops() const { return 2.0 * m * n * k; }
+};
+
+class AnalyticCostModel : public CostModel {
+ public:
+  /// Requires a scenario with a model and a cluster.
+  explicit AnalyticCostModel(const Scenario& s);
+
+  Cost compute(Op op, int stage, int rank) const override;
+  Cost tp_communication(Op op, int stage) const override;
+  double activation_bytes() const override;
+  Cost p2p(LinkClass link, double bytes) const override;
+  Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
+  double gradient_bytes(int stage) const override;
+  Cost optimizer(double params) const override;
+  double stage_params(int stage) const override;
+  bool models_hardware() const override { return true; }
+
+  /// Roofline time of one GEMM in seconds (exposed for tests and calibration).
+  double gemm_seconds(const GemmShape& g) const;
+  /// Forward GEMMs of one transformer layer on one TP rank.
+  std::vector<GemmShape> layer_gemms() const;
+
+ private:
+  struct Parts {
+    double seconds = 0, flops = 0, bytes = 0;
+  };
+  Parts layer_part(Op op) const;
+  Parts embedding_part(Op op) const;
+  Parts head_part(Op op) const;
+  double memory_seconds(double bytes) const;
+
+  Scenario s_;
+  AnalyticConstants k_;
+  std::vector<StageContent> stages_;
+  double tokens_;  ///< tokens of one micro-batch, n = b·s
+};
+
+}  // namespace trainsim

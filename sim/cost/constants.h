@@ -1,0 +1,48 @@
+#pragma once
+// Every constant of the analytic cost model, in one place, each with its source. None is tuned
+// to match a particular measurement; a scenario's `efficiency:` section or a calibration
+// profile replaces them.
+
+namespace trainsim::constants {
+
+/// Fraction of dense peak FLOP/s a large bf16 GEMM reaches. domain.md §5: 8192³ bf16 GEMMs
+/// measure ≈ 790 TFLOP/s on H100/H200 (0.78–0.81 of the 989 TFLOP/s datasheet peak); 0.80 is
+/// the middle of that range. Smaller shapes lose more through wave quantization (below).
+inline constexpr double kGemmEfficiency = 0.80;
+
+/// GEMM output tile used for wave quantization (NVIDIA "Matrix Multiplication Background"
+/// guide: cuBLAS tiles are 128×128 or 256×128 on Ampere/Hopper; the smaller is used).
+inline constexpr int kGemmTile = 128;
+
+/// Fraction of peak FLOP/s the attention core (FlashAttention-2) reaches: its paper reports
+/// 50–73% of peak for the forward pass on A100 (Dao 2023, §4.1); the lower end, since the
+/// backward pass is slower.
+inline constexpr double kAttentionEfficiency = 0.50;
+
+/// Fraction of HBM bandwidth streaming (elementwise, norm, optimizer) kernels reach. STREAM
+/// copy/triad kernels sustain ≈ 3.0–3.1 of the 3.35 TB/s datasheet figure on H100 SXM (≈ 0.9);
+/// real training kernels mix reads and writes of several tensors and do less: 0.8. A
+/// calibration profile replaces this with measured bandwidth-versus-size curves.
+inline constexpr double kMemoryEfficiency = 0.80;
+
+/// GPU-side cost of one kernel boundary (launch plus tail), seconds. CUDA kernel launch latency
+/// is a few microseconds (NVIDIA CUDA C++ Best Practices Guide); 2 µs, no CUDA graphs.
+inline constexpr double kKernelLaunch = 2e-6;
+
+/// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
+inline constexpr double kCollectiveBaseLatency = 8.4e-6;
+
+/// Bytes Adam moves per parameter on the GPU: read the bf16 gradient (2), read and write the
+/// fp32 master weight, momentum and variance (3 × 8), write the bf16 weight (2) = 28.
+inline constexpr double kAdamBytesPerParam = 28.0;
+
+/// Kernels in one layer: forward 4 GEMMs + attention + 2 norms + 2 residual adds + activation
+/// + rotary = 11; input backward the same; weight backward 4 GEMMs.
+inline constexpr int kKernelsForward = 11;
+inline constexpr int kKernelsBackwardInput = 11;
+inline constexpr int kKernelsBackwardWeight = 4;
+
+/// Causal attention with FlashAttention skips the masked half of the score matrix.
+inline constexpr double kCausalFraction = 0.5;
+
+}  // namespace trainsim::constants

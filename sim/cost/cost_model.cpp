@@ -1,0 +1,21 @@
+#include "cost/cost_model.h"
+
+namespace trainsim {
+
+double busbw_factor(Collective c, int n) {
+  if (n <= 1) return 0.0;
+  const double r = static_cast<double>(n - 1) / n;
+  return c == Collective::AllReduce ? 2.0 * r : r;
+}
+
+const char* collective_name(Collective c) {
+  switch (c) {
+    case Collective::AllReduce: return "all-reduce";
+    case Collective::AllGather: return "all-gather";
+    case Collective::ReduceScatter: return "reduce-scatter";
+    case Collective::AllToAll: return "all-to-all";
+  }
+  return "?";
+}
+
+}  // namespace trainsim

@@ -1,0 +1,47 @@
+#pragma once
+// The "how long" layer's interface. Lowering passes ask it for the duration, FLOPs and bytes of
+// each piece of work; they never compute a duration themselves. Implementations: the analytic
+// roofline model (analytic.h) and explicit per-stage costs (explicit_costs.h) layered over it.
+#include "core/time.h"
+#include "scenario/cluster.h"
+#include "schedules/action.h"
+
+namespace trainsim {
+
+struct Cost {
+  TimeNs duration = 0;
+  double flops = 0;  ///< model FLOPs (recomputation excluded; MFU counts these)
+  double bytes = 0;  ///< bytes moved (memory traffic or message size)
+};
+
+enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll };
+
+/// nccl-tests bus-bandwidth factor (domain.md §4): 2(n−1)/n for all-reduce, (n−1)/n otherwise.
+double busbw_factor(Collective c, int group_size);
+const char* collective_name(Collective c);
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  /// One micro-batch of `op` on global `stage` (one chunk), run by pipeline rank `rank`.
+  virtual Cost compute(Op op, int stage, int rank) const = 0;
+  /// Tensor-parallel collectives one micro-batch of `op` on `stage` needs, summed.
+  virtual Cost tp_communication(Op op, int stage) const = 0;
+  /// Bytes of one stage-to-stage activation (or gradient) transfer for one micro-batch.
+  virtual double activation_bytes() const = 0;
+  /// A point-to-point transfer of `bytes`.
+  virtual Cost p2p(LinkClass link, double bytes) const = 0;
+  /// A collective over `group_size` ranks on `link` of total size `bytes` (nccl-tests S).
+  virtual Cost collective(Collective c, int group_size, LinkClass link, double bytes) const = 0;
+  /// Gradient bytes one GPU holds for `stage` (the DP reduction's size).
+  virtual double gradient_bytes(int stage) const = 0;
+  /// The optimizer step over `params` parameters on one GPU.
+  virtual Cost optimizer(double params) const = 0;
+  /// Parameters one GPU holds for `stage`.
+  virtual double stage_params(int stage) const = 0;
+  /// True when the model has hardware to cost collectives and optimizer steps (false for a
+  /// costs-only pipeline study).
+  virtual bool models_hardware() const = 0;
+};
+
+}  // namespace trainsim

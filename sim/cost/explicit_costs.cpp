@@ -1,0 +1,68 @@
+#include "cost/explicit_costs.h"
+
+#include "core/error.h"
+#include "cost/analytic.h"
+
+namespace trainsim {
+
+ExplicitCostModel::ExplicitCostModel(CostOverrides costs, int vpp, std::unique_ptr<CostModel> fallback)
+    : c_(std::move(costs)), vpp_(vpp), fallback_(std::move(fallback)) {}
+
+Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
+  Cost base = fallback_ ? fallback_->compute(op, stage, rank) : Cost{};
+  const auto r = static_cast<std::size_t>(rank);
+  auto pick = [&](const std::vector<TimeNs>& v) { return v.at(r) / vpp_; };
+  switch (op) {
+    case Op::F:
+      if (!c_.forward.empty()) base.duration = pick(c_.forward);
+      break;
+    case Op::B:
+      if (!c_.backward.empty())
+        base.duration = pick(c_.backward);
+      else if (!c_.backward_input.empty())
+        base.duration = pick(c_.backward_input) + pick(c_.backward_weight);
+      break;
+    case Op::I:
+    case Op::W:
+      if (!c_.backward_input.empty())
+        base.duration = pick(op == Op::I ? c_.backward_input : c_.backward_weight);
+      else if (!c_.backward.empty() || !fallback_)
+        throw ScenarioError("costs", "costs.backward",
+                            "this schedule splits the backward into input (I) and weight (W) "
+                            "gradients: give costs.backward_input and costs.backward_weight");
+      break;
+  }
+  return base;
+}
+
+Cost ExplicitCostModel::tp_communication(Op op, int stage) const {
+  return fallback_ ? fallback_->tp_communication(op, stage) : Cost{};
+}
+double ExplicitCostModel::activation_bytes() const {
+  return fallback_ ? fallback_->activation_bytes() : 0.0;
+}
+Cost ExplicitCostModel::p2p(LinkClass link, double bytes) const {
+  if (c_.p2p) return {*c_.p2p, 0, bytes};
+  return fallback_ ? fallback_->p2p(link, bytes) : Cost{};
+}
+Cost ExplicitCostModel::collective(Collective c, int n, LinkClass link, double bytes) const {
+  return fallback_ ? fallback_->collective(c, n, link, bytes) : Cost{};
+}
+double ExplicitCostModel::gradient_bytes(int stage) const {
+  return fallback_ ? fallback_->gradient_bytes(stage) : 0.0;
+}
+Cost ExplicitCostModel::optimizer(double params) const {
+  return fallback_ ? fallback_->optimizer(params) : Cost{};
+}
+double ExplicitCostModel::stage_params(int stage) const {
+  return fallback_ ? fallback_->stage_params(stage) : 0.0;
+}
+
+std::unique_ptr<CostModel> make_cost_model(const Scenario& s) {
+  std::unique_ptr<CostModel> analytic;
+  if (s.model) analytic = std::make_unique<AnalyticCostModel>(s);
+  if (!s.costs) return analytic;
+  return std::make_unique<ExplicitCostModel>(*s.costs, s.layout.vpp, std::move(analytic));
+}
+
+}  // namespace trainsim

@@ -1,0 +1,39 @@
+#pragma once
+// Explicit per-stage durations from a scenario's `costs:` section, layered over a fallback model
+// (or none, for a costs-only pipeline study). The per-stage values are per pipeline rank; with
+// v chunks per rank each chunk takes the value / v. FLOPs and bytes still come from the fallback
+// when there is one, so MFU stays meaningful.
+#include <memory>  // std::unique_ptr
+
+#include "cost/cost_model.h"
+#include "scenario/scenario.h"
+
+namespace trainsim {
+
+class ExplicitCostModel : public CostModel {
+ public:
+  /// `fallback` may be null (no model: collectives and optimizer cost nothing).
+  ExplicitCostModel(CostOverrides costs, int vpp, std::unique_ptr<CostModel> fallback);
+
+  /// Throws InputError when the schedule needs a duration the costs do not give (a split
+  /// backward from a fused `backward`).
+  Cost compute(Op op, int stage, int rank) const override;
+  Cost tp_communication(Op op, int stage) const override;
+  double activation_bytes() const override;
+  Cost p2p(LinkClass link, double bytes) const override;
+  Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
+  double gradient_bytes(int stage) const override;
+  Cost optimizer(double params) const override;
+  double stage_params(int stage) const override;
+  bool models_hardware() const override { return fallback_ && fallback_->models_hardware(); }
+
+ private:
+  CostOverrides c_;
+  int vpp_;
+  std::unique_ptr<CostModel> fallback_;
+};
+
+/// The cost model a scenario asks for: analytic, explicit costs, or explicit over analytic.
+std::unique_ptr<CostModel> make_cost_model(const Scenario& s);
+
+}  // namespace trainsim

@@ -1,0 +1,121 @@
+#pragma once
+// The task graph the engine runs: compact task records (16 bytes, no per-task heap strings),
+// dependency edges in a Boost.Graph compressed-sparse-row graph, in-order streams and
+// rendezvous groups (tasks that must start together: collectives, matched send/recv).
+// It knows nothing of schedules or libraries: `type` fields are opaque codes that the layer
+// which built the graph (lower/) interprets.
+#include <cstdint>  // std::uint32_t, std::int32_t, std::uint8_t
+#include <limits>   // std::numeric_limits
+#include <span>     // std::span
+#include <utility>  // std::pair
+#include <vector>   // std::vector
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/range/iterator_range.hpp>
+
+#include "core/time.h"
+
+namespace trainsim {
+
+using TaskId = std::uint32_t;
+using StreamId = std::uint32_t;
+using WorkId = std::uint32_t;
+using RendezvousId = std::uint32_t;
+inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+/// What a task costs; shared by every task doing the same work (e.g. F of stage 2 for every
+/// micro-batch), so per-task records stay small.
+struct Work {
+  TimeNs duration = 0;
+  double flops = 0;
+  double bytes = 0;
+  std::uint8_t type = 0;    ///< opaque to the engine
+  std::int16_t stage = -1;  ///< opaque to the engine
+  std::int16_t chunk = -1;  ///< opaque to the engine
+};
+
+struct Task {
+  WorkId work = 0;
+  StreamId stream = 0;
+  RendezvousId rendezvous = kNone;
+  std::int32_t microbatch = -1;
+};
+static_assert(sizeof(Task) == 16, "task records must stay compact");
+
+/// An in-order queue of tasks, like a CUDA stream: a task starts only after the previous one
+/// in its stream has finished.
+struct StreamInfo {
+  std::uint32_t owner = 0;  ///< index of the simulated rank that owns the stream (opaque)
+  std::uint8_t type = 0;    ///< opaque to the engine
+  std::int32_t peer = -1;   ///< opaque to the engine (e.g. the other end of a channel)
+};
+
+using DependencyGraph =
+    boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                       boost::no_property, std::uint32_t, std::uint32_t>;
+
+struct TaskGraph {
+  std::vector<Task> tasks;
+  std::vector<Work> works;
+  std::vector<StreamInfo> streams;
+  DependencyGraph deps;                       ///< edge a -> b: b waits for a to finish
+  std::vector<std::uint32_t> pred_count;      ///< in-degree of each task in `deps`
+  std::vector<std::uint32_t> stream_offsets;  ///< CSR: stream -> its tasks in order
+  std::vector<TaskId> stream_tasks;
+  std::vector<std::uint32_t> rendezvous_offsets;  ///< CSR: rendezvous -> member tasks
+  std::vector<TaskId> rendezvous_tasks;
+
+  std::size_t size() const { return tasks.size(); }
+  /// Tasks that wait for `t`.
+  auto successors(TaskId t) const {
+    return boost::make_iterator_range(boost::adjacent_vertices(t, deps));
+  }
+  TimeNs duration(TaskId t) const { return works[tasks[t].work].duration; }
+  const Work& work(TaskId t) const { return works[tasks[t].work]; }
+  std::span<const TaskId> stream(StreamId s) const {
+    return {stream_tasks.data() + stream_offsets[s], stream_offsets[s + 1] - stream_offsets[s]};
+  }
+  std::span<const TaskId> rendezvous(RendezvousId r) const {
+    return {rendezvous_tasks.data() + rendezvous_offsets[r],
+            rendezvous_offsets[r + 1] - rendezvous_offsets[r]};
+  }
+  std::size_t rendezvous_count() const {
+    return rendezvous_offsets.empty() ? 0 : rendezvous_offsets.size() - 1;
+  }
+};
+
+/// Builds a TaskGraph. Tasks join the end of their stream when added; a lowering pass may
+/// rewrite a stream's order (e.g. to put a collective right after the compute it follows).
+class TaskGraphBuilder {
+ public:
+  StreamId add_stream(const StreamInfo& s);
+  std::size_t stream_count() const { return streams_.size(); }
+  const StreamInfo& stream_info(StreamId s) const { return streams_[s]; }
+  const std::vector<TaskId>& stream_order(StreamId s) const { return orders_[s]; }
+  /// Replaces the order of stream `s`; `order` must hold exactly the stream's tasks.
+  void set_stream_order(StreamId s, std::vector<TaskId> order);
+  const Task& task(TaskId t) const { return tasks_[t]; }
+  WorkId add_work(const Work& w);
+  TaskId add_task(StreamId stream, WorkId work, std::int32_t microbatch = -1);
+  /// `after` waits for `before` to finish.
+  void add_dependency(TaskId before, TaskId after);
+  /// The tasks start together once all of them are ready (a collective, a matched send/recv).
+  RendezvousId add_rendezvous(std::span<const TaskId> members);
+
+  std::size_t task_count() const { return tasks_.size(); }
+  const Work& work(WorkId w) const { return works_[w]; }
+  Work& work(WorkId w) { return works_[w]; }
+
+  /// Freezes the graph into compressed form. The builder is left empty.
+  TaskGraph build();
+
+ private:
+  std::vector<Task> tasks_;
+  std::vector<Work> works_;
+  std::vector<StreamInfo> streams_;
+  std::vector<std::vector<TaskId>> orders_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges_;
+  std::vector<std::vector<TaskId>> rendezvous_;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,16 @@
+#include "lower/lowering.h"
+
+#include "lower/program.h"
+
+namespace trainsim {
+
+Lowered lower(const Scenario& sc, const Schedule& sch, const CostModel& cost, bool fold) {
+  Program p(sc, sch, cost, make_rank_set(sc, fold));
+  add_compute_pass(p);
+  add_p2p_pass(p);
+  add_tp_pass(p);
+  add_dp_optimizer_pass(p);
+  return {p.builder.build(), std::move(p.ranks)};
+}
+
+}  // namespace trainsim

@@ -1,0 +1,66 @@
+#include <algorithm>
+
+#include "core/error.h"
+#include "lower/program.h"
+
+namespace trainsim {
+
+void add_dp_optimizer_pass(Program& p) {
+  if (!p.cost.models_hardware()) return;  // a costs-only pipeline study has no optimizer step
+  const Scenario& sc = p.scenario;
+  const Layout& l = sc.layout;
+  const Schedule& s = p.schedule;
+  if (l.zero == 3)
+    throw ScenarioError(sc.source, "parallelism.zero",
+                        "3 (ZeRO-3 / FSDP parameter gathering) is not modelled yet; use 0, 1 or 2");
+  // Members of each DP collective, keyed by (pp, tp, stage, phase).
+  std::map<std::tuple<int, int, int, int>, std::vector<TaskId>> groups;
+  for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
+    const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
+    const int replica = p.ranks.replica(rank);
+    const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
+    const LinkClass link = group_link(group_members(l, rank.coord, Axis::DP), sc);
+    const auto& actions = s.actions[static_cast<std::size_t>(rank.coord.pp)];
+    // Each stage (chunk) this rank holds: its gradients are complete after its last
+    // weight-gradient-producing task (B, or W when the backward is split).
+    std::vector<int> stages;
+    for (int st = 0; st < s.stages; ++st)
+      if (s.stage_rank[static_cast<std::size_t>(st)] == rank.coord.pp) stages.push_back(st);
+    double params = 0;
+    std::vector<TaskId> reductions;
+    for (int st : stages) {
+      params += p.cost.stage_params(st);
+      if (l.dp <= 1) continue;
+      TaskId last = kNone;
+      for (const Action& a : actions)
+        if (a.stage == st && (a.op == Op::B || a.op == Op::W))
+          last = p.task_of(replica, st, a.op, a.microbatch);
+      TRAINSIM_CHECK(last != kNone, "every stage has a backward");
+      const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
+      const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st));
+      const WorkId w = p.work(TaskType::DpCollective, st, s.chunk_of(st), c, 0);
+      const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
+      p.builder.add_dependency(last, t);
+      reductions.push_back(t);
+      groups[{rank.coord.pp, rank.coord.tp, st, 0}].push_back(t);
+    }
+    // Optimizer step on this GPU's shard: everything (ZeRO-0), 1/dp of it (ZeRO-1/2).
+    const double shard = l.zero >= 1 ? params / l.dp : params;
+    const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp);
+    const TaskId opt = p.builder.add_task(cs, wo, -1);
+    for (TaskId t : reductions) p.builder.add_dependency(t, opt);
+    if (l.zero >= 1 && l.dp > 1) {
+      // Updated bf16 parameters are gathered back from every shard.
+      for (int st : stages) {
+        const Cost c = p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st));
+        const WorkId w = p.work(TaskType::DpCollective, st, s.chunk_of(st), c, 1);
+        const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
+        p.builder.add_dependency(opt, t);
+        groups[{rank.coord.pp, rank.coord.tp, st, 1}].push_back(t);
+      }
+    }
+  }
+  for (const auto& [key, members] : groups) p.builder.add_rendezvous(members);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,34 @@
+#include "lower/program.h"
+
+namespace trainsim {
+
+void add_tp_pass(Program& p) {
+  const Layout& l = p.scenario.layout;
+  if (l.tp <= 1 || !p.cost.models_hardware()) return;
+  // The members of each TP collective, keyed by (stage, op kind, micro-batch, dp, occurrence).
+  std::map<std::tuple<int, int, int, int>, std::vector<TaskId>> groups;
+  for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
+    const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
+    const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
+    std::vector<TaskId> order;
+    for (TaskId t : p.builder.stream_order(cs)) {
+      order.push_back(t);
+      const Task& task = p.builder.task(t);
+      const Work& w = p.builder.work(task.work);
+      const auto type = static_cast<TaskType>(w.type);
+      if (type != TaskType::Forward && type != TaskType::Backward && type != TaskType::BackwardInput)
+        continue;
+      const Op op = type == TaskType::Forward ? Op::F : type == TaskType::Backward ? Op::B : Op::I;
+      const Cost c = p.cost.tp_communication(op, w.stage);
+      const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c, Program::kind_of(op));
+      const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);
+      p.builder.add_dependency(t, tc);
+      order.push_back(tc);
+      groups[{w.stage, Program::kind_of(op), task.microbatch, rank.coord.dp}].push_back(tc);
+    }
+    p.builder.set_stream_order(cs, std::move(order));
+  }
+  for (const auto& [key, members] : groups) p.builder.add_rendezvous(members);
+}
+
+}  // namespace trainsim

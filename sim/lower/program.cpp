@@ -1,0 +1,43 @@
+#include "lower/program.h"
+
+#include "core/error.h"
+
+namespace trainsim {
+
+Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, RankSet rs)
+    : scenario(sc), schedule(sch), cost(cm), ranks(std::move(rs)) {
+  task_index_.assign(static_cast<std::size_t>(ranks.replicas) * sch.stages * 3 * sch.microbatches,
+                     kNone);
+  for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
+    compute_stream.push_back(stream(r, StreamType::Compute));
+}
+
+TaskId& Program::task_of(int replica, int stage, Op op, int mb) {
+  const std::size_t i =
+      ((static_cast<std::size_t>(replica) * schedule.stages + stage) * 3 + kind_of(op)) *
+          schedule.microbatches + mb;
+  return task_index_.at(i);
+}
+
+WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant) {
+  const auto key = std::make_tuple(static_cast<int>(type), stage, variant, chunk);
+  auto it = works_.find(key);
+  if (it != works_.end()) return it->second;
+  Work w{c.duration, c.flops, c.bytes, static_cast<std::uint8_t>(type),
+         static_cast<std::int16_t>(stage), static_cast<std::int16_t>(chunk)};
+  const WorkId id = builder.add_work(w);
+  works_.emplace(key, id);
+  return id;
+}
+
+StreamId Program::stream(int owner, StreamType type, int peer) {
+  const auto key = std::make_tuple(owner, static_cast<int>(type), peer);
+  auto it = streams_.find(key);
+  if (it != streams_.end()) return it->second;
+  const StreamId id = builder.add_stream(
+      {static_cast<std::uint32_t>(owner), static_cast<std::uint8_t>(type), peer});
+  streams_.emplace(key, id);
+  return id;
+}
+
+}  // namespace trainsim

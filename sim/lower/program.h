@@ -1,0 +1,59 @@
+#pragma once
+// The lowering state that passes share: the graph under construction, the simulated ranks,
+// each rank's streams, and an index from (replica, stage, op, micro-batch) to compute tasks.
+#include <map>       // std::map
+#include <tuple>     // std::tuple
+#include <utility>   // std::pair
+#include <vector>    // std::vector
+
+#include "cost/cost_model.h"
+#include "graph/task_graph.h"
+#include "lower/ranks.h"
+#include "lower/task_types.h"
+#include "scenario/scenario.h"
+#include "schedules/schedule.h"
+
+namespace trainsim {
+
+struct Program {
+  Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, RankSet rs);
+
+  const Scenario& scenario;
+  const Schedule& schedule;
+  const CostModel& cost;
+  RankSet ranks;
+  TaskGraphBuilder builder;
+  std::vector<StreamId> compute_stream;  ///< per simulated rank
+
+  /// Slot of (replica, stage, op kind, micro-batch); kind 0 = F, 1 = B or I, 2 = W.
+  static int kind_of(Op op) { return op == Op::F ? 0 : op == Op::W ? 2 : 1; }
+  TaskId& task_of(int replica, int stage, Op op, int mb);
+
+  /// A Work record for `type` on `stage`, created once per distinct key.
+  WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0);
+  /// The stream of `type` owned by simulated rank `owner` towards `peer` (created on demand).
+  StreamId stream(int owner, StreamType type, int peer = -1);
+
+ private:
+  std::vector<TaskId> task_index_;
+  std::map<std::tuple<int, int, int, int>, WorkId> works_;
+  std::map<std::tuple<int, int, int>, StreamId> streams_;
+};
+
+// The passes, in the order lower() runs them. Each adds one kind of work.
+/// F/B/I/W tasks on each rank's compute stream in schedule order, with same-rank data
+/// dependencies (backward after its forward, W after I).
+void add_compute_pass(Program& p);
+/// Activation and gradient transfers between ranks: a send/recv pair that meets (rendezvous)
+/// on per-peer channels, ordered as the sender produces them; same-rank neighbours get a
+/// direct dependency instead.
+void add_p2p_pass(Program& p);
+/// Tensor-parallel collectives right after each F/B/I on the compute stream (on the critical
+/// path), meeting across the TP group.
+void add_tp_pass(Program& p);
+/// Data-parallel gradient reduction after each stage's last backward on a separate stream
+/// (all-reduce for ZeRO-0; reduce-scatter, then all-gather after the optimizer, for ZeRO-1/2),
+/// and the optimizer step on the compute stream.
+void add_dp_optimizer_pass(Program& p);
+
+}  // namespace trainsim

@@ -1,0 +1,63 @@
+#include "lower/ranks.h"
+
+namespace trainsim {
+
+std::vector<int> group_members(const Layout& l, const Coord& c, Axis axis) {
+  std::vector<int> out;
+  const int n = l.size(axis);
+  for (int i = 0; i < n; ++i) {
+    Coord m = c;
+    (axis == Axis::TP ? m.tp : axis == Axis::DP ? m.dp : m.pp) = i;
+    out.push_back(l.rank_of(m));
+  }
+  return out;
+}
+
+LinkClass group_link(const std::vector<int>& global_ranks, const Scenario& s) {
+  if (!s.has_cluster || global_ranks.empty()) return LinkClass::IntraNode;
+  const int node = global_ranks.front() / s.cluster.gpus_per_node;
+  for (int r : global_ranks)
+    if (r / s.cluster.gpus_per_node != node) return LinkClass::InterNode;
+  return LinkClass::IntraNode;
+}
+
+bool fold_is_exact(const Scenario& s) {
+  const Layout& l = s.layout;
+  for (int pp = 0; pp < l.pp; ++pp) {
+    const Coord rep{0, 0, pp};
+    const LinkClass tp = group_link(group_members(l, rep, Axis::TP), s);
+    const LinkClass dp = group_link(group_members(l, rep, Axis::DP), s);
+    for (int d = 0; d < l.dp; ++d)
+      for (int t = 0; t < l.tp; ++t) {
+        const Coord c{d, t, pp};
+        if (group_link(group_members(l, c, Axis::TP), s) != tp) return false;
+        if (group_link(group_members(l, c, Axis::DP), s) != dp) return false;
+        // Every pipeline neighbour pair of this stage uses the representative's link.
+        for (int q = 0; q < l.pp; ++q) {
+          const Coord other{d, t, q}, rep_other{0, 0, q};
+          if (group_link({l.rank_of(c), l.rank_of(other)}, s) !=
+              group_link({l.rank_of(rep), l.rank_of(rep_other)}, s))
+            return false;
+        }
+      }
+  }
+  return true;
+}
+
+RankSet make_rank_set(const Scenario& s, bool fold) {
+  const Layout& l = s.layout;
+  RankSet rs;
+  rs.tp_size = l.tp;
+  rs.folded = fold && (l.tp * l.dp == 1 || fold_is_exact(s));
+  rs.index_of_global.assign(static_cast<std::size_t>(l.world()), -1);
+  for (int g = 0; g < l.world(); ++g) {
+    const Coord c = l.coord_of(g);
+    if (rs.folded && (c.tp != 0 || c.dp != 0)) continue;
+    rs.index_of_global[static_cast<std::size_t>(g)] = static_cast<int>(rs.ranks.size());
+    rs.ranks.push_back({g, c, rs.folded ? l.tp * l.dp : 1});
+  }
+  rs.replicas = rs.folded ? 1 : l.tp * l.dp;
+  return rs;
+}
+
+}  // namespace trainsim

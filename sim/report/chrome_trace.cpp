@@ -1,0 +1,130 @@
+#include "report/chrome_trace.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "lower/task_types.h"
+
+namespace trainsim {
+namespace {
+
+// Exact decimal microseconds from integer nanoseconds ("12.345").
+std::string us(TimeNs ns) {
+  return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
+}
+
+std::string q(const std::string& s) { return nlohmann::json(s).dump(); }
+
+}  // namespace
+
+void write_chrome_trace(const Timeline& tl, std::ostream& out) {
+  const TaskGraph& g = *tl.graph;
+  const auto& ranks = tl.ranks.ranks;
+  // Thread ids: each stream's position among its rank's streams (compute first).
+  std::vector<int> tid(g.streams.size(), 0), next_tid(ranks.size(), 1);
+  for (StreamId s = 0; s < g.streams.size(); ++s) {
+    const auto owner = g.streams[s].owner;
+    tid[s] = static_cast<StreamType>(g.streams[s].type) == StreamType::Compute ? 0 : next_tid[owner]++;
+  }
+  bool first = true;
+  auto emit = [&](const std::string& e) {
+    out << (first ? "\n" : ",\n") << e;
+    first = false;
+  };
+  out << "{\"traceEvents\":[";
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const SimRank& rk = ranks[r];
+    std::string name = fmt::format("rank {} · pp {} · tp {} · dp {}", rk.global, rk.coord.pp,
+                                   rk.coord.tp, rk.coord.dp);
+    if (rk.multiplicity > 1) name += fmt::format(" (stands for {} identical ranks)", rk.multiplicity);
+    emit(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})",
+                     rk.global, q(name)));
+    emit(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
+                     rk.global, r));
+  }
+  for (StreamId s = 0; s < g.streams.size(); ++s) {
+    const StreamInfo& si = g.streams[s];
+    const int pid = ranks[si.owner].global;
+    std::string name = stream_type_name(static_cast<StreamType>(si.type));
+    if (si.peer >= 0) {
+      const bool send = static_cast<StreamType>(si.type) == StreamType::Send;
+      name = fmt::format("{} rank {}", send ? "send →" : "recv ←", ranks[static_cast<std::size_t>(si.peer)].global);
+    }
+    emit(fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
+                     pid, tid[s], q(name)));
+    emit(fmt::format(R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+                     pid, tid[s], tid[s]));
+  }
+  for (TaskId t = 0; t < g.size(); ++t) {
+    const Task& task = g.tasks[t];
+    const Work& w = g.works[task.work];
+    const auto type = static_cast<TaskType>(w.type);
+    const int pid = ranks[g.streams[task.stream].owner].global;
+    std::string name = task_type_letter(type);
+    if (task.microbatch >= 0) name += std::to_string(task.microbatch);
+    if (tl.schedule.chunks() > 1 && w.chunk >= 0) name += fmt::format(" c{}", w.chunk);
+    const char* cat = is_compute(type)                 ? "compute"
+                      : is_p2p(type)                   ? "p2p"
+                      : type == TaskType::TpCollective ? "tp"
+                                                       : "dp";
+    emit(fmt::format(
+        R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"op":"{}","microbatch":{},"stage":{},"chunk":{},"flops":{},"bytes":{}}}}})",
+        q(name), cat, pid, tid[task.stream], us(tl.start[t] + kTraceOriginNs),
+        us(tl.end[t] - tl.start[t]), task_type_name(type), task.microbatch, w.stage, w.chunk,
+        fmt::format("{:.6g}", w.flops), fmt::format("{:.6g}", w.bytes)));
+  }
+  // Flow arrows: each p2p rendezvous joins a send (source) to its receive (destination).
+  for (RendezvousId rv = 0; rv < g.rendezvous_count(); ++rv) {
+    auto members = g.rendezvous(rv);
+    if (members.size() != 2 || !is_p2p(static_cast<TaskType>(g.work(members[0]).type))) continue;
+    const TaskId send = members[0], recv = members[1];
+    const auto& ss = g.tasks[send];
+    const auto& rs = g.tasks[recv];
+    emit(fmt::format(R"({{"ph":"s","name":"p2p","cat":"p2p","id":{},"pid":{},"tid":{},"ts":{}}})",
+                     rv + 1, ranks[g.streams[ss.stream].owner].global, tid[ss.stream],
+                     us(tl.start[send] + kTraceOriginNs)));
+    emit(fmt::format(R"({{"ph":"f","bp":"e","name":"p2p","cat":"p2p","id":{},"pid":{},"tid":{},"ts":{}}})",
+                     rv + 1, ranks[g.streams[rs.stream].owner].global, tid[rs.stream],
+                     us(tl.start[recv] + kTraceOriginNs)));
+  }
+  nlohmann::json other;
+  other["generator"] = "trainsim";
+  other["scenario"] = tl.scenario.source;
+  other["scenario_yaml"] = tl.scenario.canonical_yaml;
+  other["schedule"] = tl.schedule.name;
+  other["step_time_us"] = us(tl.makespan);
+  other["time_origin_us"] = us(kTraceOriginNs);
+  other["folded"] = tl.ranks.folded ? "true" : "false";
+  out << "\n],\n\"otherData\":" << other.dump() << "}\n";
+}
+
+void write_chrome_trace_file(const Timeline& tl, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(p.parent_path(), ec);
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw InputError("cannot write trace file \"" + path + "\"");
+    write_chrome_trace(tl, out);
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw InputError("failed while writing trace file \"" + path + "\"");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw InputError("cannot write trace file \"" + path + "\": " + ec.message());
+  }
+}
+
+}  // namespace trainsim

@@ -1,0 +1,130 @@
+#include "report/report_format.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/quantity.h"
+
+namespace trainsim {
+namespace {
+
+std::string thousands(double v) {
+  std::string digits = fmt::format("{:.0f}", v), out;
+  const int n = static_cast<int>(digits.size());
+  for (int i = 0; i < n; ++i) {
+    out += digits[static_cast<std::size_t>(i)];
+    if ((n - i - 1) % 3 == 0 && i + 1 < n && digits[static_cast<std::size_t>(i)] != '-') out += ',';
+  }
+  return out;
+}
+
+std::string layout_line(const StepReport& r) {
+  std::string s = fmt::format("{} GPUs", r.gpus);
+  if (!r.gpu.empty()) s += " × " + r.gpu;
+  s += fmt::format(" · dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
+  if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
+  s += fmt::format(" · {} micro-batches", r.microbatches);
+  return s;
+}
+
+}  // namespace
+
+std::string format_report(const StepReport& r) {
+  std::string o;
+  o += fmt::format("scenario   {} ({})\n", r.scenario_name, r.scenario);
+  o += fmt::format("schedule   {}\n", r.schedule);
+  o += fmt::format("layout     {}\n", layout_line(r));
+  o += "--------- OUTPUT BREAKDOWN ---------\n";
+  o += fmt::format("step time            {}\n", format_time(r.step_time_s));
+  o += fmt::format("  pipeline phase     {}\n", format_time(r.pipeline_time_s));
+  o += fmt::format("  after pipeline     {}  (gradient reduction, optimizer)\n",
+                   format_time(r.after_pipeline_s));
+  if (r.tokens_per_step > 0) {
+    o += fmt::format("tokens per step      {}\n", thousands(r.tokens_per_step));
+    o += fmt::format("throughput           {} tokens/s ({} per GPU)\n", thousands(r.tokens_per_s),
+                     thousands(r.tokens_per_s / r.gpus));
+  }
+  if (r.model_flops > 0) {
+    o += fmt::format("model TFLOP/s / GPU  {:.1f}", r.tflops_per_gpu);
+    if (r.mfu) o += fmt::format("   MFU {:.1f} %", *r.mfu * 100);
+    o += "\n";
+  }
+  o += fmt::format("bubble               {:.4f} of the pipeline phase (idle / total, Zero Bubble "
+                   "convention)\n",
+                   r.bubble_fraction_of_step);
+  o += fmt::format("                     {:.4f} over ideal compute (idle / busy, Megatron "
+                   "convention)\n",
+                   r.bubble_over_ideal);
+  if (r.cost_per_million_tokens)
+    o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
+                     *r.cost_per_million_tokens, *r.price_per_gpu_hour);
+  o += "------------------------------------\n";
+  o += "stage   compute busy      idle        first start   last end\n";
+  for (const auto& s : r.stages)
+    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}\n", s.stage, format_time(s.compute_busy_s),
+                     format_time(s.idle_s), format_time(s.first_compute_start_s),
+                     format_time(s.last_compute_end_s));
+  o += fmt::format("simulated {} tasks on {} ranks{}\n", thousands(static_cast<double>(r.tasks)),
+                   r.simulated_ranks,
+                   r.folded ? " (identical TP/DP peers folded)" : "");
+  return o;
+}
+
+nlohmann::json report_to_json(const StepReport& r) {
+  nlohmann::json j;
+  j["scenario"] = r.scenario;
+  j["scenario_name"] = r.scenario_name;
+  j["schedule"] = r.schedule;
+  j["layout"] = {{"gpus", r.gpus}, {"dp", r.dp}, {"tp", r.tp}, {"pp", r.pp}, {"vpp", r.vpp},
+                 {"microbatches", r.microbatches}};
+  j["gpu"] = r.gpu;
+  j["step_time_s"] = r.step_time_s;
+  j["pipeline_time_s"] = r.pipeline_time_s;
+  j["after_pipeline_s"] = r.after_pipeline_s;
+  j["tokens_per_step"] = r.tokens_per_step;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["model_flops_per_step"] = r.model_flops;
+  j["tflops_per_gpu"] = r.tflops_per_gpu;
+  j["mfu"] = r.mfu ? nlohmann::json(*r.mfu) : nlohmann::json(nullptr);
+  j["bubble"] = {{"fraction_of_step", r.bubble_fraction_of_step},
+                 {"over_ideal", r.bubble_over_ideal}};
+  j["cost_per_1m_tokens"] =
+      r.cost_per_million_tokens ? nlohmann::json(*r.cost_per_million_tokens) : nlohmann::json(nullptr);
+  nlohmann::json stages = nlohmann::json::array();
+  for (const auto& s : r.stages)
+    stages.push_back({{"stage", s.stage},
+                      {"compute_busy_s", s.compute_busy_s},
+                      {"first_compute_start_s", s.first_compute_start_s},
+                      {"last_compute_end_s", s.last_compute_end_s},
+                      {"idle_s", s.idle_s},
+                      {"optimizer_s", s.optimizer_s}});
+  j["stages"] = stages;
+  j["simulation"] = {{"tasks", r.tasks}, {"simulated_ranks", r.simulated_ranks}, {"folded", r.folded}};
+  return j;
+}
+
+std::string format_comparison(const std::vector<StepReport>& reports) {
+  if (reports.empty()) return "";
+  std::string o = fmt::format("scenario {} · {}\n\n", reports.front().scenario_name,
+                              layout_line(reports.front()));
+  o += fmt::format("{:<18} {:>12} {:>10} {:>10} {:>8} {:>14}\n", "schedule", "step time",
+                   "bubble", "bubble", "MFU", "tokens/s");
+  o += fmt::format("{:<18} {:>12} {:>10} {:>10} {:>8} {:>14}\n", "", "", "/step", "/ideal", "",
+                   "");
+  for (const auto& r : reports)
+    o += fmt::format("{:<18} {:>12} {:>10.4f} {:>10.4f} {:>8} {:>14}\n", r.schedule,
+                     format_time(r.step_time_s), r.bubble_fraction_of_step, r.bubble_over_ideal,
+                     r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
+                     r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-");
+  return o;
+}
+
+nlohmann::json comparison_to_json(const std::vector<StepReport>& reports) {
+  nlohmann::json j;
+  j["scenario"] = reports.empty() ? "" : reports.front().scenario;
+  j["schedules"] = nlohmann::json::array();
+  for (const auto& r : reports) j["schedules"].push_back(report_to_json(r));
+  return j;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,83 @@
+#include "report/step_report.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "lower/task_types.h"
+
+namespace trainsim {
+
+StepReport make_report(const Timeline& tl) {
+  const Scenario& sc = tl.scenario;
+  const TaskGraph& g = *tl.graph;
+  StepReport r;
+  r.scenario = sc.source.empty() ? sc.name : sc.source;
+  r.scenario_name = sc.name;
+  r.schedule = tl.schedule.name;
+  r.gpus = sc.layout.world();
+  r.dp = sc.layout.dp;
+  r.tp = sc.layout.tp;
+  r.pp = sc.layout.pp;
+  r.vpp = sc.layout.vpp;
+  r.microbatches = sc.microbatches();
+  if (sc.has_cluster) r.gpu = sc.cluster.gpu.name;
+  r.step_time_s = to_seconds(tl.makespan);
+  r.tasks = g.size();
+  r.simulated_ranks = static_cast<int>(tl.ranks.ranks.size());
+  r.folded = tl.ranks.folded;
+
+  // Per pipeline stage: the representative simulated rank (tp = 0, dp = 0).
+  const int pp = sc.layout.pp;
+  std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
+  std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
+  for (TaskId t = 0; t < g.size(); ++t) {
+    const Work& w = g.work(t);
+    const auto type = static_cast<TaskType>(w.type);
+    const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
+    if (is_pipeline_compute(type)) r.model_flops += w.flops * rank.multiplicity;
+    if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
+    const auto s = static_cast<std::size_t>(rank.coord.pp);
+    if (is_pipeline_compute(type)) {
+      busy[s] += tl.end[t] - tl.start[t];
+      first[s] = std::min(first[s], tl.start[t]);
+      last[s] = std::max(last[s], tl.end[t]);
+    } else if (type == TaskType::Optimizer) {
+      opt[s] += tl.end[t] - tl.start[t];
+    }
+  }
+  const TimeNs begin = *std::min_element(first.begin(), first.end());
+  const TimeNs finish = *std::max_element(last.begin(), last.end());
+  const TimeNs pipeline = finish - begin;
+  r.pipeline_time_s = to_seconds(pipeline);
+  r.after_pipeline_s = to_seconds(tl.makespan - finish);
+  double idle_sum = 0, busy_sum = 0;
+  for (int s = 0; s < pp; ++s) {
+    const auto i = static_cast<std::size_t>(s);
+    StageStats st;
+    st.stage = s;
+    st.compute_busy_s = to_seconds(busy[i]);
+    st.first_compute_start_s = to_seconds(first[i]);
+    st.last_compute_end_s = to_seconds(last[i]);
+    st.idle_s = to_seconds(pipeline - busy[i]);
+    st.optimizer_s = to_seconds(opt[i]);
+    idle_sum += st.idle_s;
+    busy_sum += st.compute_busy_s;
+    r.stages.push_back(st);
+  }
+  if (pipeline > 0) r.bubble_fraction_of_step = idle_sum / pp / r.pipeline_time_s;
+  if (busy_sum > 0) r.bubble_over_ideal = idle_sum / busy_sum;
+
+  if (sc.model) r.tokens_per_step = sc.tokens_per_step();
+  if (r.step_time_s > 0) {
+    r.tokens_per_s = r.tokens_per_step / r.step_time_s;
+    r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
+    if (sc.has_cluster) r.mfu = r.tflops_per_gpu * 1e12 / sc.cluster.gpu.peak_flops;
+  }
+  r.price_per_gpu_hour = sc.price_per_gpu_hour;
+  if (sc.price_per_gpu_hour && r.tokens_per_step > 0)
+    r.cost_per_million_tokens =
+        *sc.price_per_gpu_hour * r.gpus * (r.step_time_s / 3600.0) / r.tokens_per_step * 1e6;
+  return r;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,51 @@
+#pragma once
+// The numbers of one simulated step, derived from a Timeline only. Bubble conventions
+// (domain.md §6), both measured over the pipeline phase (first F to last backward):
+//   fraction_of_step (Zero Bubble paper) = mean stage idle / pipeline time,
+//   over_ideal (Megatron, the Playbook)  = mean stage idle / mean stage compute.
+// With uniform costs, 1F1B gives (p−1)/(m+p−1) and (p−1)/m.
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "run/timeline.h"
+
+namespace trainsim {
+
+struct StageStats {
+  int stage = 0;  ///< pipeline rank
+  double compute_busy_s = 0;  ///< F/B/I/W time on the stage's compute stream
+  double first_compute_start_s = 0;
+  double last_compute_end_s = 0;
+  double idle_s = 0;  ///< pipeline time − compute_busy_s
+  double optimizer_s = 0;
+};
+
+struct StepReport {
+  std::string scenario;  ///< path or name
+  std::string scenario_name;
+  std::string schedule;
+  int gpus = 0;
+  int dp = 1, tp = 1, pp = 1, vpp = 1, microbatches = 0;
+  std::string gpu;  ///< device name, empty without a cluster
+  double step_time_s = 0;
+  double pipeline_time_s = 0;  ///< first F to last backward
+  double after_pipeline_s = 0;  ///< DP reduction and optimizer after the pipeline drains
+  double tokens_per_step = 0;   ///< 0 when unknown (no model)
+  double tokens_per_s = 0;
+  double model_flops = 0;  ///< whole cluster, per step
+  double tflops_per_gpu = 0;
+  std::optional<double> mfu;  ///< needs a device peak
+  double bubble_fraction_of_step = 0;
+  double bubble_over_ideal = 0;
+  std::optional<double> cost_per_million_tokens;  ///< needs pricing and tokens
+  std::optional<double> price_per_gpu_hour;
+  std::vector<StageStats> stages;
+  std::size_t tasks = 0;
+  int simulated_ranks = 0;
+  bool folded = false;
+};
+
+StepReport make_report(const Timeline& tl);
+
+}  // namespace trainsim

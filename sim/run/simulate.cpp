@@ -1,0 +1,73 @@
+#include "run/simulate.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "cost/explicit_costs.h"
+#include "engine/engine.h"
+#include "graph/cycle.h"
+#include "lower/lowering.h"
+#include "lower/task_types.h"
+#include "schedules/registry.h"
+
+namespace trainsim {
+namespace {
+
+std::string describe(const TaskGraph& g, const RankSet& ranks, TaskId t) {
+  const Task& task = g.tasks[t];
+  const Work& w = g.works[task.work];
+  const StreamInfo& s = g.streams[task.stream];
+  return fmt::format("rank {} {} {}{} (stage {}, micro-batch {})", ranks.ranks[s.owner].global,
+                     stream_type_name(static_cast<StreamType>(s.type)),
+                     task_type_letter(static_cast<TaskType>(w.type)),
+                     task.microbatch >= 0 ? std::to_string(task.microbatch) : "", w.stage,
+                     task.microbatch);
+}
+
+}  // namespace
+
+Schedule schedule_for(const Scenario& sc, const std::string& name) {
+  const std::string n = name.empty() ? sc.schedule.name : name;
+  ScheduleParams params{sc.layout.pp, sc.microbatches(), sc.layout.vpp, {}};
+  if (name.empty() || name == sc.schedule.name) params.options = sc.schedule.options;
+  try {
+    return make_schedule(n, params);
+  } catch (const ScheduleError& e) {
+    throw ScheduleError(fmt::format("{}: schedule: {}", sc.source.empty() ? "scenario" : sc.source,
+                                    std::string(e.what()).substr(15)));  // drop "ScheduleError: "
+  }
+}
+
+Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
+  Timeline tl;
+  tl.scenario = sc;
+  tl.schedule = schedule_for(sc, opt.schedule);
+  auto cost = make_cost_model(sc);
+  Lowered lowered = lower(sc, tl.schedule, *cost, opt.fold);
+  auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
+  tl.ranks = std::move(lowered.ranks);
+  Engine engine(*graph);
+  TimelineRecorder rec(graph->size());
+  engine.subscribe(&rec);
+  const EngineResult r = engine.run();
+  if (!r.complete()) {
+    const auto cycle = find_wait_cycle(*graph);
+    std::string msg = fmt::format("{} with schedule {} cannot finish: ", sc.name, tl.schedule.name);
+    if (!cycle.empty()) {
+      msg += "these tasks wait on each other in a cycle:\n";
+      for (TaskId t : cycle) msg += "  " + describe(*graph, tl.ranks, t) + "\n    waits for\n";
+      msg += "  " + describe(*graph, tl.ranks, cycle.front());
+      throw DeadlockError(msg);
+    }
+    // No cycle but stuck: our bug, with the blocked streams for the report.
+    for (const auto& b : r.blocked) msg += "\n  blocked: " + describe(*graph, tl.ranks, b.task);
+    TRAINSIM_CHECK(false, msg);
+  }
+  tl.graph = std::move(graph);
+  tl.start = std::move(rec.start());
+  tl.end = std::move(rec.end());
+  tl.makespan = r.makespan;
+  return tl;
+}
+
+}  // namespace trainsim

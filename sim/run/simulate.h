@@ -1,0 +1,26 @@
+#pragma once
+// One call from a validated Scenario to a Timeline: schedule generator (via the registry) ->
+// lowering passes with the cost model -> engine. This is the sim library's front door (the CLI
+// and the GUI call it).
+#include <string>  // std::string
+
+#include "run/timeline.h"
+#include "scenario/scenario.h"
+#include "schedules/schedule.h"
+
+namespace trainsim {
+
+struct SimulateOptions {
+  std::string schedule;  ///< empty: the scenario's schedule
+  bool fold = true;      ///< simulate identical TP/DP peers once when exact
+};
+
+/// The schedule the scenario (or `name`) asks for, generated and validated. Throws
+/// ScheduleError, naming the scenario's `schedule` key.
+Schedule schedule_for(const Scenario& sc, const std::string& name = "");
+
+/// Simulates one training step. Throws InputError (ScenarioError, ScheduleError,
+/// DeadlockError with the waiting cycle) and never returns a partial timeline.
+Timeline simulate(const Scenario& sc, const SimulateOptions& opt = {});
+
+}  // namespace trainsim

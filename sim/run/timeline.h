@@ -1,0 +1,26 @@
+#pragma once
+// The Timeline value: everything one simulated step produced — the scenario and schedule it
+// came from, the simulated ranks, the task graph and every task's start and end. Reports,
+// traces and the GUI read it; none of them recompute anything.
+#include <memory>  // std::shared_ptr
+#include <vector>  // std::vector
+
+#include "core/time.h"
+#include "graph/task_graph.h"
+#include "lower/ranks.h"
+#include "scenario/scenario.h"
+#include "schedules/schedule.h"
+
+namespace trainsim {
+
+struct Timeline {
+  Scenario scenario;
+  Schedule schedule;
+  RankSet ranks;
+  std::shared_ptr<const TaskGraph> graph;
+  std::vector<TimeNs> start;  ///< per task
+  std::vector<TimeNs> end;    ///< per task
+  TimeNs makespan = 0;
+};
+
+}  // namespace trainsim

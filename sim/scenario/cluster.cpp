@@ -1,0 +1,57 @@
+#include "scenario/cluster.h"
+
+#include <array>
+
+namespace trainsim {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGB = 1e9;
+constexpr double kUs = 1e-6;
+
+// Per-hop latencies: NCCL's own tuning model (src/graph/tuning.cc, hwLat, Ring/Simple protocol,
+// the one large training messages use): NVLink 3.4 us, network 14 us (domain.md §4).
+constexpr double kNvlinkHopLatency = 3.4 * kUs;
+constexpr double kNetHopLatency = 14.0 * kUs;
+// InfiniBand NDR 400 Gb/s: ≈ 47 GB/s measured busbw per NIC (domain.md §4), i.e. 0.94 of the
+// 50 GB/s line rate; HDR 200 Gb/s systems (DGX A100) take the same fraction of 25 GB/s.
+constexpr double kNdrBusBw = 47 * kGB;
+constexpr double kHdrBusBw = 0.94 * 25 * kGB;
+
+// Device columns: vendor datasheets (domain.md §5). Intra-node busbw: nccl-tests ring all-reduce
+// on 8 GPUs, domain.md §4 (H100 ≈ 370 GB/s, A100 ≈ 230–240 GB/s). H100 PCIe has no NVSwitch:
+// PCIe 5.0 x16 line rate 64 GB/s per direction (no measured busbw at hand; calibrate to refine).
+const std::array<GpuPreset, 4> kPresets{{
+    {{"a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
+     {235 * kGB, kNvlinkHopLatency},
+     {kHdrBusBw, kNetHopLatency},
+     "NVIDIA A100 datasheet; nccl-tests 8xA100 ring busbw; HDR InfiniBand"},
+    {{"h100-sxm", 989e12, 3.35e12, 80 * kGiB, 132},
+     {370 * kGB, kNvlinkHopLatency},
+     {kNdrBusBw, kNetHopLatency},
+     "NVIDIA H100 datasheet; nccl-tests 8xH100 ring busbw; NDR InfiniBand"},
+    {{"h100-pcie", 756e12, 2.0e12, 80 * kGiB, 114},
+     {64 * kGB, kNvlinkHopLatency},
+     {kNdrBusBw, kNetHopLatency},
+     "NVIDIA H100 PCIe datasheet; PCIe 5.0 x16 line rate; NDR InfiniBand"},
+    {{"h200", 989e12, 4.8e12, 141 * kGiB, 132},
+     {370 * kGB, kNvlinkHopLatency},
+     {kNdrBusBw, kNetHopLatency},
+     "NVIDIA H200 datasheet; NVLink 4 as H100; NDR InfiniBand"},
+}};
+
+}  // namespace
+
+const GpuPreset* find_gpu_preset(const std::string& name) {
+  for (const auto& p : kPresets)
+    if (p.device.name == name) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> gpu_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : kPresets) names.push_back(p.device.name);
+  return names;
+}
+
+}  // namespace trainsim

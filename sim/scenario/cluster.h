@@ -1,0 +1,48 @@
+#pragma once
+// The hardware: one GPU type, nodes of G GPUs, and two link classes (inside a node, between
+// nodes). Bandwidths are nccl-tests *bus* bandwidths (domain.md §4), latencies are per ring hop.
+// Does not model: topology beyond two link classes, NVSwitch SHARP, rail-optimised fabrics.
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+namespace trainsim {
+
+struct DeviceSpec {
+  std::string name;
+  double peak_flops = 0;     ///< dense bf16/fp16 FLOP/s
+  double hbm_bandwidth = 0;  ///< bytes/s
+  double memory = 0;         ///< bytes
+  int sms = 0;               ///< streaming multiprocessors (0 = unknown)
+};
+
+struct LinkSpec {
+  double bandwidth = 0;  ///< achievable bus bandwidth, bytes/s
+  double latency = 0;    ///< seconds per hop
+};
+
+enum class LinkClass { IntraNode, InterNode };
+
+struct ClusterSpec {
+  DeviceSpec gpu;
+  int gpus_per_node = 8;
+  int nodes = 1;
+  LinkSpec intra_node;
+  LinkSpec inter_node;
+
+  int gpus() const { return gpus_per_node * nodes; }
+  const LinkSpec& link(LinkClass c) const {
+    return c == LinkClass::IntraNode ? intra_node : inter_node;
+  }
+};
+
+/// A GPU preset together with the default links of the systems it ships in, or nullptr.
+struct GpuPreset {
+  DeviceSpec device;
+  LinkSpec intra_node;
+  LinkSpec inter_node;
+  const char* source;  ///< where the numbers come from
+};
+const GpuPreset* find_gpu_preset(const std::string& name);
+std::vector<std::string> gpu_preset_names();
+
+}  // namespace trainsim

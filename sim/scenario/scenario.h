@@ -1,0 +1,75 @@
+#pragma once
+// A Scenario is the user's whole question in one value: model, training batch, cluster,
+// parallel layout, schedule, optional explicit costs and pricing. It is produced by
+// scenario_loader.h (which validates everything) and read by every later layer.
+#include <map>       // std::map
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "core/time.h"
+#include "scenario/cluster.h"
+#include "scenario/layout.h"
+#include "scenario/model.h"
+
+namespace trainsim {
+
+enum class Precision { BF16, FP16 };
+enum class Recompute { None, Selective, Full };
+
+struct TrainingSpec {
+  int seq_len = 0;
+  int micro_batch_size = 1;
+  int global_batch_size = 0;  ///< sequences per optimizer step
+  Precision precision = Precision::BF16;
+  Recompute recompute = Recompute::None;
+};
+
+/// `schedule:` — a registered name plus its options as text (each generator reads its own).
+struct ScheduleSpec {
+  std::string name = "1f1b";
+  std::map<std::string, std::string> options;
+};
+
+/// `costs:` — explicit durations of one micro-batch on each pipeline stage (one entry per
+/// stage, or one for all). They replace the cost model for those tasks.
+struct CostOverrides {
+  std::vector<TimeNs> forward;
+  std::vector<TimeNs> backward;  ///< fused backward (input + weight gradients)
+  std::vector<TimeNs> backward_input;
+  std::vector<TimeNs> backward_weight;
+  std::optional<TimeNs> p2p;  ///< every stage-to-stage transfer
+};
+
+/// `efficiency:` — overrides of the analytic model's constants (cost/constants.h has defaults).
+struct EfficiencyOverrides {
+  std::optional<double> gemm;            ///< fraction of peak FLOP/s a large GEMM reaches
+  std::optional<double> memory;          ///< fraction of HBM bandwidth streaming kernels reach
+  std::optional<TimeNs> kernel_launch;   ///< fixed cost per kernel
+};
+
+struct Scenario {
+  std::string source;  ///< file path it came from ("" when built in code)
+  std::string name;
+  std::optional<ModelSpec> model;  ///< absent: a costs-only pipeline study
+  TrainingSpec training;
+  ClusterSpec cluster;
+  bool has_cluster = false;  ///< false: the GPU count is the layout's product, no hardware
+  Layout layout;
+  ScheduleSpec schedule;
+  std::optional<CostOverrides> costs;
+  EfficiencyOverrides efficiency;
+  std::optional<double> price_per_gpu_hour;  ///< dollars
+  std::string canonical_yaml;  ///< the merged, overridden scenario as YAML (for trace metadata)
+
+  /// Micro-batches per step per pipeline: global_batch / (dp · micro_batch_size).
+  int microbatches() const {
+    return training.global_batch_size / (layout.dp * training.micro_batch_size);
+  }
+  /// Tokens consumed by one optimizer step across all replicas.
+  double tokens_per_step() const {
+    return static_cast<double>(training.global_batch_size) * training.seq_len;
+  }
+};
+
+}  // namespace trainsim

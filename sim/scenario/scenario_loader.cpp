@@ -1,0 +1,572 @@
+#include "scenario/scenario_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "core/error.h"
+#include "core/quantity.h"
+
+namespace trainsim {
+namespace {
+
+std::string join(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
+
+std::string show(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsScalar()) return "\"" + n.Scalar() + "\"";
+  YAML::Emitter e;
+  e << YAML::Flow << n;
+  return e.c_str();
+}
+
+/// A node together with its dotted key path, for messages.
+struct Field {
+  YAML::Node node;
+  std::string path;
+  YAML::Mark mark;  ///< the node's own mark, or its parent's when the key is missing
+  bool present() const { return node.IsDefined() && !node.IsNull(); }
+};
+
+class Reader {
+ public:
+  Reader(std::string source, std::map<std::string, std::string> overridden)
+      : source_(std::move(source)), overridden_(std::move(overridden)) {}
+
+  const std::string& source() const { return source_; }
+
+  [[noreturn]] void fail(const Field& f, const std::string& msg) const {
+    throw ScenarioError(where(f), f.path, msg);
+  }
+
+  std::string where(const Field& f) const {
+    // An overridden key (or a parent of it) is reported as the override that set it.
+    for (const auto& [path, text] : overridden_)
+      if (f.path == path || f.path.rfind(path + ".", 0) == 0) return "--set " + text;
+    if (f.mark.line >= 0) return fmt::format("{}:{}", source_, f.mark.line + 1);
+    return source_;
+  }
+
+  Field child(const Field& parent, const std::string& key) const {
+    std::string path = parent.path.empty() ? key : parent.path + "." + key;
+    if (parent.node.IsDefined() && parent.node.IsMap()) {
+      const YAML::Node& map = parent.node;  // const: a lookup must not insert the key
+      YAML::Node n = map[key];
+      if (n.IsDefined()) return {n, std::move(path), n.Mark().line >= 0 ? n.Mark() : parent.mark};
+    }
+    return {YAML::Node(), std::move(path), parent.mark};  // absent: a valid null node
+  }
+
+  void expect_map(const Field& f, const std::vector<std::string>& allowed) const {
+    if (!f.node.IsMap()) fail(f, fmt::format("expected a map with keys {}, got {}", join(allowed), show(f.node)));
+    for (const auto& kv : f.node) {
+      const std::string key = kv.first.as<std::string>();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        Field bad{kv.second, f.path.empty() ? key : f.path + "." + key, kv.first.Mark()};
+        fail(bad, fmt::format("unknown key \"{}\"; allowed keys here: {}", key, join(allowed)));
+      }
+    }
+  }
+
+  std::string str(const Field& f) const {
+    if (!f.node.IsScalar()) fail(f, "expected a text value, got " + show(f.node));
+    return f.node.Scalar();
+  }
+
+  long long integer(const Field& f, long long min, long long max = 1LL << 50) const {
+    long long v = 0;
+    if (!f.node.IsScalar() || !YAML::convert<long long>::decode(f.node, v))
+      fail(f, fmt::format("expected an integer >= {}, got {}", min, show(f.node)));
+    if (v < min || v > max) {
+      if (max >= (1LL << 50))
+        fail(f, fmt::format("expected an integer >= {}, got {}", min, v));
+      fail(f, fmt::format("expected an integer in [{}, {}], got {}", min, max, v));
+    }
+    return v;
+  }
+  int int32(const Field& f, int min, int max = 1 << 30) const {
+    return static_cast<int>(integer(f, min, max));
+  }
+
+  double number(const Field& f, double min, double max) const {
+    double v = 0;
+    if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, v) || !(v >= min && v <= max))
+      fail(f, fmt::format("expected a number in [{}, {}], got {}", min, max, show(f.node)));
+    return v;
+  }
+
+  bool boolean(const Field& f) const {
+    bool v = false;
+    if (!f.node.IsScalar() || !YAML::convert<bool>::decode(f.node, v))
+      fail(f, "expected true or false, got " + show(f.node));
+    return v;
+  }
+
+  double quantity(const Field& f, Dimension dim) const {
+    if (!f.node.IsScalar()) fail(f, "expected a quantity with a unit, got " + show(f.node));
+    std::string err;
+    auto v = parse_quantity(f.node.Scalar(), dim, &err);
+    if (!v) fail(f, err);
+    return *v;
+  }
+
+  double positive_quantity(const Field& f, Dimension dim) const {
+    const double v = quantity(f, dim);
+    if (v <= 0) fail(f, fmt::format("expected a quantity > 0, got {}", show(f.node)));
+    return v;
+  }
+
+  TimeNs duration(const Field& f) const { return seconds_to_ns(quantity(f, Dimension::Time)); }
+
+  template <typename E>
+  E choice(const Field& f, const std::vector<std::pair<std::string, E>>& options) const {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : options) names.push_back(name);
+    if (f.node.IsScalar())
+      for (const auto& [name, value] : options)
+        if (f.node.Scalar() == name) return value;
+    fail(f, fmt::format("expected one of {}, got {}", join(names), show(f.node)));
+  }
+
+ private:
+  std::string source_;
+  std::map<std::string, std::string> overridden_;  ///< dotted path -> "key=value" text
+};
+
+// ---------------------------------------------------------------------------------------------
+// model
+
+ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::string& base_dir) {
+  std::filesystem::path p = r.str(f);
+  if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+  std::ifstream in(p);
+  if (!in) r.fail(f, fmt::format("cannot open Hugging Face config \"{}\"", p.string()));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    r.fail(f, fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
+  }
+  auto need = [&](const char* key) -> long long {
+    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1)
+      r.fail(f, fmt::format("{}: \"{}\" must be a positive integer", p.string(), key));
+    return j[key].get<long long>();
+  };
+  ModelSpec m;
+  m.name = j.value("_name_or_path", p.parent_path().filename().string());
+  if (m.name.empty()) m.name = p.stem().string();
+  m.hidden = need("hidden_size");
+  m.layers = static_cast<int>(need("num_hidden_layers"));
+  m.ffn_hidden = need("intermediate_size");
+  m.heads = static_cast<int>(need("num_attention_heads"));
+  m.kv_heads = j.contains("num_key_value_heads") ? static_cast<int>(need("num_key_value_heads"))
+                                                  : m.heads;
+  m.vocab = need("vocab_size");
+  m.tied_embeddings = j.value("tie_word_embeddings", false);
+  const std::string act = j.value("hidden_act", "silu");
+  m.mlp = (act == "silu" || act == "swiglu") ? MlpKind::SwiGLU : MlpKind::GeLU;
+  return m;
+}
+
+ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_dir) {
+  const auto presets = model_preset_names();
+  auto preset = [&](const Field& name_field) {
+    const ModelSpec* m = find_model_preset(r.str(name_field));
+    if (!m)
+      r.fail(name_field, fmt::format("unknown model preset {}; presets: {}", show(name_field.node),
+                                     join(presets)));
+    return *m;
+  };
+  if (f.node.IsScalar()) return preset(f);
+  r.expect_map(f, {"preset", "hf_config", "name", "layers", "hidden", "ffn_hidden", "heads",
+                   "kv_heads", "vocab", "tied_embeddings", "mlp"});
+  ModelSpec m;
+  const Field pre = r.child(f, "preset"), hf = r.child(f, "hf_config");
+  if (pre.present() && hf.present()) r.fail(f, "give either preset or hf_config, not both");
+  const bool base = pre.present() || hf.present();
+  if (pre.present()) m = preset(pre);
+  if (hf.present()) m = model_from_hf_config(r, hf, base_dir);
+  auto opt_int = [&](const char* key, auto& out) {
+    Field k = r.child(f, key);
+    if (k.present())
+      out = static_cast<std::remove_reference_t<decltype(out)>>(r.integer(k, 1));
+    else if (!base)
+      r.fail(k, fmt::format("required for an explicit model (or give preset: one of {})",
+                            join(presets)));
+  };
+  opt_int("layers", m.layers);
+  opt_int("hidden", m.hidden);
+  opt_int("ffn_hidden", m.ffn_hidden);
+  opt_int("heads", m.heads);
+  m.kv_heads = base ? m.kv_heads : 0;
+  if (Field k = r.child(f, "kv_heads"); k.present()) m.kv_heads = r.int32(k, 1);
+  if (m.kv_heads == 0) m.kv_heads = m.heads;
+  opt_int("vocab", m.vocab);
+  if (Field k = r.child(f, "tied_embeddings"); k.present()) m.tied_embeddings = r.boolean(k);
+  if (Field k = r.child(f, "mlp"); k.present())
+    m.mlp = r.choice<MlpKind>(k, {{"swiglu", MlpKind::SwiGLU}, {"gelu", MlpKind::GeLU}});
+  if (Field k = r.child(f, "name"); k.present()) m.name = r.str(k);
+  if (m.name.empty()) m.name = "custom";
+  if (m.hidden % m.heads != 0)
+    r.fail(r.child(f, "heads"), fmt::format("hidden ({}) must be divisible by heads ({})",
+                                            m.hidden, m.heads));
+  if (m.heads % m.kv_heads != 0)
+    r.fail(r.child(f, "kv_heads"),
+           fmt::format("heads ({}) must be divisible by kv_heads ({})", m.heads, m.kv_heads));
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// cluster
+
+LinkSpec read_link(const Reader& r, const Field& f, LinkSpec def, bool have_default) {
+  if (!f.present()) {
+    if (!have_default) r.fail(f, "required: {bandwidth: \"…GB/s\", latency: \"…us\"} (no GPU preset to default from)");
+    return def;
+  }
+  r.expect_map(f, {"bandwidth", "latency"});
+  if (Field b = r.child(f, "bandwidth"); b.present())
+    def.bandwidth = r.positive_quantity(b, Dimension::Bandwidth);
+  else if (!have_default)
+    r.fail(b, "required");
+  if (Field l = r.child(f, "latency"); l.present())
+    def.latency = r.quantity(l, Dimension::Time);
+  else if (!have_default)
+    r.fail(l, "required");
+  return def;
+}
+
+ClusterSpec read_cluster(const Reader& r, const Field& f) {
+  r.expect_map(f, {"gpu", "gpus_per_node", "nodes", "intra_node", "inter_node"});
+  ClusterSpec c;
+  const Field g = r.child(f, "gpu");
+  const GpuPreset* preset = nullptr;
+  auto find = [&](const Field& name) {
+    const GpuPreset* p = find_gpu_preset(r.str(name));
+    if (!p)
+      r.fail(name, fmt::format("unknown GPU preset {}; presets: {}", show(name.node),
+                               join(gpu_preset_names())));
+    return p;
+  };
+  if (!g.present()) r.fail(g, fmt::format("required: a preset ({}) or a map", join(gpu_preset_names())));
+  if (g.node.IsScalar()) {
+    preset = find(g);
+    c.gpu = preset->device;
+  } else {
+    r.expect_map(g, {"preset", "name", "peak_flops", "hbm_bandwidth", "memory", "sms"});
+    if (Field p = r.child(g, "preset"); p.present()) {
+      preset = find(p);
+      c.gpu = preset->device;
+    }
+    auto q = [&](const char* key, double& out, Dimension dim) {
+      Field k = r.child(g, key);
+      if (k.present())
+        out = r.positive_quantity(k, dim);
+      else if (!preset)
+        r.fail(k, "required for a GPU without preset");
+    };
+    q("peak_flops", c.gpu.peak_flops, Dimension::Flops);
+    q("hbm_bandwidth", c.gpu.hbm_bandwidth, Dimension::Bandwidth);
+    q("memory", c.gpu.memory, Dimension::Bytes);
+    if (Field k = r.child(g, "sms"); k.present()) c.gpu.sms = r.int32(k, 1);
+    if (Field k = r.child(g, "name"); k.present()) c.gpu.name = r.str(k);
+    if (c.gpu.name.empty()) c.gpu.name = "custom-gpu";
+  }
+  if (Field k = r.child(f, "gpus_per_node"); k.present()) c.gpus_per_node = r.int32(k, 1);
+  if (Field k = r.child(f, "nodes"); k.present()) c.nodes = r.int32(k, 1);
+  c.intra_node = read_link(r, r.child(f, "intra_node"), preset ? preset->intra_node : LinkSpec{},
+                           preset != nullptr || c.gpus_per_node == 1);
+  c.inter_node = read_link(r, r.child(f, "inter_node"), preset ? preset->inter_node : LinkSpec{},
+                           preset != nullptr || c.nodes == 1);
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the rest
+
+std::vector<TimeNs> read_stage_costs(const Reader& r, const Field& f, int pp) {
+  std::vector<TimeNs> out;
+  if (f.node.IsSequence()) {
+    if (static_cast<int>(f.node.size()) != pp)
+      r.fail(f, fmt::format("expected one duration per pipeline stage ({} stages, pp = {}), got {}",
+                            pp, pp, f.node.size()));
+    for (std::size_t i = 0; i < f.node.size(); ++i) {
+      Field e{f.node[i], fmt::format("{}[{}]", f.path, i), f.node[i].Mark()};
+      out.push_back(r.duration(e));
+    }
+  } else {
+    out.assign(static_cast<std::size_t>(pp), r.duration(f));
+  }
+  return out;
+}
+
+std::array<Axis, 3> read_order(const Reader& r, const Field& f) {
+  std::string text = r.str(f);
+  std::array<Axis, 3> order{};
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, ',');) {
+    part.erase(std::remove(part.begin(), part.end(), ' '), part.end());
+    parts.push_back(part);
+  }
+  bool seen[3] = {false, false, false};
+  if (parts.size() != 3) r.fail(f, "expected a permutation of \"tp,dp,pp\" (fastest first), got " + show(f.node));
+  for (int i = 0; i < 3; ++i) {
+    Axis a = parts[i] == "tp" ? Axis::TP : parts[i] == "dp" ? Axis::DP : parts[i] == "pp" ? Axis::PP
+                                                                                       : Axis(-1);
+    if (static_cast<int>(a) < 0 || seen[static_cast<int>(a)])
+      r.fail(f, "expected a permutation of \"tp,dp,pp\" (fastest first), got " + show(f.node));
+    seen[static_cast<int>(a)] = true;
+    order[static_cast<std::size_t>(i)] = a;
+  }
+  return order;
+}
+
+std::map<std::string, std::string> apply_overrides(YAML::Node& root,
+                                                   const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> applied;
+  for (const auto& text : overrides) {
+    const auto eq = text.find('=');
+    const std::string where = "--set " + text;
+    if (eq == std::string::npos || eq == 0)
+      throw ScenarioError(where, "", "expected key.path=value, e.g. parallelism.pp=4");
+    const std::string path = text.substr(0, eq);
+    YAML::Node value;
+    try {
+      value = YAML::Load(text.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      throw ScenarioError(where, path, std::string("value is not valid YAML: ") + e.msg);
+    }
+    std::vector<std::string> keys;
+    std::stringstream ss(path);
+    for (std::string k; std::getline(ss, k, '.');) {
+      if (k.empty()) throw ScenarioError(where, path, "empty key in path");
+      keys.push_back(k);
+    }
+    if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
+    YAML::Node cur = root;
+    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+      YAML::Node next = cur[keys[i]];
+      if (!next.IsDefined() || next.IsNull()) {
+        cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
+        next = cur[keys[i]];
+      } else if (next.IsScalar() && keys[i] == "schedule") {
+        // `schedule: 1f1b` is shorthand for {name: 1f1b}; widen it so options can be set.
+        const std::string name = next.Scalar();
+        cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
+        cur[keys[i]]["name"] = name;
+        next = cur[keys[i]];
+      } else if (!next.IsMap()) {
+        throw ScenarioError(where, path, fmt::format("\"{}\" is {}, not a map", keys[i], show(next)));
+      }
+      cur.reset(next);
+    }
+    cur[keys.back()] = value;
+    applied[path] = text;
+  }
+  return applied;
+}
+
+Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {
+  auto overridden = apply_overrides(root, overrides);
+  Reader r(source, overridden);
+  const std::string base_dir = std::filesystem::path(source).parent_path().string();
+  Field top{root, "", root.Mark()};
+  if (!root.IsMap()) r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
+  r.expect_map(top, {"name", "description", "model", "training", "cluster", "parallelism",
+                     "schedule", "costs", "efficiency", "pricing"});
+  Scenario s;
+  s.source = source;
+  s.name = std::filesystem::path(source).stem().string();
+  if (Field f = r.child(top, "name"); f.present()) s.name = r.str(f);
+
+  // parallelism
+  Field par = r.child(top, "parallelism");
+  if (par.present()) {
+    r.expect_map(par, {"dp", "tp", "pp", "vpp", "zero", "sequence_parallel", "rank_order"});
+    if (Field f = r.child(par, "dp"); f.present()) s.layout.dp = r.int32(f, 1);
+    if (Field f = r.child(par, "tp"); f.present()) s.layout.tp = r.int32(f, 1);
+    if (Field f = r.child(par, "pp"); f.present()) s.layout.pp = r.int32(f, 1);
+    if (Field f = r.child(par, "vpp"); f.present()) s.layout.vpp = r.int32(f, 1);
+    if (Field f = r.child(par, "zero"); f.present()) s.layout.zero = r.int32(f, 0, 3);
+    if (Field f = r.child(par, "sequence_parallel"); f.present())
+      s.layout.sequence_parallel = r.boolean(f);
+    if (Field f = r.child(par, "rank_order"); f.present()) s.layout.order = read_order(r, f);
+  }
+
+  // model
+  Field model = r.child(top, "model");
+  if (model.present()) s.model = read_model(r, model, base_dir);
+
+  // training
+  Field tr = r.child(top, "training");
+  if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
+  r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches",
+                    "precision", "optimizer", "recompute"});
+  if (Field f = r.child(tr, "seq_len"); f.present())
+    s.training.seq_len = r.int32(f, 1);
+  else if (s.model)
+    r.fail(f, "required when a model is given (tokens per sequence)");
+  if (Field f = r.child(tr, "micro_batch_size"); f.present())
+    s.training.micro_batch_size = r.int32(f, 1);
+  const Field gbs = r.child(tr, "global_batch_size"), mbs = r.child(tr, "microbatches");
+  const int per_mb = s.layout.dp * s.training.micro_batch_size;
+  if (gbs.present()) {
+    s.training.global_batch_size = r.int32(gbs, 1);
+    if (s.training.global_batch_size % per_mb != 0)
+      r.fail(gbs, fmt::format("global_batch_size {} must be a multiple of dp × micro_batch_size = "
+                              "{} × {} = {}",
+                              s.training.global_batch_size, s.layout.dp,
+                              s.training.micro_batch_size, per_mb));
+  }
+  if (mbs.present()) {
+    const int m = r.int32(mbs, 1);
+    if (gbs.present() && m * per_mb != s.training.global_batch_size)
+      r.fail(mbs, fmt::format("microbatches {} disagrees with global_batch_size / (dp × "
+                              "micro_batch_size) = {}",
+                              m, s.training.global_batch_size / per_mb));
+    s.training.global_batch_size = m * per_mb;
+  }
+  if (!gbs.present() && !mbs.present())
+    r.fail(gbs, "required (sequences per step), or give training.microbatches");
+  if (Field f = r.child(tr, "precision"); f.present())
+    s.training.precision = r.choice<Precision>(f, {{"bf16", Precision::BF16}, {"fp16", Precision::FP16}});
+  if (Field f = r.child(tr, "optimizer"); f.present())
+    r.choice<int>(f, {{"adam", 0}, {"adamw", 0}});
+  if (Field f = r.child(tr, "recompute"); f.present())
+    s.training.recompute = r.choice<Recompute>(
+        f, {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}});
+
+  // cluster
+  Field cl = r.child(top, "cluster");
+  if (cl.present()) {
+    s.cluster = read_cluster(r, cl);
+    s.has_cluster = true;
+    if (s.layout.world() != s.cluster.gpus())
+      r.fail(par.present() ? par : cl,
+             fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count "
+                         "gpus_per_node × nodes = {} × {} = {}",
+                         s.layout.dp, s.layout.tp, s.layout.pp, s.layout.world(),
+                         s.cluster.gpus_per_node, s.cluster.nodes, s.cluster.gpus()));
+  }
+
+  // schedule
+  Field sch = r.child(top, "schedule");
+  if (sch.present()) {
+    if (sch.node.IsScalar()) {
+      s.schedule.name = r.str(sch);
+    } else {
+      if (!sch.node.IsMap()) r.fail(sch, "expected a schedule name or {name: …, options…}");
+      for (const auto& kv : sch.node) {
+        const std::string key = kv.first.as<std::string>();
+        Field opt{kv.second, sch.path + "." + key, kv.second.Mark()};
+        if (key == "name")
+          s.schedule.name = r.str(opt);
+        else
+          s.schedule.options[key] = r.str(opt);
+      }
+    }
+  }
+
+  // costs
+  Field co = r.child(top, "costs");
+  if (co.present()) {
+    r.expect_map(co, {"forward", "backward", "backward_input", "backward_weight", "p2p"});
+    CostOverrides c;
+    const int pp = s.layout.pp;
+    if (Field f = r.child(co, "forward"); f.present()) c.forward = read_stage_costs(r, f, pp);
+    if (Field f = r.child(co, "backward"); f.present()) c.backward = read_stage_costs(r, f, pp);
+    if (Field f = r.child(co, "backward_input"); f.present())
+      c.backward_input = read_stage_costs(r, f, pp);
+    if (Field f = r.child(co, "backward_weight"); f.present())
+      c.backward_weight = read_stage_costs(r, f, pp);
+    if (Field f = r.child(co, "p2p"); f.present()) c.p2p = r.duration(f);
+    if (!c.backward.empty() && (!c.backward_input.empty() || !c.backward_weight.empty()))
+      r.fail(co, "give either backward or backward_input + backward_weight, not both");
+    if (c.backward_input.empty() != c.backward_weight.empty())
+      r.fail(co, "backward_input and backward_weight go together");
+    if (!s.model) {
+      if (c.forward.empty())
+        r.fail(r.child(co, "forward"), "required when the scenario has no model");
+      if (c.backward.empty() && c.backward_input.empty())
+        r.fail(r.child(co, "backward"), "required when the scenario has no model (or backward_input + backward_weight)");
+    }
+    s.costs = c;
+  }
+
+  if (!s.model && !s.costs)
+    r.fail(model, fmt::format("required: a preset ({}), a map, or {{hf_config: path}} — or give costs:",
+                              join(model_preset_names())));
+  if (s.model && !s.has_cluster)
+    r.fail(cl, fmt::format("required when a model is given: {{gpu: {}, gpus_per_node, nodes}}",
+                           join(gpu_preset_names())));
+
+  if (s.model) {
+    const ModelSpec& m = *s.model;
+    const int t = s.layout.tp;
+    if (m.heads % t != 0)
+      r.fail(r.child(par, "tp"),
+             fmt::format("tp = {} must divide the model's attention heads ({})", t, m.heads));
+    if (m.kv_heads % t != 0 && t % m.kv_heads != 0)
+      r.fail(r.child(par, "tp"),
+             fmt::format("tp = {} and kv_heads = {} must divide one another", t, m.kv_heads));
+    if (m.layers < s.layout.pp * s.layout.vpp)
+      r.fail(r.child(par, "pp"),
+             fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", s.layout.pp,
+                         s.layout.vpp, s.layout.pp * s.layout.vpp, m.layers));
+  }
+
+  // efficiency
+  Field ef = r.child(top, "efficiency");
+  if (ef.present()) {
+    r.expect_map(ef, {"gemm", "memory", "kernel_launch"});
+    if (Field f = r.child(ef, "gemm"); f.present()) s.efficiency.gemm = r.number(f, 0.01, 1.0);
+    if (Field f = r.child(ef, "memory"); f.present()) s.efficiency.memory = r.number(f, 0.01, 1.0);
+    if (Field f = r.child(ef, "kernel_launch"); f.present())
+      s.efficiency.kernel_launch = r.duration(f);
+  }
+
+  // pricing
+  Field pr = r.child(top, "pricing");
+  if (pr.present()) {
+    r.expect_map(pr, {"gpu_hour"});
+    Field f = r.child(pr, "gpu_hour");
+    if (!f.present()) r.fail(f, "required: dollars per GPU-hour, e.g. 2.5");
+    s.price_per_gpu_hour = r.quantity(f, Dimension::Money);
+  }
+
+  YAML::Emitter e;
+  e << root;
+  s.canonical_yaml = e.c_str();
+  return s;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
+                        const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "", "invalid YAML: " + e.msg);
+  }
+  return build(root, source, overrides);
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError(path, "", "cannot open the scenario file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_scenario(ss.str(), path, overrides);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,61 @@
+#include "schedules/registry.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "schedules/generators.h"
+#include "schedules/validate.h"
+
+namespace trainsim {
+namespace {
+
+const std::vector<ScheduleEntry>& entries() {
+  static const std::vector<ScheduleEntry> kEntries{
+      {"afab", {"gpipe"}, "all forwards, then all backwards (GPipe)", &generate_afab, {}},
+      {"1f1b", {"one-f-one-b", "pipedream-flush"}, "one forward, one backward (PipeDream-Flush)",
+       &generate_1f1b, {}},
+  };
+  return kEntries;
+}
+
+}  // namespace
+
+std::span<const ScheduleEntry> schedule_entries() { return entries(); }
+
+std::vector<std::string> schedule_names() {
+  std::vector<std::string> names;
+  for (const auto& e : entries()) names.emplace_back(e.name);
+  return names;
+}
+
+const ScheduleEntry& find_schedule(const std::string& name) {
+  for (const auto& e : entries()) {
+    if (name == e.name) return e;
+    for (const auto& a : e.aliases)
+      if (name == a) return e;
+  }
+  throw ScheduleError(fmt::format("unknown schedule \"{}\"; registered: {}", name,
+                                  fmt::join(schedule_names(), ", ")));
+}
+
+Schedule make_schedule(const std::string& name, const ScheduleParams& params) {
+  const ScheduleEntry& e = find_schedule(name);
+  for (const auto& [key, value] : params.options) {
+    bool known = false;
+    for (const auto& o : e.options) known = known || o == key;
+    if (!known)
+      throw ScheduleError(fmt::format("schedule {} has no option \"{}\"; its options: {}", e.name,
+                                      key, e.options.empty() ? "none" : fmt::format("{}", fmt::join(e.options, ", "))));
+  }
+  if (params.pp < 1 || params.microbatches < 1 || params.vpp < 1)
+    throw ScheduleError(fmt::format("{} needs pp >= 1, microbatches >= 1, vpp >= 1; got pp = {}, "
+                                    "m = {}, vpp = {}",
+                                    e.name, params.pp, params.microbatches, params.vpp));
+  Schedule s = e.generate(params);
+  s.name = e.name;
+  validate_schedule(s);
+  return s;
+}
+
+}  // namespace trainsim

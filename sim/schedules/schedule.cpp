@@ -1,0 +1,32 @@
+#include "schedules/schedule.h"
+
+namespace trainsim {
+
+int Schedule::chunk_of(int stage) const {
+  const int rank = stage_rank[static_cast<std::size_t>(stage)];
+  int chunk = 0;
+  for (int s = 0; s < stage; ++s)
+    if (stage_rank[static_cast<std::size_t>(s)] == rank) ++chunk;
+  return chunk;
+}
+
+bool Schedule::split_backward() const {
+  for (const auto& list : actions)
+    for (const auto& a : list)
+      if (a.op == Op::I || a.op == Op::W) return true;
+  return false;
+}
+
+std::vector<int> looped_placement(int pp, int vpp) {
+  std::vector<int> r(static_cast<std::size_t>(pp * vpp));
+  for (int s = 0; s < pp * vpp; ++s) r[static_cast<std::size_t>(s)] = s % pp;
+  return r;
+}
+
+std::vector<int> v_placement(int pp) {
+  std::vector<int> r(static_cast<std::size_t>(2 * pp));
+  for (int s = 0; s < 2 * pp; ++s) r[static_cast<std::size_t>(s)] = s < pp ? s : 2 * pp - 1 - s;
+  return r;
+}
+
+}  // namespace trainsim

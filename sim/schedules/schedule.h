@@ -1,0 +1,40 @@
+#pragma once
+// A schedule is data (style.md habit 2): for every pipeline rank, the ordered list of actions it
+// runs, plus where each stage lives. Generators are pure functions of ScheduleParams; they never
+// emit communication (lowering passes add it).
+#include <map>     // std::map
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include "schedules/action.h"
+
+namespace trainsim {
+
+struct ScheduleParams {
+  int pp = 1;            ///< pipeline ranks
+  int microbatches = 1;  ///< m
+  int vpp = 1;           ///< model chunks per rank (stages = pp · vpp)
+  std::map<std::string, std::string> options;
+};
+
+struct Schedule {
+  std::string name;
+  int ranks = 0;
+  int stages = 0;
+  int microbatches = 0;
+  std::vector<int> stage_rank;                ///< stage -> pipeline rank
+  std::vector<std::vector<Action>> actions;   ///< per rank, in execution order
+
+  int chunks() const { return ranks ? stages / ranks : 0; }
+  /// Which of a rank's chunks holds `stage` (0 for the first chunk on that rank).
+  int chunk_of(int stage) const;
+  /// True when the backward is split into I and W actions.
+  bool split_backward() const;
+};
+
+/// Stage s on rank s mod p (Megatron's interleaving; v = 1 gives the plain pipeline).
+std::vector<int> looped_placement(int pp, int vpp);
+/// Two chunks per rank in a V: stage s < p on rank s, stage s ≥ p on rank 2p − 1 − s.
+std::vector<int> v_placement(int pp);
+
+}  // namespace trainsim
