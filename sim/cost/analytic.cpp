@@ -175,11 +175,12 @@ Cost AnalyticCostModel::tp_communication(Op op, int stage) const {
                                  s_.cluster.gpus_per_node % t == 0
                              ? LinkClass::IntraNode
                              : LinkClass::InterNode;
+  // Each all-reduce of the no-SP layout becomes an all-gather + reduce-scatter pair with SP.
   Cost one;
   if (s_.layout.sequence_parallel) {
     Cost ag = collective(Collective::AllGather, t, link, bytes);
     Cost rs = collective(Collective::ReduceScatter, t, link, bytes);
-    one = {ag.duration + rs.duration, 0, ag.bytes + rs.bytes};
+    one = {2 * (ag.duration + rs.duration), 0, 2 * (ag.bytes + rs.bytes)};
   } else {
     Cost ar = collective(Collective::AllReduce, t, link, bytes);
     one = {2 * ar.duration, 0, 2 * ar.bytes};

@@ -11,7 +11,8 @@ void add_tp_pass(Program& p) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
     std::vector<TaskId> order;
-    for (TaskId t : p.builder.stream_order(cs)) {
+    const std::vector<TaskId> before = p.builder.stream_order(cs);  // add_task appends to it
+    for (TaskId t : before) {
       order.push_back(t);
       const Task& task = p.builder.task(t);
       const Work& w = p.builder.work(task.work);
@@ -21,7 +22,7 @@ void add_tp_pass(Program& p) {
       const Op op = type == TaskType::Forward ? Op::F : type == TaskType::Backward ? Op::B : Op::I;
       const Cost c = p.cost.tp_communication(op, w.stage);
       const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c, Program::kind_of(op));
-      const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);
+      const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);  // placed by `order` below
       p.builder.add_dependency(t, tc);
       order.push_back(tc);
       groups[{w.stage, Program::kind_of(op), task.microbatch, rank.coord.dp}].push_back(tc);

@@ -78,19 +78,28 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
         us(tl.end[t] - tl.start[t]), task_type_name(type), task.microbatch, w.stage, w.chunk,
         fmt::format("{:.6g}", w.flops), fmt::format("{:.6g}", w.bytes)));
   }
-  // Flow arrows: each p2p rendezvous joins a send (source) to its receive (destination).
+  // Flow arrows, one per p2p transfer: from the compute slice that produced the data to the
+  // compute slice on the other rank that consumed it (the micro-batch's path). Both ends start
+  // at different times, which flow consumers need to bind them.
+  std::vector<TaskId> producer(g.size(), kNone), consumer(g.size(), kNone);
+  for (TaskId t = 0; t < g.size(); ++t)
+    for (auto v : g.successors(t)) {
+      if (is_p2p(static_cast<TaskType>(g.work(static_cast<TaskId>(v)).type))) producer[v] = t;
+      if (is_p2p(static_cast<TaskType>(g.work(t).type))) consumer[t] = static_cast<TaskId>(v);
+    }
   for (RendezvousId rv = 0; rv < g.rendezvous_count(); ++rv) {
     auto members = g.rendezvous(rv);
     if (members.size() != 2 || !is_p2p(static_cast<TaskType>(g.work(members[0]).type))) continue;
-    const TaskId send = members[0], recv = members[1];
-    const auto& ss = g.tasks[send];
-    const auto& rs = g.tasks[recv];
-    emit(fmt::format(R"({{"ph":"s","name":"p2p","cat":"p2p","id":{},"pid":{},"tid":{},"ts":{}}})",
-                     rv + 1, ranks[g.streams[ss.stream].owner].global, tid[ss.stream],
-                     us(tl.start[send] + kTraceOriginNs)));
-    emit(fmt::format(R"({{"ph":"f","bp":"e","name":"p2p","cat":"p2p","id":{},"pid":{},"tid":{},"ts":{}}})",
-                     rv + 1, ranks[g.streams[rs.stream].owner].global, tid[rs.stream],
-                     us(tl.start[recv] + kTraceOriginNs)));
+    const TaskId from = producer[members[0]], to = consumer[members[1]];
+    if (from == kNone || to == kNone) continue;
+    const auto& fs = g.tasks[from];
+    const auto& ts = g.tasks[to];
+    emit(fmt::format(R"({{"ph":"s","name":"p2p","cat":"compute","id":{},"pid":{},"tid":{},"ts":{}}})",
+                     rv + 1, ranks[g.streams[fs.stream].owner].global, tid[fs.stream],
+                     us(tl.start[from] + kTraceOriginNs)));
+    emit(fmt::format(R"({{"ph":"f","bp":"e","name":"p2p","cat":"compute","id":{},"pid":{},"tid":{},"ts":{}}})",
+                     rv + 1, ranks[g.streams[ts.stream].owner].global, tid[ts.stream],
+                     us(tl.start[to] + kTraceOriginNs)));
   }
   nlohmann::json other;
   other["generator"] = "trainsim";

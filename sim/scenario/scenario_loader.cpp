@@ -85,7 +85,7 @@ class Reader {
     if (!f.node.IsScalar() || !YAML::convert<long long>::decode(f.node, v))
       fail(f, fmt::format("expected an integer >= {}, got {}", min, show(f.node)));
     if (v < min || v > max) {
-      if (max >= (1LL << 50))
+      if (max >= (1LL << 30))
         fail(f, fmt::format("expected an integer >= {}, got {}", min, v));
       fail(f, fmt::format("expected an integer in [{}, {}], got {}", min, max, v));
     }

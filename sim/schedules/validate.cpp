@@ -21,9 +21,9 @@ struct DoneTable {
   std::size_t at(int stage, int mb) const { return static_cast<std::size_t>(stage * m + mb); }
 };
 
-std::string label(const Schedule& s, const Action& a) {
+std::string label(const Schedule& s, const Action& a, bool full = false) {
   // With one stage per rank the stage is implied by the row; otherwise PyTorch's full form.
-  if (s.stages == s.ranks) return std::string(1, op_letter(a.op)) + std::to_string(a.microbatch);
+  if (s.stages == s.ranks && !full) return std::string(1, op_letter(a.op)) + std::to_string(a.microbatch);
   return to_string(a);
 }
 
@@ -99,7 +99,7 @@ UnitRun run_unit_steps(const Schedule& s) {
 std::string format_grid(const Schedule& s, const UnitRun& run, int mark_rank, int mark_index) {
   std::size_t width = 1;
   for (const auto& list : s.actions)
-    for (const auto& a : list) width = std::max(width, label(s, a).size());
+    for (const auto& a : list) width = std::max(width, label(s, a, mark_rank >= 0).size());
   int columns = run.makespan;
   std::string out;
   for (int r = 0; r < s.ranks; ++r) {
@@ -108,7 +108,7 @@ std::string format_grid(const Schedule& s, const UnitRun& run, int mark_rank, in
     std::vector<std::string> cells(static_cast<std::size_t>(columns), ".");
     std::string tail;
     for (std::size_t i = 0; i < list.size(); ++i) {
-      std::string text = label(s, list[i]);
+      std::string text = label(s, list[i], mark_rank >= 0);  // errors show stages in full
       if (r == mark_rank && static_cast<int>(i) == mark_index) text = ">" + text + "<";
       if (steps[i] >= 0)
         cells[static_cast<std::size_t>(steps[i])] = text;

@@ -1,0 +1,84 @@
+#include "cost/analytic.h"
+
+#include <catch2/catch.hpp>
+
+#include "cost/constants.h"
+#include "test_util.h"
+
+using namespace trainsim;
+
+namespace {
+Scenario base(int tp = 1) {
+  return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: {}, dp: {}, pp: 1}}
+)",
+                                tp, 8 / tp));
+}
+}  // namespace
+
+TEST_CASE("analytic: layer GEMM FLOPs are 2·n·(layer parameters)", "[analytic]") {
+  const Scenario s = base();
+  const AnalyticCostModel m(s);
+  double flops = 0;
+  for (const auto& g : m.layer_gemms()) flops += g.flops();
+  // Llama-3.1-8B layer: 4096·(4096 + 2·8·128) + 4096² + 3·4096·14336 = 218,103,808 params;
+  // n = 4096 tokens: 2 · 4096 · 218,103,808 = 1.7867e12.
+  CHECK(s.model->params_per_layer() == 218103808);
+  CHECK(flops == Approx(2.0 * 4096 * 218103808.0));
+}
+
+TEST_CASE("analytic: tensor parallelism divides each GEMM's FLOPs by t", "[analytic]") {
+  const AnalyticCostModel m1(base(1)), m4(base(4));
+  const auto g1 = m1.layer_gemms(), g4 = m4.layer_gemms();
+  for (std::size_t i = 0; i < g1.size(); ++i) CHECK(g4[i].flops() == Approx(g1[i].flops() / 4));
+}
+
+TEST_CASE("analytic: backward has twice the forward's model FLOPs, split evenly I and W",
+          "[analytic]") {
+  const AnalyticCostModel m(base());
+  const Cost f = m.compute(Op::F, 0, 0), b = m.compute(Op::B, 0, 0);
+  const Cost i = m.compute(Op::I, 0, 0), w = m.compute(Op::W, 0, 0);
+  CHECK(b.flops == Approx(i.flops + w.flops));
+  // Linear layers: I = W = F. The attention core has no weights: its 2× backward is all in I,
+  // so B = 2F exactly.
+  CHECK(b.flops == Approx(2 * f.flops));
+  CHECK(i.flops > w.flops);
+  CHECK(b.duration > f.duration);
+}
+
+TEST_CASE("analytic: a large GEMM runs at the documented efficiency", "[analytic]") {
+  const AnalyticCostModel m(base());
+  // 8192³: 2·8192³ = 1.0995e12 FLOPs; 64·64 = 4096 tiles of 128² on 132 SMs: 32 waves,
+  // 4096 / (32·132) = 0.9697 wave efficiency; time = flops / (989e12 · 0.80 · 0.9697).
+  const GemmShape g{8192, 8192, 8192};
+  const double expected = g.flops() / (989e12 * constants::kGemmEfficiency * (4096.0 / (32 * 132)));
+  CHECK(m.gemm_seconds(g) == Approx(expected));
+}
+
+TEST_CASE("analytic: collectives follow alpha-beta with nccl-tests bus factors", "[analytic]") {
+  const AnalyticCostModel m(base());
+  // All-reduce of 1 GB over 8 GPUs on NVLink (370 GB/s busbw, 3.4 us/hop):
+  // 8.4 us + 2·7·3.4 us + (2·7/8)·1e9 / 370e9 s.
+  const double expected = 8.4e-6 + 14 * 3.4e-6 + 1.75 * 1e9 / 370e9;
+  const Cost c = m.collective(Collective::AllReduce, 8, LinkClass::IntraNode, 1e9);
+  CHECK(to_seconds(c.duration) == Approx(expected).epsilon(1e-6));
+  // All-gather moves half the bus bytes of all-reduce: factor 7/8 and 7 hops.
+  const Cost ag = m.collective(Collective::AllGather, 8, LinkClass::IntraNode, 1e9);
+  CHECK(to_seconds(ag.duration) == Approx(8.4e-6 + 7 * 3.4e-6 + 0.875 * 1e9 / 370e9).epsilon(1e-6));
+  CHECK(m.collective(Collective::AllReduce, 1, LinkClass::IntraNode, 1e9).duration == 0);
+}
+
+TEST_CASE("analytic: sequence parallelism keeps the TP communication volume", "[analytic]") {
+  Scenario s = base(4);
+  const AnalyticCostModel without(s);
+  s.layout.sequence_parallel = true;
+  const AnalyticCostModel with(s);
+  // Per layer, 2 all-reduces (factor 2(t−1)/t, 2(t−1) hops) become 2 all-gather +
+  // reduce-scatter pairs ((t−1)/t and t−1 hops each): the same bus bytes and hops; each pair
+  // pays one more NCCL base latency: 32 layers · 2 · 8.4 us = 537.6 us slower.
+  const Cost a = without.tp_communication(Op::F, 0), b = with.tp_communication(Op::F, 0);
+  CHECK(b.bytes == Approx(2 * a.bytes));  // message bytes: AG + RS each carry S
+  CHECK(to_seconds(b.duration - a.duration) == Approx(32 * 2 * 8.4e-6).margin(1e-7));
+}

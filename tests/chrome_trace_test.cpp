@@ -1,0 +1,137 @@
+#include "report/chrome_trace.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using namespace trainsim;
+using nlohmann::json;
+
+namespace {
+
+std::string trace_of(const Scenario& s) {
+  std::ostringstream out;
+  write_chrome_trace(simulate(s), out);
+  return out.str();
+}
+
+// Strict structural checks of domain.md §7. Returns the problems found (empty when valid).
+std::vector<std::string> check_trace(const json& t) {
+  std::vector<std::string> bad;
+  if (!t.is_object() || !t.contains("traceEvents") || !t["traceEvents"].is_array())
+    return {"not an object with a traceEvents array"};
+  if (t.contains("displayTimeUnit")) bad.push_back("displayTimeUnit must be left out");
+  std::set<long long> named_pids;
+  std::set<std::pair<long long, long long>> named_threads;
+  std::map<std::pair<long long, long long>, std::vector<std::pair<double, double>>> slices;
+  std::map<std::tuple<long long, long long, std::string>, std::multiset<double>> slice_starts;
+  std::map<long long, std::vector<json>> flows;
+  for (const auto& e : t["traceEvents"]) {
+    const std::string ph = e.value("ph", "");
+    if (!e.contains("pid") || !e["pid"].is_number_integer() || !e.contains("tid") ||
+        !e["tid"].is_number_integer()) {
+      bad.push_back("event without integer pid/tid: " + e.dump());
+      continue;
+    }
+    const long long pid = e["pid"], tid = e["tid"];
+    if (ph == "M") {
+      const std::string n = e.value("name", "");
+      if (n != "process_name" && n != "thread_name" && n != "process_sort_index" &&
+          n != "thread_sort_index")
+        bad.push_back("unknown metadata " + n);
+      if (!e.contains("args") || e["args"].empty()) bad.push_back("metadata without args");
+      if (n == "process_name") named_pids.insert(pid);
+      if (n == "thread_name") named_threads.insert({pid, tid});
+    } else if (ph == "X") {
+      const double ts = e["ts"], dur = e["dur"];
+      if (!(ts > 0)) bad.push_back("slice does not start above 0");
+      if (dur < 0) bad.push_back("negative duration");
+      if (!e["name"].is_string() || !e["cat"].is_string() || !e["args"].is_object())
+        bad.push_back("slice without name, cat or args");
+      slices[{pid, tid}].push_back({ts, ts + dur});
+      slice_starts[{pid, tid, e["cat"]}].insert(ts);
+    } else if (ph == "s" || ph == "f") {
+      flows[e["id"].get<long long>()].push_back(e);
+    } else {
+      bad.push_back("unexpected phase " + ph);
+    }
+  }
+  for (auto& [key, list] : slices) {
+    if (!named_pids.count(key.first)) bad.push_back("unnamed process " + std::to_string(key.first));
+    if (!named_threads.count(key)) bad.push_back("unnamed thread");
+    std::sort(list.begin(), list.end());
+    for (std::size_t i = 1; i < list.size(); ++i)
+      if (list[i].first < list[i - 1].second - 1e-9) bad.push_back("slices overlap on one thread");
+  }
+  for (const auto& [id, pair] : flows) {
+    if (pair.size() != 2 || pair[0]["ph"] != "s" || pair[1]["ph"] != "f") {
+      bad.push_back("flow " + std::to_string(id) + " is not one s then one f");
+      continue;
+    }
+    if (pair[1].value("bp", "") != "e") bad.push_back("flow end without bp e");
+    if (pair[0]["cat"] != pair[1]["cat"]) bad.push_back("flow events differ in cat");
+    for (const auto& e : pair)
+      if (!slice_starts[{e["pid"], e["tid"], e["cat"]}].count(e["ts"].get<double>()))
+        bad.push_back("flow event not at the start of a slice of its cat");
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("trace: structure follows the Chrome trace rules", "[trace]") {
+  for (const Scenario& s :
+       {test::pipeline(4, 8, 1, 2, 0.1), test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 2, tp: 2, pp: 2}
+)")}) {
+    const json t = json::parse(trace_of(s));
+    const auto problems = check_trace(t);
+    INFO((problems.empty() ? "" : problems.front()));
+    CHECK(problems.empty());
+    CHECK(t["otherData"]["generator"] == "trainsim");
+  }
+}
+
+TEST_CASE("trace: processes are named by rank and coordinates, p2p gets flow arrows", "[trace]") {
+  const std::string text = trace_of(test::pipeline(2, 2, 1, 2, 0.5));
+  CHECK_THAT(text, Catch::Contains("rank 1 · pp 1 · tp 0 · dp 0"));
+  const json t = json::parse(text);
+  int flows = 0, sends = 0;
+  for (const auto& e : t["traceEvents"]) {
+    flows += e["ph"] == "s";
+    sends += e["ph"] == "X" && e["args"]["op"].get<std::string>().rfind("send", 0) == 0;
+  }
+  // p = 2, m = 2: 2 activations forward + 2 gradients back, each one arrow.
+  CHECK(sends == 4);
+  CHECK(flows == 4);
+}
+
+TEST_CASE("trace: golden file for a tiny pipeline", "[trace][golden]") {
+  // Regenerate with TRAINSIM_UPDATE_GOLDEN=1 ctest -R golden (then review the diff).
+  const Scenario s = parse_scenario(
+      "name: tiny\nparallelism: {pp: 2}\ntraining: {microbatches: 2}\nschedule: afab\n"
+      "costs: {forward: 1ms, backward: 2ms, p2p: 0.5ms}\n",
+      "tiny.yaml");
+  const std::string text = trace_of(s);
+  const std::string path = std::string(TRAINSIM_TESTS_DIR) + "/golden/tiny_trace.json";
+  if (std::getenv("TRAINSIM_UPDATE_GOLDEN")) {
+    std::ofstream(path) << text;
+    WARN("golden trace rewritten: " << path);
+  }
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::stringstream golden;
+  golden << in.rdbuf();
+  CHECK(text == golden.str());
+  // The golden run is the hand-derived AFAB case: step 10 ms.
+  CHECK(json::parse(text)["otherData"]["step_time_us"] == "10000.000");
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# CLI exit codes and messages: 0 ok, 2 bad input (message on stderr, no output files), 1 internal.
+set -u
+bin=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect() {  # expect CODE PATTERN -- command...
+  local code=$1 pattern=$2
+  shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" != "$code" ] || ! grep -q -- "$pattern" "$tmp/out" "$tmp/err"; then
+    echo "FAIL: $* -> exit $got (want $code), output:"; cat "$tmp/out" "$tmp/err"; fail=1
+  else
+    echo "ok: $* -> $code"
+  fi
+}
+expect 0 "trainsim" -- "$bin" --version
+expect 0 "compare" -- "$bin" --help
+expect 0 "OUTPUT BREAKDOWN" -- "$bin" run "$src/scenarios/default.yaml"
+expect 0 '"step_time_s"' -- "$bin" run "$src/scenarios/default.yaml" --json
+expect 0 "rank  3 | .  .  .  F0 B0" -- "$bin" schedule --pp 4 --microbatches 8 --schedule 1f1b
+expect 0 "gpipe" -- "$bin" schedule --list
+expect 2 "parallelism.pp: expected an integer >= 1, got 0" -- "$bin" run "$src/scenarios/default.yaml" --set parallelism.pp=0 --trace "$tmp/bad.json"
+[ -e "$tmp/bad.json" ] && { echo "FAIL: a failed run left a trace file"; fail=1; }
+expect 2 "unknown schedule" -- "$bin" run "$src/scenarios/default.yaml" --schedule nope
+expect 2 "unknown schedule" -- "$bin" compare "$src/scenarios/default.yaml" --schedules 1f1b,nope
+expect 2 "does not exist" -- "$bin" run /no/such/file.yaml
+expect 2 "required" -- "$bin" run
+expect 0 "trace written" -- "$bin" compare "$src/scenarios/default.yaml" --trace-dir "$tmp/traces"
+ls "$tmp/traces"/*.json >/dev/null || { echo "FAIL: compare wrote no traces"; fail=1; }
+if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
+exit $fail

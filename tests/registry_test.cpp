@@ -1,0 +1,29 @@
+#include "schedules/registry.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+
+using namespace trainsim;
+
+TEST_CASE("registry: names and aliases resolve to one entry", "[registry]") {
+  CHECK(std::string(find_schedule("gpipe").name) == "afab");
+  CHECK(std::string(find_schedule("1f1b").name) == "1f1b");
+  const auto names = schedule_names();
+  CHECK(std::find(names.begin(), names.end(), "afab") != names.end());
+}
+
+TEST_CASE("registry: an unknown name lists the registered schedules", "[registry]") {
+  CHECK_THROWS_WITH(find_schedule("2f2b"),
+                    Catch::Contains("unknown schedule \"2f2b\"") && Catch::Contains("afab") &&
+                        Catch::Contains("1f1b"));
+}
+
+TEST_CASE("registry: an unknown option is rejected with the schedule's options", "[registry]") {
+  CHECK_THROWS_WITH(make_schedule("1f1b", {4, 8, 1, {{"group_size", "4"}}}),
+                    Catch::Contains("no option \"group_size\""));
+}
+
+TEST_CASE("registry: impossible sizes are rejected", "[registry]") {
+  CHECK_THROWS_WITH(make_schedule("1f1b", {4, 0, 1, {}}), Catch::Contains("microbatches >= 1"));
+}

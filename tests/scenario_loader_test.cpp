@@ -1,0 +1,140 @@
+#include "scenario/scenario_loader.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+#include "run/simulate.h"
+
+using namespace trainsim;
+
+namespace {
+
+const char* kGood = R"(model: llama-3.2-1b
+training:
+  seq_len: 1024
+  micro_batch_size: 1
+  global_batch_size: 16
+cluster:
+  gpu: h100-sxm
+  gpus_per_node: 4
+parallelism:
+  dp: 2
+  pp: 2
+)";
+
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    parse_scenario(text, "s.yaml", sets);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("scenario: a valid file loads with presets and derived values", "[scenario]") {
+  const Scenario s = parse_scenario(kGood, "s.yaml");
+  REQUIRE(s.model);
+  CHECK(s.model->hidden == 2048);
+  CHECK(s.cluster.gpu.peak_flops == Approx(989e12));
+  CHECK(s.layout.world() == 4);
+  CHECK(s.microbatches() == 8);  // 16 / (dp 2 × mbs 1)
+  CHECK(s.tokens_per_step() == Approx(16.0 * 1024));
+}
+
+TEST_CASE("scenario: unknown key names file, line, key and the allowed keys", "[scenario]") {
+  const std::string e = error_of(std::string(kGood) + "paralelism: {pp: 2}\n");
+  CHECK_THAT(e, Catch::StartsWith("ScenarioError: s.yaml:12: paralelism: unknown key"));
+  CHECK_THAT(e, Catch::Contains("parallelism"));
+}
+
+TEST_CASE("scenario: wrong type names the value and what is expected", "[scenario]") {
+  std::string text = kGood;
+  text.replace(text.find("dp: 2"), 5, "dp: two");
+  CHECK_THAT(error_of(text),
+             Catch::Contains("s.yaml:10: parallelism.dp: expected an integer >= 1, got \"two\""));
+}
+
+TEST_CASE("scenario: an integer below its minimum is rejected", "[scenario]") {
+  CHECK_THAT(error_of(kGood, {"parallelism.pp=0"}),
+             Catch::Contains("--set parallelism.pp=0: parallelism.pp: expected an integer >= 1, got 0"));
+}
+
+TEST_CASE("scenario: a quantity without unit is rejected", "[scenario]") {
+  const std::string e = error_of(std::string(kGood) + "pricing: {gpu_hour: 2}\n", {"cluster.intra_node.bandwidth=450"});
+  CHECK_THAT(e, Catch::Contains("cluster.intra_node.bandwidth") && Catch::Contains("has no unit"));
+}
+
+TEST_CASE("scenario: a GPU count mismatch shows the arithmetic", "[scenario]") {
+  CHECK_THAT(error_of(kGood, {"parallelism.dp=4"}),
+             Catch::Contains("dp × tp × pp = 4 × 1 × 2 = 8 must equal the GPU count") &&
+                 Catch::Contains("4 × 1 = 4"));
+}
+
+TEST_CASE("scenario: batch not divisible by dp × micro-batch", "[scenario]") {
+  CHECK_THAT(error_of(kGood, {"training.global_batch_size=15"}),
+             Catch::Contains("training.global_batch_size: global_batch_size 15 must be a multiple "
+                             "of dp × micro_batch_size"));
+}
+
+TEST_CASE("scenario: unknown presets list the presets", "[scenario]") {
+  CHECK_THAT(error_of(kGood, {"model=llama-9"}),
+             Catch::Contains("model: unknown model preset") && Catch::Contains("llama-3.1-70b"));
+  CHECK_THAT(error_of(kGood, {"cluster.gpu=b200"}),
+             Catch::Contains("cluster.gpu: unknown GPU preset") && Catch::Contains("h100-pcie"));
+}
+
+TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]") {
+  CHECK_THAT(error_of(kGood, {"training.recompute=some"}),
+             Catch::Contains("expected one of none, selective, full"));
+}
+
+TEST_CASE("scenario: invalid YAML reports the line", "[scenario]") {
+  CHECK_THAT(error_of("model: [unclosed\ntraining: {}\n"), Catch::Contains("s.yaml:") &&
+                                                             Catch::Contains("invalid YAML"));
+}
+
+TEST_CASE("scenario: a model needs a cluster, and no model needs costs", "[scenario]") {
+  CHECK_THAT(error_of("model: llama-3.2-1b\ntraining: {seq_len: 8, global_batch_size: 1}\n"),
+             Catch::Contains("cluster: required when a model is given"));
+  CHECK_THAT(error_of("training: {microbatches: 4}\n"), Catch::Contains("model: required"));
+}
+
+TEST_CASE("scenario: a model too small for the pipeline is rejected", "[scenario]") {
+  CHECK_THAT(error_of(kGood, {"parallelism.pp=4", "parallelism.dp=1", "parallelism.vpp=8"}),
+             Catch::Contains("pp × vpp = 4 × 8 = 32 stages exceed the model's 16 layers"));
+}
+
+TEST_CASE("scenario: a malformed --set is rejected", "[scenario]") {
+  CHECK_THAT(error_of(kGood, {"parallelism.pp"}), Catch::Contains("expected key.path=value"));
+  CHECK_THAT(error_of(kGood, {"model.layers=4"}), Catch::Contains("\"model\" is \"llama-3.2-1b\", not a map"));
+}
+
+TEST_CASE("scenario: a schedule that cannot run with p, m, v names the schedule key", "[scenario]") {
+  const Scenario s = parse_scenario(kGood, "s.yaml", {"parallelism.vpp=2"});
+  CHECK_THROWS_WITH(simulate(s), Catch::Contains("s.yaml: schedule: 1f1b runs one chunk per rank"));
+  const Scenario u = parse_scenario(kGood, "s.yaml", {"schedule=zigzag"});
+  CHECK_THROWS_WITH(simulate(u), Catch::Contains("unknown schedule \"zigzag\""));
+}
+
+TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {
+  const Scenario s = parse_scenario(kGood, "s.yaml",
+                                    {"model={layers: 4, hidden: 256, ffn_hidden: 1024, heads: 8, "
+                                     "vocab: 1000, mlp: gelu}"});
+  CHECK(s.model->kv_heads == 8);  // defaults to heads
+  CHECK(s.model->mlp == MlpKind::GeLU);
+  const Scenario h = parse_scenario(
+      kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml", {"model={hf_config: tiny_config.json}"});
+  CHECK(h.model->layers == 4);
+  CHECK(h.model->kv_heads == 2);
+  CHECK(h.model->tied_embeddings);
+}
+
+TEST_CASE("scenario: every bundled scenario loads and simulates", "[scenario]") {
+  for (const char* name : {"default.yaml", "paper-1f1b.yaml"}) {
+    INFO(name);
+    const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/" + name);
+    CHECK(simulate(s).makespan > 0);
+  }
+}

@@ -1,0 +1,60 @@
+#include "report/step_report.h"
+
+#include <catch2/catch.hpp>
+
+#include "test_util.h"
+
+using namespace trainsim;
+
+TEST_CASE("1F1B: bubble is (p-1)/(m+p-1) of the step and (p-1)/m over ideal", "[report][closed-form]") {
+  for (int p : {2, 4, 8})
+    for (int m : {p, 2 * p - 1, 4 * p}) {
+      INFO("p = " << p << ", m = " << m);
+      for (const char* sched : {"1f1b", "afab"}) {
+        const StepReport r = make_report(simulate(test::pipeline(p, m, 1, 2, 0, sched)));
+        CHECK(r.bubble_fraction_of_step == Approx(double(p - 1) / (m + p - 1)));
+        CHECK(r.bubble_over_ideal == Approx(double(p - 1) / m));
+        // Each stage: busy m·(F+B) = 3m ms, idle (p−1)·3 ms.
+        for (const auto& st : r.stages) {
+          CHECK(st.compute_busy_s == Approx(3e-3 * m));
+          CHECK(st.idle_s == Approx(3e-3 * (p - 1)));
+        }
+      }
+    }
+}
+
+TEST_CASE("report: per-stage first start and last end follow the pipeline's fill and drain",
+          "[report]") {
+  // 1F1B, p = 4, m = 8, F = 1, B = 2: stage s starts at s·F = s ms; stage s ends at
+  // (m+p−1)(F+B) − s·B = 33 − 2s ms.
+  const StepReport r = make_report(simulate(test::pipeline(4, 8, 1, 2)));
+  REQUIRE(r.stages.size() == 4);
+  for (int s = 0; s < 4; ++s) {
+    CHECK(r.stages[static_cast<std::size_t>(s)].first_compute_start_s == Approx(s * 1e-3));
+    CHECK(r.stages[static_cast<std::size_t>(s)].last_compute_end_s == Approx((33 - 2 * s) * 1e-3));
+  }
+  CHECK(r.step_time_s == Approx(33e-3));
+  CHECK_FALSE(r.mfu);  // no hardware, no MFU
+  CHECK(r.tokens_per_step == 0);
+}
+
+TEST_CASE("report: MFU, throughput and cost per 1M tokens from their definitions", "[report]") {
+  const Scenario s = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {pp: 2}
+pricing: {gpu_hour: 3.0}
+)");
+  const StepReport r = make_report(simulate(s));
+  const double tokens = 8.0 * 2048;
+  CHECK(r.tokens_per_step == tokens);
+  CHECK(r.tokens_per_s == Approx(tokens / r.step_time_s));
+  // Model FLOPs ≈ 6·N·tokens (fwd 2N + bwd 4N per token) plus attention: within 15 %.
+  const double six_n = 6.0 * static_cast<double>(s.model->total_params()) * tokens;
+  CHECK(r.model_flops == Approx(six_n).epsilon(0.15));
+  REQUIRE(r.mfu);
+  CHECK(*r.mfu == Approx(r.model_flops / r.step_time_s / (2 * 989e12)));
+  REQUIRE(r.cost_per_million_tokens);
+  // $3/GPU-hour · 2 GPUs · step hours / tokens · 1e6.
+  CHECK(*r.cost_per_million_tokens == Approx(3.0 * 2 * r.step_time_s / 3600 / tokens * 1e6));
+}

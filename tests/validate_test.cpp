@@ -1,0 +1,60 @@
+#include "schedules/validate.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+#include "schedules/generators.h"
+
+using namespace trainsim;
+
+namespace {
+Schedule two_stage(std::vector<std::vector<Action>> actions) {
+  return Schedule{"hand", 2, 2, 2, looped_placement(2, 1), std::move(actions)};
+}
+}  // namespace
+
+TEST_CASE("validator: 1F1B grid matches the Playbook figure for p = 4, m = 8", "[validate]") {
+  const Schedule s = generate_1f1b({4, 8, 1, {}});
+  const UnitRun run = run_unit_steps(s);
+  // Unit F and B: (m + p − 1) · 2 = 22 steps.
+  CHECK(run.makespan == 22);
+  const std::string grid = format_grid(s, run);
+  CHECK_THAT(grid, Catch::StartsWith("rank  0 | F0 F1 F2 F3 .  .  .  B0 F4 B1"));
+  CHECK_THAT(grid, Catch::Contains("rank  3 | .  .  .  F0 B0 F1 B1"));
+}
+
+TEST_CASE("validator: an action on the wrong rank is marked in the grid", "[validate]") {
+  // Stage 1 lives on rank 1, but rank 0 lists 1F0.
+  Schedule s = two_stage({{{0, Op::F, 0}, {1, Op::F, 0}, {0, Op::F, 1}, {0, Op::B, 0}, {0, Op::B, 1}},
+                          {{1, Op::F, 1}, {1, Op::B, 0}, {1, Op::B, 1}}});
+  try {
+    validate_schedule(s);
+    FAIL("expected ScheduleError");
+  } catch (const ScheduleError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("1F0 is on rank 0 but stage 1 lives on rank 1"));
+    CHECK_THAT(e.what(), Catch::Contains(">1F0<"));
+  }
+}
+
+TEST_CASE("validator: a missing backward names the stage and micro-batch", "[validate]") {
+  Schedule s = two_stage({{{0, Op::F, 0}, {0, Op::F, 1}, {0, Op::B, 0}, {0, Op::B, 1}},
+                          {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::F, 1}}});
+  CHECK_THROWS_WITH(validate_schedule(s), Catch::Contains("stage 1 micro-batch 1 must run F once") &&
+                                              Catch::Contains("B×0"));
+}
+
+TEST_CASE("validator: a duplicated action is rejected", "[validate]") {
+  Schedule s = two_stage({{{0, Op::F, 0}, {0, Op::F, 0}, {0, Op::F, 1}, {0, Op::B, 0}, {0, Op::B, 1}},
+                          {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::F, 1}, {1, Op::B, 1}}});
+  CHECK_THROWS_WITH(validate_schedule(s), Catch::Contains("0F0 appears twice"));
+}
+
+TEST_CASE("validator: a schedule whose ranks wait on each other is a deadlock", "[validate]") {
+  // Rank 1 wants B of micro-batch 1 before it has run F1; rank 0 waits for that gradient
+  // before it sends F1: neither can move after the first steps.
+  Schedule s = two_stage({{{0, Op::F, 0}, {0, Op::B, 0}, {0, Op::B, 1}, {0, Op::F, 1}},
+                          {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::B, 1}, {1, Op::F, 1}}});
+  CHECK_THROWS_WITH(validate_schedule(s), Catch::Contains("deadlock") &&
+                                              Catch::Contains("rank 0 waits at 0B1") &&
+                                              Catch::Contains(">0B1<"));
+}
