@@ -113,7 +113,11 @@ TEST_CASE("scenario: a malformed --set is rejected", "[scenario]") {
 
 TEST_CASE("scenario: a schedule that cannot run with p, m, v names the schedule key", "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml", {"parallelism.vpp=2"});
-  CHECK_THROWS_WITH(simulate(s), Catch::Contains("s.yaml: schedule: 1f1b runs one chunk per rank"));
+  // No schedule key in the file: the message names the file and the key.
+  CHECK_THROWS_WITH(simulate(s), Catch::Contains("s.yaml: schedule: 1f1b runs one chunk per rank") &&
+                                     Catch::Contains("got vpp = 2"));
+  const Scenario t = parse_scenario(std::string(kGood) + "schedule: afab\n", "s.yaml", {"parallelism.vpp=2"});
+  CHECK_THROWS_WITH(simulate(t), Catch::Contains("s.yaml:12: schedule: afab runs one chunk"));
   const Scenario u = parse_scenario(kGood, "s.yaml", {"schedule=zigzag"});
   CHECK_THROWS_WITH(simulate(u), Catch::Contains("unknown schedule \"zigzag\""));
 }

@@ -12,7 +12,7 @@ ScenarioError::ScenarioError(const std::string& where, const std::string& key,
       key_(key) {}
 
 ScheduleError::ScheduleError(const std::string& message)
-    : InputError("ScheduleError: " + message) {}
+    : InputError("ScheduleError: " + message), detail_(message) {}
 
 DeadlockError::DeadlockError(const std::string& message)
     : InputError("DeadlockError: " + message) {}

@@ -29,6 +29,11 @@ class ScenarioError : public InputError {
 class ScheduleError : public InputError {
  public:
   explicit ScheduleError(const std::string& message);
+  /// The message without the "ScheduleError: " prefix (for re-wrapping with a location).
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string detail_;
 };
 
 /// A task graph that cannot complete (a dependency cycle); the message names the tasks.

@@ -24,7 +24,7 @@ void add_compute_pass(Program& p) {
     const int pp = rank.coord.pp;
     for (const Action& a : s.actions[static_cast<std::size_t>(pp)]) {
       const Cost c = p.cost.compute(a.op, a.stage, pp);
-      const WorkId w = p.work(type_of(a.op), a.stage, s.chunk_of(a.stage), c);
+      const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c);
       const TaskId t = p.builder.add_task(p.compute_stream[static_cast<std::size_t>(r)], w, a.microbatch);
       p.task_of(replica, a.stage, a.op, a.microbatch) = t;
     }

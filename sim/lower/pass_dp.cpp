@@ -38,7 +38,7 @@ void add_dp_optimizer_pass(Program& p) {
       TRAINSIM_CHECK(last != kNone, "every stage has a backward");
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
       const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st));
-      const WorkId w = p.work(TaskType::DpCollective, st, s.chunk_of(st), c, 0);
+      const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 0);
       const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
       p.builder.add_dependency(last, t);
       reductions.push_back(t);
@@ -53,7 +53,7 @@ void add_dp_optimizer_pass(Program& p) {
       // Updated bf16 parameters are gathered back from every shard.
       for (int st : stages) {
         const Cost c = p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st));
-        const WorkId w = p.work(TaskType::DpCollective, st, s.chunk_of(st), c, 1);
+        const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 1);
         const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
         p.builder.add_dependency(opt, t);
         groups[{rank.coord.pp, rank.coord.tp, st, 1}].push_back(t);

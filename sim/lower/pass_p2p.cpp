@@ -8,6 +8,7 @@ void add_p2p_pass(Program& p) {
   const Schedule& s = p.schedule;
   const Layout& l = p.scenario.layout;
   const double bytes = p.cost.activation_bytes();
+  const Op backward_op = s.split_backward() ? Op::I : Op::B;  // what consumes a gradient
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const int replica = p.ranks.replica(rank);
@@ -17,7 +18,7 @@ void add_p2p_pass(Program& p) {
       const bool forward = a.op == Op::F;
       const int next = forward ? a.stage + 1 : a.stage - 1;
       if (next < 0 || next >= s.stages) continue;
-      const Op consumer_op = forward ? Op::F : (s.split_backward() ? Op::I : Op::B);
+      const Op consumer_op = forward ? Op::F : backward_op;
       const TaskId producer = p.task_of(replica, a.stage, a.op, a.microbatch);
       const TaskId consumer = p.task_of(replica, next, consumer_op, a.microbatch);
       const int dest_pp = s.stage_rank[static_cast<std::size_t>(next)];
@@ -30,11 +31,10 @@ void add_p2p_pass(Program& p) {
       const int dest = p.ranks.find(dc, l);
       const LinkClass link = group_link({rank.global, l.rank_of(dc)}, p.scenario);
       const Cost c = p.cost.p2p(link, bytes);
-      const int chunk = s.chunk_of(a.stage);
       const WorkId ws = p.work(forward ? TaskType::SendActivation : TaskType::SendGradient, a.stage,
-                               chunk, c, static_cast<int>(link));
+                               p.chunk_of(a.stage), c, static_cast<int>(link));
       const WorkId wr = p.work(forward ? TaskType::RecvActivation : TaskType::RecvGradient, next,
-                               s.chunk_of(next), c, static_cast<int>(link));
+                               p.chunk_of(next), c, static_cast<int>(link));
       const TaskId send = p.builder.add_task(p.stream(r, StreamType::Send, dest), ws, a.microbatch);
       const TaskId recv = p.builder.add_task(p.stream(dest, StreamType::Recv, r), wr, a.microbatch);
       const std::array<TaskId, 2> pair{send, recv};

@@ -8,6 +8,7 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
     : scenario(sc), schedule(sch), cost(cm), ranks(std::move(rs)) {
   task_index_.assign(static_cast<std::size_t>(ranks.replicas) * sch.stages * 3 * sch.microbatches,
                      kNone);
+  for (int st = 0; st < sch.stages; ++st) chunk_of_.push_back(sch.chunk_of(st));
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
 }

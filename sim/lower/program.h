@@ -28,6 +28,8 @@ struct Program {
   /// Slot of (replica, stage, op kind, micro-batch); kind 0 = F, 1 = B or I, 2 = W.
   static int kind_of(Op op) { return op == Op::F ? 0 : op == Op::W ? 2 : 1; }
   TaskId& task_of(int replica, int stage, Op op, int mb);
+  /// Which of its rank's chunks `stage` is (precomputed Schedule::chunk_of).
+  int chunk_of(int stage) const { return chunk_of_[static_cast<std::size_t>(stage)]; }
 
   /// A Work record for `type` on `stage`, created once per distinct key.
   WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0);
@@ -36,6 +38,7 @@ struct Program {
 
  private:
   std::vector<TaskId> task_index_;
+  std::vector<int> chunk_of_;
   std::map<std::tuple<int, int, int, int>, WorkId> works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;
 };

@@ -33,8 +33,11 @@ Schedule schedule_for(const Scenario& sc, const std::string& name) {
   try {
     return make_schedule(n, params);
   } catch (const ScheduleError& e) {
-    throw ScheduleError(fmt::format("{}: schedule: {}", sc.source.empty() ? "scenario" : sc.source,
-                                    std::string(e.what()).substr(15)));  // drop "ScheduleError: "
+    const std::string where = !sc.schedule.origin.empty() ? sc.schedule.origin
+                              : sc.source.empty()         ? "scenario"
+                                                          : sc.source;
+    const std::string key = name.empty() ? "schedule" : "--schedule " + name;
+    throw ScheduleError(fmt::format("{}: {}: {}", where, key, e.detail()));
   }
 }
 

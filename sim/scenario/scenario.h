@@ -29,6 +29,7 @@ struct TrainingSpec {
 struct ScheduleSpec {
   std::string name = "1f1b";
   std::map<std::string, std::string> options;
+  std::string origin;  ///< "file:line" (or "--set …") of the `schedule` key, for messages
 };
 
 /// `costs:` — explicit durations of one micro-batch on each pipeline stage (one entry per

@@ -459,6 +459,7 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
 
   // schedule
   Field sch = r.child(top, "schedule");
+  s.schedule.origin = sch.present() ? r.where(sch) : r.source();  // absent: the default
   if (sch.present()) {
     if (sch.node.IsScalar()) {
       s.schedule.name = r.str(sch);
