@@ -87,8 +87,7 @@ std::vector<std::string> check_trace(const json& t) {
 }  // namespace
 
 TEST_CASE("trace: structure follows the Chrome trace rules", "[trace]") {
-  for (const Scenario& s :
-       {test::pipeline(4, 8, 1, 2, 0.1), test::yaml(R"(model: llama-3.2-1b
+  for (const Scenario& s : {test::pipeline(4, 8, 1, 2, 0.1), test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
 cluster: {gpu: h100-sxm, gpus_per_node: 8}
 parallelism: {dp: 2, tp: 2, pp: 2}

@@ -22,7 +22,8 @@ TEST_CASE("generators: AFAB and 1F1B are valid over a grid of p and m", "[genera
     }
 }
 
-TEST_CASE("generators: 1F1B keeps at most p − r micro-batches in flight on rank r", "[generators]") {
+TEST_CASE("generators: 1F1B keeps at most p − r micro-batches in flight on rank r",
+          "[generators]") {
   const int p = 4, m = 8;
   const Schedule s = generate_1f1b({p, m, 1, {}});
   for (int r = 0; r < p; ++r) {
@@ -36,8 +37,8 @@ TEST_CASE("generators: 1F1B keeps at most p − r micro-batches in flight on ran
 }
 
 TEST_CASE("generators: AFAB and 1F1B reject chunks (vpp > 1)", "[generators]") {
-  CHECK_THROWS_WITH(generate_1f1b({4, 8, 2, {}}), Catch::Contains("vpp = 1") &&
-                                                      Catch::Contains("interleaved-1f1b"));
+  CHECK_THROWS_WITH(generate_1f1b({4, 8, 2, {}}),
+                    Catch::Contains("vpp = 1") && Catch::Contains("interleaved-1f1b"));
   CHECK_THROWS_AS(generate_afab({4, 8, 2, {}}), ScheduleError);
 }
 

@@ -14,9 +14,8 @@ TEST_CASE("registry: names and aliases resolve to one entry", "[registry]") {
 }
 
 TEST_CASE("registry: an unknown name lists the registered schedules", "[registry]") {
-  CHECK_THROWS_WITH(find_schedule("2f2b"),
-                    Catch::Contains("unknown schedule \"2f2b\"") && Catch::Contains("afab") &&
-                        Catch::Contains("1f1b"));
+  CHECK_THROWS_WITH(find_schedule("2f2b"), Catch::Contains("unknown schedule \"2f2b\"") &&
+                                               Catch::Contains("afab") && Catch::Contains("1f1b"));
 }
 
 TEST_CASE("registry: an unknown option is rejected with the schedule's options", "[registry]") {

@@ -57,12 +57,14 @@ TEST_CASE("scenario: wrong type names the value and what is expected", "[scenari
 }
 
 TEST_CASE("scenario: an integer below its minimum is rejected", "[scenario]") {
-  CHECK_THAT(error_of(kGood, {"parallelism.pp=0"}),
-             Catch::Contains("--set parallelism.pp=0: parallelism.pp: expected an integer >= 1, got 0"));
+  CHECK_THAT(
+      error_of(kGood, {"parallelism.pp=0"}),
+      Catch::Contains("--set parallelism.pp=0: parallelism.pp: expected an integer >= 1, got 0"));
 }
 
 TEST_CASE("scenario: a quantity without unit is rejected", "[scenario]") {
-  const std::string e = error_of(std::string(kGood) + "pricing: {gpu_hour: 2}\n", {"cluster.intra_node.bandwidth=450"});
+  const std::string e = error_of(std::string(kGood) + "pricing: {gpu_hour: 2}\n",
+                                 {"cluster.intra_node.bandwidth=450"});
   CHECK_THAT(e, Catch::Contains("cluster.intra_node.bandwidth") && Catch::Contains("has no unit"));
 }
 
@@ -91,8 +93,8 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
 }
 
 TEST_CASE("scenario: invalid YAML reports the line", "[scenario]") {
-  CHECK_THAT(error_of("model: [unclosed\ntraining: {}\n"), Catch::Contains("s.yaml:") &&
-                                                             Catch::Contains("invalid YAML"));
+  CHECK_THAT(error_of("model: [unclosed\ntraining: {}\n"),
+             Catch::Contains("s.yaml:") && Catch::Contains("invalid YAML"));
 }
 
 TEST_CASE("scenario: a model needs a cluster, and no model needs costs", "[scenario]") {
@@ -108,15 +110,19 @@ TEST_CASE("scenario: a model too small for the pipeline is rejected", "[scenario
 
 TEST_CASE("scenario: a malformed --set is rejected", "[scenario]") {
   CHECK_THAT(error_of(kGood, {"parallelism.pp"}), Catch::Contains("expected key.path=value"));
-  CHECK_THAT(error_of(kGood, {"model.layers=4"}), Catch::Contains("\"model\" is \"llama-3.2-1b\", not a map"));
+  CHECK_THAT(error_of(kGood, {"model.layers=4"}),
+             Catch::Contains("\"model\" is \"llama-3.2-1b\", not a map"));
 }
 
-TEST_CASE("scenario: a schedule that cannot run with p, m, v names the schedule key", "[scenario]") {
+TEST_CASE("scenario: a schedule that cannot run with p, m, v names the schedule key",
+          "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml", {"parallelism.vpp=2"});
   // No schedule key in the file: the message names the file and the key.
-  CHECK_THROWS_WITH(simulate(s), Catch::Contains("s.yaml: schedule: 1f1b runs one chunk per rank") &&
-                                     Catch::Contains("got vpp = 2"));
-  const Scenario t = parse_scenario(std::string(kGood) + "schedule: afab\n", "s.yaml", {"parallelism.vpp=2"});
+  CHECK_THROWS_WITH(simulate(s),
+                    Catch::Contains("s.yaml: schedule: 1f1b runs one chunk per rank") &&
+                        Catch::Contains("got vpp = 2"));
+  const Scenario t =
+      parse_scenario(std::string(kGood) + "schedule: afab\n", "s.yaml", {"parallelism.vpp=2"});
   CHECK_THROWS_WITH(simulate(t), Catch::Contains("s.yaml:12: schedule: afab runs one chunk"));
   const Scenario u = parse_scenario(kGood, "s.yaml", {"schedule=zigzag"});
   CHECK_THROWS_WITH(simulate(u), Catch::Contains("unknown schedule \"zigzag\""));
@@ -128,8 +134,8 @@ TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {
                                      "vocab: 1000, mlp: gelu}"});
   CHECK(s.model->kv_heads == 8);  // defaults to heads
   CHECK(s.model->mlp == MlpKind::GeLU);
-  const Scenario h = parse_scenario(
-      kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml", {"model={hf_config: tiny_config.json}"});
+  const Scenario h = parse_scenario(kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml",
+                                    {"model={hf_config: tiny_config.json}"});
   CHECK(h.model->layers == 4);
   CHECK(h.model->kv_heads == 2);
   CHECK(h.model->tied_embeddings);

@@ -38,7 +38,8 @@ TEST_CASE("p2p: 1F1B with transfer time is slower than without but keeps its bub
 
 namespace {
 
-const char* kSmall = R"(model: {layers: 4, hidden: 512, ffn_hidden: 1536, heads: 8, kv_heads: 4, vocab: 4096}
+const char* kSmall =
+    R"(model: {layers: 4, hidden: 512, ffn_hidden: 1536, heads: 8, kv_heads: 4, vocab: 4096}
 training: {seq_len: 512, micro_batch_size: 2, global_batch_size: 16}
 cluster: {gpu: a100-sxm-80gb, gpus_per_node: 4, nodes: 2}
 parallelism: {dp: 2, tp: 2, pp: 2, zero: 1}
@@ -59,7 +60,8 @@ std::map<int, std::vector<Row>> compute_rows(const Timeline& tl) {
     if (static_cast<StreamType>(g.streams[s].type) != StreamType::Compute) continue;
     auto& rows = out[tl.ranks.ranks[g.streams[s].owner].global];
     for (TaskId t : g.stream(s))
-      rows.push_back({g.work(t).type, g.tasks[t].microbatch, g.work(t).stage, tl.start[t], tl.end[t]});
+      rows.push_back(
+          {g.work(t).type, g.tasks[t].microbatch, g.work(t).stage, tl.start[t], tl.end[t]});
   }
   return out;
 }

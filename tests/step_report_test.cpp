@@ -6,7 +6,8 @@
 
 using namespace trainsim;
 
-TEST_CASE("1F1B: bubble is (p-1)/(m+p-1) of the step and (p-1)/m over ideal", "[report][closed-form]") {
+TEST_CASE("1F1B: bubble is (p-1)/(m+p-1) of the step and (p-1)/m over ideal",
+          "[report][closed-form]") {
   for (int p : {2, 4, 8})
     for (int m : {p, 2 * p - 1, 4 * p}) {
       INFO("p = " << p << ", m = " << m);

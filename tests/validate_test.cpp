@@ -25,8 +25,9 @@ TEST_CASE("validator: 1F1B grid matches the Playbook figure for p = 4, m = 8", "
 
 TEST_CASE("validator: an action on the wrong rank is marked in the grid", "[validate]") {
   // Stage 1 lives on rank 1, but rank 0 lists 1F0.
-  Schedule s = two_stage({{{0, Op::F, 0}, {1, Op::F, 0}, {0, Op::F, 1}, {0, Op::B, 0}, {0, Op::B, 1}},
-                          {{1, Op::F, 1}, {1, Op::B, 0}, {1, Op::B, 1}}});
+  Schedule s =
+      two_stage({{{0, Op::F, 0}, {1, Op::F, 0}, {0, Op::F, 1}, {0, Op::B, 0}, {0, Op::B, 1}},
+                 {{1, Op::F, 1}, {1, Op::B, 0}, {1, Op::B, 1}}});
   try {
     validate_schedule(s);
     FAIL("expected ScheduleError");
@@ -39,13 +40,15 @@ TEST_CASE("validator: an action on the wrong rank is marked in the grid", "[vali
 TEST_CASE("validator: a missing backward names the stage and micro-batch", "[validate]") {
   Schedule s = two_stage({{{0, Op::F, 0}, {0, Op::F, 1}, {0, Op::B, 0}, {0, Op::B, 1}},
                           {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::F, 1}}});
-  CHECK_THROWS_WITH(validate_schedule(s), Catch::Contains("stage 1 micro-batch 1 must run F once") &&
-                                              Catch::Contains("B×0"));
+  CHECK_THROWS_WITH(
+      validate_schedule(s),
+      Catch::Contains("stage 1 micro-batch 1 must run F once") && Catch::Contains("B×0"));
 }
 
 TEST_CASE("validator: a duplicated action is rejected", "[validate]") {
-  Schedule s = two_stage({{{0, Op::F, 0}, {0, Op::F, 0}, {0, Op::F, 1}, {0, Op::B, 0}, {0, Op::B, 1}},
-                          {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::F, 1}, {1, Op::B, 1}}});
+  Schedule s =
+      two_stage({{{0, Op::F, 0}, {0, Op::F, 0}, {0, Op::F, 1}, {0, Op::B, 0}, {0, Op::B, 1}},
+                 {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::F, 1}, {1, Op::B, 1}}});
   CHECK_THROWS_WITH(validate_schedule(s), Catch::Contains("0F0 appears twice"));
 }
 

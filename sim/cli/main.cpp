@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -98,12 +98,15 @@ int cmd_compare(const CompareArgs& a) {
     }
     reports.push_back(make_report(timelines.back()));
   }
-  if (reports.empty()) throw ScheduleError("no schedule can run this scenario:\n" + fmt::format("{}", fmt::join(skipped, "\n")));
+  if (reports.empty())
+    throw ScheduleError("no schedule can run this scenario:\n" +
+                        fmt::format("{}", fmt::join(skipped, "\n")));
   std::vector<std::string> written;
   if (!a.trace_dir.empty())
     for (const auto& tl : timelines) {
-      const std::string path =
-          (std::filesystem::path(a.trace_dir) / (tl.scenario.name + "." + tl.schedule.name + ".json")).string();
+      const std::string path = (std::filesystem::path(a.trace_dir) /
+                                (tl.scenario.name + "." + tl.schedule.name + ".json"))
+                                   .string();
       write_chrome_trace_file(tl, path);
       written.push_back(path);
     }
@@ -148,27 +151,42 @@ int main(int argc, char** argv) {
 
   RunArgs ra;
   auto* run = app.add_subcommand("run", "Simulate one step of a scenario and print its report");
-  run->add_option("scenario", ra.scenario, "Scenario YAML file")->required()->check(CLI::ExistingFile);
+  run->add_option("scenario", ra.scenario, "Scenario YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
   run->add_option("--schedule", ra.schedule, "Use this schedule instead of the scenario's");
-  run->add_option("--set", ra.sets, "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable)");
+  run->add_option("--set", ra.sets,
+                  "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable)");
   run->add_flag("--json", ra.json, "Print the report as JSON");
   run->add_option("--trace", ra.trace, "Write a Chrome trace JSON (Perfetto) to this path");
-  run->add_flag("--no-fold", ra.no_fold, "Simulate every rank (no folding of identical TP/DP peers)");
+  run->add_flag("--no-fold", ra.no_fold,
+                "Simulate every rank (no folding of identical TP/DP peers)");
 
   CompareArgs ca;
-  auto* cmp = app.add_subcommand("compare", "Simulate a scenario under several schedules, side by side");
-  cmp->add_option("scenario", ca.scenario, "Scenario YAML file")->required()->check(CLI::ExistingFile);
-  cmp->add_option("--schedules", ca.schedules, "Comma-separated schedule names, or all")->capture_default_str();
+  auto* cmp =
+      app.add_subcommand("compare", "Simulate a scenario under several schedules, side by side");
+  cmp->add_option("scenario", ca.scenario, "Scenario YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmp->add_option("--schedules", ca.schedules, "Comma-separated schedule names, or all")
+      ->capture_default_str();
   cmp->add_option("--set", ca.sets, "Override a scenario key (repeatable)");
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
-  cmp->add_option("--trace-dir", ca.trace_dir, "Write one Chrome trace per schedule into this folder");
+  cmp->add_option("--trace-dir", ca.trace_dir,
+                  "Write one Chrome trace per schedule into this folder");
   cmp->add_flag("--no-fold", ca.no_fold, "Simulate every rank");
 
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
-  sch->add_option("--pp", sa.pp, "Pipeline ranks")->capture_default_str()->check(CLI::PositiveNumber);
-  sch->add_option("--microbatches,-m", sa.microbatches, "Micro-batches")->capture_default_str()->check(CLI::PositiveNumber);
-  sch->add_option("--vpp", sa.vpp, "Model chunks per rank")->capture_default_str()->check(CLI::PositiveNumber);
+  sch->add_option("--pp", sa.pp, "Pipeline ranks")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sch->add_option("--microbatches,-m", sa.microbatches, "Micro-batches")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sch->add_option("--vpp", sa.vpp, "Model chunks per rank")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sch->add_option("--schedule,-s", sa.schedule, "Schedule name")->capture_default_str();
   sch->add_flag("--list", sa.list, "List the registered schedules");
 

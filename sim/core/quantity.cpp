@@ -19,10 +19,17 @@ struct Unit {
 constexpr std::array kTimeUnits{Unit{"ns", 1e-9}, Unit{"us", 1e-6}, Unit{"µs", 1e-6},
                                 Unit{"ms", 1e-3}, Unit{"s", 1.0},   Unit{"min", 60.0}};
 
-constexpr std::array kPrefixes{Unit{"", 1.0},       Unit{"k", 1e3},           Unit{"K", 1e3},
-                               Unit{"M", 1e6},      Unit{"G", 1e9},           Unit{"T", 1e12},
-                               Unit{"P", 1e15},     Unit{"Ki", 1024.0},       Unit{"Mi", 1048576.0},
-                               Unit{"Gi", 1073741824.0}, Unit{"Ti", 1099511627776.0}};
+constexpr std::array kPrefixes{Unit{"", 1.0},
+                               Unit{"k", 1e3},
+                               Unit{"K", 1e3},
+                               Unit{"M", 1e6},
+                               Unit{"G", 1e9},
+                               Unit{"T", 1e12},
+                               Unit{"P", 1e15},
+                               Unit{"Ki", 1024.0},
+                               Unit{"Mi", 1048576.0},
+                               Unit{"Gi", 1073741824.0},
+                               Unit{"Ti", 1099511627776.0}};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -90,7 +97,8 @@ std::optional<double> parse_quantity(std::string_view text, Dimension dim, std::
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc() || ptr == begin) {
-    if (error) *error = fmt::format("expected a quantity in {}, got \"{}\"", allowed_units(dim), text);
+    if (error)
+      *error = fmt::format("expected a quantity in {}, got \"{}\"", allowed_units(dim), text);
     return std::nullopt;
   }
   std::string_view unit = trim(std::string_view(ptr, static_cast<std::size_t>(end - ptr)));
@@ -107,8 +115,8 @@ std::optional<double> parse_quantity(std::string_view text, Dimension dim, std::
   auto scale = unit_scale(unit, dim);
   if (!scale) {
     if (error)
-      *error = fmt::format("unknown unit \"{}\" in \"{}\"; allowed: {}", unit, text,
-                           allowed_units(dim));
+      *error =
+          fmt::format("unknown unit \"{}\" in \"{}\"; allowed: {}", unit, text, allowed_units(dim));
     return std::nullopt;
   }
   return value * *scale;

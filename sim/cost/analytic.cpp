@@ -31,7 +31,8 @@ double AnalyticCostModel::gemm_seconds(const GemmShape& g) const {
   double wave = 1.0;
   if (d.sms > 0) {
     // Wave quantization: the last wave of output tiles may leave SMs idle.
-    const double tiles = std::ceil(g.m / constants::kGemmTile) * std::ceil(g.n / constants::kGemmTile);
+    const double tiles =
+        std::ceil(g.m / constants::kGemmTile) * std::ceil(g.n / constants::kGemmTile);
     const double waves = std::ceil(tiles / d.sms);
     wave = tiles / (waves * d.sms);
   }
@@ -70,7 +71,8 @@ AnalyticCostModel::Parts AnalyticCostModel::layer_part(Op op) const {
       const GemmShape di{g.m, g.k, g.n}, dw{g.k, g.n, g.m};
       p.seconds += gemm_seconds(di) + gemm_seconds(dw);
       p.flops += di.flops() + dw.flops();
-      p.bytes += 2.0 * (di.m * di.k + di.k * di.n + di.m * di.n + dw.m * dw.k + dw.k * dw.n + dw.m * dw.n);
+      p.bytes +=
+          2.0 * (di.m * di.k + di.k * di.n + di.m * di.n + dw.m * dw.k + dw.k * dw.n + dw.m * dw.n);
       continue;
     }
     p.seconds += gemm_seconds(shape);
@@ -90,17 +92,18 @@ AnalyticCostModel::Parts AnalyticCostModel::layer_part(Op op) const {
   // Memory-bound ops, bf16. Norms and residual adds see the full hidden state unless sequence
   // parallelism splits it over TP ranks.
   const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;
-  const double norms = 2 * (2 * hs * 2);       // 2 RMSNorms: read + write
-  const double residual = 2 * (3 * hs * 2);    // 2 adds: read 2, write 1
+  const double norms = 2 * (2 * hs * 2);     // 2 RMSNorms: read + write
+  const double residual = 2 * (3 * hs * 2);  // 2 adds: read 2, write 1
   const double act = (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * n * f / t * 2;
   const double rope = 2.0 * n * (h + kvd) / t * 2;  // q and k: read + write
   const double mem = norms + residual + act + rope;
   const double mem_bytes = (op == Op::F) ? mem : 2.0 * mem;  // backward reads grads and inputs
   p.seconds += memory_seconds(mem_bytes);
   p.bytes += mem_bytes;
-  const int kernels = (op == Op::F)   ? constants::kKernelsForward
-                      : (op == Op::I) ? constants::kKernelsBackwardInput
-                                      : constants::kKernelsBackwardInput + constants::kKernelsBackwardWeight;
+  const int kernels = (op == Op::F) ? constants::kKernelsForward
+                      : (op == Op::I)
+                          ? constants::kKernelsBackwardInput
+                          : constants::kKernelsBackwardInput + constants::kKernelsBackwardWeight;
   p.seconds += kernels * k_.kernel_launch;
   // Recomputation runs (part of) the forward again before the input gradient; it costs time
   // but is not model FLOPs.
@@ -110,7 +113,8 @@ AnalyticCostModel::Parts AnalyticCostModel::layer_part(Op op) const {
       p.seconds += fwd.seconds;
       p.bytes += fwd.bytes;
     } else if (s_.training.recompute == Recompute::Selective) {
-      p.seconds += attn_fwd / (s_.cluster.gpu.peak_flops * k_.attention_efficiency) + k_.kernel_launch;
+      p.seconds +=
+          attn_fwd / (s_.cluster.gpu.peak_flops * k_.attention_efficiency) + k_.kernel_launch;
     }
   }
   return p;
@@ -209,11 +213,14 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
 }
 
 double AnalyticCostModel::stage_params(int stage) const {
-  return static_cast<double>(trainsim::stage_params(*s_.model, stages_.at(static_cast<std::size_t>(stage)),
-                                                    s_.layout.tp, static_cast<int>(stages_.size())));
+  return static_cast<double>(
+      trainsim::stage_params(*s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp,
+                             static_cast<int>(stages_.size())));
 }
 
-double AnalyticCostModel::gradient_bytes(int stage) const { return 2.0 * stage_params(stage); }
+double AnalyticCostModel::gradient_bytes(int stage) const {
+  return 2.0 * stage_params(stage);
+}
 
 Cost AnalyticCostModel::optimizer(double params) const {
   const double bytes = params * constants::kAdamBytesPerParam;

@@ -10,10 +10,14 @@ double busbw_factor(Collective c, int n) {
 
 const char* collective_name(Collective c) {
   switch (c) {
-    case Collective::AllReduce: return "all-reduce";
-    case Collective::AllGather: return "all-gather";
-    case Collective::ReduceScatter: return "reduce-scatter";
-    case Collective::AllToAll: return "all-to-all";
+    case Collective::AllReduce:
+      return "all-reduce";
+    case Collective::AllGather:
+      return "all-gather";
+    case Collective::ReduceScatter:
+      return "reduce-scatter";
+    case Collective::AllToAll:
+      return "all-to-all";
   }
   return "?";
 }

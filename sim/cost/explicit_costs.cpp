@@ -5,7 +5,8 @@
 
 namespace trainsim {
 
-ExplicitCostModel::ExplicitCostModel(CostOverrides costs, int vpp, std::unique_ptr<CostModel> fallback)
+ExplicitCostModel::ExplicitCostModel(CostOverrides costs, int vpp,
+                                     std::unique_ptr<CostModel> fallback)
     : c_(std::move(costs)), vpp_(vpp), fallback_(std::move(fallback)) {}
 
 Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {

@@ -83,8 +83,7 @@ class Run {
         if (preds.empty()) {
           preds.resize(g_.size());
           for (TaskId u = 0; u < g_.size(); ++u)
-            for (auto v : g_.successors(u))
-              preds[v].push_back(u);
+            for (auto v : g_.successors(u)) preds[v].push_back(u);
         }
         for (TaskId u : preds[b.task])
           if (!finished(u)) b.waits_for.push_back(u);
@@ -115,6 +114,8 @@ class Run {
 
 }  // namespace
 
-EngineResult Engine::run() { return Run(g_, observers_).run(); }
+EngineResult Engine::run() {
+  return Run(g_, observers_).run();
+}
 
 }  // namespace trainsim

@@ -56,9 +56,8 @@ std::vector<TaskId> find_wait_cycle(const TaskGraph& g) {
   vis.parent = &parent;
   vis.cycle = &cycle;
   std::vector<boost::default_color_type> colors(n);
-  boost::depth_first_search(
-      wait, boost::visitor(vis).color_map(boost::make_iterator_property_map(
-                colors.begin(), boost::get(boost::vertex_index, wait))));
+  boost::depth_first_search(wait, boost::visitor(vis).color_map(boost::make_iterator_property_map(
+                                      colors.begin(), boost::get(boost::vertex_index, wait))));
   return cycle;
 }
 

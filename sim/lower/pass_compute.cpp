@@ -6,10 +6,14 @@ namespace {
 
 TaskType type_of(Op op) {
   switch (op) {
-    case Op::F: return TaskType::Forward;
-    case Op::B: return TaskType::Backward;
-    case Op::I: return TaskType::BackwardInput;
-    case Op::W: return TaskType::BackwardWeight;
+    case Op::F:
+      return TaskType::Forward;
+    case Op::B:
+      return TaskType::Backward;
+    case Op::I:
+      return TaskType::BackwardInput;
+    case Op::W:
+      return TaskType::BackwardWeight;
   }
   return TaskType::Forward;
 }
@@ -25,7 +29,8 @@ void add_compute_pass(Program& p) {
     for (const Action& a : s.actions[static_cast<std::size_t>(pp)]) {
       const Cost c = p.cost.compute(a.op, a.stage, pp);
       const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c);
-      const TaskId t = p.builder.add_task(p.compute_stream[static_cast<std::size_t>(r)], w, a.microbatch);
+      const TaskId t =
+          p.builder.add_task(p.compute_stream[static_cast<std::size_t>(r)], w, a.microbatch);
       p.task_of(replica, a.stage, a.op, a.microbatch) = t;
     }
     // Same-rank data dependencies: the backward needs its forward, W needs its I.

@@ -52,7 +52,8 @@ void add_dp_optimizer_pass(Program& p) {
     if (l.zero >= 1 && l.dp > 1) {
       // Updated bf16 parameters are gathered back from every shard.
       for (int st : stages) {
-        const Cost c = p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st));
+        const Cost c =
+            p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st));
         const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 1);
         const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
         p.builder.add_dependency(opt, t);

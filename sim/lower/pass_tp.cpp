@@ -14,10 +14,11 @@ void add_tp_pass(Program& p) {
     const std::vector<TaskId> before = p.builder.stream_order(cs);  // add_task appends to it
     for (TaskId t : before) {
       order.push_back(t);
-      const Task task = p.builder.task(t);            // copies: adding tasks and works below
-      const Work w = p.builder.work(task.work);       // may reallocate the builder's vectors
+      const Task task = p.builder.task(t);       // copies: adding tasks and works below
+      const Work w = p.builder.work(task.work);  // may reallocate the builder's vectors
       const auto type = static_cast<TaskType>(w.type);
-      if (type != TaskType::Forward && type != TaskType::Backward && type != TaskType::BackwardInput)
+      if (type != TaskType::Forward && type != TaskType::Backward &&
+          type != TaskType::BackwardInput)
         continue;
       const Op op = type == TaskType::Forward ? Op::F : type == TaskType::Backward ? Op::B : Op::I;
       const Cost c = p.cost.tp_communication(op, w.stage);

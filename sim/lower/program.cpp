@@ -16,7 +16,8 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
 TaskId& Program::task_of(int replica, int stage, Op op, int mb) {
   const std::size_t i =
       ((static_cast<std::size_t>(replica) * schedule.stages + stage) * 3 + kind_of(op)) *
-          schedule.microbatches + mb;
+          schedule.microbatches +
+      mb;
   return task_index_.at(i);
 }
 
@@ -24,8 +25,12 @@ WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int var
   const auto key = std::make_tuple(static_cast<int>(type), stage, variant, chunk);
   auto it = works_.find(key);
   if (it != works_.end()) return it->second;
-  Work w{c.duration, c.flops, c.bytes, static_cast<std::uint8_t>(type),
-         static_cast<std::int16_t>(stage), static_cast<std::int16_t>(chunk)};
+  Work w{c.duration,
+         c.flops,
+         c.bytes,
+         static_cast<std::uint8_t>(type),
+         static_cast<std::int16_t>(stage),
+         static_cast<std::int16_t>(chunk)};
   const WorkId id = builder.add_work(w);
   works_.emplace(key, id);
   return id;

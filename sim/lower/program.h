@@ -1,10 +1,10 @@
 #pragma once
 // The lowering state that passes share: the graph under construction, the simulated ranks,
 // each rank's streams, and an index from (replica, stage, op, micro-batch) to compute tasks.
-#include <map>       // std::map
-#include <tuple>     // std::tuple
-#include <utility>   // std::pair
-#include <vector>    // std::vector
+#include <map>      // std::map
+#include <tuple>    // std::tuple
+#include <utility>  // std::pair
+#include <vector>   // std::vector
 
 #include "cost/cost_model.h"
 #include "graph/task_graph.h"

@@ -22,7 +22,9 @@ struct RankSet {
   int replicas = 1;  ///< simulated pipeline replicas ((tp, dp) pairs)
 
   /// Index of the simulated rank at `c`, or -1 when it is folded away.
-  int find(const Coord& c, const Layout& l) const { return index_of_global[static_cast<std::size_t>(l.rank_of(c))]; }
+  int find(const Coord& c, const Layout& l) const {
+    return index_of_global[static_cast<std::size_t>(l.rank_of(c))];
+  }
   /// 0 .. replicas-1: which (tp, dp) pipeline replica a simulated rank belongs to.
   int replica(const SimRank& r) const { return folded ? 0 : r.coord.dp * tp_size + r.coord.tp; }
   int tp_size = 1;

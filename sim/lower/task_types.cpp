@@ -4,44 +4,68 @@ namespace trainsim {
 
 const char* task_type_name(TaskType t) {
   switch (t) {
-    case TaskType::Forward: return "forward";
-    case TaskType::Backward: return "backward";
-    case TaskType::BackwardInput: return "backward-input";
-    case TaskType::BackwardWeight: return "backward-weight";
-    case TaskType::Optimizer: return "optimizer";
-    case TaskType::SendActivation: return "send-activation";
-    case TaskType::RecvActivation: return "recv-activation";
-    case TaskType::SendGradient: return "send-gradient";
-    case TaskType::RecvGradient: return "recv-gradient";
-    case TaskType::TpCollective: return "tp-collective";
-    case TaskType::DpCollective: return "dp-collective";
+    case TaskType::Forward:
+      return "forward";
+    case TaskType::Backward:
+      return "backward";
+    case TaskType::BackwardInput:
+      return "backward-input";
+    case TaskType::BackwardWeight:
+      return "backward-weight";
+    case TaskType::Optimizer:
+      return "optimizer";
+    case TaskType::SendActivation:
+      return "send-activation";
+    case TaskType::RecvActivation:
+      return "recv-activation";
+    case TaskType::SendGradient:
+      return "send-gradient";
+    case TaskType::RecvGradient:
+      return "recv-gradient";
+    case TaskType::TpCollective:
+      return "tp-collective";
+    case TaskType::DpCollective:
+      return "dp-collective";
   }
   return "?";
 }
 
 const char* task_type_letter(TaskType t) {
   switch (t) {
-    case TaskType::Forward: return "F";
-    case TaskType::Backward: return "B";
-    case TaskType::BackwardInput: return "I";
-    case TaskType::BackwardWeight: return "W";
-    case TaskType::Optimizer: return "opt";
+    case TaskType::Forward:
+      return "F";
+    case TaskType::Backward:
+      return "B";
+    case TaskType::BackwardInput:
+      return "I";
+    case TaskType::BackwardWeight:
+      return "W";
+    case TaskType::Optimizer:
+      return "opt";
     case TaskType::SendActivation:
-    case TaskType::SendGradient: return "send";
+    case TaskType::SendGradient:
+      return "send";
     case TaskType::RecvActivation:
-    case TaskType::RecvGradient: return "recv";
-    case TaskType::TpCollective: return "tp";
-    case TaskType::DpCollective: return "dp";
+    case TaskType::RecvGradient:
+      return "recv";
+    case TaskType::TpCollective:
+      return "tp";
+    case TaskType::DpCollective:
+      return "dp";
   }
   return "?";
 }
 
 const char* stream_type_name(StreamType s) {
   switch (s) {
-    case StreamType::Compute: return "compute";
-    case StreamType::Send: return "send";
-    case StreamType::Recv: return "recv";
-    case StreamType::DataParallel: return "dp-comm";
+    case StreamType::Compute:
+      return "compute";
+    case StreamType::Send:
+      return "send";
+    case StreamType::Recv:
+      return "recv";
+    case StreamType::DataParallel:
+      return "dp-comm";
   }
   return "?";
 }
@@ -51,7 +75,9 @@ bool is_pipeline_compute(TaskType t) {
          t == TaskType::BackwardWeight;
 }
 
-bool is_compute(TaskType t) { return is_pipeline_compute(t) || t == TaskType::Optimizer; }
+bool is_compute(TaskType t) {
+  return is_pipeline_compute(t) || t == TaskType::Optimizer;
+}
 
 bool is_p2p(TaskType t) {
   return t == TaskType::SendActivation || t == TaskType::RecvActivation ||

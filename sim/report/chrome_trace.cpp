@@ -18,7 +18,9 @@ std::string us(TimeNs ns) {
   return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
 }
 
-std::string q(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string q(const std::string& s) {
+  return nlohmann::json(s).dump();
+}
 
 }  // namespace
 
@@ -29,7 +31,8 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
   std::vector<int> tid(g.streams.size(), 0), next_tid(ranks.size(), 1);
   for (StreamId s = 0; s < g.streams.size(); ++s) {
     const auto owner = g.streams[s].owner;
-    tid[s] = static_cast<StreamType>(g.streams[s].type) == StreamType::Compute ? 0 : next_tid[owner]++;
+    tid[s] =
+        static_cast<StreamType>(g.streams[s].type) == StreamType::Compute ? 0 : next_tid[owner]++;
   }
   bool first = true;
   auto emit = [&](const std::string& e) {
@@ -41,11 +44,13 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     const SimRank& rk = ranks[r];
     std::string name = fmt::format("rank {} · pp {} · tp {} · dp {}", rk.global, rk.coord.pp,
                                    rk.coord.tp, rk.coord.dp);
-    if (rk.multiplicity > 1) name += fmt::format(" (stands for {} identical ranks)", rk.multiplicity);
+    if (rk.multiplicity > 1)
+      name += fmt::format(" (stands for {} identical ranks)", rk.multiplicity);
     emit(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})",
                      rk.global, q(name)));
-    emit(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
-                     rk.global, r));
+    emit(fmt::format(
+        R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
+        rk.global, r));
   }
   for (StreamId s = 0; s < g.streams.size(); ++s) {
     const StreamInfo& si = g.streams[s];
@@ -53,12 +58,14 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     std::string name = stream_type_name(static_cast<StreamType>(si.type));
     if (si.peer >= 0) {
       const bool send = static_cast<StreamType>(si.type) == StreamType::Send;
-      name = fmt::format("{} rank {}", send ? "send →" : "recv ←", ranks[static_cast<std::size_t>(si.peer)].global);
+      name = fmt::format("{} rank {}", send ? "send →" : "recv ←",
+                         ranks[static_cast<std::size_t>(si.peer)].global);
     }
     emit(fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
                      pid, tid[s], q(name)));
-    emit(fmt::format(R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
-                     pid, tid[s], tid[s]));
+    emit(fmt::format(
+        R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+        pid, tid[s], tid[s]));
   }
   for (TaskId t = 0; t < g.size(); ++t) {
     const Task& task = g.tasks[t];
@@ -94,12 +101,14 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     if (from == kNone || to == kNone) continue;
     const auto& fs = g.tasks[from];
     const auto& ts = g.tasks[to];
-    emit(fmt::format(R"({{"ph":"s","name":"p2p","cat":"compute","id":{},"pid":{},"tid":{},"ts":{}}})",
-                     rv + 1, ranks[g.streams[fs.stream].owner].global, tid[fs.stream],
-                     us(tl.start[from] + kTraceOriginNs)));
-    emit(fmt::format(R"({{"ph":"f","bp":"e","name":"p2p","cat":"compute","id":{},"pid":{},"tid":{},"ts":{}}})",
-                     rv + 1, ranks[g.streams[ts.stream].owner].global, tid[ts.stream],
-                     us(tl.start[to] + kTraceOriginNs)));
+    emit(fmt::format(
+        R"({{"ph":"s","name":"p2p","cat":"compute","id":{},"pid":{},"tid":{},"ts":{}}})", rv + 1,
+        ranks[g.streams[fs.stream].owner].global, tid[fs.stream],
+        us(tl.start[from] + kTraceOriginNs)));
+    emit(fmt::format(
+        R"({{"ph":"f","bp":"e","name":"p2p","cat":"compute","id":{},"pid":{},"tid":{},"ts":{}}})",
+        rv + 1, ranks[g.streams[ts.stream].owner].global, tid[ts.stream],
+        us(tl.start[to] + kTraceOriginNs)));
   }
   nlohmann::json other;
   other["generator"] = "trainsim";

@@ -49,24 +49,25 @@ std::string format_report(const StepReport& r) {
     if (r.mfu) o += fmt::format("   MFU {:.1f} %", *r.mfu * 100);
     o += "\n";
   }
-  o += fmt::format("bubble               {:.4f} of the pipeline phase (idle / total, Zero Bubble "
-                   "convention)\n",
-                   r.bubble_fraction_of_step);
-  o += fmt::format("                     {:.4f} over ideal compute (idle / busy, Megatron "
-                   "convention)\n",
-                   r.bubble_over_ideal);
+  o += fmt::format(
+      "bubble               {:.4f} of the pipeline phase (idle / total, Zero Bubble "
+      "convention)\n",
+      r.bubble_fraction_of_step);
+  o += fmt::format(
+      "                     {:.4f} over ideal compute (idle / busy, Megatron "
+      "convention)\n",
+      r.bubble_over_ideal);
   if (r.cost_per_million_tokens)
     o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
                      *r.cost_per_million_tokens, *r.price_per_gpu_hour);
   o += "------------------------------------\n";
   o += "stage   compute busy      idle        first start   last end\n";
   for (const auto& s : r.stages)
-    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}\n", s.stage, format_time(s.compute_busy_s),
-                     format_time(s.idle_s), format_time(s.first_compute_start_s),
-                     format_time(s.last_compute_end_s));
+    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}\n", s.stage,
+                     format_time(s.compute_busy_s), format_time(s.idle_s),
+                     format_time(s.first_compute_start_s), format_time(s.last_compute_end_s));
   o += fmt::format("simulated {} tasks on {} ranks{}\n", thousands(static_cast<double>(r.tasks)),
-                   r.simulated_ranks,
-                   r.folded ? " (identical TP/DP peers folded)" : "");
+                   r.simulated_ranks, r.folded ? " (identical TP/DP peers folded)" : "");
   return o;
 }
 
@@ -75,8 +76,8 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["scenario"] = r.scenario;
   j["scenario_name"] = r.scenario_name;
   j["schedule"] = r.schedule;
-  j["layout"] = {{"gpus", r.gpus}, {"dp", r.dp}, {"tp", r.tp}, {"pp", r.pp}, {"vpp", r.vpp},
-                 {"microbatches", r.microbatches}};
+  j["layout"] = {{"gpus", r.gpus}, {"dp", r.dp},   {"tp", r.tp},
+                 {"pp", r.pp},     {"vpp", r.vpp}, {"microbatches", r.microbatches}};
   j["gpu"] = r.gpu;
   j["step_time_s"] = r.step_time_s;
   j["pipeline_time_s"] = r.pipeline_time_s;
@@ -88,8 +89,8 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["mfu"] = r.mfu ? nlohmann::json(*r.mfu) : nlohmann::json(nullptr);
   j["bubble"] = {{"fraction_of_step", r.bubble_fraction_of_step},
                  {"over_ideal", r.bubble_over_ideal}};
-  j["cost_per_1m_tokens"] =
-      r.cost_per_million_tokens ? nlohmann::json(*r.cost_per_million_tokens) : nlohmann::json(nullptr);
+  j["cost_per_1m_tokens"] = r.cost_per_million_tokens ? nlohmann::json(*r.cost_per_million_tokens)
+                                                      : nlohmann::json(nullptr);
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& s : r.stages)
     stages.push_back({{"stage", s.stage},
@@ -99,7 +100,8 @@ nlohmann::json report_to_json(const StepReport& r) {
                       {"idle_s", s.idle_s},
                       {"optimizer_s", s.optimizer_s}});
   j["stages"] = stages;
-  j["simulation"] = {{"tasks", r.tasks}, {"simulated_ranks", r.simulated_ranks}, {"folded", r.folded}};
+  j["simulation"] = {
+      {"tasks", r.tasks}, {"simulated_ranks", r.simulated_ranks}, {"folded", r.folded}};
   return j;
 }
 
@@ -107,10 +109,9 @@ std::string format_comparison(const std::vector<StepReport>& reports) {
   if (reports.empty()) return "";
   std::string o = fmt::format("scenario {} · {}\n\n", reports.front().scenario_name,
                               layout_line(reports.front()));
-  o += fmt::format("{:<18} {:>12} {:>10} {:>10} {:>8} {:>14}\n", "schedule", "step time",
-                   "bubble", "bubble", "MFU", "tokens/s");
-  o += fmt::format("{:<18} {:>12} {:>10} {:>10} {:>8} {:>14}\n", "", "", "/step", "/ideal", "",
-                   "");
+  o += fmt::format("{:<18} {:>12} {:>10} {:>10} {:>8} {:>14}\n", "schedule", "step time", "bubble",
+                   "bubble", "MFU", "tokens/s");
+  o += fmt::format("{:<18} {:>12} {:>10} {:>10} {:>8} {:>14}\n", "", "", "/step", "/ideal", "", "");
   for (const auto& r : reports)
     o += fmt::format("{:<18} {:>12} {:>10.4f} {:>10.4f} {:>8} {:>14}\n", r.schedule,
                      format_time(r.step_time_s), r.bubble_fraction_of_step, r.bubble_over_ideal,

@@ -13,7 +13,7 @@
 namespace trainsim {
 
 struct StageStats {
-  int stage = 0;  ///< pipeline rank
+  int stage = 0;              ///< pipeline rank
   double compute_busy_s = 0;  ///< F/B/I/W time on the stage's compute stream
   double first_compute_start_s = 0;
   double last_compute_end_s = 0;
@@ -29,7 +29,7 @@ struct StepReport {
   int dp = 1, tp = 1, pp = 1, vpp = 1, microbatches = 0;
   std::string gpu;  ///< device name, empty without a cluster
   double step_time_s = 0;
-  double pipeline_time_s = 0;  ///< first F to last backward
+  double pipeline_time_s = 0;   ///< first F to last backward
   double after_pipeline_s = 0;  ///< DP reduction and optimizer after the pipeline drains
   double tokens_per_step = 0;   ///< 0 when unknown (no model)
   double tokens_per_s = 0;

@@ -2,8 +2,12 @@
 
 namespace trainsim {
 namespace {
-int get(const Coord& c, Axis a) { return a == Axis::TP ? c.tp : a == Axis::DP ? c.dp : c.pp; }
-void set(Coord& c, Axis a, int v) { (a == Axis::TP ? c.tp : a == Axis::DP ? c.dp : c.pp) = v; }
+int get(const Coord& c, Axis a) {
+  return a == Axis::TP ? c.tp : a == Axis::DP ? c.dp : c.pp;
+}
+void set(Coord& c, Axis a, int v) {
+  (a == Axis::TP ? c.tp : a == Axis::DP ? c.dp : c.pp) = v;
+}
 }  // namespace
 
 int Layout::stride(Axis a) const {

@@ -44,9 +44,9 @@ struct CostOverrides {
 
 /// `efficiency:` — overrides of the analytic model's constants (cost/constants.h has defaults).
 struct EfficiencyOverrides {
-  std::optional<double> gemm;            ///< fraction of peak FLOP/s a large GEMM reaches
-  std::optional<double> memory;          ///< fraction of HBM bandwidth streaming kernels reach
-  std::optional<TimeNs> kernel_launch;   ///< fixed cost per kernel
+  std::optional<double> gemm;           ///< fraction of peak FLOP/s a large GEMM reaches
+  std::optional<double> memory;         ///< fraction of HBM bandwidth streaming kernels reach
+  std::optional<TimeNs> kernel_launch;  ///< fixed cost per kernel
 };
 
 struct Scenario {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/quantity.h"
@@ -17,7 +17,9 @@
 namespace trainsim {
 namespace {
 
-std::string join(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
+std::string join(const std::vector<std::string>& v) {
+  return fmt::format("{}", fmt::join(v, ", "));
+}
 
 std::string show(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
@@ -65,7 +67,8 @@ class Reader {
   }
 
   void expect_map(const Field& f, const std::vector<std::string>& allowed) const {
-    if (!f.node.IsMap()) fail(f, fmt::format("expected a map with keys {}, got {}", join(allowed), show(f.node)));
+    if (!f.node.IsMap())
+      fail(f, fmt::format("expected a map with keys {}, got {}", join(allowed), show(f.node)));
     for (const auto& kv : f.node) {
       const std::string key = kv.first.as<std::string>();
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
@@ -85,8 +88,7 @@ class Reader {
     if (!f.node.IsScalar() || !YAML::convert<long long>::decode(f.node, v))
       fail(f, fmt::format("expected an integer >= {}, got {}", min, show(f.node)));
     if (v < min || v > max) {
-      if (max >= (1LL << 30))
-        fail(f, fmt::format("expected an integer >= {}, got {}", min, v));
+      if (max >= (1LL << 30)) fail(f, fmt::format("expected an integer >= {}, got {}", min, v));
       fail(f, fmt::format("expected an integer in [{}, {}], got {}", min, max, v));
     }
     return v;
@@ -166,8 +168,8 @@ ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::strin
   m.layers = static_cast<int>(need("num_hidden_layers"));
   m.ffn_hidden = need("intermediate_size");
   m.heads = static_cast<int>(need("num_attention_heads"));
-  m.kv_heads = j.contains("num_key_value_heads") ? static_cast<int>(need("num_key_value_heads"))
-                                                  : m.heads;
+  m.kv_heads =
+      j.contains("num_key_value_heads") ? static_cast<int>(need("num_key_value_heads")) : m.heads;
   m.vocab = need("vocab_size");
   m.tied_embeddings = j.value("tie_word_embeddings", false);
   const std::string act = j.value("hidden_act", "silu");
@@ -215,8 +217,8 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
   if (Field k = r.child(f, "name"); k.present()) m.name = r.str(k);
   if (m.name.empty()) m.name = "custom";
   if (m.hidden % m.heads != 0)
-    r.fail(r.child(f, "heads"), fmt::format("hidden ({}) must be divisible by heads ({})",
-                                            m.hidden, m.heads));
+    r.fail(r.child(f, "heads"),
+           fmt::format("hidden ({}) must be divisible by heads ({})", m.hidden, m.heads));
   if (m.heads % m.kv_heads != 0)
     r.fail(r.child(f, "kv_heads"),
            fmt::format("heads ({}) must be divisible by kv_heads ({})", m.heads, m.kv_heads));
@@ -228,7 +230,9 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
 
 LinkSpec read_link(const Reader& r, const Field& f, LinkSpec def, bool have_default) {
   if (!f.present()) {
-    if (!have_default) r.fail(f, "required: {bandwidth: \"…GB/s\", latency: \"…us\"} (no GPU preset to default from)");
+    if (!have_default)
+      r.fail(f,
+             "required: {bandwidth: \"…GB/s\", latency: \"…us\"} (no GPU preset to default from)");
     return def;
   }
   r.expect_map(f, {"bandwidth", "latency"});
@@ -255,7 +259,8 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
                                join(gpu_preset_names())));
     return p;
   };
-  if (!g.present()) r.fail(g, fmt::format("required: a preset ({}) or a map", join(gpu_preset_names())));
+  if (!g.present())
+    r.fail(g, fmt::format("required: a preset ({}) or a map", join(gpu_preset_names())));
   if (g.node.IsScalar()) {
     preset = find(g);
     c.gpu = preset->device;
@@ -317,10 +322,13 @@ std::array<Axis, 3> read_order(const Reader& r, const Field& f) {
     parts.push_back(part);
   }
   bool seen[3] = {false, false, false};
-  if (parts.size() != 3) r.fail(f, "expected a permutation of \"tp,dp,pp\" (fastest first), got " + show(f.node));
+  if (parts.size() != 3)
+    r.fail(f, "expected a permutation of \"tp,dp,pp\" (fastest first), got " + show(f.node));
   for (int i = 0; i < 3; ++i) {
-    Axis a = parts[i] == "tp" ? Axis::TP : parts[i] == "dp" ? Axis::DP : parts[i] == "pp" ? Axis::PP
-                                                                                       : Axis(-1);
+    Axis a = parts[i] == "tp"   ? Axis::TP
+             : parts[i] == "dp" ? Axis::DP
+             : parts[i] == "pp" ? Axis::PP
+                                : Axis(-1);
     if (static_cast<int>(a) < 0 || seen[static_cast<int>(a)])
       r.fail(f, "expected a permutation of \"tp,dp,pp\" (fastest first), got " + show(f.node));
     seen[static_cast<int>(a)] = true;
@@ -364,7 +372,8 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
         cur[keys[i]]["name"] = name;
         next = cur[keys[i]];
       } else if (!next.IsMap()) {
-        throw ScenarioError(where, path, fmt::format("\"{}\" is {}, not a map", keys[i], show(next)));
+        throw ScenarioError(where, path,
+                            fmt::format("\"{}\" is {}, not a map", keys[i], show(next)));
       }
       cur.reset(next);
     }
@@ -374,12 +383,14 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
   return applied;
 }
 
-Scenario build(YAML::Node root, const std::string& source, const std::vector<std::string>& overrides) {
+Scenario build(YAML::Node root, const std::string& source,
+               const std::vector<std::string>& overrides) {
   auto overridden = apply_overrides(root, overrides);
   Reader r(source, overridden);
   const std::string base_dir = std::filesystem::path(source).parent_path().string();
   Field top{root, "", root.Mark()};
-  if (!root.IsMap()) r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
+  if (!root.IsMap())
+    r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
   r.expect_map(top, {"name", "description", "model", "training", "cluster", "parallelism",
                      "schedule", "costs", "efficiency", "pricing"});
   Scenario s;
@@ -408,8 +419,8 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   // training
   Field tr = r.child(top, "training");
   if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
-  r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches",
-                    "precision", "optimizer", "recompute"});
+  r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
+                    "optimizer", "recompute"});
   if (Field f = r.child(tr, "seq_len"); f.present())
     s.training.seq_len = r.int32(f, 1);
   else if (s.model)
@@ -437,12 +448,14 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
   if (!gbs.present() && !mbs.present())
     r.fail(gbs, "required (sequences per step), or give training.microbatches");
   if (Field f = r.child(tr, "precision"); f.present())
-    s.training.precision = r.choice<Precision>(f, {{"bf16", Precision::BF16}, {"fp16", Precision::FP16}});
+    s.training.precision =
+        r.choice<Precision>(f, {{"bf16", Precision::BF16}, {"fp16", Precision::FP16}});
   if (Field f = r.child(tr, "optimizer"); f.present())
     r.choice<int>(f, {{"adam", 0}, {"adamw", 0}});
   if (Field f = r.child(tr, "recompute"); f.present())
-    s.training.recompute = r.choice<Recompute>(
-        f, {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}});
+    s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},
+                                                   {"selective", Recompute::Selective},
+                                                   {"full", Recompute::Full}});
 
   // cluster
   Field cl = r.child(top, "cluster");
@@ -497,14 +510,16 @@ Scenario build(YAML::Node root, const std::string& source, const std::vector<std
       if (c.forward.empty())
         r.fail(r.child(co, "forward"), "required when the scenario has no model");
       if (c.backward.empty() && c.backward_input.empty())
-        r.fail(r.child(co, "backward"), "required when the scenario has no model (or backward_input + backward_weight)");
+        r.fail(r.child(co, "backward"),
+               "required when the scenario has no model (or backward_input + backward_weight)");
     }
     s.costs = c;
   }
 
   if (!s.model && !s.costs)
-    r.fail(model, fmt::format("required: a preset ({}), a map, or {{hf_config: path}} — or give costs:",
-                              join(model_preset_names())));
+    r.fail(model,
+           fmt::format("required: a preset ({}), a map, or {{hf_config: path}} — or give costs:",
+                       join(model_preset_names())));
   if (s.model && !s.has_cluster)
     r.fail(cl, fmt::format("required when a model is given: {{gpu: {}, gpus_per_node, nodes}}",
                            join(gpu_preset_names())));
@@ -557,7 +572,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "", "invalid YAML: " + e.msg);
+    throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "",
+                        "invalid YAML: " + e.msg);
   }
   return build(root, source, overrides);
 }

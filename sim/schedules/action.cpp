@@ -6,10 +6,14 @@ namespace trainsim {
 
 char op_letter(Op op) {
   switch (op) {
-    case Op::F: return 'F';
-    case Op::B: return 'B';
-    case Op::I: return 'I';
-    case Op::W: return 'W';
+    case Op::F:
+      return 'F';
+    case Op::B:
+      return 'B';
+    case Op::I:
+      return 'I';
+    case Op::W:
+      return 'W';
   }
   return '?';
 }
@@ -25,11 +29,20 @@ std::optional<Action> parse_action(std::string_view text) {
   auto [q, ec] = std::from_chars(p, end, a.stage);
   if (ec != std::errc() || q == end || a.stage < 0) return std::nullopt;
   switch (*q) {
-    case 'F': a.op = Op::F; break;
-    case 'B': a.op = Op::B; break;
-    case 'I': a.op = Op::I; break;
-    case 'W': a.op = Op::W; break;
-    default: return std::nullopt;
+    case 'F':
+      a.op = Op::F;
+      break;
+    case 'B':
+      a.op = Op::B;
+      break;
+    case 'I':
+      a.op = Op::I;
+      break;
+    case 'W':
+      a.op = Op::W;
+      break;
+    default:
+      return std::nullopt;
   }
   ++q;
   auto [r, ec2] = std::from_chars(q, end, a.microbatch);

@@ -13,15 +13,20 @@ namespace {
 const std::vector<ScheduleEntry>& entries() {
   static const std::vector<ScheduleEntry> kEntries{
       {"afab", {"gpipe"}, "all forwards, then all backwards (GPipe)", &generate_afab, {}},
-      {"1f1b", {"one-f-one-b", "pipedream-flush"}, "one forward, one backward (PipeDream-Flush)",
-       &generate_1f1b, {}},
+      {"1f1b",
+       {"one-f-one-b", "pipedream-flush"},
+       "one forward, one backward (PipeDream-Flush)",
+       &generate_1f1b,
+       {}},
   };
   return kEntries;
 }
 
 }  // namespace
 
-std::span<const ScheduleEntry> schedule_entries() { return entries(); }
+std::span<const ScheduleEntry> schedule_entries() {
+  return entries();
+}
 
 std::vector<std::string> schedule_names() {
   std::vector<std::string> names;
@@ -45,13 +50,15 @@ Schedule make_schedule(const std::string& name, const ScheduleParams& params) {
     bool known = false;
     for (const auto& o : e.options) known = known || o == key;
     if (!known)
-      throw ScheduleError(fmt::format("schedule {} has no option \"{}\"; its options: {}", e.name,
-                                      key, e.options.empty() ? "none" : fmt::format("{}", fmt::join(e.options, ", "))));
+      throw ScheduleError(
+          fmt::format("schedule {} has no option \"{}\"; its options: {}", e.name, key,
+                      e.options.empty() ? "none" : fmt::format("{}", fmt::join(e.options, ", "))));
   }
   if (params.pp < 1 || params.microbatches < 1 || params.vpp < 1)
-    throw ScheduleError(fmt::format("{} needs pp >= 1, microbatches >= 1, vpp >= 1; got pp = {}, "
-                                    "m = {}, vpp = {}",
-                                    e.name, params.pp, params.microbatches, params.vpp));
+    throw ScheduleError(
+        fmt::format("{} needs pp >= 1, microbatches >= 1, vpp >= 1; got pp = {}, "
+                    "m = {}, vpp = {}",
+                    e.name, params.pp, params.microbatches, params.vpp));
   Schedule s = e.generate(params);
   s.name = e.name;
   validate_schedule(s);

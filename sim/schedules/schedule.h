@@ -22,8 +22,8 @@ struct Schedule {
   int ranks = 0;
   int stages = 0;
   int microbatches = 0;
-  std::vector<int> stage_rank;                ///< stage -> pipeline rank
-  std::vector<std::vector<Action>> actions;   ///< per rank, in execution order
+  std::vector<int> stage_rank;               ///< stage -> pipeline rank
+  std::vector<std::vector<Action>> actions;  ///< per rank, in execution order
 
   int chunks() const { return ranks ? stages / ranks : 0; }
   /// Which of a rank's chunks holds `stage` (0 for the first chunk on that rank).

@@ -14,16 +14,14 @@ struct DoneTable {
   int m;
   std::vector<int> f, bi, w;  // step at which done, or -1
   DoneTable(int stages, int mb)
-      : m(mb),
-        f(static_cast<std::size_t>(stages * mb), -1),
-        bi(f.size(), -1),
-        w(f.size(), -1) {}
+      : m(mb), f(static_cast<std::size_t>(stages * mb), -1), bi(f.size(), -1), w(f.size(), -1) {}
   std::size_t at(int stage, int mb) const { return static_cast<std::size_t>(stage * m + mb); }
 };
 
 std::string label(const Schedule& s, const Action& a, bool full = false) {
   // With one stage per rank the stage is implied by the row; otherwise PyTorch's full form.
-  if (s.stages == s.ranks && !full) return std::string(1, op_letter(a.op)) + std::to_string(a.microbatch);
+  if (s.stages == s.ranks && !full)
+    return std::string(1, op_letter(a.op)) + std::to_string(a.microbatch);
   return to_string(a);
 }
 
@@ -47,13 +45,15 @@ bool ready(const Schedule& s, const DoneTable& d, const Action& a, int t) {
   UnitRun partial;
   partial.steps.resize(static_cast<std::size_t>(s.ranks));
   for (int r = 0; r < s.ranks; ++r)
-    partial.steps[static_cast<std::size_t>(r)].assign(s.actions[static_cast<std::size_t>(r)].size(), -1);
+    partial.steps[static_cast<std::size_t>(r)].assign(s.actions[static_cast<std::size_t>(r)].size(),
+                                                      -1);
   // Show the actions in list order (one per column) so the marked one is visible.
   for (int r = 0; r < s.ranks; ++r)
     for (std::size_t i = 0; i < s.actions[static_cast<std::size_t>(r)].size(); ++i)
       partial.steps[static_cast<std::size_t>(r)][i] = static_cast<int>(i);
   partial.makespan = 0;
-  for (const auto& l : s.actions) partial.makespan = std::max(partial.makespan, static_cast<int>(l.size()));
+  for (const auto& l : s.actions)
+    partial.makespan = std::max(partial.makespan, static_cast<int>(l.size()));
   throw ScheduleError(fmt::format("{} (pp = {}, m = {}, stages = {}): {}\n{}", s.name, s.ranks,
                                   s.microbatches, s.stages, why,
                                   format_grid(s, partial, rank, index)));
@@ -67,7 +67,8 @@ UnitRun run_unit_steps(const Schedule& s) {
   std::vector<std::size_t> next(static_cast<std::size_t>(s.ranks), 0);
   std::size_t total = 0, finished = 0;
   for (int r = 0; r < s.ranks; ++r) {
-    run.steps[static_cast<std::size_t>(r)].assign(s.actions[static_cast<std::size_t>(r)].size(), -1);
+    run.steps[static_cast<std::size_t>(r)].assign(s.actions[static_cast<std::size_t>(r)].size(),
+                                                  -1);
     total += s.actions[static_cast<std::size_t>(r)].size();
   }
   DoneTable d(s.stages, s.microbatches);
@@ -116,7 +117,8 @@ std::string format_grid(const Schedule& s, const UnitRun& run, int mark_rank, in
         tail = "  blocked at " + text;
     }
     out += fmt::format("rank {:>2} |", r);
-    for (const auto& c : cells) out += fmt::format(" {:<{}}", c, width + ((mark_rank >= 0) ? 2 : 0));
+    for (const auto& c : cells)
+      out += fmt::format(" {:<{}}", c, width + ((mark_rank >= 0) ? 2 : 0));
     out += tail + "\n";
   }
   return out;
@@ -127,10 +129,12 @@ void validate_schedule(const Schedule& s) {
                  "schedule dimensions must be positive");
   if (static_cast<int>(s.stage_rank.size()) != s.stages ||
       static_cast<int>(s.actions.size()) != s.ranks)
-    throw ScheduleError(fmt::format("{}: placement lists {} stages and {} ranks, expected {} and {}",
-                                    s.name, s.stage_rank.size(), s.actions.size(), s.stages, s.ranks));
+    throw ScheduleError(
+        fmt::format("{}: placement lists {} stages and {} ranks, expected {} and {}", s.name,
+                    s.stage_rank.size(), s.actions.size(), s.stages, s.ranks));
   // Count each (stage, op, mb) and check placement.
-  const std::size_t cells = static_cast<std::size_t>(s.stages) * static_cast<std::size_t>(s.microbatches);
+  const std::size_t cells =
+      static_cast<std::size_t>(s.stages) * static_cast<std::size_t>(s.microbatches);
   std::vector<int> nf(cells, 0), nb(cells, 0), ni(cells, 0), nw(cells, 0);
   for (int r = 0; r < s.ranks; ++r) {
     const auto& list = s.actions[static_cast<std::size_t>(r)];
@@ -148,14 +152,15 @@ void validate_schedule(const Schedule& s) {
       int& n = a.op == Op::F ? nf[k] : a.op == Op::B ? nb[k] : a.op == Op::I ? ni[k] : nw[k];
       if (++n > 1) fail(s, r, static_cast<int>(i), fmt::format("{} appears twice", to_string(a)));
       if (a.op == Op::B && ni[k] + nw[k] > 0)
-        fail(s, r, static_cast<int>(i), fmt::format("{} mixes a fused B with split I/W", to_string(a)));
+        fail(s, r, static_cast<int>(i),
+             fmt::format("{} mixes a fused B with split I/W", to_string(a)));
     }
   }
   for (int st = 0; st < s.stages; ++st)
     for (int mb = 0; mb < s.microbatches; ++mb) {
       const std::size_t k = static_cast<std::size_t>(st * s.microbatches + mb);
-      const bool backward_ok = (nb[k] == 1 && ni[k] == 0 && nw[k] == 0) ||
-                               (nb[k] == 0 && ni[k] == 1 && nw[k] == 1);
+      const bool backward_ok =
+          (nb[k] == 1 && ni[k] == 0 && nw[k] == 0) || (nb[k] == 0 && ni[k] == 1 && nw[k] == 1);
       if (nf[k] != 1 || !backward_ok)
         fail(s, -1, -1,
              fmt::format("stage {} micro-batch {} must run F once and B once (or I and W once); "
@@ -173,7 +178,8 @@ void validate_schedule(const Schedule& s) {
               "{} (pp = {}, m = {}, stages = {}): deadlock: no rank can run its next action; "
               "rank {} waits at {}\n{}",
               s.name, s.ranks, s.microbatches, s.stages, r,
-              to_string(s.actions[static_cast<std::size_t>(r)][i]), format_grid(s, run, r, static_cast<int>(i))));
+              to_string(s.actions[static_cast<std::size_t>(r)][i]),
+              format_grid(s, run, r, static_cast<int>(i))));
         }
     }
   }

@@ -12,10 +12,11 @@ using namespace trainsim;
 namespace {
 
 Scenario costs_only(int p, int m, const char* schedule) {
-  return parse_scenario(fmt::format("parallelism: {{pp: {}}}\ntraining: {{microbatches: {}}}\n"
-                                    "schedule: {}\ncosts: {{forward: 1ms, backward: 2ms, p2p: 0.1ms}}\n",
-                                    p, m, schedule),
-                        "bench.yaml");
+  return parse_scenario(
+      fmt::format("parallelism: {{pp: {}}}\ntraining: {{microbatches: {}}}\n"
+                  "schedule: {}\ncosts: {{forward: 1ms, backward: 2ms, p2p: 0.1ms}}\n",
+                  p, m, schedule),
+      "bench.yaml");
 }
 
 // Llama-3.1-405B on 16,384 H100s (2048 nodes of 8): tp 8, pp 16, dp 128, m = 16, ZeRO-1.
@@ -37,14 +38,22 @@ void run(benchmark::State& state, const Scenario& s, bool fold) {
     benchmark::DoNotOptimize(t.makespan);
   }
   state.counters["tasks"] = static_cast<double>(tasks);
-  state.counters["tasks_per_s"] =
-      benchmark::Counter(static_cast<double>(tasks) * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["tasks_per_s"] = benchmark::Counter(
+      static_cast<double>(tasks) * state.iterations(), benchmark::Counter::kIsRate);
 }
 
-void BM_pipeline_1f1b_p64_m1024(benchmark::State& st) { run(st, costs_only(64, 1024, "1f1b"), true); }
-void BM_pipeline_afab_p64_m1024(benchmark::State& st) { run(st, costs_only(64, 1024, "afab"), true); }
-void BM_llama405b_16384_folded(benchmark::State& st) { run(st, llama405b(), true); }
-void BM_llama405b_16384_expanded(benchmark::State& st) { run(st, llama405b(), false); }
+void BM_pipeline_1f1b_p64_m1024(benchmark::State& st) {
+  run(st, costs_only(64, 1024, "1f1b"), true);
+}
+void BM_pipeline_afab_p64_m1024(benchmark::State& st) {
+  run(st, costs_only(64, 1024, "afab"), true);
+}
+void BM_llama405b_16384_folded(benchmark::State& st) {
+  run(st, llama405b(), true);
+}
+void BM_llama405b_16384_expanded(benchmark::State& st) {
+  run(st, llama405b(), false);
+}
 
 }  // namespace
 
