@@ -110,8 +110,17 @@ TEST_CASE("scenario: a model too small for the pipeline is rejected", "[scenario
 
 TEST_CASE("scenario: a malformed --set is rejected", "[scenario]") {
   CHECK_THAT(error_of(kGood, {"parallelism.pp"}), Catch::Contains("expected key.path=value"));
-  CHECK_THAT(error_of(kGood, {"model.layers=4"}),
-             Catch::Contains("\"model\" is \"llama-3.2-1b\", not a map"));
+  CHECK_THAT(error_of(kGood, {"training.seq_len.x=4"}),
+             Catch::Contains("\"seq_len\" is \"1024\", not a map"));
+}
+
+TEST_CASE("scenario: --set widens preset shorthands to override one key", "[scenario]") {
+  // `model: llama-3.2-1b` becomes {preset: llama-3.2-1b, layers: 8}; same for cluster.gpu.
+  const Scenario s = parse_scenario(kGood, "s.yaml", {"model.layers=8", "cluster.gpu.memory=40GB"});
+  CHECK(s.model->layers == 8);
+  CHECK(s.model->hidden == 2048);
+  CHECK(s.cluster.gpu.memory == Approx(40e9));
+  CHECK(s.cluster.gpu.peak_flops == Approx(989e12));
 }
 
 TEST_CASE("scenario: a schedule that cannot run with p, m, v names the schedule key",

@@ -337,6 +337,12 @@ std::array<Axis, 3> read_order(const Reader& r, const Field& f) {
   return order;
 }
 
+// True when keys[0..i] names a shorthand scalar that stands for a map.
+bool widen_key(const std::vector<std::string>& keys, std::size_t i) {
+  if (i == 0) return keys[0] == "schedule" || keys[0] == "model";
+  return i == 1 && keys[0] == "cluster" && keys[1] == "gpu";
+}
+
 std::map<std::string, std::string> apply_overrides(YAML::Node& root,
                                                    const std::vector<std::string>& overrides) {
   std::map<std::string, std::string> applied;
@@ -365,11 +371,12 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
       if (!next.IsDefined() || next.IsNull()) {
         cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
         next = cur[keys[i]];
-      } else if (next.IsScalar() && keys[i] == "schedule") {
-        // `schedule: 1f1b` is shorthand for {name: 1f1b}; widen it so options can be set.
-        const std::string name = next.Scalar();
+      } else if (next.IsScalar() && widen_key(keys, i)) {
+        // `schedule: 1f1b`, `model: llama-3.1-8b`, `gpu: h100-sxm` are shorthands for maps;
+        // widen them so a single key can be overridden.
+        const std::string value = next.Scalar();
         cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
-        cur[keys[i]]["name"] = name;
+        cur[keys[i]][keys[i] == "schedule" ? "name" : "preset"] = value;
         next = cur[keys[i]];
       } else if (!next.IsMap()) {
         throw ScenarioError(where, path,
