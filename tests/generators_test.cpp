@@ -1,8 +1,11 @@
 #include "schedules/generators.h"
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
+#include "schedules/registry.h"
 #include "schedules/validate.h"
 #include "test_util.h"
 
@@ -51,4 +54,80 @@ TEST_CASE("1F1B: makespan is (m+p-1)(F+B) with uniform costs", "[generators][clo
       CHECK(test::makespan(test::pipeline(p, m, 1, 2), "1f1b") == expected);
       CHECK(test::makespan(test::pipeline(p, m, 1, 2), "afab") == expected);
     }
+}
+
+TEST_CASE("interleaved 1F1B: makespan is (m·v + p − 1)(F+B)/v with uniform costs",
+          "[generators][closed-form]") {
+  // Stage costs F = 12 ms, B = 24 ms (divisible by every v) split evenly over v chunks;
+  // bubble (p−1)(F+B)/v.
+  for (int p : {2, 4})
+    for (int v : {2, 3, 4})
+      for (int m : {p, 2 * p, 3 * p}) {
+        INFO("p = " << p << ", v = " << v << ", m = " << m);
+        Scenario s = test::pipeline(p, m, 12, 24);
+        s.layout.vpp = v;
+        const TimeNs expected = static_cast<TimeNs>(m * v + p - 1) * 36 * kNsPerMs / v;
+        CHECK(test::makespan(s, "interleaved-1f1b") == expected);
+      }
+}
+
+TEST_CASE("interleaved 1F1B: group size g between p and m changes the order, not validity",
+          "[generators]") {
+  for (int g : {4, 8, 16}) {
+    ScheduleParams params{4, 16, 2, {{"group_size", std::to_string(g)}}};
+    INFO("g = " << g);
+    const Schedule s = generate_interleaved_1f1b(params);
+    CHECK_NOTHROW(validate_schedule(s));
+    // Warm-up on rank 0: 2(p − 1) + (v − 1)·g forwards before the first backward.
+    const auto& r0 = s.actions[0];
+    const auto first_b =
+        std::find_if(r0.begin(), r0.end(), [](const Action& a) { return a.op == Op::B; });
+    CHECK(first_b - r0.begin() == std::min(2 * 3 + g, 32) + 1);  // + the steady state's first F
+  }
+}
+
+TEST_CASE("interleaved 1F1B: impossible sizes say what is required", "[generators]") {
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 1, {}}), Catch::Contains("vpp >= 2"));
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 7, 2, {}}),
+                    Catch::Contains("multiple of group_size") && Catch::Contains("m = 4 or 8"));
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 2, {{"group_size", "2"}}}),
+                    Catch::Contains("pp <= group_size <= microbatches"));
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 2, {{"group_size", "four"}}}),
+                    Catch::Contains("must be an integer"));
+}
+
+TEST_CASE("looped BFS: makespan is (m·v + p − 1)(F+B)/v when m >= p", "[generators][closed-form]") {
+  // Like AFAB over the m·v chunk passes: fill and drain once, (p−1) chunk-steps each way.
+  for (int p : {2, 4})
+    for (int v : {1, 2, 3})
+      for (int m : {p, 2 * p + 1}) {
+        INFO("p = " << p << ", v = " << v << ", m = " << m);
+        Scenario s = test::pipeline(p, m, 12, 24);
+        s.layout.vpp = v;
+        const TimeNs expected = static_cast<TimeNs>(m * v + p - 1) * 36 * kNsPerMs / v;
+        CHECK(test::makespan(s, "looped-bfs") == expected);
+      }
+}
+
+TEST_CASE("every registered schedule runs without deadlock over a grid of p, m and v",
+          "[generators]") {
+  for (const auto& e : schedule_entries())
+    for (int p : {1, 2, 3, 4, 8})
+      for (int v : {1, 2, 3})
+        for (int m : {1, p, 2 * p - 1, 2 * p, 2 * p + 1, 4 * p}) {
+          if (m < 1) continue;
+          INFO(e.name << ": p = " << p << ", m = " << m << ", v = " << v);
+          Schedule s;
+          try {
+            s = e.generate({p, m, v, {}});
+          } catch (const ScheduleError& err) {
+            // A refusal must say what is required.
+            CHECK_THAT(err.what(), Catch::Contains("needs") || Catch::Contains("runs one chunk"));
+            continue;
+          }
+          CHECK_NOTHROW(validate_schedule(s));
+          Scenario sc = test::pipeline(p, m, 1, 2, 0.1);
+          sc.layout.vpp = v;
+          CHECK(test::makespan(sc, e.name) > 0);  // no deadlock in the task graph either
+        }
 }

@@ -59,3 +59,17 @@ pricing: {gpu_hour: 3.0}
   // $3/GPU-hour · 2 GPUs · step hours / tokens · 1e6.
   CHECK(*r.cost_per_million_tokens == Approx(3.0 * 2 * r.step_time_s / 3600 / tokens * 1e6));
 }
+
+TEST_CASE("interleaved 1F1B: bubble is (p-1)/(v·m) over ideal and (p-1)/(v·m+p-1) of the step",
+          "[report][closed-form]") {
+  for (int p : {2, 4})
+    for (int v : {2, 4})
+      for (int m : {p, 4 * p}) {
+        INFO("p = " << p << ", v = " << v << ", m = " << m);
+        Scenario s = test::pipeline(p, m, 12, 24);
+        s.layout.vpp = v;
+        const StepReport r = make_report(simulate(s, {"interleaved-1f1b", true}));
+        CHECK(r.bubble_over_ideal == Approx(double(p - 1) / (v * m)));
+        CHECK(r.bubble_fraction_of_step == Approx(double(p - 1) / (v * m + p - 1)));
+      }
+}

@@ -93,7 +93,7 @@ int cmd_compare(const CompareArgs& a) {
     } catch (const ScheduleError& e) {
       // With "all", schedules that cannot run this layout are listed, not fatal.
       if (a.schedules != "all") throw;
-      skipped.push_back(fmt::format("{}: {}", n, e.what()));
+      skipped.push_back(e.detail());
       continue;
     }
     reports.push_back(make_report(timelines.back()));

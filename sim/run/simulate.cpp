@@ -33,11 +33,12 @@ Schedule schedule_for(const Scenario& sc, const std::string& name) {
   try {
     return make_schedule(n, params);
   } catch (const ScheduleError& e) {
+    if (!name.empty() && name != sc.schedule.name)  // chosen on the command line
+      throw ScheduleError(fmt::format("--schedule {}: {}", name, e.detail()));
     const std::string where = !sc.schedule.origin.empty() ? sc.schedule.origin
                               : sc.source.empty()         ? "scenario"
                                                           : sc.source;
-    const std::string key = name.empty() ? "schedule" : "--schedule " + name;
-    throw ScheduleError(fmt::format("{}: {}: {}", where, key, e.detail()));
+    throw ScheduleError(fmt::format("{}: schedule: {}", where, e.detail()));
   }
 }
 

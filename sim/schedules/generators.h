@@ -9,5 +9,11 @@ namespace trainsim {
 Schedule generate_afab(const ScheduleParams& p);
 /// 1F1B (PipeDream-Flush): rank r warms up with min(p-r-1, m) forwards, then alternates F and B.
 Schedule generate_1f1b(const ScheduleParams& p);
+/// Megatron interleaved 1F1B: v ≥ 2 chunks per rank (stage c·p + r), depth-first in groups of
+/// g micro-batches (option group_size, default p; p ≤ g ≤ m, m a multiple of g).
+Schedule generate_interleaved_1f1b(const ScheduleParams& p);
+/// Breadth-first looping: all micro-batches through chunk 0, then chunk 1, …; backwards in
+/// reverse chunk order. Any v ≥ 1.
+Schedule generate_looped_bfs(const ScheduleParams& p);
 
 }  // namespace trainsim

@@ -18,6 +18,16 @@ const std::vector<ScheduleEntry>& entries() {
        "one forward, one backward (PipeDream-Flush)",
        &generate_1f1b,
        {}},
+      {"interleaved-1f1b",
+       {"interleaved", "megatron-interleaved"},
+       "Megatron interleaved 1F1B: v chunks per rank, depth-first groups",
+       &generate_interleaved_1f1b,
+       {"group_size"}},
+      {"looped-bfs",
+       {"bfs"},
+       "breadth-first looping over v chunks per rank",
+       &generate_looped_bfs,
+       {}},
   };
   return kEntries;
 }
