@@ -31,5 +31,9 @@ expect 2 "does not exist" -- "$bin" run /no/such/file.yaml
 expect 2 "required" -- "$bin" run
 expect 0 "trace written" -- "$bin" compare "$src/scenarios/default.yaml" --trace-dir "$tmp/traces"
 ls "$tmp/traces"/*.json >/dev/null || { echo "FAIL: compare wrote no traces"; fail=1; }
+expect 0 "wrote" -- "$bin" schedule --pp 4 -m 8 --vpp 2 -s interleaved-1f1b --export-csv "$tmp/s.csv"
+expect 0 "rank  3" -- "$bin" schedule --csv "$tmp/s.csv"
+printf '0F0,0B0\n1B0,1F0\n' > "$tmp/bad.csv"
+expect 2 "1B0 comes before 1F0" -- "$bin" schedule --csv "$tmp/bad.csv"
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

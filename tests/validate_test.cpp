@@ -53,11 +53,17 @@ TEST_CASE("validator: a duplicated action is rejected", "[validate]") {
 }
 
 TEST_CASE("validator: a schedule whose ranks wait on each other is a deadlock", "[validate]") {
-  // Rank 1 wants B of micro-batch 1 before it has run F1; rank 0 waits for that gradient
-  // before it sends F1: neither can move after the first steps.
-  Schedule s = two_stage({{{0, Op::F, 0}, {0, Op::B, 0}, {0, Op::B, 1}, {0, Op::F, 1}},
-                          {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::B, 1}, {1, Op::F, 1}}});
+  // Rank 1 starts with F1, which needs 0F1; rank 0 runs 0B0 before 0F1, and 0B0 needs 1B0,
+  // which is behind 1F1 on rank 1: neither can move after 0F0.
+  Schedule s = two_stage({{{0, Op::F, 0}, {0, Op::B, 0}, {0, Op::F, 1}, {0, Op::B, 1}},
+                          {{1, Op::F, 1}, {1, Op::F, 0}, {1, Op::B, 0}, {1, Op::B, 1}}});
   CHECK_THROWS_WITH(validate_schedule(s), Catch::Contains("deadlock") &&
-                                              Catch::Contains("rank 0 waits at 0B1") &&
-                                              Catch::Contains(">0B1<"));
+                                              Catch::Contains("rank 0 waits at 0B0") &&
+                                              Catch::Contains(">0B0<"));
+}
+
+TEST_CASE("validator: a backward before its own forward is named", "[validate]") {
+  Schedule s = two_stage({{{0, Op::F, 0}, {0, Op::B, 0}, {0, Op::B, 1}, {0, Op::F, 1}},
+                          {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::F, 1}, {1, Op::B, 1}}});
+  CHECK_THROWS_WITH(validate_schedule(s), Catch::Contains("0B1 comes before 0F1 on rank 0"));
 }

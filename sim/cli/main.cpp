@@ -2,6 +2,7 @@
 // and only here (style.md habit 10).
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "report/report_format.h"
 #include "run/simulate.h"
 #include "scenario/scenario_loader.h"
+#include "schedules/csv.h"
 #include "schedules/registry.h"
 #include "schedules/validate.h"
 
@@ -48,6 +50,8 @@ struct ScheduleArgs {
   int vpp = 1;
   std::string schedule = "1f1b";
   bool list = false;
+  std::string export_csv;
+  std::string csv;
 };
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -132,7 +136,19 @@ int cmd_schedule(const ScheduleArgs& a) {
     }
     return 0;
   }
-  const Schedule s = make_schedule(a.schedule, {a.pp, a.microbatches, a.vpp, {}});
+  Schedule s;
+  if (!a.csv.empty()) {
+    s = load_schedule_csv(a.csv);
+    validate_schedule(s);
+  } else {
+    s = make_schedule(a.schedule, {a.pp, a.microbatches, a.vpp, {}});
+  }
+  if (!a.export_csv.empty()) {
+    std::ofstream out(a.export_csv);
+    if (!(out << schedule_to_csv(s))) throw InputError("cannot write \"" + a.export_csv + "\"");
+    std::cout << "wrote " << a.export_csv << " (torch.distributed.pipelining CSV)\n";
+    return 0;
+  }
   const UnitRun run = run_unit_steps(s);
   std::cout << fmt::format("{}: pp = {}, m = {}, vpp = {} (each action one time unit)\n", s.name,
                            s.ranks, s.microbatches, s.chunks());
@@ -189,6 +205,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   sch->add_option("--schedule,-s", sa.schedule, "Schedule name")->capture_default_str();
   sch->add_flag("--list", sa.list, "List the registered schedules");
+  sch->add_option(
+      "--export-csv", sa.export_csv,
+      "Write the schedule as a torch.distributed.pipelining CSV instead of printing it");
+  sch->add_option("--csv", sa.csv,
+                  "Load a PyTorch CSV schedule (validated) instead of generating one")
+      ->check(CLI::ExistingFile);
 
   try {
     app.parse(argc, argv);

@@ -8,7 +8,9 @@
 #include "graph/cycle.h"
 #include "lower/lowering.h"
 #include "lower/task_types.h"
+#include "schedules/csv.h"
 #include "schedules/registry.h"
+#include "schedules/validate.h"
 
 namespace trainsim {
 namespace {
@@ -26,11 +28,30 @@ std::string describe(const TaskGraph& g, const RankSet& ranks, TaskId t) {
 
 }  // namespace
 
+namespace {
+
+// `schedule: {csv: path}`: load, check it matches the scenario's layout, validate.
+Schedule csv_schedule(const Scenario& sc) {
+  Schedule s = load_schedule_csv(sc.schedule.csv);
+  const Layout& l = sc.layout;
+  if (s.ranks != l.pp || s.stages != l.pp * l.vpp || s.microbatches != sc.microbatches())
+    throw ScheduleError(fmt::format(
+        "{} has {} ranks, {} stages and {} micro-batches; the scenario has pp = {}, pp × vpp = {} "
+        "stages and m = {} micro-batches",
+        sc.schedule.csv, s.ranks, s.stages, s.microbatches, l.pp, l.pp * l.vpp, sc.microbatches()));
+  validate_schedule(s);
+  return s;
+}
+
+}  // namespace
+
 Schedule schedule_for(const Scenario& sc, const std::string& name) {
   const std::string n = name.empty() ? sc.schedule.name : name;
   ScheduleParams params{sc.layout.pp, sc.microbatches(), sc.layout.vpp, {}};
   if (name.empty() || name == sc.schedule.name) params.options = sc.schedule.options;
   try {
+    if ((name.empty() || name == sc.schedule.name) && !sc.schedule.csv.empty())
+      return csv_schedule(sc);
     return make_schedule(n, params);
   } catch (const ScheduleError& e) {
     if (!name.empty() && name != sc.schedule.name)  // chosen on the command line

@@ -30,6 +30,7 @@ struct ScheduleSpec {
   std::string name = "1f1b";
   std::map<std::string, std::string> options;
   std::string origin;  ///< "file:line" (or "--set …") of the `schedule` key, for messages
+  std::string csv;     ///< `schedule: {csv: path}`: a PyTorch CSV schedule (path resolved)
 };
 
 /// `costs:` — explicit durations of one micro-batch on each pipeline stage (one entry per

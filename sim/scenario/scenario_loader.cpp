@@ -488,9 +488,14 @@ Scenario build(YAML::Node root, const std::string& source,
       for (const auto& kv : sch.node) {
         const std::string key = kv.first.as<std::string>();
         Field opt{kv.second, sch.path + "." + key, kv.second.Mark()};
-        if (key == "name")
+        if (key == "name") {
           s.schedule.name = r.str(opt);
-        else
+        } else if (key == "csv") {
+          std::filesystem::path csv = r.str(opt);
+          if (csv.is_relative()) csv = std::filesystem::path(base_dir) / csv;
+          s.schedule.csv = csv.string();
+          s.schedule.name = "csv";
+        } else
           s.schedule.options[key] = r.str(opt);
       }
     }

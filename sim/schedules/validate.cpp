@@ -167,6 +167,25 @@ void validate_schedule(const Schedule& s) {
                          "found F×{}, B×{}, I×{}, W×{}",
                          st, mb, nf[k], nb[k], ni[k], nw[k]));
     }
+  // Same-rank order: a backward after its forward, W after its I.
+  for (int r = 0; r < s.ranks; ++r) {
+    const auto& list = s.actions[static_cast<std::size_t>(r)];
+    std::vector<char> seen_f(cells, 0), seen_i(cells, 0);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Action& a = list[i];
+      const std::size_t k = static_cast<std::size_t>(a.stage * s.microbatches + a.microbatch);
+      if (a.op == Op::F) seen_f[k] = 1;
+      if (a.op == Op::I) seen_i[k] = 1;
+      if ((a.op == Op::B || a.op == Op::I) && !seen_f[k])
+        fail(s, r, static_cast<int>(i),
+             fmt::format("{} comes before {}F{} on rank {}: a backward needs its forward first",
+                         to_string(a), a.stage, a.microbatch, r));
+      if (a.op == Op::W && !seen_i[k])
+        fail(s, r, static_cast<int>(i),
+             fmt::format("{} comes before {}I{} on rank {}: W needs its input gradient first",
+                         to_string(a), a.stage, a.microbatch, r));
+    }
+  }
   const UnitRun run = run_unit_steps(s);
   if (!run.complete) {
     // Mark the first rank whose next action is blocked.

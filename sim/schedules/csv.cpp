@@ -1,0 +1,137 @@
+#include "schedules/csv.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace trainsim {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\"");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\"");
+  return s.substr(b, e - b + 1);
+}
+
+// A cell as (stage, op text, micro-batch): "2BW13" -> {2, "BW", 13}.
+struct Cell {
+  int stage = -1;
+  std::string op;
+  int mb = -1;
+};
+
+bool split_cell(const std::string& text, Cell& c) {
+  std::size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  std::size_t j = i;
+  while (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j]))) ++j;
+  if (i == 0 || j == i || j == text.size()) return false;
+  for (std::size_t k = j; k < text.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
+  c.stage = std::stoi(text.substr(0, i));
+  c.op = text.substr(i, j - i);
+  c.mb = std::stoi(text.substr(j));
+  return true;
+}
+
+}  // namespace
+
+std::string schedule_to_csv(const Schedule& s) {
+  std::string out;
+  for (const auto& list : s.actions) {
+    for (std::size_t i = 0; i < list.size(); ++i) out += (i ? "," : "") + to_string(list[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+Schedule schedule_from_csv(const std::string& text, const std::string& source) {
+  struct Placed {
+    Cell cell;
+    int line, column;
+  };
+  std::vector<std::vector<Placed>> rows;
+  std::istringstream in(text);
+  std::string line;
+  bool has_i = false, has_bw = false, has_w = false;
+  for (int ln = 1; std::getline(in, line); ++ln) {
+    if (trim(line).empty() && in.peek() == EOF) break;
+    rows.emplace_back();
+    std::istringstream cells(line);
+    std::string raw;
+    for (int col = 1; std::getline(cells, raw, ','); ++col) {
+      const std::string t = trim(raw);
+      if (t.empty() || t == "None") continue;  // an idle step
+      if (t.find('_') != std::string::npos || t.find("UNSHARD") != std::string::npos ||
+          t.find("RESHARD") != std::string::npos)
+        continue;  // communication or sharding: the passes add their own
+      Cell c;
+      if (!split_cell(t, c) ||
+          (c.op != "F" && c.op != "B" && c.op != "I" && c.op != "W" && c.op != "BW"))
+        throw ScheduleError(fmt::format(
+            "{}:{}: cell {}: \"{}\" is not an action; expected STAGE OP MICROBATCH with OP one of "
+            "F, I, W, B, BW (e.g. 0F0)",
+            source, ln, col, t));
+      has_i = has_i || c.op == "I";
+      has_bw = has_bw || c.op == "BW";
+      has_w = has_w || c.op == "W";
+      rows.back().push_back({c, ln, col});
+    }
+  }
+  if (rows.empty()) throw ScheduleError(source + ": no rows (one row per rank expected)");
+  // Older PyTorch: B = input backward, BW = full backward. Recognised by BW, or by B next to W
+  // with no I.
+  const bool old_spelling = has_bw || (has_w && !has_i);
+  Schedule s;
+  s.name = "csv";
+  s.ranks = static_cast<int>(rows.size());
+  s.actions.resize(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (const auto& p : rows[r]) {
+      Op op = Op::F;
+      if (p.cell.op == "I" || (p.cell.op == "B" && old_spelling))
+        op = Op::I;
+      else if (p.cell.op == "W")
+        op = Op::W;
+      else if (p.cell.op == "B" || p.cell.op == "BW")
+        op = Op::B;
+      s.actions[r].push_back({p.cell.stage, op, p.cell.mb});
+      s.stages = std::max(s.stages, p.cell.stage + 1);
+      s.microbatches = std::max(s.microbatches, p.cell.mb + 1);
+    }
+  s.stage_rank.assign(static_cast<std::size_t>(s.stages), -1);
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (const auto& p : rows[r]) {
+      int& owner = s.stage_rank[static_cast<std::size_t>(p.cell.stage)];
+      if (owner >= 0 && owner != static_cast<int>(r))
+        throw ScheduleError(
+            fmt::format("{}:{}: cell {}: stage {} appears on rank {} and rank {}; "
+                        "a stage lives on one rank",
+                        source, p.line, p.column, p.cell.stage, owner, r));
+      owner = static_cast<int>(r);
+    }
+  for (int st = 0; st < s.stages; ++st)
+    if (s.stage_rank[static_cast<std::size_t>(st)] < 0)
+      throw ScheduleError(fmt::format("{}: stage {} has no actions (stages 0..{} expected)", source,
+                                      st, s.stages - 1));
+  if (s.stages % s.ranks != 0)
+    throw ScheduleError(
+        fmt::format("{}: {} stages on {} ranks: every rank must hold the same "
+                    "number of chunks",
+                    source, s.stages, s.ranks));
+  return s;
+}
+
+Schedule load_schedule_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ScheduleError("cannot open schedule CSV \"" + path + "\"");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return schedule_from_csv(ss.str(), path);
+}
+
+}  // namespace trainsim
