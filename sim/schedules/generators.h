@@ -5,6 +5,9 @@
 
 namespace trainsim {
 
+/// An action-less schedule with one chunk per rank; throws ScheduleError when p.vpp != 1.
+Schedule empty_pipeline(const char* name, const ScheduleParams& p);
+
 /// All-forward-all-backward (GPipe): every rank runs F0..F(m-1), then B0..B(m-1).
 Schedule generate_afab(const ScheduleParams& p);
 /// 1F1B (PipeDream-Flush): rank r warms up with min(p-r-1, m) forwards, then alternates F and B.

@@ -1,15 +1,11 @@
 #include <algorithm>
 
-#include "core/error.h"
 #include "schedules/generators.h"
 
 namespace trainsim {
 
 Schedule generate_1f1b(const ScheduleParams& p) {
-  if (p.vpp != 1)
-    throw ScheduleError("1f1b runs one chunk per rank (vpp = 1), got vpp = " +
-                        std::to_string(p.vpp) + "; for chunks use interleaved-1f1b");
-  Schedule s{"1f1b", p.pp, p.pp, p.microbatches, looped_placement(p.pp, 1), {}};
+  Schedule s = empty_pipeline("1f1b", p);
   s.actions.resize(static_cast<std::size_t>(p.pp));
   const int m = p.microbatches;
   for (int r = 0; r < p.pp; ++r) {

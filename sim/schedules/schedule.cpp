@@ -1,5 +1,8 @@
 #include "schedules/schedule.h"
 
+#include "core/error.h"
+#include "schedules/generators.h"
+
 namespace trainsim {
 
 int Schedule::chunk_of(int stage) const {
@@ -21,6 +24,13 @@ std::vector<int> looped_placement(int pp, int vpp) {
   std::vector<int> r(static_cast<std::size_t>(pp * vpp));
   for (int s = 0; s < pp * vpp; ++s) r[static_cast<std::size_t>(s)] = s % pp;
   return r;
+}
+
+Schedule empty_pipeline(const char* name, const ScheduleParams& p) {
+  if (p.vpp != 1)
+    throw ScheduleError(std::string(name) + " runs one chunk per rank (vpp = 1), got vpp = " +
+                        std::to_string(p.vpp) + "; for chunks use interleaved-1f1b or looped-bfs");
+  return Schedule{name, p.pp, p.pp, p.microbatches, looped_placement(p.pp, 1), {}};
 }
 
 std::vector<int> v_placement(int pp) {
