@@ -35,5 +35,8 @@ expect 0 "wrote" -- "$bin" schedule --pp 4 -m 8 --vpp 2 -s interleaved-1f1b --ex
 expect 0 "rank  3" -- "$bin" schedule --csv "$tmp/s.csv"
 printf '0F0,0B0\n1B0,1F0\n' > "$tmp/bad.csv"
 expect 2 "1B0 comes before 1F0" -- "$bin" schedule --csv "$tmp/bad.csv"
+expect 0 "rank   3 |" -- "$bin" schedule --pp 4 -m 8 --timeline --width 60
+expect 0 "bubble" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms --backward-weight 1ms
+expect 2 "backward_input" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "report/ascii_gantt.h"
 #include "report/chrome_trace.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
@@ -52,6 +53,9 @@ struct ScheduleArgs {
   bool list = false;
   std::string export_csv;
   std::string csv;
+  bool timeline = false;
+  int width = 100;
+  std::string forward = "1ms", backward = "2ms", backward_input, backward_weight, p2p = "0ms";
 };
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -149,6 +153,31 @@ int cmd_schedule(const ScheduleArgs& a) {
     std::cout << "wrote " << a.export_csv << " (torch.distributed.pipelining CSV)\n";
     return 0;
   }
+  if (a.timeline) {
+    // Simulate the schedule as a costs-only pipeline study with the given per-stage costs.
+    std::vector<std::string> sets{
+        fmt::format("parallelism.pp={}", s.ranks), fmt::format("parallelism.vpp={}", s.chunks()),
+        fmt::format("training.microbatches={}", s.microbatches),
+        fmt::format("costs.forward={}", a.forward), fmt::format("costs.p2p={}", a.p2p)};
+    if (!a.backward_input.empty() || !a.backward_weight.empty()) {
+      sets.push_back(fmt::format("costs.backward_input={}", a.backward_input));
+      sets.push_back(fmt::format("costs.backward_weight={}", a.backward_weight));
+    } else {
+      sets.push_back(fmt::format("costs.backward={}", a.backward));
+    }
+    Scenario sc = parse_scenario("name: schedule\n", "trainsim schedule", sets);
+    sc.schedule.name = s.name;
+    if (!a.csv.empty())
+      sc.schedule.csv = a.csv;
+    else
+      sc.schedule.options = {};
+    const Timeline tl = simulate(sc, {a.csv.empty() ? s.name : "", true});
+    std::cout << format_gantt(tl, a.width);
+    const StepReport r = make_report(tl);
+    std::cout << fmt::format("bubble {:.4f} of the step, {:.4f} over ideal\n",
+                             r.bubble_fraction_of_step, r.bubble_over_ideal);
+    return 0;
+  }
   const UnitRun run = run_unit_steps(s);
   std::cout << fmt::format("{}: pp = {}, m = {}, vpp = {} (each action one time unit)\n", s.name,
                            s.ranks, s.microbatches, s.chunks());
@@ -208,6 +237,19 @@ int main(int argc, char** argv) {
   sch->add_option(
       "--export-csv", sa.export_csv,
       "Write the schedule as a torch.distributed.pipelining CSV instead of printing it");
+  sch->add_flag("--timeline", sa.timeline,
+                "Simulate the schedule with the costs below and draw an ASCII Gantt");
+  sch->add_option("--width", sa.width, "Gantt width in columns")->capture_default_str();
+  sch->add_option("--forward", sa.forward, "--timeline: forward time per stage")
+      ->capture_default_str();
+  sch->add_option("--backward", sa.backward, "--timeline: fused backward per stage")
+      ->capture_default_str();
+  sch->add_option("--backward-input", sa.backward_input,
+                  "--timeline: input-gradient time (split backward)");
+  sch->add_option("--backward-weight", sa.backward_weight,
+                  "--timeline: weight-gradient time (split backward)");
+  sch->add_option("--p2p", sa.p2p, "--timeline: stage-to-stage transfer time")
+      ->capture_default_str();
   sch->add_option("--csv", sa.csv,
                   "Load a PyTorch CSV schedule (validated) instead of generating one")
       ->check(CLI::ExistingFile);
