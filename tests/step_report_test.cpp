@@ -73,3 +73,24 @@ TEST_CASE("interleaved 1F1B: bubble is (p-1)/(v·m) over ideal and (p-1)/(v·m+p
         CHECK(r.bubble_fraction_of_step == Approx(double(p - 1) / (v * m + p - 1)));
       }
 }
+
+TEST_CASE("report: 1F1B holds p − r micro-batches on stage r, AFAB all m", "[report]") {
+  const int p = 4, m = 8;
+  const StepReport one = make_report(simulate(test::pipeline(p, m, 1, 2)));
+  const StepReport all = make_report(simulate(test::pipeline(p, m, 1, 2, 0, "afab")));
+  for (int r = 0; r < p; ++r) {
+    CHECK(one.stages[static_cast<std::size_t>(r)].peak_in_flight == p - r);
+    CHECK(all.stages[static_cast<std::size_t>(r)].peak_in_flight == m);
+  }
+}
+
+TEST_CASE("report: p2p volume counts every boundary crossing of every micro-batch", "[report]") {
+  // Llama-3.2-1B, s = 1024, b = 1: one transfer carries s·b·h·2 = 1024·2048·2 = 4,194,304 bytes.
+  // pp = 2, m = 4, dp = 2: per replica 4 activations + 4 gradients, 2 replicas: 16 transfers.
+  const Scenario s = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 4}
+parallelism: {dp: 2, pp: 2}
+)");
+  CHECK(make_report(simulate(s)).p2p_bytes == Approx(16 * 4194304.0));
+}

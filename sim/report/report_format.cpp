@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "core/quantity.h"
 
 namespace trainsim {
@@ -61,11 +63,12 @@ std::string format_report(const StepReport& r) {
     o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
                      *r.cost_per_million_tokens, *r.price_per_gpu_hour);
   o += "------------------------------------\n";
-  o += "stage   compute busy      idle        first start   last end\n";
+  o += "stage   compute busy      idle        first start   last end   peak in flight\n";
   for (const auto& s : r.stages)
-    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}\n", s.stage,
+    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}   {:>8.3g} mb\n", s.stage,
                      format_time(s.compute_busy_s), format_time(s.idle_s),
-                     format_time(s.first_compute_start_s), format_time(s.last_compute_end_s));
+                     format_time(s.first_compute_start_s), format_time(s.last_compute_end_s),
+                     s.peak_in_flight);
   o += fmt::format("simulated {} tasks on {} ranks{}\n", thousands(static_cast<double>(r.tasks)),
                    r.simulated_ranks, r.folded ? " (identical TP/DP peers folded)" : "");
   return o;
@@ -98,8 +101,10 @@ nlohmann::json report_to_json(const StepReport& r) {
                       {"first_compute_start_s", s.first_compute_start_s},
                       {"last_compute_end_s", s.last_compute_end_s},
                       {"idle_s", s.idle_s},
-                      {"optimizer_s", s.optimizer_s}});
+                      {"optimizer_s", s.optimizer_s},
+                      {"peak_in_flight", s.peak_in_flight}});
   j["stages"] = stages;
+  j["p2p_bytes"] = r.p2p_bytes;
   j["simulation"] = {
       {"tasks", r.tasks}, {"simulated_ranks", r.simulated_ranks}, {"folded", r.folded}};
   return j;
@@ -109,14 +114,21 @@ std::string format_comparison(const std::vector<StepReport>& reports) {
   if (reports.empty()) return "";
   std::string o = fmt::format("scenario {} · {}\n\n", reports.front().scenario_name,
                               layout_line(reports.front()));
-  o += fmt::format("{:<18} {:>12} {:>10} {:>10} {:>8} {:>14}\n", "schedule", "step time", "bubble",
-                   "bubble", "MFU", "tokens/s");
-  o += fmt::format("{:<18} {:>12} {:>10} {:>10} {:>8} {:>14}\n", "", "", "/step", "/ideal", "", "");
-  for (const auto& r : reports)
-    o += fmt::format("{:<18} {:>12} {:>10.4f} {:>10.4f} {:>8} {:>14}\n", r.schedule,
+  o += fmt::format("{:<18} {:>12} {:>9} {:>9} {:>7} {:>12} {:>10} {:>10}\n", "schedule",
+                   "step time", "bubble", "bubble", "MFU", "tokens/s", "peak mb", "p2p");
+  o += fmt::format("{:<18} {:>12} {:>9} {:>9} {:>7} {:>12} {:>10} {:>10}\n", "", "", "/step",
+                   "/ideal", "", "", "in flight", "volume");
+  for (const auto& r : reports) {
+    double peak = 0;
+    for (const auto& s : r.stages) peak = std::max(peak, s.peak_in_flight);
+    o += fmt::format("{:<18} {:>12} {:>9.4f} {:>9.4f} {:>7} {:>12} {:>10.3g} {:>10}\n", r.schedule,
                      format_time(r.step_time_s), r.bubble_fraction_of_step, r.bubble_over_ideal,
                      r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
-                     r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-");
+                     r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-", peak,
+                     r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-");
+  }
+  o += "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
+       "1F1B: p)\n";
   return o;
 }
 

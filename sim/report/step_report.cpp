@@ -30,15 +30,24 @@ StepReport make_report(const Timeline& tl) {
   const int pp = sc.layout.pp;
   std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
+  // Activation holding per stage: +1 at a forward's start, −1 at the end of the task that
+  // finishes the micro-batch's backward (B, or W when split), per chunk.
+  std::vector<std::vector<std::pair<TimeNs, int>>> holds(busy.size());
+  const bool split = tl.schedule.split_backward();
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
     const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
     if (is_pipeline_compute(type)) r.model_flops += w.flops * rank.multiplicity;
+    if (type == TaskType::SendActivation || type == TaskType::SendGradient)
+      r.p2p_bytes += w.bytes * rank.multiplicity;
     if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
     const auto s = static_cast<std::size_t>(rank.coord.pp);
     if (is_pipeline_compute(type)) {
       busy[s] += tl.end[t] - tl.start[t];
+      if (type == TaskType::Forward) holds[s].push_back({tl.start[t], +1});
+      if (type == (split ? TaskType::BackwardWeight : TaskType::Backward))
+        holds[s].push_back({tl.end[t], -1});
       first[s] = std::min(first[s], tl.start[t]);
       last[s] = std::max(last[s], tl.end[t]);
     } else if (type == TaskType::Optimizer) {
@@ -60,6 +69,10 @@ StepReport make_report(const Timeline& tl) {
     st.last_compute_end_s = to_seconds(last[i]);
     st.idle_s = to_seconds(pipeline - busy[i]);
     st.optimizer_s = to_seconds(opt[i]);
+    std::sort(holds[i].begin(), holds[i].end());  // at equal times, frees (−1) first
+    int held = 0, peak = 0;
+    for (const auto& [time, delta] : holds[i]) peak = std::max(peak, held += delta);
+    st.peak_in_flight = static_cast<double>(peak) / tl.schedule.chunks();
     idle_sum += st.idle_s;
     busy_sum += st.compute_busy_s;
     r.stages.push_back(st);

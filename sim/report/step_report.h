@@ -19,6 +19,9 @@ struct StageStats {
   double last_compute_end_s = 0;
   double idle_s = 0;  ///< pipeline time − compute_busy_s
   double optimizer_s = 0;
+  /// Most micro-batches whose activations the stage holds at once (from a forward's start to
+  /// its last backward task's end), in whole-stage units: a chunk counts 1/v.
+  double peak_in_flight = 0;
 };
 
 struct StepReport {
@@ -41,6 +44,7 @@ struct StepReport {
   std::optional<double> cost_per_million_tokens;  ///< needs pricing and tokens
   std::optional<double> price_per_gpu_hour;
   std::vector<StageStats> stages;
+  double p2p_bytes = 0;  ///< stage-to-stage activation and gradient bytes, all GPUs
   std::size_t tasks = 0;
   int simulated_ranks = 0;
   bool folded = false;
