@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "graph_fixtures.h"
+
 using namespace trainsim;
 
 TEST_CASE("cycle: an acyclic graph has no waiting cycle", "[cycle]") {
@@ -30,13 +32,8 @@ TEST_CASE("cycle: a dependency against stream order is a cycle naming both tasks
 }
 
 TEST_CASE("cycle: rendezvous cross-over across two streams is found", "[cycle]") {
-  TaskGraphBuilder b;
-  const StreamId s0 = b.add_stream({}), s1 = b.add_stream({});
-  const WorkId w = b.add_work({1});
-  const TaskId x = b.add_task(s0, w), y = b.add_task(s0, w);
-  const TaskId u = b.add_task(s1, w), v = b.add_task(s1, w);
-  b.add_rendezvous(std::array<TaskId, 2>{x, v});
-  b.add_rendezvous(std::array<TaskId, 2>{u, y});
+  test::Crossover c;
+  TaskGraphBuilder& b = c.builder;
   const TaskGraph g = b.build();
   // Contracted: {x,v} -> {u,y} via s0 (x before y) and {u,y} -> {x,v} via s1 (u before v).
   CHECK(find_wait_cycle(g).size() == 2);

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "graph_fixtures.h"
+
 using namespace trainsim;
 
 namespace {
@@ -75,15 +77,9 @@ TEST_CASE("engine: rendezvous members start together when the last one is ready"
 }
 
 TEST_CASE("engine: a stuck rendezvous is reported with the member it waits for", "[engine]") {
-  TaskGraphBuilder b;
-  const StreamId s0 = b.add_stream({}), s1 = b.add_stream({});
-  const WorkId w = b.add_work({1});
-  // s0: x then y; s1: u then v. Rendezvous (x, v) and (u, y): x waits for v, which is behind u,
-  // which waits for y, which is behind x — a cross-over deadlock.
-  const TaskId x = b.add_task(s0, w), y = b.add_task(s0, w);
-  const TaskId u = b.add_task(s1, w), v = b.add_task(s1, w);
-  b.add_rendezvous(std::array<TaskId, 2>{x, v});
-  b.add_rendezvous(std::array<TaskId, 2>{u, y});
+  test::Crossover c;
+  const TaskId x = c.x, v = c.v;
+  TaskGraphBuilder& b = c.builder;
   auto r = run(b);
   CHECK_FALSE(r.result.complete());
   CHECK(r.result.completed == 0);
