@@ -126,8 +126,54 @@ TEST_CASE("every registered schedule runs without deadlock over a grid of p, m a
             continue;
           }
           CHECK_NOTHROW(validate_schedule(s));
-          Scenario sc = test::pipeline(p, m, 1, 2, 0.1);
-          sc.layout.vpp = v;
+          // Split costs serve both kinds of schedule (a fused B costs I + W).
+          Scenario sc = test::yaml(fmt::format(
+              "parallelism: {{pp: {}, vpp: {}}}\ntraining: {{microbatches: {}}}\n"
+              "costs: {{forward: 1ms, backward_input: 1ms, backward_weight: 1ms, p2p: 0.1ms}}\n",
+              p, v, m));
           CHECK(test::makespan(sc, e.name) > 0);  // no deadlock in the task graph either
         }
+}
+
+namespace {
+// A costs-only pipeline with a split backward: F, I, W in ms per stage.
+Scenario split_pipeline(int p, int m, int f, int i, int w) {
+  return test::yaml(
+      fmt::format("parallelism: {{pp: {}}}\ntraining: {{microbatches: {}}}\n"
+                  "costs: {{forward: {}ms, backward_input: {}ms, backward_weight: {}ms}}\n",
+                  p, m, f, i, w));
+}
+}  // namespace
+
+TEST_CASE("ZB-H1: makespan m(F+I+W) + (p-1)(F+I-W) when W <= min(F, I)",
+          "[generators][closed-form]") {
+  // Zero Bubble paper, §3.1: 1F1B's bubble (p−1)(F+I+W) shrinks to (p−1)(F+I−W).
+  for (int p : {2, 4, 6})
+    for (int m : {p, 2 * p, 3 * p + 1})
+      for (auto [f, i, w] : {std::tuple{1, 1, 1}, {2, 3, 1}, {3, 2, 1}, {2, 2, 2}}) {
+        INFO("p = " << p << ", m = " << m << ", F/I/W = " << f << "/" << i << "/" << w);
+        const TimeNs expected =
+            static_cast<TimeNs>(m * (f + i + w) + (p - 1) * (f + i - w)) * kNsPerMs;
+        CHECK(test::makespan(split_pipeline(p, m, f, i, w), "zb-h1") == expected);
+      }
+}
+
+TEST_CASE("ZB-H2: makespan m(F+I+W) + (p-1)(F+I-2W) when W <= F and 2W <= I",
+          "[generators][closed-form]") {
+  for (int p : {2, 4, 6})
+    for (int m : {2 * p - 1, 3 * p})
+      for (auto [f, i, w] : {std::tuple{1, 2, 1}, {2, 2, 1}, {3, 4, 1}, {2, 4, 2}}) {
+        INFO("p = " << p << ", m = " << m << ", F/I/W = " << f << "/" << i << "/" << w);
+        const TimeNs expected =
+            static_cast<TimeNs>(m * (f + i + w) + (p - 1) * (f + i - 2 * w)) * kNsPerMs;
+        CHECK(test::makespan(split_pipeline(p, m, f, i, w), "zb-h2") == expected);
+      }
+}
+
+TEST_CASE("ZB-H1 beats 1F1B by 2(p-1)W and ZB-H2 by a further (p-1)W", "[generators]") {
+  // p = 4, m = 12, F = I = 2, W = 1: 1F1B (m+p−1)(F+I+W) = 75, H1 75 − 2·3·1 = 69, H2 66.
+  const Scenario s = split_pipeline(4, 12, 2, 2, 1);
+  CHECK(test::makespan(s, "1f1b") == 75 * kNsPerMs);
+  CHECK(test::makespan(s, "zb-h1") == 69 * kNsPerMs);
+  CHECK(test::makespan(s, "zb-h2") == 66 * kNsPerMs);
 }

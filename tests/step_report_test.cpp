@@ -94,3 +94,17 @@ parallelism: {dp: 2, pp: 2}
 )");
   CHECK(make_report(simulate(s)).p2p_bytes == Approx(16 * 4194304.0));
 }
+
+TEST_CASE("ZB-H1 holds p micro-batches on every rank, ZB-H2 2p − 1", "[report]") {
+  const int p = 4, m = 12;
+  const Scenario s = test::yaml(
+      "parallelism: {pp: 4}\ntraining: {microbatches: 12}\n"
+      "costs: {forward: 2ms, backward_input: 2ms, backward_weight: 1ms}\n");
+  const StepReport h1 = make_report(simulate(s, {"zb-h1", true}));
+  const StepReport h2 = make_report(simulate(s, {"zb-h2", true}));
+  for (int r = 0; r < p; ++r) {
+    CHECK(h1.stages[static_cast<std::size_t>(r)].peak_in_flight == p);
+    CHECK(h2.stages[static_cast<std::size_t>(r)].peak_in_flight == 2 * p - 1);
+  }
+  (void)m;
+}

@@ -182,8 +182,10 @@ int cmd_schedule(const ScheduleArgs& a) {
   std::cout << fmt::format("{}: pp = {}, m = {}, vpp = {} (each action one time unit)\n", s.name,
                            s.ranks, s.microbatches, s.chunks());
   std::cout << format_grid(s, run);
-  std::cout << fmt::format("{} time units; lower bound for m·(F+B) work per rank: {}\n",
-                           run.makespan, 2 * s.microbatches * s.chunks());
+  std::size_t busiest = 0;
+  for (const auto& list : s.actions) busiest = std::max(busiest, list.size());
+  std::cout << fmt::format("{} time units; the busiest rank runs {} actions\n", run.makespan,
+                           busiest);
   return 0;
 }
 

@@ -6,8 +6,8 @@
 namespace trainsim {
 
 ExplicitCostModel::ExplicitCostModel(CostOverrides costs, int vpp,
-                                     std::unique_ptr<CostModel> fallback)
-    : c_(std::move(costs)), vpp_(vpp), fallback_(std::move(fallback)) {}
+                                     std::unique_ptr<CostModel> fallback, std::string source)
+    : c_(std::move(costs)), vpp_(vpp), fallback_(std::move(fallback)), source_(std::move(source)) {}
 
 Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
   Cost base = fallback_ ? fallback_->compute(op, stage, rank) : Cost{};
@@ -28,7 +28,7 @@ Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
       if (!c_.backward_input.empty())
         base.duration = pick(op == Op::I ? c_.backward_input : c_.backward_weight);
       else if (!c_.backward.empty() || !fallback_)
-        throw ScenarioError("costs", "costs.backward",
+        throw ScenarioError(source_, "costs.backward",
                             "this schedule splits the backward into input (I) and weight (W) "
                             "gradients: give costs.backward_input and costs.backward_weight");
       break;
@@ -63,7 +63,8 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& s) {
   std::unique_ptr<CostModel> analytic;
   if (s.model) analytic = std::make_unique<AnalyticCostModel>(s);
   if (!s.costs) return analytic;
-  return std::make_unique<ExplicitCostModel>(*s.costs, s.layout.vpp, std::move(analytic));
+  return std::make_unique<ExplicitCostModel>(*s.costs, s.layout.vpp, std::move(analytic),
+                                             s.source.empty() ? s.name : s.source);
 }
 
 }  // namespace trainsim

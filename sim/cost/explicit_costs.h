@@ -13,7 +13,9 @@ namespace trainsim {
 class ExplicitCostModel : public CostModel {
  public:
   /// `fallback` may be null (no model: collectives and optimizer cost nothing).
-  ExplicitCostModel(CostOverrides costs, int vpp, std::unique_ptr<CostModel> fallback);
+  /// `source` names the scenario in error messages.
+  ExplicitCostModel(CostOverrides costs, int vpp, std::unique_ptr<CostModel> fallback,
+                    std::string source = "scenario");
 
   /// Throws InputError when the schedule needs a duration the costs do not give (a split
   /// backward from a fused `backward`).
@@ -31,6 +33,7 @@ class ExplicitCostModel : public CostModel {
   CostOverrides c_;
   int vpp_;
   std::unique_ptr<CostModel> fallback_;
+  std::string source_;
 };
 
 /// The cost model a scenario asks for: analytic, explicit costs, or explicit over analytic.

@@ -18,5 +18,12 @@ Schedule generate_interleaved_1f1b(const ScheduleParams& p);
 /// Breadth-first looping: all micro-batches through chunk 0, then chunk 1, …; backwards in
 /// reverse chunk order. Any v ≥ 1.
 Schedule generate_looped_bfs(const ScheduleParams& p);
+/// Zero Bubble ZB-H1: backward split into I and W, W deferred; 1F1B's peak memory (p
+/// micro-batches). Makespan m(F+I+W) + (p−1)(F+I−W) for m ≥ p when W ≤ min(F, I).
+Schedule generate_zb_h1(const ScheduleParams& p);
+/// Zero Bubble ZB-H2: as ZB-H1 with a deeper warm-up, 2p − 1 micro-batches in flight.
+/// Makespan m(F+I+W) + (p−1)(F+I−2W) for m ≥ 2p − 1 when W ≤ F and 2W ≤ I (with 2W > I
+/// the last stage's own start-up, (p−1)F, exceeds that bubble).
+Schedule generate_zb_h2(const ScheduleParams& p);
 
 }  // namespace trainsim
