@@ -11,11 +11,13 @@ using namespace trainsim;
 
 namespace {
 
-Scenario costs_only(int p, int m, const char* schedule) {
+// A costs-only pipeline; split backward costs serve fused (B = I + W) and split schedules.
+Scenario costs_only(int p, int m, const char* schedule, int v = 1) {
   return parse_scenario(
-      fmt::format("parallelism: {{pp: {}}}\ntraining: {{microbatches: {}}}\n"
-                  "schedule: {}\ncosts: {{forward: 1ms, backward: 2ms, p2p: 0.1ms}}\n",
-                  p, m, schedule),
+      fmt::format("parallelism: {{pp: {}, vpp: {}}}\ntraining: {{microbatches: {}}}\n"
+                  "schedule: {}\ncosts: {{forward: 1ms, backward_input: 1ms, "
+                  "backward_weight: 1ms, p2p: 0.1ms}}\n",
+                  p, v, m, schedule),
       "bench.yaml");
 }
 
@@ -48,6 +50,15 @@ void BM_pipeline_1f1b_p64_m1024(benchmark::State& st) {
 void BM_pipeline_afab_p64_m1024(benchmark::State& st) {
   run(st, costs_only(64, 1024, "afab"), true);
 }
+void BM_pipeline_interleaved_p64_m1024_v2(benchmark::State& st) {
+  run(st, costs_only(64, 1024, "interleaved-1f1b", 2), true);
+}
+void BM_pipeline_zb_h1_p64_m1024(benchmark::State& st) {
+  run(st, costs_only(64, 1024, "zb-h1"), true);
+}
+void BM_pipeline_zb_h2_p64_m1024(benchmark::State& st) {
+  run(st, costs_only(64, 1024, "zb-h2"), true);
+}
 void BM_llama405b_16384_folded(benchmark::State& st) {
   run(st, llama405b(), true);
 }
@@ -59,6 +70,9 @@ void BM_llama405b_16384_expanded(benchmark::State& st) {
 
 BENCHMARK(BM_pipeline_1f1b_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_afab_p64_m1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pipeline_interleaved_p64_m1024_v2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pipeline_zb_h1_p64_m1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pipeline_zb_h2_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_llama405b_16384_folded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_llama405b_16384_expanded)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_MAIN();
