@@ -2,10 +2,8 @@
 // One pipeline action as PyTorch's torch.distributed.pipelining writes it: `2F0` is stage 2,
 // forward, micro-batch 0. Backward is either fused (B) or split into input gradient (I) and
 // weight gradient (W), as in the Zero Bubble paper.
-#include <cstdint>      // std::int32_t, std::uint8_t
-#include <optional>     // std::optional
-#include <string>       // std::string
-#include <string_view>  // std::string_view
+#include <cstdint>  // std::int32_t, std::uint8_t
+#include <string>   // std::string
 
 namespace trainsim {
 
@@ -22,7 +20,5 @@ struct Action {
 char op_letter(Op op);
 /// "2F0".
 std::string to_string(const Action& a);
-/// Parses "2F0"; nullopt when malformed.
-std::optional<Action> parse_action(std::string_view text);
 
 }  // namespace trainsim
