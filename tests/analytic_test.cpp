@@ -78,7 +78,8 @@ TEST_CASE("analytic: sequence parallelism keeps the TP communication volume", "[
   // Per layer, 2 all-reduces (factor 2(t−1)/t, 2(t−1) hops) become 2 all-gather +
   // reduce-scatter pairs ((t−1)/t and t−1 hops each): the same bus bytes and hops; each pair
   // pays one more NCCL base latency: 32 layers · 2 · 8.4 us = 537.6 us slower.
-  const Cost a = without.tp_communication(Op::F, 0), b = with.tp_communication(Op::F, 0);
+  const Cost a = without.tp_communication(Op::F, 0, LinkClass::IntraNode),
+             b = with.tp_communication(Op::F, 0, LinkClass::IntraNode);
   CHECK(b.bytes == Approx(2 * a.bytes));  // message bytes: AG + RS each carry S
   CHECK(to_seconds(b.duration - a.duration) == Approx(32 * 2 * 8.4e-6).margin(1e-7));
 }

@@ -168,17 +168,13 @@ Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
   return {seconds_to_ns(total.seconds), total.flops, total.bytes};
 }
 
-Cost AnalyticCostModel::tp_communication(Op op, int stage) const {
+Cost AnalyticCostModel::tp_communication(Op op, int stage, LinkClass link) const {
   const int t = s_.layout.tp;
   if (t <= 1 || op == Op::W) return {};
   // Per layer, 2 all-reduces of the n·h bf16 hidden state forward and 2 backward (Megatron
   // without SP); with SP an all-gather + reduce-scatter pair of the same total volume.
   const double bytes = tokens_ * static_cast<double>(s_.model->hidden) * 2.0;
   const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
-  const LinkClass link = t <= s_.cluster.gpus_per_node && s_.layout.stride(Axis::TP) == 1 &&
-                                 s_.cluster.gpus_per_node % t == 0
-                             ? LinkClass::IntraNode
-                             : LinkClass::InterNode;
   // Each all-reduce of the no-SP layout becomes an all-gather + reduce-scatter pair with SP.
   Cost one;
   if (s_.layout.sequence_parallel) {

@@ -36,7 +36,7 @@ class AnalyticCostModel : public CostModel {
   explicit AnalyticCostModel(const Scenario& s);
 
   Cost compute(Op op, int stage, int rank) const override;
-  Cost tp_communication(Op op, int stage) const override;
+  Cost tp_communication(Op op, int stage, LinkClass link) const override;
   double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;
   Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;

@@ -25,8 +25,8 @@ class CostModel {
   virtual ~CostModel() = default;
   /// One micro-batch of `op` on global `stage` (one chunk), run by pipeline rank `rank`.
   virtual Cost compute(Op op, int stage, int rank) const = 0;
-  /// Tensor-parallel collectives one micro-batch of `op` on `stage` needs, summed.
-  virtual Cost tp_communication(Op op, int stage) const = 0;
+  /// Tensor-parallel collectives one micro-batch of `op` on `stage` needs, summed, over `link`.
+  virtual Cost tp_communication(Op op, int stage, LinkClass link) const = 0;
   /// Bytes of one stage-to-stage activation (or gradient) transfer for one micro-batch.
   virtual double activation_bytes() const = 0;
   /// A point-to-point transfer of `bytes`.

@@ -36,8 +36,8 @@ Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
   return base;
 }
 
-Cost ExplicitCostModel::tp_communication(Op op, int stage) const {
-  return fallback_ ? fallback_->tp_communication(op, stage) : Cost{};
+Cost ExplicitCostModel::tp_communication(Op op, int stage, LinkClass link) const {
+  return fallback_ ? fallback_->tp_communication(op, stage, link) : Cost{};
 }
 double ExplicitCostModel::activation_bytes() const {
   return fallback_ ? fallback_->activation_bytes() : 0.0;

@@ -20,7 +20,7 @@ class ExplicitCostModel : public CostModel {
   /// Throws InputError when the schedule needs a duration the costs do not give (a split
   /// backward from a fused `backward`).
   Cost compute(Op op, int stage, int rank) const override;
-  Cost tp_communication(Op op, int stage) const override;
+  Cost tp_communication(Op op, int stage, LinkClass link) const override;
   double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;
   Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;

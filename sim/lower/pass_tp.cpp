@@ -5,11 +5,12 @@ namespace trainsim {
 void add_tp_pass(Program& p) {
   const Layout& l = p.scenario.layout;
   if (l.tp <= 1 || !p.cost.models_hardware()) return;
-  // The members of each TP collective, keyed by (stage, op kind, micro-batch, dp, occurrence).
+  // The members of each TP collective, keyed by (stage, op kind, micro-batch, dp).
   std::map<std::tuple<int, int, int, int>, std::vector<TaskId>> groups;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
+    const LinkClass link = group_link(group_members(l, rank.coord, Axis::TP), p.scenario);
     std::vector<TaskId> order;
     const std::vector<TaskId> before = p.builder.stream_order(cs);  // add_task appends to it
     for (TaskId t : before) {
@@ -21,8 +22,9 @@ void add_tp_pass(Program& p) {
           type != TaskType::BackwardInput)
         continue;
       const Op op = type == TaskType::Forward ? Op::F : type == TaskType::Backward ? Op::B : Op::I;
-      const Cost c = p.cost.tp_communication(op, w.stage);
-      const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c, Program::kind_of(op));
+      const Cost c = p.cost.tp_communication(op, w.stage, link);
+      const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c,
+                               Program::kind_of(op) * 2 + static_cast<int>(link));
       const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);  // placed by `order` below
       p.builder.add_dependency(t, tc);
       order.push_back(tc);
