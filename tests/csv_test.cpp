@@ -75,3 +75,16 @@ TEST_CASE("csv: a scenario simulates a CSV schedule like the built-in one", "[cs
   CHECK_THROWS_WITH(simulate(wrong),
                     Catch::Contains("8 micro-batches") && Catch::Contains("m = 16"));
 }
+
+TEST_CASE("csv: DualPipeV's overlapped pairs are written and read as OVERLAP_F_B cells", "[csv]") {
+  const Schedule s = make_schedule("dualpipe-v", {2, 4, 2, {}});
+  const std::string text = schedule_to_csv(s);
+  // Rank 0 (stages 0 and 3) runs 0F0 0F1 (step 1), 0F2 3F0 (step 2), 3I0 3W0 3F1 (step 3); its
+  // first step-4 pair overlaps the next chunk-0 forward with chunk 1's next backward.
+  CHECK_THAT(text, Catch::StartsWith("0F0,0F1,0F2,3F0,3I0,3W0,3F1,(0F3;3B1)OVERLAP_F_B,"));
+  const Schedule back = schedule_from_csv(text, "pairs.csv");
+  CHECK(back.actions == s.actions);
+  CHECK_THROWS_WITH(
+      schedule_from_csv("(0F0;0F1)OVERLAP_F_B\n", "bad.csv"),
+      Catch::Contains("bad.csv:1: cell 1") && Catch::Contains("is not an overlapped pair"));
+}

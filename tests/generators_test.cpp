@@ -177,3 +177,105 @@ TEST_CASE("ZB-H1 beats 1F1B by 2(p-1)W and ZB-H2 by a further (p-1)W", "[generat
   CHECK(test::makespan(s, "zb-h1") == 69 * kNsPerMs);
   CHECK(test::makespan(s, "zb-h2") == 66 * kNsPerMs);
 }
+
+namespace {
+// A costs-only V pipeline (vpp = 2) with split per-chunk costs f, i, w (ms): the scenario's
+// per-rank costs are twice the per-chunk ones. `overlap_ms` < 0: DualPipe's F&B left at F + B.
+Scenario v_pipeline(int p, int m, int f, int i, int w, int overlap_ms = -1) {
+  std::string costs = fmt::format("forward: {}ms, backward_input: {}ms, backward_weight: {}ms",
+                                  2 * f, 2 * i, 2 * w);
+  if (overlap_ms >= 0) costs += fmt::format(", forward_backward_overlap: {}ms", 2 * overlap_ms);
+  return test::yaml(fmt::format(
+      "parallelism: {{pp: {}, vpp: 2}}\ntraining: {{microbatches: {}}}\ncosts: {{{}}}\n", p, m,
+      costs));
+}
+}  // namespace
+
+TEST_CASE("ZB-V: makespan reaches its lower bound 2m(F+I+W) + (p-1)F when F = I and W <= F",
+          "[generators][closed-form]") {
+  // Per-chunk costs. Rank p−1 holds stages p−1 and p: it cannot start before micro-batch 0's
+  // forward has crossed stages 0..p−2, (p−1)F, and then has 2m(F+I+W) of its own work. ZB-V
+  // idles nowhere else: with F = I = W the Zero Bubble paper's "zero bubble" (only the
+  // start-up no schedule avoids). p = 4, m = 8, F = I = W = 1: 48 + 3 = 51.
+  for (int p : {2, 3, 4, 6})
+    for (int m : {2 * p - 1, 2 * p, 3 * p + 1})
+      for (auto [f, i, w] : {std::tuple{1, 1, 1}, {2, 2, 1}, {3, 3, 2}}) {
+        INFO("p = " << p << ", m = " << m << ", F/I/W = " << f << "/" << i << "/" << w);
+        const TimeNs expected = static_cast<TimeNs>(2 * m * (f + i + w) + (p - 1) * f) * kNsPerMs;
+        CHECK(test::makespan(v_pipeline(p, m, f, i, w), "zb-v") == expected);
+      }
+  // The unit-step grid (every action one step) is the F = I = W case: 6m + p − 1.
+  CHECK(run_unit_steps(generate_zb_v({4, 8, 2, {}})).makespan == 51);
+}
+
+TEST_CASE("ZB-V keeps 1F1B's memory: at most 2p chunk activations (p micro-batches) on a rank",
+          "[generators]") {
+  // Rank 0 warms up with 2p − 1 chunk-0 forwards, then holds one chunk-1 micro-batch at a time
+  // until its first chunk-0 backward: 2p chunks, i.e. p whole micro-batches of a rank, 1F1B's
+  // peak. Ranks further down hold no more.
+  for (int p : {2, 4, 8}) {
+    const Schedule s = generate_zb_v({p, 3 * p, 2, {}});
+    for (int r = 0; r < p; ++r) {
+      int held = 0, peak = 0;
+      for (const Action& a : s.actions[static_cast<std::size_t>(r)]) {
+        held += a.op == Op::F ? 1 : a.op == Op::W ? -1 : 0;  // W frees (split backward)
+        peak = std::max(peak, held);
+      }
+      INFO("p = " << p << ", rank " << r);
+      CHECK(peak <= 2 * p);
+      if (r == 0) CHECK(peak == 2 * p);
+    }
+  }
+}
+
+TEST_CASE("DualPipeV: makespan 2m(F+B) + (p-1)(F&B + B - 3W) with F = I and F&B = F + B",
+          "[generators][closed-form]") {
+  // DeepSeek's bubble for DualPipe(V), (PP/2 − 1)(F&B + B − 3W) with PP = 2p stages and B the
+  // full backward I + W, per chunk. With no overlap benefit (F&B = F + B) every rank's work is
+  // 2m(F + B). p = 4, m = 8, F = I = 2, W = 1: 2·8·5 + 3·(5 + 3 − 3) = 95.
+  for (int p : {2, 3, 4, 6})
+    for (int m : {2 * p, 2 * p + 1, 3 * p + 2})
+      for (auto [f, i, w] : {std::tuple{1, 1, 1}, {2, 2, 1}, {3, 3, 2}}) {
+        INFO("p = " << p << ", m = " << m << ", F/I/W = " << f << "/" << i << "/" << w);
+        const int b = i + w, fb = f + b;
+        const TimeNs expected =
+            static_cast<TimeNs>(2 * m * fb + (p - 1) * (fb + b - 3 * w)) * kNsPerMs;
+        CHECK(test::makespan(v_pipeline(p, m, f, i, w), "dualpipe-v") == expected);
+      }
+}
+
+TEST_CASE("DualPipeV: each extra micro-batch costs two overlapped F&B tasks", "[generators]") {
+  // Only step 4 (m − 2p + r + 1 iterations of F0&B1, F1&B0 on rank r) grows with m, and it
+  // idles nowhere: makespan(m + 1) − makespan(m) = 2·F&B, whatever F&B is (≤ F + B).
+  // F = I = 2, W = 1 per chunk, so F + B = 5; F&B = 3 models a real overlap.
+  for (int p : {2, 4})
+    for (int fb : {3, 4, 5}) {
+      INFO("p = " << p << ", F&B = " << fb);
+      const TimeNs a = test::makespan(v_pipeline(p, 2 * p + 1, 2, 2, 1, fb), "dualpipe-v");
+      const TimeNs b = test::makespan(v_pipeline(p, 2 * p + 2, 2, 2, 1, fb), "dualpipe-v");
+      CHECK(b - a == 2 * fb * kNsPerMs);
+    }
+  // And a cheaper overlap never makes the step slower.
+  CHECK(test::makespan(v_pipeline(4, 12, 2, 2, 1, 3), "dualpipe-v") <
+        test::makespan(v_pipeline(4, 12, 2, 2, 1), "dualpipe-v"));
+}
+
+TEST_CASE("DualPipeV pairs one chunk's forward with the other chunk's backward", "[generators]") {
+  const int p = 4, m = 10;
+  const Schedule s = generate_dualpipe_v({p, m, 2, {}});
+  for (int r = 0; r < p; ++r) {
+    const auto& list = s.actions[static_cast<std::size_t>(r)];
+    int pairs = 0;
+    for (std::size_t i = 0; i + 1 < list.size(); ++i) {
+      if (!list[i].overlapped_with_next) continue;
+      ++pairs;
+      CHECK(list[i].op == Op::F);
+      CHECK(list[i + 1].op == Op::B);
+      CHECK(s.chunk_of(list[i].stage) != s.chunk_of(list[i + 1].stage));
+    }
+    // Step 4: 2(m − 2p + r + 1) pairs, one fewer on the last rank (its first F0, B1 run apart);
+    // step 5: p − r − 1 more.
+    INFO("rank " << r);
+    CHECK(pairs == 2 * (m - 2 * p + r + 1) - (r == p - 1 ? 1 : 0) + (p - r - 1));
+  }
+}

@@ -108,3 +108,20 @@ TEST_CASE("ZB-H1 holds p micro-batches on every rank, ZB-H2 2p − 1", "[report]
   }
   (void)m;
 }
+
+TEST_CASE("report: ZB-V holds p micro-batches on rank 0, DualPipeV p + 1/2", "[report]") {
+  // In whole-rank micro-batches (two chunks of half a rank's activations each).
+  // ZB-V: rank 0 peaks at 2p chunks (see generators_test) = p.
+  // DualPipeV: rank 0 runs 2(p − 1) + 1 chunk-0 forwards and one chunk-1 forward (2p chunks),
+  // keeps 2p through step 3 (each I1, W1 frees what the next F1 takes), and its first F0&B1
+  // task allocates before the B frees: 2p + 1 chunks = p + 1/2.
+  const int p = 4;
+  const Scenario s = test::yaml(
+      "parallelism: {pp: 4, vpp: 2}\ntraining: {microbatches: 12}\n"
+      "costs: {forward: 2ms, backward_input: 2ms, backward_weight: 2ms}\n");
+  const StepReport zbv = make_report(simulate(s, {"zb-v", true}));
+  const StepReport dpv = make_report(simulate(s, {"dualpipe-v", true}));
+  CHECK(zbv.stages[0].peak_in_flight == p);
+  CHECK(dpv.stages[0].peak_in_flight == p + 0.5);
+  for (int r = 1; r < p; ++r) CHECK(zbv.stages[static_cast<std::size_t>(r)].peak_in_flight <= p);
+}

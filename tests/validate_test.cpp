@@ -67,3 +67,21 @@ TEST_CASE("validator: a backward before its own forward is named", "[validate]")
                           {{1, Op::F, 0}, {1, Op::B, 0}, {1, Op::F, 1}, {1, Op::B, 1}}});
   CHECK_THROWS_WITH(validate_schedule(s), Catch::Contains("0B1 comes before 0F1 on rank 0"));
 }
+
+TEST_CASE("validator: an overlapped pair must be a forward then a fused backward", "[validate]") {
+  Schedule s = generate_dualpipe_v({2, 4, 2, {}});
+  // Find a pair and break it: mark the B (not an F) as overlapped.
+  auto& list = s.actions[0];
+  std::size_t i = 0;
+  while (!list[i].overlapped_with_next) ++i;
+  list[i].overlapped_with_next = false;
+  list[i + 1].overlapped_with_next = true;
+  try {
+    validate_schedule(s);
+    FAIL("expected a ScheduleError");
+  } catch (const ScheduleError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("overlapped pair is a forward followed by a fused "
+                                         "backward"));
+    CHECK_THAT(e.what(), Catch::Contains(">"));  // the grid marks the action
+  }
+}

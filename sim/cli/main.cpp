@@ -56,6 +56,7 @@ struct ScheduleArgs {
   bool timeline = false;
   int width = 100;
   std::string forward = "1ms", backward = "2ms", backward_input, backward_weight, p2p = "0ms";
+  std::string overlap;  ///< forward_backward_overlap (DualPipe's F&B), empty: F + B
 };
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -96,15 +97,31 @@ int cmd_compare(const CompareArgs& a) {
   std::vector<Timeline> timelines;
   std::vector<std::string> skipped;
   for (const auto& n : names) {
+    bool rechunked = false;
     try {
       timelines.push_back(simulate(sc, {n, !a.no_fold}));
     } catch (const ScheduleError& e) {
-      // With "all", schedules that cannot run this layout are listed, not fatal.
+      // With "all", schedules that cannot run this layout are listed, not fatal. Those that
+      // need model chunks (interleaved, V shapes) get a second try with two chunks per rank,
+      // so "compare all" on a plain pipeline still shows them; the row says so.
       if (a.schedules != "all") throw;
-      skipped.push_back(e.detail());
-      continue;
+      bool ok = false;
+      if (sc.layout.vpp == 1) {
+        Scenario two = sc;
+        two.layout.vpp = 2;
+        try {
+          timelines.push_back(simulate(two, {n, !a.no_fold}));
+          ok = rechunked = true;
+        } catch (const InputError&) {
+        }
+      }
+      if (!ok) {
+        skipped.push_back(e.detail());
+        continue;
+      }
     }
     reports.push_back(make_report(timelines.back()));
+    if (rechunked) reports.back().schedule += " (vpp 2)";
   }
   if (reports.empty())
     throw ScheduleError("no schedule can run this scenario:\n" +
@@ -159,6 +176,8 @@ int cmd_schedule(const ScheduleArgs& a) {
         fmt::format("parallelism.pp={}", s.ranks), fmt::format("parallelism.vpp={}", s.chunks()),
         fmt::format("training.microbatches={}", s.microbatches),
         fmt::format("costs.forward={}", a.forward), fmt::format("costs.p2p={}", a.p2p)};
+    if (!a.overlap.empty())
+      sets.push_back(fmt::format("costs.forward_backward_overlap={}", a.overlap));
     if (!a.backward_input.empty() || !a.backward_weight.empty()) {
       sets.push_back(fmt::format("costs.backward_input={}", a.backward_input));
       sets.push_back(fmt::format("costs.backward_weight={}", a.backward_weight));
@@ -250,6 +269,8 @@ int main(int argc, char** argv) {
                   "--timeline: input-gradient time (split backward)");
   sch->add_option("--backward-weight", sa.backward_weight,
                   "--timeline: weight-gradient time (split backward)");
+  sch->add_option("--overlap", sa.overlap,
+                  "--timeline: overlapped forward+backward time (dualpipe-v's F&B; default F + B)");
   sch->add_option("--p2p", sa.p2p, "--timeline: stage-to-stage transfer time")
       ->capture_default_str();
   sch->add_option("--csv", sa.csv,

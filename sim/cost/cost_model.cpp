@@ -22,4 +22,10 @@ const char* collective_name(Collective c) {
   return "?";
 }
 
+Cost CostModel::overlapped(int forward_stage, int backward_stage, int rank) const {
+  const Cost f = compute(Op::F, forward_stage, rank);
+  const Cost b = compute(Op::B, backward_stage, rank);
+  return {f.duration + b.duration, f.flops + b.flops, f.bytes + b.bytes};
+}
+
 }  // namespace trainsim

@@ -25,6 +25,10 @@ class CostModel {
   virtual ~CostModel() = default;
   /// One micro-batch of `op` on global `stage` (one chunk), run by pipeline rank `rank`.
   virtual Cost compute(Op op, int stage, int rank) const = 0;
+  /// DualPipe's overlapped pair: one micro-batch's forward of `forward_stage` run together with
+  /// another's fused backward of `backward_stage`, both chunks of pipeline rank `rank`. The
+  /// default is no overlap benefit: the sum of the two (F + B).
+  virtual Cost overlapped(int forward_stage, int backward_stage, int rank) const;
   /// Tensor-parallel collectives one micro-batch of `op` on `stage` needs, summed, over `link`.
   virtual Cost tp_communication(Op op, int stage, LinkClass link) const = 0;
   /// Bytes of one stage-to-stage activation (or gradient) transfer for one micro-batch.

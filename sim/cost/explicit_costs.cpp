@@ -36,6 +36,13 @@ Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
   return base;
 }
 
+Cost ExplicitCostModel::overlapped(int forward_stage, int backward_stage, int rank) const {
+  Cost c = CostModel::overlapped(forward_stage, backward_stage, rank);
+  if (!c_.forward_backward_overlap.empty())
+    c.duration = c_.forward_backward_overlap.at(static_cast<std::size_t>(rank)) / vpp_;
+  return c;
+}
+
 Cost ExplicitCostModel::tp_communication(Op op, int stage, LinkClass link) const {
   return fallback_ ? fallback_->tp_communication(op, stage, link) : Cost{};
 }

@@ -20,6 +20,8 @@ class ExplicitCostModel : public CostModel {
   /// Throws InputError when the schedule needs a duration the costs do not give (a split
   /// backward from a fused `backward`).
   Cost compute(Op op, int stage, int rank) const override;
+  /// `forward_backward_overlap` / vpp when given, else F + B.
+  Cost overlapped(int forward_stage, int backward_stage, int rank) const override;
   Cost tp_communication(Op op, int stage, LinkClass link) const override;
   double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;

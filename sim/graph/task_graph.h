@@ -29,9 +29,10 @@ struct Work {
   TimeNs duration = 0;
   double flops = 0;
   double bytes = 0;
-  std::uint8_t type = 0;    ///< opaque to the engine
-  std::int16_t stage = -1;  ///< opaque to the engine
-  std::int16_t chunk = -1;  ///< opaque to the engine
+  std::uint8_t type = 0;     ///< opaque to the engine
+  std::int16_t stage = -1;   ///< opaque to the engine
+  std::int16_t chunk = -1;   ///< opaque to the engine
+  std::int16_t stage2 = -1;  ///< opaque to the engine (a second stage the work covers)
 };
 
 struct Task {

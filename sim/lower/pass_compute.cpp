@@ -26,12 +26,24 @@ void add_compute_pass(Program& p) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const int replica = p.ranks.replica(rank);
     const int pp = rank.coord.pp;
-    for (const Action& a : s.actions[static_cast<std::size_t>(pp)]) {
+    const auto& list = s.actions[static_cast<std::size_t>(pp)];
+    const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Action& a = list[i];
+      if (a.overlapped_with_next) {  // validated: an F, then the B it overlaps with
+        const Action& b = list[++i];
+        const Cost c = p.cost.overlapped(a.stage, b.stage, pp);
+        // The Work records both stages: the pair's cost depends on which two chunks overlap.
+        const WorkId w =
+            p.work(TaskType::ForwardBackward, a.stage, p.chunk_of(a.stage), c, 0, b.stage);
+        const TaskId t = p.builder.add_task(cs, w, a.microbatch);
+        p.task_of(replica, a.stage, a.op, a.microbatch) = t;
+        p.task_of(replica, b.stage, b.op, b.microbatch) = t;
+        continue;
+      }
       const Cost c = p.cost.compute(a.op, a.stage, pp);
       const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c);
-      const TaskId t =
-          p.builder.add_task(p.compute_stream[static_cast<std::size_t>(r)], w, a.microbatch);
-      p.task_of(replica, a.stage, a.op, a.microbatch) = t;
+      p.task_of(replica, a.stage, a.op, a.microbatch) = p.builder.add_task(cs, w, a.microbatch);
     }
     // Same-rank data dependencies: the backward needs its forward, W needs its I.
     for (const Action& a : s.actions[static_cast<std::size_t>(pp)]) {

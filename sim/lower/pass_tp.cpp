@@ -19,12 +19,18 @@ void add_tp_pass(Program& p) {
       const Work w = p.builder.work(task.work);  // may reallocate the builder's vectors
       const auto type = static_cast<TaskType>(w.type);
       if (type != TaskType::Forward && type != TaskType::Backward &&
-          type != TaskType::BackwardInput)
+          type != TaskType::BackwardInput && type != TaskType::ForwardBackward)
         continue;
-      const Op op = type == TaskType::Forward ? Op::F : type == TaskType::Backward ? Op::B : Op::I;
-      const Cost c = p.cost.tp_communication(op, w.stage, link);
-      const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c,
-                               Program::kind_of(op) * 2 + static_cast<int>(link));
+      const Op op = type == TaskType::Forward || type == TaskType::ForwardBackward ? Op::F
+                    : type == TaskType::Backward                                   ? Op::B
+                                                                                   : Op::I;
+      Cost c = p.cost.tp_communication(op, w.stage, link);
+      const int variant = Program::kind_of(op) * 2 + static_cast<int>(link);
+      if (type == TaskType::ForwardBackward) {  // both halves' collectives
+        const Cost cb = p.cost.tp_communication(Op::B, w.stage2, link);
+        c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
+      }
+      const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c, variant, w.stage2);
       const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);  // placed by `order` below
       p.builder.add_dependency(t, tc);
       order.push_back(tc);

@@ -21,8 +21,8 @@ TaskId& Program::task_of(int replica, int stage, Op op, int mb) {
   return task_index_.at(i);
 }
 
-WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant) {
-  const auto key = std::make_tuple(static_cast<int>(type), stage, variant, chunk);
+WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant, int stage2) {
+  const auto key = std::make_tuple(static_cast<int>(type), stage, variant, chunk, stage2);
   auto it = works_.find(key);
   if (it != works_.end()) return it->second;
   Work w{c.duration,
@@ -30,7 +30,8 @@ WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int var
          c.bytes,
          static_cast<std::uint8_t>(type),
          static_cast<std::int16_t>(stage),
-         static_cast<std::int16_t>(chunk)};
+         static_cast<std::int16_t>(chunk),
+         static_cast<std::int16_t>(stage2)};
   const WorkId id = builder.add_work(w);
   works_.emplace(key, id);
   return id;

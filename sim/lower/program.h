@@ -31,15 +31,16 @@ struct Program {
   /// Which of its rank's chunks `stage` is (precomputed Schedule::chunk_of).
   int chunk_of(int stage) const { return chunk_of_[static_cast<std::size_t>(stage)]; }
 
-  /// A Work record for `type` on `stage`, created once per distinct key.
-  WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0);
+  /// A Work record for `type` on `stage`, created once per distinct key. `stage2` is the
+  /// backward stage of an overlapped F&B (-1 otherwise); it is part of the key.
+  WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0, int stage2 = -1);
   /// The stream of `type` owned by simulated rank `owner` towards `peer` (created on demand).
   StreamId stream(int owner, StreamType type, int peer = -1);
 
  private:
   std::vector<TaskId> task_index_;
   std::vector<int> chunk_of_;
-  std::map<std::tuple<int, int, int, int>, WorkId> works_;
+  std::map<std::tuple<int, int, int, int, int>, WorkId> works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;
 };
 

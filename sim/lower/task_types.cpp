@@ -12,6 +12,8 @@ const char* task_type_name(TaskType t) {
       return "backward-input";
     case TaskType::BackwardWeight:
       return "backward-weight";
+    case TaskType::ForwardBackward:
+      return "forward+backward";
     case TaskType::Optimizer:
       return "optimizer";
     case TaskType::SendActivation:
@@ -40,6 +42,8 @@ const char* task_type_letter(TaskType t) {
       return "I";
     case TaskType::BackwardWeight:
       return "W";
+    case TaskType::ForwardBackward:
+      return "X";
     case TaskType::Optimizer:
       return "opt";
     case TaskType::SendActivation:
@@ -72,7 +76,7 @@ const char* stream_type_name(StreamType s) {
 
 bool is_pipeline_compute(TaskType t) {
   return t == TaskType::Forward || t == TaskType::Backward || t == TaskType::BackwardInput ||
-         t == TaskType::BackwardWeight;
+         t == TaskType::BackwardWeight || t == TaskType::ForwardBackward;
 }
 
 bool is_compute(TaskType t) {

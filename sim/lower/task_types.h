@@ -7,9 +7,10 @@ namespace trainsim {
 
 enum class TaskType : std::uint8_t {
   Forward,
-  Backward,        ///< fused input + weight gradient
-  BackwardInput,   ///< I: input gradient
-  BackwardWeight,  ///< W: weight gradient
+  Backward,         ///< fused input + weight gradient
+  BackwardInput,    ///< I: input gradient
+  BackwardWeight,   ///< W: weight gradient
+  ForwardBackward,  ///< DualPipe's F&B: a forward overlapped with another chunk's fused backward
   Optimizer,
   SendActivation,
   RecvActivation,
@@ -24,7 +25,7 @@ enum class StreamType : std::uint8_t { Compute, Send, Recv, DataParallel };
 const char* task_type_name(TaskType t);    ///< "forward", "send-activation", …
 const char* task_type_letter(TaskType t);  ///< "F", "B", "I", "W", "opt", "send", …
 const char* stream_type_name(StreamType s);
-/// F, B, I or W: the pipeline's own compute (what bubbles are measured against).
+/// F, B, I, W or F&B: the pipeline's own compute (what bubbles are measured against).
 bool is_pipeline_compute(TaskType t);
 /// Work on the compute stream: pipeline compute and the optimizer step.
 bool is_compute(TaskType t);

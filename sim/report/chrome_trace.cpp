@@ -72,7 +72,8 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     const Work& w = g.works[task.work];
     const auto type = static_cast<TaskType>(w.type);
     const int pid = ranks[g.streams[task.stream].owner].global;
-    std::string name = task_type_letter(type);
+    // DualPipe's overlapped pair: named by its forward's micro-batch (args.stage is the F's).
+    std::string name = type == TaskType::ForwardBackward ? "F&B " : task_type_letter(type);
     if (task.microbatch >= 0) name += std::to_string(task.microbatch);
     if (tl.schedule.chunks() > 1 && w.chunk >= 0) name += fmt::format(" c{}", w.chunk);
     const char* cat = is_compute(type)                 ? "compute"

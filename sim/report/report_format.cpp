@@ -63,12 +63,14 @@ std::string format_report(const StepReport& r) {
     o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
                      *r.cost_per_million_tokens, *r.price_per_gpu_hour);
   o += "------------------------------------\n";
-  o += "stage   compute busy      idle        first start   last end   peak in flight\n";
+  o += "stage   compute busy      idle        first start   last end   peak in flight  "
+       "activations\n";
   for (const auto& s : r.stages)
-    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}   {:>8.3g} mb\n", s.stage,
+    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}   {:>8.3g} mb  {:>11}\n", s.stage,
                      format_time(s.compute_busy_s), format_time(s.idle_s),
                      format_time(s.first_compute_start_s), format_time(s.last_compute_end_s),
-                     s.peak_in_flight);
+                     s.peak_in_flight,
+                     s.peak_activation_bytes > 0 ? format_bytes(s.peak_activation_bytes) : "-");
   o += fmt::format("simulated {} tasks on {} ranks{}\n", thousands(static_cast<double>(r.tasks)),
                    r.simulated_ranks, r.folded ? " (identical TP/DP peers folded)" : "");
   return o;
@@ -102,7 +104,8 @@ nlohmann::json report_to_json(const StepReport& r) {
                       {"last_compute_end_s", s.last_compute_end_s},
                       {"idle_s", s.idle_s},
                       {"optimizer_s", s.optimizer_s},
-                      {"peak_in_flight", s.peak_in_flight}});
+                      {"peak_in_flight", s.peak_in_flight},
+                      {"peak_activation_bytes", s.peak_activation_bytes}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
   j["simulation"] = {
@@ -114,21 +117,44 @@ std::string format_comparison(const std::vector<StepReport>& reports) {
   if (reports.empty()) return "";
   std::string o = fmt::format("scenario {} · {}\n\n", reports.front().scenario_name,
                               layout_line(reports.front()));
-  o += fmt::format("{:<18} {:>12} {:>9} {:>9} {:>7} {:>12} {:>10} {:>10}\n", "schedule",
-                   "step time", "bubble", "bubble", "MFU", "tokens/s", "peak mb", "p2p");
-  o += fmt::format("{:<18} {:>12} {:>9} {:>9} {:>7} {:>12} {:>10} {:>10}\n", "", "", "/step",
-                   "/ideal", "", "", "in flight", "volume");
+  std::size_t nw = 8;
+  for (const auto& r : reports) nw = std::max(nw, r.schedule.size());
+  const std::string row = "{:<{}} {:>12} {:>9} {:>9} {:>7} {:>12} {:>10} {:>11} {:>10}\n";
+  o += fmt::format(fmt::runtime(row), "schedule", nw, "step time", "bubble", "bubble", "MFU",
+                   "tokens/s", "peak mb", "activations", "p2p");
+  o += fmt::format(fmt::runtime(row), "", nw, "", "/step", "/ideal", "", "", "in flight", "at peak",
+                   "volume");
   for (const auto& r : reports) {
-    double peak = 0;
-    for (const auto& s : r.stages) peak = std::max(peak, s.peak_in_flight);
-    o += fmt::format("{:<18} {:>12} {:>9.4f} {:>9.4f} {:>7} {:>12} {:>10.3g} {:>10}\n", r.schedule,
-                     format_time(r.step_time_s), r.bubble_fraction_of_step, r.bubble_over_ideal,
+    double peak = 0, bytes = 0;
+    for (const auto& s : r.stages) {
+      peak = std::max(peak, s.peak_in_flight);
+      bytes = std::max(bytes, s.peak_activation_bytes);
+    }
+    o += fmt::format(fmt::runtime(row), r.schedule, nw, format_time(r.step_time_s),
+                     fmt::format("{:.4f}", r.bubble_fraction_of_step),
+                     fmt::format("{:.4f}", r.bubble_over_ideal),
                      r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
-                     r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-", peak,
+                     r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-",
+                     fmt::format("{:.3g}", peak), bytes > 0 ? format_bytes(bytes) : "-",
                      r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-");
   }
   o += "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
-       "1F1B: p)\n";
+       "1F1B: p);\nactivations at peak: the most activation memory one GPU of any stage holds\n";
+  // Per stage: where the idle time and the activation memory sit.
+  o += "\nper stage: idle / peak micro-batches in flight / activation memory at that peak\n";
+  o += fmt::format("{:<{}}", "schedule", nw);
+  for (const auto& s : reports.front().stages)
+    o += fmt::format(" {:>28}", fmt::format("stage {}", s.stage));
+  o += "\n";
+  for (const auto& r : reports) {
+    o += fmt::format("{:<{}}", r.schedule, nw);
+    for (const auto& s : r.stages)
+      o += fmt::format(
+          " {:>28}",
+          fmt::format("{} / {:.3g} / {}", format_time(s.idle_s), s.peak_in_flight,
+                      s.peak_activation_bytes > 0 ? format_bytes(s.peak_activation_bytes) : "-"));
+    o += "\n";
+  }
   return o;
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "lower/task_types.h"
+#include "memory/footprint.h"
 
 namespace trainsim {
 
@@ -32,8 +33,18 @@ StepReport make_report(const Timeline& tl) {
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
   // Activation holding per stage: +1 at a forward's start, −1 at the end of the task that
   // finishes the micro-batch's backward (B, or W when split), per chunk.
-  std::vector<std::vector<std::pair<TimeNs, int>>> holds(busy.size());
-  const bool split = tl.schedule.split_backward();
+  // Alongside, the bytes those activations take (memory/footprint.h), per global stage.
+  struct Hold {
+    TimeNs time;
+    int count;
+    double bytes;
+    bool operator<(const Hold& o) const { return time != o.time ? time < o.time : count < o.count; }
+  };
+  std::vector<std::vector<Hold>> holds(busy.size());
+  std::vector<double> act(static_cast<std::size_t>(tl.schedule.stages), 0.0);
+  for (int st = 0; st < tl.schedule.stages; ++st)
+    act[static_cast<std::size_t>(st)] = stage_activation_bytes(sc, st);
+  auto act_of = [&](int stage) { return stage >= 0 ? act[static_cast<std::size_t>(stage)] : 0.0; };
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
@@ -45,9 +56,13 @@ StepReport make_report(const Timeline& tl) {
     const auto s = static_cast<std::size_t>(rank.coord.pp);
     if (is_pipeline_compute(type)) {
       busy[s] += tl.end[t] - tl.start[t];
-      if (type == TaskType::Forward) holds[s].push_back({tl.start[t], +1});
-      if (type == (split ? TaskType::BackwardWeight : TaskType::Backward))
-        holds[s].push_back({tl.end[t], -1});
+      // A micro-batch's activations are freed by its fused B, or by W when split (per cell:
+      // DualPipeV mixes both); an F&B task holds one more from its start and frees one at its end.
+      if (type == TaskType::Forward || type == TaskType::ForwardBackward)
+        holds[s].push_back({tl.start[t], +1, act_of(w.stage)});
+      if (type == TaskType::Backward || type == TaskType::BackwardWeight)
+        holds[s].push_back({tl.end[t], -1, -act_of(w.stage)});
+      if (type == TaskType::ForwardBackward) holds[s].push_back({tl.end[t], -1, -act_of(w.stage2)});
       first[s] = std::min(first[s], tl.start[t]);
       last[s] = std::max(last[s], tl.end[t]);
     } else if (type == TaskType::Optimizer) {
@@ -71,7 +86,11 @@ StepReport make_report(const Timeline& tl) {
     st.optimizer_s = to_seconds(opt[i]);
     std::sort(holds[i].begin(), holds[i].end());  // at equal times, frees (−1) first
     int held = 0, peak = 0;
-    for (const auto& [time, delta] : holds[i]) peak = std::max(peak, held += delta);
+    double held_bytes = 0;
+    for (const Hold& h : holds[i]) {
+      peak = std::max(peak, held += h.count);
+      st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes += h.bytes);
+    }
     st.peak_in_flight = static_cast<double>(peak) / tl.schedule.chunks();
     idle_sum += st.idle_s;
     busy_sum += st.compute_busy_s;

@@ -22,6 +22,9 @@ struct StageStats {
   /// Most micro-batches whose activations the stage holds at once (from a forward's start to
   /// its last backward task's end), in whole-stage units: a chunk counts 1/v.
   double peak_in_flight = 0;
+  /// The most activation bytes one GPU of the stage holds at once (memory/footprint.h's
+  /// per-micro-batch bytes of each chunk, held from forward to last backward); 0 without a model.
+  double peak_activation_bytes = 0;
 };
 
 struct StepReport {

@@ -41,6 +41,9 @@ struct CostOverrides {
   std::vector<TimeNs> backward_input;
   std::vector<TimeNs> backward_weight;
   std::optional<TimeNs> p2p;  ///< every stage-to-stage transfer
+  /// DualPipe's overlapped forward + backward (per rank, like the others; per chunk pair it is
+  /// the value / vpp). Empty: F + B, no overlap benefit.
+  std::vector<TimeNs> forward_backward_overlap;
 };
 
 /// `efficiency:` — overrides of the analytic model's constants (cost/constants.h has defaults).

@@ -504,7 +504,8 @@ Scenario build(YAML::Node root, const std::string& source,
   // costs
   Field co = r.child(top, "costs");
   if (co.present()) {
-    r.expect_map(co, {"forward", "backward", "backward_input", "backward_weight", "p2p"});
+    r.expect_map(co, {"forward", "backward", "backward_input", "backward_weight", "p2p",
+                      "forward_backward_overlap"});
     CostOverrides c;
     const int pp = s.layout.pp;
     if (Field f = r.child(co, "forward"); f.present()) c.forward = read_stage_costs(r, f, pp);
@@ -514,6 +515,8 @@ Scenario build(YAML::Node root, const std::string& source,
     if (Field f = r.child(co, "backward_weight"); f.present())
       c.backward_weight = read_stage_costs(r, f, pp);
     if (Field f = r.child(co, "p2p"); f.present()) c.p2p = r.duration(f);
+    if (Field f = r.child(co, "forward_backward_overlap"); f.present())
+      c.forward_backward_overlap = read_stage_costs(r, f, pp);
     if (!c.backward.empty() && (!c.backward_input.empty() || !c.backward_weight.empty()))
       r.fail(co, "give either backward or backward_input + backward_weight, not both");
     if (c.backward_input.empty() != c.backward_weight.empty())

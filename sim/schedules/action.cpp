@@ -20,4 +20,8 @@ std::string to_string(const Action& a) {
   return std::to_string(a.stage) + op_letter(a.op) + std::to_string(a.microbatch);
 }
 
+std::string pair_to_string(const Action& f, const Action& b) {
+  return "(" + to_string(f) + ";" + to_string(b) + ")OVERLAP_F_B";
+}
+
 }  // namespace trainsim

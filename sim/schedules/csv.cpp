@@ -43,7 +43,15 @@ bool split_cell(const std::string& text, Cell& c) {
 std::string schedule_to_csv(const Schedule& s) {
   std::string out;
   for (const auto& list : s.actions) {
-    for (std::size_t i = 0; i < list.size(); ++i) out += (i ? "," : "") + to_string(list[i]);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      out += i ? "," : "";
+      if (list[i].overlapped_with_next && i + 1 < list.size()) {
+        out += pair_to_string(list[i], list[i + 1]);
+        ++i;
+      } else {
+        out += to_string(list[i]);
+      }
+    }
     out += "\n";
   }
   return out;
@@ -53,6 +61,7 @@ Schedule schedule_from_csv(const std::string& text, const std::string& source) {
   struct Placed {
     Cell cell;
     int line, column;
+    bool overlapped_with_next = false;
   };
   std::vector<std::vector<Placed>> rows;
   std::istringstream in(text);
@@ -64,8 +73,26 @@ Schedule schedule_from_csv(const std::string& text, const std::string& source) {
     std::istringstream cells(line);
     std::string raw;
     for (int col = 1; std::getline(cells, raw, ','); ++col) {
-      const std::string t = trim(raw);
+      std::string t = trim(raw);
       if (t.empty() || t == "None") continue;  // an idle step
+      // An overlapped pair, "(2F5;5B1)OVERLAP_F_B": two actions that run as one task.
+      const std::string overlap_suffix = ")OVERLAP_F_B";
+      if (t.front() == '(' && t.size() > overlap_suffix.size() &&
+          t.compare(t.size() - overlap_suffix.size(), overlap_suffix.size(), overlap_suffix) == 0) {
+        const std::string inner = t.substr(1, t.size() - overlap_suffix.size() - 1);
+        const auto semi = inner.find(';');
+        Cell f, b;
+        if (semi == std::string::npos || !split_cell(inner.substr(0, semi), f) ||
+            !split_cell(inner.substr(semi + 1), b) || f.op != "F" || (b.op != "B" && b.op != "BW"))
+          throw ScheduleError(
+              fmt::format("{}:{}: cell {}: \"{}\" is not an overlapped pair; expected "
+                          "(STAGE F MB;STAGE B MB)OVERLAP_F_B, e.g. (0F4;3B1)OVERLAP_F_B",
+                          source, ln, col, t));
+        b.op = "BW";  // the pair's backward is the full one in either spelling
+        rows.back().push_back({f, ln, col, true});
+        rows.back().push_back({b, ln, col});
+        continue;
+      }
       if (t.find('_') != std::string::npos || t.find("UNSHARD") != std::string::npos ||
           t.find("RESHARD") != std::string::npos)
         continue;  // communication or sharding: the passes add their own
@@ -99,7 +126,7 @@ Schedule schedule_from_csv(const std::string& text, const std::string& source) {
         op = Op::W;
       else if (p.cell.op == "B" || p.cell.op == "BW")
         op = Op::B;
-      s.actions[r].push_back({p.cell.stage, op, p.cell.mb});
+      s.actions[r].push_back({p.cell.stage, op, p.cell.mb, p.overlapped_with_next});
       s.stages = std::max(s.stages, p.cell.stage + 1);
       s.microbatches = std::max(s.microbatches, p.cell.mb + 1);
     }

@@ -26,4 +26,11 @@ Schedule generate_zb_h1(const ScheduleParams& p);
 /// the last stage's own start-up, (p−1)F, exceeds that bubble).
 Schedule generate_zb_h2(const ScheduleParams& p);
 
+/// Zero Bubble ZB-V: two chunks per rank in a V (vpp = 2), split backward; 1F1B's peak memory.
+/// Needs m ≥ 2p − 1.
+Schedule generate_zb_v(const ScheduleParams& p);
+/// DeepSeek DualPipeV: two chunks per rank in a V (vpp = 2), a forward and a backward of the
+/// two chunks overlapped as one F&B task in the steady state. Needs m ≥ 2p.
+Schedule generate_dualpipe_v(const ScheduleParams& p);
+
 }  // namespace trainsim

@@ -77,7 +77,11 @@ UnitRun run_unit_steps(const Schedule& s) {
     for (int r = 0; r < s.ranks; ++r) {
       const auto& list = s.actions[static_cast<std::size_t>(r)];
       auto& i = next[static_cast<std::size_t>(r)];
-      if (i < list.size() && ready(s, d, list[i], t)) {
+      if (i >= list.size() || !ready(s, d, list[i], t)) continue;
+      // An overlapped pair is one task: both halves must be ready, and they run together.
+      const bool pair = list[i].overlapped_with_next && i + 1 < list.size();
+      if (pair && !ready(s, d, list[i + 1], t)) continue;
+      for (std::size_t k = 0; k < (pair ? 2u : 1u); ++k) {
         run.steps[static_cast<std::size_t>(r)][i] = t;
         ran.push_back(list[i]);
         ++i;
@@ -100,7 +104,12 @@ UnitRun run_unit_steps(const Schedule& s) {
 std::string format_grid(const Schedule& s, const UnitRun& run, int mark_rank, int mark_index) {
   std::size_t width = 1;
   for (const auto& list : s.actions)
-    for (const auto& a : list) width = std::max(width, label(s, a, mark_rank >= 0).size());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      std::size_t w = label(s, list[i], mark_rank >= 0).size();
+      if (list[i].overlapped_with_next && i + 1 < list.size())  // "F3&B1" shares one cell
+        w += 1 + label(s, list[i + 1], mark_rank >= 0).size();
+      width = std::max(width, w);
+    }
   int columns = run.makespan;
   std::string out;
   for (int r = 0; r < s.ranks; ++r) {
@@ -111,7 +120,10 @@ std::string format_grid(const Schedule& s, const UnitRun& run, int mark_rank, in
     for (std::size_t i = 0; i < list.size(); ++i) {
       std::string text = label(s, list[i], mark_rank >= 0);  // errors show stages in full
       if (r == mark_rank && static_cast<int>(i) == mark_index) text = ">" + text + "<";
-      if (steps[i] >= 0)
+      const bool second_of_pair = i > 0 && list[i - 1].overlapped_with_next;
+      if (steps[i] >= 0 && second_of_pair && steps[i - 1] == steps[i])
+        cells[static_cast<std::size_t>(steps[i])] += "&" + text;
+      else if (steps[i] >= 0)
         cells[static_cast<std::size_t>(steps[i])] = text;
       else if (tail.empty())
         tail = "  blocked at " + text;
@@ -133,6 +145,19 @@ void validate_schedule(const Schedule& s) {
         fmt::format("{}: placement lists {} stages and {} ranks, expected {} and {}", s.name,
                     s.stage_rank.size(), s.actions.size(), s.stages, s.ranks));
   // Count each (stage, op, mb) and check placement.
+  // Overlapped pairs: an F whose partner (the rank's next action) is a B.
+  for (int r = 0; r < s.ranks; ++r) {
+    const auto& list = s.actions[static_cast<std::size_t>(r)];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].overlapped_with_next) continue;
+      if (list[i].op != Op::F || i + 1 >= list.size() || list[i + 1].op != Op::B ||
+          list[i + 1].overlapped_with_next)
+        fail(s, r, static_cast<int>(i),
+             fmt::format("{} is marked to overlap with the next action, but an overlapped pair "
+                         "is a forward followed by a fused backward (F then B)",
+                         to_string(list[i])));
+    }
+  }
   const std::size_t cells =
       static_cast<std::size_t>(s.stages) * static_cast<std::size_t>(s.microbatches);
   std::vector<int> nf(cells, 0), nb(cells, 0), ni(cells, 0), nw(cells, 0);

@@ -1,0 +1,65 @@
+#include "memory/footprint.h"
+
+#include "core/error.h"
+#include "scenario/partition.h"
+
+namespace trainsim {
+namespace {
+constexpr double kHalf = 2;                // bytes per bf16/fp16 element
+constexpr double kFloat = 4;               // bytes per fp32 element
+constexpr double kAdamBytesPerParam = 12;  // fp32 master, m, v (domain.md §2, k = 12)
+}  // namespace
+
+double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
+                              Recompute recompute) {
+  const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
+  const double t = tp;
+  if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
+  const double kv = 2.0 * m.kv_heads * static_cast<double>(m.head_dim());
+  const double f = static_cast<double>(m.ffn_hidden);
+  const double mlp = m.mlp == MlpKind::SwiGLU ? 3 * f : 2 * f;
+  const double replicated = 4 * h;                // norm inputs and outputs
+  const double sharded = 2 * h + kv + mlp;        // Q, K, V, attention output, MLP tensors
+  const double stats = kFloat * n * m.heads / t;  // FlashAttention log-sum-exp, fp32
+  const double per_token = sp ? (replicated + sharded) / t : replicated + sharded / t;
+  return kHalf * n * per_token + stats;
+}
+
+double stage_activation_bytes(const Scenario& s, int stage) {
+  if (!s.model) return 0;
+  const ModelSpec& m = *s.model;
+  const int stages = s.layout.pp * s.layout.vpp;
+  TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
+  const StageContent st = partition_layers(m.layers, stages)[static_cast<std::size_t>(stage)];
+  const std::int64_t tokens =
+      static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size;
+  const int t = s.layout.tp;
+  const bool sp = s.layout.sequence_parallel;
+  double bytes = st.layers * layer_activation_bytes(m, tokens, t, sp, s.training.recompute);
+  if (st.head) {
+    const double n = static_cast<double>(tokens);
+    bytes += kHalf * n * static_cast<double>(m.hidden) / (sp ? t : 1);  // final norm input
+    bytes += kFloat * n * static_cast<double>(m.vocab) / t;             // logits for the loss
+  }
+  return bytes;
+}
+
+StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) {
+  StaticMemory out;
+  if (!s.model) return out;
+  const int stages = s.layout.pp * s.layout.vpp;
+  const auto parts = partition_layers(s.model->layers, stages);
+  for (int st : stages_here) {
+    TRAINSIM_CHECK(st >= 0 && st < stages, "stage out of range");
+    out.parameters += static_cast<double>(
+        stage_params(*s.model, parts[static_cast<std::size_t>(st)], s.layout.tp, stages));
+  }
+  const double psi = out.parameters, nd = s.layout.dp;
+  const int zero = s.layout.zero;
+  out.weights = kHalf * psi / (zero >= 3 ? nd : 1);
+  out.gradients = kHalf * psi / (zero >= 2 ? nd : 1);
+  out.optimizer = kAdamBytesPerParam * psi / (zero >= 1 ? nd : 1);
+  return out;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,43 @@
+#pragma once
+// How many bytes one GPU holds: the static part (weights, gradients, optimizer states, sharded by
+// ZeRO as domain.md §2 gives it) and the activations one micro-batch leaves on a stage between
+// its forward and its backward. Pure functions of the scenario ("what"): no durations here.
+#include <cstdint>  // std::int64_t
+#include <span>     // std::span
+
+#include "scenario/model.h"
+#include "scenario/scenario.h"
+
+namespace trainsim {
+
+/// Activation bytes one micro-batch keeps for one transformer layer on one GPU, derived from
+/// the tensors a Llama-style layer (RMSNorm, GQA with FlashAttention, SwiGLU) stores for its
+/// backward, in 16-bit unless noted; n = micro-batch tokens, t = TP degree:
+///   replicated under TP without SP: both norms' inputs and outputs   4·h
+///   sharded by TP: Q, K, V (h + 2·k·d), attention output h, gate and up 2f, down input f
+///   FlashAttention's softmax statistics: 4 bytes · heads (fp32, per token)
+/// so 2n·(4h + (2h + 2kd + 3f)/t) + 4n·a/t without SP and everything / t with SP. For
+/// Llama-3.1-8B (6h + 2kd + 3f = 17h) that is 34·n·h bytes at t = 1: Korthikanti et al.'s
+/// 34·s·b·h, whose GPT layer differs but lands on the same constant. FlashAttention keeps no
+/// s² scores, so selective recompute (which recomputes the attention core) saves nothing beyond
+/// that; full recompute keeps only the layer input, 2n·h (/ t with SP). A GELU MLP stores its
+/// input and the activation's input and output: 2f for the 3f of SwiGLU.
+double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
+                              Recompute recompute);
+
+/// Activation bytes one micro-batch keeps on one GPU of global stage `stage` (one chunk of
+/// pp·vpp): its layers, plus on the last stage the LM head's input and the logits in fp32 for
+/// the loss (vocabulary-parallel, / t), which full recompute does not drop. 0 without a model.
+double stage_activation_bytes(const Scenario& s, int stage);
+
+/// The static memory of one GPU holding global stages `stages_here` (a pipeline rank's chunks;
+/// the schedule's placement says which), in bytes.
+struct StaticMemory {
+  double parameters = 0;  ///< count on this GPU
+  double weights = 0;     ///< 16-bit parameters (2Ψ), / dp under ZeRO-3
+  double gradients = 0;   ///< 16-bit gradients (2Ψ), / dp under ZeRO-2/3
+  double optimizer = 0;   ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
+};
+StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here);
+
+}  // namespace trainsim

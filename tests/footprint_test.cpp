@@ -1,0 +1,80 @@
+#include "memory/footprint.h"
+
+#include <catch2/catch.hpp>
+
+#include "report/step_report.h"
+#include "scenario/partition.h"
+#include "test_util.h"
+
+using namespace trainsim;
+
+namespace {
+const ModelSpec& llama8b() {
+  return *find_model_preset("llama-3.1-8b");
+}
+}  // namespace
+
+TEST_CASE("footprint: Llama-3.1-8B layer activations are Korthikanti's 34·s·b·h bytes",
+          "[footprint]") {
+  // h = 4096, k·d = 8·128 = 1024, f = 14336: 6h + 2kd + 3f = 69,632 = 17h elements per token
+  // in 16-bit, 34·n·h bytes; plus FlashAttention's fp32 statistics, 4 bytes × 32 heads.
+  const std::int64_t n = 4096;
+  const double h = 4096;
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None) ==
+        Approx(34 * n * h + 4.0 * n * 32));
+  // TP 2 without SP: the 4h of norm inputs/outputs stay whole, the other 13h halve:
+  // 2n·(4h + 13h/2) + 4n·32/2.
+  CHECK(layer_activation_bytes(llama8b(), n, 2, false, Recompute::None) ==
+        Approx(2.0 * n * (4 * h + 13 * h / 2) + 2.0 * n * 32));
+  // TP 2 with SP: everything halves.
+  CHECK(layer_activation_bytes(llama8b(), n, 2, true, Recompute::None) ==
+        Approx((34 * n * h + 4.0 * n * 32) / 2));
+  // Full recompute keeps the layer input only, 2n·h (/ t with SP).
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::Full) == Approx(2.0 * n * h));
+  CHECK(layer_activation_bytes(llama8b(), n, 4, true, Recompute::Full) == Approx(2.0 * n * h / 4));
+}
+
+TEST_CASE("footprint: the last stage adds the LM head input and fp32 logits", "[footprint]") {
+  const Scenario s = test::yaml(
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+      "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64}\n");
+  const double layer = layer_activation_bytes(llama8b(), 4096, 1, false, Recompute::None);
+  // 32 layers over 4 stages: 8 each. Stage 3 also holds 2·n·h (final norm) + 4·n·V (logits).
+  CHECK(stage_activation_bytes(s, 0) == Approx(8 * layer));
+  CHECK(stage_activation_bytes(s, 3) ==
+        Approx(8 * layer + 2.0 * 4096 * 4096 + 4.0 * 4096 * 128256));
+}
+
+TEST_CASE("footprint: static memory follows domain.md §2 for ZeRO 0 to 3", "[footprint]") {
+  // Ψ on stage 0 of pp 2 (16 layers + embedding), dp 4. Weights 2Ψ, grads 2Ψ, Adam 12Ψ;
+  // ZeRO-1 shards the 12Ψ, ZeRO-2 also the grads, ZeRO-3 also the weights, each / N_d.
+  for (int zero : {0, 1, 2, 3}) {
+    const Scenario s = test::yaml(
+        fmt::format("model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
+                    "parallelism: {{pp: 2, dp: 4, zero: {}}}\ntraining: {{seq_len: 4096, "
+                    "global_batch_size: 64}}\n",
+                    zero));
+    const double psi =
+        static_cast<double>(stage_params(llama8b(), partition_layers(32, 2)[0], 1, 2));
+    CHECK(psi == static_cast<double>(16 * llama8b().params_per_layer() + 128256LL * 4096));
+    const int stages[] = {0};
+    const StaticMemory m = static_memory(s, stages);
+    INFO("ZeRO-" << zero);
+    CHECK(m.parameters == psi);
+    CHECK(m.weights == Approx(2 * psi / (zero >= 3 ? 4 : 1)));
+    CHECK(m.gradients == Approx(2 * psi / (zero >= 2 ? 4 : 1)));
+    CHECK(m.optimizer == Approx(12 * psi / (zero >= 1 ? 4 : 1)));
+  }
+}
+
+TEST_CASE("report: 1F1B's stage 0 peaks at p micro-batches of its activation bytes",
+          "[footprint][report]") {
+  const Scenario s = test::yaml(
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+      "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64}\n");
+  const StepReport r = make_report(simulate(s, {"1f1b", true}));
+  // Stage r holds p − r micro-batches; the last stage one (with the logits).
+  for (int st = 0; st < 4; ++st)
+    CHECK(r.stages[static_cast<std::size_t>(st)].peak_activation_bytes ==
+          Approx((4 - st) * stage_activation_bytes(s, st)));
+}
