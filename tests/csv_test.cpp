@@ -18,7 +18,7 @@ TEST_CASE("csv: every built-in schedule exports and re-imports to identical acti
       for (int p : {2, 4}) {
         Schedule s;
         try {
-          s = make_schedule(e.name, {p, 2 * p, v, {}});
+          s = make_schedule(e.name, {p, 2 * p, v, {}, {}});
         } catch (const ScheduleError&) {
           continue;  // not defined for this v
         }
@@ -64,7 +64,7 @@ TEST_CASE("csv: a loaded schedule that deadlocks is reported with the grid", "[c
 
 TEST_CASE("csv: a scenario simulates a CSV schedule like the built-in one", "[csv]") {
   const std::string path = std::string(TRAINSIM_TESTS_DIR) + "/data/1f1b_p4_m8.csv";
-  { std::ofstream(path) << schedule_to_csv(make_schedule("1f1b", {4, 8, 1, {}})); }
+  { std::ofstream(path) << schedule_to_csv(make_schedule("1f1b", {4, 8, 1, {}, {}})); }
   Scenario s = test::pipeline(4, 8, 1, 2, 0.1);
   s.schedule.csv = path;
   s.schedule.name = "csv";
@@ -77,7 +77,7 @@ TEST_CASE("csv: a scenario simulates a CSV schedule like the built-in one", "[cs
 }
 
 TEST_CASE("csv: DualPipeV's overlapped pairs are written and read as OVERLAP_F_B cells", "[csv]") {
-  const Schedule s = make_schedule("dualpipe-v", {2, 4, 2, {}});
+  const Schedule s = make_schedule("dualpipe-v", {2, 4, 2, {}, {}});
   const std::string text = schedule_to_csv(s);
   // Rank 0 (stages 0 and 3) runs 0F0 0F1 (step 1), 0F2 3F0 (step 2), 3I0 3W0 3F1 (step 3); its
   // first step-4 pair overlaps the next chunk-0 forward with chunk 1's next backward.

@@ -16,7 +16,7 @@ TEST_CASE("generators: AFAB and 1F1B are valid over a grid of p and m", "[genera
     for (int m : {1, 2, p, 2 * p - 1, 2 * p, 3 * p + 1}) {
       if (m < 1) continue;
       for (auto gen : {&generate_afab, &generate_1f1b}) {
-        const Schedule s = gen({p, m, 1, {}});
+        const Schedule s = gen({p, m, 1, {}, {}});
         INFO("p = " << p << ", m = " << m << ", " << s.name);
         CHECK_NOTHROW(validate_schedule(s));
         // Unit F = B = 1: (m + p − 1) · 2 steps for both.
@@ -28,7 +28,7 @@ TEST_CASE("generators: AFAB and 1F1B are valid over a grid of p and m", "[genera
 TEST_CASE("generators: 1F1B keeps at most p − r micro-batches in flight on rank r",
           "[generators]") {
   const int p = 4, m = 8;
-  const Schedule s = generate_1f1b({p, m, 1, {}});
+  const Schedule s = generate_1f1b({p, m, 1, {}, {}});
   for (int r = 0; r < p; ++r) {
     int in_flight = 0, peak = 0;
     for (const Action& a : s.actions[static_cast<std::size_t>(r)]) {
@@ -40,9 +40,9 @@ TEST_CASE("generators: 1F1B keeps at most p − r micro-batches in flight on ran
 }
 
 TEST_CASE("generators: AFAB and 1F1B reject chunks (vpp > 1)", "[generators]") {
-  CHECK_THROWS_WITH(generate_1f1b({4, 8, 2, {}}),
+  CHECK_THROWS_WITH(generate_1f1b({4, 8, 2, {}, {}}),
                     Catch::Contains("vpp = 1") && Catch::Contains("interleaved-1f1b"));
-  CHECK_THROWS_AS(generate_afab({4, 8, 2, {}}), ScheduleError);
+  CHECK_THROWS_AS(generate_afab({4, 8, 2, {}, {}}), ScheduleError);
 }
 
 TEST_CASE("1F1B: makespan is (m+p-1)(F+B) with uniform costs", "[generators][closed-form]") {
@@ -74,7 +74,7 @@ TEST_CASE("interleaved 1F1B: makespan is (m·v + p − 1)(F+B)/v with uniform co
 TEST_CASE("interleaved 1F1B: group size g between p and m changes the order, not validity",
           "[generators]") {
   for (int g : {4, 8, 16}) {
-    ScheduleParams params{4, 16, 2, {{"group_size", std::to_string(g)}}};
+    ScheduleParams params{4, 16, 2, {{"group_size", std::to_string(g)}}, {}};
     INFO("g = " << g);
     const Schedule s = generate_interleaved_1f1b(params);
     CHECK_NOTHROW(validate_schedule(s));
@@ -87,12 +87,12 @@ TEST_CASE("interleaved 1F1B: group size g between p and m changes the order, not
 }
 
 TEST_CASE("interleaved 1F1B: impossible sizes say what is required", "[generators]") {
-  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 1, {}}), Catch::Contains("vpp >= 2"));
-  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 7, 2, {}}),
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 1, {}, {}}), Catch::Contains("vpp >= 2"));
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 7, 2, {}, {}}),
                     Catch::Contains("multiple of group_size") && Catch::Contains("m = 4 or 8"));
-  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 2, {{"group_size", "2"}}}),
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 2, {{"group_size", "2"}}, {}}),
                     Catch::Contains("pp <= group_size <= microbatches"));
-  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 2, {{"group_size", "four"}}}),
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 2, {{"group_size", "four"}}, {}}),
                     Catch::Contains("must be an integer"));
 }
 
@@ -119,7 +119,7 @@ TEST_CASE("every registered schedule runs without deadlock over a grid of p, m a
           INFO(e.name << ": p = " << p << ", m = " << m << ", v = " << v);
           Schedule s;
           try {
-            s = e.generate({p, m, v, {}});
+            s = e.generate({p, m, v, {}, {}});
           } catch (const ScheduleError& err) {
             // A refusal must say what is required.
             CHECK_THAT(err.what(), Catch::Contains("needs") || Catch::Contains("runs one chunk"));
@@ -205,7 +205,7 @@ TEST_CASE("ZB-V: makespan reaches its lower bound 2m(F+I+W) + (p-1)F when F = I 
         CHECK(test::makespan(v_pipeline(p, m, f, i, w), "zb-v") == expected);
       }
   // The unit-step grid (every action one step) is the F = I = W case: 6m + p − 1.
-  CHECK(run_unit_steps(generate_zb_v({4, 8, 2, {}})).makespan == 51);
+  CHECK(run_unit_steps(generate_zb_v({4, 8, 2, {}, {}})).makespan == 51);
 }
 
 TEST_CASE("ZB-V keeps 1F1B's memory: at most 2p chunk activations (p micro-batches) on a rank",
@@ -214,7 +214,7 @@ TEST_CASE("ZB-V keeps 1F1B's memory: at most 2p chunk activations (p micro-batch
   // until its first chunk-0 backward: 2p chunks, i.e. p whole micro-batches of a rank, 1F1B's
   // peak. Ranks further down hold no more.
   for (int p : {2, 4, 8}) {
-    const Schedule s = generate_zb_v({p, 3 * p, 2, {}});
+    const Schedule s = generate_zb_v({p, 3 * p, 2, {}, {}});
     for (int r = 0; r < p; ++r) {
       int held = 0, peak = 0;
       for (const Action& a : s.actions[static_cast<std::size_t>(r)]) {
@@ -262,7 +262,7 @@ TEST_CASE("DualPipeV: each extra micro-batch costs two overlapped F&B tasks", "[
 
 TEST_CASE("DualPipeV pairs one chunk's forward with the other chunk's backward", "[generators]") {
   const int p = 4, m = 10;
-  const Schedule s = generate_dualpipe_v({p, m, 2, {}});
+  const Schedule s = generate_dualpipe_v({p, m, 2, {}, {}});
   for (int r = 0; r < p; ++r) {
     const auto& list = s.actions[static_cast<std::size_t>(r)];
     int pairs = 0;

@@ -19,10 +19,10 @@ TEST_CASE("registry: an unknown name lists the registered schedules", "[registry
 }
 
 TEST_CASE("registry: an unknown option is rejected with the schedule's options", "[registry]") {
-  CHECK_THROWS_WITH(make_schedule("1f1b", {4, 8, 1, {{"group_size", "4"}}}),
+  CHECK_THROWS_WITH(make_schedule("1f1b", {4, 8, 1, {{"group_size", "4"}}, {}}),
                     Catch::Contains("no option \"group_size\""));
 }
 
 TEST_CASE("registry: impossible sizes are rejected", "[registry]") {
-  CHECK_THROWS_WITH(make_schedule("1f1b", {4, 0, 1, {}}), Catch::Contains("microbatches >= 1"));
+  CHECK_THROWS_WITH(make_schedule("1f1b", {4, 0, 1, {}, {}}), Catch::Contains("microbatches >= 1"));
 }

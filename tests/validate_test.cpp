@@ -14,7 +14,7 @@ Schedule two_stage(std::vector<std::vector<Action>> actions) {
 }  // namespace
 
 TEST_CASE("validator: 1F1B grid matches the Playbook figure for p = 4, m = 8", "[validate]") {
-  const Schedule s = generate_1f1b({4, 8, 1, {}});
+  const Schedule s = generate_1f1b({4, 8, 1, {}, {}});
   const UnitRun run = run_unit_steps(s);
   // Unit F and B: (m + p − 1) · 2 = 22 steps.
   CHECK(run.makespan == 22);
@@ -69,7 +69,7 @@ TEST_CASE("validator: a backward before its own forward is named", "[validate]")
 }
 
 TEST_CASE("validator: an overlapped pair must be a forward then a fused backward", "[validate]") {
-  Schedule s = generate_dualpipe_v({2, 4, 2, {}});
+  Schedule s = generate_dualpipe_v({2, 4, 2, {}, {}});
   // Find a pair and break it: mark the B (not an F) as overlapped.
   auto& list = s.actions[0];
   std::size_t i = 0;

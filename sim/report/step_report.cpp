@@ -31,15 +31,16 @@ StepReport make_report(const Timeline& tl) {
   const int pp = sc.layout.pp;
   std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
-  // Activation holding per stage: +1 at a forward's start, −1 at the end of the task that
-  // finishes the micro-batch's backward (B, or W when split), per chunk.
+  // Activation holding per stage: +1 at a forward's start, −1 at the end of its fused B, or
+  // −input_frees at the end of I and the rest at the end of W, per chunk.
   // Alongside, the bytes those activations take (memory/footprint.h), per global stage.
   struct Hold {
     TimeNs time;
-    int count;
+    double count;  ///< micro-batches (a chunk's share)
     double bytes;
     bool operator<(const Hold& o) const { return time != o.time ? time < o.time : count < o.count; }
   };
+  const double alpha = tl.schedule.input_frees;
   std::vector<std::vector<Hold>> holds(busy.size());
   std::vector<double> act(static_cast<std::size_t>(tl.schedule.stages), 0.0);
   for (int st = 0; st < tl.schedule.stages; ++st)
@@ -56,12 +57,16 @@ StepReport make_report(const Timeline& tl) {
     const auto s = static_cast<std::size_t>(rank.coord.pp);
     if (is_pipeline_compute(type)) {
       busy[s] += tl.end[t] - tl.start[t];
-      // A micro-batch's activations are freed by its fused B, or by W when split (per cell:
-      // DualPipeV mixes both); an F&B task holds one more from its start and frees one at its end.
+      // A micro-batch's activations are freed by its fused B, or by I and W when split (per
+      // cell: DualPipeV mixes both); an F&B task takes one at its start and frees its B's at its
+      // end.
       if (type == TaskType::Forward || type == TaskType::ForwardBackward)
         holds[s].push_back({tl.start[t], +1, act_of(w.stage)});
-      if (type == TaskType::Backward || type == TaskType::BackwardWeight)
-        holds[s].push_back({tl.end[t], -1, -act_of(w.stage)});
+      if (type == TaskType::Backward) holds[s].push_back({tl.end[t], -1, -act_of(w.stage)});
+      if (type == TaskType::BackwardInput)  // a split backward frees in two parts
+        holds[s].push_back({tl.end[t], -alpha, -alpha * act_of(w.stage)});
+      if (type == TaskType::BackwardWeight)
+        holds[s].push_back({tl.end[t], alpha - 1, (alpha - 1) * act_of(w.stage)});
       if (type == TaskType::ForwardBackward) holds[s].push_back({tl.end[t], -1, -act_of(w.stage2)});
       first[s] = std::min(first[s], tl.start[t]);
       last[s] = std::max(last[s], tl.end[t]);
@@ -85,13 +90,12 @@ StepReport make_report(const Timeline& tl) {
     st.idle_s = to_seconds(pipeline - busy[i]);
     st.optimizer_s = to_seconds(opt[i]);
     std::sort(holds[i].begin(), holds[i].end());  // at equal times, frees (−1) first
-    int held = 0, peak = 0;
-    double held_bytes = 0;
+    double held = 0, peak = 0, held_bytes = 0;
     for (const Hold& h : holds[i]) {
       peak = std::max(peak, held += h.count);
       st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes += h.bytes);
     }
-    st.peak_in_flight = static_cast<double>(peak) / tl.schedule.chunks();
+    st.peak_in_flight = peak / tl.schedule.chunks();
     idle_sum += st.idle_s;
     busy_sum += st.compute_busy_s;
     r.stages.push_back(st);

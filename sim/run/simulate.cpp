@@ -47,7 +47,7 @@ Schedule csv_schedule(const Scenario& sc) {
 
 Schedule schedule_for(const Scenario& sc, const std::string& name) {
   const std::string n = name.empty() ? sc.schedule.name : name;
-  ScheduleParams params{sc.layout.pp, sc.microbatches(), sc.layout.vpp, {}};
+  ScheduleParams params{sc.layout.pp, sc.microbatches(), sc.layout.vpp, {}, {}};
   if (name.empty() || name == sc.schedule.name) params.options = sc.schedule.options;
   try {
     if ((name.empty() || name == sc.schedule.name) && !sc.schedule.csv.empty())

@@ -2,19 +2,29 @@
 // A schedule is data (style.md habit 2): for every pipeline rank, the ordered list of actions it
 // runs, plus where each stage lives. Generators are pure functions of ScheduleParams; they never
 // emit communication (lowering passes add it).
-#include <map>     // std::map
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <map>       // std::map
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
 
+#include "core/time.h"
 #include "schedules/action.h"
 
 namespace trainsim {
+
+/// Per-stage durations for the generators that search with real costs (zb-auto). Plain numbers
+/// the caller fills from its cost model, so schedules never depend on the "how long" layer.
+struct StageCosts {
+  std::vector<TimeNs> forward, backward_input, backward_weight;  ///< per stage
+  std::vector<TimeNs> p2p;  ///< per boundary: stage s -> s + 1 and back (stages − 1 entries)
+};
 
 struct ScheduleParams {
   int pp = 1;            ///< pipeline ranks
   int microbatches = 1;  ///< m
   int vpp = 1;           ///< model chunks per rank (stages = pp · vpp)
   std::map<std::string, std::string> options;
+  std::optional<StageCosts> costs;  ///< absent: cost-aware generators assume F = I = W
 };
 
 struct Schedule {
@@ -24,6 +34,9 @@ struct Schedule {
   int microbatches = 0;
   std::vector<int> stage_rank;               ///< stage -> pipeline rank
   std::vector<std::vector<Action>> actions;  ///< per rank, in execution order
+  /// With a split backward, the share of a micro-batch's activations its input gradient (I)
+  /// frees; W frees the rest (Zero Bubble paper: half). Reports count in-flight memory so.
+  double input_frees = 0.5;
 
   int chunks() const { return ranks ? stages / ranks : 0; }
   /// Which of a rank's chunks holds `stage` (0 for the first chunk on that rank).
