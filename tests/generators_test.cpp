@@ -279,3 +279,18 @@ TEST_CASE("DualPipeV pairs one chunk's forward with the other chunk's backward",
     CHECK(pairs == 2 * (m - 2 * p + r + 1) - (r == p - 1 ? 1 : 0) + (p - r - 1));
   }
 }
+
+TEST_CASE("V schedules: impossible sizes say what is required", "[generators]") {
+  // Each refusal names the requirement and the value it got.
+  CHECK_THROWS_WITH(generate_zb_v({4, 8, 1, {}, {}}),
+                    Catch::Contains("needs vpp = 2, got vpp = 1"));
+  CHECK_THROWS_WITH(
+      generate_zb_v({4, 6, 2, {}, {}}),
+      Catch::Contains("needs microbatches >= 2·pp − 1 = 7") && Catch::Contains("got m = 6"));
+  CHECK_THROWS_WITH(generate_dualpipe_v({4, 8, 3, {}, {}}),
+                    Catch::Contains("needs vpp = 2, got vpp = 3"));
+  CHECK_THROWS_WITH(
+      generate_dualpipe_v({4, 7, 2, {}, {}}),
+      Catch::Contains("needs microbatches >= 2·pp = 8") && Catch::Contains("got m = 7"));
+  CHECK_THROWS_WITH(generate_1f1b({4, 8, 2, {}, {}}), Catch::Contains("vpp = 1"));
+}

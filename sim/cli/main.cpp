@@ -50,6 +50,7 @@ struct ScheduleArgs {
   int microbatches = 8;
   int vpp = 1;
   std::string schedule = "1f1b";
+  std::vector<std::string> options;  ///< --option KEY=VALUE
   bool list = false;
   std::string export_csv;
   std::string csv;
@@ -147,6 +148,15 @@ int cmd_compare(const CompareArgs& a) {
   return 0;
 }
 
+std::map<std::string, std::string> option_map(const std::vector<std::string>& kvs) {
+  std::map<std::string, std::string> out;
+  for (const auto& kv : kvs) {
+    const auto eq = kv.find('=');
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
 int cmd_schedule(const ScheduleArgs& a) {
   if (a.list) {
     for (const auto& e : schedule_entries()) {
@@ -162,7 +172,7 @@ int cmd_schedule(const ScheduleArgs& a) {
     s = load_schedule_csv(a.csv);
     validate_schedule(s);
   } else {
-    s = make_schedule(a.schedule, {a.pp, a.microbatches, a.vpp, {}});
+    s = make_schedule(a.schedule, {a.pp, a.microbatches, a.vpp, option_map(a.options), {}});
   }
   if (!a.export_csv.empty()) {
     std::ofstream out(a.export_csv);
@@ -189,7 +199,7 @@ int cmd_schedule(const ScheduleArgs& a) {
     if (!a.csv.empty())
       sc.schedule.csv = a.csv;
     else
-      sc.schedule.options = {};
+      sc.schedule.options = option_map(a.options);
     const Timeline tl = simulate(sc, {a.csv.empty() ? s.name : "", true});
     std::cout << format_gantt(tl, a.width);
     const StepReport r = make_report(tl);
@@ -255,6 +265,15 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   sch->add_option("--schedule,-s", sa.schedule, "Schedule name")->capture_default_str();
   sch->add_flag("--list", sa.list, "List the registered schedules");
+  sch->add_option("--option,-o", sa.options,
+                  "A schedule option KEY=VALUE, repeatable (e.g. memory_limit=6 for zb-auto, "
+                  "group_size=8 for interleaved-1f1b)")
+      ->delimiter(',')
+      ->check([](const std::string& kv) {
+        return kv.find('=') == std::string::npos || kv.front() == '='
+                   ? std::string("expected KEY=VALUE, e.g. memory_limit=6")
+                   : std::string();
+      });
   sch->add_option(
       "--export-csv", sa.export_csv,
       "Write the schedule as a torch.distributed.pipelining CSV instead of printing it");

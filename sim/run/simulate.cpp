@@ -7,6 +7,7 @@
 #include "engine/engine.h"
 #include "graph/cycle.h"
 #include "lower/lowering.h"
+#include "lower/ranks.h"
 #include "lower/task_types.h"
 #include "schedules/csv.h"
 #include "schedules/registry.h"
@@ -45,13 +46,42 @@ Schedule csv_schedule(const Scenario& sc) {
 
 }  // namespace
 
-Schedule schedule_for(const Scenario& sc, const std::string& name) {
+StageCosts stage_costs(const Scenario& sc, const CostModel& cost) {
+  // Per stage, on the first pipeline's ranks (tp = dp = 0): compute and transfer times. The
+  // split backward may be unknown (explicit costs with a fused backward only): left empty.
+  const Layout& l = sc.layout;
+  const int stages = l.pp * l.vpp;
+  StageCosts c;
+  bool split = true;
+  for (int st = 0; st < stages; ++st) {
+    const int rank = st % l.pp;
+    c.forward.push_back(cost.compute(Op::F, st, rank).duration);
+    if (split) try {
+        c.backward_input.push_back(cost.compute(Op::I, st, rank).duration);
+        c.backward_weight.push_back(cost.compute(Op::W, st, rank).duration);
+      } catch (const InputError&) {
+        split = false;
+      }
+  }
+  if (!split) c.backward_input.clear(), c.backward_weight.clear();
+  const double bytes = cost.activation_bytes();
+  for (int st = 0; st + 1 < stages; ++st) {
+    Coord a{}, b{};
+    a.pp = st % l.pp;
+    b.pp = (st + 1) % l.pp;
+    c.p2p.push_back(cost.p2p(group_link({l.rank_of(a), l.rank_of(b)}, sc), bytes).duration);
+  }
+  return c;
+}
+
+Schedule schedule_for(const Scenario& sc, const std::string& name, const CostModel* cost) {
   const std::string n = name.empty() ? sc.schedule.name : name;
   ScheduleParams params{sc.layout.pp, sc.microbatches(), sc.layout.vpp, {}, {}};
   if (name.empty() || name == sc.schedule.name) params.options = sc.schedule.options;
   try {
     if ((name.empty() || name == sc.schedule.name) && !sc.schedule.csv.empty())
       return csv_schedule(sc);
+    if (cost && find_schedule(n).uses_costs) params.costs = stage_costs(sc, *cost);
     return make_schedule(n, params);
   } catch (const ScheduleError& e) {
     if (!name.empty() && name != sc.schedule.name)  // chosen on the command line
@@ -66,8 +96,8 @@ Schedule schedule_for(const Scenario& sc, const std::string& name) {
 Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
   Timeline tl;
   tl.scenario = sc;
-  tl.schedule = schedule_for(sc, opt.schedule);
   auto cost = make_cost_model(sc);
+  tl.schedule = schedule_for(sc, opt.schedule, cost.get());
   Lowered lowered = lower(sc, tl.schedule, *cost, opt.fold);
   auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
   tl.ranks = std::move(lowered.ranks);

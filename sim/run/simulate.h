@@ -4,6 +4,7 @@
 // and the GUI call it).
 #include <string>  // std::string
 
+#include "cost/cost_model.h"
 #include "run/timeline.h"
 #include "scenario/scenario.h"
 #include "schedules/schedule.h"
@@ -15,9 +16,11 @@ struct SimulateOptions {
   bool fold = true;      ///< simulate identical TP/DP peers once when exact
 };
 
-/// The schedule the scenario (or `name`) asks for, generated and validated. Throws
+/// The schedule the scenario (or `name`) asks for, generated and validated. A cost-aware
+/// schedule (zb-auto) gets its per-stage durations from `cost` (unit costs when null). Throws
 /// ScheduleError, naming the scenario's `schedule` key.
-Schedule schedule_for(const Scenario& sc, const std::string& name = "");
+Schedule schedule_for(const Scenario& sc, const std::string& name = "",
+                      const CostModel* cost = nullptr);
 
 /// Simulates one training step. Throws InputError (ScenarioError, ScheduleError,
 /// DeadlockError with the waiting cycle) and never returns a partial timeline.

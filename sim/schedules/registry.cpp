@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "schedules/generators.h"
 #include "schedules/validate.h"
+#include "schedules/zb_auto.h"
 
 namespace trainsim {
 namespace {
@@ -43,6 +44,12 @@ const std::vector<ScheduleEntry>& entries() {
        "DeepSeek DualPipeV: V placement, overlapped forward+backward chunk pairs",
        &generate_dualpipe_v,
        {}},
+      {"zb-auto",
+       {"zero-bubble-auto"},
+       "Zero Bubble automatic: searched with real costs under memory_limit (default pp)",
+       &generate_zb_auto,
+       {"memory_limit", "input_frees"},
+       true},
       {"looped-bfs",
        {"bfs"},
        "breadth-first looping over v chunks per rank",

@@ -16,6 +16,7 @@ struct ScheduleEntry {
   const char* summary;
   Schedule (*generate)(const ScheduleParams&);
   std::vector<std::string> options;  ///< option keys the generator reads
+  bool uses_costs = false;           ///< wants ScheduleParams::costs (a cost-aware search)
 };
 
 /// Every registered schedule, in display order.

@@ -59,6 +59,19 @@ void BM_pipeline_zb_h1_p64_m1024(benchmark::State& st) {
 void BM_pipeline_zb_h2_p64_m1024(benchmark::State& st) {
   run(st, costs_only(64, 1024, "zb-h2"), true);
 }
+void BM_pipeline_zb_v_p64_m1024(benchmark::State& st) {
+  run(st, costs_only(64, 1024, "zb-v", 2), true);
+}
+void BM_pipeline_dualpipe_v_p64_m1024(benchmark::State& st) {
+  run(st, costs_only(64, 1024, "dualpipe-v", 2), true);
+}
+// zb-auto searches 27 candidates; the target is p = 16, m = 128 under 10 s.
+void BM_pipeline_zb_auto_p16_m128(benchmark::State& st) {
+  run(st, costs_only(16, 128, "zb-auto"), true);
+}
+void BM_pipeline_zb_auto_p64_m1024(benchmark::State& st) {
+  run(st, costs_only(64, 1024, "zb-auto"), true);
+}
 void BM_llama405b_16384_folded(benchmark::State& st) {
   run(st, llama405b(), true);
 }
@@ -73,6 +86,10 @@ BENCHMARK(BM_pipeline_afab_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_interleaved_p64_m1024_v2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_zb_h1_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_zb_h2_p64_m1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pipeline_zb_v_p64_m1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pipeline_dualpipe_v_p64_m1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pipeline_zb_auto_p16_m128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pipeline_zb_auto_p64_m1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_llama405b_16384_folded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_llama405b_16384_expanded)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_MAIN();

@@ -1,0 +1,360 @@
+#include "schedules/zb_auto.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "schedules/generators.h"
+
+namespace trainsim {
+namespace {
+
+constexpr double kEps = 1e-9;
+constexpr TimeNs kUnknown = -1;
+
+double option_number(const ScheduleParams& p, const char* key, double fallback) {
+  auto it = p.options.find(key);
+  if (it == p.options.end()) return fallback;
+  const std::string& s = it->second;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
+    throw ScheduleError(fmt::format("zb-auto option {} must be a number, got \"{}\"", key, s));
+  return v;
+}
+
+struct Variant {
+  double lambda;  ///< warm-up cap (p − i) + λ(p − 1 − i); infinity: memory alone decides
+  bool forward_first;
+  bool eager_w;
+};
+
+// Step 1 of the header: the greedy list scheduler for one variant.
+Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, double alpha,
+                Variant v) {
+  const int P = p.pp, m = p.microbatches;
+  Schedule s = empty_pipeline("zb-auto", p);
+  s.input_frees = alpha;
+  s.actions.assign(static_cast<std::size_t>(P), {});
+  struct Rank {
+    TimeNs busy_until = 0, wake = 0;
+    bool blocked = false;
+    int next_f = 0, next_i = 0, outstanding = 0;
+    double mem = 0;
+    std::deque<int> pending_w;
+    std::vector<TimeNs> f_arrival, g_arrival;  // when F's input / I's gradient is here
+    int cap = 0;
+  };
+  std::vector<Rank> rk(static_cast<std::size_t>(P));
+  for (int i = 0; i < P; ++i) {
+    Rank& r = rk[static_cast<std::size_t>(i)];
+    r.f_arrival.assign(static_cast<std::size_t>(m), i == 0 ? 0 : kUnknown);
+    r.g_arrival.assign(static_cast<std::size_t>(m), kUnknown);
+    r.cap =
+        std::isinf(v.lambda) ? m : (P - i) + static_cast<int>(std::lround(v.lambda * (P - 1 - i)));
+  }
+  std::vector<TimeNs> chan_down(static_cast<std::size_t>(P), 0), chan_up(chan_down);
+  // The ranks that may act, by (wake time, rank); entries go stale when a wake time changes.
+  using Entry = std::pair<TimeNs, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  auto wake_up = [&](int i) { queue.push({rk[static_cast<std::size_t>(i)].wake, i}); };
+  auto at = [](std::vector<TimeNs>& v, int k) -> TimeNs& { return v[static_cast<std::size_t>(k)]; };
+  auto deliver = [&](int to, bool gradient, int mb, TimeNs arrival) {
+    Rank& r = rk[static_cast<std::size_t>(to)];
+    at(gradient ? r.g_arrival : r.f_arrival, mb) = arrival;
+    if (r.blocked || arrival < r.wake) {
+      r.blocked = false;
+      r.wake = std::max(r.busy_until, arrival);
+      wake_up(to);
+    }
+  };
+  auto finished = [&](const Rank& r) {
+    return r.next_f == m && r.next_i == m && r.pending_w.empty();
+  };
+  for (int i = 0; i < P; ++i) wake_up(i);
+  while (!queue.empty()) {
+    const auto [when, who] = queue.top();
+    queue.pop();
+    Rank& r = rk[static_cast<std::size_t>(who)];
+    if (r.blocked || finished(r) || when != r.wake) continue;  // stale
+    const TimeNs t = r.wake;
+    const auto u = static_cast<std::size_t>(who);
+    const bool f_left = r.next_f < m;
+    const TimeNs f_at = f_left ? at(r.f_arrival, r.next_f) : kUnknown;
+    const bool f_allowed = f_left && r.outstanding < r.cap && r.mem + 1 <= limit + kEps;
+    const bool can_f = f_allowed && f_at != kUnknown && f_at <= t;
+    const TimeNs i_at = r.next_i < r.next_f ? at(r.g_arrival, r.next_i) : kUnknown;
+    const bool can_i = i_at != kUnknown && i_at <= t;
+    enum { None, F, I, W } pick = None;
+    if (can_i && can_f)
+      pick = v.forward_first ? F : I;
+    else if (can_i)
+      pick = I;
+    else if (can_f)
+      pick = F;
+    else if (!r.pending_w.empty()) {
+      TimeNs next = std::numeric_limits<TimeNs>::max();
+      if (f_allowed && f_at != kUnknown) next = std::min(next, f_at);
+      if (i_at != kUnknown) next = std::min(next, i_at);
+      const bool memory_blocked = f_left && r.mem + 1 > limit + kEps;
+      if (v.eager_w || memory_blocked || next >= t + c.backward_weight[u]) pick = W;
+    }
+    if (pick == None) {  // wait for the next known arrival, or for another rank to produce one
+      TimeNs next = std::numeric_limits<TimeNs>::max();
+      if (f_allowed && f_at != kUnknown) next = std::min(next, f_at);
+      if (i_at != kUnknown) next = std::min(next, i_at);
+      if (next == std::numeric_limits<TimeNs>::max()) {
+        r.blocked = true;
+      } else {
+        r.wake = next;
+        wake_up(who);
+      }
+      continue;
+    }
+    auto& list = s.actions[u];
+    TimeNs end = t;
+    if (pick == F) {
+      const int mb = r.next_f++;
+      list.push_back({who, Op::F, mb});
+      end = t + c.forward[u];
+      r.mem += 1;
+      ++r.outstanding;
+      if (who + 1 < P) {
+        const TimeNs arrival = std::max(end, chan_down[u]) + c.p2p[u];
+        chan_down[u] = arrival;
+        deliver(who + 1, false, mb, arrival);
+      } else {
+        at(r.g_arrival, mb) = end;  // the loss is here: the backward may start at once
+      }
+    } else if (pick == I) {
+      const int mb = r.next_i++;
+      list.push_back({who, Op::I, mb});
+      end = t + c.backward_input[u];
+      r.mem -= alpha;
+      --r.outstanding;
+      r.pending_w.push_back(mb);
+      if (who > 0) {
+        const TimeNs arrival = std::max(end, chan_up[u]) + c.p2p[u - 1];
+        chan_up[u] = arrival;
+        deliver(who - 1, true, mb, arrival);
+      }
+    } else {
+      list.push_back({who, Op::W, r.pending_w.front()});
+      r.pending_w.pop_front();
+      end = t + c.backward_weight[u];
+      r.mem -= 1 - alpha;
+    }
+    r.busy_until = r.wake = end;
+    wake_up(who);
+  }
+  for (const Rank& r : rk)
+    if (!finished(r))
+      throw ScheduleError(fmt::format(
+          "zb-auto (pp = {}, m = {}) found no schedule within memory_limit = {}", P, m, limit));
+  return s;
+}
+
+// 1F1B with each backward split into I then W at once: the handcrafted baseline.
+Schedule split_1f1b(const ScheduleParams& p) {
+  Schedule s = generate_1f1b(p);
+  for (auto& list : s.actions) {
+    std::vector<Action> split;
+    for (const Action& a : list) {
+      if (a.op != Op::B) {
+        split.push_back(a);
+        continue;
+      }
+      split.push_back({a.stage, Op::I, a.microbatch});
+      split.push_back({a.stage, Op::W, a.microbatch});
+    }
+    list = std::move(split);
+  }
+  return s;
+}
+
+}  // namespace
+
+TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
+  const int S = s.stages, m = s.microbatches, R = s.ranks;
+  const auto cells = static_cast<std::size_t>(S) * static_cast<std::size_t>(m);
+  std::vector<TimeNs> f_done(cells, kUnknown), b_done(cells, kUnknown);
+  std::vector<TimeNs> f_out(cells, kUnknown), g_out(cells, kUnknown);  // arrival at the consumer
+  std::vector<TimeNs> channel(static_cast<std::size_t>(R) * static_cast<std::size_t>(R), 0);
+  std::vector<TimeNs> free(static_cast<std::size_t>(R), 0);
+  std::vector<std::size_t> next(static_cast<std::size_t>(R), 0);
+  auto cell = [m](int stage, int mb) {
+    return static_cast<std::size_t>(stage) * static_cast<std::size_t>(m) +
+           static_cast<std::size_t>(mb);
+  };
+  // When `a` may start, or kUnknown while an input is not yet produced.
+  auto ready = [&](const Action& a) -> TimeNs {
+    const std::size_t k = cell(a.stage, a.microbatch);
+    switch (a.op) {
+      case Op::F:
+        return a.stage == 0 ? 0 : f_out[cell(a.stage - 1, a.microbatch)];
+      case Op::B:
+      case Op::I:
+        if (f_done[k] == kUnknown) return kUnknown;
+        if (a.stage == S - 1) return f_done[k];
+        return g_out[cell(a.stage + 1, a.microbatch)] == kUnknown
+                   ? kUnknown
+                   : std::max(f_done[k], g_out[cell(a.stage + 1, a.microbatch)]);
+      case Op::W:
+        return b_done[k];
+    }
+    return kUnknown;
+  };
+  auto duration = [&](const Action& a) {
+    const auto st = static_cast<std::size_t>(a.stage);
+    switch (a.op) {
+      case Op::F:
+        return c.forward[st];
+      case Op::B:
+        return c.backward_input[st] + c.backward_weight[st];
+      case Op::I:
+        return c.backward_input[st];
+      case Op::W:
+        return c.backward_weight[st];
+    }
+    return TimeNs{0};
+  };
+  // The output of `a` (ended at `end` on `rank`) travels to the neighbouring stage.
+  auto send = [&](const Action& a, int rank, TimeNs end) {
+    const std::size_t k = cell(a.stage, a.microbatch);
+    if (a.op == Op::F) f_done[k] = end;
+    if (a.op == Op::B || a.op == Op::I) b_done[k] = end;
+    if (a.op == Op::W) return;
+    const int to = a.op == Op::F ? a.stage + 1 : a.stage - 1;
+    if (to < 0 || to >= S) return;
+    const int dest = s.stage_rank[static_cast<std::size_t>(to)];
+    TimeNs arrival = end;
+    if (dest != rank) {
+      TimeNs& ch = channel[static_cast<std::size_t>(rank) * static_cast<std::size_t>(R) +
+                           static_cast<std::size_t>(dest)];
+      arrival = ch = std::max(end, ch) + c.p2p[static_cast<std::size_t>(std::min(a.stage, to))];
+    }
+    (a.op == Op::F ? f_out : g_out)[k] = arrival;
+  };
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int r = 0; r < R; ++r) {
+      const auto& list = s.actions[static_cast<std::size_t>(r)];
+      auto& i = next[static_cast<std::size_t>(r)];
+      while (i < list.size()) {
+        const Action& a = list[i];
+        const bool pair = a.overlapped_with_next && i + 1 < list.size();
+        TimeNs start = ready(a);
+        if (start == kUnknown) break;
+        if (pair) {
+          const TimeNs second = ready(list[i + 1]);
+          if (second == kUnknown) break;
+          start = std::max(start, second);
+        }
+        start = std::max(start, free[static_cast<std::size_t>(r)]);
+        const TimeNs end = start + duration(a) + (pair ? duration(list[i + 1]) : 0);
+        send(a, r, end);
+        if (pair) send(list[i + 1], r, end);
+        free[static_cast<std::size_t>(r)] = end;
+        i += pair ? 2 : 1;
+        progress = true;
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    TRAINSIM_CHECK(
+        next[static_cast<std::size_t>(r)] == s.actions[static_cast<std::size_t>(r)].size(),
+        "estimate_makespan needs a valid (deadlock-free) schedule");
+  return *std::max_element(free.begin(), free.end());
+}
+
+std::vector<double> peak_memory_units(const Schedule& s) {
+  std::vector<double> peaks;
+  for (const auto& list : s.actions) {
+    double held = 0, peak = 0;
+    for (const Action& a : list) {
+      held += a.op == Op::F   ? 1.0
+              : a.op == Op::B ? -1.0
+              : a.op == Op::I ? -s.input_frees
+                              : s.input_frees - 1;
+      peak = std::max(peak, held);
+    }
+    peaks.push_back(peak);
+  }
+  return peaks;
+}
+
+Schedule generate_zb_auto(const ScheduleParams& p) {
+  const int P = p.pp, m = p.microbatches;
+  if (p.vpp != 1)
+    throw ScheduleError(fmt::format(
+        "zb-auto searches schedules with one chunk per rank: it needs vpp = 1, got vpp = {}",
+        p.vpp));
+  const double limit = option_number(p, "memory_limit", P);
+  const double alpha = option_number(p, "input_frees", 0.5);
+  if (limit < 1)
+    throw ScheduleError(fmt::format(
+        "zb-auto needs memory_limit >= 1 (one micro-batch's activations on a stage; 1F1B peaks "
+        "at pp = {}), got {}",
+        P, limit));
+  if (alpha < 0 || alpha > 1)
+    throw ScheduleError(
+        fmt::format("zb-auto needs 0 <= input_frees <= 1 (the share I frees), got {}", alpha));
+  StageCosts c;
+  if (p.costs) {
+    c = *p.costs;
+    if (c.backward_input.empty() || c.backward_weight.empty())
+      throw ScheduleError(
+          "zb-auto splits the backward into I and W and needs both costs: give "
+          "costs.backward_input and costs.backward_weight (or a model)");
+    TRAINSIM_CHECK(static_cast<int>(c.forward.size()) == P &&
+                       static_cast<int>(c.backward_input.size()) == P &&
+                       static_cast<int>(c.backward_weight.size()) == P &&
+                       static_cast<int>(c.p2p.size()) == P - 1,
+                   "zb-auto costs must cover every stage and boundary");
+  } else {  // no costs: F = I = W, free transfers
+    c.forward.assign(static_cast<std::size_t>(P), 1);
+    c.backward_input = c.backward_weight = c.forward;
+    c.p2p.assign(static_cast<std::size_t>(std::max(P - 1, 0)), 0);
+  }
+  std::vector<Schedule> candidates;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double lambda : {0.0, 0.5, 1.0, 1.5, 2.0, inf})
+    for (bool forward_first : {false, true})
+      for (bool eager : {false, true})
+        candidates.push_back(greedy(p, c, limit, alpha, {lambda, forward_first, eager}));
+  ScheduleParams plain = p;
+  plain.options.clear();
+  candidates.push_back(split_1f1b(plain));
+  candidates.push_back(generate_zb_h1(plain));
+  candidates.push_back(generate_zb_h2(plain));
+  const Schedule* best = nullptr;
+  TimeNs best_time = 0;
+  double best_peak = 0;
+  for (Schedule& s : candidates) {
+    s.input_frees = alpha;
+    const auto peaks = peak_memory_units(s);
+    const double peak = *std::max_element(peaks.begin(), peaks.end());
+    if (peak > limit + kEps) continue;
+    const TimeNs t = estimate_makespan(s, c);
+    if (!best || t < best_time || (t == best_time && peak < best_peak - kEps)) {
+      best = &s;
+      best_time = t;
+      best_peak = peak;
+    }
+  }
+  if (!best)
+    throw ScheduleError(fmt::format(
+        "zb-auto (pp = {}, m = {}) found no schedule within memory_limit = {}", P, m, limit));
+  Schedule out = *best;
+  out.name = "zb-auto";
+  return out;
+}
+
+}  // namespace trainsim
