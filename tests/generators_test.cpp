@@ -126,11 +126,18 @@ TEST_CASE("every registered schedule runs without deadlock over a grid of p, m a
             continue;
           }
           CHECK_NOTHROW(validate_schedule(s));
-          // Split costs serve both kinds of schedule (a fused B costs I + W).
+          // Split costs serve both kinds of schedule (a fused B costs I + W); the first and
+          // last ranks are heavier (embedding, LM head) and transfers take time.
+          std::string fw = "[", bi = "[";
+          for (int r = 0; r < p; ++r) {
+            const bool edge = r == 0 || r == p - 1;
+            fw += fmt::format("{}{}ms", r ? ", " : "", edge ? 1.5 : 1.0);
+            bi += fmt::format("{}{}ms", r ? ", " : "", r == p - 1 ? 2.5 : 1.0);
+          }
           Scenario sc = test::yaml(fmt::format(
               "parallelism: {{pp: {}, vpp: {}}}\ntraining: {{microbatches: {}}}\n"
-              "costs: {{forward: 1ms, backward_input: 1ms, backward_weight: 1ms, p2p: 0.1ms}}\n",
-              p, v, m));
+              "costs: {{forward: {}], backward_input: {}], backward_weight: 1ms, p2p: 0.1ms}}\n",
+              p, v, m, fw, bi));
           CHECK(test::makespan(sc, e.name) > 0);  // no deadlock in the task graph either
         }
 }

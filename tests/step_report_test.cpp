@@ -129,3 +129,42 @@ TEST_CASE("report: ZB-V holds p micro-batches on rank 0, DualPipeV p + 1/2", "[r
   CHECK(dpv.stages[0].peak_in_flight == p + 0.5);
   for (int r = 1; r < p; ++r) CHECK(zbv.stages[static_cast<std::size_t>(r)].peak_in_flight <= p);
 }
+
+TEST_CASE("zero-bubble family: both bubble conventions follow from the closed-form makespans",
+          "[report][closed-form]") {
+  // Uniform per-chunk F = I = 2, W = 1 ms (per-rank costs twice that with two chunks). Every
+  // rank does the same work B_r, so idle = T − B_r on each, and the report gives
+  // (T − B_r)/T of the step and (T − B_r)/B_r over ideal, with T from the closed forms:
+  //   ZB-H1  T = m(F+I+W) + (p−1)(F+I−W)           B_r = m(F+I+W)
+  //   ZB-H2  T = m(F+I+W) + (p−1)(F+I−2W)          B_r = m(F+I+W)
+  //   ZB-V   T = 2m(F+I+W) + (p−1)F  (F = I, W ≤ F; chunk costs)   B_r = 2m(F+I+W)
+  //   DualPipeV T = 2m(F+B) + (p−1)(F&B + B − 3W), F&B = F + B     B_r = 2m(F+B)
+  const int f = 2, i = 2, w = 1;
+  for (int p : {2, 4})
+    for (int m : {2 * p, 3 * p}) {
+      struct Case {
+        const char* name;
+        int vpp;
+        long total, busy;
+      };
+      const int b = i + w;
+      const Case cases[] = {
+          {"zb-h1", 1, m * (f + i + w) + (p - 1) * (f + i - w), m * (f + i + w)},
+          {"zb-h2", 1, m * (f + i + w) + (p - 1) * (f + i - 2 * w), m * (f + i + w)},
+          {"zb-v", 2, 2 * m * (f + i + w) + (p - 1) * f, 2 * m * (f + i + w)},
+          {"dualpipe-v", 2, 2 * m * (f + b) + (p - 1) * ((f + b) + b - 3 * w), 2 * m * (f + b)},
+      };
+      for (const Case& c : cases) {
+        INFO(c.name << ": p = " << p << ", m = " << m);
+        const int scale = c.vpp;  // per-rank costs are per-chunk costs × chunks
+        const Scenario s = test::yaml(fmt::format(
+            "parallelism: {{pp: {}, vpp: {}}}\ntraining: {{microbatches: {}}}\n"
+            "costs: {{forward: {}ms, backward_input: {}ms, backward_weight: {}ms}}\n",
+            p, c.vpp, m, f * scale, i * scale, w * scale));
+        const StepReport r = make_report(simulate(s, {c.name, true}));
+        CHECK(r.step_time_s == Approx(c.total * 1e-3));
+        CHECK(r.bubble_fraction_of_step == Approx(double(c.total - c.busy) / c.total));
+        CHECK(r.bubble_over_ideal == Approx(double(c.total - c.busy) / c.busy));
+      }
+    }
+}
