@@ -1,4 +1,6 @@
 #include "report/chrome_trace.h"
+#include "memory/footprint.h"
+#include "report/memory_report.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -59,6 +61,15 @@ std::vector<std::string> check_trace(const json& t) {
       slice_starts[{pid, tid, e["cat"]}].insert(ts);
     } else if (ph == "s" || ph == "f") {
       flows[e["id"].get<long long>()].push_back(e);
+    } else if (ph == "C") {  // a counter: named, timed, numeric series in args
+      if (!e["name"].is_string() || !e.contains("ts") || !(e["ts"].get<double>() > 0))
+        bad.push_back("counter without name or positive ts");
+      if (!e.contains("args") || !e["args"].is_object() || e["args"].empty())
+        bad.push_back("counter without series");
+      else
+        for (const auto& [k, v] : e["args"].items())
+          if (!v.is_number()) bad.push_back("counter series " + k + " is not a number");
+      if (!named_pids.count(pid)) bad.push_back("counter on an unnamed process");
     } else {
       bad.push_back("unexpected phase " + ph);
     }
@@ -133,4 +144,38 @@ TEST_CASE("trace: golden file for a tiny pipeline", "[trace][golden]") {
   CHECK(text == golden.str());
   // The golden run is the hand-derived AFAB case: step 10 ms.
   CHECK(json::parse(text)["otherData"]["step_time_us"] == "10000.000");
+}
+
+TEST_CASE("trace: memory counters follow the activations the memory report counts", "[trace]") {
+  // Llama-3.2-1B, pp 2, 1F1B, m = 4: stage 0 peaks at 2 micro-batches of its activations,
+  // stage 1 at 1; every micro-batch is freed by the end of the step.
+  const Scenario s = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {pp: 2}
+)");
+  const Timeline tl = simulate(s);
+  const MemoryReport mem = make_memory_report(tl);
+  std::ostringstream out;
+  write_chrome_trace(tl, out);
+  const json t = json::parse(out.str());
+  std::map<long long, double> peak, last, fixed;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] != "C") continue;
+    const long long pid = e["pid"];
+    const double act = e["args"]["activations"];
+    peak[pid] = std::max(peak[pid], act);
+    last[pid] = act;
+    fixed[pid] = e["args"]["static"];
+  }
+  REQUIRE(peak.size() == 2);  // one track per stage (ranks 0 and 1)
+  for (int st = 0; st < 2; ++st) {
+    const StageMemory& sm = mem.stages[static_cast<std::size_t>(st)];
+    CHECK(peak[st] == Approx(sm.activations / 1e9).epsilon(1e-5));
+    CHECK(last[st] == Approx(0).margin(1e-9));
+    CHECK(fixed[st] ==
+          Approx((sm.weights + sm.gradients + sm.optimizer + sm.buffers) / 1e9).epsilon(1e-5));
+  }
+  CHECK(mem.stages[0].activations == Approx(2 * stage_activation_bytes(s, 0)));
+  CHECK(mem.stages[1].activations == Approx(1 * stage_activation_bytes(s, 1)));
 }

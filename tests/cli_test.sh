@@ -38,5 +38,14 @@ expect 2 "1B0 comes before 1F0" -- "$bin" schedule --csv "$tmp/bad.csv"
 expect 0 "rank   3 |" -- "$bin" schedule --pp 4 -m 8 --timeline --width 60
 expect 0 "bubble" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms --backward-weight 1ms
 expect 2 "backward_input" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms
+expect 0 "OUT OF MEMORY: stage 3" -- "$bin" memory "$src/scenarios/default.yaml" --schedule afab
+expect 0 '"out_of_memory"' -- "$bin" memory "$src/scenarios/default.yaml" --json
+expect 0 '"memory"' -- "$bin" run "$src/scenarios/default.yaml" --json
+expect 2 "memory needs a model" -- "$bin" memory "$src/scenarios/paper-1f1b.yaml"
+expect 2 "memory.bucket_size" -- "$bin" run "$src/scenarios/default.yaml" --set memory.bucket_size=0MB
+expect 0 "zb-auto" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=5
+expect 2 "expected KEY=VALUE" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit
+expect 2 "needs memory_limit >= 1" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=0
+expect 0 "OVERLAP_F_B" -- sh -c "\"$bin\" schedule --pp 2 -m 4 --vpp 2 -s dualpipe-v --export-csv \"$tmp/d.csv\" >/dev/null && cat \"$tmp/d.csv\""
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "report/ascii_gantt.h"
 #include "report/chrome_trace.h"
+#include "report/memory_report.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
 #include "scenario/scenario_loader.h"
@@ -79,12 +80,31 @@ int cmd_run(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.sets);
   Timeline tl = simulate(sc, {a.schedule, !a.no_fold});
   const StepReport r = make_report(tl);
+  const MemoryReport mem = make_memory_report(tl);
   if (!a.trace.empty()) write_chrome_trace_file(tl, a.trace);
-  if (a.json)
-    std::cout << report_to_json(r).dump(2) << "\n";
-  else
-    std::cout << format_report(r);
+  if (a.json) {
+    auto j = report_to_json(r);
+    j["memory"] = memory_to_json(mem);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << format_report(r) << "------------------------------------\n" << format_memory(mem);
+  }
   if (!a.trace.empty() && !a.json) std::cout << "trace written to " << a.trace << "\n";
+  return 0;
+}
+
+// `trainsim memory`: the static breakdown per stage and the peak from the simulated timeline.
+int cmd_memory(const RunArgs& a) {
+  Scenario sc = load_scenario(a.scenario, a.sets);
+  if (!sc.model)
+    throw ScenarioError(sc.source, "model",
+                        "memory needs a model (bytes come from its layers); this scenario only "
+                        "gives costs");
+  const MemoryReport mem = make_memory_report(simulate(sc, {a.schedule, !a.no_fold}));
+  if (a.json)
+    std::cout << memory_to_json(mem).dump(2) << "\n";
+  else
+    std::cout << format_memory(mem);
   return 0;
 }
 
@@ -238,6 +258,18 @@ int main(int argc, char** argv) {
   run->add_flag("--no-fold", ra.no_fold,
                 "Simulate every rank (no folding of identical TP/DP peers)");
 
+  RunArgs ma;
+  auto* mem = app.add_subcommand(
+      "memory",
+      "Print each stage's memory per GPU: weights, gradients, optimizer, activations, "
+      "buffers, and the peak over the simulated step");
+  mem->add_option("scenario", ma.scenario, "Scenario YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  mem->add_option("--schedule", ma.schedule, "Use this schedule instead of the scenario's");
+  mem->add_option("--set", ma.sets, "Override a scenario key (repeatable)");
+  mem->add_flag("--json", ma.json, "Print as JSON");
+
   CompareArgs ca;
   auto* cmp =
       app.add_subcommand("compare", "Simulate a scenario under several schedules, side by side");
@@ -304,6 +336,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*run) return cmd_run(ra);
+    if (*mem) return cmd_memory(ma);
     if (*cmp) return cmd_compare(ca);
     if (*sch) return cmd_schedule(sa);
   } catch (const InputError& e) {

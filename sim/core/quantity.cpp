@@ -139,4 +139,14 @@ std::string format_bytes(double bytes) {
   return fmt::format("{:.0f} B", bytes);
 }
 
+std::string thousands(double v) {
+  std::string digits = fmt::format("{:.0f}", v), out;
+  const int n = static_cast<int>(digits.size());
+  for (int i = 0; i < n; ++i) {
+    out += digits[static_cast<std::size_t>(i)];
+    if ((n - i - 1) % 3 == 0 && i + 1 < n && digits[static_cast<std::size_t>(i)] != '-') out += ',';
+  }
+  return out;
+}
+
 }  // namespace trainsim

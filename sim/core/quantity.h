@@ -20,5 +20,7 @@ std::string allowed_units(Dimension dim);
 /// Human formatting for reports: 1.234 ms, 25.0 MB, 450 GB/s.
 std::string format_time(double seconds);
 std::string format_bytes(double bytes);
+/// 1234567 -> "1,234,567" (rounded to an integer).
+std::string thousands(double v);
 
 }  // namespace trainsim

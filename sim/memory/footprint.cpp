@@ -57,8 +57,10 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
   const double psi = out.parameters, nd = s.layout.dp;
   const int zero = s.layout.zero;
   out.weights = kHalf * psi / (zero >= 3 ? nd : 1);
-  out.gradients = kHalf * psi / (zero >= 2 ? nd : 1);
+  const double grad_bytes = kHalf + (s.training.fp32_grad_accumulation ? kFloat : 0);
+  out.gradients = grad_bytes * psi / (zero >= 2 ? nd : 1);
   out.optimizer = kAdamBytesPerParam * psi / (zero >= 1 ? nd : 1);
+  out.buffers = s.memory.runtime_overhead + (s.layout.dp > 1 ? s.memory.bucket_size : 0);
   return out;
 }
 

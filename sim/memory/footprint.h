@@ -35,8 +35,11 @@ double stage_activation_bytes(const Scenario& s, int stage);
 struct StaticMemory {
   double parameters = 0;  ///< count on this GPU
   double weights = 0;     ///< 16-bit parameters (2Ψ), / dp under ZeRO-3
-  double gradients = 0;   ///< 16-bit gradients (2Ψ), / dp under ZeRO-2/3
+  double gradients = 0;   ///< 16-bit gradients (2Ψ), + 4Ψ fp32 accumulation; / dp under ZeRO-2/3
   double optimizer = 0;   ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
+  /// Runtime overhead (memory.runtime_overhead) and, with dp > 1, one gradient bucket in flight.
+  double buffers = 0;
+  double total() const { return weights + gradients + optimizer + buffers; }
 };
 StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here);
 

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "lower/task_types.h"
+#include "report/memory_report.h"
 
 namespace trainsim {
 namespace {
@@ -110,6 +111,31 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
         R"({{"ph":"f","bp":"e","name":"p2p","cat":"compute","id":{},"pid":{},"tid":{},"ts":{}}})",
         rv + 1, ranks[g.streams[ts.stream].owner].global, tid[ts.stream],
         us(tl.start[to] + kTraceOriginNs)));
+  }
+  // Memory counter tracks, one per pipeline stage on its representative GPU (tp = dp = 0):
+  // the static state and the activations alive, in GB, at every change.
+  if (tl.scenario.model) {
+    const MemoryReport mem = make_memory_report(tl);
+    const auto events = activation_events(tl);
+    for (const SimRank& rk : ranks) {
+      if (rk.coord.tp != 0 || rk.coord.dp != 0) continue;
+      const StageMemory& sm = mem.stages[static_cast<std::size_t>(rk.coord.pp)];
+      const double fixed = (sm.weights + sm.gradients + sm.optimizer + sm.buffers) / 1e9;
+      auto counter = [&](TimeNs t, double act) {
+        emit(fmt::format(
+            R"({{"ph":"C","name":"memory GB","pid":{},"tid":0,"ts":{},"args":{{"static":{:.6g},"activations":{:.6g}}}}})",
+            rk.global, us(t + kTraceOriginNs), fixed, act / 1e9));
+      };
+      counter(0, 0);
+      const auto& ev = events[static_cast<std::size_t>(rk.coord.pp)];
+      double held = 0;
+      for (std::size_t i = 0; i < ev.size(); ++i) {
+        held += ev[i].bytes;
+        if (i + 1 == ev.size() || ev[i + 1].time != ev[i].time)  // one sample per instant
+          counter(ev[i].time, std::max(held, 0.0));
+      }
+      counter(tl.makespan, std::max(held, 0.0));
+    }
   }
   nlohmann::json other;
   other["generator"] = "trainsim";

@@ -10,16 +10,6 @@
 namespace trainsim {
 namespace {
 
-std::string thousands(double v) {
-  std::string digits = fmt::format("{:.0f}", v), out;
-  const int n = static_cast<int>(digits.size());
-  for (int i = 0; i < n; ++i) {
-    out += digits[static_cast<std::size_t>(i)];
-    if ((n - i - 1) % 3 == 0 && i + 1 < n && digits[static_cast<std::size_t>(i)] != '-') out += ',';
-  }
-  return out;
-}
-
 std::string layout_line(const StepReport& r) {
   std::string s = fmt::format("{} GPUs", r.gpus);
   if (!r.gpu.empty()) s += " × " + r.gpu;

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "lower/task_types.h"
-#include "memory/footprint.h"
+#include "report/memory_report.h"
 
 namespace trainsim {
 
@@ -31,21 +31,6 @@ StepReport make_report(const Timeline& tl) {
   const int pp = sc.layout.pp;
   std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
-  // Activation holding per stage: +1 at a forward's start, −1 at the end of its fused B, or
-  // −input_frees at the end of I and the rest at the end of W, per chunk.
-  // Alongside, the bytes those activations take (memory/footprint.h), per global stage.
-  struct Hold {
-    TimeNs time;
-    double count;  ///< micro-batches (a chunk's share)
-    double bytes;
-    bool operator<(const Hold& o) const { return time != o.time ? time < o.time : count < o.count; }
-  };
-  const double alpha = tl.schedule.input_frees;
-  std::vector<std::vector<Hold>> holds(busy.size());
-  std::vector<double> act(static_cast<std::size_t>(tl.schedule.stages), 0.0);
-  for (int st = 0; st < tl.schedule.stages; ++st)
-    act[static_cast<std::size_t>(st)] = stage_activation_bytes(sc, st);
-  auto act_of = [&](int stage) { return stage >= 0 ? act[static_cast<std::size_t>(stage)] : 0.0; };
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
@@ -57,23 +42,13 @@ StepReport make_report(const Timeline& tl) {
     const auto s = static_cast<std::size_t>(rank.coord.pp);
     if (is_pipeline_compute(type)) {
       busy[s] += tl.end[t] - tl.start[t];
-      // A micro-batch's activations are freed by its fused B, or by I and W when split (per
-      // cell: DualPipeV mixes both); an F&B task takes one at its start and frees its B's at its
-      // end.
-      if (type == TaskType::Forward || type == TaskType::ForwardBackward)
-        holds[s].push_back({tl.start[t], +1, act_of(w.stage)});
-      if (type == TaskType::Backward) holds[s].push_back({tl.end[t], -1, -act_of(w.stage)});
-      if (type == TaskType::BackwardInput)  // a split backward frees in two parts
-        holds[s].push_back({tl.end[t], -alpha, -alpha * act_of(w.stage)});
-      if (type == TaskType::BackwardWeight)
-        holds[s].push_back({tl.end[t], alpha - 1, (alpha - 1) * act_of(w.stage)});
-      if (type == TaskType::ForwardBackward) holds[s].push_back({tl.end[t], -1, -act_of(w.stage2)});
       first[s] = std::min(first[s], tl.start[t]);
       last[s] = std::max(last[s], tl.end[t]);
     } else if (type == TaskType::Optimizer) {
       opt[s] += tl.end[t] - tl.start[t];
     }
   }
+  const auto events = activation_events(tl);
   const TimeNs begin = *std::min_element(first.begin(), first.end());
   const TimeNs finish = *std::max_element(last.begin(), last.end());
   const TimeNs pipeline = finish - begin;
@@ -89,13 +64,11 @@ StepReport make_report(const Timeline& tl) {
     st.last_compute_end_s = to_seconds(last[i]);
     st.idle_s = to_seconds(pipeline - busy[i]);
     st.optimizer_s = to_seconds(opt[i]);
-    std::sort(holds[i].begin(), holds[i].end());  // at equal times, frees (−1) first
-    double held = 0, peak = 0, held_bytes = 0;
-    for (const Hold& h : holds[i]) {
-      peak = std::max(peak, held += h.count);
-      st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes += h.bytes);
+    double held = 0, held_bytes = 0;
+    for (const ActivationEvent& e : events[i]) {
+      st.peak_in_flight = std::max(st.peak_in_flight, held += e.microbatches);
+      st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes += e.bytes);
     }
-    st.peak_in_flight = peak / tl.schedule.chunks();
     idle_sum += st.idle_s;
     busy_sum += st.compute_busy_s;
     r.stages.push_back(st);

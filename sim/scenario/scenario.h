@@ -23,6 +23,16 @@ struct TrainingSpec {
   int global_batch_size = 0;  ///< sequences per optimizer step
   Precision precision = Precision::BF16;
   Recompute recompute = Recompute::None;
+  bool fp32_grad_accumulation = false;  ///< Megatron's default: +4 bytes per parameter
+};
+
+/// `memory:` — what a GPU holds besides the model state and activations.
+struct MemorySpec {
+  /// CUDA context, cuBLAS/NCCL workspaces and allocator slack: the Ultra-Scale Playbook measures
+  /// 1–2 GB ("CUDA Kernels typically require 1-2 GB of GPU memory"); 1.5 GB, the middle.
+  double runtime_overhead = 1.5e9;
+  /// DP gradient bucket (PyTorch DDP's default bucket_cap_mb = 25): one bucket in flight.
+  double bucket_size = 25e6;
 };
 
 /// `schedule:` — a registered name plus its options as text (each generator reads its own).
@@ -65,6 +75,7 @@ struct Scenario {
   std::optional<CostOverrides> costs;
   EfficiencyOverrides efficiency;
   std::optional<double> price_per_gpu_hour;  ///< dollars
+  MemorySpec memory;
   std::string canonical_yaml;  ///< the merged, overridden scenario as YAML (for trace metadata)
 
   /// Micro-batches per step per pipeline: global_batch / (dp · micro_batch_size).

@@ -399,7 +399,7 @@ Scenario build(YAML::Node root, const std::string& source,
   if (!root.IsMap())
     r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
   r.expect_map(top, {"name", "description", "model", "training", "cluster", "parallelism",
-                     "schedule", "costs", "efficiency", "pricing"});
+                     "schedule", "costs", "efficiency", "pricing", "memory"});
   Scenario s;
   s.source = source;
   s.name = std::filesystem::path(source).stem().string();
@@ -427,7 +427,7 @@ Scenario build(YAML::Node root, const std::string& source,
   Field tr = r.child(top, "training");
   if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
   r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
-                    "optimizer", "recompute"});
+                    "optimizer", "recompute", "fp32_grad_accumulation"});
   if (Field f = r.child(tr, "seq_len"); f.present())
     s.training.seq_len = r.int32(f, 1);
   else if (s.model)
@@ -459,6 +459,8 @@ Scenario build(YAML::Node root, const std::string& source,
         r.choice<Precision>(f, {{"bf16", Precision::BF16}, {"fp16", Precision::FP16}});
   if (Field f = r.child(tr, "optimizer"); f.present())
     r.choice<int>(f, {{"adam", 0}, {"adamw", 0}});
+  if (Field f = r.child(tr, "fp32_grad_accumulation"); f.present())
+    s.training.fp32_grad_accumulation = r.boolean(f);
   if (Field f = r.child(tr, "recompute"); f.present())
     s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},
                                                    {"selective", Recompute::Selective},
@@ -571,6 +573,18 @@ Scenario build(YAML::Node root, const std::string& source,
     Field f = r.child(pr, "gpu_hour");
     if (!f.present()) r.fail(f, "required: dollars per GPU-hour, e.g. 2.5");
     s.price_per_gpu_hour = r.quantity(f, Dimension::Money);
+  }
+
+  // memory
+  Field me = r.child(top, "memory");
+  if (me.present()) {
+    r.expect_map(me, {"runtime_overhead", "bucket_size"});
+    if (Field f = r.child(me, "runtime_overhead"); f.present()) {
+      s.memory.runtime_overhead = r.quantity(f, Dimension::Bytes);
+      if (s.memory.runtime_overhead < 0) r.fail(f, "must be 0 or more bytes, e.g. 1.5GB");
+    }
+    if (Field f = r.child(me, "bucket_size"); f.present())
+      s.memory.bucket_size = r.positive_quantity(f, Dimension::Bytes);
   }
 
   YAML::Emitter e;

@@ -1,0 +1,150 @@
+#include "report/memory_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/quantity.h"
+#include "lower/task_types.h"
+#include "memory/footprint.h"
+
+namespace trainsim {
+
+std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) {
+  const TaskGraph& g = *tl.graph;
+  const Schedule& sch = tl.schedule;
+  std::vector<double> act(static_cast<std::size_t>(sch.stages), 0.0);
+  for (int st = 0; st < sch.stages; ++st)
+    act[static_cast<std::size_t>(st)] = stage_activation_bytes(tl.scenario, st);
+  auto bytes_of = [&](int stage) {
+    return stage >= 0 ? act[static_cast<std::size_t>(stage)] : 0.0;
+  };
+  const double unit = 1.0 / std::max(sch.chunks(), 1), alpha = sch.input_frees;
+  std::vector<std::vector<ActivationEvent>> out(static_cast<std::size_t>(sch.ranks));
+  for (TaskId t = 0; t < g.size(); ++t) {
+    const Work& w = g.work(t);
+    const auto type = static_cast<TaskType>(w.type);
+    if (!is_pipeline_compute(type)) continue;
+    const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
+    if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
+    auto& ev = out[static_cast<std::size_t>(rank.coord.pp)];
+    const TimeNs start = tl.start[t], end = tl.end[t];
+    switch (type) {
+      case TaskType::Forward:
+        ev.push_back({start, unit, bytes_of(w.stage)});
+        break;
+      case TaskType::Backward:
+        ev.push_back({end, -unit, -bytes_of(w.stage)});
+        break;
+      case TaskType::BackwardInput:
+        ev.push_back({end, -alpha * unit, -alpha * bytes_of(w.stage)});
+        break;
+      case TaskType::BackwardWeight:
+        ev.push_back({end, (alpha - 1) * unit, (alpha - 1) * bytes_of(w.stage)});
+        break;
+      case TaskType::ForwardBackward:
+        ev.push_back({start, unit, bytes_of(w.stage)});
+        ev.push_back({end, -unit, -bytes_of(w.stage2)});
+        break;
+      default:
+        break;
+    }
+  }
+  for (auto& ev : out)
+    std::stable_sort(ev.begin(), ev.end(), [](const ActivationEvent& a, const ActivationEvent& b) {
+      return a.time != b.time ? a.time < b.time : a.microbatches < b.microbatches;
+    });
+  return out;
+}
+
+MemoryReport make_memory_report(const Timeline& tl) {
+  const Scenario& sc = tl.scenario;
+  const Schedule& sch = tl.schedule;
+  MemoryReport m;
+  if (sc.has_cluster) m.device_memory = sc.cluster.gpu.memory;
+  const auto events = activation_events(tl);
+  for (int r = 0; r < sch.ranks; ++r) {
+    std::vector<int> here;
+    for (int st = 0; st < sch.stages; ++st)
+      if (sch.stage_rank[static_cast<std::size_t>(st)] == r) here.push_back(st);
+    const StaticMemory fixed = static_memory(sc, here);
+    StageMemory s;
+    s.stage = r;
+    s.parameters = fixed.parameters;
+    s.weights = fixed.weights;
+    s.gradients = fixed.gradients;
+    s.optimizer = fixed.optimizer;
+    s.buffers = sc.model ? fixed.buffers : 0;  // a costs-only study has no memory to speak of
+    double held = 0;
+    TimeNs when = 0;
+    for (const auto& e : events[static_cast<std::size_t>(r)]) {
+      held += e.bytes;
+      if (held > s.activations) {
+        s.activations = held;
+        when = e.time;
+      }
+    }
+    s.total = s.weights + s.gradients + s.optimizer + s.buffers + s.activations;
+    s.peak = s.total;
+    s.peak_time_s = to_seconds(when);
+    if (m.device_memory > 0 && s.peak > m.device_memory) {
+      const std::pair<double, const char*> parts[] = {{s.weights, "weights"},
+                                                      {s.gradients, "gradients"},
+                                                      {s.optimizer, "optimizer states"},
+                                                      {s.activations, "activations"},
+                                                      {s.buffers, "buffers"}};
+      const auto* top = std::max_element(std::begin(parts), std::end(parts),
+                                         [](auto& a, auto& b) { return a.first < b.first; });
+      m.out_of_memory.push_back({r, s.peak_time_s, s.peak - m.device_memory, top->second});
+    }
+    m.stages.push_back(s);
+  }
+  return m;
+}
+
+std::string format_memory(const MemoryReport& m) {
+  std::string o = fmt::format(
+      "memory per GPU{}\n",
+      m.device_memory > 0 ? fmt::format(" (device {})", format_bytes(m.device_memory)) : "");
+  o += fmt::format("{:>5} {:>12} {:>11} {:>11} {:>11} {:>12} {:>11} {:>11}  {}\n", "stage",
+                   "parameters", "weights", "gradients", "optimizer", "activations", "buffers",
+                   "peak", "at");
+  for (const auto& s : m.stages)
+    o += fmt::format("{:>5} {:>12} {:>11} {:>11} {:>11} {:>12} {:>11} {:>11}  {}\n", s.stage,
+                     thousands(s.parameters), format_bytes(s.weights), format_bytes(s.gradients),
+                     format_bytes(s.optimizer), format_bytes(s.activations),
+                     format_bytes(s.buffers), format_bytes(s.peak), format_time(s.peak_time_s));
+  for (const auto& e : m.out_of_memory)
+    o += fmt::format(
+        "OUT OF MEMORY: stage {} needs {} more than the device's {} at {} ({} dominate)\n", e.stage,
+        format_bytes(e.excess), format_bytes(m.device_memory), format_time(e.time_s), e.dominant);
+  return o;
+}
+
+nlohmann::json memory_to_json(const MemoryReport& m) {
+  nlohmann::json j;
+  j["device_memory"] = m.device_memory;
+  nlohmann::json stages = nlohmann::json::array();
+  for (const auto& s : m.stages)
+    stages.push_back({{"stage", s.stage},
+                      {"parameters", s.parameters},
+                      {"weights", s.weights},
+                      {"gradients", s.gradients},
+                      {"optimizer", s.optimizer},
+                      {"activations", s.activations},
+                      {"buffers", s.buffers},
+                      {"total", s.total},
+                      {"peak", {{"bytes", s.peak}, {"time_s", s.peak_time_s}}}});
+  j["stages"] = stages;
+  nlohmann::json oom = nlohmann::json::array();
+  for (const auto& e : m.out_of_memory)
+    oom.push_back({{"stage", e.stage},
+                   {"time_s", e.time_s},
+                   {"excess_bytes", e.excess},
+                   {"dominant", e.dominant}});
+  j["out_of_memory"] = oom;
+  return j;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,54 @@
+#pragma once
+// Memory over time on each pipeline stage's GPUs: the static state (memory/footprint.h) plus the
+// activations the Timeline shows alive at every instant, the peak with its moment and breakdown,
+// and out-of-memory against the device. Reads the Timeline; recomputes nothing.
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "run/timeline.h"
+
+namespace trainsim {
+
+/// One change of a GPU's activation memory.
+struct ActivationEvent {
+  TimeNs time = 0;
+  double microbatches = 0;  ///< a chunk's share of whole-stage micro-batches (1/vpp each)
+  double bytes = 0;
+};
+
+/// Per pipeline rank (its representative GPU, tp = dp = 0): activation deltas sorted by time,
+/// frees before allocations at the same instant. F allocates at its start; a fused B frees at
+/// its end; a split backward frees Schedule::input_frees at I and the rest at W; an overlapped
+/// F&B allocates its forward's at its start and frees its backward's at its end.
+std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl);
+
+struct StageMemory {
+  int stage = 0;  ///< pipeline rank
+  double parameters = 0;
+  double weights = 0, gradients = 0, optimizer = 0, buffers = 0;
+  double activations = 0;  ///< at the peak
+  double total = 0;        ///< weights + gradients + optimizer + buffers + activations
+  double peak = 0;         ///< the most bytes at any instant (= total while the state is static)
+  double peak_time_s = 0;
+};
+
+struct OutOfMemory {
+  int stage = 0;
+  double time_s = 0;
+  double excess = 0;     ///< bytes over the device's memory
+  std::string dominant;  ///< the largest component at that moment
+};
+
+struct MemoryReport {
+  double device_memory = 0;  ///< bytes, 0 without a cluster
+  std::vector<StageMemory> stages;
+  std::vector<OutOfMemory> out_of_memory;
+};
+
+MemoryReport make_memory_report(const Timeline& tl);
+std::string format_memory(const MemoryReport& m);
+nlohmann::json memory_to_json(const MemoryReport& m);
+
+}  // namespace trainsim

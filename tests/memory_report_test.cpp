@@ -1,0 +1,75 @@
+#include "report/memory_report.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "memory/footprint.h"
+#include "test_util.h"
+
+using namespace trainsim;
+
+namespace {
+Scenario llama8b(const std::string& extra = "") {
+  return test::yaml(
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+      "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64" +
+      extra + "}\n");
+}
+}  // namespace
+
+TEST_CASE("memory report: peak = static state + the activations 1F1B holds", "[memory]") {
+  const Scenario s = llama8b();
+  const MemoryReport m = make_memory_report(simulate(s, {"1f1b", true}));
+  REQUIRE(m.stages.size() == 4);
+  CHECK(m.device_memory == s.cluster.gpu.memory);
+  for (int st = 0; st < 4; ++st) {
+    const StageMemory& sm = m.stages[static_cast<std::size_t>(st)];
+    const int here[] = {st};
+    const StaticMemory fixed = static_memory(s, here);
+    INFO("stage " << st);
+    // Weights 2Ψ, grads 2Ψ, Adam 12Ψ (ZeRO-0), runtime 1.5 GB + one 25 MB bucket (dp 2).
+    CHECK(sm.weights == Approx(2 * fixed.parameters));
+    CHECK(sm.optimizer == Approx(12 * fixed.parameters));
+    CHECK(sm.buffers == Approx(1.5e9 + 25e6));
+    // 1F1B: stage r holds p − r micro-batches at its peak.
+    CHECK(sm.activations == Approx((4 - st) * stage_activation_bytes(s, st)));
+    CHECK(sm.peak ==
+          Approx(sm.weights + sm.gradients + sm.optimizer + sm.buffers + sm.activations));
+  }
+  CHECK(m.out_of_memory.empty());  // 56 GB on stage 0 of an 80 GiB H100
+}
+
+TEST_CASE("memory report: fp32 gradient accumulation adds 4 bytes per parameter", "[memory]") {
+  const MemoryReport plain = make_memory_report(simulate(llama8b()));
+  const MemoryReport fp32 = make_memory_report(simulate(llama8b(", fp32_grad_accumulation: true")));
+  for (std::size_t st = 0; st < 4; ++st)
+    CHECK(fp32.stages[st].gradients - plain.stages[st].gradients ==
+          Approx(4 * plain.stages[st].parameters));
+}
+
+TEST_CASE("memory report: out of memory names the stage, the excess, the moment and the cause",
+          "[memory]") {
+  // AFAB holds all 32 micro-batches: stage 3 keeps 32 × (8 layers + logits) of activations.
+  const Scenario s = llama8b();
+  const Timeline tl = simulate(s, {"afab", true});
+  const MemoryReport m = make_memory_report(tl);
+  REQUIRE(m.out_of_memory.size() == 4);
+  const OutOfMemory& last = m.out_of_memory.back();
+  CHECK(last.stage == 3);
+  CHECK(last.dominant == "activations");
+  CHECK(last.excess == Approx(m.stages[3].peak - s.cluster.gpu.memory));
+  // The peak is reached when stage 3 starts its 32nd forward (its last), before any backward.
+  CHECK(m.stages[3].activations == Approx(32 * stage_activation_bytes(s, 3)));
+  CHECK(last.time_s > 0);
+  CHECK(last.time_s < to_seconds(tl.makespan));
+  CHECK_THAT(format_memory(m), Catch::Contains("OUT OF MEMORY: stage 3"));
+}
+
+TEST_CASE("memory report: JSON carries the per-stage fields the issue names", "[memory]") {
+  const nlohmann::json j = memory_to_json(make_memory_report(simulate(llama8b())));
+  for (const char* k : {"parameters", "weights", "gradients", "optimizer", "activations", "buffers",
+                        "total", "peak"})
+    CHECK(j["stages"][0].contains(k));
+  CHECK(j["stages"][0]["peak"].contains("time_s"));
+  CHECK(j["out_of_memory"].is_array());
+}
