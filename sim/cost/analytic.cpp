@@ -215,7 +215,8 @@ double AnalyticCostModel::stage_params(int stage) const {
 }
 
 double AnalyticCostModel::gradient_bytes(int stage) const {
-  return 2.0 * stage_params(stage);
+  // Reduced in the precision they accumulate in: fp32 with fp32 accumulation, else 16-bit.
+  return (s_.training.fp32_grad_accumulation ? 4.0 : 2.0) * stage_params(stage);
 }
 
 Cost AnalyticCostModel::optimizer(double params) const {

@@ -31,18 +31,31 @@ void add_dp_optimizer_pass(Program& p) {
     for (int st : stages) {
       params += p.cost.stage_params(st);
       if (l.dp <= 1) continue;
-      TaskId last = kNone;
-      for (const Action& a : actions)
-        if (a.stage == st && (a.op == Op::B || a.op == Op::W))
-          last = p.task_of(replica, st, a.op, a.microbatch);
-      TRAINSIM_CHECK(last != kNone, "every stage has a backward");
+      // Where the stage's gradients complete: the parts of its last backward (one bucket
+      // each), or that backward as a whole.
+      std::vector<TaskId> ready;
+      if (auto it = p.gradient_parts.find({r, st}); it != p.gradient_parts.end()) {
+        ready = it->second;
+      } else {
+        TaskId last = kNone;
+        for (const Action& a : actions)
+          if (a.stage == st && (a.op == Op::B || a.op == Op::W))
+            last = p.end_of(replica, st, a.op, a.microbatch);
+        TRAINSIM_CHECK(last != kNone, "every stage has a backward");
+        ready.push_back(last);
+      }
+      // ZeRO-0 all-reduces each bucket, ZeRO-2 reduce-scatters it; ZeRO-1 reduce-scatters
+      // once after the last backward. Buckets leave in order on the DP stream.
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
-      const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st));
+      const int k = static_cast<int>(ready.size());
+      const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st) / k);
       const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 0);
-      const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
-      p.builder.add_dependency(last, t);
-      reductions.push_back(t);
-      groups[{rank.coord.pp, rank.coord.tp, st, 0}].push_back(t);
+      for (int j = 0; j < k; ++j) {
+        const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
+        p.builder.add_dependency(ready[static_cast<std::size_t>(j)], t);
+        reductions.push_back(t);
+        groups[{rank.coord.pp, rank.coord.tp, st, 2 + j}].push_back(t);
+      }
     }
     // Optimizer step on this GPU's shard: everything (ZeRO-0), 1/dp of it (ZeRO-1/2).
     const double shard = l.zero >= 1 ? params / l.dp : params;
@@ -57,7 +70,7 @@ void add_dp_optimizer_pass(Program& p) {
         const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 1);
         const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
         p.builder.add_dependency(opt, t);
-        groups[{rank.coord.pp, rank.coord.tp, st, 1}].push_back(t);
+        groups[{rank.coord.pp, rank.coord.tp, st, 1}].push_back(t);  // 1: the parameter gather
       }
     }
   }

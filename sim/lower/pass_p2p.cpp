@@ -19,7 +19,7 @@ void add_p2p_pass(Program& p) {
       const int next = forward ? a.stage + 1 : a.stage - 1;
       if (next < 0 || next >= s.stages) continue;
       const Op consumer_op = forward ? Op::F : backward_op;
-      const TaskId producer = p.task_of(replica, a.stage, a.op, a.microbatch);
+      const TaskId producer = p.end_of(replica, a.stage, a.op, a.microbatch);
       const TaskId consumer = p.task_of(replica, next, consumer_op, a.microbatch);
       const int dest_pp = s.stage_rank[static_cast<std::size_t>(next)];
       if (dest_pp == rank.coord.pp) {  // the next stage lives on this rank: no transfer

@@ -1,5 +1,7 @@
 #include "lower/program.h"
 
+#include <cmath>
+
 #include "core/error.h"
 
 namespace trainsim {
@@ -19,6 +21,20 @@ TaskId& Program::task_of(int replica, int stage, Op op, int mb) {
           schedule.microbatches +
       mb;
   return task_index_.at(i);
+}
+
+TaskId Program::end_of(int replica, int stage, Op op, int mb) {
+  const TaskId first = task_of(replica, stage, op, mb);
+  auto it = last_part.find(first);
+  return it == last_part.end() ? first : it->second;
+}
+
+int Program::buckets(int stage) const {
+  const Layout& l = scenario.layout;
+  // Bucketed reduction overlapping the backward: ZeRO-0 all-reduce and ZeRO-2 reduce-scatter.
+  if (l.dp <= 1 || !cost.models_hardware() || (l.zero != 0 && l.zero != 2)) return 1;
+  const double bytes = cost.gradient_bytes(stage);
+  return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
 }
 
 WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant, int stage2) {

@@ -28,6 +28,14 @@ struct Program {
   /// Slot of (replica, stage, op kind, micro-batch); kind 0 = F, 1 = B or I, 2 = W.
   static int kind_of(Op op) { return op == Op::F ? 0 : op == Op::W ? 2 : 1; }
   TaskId& task_of(int replica, int stage, Op op, int mb);
+  /// The task whose end completes the action: task_of, or the last part of a split backward.
+  TaskId end_of(int replica, int stage, Op op, int mb);
+  /// Number of DP gradient buckets of `stage` (1 when gradients are not reduced per bucket).
+  int buckets(int stage) const;
+  /// Per (simulated rank, stage): the parts of the stage's last gradient-producing backward, in
+  /// order; bucket k's gradients are complete when part k ends (empty: not split).
+  std::map<std::pair<int, int>, std::vector<TaskId>> gradient_parts;
+  std::map<TaskId, TaskId> last_part;  ///< first part -> last part of a split backward
   /// Which of its rank's chunks `stage` is (precomputed Schedule::chunk_of).
   int chunk_of(int stage) const { return chunk_of_[static_cast<std::size_t>(stage)]; }
 

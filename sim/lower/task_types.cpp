@@ -14,6 +14,8 @@ const char* task_type_name(TaskType t) {
       return "backward-weight";
     case TaskType::ForwardBackward:
       return "forward+backward";
+    case TaskType::BackwardPart:
+      return "backward-part";
     case TaskType::Optimizer:
       return "optimizer";
     case TaskType::SendActivation:
@@ -44,6 +46,8 @@ const char* task_type_letter(TaskType t) {
       return "W";
     case TaskType::ForwardBackward:
       return "X";
+    case TaskType::BackwardPart:
+      return "b";
     case TaskType::Optimizer:
       return "opt";
     case TaskType::SendActivation:
@@ -76,7 +80,8 @@ const char* stream_type_name(StreamType s) {
 
 bool is_pipeline_compute(TaskType t) {
   return t == TaskType::Forward || t == TaskType::Backward || t == TaskType::BackwardInput ||
-         t == TaskType::BackwardWeight || t == TaskType::ForwardBackward;
+         t == TaskType::BackwardWeight || t == TaskType::ForwardBackward ||
+         t == TaskType::BackwardPart;
 }
 
 bool is_compute(TaskType t) {

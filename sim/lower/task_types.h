@@ -11,6 +11,9 @@ enum class TaskType : std::uint8_t {
   BackwardInput,    ///< I: input gradient
   BackwardWeight,   ///< W: weight gradient
   ForwardBackward,  ///< DualPipe's F&B: a forward overlapped with another chunk's fused backward
+  /// A leading part of a stage's last gradient-producing backward (B or W), cut where a DP
+  /// bucket's gradients are complete; the last part keeps the action's own type.
+  BackwardPart,
   Optimizer,
   SendActivation,
   RecvActivation,

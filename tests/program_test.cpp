@@ -1,0 +1,97 @@
+// The lowering passes (lower/program.h) on tiny layouts, with expected times derived from the
+// cost model's own durations (the arithmetic is in the comments).
+#include "lower/program.h"
+
+#include <catch2/catch.hpp>
+
+#include "cost/explicit_costs.h"
+#include "lower/task_types.h"
+#include "test_util.h"
+
+using namespace trainsim;
+
+namespace {
+
+// Llama-3.2-1B on one pipeline stage, dp 2 on one node, one micro-batch per step, explicit
+// F = 10 ms and B = 21 ms over the analytic model (which still costs collectives and the
+// optimizer). Gradients: 2Ψ bytes; `bucket` sets how many buckets they make.
+Scenario dp_only(int zero, const std::string& bucket) {
+  return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{dp: 2, zero: {}}}
+costs: {{forward: 10ms, backward: 21ms}}
+memory: {{bucket_size: {}}}
+)",
+                                zero, bucket));
+}
+
+std::vector<TaskId> of_type(const Timeline& tl, TaskType type) {
+  std::vector<TaskId> out;
+  const TaskGraph& g = *tl.graph;
+  for (TaskId t = 0; t < g.size(); ++t)
+    if (static_cast<TaskType>(g.work(t).type) == type &&
+        tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord.dp == 0)
+      out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("DP pass: ZeRO-0 all-reduces each bucket as the backward completes it", "[passes][dp]") {
+  // G = 2Ψ bytes of gradients in buckets of G/3 (bucket_size just over a third): K = 3. The
+  // backward (21 ms) is cut into three 7 ms parts; bucket j's all-reduce (c each, the cost
+  // model's α–β time for G/3 bytes over 2 GPUs) starts when part j ends and the previous
+  // bucket is done: ends e_j = max(10 + 7j, e_{j−1}) + c. Then the optimizer step (o):
+  // makespan = e_3 + o.
+  const Scenario probe = dp_only(0, "1GB");
+  const auto cost = make_cost_model(probe);
+  const double g = cost->gradient_bytes(0);
+  const Scenario s = dp_only(0, fmt::format("{}B", static_cast<long long>(g / 3 + 1)));
+  const TimeNs c = cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 3).duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  TimeNs e = 0;
+  for (int j = 1; j <= 3; ++j) e = std::max(10 * kNsPerMs + 7 * j * kNsPerMs, e) + c;
+  const Timeline tl = simulate(s);
+  CHECK(tl.makespan == e + o);
+  // Bucket order: the all-reduces run one after another, each after its part of the backward.
+  const auto parts = of_type(tl, TaskType::BackwardPart);
+  const auto reduces = of_type(tl, TaskType::DpCollective);
+  REQUIRE(parts.size() == 2);  // and the last part keeps the Backward type
+  REQUIRE(reduces.size() == 3);
+  for (std::size_t j = 0; j < 3; ++j) {
+    INFO("bucket " << j);
+    CHECK(tl.start[reduces[j]] >= 10 * kNsPerMs + static_cast<TimeNs>(j + 1) * 7 * kNsPerMs);
+    if (j > 0) CHECK(tl.start[reduces[j]] >= tl.end[reduces[j - 1]]);
+  }
+  // Overlap: at most one bucket's all-reduce is exposed after the backward when c ≤ 7 ms.
+  if (c <= 7 * kNsPerMs) CHECK(tl.makespan == 31 * kNsPerMs + c + o);
+}
+
+TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters after the backward",
+          "[passes][dp]") {
+  const Scenario one = dp_only(0, "100GB");
+  const auto cost = make_cost_model(one);
+  const double g = cost->gradient_bytes(0), psi = cost->stage_params(0);
+  const TimeNs o = cost->optimizer(psi).duration;
+  // ZeRO-0, one bucket: F + B + all-reduce(G) + optimizer, nothing overlapped.
+  CHECK(test::makespan(one) ==
+        31 * kNsPerMs +
+            cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g).duration + o);
+  // ZeRO-1: reduce-scatter(G) after the backward, the optimizer on Ψ/2, then all-gather of
+  // the updated 16-bit parameters (2Ψ bytes).
+  const Scenario z1 = dp_only(1, "1GB");
+  const auto c1 = make_cost_model(z1);
+  CHECK(test::makespan(z1) ==
+        31 * kNsPerMs +
+            c1->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, g).duration +
+            c1->optimizer(psi / 2).duration +
+            c1->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration);
+}
+
+TEST_CASE("DP pass: smaller buckets hide more of the reduction behind the backward",
+          "[passes][dp]") {
+  // One bucket exposes the whole all-reduce; many small ones expose about one bucket's worth
+  // (plus their extra latencies). Step time must not grow when buckets shrink from 1 to 4.
+  CHECK(test::makespan(dp_only(0, "100GB")) > test::makespan(dp_only(0, "700MB")));
+}
