@@ -80,6 +80,8 @@ TEST_CASE("analytic: sequence parallelism keeps the TP communication volume", "[
   // pays one more NCCL base latency: 32 layers · 2 · 8.4 us = 537.6 us slower.
   const Cost a = without.tp_communication(Op::F, 0, LinkClass::IntraNode),
              b = with.tp_communication(Op::F, 0, LinkClass::IntraNode);
-  CHECK(b.bytes == Approx(2 * a.bytes));  // message bytes: AG + RS each carry S
+  // Traffic per GPU: all-reduce 2(t−1)/t·S = all-gather (t−1)/t·S + reduce-scatter (t−1)/t·S.
+  CHECK(b.bytes == Approx(a.bytes));
+  CHECK(a.bytes == Approx(32 * 2 * (2.0 * 3 / 4) * 4096.0 * 4096 * 2));  // t = 4, n·h bf16
   CHECK(to_seconds(b.duration - a.duration) == Approx(32 * 2 * 8.4e-6).margin(1e-7));
 }

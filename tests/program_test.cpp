@@ -6,6 +6,7 @@
 
 #include "cost/explicit_costs.h"
 #include "lower/task_types.h"
+#include "report/step_report.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -94,4 +95,53 @@ TEST_CASE("DP pass: smaller buckets hide more of the reduction behind the backwa
   // One bucket exposes the whole all-reduce; many small ones expose about one bucket's worth
   // (plus their extra latencies). Step time must not grow when buckets shrink from 1 to 4.
   CHECK(test::makespan(dp_only(0, "100GB")) > test::makespan(dp_only(0, "700MB")));
+}
+
+TEST_CASE("TP pass: with and without SP the traffic is equal and the collectives are exposed",
+          "[passes][tp]") {
+  // Llama-3.2-1B, tp 2, one GPU pair: each layer's 2 all-reduces (2(t−1)/t · S each) become 2
+  // all-gather + reduce-scatter pairs ((t−1)/t · S each): the same bytes per GPU. TP
+  // collectives run on the compute stream, so every one of them is exposed.
+  auto run = [](bool sp) {
+    return make_report(simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{tp: 2, sequence_parallel: {}}}
+)",
+                                                       sp))));
+  };
+  const StepReport no_sp = run(false), sp = run(true);
+  CHECK(no_sp.volume.tp_bytes > 0);
+  CHECK(sp.volume.tp_bytes == Approx(no_sp.volume.tp_bytes));
+  double tp_time = 0;
+  const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {tp: 2}
+)"));
+  for (TaskId t = 0; t < tl.graph->size(); ++t)
+    if (static_cast<TaskType>(tl.graph->work(t).type) == TaskType::TpCollective &&
+        tl.ranks.ranks[tl.graph->streams[tl.graph->tasks[t].stream].owner].coord.tp == 0)
+      tp_time += to_seconds(tl.end[t] - tl.start[t]);
+  CHECK(no_sp.stages[0].exposed_tp_s == Approx(tp_time));
+}
+
+TEST_CASE("report: DP reduction hidden behind the backward is not exposed", "[passes][dp]") {
+  // dp_only with 3 buckets: buckets 1 and 2 run while the backward's later parts compute (if
+  // c ≤ 7 ms); only the last bucket's all-reduce, c, is exposed. With one bucket all of it is.
+  const Scenario probe = dp_only(0, "1GB");
+  const auto cost = make_cost_model(probe);
+  const double g = cost->gradient_bytes(0);
+  const TimeNs c3 =
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 3).duration;
+  const TimeNs c1 = cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g).duration;
+  REQUIRE(c3 <= 7 * kNsPerMs);
+  const StepReport three =
+      make_report(simulate(dp_only(0, fmt::format("{}B", static_cast<long long>(g / 3 + 1)))));
+  const StepReport one = make_report(simulate(dp_only(0, "100GB")));
+  CHECK(three.stages[0].exposed_dp_s == Approx(to_seconds(c3)));
+  CHECK(one.stages[0].exposed_dp_s == Approx(to_seconds(c1)));
+  // Traffic per GPU is the same either way: 2(n−1)/n · G = G for n = 2.
+  CHECK(three.volume.dp_bytes == Approx(g));
+  CHECK(one.volume.dp_bytes == Approx(g));
 }

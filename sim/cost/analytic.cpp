@@ -205,7 +205,8 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
   const double t = constants::kCollectiveBaseLatency + steps * l.latency +
                    busbw_factor(c, n) * bytes / l.bandwidth;
-  return {seconds_to_ns(t), 0, bytes};
+  // Cost::bytes of a collective: what each GPU sends over its links, bus factor × S.
+  return {seconds_to_ns(t), 0, busbw_factor(c, n) * bytes};
 }
 
 double AnalyticCostModel::stage_params(int stage) const {

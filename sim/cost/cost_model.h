@@ -11,7 +11,8 @@ namespace trainsim {
 struct Cost {
   TimeNs duration = 0;
   double flops = 0;  ///< model FLOPs (recomputation excluded; MFU counts these)
-  double bytes = 0;  ///< bytes moved (memory traffic or message size)
+  double bytes = 0;  ///< bytes moved: memory traffic, a p2p message, or a collective's traffic
+                     ///< per GPU (nccl-tests bus factor × S)
 };
 
 enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll };

@@ -52,6 +52,20 @@ std::string format_report(const StepReport& r) {
   if (r.cost_per_million_tokens)
     o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
                      *r.cost_per_million_tokens, *r.price_per_gpu_hour);
+  {
+    double tp = 0, dp = 0, pp = 0;
+    for (const auto& st : r.stages) {
+      tp = std::max(tp, st.exposed_tp_s);
+      dp = std::max(dp, st.exposed_dp_s);
+      pp = std::max(pp, st.exposed_pp_s);
+    }
+    o += fmt::format(
+        "exposed comm         TP {} · DP {} · PP {}  (worst stage, not hidden by compute)\n",
+        format_time(tp), format_time(dp), format_time(pp));
+    o += fmt::format("comm traffic / GPU   TP {} · DP {} · PP {}  (bytes sent per step)\n",
+                     format_bytes(r.volume.tp_bytes), format_bytes(r.volume.dp_bytes),
+                     format_bytes(r.volume.pp_bytes));
+  }
   o += "------------------------------------\n";
   o += "stage   compute busy      idle        first start   last end   peak in flight  "
        "activations\n";
@@ -95,9 +109,13 @@ nlohmann::json report_to_json(const StepReport& r) {
                       {"idle_s", s.idle_s},
                       {"optimizer_s", s.optimizer_s},
                       {"peak_in_flight", s.peak_in_flight},
-                      {"peak_activation_bytes", s.peak_activation_bytes}});
+                      {"peak_activation_bytes", s.peak_activation_bytes},
+                      {"exposed_comm_s",
+                       {{"tp", s.exposed_tp_s}, {"dp", s.exposed_dp_s}, {"pp", s.exposed_pp_s}}}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
+  j["comm_volume_per_gpu"] = {
+      {"tp", r.volume.tp_bytes}, {"dp", r.volume.dp_bytes}, {"pp", r.volume.pp_bytes}};
   j["simulation"] = {
       {"tasks", r.tasks}, {"simulated_ranks", r.simulated_ranks}, {"folded", r.folded}};
   return j;

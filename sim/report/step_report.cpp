@@ -8,6 +8,38 @@
 
 namespace trainsim {
 
+namespace {
+
+// Sorted, disjoint union of intervals.
+std::vector<std::pair<TimeNs, TimeNs>> merged(std::vector<std::pair<TimeNs, TimeNs>> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<std::pair<TimeNs, TimeNs>> out;
+  for (const auto& iv : v) {
+    if (!out.empty() && iv.first <= out.back().second)
+      out.back().second = std::max(out.back().second, iv.second);
+    else
+      out.push_back(iv);
+  }
+  return out;
+}
+
+// Length of union(comm) not covered by union(compute).
+TimeNs exposed(const std::vector<std::pair<TimeNs, TimeNs>>& comm,
+               const std::vector<std::pair<TimeNs, TimeNs>>& compute) {
+  const auto a = merged(comm), b = merged(compute);
+  TimeNs total = 0, covered = 0;
+  std::size_t j = 0;
+  for (const auto& [s, e] : a) {
+    total += e - s;
+    while (j < b.size() && b[j].second <= s) ++j;
+    for (std::size_t k = j; k < b.size() && b[k].first < e; ++k)
+      covered += std::min(e, b[k].second) - std::max(s, b[k].first);
+  }
+  return total - covered;
+}
+
+}  // namespace
+
 StepReport make_report(const Timeline& tl) {
   const Scenario& sc = tl.scenario;
   const TaskGraph& g = *tl.graph;
@@ -31,10 +63,25 @@ StepReport make_report(const Timeline& tl) {
   const int pp = sc.layout.pp;
   std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
+  // Intervals per stage (representative GPU) of compute and of each communication kind.
+  using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
+  std::vector<Intervals> compute_iv(static_cast<std::size_t>(pp)), tp_iv(compute_iv.size()),
+      dp_iv(compute_iv.size()), pp_iv(compute_iv.size());
+  std::vector<CommVolume> vol(compute_iv.size());
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
     const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
+    if (rank.coord.tp == 0 && rank.coord.dp == 0 && tl.end[t] > tl.start[t]) {
+      const auto s = static_cast<std::size_t>(rank.coord.pp);
+      const std::pair<TimeNs, TimeNs> iv{tl.start[t], tl.end[t]};
+      if (is_compute(type)) compute_iv[s].push_back(iv);
+      if (type == TaskType::TpCollective) tp_iv[s].push_back(iv), vol[s].tp_bytes += w.bytes;
+      if (type == TaskType::DpCollective) dp_iv[s].push_back(iv), vol[s].dp_bytes += w.bytes;
+      if (is_p2p(type)) pp_iv[s].push_back(iv);
+      if (type == TaskType::SendActivation || type == TaskType::SendGradient)
+        vol[s].pp_bytes += w.bytes;
+    }
     if (is_pipeline_compute(type)) r.model_flops += w.flops * rank.multiplicity;
     if (type == TaskType::SendActivation || type == TaskType::SendGradient)
       r.p2p_bytes += w.bytes * rank.multiplicity;
@@ -69,6 +116,12 @@ StepReport make_report(const Timeline& tl) {
       st.peak_in_flight = std::max(st.peak_in_flight, held += e.microbatches);
       st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes += e.bytes);
     }
+    st.exposed_tp_s = to_seconds(exposed(tp_iv[i], compute_iv[i]));
+    st.exposed_dp_s = to_seconds(exposed(dp_iv[i], compute_iv[i]));
+    st.exposed_pp_s = to_seconds(exposed(pp_iv[i], compute_iv[i]));
+    r.volume.tp_bytes = std::max(r.volume.tp_bytes, vol[i].tp_bytes);
+    r.volume.dp_bytes = std::max(r.volume.dp_bytes, vol[i].dp_bytes);
+    r.volume.pp_bytes = std::max(r.volume.pp_bytes, vol[i].pp_bytes);
     idle_sum += st.idle_s;
     busy_sum += st.compute_busy_s;
     r.stages.push_back(st);

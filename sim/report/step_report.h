@@ -25,6 +25,17 @@ struct StageStats {
   /// The most activation bytes one GPU of the stage holds at once (memory/footprint.h's
   /// per-micro-batch bytes of each chunk, held from forward to last backward); 0 without a model.
   double peak_activation_bytes = 0;
+  /// Communication not hidden behind this stage's compute (union of its transfers minus the
+  /// union of its compute), per kind; TP collectives sit on the compute stream, so all of
+  /// theirs is exposed.
+  double exposed_tp_s = 0, exposed_dp_s = 0, exposed_pp_s = 0;
+};
+
+/// Bytes one GPU sends per step, by kind: a collective's bus factor × S, a p2p message whole.
+struct CommVolume {
+  double tp_bytes = 0;  ///< per GPU (summed over its TP collectives)
+  double dp_bytes = 0;  ///< per GPU (gradient reduction and parameter gathers)
+  double pp_bytes = 0;  ///< per GPU of the busiest stage (sends)
 };
 
 struct StepReport {
@@ -48,6 +59,7 @@ struct StepReport {
   std::optional<double> price_per_gpu_hour;
   std::vector<StageStats> stages;
   double p2p_bytes = 0;  ///< stage-to-stage activation and gradient bytes, all GPUs
+  CommVolume volume;     ///< per GPU, the largest over pipeline stages
   std::size_t tasks = 0;
   int simulated_ranks = 0;
   bool folded = false;
