@@ -145,3 +145,57 @@ TEST_CASE("report: DP reduction hidden behind the backward is not exposed", "[pa
   CHECK(three.volume.dp_bytes == Approx(g));
   CHECK(one.volume.dp_bytes == Approx(g));
 }
+
+TEST_CASE("stragglers: a slower GPU's compute and links set the pace", "[passes][slowdown]") {
+  // 1F1B, p = 2, m = 4, F = 1 ms, B = 2 ms: (m + p − 1)(F + B) = 15 ms evenly.
+  const std::string base =
+      "parallelism: {pp: 2}\ntraining: {microbatches: 4}\nschedule: 1f1b\n"
+      "costs: {forward: 1ms, backward: 2ms, p2p: 0ms}\n";
+  CHECK(test::makespan(test::yaml(base)) == 15 * kNsPerMs);
+  // Rank 1 computes twice as slowly (F' = 2, B' = 4). It is the last stage, so after the first
+  // forward arrives (1 ms) it runs its 4 F'B' pairs back to back (24 ms); then rank 0 runs the
+  // last backward (2 ms): 27 ms.
+  CHECK(test::makespan(test::yaml(base + "slowdown: [{rank: 1, compute: 2}]")) == 27 * kNsPerMs);
+  // AFAB with transfers of c ≤ F: (m + p − 1)(F + B) + 2(p − 1)c. A link factor 3 on rank 1
+  // triples every transfer it takes part in: c = 0.25 → 0.75 ms, 15.5 → 16.5 ms. (With c > F
+  // the FIFO channel, not the stages, would set the pace.)
+  const std::string afab =
+      "parallelism: {pp: 2}\ntraining: {microbatches: 4}\nschedule: afab\n"
+      "costs: {forward: 1ms, backward: 2ms, p2p: 0.25ms}\n";
+  CHECK(test::makespan(test::yaml(afab)) == 15500 * kNsPerUs);
+  CHECK(test::makespan(test::yaml(afab + "slowdown: [{ranks: [1], link: 3}]")) == 16500 * kNsPerUs);
+}
+
+TEST_CASE("stragglers: a slow DP peer slows its whole group's all-reduce and unfolds the ranks",
+          "[passes][slowdown]") {
+  const std::string s = R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 4}
+parallelism: {dp: 4, zero: 0}
+memory: {bucket_size: 100GB}
+)";
+  const Timeline even = simulate(test::yaml(s));
+  const Timeline slow = simulate(test::yaml(s + "slowdown: [{rank: 3, link: 2}]"));
+  CHECK(even.ranks.folded);
+  CHECK_FALSE(slow.ranks.folded);  // the straggler must be simulated on its own
+  // The one gradient all-reduce (one bucket) is the only communication: it takes twice as long
+  // on every member, so the step grows by exactly one all-reduce time.
+  const auto cost = make_cost_model(test::yaml(s));
+  const TimeNs ar =
+      cost->collective(Collective::AllReduce, 4, LinkClass::IntraNode, cost->gradient_bytes(0))
+          .duration;
+  CHECK(slow.makespan - even.makespan == ar);
+}
+
+TEST_CASE("stragglers: bad entries name the field and what is allowed", "[slowdown]") {
+  const std::string base =
+      "parallelism: {pp: 2}\ntraining: {microbatches: 4}\ncosts: {forward: 1ms, backward: 2ms}\n";
+  CHECK_THROWS_WITH(test::yaml(base + "slowdown: [{rank: 2, compute: 2}]"),
+                    Catch::Contains("slowdown[0].rank") &&
+                        Catch::Contains("rank 2 does not exist: the layout has ranks 0..1"));
+  CHECK_THROWS_WITH(test::yaml(base + "slowdown: [{rank: 0, ranks: [1]}]"),
+                    Catch::Contains("give rank: N or ranks: [N, …] (one of them)"));
+  CHECK_THROWS_WITH(test::yaml(base + "slowdown: [{rank: 0, compute: 0}]"),
+                    Catch::Contains("slowdown[0].compute"));
+  CHECK_THROWS_WITH(test::yaml(base + "slowdown: {rank: 0}"), Catch::Contains("expected a list"));
+}

@@ -28,6 +28,7 @@ void add_compute_pass(Program& p) {
     const int pp = rank.coord.pp;
     const auto& list = s.actions[static_cast<std::size_t>(pp)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
+    const double scale = p.compute_scale(r);  // a straggler's compute
     // Index of each stage's last gradient-producing action (B, or W when split) on this rank.
     std::vector<std::size_t> last_gradient(static_cast<std::size_t>(s.stages), list.size());
     for (std::size_t i = 0; i < list.size(); ++i)
@@ -40,7 +41,7 @@ void add_compute_pass(Program& p) {
         const Cost c = p.cost.overlapped(a.stage, b.stage, pp);
         // The Work records both stages: the pair's cost depends on which two chunks overlap.
         const WorkId w =
-            p.work(TaskType::ForwardBackward, a.stage, p.chunk_of(a.stage), c, 0, b.stage);
+            p.work(TaskType::ForwardBackward, a.stage, p.chunk_of(a.stage), c, 0, b.stage, scale);
         const TaskId t = p.builder.add_task(cs, w, a.microbatch);
         p.task_of(replica, a.stage, a.op, a.microbatch) = t;
         p.task_of(replica, b.stage, b.op, b.microbatch) = t;
@@ -49,7 +50,7 @@ void add_compute_pass(Program& p) {
       const Cost c = p.cost.compute(a.op, a.stage, pp);
       const int k = i == last_gradient[static_cast<std::size_t>(a.stage)] ? p.buckets(a.stage) : 1;
       if (k == 1) {
-        const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c);
+        const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c, 0, -1, scale);
         p.task_of(replica, a.stage, a.op, a.microbatch) = p.builder.add_task(cs, w, a.microbatch);
         continue;
       }
@@ -59,8 +60,8 @@ void add_compute_pass(Program& p) {
       const Cost lead{part, c.flops / k, c.bytes / k};
       const Cost tail{c.duration - part * (k - 1), c.flops / k, c.bytes / k};
       const WorkId wl = p.work(TaskType::BackwardPart, a.stage, p.chunk_of(a.stage), lead,
-                               static_cast<int>(a.op));
-      const WorkId wt = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), tail, k);
+                               static_cast<int>(a.op), -1, scale);
+      const WorkId wt = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), tail, k, -1, scale);
       auto& parts = p.gradient_parts[{r, a.stage}];
       for (int j = 0; j + 1 < k; ++j) parts.push_back(p.builder.add_task(cs, wl, a.microbatch));
       parts.push_back(p.builder.add_task(cs, wt, a.microbatch));

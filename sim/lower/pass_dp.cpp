@@ -19,7 +19,9 @@ void add_dp_optimizer_pass(Program& p) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const int replica = p.ranks.replica(rank);
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
-    const LinkClass link = group_link(group_members(l, rank.coord, Axis::DP), sc);
+    const std::vector<int> members = group_members(l, rank.coord, Axis::DP);
+    const LinkClass link = group_link(members, sc);
+    const double slow = p.link_scale(members);  // the group's slowest member sets the pace
     const auto& actions = s.actions[static_cast<std::size_t>(rank.coord.pp)];
     // Each stage (chunk) this rank holds: its gradients are complete after its last
     // weight-gradient-producing task (B, or W when the backward is split).
@@ -49,7 +51,7 @@ void add_dp_optimizer_pass(Program& p) {
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
       const int k = static_cast<int>(ready.size());
       const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st) / k);
-      const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 0);
+      const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 0, -1, slow);
       for (int j = 0; j < k; ++j) {
         const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
         p.builder.add_dependency(ready[static_cast<std::size_t>(j)], t);
@@ -59,7 +61,8 @@ void add_dp_optimizer_pass(Program& p) {
     }
     // Optimizer step on this GPU's shard: everything (ZeRO-0), 1/dp of it (ZeRO-1/2).
     const double shard = l.zero >= 1 ? params / l.dp : params;
-    const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp);
+    const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp,
+                             -1, p.compute_scale(r));
     const TaskId opt = p.builder.add_task(cs, wo, -1);
     for (TaskId t : reductions) p.builder.add_dependency(t, opt);
     if (l.zero >= 1 && l.dp > 1) {
@@ -67,7 +70,7 @@ void add_dp_optimizer_pass(Program& p) {
       for (int st : stages) {
         const Cost c =
             p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st));
-        const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 1);
+        const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 1, -1, slow);
         const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
         p.builder.add_dependency(opt, t);
         groups[{rank.coord.pp, rank.coord.tp, st, 1}].push_back(t);  // 1: the parameter gather

@@ -31,10 +31,11 @@ void add_p2p_pass(Program& p) {
       const int dest = p.ranks.find(dc, l);
       const LinkClass link = group_link({rank.global, l.rank_of(dc)}, p.scenario);
       const Cost c = p.cost.p2p(link, bytes);
+      const double slow = p.link_scale({rank.global, l.rank_of(dc)});
       const WorkId ws = p.work(forward ? TaskType::SendActivation : TaskType::SendGradient, a.stage,
-                               p.chunk_of(a.stage), c, static_cast<int>(link));
+                               p.chunk_of(a.stage), c, static_cast<int>(link), -1, slow);
       const WorkId wr = p.work(forward ? TaskType::RecvActivation : TaskType::RecvGradient, next,
-                               p.chunk_of(next), c, static_cast<int>(link));
+                               p.chunk_of(next), c, static_cast<int>(link), -1, slow);
       const TaskId send = p.builder.add_task(p.stream(r, StreamType::Send, dest), ws, a.microbatch);
       const TaskId recv = p.builder.add_task(p.stream(dest, StreamType::Recv, r), wr, a.microbatch);
       const std::array<TaskId, 2> pair{send, recv};

@@ -10,7 +10,9 @@ void add_tp_pass(Program& p) {
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
-    const LinkClass link = group_link(group_members(l, rank.coord, Axis::TP), p.scenario);
+    const std::vector<int> members = group_members(l, rank.coord, Axis::TP);
+    const LinkClass link = group_link(members, p.scenario);
+    const double slow = p.link_scale(members);
     std::vector<TaskId> order;
     const std::vector<TaskId> before = p.builder.stream_order(cs);  // add_task appends to it
     for (TaskId t : before) {
@@ -30,7 +32,8 @@ void add_tp_pass(Program& p) {
         const Cost cb = p.cost.tp_communication(Op::B, w.stage2, link);
         c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
       }
-      const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c, variant, w.stage2);
+      const WorkId wc =
+          p.work(TaskType::TpCollective, w.stage, w.chunk, c, variant, w.stage2, slow);
       const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);  // placed by `order` below
       p.builder.add_dependency(t, tc);
       order.push_back(tc);

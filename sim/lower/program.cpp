@@ -37,11 +37,26 @@ int Program::buckets(int stage) const {
   return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
 }
 
-WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant, int stage2) {
-  const auto key = std::make_tuple(static_cast<int>(type), stage, variant, chunk, stage2);
+double Program::compute_scale(int r) const {
+  return scenario.compute_factor(ranks.ranks[static_cast<std::size_t>(r)].global);
+}
+
+double Program::link_scale(const std::vector<int>& members) const {
+  double f = 1.0;
+  for (int g : members) f = std::max(f, scenario.link_factor(g));
+  return f;
+}
+
+WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant, int stage2,
+                     double scale) {
+  const long long ppm = std::llround(scale * 1e6);
+  const auto key = std::make_tuple(static_cast<int>(type), stage, variant, chunk, stage2, ppm);
   auto it = works_.find(key);
   if (it != works_.end()) return it->second;
-  Work w{c.duration,
+  const TimeNs duration =
+      scale == 1.0 ? c.duration
+                   : static_cast<TimeNs>(std::llround(static_cast<double>(c.duration) * scale));
+  Work w{duration,
          c.flops,
          c.bytes,
          static_cast<std::uint8_t>(type),

@@ -41,14 +41,19 @@ struct Program {
 
   /// A Work record for `type` on `stage`, created once per distinct key. `stage2` is the
   /// backward stage of an overlapped F&B (-1 otherwise); it is part of the key.
-  WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0, int stage2 = -1);
+  WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0, int stage2 = -1,
+              double scale = 1.0);
+  /// Straggler factors (scenario `slowdown`): compute on simulated rank `r`; the slowest link
+  /// among global ranks `members` (a collective or a transfer runs at its slowest member's pace).
+  double compute_scale(int r) const;
+  double link_scale(const std::vector<int>& members) const;
   /// The stream of `type` owned by simulated rank `owner` towards `peer` (created on demand).
   StreamId stream(int owner, StreamType type, int peer = -1);
 
  private:
   std::vector<TaskId> task_index_;
   std::vector<int> chunk_of_;
-  std::map<std::tuple<int, int, int, int, int>, WorkId> works_;
+  std::map<std::tuple<int, int, int, int, int, long long>, WorkId> works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;
 };
 

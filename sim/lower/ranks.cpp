@@ -48,7 +48,8 @@ RankSet make_rank_set(const Scenario& s, bool fold) {
   const Layout& l = s.layout;
   RankSet rs;
   rs.tp_size = l.tp;
-  rs.folded = fold && (l.tp * l.dp == 1 || fold_is_exact(s));
+  // Stragglers make peers differ: every rank is simulated (folding would hide them).
+  rs.folded = fold && s.slowdowns.empty() && (l.tp * l.dp == 1 || fold_is_exact(s));
   rs.index_of_global.assign(static_cast<std::size_t>(l.world()), -1);
   for (int g = 0; g < l.world(); ++g) {
     const Coord c = l.coord_of(g);

@@ -52,6 +52,12 @@ std::string format_report(const StepReport& r) {
   if (r.cost_per_million_tokens)
     o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
                      *r.cost_per_million_tokens, *r.price_per_gpu_hour);
+  if (r.step_time_without_slowdown_s) {
+    const double base = *r.step_time_without_slowdown_s;
+    o += fmt::format("stragglers           step {} vs {} without the slowdowns ({:+.1f}%)\n",
+                     format_time(r.step_time_s), format_time(base),
+                     base > 0 ? (r.step_time_s / base - 1) * 100 : 0.0);
+  }
   {
     double tp = 0, dp = 0, pp = 0;
     for (const auto& st : r.stages) {
@@ -114,6 +120,9 @@ nlohmann::json report_to_json(const StepReport& r) {
                        {{"tp", s.exposed_tp_s}, {"dp", s.exposed_dp_s}, {"pp", s.exposed_pp_s}}}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
+  j["step_time_without_slowdown_s"] = r.step_time_without_slowdown_s
+                                          ? nlohmann::json(*r.step_time_without_slowdown_s)
+                                          : nlohmann::json(nullptr);
   j["comm_volume_per_gpu"] = {
       {"tp", r.volume.tp_bytes}, {"dp", r.volume.dp_bytes}, {"pp", r.volume.pp_bytes}};
   j["simulation"] = {

@@ -60,6 +60,9 @@ struct StepReport {
   std::vector<StageStats> stages;
   double p2p_bytes = 0;  ///< stage-to-stage activation and gradient bytes, all GPUs
   CommVolume volume;     ///< per GPU, the largest over pipeline stages
+  /// With `slowdown` entries: the step time of the same scenario without them (set by the
+  /// caller that simulated both).
+  std::optional<double> step_time_without_slowdown_s;
   std::size_t tasks = 0;
   int simulated_ranks = 0;
   bool folded = false;

@@ -26,6 +26,13 @@ struct TrainingSpec {
   bool fp32_grad_accumulation = false;  ///< Megatron's default: +4 bytes per parameter
 };
 
+/// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.
+struct Slowdown {
+  std::vector<int> ranks;  ///< global ranks
+  double compute = 1.0;    ///< compute durations × this
+  double link = 1.0;       ///< transfers and collectives they take part in × this
+};
+
 /// `memory:` — what a GPU holds besides the model state and activations.
 struct MemorySpec {
   /// CUDA context, cuBLAS/NCCL workspaces and allocator slack: the Ultra-Scale Playbook measures
@@ -76,6 +83,17 @@ struct Scenario {
   EfficiencyOverrides efficiency;
   std::optional<double> price_per_gpu_hour;  ///< dollars
   MemorySpec memory;
+  std::vector<Slowdown> slowdowns;  ///< stragglers and heterogeneity (empty: all ranks equal)
+  /// Per global rank: the product of the compute / link factors of the entries naming it.
+  double compute_factor(int global_rank) const { return factor(global_rank, &Slowdown::compute); }
+  double link_factor(int global_rank) const { return factor(global_rank, &Slowdown::link); }
+  double factor(int global_rank, double Slowdown::*which) const {
+    double f = 1.0;
+    for (const auto& sd : slowdowns)
+      for (int r : sd.ranks)
+        if (r == global_rank) f *= sd.*which;
+    return f;
+  }
   std::string canonical_yaml;  ///< the merged, overridden scenario as YAML (for trace metadata)
 
   /// Micro-batches per step per pipeline: global_batch / (dp · micro_batch_size).

@@ -399,7 +399,7 @@ Scenario build(YAML::Node root, const std::string& source,
   if (!root.IsMap())
     r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
   r.expect_map(top, {"name", "description", "model", "training", "cluster", "parallelism",
-                     "schedule", "costs", "efficiency", "pricing", "memory"});
+                     "schedule", "costs", "efficiency", "pricing", "memory", "slowdown"});
   Scenario s;
   s.source = source;
   s.name = std::filesystem::path(source).stem().string();
@@ -585,6 +585,39 @@ Scenario build(YAML::Node root, const std::string& source,
     }
     if (Field f = r.child(me, "bucket_size"); f.present())
       s.memory.bucket_size = r.positive_quantity(f, Dimension::Bytes);
+  }
+
+  // slowdown: a list of {ranks | rank, compute, link}
+  Field sl = r.child(top, "slowdown");
+  if (sl.present()) {
+    if (!sl.node.IsSequence())
+      r.fail(sl, "expected a list of {ranks: [..], compute: factor, link: factor}");
+    for (std::size_t i = 0; i < sl.node.size(); ++i) {
+      const YAML::Node item = sl.node[i];
+      Field e{item, fmt::format("{}[{}]", sl.path, i),
+              item.Mark().line >= 0 ? item.Mark() : sl.mark};
+      r.expect_map(e, {"rank", "ranks", "compute", "link"});
+      Slowdown sd;
+      const Field one = r.child(e, "rank"), many = r.child(e, "ranks");
+      if (one.present() == many.present()) r.fail(e, "give rank: N or ranks: [N, …] (one of them)");
+      auto add = [&](const Field& f) {
+        const int g = r.int32(f, 0);
+        if (g >= s.layout.world())
+          r.fail(f, fmt::format("rank {} does not exist: the layout has ranks 0..{}", g,
+                                s.layout.world() - 1));
+        sd.ranks.push_back(g);
+      };
+      if (one.present()) add(one);
+      if (many.present()) {
+        if (!many.node.IsSequence() || many.node.size() == 0)
+          r.fail(many, "expected a non-empty list of global ranks");
+        for (std::size_t k = 0; k < many.node.size(); ++k)
+          add(Field{many.node[k], fmt::format("{}[{}]", many.path, k), many.mark});
+      }
+      if (Field f = r.child(e, "compute"); f.present()) sd.compute = r.number(f, 0.01, 100.0);
+      if (Field f = r.child(e, "link"); f.present()) sd.link = r.number(f, 0.01, 100.0);
+      s.slowdowns.push_back(sd);
+    }
   }
 
   YAML::Emitter e;
