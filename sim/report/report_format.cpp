@@ -72,6 +72,10 @@ std::string format_report(const StepReport& r) {
                      format_bytes(r.volume.tp_bytes), format_bytes(r.volume.dp_bytes),
                      format_bytes(r.volume.pp_bytes));
   }
+  o += fmt::format(
+      "critical path        compute {} · TP {} · DP {} · PP {} · optimizer {}  ({} tasks)\n",
+      format_time(r.critical.compute_s), format_time(r.critical.tp_s), format_time(r.critical.dp_s),
+      format_time(r.critical.pp_s), format_time(r.critical.optimizer_s), r.critical.tasks);
   o += "------------------------------------\n";
   o += "stage   compute busy      idle        first start   last end   peak in flight  "
        "activations\n";
@@ -120,6 +124,13 @@ nlohmann::json report_to_json(const StepReport& r) {
                        {{"tp", s.exposed_tp_s}, {"dp", s.exposed_dp_s}, {"pp", s.exposed_pp_s}}}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
+  j["critical_path_s"] = {{"compute", r.critical.compute_s},
+                          {"tp", r.critical.tp_s},
+                          {"dp", r.critical.dp_s},
+                          {"pp", r.critical.pp_s},
+                          {"optimizer", r.critical.optimizer_s},
+                          {"waiting", r.critical.waiting_s},
+                          {"tasks", r.critical.tasks}};
   j["step_time_without_slowdown_s"] = r.step_time_without_slowdown_s
                                           ? nlohmann::json(*r.step_time_without_slowdown_s)
                                           : nlohmann::json(nullptr);

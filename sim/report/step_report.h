@@ -8,6 +8,7 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include "report/critical_path.h"
 #include "run/timeline.h"
 
 namespace trainsim {
@@ -58,8 +59,9 @@ struct StepReport {
   std::optional<double> cost_per_million_tokens;  ///< needs pricing and tokens
   std::optional<double> price_per_gpu_hour;
   std::vector<StageStats> stages;
-  double p2p_bytes = 0;  ///< stage-to-stage activation and gradient bytes, all GPUs
-  CommVolume volume;     ///< per GPU, the largest over pipeline stages
+  double p2p_bytes = 0;   ///< stage-to-stage activation and gradient bytes, all GPUs
+  CommVolume volume;      ///< per GPU, the largest over pipeline stages
+  CriticalPath critical;  ///< what the step's end waited on, by kind
   /// With `slowdown` entries: the step time of the same scenario without them (set by the
   /// caller that simulated both).
   std::optional<double> step_time_without_slowdown_s;
