@@ -135,6 +135,7 @@ int cmd_compare(const CompareArgs& a) {
       if (sc.layout.vpp == 1) {
         Scenario two = sc;
         two.layout.vpp = 2;
+        two.canonical_yaml += "\n# trainsim compare: retried with parallelism.vpp = 2\n";
         try {
           timelines.push_back(simulate(two, {n, !a.no_fold}));
           ok = rechunked = true;
