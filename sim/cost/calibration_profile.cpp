@@ -1,0 +1,151 @@
+#include "cost/calibration_profile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace trainsim {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void bad(const std::string& source, const std::string& field, const std::string& why) {
+  throw InputError(fmt::format("{}: {}: {}", source, field, why));
+}
+
+double positive(const json& j, const std::string& source, const std::string& field) {
+  if (!j.contains(field.substr(field.rfind('.') + 1)))
+    bad(source, field, "required (a positive number)");
+  const json& v = j[field.substr(field.rfind('.') + 1)];
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+    bad(source, field, "expected a positive number, got " + v.dump());
+  return v.get<double>();
+}
+
+std::string text(const json& j, const std::string& key, const std::string& fallback = "") {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
+}
+
+}  // namespace
+
+const std::vector<std::string>& collective_op_names() {
+  static const std::vector<std::string> names{"all_reduce", "all_gather", "reduce_scatter",
+                                              "alltoall", "sendrecv"};
+  return names;
+}
+
+json profile_to_json(const CalibrationProfile& p) {
+  json j;
+  j["format"] = "trainsim-calibration";
+  j["version"] = CalibrationProfile::kVersion;
+  const Provenance& v = p.provenance;
+  j["provenance"] = {{"device", v.device}, {"driver", v.driver}, {"cuda", v.cuda},
+                     {"cublas", v.cublas}, {"nccl", v.nccl},     {"date", v.date},
+                     {"host", v.host}};
+  j["gemm"] = json::array();
+  for (const auto& g : p.gemms)
+    j["gemm"].push_back({{"m", g.m},
+                         {"n", g.n},
+                         {"k", g.k},
+                         {"dtype", g.dtype},
+                         {"time_s", g.time_s},
+                         {"spread_s", g.spread_s},
+                         {"method", g.method}});
+  j["collectives"] = json::array();
+  for (const auto& c : p.collectives)
+    j["collectives"].push_back({{"op", c.op},
+                                {"group_size", c.group_size},
+                                {"link", c.link},
+                                {"bytes", c.bytes},
+                                {"time_s", c.time_s},
+                                {"algbw_Bps", c.algbw},
+                                {"busbw_Bps", c.busbw},
+                                {"method", c.method},
+                                {"source", c.source}});
+  return j;
+}
+
+CalibrationProfile profile_from_json(const json& j, const std::string& source) {
+  if (!j.is_object() || text(j, "format") != "trainsim-calibration")
+    bad(source, "format",
+        "not a trainsim calibration profile (expected \"format\": "
+        "\"trainsim-calibration\")");
+  if (!j.contains("version") || !j["version"].is_number_integer() ||
+      j["version"].get<int>() != CalibrationProfile::kVersion)
+    bad(source, "version",
+        fmt::format("this trainsim reads version {}", CalibrationProfile::kVersion));
+  CalibrationProfile p;
+  if (j.contains("provenance") && j["provenance"].is_object()) {
+    const json& v = j["provenance"];
+    p.provenance = {text(v, "device"), text(v, "driver"), text(v, "cuda"), text(v, "cublas"),
+                    text(v, "nccl"),   text(v, "date"),   text(v, "host")};
+  }
+  if (j.contains("gemm")) {
+    if (!j["gemm"].is_array()) bad(source, "gemm", "expected a list");
+    for (std::size_t i = 0; i < j["gemm"].size(); ++i) {
+      const json& g = j["gemm"][i];
+      const std::string at = fmt::format("gemm[{}]", i);
+      GemmSample s;
+      s.m = static_cast<std::int64_t>(positive(g, source, at + ".m"));
+      s.n = static_cast<std::int64_t>(positive(g, source, at + ".n"));
+      s.k = static_cast<std::int64_t>(positive(g, source, at + ".k"));
+      s.dtype = text(g, "dtype", "bf16");
+      if (s.dtype != "bf16" && s.dtype != "fp16")
+        bad(source, at + ".dtype", "expected bf16 or fp16, got \"" + s.dtype + "\"");
+      s.time_s = positive(g, source, at + ".time_s");
+      s.spread_s = g.value("spread_s", 0.0);
+      s.method = text(g, "method", "measured");
+      p.gemms.push_back(s);
+    }
+  }
+  if (j.contains("collectives")) {
+    if (!j["collectives"].is_array()) bad(source, "collectives", "expected a list");
+    for (std::size_t i = 0; i < j["collectives"].size(); ++i) {
+      const json& c = j["collectives"][i];
+      const std::string at = fmt::format("collectives[{}]", i);
+      CollectiveSample s;
+      s.op = text(c, "op");
+      const auto& ops = collective_op_names();
+      if (std::find(ops.begin(), ops.end(), s.op) == ops.end())
+        bad(source, at + ".op", fmt::format("\"{}\" is not one of {}", s.op, fmt::join(ops, ", ")));
+      s.group_size = static_cast<int>(positive(c, source, at + ".group_size"));
+      s.link = text(c, "link", "intra_node");
+      if (s.link != "intra_node" && s.link != "inter_node")
+        bad(source, at + ".link", "expected intra_node or inter_node, got \"" + s.link + "\"");
+      s.bytes = positive(c, source, at + ".bytes");
+      s.time_s = positive(c, source, at + ".time_s");
+      s.algbw = c.value("algbw_Bps", s.bytes / s.time_s);
+      s.busbw = c.value("busbw_Bps", 0.0);
+      s.method = text(c, "method", "measured");
+      s.source = text(c, "source");
+      p.collectives.push_back(s);
+    }
+  }
+  return p;
+}
+
+CalibrationProfile load_profile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot open calibration profile \"" + path + "\"");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not JSON: {}", path, e.what()));
+  }
+  return profile_from_json(j, path);
+}
+
+void save_profile(const CalibrationProfile& p, const std::string& path) {
+  std::ofstream out(path);
+  if (!(out << profile_to_json(p).dump(2) << "\n"))
+    throw InputError("cannot write calibration profile \"" + path + "\"");
+}
+
+}  // namespace trainsim

@@ -1,0 +1,64 @@
+#pragma once
+// The calibration profile: durations measured on real GPUs (trainsim-calibrate) or imported
+// from nccl-tests logs, with provenance for every number. A documented JSON file
+// (calibrate/README.md) that calibrate/ writes and the simulator reads; this header is both
+// sides' one definition of it.
+#include <cstdint>  // std::int64_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace trainsim {
+
+/// Where numbers came from: the machine and library versions, when, and how.
+struct Provenance {
+  std::string device;  ///< e.g. "NVIDIA H100 80GB HBM3"
+  std::string driver;  ///< driver version, "" when unknown
+  std::string cuda;    ///< CUDA runtime version
+  std::string cublas;  ///< cuBLAS version
+  std::string nccl;    ///< NCCL version
+  std::string date;    ///< ISO 8601
+  std::string host;
+};
+
+/// One GEMM shape timed: C[m×n] = A[m×k]·B[k×n].
+struct GemmSample {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string dtype = "bf16";  ///< bf16 or fp16 inputs, fp32 accumulation
+  double time_s = 0;           ///< median
+  double spread_s = 0;         ///< max − min over the timed repetitions
+  std::string method = "measured";
+};
+
+/// One collective size measured, in nccl-tests terms (doc/PERFORMANCE.md): S = `bytes`,
+/// algbw = S / t, busbw = algbw × the operation's bus factor.
+struct CollectiveSample {
+  std::string op;  ///< all_reduce, all_gather, reduce_scatter, alltoall, sendrecv
+  int group_size = 0;
+  std::string link = "intra_node";  ///< intra_node or inter_node
+  double bytes = 0;
+  double time_s = 0;                ///< out-of-place time
+  double algbw = 0;                 ///< bytes/s
+  double busbw = 0;                 ///< bytes/s
+  std::string method = "measured";  ///< measured, nccl-tests, analytic
+  std::string source;               ///< e.g. "all_reduce.log:42"
+};
+
+struct CalibrationProfile {
+  static constexpr int kVersion = 1;
+  Provenance provenance;
+  std::vector<GemmSample> gemms;
+  std::vector<CollectiveSample> collectives;
+};
+
+/// The operation names a profile may use (nccl-tests' binaries without `_perf`).
+const std::vector<std::string>& collective_op_names();
+
+nlohmann::json profile_to_json(const CalibrationProfile& p);
+/// Validates every field; throws InputError naming `source`, the field path and what is allowed.
+CalibrationProfile profile_from_json(const nlohmann::json& j, const std::string& source);
+CalibrationProfile load_profile(const std::string& path);
+void save_profile(const CalibrationProfile& p, const std::string& path);
+
+}  // namespace trainsim

@@ -1,0 +1,51 @@
+#include "cost/calibration_profile.h"
+
+#include <cstdio>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+using namespace trainsim;
+
+TEST_CASE("calibration profile: write and read back the same numbers", "[calibration]") {
+  CalibrationProfile p;
+  p.provenance = {"NVIDIA H100 80GB HBM3", "580.65", "13.0", "13.0.1", "2.27.7",
+                  "2026-11-21T10:00:00Z",  "node-a"};
+  p.gemms.push_back({4096, 4096, 4096, "bf16", 190e-6, 3e-6, "measured"});
+  p.collectives.push_back(
+      {"all_reduce", 8, "intra_node", 4194304, 100e-6, 41.94e9, 73.4e9, "nccl-tests", "a.log:23"});
+  const std::string path = "calibration_profile_test.json";
+  save_profile(p, path);
+  const CalibrationProfile q = load_profile(path);
+  std::remove(path.c_str());
+  CHECK(q.provenance.device == p.provenance.device);
+  CHECK(q.provenance.nccl == "2.27.7");
+  REQUIRE(q.gemms.size() == 1);
+  CHECK(q.gemms[0].m == 4096);
+  CHECK(q.gemms[0].time_s == p.gemms[0].time_s);
+  REQUIRE(q.collectives.size() == 1);
+  CHECK(q.collectives[0].busbw == p.collectives[0].busbw);
+  CHECK(q.collectives[0].source == "a.log:23");
+  CHECK(profile_to_json(q) == profile_to_json(p));
+}
+
+TEST_CASE("calibration profile: bad fields are named with what is allowed", "[calibration]") {
+  using nlohmann::json;
+  const json base = {{"format", "trainsim-calibration"}, {"version", 1}};
+  CHECK_THROWS_WITH(profile_from_json(json::object(), "p.json"),
+                    Catch::Contains("p.json: format: not a trainsim calibration profile"));
+  json v = base;
+  v["version"] = 7;
+  CHECK_THROWS_WITH(profile_from_json(v, "p.json"), Catch::Contains("version"));
+  json c = base;
+  c["collectives"] = {{{"op", "broadcast"}, {"group_size", 8}, {"bytes", 1}, {"time_s", 1}}};
+  CHECK_THROWS_WITH(profile_from_json(c, "p.json"),
+                    Catch::Contains("collectives[0].op") && Catch::Contains("all_reduce"));
+  json g = base;
+  g["gemm"] = {{{"m", 1}, {"n", 2}, {"k", -3}, {"time_s", 1}}};
+  CHECK_THROWS_WITH(profile_from_json(g, "p.json"),
+                    Catch::Contains("gemm[0].k: expected a positive number"));
+  CHECK_THROWS_WITH(load_profile("/no/such/profile.json"), Catch::Contains("cannot open"));
+}
