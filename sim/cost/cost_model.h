@@ -2,6 +2,8 @@
 // The "how long" layer's interface. Lowering passes ask it for the duration, FLOPs and bytes of
 // each piece of work; they never compute a duration themselves. Implementations: the analytic
 // roofline model (analytic.h) and explicit per-stage costs (explicit_costs.h) layered over it.
+#include <string>  // std::string
+
 #include "core/time.h"
 #include "scenario/cluster.h"
 #include "schedules/action.h"
@@ -47,6 +49,8 @@ class CostModel {
   /// True when the model has hardware to cost collectives and optimizer steps (false for a
   /// costs-only pipeline study).
   virtual bool models_hardware() const = 0;
+  /// Where this model's durations come from, for the report (e.g. "analytic").
+  virtual std::string sources() const { return "analytic"; }
 };
 
 }  // namespace trainsim

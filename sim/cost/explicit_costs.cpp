@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "cost/analytic.h"
+#include "cost/calibrated.h"
 
 namespace trainsim {
 
@@ -69,6 +70,9 @@ double ExplicitCostModel::stage_params(int stage) const {
 std::unique_ptr<CostModel> make_cost_model(const Scenario& s) {
   std::unique_ptr<CostModel> analytic;
   if (s.model) analytic = std::make_unique<AnalyticCostModel>(s);
+  if (analytic && !s.calibration.empty())  // measured collectives over the analytic model
+    analytic = std::make_unique<CalibratedCostModel>(load_profile(s.calibration), s.calibration,
+                                                     std::move(analytic));
   if (!s.costs) return analytic;
   return std::make_unique<ExplicitCostModel>(*s.costs, s.layout.vpp, std::move(analytic),
                                              s.source.empty() ? s.name : s.source);

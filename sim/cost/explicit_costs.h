@@ -30,6 +30,9 @@ class ExplicitCostModel : public CostModel {
   Cost optimizer(double params) const override;
   double stage_params(int stage) const override;
   bool models_hardware() const override { return fallback_ && fallback_->models_hardware(); }
+  std::string sources() const override {
+    return "scenario costs" + (fallback_ ? " over " + fallback_->sources() : std::string());
+  }
 
  private:
   CostOverrides c_;

@@ -136,6 +136,7 @@ StepReport make_report(const Timeline& tl) {
     if (sc.has_cluster) r.mfu = r.tflops_per_gpu * 1e12 / sc.cluster.gpu.peak_flops;
   }
   r.critical = critical_path(tl);
+  r.cost_sources = tl.cost_sources;
   r.price_per_gpu_hour = sc.price_per_gpu_hour;
   if (sc.price_per_gpu_hour && r.tokens_per_step > 0)
     r.cost_per_million_tokens =

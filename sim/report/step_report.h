@@ -59,9 +59,10 @@ struct StepReport {
   std::optional<double> cost_per_million_tokens;  ///< needs pricing and tokens
   std::optional<double> price_per_gpu_hour;
   std::vector<StageStats> stages;
-  double p2p_bytes = 0;   ///< stage-to-stage activation and gradient bytes, all GPUs
-  CommVolume volume;      ///< per GPU, the largest over pipeline stages
-  CriticalPath critical;  ///< what the step's end waited on, by kind
+  double p2p_bytes = 0;      ///< stage-to-stage activation and gradient bytes, all GPUs
+  CommVolume volume;         ///< per GPU, the largest over pipeline stages
+  CriticalPath critical;     ///< what the step's end waited on, by kind
+  std::string cost_sources;  ///< where the durations came from
   /// With `slowdown` entries: the step time of the same scenario without them (set by the
   /// caller that simulated both).
   std::optional<double> step_time_without_slowdown_s;

@@ -99,6 +99,7 @@ Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
   auto cost = make_cost_model(sc);
   tl.schedule = schedule_for(sc, opt.schedule, cost.get());
   Lowered lowered = lower(sc, tl.schedule, *cost, opt.fold);
+  tl.cost_sources = cost->sources();
   auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
   tl.ranks = std::move(lowered.ranks);
   Engine engine(*graph);

@@ -3,6 +3,7 @@
 // came from, the simulated ranks, the task graph and every task's start and end. Reports,
 // traces and the GUI read it; none of them recompute anything.
 #include <memory>  // std::shared_ptr
+#include <string>  // std::string
 #include <vector>  // std::vector
 
 #include "core/time.h"
@@ -21,6 +22,7 @@ struct Timeline {
   std::vector<TimeNs> start;  ///< per task
   std::vector<TimeNs> end;    ///< per task
   TimeNs makespan = 0;
+  std::string cost_sources;  ///< where the durations came from (CostModel::sources())
 };
 
 }  // namespace trainsim

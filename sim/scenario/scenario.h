@@ -83,6 +83,7 @@ struct Scenario {
   EfficiencyOverrides efficiency;
   std::optional<double> price_per_gpu_hour;  ///< dollars
   MemorySpec memory;
+  std::string calibration;          ///< `calibration:` profile path (resolved), "" for none
   std::vector<Slowdown> slowdowns;  ///< stragglers and heterogeneity (empty: all ranks equal)
   /// Per global rank: the product of the compute / link factors of the entries naming it.
   double compute_factor(int global_rank) const { return factor(global_rank, &Slowdown::compute); }

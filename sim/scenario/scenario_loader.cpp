@@ -398,8 +398,9 @@ Scenario build(YAML::Node root, const std::string& source,
   Field top{root, "", root.Mark()};
   if (!root.IsMap())
     r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
-  r.expect_map(top, {"name", "description", "model", "training", "cluster", "parallelism",
-                     "schedule", "costs", "efficiency", "pricing", "memory", "slowdown"});
+  r.expect_map(top,
+               {"name", "description", "model", "training", "cluster", "parallelism", "schedule",
+                "costs", "efficiency", "pricing", "memory", "slowdown", "calibration"});
   Scenario s;
   s.source = source;
   s.name = std::filesystem::path(source).stem().string();
@@ -585,6 +586,17 @@ Scenario build(YAML::Node root, const std::string& source,
     }
     if (Field f = r.child(me, "bucket_size"); f.present())
       s.memory.bucket_size = r.positive_quantity(f, Dimension::Bytes);
+  }
+
+  // calibration: a profile from trainsim-calibrate (read by the cost model)
+  if (Field f = r.child(top, "calibration"); f.present()) {
+    std::filesystem::path path = r.str(f);
+    if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
+    if (!std::filesystem::exists(path))
+      r.fail(f, fmt::format("\"{}\" does not exist (a JSON profile from trainsim-calibrate)",
+                            path.string()));
+    if (!s.model) r.fail(f, "needs a model: the profile replaces analytic durations");
+    s.calibration = path.string();
   }
 
   // slowdown: a list of {ranks | rank, compute, link}

@@ -1,0 +1,122 @@
+#include "cost/calibrated.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace trainsim {
+namespace {
+
+const char* op_name(Collective c) {
+  switch (c) {
+    case Collective::AllReduce:
+      return "all_reduce";
+    case Collective::AllGather:
+      return "all_gather";
+    case Collective::ReduceScatter:
+      return "reduce_scatter";
+    case Collective::AllToAll:
+      return "alltoall";
+  }
+  return "?";
+}
+
+const char* link_name(LinkClass l) {
+  return l == LinkClass::IntraNode ? "intra_node" : "inter_node";
+}
+
+}  // namespace
+
+CalibratedCostModel::CalibratedCostModel(CalibrationProfile profile, std::string path,
+                                         std::unique_ptr<CostModel> fallback)
+    : profile_(std::move(profile)), path_(std::move(path)), fallback_(std::move(fallback)) {
+  for (const auto& s : profile_.collectives)
+    table_[{s.op, s.group_size, s.link}].push_back({s.bytes, s.time_s});
+  for (auto& [key, v] : table_) std::sort(v.begin(), v.end());
+}
+
+double CalibratedCostModel::lookup(const std::string& op, int group_size, LinkClass link,
+                                   double bytes) const {
+  const auto it = table_.find({op, group_size, link_name(link)});
+  const auto record = std::make_tuple(op, group_size, std::string(link_name(link)), bytes);
+  if (it == table_.end() || it->second.size() < 2 || bytes <= 0) {
+    missing_.insert(record);
+    return -1;
+  }
+  const auto& v = it->second;
+  if (bytes >= v.front().first && bytes <= v.back().first) {
+    measured_.insert(record);
+    auto hi = std::lower_bound(v.begin(), v.end(), std::make_pair(bytes, 0.0));
+    if (hi->first == bytes) return hi->second;
+    const auto lo = hi - 1;
+    // Log–log between the neighbouring sizes: exact at both, a power law between.
+    const double f =
+        (std::log(bytes) - std::log(lo->first)) / (std::log(hi->first) - std::log(lo->first));
+    return std::exp(std::log(lo->second) + f * (std::log(hi->second) - std::log(lo->second)));
+  }
+  // Outside the table: t = α + β·bytes, least squares over the samples (α ≥ 0).
+  fitted_.insert(record);
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [x, y] : v) sx += x, sy += y, sxx += x * x, sxy += x * y;
+  const double n = static_cast<double>(v.size());
+  const double beta = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  const double alpha = std::max(0.0, (sy - beta * sx) / n);
+  return alpha + std::max(beta, 0.0) * bytes;
+}
+
+Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass link,
+                                     double bytes) const {
+  Cost base = fallback_->collective(c, group_size, link, bytes);
+  if (group_size <= 1) return base;
+  const double t = lookup(op_name(c), group_size, link, bytes);
+  if (t >= 0) base.duration = seconds_to_ns(t);
+  return base;
+}
+
+Cost CalibratedCostModel::p2p(LinkClass link, double bytes) const {
+  Cost base = fallback_->p2p(link, bytes);
+  const double t = lookup("sendrecv", 2, link, bytes);
+  if (t >= 0) base.duration = seconds_to_ns(t);
+  return base;
+}
+
+Cost CalibratedCostModel::tp_communication(Op op, int stage, LinkClass link) const {
+  return fallback_->tp_communication(op, stage, link);
+}
+Cost CalibratedCostModel::compute(Op op, int stage, int rank) const {
+  return fallback_->compute(op, stage, rank);
+}
+Cost CalibratedCostModel::overlapped(int f, int b, int rank) const {
+  return fallback_->overlapped(f, b, rank);
+}
+double CalibratedCostModel::activation_bytes() const {
+  return fallback_->activation_bytes();
+}
+double CalibratedCostModel::gradient_bytes(int stage) const {
+  return fallback_->gradient_bytes(stage);
+}
+Cost CalibratedCostModel::optimizer(double params) const {
+  return fallback_->optimizer(params);
+}
+double CalibratedCostModel::stage_params(int stage) const {
+  return fallback_->stage_params(stage);
+}
+
+std::string CalibratedCostModel::sources() const {
+  std::string s = fmt::format(
+      "profile {} ({}): {} collective size(s) measured, {} extrapolated "
+      "(α–β fit)",
+      path_, profile_.provenance.device.empty() ? "unknown device" : profile_.provenance.device,
+      measured_.size(), fitted_.size());
+  if (!missing_.empty()) {
+    std::set<std::string> what;
+    for (const auto& [op, n, link, bytes] : missing_)
+      what.insert(fmt::format("{}×{} {}", op, n, link));
+    s += fmt::format("; analytic for {} (no samples)", fmt::join(what, ", "));
+  }
+  s += "; compute analytic";
+  return s;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,51 @@
+#pragma once
+// Durations from a calibration profile (calibration_profile.h) over a fallback model. Collective
+// and point-to-point times come from the profile's samples for the same operation, group size
+// and link class: interpolated in log–log space between measured sizes, and outside them from
+// an α–β line fitted to the samples (said in sources()). Anything the profile does not cover
+// comes from the fallback, and sources() says which. GEMM-level compute stays with the
+// fallback until the cost model times GEMMs by shape (issue: calibrate).
+#include <map>     // std::map
+#include <memory>  // std::unique_ptr
+#include <set>     // std::set
+#include <string>  // std::string
+#include <tuple>   // std::tuple
+#include <vector>  // std::vector
+
+#include "cost/calibration_profile.h"
+#include "cost/cost_model.h"
+
+namespace trainsim {
+
+class CalibratedCostModel : public CostModel {
+ public:
+  CalibratedCostModel(CalibrationProfile profile, std::string path,
+                      std::unique_ptr<CostModel> fallback);
+
+  Cost compute(Op op, int stage, int rank) const override;
+  Cost overlapped(int forward_stage, int backward_stage, int rank) const override;
+  Cost tp_communication(Op op, int stage, LinkClass link) const override;
+  double activation_bytes() const override;
+  Cost p2p(LinkClass link, double bytes) const override;
+  Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
+  double gradient_bytes(int stage) const override;
+  Cost optimizer(double params) const override;
+  double stage_params(int stage) const override;
+  bool models_hardware() const override { return fallback_->models_hardware(); }
+  std::string sources() const override;
+
+  /// The profile's time for `op` ("all_reduce", …) of `bytes` over `group_size` GPUs on
+  /// `link`, or a negative value when it has no samples for that combination.
+  double lookup(const std::string& op, int group_size, LinkClass link, double bytes) const;
+
+ private:
+  using Key = std::tuple<std::string, int, std::string>;  // op, group size, link
+  CalibrationProfile profile_;
+  std::string path_;
+  std::unique_ptr<CostModel> fallback_;
+  std::map<Key, std::vector<std::pair<double, double>>> table_;  // sorted (bytes, seconds)
+  // What the lookups used, by (op, group, link, bytes), for sources().
+  mutable std::set<std::tuple<std::string, int, std::string, double>> measured_, fitted_, missing_;
+};
+
+}  // namespace trainsim

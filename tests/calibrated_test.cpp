@@ -1,0 +1,101 @@
+#include "cost/calibrated.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include <catch2/catch.hpp>
+
+#include "cost/analytic.h"
+#include "cost/explicit_costs.h"
+#include "test_util.h"
+
+using namespace trainsim;
+
+namespace {
+
+Scenario model_scenario(const std::string& extra = "") {
+  return test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {dp: 2}
+memory: {bucket_size: 100GB}
+)" + extra);
+}
+
+// All-reduce over 2 GPUs on one node: 1 MB in 20 us, 4 MB in 50 us, 16 MB in 170 us.
+CalibrationProfile profile() {
+  CalibrationProfile p;
+  p.provenance.device = "NVIDIA H100 80GB HBM3";
+  for (auto [bytes, us] : {std::pair{1 << 20, 20.0}, {4 << 20, 50.0}, {16 << 20, 170.0}})
+    p.collectives.push_back(
+        {"all_reduce", 2, "intra_node", double(bytes), us * 1e-6, 0, 0, "nccl-tests", "test"});
+  return p;
+}
+
+CalibratedCostModel model(const Scenario& s) {
+  return CalibratedCostModel(profile(), "p.json", std::make_unique<AnalyticCostModel>(s));
+}
+
+}  // namespace
+
+TEST_CASE("calibrated: measured sizes are exact, sizes between interpolate in log-log space",
+          "[calibration]") {
+  const Scenario s = model_scenario();
+  const auto m = model(s);
+  CHECK(m.lookup("all_reduce", 2, LinkClass::IntraNode, 4 << 20) == Approx(50e-6));
+  // 2 MB is halfway (in log) between 1 and 4 MB: t = sqrt(20 · 50) us = 31.62 us.
+  CHECK(m.lookup("all_reduce", 2, LinkClass::IntraNode, 2 << 20) ==
+        Approx(std::sqrt(20.0 * 50.0) * 1e-6));
+  CHECK(m.collective(Collective::AllReduce, 2, LinkClass::IntraNode, 4 << 20).duration ==
+        50 * kNsPerUs);
+}
+
+TEST_CASE("calibrated: outside the table an alpha-beta line fitted to the samples",
+          "[calibration]") {
+  const auto m = model(model_scenario());
+  // Least squares of t = α + β·S over (1, 20), (4, 50), (16, 170) [MB, us]: β = 10 us/MB,
+  // α = 10 us, so 64 MB takes 10 + 640 = 650 us (both derived by hand: the points are on the
+  // line t = 10 + 10·S).
+  CHECK(m.lookup("all_reduce", 2, LinkClass::IntraNode, 64 << 20) == Approx(650e-6));
+  CHECK_THAT(m.sources(), Catch::Contains("1 extrapolated"));
+}
+
+TEST_CASE("calibrated: what the profile lacks stays analytic, and says so", "[calibration]") {
+  const Scenario s = model_scenario();
+  const auto m = model(s);
+  const AnalyticCostModel a(s);
+  // No all-gather samples, and none for 4 GPUs: the analytic durations, named in sources().
+  CHECK(m.collective(Collective::AllGather, 2, LinkClass::IntraNode, 1 << 20).duration ==
+        a.collective(Collective::AllGather, 2, LinkClass::IntraNode, 1 << 20).duration);
+  CHECK(m.lookup("all_reduce", 4, LinkClass::IntraNode, 1 << 20) < 0);
+  CHECK_THAT(m.sources(), Catch::Contains("analytic for all_gather×2 intra_node, "
+                                          "all_reduce×4 intra_node (no samples)"));
+  // Compute is untouched.
+  CHECK(m.compute(Op::F, 0, 0).duration == a.compute(Op::F, 0, 0).duration);
+}
+
+TEST_CASE("calibrated: a scenario's calibration key changes exactly the DP all-reduce",
+          "[calibration]") {
+  // One stage, dp 2, one bucket: the only collective is the gradient all-reduce of G bytes.
+  // With the profile its time is the fitted line's; everything else stays as it was.
+  const std::string path = "calibrated_test_profile.json";
+  save_profile(profile(), path);
+  const Scenario plain = model_scenario();
+  const Scenario calibrated = model_scenario("calibration: " + path + "\n");
+  const auto a = make_cost_model(plain);
+  const auto c = make_cost_model(calibrated);
+  const double g = a->gradient_bytes(0);
+  const TimeNs analytic_ar =
+      a->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g).duration;
+  const TimeNs measured_ar = seconds_to_ns(10e-6 + 10e-6 * g / double(1 << 20));
+  const Timeline ta = simulate(plain), tc = simulate(calibrated);
+  std::remove(path.c_str());
+  CHECK(tc.makespan - ta.makespan == measured_ar - analytic_ar);
+  CHECK_THAT(tc.cost_sources, Catch::Contains("calibrated_test_profile.json"));
+  CHECK(ta.cost_sources == "analytic");
+}
+
+TEST_CASE("calibrated: a missing profile file is a scenario error", "[calibration]") {
+  CHECK_THROWS_WITH(model_scenario("calibration: /no/such.json\n"),
+                    Catch::Contains("calibration") && Catch::Contains("does not exist"));
+}
