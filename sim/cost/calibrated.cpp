@@ -30,7 +30,7 @@ const char* link_name(LinkClass l) {
 
 CalibratedCostModel::CalibratedCostModel(CalibrationProfile profile, std::string path,
                                          std::unique_ptr<CostModel> fallback)
-    : profile_(std::move(profile)), path_(std::move(path)), fallback_(std::move(fallback)) {
+    : LayeredCostModel(std::move(fallback)), profile_(std::move(profile)), path_(std::move(path)) {
   for (const auto& s : profile_.collectives)
     table_[{s.op, s.group_size, s.link}].push_back({s.bytes, s.time_s});
   for (auto& [key, v] : table_) std::sort(v.begin(), v.end());
@@ -67,7 +67,7 @@ double CalibratedCostModel::lookup(const std::string& op, int group_size, LinkCl
 
 Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass link,
                                      double bytes) const {
-  Cost base = fallback_->collective(c, group_size, link, bytes);
+  Cost base = LayeredCostModel::collective(c, group_size, link, bytes);
   if (group_size <= 1) return base;
   const double t = lookup(op_name(c), group_size, link, bytes);
   if (t >= 0) base.duration = seconds_to_ns(t);
@@ -75,32 +75,10 @@ Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass lin
 }
 
 Cost CalibratedCostModel::p2p(LinkClass link, double bytes) const {
-  Cost base = fallback_->p2p(link, bytes);
+  Cost base = LayeredCostModel::p2p(link, bytes);
   const double t = lookup("sendrecv", 2, link, bytes);
   if (t >= 0) base.duration = seconds_to_ns(t);
   return base;
-}
-
-Cost CalibratedCostModel::tp_communication(Op op, int stage, LinkClass link) const {
-  return fallback_->tp_communication(op, stage, link);
-}
-Cost CalibratedCostModel::compute(Op op, int stage, int rank) const {
-  return fallback_->compute(op, stage, rank);
-}
-Cost CalibratedCostModel::overlapped(int f, int b, int rank) const {
-  return fallback_->overlapped(f, b, rank);
-}
-double CalibratedCostModel::activation_bytes() const {
-  return fallback_->activation_bytes();
-}
-double CalibratedCostModel::gradient_bytes(int stage) const {
-  return fallback_->gradient_bytes(stage);
-}
-Cost CalibratedCostModel::optimizer(double params) const {
-  return fallback_->optimizer(params);
-}
-double CalibratedCostModel::stage_params(int stage) const {
-  return fallback_->stage_params(stage);
 }
 
 std::string CalibratedCostModel::sources() const {

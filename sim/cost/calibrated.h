@@ -17,21 +17,13 @@
 
 namespace trainsim {
 
-class CalibratedCostModel : public CostModel {
+class CalibratedCostModel : public LayeredCostModel {
  public:
   CalibratedCostModel(CalibrationProfile profile, std::string path,
                       std::unique_ptr<CostModel> fallback);
 
-  Cost compute(Op op, int stage, int rank) const override;
-  Cost overlapped(int forward_stage, int backward_stage, int rank) const override;
-  Cost tp_communication(Op op, int stage, LinkClass link) const override;
-  double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;
   Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
-  double gradient_bytes(int stage) const override;
-  Cost optimizer(double params) const override;
-  double stage_params(int stage) const override;
-  bool models_hardware() const override { return fallback_->models_hardware(); }
   std::string sources() const override;
 
   /// The profile's time for `op` ("all_reduce", …) of `bytes` over `group_size` GPUs on
@@ -42,7 +34,6 @@ class CalibratedCostModel : public CostModel {
   using Key = std::tuple<std::string, int, std::string>;  // op, group size, link
   CalibrationProfile profile_;
   std::string path_;
-  std::unique_ptr<CostModel> fallback_;
   std::map<Key, std::vector<std::pair<double, double>>> table_;  // sorted (bytes, seconds)
   // What the lookups used, by (op, group, link, bytes), for sources().
   mutable std::set<std::tuple<std::string, int, std::string, double>> measured_, fitted_, missing_;

@@ -2,6 +2,7 @@
 // The "how long" layer's interface. Lowering passes ask it for the duration, FLOPs and bytes of
 // each piece of work; they never compute a duration themselves. Implementations: the analytic
 // roofline model (analytic.h) and explicit per-stage costs (explicit_costs.h) layered over it.
+#include <memory>  // std::unique_ptr
 #include <string>  // std::string
 
 #include "core/time.h"
@@ -51,6 +52,46 @@ class CostModel {
   virtual bool models_hardware() const = 0;
   /// Where this model's durations come from, for the report (e.g. "analytic").
   virtual std::string sources() const { return "analytic"; }
+};
+
+/// A model layered over another: every duration comes from `fallback` (or is zero when it is
+/// null, a costs-only study) unless the subclass overrides it. The explicit-cost and
+/// calibrated models change a few durations and inherit the rest from here.
+class LayeredCostModel : public CostModel {
+ public:
+  explicit LayeredCostModel(std::unique_ptr<CostModel> fallback) : fallback_(std::move(fallback)) {}
+
+  Cost compute(Op op, int stage, int rank) const override {
+    return fallback_ ? fallback_->compute(op, stage, rank) : Cost{};
+  }
+  Cost tp_communication(Op op, int stage, LinkClass link) const override {
+    return fallback_ ? fallback_->tp_communication(op, stage, link) : Cost{};
+  }
+  double activation_bytes() const override {
+    return fallback_ ? fallback_->activation_bytes() : 0.0;
+  }
+  Cost p2p(LinkClass link, double bytes) const override {
+    return fallback_ ? fallback_->p2p(link, bytes) : Cost{};
+  }
+  Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override {
+    return fallback_ ? fallback_->collective(c, group_size, link, bytes) : Cost{};
+  }
+  double gradient_bytes(int stage) const override {
+    return fallback_ ? fallback_->gradient_bytes(stage) : 0.0;
+  }
+  Cost optimizer(double params) const override {
+    return fallback_ ? fallback_->optimizer(params) : Cost{};
+  }
+  double stage_params(int stage) const override {
+    return fallback_ ? fallback_->stage_params(stage) : 0.0;
+  }
+  bool models_hardware() const override { return fallback_ && fallback_->models_hardware(); }
+
+ protected:
+  const CostModel* fallback() const { return fallback_.get(); }
+
+ private:
+  std::unique_ptr<CostModel> fallback_;
 };
 
 }  // namespace trainsim

@@ -8,10 +8,13 @@ namespace trainsim {
 
 ExplicitCostModel::ExplicitCostModel(CostOverrides costs, int vpp,
                                      std::unique_ptr<CostModel> fallback, std::string source)
-    : c_(std::move(costs)), vpp_(vpp), fallback_(std::move(fallback)), source_(std::move(source)) {}
+    : LayeredCostModel(std::move(fallback)),
+      c_(std::move(costs)),
+      vpp_(vpp),
+      source_(std::move(source)) {}
 
 Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
-  Cost base = fallback_ ? fallback_->compute(op, stage, rank) : Cost{};
+  Cost base = LayeredCostModel::compute(op, stage, rank);
   const auto r = static_cast<std::size_t>(rank);
   auto pick = [&](const std::vector<TimeNs>& v) { return v.at(r) / vpp_; };
   switch (op) {
@@ -28,7 +31,7 @@ Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
     case Op::W:
       if (!c_.backward_input.empty())
         base.duration = pick(op == Op::I ? c_.backward_input : c_.backward_weight);
-      else if (!c_.backward.empty() || !fallback_)
+      else if (!c_.backward.empty() || !fallback())
         throw ScenarioError(source_, "costs.backward",
                             "this schedule splits the backward into input (I) and weight (W) "
                             "gradients: give costs.backward_input and costs.backward_weight");
@@ -44,27 +47,9 @@ Cost ExplicitCostModel::overlapped(int forward_stage, int backward_stage, int ra
   return c;
 }
 
-Cost ExplicitCostModel::tp_communication(Op op, int stage, LinkClass link) const {
-  return fallback_ ? fallback_->tp_communication(op, stage, link) : Cost{};
-}
-double ExplicitCostModel::activation_bytes() const {
-  return fallback_ ? fallback_->activation_bytes() : 0.0;
-}
 Cost ExplicitCostModel::p2p(LinkClass link, double bytes) const {
   if (c_.p2p) return {*c_.p2p, 0, bytes};
-  return fallback_ ? fallback_->p2p(link, bytes) : Cost{};
-}
-Cost ExplicitCostModel::collective(Collective c, int n, LinkClass link, double bytes) const {
-  return fallback_ ? fallback_->collective(c, n, link, bytes) : Cost{};
-}
-double ExplicitCostModel::gradient_bytes(int stage) const {
-  return fallback_ ? fallback_->gradient_bytes(stage) : 0.0;
-}
-Cost ExplicitCostModel::optimizer(double params) const {
-  return fallback_ ? fallback_->optimizer(params) : Cost{};
-}
-double ExplicitCostModel::stage_params(int stage) const {
-  return fallback_ ? fallback_->stage_params(stage) : 0.0;
+  return LayeredCostModel::p2p(link, bytes);
 }
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& s) {

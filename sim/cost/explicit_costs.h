@@ -10,7 +10,7 @@
 
 namespace trainsim {
 
-class ExplicitCostModel : public CostModel {
+class ExplicitCostModel : public LayeredCostModel {
  public:
   /// `fallback` may be null (no model: collectives and optimizer cost nothing).
   /// `source` names the scenario in error messages.
@@ -22,22 +22,14 @@ class ExplicitCostModel : public CostModel {
   Cost compute(Op op, int stage, int rank) const override;
   /// `forward_backward_overlap` / vpp when given, else F + B.
   Cost overlapped(int forward_stage, int backward_stage, int rank) const override;
-  Cost tp_communication(Op op, int stage, LinkClass link) const override;
-  double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;
-  Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
-  double gradient_bytes(int stage) const override;
-  Cost optimizer(double params) const override;
-  double stage_params(int stage) const override;
-  bool models_hardware() const override { return fallback_ && fallback_->models_hardware(); }
   std::string sources() const override {
-    return "scenario costs" + (fallback_ ? " over " + fallback_->sources() : std::string());
+    return "scenario costs" + (fallback() ? " over " + fallback()->sources() : std::string());
   }
 
  private:
   CostOverrides c_;
   int vpp_;
-  std::unique_ptr<CostModel> fallback_;
   std::string source_;
 };
 
