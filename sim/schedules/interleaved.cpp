@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <charconv>
 
 #include <fmt/format.h>
 
@@ -7,20 +6,6 @@
 #include "schedules/generators.h"
 
 namespace trainsim {
-namespace {
-
-int option_int(const ScheduleParams& p, const char* key, int fallback) {
-  auto it = p.options.find(key);
-  if (it == p.options.end()) return fallback;
-  int v = 0;
-  const auto& s = it->second;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size())
-    throw ScheduleError(fmt::format("option {} must be an integer, got \"{}\"", key, s));
-  return v;
-}
-
-}  // namespace
 
 // Megatron-LM's forward_backward_pipelining_with_interleaving. Virtual micro-batch k (of m·v)
 // runs chunk (k mod g·v) / g forward and v − 1 − that chunk backward, on micro-batch
@@ -33,7 +18,7 @@ Schedule generate_interleaved_1f1b(const ScheduleParams& p) {
         "interleaved-1f1b needs vpp >= 2 model chunks per rank, got vpp = {}; with one chunk use "
         "1f1b",
         v));
-  const int g = option_int(p, "group_size", pp);
+  const int g = static_cast<int>(schedule_option(p, "group_size", pp, true));
   if (g < pp || g > m)
     throw ScheduleError(fmt::format(
         "interleaved-1f1b needs pp <= group_size <= microbatches; got group_size = {} with pp = "

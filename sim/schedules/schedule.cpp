@@ -1,5 +1,10 @@
 #include "schedules/schedule.h"
 
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "schedules/generators.h"
 
@@ -18,6 +23,19 @@ bool Schedule::split_backward() const {
     for (const auto& a : list)
       if (a.op == Op::I || a.op == Op::W) return true;
   return false;
+}
+
+double schedule_option(const ScheduleParams& p, const char* key, double fallback, bool integer) {
+  auto it = p.options.find(key);
+  if (it == p.options.end()) return fallback;
+  const std::string& s = it->second;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  const bool ok = ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
+  if (!ok || (integer && v != std::floor(v)))
+    throw ScheduleError(fmt::format("option {} must be {}, got \"{}\"", key,
+                                    integer ? "an integer" : "a number", s));
+  return v;
 }
 
 std::vector<int> looped_placement(int pp, int vpp) {

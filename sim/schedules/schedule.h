@@ -45,6 +45,11 @@ struct Schedule {
   bool split_backward() const;
 };
 
+/// A schedule option as a number (`fallback` when absent); throws ScheduleError naming the
+/// option when its text is not a finite number, or not an integer when `integer` is set.
+double schedule_option(const ScheduleParams& p, const char* key, double fallback,
+                       bool integer = false);
+
 /// Stage s on rank s mod p (Megatron's interleaving; v = 1 gives the plain pipeline).
 std::vector<int> looped_placement(int pp, int vpp);
 /// Two chunks per rank in a V: stage s < p on rank s, stage s ≥ p on rank 2p − 1 − s.

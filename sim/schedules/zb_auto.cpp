@@ -1,7 +1,6 @@
 #include "schedules/zb_auto.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -18,17 +17,6 @@ namespace {
 
 constexpr double kEps = 1e-9;
 constexpr TimeNs kUnknown = -1;
-
-double option_number(const ScheduleParams& p, const char* key, double fallback) {
-  auto it = p.options.find(key);
-  if (it == p.options.end()) return fallback;
-  const std::string& s = it->second;
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
-    throw ScheduleError(fmt::format("zb-auto option {} must be a number, got \"{}\"", key, s));
-  return v;
-}
 
 struct Variant {
   double lambda;  ///< warm-up cap (p − i) + λ(p − 1 − i); infinity: memory alone decides
@@ -296,8 +284,8 @@ Schedule generate_zb_auto(const ScheduleParams& p) {
     throw ScheduleError(fmt::format(
         "zb-auto searches schedules with one chunk per rank: it needs vpp = 1, got vpp = {}",
         p.vpp));
-  const double limit = option_number(p, "memory_limit", P);
-  const double alpha = option_number(p, "input_frees", 0.5);
+  const double limit = schedule_option(p, "memory_limit", P);
+  const double alpha = schedule_option(p, "input_frees", 0.5);
   if (limit < 1)
     throw ScheduleError(fmt::format(
         "zb-auto needs memory_limit >= 1 (one micro-batch's activations on a stage; 1F1B peaks "
