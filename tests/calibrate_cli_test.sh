@@ -7,19 +7,7 @@ data=$2/tests/data/nccl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-expect() {  # expect CODE PATTERN -- command...
-  local want=$1 pattern=$2
-  shift 3
-  out=$("$@" 2>&1)
-  code=$?
-  if [ "$code" != "$want" ] || ! grep -qF -- "$pattern" <<<"$out"; then
-    echo "FAIL: $* -> exit $code (want $want), output:"
-    echo "$out" | head -20
-    fail=1
-  else
-    echo "ok: $* -> $code"
-  fi
-}
+source "$(dirname "$0")/expect.sh"
 expect 0 "import-nccl-tests" -- "$bin" --help
 expect 0 "imported 8 samples from 3 log(s)" -- "$bin" import-nccl-tests "$data/all_reduce_8gpu.log" \
   "$data/reduce_scatter_perf.json" "$data/all_gather_perf_2nodes_noroot.log" --out "$tmp/p.json"

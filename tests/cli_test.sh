@@ -6,17 +6,7 @@ src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-expect() {  # expect CODE PATTERN -- command...
-  local code=$1 pattern=$2
-  shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" != "$code" ] || ! grep -q -- "$pattern" "$tmp/out" "$tmp/err"; then
-    echo "FAIL: $* -> exit $got (want $code), output:"; cat "$tmp/out" "$tmp/err"; fail=1
-  else
-    echo "ok: $* -> $code"
-  fi
-}
+source "$(dirname "$0")/expect.sh"
 expect 0 "trainsim" -- "$bin" --version
 expect 0 "compare" -- "$bin" --help
 expect 0 "OUTPUT BREAKDOWN" -- "$bin" run "$src/scenarios/default.yaml"
