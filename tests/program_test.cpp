@@ -6,6 +6,7 @@
 
 #include "cost/explicit_costs.h"
 #include "lower/task_types.h"
+#include "report/memory_report.h"
 #include "report/step_report.h"
 #include "test_util.h"
 
@@ -56,9 +57,13 @@ TEST_CASE("DP pass: ZeRO-0 all-reduces each bucket as the backward completes it"
   const Timeline tl = simulate(s);
   CHECK(tl.makespan == e + o);
   // Bucket order: the all-reduces run one after another, each after its part of the backward.
-  const auto parts = of_type(tl, TaskType::BackwardPart);
+  const auto parts = of_type(tl, TaskType::Backward);  // every part keeps the Backward type
   const auto reduces = of_type(tl, TaskType::DpCollective);
-  REQUIRE(parts.size() == 2);  // and the last part keeps the Backward type
+  REQUIRE(parts.size() == 3);
+  for (std::size_t j = 0; j < 3; ++j) {
+    CHECK(tl.graph->work(parts[j]).part == static_cast<int>(j));
+    CHECK(tl.graph->work(parts[j]).parts == 3);
+  }
   REQUIRE(reduces.size() == 3);
   for (std::size_t j = 0; j < 3; ++j) {
     INFO("bucket " << j);
@@ -88,6 +93,103 @@ TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters af
             c1->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, g).duration +
             c1->optimizer(psi / 2).duration +
             c1->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration);
+}
+
+namespace {
+
+// Llama-3.2-1B (16 layers) on one stage, dp 2 on one node, ZeRO-3 in 2 FSDP units of 8
+// layers, 1F1B with m = 2, explicit F and B in nanoseconds.
+Scenario zero3(int prefetch, TimeNs f, TimeNs b, bool reshard = true) {
+  return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{dp: 2, zero: 3, fsdp: {{unit_layers: 8, prefetch: {}, reshard_after_forward: {}}}}}
+costs: {{forward: {}ns, backward: {}ns}}
+)",
+                                prefetch, reshard, f, b));
+}
+
+}  // namespace
+
+TEST_CASE("ZeRO-3: prefetch depth 0/1/2 hides more of the parameter gathers", "[passes][zero3]") {
+  // Units: 2 per stage; each all-gathers S = 2Ψ/2 bytes in G ns (the cost model's α–β time).
+  // Choose a forward part f = ⌊G/2⌋ and a backward part b = 2G (F = 2f, B = 2b). 1F1B at p = 1
+  // runs F0 B0 F1 B1 = parts P0..P7 (f f b b f f b b), each after its unit's gather g_i; with
+  // depth d, g_i is issued when part i − d − 1 has ended (gathers one at a time):
+  //   d = 0: every gather waits for the previous part:           8G + 4f + 4b
+  //   d = 1: g_{i+1} runs beside P_i; the long b parts hide the
+  //          gathers from P3 on, the short f parts do not:         5G + 4b
+  //   d = 2: one more gather is ahead before each short part:     4G + 4b
+  // Then the last unit's reduce-scatter (r, after P7; P6's is hidden since r ≤ b) and the
+  // optimizer step on Ψ/2 (o).
+  const Scenario probe = zero3(1, 2, 2);
+  const auto cost = make_cost_model(probe);
+  const double psi = cost->stage_params(0);
+  const TimeNs G = cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, psi).duration;
+  const TimeNs r = cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode,
+                                    cost->gradient_bytes(0) / 2)
+                       .duration;
+  const TimeNs o = cost->optimizer(psi / 2).duration;
+  const TimeNs f = G / 2, b = 2 * G;
+  REQUIRE(r <= b);
+  const TimeNs expected[] = {8 * G + 4 * f + 4 * b, 5 * G + 4 * b, 4 * G + 4 * b};
+  for (int d = 0; d <= 2; ++d) {
+    INFO("prefetch " << d);
+    const Timeline tl = simulate(zero3(d, 2 * f, 2 * b));
+    CHECK(tl.makespan == expected[d] + r + o);
+    // Exposed gather time: everything not under compute, 8G, 5G − 4f, 4G − 4f.
+    const StepReport rep = make_report(tl);
+    CHECK(rep.stages[0].exposed_gather_s ==
+          Approx(to_seconds(expected[d] - 4 * f - 4 * b)).margin(1e-9));
+    // Every part of every F, B waited for its own unit's gather: 8 gathers, 8 parts.
+    CHECK(of_type(tl, TaskType::ParamGather).size() == 8);
+    // Gathered buffers: unit i + d is gathered before unit i's buffer is freed, so d + 1 units
+    // (S = Ψ 16-bit parameters each, 2Ψ/2) are held at the peak.
+    const MemoryReport mem = make_memory_report(tl);
+    CHECK(mem.stages[0].gathered == Approx((d + 1) * 2.0 * psi / 2));
+  }
+}
+
+TEST_CASE("ZeRO-3: parameters kept across micro-batches are gathered once", "[passes][zero3]") {
+  // reshard_after_forward: false gathers each unit only before the first forward (prefetch 1):
+  // g0 [0, G], P0 [G, G+f], g1 [G, 2G], P1 [2G, 2G+f], then B0, F1, B1 with no gathers:
+  // 2G + f + 2b + 2f + 2b = 2G + 3f + 4b, then r and o as above. Both units stay gathered.
+  const Scenario probe = zero3(1, 2, 2, false);
+  const auto cost = make_cost_model(probe);
+  const double psi = cost->stage_params(0);
+  const TimeNs G = cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, psi).duration;
+  const TimeNs r = cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode,
+                                    cost->gradient_bytes(0) / 2)
+                       .duration;
+  const TimeNs o = cost->optimizer(psi / 2).duration;
+  const TimeNs f = G / 2, b = 2 * G;
+  const Timeline tl = simulate(zero3(1, 2 * f, 2 * b, false));
+  CHECK(tl.makespan == 2 * G + 3 * f + 4 * b + r + o);
+  CHECK(of_type(tl, TaskType::ParamGather).size() == 2);
+  CHECK(make_memory_report(tl).stages[0].gathered == Approx(2.0 * psi));
+  // Static state under ZeRO-3: weights 2Ψ/dp (domain.md §2), the gathered copy on top.
+  CHECK(make_memory_report(tl).stages[0].weights == Approx(2.0 * psi / 2));
+}
+
+TEST_CASE("ZeRO-1/2: the parameter all-gather can move to the next forward", "[passes][zero]") {
+  // param_gather: with-next-forward takes ZeRO-1's all-gather of the updated parameters off the
+  // step's tail and issues it, bucket by bucket, before the forward that needs it. Here the
+  // 2Ψ bytes make K = 2 buckets (bucket_size just over Ψ): on one stage the first forward
+  // waits for each bucket in turn, so the tail loses AG(2Ψ) and the front gains 2·AG(Ψ)
+  // minus what prefetch 1 hides behind the first half of F (F/2 = 5 ms ≥ AG(Ψ)).
+  const Scenario base = dp_only(1, "1GB");
+  const auto cost = make_cost_model(base);
+  const double psi = cost->stage_params(0);
+  const TimeNs ag_half =
+      cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, psi).duration;
+  const TimeNs ag_all =
+      cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration;
+  REQUIRE(ag_half <= 5 * kNsPerMs);
+  Scenario moved = dp_only(1, fmt::format("{}B", static_cast<long long>(2 * psi / 2 + 1)));
+  moved.layout.param_gather_with_forward = true;
+  // g0 [0, a], F part 0 [a, a + 5], g1 [a, 2a] hidden: the step is longer by a at the front and
+  // shorter by AG(2Ψ) at the end.
+  CHECK(test::makespan(moved) == test::makespan(base) + ag_half - ag_all);
 }
 
 TEST_CASE("DP pass: smaller buckets hide more of the reduction behind the backward",

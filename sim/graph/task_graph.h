@@ -33,6 +33,8 @@ struct Work {
   std::int16_t stage = -1;   ///< opaque to the engine
   std::int16_t chunk = -1;   ///< opaque to the engine
   std::int16_t stage2 = -1;  ///< opaque to the engine (a second stage the work covers)
+  std::int16_t part = 0;     ///< opaque to the engine (which piece of a divided work)
+  std::int16_t parts = 1;    ///< opaque to the engine (into how many pieces it was divided)
 };
 
 struct Task {

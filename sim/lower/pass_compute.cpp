@@ -1,3 +1,7 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "lower/program.h"
 
@@ -34,10 +38,19 @@ void add_compute_pass(Program& p) {
     for (std::size_t i = 0; i < list.size(); ++i)
       if (list[i].op == Op::W || list[i].op == Op::B)  // (one inside an F&B pair is not split)
         last_gradient[static_cast<std::size_t>(list[i].stage)] = i;
+    std::vector<bool> forward_seen(static_cast<std::size_t>(s.stages), false);
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Action& a = list[i];
+      const bool first_forward = a.op == Op::F && !forward_seen[static_cast<std::size_t>(a.stage)];
+      if (a.op == Op::F) forward_seen[static_cast<std::size_t>(a.stage)] = true;
       if (a.overlapped_with_next) {  // validated: an F, then the B it overlaps with
         const Action& b = list[++i];
+        if (p.needs_gather(a, first_forward) || p.needs_gather(b, false))
+          throw ScenarioError(p.scenario.source, "parallelism.zero",
+                              fmt::format("{} with overlapped F&B pairs ({}) is not modelled: "
+                                          "per-unit parameter gathers need the F and the B as "
+                                          "separate tasks; use zero 0, 1 or 2",
+                                          p.scenario.layout.zero, s.name));
         const Cost c = p.cost.overlapped(a.stage, b.stage, pp);
         // The Work records both stages: the pair's cost depends on which two chunks overlap.
         const WorkId w =
@@ -48,33 +61,46 @@ void add_compute_pass(Program& p) {
         continue;
       }
       const Cost c = p.cost.compute(a.op, a.stage, pp);
-      const int k = i == last_gradient[static_cast<std::size_t>(a.stage)] ? p.buckets(a.stage) : 1;
+      // Divided into parts where a DP bucket's gradients complete (the stage's last backward)
+      // and where each FSDP unit's gathered parameters are needed.
+      const bool last = i == last_gradient[static_cast<std::size_t>(a.stage)];
+      const int kb = last ? p.buckets(a.stage) : 1;
+      const int kg = p.needs_gather(a, first_forward) ? p.gather_units(a.stage) : 0;
+      TRAINSIM_CHECK(kg == 0 || kb == 1 || kg == kb, "bucket and unit boundaries coincide");
+      const int k = std::max({1, kb, kg});
       if (k == 1) {
         const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c, 0, -1, scale);
-        p.task_of(replica, a.stage, a.op, a.microbatch) = p.builder.add_task(cs, w, a.microbatch);
+        const TaskId t = p.builder.add_task(cs, w, a.microbatch);
+        p.task_of(replica, a.stage, a.op, a.microbatch) = t;
+        if (kg == 1) p.gathered[static_cast<std::size_t>(r)].push_back({t, {0}});
         continue;
       }
-      // The stage's gradients complete during this backward, bucket by bucket: k parts of
-      // equal length (the last takes the rounding), the DP pass hangs bucket j on part j.
-      const TimeNs part = c.duration / k;
-      const Cost lead{part, c.flops / k, c.bytes / k};
-      const Cost tail{c.duration - part * (k - 1), c.flops / k, c.bytes / k};
-      const WorkId wl = p.work(TaskType::BackwardPart, a.stage, p.chunk_of(a.stage), lead,
-                               static_cast<int>(a.op), -1, scale);
-      const WorkId wt = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), tail, k, -1, scale);
-      auto& parts = p.gradient_parts[{r, a.stage}];
-      for (int j = 0; j + 1 < k; ++j) parts.push_back(p.builder.add_task(cs, wl, a.microbatch));
-      parts.push_back(p.builder.add_task(cs, wt, a.microbatch));
+      // k parts of equal length (the last takes the rounding): the layers are alike.
+      const TimeNs piece = c.duration / k;
+      std::vector<TaskId> parts;
+      for (int j = 0; j < k; ++j) {
+        const Cost cj{j + 1 < k ? piece : c.duration - piece * (k - 1), c.flops / k, c.bytes / k};
+        const WorkId w =
+            p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), cj, 0, -1, scale, j, k);
+        parts.push_back(p.builder.add_task(cs, w, a.microbatch));
+      }
       p.task_of(replica, a.stage, a.op, a.microbatch) = parts.front();
-      p.last_part[parts.front()] = parts.back();
+      if (kb > 1) p.gradient_parts[{r, a.stage}] = parts;
+      if (kg > 0) {  // a forward runs the units first to last, a backward last to first
+        std::vector<int> units(static_cast<std::size_t>(k));
+        for (int j = 0; j < k; ++j)
+          units[static_cast<std::size_t>(j)] = a.op == Op::F ? j : k - 1 - j;
+        p.gathered[static_cast<std::size_t>(r)].push_back({parts.front(), std::move(units)});
+      }
+      p.parts[parts.front()] = std::move(parts);
     }
     // Same-rank data dependencies: the backward needs its forward, W needs its I.
     for (const Action& a : s.actions[static_cast<std::size_t>(pp)]) {
       const TaskId t = p.task_of(replica, a.stage, a.op, a.microbatch);
       if (a.op == Op::B || a.op == Op::I)
-        p.builder.add_dependency(p.task_of(replica, a.stage, Op::F, a.microbatch), t);
+        p.builder.add_dependency(p.end_of(replica, a.stage, Op::F, a.microbatch), t);
       if (a.op == Op::W)
-        p.builder.add_dependency(p.task_of(replica, a.stage, Op::I, a.microbatch), t);
+        p.builder.add_dependency(p.end_of(replica, a.stage, Op::I, a.microbatch), t);
     }
   }
 }

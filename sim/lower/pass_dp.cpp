@@ -10,9 +10,6 @@ void add_dp_optimizer_pass(Program& p) {
   const Scenario& sc = p.scenario;
   const Layout& l = sc.layout;
   const Schedule& s = p.schedule;
-  if (l.zero == 3)
-    throw ScenarioError(sc.source, "parallelism.zero",
-                        "3 (ZeRO-3 / FSDP parameter gathering) is not modelled yet; use 0, 1 or 2");
   // Members of each DP collective, keyed by (pp, tp, stage, phase).
   std::map<std::tuple<int, int, int, int>, std::vector<TaskId>> groups;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
@@ -46,8 +43,9 @@ void add_dp_optimizer_pass(Program& p) {
         TRAINSIM_CHECK(last != kNone, "every stage has a backward");
         ready.push_back(last);
       }
-      // ZeRO-0 all-reduces each bucket, ZeRO-2 reduce-scatters it; ZeRO-1 reduce-scatters
-      // once after the last backward. Buckets leave in order on the DP stream.
+      // ZeRO-0 all-reduces each bucket, ZeRO-2 reduce-scatters it, ZeRO-3 reduce-scatters
+      // each FSDP unit; ZeRO-1 reduce-scatters once after the last backward. Buckets leave in
+      // order on the DP stream.
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
       const int k = static_cast<int>(ready.size());
       const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st) / k);
@@ -59,14 +57,15 @@ void add_dp_optimizer_pass(Program& p) {
         groups[{rank.coord.pp, rank.coord.tp, st, 2 + j}].push_back(t);
       }
     }
-    // Optimizer step on this GPU's shard: everything (ZeRO-0), 1/dp of it (ZeRO-1/2).
+    // Optimizer step on this GPU's shard: everything (ZeRO-0), 1/dp of it (ZeRO-1/2/3).
     const double shard = l.zero >= 1 ? params / l.dp : params;
     const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp,
                              -1, p.compute_scale(r));
     const TaskId opt = p.builder.add_task(cs, wo, -1);
     for (TaskId t : reductions) p.builder.add_dependency(t, opt);
-    if (l.zero >= 1 && l.dp > 1) {
-      // Updated bf16 parameters are gathered back from every shard.
+    if ((l.zero == 1 || l.zero == 2) && !l.param_gather_with_forward && l.dp > 1) {
+      // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
+      // use instead; with param_gather the next forward does, add_param_gather_pass).
       for (int st : stages) {
         const Cost c =
             p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st));

@@ -1,3 +1,5 @@
+#include <array>
+
 #include "lower/program.h"
 
 namespace trainsim {
@@ -5,8 +7,8 @@ namespace trainsim {
 void add_tp_pass(Program& p) {
   const Layout& l = p.scenario.layout;
   if (l.tp <= 1 || !p.cost.models_hardware()) return;
-  // The members of each TP collective, keyed by (stage, op kind, micro-batch, dp).
-  std::map<std::tuple<int, int, int, int>, std::vector<TaskId>> groups;
+  // The members of each TP collective, keyed by (stage, op kind, micro-batch, part, dp).
+  std::map<std::tuple<int, int, int, int, int>, std::vector<TaskId>> groups;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
@@ -15,7 +17,8 @@ void add_tp_pass(Program& p) {
     const double slow = p.link_scale(members);
     std::vector<TaskId> order;
     const std::vector<TaskId> before = p.builder.stream_order(cs);  // add_task appends to it
-    for (TaskId t : before) {
+    for (std::size_t i = 0; i < before.size(); ++i) {
+      const TaskId t = before[i];
       order.push_back(t);
       const Task task = p.builder.task(t);       // copies: adding tasks and works below
       const Work w = p.builder.work(task.work);  // may reallocate the builder's vectors
@@ -27,17 +30,30 @@ void add_tp_pass(Program& p) {
                     : type == TaskType::Backward                                   ? Op::B
                                                                                    : Op::I;
       Cost c = p.cost.tp_communication(op, w.stage, link);
-      const int variant = Program::kind_of(op) * 2 + static_cast<int>(link);
       if (type == TaskType::ForwardBackward) {  // both halves' collectives
         const Cost cb = p.cost.tp_communication(Op::B, w.stage2, link);
         c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
       }
-      const WorkId wc =
-          p.work(TaskType::TpCollective, w.stage, w.chunk, c, variant, w.stage2, slow);
-      const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);  // placed by `order` below
-      p.builder.add_dependency(t, tc);
-      order.push_back(tc);
-      groups[{w.stage, Program::kind_of(op), task.microbatch, rank.coord.dp}].push_back(tc);
+      if (w.parts > 1) c = {c.duration / w.parts, c.flops / w.parts, c.bytes / w.parts};
+      const int variant = Program::kind_of(op) * 2 + static_cast<int>(link);
+      const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c, variant, w.stage2, slow,
+                               w.part, w.parts);
+      auto& group = groups[{w.stage, Program::kind_of(op), task.microbatch, w.part, rank.coord.dp}];
+      if (!l.tp_overlap) {
+        // On the critical path: the next compute needs the reduced activations.
+        const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);  // placed by `order`
+        p.builder.add_dependency(t, tc);
+        order.push_back(tc);
+        group.push_back(tc);
+        continue;
+      }
+      // Overlapped with the GEMMs it belongs to (chunked comm-GEMM overlap): it starts with its
+      // compute — both join the collective's rendezvous — and the next compute waits for both.
+      const TaskId tc =
+          p.builder.add_task(p.stream(r, StreamType::TensorParallel), wc, task.microbatch);
+      group.push_back(tc);
+      group.push_back(t);
+      if (i + 1 < before.size()) p.builder.add_dependency(tc, before[i + 1]);
     }
     p.builder.set_stream_order(cs, std::move(order));
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "scenario/partition.h"
 
 namespace trainsim {
 
@@ -11,6 +12,10 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
   task_index_.assign(static_cast<std::size_t>(ranks.replicas) * sch.stages * 3 * sch.microbatches,
                      kNone);
   for (int st = 0; st < sch.stages; ++st) chunk_of_.push_back(sch.chunk_of(st));
+  gathered.resize(ranks.ranks.size());
+  if (sc.model && sch.stages <= sc.model->layers)
+    for (const StageContent& c : partition_layers(sc.model->layers, sch.stages))
+      stage_layers_.push_back(c.layers);
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
 }
@@ -25,16 +30,45 @@ TaskId& Program::task_of(int replica, int stage, Op op, int mb) {
 
 TaskId Program::end_of(int replica, int stage, Op op, int mb) {
   const TaskId first = task_of(replica, stage, op, mb);
-  auto it = last_part.find(first);
-  return it == last_part.end() ? first : it->second;
+  auto it = parts.find(first);
+  return it == parts.end() ? first : it->second.back();
 }
 
 int Program::buckets(int stage) const {
   const Layout& l = scenario.layout;
+  if (l.dp <= 1 || !cost.models_hardware()) return 1;
+  if (l.zero == 3) return gather_units(stage);  // each unit's gradients reduce-scattered
   // Bucketed reduction overlapping the backward: ZeRO-0 all-reduce and ZeRO-2 reduce-scatter.
-  if (l.dp <= 1 || !cost.models_hardware() || (l.zero != 0 && l.zero != 2)) return 1;
+  if (l.zero != 0 && l.zero != 2) return 1;
   const double bytes = cost.gradient_bytes(stage);
   return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
+}
+
+int Program::gather_units(int stage) const {
+  const Layout& l = scenario.layout;
+  if (l.dp <= 1 || !cost.models_hardware()) return 0;
+  if (l.zero == 3) {
+    TRAINSIM_CHECK(!stage_layers_.empty(), "ZeRO-3 needs a model with layers");
+    const int layers = std::max(1, stage_layers_[static_cast<std::size_t>(stage)]);
+    return (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers;
+  }
+  if (l.param_gather_with_forward && (l.zero == 1 || l.zero == 2)) {
+    const double bytes = 2.0 * cost.stage_params(stage);
+    return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
+  }
+  return 0;
+}
+
+double Program::gather_unit_bytes(int stage) const {
+  const int u = gather_units(stage);
+  return u > 0 ? 2.0 * cost.stage_params(stage) / u : 0.0;
+}
+
+bool Program::needs_gather(const Action& a, bool first_use) const {
+  if (gather_units(a.stage) == 0) return false;
+  const Layout& l = scenario.layout;
+  if (l.zero == 3 && l.fsdp.reshard_after_forward) return a.op != Op::W;  // W needs no weights
+  return first_use && a.op == Op::F;
 }
 
 double Program::compute_scale(int r) const {
@@ -48,9 +82,10 @@ double Program::link_scale(const std::vector<int>& members) const {
 }
 
 WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant, int stage2,
-                     double scale) {
+                     double scale, int part, int parts) {
   const long long ppm = std::llround(scale * 1e6);
-  const auto key = std::make_tuple(static_cast<int>(type), stage, variant, chunk, stage2, ppm);
+  const auto key =
+      std::make_tuple(static_cast<int>(type), stage, variant, chunk, stage2, ppm, part, parts);
   auto it = works_.find(key);
   if (it != works_.end()) return it->second;
   const TimeNs duration =
@@ -62,7 +97,9 @@ WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int var
          static_cast<std::uint8_t>(type),
          static_cast<std::int16_t>(stage),
          static_cast<std::int16_t>(chunk),
-         static_cast<std::int16_t>(stage2)};
+         static_cast<std::int16_t>(stage2),
+         static_cast<std::int16_t>(part),
+         static_cast<std::int16_t>(parts)};
   const WorkId id = builder.add_work(w);
   works_.emplace(key, id);
   return id;

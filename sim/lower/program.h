@@ -30,19 +30,34 @@ struct Program {
   TaskId& task_of(int replica, int stage, Op op, int mb);
   /// The task whose end completes the action: task_of, or the last part of a split backward.
   TaskId end_of(int replica, int stage, Op op, int mb);
-  /// Number of DP gradient buckets of `stage` (1 when gradients are not reduced per bucket).
+  /// Number of DP gradient buckets of `stage` (1 when gradients are not reduced per bucket;
+  /// under ZeRO-3 one per FSDP unit).
   int buckets(int stage) const;
+  /// FSDP units of `stage`: parameter all-gathers one use of it needs. ZeRO-3: its layers /
+  /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward: its 16-bit
+  /// parameters / memory.bucket_size, rounded up; 0 when nothing is gathered before compute.
+  int gather_units(int stage) const;
+  /// Bytes of one unit's gathered 16-bit parameters on one GPU (the all-gather's size S).
+  double gather_unit_bytes(int stage) const;
+  /// True when `a`, the first use of its stage on its rank when `first_use`, needs its stage's
+  /// parameters gathered first (ZeRO-3: every F, B and I unless kept across micro-batches, then
+  /// only the first F; ZeRO-1/2 gathering with the next forward: the first F).
+  bool needs_gather(const Action& a, bool first_use) const;
   /// Per (simulated rank, stage): the parts of the stage's last gradient-producing backward, in
   /// order; bucket k's gradients are complete when part k ends (empty: not split).
   std::map<std::pair<int, int>, std::vector<TaskId>> gradient_parts;
-  std::map<TaskId, TaskId> last_part;  ///< first part -> last part of a split backward
+  /// First part -> every part, in order, of an action divided into parts (see task_types.h).
+  std::map<TaskId, std::vector<TaskId>> parts;
+  /// Per simulated rank: the actions needing a parameter gather, as (first task, unit of each
+  /// part in order) in compute-stream order.
+  std::vector<std::vector<std::pair<TaskId, std::vector<int>>>> gathered;
   /// Which of its rank's chunks `stage` is (precomputed Schedule::chunk_of).
   int chunk_of(int stage) const { return chunk_of_[static_cast<std::size_t>(stage)]; }
 
   /// A Work record for `type` on `stage`, created once per distinct key. `stage2` is the
   /// backward stage of an overlapped F&B (-1 otherwise); it is part of the key.
   WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0, int stage2 = -1,
-              double scale = 1.0);
+              double scale = 1.0, int part = 0, int parts = 1);
   /// Straggler factors (scenario `slowdown`): compute on simulated rank `r`; the slowest link
   /// among global ranks `members` (a collective or a transfer runs at its slowest member's pace).
   double compute_scale(int r) const;
@@ -53,7 +68,8 @@ struct Program {
  private:
   std::vector<TaskId> task_index_;
   std::vector<int> chunk_of_;
-  std::map<std::tuple<int, int, int, int, int, long long>, WorkId> works_;
+  std::vector<int> stage_layers_;
+  std::map<std::tuple<int, int, int, int, int, long long, int, int>, WorkId> works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;
 };
 
@@ -68,6 +84,9 @@ void add_p2p_pass(Program& p);
 /// Tensor-parallel collectives right after each F/B/I on the compute stream (on the critical
 /// path), meeting across the TP group.
 void add_tp_pass(Program& p);
+/// Parameter all-gathers over the DP group on a gather stream, one per FSDP unit before each
+/// compute part that needs it (Program::gathered), issued `fsdp.prefetch` parts ahead.
+void add_param_gather_pass(Program& p);
 /// Data-parallel gradient reduction after each stage's last backward on a separate stream
 /// (all-reduce for ZeRO-0; reduce-scatter, then all-gather after the optimizer, for ZeRO-1/2),
 /// and the optimizer step on the compute stream.

@@ -14,8 +14,6 @@ const char* task_type_name(TaskType t) {
       return "backward-weight";
     case TaskType::ForwardBackward:
       return "forward+backward";
-    case TaskType::BackwardPart:
-      return "backward-part";
     case TaskType::Optimizer:
       return "optimizer";
     case TaskType::SendActivation:
@@ -30,6 +28,8 @@ const char* task_type_name(TaskType t) {
       return "tp-collective";
     case TaskType::DpCollective:
       return "dp-collective";
+    case TaskType::ParamGather:
+      return "param-gather";
   }
   return "?";
 }
@@ -46,8 +46,6 @@ const char* task_type_letter(TaskType t) {
       return "W";
     case TaskType::ForwardBackward:
       return "X";
-    case TaskType::BackwardPart:
-      return "b";
     case TaskType::Optimizer:
       return "opt";
     case TaskType::SendActivation:
@@ -60,6 +58,8 @@ const char* task_type_letter(TaskType t) {
       return "tp";
     case TaskType::DpCollective:
       return "dp";
+    case TaskType::ParamGather:
+      return "ag";
   }
   return "?";
 }
@@ -74,14 +74,17 @@ const char* stream_type_name(StreamType s) {
       return "recv";
     case StreamType::DataParallel:
       return "dp-comm";
+    case StreamType::Gather:
+      return "param-gather";
+    case StreamType::TensorParallel:
+      return "tp-comm";
   }
   return "?";
 }
 
 bool is_pipeline_compute(TaskType t) {
   return t == TaskType::Forward || t == TaskType::Backward || t == TaskType::BackwardInput ||
-         t == TaskType::BackwardWeight || t == TaskType::ForwardBackward ||
-         t == TaskType::BackwardPart;
+         t == TaskType::BackwardWeight || t == TaskType::ForwardBackward;
 }
 
 bool is_compute(TaskType t) {

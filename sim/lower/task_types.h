@@ -5,15 +5,16 @@
 
 namespace trainsim {
 
+/// A compute action may be divided into pieces (Work::part of Work::parts) — at DP bucket
+/// boundaries of a stage's last backward, and at FSDP unit boundaries when parameters are
+/// gathered before use. Every piece keeps the action's type: a forward's activations exist from
+/// the start of its piece 0, a backward's are freed at the end of its last piece.
 enum class TaskType : std::uint8_t {
   Forward,
   Backward,         ///< fused input + weight gradient
   BackwardInput,    ///< I: input gradient
   BackwardWeight,   ///< W: weight gradient
   ForwardBackward,  ///< DualPipe's F&B: a forward overlapped with another chunk's fused backward
-  /// A leading part of a stage's last gradient-producing backward (B or W), cut where a DP
-  /// bucket's gradients are complete; the last part keeps the action's own type.
-  BackwardPart,
   Optimizer,
   SendActivation,
   RecvActivation,
@@ -21,9 +22,12 @@ enum class TaskType : std::uint8_t {
   RecvGradient,
   TpCollective,
   DpCollective,
+  /// A parameter all-gather over the DP group before a unit's compute (ZeRO-3 / FSDP, or
+  /// ZeRO-1/2's gather of updated parameters overlapped with the next forward).
+  ParamGather,
 };
 
-enum class StreamType : std::uint8_t { Compute, Send, Recv, DataParallel };
+enum class StreamType : std::uint8_t { Compute, Send, Recv, DataParallel, Gather, TensorParallel };
 
 const char* task_type_name(TaskType t);    ///< "forward", "send-activation", …
 const char* task_type_letter(TaskType t);  ///< "F", "B", "I", "W", "opt", "send", …

@@ -80,6 +80,7 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     const char* cat = is_compute(type)                 ? "compute"
                       : is_p2p(type)                   ? "p2p"
                       : type == TaskType::TpCollective ? "tp"
+                      : type == TaskType::ParamGather  ? "zero-gather"
                                                        : "dp";
     emit(fmt::format(
         R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"op":"{}","microbatch":{},"stage":{},"chunk":{},"flops":{},"bytes":{}}}}})",
@@ -121,20 +122,22 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
       if (rk.coord.tp != 0 || rk.coord.dp != 0) continue;
       const StageMemory& sm = mem.stages[static_cast<std::size_t>(rk.coord.pp)];
       const double fixed = (sm.weights + sm.gradients + sm.optimizer + sm.buffers) / 1e9;
-      auto counter = [&](TimeNs t, double act) {
+      auto counter = [&](TimeNs t, double act, double gathered) {
         emit(fmt::format(
-            R"({{"ph":"C","name":"memory GB","pid":{},"tid":0,"ts":{},"args":{{"static":{:.6g},"activations":{:.6g}}}}})",
-            rk.global, us(t + kTraceOriginNs), fixed, act / 1e9));
+            R"({{"ph":"C","name":"memory GB","pid":{},"tid":0,"ts":{},"args":{{"static":{:.6g},"activations":{:.6g},"gathered":{:.6g}}}}})",
+            rk.global, us(t + kTraceOriginNs), fixed, std::max(act, 0.0) / 1e9,
+            std::max(gathered, 0.0) / 1e9));
       };
-      counter(0, 0);
+      counter(0, 0, 0);
       const auto& ev = events[static_cast<std::size_t>(rk.coord.pp)];
-      double held = 0;
+      double held = 0, gathered = 0;
       for (std::size_t i = 0; i < ev.size(); ++i) {
         held += ev[i].bytes;
+        gathered += ev[i].gathered;
         if (i + 1 == ev.size() || ev[i + 1].time != ev[i].time)  // one sample per instant
-          counter(ev[i].time, std::max(held, 0.0));
+          counter(ev[i].time, held, gathered);
       }
-      counter(tl.makespan, std::max(held, 0.0));
+      counter(tl.makespan, held, gathered);
     }
   }
   nlohmann::json other;

@@ -32,7 +32,7 @@ CriticalPath critical_path(const Timeline& tl) {
       cp.optimizer_s += d;
     else if (type == TaskType::TpCollective)
       cp.tp_s += d;
-    else if (type == TaskType::DpCollective)
+    else if (type == TaskType::DpCollective || type == TaskType::ParamGather)
       cp.dp_s += d;
     else
       cp.pp_s += d;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/quantity.h"
+#include "cost/cost_model.h"
 #include "lower/task_types.h"
 #include "memory/footprint.h"
 
@@ -22,14 +23,32 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   };
   const double unit = 1.0 / std::max(sch.chunks(), 1), alpha = sch.input_frees;
   std::vector<std::vector<ActivationEvent>> out(static_cast<std::size_t>(sch.ranks));
+  const Layout& l = tl.scenario.layout;
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
-    if (!is_pipeline_compute(type)) continue;
+    if (!is_pipeline_compute(type) && type != TaskType::ParamGather) continue;
     const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
     if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
     auto& ev = out[static_cast<std::size_t>(rank.coord.pp)];
     const TimeNs start = tl.start[t], end = tl.end[t];
+    if (type == TaskType::ParamGather) {
+      // ZeRO-1/2 gather into parameters they already hold whole; ZeRO-3 into a new buffer of
+      // S bytes (the collective's per-GPU traffic is S·(n−1)/n).
+      if (l.zero != 3) continue;
+      const double s = w.bytes / busbw_factor(Collective::AllGather, l.dp);
+      TimeNs freed = tl.makespan;
+      if (l.fsdp.reshard_after_forward)
+        for (auto v : g.successors(t))
+          if (is_pipeline_compute(static_cast<TaskType>(g.work(static_cast<TaskId>(v)).type)))
+            freed = tl.end[v];
+      ev.push_back({start, 0, 0, s});
+      ev.push_back({freed, 0, 0, -s});
+      continue;
+    }
+    // A divided action allocates with its first part and frees with its last.
+    if (type == TaskType::Forward && w.part != 0) continue;
+    if (type != TaskType::Forward && w.part + 1 != w.parts) continue;
     switch (type) {
       case TaskType::Forward:
         ev.push_back({start, unit, bytes_of(w.stage)});
@@ -53,7 +72,8 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   }
   for (auto& ev : out)
     std::stable_sort(ev.begin(), ev.end(), [](const ActivationEvent& a, const ActivationEvent& b) {
-      return a.time != b.time ? a.time < b.time : a.microbatches < b.microbatches;
+      if (a.time != b.time) return a.time < b.time;
+      return a.microbatches + a.gathered < b.microbatches + b.gathered;  // frees first
     });
   return out;
 }
@@ -76,16 +96,18 @@ MemoryReport make_memory_report(const Timeline& tl) {
     s.gradients = fixed.gradients;
     s.optimizer = fixed.optimizer;
     s.buffers = sc.model ? fixed.buffers : 0;  // a costs-only study has no memory to speak of
-    double held = 0;
+    double act = 0, gathered = 0;
     TimeNs when = 0;
     for (const auto& e : events[static_cast<std::size_t>(r)]) {
-      held += e.bytes;
-      if (held > s.activations) {
-        s.activations = held;
+      act += e.bytes;
+      gathered += e.gathered;
+      if (act + gathered > s.activations + s.gathered) {
+        s.activations = act;
+        s.gathered = gathered;
         when = e.time;
       }
     }
-    s.total = s.weights + s.gradients + s.optimizer + s.buffers + s.activations;
+    s.total = s.weights + s.gradients + s.optimizer + s.buffers + s.activations + s.gathered;
     s.peak = s.total;
     s.peak_time_s = to_seconds(when);
     if (m.device_memory > 0 && s.peak > m.device_memory) {
@@ -93,6 +115,7 @@ MemoryReport make_memory_report(const Timeline& tl) {
                                                       {s.gradients, "gradients"},
                                                       {s.optimizer, "optimizer states"},
                                                       {s.activations, "activations"},
+                                                      {s.gathered, "gathered parameters"},
                                                       {s.buffers, "buffers"}};
       const auto* top = std::max_element(std::begin(parts), std::end(parts),
                                          [](auto& a, auto& b) { return a.first < b.first; });
@@ -107,14 +130,19 @@ std::string format_memory(const MemoryReport& m) {
   std::string o = fmt::format(
       "memory per GPU{}\n",
       m.device_memory > 0 ? fmt::format(" (device {})", format_bytes(m.device_memory)) : "");
-  o += fmt::format("{:>5} {:>12} {:>11} {:>11} {:>11} {:>12} {:>11} {:>11}  {}\n", "stage",
+  // The gathered-parameters column only appears when something is gathered (ZeRO-3).
+  const bool gathers = std::any_of(m.stages.begin(), m.stages.end(),
+                                   [](const StageMemory& s) { return s.gathered > 0; });
+  o += fmt::format("{:>5} {:>12} {:>11} {:>11} {:>11} {:>12} {:>11}{} {:>11}  {}\n", "stage",
                    "parameters", "weights", "gradients", "optimizer", "activations", "buffers",
-                   "peak", "at");
+                   gathers ? fmt::format(" {:>11}", "gathered") : "", "peak", "at");
   for (const auto& s : m.stages)
-    o += fmt::format("{:>5} {:>12} {:>11} {:>11} {:>11} {:>12} {:>11} {:>11}  {}\n", s.stage,
-                     thousands(s.parameters), format_bytes(s.weights), format_bytes(s.gradients),
-                     format_bytes(s.optimizer), format_bytes(s.activations),
-                     format_bytes(s.buffers), format_bytes(s.peak), format_time(s.peak_time_s));
+    o +=
+        fmt::format("{:>5} {:>12} {:>11} {:>11} {:>11} {:>12} {:>11}{} {:>11}  {}\n", s.stage,
+                    thousands(s.parameters), format_bytes(s.weights), format_bytes(s.gradients),
+                    format_bytes(s.optimizer), format_bytes(s.activations), format_bytes(s.buffers),
+                    gathers ? fmt::format(" {:>11}", format_bytes(s.gathered)) : "",
+                    format_bytes(s.peak), format_time(s.peak_time_s));
   for (const auto& e : m.out_of_memory)
     o += fmt::format(
         "OUT OF MEMORY: stage {} needs {} more than the device's {} at {} ({} dominate)\n", e.stage,
@@ -134,6 +162,7 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
                       {"optimizer", s.optimizer},
                       {"activations", s.activations},
                       {"buffers", s.buffers},
+                      {"gathered", s.gathered},
                       {"total", s.total},
                       {"peak", {{"bytes", s.peak}, {"time_s", s.peak_time_s}}}});
   j["stages"] = stages;

@@ -11,17 +11,20 @@
 
 namespace trainsim {
 
-/// One change of a GPU's activation memory.
+/// One change of a GPU's activation memory or of its gathered (ZeRO-3) parameters.
 struct ActivationEvent {
   TimeNs time = 0;
   double microbatches = 0;  ///< a chunk's share of whole-stage micro-batches (1/vpp each)
-  double bytes = 0;
+  double bytes = 0;         ///< activation bytes
+  double gathered = 0;      ///< bytes of all-gathered ZeRO-3 parameters
 };
 
 /// Per pipeline rank (its representative GPU, tp = dp = 0): activation deltas sorted by time,
 /// frees before allocations at the same instant. F allocates at its start; a fused B frees at
 /// its end; a split backward frees Schedule::input_frees at I and the rest at W; an overlapped
-/// F&B allocates its forward's at its start and frees its backward's at its end.
+/// F&B allocates its forward's at its start and frees its backward's at its end. Under ZeRO-3 a
+/// unit's all-gather allocates its full 16-bit parameters at its start; they are freed when the
+/// compute part that used them ends, or at the end of the step when kept across micro-batches.
 std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl);
 
 struct StageMemory {
@@ -29,7 +32,8 @@ struct StageMemory {
   double parameters = 0;
   double weights = 0, gradients = 0, optimizer = 0, buffers = 0;
   double activations = 0;  ///< at the peak
-  double total = 0;        ///< weights + gradients + optimizer + buffers + activations
+  double gathered = 0;     ///< ZeRO-3 gathered parameters at the peak
+  double total = 0;        ///< weights + gradients + optimizer + buffers + activations + gathered
   double peak = 0;         ///< the most bytes at any instant (= total while the state is static)
   double peak_time_s = 0;
 };

@@ -59,15 +59,17 @@ std::string format_report(const StepReport& r) {
                      base > 0 ? (r.step_time_s / base - 1) * 100 : 0.0);
   }
   {
-    double tp = 0, dp = 0, pp = 0;
+    double tp = 0, dp = 0, pp = 0, zero = 0;
     for (const auto& st : r.stages) {
       tp = std::max(tp, st.exposed_tp_s);
       dp = std::max(dp, st.exposed_dp_s);
       pp = std::max(pp, st.exposed_pp_s);
+      zero = std::max(zero, st.exposed_gather_s);
     }
     o += fmt::format(
-        "exposed comm         TP {} · DP {} · PP {}  (worst stage, not hidden by compute)\n",
-        format_time(tp), format_time(dp), format_time(pp));
+        "exposed comm         TP {} · DP {} · PP {}{}  (worst stage, not hidden by compute)\n",
+        format_time(tp), format_time(dp), format_time(pp),
+        zero > 0 ? " · ZeRO gathers " + format_time(zero) : std::string());
     o += fmt::format("comm traffic / GPU   TP {} · DP {} · PP {}  (bytes sent per step)\n",
                      format_bytes(r.volume.tp_bytes), format_bytes(r.volume.dp_bytes),
                      format_bytes(r.volume.pp_bytes));
@@ -122,7 +124,10 @@ nlohmann::json report_to_json(const StepReport& r) {
                       {"peak_in_flight", s.peak_in_flight},
                       {"peak_activation_bytes", s.peak_activation_bytes},
                       {"exposed_comm_s",
-                       {{"tp", s.exposed_tp_s}, {"dp", s.exposed_dp_s}, {"pp", s.exposed_pp_s}}}});
+                       {{"tp", s.exposed_tp_s},
+                        {"dp", s.exposed_dp_s},
+                        {"pp", s.exposed_pp_s},
+                        {"zero_gather", s.exposed_gather_s}}}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
   j["duration_sources"] = r.cost_sources;

@@ -66,7 +66,7 @@ StepReport make_report(const Timeline& tl) {
   // Intervals per stage (representative GPU) of compute and of each communication kind.
   using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
   std::vector<Intervals> compute_iv(static_cast<std::size_t>(pp)), tp_iv(compute_iv.size()),
-      dp_iv(compute_iv.size()), pp_iv(compute_iv.size());
+      dp_iv(compute_iv.size()), pp_iv(compute_iv.size()), gather_iv(compute_iv.size());
   std::vector<CommVolume> vol(compute_iv.size());
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
@@ -78,6 +78,7 @@ StepReport make_report(const Timeline& tl) {
       if (is_compute(type)) compute_iv[s].push_back(iv);
       if (type == TaskType::TpCollective) tp_iv[s].push_back(iv), vol[s].tp_bytes += w.bytes;
       if (type == TaskType::DpCollective) dp_iv[s].push_back(iv), vol[s].dp_bytes += w.bytes;
+      if (type == TaskType::ParamGather) gather_iv[s].push_back(iv), vol[s].dp_bytes += w.bytes;
       if (is_p2p(type)) pp_iv[s].push_back(iv);
       if (type == TaskType::SendActivation || type == TaskType::SendGradient)
         vol[s].pp_bytes += w.bytes;
@@ -119,6 +120,7 @@ StepReport make_report(const Timeline& tl) {
     st.exposed_tp_s = to_seconds(exposed(tp_iv[i], compute_iv[i]));
     st.exposed_dp_s = to_seconds(exposed(dp_iv[i], compute_iv[i]));
     st.exposed_pp_s = to_seconds(exposed(pp_iv[i], compute_iv[i]));
+    st.exposed_gather_s = to_seconds(exposed(gather_iv[i], compute_iv[i]));
     r.volume.tp_bytes = std::max(r.volume.tp_bytes, vol[i].tp_bytes);
     r.volume.dp_bytes = std::max(r.volume.dp_bytes, vol[i].dp_bytes);
     r.volume.pp_bytes = std::max(r.volume.pp_bytes, vol[i].pp_bytes);

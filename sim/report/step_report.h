@@ -28,8 +28,8 @@ struct StageStats {
   double peak_activation_bytes = 0;
   /// Communication not hidden behind this stage's compute (union of its transfers minus the
   /// union of its compute), per kind; TP collectives sit on the compute stream, so all of
-  /// theirs is exposed.
-  double exposed_tp_s = 0, exposed_dp_s = 0, exposed_pp_s = 0;
+  /// theirs is exposed unless parallelism.tp_overlap. `gather`: ZeRO parameter all-gathers.
+  double exposed_tp_s = 0, exposed_dp_s = 0, exposed_pp_s = 0, exposed_gather_s = 0;
 };
 
 /// Bytes one GPU sends per step, by kind: a collective's bus factor × S, a p2p message whole.

@@ -16,6 +16,18 @@ struct Coord {
   friend bool operator==(const Coord&, const Coord&) = default;
 };
 
+/// ZeRO-3 / FSDP parameter gathering (`parallelism.fsdp`).
+struct FsdpSpec {
+  int unit_layers = 1;  ///< layers per FSDP unit: one all-gather (and reduce-scatter) each
+  /// Prefetch depth d: unit i+d's all-gather is issued when unit i starts computing. 1 is
+  /// PyTorch FSDP's BACKWARD_PRE / forward_prefetch default behaviour; 0 gathers on demand.
+  int prefetch = 1;
+  /// true: free a unit's gathered parameters after each use and gather again before every
+  /// forward and backward (FSDP's reshard_after_forward). false: gather each unit once per step
+  /// and keep it across the micro-batches (the Playbook's advice when PP meets ZeRO-3).
+  bool reshard_after_forward = true;
+};
+
 struct Layout {
   int dp = 1;
   int tp = 1;
@@ -23,6 +35,14 @@ struct Layout {
   int vpp = 1;  ///< model chunks per pipeline rank
   int zero = 0;
   bool sequence_parallel = false;
+  FsdpSpec fsdp;
+  /// ZeRO-1/2: all-gather the updated parameters at the start of the next step's forward
+  /// (Megatron's overlap_param_gather), unit by unit with `fsdp.prefetch`, instead of right
+  /// after the optimizer step.
+  bool param_gather_with_forward = false;
+  /// TP collectives overlap the neighbouring GEMMs (chunked comm-GEMM overlap, as Megatron's
+  /// tp_comm_overlap): they run beside the compute they belong to instead of after it.
+  bool tp_overlap = false;
   std::array<Axis, 3> order{Axis::TP, Axis::DP, Axis::PP};  ///< fastest-varying first
 
   int world() const { return dp * tp * pp; }

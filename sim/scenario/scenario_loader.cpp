@@ -409,7 +409,8 @@ Scenario build(YAML::Node root, const std::string& source,
   // parallelism
   Field par = r.child(top, "parallelism");
   if (par.present()) {
-    r.expect_map(par, {"dp", "tp", "pp", "vpp", "zero", "sequence_parallel", "rank_order"});
+    r.expect_map(par, {"dp", "tp", "pp", "vpp", "zero", "sequence_parallel", "rank_order", "fsdp",
+                       "param_gather", "tp_overlap"});
     if (Field f = r.child(par, "dp"); f.present()) s.layout.dp = r.int32(f, 1);
     if (Field f = r.child(par, "tp"); f.present()) s.layout.tp = r.int32(f, 1);
     if (Field f = r.child(par, "pp"); f.present()) s.layout.pp = r.int32(f, 1);
@@ -418,6 +419,23 @@ Scenario build(YAML::Node root, const std::string& source,
     if (Field f = r.child(par, "sequence_parallel"); f.present())
       s.layout.sequence_parallel = r.boolean(f);
     if (Field f = r.child(par, "rank_order"); f.present()) s.layout.order = read_order(r, f);
+    if (Field f = r.child(par, "fsdp"); f.present()) {
+      r.expect_map(f, {"unit_layers", "prefetch", "reshard_after_forward"});
+      if (Field k = r.child(f, "unit_layers"); k.present())
+        s.layout.fsdp.unit_layers = r.int32(k, 1);
+      if (Field k = r.child(f, "prefetch"); k.present()) s.layout.fsdp.prefetch = r.int32(k, 0, 64);
+      if (Field k = r.child(f, "reshard_after_forward"); k.present())
+        s.layout.fsdp.reshard_after_forward = r.boolean(k);
+    }
+    if (Field f = r.child(par, "param_gather"); f.present()) {
+      s.layout.param_gather_with_forward =
+          r.choice<bool>(f, {{"after-optimizer", false}, {"with-next-forward", true}});
+      if (s.layout.zero != 1 && s.layout.zero != 2)
+        r.fail(f, fmt::format("only applies to zero: 1 or 2 (ZeRO-3 gathers before every use; "
+                              "ZeRO-0 keeps whole parameters), got zero: {}",
+                              s.layout.zero));
+    }
+    if (Field f = r.child(par, "tp_overlap"); f.present()) s.layout.tp_overlap = r.boolean(f);
   }
 
   // model

@@ -1,0 +1,49 @@
+#include "core/error.h"
+#include "lower/program.h"
+
+namespace trainsim {
+
+void add_param_gather_pass(Program& p) {
+  const Layout& l = p.scenario.layout;
+  const int depth = l.fsdp.prefetch;
+  // Members of each all-gather, keyed by (pp, tp, position in the rank's gather sequence): DP
+  // peers run the same schedule, so their sequences match position by position.
+  std::map<std::tuple<int, int, std::size_t>, std::vector<TaskId>> groups;
+  for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
+    const auto& uses = p.gathered[static_cast<std::size_t>(r)];
+    if (uses.empty()) continue;
+    const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
+    const std::vector<int> members = group_members(l, rank.coord, Axis::DP);
+    const LinkClass link = group_link(members, p.scenario);
+    const double slow = p.link_scale(members);
+    const StreamId gs = p.stream(r, StreamType::Gather);
+    // The compute parts that need a gathered unit, in the order the compute stream runs them.
+    std::vector<TaskId> consumers;
+    std::vector<int> stage_of;
+    for (const auto& [first, units] : uses) {
+      auto it = p.parts.find(first);
+      const std::vector<TaskId> one{first};
+      const std::vector<TaskId>& parts = it == p.parts.end() ? one : it->second;
+      TRAINSIM_CHECK(parts.size() == units.size(), "one unit per part");
+      for (TaskId t : parts) {
+        consumers.push_back(t);
+        stage_of.push_back(p.builder.work(p.builder.task(t).work).stage);
+      }
+    }
+    for (std::size_t i = 0; i < consumers.size(); ++i) {
+      const int st = stage_of[i];
+      const Cost c = p.cost.collective(Collective::AllGather, l.dp, link, p.gather_unit_bytes(st));
+      const WorkId w = p.work(TaskType::ParamGather, st, p.chunk_of(st), c, 0, -1, slow);
+      const TaskId g = p.builder.add_task(gs, w, p.builder.task(consumers[i]).microbatch);
+      p.builder.add_dependency(g, consumers[i]);
+      // Prefetch depth d: gather i is issued once part i − d − 1 has finished, i.e. when part
+      // i − d starts computing (d = 0: on demand, right before its own part).
+      if (i >= static_cast<std::size_t>(depth) + 1)
+        p.builder.add_dependency(consumers[i - static_cast<std::size_t>(depth) - 1], g);
+      groups[{rank.coord.pp, rank.coord.tp, i}].push_back(g);
+    }
+  }
+  for (const auto& [key, members] : groups) p.builder.add_rendezvous(members);
+}
+
+}  // namespace trainsim
