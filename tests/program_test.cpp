@@ -228,6 +228,34 @@ parallelism: {tp: 2}
   CHECK(no_sp.stages[0].exposed_tp_s == Approx(tp_time));
 }
 
+TEST_CASE("TP pass: tp_overlap runs each collective beside its GEMMs", "[passes][tp]") {
+  // tp 2, one stage, one micro-batch, F = 10 ms and B = 20 ms explicit. The forward's TP
+  // collectives take cF, the backward's cB (the cost model's). Exposed: F + cF + B + cB + o.
+  // Overlapped, each collective starts with its compute and the next compute waits for both:
+  // max(F, cF) + max(B + o, cB) — all hidden while cF ≤ F and cB ≤ B.
+  auto scenario = [](bool overlap) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{tp: 2, tp_overlap: {}}}
+costs: {{forward: 10ms, backward: 20ms}}
+)",
+                                  overlap));
+  };
+  const auto cost = make_cost_model(scenario(false));
+  const TimeNs cf = cost->tp_communication(Op::F, 0, LinkClass::IntraNode).duration;
+  const TimeNs cb = cost->tp_communication(Op::B, 0, LinkClass::IntraNode).duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  REQUIRE(cf > 0);
+  REQUIRE(cf <= 10 * kNsPerMs);
+  REQUIRE(cb <= 20 * kNsPerMs);
+  CHECK(test::makespan(scenario(false)) == 30 * kNsPerMs + cf + cb + o);
+  const Timeline tl = simulate(scenario(true));
+  CHECK(tl.makespan == 30 * kNsPerMs + o);
+  CHECK(make_report(tl).stages[0].exposed_tp_s == 0);
+  CHECK(make_report(tl).volume.tp_bytes == Approx(make_report(simulate(scenario(false))).volume.tp_bytes));
+}
+
 TEST_CASE("report: DP reduction hidden behind the backward is not exposed", "[passes][dp]") {
   // dp_only with 3 buckets: buckets 1 and 2 run while the backward's later parts compute (if
   // c ≤ 7 ms); only the last bucket's all-reduce, c, is exposed. With one bucket all of it is.
