@@ -109,3 +109,101 @@ TEST_CASE("engine: zero-duration tasks and identical inputs give identical runs"
   // A chain of 20: 13 tasks of 3 (i % 3 != 0 for i in 0..19) and the rest zero: 39.
   CHECK(r1.result.makespan == 39);
 }
+
+TEST_CASE("engine: two equal flows on a shared link each get half its bandwidth",
+          "[engine][contention]") {
+  TaskGraphBuilder b;
+  const StreamId s0 = b.add_stream({}), s1 = b.add_stream({});
+  const ResourceId link = b.add_resource({ResourcePolicy::FairShare, 0});
+  b.use_resource(s0, link, ResourceRole::Share);
+  b.use_resource(s1, link, ResourceRole::Share);
+  const WorkId flow = b.add_work({10});
+  const TaskId a = b.add_task(s0, flow), c = b.add_task(s1, flow);
+  auto r = run(b);
+  // Both start at 0 at rate 1/2: 10 ns of work each takes 20 ns.
+  CHECK(r.end[a] == 20);
+  CHECK(r.end[c] == 20);
+}
+
+TEST_CASE("engine: a flow gets the whole link back when the other one ends",
+          "[engine][contention]") {
+  TaskGraphBuilder b;
+  const StreamId s0 = b.add_stream({}), s1 = b.add_stream({}), s2 = b.add_stream({});
+  const ResourceId link = b.add_resource({ResourcePolicy::FairShare, 0});
+  b.use_resource(s0, link, ResourceRole::Share);
+  b.use_resource(s1, link, ResourceRole::Share);
+  const TaskId shorter = b.add_task(s0, b.add_work({10}));
+  const TaskId longer = b.add_task(s1, b.add_work({30}));
+  const TaskId other = b.add_task(s2, b.add_work({30}));  // not on the link: unaffected
+  auto r = run(b);
+  // Rate 1/2 each until the shorter one's 10 ns are done at 20; the longer one has done 10 of
+  // its 30 and runs the last 20 alone: ends at 40.
+  CHECK(r.end[shorter] == 20);
+  CHECK(r.end[longer] == 40);
+  CHECK(r.end[other] == 30);
+}
+
+TEST_CASE("engine: compute runs slower while communication runs beside it",
+          "[engine][contention]") {
+  TaskGraphBuilder b;
+  const StreamId compute = b.add_stream({}), comm = b.add_stream({});
+  const ResourceId sm = b.add_resource({ResourcePolicy::Interference, 0.25});
+  b.use_resource(compute, sm, ResourceRole::Victim);
+  b.use_resource(comm, sm, ResourceRole::Aggressor);
+  const TaskId gemm = b.add_task(compute, b.add_work({100}));
+  const TaskId coll = b.add_task(comm, b.add_work({20}));
+  const TaskId gemm2 = b.add_task(compute, b.add_work({50}));
+  auto r = run(b);
+  // The collective is not slowed: ends at 20. Until then the GEMM runs at 1/1.25 = 0.8 and does
+  // 16 of its 100; the other 84 at full rate: ends at 104. The next GEMM runs alone: 154.
+  CHECK(r.end[coll] == 20);
+  CHECK(r.end[gemm] == 104);
+  CHECK(r.end[gemm2] == 154);
+}
+
+TEST_CASE("engine: a collective's members progress at their slowest member's rate",
+          "[engine][contention]") {
+  TaskGraphBuilder b;
+  const StreamId s0 = b.add_stream({}), s1 = b.add_stream({}), s2 = b.add_stream({});
+  const ResourceId nic1 = b.add_resource({ResourcePolicy::FairShare, 0});
+  b.use_resource(s1, nic1, ResourceRole::Share);
+  b.use_resource(s2, nic1, ResourceRole::Share);
+  const WorkId coll = b.add_work({20});
+  const TaskId c0 = b.add_task(s0, coll), c1 = b.add_task(s1, coll);
+  const std::array<TaskId, 2> members{c0, c1};
+  b.add_rendezvous(members);
+  const TaskId send = b.add_task(s2, b.add_work({10}));  // shares member 1's NIC
+  auto r = run(b);
+  // Member 1 and the send split the NIC: rate 1/2 for both members until the send's 10 ns are
+  // done at 20 (the collective has done 10 of 20), then the last 10 at full rate: both at 30.
+  CHECK(r.end[send] == 20);
+  CHECK(r.end[c0] == 30);
+  CHECK(r.end[c1] == 30);
+}
+
+TEST_CASE("engine: contended runs are deterministic", "[engine][contention]") {
+  auto make = [] {
+    TaskGraphBuilder b;
+    const ResourceId sm = b.add_resource({ResourcePolicy::Interference, 0.189});
+    const ResourceId link = b.add_resource({ResourcePolicy::FairShare, 0});
+    std::vector<StreamId> s;
+    for (int i = 0; i < 4; ++i) s.push_back(b.add_stream({}));
+    b.use_resource(s[0], sm, ResourceRole::Victim);
+    for (int i = 1; i < 4; ++i) {
+      b.use_resource(s[static_cast<std::size_t>(i)], sm, ResourceRole::Aggressor);
+      b.use_resource(s[static_cast<std::size_t>(i)], link, ResourceRole::Share);
+    }
+    for (int i = 0; i < 40; ++i)
+      b.add_task(s[static_cast<std::size_t>(i % 4)], b.add_work({7 + 13 * (i % 5)}));
+    return b;
+  };
+  auto b1 = make(), b2 = make();
+  auto r1 = run(b1), r2 = run(b2);
+  CHECK(r1.result.complete());
+  CHECK(r1.start == r2.start);
+  CHECK(r1.end == r2.end);
+  // Contention only ever slows: the compute stream's 10 tasks take at least their sum.
+  TimeNs sum = 0;
+  for (int i = 0; i < 40; i += 4) sum += 7 + 13 * (i % 5);
+  CHECK(r1.end[36] >= sum);
+}

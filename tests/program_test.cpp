@@ -16,16 +16,19 @@ namespace {
 
 // Llama-3.2-1B on one pipeline stage, dp 2 on one node, one micro-batch per step, explicit
 // F = 10 ms and B = 21 ms over the analytic model (which still costs collectives and the
-// optimizer). Gradients: 2Ψ bytes; `bucket` sets how many buckets they make.
-Scenario dp_only(int zero, const std::string& bucket) {
+// optimizer). Gradients: 2Ψ bytes; `bucket` sets how many buckets they make. No contention
+// unless `slowdown` is given: these tests check each pass's own arithmetic, the contention
+// tests below add it.
+Scenario dp_only(int zero, const std::string& bucket, double slowdown = 0) {
   return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{dp: 2, zero: {}}}
 costs: {{forward: 10ms, backward: 21ms}}
 memory: {{bucket_size: {}}}
+contention: {{compute_slowdown: {}, link_sharing: false}}
 )",
-                                zero, bucket));
+                                zero, bucket, slowdown));
 }
 
 std::vector<TaskId> of_type(const Timeline& tl, TaskType type) {
@@ -98,13 +101,14 @@ TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters af
 namespace {
 
 // Llama-3.2-1B (16 layers) on one stage, dp 2 on one node, ZeRO-3 in 2 FSDP units of 8
-// layers, 1F1B with m = 2, explicit F and B in nanoseconds.
+// layers, 1F1B with m = 2, explicit F and B in nanoseconds, no contention.
 Scenario zero3(int prefetch, TimeNs f, TimeNs b, bool reshard = true) {
   return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{dp: 2, zero: 3, fsdp: {{unit_layers: 8, prefetch: {}, reshard_after_forward: {}}}}}
 costs: {{forward: {}ns, backward: {}ns}}
+contention: {{compute_slowdown: 0, link_sharing: false}}
 )",
                                 prefetch, reshard, f, b));
 }
@@ -239,6 +243,7 @@ training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{tp: 2, tp_overlap: {}}}
 costs: {{forward: 10ms, backward: 20ms}}
+contention: {{compute_slowdown: 0}}
 )",
                                   overlap));
   };
@@ -253,7 +258,70 @@ costs: {{forward: 10ms, backward: 20ms}}
   const Timeline tl = simulate(scenario(true));
   CHECK(tl.makespan == 30 * kNsPerMs + o);
   CHECK(make_report(tl).stages[0].exposed_tp_s == 0);
-  CHECK(make_report(tl).volume.tp_bytes == Approx(make_report(simulate(scenario(false))).volume.tp_bytes));
+  CHECK(make_report(tl).volume.tp_bytes ==
+        Approx(make_report(simulate(scenario(false))).volume.tp_bytes));
+}
+
+TEST_CASE("contention: a bucket's all-reduce slows the backward part beside it",
+          "[passes][contention]") {
+  // dp_only with K = 2 buckets and compute_slowdown 0.25: the backward's two 10.5 ms parts;
+  // AR0 (c) starts with part 2 at 20.5 ms. Part 2 runs at 1/1.25 = 0.8 while AR0 runs (c ≤
+  // 10.5 ms), then at full rate: it ends at 20.5 + c + (10.5 − 0.8c) ms. AR1 (c) follows, then
+  // the optimizer (o) with nothing beside it: 31 ms + 1.2c + o, i.e. 0.2c = c·f/(1+f) more
+  // than without contention.
+  const Scenario probe = dp_only(0, "1GB");
+  const auto cost = make_cost_model(probe);
+  const double g = cost->gradient_bytes(0);
+  const std::string bucket = fmt::format("{}B", static_cast<long long>(g / 2 + 1));
+  const TimeNs c = cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 2).duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  REQUIRE(c <= 10500 * kNsPerUs);
+  const TimeNs plain = test::makespan(dp_only(0, bucket));
+  CHECK(plain == 31 * kNsPerMs + c + o);  // AR0 hidden behind part 2, AR1 exposed
+  const TimeNs slowed = test::makespan(dp_only(0, bucket, 0.25));
+  CHECK(static_cast<double>(slowed) ==
+        Approx(static_cast<double>(31 * kNsPerMs + o) + 1.2 * static_cast<double>(c)).margin(2));
+}
+
+TEST_CASE("contention: each GPU's compute, SMs and links are wired as resources",
+          "[passes][contention]") {
+  // One GPU per node (everything crosses the network), pp 2, dp 2: rank 0's DP collectives
+  // and its sends to stage 1 share rank 0's NIC; its compute is slowed by both.
+  const Scenario s = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 1, nodes: 4}
+parallelism: {dp: 2, pp: 2}
+)");
+  const Timeline tl = simulate(s);
+  const TaskGraph& g = *tl.graph;
+  REQUIRE(!g.resources.empty());
+  const std::uint32_t owner = static_cast<std::uint32_t>(tl.ranks.index_of_global[0]);
+  ResourceId sm = kNone, nic_dp = kNone, nic_send = kNone;
+  for (StreamId st = 0; st < g.streams.size(); ++st) {
+    if (g.streams[st].owner != owner) continue;
+    const auto type = static_cast<StreamType>(g.streams[st].type);
+    for (const ResourceUse& u : g.uses_of(st)) {
+      if (type == StreamType::Compute) {
+        CHECK(u.role == ResourceRole::Victim);
+        sm = u.resource;
+      } else if (u.role == ResourceRole::Share) {
+        (type == StreamType::Send ? nic_send : nic_dp) =
+            type == StreamType::Send || type == StreamType::DataParallel ? u.resource : kNone;
+      } else {
+        CHECK(u.role == ResourceRole::Aggressor);
+        CHECK(u.resource == sm);  // created with the compute stream, first
+      }
+    }
+  }
+  REQUIRE(sm != kNone);
+  CHECK(g.resources[sm].factor == Approx(0.189));
+  REQUIRE(nic_dp != kNone);
+  CHECK(nic_dp == nic_send);
+  CHECK(g.resources[nic_dp].policy == ResourcePolicy::FairShare);
+  // Contention only slows: the same step without it is not longer.
+  Scenario off = s;
+  off.contention = {0.0, false};
+  CHECK(test::makespan(off) <= tl.makespan);
 }
 
 TEST_CASE("report: DP reduction hidden behind the backward is not exposed", "[passes][dp]") {

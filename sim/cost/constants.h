@@ -42,6 +42,14 @@ inline constexpr int kKernelsForward = 11;
 inline constexpr int kKernelsBackwardInput = 11;
 inline constexpr int kKernelsBackwardWeight = 4;
 
+/// How much longer compute kernels take while NCCL kernels run beside them on the same GPU
+/// (they take SMs and memory bandwidth): Lee et al., "Characterizing Compute-Communication
+/// Overlap in GPU-Accelerated Distributed Deep Learning" (arXiv 2507.03114, 2025) measure an
+/// average compute slowdown of 18.9% (up to 40%) over GPT and Llama training on A100, H100,
+/// MI250 and MI210. NCCL's 16–32 channels (one CTA per SM each) of the H100's 132 SMs are 12–24%
+/// of them, the same range.
+inline constexpr double kOverlapComputeSlowdown = 0.189;
+
 /// Causal attention with FlashAttention skips the masked half of the score matrix.
 inline constexpr double kCausalFraction = 0.5;
 

@@ -2,7 +2,10 @@
 // The "when" layer: a discrete-event simulation of a TaskGraph. A task starts when all its
 // dependencies have finished and it is at the head of its (in-order) stream; the members of a
 // rendezvous start together once every one of them is ready. Time is integer nanoseconds and
-// events are ordered by (time, seq), so identical inputs give identical runs.
+// events are ordered by (time, seq), so identical inputs give identical runs. When the graph
+// declares shared resources, a running task's progress rate follows what else runs on them
+// (task_graph.h: fair-shared links, compute slowed by communication) and its end moves with it;
+// end times stay whole nanoseconds, rounded up.
 // The engine knows tasks, streams and time only — never schedules, layers or libraries.
 #include <vector>  // std::vector
 

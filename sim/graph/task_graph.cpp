@@ -50,6 +50,20 @@ RendezvousId TaskGraphBuilder::add_rendezvous(std::span<const TaskId> members) {
   return id;
 }
 
+ResourceId TaskGraphBuilder::add_resource(const Resource& r) {
+  TRAINSIM_CHECK(r.factor >= 0, "a resource's slowdown is non-negative");
+  resources_.push_back(r);
+  return static_cast<ResourceId>(resources_.size() - 1);
+}
+
+void TaskGraphBuilder::use_resource(StreamId s, ResourceId r, ResourceRole role) {
+  TRAINSIM_CHECK(s < streams_.size() && r < resources_.size(), "unknown stream or resource");
+  TRAINSIM_CHECK(
+      (resources_[r].policy == ResourcePolicy::FairShare) == (role == ResourceRole::Share),
+      "FairShare resources have Share users, Interference ones Victims and Aggressors");
+  uses_.push_back({s, {r, role}});
+}
+
 TaskGraph TaskGraphBuilder::build() {
   TaskGraph g;
   const auto n = static_cast<std::uint32_t>(tasks_.size());
@@ -72,6 +86,24 @@ TaskGraph TaskGraphBuilder::build() {
     g.rendezvous_tasks.insert(g.rendezvous_tasks.end(), members.begin(), members.end());
     g.rendezvous_offsets.push_back(static_cast<std::uint32_t>(g.rendezvous_tasks.size()));
   }
+  if (!resources_.empty()) {
+    // Both directions as CSR: stream -> uses, resource -> users.
+    std::stable_sort(uses_.begin(), uses_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    g.use_offsets.assign(streams_.size() + 1, 0);
+    for (const auto& [s, u] : uses_) ++g.use_offsets[s + 1];
+    for (std::size_t s = 0; s < streams_.size(); ++s) g.use_offsets[s + 1] += g.use_offsets[s];
+    for (const auto& [s, u] : uses_) g.uses.push_back(u);
+    g.user_offsets.assign(resources_.size() + 1, 0);
+    for (const auto& [s, u] : uses_) ++g.user_offsets[u.resource + 1];
+    for (std::size_t r = 0; r < resources_.size(); ++r) g.user_offsets[r + 1] += g.user_offsets[r];
+    g.users.resize(uses_.size());
+    std::vector<std::uint32_t> fill(g.user_offsets.begin(), g.user_offsets.end() - 1);
+    for (const auto& [s, u] : uses_) g.users[fill[u.resource]++] = {s, u.role};
+    g.resources = std::move(resources_);
+  }
+  resources_.clear();
+  uses_.clear();
   g.tasks = std::move(tasks_);
   g.works = std::move(works_);
   g.streams = std::move(streams_);

@@ -53,6 +53,27 @@ struct StreamInfo {
   std::int32_t peer = -1;   ///< opaque to the engine (e.g. the other end of a channel)
 };
 
+using ResourceId = std::uint32_t;
+
+/// A hardware resource that tasks running at once slow each other down on (opaque meaning:
+/// the layer that built the graph decides what it stands for). While a task runs, its
+/// progress rate is the lowest its stream's resources allow:
+/// - FairShare: k tasks running on streams that share it progress at 1/k each (a link's
+///   bandwidth split between flows);
+/// - Interference: tasks on Victim streams progress at 1/(1 + factor) while any task runs on
+///   one of its Aggressor streams (compute slowed by communication kernels taking SMs).
+/// A rendezvous' members progress together at the lowest of their rates.
+enum class ResourcePolicy : std::uint8_t { FairShare, Interference };
+enum class ResourceRole : std::uint8_t { Share, Victim, Aggressor };
+struct Resource {
+  ResourcePolicy policy = ResourcePolicy::FairShare;
+  double factor = 0;  ///< Interference: the victims' slowdown
+};
+struct ResourceUse {
+  ResourceId resource = 0;
+  ResourceRole role = ResourceRole::Share;
+};
+
 using DependencyGraph =
     boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
                                        boost::no_property, std::uint32_t, std::uint32_t>;
@@ -67,6 +88,11 @@ struct TaskGraph {
   std::vector<TaskId> stream_tasks;
   std::vector<std::uint32_t> rendezvous_offsets;  ///< CSR: rendezvous -> member tasks
   std::vector<TaskId> rendezvous_tasks;
+  std::vector<Resource> resources;         ///< empty: tasks never slow each other
+  std::vector<std::uint32_t> use_offsets;  ///< CSR: stream -> its resource uses
+  std::vector<ResourceUse> uses;
+  std::vector<std::uint32_t> user_offsets;  ///< CSR: resource -> streams using it
+  std::vector<std::pair<StreamId, ResourceRole>> users;
 
   std::size_t size() const { return tasks.size(); }
   /// Tasks that wait for `t`.
@@ -84,6 +110,13 @@ struct TaskGraph {
   }
   std::size_t rendezvous_count() const {
     return rendezvous_offsets.empty() ? 0 : rendezvous_offsets.size() - 1;
+  }
+  std::span<const ResourceUse> uses_of(StreamId s) const {
+    if (use_offsets.empty()) return {};
+    return {uses.data() + use_offsets[s], use_offsets[s + 1] - use_offsets[s]};
+  }
+  std::span<const std::pair<StreamId, ResourceRole>> users_of(ResourceId r) const {
+    return {users.data() + user_offsets[r], user_offsets[r + 1] - user_offsets[r]};
   }
 };
 
@@ -104,6 +137,10 @@ class TaskGraphBuilder {
   void add_dependency(TaskId before, TaskId after);
   /// The tasks start together once all of them are ready (a collective, a matched send/recv).
   RendezvousId add_rendezvous(std::span<const TaskId> members);
+  ResourceId add_resource(const Resource& r);
+  /// Stream `s` uses resource `r` in `role` (Share for FairShare; Victim or Aggressor for
+  /// Interference).
+  void use_resource(StreamId s, ResourceId r, ResourceRole role);
 
   std::size_t task_count() const { return tasks_.size(); }
   const Work& work(WorkId w) const { return works_[w]; }
@@ -119,6 +156,8 @@ class TaskGraphBuilder {
   std::vector<std::vector<TaskId>> orders_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges_;
   std::vector<std::vector<TaskId>> rendezvous_;
+  std::vector<Resource> resources_;
+  std::vector<std::pair<StreamId, ResourceUse>> uses_;
 };
 
 }  // namespace trainsim

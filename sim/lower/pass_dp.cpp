@@ -63,6 +63,8 @@ void add_dp_optimizer_pass(Program& p) {
                              -1, p.compute_scale(r));
     const TaskId opt = p.builder.add_task(cs, wo, -1);
     for (TaskId t : reductions) p.builder.add_dependency(t, opt);
+    if (const TaskId tail = p.compute_tail[static_cast<std::size_t>(r)]; tail != kNone)
+      p.builder.add_dependency(tail, opt);
     if ((l.zero == 1 || l.zero == 2) && !l.param_gather_with_forward && l.dp > 1) {
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
       // use instead; with param_gather the next forward does, add_param_gather_pass).

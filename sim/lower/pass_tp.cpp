@@ -15,11 +15,9 @@ void add_tp_pass(Program& p) {
     const std::vector<int> members = group_members(l, rank.coord, Axis::TP);
     const LinkClass link = group_link(members, p.scenario);
     const double slow = p.link_scale(members);
-    std::vector<TaskId> order;
-    const std::vector<TaskId> before = p.builder.stream_order(cs);  // add_task appends to it
-    for (std::size_t i = 0; i < before.size(); ++i) {
-      const TaskId t = before[i];
-      order.push_back(t);
+    const std::vector<TaskId> tasks = p.builder.stream_order(cs);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const TaskId t = tasks[i];
       const Task task = p.builder.task(t);       // copies: adding tasks and works below
       const Work w = p.builder.work(task.work);  // may reallocate the builder's vectors
       const auto type = static_cast<TaskType>(w.type);
@@ -39,23 +37,19 @@ void add_tp_pass(Program& p) {
       const WorkId wc = p.work(TaskType::TpCollective, w.stage, w.chunk, c, variant, w.stage2, slow,
                                w.part, w.parts);
       auto& group = groups[{w.stage, Program::kind_of(op), task.microbatch, w.part, rank.coord.dp}];
-      if (!l.tp_overlap) {
-        // On the critical path: the next compute needs the reduced activations.
-        const TaskId tc = p.builder.add_task(cs, wc, task.microbatch);  // placed by `order`
-        p.builder.add_dependency(t, tc);
-        order.push_back(tc);
-        group.push_back(tc);
-        continue;
-      }
-      // Overlapped with the GEMMs it belongs to (chunked comm-GEMM overlap): it starts with its
-      // compute — both join the collective's rendezvous — and the next compute waits for both.
+      // On the TP stream (NCCL's own CUDA stream), and the next compute needs its result.
       const TaskId tc =
           p.builder.add_task(p.stream(r, StreamType::TensorParallel), wc, task.microbatch);
       group.push_back(tc);
-      group.push_back(t);
-      if (i + 1 < before.size()) p.builder.add_dependency(tc, before[i + 1]);
+      if (i + 1 < tasks.size())
+        p.builder.add_dependency(tc, tasks[i + 1]);
+      else
+        p.compute_tail[static_cast<std::size_t>(r)] = tc;
+      if (l.tp_overlap)
+        group.push_back(t);  // beside its GEMMs (chunked comm-GEMM overlap): starts with them
+      else
+        p.builder.add_dependency(t, tc);  // after them, on the critical path
     }
-    p.builder.set_stream_order(cs, std::move(order));
   }
   for (const auto& [key, members] : groups) p.builder.add_rendezvous(members);
 }

@@ -18,6 +18,7 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
       stage_layers_.push_back(c.layers);
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
+  compute_tail.assign(ranks.ranks.size(), kNone);
 }
 
 TaskId& Program::task_of(int replica, int stage, Op op, int mb) {

@@ -24,6 +24,9 @@ struct Program {
   RankSet ranks;
   TaskGraphBuilder builder;
   std::vector<StreamId> compute_stream;  ///< per simulated rank
+  /// Per simulated rank: a task that compute added to the end of its stream later (the
+  /// optimizer step) must wait for — the last compute's TP collective; kNone if none.
+  std::vector<TaskId> compute_tail;
 
   /// Slot of (replica, stage, op kind, micro-batch); kind 0 = F, 1 = B or I, 2 = W.
   static int kind_of(Op op) { return op == Op::F ? 0 : op == Op::W ? 2 : 1; }
@@ -81,8 +84,9 @@ void add_compute_pass(Program& p);
 /// on per-peer channels, ordered as the sender produces them; same-rank neighbours get a
 /// direct dependency instead.
 void add_p2p_pass(Program& p);
-/// Tensor-parallel collectives right after each F/B/I on the compute stream (on the critical
-/// path), meeting across the TP group.
+/// Tensor-parallel collectives of each F/B/I part on the rank's TP stream, meeting across the
+/// TP group: after the part and before the next compute (on the critical path), or with
+/// parallelism.tp_overlap starting together with the part.
 void add_tp_pass(Program& p);
 /// Parameter all-gathers over the DP group on a gather stream, one per FSDP unit before each
 /// compute part that needs it (Program::gathered), issued `fsdp.prefetch` parts ahead.
@@ -91,5 +95,9 @@ void add_param_gather_pass(Program& p);
 /// (all-reduce for ZeRO-0; reduce-scatter, then all-gather after the optimizer, for ZeRO-1/2),
 /// and the optimizer step on the compute stream.
 void add_dp_optimizer_pass(Program& p);
+/// Shared hardware, last: per simulated rank an SM resource (compute slowed by the
+/// communication running beside it, contention.compute_slowdown) and its NVLink and network
+/// links fair-shared by the transfers and collectives crossing them (contention.link_sharing).
+void add_contention_pass(Program& p);
 
 }  // namespace trainsim

@@ -42,6 +42,16 @@ struct MemorySpec {
   double bucket_size = 25e6;
 };
 
+/// `contention:` — how work running at once on one GPU slows down.
+struct ContentionSpec {
+  /// Compute kernels run this much slower while communication kernels share the GPU's SMs
+  /// (0.2 = 20% longer). Absent: the cost model's default (cost/constants.h).
+  std::optional<double> compute_slowdown;
+  /// Transfers and collectives crossing the same link of a GPU (its NVLink, its NIC) share the
+  /// link's bandwidth equally.
+  bool link_sharing = true;
+};
+
 /// `schedule:` — a registered name plus its options as text (each generator reads its own).
 struct ScheduleSpec {
   std::string name = "1f1b";
@@ -83,6 +93,7 @@ struct Scenario {
   EfficiencyOverrides efficiency;
   std::optional<double> price_per_gpu_hour;  ///< dollars
   MemorySpec memory;
+  ContentionSpec contention;
   std::string calibration;          ///< `calibration:` profile path (resolved), "" for none
   std::vector<Slowdown> slowdowns;  ///< stragglers and heterogeneity (empty: all ranks equal)
   /// Per global rank: the product of the compute / link factors of the entries naming it.

@@ -398,9 +398,9 @@ Scenario build(YAML::Node root, const std::string& source,
   Field top{root, "", root.Mark()};
   if (!root.IsMap())
     r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
-  r.expect_map(top,
-               {"name", "description", "model", "training", "cluster", "parallelism", "schedule",
-                "costs", "efficiency", "pricing", "memory", "slowdown", "calibration"});
+  r.expect_map(
+      top, {"name", "description", "model", "training", "cluster", "parallelism", "schedule",
+            "costs", "efficiency", "pricing", "memory", "contention", "slowdown", "calibration"});
   Scenario s;
   s.source = source;
   s.name = std::filesystem::path(source).stem().string();
@@ -604,6 +604,15 @@ Scenario build(YAML::Node root, const std::string& source,
     }
     if (Field f = r.child(me, "bucket_size"); f.present())
       s.memory.bucket_size = r.positive_quantity(f, Dimension::Bytes);
+  }
+
+  Field ct = r.child(top, "contention");
+  if (ct.present()) {
+    r.expect_map(ct, {"compute_slowdown", "link_sharing"});
+    if (Field f = r.child(ct, "compute_slowdown"); f.present())
+      s.contention.compute_slowdown = r.number(f, 0, 10);
+    if (Field f = r.child(ct, "link_sharing"); f.present())
+      s.contention.link_sharing = r.boolean(f);
   }
 
   // calibration: a profile from trainsim-calibrate (read by the cost model)

@@ -1,0 +1,49 @@
+#include "cost/constants.h"
+#include "lower/program.h"
+
+namespace trainsim {
+
+void add_contention_pass(Program& p) {
+  if (!p.cost.models_hardware()) return;  // a costs-only study has no hardware to share
+  const Scenario& sc = p.scenario;
+  const Layout& l = sc.layout;
+  const double slowdown =
+      sc.contention.compute_slowdown.value_or(constants::kOverlapComputeSlowdown);
+  const bool share = sc.contention.link_sharing;
+  if (slowdown <= 0 && !share) return;
+  TaskGraphBuilder& b = p.builder;
+  // Streams by owner, in creation order.
+  std::vector<std::vector<StreamId>> owned(p.ranks.ranks.size());
+  for (StreamId s = 0; s < b.stream_count(); ++s) owned[b.stream_info(s).owner].push_back(s);
+  for (std::size_t r = 0; r < owned.size(); ++r) {
+    const SimRank& rank = p.ranks.ranks[r];
+    ResourceId sm = kNone;
+    ResourceId link[2] = {kNone, kNone};  // by LinkClass: intra-node, inter-node
+    auto link_of = [&](LinkClass c) {
+      ResourceId& id = link[static_cast<int>(c)];
+      if (id == kNone) id = b.add_resource({ResourcePolicy::FairShare, 0});
+      return id;
+    };
+    for (StreamId s : owned[r]) {
+      const StreamInfo& si = b.stream_info(s);
+      const auto type = static_cast<StreamType>(si.type);
+      if (slowdown > 0) {
+        if (sm == kNone) sm = b.add_resource({ResourcePolicy::Interference, slowdown});
+        b.use_resource(
+            s, sm, type == StreamType::Compute ? ResourceRole::Victim : ResourceRole::Aggressor);
+      }
+      if (!share || type == StreamType::Compute) continue;
+      // The link this stream's traffic crosses: towards its peer, or its group's.
+      LinkClass c = LinkClass::IntraNode;
+      if (type == StreamType::Send || type == StreamType::Recv)
+        c = group_link({rank.global, p.ranks.ranks[static_cast<std::size_t>(si.peer)].global}, sc);
+      else
+        c = group_link(
+            group_members(l, rank.coord, type == StreamType::TensorParallel ? Axis::TP : Axis::DP),
+            sc);
+      b.use_resource(s, link_of(c), ResourceRole::Share);
+    }
+  }
+}
+
+}  // namespace trainsim
