@@ -34,6 +34,7 @@ class Run {
       share_.assign(g.resources.size(), 0);
       aggressors_.assign(g.resources.size(), 0);
       group_mark_.assign(g.rendezvous_count(), 0);
+      group_seen_.assign(g.rendezvous_count(), 0);
       group_rate_.assign(g.rendezvous_count(), 1.0);
     }
   }
@@ -94,7 +95,7 @@ class Run {
     }
     left_[s] = static_cast<double>(g_.duration(t));
     since_[s] = now;
-    rate_[s] = 1.0;
+    rate_[s] = -1.0;  // no end event yet: reschedule() must push one
     change(s, now, +1);
   }
 
@@ -148,7 +149,8 @@ class Run {
   void partners(StreamId s, TimeNs now) {
     if (state_[s] != kBusy) return;
     const RendezvousId rv = g_.tasks[running(s)].rendezvous;
-    if (rv == kNone) return;
+    if (rv == kNone || group_seen_[rv] == epoch_) return;
+    group_seen_[rv] = epoch_;  // each group's members are added once per change
     for (TaskId m : g_.rendezvous(rv)) {
       const StreamId ms = g_.tasks[m].stream;
       if (state_[ms] == kBusy && running(ms) == m) add(ms, now);
@@ -183,7 +185,9 @@ class Run {
   }
 
   void reschedule(StreamId s, TimeNs now) {
-    rate_[s] = rate(s);
+    const double r = rate(s);
+    if (r == rate_[s]) return;  // same pace: its end event still holds
+    rate_[s] = r;
     // Whole nanoseconds, rounding up; the tolerance keeps an exact division exact.
     const double ns = std::ceil(left_[s] / rate_[s] - 1e-6);
     q_.push(now + static_cast<TimeNs>(std::max(0.0, ns)), {running(s), ++version_[s]});
@@ -241,7 +245,7 @@ class Run {
   std::vector<std::uint32_t> version_;
   std::vector<std::uint32_t> mark_;
   std::vector<std::uint32_t> share_, aggressors_;  ///< running Share / Aggressor users
-  std::vector<std::uint32_t> group_mark_;
+  std::vector<std::uint32_t> group_mark_, group_seen_;
   std::vector<double> group_rate_;
   std::vector<StreamId> affected_;
   std::uint32_t epoch_ = 0;
