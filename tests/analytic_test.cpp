@@ -85,3 +85,33 @@ TEST_CASE("analytic: sequence parallelism keeps the TP communication volume", "[
   CHECK(a.bytes == Approx(32 * 2 * (2.0 * 3 / 4) * 4096.0 * 4096 * 2));  // t = 4, n·h bf16
   CHECK(to_seconds(b.duration - a.duration) == Approx(32 * 2 * 8.4e-6).margin(1e-7));
 }
+
+TEST_CASE("analytic: recompute adds forward time to the backward but no model FLOPs",
+          "[analytic][recompute]") {
+  // Llama-3.1-8B, pp 4: stage 1 holds 8 layers and neither embedding nor head.
+  auto with = [](const char* mode) {
+    return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 2, pp: 4}}
+)",
+                                  mode));
+  };
+  const Scenario none_s = with("none"), full_s = with("full"), sel_s = with("selective");
+  const AnalyticCostModel none(none_s), full(full_s), sel(sel_s);
+  const Cost f = none.compute(Op::F, 1, 1), b = none.compute(Op::B, 1, 1);
+  // Full: every layer's forward runs again before its backward: B + F (each rounded to ns).
+  CHECK(std::abs(full.compute(Op::B, 1, 1).duration - (b.duration + f.duration)) <= 2);
+  CHECK(full.compute(Op::B, 1, 1).flops == b.flops);
+  // Selective: the attention core's forward again, 4·b·s²·h · ½ (causal) FLOPs per layer at
+  // the attention efficiency, plus one kernel launch: 8 layers.
+  const double attn = 4.0 * 4096.0 * 4096.0 * 4096.0 * constants::kCausalFraction;
+  const double extra =
+      8 * (attn / (none_s.cluster.gpu.peak_flops * constants::kAttentionEfficiency) +
+           constants::kKernelLaunch);
+  CHECK(static_cast<double>(sel.compute(Op::B, 1, 1).duration - b.duration) ==
+        Approx(extra * 1e9).margin(2));
+  CHECK(sel.compute(Op::B, 1, 1).flops == b.flops);
+  // The forward itself is unchanged.
+  CHECK(full.compute(Op::F, 1, 1).duration == f.duration);
+}

@@ -69,7 +69,11 @@ std::map<int, std::vector<Row>> compute_rows(const Timeline& tl) {
 }  // namespace
 
 TEST_CASE("folding: folded and fully expanded runs give the same timeline", "[simulate][fold]") {
-  const Scenario s = test::yaml(kSmall);
+  // ZeRO-1 and ZeRO-3 (per-unit gathers), with the default contention (SMs and links).
+  const std::string zero = GENERATE(std::string("zero: 1"), std::string("zero: 3"));
+  std::string text = kSmall;
+  text.replace(text.find("zero: 1"), 7, zero);
+  const Scenario s = test::yaml(text);
   const Timeline folded = simulate(s, {"", true});
   const Timeline expanded = simulate(s, {"", false});
   REQUIRE(folded.ranks.folded);

@@ -157,10 +157,10 @@ TEST_CASE("zero-bubble family: both bubble conventions follow from the closed-fo
       for (const Case& c : cases) {
         INFO(c.name << ": p = " << p << ", m = " << m);
         const int scale = c.vpp;  // per-rank costs are per-chunk costs × chunks
-        const Scenario s = test::yaml(fmt::format(
-            "parallelism: {{pp: {}, vpp: {}}}\ntraining: {{microbatches: {}}}\n"
-            "costs: {{forward: {}ms, backward_input: {}ms, backward_weight: {}ms}}\n",
-            p, c.vpp, m, f * scale, i * scale, w * scale));
+        const Scenario s = test::yaml(
+            fmt::format("parallelism: {{pp: {}, vpp: {}}}\ntraining: {{microbatches: {}}}\n"
+                        "costs: {{forward: {}ms, backward_input: {}ms, backward_weight: {}ms}}\n",
+                        p, c.vpp, m, f * scale, i * scale, w * scale));
         const StepReport r = make_report(simulate(s, {c.name, true}));
         CHECK(r.step_time_s == Approx(c.total * 1e-3));
         CHECK(r.bubble_fraction_of_step == Approx(double(c.total - c.busy) / c.total));

@@ -4,9 +4,10 @@
 // by bytes / (HBM bandwidth · efficiency), a fixed launch cost per kernel, collectives and p2p by
 // α–β with nccl-tests bus-bandwidth factors. Constants: cost/constants.h.
 //
-// Does not model: overlap of compute and communication slowing either (SM sharing), kernel
-// fusion beyond the listed kernels, GEMM shape effects other than wave quantization, dropout,
-// MoE, tree or NVLS collective algorithms, link contention between concurrent transfers.
+// Durations are for work running alone; what overlapping work does to them (compute slowed
+// beside communication, transfers sharing a link) is lowering's contention pass and the engine's.
+// Does not model: kernel fusion beyond the listed kernels, GEMM shape effects other than wave
+// quantization, dropout, MoE, tree or NVLS collective algorithms.
 #include <vector>  // std::vector
 
 #include "cost/cost_model.h"

@@ -12,7 +12,7 @@ Lowered lower(const Scenario& sc, const Schedule& sch, const CostModel& cost, bo
   add_param_gather_pass(p);
   add_dp_optimizer_pass(p);
   add_contention_pass(p);
-  return {p.builder.build(), std::move(p.ranks)};
+  return {p.builder.build(), std::move(p.ranks), std::move(p.contention)};
 }
 
 }  // namespace trainsim

@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include "cost/constants.h"
 #include "lower/program.h"
 
@@ -11,6 +13,9 @@ void add_contention_pass(Program& p) {
       sc.contention.compute_slowdown.value_or(constants::kOverlapComputeSlowdown);
   const bool share = sc.contention.link_sharing;
   if (slowdown <= 0 && !share) return;
+  if (slowdown > 0)
+    p.contention = fmt::format("compute +{:.1f}% beside communication", slowdown * 100);
+  if (share) p.contention += std::string(p.contention.empty() ? "" : " · ") + "links fair-shared";
   TaskGraphBuilder& b = p.builder;
   // Streams by owner, in creation order.
   std::vector<std::vector<StreamId>> owned(p.ranks.ranks.size());

@@ -27,6 +27,7 @@ struct Program {
   /// Per simulated rank: a task that compute added to the end of its stream later (the
   /// optimizer step) must wait for — the last compute's TP collective; kNone if none.
   std::vector<TaskId> compute_tail;
+  std::string contention;  ///< set by add_contention_pass: what it modelled, in words
 
   /// Slot of (replica, stage, op kind, micro-batch); kind 0 = F, 1 = B or I, 2 = W.
   static int kind_of(Op op) { return op == Op::F ? 0 : op == Op::W ? 2 : 1; }

@@ -75,6 +75,7 @@ std::string format_report(const StepReport& r) {
                      format_bytes(r.volume.pp_bytes));
   }
   if (!r.cost_sources.empty()) o += fmt::format("durations            {}\n", r.cost_sources);
+  if (!r.contention.empty()) o += fmt::format("contention           {}\n", r.contention);
   o += fmt::format(
       "critical path        compute {} · TP {} · DP {} · PP {} · optimizer {}  ({} tasks)\n",
       format_time(r.critical.compute_s), format_time(r.critical.tp_s), format_time(r.critical.dp_s),
@@ -131,6 +132,7 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
   j["duration_sources"] = r.cost_sources;
+  j["contention"] = r.contention;
   j["critical_path_s"] = {{"compute", r.critical.compute_s},
                           {"tp", r.critical.tp_s},
                           {"dp", r.critical.dp_s},

@@ -139,6 +139,7 @@ StepReport make_report(const Timeline& tl) {
   }
   r.critical = critical_path(tl);
   r.cost_sources = tl.cost_sources;
+  r.contention = tl.contention;
   r.price_per_gpu_hour = sc.price_per_gpu_hour;
   if (sc.price_per_gpu_hour && r.tokens_per_step > 0)
     r.cost_per_million_tokens =

@@ -63,6 +63,7 @@ struct StepReport {
   CommVolume volume;         ///< per GPU, the largest over pipeline stages
   CriticalPath critical;     ///< what the step's end waited on, by kind
   std::string cost_sources;  ///< where the durations came from
+  std::string contention;    ///< what slowed overlapping work (lowering's words)
   /// With `slowdown` entries: the step time of the same scenario without them (set by the
   /// caller that simulated both).
   std::optional<double> step_time_without_slowdown_s;

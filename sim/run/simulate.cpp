@@ -100,6 +100,7 @@ Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
   tl.schedule = schedule_for(sc, opt.schedule, cost.get());
   Lowered lowered = lower(sc, tl.schedule, *cost, opt.fold);
   tl.cost_sources = cost->sources();
+  tl.contention = lowered.contention;
   auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
   tl.ranks = std::move(lowered.ranks);
   Engine engine(*graph);

@@ -23,6 +23,7 @@ struct Timeline {
   std::vector<TimeNs> end;    ///< per task
   TimeNs makespan = 0;
   std::string cost_sources;  ///< where the durations came from (CostModel::sources())
+  std::string contention;    ///< what slowed overlapping work ("" when nothing did)
 };
 
 }  // namespace trainsim
