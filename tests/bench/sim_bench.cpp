@@ -22,13 +22,15 @@ Scenario costs_only(int p, int m, const char* schedule, int v = 1) {
 }
 
 // Llama-3.1-405B on 16,384 H100s (2048 nodes of 8): tp 8, pp 16, dp 128, m = 16, ZeRO-1.
-Scenario llama405b() {
-  return parse_scenario(R"(model: llama-3.1-405b
-training: {seq_len: 8192, micro_batch_size: 1, global_batch_size: 2048}
-cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2048}
-parallelism: {tp: 8, pp: 16, dp: 128, zero: 1}
-schedule: 1f1b
+// Interleaved: vpp 2 (126 layers over 32 chunks).
+Scenario llama405b(bool interleaved = false) {
+  return parse_scenario(fmt::format(R"(model: llama-3.1-405b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 2048}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 2048}}
+parallelism: {{tp: 8, pp: 16, dp: 128, zero: 1, vpp: {}}}
+schedule: {}
 )",
+                                    interleaved ? 2 : 1, interleaved ? "interleaved-1f1b" : "1f1b"),
                         "llama405b.yaml");
 }
 
@@ -78,6 +80,12 @@ void BM_llama405b_16384_folded(benchmark::State& st) {
 void BM_llama405b_16384_expanded(benchmark::State& st) {
   run(st, llama405b(), false);
 }
+void BM_llama405b_16384_interleaved_folded(benchmark::State& st) {
+  run(st, llama405b(true), true);
+}
+void BM_llama405b_16384_interleaved_expanded(benchmark::State& st) {
+  run(st, llama405b(true), false);
+}
 
 }  // namespace
 
@@ -92,4 +100,6 @@ BENCHMARK(BM_pipeline_zb_auto_p16_m128)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_zb_auto_p64_m1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_llama405b_16384_folded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_llama405b_16384_expanded)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_llama405b_16384_interleaved_folded)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_llama405b_16384_interleaved_expanded)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_MAIN();
