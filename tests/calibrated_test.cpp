@@ -99,3 +99,33 @@ TEST_CASE("calibrated: a missing profile file is a scenario error", "[calibratio
   CHECK_THROWS_WITH(model_scenario("calibration: /no/such.json\n"),
                     Catch::Contains("calibration") && Catch::Contains("does not exist"));
 }
+
+TEST_CASE("calibrated: measured GEMM shapes replace the roofline for exactly those GEMMs",
+          "[calibration][gemm]") {
+  // The forward QKV projection of Llama-3.2-1B at n = 1024 tokens, tp 1: 1024 × 3072 × 2048
+  // (h + 2·kv_heads·d = 2048 + 2·8·64). A profile timing it at 3× the roofline makes each
+  // forward longer by layers × 2 × roofline; the backward's shapes (transposed) stay analytic.
+  const Scenario plain = model_scenario();
+  const AnalyticCostModel analytic(plain);
+  const GemmShape qkv = analytic.layer_gemms()[0];
+  REQUIRE(qkv.m == 1024);
+  REQUIRE(qkv.n == 3072);
+  REQUIRE(qkv.k == 2048);
+  const double roof = analytic.gemm_seconds(qkv);
+  CalibrationProfile p = profile();
+  p.gemms.push_back({1024, 3072, 2048, "bf16", 3 * roof, 0, "measured"});
+  const std::string path = "calibrated_gemm_profile.json";
+  save_profile(p, path);
+  const Scenario calibrated = model_scenario("calibration: " + path + "\n");
+  const auto c = make_cost_model(calibrated);
+  std::remove(path.c_str());
+  const auto a = make_cost_model(plain);
+  const int layers = calibrated.model->layers;  // one stage holds them all
+  CHECK(static_cast<double>(c->compute(Op::F, 0, 0).duration - a->compute(Op::F, 0, 0).duration) ==
+        Approx(layers * 2 * roof * 1e9).margin(2));
+  CHECK(c->compute(Op::B, 0, 0).duration == a->compute(Op::B, 0, 0).duration);
+  CHECK(c->compute(Op::F, 0, 0).flops == a->compute(Op::F, 0, 0).flops);
+  CHECK_THAT(c->sources(), Catch::Contains("1 GEMM shape(s) from the profile") &&
+                               Catch::Contains("warning") &&
+                               Catch::Contains("outside the profile use the analytic roofline"));
+}

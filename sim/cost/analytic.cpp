@@ -14,11 +14,12 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o) {
           o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch};
 }
 
-AnalyticCostModel::AnalyticCostModel(const Scenario& s)
+AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms)
     : s_(s),
       k_(resolve_constants(s.efficiency)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp)),
-      tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size) {
+      tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size),
+      gemms_(gemms) {
   TRAINSIM_CHECK(s.has_cluster, "the analytic model needs a cluster");
 }
 
@@ -27,6 +28,8 @@ double AnalyticCostModel::memory_seconds(double bytes) const {
 }
 
 double AnalyticCostModel::gemm_seconds(const GemmShape& g) const {
+  if (gemms_)
+    if (auto t = gemms_->seconds(g.m, g.n, g.k)) return *t;
   const DeviceSpec& d = s_.cluster.gpu;
   double wave = 1.0;
   if (d.sms > 0) {

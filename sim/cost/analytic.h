@@ -11,6 +11,7 @@
 #include <vector>  // std::vector
 
 #include "cost/cost_model.h"
+#include "cost/gemm_table.h"
 #include "scenario/partition.h"
 #include "scenario/scenario.h"
 
@@ -33,8 +34,9 @@ struct GemmShape {
 
 class AnalyticCostModel : public CostModel {
  public:
-  /// Requires a scenario with a model and a cluster.
-  explicit AnalyticCostModel(const Scenario& s);
+  /// Requires a scenario with a model and a cluster. `gemms` (optional, outliving the model):
+  /// measured GEMM times that replace the roofline for the shapes they cover.
+  explicit AnalyticCostModel(const Scenario& s, const GemmTable* gemms = nullptr);
 
   Cost compute(Op op, int stage, int rank) const override;
   Cost tp_communication(Op op, int stage, LinkClass link) const override;
@@ -46,7 +48,8 @@ class AnalyticCostModel : public CostModel {
   double stage_params(int stage) const override;
   bool models_hardware() const override { return true; }
 
-  /// Roofline time of one GEMM in seconds (exposed for tests and calibration).
+  /// Time of one GEMM in seconds: measured (the GEMM table) when covered, else the roofline
+  /// (exposed for tests and calibration).
   double gemm_seconds(const GemmShape& g) const;
   /// Forward GEMMs of one transformer layer on one TP rank.
   std::vector<GemmShape> layer_gemms() const;
@@ -64,6 +67,7 @@ class AnalyticCostModel : public CostModel {
   AnalyticConstants k_;
   std::vector<StageContent> stages_;
   double tokens_;  ///< tokens of one micro-batch, n = b·s
+  const GemmTable* gemms_ = nullptr;
 };
 
 }  // namespace trainsim

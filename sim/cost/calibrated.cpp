@@ -4,6 +4,9 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cost/analytic.h"
 
 namespace trainsim {
 namespace {
@@ -28,9 +31,22 @@ const char* link_name(LinkClass l) {
 
 }  // namespace
 
+std::unique_ptr<CalibratedCostModel> CalibratedCostModel::for_scenario(const Scenario& s) {
+  CalibrationProfile profile = load_profile(s.calibration);
+  auto gemms = std::make_unique<GemmTable>(
+      profile.gemms, s.training.precision == Precision::FP16 ? "fp16" : "bf16");
+  auto analytic = std::make_unique<AnalyticCostModel>(s, gemms.get());
+  return std::make_unique<CalibratedCostModel>(std::move(profile), s.calibration,
+                                               std::move(analytic), std::move(gemms));
+}
+
 CalibratedCostModel::CalibratedCostModel(CalibrationProfile profile, std::string path,
-                                         std::unique_ptr<CostModel> fallback)
-    : LayeredCostModel(std::move(fallback)), profile_(std::move(profile)), path_(std::move(path)) {
+                                         std::unique_ptr<CostModel> fallback,
+                                         std::unique_ptr<GemmTable> gemms)
+    : LayeredCostModel(std::move(fallback)),
+      profile_(std::move(profile)),
+      path_(std::move(path)),
+      gemms_(std::move(gemms)) {
   for (const auto& s : profile_.collectives)
     table_[{s.op, s.group_size, s.link}].push_back({s.bytes, s.time_s});
   for (auto& [key, v] : table_) std::sort(v.begin(), v.end());
@@ -93,7 +109,21 @@ std::string CalibratedCostModel::sources() const {
       what.insert(fmt::format("{}×{} {}", op, n, link));
     s += fmt::format("; analytic for {} (no samples)", fmt::join(what, ", "));
   }
-  s += "; compute analytic";
+  if (!gemms_ || gemms_->empty()) {
+    s += "; compute analytic (no GEMM samples)";
+    return s;
+  }
+  s += fmt::format("; {} GEMM shape(s) from the profile", gemms_->answered());
+  if (!gemms_->outside().empty()) {
+    std::vector<std::string> shapes;
+    for (const auto& [m, n, k] : gemms_->outside())
+      if (shapes.size() < 4) shapes.push_back(fmt::format("{}×{}×{}", m, n, k));
+    s += fmt::format(
+        "; warning: {} GEMM shape(s) outside the profile use the analytic roofline ({}{})",
+        gemms_->outside().size(), fmt::join(shapes, ", "),
+        gemms_->outside().size() > shapes.size() ? ", …" : "");
+  }
+  s += "; attention and memory-bound kernels analytic";
   return s;
 }
 

@@ -3,8 +3,9 @@
 // and point-to-point times come from the profile's samples for the same operation, group size
 // and link class: interpolated in log–log space between measured sizes, and outside them from
 // an α–β line fitted to the samples (said in sources()). Anything the profile does not cover
-// comes from the fallback, and sources() says which. GEMM-level compute stays with the
-// fallback until the cost model times GEMMs by shape (issue: calibrate).
+// comes from the fallback, and sources() says which. GEMMs are timed by shape from the profile's
+// `gemm` samples (gemm_table.h) inside the analytic model; shapes outside them keep the
+// roofline, and sources() warns which.
 #include <map>     // std::map
 #include <memory>  // std::unique_ptr
 #include <set>     // std::set
@@ -14,13 +15,19 @@
 
 #include "cost/calibration_profile.h"
 #include "cost/cost_model.h"
+#include "cost/gemm_table.h"
+#include "scenario/scenario.h"
 
 namespace trainsim {
 
 class CalibratedCostModel : public LayeredCostModel {
  public:
+  /// `gemms`: the table `fallback` times GEMMs with (kept alive here), or null.
   CalibratedCostModel(CalibrationProfile profile, std::string path,
-                      std::unique_ptr<CostModel> fallback);
+                      std::unique_ptr<CostModel> fallback,
+                      std::unique_ptr<GemmTable> gemms = nullptr);
+  /// The scenario's `calibration:` profile over the analytic model, GEMM table included.
+  static std::unique_ptr<CalibratedCostModel> for_scenario(const Scenario& s);
 
   Cost p2p(LinkClass link, double bytes) const override;
   Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
@@ -34,6 +41,7 @@ class CalibratedCostModel : public LayeredCostModel {
   using Key = std::tuple<std::string, int, std::string>;  // op, group size, link
   CalibrationProfile profile_;
   std::string path_;
+  std::unique_ptr<GemmTable> gemms_;
   std::map<Key, std::vector<std::pair<double, double>>> table_;  // sorted (bytes, seconds)
   // What the lookups used, by (op, group, link, bytes), for sources().
   mutable std::set<std::tuple<std::string, int, std::string, double>> measured_, fitted_, missing_;

@@ -54,10 +54,10 @@ Cost ExplicitCostModel::p2p(LinkClass link, double bytes) const {
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& s) {
   std::unique_ptr<CostModel> analytic;
-  if (s.model) analytic = std::make_unique<AnalyticCostModel>(s);
-  if (analytic && !s.calibration.empty())  // measured collectives over the analytic model
-    analytic = std::make_unique<CalibratedCostModel>(load_profile(s.calibration), s.calibration,
-                                                     std::move(analytic));
+  if (s.model && !s.calibration.empty())  // measured GEMMs and collectives, analytic the rest
+    analytic = CalibratedCostModel::for_scenario(s);
+  else if (s.model)
+    analytic = std::make_unique<AnalyticCostModel>(s);
   if (!s.costs) return analytic;
   return std::make_unique<ExplicitCostModel>(*s.costs, s.layout.vpp, std::move(analytic),
                                              s.source.empty() ? s.name : s.source);
