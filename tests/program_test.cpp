@@ -113,6 +113,21 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
                                 prefetch, reshard, f, b));
 }
 
+// The cost model's numbers for zero3(): Ψ (parameters per GPU), G (one unit's all-gather of
+// S = 2Ψ/2 bytes), r (one unit's reduce-scatter of half the gradients), o (optimizer on Ψ/2).
+struct Zero3Costs {
+  double psi;
+  TimeNs gather, reduce, optimizer;
+};
+Zero3Costs zero3_costs() {
+  const auto cost = make_cost_model(zero3(1, 2, 2));
+  const double psi = cost->stage_params(0);
+  const LinkClass nv = LinkClass::IntraNode;
+  return {psi, cost->collective(Collective::AllGather, 2, nv, psi).duration,
+          cost->collective(Collective::ReduceScatter, 2, nv, cost->gradient_bytes(0) / 2).duration,
+          cost->optimizer(psi / 2).duration};
+}
+
 }  // namespace
 
 TEST_CASE("ZeRO-3: prefetch depth 0/1/2 hides more of the parameter gathers", "[passes][zero3]") {
@@ -126,14 +141,7 @@ TEST_CASE("ZeRO-3: prefetch depth 0/1/2 hides more of the parameter gathers", "[
   //   d = 2: one more gather is ahead before each short part:     4G + 4b
   // Then the last unit's reduce-scatter (r, after P7; P6's is hidden since r ≤ b) and the
   // optimizer step on Ψ/2 (o).
-  const Scenario probe = zero3(1, 2, 2);
-  const auto cost = make_cost_model(probe);
-  const double psi = cost->stage_params(0);
-  const TimeNs G = cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, psi).duration;
-  const TimeNs r = cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode,
-                                    cost->gradient_bytes(0) / 2)
-                       .duration;
-  const TimeNs o = cost->optimizer(psi / 2).duration;
+  const auto [psi, G, r, o] = zero3_costs();
   const TimeNs f = G / 2, b = 2 * G;
   REQUIRE(r <= b);
   const TimeNs expected[] = {8 * G + 4 * f + 4 * b, 5 * G + 4 * b, 4 * G + 4 * b};
@@ -158,14 +166,7 @@ TEST_CASE("ZeRO-3: parameters kept across micro-batches are gathered once", "[pa
   // reshard_after_forward: false gathers each unit only before the first forward (prefetch 1):
   // g0 [0, G], P0 [G, G+f], g1 [G, 2G], P1 [2G, 2G+f], then B0, F1, B1 with no gathers:
   // 2G + f + 2b + 2f + 2b = 2G + 3f + 4b, then r and o as above. Both units stay gathered.
-  const Scenario probe = zero3(1, 2, 2, false);
-  const auto cost = make_cost_model(probe);
-  const double psi = cost->stage_params(0);
-  const TimeNs G = cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, psi).duration;
-  const TimeNs r = cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode,
-                                    cost->gradient_bytes(0) / 2)
-                       .duration;
-  const TimeNs o = cost->optimizer(psi / 2).duration;
+  const auto [psi, G, r, o] = zero3_costs();
   const TimeNs f = G / 2, b = 2 * G;
   const Timeline tl = simulate(zero3(1, 2 * f, 2 * b, false));
   CHECK(tl.makespan == 2 * G + 3 * f + 4 * b + r + o);
