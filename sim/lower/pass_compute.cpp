@@ -72,7 +72,7 @@ void add_compute_pass(Program& p) {
         const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c, 0, -1, scale);
         const TaskId t = p.builder.add_task(cs, w, a.microbatch);
         p.task_of(replica, a.stage, a.op, a.microbatch) = t;
-        if (kg == 1) p.gathered[static_cast<std::size_t>(r)].push_back({t, {0}});
+        if (kg == 1) p.gathered[static_cast<std::size_t>(r)].push_back(t);
         continue;
       }
       // k parts of equal length (the last takes the rounding): the layers are alike.
@@ -86,12 +86,9 @@ void add_compute_pass(Program& p) {
       }
       p.task_of(replica, a.stage, a.op, a.microbatch) = parts.front();
       if (kb > 1) p.gradient_parts[{r, a.stage}] = parts;
-      if (kg > 0) {  // a forward runs the units first to last, a backward last to first
-        std::vector<int> units(static_cast<std::size_t>(k));
-        for (int j = 0; j < k; ++j)
-          units[static_cast<std::size_t>(j)] = a.op == Op::F ? j : k - 1 - j;
-        p.gathered[static_cast<std::size_t>(r)].push_back({parts.front(), std::move(units)});
-      }
+      // One part per unit (a forward runs them first to last, a backward last to first; every
+      // unit of a stage gathers the same bytes).
+      if (kg > 0) p.gathered[static_cast<std::size_t>(r)].push_back(parts.front());
       p.parts[parts.front()] = std::move(parts);
     }
     // Same-rank data dependencies: the backward needs its forward, W needs its I.

@@ -1,4 +1,3 @@
-#include "core/error.h"
 #include "lower/program.h"
 
 namespace trainsim {
@@ -20,11 +19,10 @@ void add_param_gather_pass(Program& p) {
     // The compute parts that need a gathered unit, in the order the compute stream runs them.
     std::vector<TaskId> consumers;
     std::vector<int> stage_of;
-    for (const auto& [first, units] : uses) {
+    for (const TaskId first : uses) {
       auto it = p.parts.find(first);
       const std::vector<TaskId> one{first};
       const std::vector<TaskId>& parts = it == p.parts.end() ? one : it->second;
-      TRAINSIM_CHECK(parts.size() == units.size(), "one unit per part");
       for (TaskId t : parts) {
         consumers.push_back(t);
         stage_of.push_back(p.builder.work(p.builder.task(t).work).stage);

@@ -52,9 +52,9 @@ struct Program {
   std::map<std::pair<int, int>, std::vector<TaskId>> gradient_parts;
   /// First part -> every part, in order, of an action divided into parts (see task_types.h).
   std::map<TaskId, std::vector<TaskId>> parts;
-  /// Per simulated rank: the actions needing a parameter gather, as (first task, unit of each
-  /// part in order) in compute-stream order.
-  std::vector<std::vector<std::pair<TaskId, std::vector<int>>>> gathered;
+  /// Per simulated rank: the first task of each action needing a parameter gather (one per
+  /// part, see `parts`), in compute-stream order.
+  std::vector<std::vector<TaskId>> gathered;
   /// Which of its rank's chunks `stage` is (precomputed Schedule::chunk_of).
   int chunk_of(int stage) const { return chunk_of_[static_cast<std::size_t>(stage)]; }
 
