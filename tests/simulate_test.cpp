@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/error.h"
 #include "lower/task_types.h"
 #include "report/chrome_trace.h"
 #include "test_util.h"
@@ -123,4 +124,14 @@ TEST_CASE("layout: DP reduction and optimizer come after the pipeline", "[simula
   CHECK(saw_dp);
   CHECK(opt_start >= last_backward);
   CHECK(t.makespan > opt_start);
+}
+
+TEST_CASE("cancel: a raised cancel flag makes simulate throw Cancelled", "[simulate]") {
+  const Scenario sc = test::pipeline(4, 8, 1, 2, 0.5, "1f1b");
+  std::atomic<bool> cancel{true};
+  SimulateOptions opt;
+  opt.cancel = &cancel;
+  CHECK_THROWS_AS(simulate(sc, opt), Cancelled);
+  cancel = false;  // lowered: the same call runs to the usual makespan
+  CHECK(simulate(sc, opt).makespan == test::makespan(sc));
 }

@@ -42,6 +42,13 @@ class DeadlockError : public InputError {
   explicit DeadlockError(const std::string& message);
 };
 
+/// A simulation stopped on request (SimulateOptions::cancel) before it finished: neither the
+/// user's fault nor a bug. Whoever asked for the stop catches it.
+class Cancelled : public std::runtime_error {
+ public:
+  Cancelled() : std::runtime_error("the simulation was cancelled") {}
+};
+
 /// A broken internal invariant: a bug in trainsim, never the user's fault.
 class InternalError : public std::logic_error {
  public:

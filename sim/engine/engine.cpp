@@ -17,9 +17,10 @@ struct End {
 
 class Run {
  public:
-  Run(const TaskGraph& g, const std::vector<EngineObserver*>& obs)
+  Run(const TaskGraph& g, const std::vector<EngineObserver*>& obs, const std::atomic<bool>* stop)
       : g_(g),
         obs_(obs),
+        stop_(stop),
         contended_(!g.resources.empty()),
         remaining_(g.pred_count),
         head_(g.streams.size(), 0),
@@ -42,7 +43,13 @@ class Run {
   EngineResult run() {
     for (StreamId s = 0; s < g_.streams.size(); ++s) try_advance(s, 0);
     EngineResult r;
+    std::size_t events = 0;
     while (!q_.empty()) {
+      if (stop_ && ++events % Engine::kStopCheckEvents == 0 &&
+          stop_->load(std::memory_order_relaxed)) {
+        r.stopped = true;
+        return r;
+      }
       const auto ev = q_.pop();
       const TaskId t = ev.payload.task;
       const StreamId s = g_.tasks[t].stream;
@@ -232,6 +239,7 @@ class Run {
 
   const TaskGraph& g_;
   const std::vector<EngineObserver*>& obs_;
+  const std::atomic<bool>* stop_;
   const bool contended_;
   std::vector<std::uint32_t> remaining_;  ///< unfinished dependencies per task
   std::vector<std::uint32_t> head_;
@@ -255,7 +263,7 @@ class Run {
 }  // namespace
 
 EngineResult Engine::run() {
-  return Run(g_, observers_).run();
+  return Run(g_, observers_, stop_).run();
 }
 
 }  // namespace trainsim

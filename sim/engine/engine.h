@@ -7,6 +7,7 @@
 // (task_graph.h: fair-shared links, compute slowed by communication) and its end moves with it;
 // end times stay whole nanoseconds, rounded up.
 // The engine knows tasks, streams and time only — never schedules, layers or libraries.
+#include <atomic>  // std::atomic
 #include <vector>  // std::vector
 
 #include "engine/observer.h"
@@ -26,7 +27,8 @@ struct EngineResult {
   TimeNs makespan = 0;
   std::size_t completed = 0;
   std::vector<BlockedStream> blocked;  ///< empty when every task completed
-  bool complete() const { return blocked.empty(); }
+  bool stopped = false;                ///< the stop flag was raised; the run is partial
+  bool complete() const { return blocked.empty() && !stopped; }
 };
 
 class Engine {
@@ -34,12 +36,17 @@ class Engine {
   explicit Engine(const TaskGraph& g) : g_(g) {}
   /// Observers are called in subscription order; they must outlive run().
   void subscribe(EngineObserver* o) { observers_.push_back(o); }
+  /// When `*stop` becomes true (another thread's request), run() returns early with
+  /// `stopped` set. Checked every kStopCheckEvents events, so a stop costs at most that many.
+  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
+  static constexpr std::size_t kStopCheckEvents = 4096;
   /// Runs the graph to completion (or until nothing can move) and returns the makespan.
   EngineResult run();
 
  private:
   const TaskGraph& g_;
   std::vector<EngineObserver*> observers_;
+  const std::atomic<bool>* stop_ = nullptr;
 };
 
 /// Records every task's start and end: the raw timeline.

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
+#include "report/p2p_flows.h"
 
 namespace trainsim {
 namespace {
@@ -91,17 +92,9 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
   // Flow arrows, one per p2p transfer: from the compute slice that produced the data to the
   // compute slice on the other rank that consumed it (the micro-batch's path). Both ends start
   // at different times, which flow consumers need to bind them.
-  std::vector<TaskId> producer(g.size(), kNone), consumer(g.size(), kNone);
-  for (TaskId t = 0; t < g.size(); ++t)
-    for (auto v : g.successors(t)) {
-      if (is_p2p(static_cast<TaskType>(g.work(static_cast<TaskId>(v)).type))) producer[v] = t;
-      if (is_p2p(static_cast<TaskType>(g.work(t).type))) consumer[t] = static_cast<TaskId>(v);
-    }
-  for (RendezvousId rv = 0; rv < g.rendezvous_count(); ++rv) {
-    auto members = g.rendezvous(rv);
-    if (members.size() != 2 || !is_p2p(static_cast<TaskType>(g.work(members[0]).type))) continue;
-    const TaskId from = producer[members[0]], to = consumer[members[1]];
-    if (from == kNone || to == kNone) continue;
+  for (const P2pFlow& f : p2p_flows(g)) {
+    const TaskId from = f.from, to = f.to;
+    const RendezvousId rv = f.rendezvous;
     const auto& fs = g.tasks[from];
     const auto& ts = g.tasks[to];
     emit(fmt::format(

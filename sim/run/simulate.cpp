@@ -94,11 +94,17 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
 }
 
 Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
+  const auto check_cancel = [&] {
+    if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+  };
+  check_cancel();
   Timeline tl;
   tl.scenario = sc;
   auto cost = make_cost_model(sc);
   tl.schedule = schedule_for(sc, opt.schedule, cost.get());
+  check_cancel();
   Lowered lowered = lower(sc, tl.schedule, *cost, opt.fold);
+  check_cancel();
   tl.cost_sources = cost->sources();
   tl.contention = lowered.contention;
   auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
@@ -106,7 +112,9 @@ Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
   Engine engine(*graph);
   TimelineRecorder rec(graph->size());
   engine.subscribe(&rec);
+  engine.set_stop_flag(opt.cancel);
   const EngineResult r = engine.run();
+  if (r.stopped) throw Cancelled();
   if (!r.complete()) {
     const auto cycle = find_wait_cycle(*graph);
     std::string msg = fmt::format("{} with schedule {} cannot finish: ", sc.name, tl.schedule.name);

@@ -2,6 +2,7 @@
 // One call from a validated Scenario to a Timeline: schedule generator (via the registry) ->
 // lowering passes with the cost model -> engine. This is the sim library's front door (the CLI
 // and the GUI call it).
+#include <atomic>  // std::atomic
 #include <string>  // std::string
 
 #include "cost/cost_model.h"
@@ -14,6 +15,9 @@ namespace trainsim {
 struct SimulateOptions {
   std::string schedule;  ///< empty: the scenario's schedule
   bool fold = true;      ///< simulate identical TP/DP peers once when exact
+  /// Raised by another thread to abandon the run (a newer edit in the GUI): simulate() then
+  /// throws Cancelled between phases or within a few thousand engine events.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// The schedule the scenario (or `name`) asks for, generated and validated. A cost-aware
@@ -23,7 +27,8 @@ Schedule schedule_for(const Scenario& sc, const std::string& name = "",
                       const CostModel* cost = nullptr);
 
 /// Simulates one training step. Throws InputError (ScenarioError, ScheduleError,
-/// DeadlockError with the waiting cycle) and never returns a partial timeline.
+/// DeadlockError with the waiting cycle), or Cancelled when `opt.cancel` was raised, and never
+/// returns a partial timeline.
 Timeline simulate(const Scenario& sc, const SimulateOptions& opt = {});
 
 }  // namespace trainsim
