@@ -1,0 +1,154 @@
+#include "compare_view.h"
+
+#include <algorithm>
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include "gantt_view.h"
+
+namespace trainsim::gui {
+namespace {
+
+QChartView* bar_chart(const QString& title, const QStringList& categories,
+                      const std::vector<std::pair<QString, std::vector<double>>>& sets,
+                      const QString& unit) {
+  auto* series = new QBarSeries;
+  double top = 0;
+  for (const auto& [name, values] : sets) {
+    auto* set = new QBarSet(name);
+    for (double v : values) {
+      *set << v;
+      top = std::max(top, v);
+    }
+    series->append(set);
+  }
+  series->setLabelsVisible(true);
+  series->setLabelsFormat(QStringLiteral("@value"));
+  series->setLabelsPrecision(3);
+  auto* chart = new QChart;
+  chart->addSeries(series);
+  chart->setTitle(title);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  chart->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  auto* y = new QValueAxis;
+  y->setRange(0, top > 0 ? top * 1.15 : 1);
+  y->applyNiceNumbers();
+  y->setTitleText(unit);
+  y->setLabelFormat(QStringLiteral("%.3g"));
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  chart->legend()->setVisible(sets.size() > 1);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  auto* view = new QChartView(chart);
+  view->setRenderHint(QPainter::Antialiasing);
+  view->setMinimumHeight(220);
+  return view;
+}
+
+}  // namespace
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* top = new QWidget;
+  stack_ = new QVBoxLayout(top);
+  stack_->setContentsMargins(0, 0, 0, 0);
+  hint_ = new QLabel(tr("Pick schedules to compare in the side panel (Compare ▸ schedules)."));
+  hint_->setAlignment(Qt::AlignCenter);
+  stack_->addWidget(hint_);
+  stack_->addStretch(1);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(top);
+  scroll->setWidgetResizable(true);
+  split->addWidget(scroll);
+  auto* bottom = new QWidget;
+  charts_ = new QHBoxLayout(bottom);
+  charts_->setContentsMargins(0, 0, 0, 0);
+  split->addWidget(bottom);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  outer->addWidget(split);
+}
+
+void CompareView::sync_from(GanttView* source) {
+  for (GanttView* g : gantts_)
+    if (g != source) g->set_mapper(source->mapper());
+}
+
+void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
+  outcome_ = std::move(o);
+  for (QWidget* w : rows_) w->deleteLater();
+  rows_.clear();
+  gantts_.clear();
+  while (QLayoutItem* item = charts_->takeAt(0)) {
+    delete item->widget();
+    delete item;
+  }
+  const bool any = outcome_ && !outcome_->compared.empty();
+  hint_->setVisible(!any);
+  if (!any) return;
+  // One time axis: every Gantt shows [0, the longest step].
+  TimeNs longest = 0;
+  for (const auto& c : outcome_->compared)
+    if (c.gantt) longest = std::max(longest, c.gantt->timeline->makespan);
+  QStringList names;
+  std::vector<double> step, bubble_step, bubble_ideal, peak;
+  for (const auto& c : outcome_->compared) {
+    auto* row = new QWidget;
+    auto* v = new QVBoxLayout(row);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(0);
+    if (!c.gantt) {
+      auto* l = new QLabel(QStringLiteral("<b>%1</b>: %2")
+                               .arg(QString::fromStdString(c.schedule),
+                                    QString::fromStdString(c.error).toHtmlEscaped()));
+      l->setWordWrap(true);
+      v->addWidget(l);
+    } else {
+      const StepReport& r = c.report;
+      v->addWidget(new QLabel(QStringLiteral("<b>%1</b> — step %2 s, bubble %3 % of step")
+                                  .arg(QString::fromStdString(c.schedule))
+                                  .arg(r.step_time_s, 0, 'f', 4)
+                                  .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1)));
+      auto* g = new GanttView;
+      g->set_show_streams(false);
+      g->set_fit_span(longest);
+      g->set_data(c.gantt);
+      g->setFixedHeight(g->layout().total_height + g->style().axis_height + 8);
+      connect(g, &GanttView::view_changed, this, [this, g] { sync_from(g); });
+      gantts_.push_back(g);
+      v->addWidget(g);
+      names << QString::fromStdString(c.schedule);
+      step.push_back(r.step_time_s);
+      bubble_step.push_back(100 * r.bubble_fraction_of_step);
+      bubble_ideal.push_back(100 * r.bubble_over_ideal);
+      peak.push_back(c.peak_memory / 1e9);
+    }
+    stack_->insertWidget(stack_->count() - 1, row);  // above the closing stretch
+    rows_.push_back(row);
+  }
+  charts_->addWidget(bar_chart(tr("step time"), names, {{tr("step"), step}}, tr("s")), 1);
+  charts_->addWidget(bar_chart(tr("pipeline bubble"), names,
+                               {{tr("of step (ZB paper)"), bubble_step},
+                                {tr("over ideal (Megatron, Playbook)"), bubble_ideal}},
+                               tr("%")),
+                     1);
+  if (std::any_of(peak.begin(), peak.end(), [](double p) { return p > 0; }))
+    charts_->addWidget(bar_chart(tr("peak memory per GPU"), names, {{tr("peak"), peak}}, tr("GB")),
+                       1);
+}
+
+}  // namespace trainsim::gui

@@ -1,0 +1,132 @@
+#include "gantt_data.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "lower/task_types.h"
+
+namespace trainsim::gui {
+
+const char* box_kind_name(BoxKind k) {
+  switch (k) {
+    case BoxKind::Forward:
+      return "F";
+    case BoxKind::Backward:
+      return "B";
+    case BoxKind::BackwardInput:
+      return "I";
+    case BoxKind::BackwardWeight:
+      return "W";
+    case BoxKind::ForwardBackward:
+      return "F&B";
+    case BoxKind::Optimizer:
+      return "optimizer";
+    case BoxKind::TensorParallel:
+      return "TP";
+    case BoxKind::DataParallel:
+      return "DP / ZeRO";
+    case BoxKind::P2p:
+      return "p2p";
+    case BoxKind::Count:
+      break;
+  }
+  return "?";
+}
+
+BoxKind box_kind(const Work& w) {
+  switch (static_cast<TaskType>(w.type)) {
+    case TaskType::Forward:
+      return BoxKind::Forward;
+    case TaskType::Backward:
+      return BoxKind::Backward;
+    case TaskType::BackwardInput:
+      return BoxKind::BackwardInput;
+    case TaskType::BackwardWeight:
+      return BoxKind::BackwardWeight;
+    case TaskType::ForwardBackward:
+      return BoxKind::ForwardBackward;
+    case TaskType::Optimizer:
+      return BoxKind::Optimizer;
+    case TaskType::TpCollective:
+      return BoxKind::TensorParallel;
+    case TaskType::DpCollective:
+    case TaskType::ParamGather:
+      return BoxKind::DataParallel;
+    case TaskType::SendActivation:
+    case TaskType::RecvActivation:
+    case TaskType::SendGradient:
+    case TaskType::RecvGradient:
+      return BoxKind::P2p;
+  }
+  return BoxKind::Forward;
+}
+
+GanttData make_gantt_data(std::shared_ptr<const Timeline> tl) {
+  GanttData d;
+  d.timeline = tl;
+  const TaskGraph& g = *tl->graph;
+  d.tasks = g.size();
+  d.recompute = tl->scenario.training.recompute != Recompute::None;
+  const auto& ranks = tl->ranks.ranks;
+  std::vector<int> order(ranks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const Coord& x = ranks[static_cast<std::size_t>(a)].coord;
+    const Coord& y = ranks[static_cast<std::size_t>(b)].coord;
+    return std::tie(x.pp, x.dp, x.tp) < std::tie(y.pp, y.dp, y.tp);
+  });
+  // Streams per owner, compute first, then in creation order.
+  std::vector<std::vector<StreamId>> streams(ranks.size());
+  for (StreamId s = 0; s < g.streams.size(); ++s)
+    if (!g.stream(s).empty()) streams[g.streams[s].owner].push_back(s);
+  for (auto& v : streams)
+    std::stable_partition(v.begin(), v.end(), [&](StreamId s) {
+      return static_cast<StreamType>(g.streams[s].type) == StreamType::Compute;
+    });
+  for (int r : order) {
+    const SimRank& rk = ranks[static_cast<std::size_t>(r)];
+    for (StreamId s : streams[static_cast<std::size_t>(r)]) {
+      Lane lane;
+      const auto type = static_cast<StreamType>(g.streams[s].type);
+      lane.compute = type == StreamType::Compute;
+      lane.rank = r;
+      lane.stage = rk.coord.pp;
+      lane.representative = rk.coord.tp == 0 && rk.coord.dp == 0;
+      lane.label = lane.compute ? fmt::format("rank {} · pp {}", rk.global, rk.coord.pp)
+                                : fmt::format("  {}", stream_type_name(type));
+      if (lane.compute && rk.multiplicity > 1)
+        lane.label += fmt::format(" (×{})", rk.multiplicity);
+      else if (lane.compute && (tl->scenario.layout.tp > 1 || tl->scenario.layout.dp > 1))
+        lane.label += fmt::format(" tp {} dp {}", rk.coord.tp, rk.coord.dp);
+      for (TaskId t : g.stream(s))
+        lane.boxes.push_back({tl->start[t], tl->end[t], t, box_kind(g.work(t))});
+      d.lanes.push_back(std::move(lane));
+    }
+  }
+  d.flows = p2p_flows(g);
+  return d;
+}
+
+std::vector<int> visible_lanes(const GanttData& d, bool show_peers, bool show_streams) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < d.lanes.size(); ++i) {
+    const Lane& l = d.lanes[i];
+    if (!show_peers && !l.representative) continue;
+    if (!show_streams && !l.compute) continue;
+    out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+const Box* box_at(const Lane& lane, double t) {
+  auto it = std::upper_bound(lane.boxes.begin(), lane.boxes.end(), t, [](double x, const Box& b) {
+    return x < static_cast<double>(b.start);
+  });
+  if (it == lane.boxes.begin()) return nullptr;
+  --it;
+  return t < static_cast<double>(it->end) ? &*it : nullptr;
+}
+
+}  // namespace trainsim::gui

@@ -1,0 +1,65 @@
+#pragma once
+// What a Gantt chart draws, read off a Timeline (never recomputed): one lane per simulated
+// rank's compute stream and, optionally, one thin lane per communication stream, each holding
+// its tasks as boxes sorted by time; the kind that picks a box's colour; the p2p flows that
+// draw a micro-batch's path. No Qt here: lanes and boxes are plain data.
+#include <cstdint>  // std::uint8_t
+#include <memory>   // std::shared_ptr
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "report/p2p_flows.h"
+#include "run/timeline.h"
+
+namespace trainsim::gui {
+
+/// Colour classes of the legend.
+enum class BoxKind : std::uint8_t {
+  Forward,
+  Backward,  ///< fused backward (includes recomputation when the scenario recomputes)
+  BackwardInput,
+  BackwardWeight,
+  ForwardBackward,  ///< DualPipe's overlapped F&B
+  Optimizer,
+  TensorParallel,
+  DataParallel,  ///< gradient reduction and ZeRO parameter gathers
+  P2p,
+  Count
+};
+const char* box_kind_name(BoxKind k);
+BoxKind box_kind(const Work& w);
+
+struct Box {
+  TimeNs start = 0, end = 0;
+  TaskId task = 0;
+  BoxKind kind = BoxKind::Forward;
+};
+
+struct Lane {
+  std::string label;           ///< "rank 5 · pp 1" or "  dp" for a stream lane
+  int rank = 0;                ///< index into Timeline::ranks
+  int stage = 0;               ///< pipeline rank
+  bool compute = true;         ///< the rank's compute lane (false: a communication stream)
+  bool representative = true;  ///< tp = dp = 0: shown when DP/TP peers are collapsed
+  std::vector<Box> boxes;      ///< sorted by start; never overlapping (one stream)
+};
+
+struct GanttData {
+  std::shared_ptr<const Timeline> timeline;
+  std::vector<Lane> lanes;  ///< grouped by stage, then rank; each rank's compute lane first
+  std::vector<P2pFlow> flows;
+  std::size_t tasks = 0;
+  bool recompute = false;  ///< B boxes include recomputation (drawn hatched)
+};
+
+/// Lanes for every simulated rank's non-empty streams, ranks ordered by (stage, dp, tp).
+GanttData make_gantt_data(std::shared_ptr<const Timeline> tl);
+
+/// Which lanes a view shows: DP/TP peers (non-representative ranks) and communication lanes
+/// are optional. Returns indices into `d.lanes`.
+std::vector<int> visible_lanes(const GanttData& d, bool show_peers, bool show_streams);
+
+/// The box of `lane` under time `t` (ns), or nullptr. Binary search.
+const Box* box_at(const Lane& lane, double t);
+
+}  // namespace trainsim::gui

@@ -1,0 +1,226 @@
+#include "knob_panel.h"
+
+#include <algorithm>
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "schedules/registry.h"
+
+namespace trainsim::gui {
+namespace {
+
+const char* kSchedule = "schedule.name";
+const char* kMicrobatches = "training.microbatches";
+const char* kMicroBatchSize = "training.micro_batch_size";
+const char* kDp = "parallelism.dp";
+
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None:
+      return "none";
+    case Recompute::Selective:
+      return "selective";
+    case Recompute::Full:
+      return "full";
+  }
+  return "none";
+}
+
+}  // namespace
+
+std::vector<std::string> KnobPanel::keys() {
+  return {kSchedule,        "parallelism.pp",   "parallelism.vpp",    kMicrobatches,  kDp,
+          "parallelism.tp", "parallelism.zero", "training.recompute", kMicroBatchSize};
+}
+
+KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  auto* box = new QGroupBox(tr("Layout and schedule"));
+  new QFormLayout(box);
+  outer->addWidget(box);
+  QStringList names;
+  for (const auto& n : schedule_names()) names << QString::fromStdString(n);
+  add_combo(kSchedule, tr("schedule"), names);
+  add_spin("parallelism.pp", tr("pp (pipeline ranks)"), 1, 4096);
+  add_spin("parallelism.vpp", tr("vpp (chunks per rank)"), 1, 64);
+  add_spin(kMicrobatches, tr("m (micro-batches)"), 1, 1 << 20);
+  add_spin(kDp, tr("dp (replicas)"), 1, 1 << 20);
+  add_spin("parallelism.tp", tr("tp"), 1, 512);
+  add_combo("parallelism.zero", tr("ZeRO stage"), {"0", "1", "2", "3"});
+  add_combo("training.recompute", tr("recompute"), {"none", "selective", "full"});
+  add_spin(kMicroBatchSize, tr("micro-batch size b"), 1, 4096);
+  general_error_ = new QLabel;
+  general_error_->setWordWrap(true);
+  general_error_->setStyleSheet(QStringLiteral("color: #c62828"));
+  general_error_->hide();
+  outer->addWidget(general_error_);
+  auto* cmp = new QGroupBox(tr("Compare schedules"));
+  auto* cl = new QVBoxLayout(cmp);
+  compare_ = new QListWidget;
+  for (const QString& n : names) {
+    auto* item = new QListWidgetItem(n, compare_);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Unchecked);
+  }
+  connect(compare_, &QListWidget::itemChanged, this, [this] {
+    if (!loading_) emit compare_edited();
+  });
+  cl->addWidget(compare_);
+  outer->addWidget(cmp, 1);
+}
+
+void KnobPanel::add_spin(const std::string& key, const QString& label, int lo, int hi) {
+  auto* spin = new QSpinBox;
+  spin->setRange(lo, hi);
+  spin->setKeyboardTracking(false);  // simulate on Enter or arrows, not on every digit
+  spin->setObjectName(QString::fromStdString(key));
+  connect(spin, &QSpinBox::valueChanged, this, [this, key] {
+    if (loading_) return;
+    if (key == kMicrobatches) microbatches_touched_ = true;
+    last_edited_ = key;
+    emit edited();
+  });
+  auto* err = new QLabel;
+  err->setWordWrap(true);
+  err->setStyleSheet(QStringLiteral("color: #c62828; font-size: small"));
+  err->hide();
+  auto* form = static_cast<QFormLayout*>(findChild<QGroupBox*>()->layout());
+  form->addRow(label, spin);
+  form->addRow(err);
+  knobs_[key] = {spin, err, {}};
+}
+
+void KnobPanel::add_combo(const std::string& key, const QString& label, const QStringList& items) {
+  auto* combo = new QComboBox;
+  combo->addItems(items);
+  combo->setObjectName(QString::fromStdString(key));
+  connect(combo, &QComboBox::currentTextChanged, this, [this, key] {
+    if (loading_) return;
+    last_edited_ = key;
+    emit edited();
+  });
+  auto* err = new QLabel;
+  err->setWordWrap(true);
+  err->setStyleSheet(QStringLiteral("color: #c62828; font-size: small"));
+  err->hide();
+  auto* form = static_cast<QFormLayout*>(findChild<QGroupBox*>()->layout());
+  form->addRow(label, combo);
+  form->addRow(err);
+  knobs_[key] = {combo, err, {}};
+}
+
+void KnobPanel::set_value(const std::string& key, const QString& v) {
+  QWidget* w = knobs_.at(key).field;
+  if (auto* s = qobject_cast<QSpinBox*>(w))
+    s->setValue(v.toInt());
+  else if (auto* c = qobject_cast<QComboBox*>(w))
+    c->setCurrentText(v);
+}
+
+QString KnobPanel::value(const std::string& key) const {
+  QWidget* w = knobs_.at(key).field;
+  if (auto* s = qobject_cast<QSpinBox*>(w)) return QString::number(s->value());
+  return static_cast<QComboBox*>(w)->currentText();
+}
+
+namespace {
+std::map<std::string, QString> values_of(const Scenario& sc) {
+  const Layout& l = sc.layout;
+  return {{kSchedule, QString::fromStdString(sc.schedule.name)},
+          {"parallelism.pp", QString::number(l.pp)},
+          {"parallelism.vpp", QString::number(l.vpp)},
+          {kMicrobatches, QString::number(sc.microbatches())},
+          {kDp, QString::number(l.dp)},
+          {"parallelism.tp", QString::number(l.tp)},
+          {"parallelism.zero", QString::number(l.zero)},
+          {"training.recompute", recompute_name(sc.training.recompute)},
+          {kMicroBatchSize, QString::number(sc.training.micro_batch_size)}};
+}
+}  // namespace
+
+void KnobPanel::set_scenario(const Scenario& sc) {
+  loading_ = true;
+  for (const auto& [key, v] : values_of(sc)) {
+    knobs_.at(key).original = v;
+    set_value(key, v);
+  }
+  microbatches_touched_ = false;
+  loading_ = false;
+  show_error({}, {});
+}
+
+void KnobPanel::show_values(const Scenario& sc) {
+  loading_ = true;
+  if (!microbatches_touched_) set_value(kMicrobatches, QString::number(sc.microbatches()));
+  loading_ = false;
+}
+
+std::vector<std::string> KnobPanel::overrides() const {
+  std::vector<std::string> out;
+  for (const std::string& key : keys()) {
+    const QString v = value(key);
+    if (key == kMicrobatches) {
+      if (!microbatches_touched_) continue;
+      // m is the knob; the global batch follows it (m · dp · b), as the scenario keys define.
+      const int gbs = v.toInt() * value(kDp).toInt() * value(kMicroBatchSize).toInt();
+      out.push_back(key + "=" + v.toStdString());
+      out.push_back("training.global_batch_size=" + std::to_string(gbs));
+      continue;
+    }
+    if (v != knobs_.at(key).original) out.push_back(key + "=" + v.toStdString());
+  }
+  return out;
+}
+
+std::vector<std::string> KnobPanel::compare_schedules() const {
+  std::vector<std::string> out;
+  for (int i = 0; i < compare_->count(); ++i)
+    if (compare_->item(i)->checkState() == Qt::Checked)
+      out.push_back(compare_->item(i)->text().toStdString());
+  return out;
+}
+
+void KnobPanel::set_compare_schedules(const std::vector<std::string>& names) {
+  loading_ = true;
+  for (int i = 0; i < compare_->count(); ++i) {
+    const std::string n = compare_->item(i)->text().toStdString();
+    compare_->item(i)->setCheckState(
+        std::find(names.begin(), names.end(), n) != names.end() ? Qt::Checked : Qt::Unchecked);
+  }
+  loading_ = false;
+}
+
+void KnobPanel::show_error(const QString& key, const QString& message) {
+  for (auto& [k, knob] : knobs_) knob.error->hide();
+  general_error_->hide();
+  if (message.isEmpty()) return;
+  std::string k = key.toStdString();
+  const auto covers = [&](const std::string& whole) {  // "parallelism" covers "parallelism.tp"
+    return !whole.empty() && last_edited_.rfind(whole + ".", 0) == 0;
+  };
+  if (k == "training.global_batch_size")  // m · dp · b: under whichever of them changed
+    k = last_edited_ == kDp || last_edited_ == kMicroBatchSize ? last_edited_ : kMicrobatches;
+  else if (k == "schedule")
+    k = last_edited_.empty() ? kSchedule : last_edited_;  // pp, vpp, m or the name itself
+  else if (!knobs_.count(k) && covers(k))
+    k = last_edited_;
+  auto it = knobs_.find(k);
+  QLabel* target = it != knobs_.end() ? it->second.error : general_error_;
+  target->setText(message);
+  target->show();
+}
+
+QWidget* KnobPanel::field(const std::string& key) const {
+  return knobs_.at(key).field;
+}
+QLabel* KnobPanel::error_label(const std::string& key) const {
+  return knobs_.at(key).error;
+}
+
+}  // namespace trainsim::gui

@@ -1,0 +1,114 @@
+// trainsim-gui: the desktop front end. `trainsim-gui [SCENARIO]` opens a window;
+// `--screenshot OUT.png` renders it offscreen (QT_QPA_PLATFORM=offscreen unless set) and exits.
+// Exit codes as the CLI's: 0 ok, 2 bad input, 1 internal error.
+#include <cstdio>
+#include <iostream>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "core/error.h"
+#include "main_window.h"
+#include "schedules/registry.h"
+
+#ifndef TRAINSIM_VERSION
+#define TRAINSIM_VERSION "0.0.0"
+#endif
+
+namespace {
+
+bool has_flag(int argc, char** argv, const char* flag) {
+  for (int i = 1; i < argc; ++i)
+    if (QByteArray(argv[i]).startsWith(flag)) return true;
+  return false;
+}
+
+std::vector<std::string> split(const QString& s) {
+  std::vector<std::string> out;
+  for (const QString& part : s.split(QLatin1Char(','), Qt::SkipEmptyParts))
+    out.push_back(part.trimmed().toStdString());
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Headless rendering must be chosen before the application object exists.
+  if (has_flag(argc, argv, "--screenshot") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("trainsim-gui"));
+  QApplication::setApplicationVersion(QStringLiteral(TRAINSIM_VERSION));
+  QCommandLineParser cli;
+  cli.setApplicationDescription(QStringLiteral(
+      "Draws trainsim's simulated training step: Gantt timeline per GPU, memory over time, "
+      "schedule comparison."));
+  cli.addHelpOption();
+  cli.addVersionOption();
+  cli.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("scenario YAML to open"),
+                            QStringLiteral("[SCENARIO]"));
+  const QCommandLineOption shot(
+      QStringLiteral("screenshot"),
+      QStringLiteral(
+          "render the window offscreen to FILE (.png or .svg: the current view) and exit"),
+      QStringLiteral("FILE"));
+  const QCommandLineOption cmp(
+      QStringLiteral("compare"),
+      QStringLiteral("compare these schedules (comma-separated, or all) in the Compare tab"),
+      QStringLiteral("NAMES"));
+  const QCommandLineOption size(QStringLiteral("size"),
+                                QStringLiteral("window size, default 1500x900"),
+                                QStringLiteral("WxH"), QStringLiteral("1500x900"));
+  cli.addOptions({shot, cmp, size});
+  cli.process(app);
+
+  try {
+    std::vector<std::string> schedules;
+    if (cli.isSet(cmp)) {
+      schedules = cli.value(cmp) == QLatin1String("all") ? trainsim::schedule_names()
+                                                         : split(cli.value(cmp));
+      if (schedules.empty()) throw trainsim::InputError("--compare: give schedule names, or all");
+      for (const auto& n : schedules) trainsim::find_schedule(n);  // unknown: lists the valid ones
+    }
+    const QStringList wh = cli.value(size).split(QLatin1Char('x'));
+    bool okw = false, okh = false;
+    const int w = wh.size() == 2 ? wh[0].toInt(&okw) : 0,
+              h = wh.size() == 2 ? wh[1].toInt(&okh) : 0;
+    if (!okw || !okh || w < 200 || h < 150)
+      throw trainsim::InputError(
+          "--size: expected WxH with W ≥ 200 and H ≥ 150, e.g. 1500x900; got " +
+          cli.value(size).toStdString());
+    const QStringList args = cli.positionalArguments();
+    if (args.size() > 1) throw trainsim::InputError("give at most one scenario");
+    if (cli.isSet(shot) && args.isEmpty())
+      throw trainsim::InputError("--screenshot needs a scenario to draw");
+
+    trainsim::gui::MainWindow win;
+    win.resize(w, h);
+    if (!args.isEmpty() && !win.open_scenario(args.front()))
+      throw trainsim::InputError(win.last_error().toStdString());
+    if (!schedules.empty()) win.compare(schedules);
+    if (!cli.isSet(shot)) {
+      win.show();
+      return app.exec();
+    }
+    win.show();
+    win.wait_for_simulation();
+    if (!win.last_error().isEmpty()) throw trainsim::InputError(win.last_error().toStdString());
+    QApplication::processEvents();  // lay out what the result added
+    const QString out = cli.value(shot);
+    const bool ok = out.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ? win.export_view(out)
+                                                                             : win.grab().save(out);
+    if (!ok) throw trainsim::InputError("--screenshot: cannot write " + out.toStdString());
+    std::cout << "screenshot written to " << out.toStdString() << "\n";
+    return 0;
+  } catch (const trainsim::InputError& e) {
+    std::cerr << "trainsim-gui: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "trainsim-gui: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

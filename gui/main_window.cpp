@@ -1,0 +1,318 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFontMetrics>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTabWidget>
+#include <QTreeView>
+
+#include "compare_view.h"
+#include "core/error.h"
+#include "gantt_view.h"
+#include "knob_panel.h"
+#include "memory_view.h"
+#include "report/chrome_trace.h"
+#include "report/memory_report.h"
+#include "report/report_format.h"
+#include "scenario/scenario_loader.h"
+#include "timeline_model.h"
+
+#ifndef TRAINSIM_SCENARIOS_DIR
+#define TRAINSIM_SCENARIOS_DIR "scenarios"
+#endif
+
+namespace trainsim::gui {
+
+QString bundled_scenarios_dir() {
+  const QByteArray env = qgetenv("TRAINSIM_SCENARIOS");
+  return env.isEmpty() ? QStringLiteral(TRAINSIM_SCENARIOS_DIR) : QString::fromLocal8Bit(env);
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(QStringLiteral("trainsim"));
+  setAcceptDrops(true);
+  resize(1500, 900);
+  worker_ = new SimWorker(this);
+
+  tabs_ = new QTabWidget;
+  auto* split = new QSplitter(Qt::Vertical);
+  gantt_ = new GanttView;
+  memory_ = new MemoryView;
+  memory_->set_label_width(gantt_->style().label_width);
+  split->addWidget(gantt_);
+  split->addWidget(memory_);
+  split->setStretchFactor(0, 4);
+  split->setStretchFactor(1, 1);
+  tabs_->addTab(split, tr("Timeline"));
+  compare_ = new CompareView;
+  tabs_->addTab(compare_, tr("Compare"));
+  setCentralWidget(tabs_);
+  connect(gantt_, &GanttView::view_changed, this,
+          [this] { memory_->set_mapper(gantt_->mapper()); });
+
+  knobs_ = new KnobPanel;
+  auto* knob_dock = new QDockWidget(tr("Scenario"), this);
+  knob_dock->setObjectName(QStringLiteral("knobs"));
+  knob_dock->setWidget(knobs_);
+  addDockWidget(Qt::LeftDockWidgetArea, knob_dock);
+  connect(knobs_, &KnobPanel::edited, this, &MainWindow::simulate);
+  connect(knobs_, &KnobPanel::compare_edited, this, [this] {
+    simulate();
+    tabs_->setCurrentWidget(compare_);
+  });
+
+  browser_ = new QListWidget;
+  const QDir dir(bundled_scenarios_dir());
+  for (const QString& f : dir.entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name)) {
+    auto* item = new QListWidgetItem(f, browser_);
+    item->setData(Qt::UserRole, dir.filePath(f));
+  }
+  connect(browser_, &QListWidget::itemActivated, this,
+          [this](QListWidgetItem* it) { open_scenario(it->data(Qt::UserRole).toString()); });
+  auto* browse_dock = new QDockWidget(tr("Bundled scenarios"), this);
+  browse_dock->setObjectName(QStringLiteral("scenarios"));
+  browse_dock->setWidget(browser_);
+  addDockWidget(Qt::LeftDockWidgetArea, browse_dock);
+
+  report_ = new QPlainTextEdit;
+  report_->setReadOnly(true);
+  report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  report_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  report_->setMinimumWidth(
+      QFontMetrics(report_->font()).horizontalAdvance(QString(64, QLatin1Char('0'))));
+  auto* report_dock = new QDockWidget(tr("Report"), this);
+  report_dock->setObjectName(QStringLiteral("report"));
+  report_dock->setWidget(report_);
+  addDockWidget(Qt::RightDockWidgetArea, report_dock);
+
+  model_ = new TimelineModel(this);
+  ranks_ = new QTreeView;
+  ranks_->setModel(model_);
+  ranks_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  auto* ranks_dock = new QDockWidget(tr("Ranks"), this);
+  ranks_dock->setObjectName(QStringLiteral("ranks"));
+  ranks_dock->setWidget(ranks_);
+  addDockWidget(Qt::RightDockWidgetArea, ranks_dock);
+  tabifyDockWidget(report_dock, ranks_dock);
+  report_dock->raise();
+
+  status_ = new QLabel(tr("Open a scenario: File ▸ Open, the bundled list, or drop a .yaml"));
+  busy_ = new QProgressBar;
+  busy_->setRange(0, 0);  // indeterminate: the engine does not know its end in advance
+  busy_->setMaximumWidth(140);
+  busy_->hide();
+  statusBar()->addWidget(status_, 1);
+  statusBar()->addPermanentWidget(busy_);
+  connect(worker_, &SimWorker::started, this, [this] {
+    busy_->show();
+    status_->setText(tr("simulating…"));
+  });
+  connect(worker_, &SimWorker::finished, this, &MainWindow::on_finished);
+  connect(worker_, &SimWorker::failed, this, &MainWindow::on_failed);
+  build_menus();
+}
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
+    const QString p = QFileDialog::getOpenFileName(
+        this, tr("Open scenario"), bundled_scenarios_dir(), tr("Scenarios (*.yaml *.yml)"));
+    if (!p.isEmpty()) open_scenario(p);
+  });
+  recent_ = file->addMenu(tr("Open &Recent"));
+  refresh_recent();
+  file->addSeparator();
+  file->addAction(tr("Export Chrome &trace…"), this, [this] {
+    const QString p = QFileDialog::getSaveFileName(
+        this, tr("Export Chrome trace"), QStringLiteral("trace.json"), tr("Chrome trace (*.json)"));
+    if (!p.isEmpty()) export_trace(p);
+  });
+  file->addAction(tr("Export view as &PNG or SVG…"), this, [this] {
+    const QString p = QFileDialog::getSaveFileName(
+        this, tr("Export view"), QStringLiteral("timeline.png"), tr("Images (*.png *.svg)"));
+    if (!p.isEmpty()) export_view(p);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("&Fit to window"), QKeySequence(Qt::Key_F), gantt_, &GanttView::fit);
+  view->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, gantt_, &GanttView::zoom_in);
+  view->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, gantt_, &GanttView::zoom_out);
+  view->addSeparator();
+  QAction* streams = view->addAction(tr("Show communication &streams"));
+  streams->setCheckable(true);
+  streams->setChecked(gantt_->show_streams());
+  connect(streams, &QAction::toggled, gantt_, &GanttView::set_show_streams);
+  QAction* peers = view->addAction(tr("Show DP/TP &peers"));
+  peers->setCheckable(true);
+  peers->setChecked(gantt_->show_peers());
+  connect(peers, &QAction::toggled, gantt_, &GanttView::set_show_peers);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Keys and mouse"), this, [this] {
+    QMessageBox::information(
+        this, tr("Keys and mouse"),
+        tr("Ctrl+wheel or pinch: zoom at the cursor\n+ / −: zoom, F or 0: fit\n"
+           "drag: pan, Shift+wheel or ←/→: pan in time, wheel: scroll ranks\n"
+           "Shift-drag or right-drag: zoom into a range\n"
+           "click a box: highlight its micro-batch and its p2p arrows, Esc: clear"));
+  });
+}
+
+bool MainWindow::open_scenario(const QString& path) {
+  try {
+    const Scenario sc = load_scenario(path.toStdString());
+    path_ = path;
+    knobs_->set_scenario(sc);
+    setWindowTitle(QStringLiteral("trainsim — %1").arg(QFileInfo(path).fileName()));
+    remember(path);
+    simulate();
+    return true;
+  } catch (const InputError& e) {
+    on_failed(QString::fromUtf8(e.what()), {});
+    return false;
+  }
+}
+
+void MainWindow::compare(const std::vector<std::string>& schedules) {
+  knobs_->set_compare_schedules(schedules);
+  tabs_->setCurrentWidget(compare_);
+  simulate();
+}
+
+void MainWindow::simulate() {
+  if (path_.isEmpty()) return;
+  SimRequest r;
+  r.scenario = path_.toStdString();
+  r.overrides = knobs_->overrides();
+  r.compare = knobs_->compare_schedules();
+  worker_->request(std::move(r));
+}
+
+void MainWindow::wait_for_simulation() {
+  worker_->wait();
+}
+
+void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
+  outcome_ = o;
+  last_error_.clear();
+  busy_->setVisible(worker_->busy());
+  knobs_->show_error({}, {});
+  knobs_->show_values(o->timeline->scenario);
+  gantt_->set_data(o->gantt);
+  memory_->set_data(o->timeline);
+  memory_->set_mapper(gantt_->mapper());
+  model_->set_timeline(o->timeline);
+  ranks_->expandToDepth(0);
+  compare_->set_outcome(o);
+  report_->setPlainText(
+      QString::fromStdString(format_report(o->report) + "\n" + format_memory(memory_->report())));
+  status_->setText(tr("%1 · step %2 s · bubble %3 % · %4 tasks · simulated in %5 ms")
+                       .arg(QString::fromStdString(o->report.schedule))
+                       .arg(o->report.step_time_s, 0, 'f', 4)
+                       .arg(100 * o->report.bubble_fraction_of_step, 0, 'f', 1)
+                       .arg(o->report.tasks)
+                       .arg(o->seconds * 1e3, 0, 'f', 0));
+}
+
+void MainWindow::on_failed(const QString& message, const QString& key) {
+  last_error_ = message;
+  busy_->setVisible(worker_->busy());
+  knobs_->show_error(key, message);
+  status_->setText(message.section(QLatin1Char('\n'), 0, 0));
+  statusBar()->setToolTip(message);
+}
+
+QWidget* MainWindow::current_view() const {
+  return tabs_->currentWidget();
+}
+
+bool MainWindow::export_view(const QString& path) {
+  QWidget* w = current_view();
+  if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(w->size());
+    svg.setViewBox(QRect(QPoint(0, 0), w->size()));
+    svg.setTitle(windowTitle());
+    QPainter p(&svg);
+    w->render(&p);
+    return p.end();
+  }
+  if (!w->grab().save(path)) {
+    on_failed(tr("cannot write %1").arg(path), {});
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::export_trace(const QString& path) {
+  if (!outcome_) return false;
+  try {
+    write_chrome_trace_file(*outcome_->timeline, path.toStdString());
+    status_->setText(tr("trace written to %1 (open it in ui.perfetto.dev)").arg(path));
+    return true;
+  } catch (const InputError& e) {
+    on_failed(QString::fromUtf8(e.what()), {});
+    return false;
+  }
+}
+
+void MainWindow::remember(const QString& path) {
+  QSettings s(QStringLiteral("trainsim"), QStringLiteral("trainsim-gui"));
+  QStringList recent = s.value(QStringLiteral("recent")).toStringList();
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(abs);
+  recent.prepend(abs);
+  while (recent.size() > 8) recent.removeLast();
+  s.setValue(QStringLiteral("recent"), recent);
+  refresh_recent();
+}
+
+void MainWindow::refresh_recent() {
+  recent_->clear();
+  QSettings s(QStringLiteral("trainsim"), QStringLiteral("trainsim-gui"));
+  const QStringList recent = s.value(QStringLiteral("recent")).toStringList();
+  for (const QString& p : recent) recent_->addAction(p, this, [this, p] { open_scenario(p); });
+  recent_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile() &&
+        (u.path().endsWith(QLatin1String(".yaml")) || u.path().endsWith(QLatin1String(".yml")))) {
+      e->acceptProposedAction();
+      return;
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile()) {
+      open_scenario(u.toLocalFile());
+      return;
+    }
+}
+
+}  // namespace trainsim::gui

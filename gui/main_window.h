@@ -1,0 +1,89 @@
+#pragma once
+// trainsim-gui's window: the Timeline tab (Gantt over memory), the Compare tab, the knobs and
+// bundled-scenario browser on the left, the report and ranks panels on the right; File ▸ Open,
+// recent files, drag-and-drop, exports (Chrome trace with the CLI's writer, PNG, SVG). Every
+// number it shows comes from the sim library through SimWorker.
+#include <memory>  // std::shared_ptr
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include <QMainWindow>
+
+#include "sim_worker.h"
+
+class QLabel;
+class QListWidget;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QTabWidget;
+class QTreeView;
+
+namespace trainsim::gui {
+
+class CompareView;
+class GanttView;
+class KnobPanel;
+class MemoryView;
+class TimelineModel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  /// Loads a scenario and simulates it. Returns false (and shows why) when it cannot be read.
+  bool open_scenario(const QString& path);
+  /// Checks these schedules for comparison and shows the Compare tab.
+  void compare(const std::vector<std::string>& schedules);
+  /// Waits for the simulation in flight (headless use).
+  void wait_for_simulation();
+  /// Saves the current tab as PNG or SVG by the file's extension.
+  bool export_view(const QString& path);
+  bool export_trace(const QString& path);
+  /// The last error message ("" after a successful run).
+  QString last_error() const { return last_error_; }
+  std::shared_ptr<const SimOutcome> outcome() const { return outcome_; }
+
+  GanttView* gantt() const { return gantt_; }
+  MemoryView* memory() const { return memory_; }
+  CompareView* compare_view() const { return compare_; }
+  KnobPanel* knobs() const { return knobs_; }
+  SimWorker* worker() const { return worker_; }
+  QTabWidget* tabs() const { return tabs_; }
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent*) override;
+  void dropEvent(QDropEvent*) override;
+
+ private:
+  void build_menus();
+  void simulate();
+  void on_finished(std::shared_ptr<const SimOutcome> o);
+  void on_failed(const QString& message, const QString& key);
+  void remember(const QString& path);
+  void refresh_recent();
+  QWidget* current_view() const;
+
+  SimWorker* worker_ = nullptr;
+  GanttView* gantt_ = nullptr;
+  MemoryView* memory_ = nullptr;
+  CompareView* compare_ = nullptr;
+  KnobPanel* knobs_ = nullptr;
+  TimelineModel* model_ = nullptr;
+  QTreeView* ranks_ = nullptr;
+  QPlainTextEdit* report_ = nullptr;
+  QListWidget* browser_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QMenu* recent_ = nullptr;
+  QLabel* status_ = nullptr;
+  QProgressBar* busy_ = nullptr;
+  QString path_;
+  QString last_error_;
+  std::shared_ptr<const SimOutcome> outcome_;
+};
+
+/// Where the bundled scenarios are: $TRAINSIM_SCENARIOS, else the source tree's scenarios/.
+QString bundled_scenarios_dir();
+
+}  // namespace trainsim::gui

@@ -1,0 +1,139 @@
+#include "memory_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QPainter>
+#include <QPainterPath>
+
+namespace trainsim::gui {
+
+std::vector<MemorySeries> memory_series(const Timeline& tl, const MemoryReport& mem) {
+  std::vector<MemorySeries> out;
+  const auto events = activation_events(tl);
+  for (const StageMemory& sm : mem.stages) {
+    MemorySeries s;
+    s.stage = sm.stage;
+    const double fixed = sm.weights + sm.gradients + sm.optimizer + sm.buffers;
+    double held = fixed;
+    s.points.emplace_back(0, held);
+    for (const ActivationEvent& e : events[static_cast<std::size_t>(sm.stage)]) {
+      held += e.bytes + e.gathered;
+      if (!s.points.empty() && s.points.back().first == e.time)
+        s.points.back().second = held;  // one value per instant
+      else
+        s.points.emplace_back(e.time, held);
+      s.peak = std::max(s.peak, held);
+    }
+    s.peak = std::max(s.peak, fixed);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
+  setMinimumHeight(90);
+}
+
+void MemoryView::set_data(std::shared_ptr<const Timeline> tl) {
+  tl_ = std::move(tl);
+  series_.clear();
+  report_ = {};
+  if (tl_ && tl_->scenario.model) {
+    report_ = make_memory_report(*tl_);
+    series_ = memory_series(*tl_, report_);
+  }
+  update();
+}
+
+void MemoryView::set_mapper(const TimeMapper& m) {
+  mapper_ = m;
+  update();
+}
+
+namespace {
+QColor stage_color(int stage) {
+  return QColor::fromHsv((stage * 67) % 360, 190, 200);
+}
+}  // namespace
+
+void MemoryView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), Qt::white);
+  const QRect plot(label_width_, 6, std::max(1, width() - label_width_),
+                   std::max(1, height() - 12));
+  if (series_.empty()) {
+    p.setPen(Qt::gray);
+    p.drawText(plot, Qt::AlignCenter, tr("memory over time needs a model (costs-only scenario)"));
+    return;
+  }
+  double top = report_.device_memory;
+  for (const auto& s : series_) top = std::max(top, s.peak);
+  top *= 1.08;
+  const auto y_of = [&](double bytes) { return plot.bottom() - bytes / top * plot.height(); };
+  p.setPen(QColor(0x40, 0x40, 0x40));
+  p.drawText(QRect(4, plot.top(), label_width_ - 8, 16), Qt::AlignLeft, tr("memory per GPU"));
+  p.drawText(QRect(4, plot.top() + 16, label_width_ - 8, 16), Qt::AlignLeft,
+             QStringLiteral("0 – %1 GB").arg(top / 1e9, 0, 'f', 0));
+  p.setClipRect(plot);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  if (report_.device_memory > 0) {
+    p.setPen(QPen(QColor(0xd0, 0x20, 0x20), 1.5, Qt::DashLine));
+    p.drawLine(QPointF(plot.left(), y_of(report_.device_memory)),
+               QPointF(plot.right(), y_of(report_.device_memory)));
+  }
+  const double end_x = std::min<double>(
+      plot.right() + 1, plot.left() + mapper_.x_of(static_cast<double>(tl_->makespan)));
+  for (const auto& s : series_) {
+    // A step line; changes within one pixel column collapse to a vertical segment there.
+    QPainterPath path;
+    double prev_y = y_of(s.points.front().second);
+    path.moveTo(plot.left() + mapper_.x_of(0), prev_y);
+    double column = -1e300;
+    for (std::size_t i = 1; i < s.points.size(); ++i) {
+      const double x = plot.left() + mapper_.x_of(static_cast<double>(s.points[i].first));
+      const double y = y_of(s.points[i].second);
+      if (x < plot.left() - 1 || std::floor(x) == column) {
+        if (x >= plot.left() - 1)
+          path.lineTo(column, y);
+        else
+          path.moveTo(plot.left() - 1, y);
+        prev_y = y;
+        continue;
+      }
+      if (x > plot.right() + 1) break;
+      column = std::floor(x);
+      path.lineTo(column, prev_y);
+      path.lineTo(column, y);
+      prev_y = y;
+    }
+    path.lineTo(end_x, prev_y);
+    p.setPen(QPen(stage_color(s.stage), 1.5));
+    p.drawPath(path);
+  }
+  // Out of memory: a red marker where the stage first exceeds the device.
+  p.setPen(Qt::NoPen);
+  p.setBrush(QColor(0xd0, 0x20, 0x20));
+  for (const OutOfMemory& o : report_.out_of_memory) {
+    const double x = plot.left() + mapper_.x_of(o.time_s * 1e9);
+    const double y = y_of(report_.device_memory);
+    p.drawEllipse(QPointF(x, y), 5, 5);
+    p.setPen(QColor(0xd0, 0x20, 0x20));
+    p.drawText(QPointF(x + 8, y - 4),
+               tr("OOM: stage %1 (+%2 GB)").arg(o.stage).arg(o.excess / 1e9, 0, 'f', 1));
+    p.setPen(Qt::NoPen);
+  }
+  // Legend.
+  p.setClipping(false);
+  int lx = 4, ly = plot.top() + 36;
+  for (const auto& s : series_) {
+    if (ly + 12 > height()) break;
+    p.fillRect(QRect(lx, ly + 4, 10, 3), stage_color(s.stage));
+    p.setPen(QColor(0x40, 0x40, 0x40));
+    p.drawText(QPoint(lx + 14, ly + 10),
+               tr("pp %1: peak %2 GB").arg(s.stage).arg(s.peak / 1e9, 0, 'f', 1));
+    ly += 13;
+  }
+}
+
+}  // namespace trainsim::gui

@@ -1,0 +1,107 @@
+#include "sim_worker.h"
+
+#include <chrono>
+
+#include <QCoreApplication>
+
+#include "core/error.h"
+#include "report/memory_report.h"
+#include "run/simulate.h"
+#include "scenario/scenario_loader.h"
+
+namespace trainsim::gui {
+namespace {
+
+double peak_of(const Timeline& tl) {
+  if (!tl.scenario.model) return 0;
+  double peak = 0;
+  for (const StageMemory& s : make_memory_report(tl).stages) peak = std::max(peak, s.peak);
+  return peak;
+}
+
+}  // namespace
+
+SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Scenario sc = load_scenario(r.scenario, r.overrides);
+  SimulateOptions opt;
+  opt.fold = r.fold;
+  opt.cancel = cancel;
+  SimOutcome out;
+  auto tl = std::make_shared<const Timeline>(simulate(sc, opt));
+  out.report = make_report(*tl);
+  out.report.scenario = r.scenario;
+  out.peak_memory = peak_of(*tl);
+  out.gantt = std::make_shared<const GanttData>(make_gantt_data(tl));
+  out.timeline = std::move(tl);
+  for (const std::string& name : r.compare) {
+    SimOutcome::Compared c;
+    c.schedule = name;
+    try {
+      SimulateOptions o = opt;
+      o.schedule = name;
+      auto ctl = std::make_shared<const Timeline>(simulate(sc, o));
+      c.report = make_report(*ctl);
+      c.peak_memory = peak_of(*ctl);
+      c.gantt = std::make_shared<const GanttData>(make_gantt_data(std::move(ctl)));
+    } catch (const InputError& e) {
+      c.error = e.what();
+    }
+    out.compared.push_back(std::move(c));
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+SimWorker::SimWorker(QObject* parent) : QObject(parent) {
+  pool_.setMaxThreadCount(2);  // a new run starts while the cancelled one winds down
+}
+
+SimWorker::~SimWorker() {
+  if (cancel_) *cancel_ = true;
+  pool_.waitForDone();
+}
+
+void SimWorker::request(SimRequest r) {
+  if (cancel_) *cancel_ = true;
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  const std::uint64_t gen = ++generation_;
+  ++in_flight_;
+  emit started();
+  pool_.start([this, r = std::move(r), cancel = cancel_, gen] {
+    std::shared_ptr<const SimOutcome> outcome;
+    QString message, key;
+    bool cancelled = false;
+    try {
+      outcome = std::make_shared<const SimOutcome>(run_request(r, cancel.get()));
+    } catch (const Cancelled&) {
+      cancelled = true;
+    } catch (const ScenarioError& e) {
+      message = QString::fromStdString(e.what());
+      key = QString::fromStdString(e.key());
+    } catch (const ScheduleError& e) {
+      message = QString::fromStdString(e.what());
+      key = QStringLiteral("schedule");
+    } catch (const std::exception& e) {  // InputError, or our own bug: shown, never a crash
+      message = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, gen, outcome, message, key, cancelled] {
+          --in_flight_;
+          if (gen != generation_ || cancelled) return;  // superseded
+          if (outcome)
+            emit finished(outcome);
+          else
+            emit failed(message, key);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void SimWorker::wait() {
+  pool_.waitForDone();
+  QCoreApplication::processEvents();  // deliver the queued results
+}
+
+}  // namespace trainsim::gui

@@ -1,0 +1,71 @@
+#pragma once
+// Runs the sim library off the GUI thread. Each request (scenario path, `--set` overrides,
+// schedules to compare) supersedes the one before: the older run's cancel flag is raised, so
+// the engine stops within a few thousand events, and a result that arrives for an older request
+// is dropped. Results and errors come back as signals on the GUI thread.
+#include <atomic>  // std::atomic
+#include <memory>  // std::shared_ptr
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include <QObject>
+#include <QThreadPool>
+
+#include "gantt_data.h"
+#include "report/step_report.h"
+#include "run/timeline.h"
+
+namespace trainsim::gui {
+
+struct SimRequest {
+  std::string scenario;                ///< path of the YAML file
+  std::vector<std::string> overrides;  ///< "dotted.key=value", as `trainsim --set`
+  std::vector<std::string> compare;    ///< schedule names to simulate side by side
+  bool fold = true;
+};
+
+struct SimOutcome {
+  std::shared_ptr<const Timeline> timeline;
+  std::shared_ptr<const GanttData> gantt;
+  StepReport report;
+  double peak_memory = 0;  ///< bytes, the largest stage peak (0 without a model)
+  struct Compared {
+    std::string schedule;
+    std::shared_ptr<const GanttData> gantt;  ///< null when it failed
+    StepReport report;
+    double peak_memory = 0;
+    std::string error;  ///< why this schedule cannot run here
+  };
+  std::vector<Compared> compared;
+  double seconds = 0;  ///< wall time of the whole request
+};
+
+/// Simulates `r` on the calling thread. Throws what the sim library throws (InputError,
+/// Cancelled) for the main schedule; a compared schedule's InputError is kept in its entry.
+SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel = nullptr);
+
+class SimWorker : public QObject {
+  Q_OBJECT
+ public:
+  explicit SimWorker(QObject* parent = nullptr);
+  ~SimWorker() override;
+  /// Starts `r`, cancelling whatever ran before.
+  void request(SimRequest r);
+  /// Blocks until no run is in flight (headless screenshots, tests).
+  void wait();
+  bool busy() const { return in_flight_ > 0; }
+
+ signals:
+  void started();
+  void finished(std::shared_ptr<const SimOutcome> outcome);
+  /// `key` is the scenario field at fault ("parallelism.pp"), empty when none is known.
+  void failed(QString message, QString key);
+
+ private:
+  QThreadPool pool_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  std::uint64_t generation_ = 0;
+  int in_flight_ = 0;
+};
+
+}  // namespace trainsim::gui

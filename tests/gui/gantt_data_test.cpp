@@ -1,0 +1,73 @@
+#include "gantt_data.h"
+
+#include <QTest>
+
+#include "gui_test.h"
+#include "lower/task_types.h"
+
+using namespace trainsim;
+using namespace trainsim::gui;
+
+class GanttDataTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void lanes_hold_every_task_once() {
+    // 1F1B, p = 4, m = 8: each compute lane holds m forwards and m backwards.
+    auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(4, 8, 1, 2, 0.5));
+    const GanttData d = make_gantt_data(tl);
+    std::size_t boxes = 0, compute = 0;
+    for (const Lane& l : d.lanes) {
+      boxes += l.boxes.size();
+      for (std::size_t i = 1; i < l.boxes.size(); ++i)  // sorted, never overlapping
+        QVERIFY(l.boxes[i - 1].end <= l.boxes[i].start);
+      if (!l.compute) continue;
+      ++compute;
+      int f = 0, b = 0;
+      for (const Box& x : l.boxes) {
+        f += x.kind == BoxKind::Forward;
+        b += x.kind == BoxKind::Backward;
+      }
+      QCOMPARE(f, 8);
+      QCOMPARE(b, 8);
+    }
+    QCOMPARE(compute, std::size_t{4});
+    QCOMPARE(boxes, tl->graph->size());
+    // Stages in order, each rank's compute lane first.
+    QCOMPARE(d.lanes.front().stage, 0);
+    QVERIFY(d.lanes.front().compute);
+    QCOMPARE(d.lanes.back().stage, 3);
+    QCOMPARE(visible_lanes(d, false, false).size(), std::size_t{4});
+    QCOMPARE(visible_lanes(d, true, true).size(), d.lanes.size());
+    // Each micro-batch crosses 3 boundaries forward and 3 back: 6 · 8 flows.
+    QCOMPARE(d.flows.size(), std::size_t{48});
+  }
+  void box_at_finds_work_and_bubbles() {
+    // Stage 0 runs F0 in [0, 1) ms; after F3 (3–4 ms) it waits for B0, which needs the
+    // micro-batch to go down and back: F on stages 1–3 and B on 3–1 with 6 transfers of
+    // 0.5 ms: B0 starts at 1 + 3·1 + 3·2 + 6·0.5 = 13 ms. At 8 ms stage 0 is idle.
+    auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(4, 8, 1, 2, 0.5));
+    const GanttData d = make_gantt_data(tl);
+    const Lane& lane = d.lanes.front();
+    const Box* f0 = box_at(lane, 0.5e6);
+    QVERIFY(f0);
+    QCOMPARE(f0->kind, BoxKind::Forward);
+    QCOMPARE(tl->graph->tasks[f0->task].microbatch, 0);
+    QVERIFY(!box_at(lane, 8e6));
+    const Box* b0 = box_at(lane, 13.5e6);
+    QVERIFY(b0);
+    QCOMPARE(b0->kind, BoxKind::Backward);
+    QCOMPARE(b0->start, TimeNs{13'000'000});
+  }
+  void kinds_cover_every_task_type() {
+    Work w;
+    w.type = static_cast<std::uint8_t>(TaskType::ParamGather);
+    QCOMPARE(box_kind(w), BoxKind::DataParallel);
+    w.type = static_cast<std::uint8_t>(TaskType::RecvGradient);
+    QCOMPARE(box_kind(w), BoxKind::P2p);
+    w.type = static_cast<std::uint8_t>(TaskType::TpCollective);
+    QCOMPARE(box_kind(w), BoxKind::TensorParallel);
+  }
+};
+TRAINSIM_GUI_TEST(GanttDataTest);
+
+#include "gantt_data_test.moc"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# trainsim-gui's headless mode: --screenshot writes a PNG (and SVG) of the window, bad input
+# exits 2 with the library's message. Usage: gui_cli_test.sh TRAINSIM_GUI SOURCE_DIR
+gui=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+. "$src/tests/expect.sh"
+export QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR="$tmp"
+expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/a.png" "$src/scenarios/default.yaml"
+head -c 8 "$tmp/a.png" | od -An -c | grep -q "P   N   G" || { echo "FAIL: a.png is not a PNG"; fail=1; }
+expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/b.svg" --compare 1f1b,zb-h1 "$src/scenarios/default.yaml"
+grep -q "<svg" "$tmp/b.svg" || { echo "FAIL: b.svg is not SVG"; fail=1; }
+expect 2 "no-such.yaml" -- "$gui" --screenshot "$tmp/c.png" "$tmp/no-such.yaml"
+expect 2 "nope" -- "$gui" --screenshot "$tmp/c.png" "$src/scenarios/paper-1f1b.yaml" --compare nope
+expect 2 "needs a scenario" -- "$gui" --screenshot "$tmp/c.png"
+expect 2 "size" -- "$gui" --screenshot "$tmp/c.png" --size 10x10 "$src/scenarios/default.yaml"
+exit $fail

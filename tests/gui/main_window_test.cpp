@@ -1,0 +1,106 @@
+#include "main_window.h"
+
+#include <QLabel>
+#include <QSet>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTest>
+
+#include "compare_view.h"
+#include "gantt_painter.h"
+#include "gantt_view.h"
+#include "gui_test.h"
+#include "knob_panel.h"
+#include "memory_view.h"
+
+using namespace trainsim;
+using namespace trainsim::gui;
+
+namespace {
+const QString kDefault = QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml");
+
+QSet<QRgb> colours(const QImage& img) {
+  QSet<QRgb> out;
+  for (int y = 0; y < img.height(); y += 2)
+    for (int x = 0; x < img.width(); x += 2) out.insert(img.pixel(x, y));
+  return out;
+}
+}  // namespace
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void screenshot_is_not_blank() {
+    MainWindow w;
+    w.resize(1400, 850);
+    w.show();
+    QVERIFY(w.open_scenario(kDefault));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QVERIFY(w.outcome());
+    const QImage img = w.grab().toImage();
+    const QSet<QRgb> c = colours(img);
+    QVERIFY(c.size() >= 8);  // boxes, bubble, text, memory lines
+    QVERIFY(c.contains(box_color(BoxKind::Forward).rgb()));
+    QVERIFY(c.contains(box_color(BoxKind::Backward).rgb()));
+    // Where the Timeline has stage 0's first forward (it starts at 0), the Gantt shows F.
+    GanttView* g = w.gantt();
+    const TaskId first = g->data()->lanes.front().boxes.front().task;
+    const double mid = 0.5 * static_cast<double>(w.outcome()->timeline->start[first] +
+                                                 w.outcome()->timeline->end[first]);
+    const QPoint p(g->plot_rect().left() + static_cast<int>(g->mapper().x_of(mid)),
+                   g->plot_rect().top() + 2);
+    QCOMPARE(QColor(g->grab().toImage().pixel(p)), box_color(BoxKind::Forward));
+  }
+  void a_bad_knob_shows_the_library_message_next_to_it() {
+    // 8 GPUs: dp 2 × tp 3 × pp 4 = 24 is refused (key "parallelism"); the message goes under
+    // the knob just edited.
+    MainWindow w;
+    QVERIFY(w.open_scenario(kDefault));
+    w.wait_for_simulation();
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.tp"))->setValue(3);
+    w.wait_for_simulation();
+    QVERIFY(!w.last_error().isEmpty());
+    QLabel* err = w.knobs()->error_label("parallelism.tp");
+    QVERIFY(!err->isHidden());
+    QVERIFY(err->text().contains("dp × tp × pp = 2 × 3 × 4 = 24"));
+    // tp 2 with pp 2 fits again (2 × 2 × 2 = 8): the error goes away.
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.pp"))->setValue(2);
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.tp"))->setValue(2);
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QVERIFY(err->isHidden());
+    QCOMPARE(w.outcome()->report.tp, 2);
+    QCOMPARE(w.outcome()->report.pp, 2);
+  }
+  void out_of_memory_is_marked() {
+    // dp 8 × pp 1: every GPU holds all of Llama-3.1-8B's 8.03 B parameters with Adam,
+    // 16 bytes each = 128 GB, over the H100's 80 GiB (85.9 GB).
+    MainWindow w;
+    QVERIFY(w.open_scenario(kDefault));
+    w.wait_for_simulation();
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.dp"))->setValue(8);
+    w.wait_for_simulation();  // 64 GPUs asked of 8: refused until pp follows
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.pp"))->setValue(1);
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QVERIFY(!w.memory()->report().out_of_memory.empty());
+    QVERIFY(w.memory()->series().front().peak > w.memory()->report().device_memory);
+  }
+  void compare_stacks_one_gantt_per_schedule() {
+    MainWindow w;
+    w.resize(1400, 850);
+    w.show();
+    QVERIFY(w.open_scenario(kDefault));
+    w.compare({"1f1b", "zb-h1", "interleaved-1f1b"});
+    w.wait_for_simulation();
+    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.compare_view()));
+    // interleaved needs vpp ≥ 2: two Gantts and one message.
+    QCOMPARE(w.compare_view()->gantts().size(), std::size_t{2});
+    QCOMPARE(w.outcome()->compared.size(), std::size_t{3});
+    QVERIFY(colours(w.grab().toImage()).size() >= 8);
+  }
+};
+TRAINSIM_GUI_TEST(MainWindowTest);
+
+#include "main_window_test.moc"
