@@ -32,9 +32,6 @@ QChartView* bar_chart(const QString& title, const QStringList& categories,
     }
     series->append(set);
   }
-  series->setLabelsVisible(true);
-  series->setLabelsFormat(QStringLiteral("@value"));
-  series->setLabelsPrecision(3);
   auto* chart = new QChart;
   chart->addSeries(series);
   chart->setTitle(title);
@@ -50,11 +47,12 @@ QChartView* bar_chart(const QString& title, const QStringList& categories,
   y->setLabelFormat(QStringLiteral("%.3g"));
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
-  chart->legend()->setVisible(sets.size() > 1);
+  chart->legend()->setVisible(categories.size() > 1);  // the widest chart names the colours
   chart->legend()->setAlignment(Qt::AlignBottom);
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
   view->setMinimumHeight(220);
+  view->setMinimumWidth(220);
   return view;
 }
 
@@ -140,15 +138,24 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
     stack_->insertWidget(stack_->count() - 1, row);  // above the closing stretch
     rows_.push_back(row);
   }
-  charts_->addWidget(bar_chart(tr("step time"), names, {{tr("step"), step}}, tr("s")), 1);
-  charts_->addWidget(bar_chart(tr("pipeline bubble"), names,
-                               {{tr("of step (ZB paper)"), bubble_step},
-                                {tr("over ideal (Megatron, Playbook)"), bubble_ideal}},
-                               tr("%")),
-                     1);
+  // One bar set per schedule (the legend names them), one category per measure.
+  const auto per_schedule = [&](const std::vector<std::vector<double>>& measures) {
+    std::vector<std::pair<QString, std::vector<double>>> sets;
+    for (int i = 0; i < names.size(); ++i) {
+      std::vector<double> v;
+      for (const auto& m : measures) v.push_back(m[static_cast<std::size_t>(i)]);
+      sets.emplace_back(names[i], std::move(v));
+    }
+    return sets;
+  };
+  charts_->addWidget(bar_chart(tr("step time"), {tr("step")}, per_schedule({step}), tr("s")), 1);
+  charts_->addWidget(
+      bar_chart(tr("pipeline bubble"), {tr("of step (ZB paper)"), tr("over ideal (Megatron)")},
+                per_schedule({bubble_step, bubble_ideal}), tr("%")),
+      2);
   if (std::any_of(peak.begin(), peak.end(), [](double p) { return p > 0; }))
-    charts_->addWidget(bar_chart(tr("peak memory per GPU"), names, {{tr("peak"), peak}}, tr("GB")),
-                       1);
+    charts_->addWidget(
+        bar_chart(tr("peak memory per GPU"), {tr("peak")}, per_schedule({peak}), tr("GB")), 1);
 }
 
 }  // namespace trainsim::gui

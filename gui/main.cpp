@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
       return app.exec();
     }
     win.show();
+    QApplication::processEvents();  // the first layout pass
     win.wait_for_simulation();
     if (!win.last_error().isEmpty()) throw trainsim::InputError(win.last_error().toStdString());
     QApplication::processEvents();  // lay out what the result added

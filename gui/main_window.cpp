@@ -99,7 +99,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   report_->setLineWrapMode(QPlainTextEdit::NoWrap);
   report_->setMinimumWidth(
-      QFontMetrics(report_->font()).horizontalAdvance(QString(64, QLatin1Char('0'))));
+      QFontMetrics(report_->font()).horizontalAdvance(QString(36, QLatin1Char('0'))));
   auto* report_dock = new QDockWidget(tr("Report"), this);
   report_dock->setObjectName(QStringLiteral("report"));
   report_dock->setWidget(report_);
