@@ -25,9 +25,11 @@
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTreeView>
+#include <QVBoxLayout>
 
 #include "compare_view.h"
 #include "core/error.h"
+#include "gantt_painter.h"
 #include "gantt_view.h"
 #include "knob_panel.h"
 #include "memory_view.h"
@@ -59,7 +61,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   gantt_ = new GanttView;
   memory_ = new MemoryView;
   memory_->set_label_width(gantt_->style().label_width);
-  split->addWidget(gantt_);
+  // The colour legend above the Gantt (box kinds as gantt_painter colours them).
+  QString legend;
+  for (int k = 0; k < static_cast<int>(BoxKind::Count); ++k)
+    legend += QStringLiteral("<span style='color:%1'>&#9632;</span> %2&nbsp;&nbsp; ")
+                  .arg(box_color(static_cast<BoxKind>(k)).name(),
+                       QString::fromUtf8(box_kind_name(static_cast<BoxKind>(k))).toHtmlEscaped());
+  legend +=
+      tr("<span style='color:#bbbbbb'>&#9632;</span> idle (bubble) &nbsp; · B hatched "
+         "when it includes recomputation");
+  auto* top = new QWidget;
+  auto* top_layout = new QVBoxLayout(top);
+  top_layout->setContentsMargins(0, 0, 0, 0);
+  top_layout->setSpacing(2);
+  auto* legend_label = new QLabel(legend);
+  legend_label->setContentsMargins(6, 2, 6, 0);
+  legend_label->setWordWrap(true);
+  top_layout->addWidget(legend_label);
+  top_layout->addWidget(gantt_, 1);
+  split->addWidget(top);
   split->addWidget(memory_);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
