@@ -75,44 +75,38 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   outer->addWidget(cmp, 1);
 }
 
-void KnobPanel::add_spin(const std::string& key, const QString& label, int lo, int hi) {
-  auto* spin = new QSpinBox;
-  spin->setRange(lo, hi);
-  spin->setKeyboardTracking(false);  // simulate on Enter or arrows, not on every digit
-  spin->setObjectName(QString::fromStdString(key));
-  connect(spin, &QSpinBox::valueChanged, this, [this, key] {
-    if (loading_) return;
-    if (key == kMicrobatches) microbatches_touched_ = true;
-    last_edited_ = key;
-    emit edited();
-  });
+void KnobPanel::add_row(const std::string& key, const QString& label, QWidget* field) {
+  field->setObjectName(QString::fromStdString(key));
   auto* err = new QLabel;
   err->setWordWrap(true);
   err->setStyleSheet(QStringLiteral("color: #c62828; font-size: small"));
   err->hide();
   auto* form = static_cast<QFormLayout*>(findChild<QGroupBox*>()->layout());
-  form->addRow(label, spin);
+  form->addRow(label, field);
   form->addRow(err);
-  knobs_[key] = {spin, err, {}};
+  knobs_[key] = {field, err, {}};
+}
+
+void KnobPanel::knob_edited(const std::string& key) {
+  if (loading_) return;
+  if (key == kMicrobatches) microbatches_touched_ = true;
+  last_edited_ = key;
+  emit edited();
+}
+
+void KnobPanel::add_spin(const std::string& key, const QString& label, int lo, int hi) {
+  auto* spin = new QSpinBox;
+  spin->setRange(lo, hi);
+  spin->setKeyboardTracking(false);  // simulate on Enter or arrows, not on every digit
+  connect(spin, &QSpinBox::valueChanged, this, [this, key] { knob_edited(key); });
+  add_row(key, label, spin);
 }
 
 void KnobPanel::add_combo(const std::string& key, const QString& label, const QStringList& items) {
   auto* combo = new QComboBox;
   combo->addItems(items);
-  combo->setObjectName(QString::fromStdString(key));
-  connect(combo, &QComboBox::currentTextChanged, this, [this, key] {
-    if (loading_) return;
-    last_edited_ = key;
-    emit edited();
-  });
-  auto* err = new QLabel;
-  err->setWordWrap(true);
-  err->setStyleSheet(QStringLiteral("color: #c62828; font-size: small"));
-  err->hide();
-  auto* form = static_cast<QFormLayout*>(findChild<QGroupBox*>()->layout());
-  form->addRow(label, combo);
-  form->addRow(err);
-  knobs_[key] = {combo, err, {}};
+  connect(combo, &QComboBox::currentTextChanged, this, [this, key] { knob_edited(key); });
+  add_row(key, label, combo);
 }
 
 void KnobPanel::set_value(const std::string& key, const QString& v) {

@@ -45,6 +45,8 @@ class KnobPanel : public QWidget {
   void compare_edited();  ///< the set of compared schedules changed
 
  private:
+  void add_row(const std::string& key, const QString& label, QWidget* field);
+  void knob_edited(const std::string& key);
   void add_spin(const std::string& key, const QString& label, int lo, int hi);
   void add_combo(const std::string& key, const QString& label, const QStringList& items);
   void set_value(const std::string& key, const QString& v);
