@@ -87,6 +87,17 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
     colors[k] = box_color(static_cast<BoxKind>(k));
     dim[k] = colors[k].lighter(165);
   }
+  // Runs of merged one-pixel columns, batched per colour (index 2·kind + faded).
+  struct Run {
+    int colour = -1, y = 0, h = 0;
+    double x0 = 0, x1 = 0;
+  } run;
+  std::vector<QRectF> batches[2 * static_cast<int>(BoxKind::Count)];
+  const auto flush_run = [&] {
+    if (run.colour >= 0)
+      batches[run.colour].emplace_back(left + run.x0, run.y, run.x1 - run.x0, run.h);
+    run.colour = -1;
+  };
   const QFontMetrics fm(p.font());
   const int digit = fm.horizontalAdvance(QLatin1Char('0'));
   const double step_x0 = left + m.x_of(0),
@@ -131,9 +142,16 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
         ++stats.boxes;
         ++it;
       } else {
-        // Sub-pixel: one column for everything in this pixel, then jump past it.
+        // Sub-pixel: one column for everything in this pixel, then jump past it. Adjacent
+        // columns of one colour extend a run; runs are drawn in one call per colour below.
         const double px = std::floor(x0 - left);
-        p.fillRect(QRectF(left + px, y, 1, h), c);
+        const int colour = k * 2 + (faded ? 1 : 0);
+        if (run.colour == colour && run.y == y && run.x1 == px) {
+          run.x1 = px + 1;
+        } else {
+          flush_run();
+          run = {colour, y, h, px, px + 1};
+        }
         ++stats.columns;
         const double next_t = m.t_of(px + 1);
         it = std::lower_bound(it + 1, boxes.end(), next_t, [](const Box& b, double t) {
@@ -142,6 +160,14 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
       }
     }
   }
+  flush_run();
+  p.setPen(Qt::NoPen);
+  for (int b = 0; b < 2 * static_cast<int>(BoxKind::Count); ++b) {
+    if (batches[b].empty()) continue;
+    p.setBrush(b % 2 ? dim[b / 2] : colors[b / 2]);
+    p.drawRects(batches[b].data(), static_cast<int>(batches[b].size()));
+  }
+  p.setBrush(Qt::NoBrush);
   if (selected_mb >= 0) {  // the micro-batch's path: producer -> consumer across ranks
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setPen(QPen(QColor(0x20, 0x20, 0x20), 1.5));
