@@ -10,22 +10,14 @@ namespace trainsim::gui {
 
 std::vector<MemorySeries> memory_series(const Timeline& tl, const MemoryReport& mem) {
   std::vector<MemorySeries> out;
-  const auto events = activation_events(tl);
-  for (const StageMemory& sm : mem.stages) {
+  const auto samples = memory_over_time(tl, mem);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
     MemorySeries s;
-    s.stage = sm.stage;
-    const double fixed = sm.weights + sm.gradients + sm.optimizer + sm.buffers;
-    double held = fixed;
-    s.points.emplace_back(0, held);
-    for (const ActivationEvent& e : events[static_cast<std::size_t>(sm.stage)]) {
-      held += e.bytes + e.gathered;
-      if (!s.points.empty() && s.points.back().first == e.time)
-        s.points.back().second = held;  // one value per instant
-      else
-        s.points.emplace_back(e.time, held);
-      s.peak = std::max(s.peak, held);
+    s.stage = mem.stages[i].stage;
+    for (const MemorySample& m : samples[i]) {
+      s.points.emplace_back(m.time, m.total());
+      s.peak = std::max(s.peak, m.total());
     }
-    s.peak = std::max(s.peak, fixed);
     out.push_back(std::move(s));
   }
   return out;

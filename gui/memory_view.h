@@ -14,7 +14,8 @@
 
 namespace trainsim::gui {
 
-/// One stage's bytes over time: (time, bytes held from then on), starting at 0.
+/// One stage's bytes over time (the library's memory_over_time, summed): (time, bytes held
+/// from then on), starting at 0.
 struct MemorySeries {
   int stage = 0;
   std::vector<std::pair<TimeNs, double>> points;

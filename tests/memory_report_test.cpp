@@ -73,3 +73,31 @@ TEST_CASE("memory report: JSON carries the per-stage fields the issue names", "[
   CHECK(j["stages"][0]["peak"].contains("time_s"));
   CHECK(j["out_of_memory"].is_array());
 }
+
+TEST_CASE("memory over time: starts at the static state and peaks at the report's peak",
+          "[memory]") {
+  // 1F1B, pp 4: each stage starts at its static bytes with nothing alive, reaches the report's
+  // peak (static + (4 − r) micro-batches of activations) at the report's moment, and ends the
+  // step at the makespan with every activation freed.
+  const Timeline tl = simulate(llama8b(), {"1f1b", true});
+  const MemoryReport m = make_memory_report(tl);
+  const auto samples = memory_over_time(tl, m);
+  REQUIRE(samples.size() == 4);
+  for (std::size_t st = 0; st < 4; ++st) {
+    INFO("stage " << st);
+    const StageMemory& sm = m.stages[st];
+    const auto& v = samples[st];
+    CHECK(v.front().time == 0);
+    CHECK(v.front().total() == Approx(sm.weights + sm.gradients + sm.optimizer + sm.buffers));
+    CHECK(v.back().time == tl.makespan);
+    CHECK(v.back().activations == Approx(0).margin(1));
+    double peak = 0;
+    TimeNs at = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i > 1 && i + 1 < v.size()) CHECK(v[i].time > v[i - 1].time);  // one per instant
+      if (v[i].total() > peak) peak = v[i].total(), at = v[i].time;
+    }
+    CHECK(peak == Approx(sm.peak));
+    CHECK(to_seconds(at) == Approx(sm.peak_time_s));
+  }
+}

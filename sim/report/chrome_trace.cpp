@@ -109,28 +109,14 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
   // Memory counter tracks, one per pipeline stage on its representative GPU (tp = dp = 0):
   // the static state and the activations alive, in GB, at every change.
   if (tl.scenario.model) {
-    const MemoryReport mem = make_memory_report(tl);
-    const auto events = activation_events(tl);
+    const auto samples = memory_over_time(tl, make_memory_report(tl));
     for (const SimRank& rk : ranks) {
       if (rk.coord.tp != 0 || rk.coord.dp != 0) continue;
-      const StageMemory& sm = mem.stages[static_cast<std::size_t>(rk.coord.pp)];
-      const double fixed = (sm.weights + sm.gradients + sm.optimizer + sm.buffers) / 1e9;
-      auto counter = [&](TimeNs t, double act, double gathered) {
+      for (const MemorySample& m : samples[static_cast<std::size_t>(rk.coord.pp)])
         emit(fmt::format(
             R"({{"ph":"C","name":"memory GB","pid":{},"tid":0,"ts":{},"args":{{"static":{:.6g},"activations":{:.6g},"gathered":{:.6g}}}}})",
-            rk.global, us(t + kTraceOriginNs), fixed, std::max(act, 0.0) / 1e9,
-            std::max(gathered, 0.0) / 1e9));
-      };
-      counter(0, 0, 0);
-      const auto& ev = events[static_cast<std::size_t>(rk.coord.pp)];
-      double held = 0, gathered = 0;
-      for (std::size_t i = 0; i < ev.size(); ++i) {
-        held += ev[i].bytes;
-        gathered += ev[i].gathered;
-        if (i + 1 == ev.size() || ev[i + 1].time != ev[i].time)  // one sample per instant
-          counter(ev[i].time, held, gathered);
-      }
-      counter(tl.makespan, held, gathered);
+            rk.global, us(m.time + kTraceOriginNs), m.fixed / 1e9,
+            std::max(m.activations, 0.0) / 1e9, std::max(m.gathered, 0.0) / 1e9));
     }
   }
   nlohmann::json other;

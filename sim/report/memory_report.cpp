@@ -126,6 +126,26 @@ MemoryReport make_memory_report(const Timeline& tl) {
   return m;
 }
 
+std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, const MemoryReport& m) {
+  const auto events = activation_events(tl);
+  std::vector<std::vector<MemorySample>> out;
+  for (const StageMemory& sm : m.stages) {
+    const double fixed = sm.weights + sm.gradients + sm.optimizer + sm.buffers;
+    std::vector<MemorySample> v{{0, fixed, 0, 0}};
+    const auto& ev = events[static_cast<std::size_t>(sm.stage)];
+    double held = 0, gathered = 0;
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+      held += ev[i].bytes;
+      gathered += ev[i].gathered;
+      if (i + 1 == ev.size() || ev[i + 1].time != ev[i].time)  // one sample per instant
+        v.push_back({ev[i].time, fixed, held, gathered});
+    }
+    v.push_back({tl.makespan, fixed, held, gathered});
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 std::string format_memory(const MemoryReport& m) {
   std::string o = fmt::format(
       "memory per GPU{}\n",

@@ -52,6 +52,19 @@ struct MemoryReport {
 };
 
 MemoryReport make_memory_report(const Timeline& tl);
+
+/// One GPU's bytes at an instant: the static state, activations and gathered parameters.
+struct MemorySample {
+  TimeNs time = 0;
+  double fixed = 0;  ///< weights + gradients + optimizer + buffers
+  double activations = 0;
+  double gathered = 0;
+  double total() const { return fixed + activations + gathered; }
+};
+/// Per pipeline rank (index = StageMemory::stage): a sample at 0, one after each instant at
+/// which activation_events change something, and one at the makespan. The trace's memory
+/// counters and the GUI's memory plot draw these.
+std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, const MemoryReport& m);
 std::string format_memory(const MemoryReport& m);
 nlohmann::json memory_to_json(const MemoryReport& m);
 
