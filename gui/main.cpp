@@ -35,9 +35,24 @@ std::vector<std::string> split(const QString& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Headless rendering must be chosen before the application object exists.
-  if (has_flag(argc, argv, "--screenshot") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-    qputenv("QT_QPA_PLATFORM", "offscreen");
+  // Headless rendering must be chosen before the application object exists: --screenshot,
+  // --help and --version draw no window. Anything else without a display would make Qt abort,
+  // so say what to do instead.
+  const bool no_window = has_flag(argc, argv, "--screenshot") || has_flag(argc, argv, "--help") ||
+                         has_flag(argc, argv, "-h") || has_flag(argc, argv, "--version") ||
+                         has_flag(argc, argv, "-v");
+  const bool display =
+      !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    if (no_window && (!display || has_flag(argc, argv, "--screenshot")))
+      qputenv("QT_QPA_PLATFORM", "offscreen");
+    else if (!display) {
+      std::cerr << "trainsim-gui: no display (DISPLAY and WAYLAND_DISPLAY are unset). On a "
+                   "server, render with --screenshot OUT.png, or set QT_QPA_PLATFORM (e.g. "
+                   "offscreen, vnc)\n";
+      return 2;
+    }
+  }
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("trainsim-gui"));
   QApplication::setApplicationVersion(QStringLiteral(TRAINSIM_VERSION));

@@ -15,4 +15,7 @@ expect 2 "no-such.yaml" -- "$gui" --screenshot "$tmp/c.png" "$tmp/no-such.yaml"
 expect 2 "nope" -- "$gui" --screenshot "$tmp/c.png" "$src/scenarios/paper-1f1b.yaml" --compare nope
 expect 2 "needs a scenario" -- "$gui" --screenshot "$tmp/c.png"
 expect 2 "size" -- "$gui" --screenshot "$tmp/c.png" --size 10x10 "$src/scenarios/default.yaml"
+# No display and no platform chosen: a plain message instead of Qt's abort; help still works.
+expect 2 "no display" -- env -u QT_QPA_PLATFORM -u DISPLAY -u WAYLAND_DISPLAY "$gui" "$src/scenarios/default.yaml"
+expect 0 "screenshot" -- env -u QT_QPA_PLATFORM -u DISPLAY -u WAYLAND_DISPLAY "$gui" --help
 exit $fail
