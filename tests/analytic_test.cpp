@@ -1,5 +1,8 @@
 #include "cost/analytic.h"
 
+#include <algorithm>
+#include <string>
+
 #include <catch2/catch.hpp>
 
 #include "cost/constants.h"
@@ -114,4 +117,60 @@ parallelism: {{dp: 2, pp: 4}}
   CHECK(sel.compute(Op::B, 1, 1).flops == b.flops);
   // The forward itself is unchanged.
   CHECK(full.compute(Op::F, 1, 1).duration == f.duration);
+}
+
+TEST_CASE("analytic: kernels() lists each kernel, and compute() is their sum", "[analytic]") {
+  // Llama-3.1-8B (32 layers), pp = 1: the one stage has embedding, 32 layers and the head.
+  const Scenario s = base();
+  const AnalyticCostModel m(s);
+  const auto f = m.kernels(Op::F, 0);
+  // Forward: embedding, then 11 layer kernels (4 GEMMs, attention, 2 norms, 2 residual adds,
+  // SwiGLU, rotary) each run 32 times, then the LM head GEMM and cross-entropy: 14 entries.
+  REQUIRE(f.size() == 14);
+  CHECK(std::string(f.front().what) == "embedding");
+  CHECK(std::string(f[1].what) == "qkv");
+  CHECK(f[1].count == 32);
+  CHECK(std::string(f.back().what) == "cross_entropy");
+  // The backward runs the other way: the loss gradient first, the embedding gradient last.
+  const auto b = m.kernels(Op::B, 0);
+  CHECK(std::string(b.front().what) == "cross_entropy.backward");
+  CHECK(std::string(b.back().what) == "embedding.wgrad");
+  // Each B GEMM is one I (dgrad) or one W (wgrad) GEMM: 4·2 + 2 for the head = 10.
+  const auto gemms = [](const std::vector<Kernel>& v) {
+    return std::count_if(v.begin(), v.end(),
+                         [](const Kernel& k) { return k.kind == Kernel::Kind::Gemm; });
+  };
+  CHECK(gemms(b) == 10);
+  CHECK(gemms(m.kernels(Op::I, 0)) + gemms(m.kernels(Op::W, 0)) == 10);
+  // compute() = Σ count · (kernel time + 2 µs launch); FLOPs = Σ count · flops.
+  for (Op op : {Op::F, Op::B, Op::I, Op::W}) {
+    double seconds = 0, flops = 0;
+    for (const Kernel& k : m.kernels(op, 0)) {
+      seconds += k.count * (m.kernel_seconds(k) + constants::kKernelLaunch);
+      flops += k.count * k.flops;
+    }
+    const Cost c = m.compute(op, 0, 0);
+    CHECK(c.duration == seconds_to_ns(seconds));  // same sum, same rounding
+    CHECK(c.flops == Approx(flops));
+  }
+}
+
+TEST_CASE("analytic: recomputed kernels are listed, marked, and not model FLOPs", "[analytic]") {
+  Scenario s = base();
+  s.training.recompute = Recompute::Full;
+  const AnalyticCostModel full(s);
+  const auto b = full.kernels(Op::B, 0);
+  // Full recompute: the 11 forward layer kernels run again before the backward ones.
+  const auto rec = std::count_if(b.begin(), b.end(), [](const Kernel& k) { return k.recompute; });
+  CHECK(rec == 11);
+  // After the head's 3 (loss gradient, dgrad, wgrad) come the recomputed forward kernels.
+  CHECK(std::string(b[3].what) == "qkv");
+  CHECK(b[3].recompute);
+  s.training.recompute = Recompute::Selective;
+  const AnalyticCostModel sel(s);
+  const auto bs = sel.kernels(Op::B, 0);
+  // Selective: only the attention core is recomputed.
+  REQUIRE(std::count_if(bs.begin(), bs.end(), [](const Kernel& k) { return k.recompute; }) == 1);
+  CHECK(std::find_if(bs.begin(), bs.end(), [](const Kernel& k) { return k.recompute; })->kind ==
+        Kernel::Kind::Attention);
 }

@@ -58,117 +58,141 @@ std::vector<GemmShape> AnalyticCostModel::layer_gemms() const {
   };
 }
 
-AnalyticCostModel::Parts AnalyticCostModel::layer_part(Op op) const {
+void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
+                                      std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
   const double sq = s_.training.seq_len, b = s_.training.micro_batch_size;
   const double f = static_cast<double>(m.ffn_hidden);
   const double kvd = static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim());
-  Parts p;
-  // GEMMs. Input gradient: dA = dC·Bᵀ (m×k from m×n, n×k); weight gradient dB = Aᵀ·dC (k×n).
-  for (const GemmShape& g : layer_gemms()) {
-    GemmShape shape = g;
-    if (op == Op::I) shape = {g.m, g.k, g.n};
-    if (op == Op::W) shape = {g.k, g.n, g.m};
-    if (op == Op::B) {
-      const GemmShape di{g.m, g.k, g.n}, dw{g.k, g.n, g.m};
-      p.seconds += gemm_seconds(di) + gemm_seconds(dw);
-      p.flops += di.flops() + dw.flops();
-      p.bytes +=
-          2.0 * (di.m * di.k + di.k * di.n + di.m * di.n + dw.m * dw.k + dw.k * dw.n + dw.m * dw.n);
-      continue;
+  auto push = [&](Kernel k) {
+    k.count = layers;
+    k.recompute = recompute;
+    out.push_back(k);
+  };
+  // Recomputation runs (part of) the forward again before the input gradient; it costs time
+  // but is not model FLOPs.
+  if (!recompute && (op == Op::I || op == Op::B)) {
+    if (s_.training.recompute == Recompute::Full) layer_kernels(Op::F, layers, true, out);
+    if (s_.training.recompute == Recompute::Selective) {
+      std::vector<Kernel> fwd;
+      layer_kernels(Op::F, layers, true, fwd);
+      for (const Kernel& k : fwd)
+        if (k.kind == Kernel::Kind::Attention) out.push_back(k);
     }
-    p.seconds += gemm_seconds(shape);
-    p.flops += shape.flops();
-    p.bytes += 2.0 * (shape.m * shape.k + shape.k * shape.n + shape.m * shape.n);
   }
-  if (op == Op::W) {
-    p.seconds += constants::kKernelsBackwardWeight * k_.kernel_launch;
-    return p;
+  // GEMMs. Input gradient: dA = dC·Bᵀ (m×k from m×n, n×k); weight gradient dB = Aᵀ·dC (k×n).
+  static const char* const kNames[4][3] = {{"qkv", "qkv.dgrad", "qkv.wgrad"},
+                                           {"attn_out", "attn_out.dgrad", "attn_out.wgrad"},
+                                           {"mlp_up", "mlp_up.dgrad", "mlp_up.wgrad"},
+                                           {"mlp_down", "mlp_down.dgrad", "mlp_down.wgrad"}};
+  const std::vector<GemmShape> gemms = layer_gemms();
+  for (std::size_t i = 0; i < gemms.size(); ++i) {
+    const GemmShape& g = gemms[i];
+    auto gemm = [&](const char* what, GemmShape shape) {
+      push({Kernel::Kind::Gemm, what, shape, 1, shape.flops(), shape.bytes()});
+    };
+    if (op == Op::F) gemm(kNames[i][0], g);
+    if (op == Op::I || op == Op::B) gemm(kNames[i][1], {g.m, g.k, g.n});
+    if (op == Op::W || op == Op::B) gemm(kNames[i][2], {g.k, g.n, g.m});
   }
+  if (op == Op::W) return;
   // Attention core: QKᵀ and PV, 2·2·b·a·s²·d = 4·b·s²·h FLOPs forward, causal half skipped;
   // backward recomputes scores and forms dQ, dK, dV: twice the forward.
   const double attn_fwd = 4.0 * b * sq * sq * h / t * constants::kCausalFraction;
-  const double attn = (op == Op::F) ? attn_fwd : 2.0 * attn_fwd;
-  p.seconds += attn / (s_.cluster.gpu.peak_flops * k_.attention_efficiency);
-  p.flops += attn;
-  // Memory-bound ops, bf16. Norms and residual adds see the full hidden state unless sequence
-  // parallelism splits it over TP ranks.
+  const double heads = b * static_cast<double>(m.heads) / t;
+  push({Kernel::Kind::Attention,
+        op == Op::F ? "attention" : "attention.backward",
+        {sq, sq, static_cast<double>(m.head_dim())},
+        heads,
+        op == Op::F ? attn_fwd : 2.0 * attn_fwd,
+        0});
+  // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and
+  // residual adds see the full hidden state unless sequence parallelism splits it over TP ranks.
+  const double dir = op == Op::F ? 1.0 : 2.0;
   const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;
-  const double norms = 2 * (2 * hs * 2);     // 2 RMSNorms: read + write
-  const double residual = 2 * (3 * hs * 2);  // 2 adds: read 2, write 1
-  const double act = (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * n * f / t * 2;
-  const double rope = 2.0 * n * (h + kvd) / t * 2;  // q and k: read + write
-  const double mem = norms + residual + act + rope;
-  const double mem_bytes = (op == Op::F) ? mem : 2.0 * mem;  // backward reads grads and inputs
-  p.seconds += memory_seconds(mem_bytes);
-  p.bytes += mem_bytes;
-  const int kernels = (op == Op::F) ? constants::kKernelsForward
-                      : (op == Op::I)
-                          ? constants::kKernelsBackwardInput
-                          : constants::kKernelsBackwardInput + constants::kKernelsBackwardWeight;
-  p.seconds += kernels * k_.kernel_launch;
-  // Recomputation runs (part of) the forward again before the input gradient; it costs time
-  // but is not model FLOPs.
-  if (op == Op::I || op == Op::B) {
-    if (s_.training.recompute == Recompute::Full) {
-      Parts fwd = layer_part(Op::F);
-      p.seconds += fwd.seconds;
-      p.bytes += fwd.bytes;
-    } else if (s_.training.recompute == Recompute::Selective) {
-      p.seconds +=
-          attn_fwd / (s_.cluster.gpu.peak_flops * k_.attention_efficiency) + k_.kernel_launch;
-    }
-  }
-  return p;
+  auto memory = [&](const char* what, double bytes) {
+    push({Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, dir * bytes});
+  };
+  memory("rmsnorm", 2 * hs * 2);   // read + write
+  memory("rmsnorm", 2 * hs * 2);   // (before attention and before the MLP)
+  memory("residual", 3 * hs * 2);  // read 2, write 1
+  memory("residual", 3 * hs * 2);
+  memory(m.mlp == MlpKind::SwiGLU ? "swiglu" : "gelu",
+         (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * n * f / t * 2);
+  memory("rope", 2.0 * n * (h + kvd) / t * 2);  // q and k: read + write
 }
 
-AnalyticCostModel::Parts AnalyticCostModel::embedding_part(Op op) const {
+void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out) const {
   // Embedding lookup reads and writes n·h bf16 values; its gradient scatters them back.
+  // Nothing upstream needs its input gradient.
+  if (op == Op::I) return;
   const double h = static_cast<double>(s_.model->hidden);
-  const double bytes = 2.0 * tokens_ * h * 2.0;
-  if (op == Op::I) return {};  // nothing upstream needs an input gradient
-  return {memory_seconds(bytes) + k_.kernel_launch, 0.0, bytes};
+  out.push_back({Kernel::Kind::Memory,
+                 op == Op::F ? "embedding" : "embedding.wgrad",
+                 {0, 0, 0},
+                 1,
+                 0,
+                 2.0 * tokens_ * h * 2.0});
 }
 
-AnalyticCostModel::Parts AnalyticCostModel::head_part(Op op) const {
+void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(m.vocab) / t;
   const GemmShape g{n, v, h};  // logits (vocabulary-parallel)
   const double logits = n * v * 2.0;
-  Parts p;
-  auto add_gemm = [&](const GemmShape& s) {
-    p.seconds += gemm_seconds(s) + k_.kernel_launch;
-    p.flops += s.flops();
-    p.bytes += 2.0 * (s.m * s.k + s.k * s.n + s.m * s.n);
+  auto gemm = [&](const char* what, GemmShape s) {
+    out.push_back({Kernel::Kind::Gemm, what, s, 1, s.flops(), s.bytes()});
   };
   if (op == Op::F) {
-    add_gemm(g);
-    p.seconds += memory_seconds(2 * logits) + k_.kernel_launch;  // softmax cross-entropy: 2 passes
-    p.bytes += 2 * logits;
+    gemm("lm_head", g);
+    // Softmax cross-entropy: two passes over the logits.
+    out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, 2 * logits});
   }
   if (op == Op::I || op == Op::B) {
-    p.seconds += memory_seconds(2 * logits) + k_.kernel_launch;  // gradient of the loss
-    p.bytes += 2 * logits;
-    add_gemm({g.m, g.k, g.n});
+    out.push_back({Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, 2 * logits});
+    gemm("lm_head.dgrad", {g.m, g.k, g.n});
   }
-  if (op == Op::W || op == Op::B) add_gemm({g.k, g.n, g.m});
-  return p;
+  if (op == Op::W || op == Op::B) gemm("lm_head.wgrad", {g.k, g.n, g.m});
+}
+
+std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
+  const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
+  std::vector<Kernel> out;
+  // Forward runs embedding → layers → head; the backward passes the other way.
+  if (op == Op::F) {
+    if (st.embedding) embedding_kernels(op, out);
+    layer_kernels(op, st.layers, false, out);
+    if (st.head) head_kernels(op, out);
+  } else {
+    if (st.head) head_kernels(op, out);
+    layer_kernels(op, st.layers, false, out);
+    if (st.embedding) embedding_kernels(op, out);
+  }
+  return out;
+}
+
+double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
+  switch (k.kind) {
+    case Kernel::Kind::Gemm:
+      return gemm_seconds(k.gemm);
+    case Kernel::Kind::Attention:
+      return k.flops / (s_.cluster.gpu.peak_flops * k_.attention_efficiency);
+    case Kernel::Kind::Memory:
+      return memory_seconds(k.bytes);
+  }
+  return 0;
 }
 
 Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
-  const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
-  Parts layer = layer_part(op);
-  Parts total{layer.seconds * st.layers, layer.flops * st.layers, layer.bytes * st.layers};
-  auto add = [&](const Parts& p) {
-    total.seconds += p.seconds;
-    total.flops += p.flops;
-    total.bytes += p.bytes;
-  };
-  if (st.embedding) add(embedding_part(op));
-  if (st.head) add(head_part(op));
-  return {seconds_to_ns(total.seconds), total.flops, total.bytes};
+  double seconds = 0, flops = 0, bytes = 0;
+  for (const Kernel& k : kernels(op, stage)) {
+    seconds += k.count * (kernel_seconds(k) + k_.kernel_launch);
+    if (!k.recompute) flops += k.count * k.flops;
+    bytes += k.count * k.bytes;
+  }
+  return {seconds_to_ns(seconds), flops, bytes};
 }
 
 Cost AnalyticCostModel::tp_communication(Op op, int stage, LinkClass link) const {

@@ -30,6 +30,23 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o);
 struct GemmShape {
   double m, n, k;
   double flops() const { return 2.0 * m * n * k; }
+  /// bf16 operands and result, each read or written once.
+  double bytes() const { return 2.0 * (m * k + k * n + m * n); }
+};
+
+/// One kernel of a micro-batch's work: what the analytic model times (each with one launch
+/// cost) and what `trainsim-calibrate` measures (GEMM shapes) and replays (`validate`).
+struct Kernel {
+  enum class Kind { Gemm, Attention, Memory };
+  Kind kind = Kind::Memory;
+  const char* what = "";  ///< e.g. "qkv", "qkv.dgrad", "rmsnorm"
+  /// Gemm: the shape. Attention: one head's score GEMM {s, s, d}, `batch` = b·a/t heads.
+  GemmShape gemm{0, 0, 0};
+  double batch = 1;
+  double flops = 0;        ///< FLOPs of one run
+  double bytes = 0;        ///< memory traffic of one run
+  int count = 1;           ///< runs per micro-batch (a stage's layers)
+  bool recompute = false;  ///< recomputation: costs time, is not model FLOPs
 };
 
 class AnalyticCostModel : public CostModel {
@@ -53,14 +70,15 @@ class AnalyticCostModel : public CostModel {
   double gemm_seconds(const GemmShape& g) const;
   /// Forward GEMMs of one transformer layer on one TP rank.
   std::vector<GemmShape> layer_gemms() const;
+  /// Every kernel one micro-batch of `op` on `stage` runs, in order; compute() is their sum.
+  std::vector<Kernel> kernels(Op op, int stage) const;
+  /// One run of `k`, without its launch cost.
+  double kernel_seconds(const Kernel& k) const;
 
  private:
-  struct Parts {
-    double seconds = 0, flops = 0, bytes = 0;
-  };
-  Parts layer_part(Op op) const;
-  Parts embedding_part(Op op) const;
-  Parts head_part(Op op) const;
+  void layer_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
+  void embedding_kernels(Op op, std::vector<Kernel>& out) const;
+  void head_kernels(Op op, std::vector<Kernel>& out) const;
   double memory_seconds(double bytes) const;
 
   Scenario s_;

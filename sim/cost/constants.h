@@ -26,7 +26,9 @@ inline constexpr double kAttentionEfficiency = 0.50;
 inline constexpr double kMemoryEfficiency = 0.80;
 
 /// GPU-side cost of one kernel boundary (launch plus tail), seconds. CUDA kernel launch latency
-/// is a few microseconds (NVIDIA CUDA C++ Best Practices Guide); 2 µs, no CUDA graphs.
+/// is a few microseconds (NVIDIA CUDA C++ Best Practices Guide); 2 µs, no CUDA graphs. Charged
+/// once per kernel of AnalyticCostModel::kernels (a layer's forward: 4 GEMMs, attention, 2 norms,
+/// 2 residual adds, the activation and rotary = 11 kernels).
 inline constexpr double kKernelLaunch = 2e-6;
 
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
@@ -35,12 +37,6 @@ inline constexpr double kCollectiveBaseLatency = 8.4e-6;
 /// Bytes Adam moves per parameter on the GPU: read the bf16 gradient (2), read and write the
 /// fp32 master weight, momentum and variance (3 × 8), write the bf16 weight (2) = 28.
 inline constexpr double kAdamBytesPerParam = 28.0;
-
-/// Kernels in one layer: forward 4 GEMMs + attention + 2 norms + 2 residual adds + activation
-/// + rotary = 11; input backward the same; weight backward 4 GEMMs.
-inline constexpr int kKernelsForward = 11;
-inline constexpr int kKernelsBackwardInput = 11;
-inline constexpr int kKernelsBackwardWeight = 4;
 
 /// How much longer compute kernels take while NCCL kernels run beside them on the same GPU
 /// (they take SMs and memory bandwidth): Lee et al., "Characterizing Compute-Communication
