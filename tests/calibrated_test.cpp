@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "cost/analytic.h"
+#include "cost/constants.h"
 #include "cost/explicit_costs.h"
 #include "test_util.h"
 
@@ -128,4 +129,43 @@ TEST_CASE("calibrated: measured GEMM shapes replace the roofline for exactly tho
   CHECK_THAT(c->sources(), Catch::Contains("1 GEMM shape(s) from the profile") &&
                                Catch::Contains("warning") &&
                                Catch::Contains("outside the profile use the analytic roofline"));
+}
+
+TEST_CASE("calibrated: measured copy times replace the bandwidth formula for sizes they cover",
+          "[calibration]") {
+  // Copies from 1 MiB to 64 MiB measured at 3× the analytic time (bytes / (3.35 TB/s · 0.8)):
+  // a straight line in log–log, so every memory-bound kernel moving 1–64 MiB takes 3× its
+  // analytic time; larger ones (Llama-3.2-1B's cross-entropy: 2 · 1024 · 128256 · 2 B =
+  // 525 MB) keep the formula. GEMMs and attention do not change.
+  const Scenario plain = model_scenario();
+  const AnalyticCostModel analytic(plain);
+  const double bw = plain.cluster.gpu.hbm_bandwidth * constants::kMemoryEfficiency;
+  CalibrationProfile p = profile();
+  for (double mib = 1; mib <= 64; mib *= 2)
+    p.memory.push_back({"copy", mib * (1 << 20), 3 * mib * (1 << 20) / bw, 0, "measured"});
+  const std::string path = "calibrated_memory_profile.json";
+  save_profile(p, path);
+  const Scenario calibrated = model_scenario("calibration: " + path + "\n");
+  const auto c = make_cost_model(calibrated);
+  std::remove(path.c_str());
+  const auto a = make_cost_model(plain);
+  for (Op op : {Op::F, Op::B}) {
+    double extra = 0;
+    int outside = 0;
+    for (const Kernel& k : analytic.kernels(op, 0)) {
+      if (k.kind != Kernel::Kind::Memory) continue;
+      if (k.bytes <= 64 << 20)
+        extra += k.count * 2 * analytic.kernel_seconds(k);
+      else
+        ++outside;
+    }
+    // Forward: the loss. Backward: its gradient and SwiGLU's (2 · 3 · 1024 · 8192 · 2 B =
+    // 100.7 MB; forward 50.3 MB is inside).
+    CHECK(outside == (op == Op::F ? 1 : 2));
+    CHECK(static_cast<double>(c->compute(op, 0, 0).duration - a->compute(op, 0, 0).duration) ==
+          Approx(extra * 1e9).margin(2));
+  }
+  CHECK_THAT(c->sources(), Catch::Contains("memory-bound kernel size(s) from the profile") &&
+                               Catch::Contains("outside its sizes analytic") &&
+                               Catch::Contains("GEMMs analytic (no GEMM samples)"));
 }

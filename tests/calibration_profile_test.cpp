@@ -14,6 +14,7 @@ TEST_CASE("calibration profile: write and read back the same numbers", "[calibra
   p.provenance = {"NVIDIA H100 80GB HBM3", "580.65", "13.0", "13.0.1", "2.27.7",
                   "2026-11-21T10:00:00Z",  "node-a"};
   p.gemms.push_back({4096, 4096, 4096, "bf16", 190e-6, 3e-6, "measured"});
+  p.memory.push_back({"copy", 1 << 30, 400e-6, 2e-6, "measured"});
   p.collectives.push_back(
       {"all_reduce", 8, "intra_node", 4194304, 100e-6, 41.94e9, 73.4e9, "nccl-tests", "a.log:23"});
   const std::string path = "calibration_profile_test.json";
@@ -25,6 +26,9 @@ TEST_CASE("calibration profile: write and read back the same numbers", "[calibra
   REQUIRE(q.gemms.size() == 1);
   CHECK(q.gemms[0].m == 4096);
   CHECK(q.gemms[0].time_s == p.gemms[0].time_s);
+  REQUIRE(q.memory.size() == 1);
+  CHECK(q.memory[0].bytes == 1 << 30);
+  CHECK(q.memory[0].spread_s == 2e-6);
   REQUIRE(q.collectives.size() == 1);
   CHECK(q.collectives[0].busbw == p.collectives[0].busbw);
   CHECK(q.collectives[0].source == "a.log:23");
@@ -47,5 +51,12 @@ TEST_CASE("calibration profile: bad fields are named with what is allowed", "[ca
   g["gemm"] = {{{"m", 1}, {"n", 2}, {"k", -3}, {"time_s", 1}}};
   CHECK_THROWS_WITH(profile_from_json(g, "p.json"),
                     Catch::Contains("gemm[0].k: expected a positive number"));
+  json m = base;
+  m["memory"] = {{{"kernel", "copy"}, {"bytes", 1024}, {"time_s", 0}}};
+  CHECK_THROWS_WITH(profile_from_json(m, "p.json"),
+                    Catch::Contains("memory[0].time_s: expected a positive number"));
+  m["memory"] = {{{"kernel", "triad"}, {"bytes", 1024}, {"time_s", 1}}};
+  CHECK_THROWS_WITH(profile_from_json(m, "p.json"),
+                    Catch::Contains("memory[0].kernel: expected copy"));
   CHECK_THROWS_WITH(load_profile("/no/such/profile.json"), Catch::Contains("cannot open"));
 }

@@ -14,16 +14,20 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o) {
           o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch};
 }
 
-AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms)
+AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
+                                     const BandwidthTable* memory)
     : s_(s),
       k_(resolve_constants(s.efficiency)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp)),
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size),
-      gemms_(gemms) {
+      gemms_(gemms),
+      memory_(memory) {
   TRAINSIM_CHECK(s.has_cluster, "the analytic model needs a cluster");
 }
 
 double AnalyticCostModel::memory_seconds(double bytes) const {
+  if (memory_)
+    if (auto t = memory_->seconds(bytes)) return *t;
   return bytes / (s_.cluster.gpu.hbm_bandwidth * k_.memory_efficiency);
 }
 

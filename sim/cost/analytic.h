@@ -10,6 +10,7 @@
 // quantization, dropout, MoE, tree or NVLS collective algorithms.
 #include <vector>  // std::vector
 
+#include "cost/bandwidth_table.h"
 #include "cost/cost_model.h"
 #include "cost/gemm_table.h"
 #include "scenario/partition.h"
@@ -51,9 +52,11 @@ struct Kernel {
 
 class AnalyticCostModel : public CostModel {
  public:
-  /// Requires a scenario with a model and a cluster. `gemms` (optional, outliving the model):
-  /// measured GEMM times that replace the roofline for the shapes they cover.
-  explicit AnalyticCostModel(const Scenario& s, const GemmTable* gemms = nullptr);
+  /// Requires a scenario with a model and a cluster. `gemms` and `memory` (optional, outliving
+  /// the model): measured GEMM and memory-bound kernel times that replace the roofline and the
+  /// bandwidth formula where they cover the shape or size.
+  explicit AnalyticCostModel(const Scenario& s, const GemmTable* gemms = nullptr,
+                             const BandwidthTable* memory = nullptr);
 
   Cost compute(Op op, int stage, int rank) const override;
   Cost tp_communication(Op op, int stage, LinkClass link) const override;
@@ -86,6 +89,7 @@ class AnalyticCostModel : public CostModel {
   std::vector<StageContent> stages_;
   double tokens_;  ///< tokens of one micro-batch, n = b·s
   const GemmTable* gemms_ = nullptr;
+  const BandwidthTable* memory_ = nullptr;
 };
 
 }  // namespace trainsim

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cost/analytic.h"
+#include "cost/interpolate.h"
 
 namespace trainsim {
 namespace {
@@ -35,18 +36,21 @@ std::unique_ptr<CalibratedCostModel> CalibratedCostModel::for_scenario(const Sce
   CalibrationProfile profile = load_profile(s.calibration);
   auto gemms = std::make_unique<GemmTable>(
       profile.gemms, s.training.precision == Precision::FP16 ? "fp16" : "bf16");
-  auto analytic = std::make_unique<AnalyticCostModel>(s, gemms.get());
-  return std::make_unique<CalibratedCostModel>(std::move(profile), s.calibration,
-                                               std::move(analytic), std::move(gemms));
+  auto memory = std::make_unique<BandwidthTable>(profile.memory);
+  auto analytic = std::make_unique<AnalyticCostModel>(s, gemms.get(), memory.get());
+  return std::make_unique<CalibratedCostModel>(
+      std::move(profile), s.calibration, std::move(analytic), std::move(gemms), std::move(memory));
 }
 
 CalibratedCostModel::CalibratedCostModel(CalibrationProfile profile, std::string path,
                                          std::unique_ptr<CostModel> fallback,
-                                         std::unique_ptr<GemmTable> gemms)
+                                         std::unique_ptr<GemmTable> gemms,
+                                         std::unique_ptr<BandwidthTable> memory)
     : LayeredCostModel(std::move(fallback)),
       profile_(std::move(profile)),
       path_(std::move(path)),
-      gemms_(std::move(gemms)) {
+      gemms_(std::move(gemms)),
+      memory_(std::move(memory)) {
   for (const auto& s : profile_.collectives)
     table_[{s.op, s.group_size, s.link}].push_back({s.bytes, s.time_s});
   for (auto& [key, v] : table_) std::sort(v.begin(), v.end());
@@ -61,15 +65,9 @@ double CalibratedCostModel::lookup(const std::string& op, int group_size, LinkCl
     return -1;
   }
   const auto& v = it->second;
-  if (bytes >= v.front().first && bytes <= v.back().first) {
+  if (auto t = loglog_within(v, bytes)) {
     measured_.insert(record);
-    auto hi = std::lower_bound(v.begin(), v.end(), std::make_pair(bytes, 0.0));
-    if (hi->first == bytes) return hi->second;
-    const auto lo = hi - 1;
-    // Log–log between the neighbouring sizes: exact at both, a power law between.
-    const double f =
-        (std::log(bytes) - std::log(lo->first)) / (std::log(hi->first) - std::log(lo->first));
-    return std::exp(std::log(lo->second) + f * (std::log(hi->second) - std::log(lo->second)));
+    return *t;
   }
   // Outside the table: t = α + β·bytes, least squares over the samples (α ≥ 0).
   fitted_.insert(record);
@@ -110,20 +108,27 @@ std::string CalibratedCostModel::sources() const {
     s += fmt::format("; analytic for {} (no samples)", fmt::join(what, ", "));
   }
   if (!gemms_ || gemms_->empty()) {
-    s += "; compute analytic (no GEMM samples)";
-    return s;
+    s += "; GEMMs analytic (no GEMM samples)";
+  } else {
+    s += fmt::format("; {} GEMM shape(s) from the profile", gemms_->answered());
+    if (!gemms_->outside().empty()) {
+      std::vector<std::string> shapes;
+      for (const auto& [m, n, k] : gemms_->outside())
+        if (shapes.size() < 4) shapes.push_back(fmt::format("{}×{}×{}", m, n, k));
+      s += fmt::format(
+          "; warning: {} GEMM shape(s) outside the profile use the analytic roofline ({}{})",
+          gemms_->outside().size(), fmt::join(shapes, ", "),
+          gemms_->outside().size() > shapes.size() ? ", …" : "");
+    }
   }
-  s += fmt::format("; {} GEMM shape(s) from the profile", gemms_->answered());
-  if (!gemms_->outside().empty()) {
-    std::vector<std::string> shapes;
-    for (const auto& [m, n, k] : gemms_->outside())
-      if (shapes.size() < 4) shapes.push_back(fmt::format("{}×{}×{}", m, n, k));
-    s += fmt::format(
-        "; warning: {} GEMM shape(s) outside the profile use the analytic roofline ({}{})",
-        gemms_->outside().size(), fmt::join(shapes, ", "),
-        gemms_->outside().size() > shapes.size() ? ", …" : "");
+  if (!memory_ || memory_->empty()) {
+    s += "; memory-bound kernels analytic (no memory samples)";
+  } else {
+    s += fmt::format("; {} memory-bound kernel size(s) from the profile", memory_->answered());
+    if (memory_->outside() > 0)
+      s += fmt::format(", {} outside its sizes analytic", memory_->outside());
   }
-  s += "; attention and memory-bound kernels analytic";
+  s += "; attention core analytic";
   return s;
 }
 

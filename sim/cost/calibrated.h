@@ -4,8 +4,9 @@
 // and link class: interpolated in log–log space between measured sizes, and outside them from
 // an α–β line fitted to the samples (said in sources()). Anything the profile does not cover
 // comes from the fallback, and sources() says which. GEMMs are timed by shape from the profile's
-// `gemm` samples (gemm_table.h) inside the analytic model; shapes outside them keep the
-// roofline, and sources() warns which.
+// `gemm` samples (gemm_table.h) and memory-bound kernels by size from its `memory` samples
+// (bandwidth_table.h) inside the analytic model; shapes and sizes outside them keep the
+// analytic formulas, and sources() warns which. The attention core stays analytic.
 #include <map>     // std::map
 #include <memory>  // std::unique_ptr
 #include <set>     // std::set
@@ -13,6 +14,7 @@
 #include <tuple>   // std::tuple
 #include <vector>  // std::vector
 
+#include "cost/bandwidth_table.h"
 #include "cost/calibration_profile.h"
 #include "cost/cost_model.h"
 #include "cost/gemm_table.h"
@@ -22,10 +24,12 @@ namespace trainsim {
 
 class CalibratedCostModel : public LayeredCostModel {
  public:
-  /// `gemms`: the table `fallback` times GEMMs with (kept alive here), or null.
+  /// `gemms`, `memory`: the tables `fallback` times GEMMs and memory-bound kernels with (kept
+  /// alive here), or null.
   CalibratedCostModel(CalibrationProfile profile, std::string path,
                       std::unique_ptr<CostModel> fallback,
-                      std::unique_ptr<GemmTable> gemms = nullptr);
+                      std::unique_ptr<GemmTable> gemms = nullptr,
+                      std::unique_ptr<BandwidthTable> memory = nullptr);
   /// The scenario's `calibration:` profile over the analytic model, GEMM table included.
   static std::unique_ptr<CalibratedCostModel> for_scenario(const Scenario& s);
 
@@ -42,6 +46,7 @@ class CalibratedCostModel : public LayeredCostModel {
   CalibrationProfile profile_;
   std::string path_;
   std::unique_ptr<GemmTable> gemms_;
+  std::unique_ptr<BandwidthTable> memory_;
   std::map<Key, std::vector<std::pair<double, double>>> table_;  // sorted (bytes, seconds)
   // What the lookups used, by (op, group, link, bytes), for sources().
   mutable std::set<std::tuple<std::string, int, std::string, double>> measured_, fitted_, missing_;

@@ -57,6 +57,13 @@ json profile_to_json(const CalibrationProfile& p) {
                          {"time_s", g.time_s},
                          {"spread_s", g.spread_s},
                          {"method", g.method}});
+  j["memory"] = json::array();
+  for (const auto& m : p.memory)
+    j["memory"].push_back({{"kernel", m.kernel},
+                           {"bytes", m.bytes},
+                           {"time_s", m.time_s},
+                           {"spread_s", m.spread_s},
+                           {"method", m.method}});
   j["collectives"] = json::array();
   for (const auto& c : p.collectives)
     j["collectives"].push_back({{"op", c.op},
@@ -102,6 +109,22 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       s.spread_s = g.value("spread_s", 0.0);
       s.method = text(g, "method", "measured");
       p.gemms.push_back(s);
+    }
+  }
+  if (j.contains("memory")) {
+    if (!j["memory"].is_array()) bad(source, "memory", "expected a list");
+    for (std::size_t i = 0; i < j["memory"].size(); ++i) {
+      const json& m = j["memory"][i];
+      const std::string at = fmt::format("memory[{}]", i);
+      MemorySample s;
+      s.kernel = text(m, "kernel", "copy");
+      if (s.kernel != "copy")
+        bad(source, at + ".kernel", "expected copy, got \"" + s.kernel + "\"");
+      s.bytes = positive(m, source, at + ".bytes");
+      s.time_s = positive(m, source, at + ".time_s");
+      s.spread_s = m.value("spread_s", 0.0);
+      s.method = text(m, "method", "measured");
+      p.memory.push_back(s);
     }
   }
   if (j.contains("collectives")) {

@@ -31,6 +31,16 @@ struct GemmSample {
   std::string method = "measured";
 };
 
+/// A memory-bound kernel timed at one size: `bytes` read and written in all (a copy of
+/// bytes / 2 moves `bytes`).
+struct MemorySample {
+  std::string kernel = "copy";  ///< copy (device-to-device)
+  double bytes = 0;
+  double time_s = 0;    ///< median
+  double spread_s = 0;  ///< max − min
+  std::string method = "measured";
+};
+
 /// One collective size measured, in nccl-tests terms (doc/PERFORMANCE.md): S = `bytes`,
 /// algbw = S / t, busbw = algbw × the operation's bus factor.
 struct CollectiveSample {
@@ -49,6 +59,7 @@ struct CalibrationProfile {
   static constexpr int kVersion = 1;
   Provenance provenance;
   std::vector<GemmSample> gemms;
+  std::vector<MemorySample> memory;
   std::vector<CollectiveSample> collectives;
 };
 

@@ -3,6 +3,8 @@
 #include <array>
 #include <cmath>
 
+#include "cost/interpolate.h"
+
 namespace trainsim {
 
 GemmTable::GemmTable(const std::vector<GemmSample>& samples, std::string dtype)
@@ -33,11 +35,8 @@ std::optional<double> GemmTable::along(int axis, const Shape& q) const {
     if (get(s) > get(q) && (!hi || get(s) < get(*hi))) hi = &s;
   }
   if (!lo || !hi) return std::nullopt;
-  const double x0 = std::log(static_cast<double>(get(*lo)));
-  const double x1 = std::log(static_cast<double>(get(*hi)));
-  const double f = (std::log(static_cast<double>(get(q))) - x0) / (x1 - x0);
-  const double y0 = std::log(times_.at(*lo)), y1 = std::log(times_.at(*hi));
-  return std::exp(y0 + f * (y1 - y0));
+  return loglog(static_cast<double>(get(*lo)), times_.at(*lo), static_cast<double>(get(*hi)),
+                times_.at(*hi), static_cast<double>(get(q)));
 }
 
 std::optional<double> GemmTable::seconds(double m, double n, double k) const {
