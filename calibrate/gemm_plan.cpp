@@ -1,0 +1,63 @@
+#include "gemm_plan.h"
+
+#include <array>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "cost/analytic.h"
+
+namespace trainsim {
+
+std::string gemm_dtype(const Scenario& s) {
+  return s.training.precision == Precision::FP16 ? "fp16" : "bf16";
+}
+
+std::vector<PlannedGemm> plan_gemms(const Scenario& s, const GemmPlanOptions& o) {
+  const AnalyticCostModel model(s);
+  using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+  std::vector<PlannedGemm> plan;
+  std::map<Shape, std::size_t> index;  // shape → position in plan
+  auto add = [&](std::int64_t m, std::int64_t n, std::int64_t k, const std::string& why,
+                 bool needed) {
+    const Shape key{m, n, k};
+    if (auto it = index.find(key); it != index.end()) {
+      PlannedGemm& g = plan[it->second];
+      if (needed && g.needed && g.why.find(why) == std::string::npos) g.why += ", " + why;
+      return;
+    }
+    index[key] = plan.size();
+    plan.push_back({m, n, k, why, needed});
+  };
+  const int stages = s.layout.pp * s.layout.vpp;
+  for (int stage = 0; stage < stages; ++stage)
+    for (Op op : {Op::F, Op::I, Op::W})
+      for (const Kernel& k : model.kernels(op, stage))
+        if (k.kind == Kernel::Kind::Gemm)
+          add(std::llround(k.gemm.m), std::llround(k.gemm.n), std::llround(k.gemm.k), k.what, true);
+  const std::size_t needed = plan.size();
+  static const std::array<char, 3> kAxis{'m', 'n', 'k'};
+  for (std::size_t i = 0; i < needed; ++i) {
+    const PlannedGemm base = plan[i];
+    const std::string name = base.why.substr(0, base.why.find(','));
+    for (std::size_t axis = 0; axis < 3; ++axis)
+      for (double f : o.factors) {
+        std::array<std::int64_t, 3> d{base.m, base.n, base.k};
+        d[axis] = std::max<std::int64_t>(1, std::llround(static_cast<double>(d[axis]) * f));
+        const PlannedGemm g{d[0], d[1], d[2], "", false};
+        if (g.bytes() > o.max_bytes) continue;
+        add(d[0], d[1], d[2], fmt::format("sweep: {} {}×{:g}", name, kAxis[axis], f), false);
+      }
+  }
+  return plan;
+}
+
+std::vector<double> plan_copy_bytes() {
+  std::vector<double> sizes;
+  for (double b = 256.0 * 1024; b <= 4.0 * (1ull << 30); b *= 2) sizes.push_back(b);
+  return sizes;
+}
+
+}  // namespace trainsim
