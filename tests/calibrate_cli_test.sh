@@ -14,14 +14,32 @@ expect 0 "imported 8 samples from 3 log(s)" -- "$bin" import-nccl-tests "$data/a
 expect 0 '"format": "trainsim-calibration"' -- cat "$tmp/p.json"
 expect 2 "malformed.log:6: cannot read this result line" -- "$bin" import-nccl-tests "$data/malformed.log" --out "$tmp/q.json"
 expect 2 "does not exist" -- "$bin" import-nccl-tests /no/such.log
-# device: a GPU machine describes its GPUs, any other says so in one line and exits 2.
+expect 0 "10 the scenario runs" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --dry-run
+expect 0 "4096×28672×4096        mlp_up" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --dry-run
+expect 2 "must equal the GPU count" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --set parallelism.tp=3 --dry-run
+expect 2 "does not exist" -- "$bin" gemm --scenario /no/such.yaml --dry-run
+expect 2 "does not exist" -- "$bin" validate --scenario "$2/scenarios/default.yaml" --profile /no/such.json
+# The GPU commands: a GPU machine describes its GPUs (the measuring commands are left to the
+# [gpu] tests and the issue's runs: they take minutes); any other says so in one line, exit 2.
 # (CUDA's runtime needs ASan's shadow gap unprotected when this runs under the sanitizers.)
-out=$(ASAN_OPTIONS=protect_shadow_gap=0:${ASAN_OPTIONS:-} "$bin" device 2>&1)
+export ASAN_OPTIONS=protect_shadow_gap=0:${ASAN_OPTIONS:-}
+out=$("$bin" device 2>&1)
 code=$?
 if [ $code = 0 ] && grep -q "compute capability" <<<"$out"; then
   echo "ok: device -> 0 (a GPU is here)"
 elif [ $code = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "no CUDA device available" <<<"$out"; then
   echo "ok: device -> 2 (no GPU here: $out)"
+  echo '{"format": "trainsim-calibration", "version": 1}' >"$tmp/empty.json"
+  for cmd in "gemm --scenario $2/scenarios/default.yaml" "collectives" \
+             "validate --scenario $2/scenarios/default.yaml --profile $tmp/empty.json"; do
+    out=$($bin $cmd 2>&1)
+    code=$?
+    if [ $code = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "no CUDA device available" <<<"$out"; then
+      echo "ok: ${cmd%% *} -> 2 without a GPU"
+    else
+      echo "FAIL: ${cmd%% *} without a GPU -> exit $code, output:"; echo "$out" | head; fail=1
+    fi
+  done
 else
   echo "FAIL: device -> exit $code, output:"; echo "$out" | head; fail=1
 fi
