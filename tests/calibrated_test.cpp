@@ -169,3 +169,20 @@ TEST_CASE("calibrated: measured copy times replace the bandwidth formula for siz
                                Catch::Contains("outside its sizes analytic") &&
                                Catch::Contains("GEMMs analytic (no GEMM samples)"));
 }
+
+TEST_CASE("calibrated: point-to-point from sendrecv samples of any group size", "[calibration]") {
+  // An 8-GPU nccl-tests sendrecv ring: each GPU sends S to one peer, so its 4 MB in 30 µs is a
+  // point-to-point time; 1 MB in 10 µs. 2 MB: log–log halfway = √(10 · 30) = 17.32 µs.
+  const Scenario s = model_scenario();
+  CalibrationProfile p;
+  p.collectives.push_back(
+      {"sendrecv", 8, "intra_node", double(1 << 20), 10e-6, 0, 0, "nccl-tests", "s.log:1"});
+  p.collectives.push_back(
+      {"sendrecv", 8, "intra_node", double(4 << 20), 30e-6, 0, 0, "nccl-tests", "s.log:2"});
+  const CalibratedCostModel c(p, "p.json", std::make_unique<AnalyticCostModel>(s));
+  CHECK(to_seconds(c.p2p(LinkClass::IntraNode, double(2 << 20)).duration) ==
+        Approx(std::sqrt(300.0) * 1e-6).margin(1e-9));  // to the nanosecond
+  // No inter-node samples: analytic.
+  const AnalyticCostModel a(s);
+  CHECK(c.p2p(LinkClass::InterNode, 1e6).duration == a.p2p(LinkClass::InterNode, 1e6).duration);
+}

@@ -90,7 +90,15 @@ Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass lin
 
 Cost CalibratedCostModel::p2p(LinkClass link, double bytes) const {
   Cost base = LayeredCostModel::p2p(link, bytes);
-  const double t = lookup("sendrecv", 2, link, bytes);
+  // nccl-tests' sendrecv runs a ring over all its GPUs, each sending S to one peer at once:
+  // any group size measures one point-to-point transfer. A pair if measured, else the smallest.
+  int group = 2;
+  for (const auto& [key, v] : table_)
+    if (std::get<0>(key) == "sendrecv" && std::get<2>(key) == link_name(link)) {
+      group = std::get<1>(key);
+      if (group == 2) break;
+    }
+  const double t = lookup("sendrecv", group, link, bytes);
   if (t >= 0) base.duration = seconds_to_ns(t);
   return base;
 }
