@@ -20,24 +20,14 @@
 namespace trainsim {
 namespace {
 
+// In the order of collective_op_names().
 enum class CollOp { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
 constexpr CollOp kOps[] = {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter,
                            CollOp::AllToAll, CollOp::SendRecv};
 
+// The profile's operation names (calibration_profile.h), in CollOp's order.
 const char* name(CollOp op) {
-  switch (op) {
-    case CollOp::AllReduce:
-      return "all_reduce";
-    case CollOp::AllGather:
-      return "all_gather";
-    case CollOp::ReduceScatter:
-      return "reduce_scatter";
-    case CollOp::AllToAll:
-      return "alltoall";
-    case CollOp::SendRecv:
-      return "sendrecv";
-  }
-  return "?";
+  return collective_op_names().at(static_cast<std::size_t>(op)).c_str();
 }
 
 // nccl-tests' bus factor (domain.md §4).
