@@ -45,7 +45,7 @@ GemmBench::GemmBench(int device, bool fp16, std::size_t max_a, std::size_t max_b
 }
 
 GemmBench::~GemmBench() {
-  for (auto& [shape, p] : plans_) delete p;
+  plans_.clear();  // descriptors before the handle
   if (handle_) cublasLtDestroy(handle_);
   if (stream_) cudaStreamDestroy(stream_);
 }
@@ -61,7 +61,7 @@ GemmBench::Plan& GemmBench::plan(std::int64_t m, std::int64_t n, std::int64_t k)
       static_cast<std::size_t>(k * n * 2) > b_.bytes() ||
       static_cast<std::size_t>(m * n * 2) > c_.bytes())
     throw gpu::GpuError(fmt::format("GEMM {}×{}×{} is larger than the operand pools", m, n, k));
-  slot = new Plan;
+  slot = std::make_unique<Plan>();
   Plan& p = *slot;
   const cudaDataType_t t = fp16_ ? CUDA_R_16F : CUDA_R_16BF;
   TRAINSIM_GPU(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));

@@ -5,6 +5,7 @@
 // spread of many runs.
 #include <cstdint>  // std::int64_t
 #include <map>      // std::map
+#include <memory>   // std::unique_ptr
 #include <tuple>    // std::tuple
 
 #include "gpu.h"
@@ -42,7 +43,7 @@ class GemmBench {
   cudaStream_t stream_ = nullptr;
   cublasLtHandle_t handle_ = nullptr;
   gpu::DeviceBuffer a_, b_, c_, workspace_, flush_;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, Plan*> plans_;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<Plan>> plans_;
 };
 
 }  // namespace trainsim

@@ -92,7 +92,9 @@ int cmd_validate(const ValidateArgs& a) {
       const Work& w = g.work(t);
       const auto type = static_cast<TaskType>(w.type);
       if (!is_pipeline_compute(type)) continue;
-      if (w.part == 0) tasks.push_back({type, w.stage, w.stage2, g.tasks[t].microbatch, 0.0});
+      // A divided task's pieces follow each other on the stream: one replay, their sum.
+      if (w.part == 0 || tasks.empty())
+        tasks.push_back({type, w.stage, w.stage2, g.tasks[t].microbatch, 0.0});
       tasks.back().predicted += to_seconds(w.duration);
     }
   }
