@@ -6,8 +6,8 @@
 
 namespace trainsim {
 
-BandwidthTable::BandwidthTable(const std::vector<MemorySample>& samples) {
-  for (const MemorySample& s : samples)
+BandwidthTable::BandwidthTable(const std::vector<MemoryKernelSample>& samples) {
+  for (const MemoryKernelSample& s : samples)
     if (s.kernel == "copy") points_.push_back({s.bytes, s.time_s});
   std::sort(points_.begin(), points_.end());
   // One time per size: a repeated size keeps its first (smallest) time.

@@ -16,7 +16,7 @@ namespace trainsim {
 
 class BandwidthTable {
  public:
-  explicit BandwidthTable(const std::vector<MemorySample>& samples);
+  explicit BandwidthTable(const std::vector<MemoryKernelSample>& samples);
 
   /// Seconds for a streaming kernel that reads and writes `bytes` in all, or nothing when
   /// `bytes` is outside the measured sizes.

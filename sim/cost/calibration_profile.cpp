@@ -116,7 +116,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
     for (std::size_t i = 0; i < j["memory"].size(); ++i) {
       const json& m = j["memory"][i];
       const std::string at = fmt::format("memory[{}]", i);
-      MemorySample s;
+      MemoryKernelSample s;
       s.kernel = text(m, "kernel", "copy");
       if (s.kernel != "copy")
         bad(source, at + ".kernel", "expected copy, got \"" + s.kernel + "\"");

@@ -33,7 +33,7 @@ struct GemmSample {
 
 /// A memory-bound kernel timed at one size: `bytes` read and written in all (a copy of
 /// bytes / 2 moves `bytes`).
-struct MemorySample {
+struct MemoryKernelSample {
   std::string kernel = "copy";  ///< copy (device-to-device)
   double bytes = 0;
   double time_s = 0;    ///< median
@@ -59,7 +59,7 @@ struct CalibrationProfile {
   static constexpr int kVersion = 1;
   Provenance provenance;
   std::vector<GemmSample> gemms;
-  std::vector<MemorySample> memory;
+  std::vector<MemoryKernelSample> memory;
   std::vector<CollectiveSample> collectives;
 };
 
