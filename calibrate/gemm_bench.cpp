@@ -28,14 +28,13 @@ struct GemmBench::Plan {
   }
 };
 
-GemmBench::GemmBench(int device, bool fp16, std::size_t max_a, std::size_t max_b, std::size_t max_c)
-    : fp16_(fp16) {
+GemmBench::GemmBench(int device, bool fp16, const OperandPools& pools) : fp16_(fp16) {
   TRAINSIM_GPU(cudaSetDevice(device));
   TRAINSIM_GPU(cudaStreamCreate(&stream_));
   TRAINSIM_GPU(cublasLtCreate(&handle_));
-  a_ = gpu::DeviceBuffer(2 * max_a);
-  b_ = gpu::DeviceBuffer(2 * max_b);
-  c_ = gpu::DeviceBuffer(2 * max_c);
+  a_ = gpu::DeviceBuffer(2 * pools.a);
+  b_ = gpu::DeviceBuffer(2 * pools.b);
+  c_ = gpu::DeviceBuffer(2 * pools.c);
   gpu::fill_random(a_, fp16, 1);
   gpu::fill_random(b_, fp16, 2);
   workspace_ = gpu::DeviceBuffer(kWorkspace);

@@ -8,14 +8,15 @@
 #include <memory>   // std::unique_ptr
 #include <tuple>    // std::tuple
 
+#include "gemm_plan.h"
 #include "gpu.h"
 
 namespace trainsim {
 
 class GemmBench {
  public:
-  /// Operand pools big enough for A[m×k], B[k×n], C[m×n] of up to these element counts.
-  GemmBench(int device, bool fp16, std::size_t max_a, std::size_t max_b, std::size_t max_c);
+  /// Operand pools of these sizes (gemm_plan.h: operand_pools), A and B filled at random.
+  GemmBench(int device, bool fp16, const OperandPools& pools);
   ~GemmBench();
   GemmBench(const GemmBench&) = delete;
   GemmBench& operator=(const GemmBench&) = delete;

@@ -69,31 +69,17 @@ int cmd_gemm(const GemmArgs& a) {
   // largest first, until the pools fit in 80% of free memory.
   std::size_t free = 0, total = 0;
   TRAINSIM_GPU(cudaMemGetInfo(&free, &total));
-  const double copy_half = copies.back() / 2;
-  auto pools = [&] {
-    double ma = copy_half / 2, mb = 0, mc = copy_half / 2;  // elements (2 bytes each)
-    for (const auto& g : plan) {
-      ma = std::max(ma, static_cast<double>(g.m * g.k));
-      mb = std::max(mb, static_cast<double>(g.k * g.n));
-      mc = std::max(mc, static_cast<double>(g.m * g.n));
-    }
-    return std::array<double, 3>{ma, mb, mc};
-  };
   std::vector<std::string> skipped;
-  while (true) {
-    const auto p = pools();
-    if (2 * (p[0] + p[1] + p[2]) <= 0.8 * static_cast<double>(free)) break;
+  while (operand_pools(plan, copies.back()).bytes() > 0.8 * static_cast<double>(free) &&
+         !plan.empty()) {
     const auto big = std::max_element(plan.begin(), plan.end(),
                                       [](auto& x, auto& y) { return x.bytes() < y.bytes(); });
     if (big->needed)
       skipped.push_back(fmt::format("{} ({}: operands too large for free memory {})",
                                     shape_text(*big), big->why, format_bytes(free)));
     plan.erase(big);
-    if (plan.empty()) break;
   }
-  const auto p = pools();
-  GemmBench bench(a.device, dtype == "fp16", static_cast<std::size_t>(p[0]),
-                  static_cast<std::size_t>(p[1]), static_cast<std::size_t>(p[2]));
+  GemmBench bench(a.device, dtype == "fp16", operand_pools(plan, copies.back()));
 
   const auto t0 = std::chrono::steady_clock::now();
   Progress progress(plan.size() + copies.size(), stderr);

@@ -1,5 +1,6 @@
 #include "gemm_plan.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
@@ -52,6 +53,17 @@ std::vector<PlannedGemm> plan_gemms(const Scenario& s, const GemmPlanOptions& o)
       }
   }
   return plan;
+}
+
+OperandPools operand_pools(const std::vector<PlannedGemm>& gemms, double copy_bytes) {
+  const auto copy = static_cast<std::size_t>(copy_bytes / 4);  // half the bytes, 2 per element
+  OperandPools p{copy, 0, copy};
+  for (const auto& g : gemms) {
+    p.a = std::max(p.a, static_cast<std::size_t>(g.m * g.k));
+    p.b = std::max(p.b, static_cast<std::size_t>(g.k * g.n));
+    p.c = std::max(p.c, static_cast<std::size_t>(g.m * g.n));
+  }
+  return p;
 }
 
 std::vector<double> plan_copy_bytes() {

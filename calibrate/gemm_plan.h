@@ -33,6 +33,15 @@ struct GemmPlanOptions {
 /// shape twice. Requires a scenario with a model and a cluster.
 std::vector<PlannedGemm> plan_gemms(const Scenario& s, const GemmPlanOptions& o = {});
 
+/// 16-bit elements the GEMM timer's operand pools hold for A, B and C.
+struct OperandPools {
+  std::size_t a = 0, b = 0, c = 0;
+  double bytes() const { return 2.0 * static_cast<double>(a + b + c); }
+};
+/// Pools for every GEMM in `gemms` (the largest m·k, k·n and m·n) and for copies moving up to
+/// `copy_bytes` (a copy reads half of them from A's pool and writes half into C's).
+OperandPools operand_pools(const std::vector<PlannedGemm>& gemms, double copy_bytes);
+
 /// Total bytes moved (read + write) by each timed copy: 256 KiB to 4 GiB, doubling.
 std::vector<double> plan_copy_bytes();
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -130,31 +131,27 @@ int cmd_validate(const ValidateArgs& a) {
     return k;
   };
   // Pools for every GEMM the replay runs; the fastest algorithm of each shape chosen first.
-  std::map<Shape, int> shapes;
+  std::vector<PlannedGemm> shapes;
+  std::set<Shape> seen;
   double max_copy = 0;
+  auto add_shape = [&](const Shape& sh) {
+    if (seen.insert(sh).second)
+      shapes.push_back({std::get<0>(sh), std::get<1>(sh), std::get<2>(sh), "", true});
+  };
   for (const Replay& r : tasks)
     for (const Kernel& k : kernels_of(r)) {
       if (k.kind == Kernel::Kind::Gemm)
-        shapes[{std::llround(k.gemm.m), std::llround(k.gemm.n), std::llround(k.gemm.k)}] = 1;
+        add_shape({std::llround(k.gemm.m), std::llround(k.gemm.n), std::llround(k.gemm.k)});
       if (k.kind == Kernel::Kind::Attention)
-        for (const Shape& sh : attention_gemms(k)) shapes[sh] = 1;
+        for (const Shape& sh : attention_gemms(k)) add_shape(sh);
       if (k.kind == Kernel::Kind::Memory) max_copy = std::max(max_copy, k.bytes);
     }
-  double ma = max_copy / 4, mb = 0, mc = max_copy / 4;
-  for (const auto& [sh, unused] : shapes) {
-    const auto [m, n, k] = sh;
-    ma = std::max(ma, static_cast<double>(m * k));
-    mb = std::max(mb, static_cast<double>(k * n));
-    mc = std::max(mc, static_cast<double>(m * n));
-  }
-  GemmBench bench(a.device, gemm_dtype(s) == "fp16", static_cast<std::size_t>(ma),
-                  static_cast<std::size_t>(mb), static_cast<std::size_t>(mc));
+  GemmBench bench(a.device, gemm_dtype(s) == "fp16", operand_pools(shapes, max_copy));
   std::cerr << fmt::format(
       "validate: {} tasks of stage {} on {}; choosing algorithms for {} "
       "GEMM shapes\n",
       tasks.size(), a.stage, provenance_of(a.device).device, shapes.size());
-  for (const auto& [sh, unused] : shapes)
-    bench.time(std::get<0>(sh), std::get<1>(sh), std::get<2>(sh), 3);
+  for (const PlannedGemm& g : shapes) bench.time(g.m, g.n, g.k, 3);
 
   auto run_task = [&](const Replay& r) {
     const std::vector<Kernel> ks = kernels_of(r);

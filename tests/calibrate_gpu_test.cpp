@@ -23,7 +23,7 @@ bool have_gpu() {
 
 TEST_CASE("gpu: GEMM times scale with FLOPs", "[gpu]") {
   if (!have_gpu()) return;
-  GemmBench bench(0, false, 8192 * 4096, 4096 * 4096, 8192 * 4096);
+  GemmBench bench(0, false, {8192 * 4096, 4096 * 4096, 8192 * 4096});
   // 8192×4096×4096 does twice the FLOPs of 4096³ with the same tiles per wave: between 1.6×
   // and 2.5× the time (a timer measuring launches, or nothing, would not be).
   const Timing small = bench.time(4096, 4096, 4096, 10);
@@ -39,7 +39,7 @@ TEST_CASE("gpu: GEMM times scale with FLOPs", "[gpu]") {
 
 TEST_CASE("gpu: copy time grows linearly with bytes at large sizes", "[gpu]") {
   if (!have_gpu()) return;
-  GemmBench bench(0, false, std::size_t{1} << 30, 1, std::size_t{1} << 30);
+  GemmBench bench(0, false, {std::size_t{1} << 30, 1, std::size_t{1} << 30});
   // 1 GiB and 2 GiB moved: bandwidth-bound, so 1.7× to 2.3× the time.
   const Timing a = bench.time_copy(double(std::size_t{1} << 30), 10);
   const Timing b = bench.time_copy(double(std::size_t{2} << 30), 10);

@@ -101,3 +101,17 @@ TEST_CASE("gemm plan: copy sizes double from 256 KiB to 4 GiB", "[calibration]")
   CHECK(sizes.front() == 262144);
   CHECK(sizes.back() == 4294967296.0);
 }
+
+TEST_CASE("gemm plan: operand pools hold the largest A, B, C and the largest copy",
+          "[calibration]") {
+  // A: max(1024·2048, 64·4096) = 2,097,152; B: max(2048·512, 4096·8) = 1,048,576;
+  // C: max(1024·512, 64·8) = 524,288 elements. A 4 MiB copy reads 2 MiB = 1,048,576 elements
+  // from A's pool and writes as many into C's: C grows to 1,048,576, A stays.
+  const std::vector<PlannedGemm> g{{1024, 512, 2048, "", true}, {64, 8, 4096, "", false}};
+  const OperandPools p = operand_pools(g, 4 << 20);
+  CHECK(p.a == 2097152);
+  CHECK(p.b == 1048576);
+  CHECK(p.c == 1048576);
+  CHECK(p.bytes() == 2.0 * (2097152 + 1048576 + 1048576));
+  CHECK(operand_pools({}, 0).bytes() == 0);
+}
