@@ -4,6 +4,7 @@
 // GPU's elapsed / iters, algbw = S / time, busbw = algbw × the bus factor.
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -135,10 +136,13 @@ int cmd_collectives(const CollectivesArgs& a) {
       if (bytes == 0) continue;
       const int warmup = 5;
       for (int i = 0; i < warmup; ++i) launch(op, ranks, bytes);
-      std::vector<gpu::Event> start(ranks.size()), stop(ranks.size());
+      // An event belongs to the device current when it is created: one pair per GPU, made
+      // there (a deque, since events do not move).
+      std::deque<gpu::Event> start, stop;
       for (std::size_t r = 0; r < ranks.size(); ++r) {
         TRAINSIM_GPU(cudaSetDevice(ranks[r].device));
-        start[r].record(ranks[r].stream);
+        start.emplace_back().record(ranks[r].stream);
+        stop.emplace_back();
       }
       for (int i = 0; i < a.iters; ++i) launch(op, ranks, bytes);
       double slowest = 0;

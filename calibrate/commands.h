@@ -5,6 +5,8 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
+#include "pipeline_plan.h"
+
 namespace trainsim {
 
 struct GemmArgs {
@@ -30,8 +32,19 @@ struct ValidateArgs {
   std::vector<std::string> overrides;
   std::string profile;
   int device = 0;
-  int stage = 0;  ///< pipeline rank whose kernels run
+  int stage = 0;  ///< pipeline rank whose kernels run (one GPU)
+  int gpus = 1;   ///< > 1: the whole pipeline, one GPU per pipeline rank (= parallelism.pp)
 };
 int cmd_validate(const ValidateArgs& a);
+/// validate --gpus N > 1: the pipeline of replica 0 on GPUs device … device + N − 1, measured
+/// beside trainsim's prediction (printed by validate_pipeline).
+struct PipelineValidation {
+  std::string schedule;
+  int microbatches = 0;
+  std::vector<RankTimes> predicted, measured;  ///< per pipeline rank
+  std::string cost_sources;
+};
+PipelineValidation measure_pipeline(const ValidateArgs& a);
+int validate_pipeline(const ValidateArgs& a);
 
 }  // namespace trainsim

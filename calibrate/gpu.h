@@ -50,7 +50,8 @@ class DeviceBuffer {
 /// GEMMs run faster than real data does.
 void fill_random(DeviceBuffer& buf, bool fp16, unsigned seed);
 
-/// Events recorded on one stream; elapsed() waits for the later one.
+/// A CUDA event of the device current when it is made (record it only on that device's
+/// streams); since() waits for the later one.
 class Event {
  public:
   Event();
@@ -60,6 +61,7 @@ class Event {
   void record(cudaStream_t s) { TRAINSIM_GPU(cudaEventRecord(e_, s)); }
   /// Seconds from `start` to this event.
   double since(const Event& start) const;
+  cudaEvent_t get() const { return e_; }
 
  private:
   cudaEvent_t e_ = nullptr;

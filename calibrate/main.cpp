@@ -95,15 +95,19 @@ int main(int argc, char** argv) {
   ValidateArgs va;
   auto* val = app.add_subcommand(
       "validate",
-      "Run one pipeline stage's kernels for real, in schedule order, and compare the measured "
-      "time with trainsim's prediction from the same profile");
+      "Run one pipeline stage's kernels for real, in schedule order (or, with --gpus N, the "
+      "whole pipeline with NCCL send/recv between GPUs), and compare the measured time with "
+      "trainsim's prediction from the same profile");
   val->add_option("--scenario", va.scenario, "Scenario YAML")->required()->check(CLI::ExistingFile);
   val->add_option("--profile", va.profile, "Calibration profile (from `gemm`)")
       ->required()
       ->check(CLI::ExistingFile);
   val->add_option("--set", va.overrides, "Override a scenario key (key=value), repeatable");
   val->add_option("--stage", va.stage, "Pipeline rank whose kernels run")->capture_default_str();
-  val->add_option("--device", va.device, "GPU index")->capture_default_str();
+  val->add_option("--device", va.device, "GPU index (the first of --gpus)")->capture_default_str();
+  val->add_option("--gpus", va.gpus,
+                  "1: one stage on one GPU; N = parallelism.pp: the pipeline, one GPU per rank")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);

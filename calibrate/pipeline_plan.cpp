@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "lower/task_types.h"
 
 namespace trainsim {
 
@@ -121,6 +122,25 @@ std::string find_replay_deadlock(const PipelineReplay& r) {
                            stuck.empty() ? "" : "; ", to_string(r.channels[c].messages[sent[c]]),
                            r.channels[c].from, r.channels[c].to);
   return stuck.empty() ? "" : "deadlock: " + stuck;
+}
+
+std::vector<RankTimes> predict_pipeline(const Timeline& tl) {
+  std::vector<RankTimes> out(static_cast<std::size_t>(tl.schedule.ranks));
+  std::vector<bool> seen(out.size(), false);
+  const TaskGraph& g = *tl.graph;
+  for (TaskId t = 0; t < g.tasks.size(); ++t) {
+    const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
+    if (tl.ranks.replica(rank) != 0 || !is_pipeline_compute(static_cast<TaskType>(g.work(t).type)))
+      continue;
+    const auto r = static_cast<std::size_t>(rank.coord.pp);
+    RankTimes& p = out.at(r);
+    const double start = to_seconds(tl.start[t]), end = to_seconds(tl.end[t]);
+    p.first_start = seen[r] ? std::min(p.first_start, start) : start;
+    p.last_end = std::max(p.last_end, end);
+    p.compute += end - start;
+    seen[r] = true;
+  }
+  return out;
 }
 
 }  // namespace trainsim

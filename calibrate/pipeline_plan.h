@@ -13,6 +13,7 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
+#include "run/timeline.h"
 #include "schedules/schedule.h"
 
 namespace trainsim {
@@ -62,5 +63,16 @@ PipelineReplay plan_pipeline_replay(const Schedule& s);
 /// is done (send and receive finish together). Returns "" when everything runs; otherwise the
 /// ranks left waiting and on what.
 std::string find_replay_deadlock(const PipelineReplay& r);
+
+/// One pipeline rank's compute (F, B, I, W, F&B) in a step, in seconds from the step's start,
+/// as trainsim predicts it (replica 0) or `validate --gpus N` measures it; the DP reduction and
+/// optimizer after it are not included.
+struct RankTimes {
+  double first_start = 0;  ///< its first compute's start
+  double last_end = 0;     ///< its last compute's end
+  double compute = 0;      ///< the sum of its computes' durations
+};
+/// Per pipeline rank, from a simulated step.
+std::vector<RankTimes> predict_pipeline(const Timeline& tl);
 
 }  // namespace trainsim

@@ -19,6 +19,14 @@ expect 0 "4096×28672×4096        mlp_up" -- "$bin" gemm --scenario "$2/scenari
 expect 2 "must equal the GPU count" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --set parallelism.tp=3 --dry-run
 expect 2 "does not exist" -- "$bin" gemm --scenario /no/such.yaml --dry-run
 expect 2 "does not exist" -- "$bin" validate --scenario "$2/scenarios/default.yaml" --profile /no/such.json
+echo '{"format": "trainsim-calibration", "version": 1}' >"$tmp/empty.json"
+# A pipeline replay runs one GPU per pipeline rank with tp = 1 (checked before looking for GPUs).
+expect 2 "the scenario's pipeline has parallelism.pp = 4 ranks" -- "$bin" validate \
+  --scenario "$2/scenarios/default.yaml" --profile "$tmp/empty.json" --gpus 3
+expect 2 "a pipeline replay runs tp = 1" -- "$bin" validate --scenario "$2/scenarios/default.yaml" \
+  --profile "$tmp/empty.json" --gpus 4 --set parallelism.dp=1 --set parallelism.tp=2
+expect 2 "expected at least 1" -- "$bin" validate --scenario "$2/scenarios/default.yaml" \
+  --profile "$tmp/empty.json" --gpus 0
 # The GPU commands: a GPU machine describes its GPUs (the measuring commands are left to the
 # [gpu] tests and the issue's runs: they take minutes); any other says so in one line, exit 2.
 # (CUDA's runtime needs ASan's shadow gap unprotected when this runs under the sanitizers.)
@@ -29,9 +37,9 @@ if [ $code = 0 ] && grep -q "compute capability" <<<"$out"; then
   echo "ok: device -> 0 (a GPU is here)"
 elif [ $code = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "no CUDA device available" <<<"$out"; then
   echo "ok: device -> 2 (no GPU here: $out)"
-  echo '{"format": "trainsim-calibration", "version": 1}' >"$tmp/empty.json"
   for cmd in "gemm --scenario $2/scenarios/default.yaml" "collectives" \
-             "validate --scenario $2/scenarios/default.yaml --profile $tmp/empty.json"; do
+             "validate --scenario $2/scenarios/default.yaml --profile $tmp/empty.json" \
+             "validate --scenario $2/scenarios/default.yaml --profile $tmp/empty.json --gpus 4"; do
     out=$($bin $cmd 2>&1)
     code=$?
     if [ $code = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "no CUDA device available" <<<"$out"; then

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "schedules/registry.h"
+#include "test_util.h"
 
 using namespace trainsim;
 
@@ -90,4 +91,20 @@ TEST_CASE("pipeline replay: a cyclic order is reported as a deadlock", "[pipelin
   CHECK(find_replay_deadlock(plan_pipeline_replay(s)) ==
         "deadlock: rank 0 waits before 0B0 for gradient 1B0 from rank 1; rank 1 waits before 1F0 "
         "for activation 0F0 from rank 0");
+}
+
+TEST_CASE("pipeline replay: the prediction it is compared with", "[pipeline_plan]") {
+  // 1F1B, p=4, m=8, F=1 ms, B=2 ms, no transfer time: rank 0 ends the step at
+  // (m+p-1)(F+B) = 33 ms; each later rank's last B ends one B earlier than its predecessor's
+  // (3 · 2 = 6 ms before for rank 3: 27 ms); every rank computes m(F+B) = 24 ms; rank r's
+  // first F starts at r·F.
+  const Timeline tl = simulate(test::pipeline(4, 8, 1, 2));
+  const std::vector<RankTimes> p = predict_pipeline(tl);
+  REQUIRE(p.size() == 4);
+  for (int r = 0; r < 4; ++r) {
+    INFO("rank " << r);
+    CHECK(p[static_cast<std::size_t>(r)].first_start == Approx(r * 1e-3));
+    CHECK(p[static_cast<std::size_t>(r)].last_end == Approx((33 - 2 * r) * 1e-3));
+    CHECK(p[static_cast<std::size_t>(r)].compute == Approx(24e-3));
+  }
 }
