@@ -1,7 +1,8 @@
 // `trainsim-calibrate collectives`: NCCL collectives over the local GPUs from one process
-// (ncclCommInitAll), timed the way nccl-tests times them (doc/PERFORMANCE.md): out-of-place,
-// warm-up then `iters` back-to-back runs between CUDA events on every GPU, time = the slowest
-// GPU's elapsed / iters, algbw = S / time, busbw = algbw × the bus factor.
+// (ncclCommInitAll), or under mpirun over every GPU of the job, one process each
+// (ncclCommInitRank; mpi_job.h), timed the way nccl-tests times them (doc/PERFORMANCE.md):
+// out-of-place, warm-up then `iters` back-to-back runs between CUDA events on every GPU,
+// time = the slowest GPU's elapsed / iters, algbw = S / time, busbw = algbw × the bus factor.
 #include <algorithm>
 #include <cstdio>
 #include <deque>
@@ -15,6 +16,7 @@
 #include "cost/cost_model.h"
 #include "device_info.h"
 #include "gpu.h"
+#include "mpi_job.h"
 #include "profile_update.h"
 #include "progress.h"
 
@@ -46,20 +48,22 @@ double bus_factor(CollOp op, int n) {
   return 1.0;
 }
 
+// One GPU this process drives: all local GPUs in one process, or this process's under MPI.
 struct Rank {
+  int global = 0;  // rank in the communicator
   int device = 0;
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
   gpu::DeviceBuffer send, recv;
 };
 
-// One run of `op` with S = `bytes` (bf16 elements) on every rank, as one NCCL group.
-void launch(CollOp op, std::vector<Rank>& ranks, std::size_t bytes) {
-  const int n = static_cast<int>(ranks.size());
+// One run of `op` with S = `bytes` (bf16 elements) over the `n` ranks of the communicator, this
+// process's `ranks` issuing theirs as one NCCL group.
+void launch(CollOp op, std::vector<Rank>& ranks, int n, std::size_t bytes) {
   const std::size_t elems = bytes / 2, per_rank = elems / static_cast<std::size_t>(n);
   TRAINSIM_GPU(ncclGroupStart());
-  for (int r = 0; r < n; ++r) {
-    Rank& k = ranks[static_cast<std::size_t>(r)];
+  for (Rank& k : ranks) {
+    const int r = k.global;
     void* in = k.send.get();
     void* out = k.recv.get();
     switch (op) {
@@ -92,40 +96,75 @@ void launch(CollOp op, std::vector<Rank>& ranks, std::size_t bytes) {
 
 }  // namespace
 
-int cmd_collectives(const CollectivesArgs& a) {
-  const int count = gpu::require_devices(
-      2,
-      "collectives need two or more GPUs (NCCL refuses two ranks on one GPU); nothing was "
-      "measured. With one GPU, import nccl-tests logs from a multi-GPU machine "
-      "(trainsim-calibrate import-nccl-tests) or let the α–β model stand");
-  const int n = a.gpus == 0 ? count : a.gpus;
-  if (n < 2 || n > count)
-    throw InputError(fmt::format("--gpus {}: expected 2 to {} (the GPUs here)", a.gpus, count));
+namespace {
+
+int measure(const CollectivesArgs& a, const mpi::World& world) {
+  const bool job = world.size() > 1;
+  std::vector<Rank> ranks;
+  int n = 0;
+  if (job) {
+    // One process per GPU (nccl-tests' -g 1): this one drives its node-local GPU.
+    if (a.gpus > 1)
+      throw InputError(fmt::format(
+          "--gpus {}: under mpirun each process drives one GPU; start one process per GPU "
+          "(mpirun -np <GPUs in all>)",
+          a.gpus));
+    gpu::require_devices(world.local_rank() + 1,
+                         fmt::format("MPI rank {} is process {} on its node and needs GPU {}",
+                                     world.rank(), world.local_rank(), world.local_rank()));
+    n = world.size();
+    ncclUniqueId id{};
+    if (world.rank() == 0) TRAINSIM_GPU(ncclGetUniqueId(&id));
+    world.broadcast(&id, sizeof id);
+    Rank& k = ranks.emplace_back();
+    k.global = world.rank();
+    k.device = world.local_rank();
+    TRAINSIM_GPU(cudaSetDevice(k.device));
+    TRAINSIM_GPU(ncclCommInitRank(&k.comm, n, id, world.rank()));
+  } else {
+    const int count = gpu::require_devices(
+        2,
+        "collectives need two or more GPUs (NCCL refuses two ranks on one GPU); nothing was "
+        "measured. With one GPU, import nccl-tests logs from a multi-GPU machine "
+        "(trainsim-calibrate import-nccl-tests) or let the α–β model stand");
+    n = a.gpus == 0 ? count : a.gpus;
+    if (n < 2 || n > count)
+      throw InputError(fmt::format("--gpus {}: expected 2 to {} (the GPUs here)", a.gpus, count));
+    std::vector<int> devs(static_cast<std::size_t>(n));
+    std::vector<ncclComm_t> comms(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) devs[static_cast<std::size_t>(r)] = r;
+    TRAINSIM_GPU(ncclCommInitAll(comms.data(), n, devs.data()));
+    for (int r = 0; r < n; ++r) {
+      Rank& k = ranks.emplace_back();
+      k.global = k.device = r;
+      k.comm = comms[static_cast<std::size_t>(r)];
+    }
+  }
   if (a.iters < 1) throw InputError("--iters: at least 1");
   std::vector<double> sizes;
   for (double s = 1024; s <= a.max_bytes; s *= 2) sizes.push_back(s);
   if (sizes.empty()) throw InputError("--max-bytes: at least 1 KiB");
-
-  std::vector<Rank> ranks(static_cast<std::size_t>(n));
-  std::vector<int> devs(static_cast<std::size_t>(n));
-  std::vector<ncclComm_t> comms(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) devs[static_cast<std::size_t>(r)] = r;
-  TRAINSIM_GPU(ncclCommInitAll(comms.data(), n, devs.data()));
   const auto max = static_cast<std::size_t>(sizes.back());
-  for (int r = 0; r < n; ++r) {
-    Rank& k = ranks[static_cast<std::size_t>(r)];
-    k.device = r;
-    k.comm = comms[static_cast<std::size_t>(r)];
-    TRAINSIM_GPU(cudaSetDevice(r));
+  for (Rank& k : ranks) {
+    TRAINSIM_GPU(cudaSetDevice(k.device));
     TRAINSIM_GPU(cudaStreamCreate(&k.stream));
     k.send = gpu::DeviceBuffer(max);
     k.recv = gpu::DeviceBuffer(max);
-    gpu::fill_random(k.send, false, static_cast<unsigned>(r + 1));
+    gpu::fill_random(k.send, false, static_cast<unsigned>(k.global + 1));
   }
+  const bool lead = world.rank() == 0;  // prints and writes the profile
+  const std::string link = world.nodes() > 1 ? "inter_node" : "intra_node";
   CalibrationProfile profile;
-  profile.provenance = provenance_of(0);
-  profile.provenance.device = fmt::format("{}× {}", n, profile.provenance.device);
-  Progress progress(std::size(kOps) * sizes.size(), stderr);
+  profile.provenance = provenance_of(ranks.front().device);
+  profile.provenance.device =
+      world.nodes() > 1
+          ? fmt::format("{}× {} over {} nodes", n, profile.provenance.device, world.nodes())
+          : fmt::format("{}× {}", n, profile.provenance.device);
+  const std::string method =
+      job ? fmt::format("trainsim-calibrate collectives, {} GPUs, {} MPI processes on {} node(s)",
+                        n, n, world.nodes())
+          : fmt::format("trainsim-calibrate collectives, {} GPUs", n);
+  Progress progress(std::size(kOps) * sizes.size(), lead ? stderr : nullptr);
   std::size_t done = 0;
   for (CollOp op : kOps)
     for (double s : sizes) {
@@ -135,16 +174,16 @@ int cmd_collectives(const CollectivesArgs& a) {
       progress.step(done++, fmt::format("{} {}", name(op), format_bytes(s)));
       if (bytes == 0) continue;
       const int warmup = 5;
-      for (int i = 0; i < warmup; ++i) launch(op, ranks, bytes);
+      for (int i = 0; i < warmup; ++i) launch(op, ranks, n, bytes);
       // An event belongs to the device current when it is created: one pair per GPU, made
       // there (a deque, since events do not move).
       std::deque<gpu::Event> start, stop;
-      for (std::size_t r = 0; r < ranks.size(); ++r) {
-        TRAINSIM_GPU(cudaSetDevice(ranks[r].device));
-        start.emplace_back().record(ranks[r].stream);
+      for (Rank& k : ranks) {
+        TRAINSIM_GPU(cudaSetDevice(k.device));
+        start.emplace_back().record(k.stream);
         stop.emplace_back();
       }
-      for (int i = 0; i < a.iters; ++i) launch(op, ranks, bytes);
+      for (int i = 0; i < a.iters; ++i) launch(op, ranks, n, bytes);
       double slowest = 0;
       for (std::size_t r = 0; r < ranks.size(); ++r) {
         TRAINSIM_GPU(cudaSetDevice(ranks[r].device));
@@ -152,11 +191,10 @@ int cmd_collectives(const CollectivesArgs& a) {
       }
       for (std::size_t r = 0; r < ranks.size(); ++r)
         slowest = std::max(slowest, stop[r].since(start[r]));
-      const double t = slowest / a.iters;
+      const double t = world.max(slowest) / a.iters;  // the slowest GPU of the job
       const double algbw = static_cast<double>(bytes) / t;
-      profile.collectives.push_back({name(op), n, "intra_node", static_cast<double>(bytes), t,
-                                     algbw, algbw * bus_factor(op, n), "measured",
-                                     fmt::format("trainsim-calibrate collectives, {} GPUs", n)});
+      profile.collectives.push_back({name(op), n, link, static_cast<double>(bytes), t, algbw,
+                                     algbw * bus_factor(op, n), "measured", method});
     }
   progress.finish();
   for (Rank& k : ranks) {
@@ -164,9 +202,10 @@ int cmd_collectives(const CollectivesArgs& a) {
     ncclCommDestroy(k.comm);
     cudaStreamDestroy(k.stream);
   }
+  if (!lead) return 0;
   update_profile(a.out, profile, ProfileSection::Collectives);
-  std::cout << fmt::format("{}: {} samples → {}\n", profile.provenance.device,
-                           profile.collectives.size(), a.out);
+  std::cout << fmt::format("{}: {} samples ({}) → {}\n", profile.provenance.device,
+                           profile.collectives.size(), link, a.out);
   std::cout << fmt::format("  {:<16} {:>12} {:>12}\n", "op", "busbw @ max", "time @ 1 KiB");
   for (CollOp op : kOps) {
     double bw = 0, small = 0;
@@ -179,6 +218,22 @@ int cmd_collectives(const CollectivesArgs& a) {
                              small * 1e6);
   }
   return 0;
+}
+
+}  // namespace
+
+int cmd_collectives(const CollectivesArgs& a) {
+  const mpi::World world;
+  try {
+    return measure(a, world);
+  } catch (const std::exception& e) {
+    if (world.size() > 1) {
+      // One rank's failure would leave the others waiting in NCCL: say why, end the job.
+      std::cerr << fmt::format("[MPI rank {}] {}\n", world.rank(), e.what());
+      world.abort_job(dynamic_cast<const InputError*>(&e) ? 2 : 1);
+    }
+    throw;
+  }
 }
 
 }  // namespace trainsim

@@ -16,6 +16,7 @@
 #include "core/quantity.h"
 #include "device_info.h"
 #include "gpu.h"
+#include "mpi_job.h"
 #include "nccl_tests.h"
 #include "profile_update.h"
 
@@ -77,8 +78,12 @@ int main(int argc, char** argv) {
   std::string max_bytes = "4GiB";
   auto* coll = app.add_subcommand(
       "collectives",
-      "Time NCCL all-reduce, all-gather, reduce-scatter, all-to-all and send/recv over the "
-      "local GPUs (one process, 2 or more GPUs), 1 KiB up to --max-bytes");
+      std::string("Time NCCL all-reduce, all-gather, reduce-scatter, all-to-all and send/recv "
+                  "over the local GPUs (one process, 2 or more GPUs), 1 KiB up to --max-bytes") +
+          (mpi::built_with_mpi()
+               ? "; under mpirun (one process per GPU) across every GPU of the job, on one "
+                 "node or many"
+               : " (built without MPI: one node only)"));
   coll->add_option("--gpus", ca.gpus, "GPUs to use (0: all)")->capture_default_str();
   coll->add_option("--out", ca.out, "Profile to write or update")->capture_default_str();
   coll->add_option("--max-bytes", max_bytes, "Largest size S, e.g. 4GiB")->capture_default_str();

@@ -27,10 +27,11 @@ std::string progress_line(std::size_t done, std::size_t total, double eta_s,
 Progress::Progress(std::size_t total, std::FILE* out)
     : total_(total),
       out_(out),
-      tty_(isatty(fileno(out)) != 0),
+      tty_(out != nullptr && isatty(fileno(out)) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
 void Progress::step(std::size_t done, const std::string& label) {
+  if (!out_) return;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double eta =
@@ -49,6 +50,7 @@ void Progress::step(std::size_t done, const std::string& label) {
 }
 
 void Progress::finish() {
+  if (!out_) return;
   if (tty_) std::fprintf(out_, "\r\033[K");
   std::fflush(out_);
 }

@@ -14,6 +14,7 @@ std::string progress_line(std::size_t done, std::size_t total, double eta_s,
 
 class Progress {
  public:
+  /// `out` null: silent (an MPI rank other than 0).
   Progress(std::size_t total, std::FILE* out);
   /// Item `done` (0-based count finished) with its label.
   void step(std::size_t done, const std::string& label);

@@ -27,6 +27,13 @@ expect 2 "a pipeline replay runs tp = 1" -- "$bin" validate --scenario "$2/scena
   --profile "$tmp/empty.json" --gpus 4 --set parallelism.dp=1 --set parallelism.tp=2
 expect 2 "expected at least 1" -- "$bin" validate --scenario "$2/scenarios/default.yaml" \
   --profile "$tmp/empty.json" --gpus 0
+# Under mpirun (a build with MPI): each process drives one GPU, and a failing rank ends the
+# whole job with its exit code instead of leaving the others waiting.
+if "$bin" collectives --help | grep -q "under mpirun" && command -v mpirun >/dev/null; then
+  run_mpi=(mpirun --oversubscribe -np 2 -x "ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0")
+  [ "$(id -u)" = 0 ] && run_mpi+=(--allow-run-as-root)
+  expect 2 "under mpirun each process drives one GPU" -- timeout 120 "${run_mpi[@]}" "$bin" collectives --gpus 2
+fi
 # The GPU commands: a GPU machine describes its GPUs (the measuring commands are left to the
 # [gpu] tests and the issue's runs: they take minutes); any other says so in one line, exit 2.
 # (CUDA's runtime needs ASan's shadow gap unprotected when this runs under the sanitizers.)
