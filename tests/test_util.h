@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "run/simulate.h"
 #include "scenario/scenario_loader.h"
+#include "schedules/registry.h"
 
 namespace trainsim::test {
 
@@ -25,6 +27,23 @@ inline Scenario pipeline(int p, int m, double f_ms, double b_ms, double p2p_ms =
 /// Makespan of a scenario under `schedule`, in nanoseconds.
 inline TimeNs makespan(const Scenario& s, const std::string& schedule = "") {
   return simulate(s, {schedule, true}).makespan;
+}
+
+/// Calls f(name, p, v, schedule) for every built-in schedule at p ∈ {2, 4}, v ∈ {1, 2} and
+/// m = 2p, skipping the (name, v) a generator does not define.
+template <class F>
+void for_each_builtin_schedule(F&& f) {
+  for (const auto& e : schedule_entries())
+    for (int v : {1, 2})
+      for (int p : {2, 4}) {
+        Schedule s;
+        try {
+          s = make_schedule(e.name, {p, 2 * p, v, {}, {}});
+        } catch (const ScheduleError&) {
+          continue;  // not defined for this v
+        }
+        f(std::string(e.name), p, v, s);
+      }
 }
 
 }  // namespace trainsim::test
