@@ -18,6 +18,10 @@ std::string to_string(const Message& m) {
 PipelineReplay plan_pipeline_replay(const Schedule& s) {
   auto rank_of = [&](int stage) { return s.stage_rank.at(static_cast<std::size_t>(stage)); };
   const bool split = s.split_backward();
+  // F passes an activation on; B (or I, when the backward is split) an input gradient; W nothing.
+  auto passes_on = [&](const Action& a) {
+    return a.op == Op::F || a.op == Op::B || (split && a.op == Op::I);
+  };
   PipelineReplay out;
   out.ranks.resize(static_cast<std::size_t>(s.ranks));
   std::map<std::pair<int, int>, int> channel_of;  // (from, to) -> index into out.channels
@@ -38,7 +42,7 @@ PipelineReplay plan_pipeline_replay(const Schedule& s) {
       }
       for (const Action& a : step.compute) {
         const bool forward = a.op == Op::F;
-        if (!forward && a.op != Op::B && !(split && a.op == Op::I)) continue;  // W sends nothing
+        if (!passes_on(a)) continue;
         const int next = forward ? a.stage + 1 : a.stage - 1;
         if (next < 0 || next >= s.stages || rank_of(next) == r) continue;
         const int c = channel(r, rank_of(next));
@@ -60,7 +64,7 @@ PipelineReplay plan_pipeline_replay(const Schedule& s) {
     for (ReplayStep& step : steps)
       for (const Action& a : step.compute) {
         const bool forward = a.op == Op::F;
-        if (!forward && a.op != Op::B && !(split && a.op == Op::I)) continue;
+        if (!passes_on(a)) continue;
         const auto it =
             by_message.find({!forward, forward ? a.stage - 1 : a.stage + 1, a.microbatch});
         if (it != by_message.end()) step.receives.push_back(it->second);

@@ -35,4 +35,9 @@ ReplayNeeds replay_needs(const std::vector<std::vector<Kernel>>& computes);
 /// kernels (count > 1) run layer by layer, the others once, in the model's order.
 void run_kernels(GemmBench& bench, const std::vector<Kernel>& kernels);
 
+/// The prediction's error against the measurement, in percent (positive: predicted too long).
+inline double percent_error(double predicted, double measured) {
+  return 100.0 * (predicted - measured) / measured;
+}
+
 }  // namespace trainsim

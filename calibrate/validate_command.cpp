@@ -132,7 +132,7 @@ int cmd_validate(const ValidateArgs& a) {
   }
   total.n = static_cast<int>(tasks.size());
   total.measured = tasks.empty() ? 0 : marks.back().since(marks.front());
-  auto error = [](const Sum& x) { return 100.0 * (x.predicted - x.measured) / x.measured; };
+  auto error = [](const Sum& x) { return percent_error(x.predicted, x.measured); };
   std::cout << fmt::format("stage {} of {} ({}, {} micro-batches), profile {}\n", a.stage,
                            s.layout.pp, tl.schedule.name, s.microbatches(), a.profile);
   std::cout << fmt::format("  {:<6} {:>5} {:>14} {:>14} {:>8}\n", "task", "count", "measured",

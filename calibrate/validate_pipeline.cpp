@@ -230,9 +230,6 @@ PipelineValidation measure_pipeline(const ValidateArgs& a) {
 
 int validate_pipeline(const ValidateArgs& a) {
   const PipelineValidation v = measure_pipeline(a);
-  auto error = [](double predicted, double measured) {
-    return 100.0 * (predicted - measured) / measured;
-  };
   const int n = static_cast<int>(v.measured.size());
   std::cout << fmt::format("pipeline of {} GPUs ({}, {} micro-batches), profile {}\n", n,
                            v.schedule, v.microbatches, a.profile);
@@ -246,13 +243,13 @@ int validate_pipeline(const ValidateArgs& a) {
     predicted_end = std::max(predicted_end, p.last_end);
     std::cout << fmt::format(
         "  {:<5} {:>10.3f} ms {:>10.3f} ms {:>+7.1f}%   {:>10.3f} ms {:>10.3f} ms {:>+7.1f}%\n", r,
-        m.compute * 1e3, p.compute * 1e3, error(p.compute, m.compute), m.last_end * 1e3,
-        p.last_end * 1e3, error(p.last_end, m.last_end));
+        m.compute * 1e3, p.compute * 1e3, percent_error(p.compute, m.compute), m.last_end * 1e3,
+        p.last_end * 1e3, percent_error(p.last_end, m.last_end));
   }
   std::cout << fmt::format(
       "  pipeline (start to last compute): measured {:.3f} ms, predicted "
       "{:.3f} ms, error {:+.1f}%\n",
-      measured_end * 1e3, predicted_end * 1e3, error(predicted_end, measured_end));
+      measured_end * 1e3, predicted_end * 1e3, percent_error(predicted_end, measured_end));
   std::cout << fmt::format("durations: {}\n", v.cost_sources);
   return 0;
 }
