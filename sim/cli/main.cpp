@@ -119,7 +119,7 @@ int cmd_compare(const CompareArgs& a) {
       a.schedules == "all" ? schedule_names() : split_names(a.schedules);
   if (names.empty()) throw InputError("--schedules: give at least one schedule name, or all");
   for (const auto& n : names) find_schedule(n);  // unknown names fail before any work
-  std::vector<StepReport> reports;
+  std::vector<ComparedSchedule> rows;
   std::vector<Timeline> timelines;
   std::vector<std::string> skipped;
   for (const auto& n : names) {
@@ -147,10 +147,10 @@ int cmd_compare(const CompareArgs& a) {
         continue;
       }
     }
-    reports.push_back(make_report(timelines.back()));
-    if (rechunked) reports.back().schedule += " (vpp 2)";
+    rows.push_back({make_report(timelines.back()), make_memory_report(timelines.back())});
+    if (rechunked) rows.back().step.schedule += " (vpp 2)";
   }
-  if (reports.empty())
+  if (rows.empty())
     throw ScheduleError("no schedule can run this scenario:\n" +
                         fmt::format("{}", fmt::join(skipped, "\n")));
   std::vector<std::string> written;
@@ -163,12 +163,12 @@ int cmd_compare(const CompareArgs& a) {
       written.push_back(path);
     }
   if (a.json) {
-    auto j = comparison_to_json(reports);
+    auto j = comparison_to_json(rows);
     j["skipped"] = skipped;
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << format_comparison(reports);
+  std::cout << format_comparison(rows);
   for (const auto& s : skipped) std::cout << "skipped " << s << "\n";
   for (const auto& w : written) std::cout << "trace written to " << w << "\n";
   return 0;

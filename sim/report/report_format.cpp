@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/quantity.h"
+#include "report/memory_report.h"
 
 namespace trainsim {
 namespace {
@@ -19,6 +20,17 @@ std::string layout_line(const StepReport& r) {
   return s;
 }
 
+// The most bytes one GPU of any stage holds, and whether that is over the device.
+struct GpuPeak {
+  double bytes = 0;
+  bool out_of_memory = false;
+};
+GpuPeak gpu_peak(const MemoryReport& m) {
+  GpuPeak g;
+  for (const auto& s : m.stages) g.bytes = std::max(g.bytes, s.peak);
+  g.out_of_memory = !m.out_of_memory.empty();
+  return g;
+}
 }  // namespace
 
 std::string format_report(const StepReport& r) {
@@ -150,42 +162,53 @@ nlohmann::json report_to_json(const StepReport& r) {
   return j;
 }
 
-std::string format_comparison(const std::vector<StepReport>& reports) {
-  if (reports.empty()) return "";
-  std::string o = fmt::format("scenario {} · {}\n\n", reports.front().scenario_name,
-                              layout_line(reports.front()));
+std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
+  if (rows.empty()) return "";
+  const StepReport& first = rows.front().step;
+  std::string o = fmt::format("scenario {} · {}\n\n", first.scenario_name, layout_line(first));
   std::size_t nw = 8;
-  for (const auto& r : reports) nw = std::max(nw, r.schedule.size());
-  const std::string row = "{:<{}} {:>12} {:>9} {:>9} {:>7} {:>12} {:>10} {:>11} {:>10}\n";
-  o += fmt::format(fmt::runtime(row), "schedule", nw, "step time", "bubble", "bubble", "MFU",
-                   "tokens/s", "peak mb", "activations", "p2p");
-  o += fmt::format(fmt::runtime(row), "", nw, "", "/step", "/ideal", "", "", "in flight", "at peak",
-                   "volume");
-  for (const auto& r : reports) {
+  for (const auto& row : rows) nw = std::max(nw, row.step.schedule.size());
+  const std::string line = "{:<{}} {:>12} {:>9} {:>9} {:>7} {:>12} {:>10} {:>11} {:>10} {:>14}\n";
+  o += fmt::format(fmt::runtime(line), "schedule", nw, "step time", "bubble", "bubble", "MFU",
+                   "tokens/s", "peak mb", "activations", "p2p", "GPU memory");
+  o += fmt::format(fmt::runtime(line), "", nw, "", "/step", "/ideal", "", "", "in flight",
+                   "at peak", "volume", "peak");
+  bool any_oom = false;
+  for (const auto& row : rows) {
+    const StepReport& r = row.step;
     double peak = 0, bytes = 0;
     for (const auto& s : r.stages) {
       peak = std::max(peak, s.peak_in_flight);
       bytes = std::max(bytes, s.peak_activation_bytes);
     }
-    o += fmt::format(fmt::runtime(row), r.schedule, nw, format_time(r.step_time_s),
-                     fmt::format("{:.4f}", r.bubble_fraction_of_step),
-                     fmt::format("{:.4f}", r.bubble_over_ideal),
-                     r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
-                     r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-",
-                     fmt::format("{:.3g}", peak), bytes > 0 ? format_bytes(bytes) : "-",
-                     r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-");
+    const GpuPeak mem = gpu_peak(row.memory);
+    any_oom = any_oom || mem.out_of_memory;
+    o += fmt::format(
+        fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
+        fmt::format("{:.4f}", r.bubble_fraction_of_step),
+        fmt::format("{:.4f}", r.bubble_over_ideal),
+        r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
+        r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-", fmt::format("{:.3g}", peak),
+        bytes > 0 ? format_bytes(bytes) : "-", r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-",
+        mem.bytes > 0 ? format_bytes(mem.bytes) + (mem.out_of_memory ? " OOM" : "") : "-");
   }
   o += "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
-       "1F1B: p);\nactivations at peak: the most activation memory one GPU of any stage holds\n";
+       "1F1B: p);\nactivations at peak: the most activation memory one GPU of any stage holds;\n"
+       "GPU memory peak: the most one GPU holds (weights, gradients, optimizer, activations, "
+       "buffers)";
+  const double device = rows.front().memory.device_memory;
+  if (device > 0)
+    o += fmt::format(";\nOOM: over the device's {}{}", format_bytes(device),
+                     any_oom ? " (`trainsim memory SCENARIO --schedule NAME` says where)" : "");
+  o += "\n";
   // Per stage: where the idle time and the activation memory sit.
   o += "\nper stage: idle / peak micro-batches in flight / activation memory at that peak\n";
   o += fmt::format("{:<{}}", "schedule", nw);
-  for (const auto& s : reports.front().stages)
-    o += fmt::format(" {:>28}", fmt::format("stage {}", s.stage));
+  for (const auto& s : first.stages) o += fmt::format(" {:>28}", fmt::format("stage {}", s.stage));
   o += "\n";
-  for (const auto& r : reports) {
-    o += fmt::format("{:<{}}", r.schedule, nw);
-    for (const auto& s : r.stages)
+  for (const auto& row : rows) {
+    o += fmt::format("{:<{}}", row.step.schedule, nw);
+    for (const auto& s : row.step.stages)
       o += fmt::format(
           " {:>28}",
           fmt::format("{} / {:.3g} / {}", format_time(s.idle_s), s.peak_in_flight,
@@ -195,11 +218,15 @@ std::string format_comparison(const std::vector<StepReport>& reports) {
   return o;
 }
 
-nlohmann::json comparison_to_json(const std::vector<StepReport>& reports) {
+nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows) {
   nlohmann::json j;
-  j["scenario"] = reports.empty() ? "" : reports.front().scenario;
+  j["scenario"] = rows.empty() ? "" : rows.front().step.scenario;
   j["schedules"] = nlohmann::json::array();
-  for (const auto& r : reports) j["schedules"].push_back(report_to_json(r));
+  for (const auto& row : rows) {
+    auto one = report_to_json(row.step);
+    one["memory"] = memory_to_json(row.memory);
+    j["schedules"].push_back(std::move(one));
+  }
   return j;
 }
 

@@ -1,18 +1,28 @@
 #pragma once
 // A StepReport as text (the seeds' "OUTPUT BREAKDOWN") and as JSON (keys documented in
-// sim/report/README.md), and several reports side by side for `trainsim compare`.
+// sim/report/README.md), and several schedules side by side for `trainsim compare`.
 #include <string>  // std::string
 #include <vector>  // std::vector
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "report/memory_report.h"
 #include "report/step_report.h"
 
 namespace trainsim {
 
 std::string format_report(const StepReport& r);
 nlohmann::json report_to_json(const StepReport& r);
-std::string format_comparison(const std::vector<StepReport>& reports);
-nlohmann::json comparison_to_json(const std::vector<StepReport>& reports);
+/// One schedule of `trainsim compare`: its step and its memory, from the same Timeline.
+struct ComparedSchedule {
+  StepReport step;
+  MemoryReport memory;
+};
+
+/// The table: time, bubbles, MFU, throughput, activations, p2p volume and each schedule's
+/// GPU memory peak marked OOM when over the device; then the per-stage block.
+std::string format_comparison(const std::vector<ComparedSchedule>& rows);
+/// `{"scenario", "schedules": [report_to_json + "memory": memory_to_json, ...]}`.
+nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows);
 
 }  // namespace trainsim

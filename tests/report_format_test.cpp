@@ -1,0 +1,76 @@
+#include "report/report_format.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/quantity.h"
+#include "test_util.h"
+
+using namespace trainsim;
+
+namespace {
+// The default scenario's setting: Llama-3.1-8B, pp 4 × dp 2 on 8 H100s (80 GiB), 32 micro-batches.
+Scenario llama8b() {
+  return test::yaml(
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+      "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64}\n");
+}
+
+ComparedSchedule compared(const Scenario& s, const std::string& schedule) {
+  const Timeline tl = simulate(s, {schedule, true});
+  return {make_report(tl), make_memory_report(tl)};
+}
+
+double gpu_peak(const MemoryReport& m) {
+  double peak = 0;
+  for (const auto& s : m.stages) peak = std::max(peak, s.peak);
+  return peak;
+}
+
+// The table line whose first word is `schedule`.
+std::string row_of(const std::string& table, const std::string& schedule) {
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(schedule + " ", 0) == 0) return line;
+  return "";
+}
+}  // namespace
+
+TEST_CASE("compare: each schedule's GPU memory peak, marked OOM over the device", "[report]") {
+  const Scenario s = llama8b();
+  const std::vector<ComparedSchedule> rows = {compared(s, "afab"), compared(s, "1f1b")};
+  // AFAB holds all 32 micro-batches: stage 3 needs ~252 GB, over 80 GiB on every stage.
+  // 1F1B holds p − r: stage 0 peaks at ~56 GB and fits.
+  REQUIRE(rows[0].memory.out_of_memory.size() == 4);
+  REQUIRE(rows[1].memory.out_of_memory.empty());
+  const std::string table = format_comparison(rows);
+  const std::string afab = row_of(table, "afab"), one = row_of(table, "1f1b");
+  INFO(table);
+  CHECK(afab.find(format_bytes(gpu_peak(rows[0].memory)) + " OOM") != std::string::npos);
+  CHECK(one.find(format_bytes(gpu_peak(rows[1].memory))) != std::string::npos);
+  CHECK(one.find("OOM") == std::string::npos);
+  CHECK(table.find("OOM: over the device's " + format_bytes(s.cluster.gpu.memory)) !=
+        std::string::npos);
+}
+
+TEST_CASE("compare --json: every schedule carries its memory report", "[report]") {
+  const Scenario s = llama8b();
+  const nlohmann::json j = comparison_to_json({compared(s, "afab"), compared(s, "1f1b")});
+  REQUIRE(j["schedules"].size() == 2);
+  CHECK(j["schedules"][0]["schedule"] == "afab");
+  CHECK(j["schedules"][0]["memory"]["out_of_memory"].size() == 4);
+  CHECK(j["schedules"][1]["memory"]["out_of_memory"].empty());
+  CHECK(j["schedules"][1]["memory"]["device_memory"].get<double>() == s.cluster.gpu.memory);
+}
+
+TEST_CASE("compare: a costs-only scenario has no memory to judge", "[report]") {
+  // No model, no cluster: no bytes, no device, so "-" and no OOM legend.
+  const std::string table = format_comparison({compared(test::pipeline(4, 8, 1, 2), "1f1b")});
+  const std::string row = row_of(table, "1f1b");
+  REQUIRE_FALSE(row.empty());
+  CHECK(row.back() == '-');
+  CHECK(table.find("OOM") == std::string::npos);
+}
