@@ -117,10 +117,19 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
       v->addWidget(l);
     } else {
       const StepReport& r = c.report;
-      v->addWidget(new QLabel(QStringLiteral("<b>%1</b> — step %2 s, bubble %3 % of step")
-                                  .arg(QString::fromStdString(c.schedule))
-                                  .arg(r.step_time_s, 0, 'f', 4)
-                                  .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1)));
+      QString text = QStringLiteral("<b>%1</b> — step %2 s, bubble %3 % of step")
+                         .arg(QString::fromStdString(c.schedule))
+                         .arg(r.step_time_s, 0, 'f', 4)
+                         .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1);
+      if (c.out_of_memory)
+        text += QStringLiteral(
+                    " — <span style='color:#c62828'><b>out of memory</b>: peak %1 GB "
+                    "per GPU, the device has %2 GB</span>")
+                    .arg(c.peak_memory / 1e9, 0, 'f', 1)
+                    .arg(c.device_memory / 1e9, 0, 'f', 1);
+      auto* label = new QLabel(text);
+      label->setObjectName(QStringLiteral("compare-title"));
+      v->addWidget(label);
       auto* g = new GanttView;
       g->set_show_streams(false);
       g->set_fit_span(longest);
@@ -153,9 +162,14 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
       bar_chart(tr("pipeline bubble"), {tr("of step (ZB paper)"), tr("over ideal (Megatron)")},
                 per_schedule({bubble_step, bubble_ideal}), tr("%")),
       2);
+  double device = 0;
+  for (const auto& c : outcome_->compared) device = std::max(device, c.device_memory);
+  // The device's size goes on the axis: the chart's title has no room for it.
+  const QString memory_unit =
+      device > 0 ? tr("GB (device %1)").arg(device / 1e9, 0, 'f', 1) : tr("GB");
   if (std::any_of(peak.begin(), peak.end(), [](double p) { return p > 0; }))
     charts_->addWidget(
-        bar_chart(tr("peak memory per GPU"), {tr("peak")}, per_schedule({peak}), tr("GB")), 1);
+        bar_chart(tr("peak memory per GPU"), {tr("peak")}, per_schedule({peak}), memory_unit), 1);
 }
 
 }  // namespace trainsim::gui

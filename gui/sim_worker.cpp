@@ -12,11 +12,14 @@
 namespace trainsim::gui {
 namespace {
 
-double peak_of(const Timeline& tl) {
-  if (!tl.scenario.model) return 0;
+double peak_of(const MemoryReport& m) {
   double peak = 0;
-  for (const StageMemory& s : make_memory_report(tl).stages) peak = std::max(peak, s.peak);
+  for (const StageMemory& s : m.stages) peak = std::max(peak, s.peak);
   return peak;
+}
+
+double peak_of(const Timeline& tl) {
+  return tl.scenario.model ? peak_of(make_memory_report(tl)) : 0;
 }
 
 }  // namespace
@@ -42,7 +45,12 @@ SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
       o.schedule = name;
       auto ctl = std::make_shared<const Timeline>(simulate(sc, o));
       c.report = make_report(*ctl);
-      c.peak_memory = peak_of(*ctl);
+      if (ctl->scenario.model) {
+        const MemoryReport m = make_memory_report(*ctl);
+        c.peak_memory = peak_of(m);
+        c.out_of_memory = !m.out_of_memory.empty();
+        c.device_memory = m.device_memory;
+      }
       c.gantt = std::make_shared<const GanttData>(make_gantt_data(std::move(ctl)));
     } catch (const InputError& e) {
       c.error = e.what();

@@ -34,7 +34,9 @@ struct SimOutcome {
     std::shared_ptr<const GanttData> gantt;  ///< null when it failed
     StepReport report;
     double peak_memory = 0;
-    std::string error;  ///< why this schedule cannot run here
+    bool out_of_memory = false;  ///< some stage's peak exceeds the device
+    double device_memory = 0;    ///< bytes, 0 without a cluster
+    std::string error;           ///< why this schedule cannot run here
   };
   std::vector<Compared> compared;
   double seconds = 0;  ///< wall time of the whole request

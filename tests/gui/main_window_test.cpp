@@ -100,6 +100,21 @@ class MainWindowTest : public QObject {
     QCOMPARE(w.outcome()->compared.size(), std::size_t{3});
     QVERIFY(colours(w.grab().toImage()).size() >= 8);
   }
+  void compare_marks_a_schedule_that_runs_out_of_memory() {
+    // Default scenario: AFAB needs ~252 GB per GPU on stage 3, 1F1B ~56 GB (80 GiB device).
+    MainWindow w;
+    QVERIFY(w.open_scenario(kDefault));
+    w.compare({"afab", "1f1b"});
+    w.wait_for_simulation();
+    QStringList titles;
+    for (const QLabel* l : w.compare_view()->findChildren<QLabel*>("compare-title"))
+      titles << l->text();
+    QCOMPARE(titles.size(), 2);
+    titles.sort();  // "<b>1f1b</b>…" before "<b>afab</b>…"
+    QVERIFY(!titles[0].contains("out of memory"));
+    QVERIFY(titles[1].contains("out of memory"));
+    QVERIFY(titles[1].contains("the device has 85.9 GB"));
+  }
 };
 TRAINSIM_GUI_TEST(MainWindowTest);
 

@@ -54,6 +54,18 @@ class SimWorkerTest : public QObject {
     QVERIFY(!o.compared[2].gantt);
     QVERIFY(QString::fromStdString(o.compared[2].error).contains("vpp"));
   }
+  void compared_schedules_say_when_they_run_out_of_memory() {
+    // The default scenario (Llama-3.1-8B, pp 4, 32 micro-batches, 80 GiB H100s): AFAB holds all
+    // 32 micro-batches' activations (stage 3: ~252 GB) and runs out; 1F1B holds p − r (~56 GB).
+    const SimOutcome o =
+        run_request({TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, {"afab", "1f1b"}, true});
+    QCOMPARE(o.compared.size(), std::size_t{2});
+    QVERIFY(o.compared[0].out_of_memory);
+    QVERIFY(!o.compared[1].out_of_memory);
+    QCOMPARE(o.compared[0].device_memory, o.timeline->scenario.cluster.gpu.memory);
+    QVERIFY(o.compared[0].peak_memory > o.compared[0].device_memory);
+    QVERIFY(o.compared[1].peak_memory < o.compared[1].device_memory);
+  }
 };
 TRAINSIM_GUI_TEST(SimWorkerTest);
 
