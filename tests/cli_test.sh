@@ -37,5 +37,11 @@ expect 0 "zb-auto" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=5
 expect 2 "expected KEY=VALUE" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit
 expect 2 "needs memory_limit >= 1" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=0
 expect 0 "OVERLAP_F_B" -- sh -c "\"$bin\" schedule --pp 2 -m 4 --vpp 2 -s dualpipe-v --export-csv \"$tmp/d.csv\" >/dev/null && cat \"$tmp/d.csv\""
+expect 0 "10 layouts: 9 fit, 1 out of memory" -- "$bin" search "$src/scenarios/default.yaml"
+expect 0 '"peak_memory_bytes"' -- "$bin" search "$src/scenarios/default.yaml" --tp 2 --json
+expect 0 "OOM" -- "$bin" compare "$src/scenarios/default.yaml" --schedules afab,1f1b
+expect 2 "search needs a model" -- "$bin" search "$src/scenarios/paper-1f1b.yaml"
+expect 2 "--tp must be 1 or more" -- "$bin" search "$src/scenarios/default.yaml" --tp 0
+expect 2 "unknown schedule" -- "$bin" search "$src/scenarios/default.yaml" --schedules nope
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

@@ -1,5 +1,7 @@
 // trainsim: the command line. Maps errors to exit codes (0 ok, 2 bad input, 1 internal) here
 // and only here (style.md habit 10).
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +21,7 @@
 #include "schedules/csv.h"
 #include "schedules/registry.h"
 #include "schedules/validate.h"
+#include "search/layout_search.h"
 
 #ifndef TRAINSIM_VERSION
 #define TRAINSIM_VERSION "0.0.0"
@@ -44,6 +47,15 @@ struct CompareArgs {
   bool json = false;
   std::string trace_dir;
   bool no_fold = false;
+};
+
+struct SearchArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::vector<int> tp, pp, vpp, micro_batch_sizes;
+  std::string schedules;  ///< "" = the scenario's, or names, or all
+  std::size_t top = 10;
+  bool json = false;
 };
 
 struct ScheduleArgs {
@@ -174,6 +186,26 @@ int cmd_compare(const CompareArgs& a) {
   return 0;
 }
 
+int cmd_search(const SearchArgs& a) {
+  const Scenario sc = load_scenario(a.scenario, a.sets);
+  SearchSpace space{a.tp, a.pp, a.vpp, a.micro_batch_sizes, {}};
+  if (!a.schedules.empty())
+    space.schedules = a.schedules == "all" ? schedule_names() : split_names(a.schedules);
+  // Progress on a terminal only: pipes and CI logs get the result alone.
+  const bool tty = isatty(fileno(stderr)) != 0;
+  const auto progress = [&](std::size_t done, std::size_t total) {
+    if (!tty) return;
+    std::cerr << fmt::format("\rsearch: {}/{} layouts simulated", done, total)
+              << (done == total ? "\r\033[K" : "") << std::flush;
+  };
+  const std::vector<SearchResult> results = search_layouts(sc, space, progress);
+  if (a.json)
+    std::cout << search_to_json(sc, results).dump(2) << "\n";
+  else
+    std::cout << format_search(sc, results, a.top);
+  return 0;
+}
+
 std::map<std::string, std::string> option_map(const std::vector<std::string>& kvs) {
   std::map<std::string, std::string> out;
   for (const auto& kv : kvs) {
@@ -290,6 +322,31 @@ int main(int argc, char** argv) {
                   "Write one Chrome trace per schedule into this folder");
   cmp->add_flag("--no-fold", ca.no_fold, "Simulate every rank");
 
+  SearchArgs xa;
+  auto* srch = app.add_subcommand(
+      "search",
+      "Try every parallel layout (tp, pp, dp; optionally vpp, micro-batch size, schedules) of "
+      "the scenario's GPUs and global batch, and rank those that fit by step time");
+  srch->add_option("scenario", xa.scenario, "Scenario YAML file (needs a model and a cluster)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  srch->add_option("--set", xa.sets, "Override a scenario key (repeatable)");
+  srch->add_option("--tp", xa.tp, "TP sizes to try (default: powers of two up to a node)")
+      ->delimiter(',');
+  srch->add_option("--pp", xa.pp, "PP sizes to try (default: every divisor of GPUs / tp)")
+      ->delimiter(',');
+  srch->add_option("--vpp", xa.vpp, "Chunks per rank to try (default: the scenario's)")
+      ->delimiter(',');
+  srch->add_option("--micro-batch-sizes,-b", xa.micro_batch_sizes,
+                   "Micro-batch sizes to try (default: the scenario's)")
+      ->delimiter(',');
+  srch->add_option("--schedules", xa.schedules,
+                   "Comma-separated schedules to try, or all (default: the scenario's)");
+  srch->add_option("--top", xa.top, "Rows of the ranked table")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  srch->add_flag("--json", xa.json, "Print every candidate, ranked, as JSON");
+
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
   sch->add_option("--pp", sa.pp, "Pipeline ranks")
@@ -344,6 +401,7 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(ra);
     if (*mem) return cmd_memory(ma);
     if (*cmp) return cmd_compare(ca);
+    if (*srch) return cmd_search(xa);
     if (*sch) return cmd_schedule(sa);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
