@@ -276,6 +276,17 @@ int cmd_schedule(const ScheduleArgs& a) {
   return 0;
 }
 
+// A subcommand that reads a scenario: its positional file and the repeatable --set.
+CLI::App* scenario_command(CLI::App& app, const std::string& name, const std::string& help,
+                           std::string& scenario, std::vector<std::string>& sets,
+                           const std::string& file_help = "Scenario YAML file") {
+  CLI::App* sub = app.add_subcommand(name, help);
+  sub->add_option("scenario", scenario, file_help)->required()->check(CLI::ExistingFile);
+  sub->add_option("--set", sets,
+                  "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable)");
+  return sub;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -284,53 +295,40 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   RunArgs ra;
-  auto* run = app.add_subcommand("run", "Simulate one step of a scenario and print its report");
-  run->add_option("scenario", ra.scenario, "Scenario YAML file")
-      ->required()
-      ->check(CLI::ExistingFile);
+  auto* run = scenario_command(app, "run", "Simulate one step of a scenario and print its report",
+                               ra.scenario, ra.sets);
   run->add_option("--schedule", ra.schedule, "Use this schedule instead of the scenario's");
-  run->add_option("--set", ra.sets,
-                  "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable)");
   run->add_flag("--json", ra.json, "Print the report as JSON");
   run->add_option("--trace", ra.trace, "Write a Chrome trace JSON (Perfetto) to this path");
   run->add_flag("--no-fold", ra.no_fold,
                 "Simulate every rank (no folding of identical TP/DP peers)");
 
   RunArgs ma;
-  auto* mem = app.add_subcommand(
-      "memory",
+  auto* mem = scenario_command(
+      app, "memory",
       "Print each stage's memory per GPU: weights, gradients, optimizer, activations, "
-      "buffers, and the peak over the simulated step");
-  mem->add_option("scenario", ma.scenario, "Scenario YAML file")
-      ->required()
-      ->check(CLI::ExistingFile);
+      "buffers, and the peak over the simulated step",
+      ma.scenario, ma.sets);
   mem->add_option("--schedule", ma.schedule, "Use this schedule instead of the scenario's");
-  mem->add_option("--set", ma.sets, "Override a scenario key (repeatable)");
   mem->add_flag("--json", ma.json, "Print as JSON");
 
   CompareArgs ca;
   auto* cmp =
-      app.add_subcommand("compare", "Simulate a scenario under several schedules, side by side");
-  cmp->add_option("scenario", ca.scenario, "Scenario YAML file")
-      ->required()
-      ->check(CLI::ExistingFile);
+      scenario_command(app, "compare", "Simulate a scenario under several schedules, side by side",
+                       ca.scenario, ca.sets);
   cmp->add_option("--schedules", ca.schedules, "Comma-separated schedule names, or all")
       ->capture_default_str();
-  cmp->add_option("--set", ca.sets, "Override a scenario key (repeatable)");
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,
                   "Write one Chrome trace per schedule into this folder");
   cmp->add_flag("--no-fold", ca.no_fold, "Simulate every rank");
 
   SearchArgs xa;
-  auto* srch = app.add_subcommand(
-      "search",
+  auto* srch = scenario_command(
+      app, "search",
       "Try every parallel layout (tp, pp, dp; optionally vpp, micro-batch size, schedules) of "
-      "the scenario's GPUs and global batch, and rank those that fit by step time");
-  srch->add_option("scenario", xa.scenario, "Scenario YAML file (needs a model and a cluster)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  srch->add_option("--set", xa.sets, "Override a scenario key (repeatable)");
+      "the scenario's GPUs and global batch, and rank those that fit by step time",
+      xa.scenario, xa.sets, "Scenario YAML file (needs a model and a cluster)");
   srch->add_option("--tp", xa.tp, "TP sizes to try (default: powers of two up to a node)")
       ->delimiter(',');
   srch->add_option("--pp", xa.pp, "PP sizes to try (default: every divisor of GPUs / tp)")
