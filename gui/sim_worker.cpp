@@ -12,14 +12,8 @@
 namespace trainsim::gui {
 namespace {
 
-double peak_of(const MemoryReport& m) {
-  double peak = 0;
-  for (const StageMemory& s : m.stages) peak = std::max(peak, s.peak);
-  return peak;
-}
-
 double peak_of(const Timeline& tl) {
-  return tl.scenario.model ? peak_of(make_memory_report(tl)) : 0;
+  return tl.scenario.model ? make_memory_report(tl).largest_peak() : 0;
 }
 
 }  // namespace
@@ -47,7 +41,7 @@ SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
       c.report = make_report(*ctl);
       if (ctl->scenario.model) {
         const MemoryReport m = make_memory_report(*ctl);
-        c.peak_memory = peak_of(m);
+        c.peak_memory = m.largest_peak();
         c.out_of_memory = !m.out_of_memory.empty();
         c.device_memory = m.device_memory;
       }

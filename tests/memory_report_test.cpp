@@ -37,6 +37,10 @@ TEST_CASE("memory report: peak = static state + the activations 1F1B holds", "[m
           Approx(sm.weights + sm.gradients + sm.optimizer + sm.buffers + sm.activations));
   }
   CHECK(m.out_of_memory.empty());  // 56 GB on stage 0 of an 80 GiB H100
+  // Stages 0 and 3 hold the same parameters (embedding vs LM head); stage 0 holds p = 4
+  // micro-batches of activations against stage 3's one, so it is the fullest GPU.
+  CHECK(m.largest_peak() == m.stages[0].peak);
+  CHECK(MemoryReport{}.largest_peak() == 0);
 }
 
 TEST_CASE("memory report: fp32 gradient accumulation adds 4 bytes per parameter", "[memory]") {

@@ -24,12 +24,6 @@ ComparedSchedule compared(const Scenario& s, const std::string& schedule) {
   return {make_report(tl), make_memory_report(tl)};
 }
 
-double gpu_peak(const MemoryReport& m) {
-  double peak = 0;
-  for (const auto& s : m.stages) peak = std::max(peak, s.peak);
-  return peak;
-}
-
 // The table line whose first word is `schedule`.
 std::string row_of(const std::string& table, const std::string& schedule) {
   std::istringstream in(table);
@@ -49,8 +43,8 @@ TEST_CASE("compare: each schedule's GPU memory peak, marked OOM over the device"
   const std::string table = format_comparison(rows);
   const std::string afab = row_of(table, "afab"), one = row_of(table, "1f1b");
   INFO(table);
-  CHECK(afab.find(format_bytes(gpu_peak(rows[0].memory)) + " OOM") != std::string::npos);
-  CHECK(one.find(format_bytes(gpu_peak(rows[1].memory))) != std::string::npos);
+  CHECK(afab.find(format_bytes(rows[0].memory.largest_peak()) + " OOM") != std::string::npos);
+  CHECK(one.find(format_bytes(rows[1].memory.largest_peak())) != std::string::npos);
   CHECK(one.find("OOM") == std::string::npos);
   CHECK(table.find("OOM: over the device's " + format_bytes(s.cluster.gpu.memory)) !=
         std::string::npos);

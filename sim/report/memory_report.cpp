@@ -78,6 +78,12 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   return out;
 }
 
+double MemoryReport::largest_peak() const {
+  double peak = 0;
+  for (const StageMemory& s : stages) peak = std::max(peak, s.peak);
+  return peak;
+}
+
 MemoryReport make_memory_report(const Timeline& tl) {
   const Scenario& sc = tl.scenario;
   const Schedule& sch = tl.schedule;

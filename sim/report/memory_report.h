@@ -49,6 +49,8 @@ struct MemoryReport {
   double device_memory = 0;  ///< bytes, 0 without a cluster
   std::vector<StageMemory> stages;
   std::vector<OutOfMemory> out_of_memory;
+  /// The fullest GPU's peak: the largest stage peak (0 without stages).
+  double largest_peak() const;
 };
 
 MemoryReport make_memory_report(const Timeline& tl);

@@ -20,17 +20,6 @@ std::string layout_line(const StepReport& r) {
   return s;
 }
 
-// The most bytes one GPU of any stage holds, and whether that is over the device.
-struct GpuPeak {
-  double bytes = 0;
-  bool out_of_memory = false;
-};
-GpuPeak gpu_peak(const MemoryReport& m) {
-  GpuPeak g;
-  for (const auto& s : m.stages) g.bytes = std::max(g.bytes, s.peak);
-  g.out_of_memory = !m.out_of_memory.empty();
-  return g;
-}
 }  // namespace
 
 std::string format_report(const StepReport& r) {
@@ -181,16 +170,17 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
       peak = std::max(peak, s.peak_in_flight);
       bytes = std::max(bytes, s.peak_activation_bytes);
     }
-    const GpuPeak mem = gpu_peak(row.memory);
-    any_oom = any_oom || mem.out_of_memory;
-    o += fmt::format(
-        fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
-        fmt::format("{:.4f}", r.bubble_fraction_of_step),
-        fmt::format("{:.4f}", r.bubble_over_ideal),
-        r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
-        r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-", fmt::format("{:.3g}", peak),
-        bytes > 0 ? format_bytes(bytes) : "-", r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-",
-        mem.bytes > 0 ? format_bytes(mem.bytes) + (mem.out_of_memory ? " OOM" : "") : "-");
+    const double peak_bytes = row.memory.largest_peak();
+    const bool oom = !row.memory.out_of_memory.empty();
+    any_oom = any_oom || oom;
+    o += fmt::format(fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
+                     fmt::format("{:.4f}", r.bubble_fraction_of_step),
+                     fmt::format("{:.4f}", r.bubble_over_ideal),
+                     r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
+                     r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-",
+                     fmt::format("{:.3g}", peak), bytes > 0 ? format_bytes(bytes) : "-",
+                     r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-",
+                     peak_bytes > 0 ? format_bytes(peak_bytes) + (oom ? " OOM" : "") : "-");
   }
   o += "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
        "1F1B: p);\nactivations at peak: the most activation memory one GPU of any stage holds;\n"

@@ -108,7 +108,7 @@ std::vector<SearchResult> search_layouts(
       const Timeline tl = simulate(sc, {c.schedule, true});
       r.report = make_report(tl);
       const MemoryReport mem = make_memory_report(tl);
-      for (const auto& s : mem.stages) r.peak_memory = std::max(r.peak_memory, s.peak);
+      r.peak_memory = mem.largest_peak();
       r.out_of_memory = !mem.out_of_memory.empty();
     } catch (const InputError& e) {
       r.error = e.what();
