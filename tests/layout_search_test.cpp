@@ -116,4 +116,7 @@ TEST_CASE("search: refuses what it cannot lay out", "[search]") {
   CHECK_THROWS_WITH(layout_candidates(node8(), {{0}, {}, {}, {}, {}}),
                     Catch::Contains("--tp must be 1 or more, got 0"));
   CHECK_THROWS_AS(layout_candidates(node8(), {{}, {}, {}, {}, {"nope"}}), InputError);
+  // tp 16 does not divide one node's 8 GPUs: nothing is left to try.
+  CHECK_THROWS_WITH(layout_candidates(node8(), {{16}, {}, {}, {}, {}}),
+                    Catch::Contains("no layout to try"));
 }

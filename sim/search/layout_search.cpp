@@ -86,6 +86,11 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
         }
     }
   }
+  if (out.empty())
+    throw InputError(
+        fmt::format("search: no layout to try: tp × pp must divide the cluster's {} GPUs and dp × "
+                    "micro-batch size must divide the global batch of {} sequences",
+                    gpus, base.training.global_batch_size));
   return out;
 }
 

@@ -46,7 +46,8 @@ struct SearchResult {
 /// dp is GPUs / (tp · pp); left out are the tp · pp that do not divide the GPUs and the dp · b
 /// that do not divide the global batch (which the search keeps). Throws
 /// InputError when `base` has no model (costs-only studies do not change with the layout) or no
-/// cluster (no GPU count to lay out), or when a list holds a value < 1 or an unknown schedule.
+/// cluster (no GPU count to lay out), when a list holds a value < 1 or an unknown schedule, and
+/// when no candidate is left.
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space);
 
 /// Simulates every candidate (folded) and returns them ranked: those that fit by step time,
