@@ -2,7 +2,20 @@
 // parser) and checks it sees what the trace promises: every rank as a process, every stream as
 // a thread with its slices, and the p2p flow arrows. Usage: node validate.mjs TRACE.json…
 import fs from 'node:fs';
-import {analyzeEvents} from '@paulirish/trace_engine/analyze-trace.mjs';
+
+// The trace engine calls URL.parse (WHATWG URL Standard, "URL.parse(url, base)": the URL, or null
+// where the constructor would throw), which Node added in 22; Debian bookworm ships Node 18. The
+// fallback follows the standard's definition, so the engine behaves the same on either.
+if (typeof URL.parse !== 'function') {
+  URL.parse = (url, base) => {
+    try {
+      return base === undefined ? new URL(url) : new URL(url, base);
+    } catch {
+      return null;
+    }
+  };
+}
+const {analyzeEvents} = await import('@paulirish/trace_engine/analyze-trace.mjs');
 
 let failed = 0;
 for (const file of process.argv.slice(2)) {
