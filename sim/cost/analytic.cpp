@@ -199,24 +199,18 @@ Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
   return {seconds_to_ns(seconds), flops, bytes};
 }
 
-Cost AnalyticCostModel::tp_communication(Op op, int stage, LinkClass link) const {
+std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) const {
   const int t = s_.layout.tp;
   if (t <= 1 || op == Op::W) return {};
   // Per layer, 2 all-reduces of the n·h bf16 hidden state forward and 2 backward (Megatron
-  // without SP); with SP an all-gather + reduce-scatter pair of the same total volume.
+  // without SP); with SP each becomes an all-gather + reduce-scatter pair of the same volume.
   const double bytes = tokens_ * static_cast<double>(s_.model->hidden) * 2.0;
-  const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
-  // Each all-reduce of the no-SP layout becomes an all-gather + reduce-scatter pair with SP.
-  Cost one;
-  if (s_.layout.sequence_parallel) {
-    Cost ag = collective(Collective::AllGather, t, link, bytes);
-    Cost rs = collective(Collective::ReduceScatter, t, link, bytes);
-    one = {2 * (ag.duration + rs.duration), 0, 2 * (ag.bytes + rs.bytes)};
-  } else {
-    Cost ar = collective(Collective::AllReduce, t, link, bytes);
-    one = {2 * ar.duration, 0, 2 * ar.bytes};
-  }
-  return {one.duration * st.layers, 0, one.bytes * st.layers};
+  const int layers = stages_.at(static_cast<std::size_t>(stage)).layers;
+  if (layers == 0) return {};
+  if (s_.layout.sequence_parallel)
+    return {{Collective::AllGather, t, bytes, 2 * layers},
+            {Collective::ReduceScatter, t, bytes, 2 * layers}};
+  return {{Collective::AllReduce, t, bytes, 2 * layers}};
 }
 
 double AnalyticCostModel::activation_bytes() const {

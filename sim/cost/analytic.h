@@ -59,7 +59,7 @@ class AnalyticCostModel : public CostModel {
                              const BandwidthTable* memory = nullptr);
 
   Cost compute(Op op, int stage, int rank) const override;
-  Cost tp_communication(Op op, int stage, LinkClass link) const override;
+  std::vector<CollectiveRun> tp_collectives(Op op, int stage) const override;
   double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;
   Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;

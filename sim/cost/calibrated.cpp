@@ -88,6 +88,12 @@ Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass lin
   return base;
 }
 
+Cost CalibratedCostModel::tp_communication(Op op, int stage, LinkClass link) const {
+  for (const CollectiveRun& run : tp_collectives(op, stage))
+    if (run.group_size > 1) tp_keys_.insert({op_name(run.kind), run.group_size, link_name(link)});
+  return CostModel::tp_communication(op, stage, link);
+}
+
 Cost CalibratedCostModel::p2p(LinkClass link, double bytes) const {
   Cost base = LayeredCostModel::p2p(link, bytes);
   // nccl-tests' sendrecv runs a ring over all its GPUs, each sending S to one peer at once:
@@ -109,10 +115,28 @@ std::string CalibratedCostModel::sources() const {
       "(α–β fit)",
       path_, profile_.provenance.device.empty() ? "unknown device" : profile_.provenance.device,
       measured_.size(), fitted_.size());
+  // Per collective kind that came from the profile (measured or fitted): which, and whether the
+  // TP collectives are among them.
+  std::map<std::string, std::pair<int, int>> used;  // "op×n link" -> (measured, fitted) sizes
+  std::set<std::string> tp_used;
+  for (const auto* set : {&measured_, &fitted_})
+    for (const auto& [op, n, link, bytes] : *set) {
+      const std::string k = fmt::format("{}×{} {}", op, n, link);
+      auto& [m, f] = used[k];
+      (set == &measured_ ? m : f) += 1;
+      if (tp_keys_.count({op, n, link})) tp_used.insert(k);
+    }
+  if (!used.empty()) {
+    std::vector<std::string> what;
+    for (const auto& [k, mf] : used)
+      what.push_back(fmt::format("{}{} ({} measured, {} fitted)", k, tp_used.count(k) ? " [TP]" : "",
+                                 mf.first, mf.second));
+    s += fmt::format("; from the profile: {}", fmt::join(what, ", "));
+  }
   if (!missing_.empty()) {
     std::set<std::string> what;
     for (const auto& [op, n, link, bytes] : missing_)
-      what.insert(fmt::format("{}×{} {}", op, n, link));
+      what.insert(fmt::format("{}×{} {}{}", op, n, link, tp_keys_.count({op, n, link}) ? " [TP]" : ""));
     s += fmt::format("; analytic for {} (no samples)", fmt::join(what, ", "));
   }
   if (!gemms_ || gemms_->empty()) {

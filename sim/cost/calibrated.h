@@ -35,6 +35,9 @@ class CalibratedCostModel : public LayeredCostModel {
 
   Cost p2p(LinkClass link, double bytes) const override;
   Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
+  /// As the base class (each TP collective through collective()), noting which profile keys
+  /// TP uses so sources() can name them.
+  Cost tp_communication(Op op, int stage, LinkClass link) const override;
   std::string sources() const override;
 
   /// The profile's time for `op` ("all_reduce", …) of `bytes` over `group_size` GPUs on
@@ -50,6 +53,7 @@ class CalibratedCostModel : public LayeredCostModel {
   std::map<Key, std::vector<std::pair<double, double>>> table_;  // sorted (bytes, seconds)
   // What the lookups used, by (op, group, link, bytes), for sources().
   mutable std::set<std::tuple<std::string, int, std::string, double>> measured_, fitted_, missing_;
+  mutable std::set<Key> tp_keys_;  ///< (op, group, link) the TP collectives looked up
 };
 
 }  // namespace trainsim

@@ -22,6 +22,16 @@ const char* collective_name(Collective c) {
   return "?";
 }
 
+Cost CostModel::tp_communication(Op op, int stage, LinkClass link) const {
+  Cost sum;
+  for (const CollectiveRun& run : tp_collectives(op, stage)) {
+    const Cost one = collective(run.kind, run.group_size, link, run.bytes);
+    sum.duration += one.duration * run.count;
+    sum.bytes += one.bytes * run.count;
+  }
+  return sum;
+}
+
 Cost CostModel::overlapped(int forward_stage, int backward_stage, int rank) const {
   const Cost f = compute(Op::F, forward_stage, rank);
   const Cost b = compute(Op::B, backward_stage, rank);

@@ -4,6 +4,7 @@
 // roofline model (analytic.h) and explicit per-stage costs (explicit_costs.h) layered over it.
 #include <memory>  // std::unique_ptr
 #include <string>  // std::string
+#include <vector>  // std::vector
 
 #include "core/time.h"
 #include "scenario/cluster.h"
@@ -20,6 +21,14 @@ struct Cost {
 
 enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll };
 
+/// `count` runs of one collective of `bytes` (nccl-tests S) over `group_size` ranks.
+struct CollectiveRun {
+  Collective kind = Collective::AllReduce;
+  int group_size = 1;
+  double bytes = 0;
+  int count = 1;
+};
+
 /// nccl-tests bus-bandwidth factor (domain.md §4): 2(n−1)/n for all-reduce, (n−1)/n otherwise.
 double busbw_factor(Collective c, int group_size);
 const char* collective_name(Collective c);
@@ -33,8 +42,11 @@ class CostModel {
   /// another's fused backward of `backward_stage`, both chunks of pipeline rank `rank`. The
   /// default is no overlap benefit: the sum of the two (F + B).
   virtual Cost overlapped(int forward_stage, int backward_stage, int rank) const;
-  /// Tensor-parallel collectives one micro-batch of `op` on `stage` needs, summed, over `link`.
-  virtual Cost tp_communication(Op op, int stage, LinkClass link) const = 0;
+  /// The tensor-parallel collectives one micro-batch of `op` on `stage` runs.
+  virtual std::vector<CollectiveRun> tp_collectives(Op op, int stage) const = 0;
+  /// Those collectives over `link`, summed, each timed by this model's collective() (so a
+  /// calibrated model's samples time TP collectives too).
+  virtual Cost tp_communication(Op op, int stage, LinkClass link) const;
   /// Bytes of one stage-to-stage activation (or gradient) transfer for one micro-batch.
   virtual double activation_bytes() const = 0;
   /// A point-to-point transfer of `bytes`.
@@ -64,8 +76,8 @@ class LayeredCostModel : public CostModel {
   Cost compute(Op op, int stage, int rank) const override {
     return fallback_ ? fallback_->compute(op, stage, rank) : Cost{};
   }
-  Cost tp_communication(Op op, int stage, LinkClass link) const override {
-    return fallback_ ? fallback_->tp_communication(op, stage, link) : Cost{};
+  std::vector<CollectiveRun> tp_collectives(Op op, int stage) const override {
+    return fallback_ ? fallback_->tp_collectives(op, stage) : std::vector<CollectiveRun>{};
   }
   double activation_bytes() const override {
     return fallback_ ? fallback_->activation_bytes() : 0.0;
