@@ -58,6 +58,12 @@ struct SearchArgs {
   bool json = false;
 };
 
+struct CheckArgs {
+  std::vector<std::string> scenarios;
+  bool json = false, markdown = false;
+  double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
+};
+
 struct ScheduleArgs {
   int pp = 4;
   int microbatches = 8;
@@ -108,6 +114,49 @@ int cmd_run(const RunArgs& a) {
   }
   if (!a.trace.empty() && !a.json) std::cout << "trace written to " << a.trace << "\n";
   return 0;
+}
+
+// `trainsim check`: each scenario's prediction against its `measured:` figure, then the mean
+// and largest error. Exit 3 when a bound given on the command line is exceeded.
+int cmd_check(const CheckArgs& a) {
+  std::vector<CheckedCase> cases;
+  std::size_t i = 0;
+  for (const auto& path : a.scenarios) {
+    ++i;
+    Scenario sc = load_scenario(path);
+    if (!sc.measured)
+      throw ScenarioError(path, "measured",
+                          "check needs a measured: section (one figure and its source) in every "
+                          "scenario it is given");
+    if (!a.json && !a.markdown && isatty(STDERR_FILENO))
+      std::cerr << fmt::format("\r[{}/{}] {}\x1b[K", i, a.scenarios.size(), sc.name) << std::flush;
+    StepReport r = make_report(simulate(sc));
+    auto acc = accuracy(r, *sc.measured);
+    if (!acc)
+      throw ScenarioError(path, "measured",
+                          "the simulated step lacks what this metric needs (tokens or FLOPs)");
+    cases.push_back({std::move(r), *acc});
+  }
+  if (!a.json && !a.markdown && isatty(STDERR_FILENO)) std::cerr << "\r\x1b[K" << std::flush;
+  if (a.json)
+    std::cout << check_to_json(cases).dump(2) << "\n";
+  else
+    std::cout << format_check(cases, a.markdown);
+  std::vector<Accuracy> all;
+  for (const auto& c : cases) all.push_back(c.accuracy);
+  const AccuracySummary sum = summarize(all);
+  bool failed = false;
+  if (a.max_mean_error >= 0 && sum.mean_abs_error * 100 > a.max_mean_error) {
+    std::cerr << fmt::format("check: mean |error| {:.2f}% exceeds --max-mean-error {}%\n",
+                             sum.mean_abs_error * 100, a.max_mean_error);
+    failed = true;
+  }
+  if (a.max_error >= 0 && sum.max_abs_error * 100 > a.max_error) {
+    std::cerr << fmt::format("check: max |error| {:.2f}% exceeds --max-error {}%\n",
+                             sum.max_abs_error * 100, a.max_error);
+    failed = true;
+  }
+  return failed ? 3 : 0;
 }
 
 // `trainsim memory`: the static breakdown per stage and the peak from the simulated timeline.
@@ -345,6 +394,23 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   srch->add_flag("--json", xa.json, "Print every candidate, ranked, as JSON");
 
+  CheckArgs ka;
+  auto* chk = app.add_subcommand(
+      "check",
+      "Simulate scenarios that carry a measured: figure (a published or measured run) and "
+      "print predicted against measured, with the mean and largest step-time error");
+  chk->add_option("scenarios", ka.scenarios, "Scenario YAML files, each with a measured: section")
+      ->required()
+      ->check(CLI::ExistingFile);
+  chk->add_flag("--json", ka.json, "Print the cases and the summary as JSON");
+  chk->add_flag("--markdown", ka.markdown, "Print the table as Markdown (for a README)");
+  chk->add_option("--max-mean-error", ka.max_mean_error,
+                  "Exit 3 when the mean |step-time error| exceeds this many percent")
+      ->check(CLI::NonNegativeNumber);
+  chk->add_option("--max-error", ka.max_error,
+                  "Exit 3 when any case's |step-time error| exceeds this many percent")
+      ->check(CLI::NonNegativeNumber);
+
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
   sch->add_option("--pp", sa.pp, "Pipeline ranks")
@@ -401,6 +467,7 @@ int main(int argc, char** argv) {
     if (*cmp) return cmd_compare(ca);
     if (*srch) return cmd_search(xa);
     if (*sch) return cmd_schedule(sa);
+    if (*chk) return cmd_check(ka);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

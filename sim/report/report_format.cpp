@@ -6,10 +6,18 @@
 #include <algorithm>
 
 #include "core/quantity.h"
+#include "report/accuracy.h"
 #include "report/memory_report.h"
 
 namespace trainsim {
 namespace {
+
+std::string metric_value(const std::string& metric, double v) {
+  if (metric == "step time (s)") return format_time(v);
+  if (metric == "MFU") return fmt::format("{:.1f} %", v * 100);
+  if (metric == "TFLOP/s/GPU") return fmt::format("{:.1f} TFLOP/s/GPU", v);
+  return fmt::format("{} {}", thousands(v), metric);
+}
 
 std::string layout_line(const StepReport& r) {
   std::string s = fmt::format("{} GPUs", r.gpus);
@@ -53,6 +61,12 @@ std::string format_report(const StepReport& r) {
   if (r.cost_per_million_tokens)
     o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
                      *r.cost_per_million_tokens, *r.price_per_gpu_hour);
+  if (r.measured) {
+    if (auto a = accuracy(r, *r.measured))
+      o += fmt::format("measured             {} ({}); predicted {}: step time {:+.1f} %\n",
+                       metric_value(a->metric, a->measured), a->source,
+                       metric_value(a->metric, a->predicted), a->step_time_error * 100);
+  }
   if (r.step_time_without_slowdown_s) {
     const double base = *r.step_time_without_slowdown_s;
     o += fmt::format("stragglers           step {} vs {} without the slowdowns ({:+.1f}%)\n",
@@ -141,6 +155,14 @@ nlohmann::json report_to_json(const StepReport& r) {
                           {"optimizer", r.critical.optimizer_s},
                           {"waiting", r.critical.waiting_s},
                           {"tasks", r.critical.tasks}};
+  if (r.measured)
+    if (auto a = accuracy(r, *r.measured))
+      j["measured"] = {{"metric", a->metric},
+                       {"value", a->measured},
+                       {"predicted", a->predicted},
+                       {"step_time_error", a->step_time_error},
+                       {"source", a->source}};
+  if (!j.contains("measured")) j["measured"] = nullptr;
   j["step_time_without_slowdown_s"] = r.step_time_without_slowdown_s
                                           ? nlohmann::json(*r.step_time_without_slowdown_s)
                                           : nlohmann::json(nullptr);
@@ -217,6 +239,83 @@ nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows) {
     one["memory"] = memory_to_json(row.memory);
     j["schedules"].push_back(std::move(one));
   }
+  return j;
+}
+
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+std::string short_layout(const StepReport& r) {
+  std::string s = fmt::format("dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
+  if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
+  return s;
+}
+
+AccuracySummary summary_of(const std::vector<CheckedCase>& cases) {
+  std::vector<Accuracy> all;
+  for (const auto& c : cases) all.push_back(c.accuracy);
+  return summarize(all);
+}
+
+}  // namespace
+
+std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
+  const AccuracySummary sum = summary_of(cases);
+  std::string o;
+  if (markdown) {
+    o += "| case | GPUs | layout | measured | predicted | step time error | source |\n";
+    o += "|---|---|---|---|---|---|---|\n";
+    for (const auto& c : cases)
+      o += fmt::format("| {} | {} × {} | {} | {} | {} | {:+.1f} % | {} |\n", c.step.scenario_name,
+                       c.step.gpus, c.step.gpu, short_layout(c.step),
+                       metric_value(c.accuracy.metric, c.accuracy.measured),
+                       metric_value(c.accuracy.metric, c.accuracy.predicted),
+                       c.accuracy.step_time_error * 100, c.accuracy.source);
+    o += fmt::format("\n{} cases: mean |error| {:.1f} %, max |error| {:.1f} %, mean signed error "
+                     "{:+.1f} %.\n",
+                     sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100,
+                     sum.mean_error * 100);
+    return o;
+  }
+  std::size_t nw = 4;
+  for (const auto& c : cases) nw = std::max(nw, c.step.scenario_name.size());
+  const std::string line = "{:<{}}  {:>18}  {:>22}  {:>26}  {:>26}  {:>8}\n";
+  o += fmt::format(fmt::runtime(line), "case", nw, "GPUs", "layout", "measured", "predicted",
+                   "error");
+  for (const auto& c : cases)
+    o += fmt::format(fmt::runtime(line), c.step.scenario_name, nw,
+                     fmt::format("{} × {}", c.step.gpus, c.step.gpu), short_layout(c.step),
+                     metric_value(c.accuracy.metric, c.accuracy.measured),
+                     metric_value(c.accuracy.metric, c.accuracy.predicted),
+                     fmt::format("{:+.1f}%", c.accuracy.step_time_error * 100));
+  o += fmt::format(
+      "{} cases · mean |error| {:.1f}% · max |error| {:.1f}% · mean signed {:+.1f}%  (error: "
+      "predicted step time vs measured; negative = predicted too fast)\n",
+      sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100, sum.mean_error * 100);
+  return o;
+}
+
+nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
+  nlohmann::json j;
+  j["cases"] = nlohmann::json::array();
+  for (const auto& c : cases)
+    j["cases"].push_back({{"scenario", c.step.scenario},
+                          {"name", c.step.scenario_name},
+                          {"gpus", c.step.gpus},
+                          {"gpu", c.step.gpu},
+                          {"layout", short_layout(c.step)},
+                          {"metric", c.accuracy.metric},
+                          {"measured", c.accuracy.measured},
+                          {"predicted", c.accuracy.predicted},
+                          {"step_time_error", c.accuracy.step_time_error},
+                          {"source", c.accuracy.source}});
+  const AccuracySummary sum = summary_of(cases);
+  j["summary"] = {{"cases", sum.cases},
+                  {"mean_abs_error", sum.mean_abs_error},
+                  {"max_abs_error", sum.max_abs_error},
+                  {"mean_error", sum.mean_error}};
   return j;
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "report/accuracy.h"
 #include "report/memory_report.h"
 #include "report/step_report.h"
 
@@ -24,5 +25,16 @@ struct ComparedSchedule {
 std::string format_comparison(const std::vector<ComparedSchedule>& rows);
 /// `{"scenario", "schedules": [report_to_json + "memory": memory_to_json, ...]}`.
 nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows);
+
+/// One case of `trainsim check`: a scenario's prediction against its `measured:` figure.
+struct CheckedCase {
+  StepReport step;
+  Accuracy accuracy;
+};
+/// The cases as a table (text, or Markdown for README.md) with mean and max |error|.
+std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);
+/// `{"cases": [{scenario, gpus, gpu, layout, metric, measured, predicted, step_time_error,
+/// source}], "summary": {cases, mean_abs_error, max_abs_error, mean_error}}`.
+nlohmann::json check_to_json(const std::vector<CheckedCase>& cases);
 
 }  // namespace trainsim

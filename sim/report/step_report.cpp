@@ -141,6 +141,7 @@ StepReport make_report(const Timeline& tl) {
   r.cost_sources = tl.cost_sources;
   r.contention = tl.contention;
   r.price_per_gpu_hour = sc.price_per_gpu_hour;
+  r.measured = sc.measured;
   if (sc.price_per_gpu_hour && r.tokens_per_step > 0)
     r.cost_per_million_tokens =
         *sc.price_per_gpu_hour * r.gpus * (r.step_time_s / 3600.0) / r.tokens_per_step * 1e6;

@@ -67,6 +67,8 @@ struct StepReport {
   /// With `slowdown` entries: the step time of the same scenario without them (set by the
   /// caller that simulated both).
   std::optional<double> step_time_without_slowdown_s;
+  /// The scenario's `measured:` figure, if any (report/accuracy.h compares with it).
+  std::optional<Measured> measured;
   std::size_t tasks = 0;
   int simulated_ranks = 0;
   bool folded = false;

@@ -80,6 +80,15 @@ struct EfficiencyOverrides {
   std::optional<TimeNs> kernel_launch;  ///< fixed cost per kernel
 };
 
+/// `measured:` — what a real run of this scenario measured (one figure) and where it was
+/// published, so the prediction can be checked against it (report/accuracy.h).
+struct Measured {
+  enum class Metric { StepTime, TokensPerS, TokensPerSPerGpu, TflopsPerGpu, Mfu };
+  Metric metric = Metric::StepTime;
+  double value = 0;  ///< seconds, tokens/s, TFLOP/s or a fraction, per `metric`
+  std::string source;
+};
+
 struct Scenario {
   std::string source;  ///< file path it came from ("" when built in code)
   std::string name;
@@ -96,6 +105,7 @@ struct Scenario {
   ContentionSpec contention;
   std::string calibration;          ///< `calibration:` profile path (resolved), "" for none
   std::vector<Slowdown> slowdowns;  ///< stragglers and heterogeneity (empty: all ranks equal)
+  std::optional<Measured> measured;  ///< a published or measured figure to check against
   /// Per global rank: the product of the compute / link factors of the entries naming it.
   double compute_factor(int global_rank) const { return factor(global_rank, &Slowdown::compute); }
   double link_factor(int global_rank) const { return factor(global_rank, &Slowdown::link); }

@@ -400,7 +400,8 @@ Scenario build(YAML::Node root, const std::string& source,
     r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
   r.expect_map(
       top, {"name", "description", "model", "training", "cluster", "parallelism", "schedule",
-            "costs", "efficiency", "pricing", "memory", "contention", "slowdown", "calibration"});
+            "costs", "efficiency", "pricing", "memory", "contention", "slowdown", "calibration",
+            "measured"});
   Scenario s;
   s.source = source;
   s.name = std::filesystem::path(source).stem().string();
@@ -657,6 +658,50 @@ Scenario build(YAML::Node root, const std::string& source,
       if (Field f = r.child(e, "link"); f.present()) sd.link = r.number(f, 0.01, 100.0);
       s.slowdowns.push_back(sd);
     }
+  }
+
+  // measured: one published or measured figure of this run, and its source
+  Field ms = r.child(top, "measured");
+  if (ms.present()) {
+    const std::vector<std::pair<std::string, Measured::Metric>> metrics{
+        {"step_time", Measured::Metric::StepTime},
+        {"tokens_per_s", Measured::Metric::TokensPerS},
+        {"tokens_per_s_per_gpu", Measured::Metric::TokensPerSPerGpu},
+        {"tflops_per_gpu", Measured::Metric::TflopsPerGpu},
+        {"mfu", Measured::Metric::Mfu}};
+    std::vector<std::string> keys{"source"};
+    for (const auto& [k, m] : metrics) keys.push_back(k);
+    r.expect_map(ms, keys);
+    Measured m;
+    int given = 0;
+    for (const auto& [key, metric] : metrics) {
+      const Field f = r.child(ms, key);
+      if (!f.present()) continue;
+      ++given;
+      m.metric = metric;
+      switch (metric) {
+        case Measured::Metric::StepTime:
+          m.value = r.positive_quantity(f, Dimension::Time);
+          break;
+        case Measured::Metric::TflopsPerGpu:
+          m.value = r.positive_quantity(f, Dimension::Flops) / 1e12;
+          break;
+        case Measured::Metric::Mfu:
+          m.value = r.number(f, 1e-6, 1.0);
+          break;
+        default:
+          m.value = r.number(f, 1e-9, 1e18);
+      }
+    }
+    if (given != 1)
+      r.fail(ms, fmt::format("give exactly one measured figure (one of step_time, tokens_per_s, "
+                             "tokens_per_s_per_gpu, tflops_per_gpu, mfu), got {}",
+                             given));
+    const Field src = r.child(ms, "source");
+    if (!src.present()) r.fail(src, "required: where the figure was published or measured");
+    m.source = r.str(src);
+    if (!s.model) r.fail(ms, "needs a model (the figures are per token or per FLOP)");
+    s.measured = m;
   }
 
   YAML::Emitter e;

@@ -1,0 +1,64 @@
+#include "report/accuracy.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainsim {
+
+std::optional<Accuracy> accuracy(const StepReport& r, const Measured& m) {
+  Accuracy a;
+  a.source = m.source;
+  a.measured = m.value;
+  // ratio = measured step time / predicted step time, from the metric.
+  double ratio = 0;
+  switch (m.metric) {
+    case Measured::Metric::StepTime:
+      a.metric = "step time (s)";
+      a.predicted = r.step_time_s;
+      ratio = m.value / r.step_time_s;
+      break;
+    case Measured::Metric::TokensPerS:
+      if (r.tokens_per_s <= 0) return std::nullopt;
+      a.metric = "tokens/s";
+      a.predicted = r.tokens_per_s;
+      ratio = r.tokens_per_s / m.value;  // time ∝ 1 / throughput
+      break;
+    case Measured::Metric::TokensPerSPerGpu:
+      if (r.tokens_per_s <= 0 || r.gpus <= 0) return std::nullopt;
+      a.metric = "tokens/s/GPU";
+      a.predicted = r.tokens_per_s / r.gpus;
+      ratio = a.predicted / m.value;
+      break;
+    case Measured::Metric::TflopsPerGpu:
+      if (r.tflops_per_gpu <= 0) return std::nullopt;
+      a.metric = "TFLOP/s/GPU";
+      a.predicted = r.tflops_per_gpu;
+      ratio = a.predicted / m.value;
+      break;
+    case Measured::Metric::Mfu:
+      if (!r.mfu || *r.mfu <= 0) return std::nullopt;
+      a.metric = "MFU";
+      a.predicted = *r.mfu;
+      ratio = a.predicted / m.value;
+      break;
+  }
+  if (!(ratio > 0) || !std::isfinite(ratio)) return std::nullopt;
+  a.step_time_error = 1.0 / ratio - 1.0;
+  return a;
+}
+
+AccuracySummary summarize(const std::vector<Accuracy>& cases) {
+  AccuracySummary s;
+  s.cases = static_cast<int>(cases.size());
+  if (cases.empty()) return s;
+  for (const Accuracy& a : cases) {
+    s.mean_abs_error += std::abs(a.step_time_error);
+    s.mean_error += a.step_time_error;
+    s.max_abs_error = std::max(s.max_abs_error, std::abs(a.step_time_error));
+  }
+  s.mean_abs_error /= s.cases;
+  s.mean_error /= s.cases;
+  return s;
+}
+
+}  // namespace trainsim

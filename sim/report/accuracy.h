@@ -1,0 +1,35 @@
+#pragma once
+// A prediction against what a real run measured (the scenario's `measured:` figure). The error
+// is on step time, whatever the metric: (predicted step time − measured step time) / measured,
+// so a negative error means trainsim predicts the step too short (too fast). A throughput figure
+// X converts to a step time exactly (step ∝ 1/X); TFLOP/s and MFU compare with trainsim's
+// model FLOPs (causal attention counted half), so they agree only where the source counts
+// FLOPs the same way.
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "report/step_report.h"
+#include "scenario/scenario.h"
+
+namespace trainsim {
+
+struct Accuracy {
+  std::string metric;  ///< "tokens/s/GPU", …
+  double measured = 0;   ///< in the metric's unit (seconds, tokens/s, TFLOP/s, fraction)
+  double predicted = 0;  ///< the same metric from the simulated step
+  double step_time_error = 0;  ///< (predicted − measured step time) / measured step time
+  std::string source;
+};
+
+/// The prediction of `r` against `m`; nullopt when `r` lacks what the metric needs (no tokens).
+std::optional<Accuracy> accuracy(const StepReport& r, const Measured& m);
+
+/// Summary over cases: mean and largest |error|, and the mean signed error.
+struct AccuracySummary {
+  int cases = 0;
+  double mean_abs_error = 0, max_abs_error = 0, mean_error = 0;
+};
+AccuracySummary summarize(const std::vector<Accuracy>& cases);
+
+}  // namespace trainsim
