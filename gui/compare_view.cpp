@@ -117,10 +117,13 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
       v->addWidget(l);
     } else {
       const StepReport& r = c.report;
-      QString text = QStringLiteral("<b>%1</b> — step %2 s, bubble %3 % of step")
-                         .arg(QString::fromStdString(c.schedule))
-                         .arg(r.step_time_s, 0, 'f', 4)
-                         .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1);
+      const double phase = r.pipeline_time_s > 0 ? r.pipeline_time_s : 1.0;
+      QString text =
+          QStringLiteral("<b>%1</b> — step %2 s, bubble %3 % of step, idle from communication %4 %")
+              .arg(QString::fromStdString(c.schedule))
+              .arg(r.step_time_s, 0, 'f', 4)
+              .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1)
+              .arg(100 * r.idle.communication_s / phase, 0, 'f', 1);
       if (c.out_of_memory)
         text += QStringLiteral(
                     " — <span style='color:#c62828'><b>out of memory</b>: peak %1 GB "

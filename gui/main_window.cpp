@@ -248,10 +248,14 @@ void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
   compare_->set_outcome(o);
   report_->setPlainText(
       QString::fromStdString(format_report(o->report) + "\n" + format_memory(memory_->report())));
-  status_->setText(tr("%1 · step %2 s · bubble %3 % · %4 tasks · simulated in %5 ms")
+  const double phase = o->report.pipeline_time_s > 0 ? o->report.pipeline_time_s : 1.0;
+  status_->setText(tr("%1 · step %2 s · bubble %3 % · idle from imbalance %4 %, communication "
+                      "%5 % · %6 tasks · simulated in %7 ms")
                        .arg(QString::fromStdString(o->report.schedule))
                        .arg(o->report.step_time_s, 0, 'f', 4)
                        .arg(100 * o->report.bubble_fraction_of_step, 0, 'f', 1)
+                       .arg(100 * o->report.idle.imbalance_s / phase, 0, 'f', 1)
+                       .arg(100 * o->report.idle.communication_s / phase, 0, 'f', 1)
                        .arg(o->report.tasks)
                        .arg(o->seconds * 1e3, 0, 'f', 0));
 }

@@ -188,3 +188,54 @@ TEST_CASE("published: Llama 3 405B on 16,384 H100s runs at about 400 TFLOP/s per
     CHECK(make_memory_report(tl).out_of_memory.empty());
   }
 }
+
+TEST_CASE("report: idle splits into the schedule's bubble, unequal stages and communication",
+          "[report][bubble]") {
+  // 1F1B, p = 4, m = 8, F = [1, 1, 1, 2] ms, B = 2F, free p2p. Balanced (mean F 1.25, B 2.5):
+  // M_u = (m + p − 1)(F + B) = 11 · 3.75 = 41.25 ms. As given, the last stage (6 ms per
+  // micro-batch) paces the pipeline: 3 ms to reach it, 8 · 6 = 48 ms there, 3 · 2 = 6 ms of
+  // backward back to stage 0: M_a = 57 ms = the step. The mean stage computes C = 8 · 3.75 =
+  // 30 ms, so it idles 27 ms: bubble 41.25 − 30 = 11.25, imbalance 57 − 41.25 = 15.75,
+  // communication 0. Bubble conventions: 11.25 / 41.25 = 3/11 of the balanced step
+  // ((p−1)/(m+p−1)) and 11.25 / 30 = 3/8 over ideal ((p−1)/m).
+  const Scenario s = test::yaml(R"(parallelism: {pp: 4}
+training: {microbatches: 8}
+costs: {forward: [1ms, 1ms, 1ms, 2ms], backward: [2ms, 2ms, 2ms, 4ms]}
+)");
+  const StepReport r = make_report(simulate(s));
+  CHECK(r.step_time_s == Approx(57e-3));
+  CHECK(r.idle.total_s == Approx(27e-3));
+  CHECK(r.idle.pipeline_bubble_s == Approx(11.25e-3));
+  CHECK(r.idle.imbalance_s == Approx(15.75e-3));
+  CHECK(r.idle.communication_s == Approx(0).margin(1e-9));
+  CHECK(r.bubble_fraction_of_step == Approx(3.0 / 11));
+  CHECK(r.bubble_over_ideal == Approx(3.0 / 8));
+}
+
+TEST_CASE("report: p2p waits are communication, not bubble", "[report][bubble]") {
+  // Uniform 1F1B, p = 4, m = 8, F = 1 ms, B = 2 ms, p2p 0.1 ms: the bubble stays the closed
+  // form (p − 1)(F + B) = 9 ms; the transfers' extra time (the step minus the balanced,
+  // free-communication 33 ms) is all communication.
+  const StepReport r = make_report(simulate(test::pipeline(4, 8, 1, 2, 0.1)));
+  CHECK(r.idle.pipeline_bubble_s == Approx(9e-3));
+  CHECK(r.idle.imbalance_s == Approx(0).margin(1e-9));
+  CHECK(r.idle.communication_s == Approx(r.step_time_s - 33e-3));
+  CHECK(r.idle.communication_s > 0);
+  CHECK(r.bubble_fraction_of_step == Approx(3.0 / 11));
+}
+
+TEST_CASE("report: one pipeline stage has no bubble; TP waits are communication",
+          "[report][bubble]") {
+  // pp = 1, tp = 2: nothing to fill or drain, so no bubble; the TP all-reduces on the compute
+  // stream are the only idle time between compute tasks.
+  const StepReport r = make_report(simulate(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {tp: 2}
+)")));
+  CHECK(r.bubble_fraction_of_step == 0);
+  CHECK(r.bubble_over_ideal == 0);
+  CHECK(r.idle.pipeline_bubble_s == 0);
+  CHECK(r.idle.communication_s > 0);
+  CHECK(r.idle.communication_s == Approx(r.idle.total_s));
+}

@@ -11,6 +11,7 @@
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "report/p2p_flows.h"
+#include "report/step_report.h"
 
 namespace trainsim {
 namespace {
@@ -127,6 +128,12 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
   other["step_time_us"] = us(tl.makespan);
   other["time_origin_us"] = us(kTraceOriginNs);
   other["folded"] = tl.ranks.folded ? "true" : "false";
+  // The step's idle time by cause (report/step_report.h), mean stage, microseconds.
+  const StepReport rep = make_report(tl);
+  other["bubble_fraction_of_step"] = rep.bubble_fraction_of_step;
+  other["idle_us"] = {{"pipeline_bubble", rep.idle.pipeline_bubble_s * 1e6},
+                      {"imbalance", rep.idle.imbalance_s * 1e6},
+                      {"communication", rep.idle.communication_s * 1e6}};
   out << "\n],\n\"otherData\":" << other.dump() << "}\n";
 }
 

@@ -51,13 +51,16 @@ std::string format_report(const StepReport& r) {
     o += "\n";
   }
   o += fmt::format(
-      "bubble               {:.4f} of the pipeline phase (idle / total, Zero Bubble "
-      "convention)\n",
+      "pipeline bubble      {:.4f} of a balanced pipeline's time (Zero Bubble convention)\n",
       r.bubble_fraction_of_step);
   o += fmt::format(
-      "                     {:.4f} over ideal compute (idle / busy, Megatron "
-      "convention)\n",
+      "                     {:.4f} over ideal compute (Megatron convention)\n",
       r.bubble_over_ideal);
+  o += fmt::format(
+      "stage idle           {} per stage (mean): pipeline bubble {} · imbalance {} · "
+      "communication {}\n",
+      format_time(r.idle.total_s), format_time(r.idle.pipeline_bubble_s),
+      format_time(r.idle.imbalance_s), format_time(r.idle.communication_s));
   if (r.cost_per_million_tokens)
     o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
                      *r.cost_per_million_tokens, *r.price_per_gpu_hour);
@@ -127,6 +130,10 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["mfu"] = r.mfu ? nlohmann::json(*r.mfu) : nlohmann::json(nullptr);
   j["bubble"] = {{"fraction_of_step", r.bubble_fraction_of_step},
                  {"over_ideal", r.bubble_over_ideal}};
+  j["idle_s"] = {{"total", r.idle.total_s},
+                 {"pipeline_bubble", r.idle.pipeline_bubble_s},
+                 {"imbalance", r.idle.imbalance_s},
+                 {"communication", r.idle.communication_s}};
   j["cost_per_1m_tokens"] = r.cost_per_million_tokens ? nlohmann::json(*r.cost_per_million_tokens)
                                                       : nlohmann::json(nullptr);
   nlohmann::json stages = nlohmann::json::array();
@@ -179,11 +186,13 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   std::string o = fmt::format("scenario {} · {}\n\n", first.scenario_name, layout_line(first));
   std::size_t nw = 8;
   for (const auto& row : rows) nw = std::max(nw, row.step.schedule.size());
-  const std::string line = "{:<{}} {:>12} {:>9} {:>9} {:>7} {:>12} {:>10} {:>11} {:>10} {:>14}\n";
-  o += fmt::format(fmt::runtime(line), "schedule", nw, "step time", "bubble", "bubble", "MFU",
-                   "tokens/s", "peak mb", "activations", "p2p", "GPU memory");
-  o += fmt::format(fmt::runtime(line), "", nw, "", "/step", "/ideal", "", "", "in flight",
-                   "at peak", "volume", "peak");
+  const std::string line =
+      "{:<{}} {:>12} {:>9} {:>9} {:>12} {:>7} {:>12} {:>10} {:>11} {:>10} {:>14}\n";
+  o += fmt::format(fmt::runtime(line), "schedule", nw, "step time", "bubble", "bubble",
+                   "idle: imbal.", "MFU", "tokens/s", "peak mb", "activations", "p2p",
+                   "GPU memory");
+  o += fmt::format(fmt::runtime(line), "", nw, "", "/step", "/ideal", "/ comm", "", "",
+                   "in flight", "at peak", "volume", "peak");
   bool any_oom = false;
   for (const auto& row : rows) {
     const StepReport& r = row.step;
@@ -198,13 +207,21 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
     o += fmt::format(fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
                      fmt::format("{:.4f}", r.bubble_fraction_of_step),
                      fmt::format("{:.4f}", r.bubble_over_ideal),
+                     fmt::format("{:.2f} / {:.2f}",
+                                 r.pipeline_time_s > 0 ? r.idle.imbalance_s / r.pipeline_time_s : 0,
+                                 r.pipeline_time_s > 0
+                                     ? r.idle.communication_s / r.pipeline_time_s
+                                     : 0),
                      r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
                      r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-",
                      fmt::format("{:.3g}", peak), bytes > 0 ? format_bytes(bytes) : "-",
                      r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-",
                      peak_bytes > 0 ? format_bytes(peak_bytes) + (oom ? " OOM" : "") : "-");
   }
-  o += "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
+  o += "bubble: the schedule's own (a balanced pipeline of these costs, free communication);\n"
+       "idle: stage idle from unequal stages / from waiting on communication, of the pipeline "
+       "phase;\n"
+       "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
        "1F1B: p);\nactivations at peak: the most activation memory one GPU of any stage holds;\n"
        "GPU memory peak: the most one GPU holds (weights, gradients, optimizer, activations, "
        "buffers)";

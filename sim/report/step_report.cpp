@@ -1,10 +1,13 @@
 #include "report/step_report.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <limits>
 
 #include "lower/task_types.h"
 #include "report/memory_report.h"
+#include "schedules/zb_auto.h"
 
 namespace trainsim {
 
@@ -36,6 +39,65 @@ TimeNs exposed(const std::vector<std::pair<TimeNs, TimeNs>>& comm,
       covered += std::min(e, b[k].second) - std::max(s, b[k].first);
   }
   return total - covered;
+}
+
+// Per global stage, the mean duration of one micro-batch's F, I (or fused B) and W in the
+// simulated step (all pieces of a divided action summed). nullopt when a stage ran none of
+// some op the schedule needs costed (e.g. only DualPipe's overlapped F&B pairs).
+std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
+  const TaskGraph& g = *tl.graph;
+  const auto S = static_cast<std::size_t>(tl.schedule.stages);
+  enum { F, B, I, W, kOps };
+  std::vector<std::array<TimeNs, kOps>> sum(S, {0, 0, 0, 0});
+  std::vector<std::array<double, kOps>> count(S, {0, 0, 0, 0});
+  for (TaskId t = 0; t < g.size(); ++t) {
+    const Work& w = g.work(t);
+    const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
+    if (rank.coord.tp != 0 || rank.coord.dp != 0 || w.stage < 0) continue;
+    int op = -1;
+    switch (static_cast<TaskType>(w.type)) {
+      case TaskType::Forward: op = F; break;
+      case TaskType::Backward: op = B; break;
+      case TaskType::BackwardInput: op = I; break;
+      case TaskType::BackwardWeight: op = W; break;
+      default: break;
+    }
+    if (op < 0 || static_cast<std::size_t>(w.stage) >= S) continue;
+    const auto st = static_cast<std::size_t>(w.stage);
+    sum[st][static_cast<std::size_t>(op)] += tl.end[t] - tl.start[t];
+    if (w.part == 0) count[st][static_cast<std::size_t>(op)] += 1;
+  }
+  StageCosts c;
+  auto mean = [&](std::size_t st, int op) {
+    const auto o = static_cast<std::size_t>(op);
+    return count[st][o] > 0 ? static_cast<TimeNs>(static_cast<double>(sum[st][o]) / count[st][o])
+                            : TimeNs{-1};
+  };
+  for (std::size_t st = 0; st < S; ++st) {
+    const TimeNs f = mean(st, F), b = mean(st, B), i = mean(st, I), w = mean(st, W);
+    if (f < 0) return std::nullopt;
+    c.forward.push_back(f);
+    if (i >= 0 && w >= 0) {
+      c.backward_input.push_back(i), c.backward_weight.push_back(w);
+    } else if (b >= 0) {
+      c.backward_input.push_back(b), c.backward_weight.push_back(0);
+    } else {
+      return std::nullopt;
+    }
+  }
+  c.p2p.assign(S > 0 ? S - 1 : 0, 0);
+  return c;
+}
+
+// The same costs with every stage given the mean over stages.
+StageCosts balanced(StageCosts c) {
+  for (auto* v : {&c.forward, &c.backward_input, &c.backward_weight}) {
+    double total = 0;
+    for (TimeNs x : *v) total += static_cast<double>(x);
+    const auto m = static_cast<TimeNs>(total / static_cast<double>(v->size()));
+    std::fill(v->begin(), v->end(), m);
+  }
+  return c;
 }
 
 }  // namespace
@@ -128,8 +190,26 @@ StepReport make_report(const Timeline& tl) {
     busy_sum += st.compute_busy_s;
     r.stages.push_back(st);
   }
-  if (pipeline > 0) r.bubble_fraction_of_step = idle_sum / pp / r.pipeline_time_s;
-  if (busy_sum > 0) r.bubble_over_ideal = idle_sum / busy_sum;
+  // Idle by cause (see step_report.h): the schedule replayed on the simulated stage costs.
+  const double mean_busy = busy_sum / pp;
+  r.idle.total_s = idle_sum / pp;
+  const auto costs = simulated_stage_costs(tl);
+  if (costs && pipeline > 0) {
+    const double m_u = to_seconds(estimate_makespan(tl.schedule, balanced(*costs)));
+    const double m_a = to_seconds(estimate_makespan(tl.schedule, *costs));
+    r.idle.pipeline_bubble_s = std::clamp(m_u - mean_busy, 0.0, r.idle.total_s);
+    r.idle.imbalance_s = std::clamp(m_a - m_u, 0.0, r.idle.total_s - r.idle.pipeline_bubble_s);
+    r.idle.communication_s =
+        std::max(0.0, r.idle.total_s - r.idle.pipeline_bubble_s - r.idle.imbalance_s);
+    if (m_u > 0) r.bubble_fraction_of_step = r.idle.pipeline_bubble_s / m_u;
+    if (mean_busy > 0) r.bubble_over_ideal = r.idle.pipeline_bubble_s / mean_busy;
+  } else {
+    // Costs the replay cannot take (DualPipe's overlapped pairs only): all idle is reported as
+    // bubble, as measured.
+    r.idle.pipeline_bubble_s = r.idle.total_s;
+    if (pipeline > 0) r.bubble_fraction_of_step = idle_sum / pp / r.pipeline_time_s;
+    if (busy_sum > 0) r.bubble_over_ideal = idle_sum / busy_sum;
+  }
 
   if (sc.model) r.tokens_per_step = sc.tokens_per_step();
   if (r.step_time_s > 0) {

@@ -1,9 +1,20 @@
 #pragma once
-// The numbers of one simulated step, derived from a Timeline only. Bubble conventions
-// (domain.md §6), both measured over the pipeline phase (first F to last backward):
-//   fraction_of_step (Zero Bubble paper) = mean stage idle / pipeline time,
-//   over_ideal (Megatron, the Playbook)  = mean stage idle / mean stage compute.
-// With uniform costs, 1F1B gives (p−1)/(m+p−1) and (p−1)/m.
+// The numbers of one simulated step, derived from a Timeline only.
+//
+// Idle time. A stage's idle time in the pipeline phase (first F to last backward) has three
+// causes, reported apart: the schedule's own bubble, unequal stages, and waiting for
+// communication. With C the mean stage's compute (the pipeline compute each stage ran, as
+// simulated), T the pipeline phase, M_u the makespan of the same schedule with every stage
+// given the mean stage's per-micro-batch costs and free communication, and M_a the same with
+// each stage's own costs:
+//   pipeline bubble = M_u − C   (what a perfectly balanced pipeline of these costs would idle)
+//   imbalance       = M_a − M_u (what unequal stages add)
+//   communication   = T − M_a   (exposed p2p, TP, DP waits and contention's extra)
+// and they add up to the mean stage idle T − C (each clamped at 0; the last takes the rest).
+// The two bubble conventions (domain.md §6) are of the pipeline bubble alone:
+//   fraction_of_step (Zero Bubble paper) = (M_u − C) / M_u,
+//   over_ideal (Megatron, the Playbook)  = (M_u − C) / C.
+// With uniform costs, 1F1B gives (p−1)/(m+p−1) and (p−1)/m; a pp = 1 run has no bubble.
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <vector>    // std::vector
@@ -54,8 +65,13 @@ struct StepReport {
   double model_flops = 0;  ///< whole cluster, per step
   double tflops_per_gpu = 0;
   std::optional<double> mfu;  ///< needs a device peak
-  double bubble_fraction_of_step = 0;
-  double bubble_over_ideal = 0;
+  double bubble_fraction_of_step = 0;  ///< pipeline bubble / M_u (see above)
+  double bubble_over_ideal = 0;        ///< pipeline bubble / C
+  /// The mean stage's idle time in the pipeline phase, by cause (seconds; see above).
+  struct Idle {
+    double total_s = 0;  ///< T − C
+    double pipeline_bubble_s = 0, imbalance_s = 0, communication_s = 0;
+  } idle;
   std::optional<double> cost_per_million_tokens;  ///< needs pricing and tokens
   std::optional<double> price_per_gpu_hour;
   std::vector<StageStats> stages;

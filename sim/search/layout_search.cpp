@@ -145,9 +145,9 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     for (const auto& r : results)
       if (r.ran()) sw = std::max(sw, r.report.schedule.size());
     const std::string line =
-        "{:>3} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5}  {:<{}} {:>10} {:>6} {:>11} {:>7} {:>11}\n";
+        "{:>3} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5}  {:<{}} {:>10} {:>6} {:>11} {:>7} {:>7} {:>11}\n";
     o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", "b", "m", "schedule", sw,
-                     "step time", "MFU", "tokens/s", "bubble", "GPU memory");
+                     "step time", "MFU", "tokens/s", "bubble", "comm", "GPU memory");
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];
       const LayoutCandidate& c = r.layout;
@@ -156,10 +156,14 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
           r.report.microbatches, r.report.schedule, sw, format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
           thousands(r.report.tokens_per_s), fmt::format("{:.4f}", r.report.bubble_fraction_of_step),
+          fmt::format("{:.4f}", r.report.pipeline_time_s > 0
+                                    ? r.report.idle.communication_s / r.report.pipeline_time_s
+                                    : 0.0),
           format_bytes(r.peak_memory));
     }
     if (fit > top) o += fmt::format("… and {} more that fit (--top N shows more)\n", fit - top);
-    o += "bubble: idle / pipeline time; GPU memory: the peak of the fullest GPU\n";
+    o += "bubble: the schedule's own idle / a balanced pipeline's time; comm: stage idle waiting "
+         "on communication / pipeline phase; GPU memory: the peak of the fullest GPU\n";
   } else {
     o += "no layout fits in memory\n";
   }
