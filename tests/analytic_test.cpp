@@ -174,3 +174,58 @@ TEST_CASE("analytic: recomputed kernels are listed, marked, and not model FLOPs"
   CHECK(std::find_if(bs.begin(), bs.end(), [](const Kernel& k) { return k.recompute; })->kind ==
         Kernel::Kind::Attention);
 }
+
+namespace {
+// A GPT-style layer (GELU MLP 4h, learned positions), h = 2048, a = 16, s = 2048, on one A100.
+Scenario gpt(const std::string& training) {
+  return test::yaml(R"(model: {layers: 4, hidden: 2048, ffn_hidden: 8192, heads: 16, vocab: 50304,
+  mlp: gelu, position_embedding: learned}
+training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 1, )" +
+                    training + R"(}
+cluster: {gpu: a100-sxm-80gb, gpus_per_node: 1}
+)");
+}
+double core_bytes(const AnalyticCostModel& m, Op op) {
+  double bytes = 0;
+  for (const Kernel& k : m.kernels(op, 0))
+    if (k.attention_core && k.kind == Kernel::Kind::Memory) bytes += k.bytes;
+  return bytes;
+}
+}  // namespace
+
+TEST_CASE("analytic: unfused attention forms the full s×s scores and moves them through memory",
+          "[analytic][attention]") {
+  const AnalyticCostModel flash(gpt("attention: flash2")),
+      unfused(gpt("attention: unfused, dropout: 0.1"));
+  // E = b·a·s² = 16 · 2048² = 67,108,864 scores per layer. Forward: softmax reads and writes
+  // them (4 bytes each), dropout reads 2, writes 2 and a 1-byte mask: 9·E bytes per layer.
+  const double e = 16.0 * 2048 * 2048;
+  CHECK(core_bytes(unfused, Op::F) == Approx(9 * e));
+  // Backward: dropout 5·E, softmax backward reads y and dy and writes dx, 6·E: 11·E.
+  CHECK(core_bytes(unfused, Op::B) == Approx(11 * e));
+  CHECK(core_bytes(flash, Op::F) == 0);
+  // The two batched products of the forward are GEMMs of 16 heads each, s×s×d and s×d×s.
+  int gemms = 0;
+  for (const Kernel& k : unfused.kernels(Op::F, 0))
+    if (k.attention_core && k.kind == Kernel::Kind::Gemm) {
+      ++gemms;
+      CHECK(k.batch == 16);
+      CHECK(k.gemm.m == 2048);
+      CHECK(k.gemm.k * k.gemm.n == 2048.0 * 128);
+    }
+  CHECK(gemms == 2);
+  // Same model FLOPs either way (the causal half), more time unfused.
+  CHECK(unfused.compute(Op::F, 0, 0).flops == Approx(flash.compute(Op::F, 0, 0).flops));
+  CHECK(unfused.compute(Op::F, 0, 0).duration > flash.compute(Op::F, 0, 0).duration);
+}
+
+TEST_CASE("analytic: selective recompute redoes exactly the attention core", "[analytic][attention]") {
+  // The backward with selective recompute = the backward without + the forward's core kernels.
+  const AnalyticCostModel none(gpt("attention: unfused")),
+      sel(gpt("attention: unfused, recompute: selective"));
+  double core_f = 0;
+  for (const Kernel& k : none.kernels(Op::F, 0))
+    if (k.attention_core) core_f += k.count * (none.kernel_seconds(k) + 2e-6);
+  CHECK(to_seconds(sel.compute(Op::B, 0, 0).duration) ==
+        Approx(to_seconds(none.compute(Op::B, 0, 0).duration) + core_f).epsilon(1e-6));
+}

@@ -78,3 +78,27 @@ TEST_CASE("report: 1F1B's stage 0 peaks at p micro-batches of its activation byt
     CHECK(r.stages[static_cast<std::size_t>(st)].peak_activation_bytes ==
           Approx((4 - st) * stage_activation_bytes(s, st)));
 }
+
+TEST_CASE("footprint: unfused attention with dropout stores 5·a·s²·b bytes per layer",
+          "[footprint][attention]") {
+  // Korthikanti et al.'s 5·a·s/h term times s·b·h: 5·a·s²·b bytes (softmax output 2, dropout
+  // mask 1, dropout output 2 per score), plus two 1-byte hidden-dropout masks, 2·s·b·h.
+  ModelSpec m = llama8b();
+  TrainingSpec tr;
+  tr.seq_len = 2048;
+  tr.micro_batch_size = 2;
+  tr.attention = AttentionKernel::Unfused;
+  tr.dropout = 0.1;
+  const double a = m.heads, s = 2048, b = 2, h = m.hidden;
+  CHECK(attention_extra_bytes(m, tr, 1, false) == Approx(5 * a * s * s * b + 2 * s * b * h));
+  // TP splits the heads: the scores / t; without SP the hidden masks stay whole.
+  CHECK(attention_extra_bytes(m, tr, 4, false) == Approx(5 * a * s * s * b / 4 + 2 * s * b * h));
+  // Selective recompute recomputes the core: nothing extra is stored.
+  tr.recompute = Recompute::Selective;
+  CHECK(attention_extra_bytes(m, tr, 1, false) == 0);
+  // FlashAttention without dropout stores no scores.
+  tr.recompute = Recompute::None;
+  tr.attention = AttentionKernel::Flash2;
+  tr.dropout = 0;
+  CHECK(attention_extra_bytes(m, tr, 1, false) == 0);
+}

@@ -31,21 +31,21 @@ double AnalyticCostModel::memory_seconds(double bytes) const {
   return bytes / (s_.cluster.gpu.hbm_bandwidth * k_.memory_efficiency);
 }
 
-double AnalyticCostModel::gemm_seconds(const GemmShape& g) const {
-  if (gemms_)
+double AnalyticCostModel::gemm_seconds(const GemmShape& g, double batch) const {
+  if (gemms_ && batch == 1)
     if (auto t = gemms_->seconds(g.m, g.n, g.k)) return *t;
   const DeviceSpec& d = s_.cluster.gpu;
   double wave = 1.0;
   if (d.sms > 0) {
-    // Wave quantization: the last wave of output tiles may leave SMs idle.
-    const double tiles =
-        std::ceil(g.m / constants::kGemmTile) * std::ceil(g.n / constants::kGemmTile);
+    // Wave quantization: the last wave of output tiles (of every GEMM of the batch) may leave
+    // SMs idle.
+    const double tiles = std::ceil(g.m / constants::kGemmTile) *
+                         std::ceil(g.n / constants::kGemmTile) * batch;
     const double waves = std::ceil(tiles / d.sms);
     wave = tiles / (waves * d.sms);
   }
-  const double compute = g.flops() / (d.peak_flops * k_.gemm_efficiency * wave);
-  const double bytes = 2.0 * (g.m * g.k + g.k * g.n + g.m * g.n);  // bf16 operands and result
-  return std::max(compute, bytes / d.hbm_bandwidth);
+  const double compute = batch * g.flops() / (d.peak_flops * k_.gemm_efficiency * wave);
+  return std::max(compute, batch * g.bytes() / d.hbm_bandwidth);
 }
 
 std::vector<GemmShape> AnalyticCostModel::layer_gemms() const {
@@ -66,7 +66,6 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
                                       std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
-  const double sq = s_.training.seq_len, b = s_.training.micro_batch_size;
   const double f = static_cast<double>(m.ffn_hidden);
   const double kvd = static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim());
   auto push = [&](Kernel k) {
@@ -82,7 +81,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
       std::vector<Kernel> fwd;
       layer_kernels(Op::F, layers, true, fwd);
       for (const Kernel& k : fwd)
-        if (k.kind == Kernel::Kind::Attention) out.push_back(k);
+        if (k.attention_core) out.push_back(k);
     }
   }
   // GEMMs. Input gradient: dA = dC·Bᵀ (m×k from m×n, n×k); weight gradient dB = Aᵀ·dC (k×n).
@@ -101,16 +100,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
     if (op == Op::W || op == Op::B) gemm(kNames[i][2], {g.k, g.n, g.m});
   }
   if (op == Op::W) return;
-  // Attention core: QKᵀ and PV, 2·2·b·a·s²·d = 4·b·s²·h FLOPs forward, causal half skipped;
-  // backward recomputes scores and forms dQ, dK, dV: twice the forward.
-  const double attn_fwd = 4.0 * b * sq * sq * h / t * constants::kCausalFraction;
-  const double heads = b * static_cast<double>(m.heads) / t;
-  push({Kernel::Kind::Attention,
-        op == Op::F ? "attention" : "attention.backward",
-        {sq, sq, static_cast<double>(m.head_dim())},
-        heads,
-        op == Op::F ? attn_fwd : 2.0 * attn_fwd,
-        0});
+  attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and
   // residual adds see the full hidden state unless sequence parallelism splits it over TP ranks.
   const double dir = op == Op::F ? 1.0 : 2.0;
@@ -118,13 +108,73 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
   auto memory = [&](const char* what, double bytes) {
     push({Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, dir * bytes});
   };
-  memory("rmsnorm", 2 * hs * 2);   // read + write
-  memory("rmsnorm", 2 * hs * 2);   // (before attention and before the MLP)
-  memory("residual", 3 * hs * 2);  // read 2, write 1
-  memory("residual", 3 * hs * 2);
+  memory("rmsnorm", 2 * hs * 2);  // read + write
+  memory("rmsnorm", 2 * hs * 2);  // (before attention and before the MLP)
+  if (s_.training.dropout > 0) {
+    // Megatron's fused bias-dropout-add: read the branch and the residual, write the sum and
+    // a 1-byte mask (backward: read the gradient and the mask, write two gradients).
+    memory("dropout_add", 3.5 * hs * 2);
+    memory("dropout_add", 3.5 * hs * 2);
+  } else {
+    memory("residual", 3 * hs * 2);  // read 2, write 1
+    memory("residual", 3 * hs * 2);
+  }
   memory(m.mlp == MlpKind::SwiGLU ? "swiglu" : "gelu",
          (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * n * f / t * 2);
-  memory("rope", 2.0 * n * (h + kvd) / t * 2);  // q and k: read + write
+  if (m.position == PositionEmbedding::Rotary)  // rotary embeddings of q and k: read + write
+    memory("rope", 2.0 * n * (h + kvd) / t * 2);
+}
+
+void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
+                                          std::vector<Kernel>& out) const {
+  const ModelSpec& m = *s_.model;
+  const double t = s_.layout.tp, h = static_cast<double>(m.hidden);
+  const double sq = s_.training.seq_len, b = s_.training.micro_batch_size;
+  const double d = static_cast<double>(m.head_dim());
+  const double heads = b * static_cast<double>(m.heads) / t;  // (sequence, head) pairs
+  auto push = [&](Kernel k) {
+    k.count = layers;
+    k.recompute = recompute;
+    k.attention_core = true;
+    out.push_back(k);
+  };
+  // Model FLOPs of the core: QKᵀ and PV, 2·2·b·a·s²·d = 4·b·s²·h forward, the causal half
+  // counted (the convention of MFU here); the backward's four products twice that.
+  const double attn_fwd = 4.0 * b * sq * sq * h / t * constants::kCausalFraction;
+  if (s_.training.attention != AttentionKernel::Unfused) {
+    push({Kernel::Kind::Attention,
+          op == Op::F ? "attention" : "attention.backward",
+          {sq, sq, d},
+          heads,
+          op == Op::F ? attn_fwd : 2.0 * attn_fwd,
+          0});
+    return;
+  }
+  // Unfused ("standard") attention: per (sequence, head) the s×s scores are formed in full
+  // (nothing skipped under the causal mask), in 16-bit. E = scores of this GPU.
+  const double e = heads * sq * sq;
+  const bool dropout = s_.training.dropout > 0;
+  auto gemm = [&](const char* what, GemmShape g, double flops) {
+    push({Kernel::Kind::Gemm, what, g, heads, flops, heads * g.bytes()});
+  };
+  auto memory = [&](const char* what, double bytes) {
+    push({Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, bytes});
+  };
+  // Each product's model FLOPs: half of 2·s²·d per head (causal), as above.
+  const double product = attn_fwd / 2;
+  if (op == Op::F) {
+    gemm("attention.scores", {sq, sq, d}, product);  // QKᵀ
+    memory("softmax", 2 * e * 2);                     // fused scale-mask-softmax: read, write
+    if (dropout) memory("attention.dropout", 5 * e);  // read 2, write 2 + 1-byte mask
+    gemm("attention.context", {sq, d, sq}, product);  // P·V
+    return;
+  }
+  gemm("attention.context.dgrad", {sq, sq, d}, product);  // dP = dO·Vᵀ
+  gemm("attention.context.wgrad", {sq, d, sq}, product);  // dV = Pᵀ·dO
+  if (dropout) memory("attention.dropout.backward", 5 * e);
+  memory("softmax.backward", 3 * e * 2);                   // read y and dy, write dx
+  gemm("attention.scores.dgrad", {sq, d, sq}, product);    // dQ = dS·K
+  gemm("attention.scores.wgrad", {sq, d, sq}, product);    // dK = dSᵀ·Q
 }
 
 void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out) const {
@@ -180,7 +230,7 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
 double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
   switch (k.kind) {
     case Kernel::Kind::Gemm:
-      return gemm_seconds(k.gemm);
+      return gemm_seconds(k.gemm, k.batch);
     case Kernel::Kind::Attention:
       return k.flops / (s_.cluster.gpu.peak_flops * k_.attention_efficiency);
     case Kernel::Kind::Memory:

@@ -41,13 +41,14 @@ struct Kernel {
   enum class Kind { Gemm, Attention, Memory };
   Kind kind = Kind::Memory;
   const char* what = "";  ///< e.g. "qkv", "qkv.dgrad", "rmsnorm"
-  /// Gemm: the shape. Attention: one head's score GEMM {s, s, d}, `batch` = b·a/t heads.
+  /// Gemm: the shape of one GEMM of the batch. Attention: one head's score GEMM {s, s, d}.
   GemmShape gemm{0, 0, 0};
-  double batch = 1;
+  double batch = 1;  ///< GEMMs (or attention heads) run as one batched kernel: b·a/t heads
   double flops = 0;        ///< FLOPs of one run
   double bytes = 0;        ///< memory traffic of one run
   int count = 1;           ///< runs per micro-batch (a stage's layers)
   bool recompute = false;  ///< recomputation: costs time, is not model FLOPs
+  bool attention_core = false;  ///< part of the attention core (what selective recompute redoes)
 };
 
 class AnalyticCostModel : public CostModel {
@@ -70,7 +71,7 @@ class AnalyticCostModel : public CostModel {
 
   /// Time of one GEMM in seconds: measured (the GEMM table) when covered, else the roofline
   /// (exposed for tests and calibration).
-  double gemm_seconds(const GemmShape& g) const;
+  double gemm_seconds(const GemmShape& g, double batch = 1) const;
   /// Forward GEMMs of one transformer layer on one TP rank.
   std::vector<GemmShape> layer_gemms() const;
   /// Every kernel one micro-batch of `op` on `stage` runs, in order; compute() is their sum.
@@ -80,6 +81,7 @@ class AnalyticCostModel : public CostModel {
 
  private:
   void layer_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
+  void attention_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void head_kernels(Op op, std::vector<Kernel>& out) const;
   double memory_seconds(double bytes) const;

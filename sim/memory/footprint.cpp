@@ -25,6 +25,16 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   return kHalf * n * per_token + stats;
 }
 
+double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp) {
+  if (tr.recompute != Recompute::None) return 0;
+  const double seq = tr.seq_len, b = tr.micro_batch_size;
+  const double scores = b * m.heads / static_cast<double>(tp) * seq * seq;
+  double bytes = 0;
+  if (tr.attention == AttentionKernel::Unfused) bytes += (tr.dropout > 0 ? 5.0 : 2.0) * scores;
+  if (tr.dropout > 0) bytes += 2.0 * b * seq * static_cast<double>(m.hidden) / (sp ? tp : 1);
+  return bytes;
+}
+
 double stage_activation_bytes(const Scenario& s, int stage) {
   if (!s.model) return 0;
   const ModelSpec& m = *s.model;
@@ -35,7 +45,8 @@ double stage_activation_bytes(const Scenario& s, int stage) {
       static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size;
   const int t = s.layout.tp;
   const bool sp = s.layout.sequence_parallel;
-  double bytes = st.layers * layer_activation_bytes(m, tokens, t, sp, s.training.recompute);
+  double bytes = st.layers * (layer_activation_bytes(m, tokens, t, sp, s.training.recompute) +
+                              attention_extra_bytes(m, s.training, t, sp));
   if (st.head) {
     const double n = static_cast<double>(tokens);
     bytes += kHalf * n * static_cast<double>(m.hidden) / (sp ? t : 1);  // final norm input

@@ -9,6 +9,9 @@
 namespace trainsim {
 
 enum class MlpKind { SwiGLU, GeLU };
+/// Rotary (Llama, GPT-NeoX) costs a kernel on q and k per layer; learned absolute (GPT-2/3)
+/// and ALiBi (MPT, BLOOM) positions cost nothing measurable here.
+enum class PositionEmbedding { Rotary, Learned, Alibi };
 
 struct ModelSpec {
   std::string name;
@@ -20,6 +23,7 @@ struct ModelSpec {
   std::int64_t vocab = 0;
   bool tied_embeddings = false;
   MlpKind mlp = MlpKind::SwiGLU;
+  PositionEmbedding position = PositionEmbedding::Rotary;
 
   std::int64_t head_dim() const { return hidden / heads; }
   /// Parameters of one layer: QKV h·(h + 2·k·d) + out h² + MLP (3·h·f SwiGLU, 2·h·f GELU).

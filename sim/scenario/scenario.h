@@ -16,6 +16,10 @@ namespace trainsim {
 
 enum class Precision { BF16, FP16 };
 enum class Recompute { None, Selective, Full };
+/// How the attention core runs: FlashAttention-2 or -3 (fused; no s² scores stored), or the
+/// unfused ("standard") kernels of older stacks: QKᵀ and PV as batched GEMMs around a fused
+/// scale-mask-softmax and a dropout, which store the s² scores for the backward.
+enum class AttentionKernel { Flash2, Flash3, Unfused };
 
 struct TrainingSpec {
   int seq_len = 0;
@@ -24,6 +28,10 @@ struct TrainingSpec {
   Precision precision = Precision::BF16;
   Recompute recompute = Recompute::None;
   bool fp32_grad_accumulation = false;  ///< Megatron's default: +4 bytes per parameter
+  AttentionKernel attention = AttentionKernel::Flash2;
+  /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
+  /// the dropout kernels run and their masks are stored.
+  double dropout = 0;
 };
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.

@@ -188,7 +188,7 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
   };
   if (f.node.IsScalar()) return preset(f);
   r.expect_map(f, {"preset", "hf_config", "name", "layers", "hidden", "ffn_hidden", "heads",
-                   "kv_heads", "vocab", "tied_embeddings", "mlp"});
+                   "kv_heads", "vocab", "tied_embeddings", "mlp", "position_embedding"});
   ModelSpec m;
   const Field pre = r.child(f, "preset"), hf = r.child(f, "hf_config");
   if (pre.present() && hf.present()) r.fail(f, "give either preset or hf_config, not both");
@@ -214,6 +214,10 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
   if (Field k = r.child(f, "tied_embeddings"); k.present()) m.tied_embeddings = r.boolean(k);
   if (Field k = r.child(f, "mlp"); k.present())
     m.mlp = r.choice<MlpKind>(k, {{"swiglu", MlpKind::SwiGLU}, {"gelu", MlpKind::GeLU}});
+  if (Field k = r.child(f, "position_embedding"); k.present())
+    m.position = r.choice<PositionEmbedding>(k, {{"rope", PositionEmbedding::Rotary},
+                                                {"learned", PositionEmbedding::Learned},
+                                                {"alibi", PositionEmbedding::Alibi}});
   if (Field k = r.child(f, "name"); k.present()) m.name = r.str(k);
   if (m.name.empty()) m.name = "custom";
   if (m.hidden % m.heads != 0)
@@ -447,7 +451,7 @@ Scenario build(YAML::Node root, const std::string& source,
   Field tr = r.child(top, "training");
   if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
   r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
-                    "optimizer", "recompute", "fp32_grad_accumulation"});
+                    "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout"});
   if (Field f = r.child(tr, "seq_len"); f.present())
     s.training.seq_len = r.int32(f, 1);
   else if (s.model)
@@ -481,6 +485,11 @@ Scenario build(YAML::Node root, const std::string& source,
     r.choice<int>(f, {{"adam", 0}, {"adamw", 0}});
   if (Field f = r.child(tr, "fp32_grad_accumulation"); f.present())
     s.training.fp32_grad_accumulation = r.boolean(f);
+  if (Field f = r.child(tr, "attention"); f.present())
+    s.training.attention = r.choice<AttentionKernel>(f, {{"flash2", AttentionKernel::Flash2},
+                                                        {"flash3", AttentionKernel::Flash3},
+                                                        {"unfused", AttentionKernel::Unfused}});
+  if (Field f = r.child(tr, "dropout"); f.present()) s.training.dropout = r.number(f, 0, 0.99);
   if (Field f = r.child(tr, "recompute"); f.present())
     s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},
                                                    {"selective", Recompute::Selective},
