@@ -229,3 +229,22 @@ TEST_CASE("analytic: selective recompute redoes exactly the attention core", "[a
   CHECK(to_seconds(sel.compute(Op::B, 0, 0).duration) ==
         Approx(to_seconds(none.compute(Op::B, 0, 0).duration) + core_f).epsilon(1e-6));
 }
+
+TEST_CASE("analytic: a ring across nodes runs one channel per member of each node",
+          "[analytic][collective]") {
+  // H100 preset: NVLink busbw 370 GB/s, one NIC per GPU at 47 GB/s. An all-gather of 1 GB over
+  // 16 GPUs (2 nodes): with one member per node the NIC limits it (47 GB/s); with all 8 GPUs of
+  // each node in the group, 8 rails carry it at once, min(370, 8 · 47 = 376) = 370 GB/s.
+  const Scenario s = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}
+parallelism: {dp: 16}
+)");
+  const AnalyticCostModel m(s);
+  const double bytes = 1e9, factor = 15.0 / 16;
+  const double alpha = constants::kCollectiveBaseLatency + 15 * 14e-6;
+  CHECK(to_seconds(m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 1)
+                       .duration) == Approx(alpha + factor * bytes / 47e9).epsilon(1e-6));
+  CHECK(to_seconds(m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8)
+                       .duration) == Approx(alpha + factor * bytes / 370e9).epsilon(1e-6));
+}

@@ -273,13 +273,20 @@ Cost AnalyticCostModel::p2p(LinkClass link, double bytes) const {
   return {seconds_to_ns(t), 0, bytes};
 }
 
-Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double bytes) const {
+Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double bytes,
+                                   int per_node) const {
   if (n <= 1) return {0, 0, 0};
   const LinkSpec& l = s_.cluster.link(link);
+  // Between nodes, NCCL runs one ring channel per rail: with k members of the group in each
+  // node, k NICs per node carry the traffic at once, up to what NVLink inside the node takes
+  // (domain.md §4: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).
+  double bandwidth = l.bandwidth;
+  if (link == LinkClass::InterNode && per_node > 1)
+    bandwidth = std::min(s_.cluster.intra_node.bandwidth, l.bandwidth * per_node);
   // Ring steps: all-reduce 2(n−1), others n−1; α = base + steps · per-hop latency.
   const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
   const double t = constants::kCollectiveBaseLatency + steps * l.latency +
-                   busbw_factor(c, n) * bytes / l.bandwidth;
+                   busbw_factor(c, n) * bytes / bandwidth;
   // Cost::bytes of a collective: what each GPU sends over its links, bus factor × S.
   return {seconds_to_ns(t), 0, busbw_factor(c, n) * bytes};
 }

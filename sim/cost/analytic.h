@@ -63,7 +63,8 @@ class AnalyticCostModel : public CostModel {
   std::vector<CollectiveRun> tp_collectives(Op op, int stage) const override;
   double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;
-  Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
+  Cost collective(Collective c, int group_size, LinkClass link, double bytes,
+                  int per_node = 1) const override;
   double gradient_bytes(int stage) const override;
   Cost optimizer(double params) const override;
   double stage_params(int stage) const override;

@@ -79,9 +79,9 @@ double CalibratedCostModel::lookup(const std::string& op, int group_size, LinkCl
   return alpha + std::max(beta, 0.0) * bytes;
 }
 
-Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass link,
-                                     double bytes) const {
-  Cost base = LayeredCostModel::collective(c, group_size, link, bytes);
+Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass link, double bytes,
+                                     int per_node) const {
+  Cost base = LayeredCostModel::collective(c, group_size, link, bytes, per_node);
   if (group_size <= 1) return base;
   const double t = lookup(op_name(c), group_size, link, bytes);
   if (t >= 0) base.duration = seconds_to_ns(t);

@@ -34,7 +34,8 @@ class CalibratedCostModel : public LayeredCostModel {
   static std::unique_ptr<CalibratedCostModel> for_scenario(const Scenario& s);
 
   Cost p2p(LinkClass link, double bytes) const override;
-  Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override;
+  Cost collective(Collective c, int group_size, LinkClass link, double bytes,
+                  int per_node = 1) const override;
   /// As the base class (each TP collective through collective()), noting which profile keys
   /// TP uses so sources() can name them.
   Cost tp_communication(Op op, int stage, LinkClass link) const override;

@@ -51,8 +51,11 @@ class CostModel {
   virtual double activation_bytes() const = 0;
   /// A point-to-point transfer of `bytes`.
   virtual Cost p2p(LinkClass link, double bytes) const = 0;
-  /// A collective over `group_size` ranks on `link` of total size `bytes` (nccl-tests S).
-  virtual Cost collective(Collective c, int group_size, LinkClass link, double bytes) const = 0;
+  /// A collective over `group_size` ranks on `link` of total size `bytes` (nccl-tests S), with
+  /// `per_node` of the ranks in each node (an inter-node ring then runs one channel per such
+  /// rank, each through its own NIC: NCCL's rings cross nodes on every rail at once).
+  virtual Cost collective(Collective c, int group_size, LinkClass link, double bytes,
+                          int per_node = 1) const = 0;
   /// Gradient bytes one GPU holds for `stage` (the DP reduction's size).
   virtual double gradient_bytes(int stage) const = 0;
   /// The optimizer step over `params` parameters on one GPU.
@@ -85,8 +88,9 @@ class LayeredCostModel : public CostModel {
   Cost p2p(LinkClass link, double bytes) const override {
     return fallback_ ? fallback_->p2p(link, bytes) : Cost{};
   }
-  Cost collective(Collective c, int group_size, LinkClass link, double bytes) const override {
-    return fallback_ ? fallback_->collective(c, group_size, link, bytes) : Cost{};
+  Cost collective(Collective c, int group_size, LinkClass link, double bytes,
+                  int per_node = 1) const override {
+    return fallback_ ? fallback_->collective(c, group_size, link, bytes, per_node) : Cost{};
   }
   double gradient_bytes(int stage) const override {
     return fallback_ ? fallback_->gradient_bytes(stage) : 0.0;

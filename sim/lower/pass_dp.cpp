@@ -18,6 +18,7 @@ void add_dp_optimizer_pass(Program& p) {
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
     const std::vector<int> members = group_members(l, rank.coord, Axis::DP);
     const LinkClass link = group_link(members, sc);
+    const int per_node = members_per_node(members, sc);
     const double slow = p.link_scale(members);  // the group's slowest member sets the pace
     const auto& actions = s.actions[static_cast<std::size_t>(rank.coord.pp)];
     // Each stage (chunk) this rank holds: its gradients are complete after its last
@@ -48,7 +49,7 @@ void add_dp_optimizer_pass(Program& p) {
       // order on the DP stream.
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
       const int k = static_cast<int>(ready.size());
-      const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st) / k);
+      const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st) / k, per_node);
       const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 0, -1, slow);
       for (int j = 0; j < k; ++j) {
         const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
@@ -70,7 +71,8 @@ void add_dp_optimizer_pass(Program& p) {
       // use instead; with param_gather the next forward does, add_param_gather_pass).
       for (int st : stages) {
         const Cost c =
-            p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st));
+            p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st),
+                              per_node);
         const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 1, -1, slow);
         const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
         p.builder.add_dependency(opt, t);

@@ -14,6 +14,7 @@ void add_param_gather_pass(Program& p) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const std::vector<int> members = group_members(l, rank.coord, Axis::DP);
     const LinkClass link = group_link(members, p.scenario);
+    const int per_node = members_per_node(members, p.scenario);
     const double slow = p.link_scale(members);
     const StreamId gs = p.stream(r, StreamType::Gather);
     // The compute parts that need a gathered unit, in the order the compute stream runs them.
@@ -30,7 +31,8 @@ void add_param_gather_pass(Program& p) {
     }
     for (std::size_t i = 0; i < consumers.size(); ++i) {
       const int st = stage_of[i];
-      const Cost c = p.cost.collective(Collective::AllGather, l.dp, link, p.gather_unit_bytes(st));
+      const Cost c = p.cost.collective(Collective::AllGather, l.dp, link, p.gather_unit_bytes(st),
+                                       per_node);
       const WorkId w = p.work(TaskType::ParamGather, st, p.chunk_of(st), c, 0, -1, slow);
       const TaskId g = p.builder.add_task(gs, w, p.builder.task(consumers[i]).microbatch);
       p.builder.add_dependency(g, consumers[i]);

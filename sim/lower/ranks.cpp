@@ -21,6 +21,14 @@ LinkClass group_link(const std::vector<int>& global_ranks, const Scenario& s) {
   return LinkClass::IntraNode;
 }
 
+int members_per_node(const std::vector<int>& global_ranks, const Scenario& s) {
+  if (!s.has_cluster || global_ranks.empty()) return 1;
+  const int node = global_ranks.front() / s.cluster.gpus_per_node;
+  int k = 0;
+  for (int r : global_ranks) k += r / s.cluster.gpus_per_node == node;
+  return k;
+}
+
 bool fold_is_exact(const Scenario& s) {
   const Layout& l = s.layout;
   for (int pp = 0; pp < l.pp; ++pp) {

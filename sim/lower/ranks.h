@@ -32,6 +32,8 @@ struct RankSet {
 
 /// The link class a group of global ranks talks over: intra-node when all share a node.
 LinkClass group_link(const std::vector<int>& global_ranks, const Scenario& s);
+/// How many of `global_ranks` share the first one's node (1 without a cluster).
+int members_per_node(const std::vector<int>& global_ranks, const Scenario& s);
 /// True when folding TP peers and DP replicas changes no duration (see above).
 bool fold_is_exact(const Scenario& s);
 /// Folded when `fold` is asked and exact, expanded otherwise.
