@@ -3,21 +3,38 @@
 #include <algorithm>
 #include <cmath>
 
+#include <string_view>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "core/error.h"
 #include "cost/constants.h"
 
 namespace trainsim {
 
-AnalyticConstants resolve_constants(const EfficiencyOverrides& o) {
-  return {o.gemm.value_or(constants::kGemmEfficiency), constants::kAttentionEfficiency,
-          o.memory.value_or(constants::kMemoryEfficiency),
-          o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch};
+AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
+                                    AttentionKernel attention) {
+  AnalyticConstants k{constants::kGemmEfficiency, o.memory.value_or(constants::kMemoryEfficiency),
+                      o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch,
+                      std::nullopt, ""};
+  std::vector<std::string> from;
+  if (const KernelData* d = find_kernel_data(gpu.preset)) {
+    const auto& a = attention == AttentionKernel::Flash3 ? d->flash3 : d->flash2;
+    if (attention != AttentionKernel::Unfused && a) {
+      k.attention = a;
+      from.push_back(fmt::format("attention {}", a->source));
+    }
+  }
+  if (o.gemm) k.gemm_efficiency = *o.gemm;
+  k.sources = fmt::format("{}", fmt::join(from, "; "));
+  return k;
 }
 
 AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory)
     : s_(s),
-      k_(resolve_constants(s.efficiency)),
+      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.training.attention)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp)),
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size),
       gemms_(gemms),
@@ -195,17 +212,21 @@ void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(m.vocab) / t;
   const GemmShape g{n, v, h};  // logits (vocabulary-parallel)
-  const double logits = n * v * 2.0;
+  const double logits = n * v;  // elements on this GPU
   auto gemm = [&](const char* what, GemmShape s) {
     out.push_back({Kernel::Kind::Gemm, what, s, 1, s.flops(), s.bytes()});
   };
+  // The loss runs in fp32 (PyTorch autocast lists log_softmax, nll_loss and cross_entropy as
+  // float32 ops; Megatron's vocabulary-parallel cross-entropy also upcasts the logits). Per
+  // logit, forward: upcast (read 2, write 4 bytes), log-softmax (read 4, write 4) = 14 bytes;
+  // backward: the loss gradient written (4), log-softmax backward (read 4 + 4, write 4), the
+  // cast back to 16-bit (read 4, write 2) = 22 bytes.
   if (op == Op::F) {
     gemm("lm_head", g);
-    // Softmax cross-entropy: two passes over the logits.
-    out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, 2 * logits});
+    out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, 14 * logits});
   }
   if (op == Op::I || op == Op::B) {
-    out.push_back({Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, 2 * logits});
+    out.push_back({Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, 22 * logits});
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
   }
   if (op == Op::W || op == Op::B) gemm("lm_head.wgrad", {g.k, g.n, g.m});
@@ -231,12 +252,24 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
   switch (k.kind) {
     case Kernel::Kind::Gemm:
       return gemm_seconds(k.gemm, k.batch);
-    case Kernel::Kind::Attention:
-      return k.flops / (s_.cluster.gpu.peak_flops * k_.attention_efficiency);
+    case Kernel::Kind::Attention: {
+      if (!k_.attention)
+        return k.flops / (s_.cluster.gpu.peak_flops * constants::kAttentionEfficiency);
+      // The published throughputs count a backward as 2.5 forwards (it recomputes the scores);
+      // k.flops counts it as 2 (model FLOPs).
+      const bool backward = std::string_view(k.what) != "attention";
+      const double paper_flops = backward ? k.flops / 2 * 2.5 : k.flops;
+      return paper_flops /
+             ((backward ? k_.attention->backward_tflops : k_.attention->forward_tflops) * 1e12);
+    }
     case Kernel::Kind::Memory:
       return memory_seconds(k.bytes);
   }
   return 0;
+}
+
+std::string AnalyticCostModel::sources() const {
+  return k_.sources.empty() ? "analytic" : "analytic; published kernel data: " + k_.sources;
 }
 
 Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {

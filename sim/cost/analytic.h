@@ -8,11 +8,14 @@
 // beside communication, transfers sharing a link) is lowering's contention pass and the engine's.
 // Does not model: kernel fusion beyond the listed kernels, GEMM shape effects other than wave
 // quantization, dropout, MoE, tree or NVLS collective algorithms.
-#include <vector>  // std::vector
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
 
 #include "cost/bandwidth_table.h"
 #include "cost/cost_model.h"
 #include "cost/gemm_table.h"
+#include "cost/kernel_data.h"
 #include "scenario/partition.h"
 #include "scenario/scenario.h"
 
@@ -21,11 +24,17 @@ namespace trainsim {
 /// Resolved constants: defaults from constants.h unless the scenario overrides them.
 struct AnalyticConstants {
   double gemm_efficiency;
-  double attention_efficiency;
   double memory_efficiency;
   double kernel_launch;  ///< seconds
+  /// The attention core's throughput (FLOP/s, the FlashAttention papers' convention: backward
+  /// 2.5× the forward's FLOPs); nullopt: constants::kAttentionEfficiency of peak for both.
+  std::optional<AttentionThroughput> attention;
+  std::string sources;  ///< which constants came from published kernel data
 };
-AnalyticConstants resolve_constants(const EfficiencyOverrides& o);
+/// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
+/// else cost/constants.h.
+AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
+                                    AttentionKernel attention);
 
 /// One GEMM C[m×n] = A[m×k] · B[k×n].
 struct GemmShape {
@@ -69,6 +78,7 @@ class AnalyticCostModel : public CostModel {
   Cost optimizer(double params) const override;
   double stage_params(int stage) const override;
   bool models_hardware() const override { return true; }
+  std::string sources() const override;
 
   /// Time of one GEMM in seconds: measured (the GEMM table) when covered, else the roofline
   /// (exposed for tests and calibration).

@@ -22,19 +22,19 @@ constexpr double kHdrBusBw = 0.94 * 25 * kGB;
 // on 8 GPUs, domain.md §4 (H100 ≈ 370 GB/s, A100 ≈ 230–240 GB/s). H100 PCIe has no NVSwitch:
 // PCIe 5.0 x16 line rate 64 GB/s per direction (no measured busbw at hand; calibrate to refine).
 const std::array<GpuPreset, 4> kPresets{{
-    {{"a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
+    {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
      {235 * kGB, kNvlinkHopLatency},
      {kHdrBusBw, kNetHopLatency},
      "NVIDIA A100 datasheet; nccl-tests 8xA100 ring busbw; HDR InfiniBand"},
-    {{"h100-sxm", 989e12, 3.35e12, 80 * kGiB, 132},
+    {{"h100-sxm", "h100-sxm", 989e12, 3.35e12, 80 * kGiB, 132},
      {370 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency},
      "NVIDIA H100 datasheet; nccl-tests 8xH100 ring busbw; NDR InfiniBand"},
-    {{"h100-pcie", 756e12, 2.0e12, 80 * kGiB, 114},
+    {{"h100-pcie", "h100-pcie", 756e12, 2.0e12, 80 * kGiB, 114},
      {64 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency},
      "NVIDIA H100 PCIe datasheet; PCIe 5.0 x16 line rate; NDR InfiniBand"},
-    {{"h200", 989e12, 4.8e12, 141 * kGiB, 132},
+    {{"h200", "h200", 989e12, 4.8e12, 141 * kGiB, 132},
      {370 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency},
      "NVIDIA H200 datasheet; NVLink 4 as H100; NDR InfiniBand"},

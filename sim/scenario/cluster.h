@@ -9,6 +9,7 @@ namespace trainsim {
 
 struct DeviceSpec {
   std::string name;
+  std::string preset;        ///< the preset it started from ("" for a custom GPU)
   double peak_flops = 0;     ///< dense bf16/fp16 FLOP/s
   double hbm_bandwidth = 0;  ///< bytes/s
   double memory = 0;         ///< bytes
