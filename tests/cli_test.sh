@@ -38,6 +38,12 @@ expect 2 "expected KEY=VALUE" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memor
 expect 2 "needs memory_limit >= 1" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=0
 expect 0 "OVERLAP_F_B" -- sh -c "\"$bin\" schedule --pp 2 -m 4 --vpp 2 -s dualpipe-v --export-csv \"$tmp/d.csv\" >/dev/null && cat \"$tmp/d.csv\""
 expect 0 "10 layouts: 9 fit, 1 out of memory" -- "$bin" search "$src/scenarios/default.yaml"
+expect 0 "1 cases · mean |error|" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml"
+expect 0 "| case | GPUs |" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --markdown
+expect 0 '"mean_abs_error"' -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --json
+expect 3 "exceeds --max-error 0.01%" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --max-error 0.01
+expect 2 "check needs a measured: section" -- "$bin" check "$src/scenarios/default.yaml"
+expect 0 "measured             400.0 TFLOP/s/GPU" -- "$bin" run "$src/scenarios/llama3-405b-16k.yaml"
 expect 0 '"peak_memory_bytes"' -- "$bin" search "$src/scenarios/default.yaml" --tp 2 --json
 expect 0 "OOM" -- "$bin" compare "$src/scenarios/default.yaml" --schedules afab,1f1b
 expect 2 "search needs a model" -- "$bin" search "$src/scenarios/paper-1f1b.yaml"

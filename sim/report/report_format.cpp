@@ -264,6 +264,12 @@ nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows) {
 namespace trainsim {
 namespace {
 
+// A Markdown table cell: `|` would end it.
+std::string cell(std::string s) {
+  for (std::size_t i = 0; (i = s.find('|', i)) != std::string::npos; i += 2) s.insert(i, "\\");
+  return s;
+}
+
 std::string short_layout(const StepReport& r) {
   std::string s = fmt::format("dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
@@ -285,11 +291,11 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
     o += "| case | GPUs | layout | measured | predicted | step time error | source |\n";
     o += "|---|---|---|---|---|---|---|\n";
     for (const auto& c : cases)
-      o += fmt::format("| {} | {} × {} | {} | {} | {} | {:+.1f} % | {} |\n", c.step.scenario_name,
+      o += fmt::format("| {} | {} × {} | {} | {} | {} | {:+.1f} % | {} |\n", cell(c.step.scenario_name),
                        c.step.gpus, c.step.gpu, short_layout(c.step),
                        metric_value(c.accuracy.metric, c.accuracy.measured),
                        metric_value(c.accuracy.metric, c.accuracy.predicted),
-                       c.accuracy.step_time_error * 100, c.accuracy.source);
+                       c.accuracy.step_time_error * 100, cell(c.accuracy.source));
     o += fmt::format("\n{} cases: mean |error| {:.1f} %, max |error| {:.1f} %, mean signed error "
                      "{:+.1f} %.\n",
                      sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100,
