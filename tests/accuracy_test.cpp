@@ -19,7 +19,9 @@ StepReport report(double step_s, double tokens_per_step, int gpus, double tflops
   return r;
 }
 
-Measured measured(Measured::Metric m, double v) { return {m, v, "a paper"}; }
+Measured measured(Measured::Metric m, double v) {
+  return {m, v, "a paper"};
+}
 
 }  // namespace
 
@@ -31,8 +33,10 @@ TEST_CASE("accuracy: every metric gives the same step-time error for the same pr
   // MFU 0.24: each must give −20 %.
   const StepReport r = report(2.0, 1e6, 10, 300, 0.3);
   using M = Measured::Metric;
-  for (auto [metric, value] : {std::pair{M::StepTime, 2.5}, {M::TokensPerS, 400000.0},
-                               {M::TokensPerSPerGpu, 40000.0}, {M::TflopsPerGpu, 240.0},
+  for (auto [metric, value] : {std::pair{M::StepTime, 2.5},
+                               {M::TokensPerS, 400000.0},
+                               {M::TokensPerSPerGpu, 40000.0},
+                               {M::TflopsPerGpu, 240.0},
                                {M::Mfu, 0.24}}) {
     const auto a = accuracy(r, measured(metric, value));
     REQUIRE(a);

@@ -218,7 +218,8 @@ TEST_CASE("analytic: unfused attention forms the full s×s scores and moves them
   CHECK(unfused.compute(Op::F, 0, 0).duration > flash.compute(Op::F, 0, 0).duration);
 }
 
-TEST_CASE("analytic: selective recompute redoes exactly the attention core", "[analytic][attention]") {
+TEST_CASE("analytic: selective recompute redoes exactly the attention core",
+          "[analytic][attention]") {
   // The backward with selective recompute = the backward without + the forward's core kernels.
   const AnalyticCostModel none(gpt("attention: unfused")),
       sel(gpt("attention: unfused, recompute: selective"));
@@ -242,10 +243,12 @@ parallelism: {dp: 16}
   const AnalyticCostModel m(s);
   const double bytes = 1e9, factor = 15.0 / 16;
   const double alpha = constants::kCollectiveBaseLatency + 15 * 14e-6;
-  CHECK(to_seconds(m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 1)
-                       .duration) == Approx(alpha + factor * bytes / 47e9).epsilon(1e-6));
-  CHECK(to_seconds(m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8)
-                       .duration) == Approx(alpha + factor * bytes / 370e9).epsilon(1e-6));
+  CHECK(to_seconds(
+            m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 1).duration) ==
+        Approx(alpha + factor * bytes / 47e9).epsilon(1e-6));
+  CHECK(to_seconds(
+            m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8).duration) ==
+        Approx(alpha + factor * bytes / 370e9).epsilon(1e-6));
 }
 
 TEST_CASE("analytic: the attention core runs at the GPU's published FlashAttention throughput",

@@ -56,8 +56,8 @@ double AnalyticCostModel::gemm_seconds(const GemmShape& g, double batch) const {
   if (d.sms > 0) {
     // Wave quantization: the last wave of output tiles (of every GEMM of the batch) may leave
     // SMs idle.
-    const double tiles = std::ceil(g.m / constants::kGemmTile) *
-                         std::ceil(g.n / constants::kGemmTile) * batch;
+    const double tiles =
+        std::ceil(g.m / constants::kGemmTile) * std::ceil(g.n / constants::kGemmTile) * batch;
     const double waves = std::ceil(tiles / d.sms);
     wave = tiles / (waves * d.sms);
   }
@@ -180,7 +180,7 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   // Each product's model FLOPs: half of 2·s²·d per head (causal), as above.
   const double product = attn_fwd / 2;
   if (op == Op::F) {
-    gemm("attention.scores", {sq, sq, d}, product);  // QKᵀ
+    gemm("attention.scores", {sq, sq, d}, product);   // QKᵀ
     memory("softmax", 2 * e * 2);                     // fused scale-mask-softmax: read, write
     if (dropout) memory("attention.dropout", 5 * e);  // read 2, write 2 + 1-byte mask
     gemm("attention.context", {sq, d, sq}, product);  // P·V
@@ -189,9 +189,9 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   gemm("attention.context.dgrad", {sq, sq, d}, product);  // dP = dO·Vᵀ
   gemm("attention.context.wgrad", {sq, d, sq}, product);  // dV = Pᵀ·dO
   if (dropout) memory("attention.dropout.backward", 5 * e);
-  memory("softmax.backward", 3 * e * 2);                   // read y and dy, write dx
-  gemm("attention.scores.dgrad", {sq, d, sq}, product);    // dQ = dS·K
-  gemm("attention.scores.wgrad", {sq, d, sq}, product);    // dK = dSᵀ·Q
+  memory("softmax.backward", 3 * e * 2);                 // read y and dy, write dx
+  gemm("attention.scores.dgrad", {sq, d, sq}, product);  // dQ = dS·K
+  gemm("attention.scores.wgrad", {sq, d, sq}, product);  // dK = dSᵀ·Q
 }
 
 void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out) const {
@@ -211,7 +211,7 @@ void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(m.vocab) / t;
-  const GemmShape g{n, v, h};  // logits (vocabulary-parallel)
+  const GemmShape g{n, v, h};   // logits (vocabulary-parallel)
   const double logits = n * v;  // elements on this GPU
   auto gemm = [&](const char* what, GemmShape s) {
     out.push_back({Kernel::Kind::Gemm, what, s, 1, s.flops(), s.bytes()});

@@ -52,7 +52,7 @@ struct Kernel {
   const char* what = "";  ///< e.g. "qkv", "qkv.dgrad", "rmsnorm"
   /// Gemm: the shape of one GEMM of the batch. Attention: one head's score GEMM {s, s, d}.
   GemmShape gemm{0, 0, 0};
-  double batch = 1;  ///< GEMMs (or attention heads) run as one batched kernel: b·a/t heads
+  double batch = 1;        ///< GEMMs (or attention heads) run as one batched kernel: b·a/t heads
   double flops = 0;        ///< FLOPs of one run
   double bytes = 0;        ///< memory traffic of one run
   int count = 1;           ///< runs per micro-batch (a stage's layers)

@@ -129,14 +129,15 @@ std::string CalibratedCostModel::sources() const {
   if (!used.empty()) {
     std::vector<std::string> what;
     for (const auto& [k, mf] : used)
-      what.push_back(fmt::format("{}{} ({} measured, {} fitted)", k, tp_used.count(k) ? " [TP]" : "",
-                                 mf.first, mf.second));
+      what.push_back(fmt::format("{}{} ({} measured, {} fitted)", k,
+                                 tp_used.count(k) ? " [TP]" : "", mf.first, mf.second));
     s += fmt::format("; from the profile: {}", fmt::join(what, ", "));
   }
   if (!missing_.empty()) {
     std::set<std::string> what;
     for (const auto& [op, n, link, bytes] : missing_)
-      what.insert(fmt::format("{}×{} {}{}", op, n, link, tp_keys_.count({op, n, link}) ? " [TP]" : ""));
+      what.insert(
+          fmt::format("{}×{} {}{}", op, n, link, tp_keys_.count({op, n, link}) ? " [TP]" : ""));
     s += fmt::format("; analytic for {} (no samples)", fmt::join(what, ", "));
   }
   if (!gemms_ || gemms_->empty()) {

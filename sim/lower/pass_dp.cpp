@@ -70,9 +70,8 @@ void add_dp_optimizer_pass(Program& p) {
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
       // use instead; with param_gather the next forward does, add_param_gather_pass).
       for (int st : stages) {
-        const Cost c =
-            p.cost.collective(Collective::AllGather, l.dp, link, 2.0 * p.cost.stage_params(st),
-                              per_node);
+        const Cost c = p.cost.collective(Collective::AllGather, l.dp, link,
+                                         2.0 * p.cost.stage_params(st), per_node);
         const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 1, -1, slow);
         const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
         p.builder.add_dependency(opt, t);

@@ -15,9 +15,9 @@
 namespace trainsim {
 
 struct Accuracy {
-  std::string metric;  ///< "tokens/s/GPU", …
-  double measured = 0;   ///< in the metric's unit (seconds, tokens/s, TFLOP/s, fraction)
-  double predicted = 0;  ///< the same metric from the simulated step
+  std::string metric;          ///< "tokens/s/GPU", …
+  double measured = 0;         ///< in the metric's unit (seconds, tokens/s, TFLOP/s, fraction)
+  double predicted = 0;        ///< the same metric from the simulated step
   double step_time_error = 0;  ///< (predicted − measured step time) / measured step time
   std::string source;
 };

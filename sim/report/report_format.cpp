@@ -53,9 +53,8 @@ std::string format_report(const StepReport& r) {
   o += fmt::format(
       "pipeline bubble      {:.4f} of a balanced pipeline's time (Zero Bubble convention)\n",
       r.bubble_fraction_of_step);
-  o += fmt::format(
-      "                     {:.4f} over ideal compute (Megatron convention)\n",
-      r.bubble_over_ideal);
+  o += fmt::format("                     {:.4f} over ideal compute (Megatron convention)\n",
+                   r.bubble_over_ideal);
   o += fmt::format(
       "stage idle           {} per stage (mean): pipeline bubble {} · imbalance {} · "
       "communication {}\n",
@@ -188,11 +187,11 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   for (const auto& row : rows) nw = std::max(nw, row.step.schedule.size());
   const std::string line =
       "{:<{}} {:>12} {:>9} {:>9} {:>12} {:>7} {:>12} {:>10} {:>11} {:>10} {:>14}\n";
-  o += fmt::format(fmt::runtime(line), "schedule", nw, "step time", "bubble", "bubble",
-                   "idle: imbal.", "MFU", "tokens/s", "peak mb", "activations", "p2p",
-                   "GPU memory");
-  o += fmt::format(fmt::runtime(line), "", nw, "", "/step", "/ideal", "/ comm", "", "",
-                   "in flight", "at peak", "volume", "peak");
+  o +=
+      fmt::format(fmt::runtime(line), "schedule", nw, "step time", "bubble", "bubble",
+                  "idle: imbal.", "MFU", "tokens/s", "peak mb", "activations", "p2p", "GPU memory");
+  o += fmt::format(fmt::runtime(line), "", nw, "", "/step", "/ideal", "/ comm", "", "", "in flight",
+                   "at peak", "volume", "peak");
   bool any_oom = false;
   for (const auto& row : rows) {
     const StepReport& r = row.step;
@@ -204,19 +203,17 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
     const double peak_bytes = row.memory.largest_peak();
     const bool oom = !row.memory.out_of_memory.empty();
     any_oom = any_oom || oom;
-    o += fmt::format(fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
-                     fmt::format("{:.4f}", r.bubble_fraction_of_step),
-                     fmt::format("{:.4f}", r.bubble_over_ideal),
-                     fmt::format("{:.2f} / {:.2f}",
-                                 r.pipeline_time_s > 0 ? r.idle.imbalance_s / r.pipeline_time_s : 0,
-                                 r.pipeline_time_s > 0
-                                     ? r.idle.communication_s / r.pipeline_time_s
-                                     : 0),
-                     r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
-                     r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-",
-                     fmt::format("{:.3g}", peak), bytes > 0 ? format_bytes(bytes) : "-",
-                     r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-",
-                     peak_bytes > 0 ? format_bytes(peak_bytes) + (oom ? " OOM" : "") : "-");
+    o += fmt::format(
+        fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
+        fmt::format("{:.4f}", r.bubble_fraction_of_step),
+        fmt::format("{:.4f}", r.bubble_over_ideal),
+        fmt::format("{:.2f} / {:.2f}",
+                    r.pipeline_time_s > 0 ? r.idle.imbalance_s / r.pipeline_time_s : 0,
+                    r.pipeline_time_s > 0 ? r.idle.communication_s / r.pipeline_time_s : 0),
+        r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
+        r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-", fmt::format("{:.3g}", peak),
+        bytes > 0 ? format_bytes(bytes) : "-", r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-",
+        peak_bytes > 0 ? format_bytes(peak_bytes) + (oom ? " OOM" : "") : "-");
   }
   o += "bubble: the schedule's own (a balanced pipeline of these costs, free communication);\n"
        "idle: stage idle from unequal stages / from waiting on communication, of the pipeline "
@@ -291,15 +288,15 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
     o += "| case | GPUs | layout | measured | predicted | step time error | source |\n";
     o += "|---|---|---|---|---|---|---|\n";
     for (const auto& c : cases)
-      o += fmt::format("| {} | {} × {} | {} | {} | {} | {:+.1f} % | {} |\n", cell(c.step.scenario_name),
-                       c.step.gpus, c.step.gpu, short_layout(c.step),
+      o += fmt::format("| {} | {} × {} | {} | {} | {} | {:+.1f} % | {} |\n",
+                       cell(c.step.scenario_name), c.step.gpus, c.step.gpu, short_layout(c.step),
                        metric_value(c.accuracy.metric, c.accuracy.measured),
                        metric_value(c.accuracy.metric, c.accuracy.predicted),
                        c.accuracy.step_time_error * 100, cell(c.accuracy.source));
-    o += fmt::format("\n{} cases: mean |error| {:.1f} %, max |error| {:.1f} %, mean signed error "
-                     "{:+.1f} %.\n",
-                     sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100,
-                     sum.mean_error * 100);
+    o += fmt::format(
+        "\n{} cases: mean |error| {:.1f} %, max |error| {:.1f} %, mean signed error "
+        "{:+.1f} %.\n",
+        sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100, sum.mean_error * 100);
     return o;
   }
   std::size_t nw = 4;

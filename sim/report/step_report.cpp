@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <limits>
+#include <optional>
 
 #include "lower/task_types.h"
 #include "report/memory_report.h"
@@ -56,11 +56,20 @@ std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
     if (rank.coord.tp != 0 || rank.coord.dp != 0 || w.stage < 0) continue;
     int op = -1;
     switch (static_cast<TaskType>(w.type)) {
-      case TaskType::Forward: op = F; break;
-      case TaskType::Backward: op = B; break;
-      case TaskType::BackwardInput: op = I; break;
-      case TaskType::BackwardWeight: op = W; break;
-      default: break;
+      case TaskType::Forward:
+        op = F;
+        break;
+      case TaskType::Backward:
+        op = B;
+        break;
+      case TaskType::BackwardInput:
+        op = I;
+        break;
+      case TaskType::BackwardWeight:
+        op = W;
+        break;
+      default:
+        break;
     }
     if (op < 0 || static_cast<std::size_t>(w.stage) >= S) continue;
     const auto st = static_cast<std::size_t>(w.stage);

@@ -64,7 +64,7 @@ struct StepReport {
   double tokens_per_s = 0;
   double model_flops = 0;  ///< whole cluster, per step
   double tflops_per_gpu = 0;
-  std::optional<double> mfu;  ///< needs a device peak
+  std::optional<double> mfu;           ///< needs a device peak
   double bubble_fraction_of_step = 0;  ///< pipeline bubble / M_u (see above)
   double bubble_over_ideal = 0;        ///< pipeline bubble / C
   /// The mean stage's idle time in the pipeline phase, by cause (seconds; see above).

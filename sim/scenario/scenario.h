@@ -111,8 +111,8 @@ struct Scenario {
   std::optional<double> price_per_gpu_hour;  ///< dollars
   MemorySpec memory;
   ContentionSpec contention;
-  std::string calibration;          ///< `calibration:` profile path (resolved), "" for none
-  std::vector<Slowdown> slowdowns;  ///< stragglers and heterogeneity (empty: all ranks equal)
+  std::string calibration;           ///< `calibration:` profile path (resolved), "" for none
+  std::vector<Slowdown> slowdowns;   ///< stragglers and heterogeneity (empty: all ranks equal)
   std::optional<Measured> measured;  ///< a published or measured figure to check against
   /// Per global rank: the product of the compute / link factors of the entries naming it.
   double compute_factor(int global_rank) const { return factor(global_rank, &Slowdown::compute); }

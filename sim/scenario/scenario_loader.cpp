@@ -216,8 +216,8 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
     m.mlp = r.choice<MlpKind>(k, {{"swiglu", MlpKind::SwiGLU}, {"gelu", MlpKind::GeLU}});
   if (Field k = r.child(f, "position_embedding"); k.present())
     m.position = r.choice<PositionEmbedding>(k, {{"rope", PositionEmbedding::Rotary},
-                                                {"learned", PositionEmbedding::Learned},
-                                                {"alibi", PositionEmbedding::Alibi}});
+                                                 {"learned", PositionEmbedding::Learned},
+                                                 {"alibi", PositionEmbedding::Alibi}});
   if (Field k = r.child(f, "name"); k.present()) m.name = r.str(k);
   if (m.name.empty()) m.name = "custom";
   if (m.hidden % m.heads != 0)
@@ -402,10 +402,9 @@ Scenario build(YAML::Node root, const std::string& source,
   Field top{root, "", root.Mark()};
   if (!root.IsMap())
     r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
-  r.expect_map(
-      top, {"name", "description", "model", "training", "cluster", "parallelism", "schedule",
-            "costs", "efficiency", "pricing", "memory", "contention", "slowdown", "calibration",
-            "measured"});
+  r.expect_map(top, {"name", "description", "model", "training", "cluster", "parallelism",
+                     "schedule", "costs", "efficiency", "pricing", "memory", "contention",
+                     "slowdown", "calibration", "measured"});
   Scenario s;
   s.source = source;
   s.name = std::filesystem::path(source).stem().string();
@@ -487,8 +486,8 @@ Scenario build(YAML::Node root, const std::string& source,
     s.training.fp32_grad_accumulation = r.boolean(f);
   if (Field f = r.child(tr, "attention"); f.present())
     s.training.attention = r.choice<AttentionKernel>(f, {{"flash2", AttentionKernel::Flash2},
-                                                        {"flash3", AttentionKernel::Flash3},
-                                                        {"unfused", AttentionKernel::Unfused}});
+                                                         {"flash3", AttentionKernel::Flash3},
+                                                         {"unfused", AttentionKernel::Unfused}});
   if (Field f = r.child(tr, "dropout"); f.present()) s.training.dropout = r.number(f, 0, 0.99);
   if (Field f = r.child(tr, "recompute"); f.present())
     s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},

@@ -145,7 +145,8 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     for (const auto& r : results)
       if (r.ran()) sw = std::max(sw, r.report.schedule.size());
     const std::string line =
-        "{:>3} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5}  {:<{}} {:>10} {:>6} {:>11} {:>7} {:>7} {:>11}\n";
+        "{:>3} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5}  {:<{}} {:>10} {:>6} {:>11} {:>7} {:>7} "
+        "{:>11}\n";
     o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", "b", "m", "schedule", sw,
                      "step time", "MFU", "tokens/s", "bubble", "comm", "GPU memory");
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
