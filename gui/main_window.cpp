@@ -47,7 +47,16 @@ namespace trainsim::gui {
 
 QString bundled_scenarios_dir() {
   const QByteArray env = qgetenv("TRAINSIM_SCENARIOS");
-  return env.isEmpty() ? QStringLiteral(TRAINSIM_SCENARIOS_DIR) : QString::fromLocal8Bit(env);
+  if (!env.isEmpty()) return QString::fromLocal8Bit(env);
+#ifdef TRAINSIM_INSTALLED_SCENARIOS
+  // Installed (the .deb): <prefix>/bin/trainsim-gui finds <prefix>/share/trainsim/scenarios.
+  if (!QDir(QStringLiteral(TRAINSIM_SCENARIOS_DIR)).exists()) {
+    const QString installed = QCoreApplication::applicationDirPath() +
+                              QStringLiteral("/../" TRAINSIM_INSTALLED_SCENARIOS);
+    if (QDir(installed).exists()) return QDir(installed).canonicalPath();
+  }
+#endif
+  return QStringLiteral(TRAINSIM_SCENARIOS_DIR);
 }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
