@@ -51,13 +51,32 @@ TEST_CASE("analytic: backward has twice the forward's model FLOPs, split evenly 
   CHECK(b.duration > f.duration);
 }
 
-TEST_CASE("analytic: a large GEMM runs at the documented efficiency", "[analytic]") {
-  const AnalyticCostModel m(base());
+TEST_CASE("analytic: with efficiency.gemm, a large GEMM runs at that efficiency", "[analytic]") {
+  // The override replaces the preset's measured sweep by the roofline.
+  const Scenario s = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+efficiency: {gemm: 0.8}
+)");
+  const AnalyticCostModel m(s);
   // 8192³: 2·8192³ = 1.0995e12 FLOPs; 64·64 = 4096 tiles of 128² on 132 SMs: 32 waves,
   // 4096 / (32·132) = 0.9697 wave efficiency; time = flops / (989e12 · 0.80 · 0.9697).
   const GemmShape g{8192, 8192, 8192};
-  const double expected = g.flops() / (989e12 * constants::kGemmEfficiency * (4096.0 / (32 * 132)));
+  const double expected = g.flops() / (989e12 * 0.80 * (4096.0 / (32 * 132)));
   CHECK(m.gemm_seconds(g) == Approx(expected));
+}
+
+TEST_CASE("analytic: a preset with a measured GEMM sweep times GEMMs from it", "[analytic][gemm]") {
+  // H100 SXM, no override: the QKV GEMM of one 4096-token micro-batch of Llama-3.1-8B is
+  // 4096 × 6144 × 4096; 6144 lies between the grid's 4096 and 8192 (log2 6144 = 12.585), so its
+  // throughput is the sweep's interpolated value and its time 2·m·n·k over it.
+  const AnalyticCostModel m(base());
+  const GemmEfficiency* sweep = GemmEfficiency::for_preset("h100-sxm");
+  REQUIRE(sweep);
+  const GemmShape g{4096, 6144, 4096};
+  CHECK(m.gemm_seconds(g) == Approx(g.flops() / (sweep->tflops(4096, 6144, 4096) * 1e12)));
+  CHECK_THAT(m.sources(), Catch::Contains("GEMMs by shape"));
 }
 
 TEST_CASE("analytic: collectives follow alpha-beta with nccl-tests bus factors", "[analytic]") {

@@ -13,7 +13,7 @@ expect 0 "OUTPUT BREAKDOWN" -- "$bin" run "$src/scenarios/default.yaml"
 expect 0 '"step_time_s"' -- "$bin" run "$src/scenarios/default.yaml" --json
 expect 0 "rank  3 | .  .  .  F0 B0" -- "$bin" schedule --pp 4 --microbatches 8 --schedule 1f1b
 expect 0 "gpipe" -- "$bin" schedule --list
-expect 2 "parallelism.pp: expected an integer >= 1, got 0" -- "$bin" run "$src/scenarios/default.yaml" --set parallelism.pp=0 --trace "$tmp/bad.json"
+expect 2 "parallelism.pp: expected an integer in \\[1, 1048576\\], got 0" -- "$bin" run "$src/scenarios/default.yaml" --set parallelism.pp=0 --trace "$tmp/bad.json"
 [ -e "$tmp/bad.json" ] && { echo "FAIL: a failed run left a trace file"; fail=1; }
 expect 2 "unknown schedule" -- "$bin" run "$src/scenarios/default.yaml" --schedule nope
 expect 2 "unknown schedule" -- "$bin" compare "$src/scenarios/default.yaml" --schedules 1f1b,nope

@@ -59,7 +59,8 @@ TEST_CASE("scenario: wrong type names the value and what is expected", "[scenari
 TEST_CASE("scenario: an integer below its minimum is rejected", "[scenario]") {
   CHECK_THAT(
       error_of(kGood, {"parallelism.pp=0"}),
-      Catch::Contains("--set parallelism.pp=0: parallelism.pp: expected an integer >= 1, got 0"));
+      Catch::Contains(
+          "--set parallelism.pp=0: parallelism.pp: expected an integer in [1, 1048576], got 0"));
 }
 
 TEST_CASE("scenario: a quantity without unit is rejected", "[scenario]") {
@@ -156,4 +157,39 @@ TEST_CASE("scenario: every bundled scenario loads and simulates", "[scenario]") 
     const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/" + name);
     CHECK(simulate(s).makespan > 0);
   }
+}
+
+TEST_CASE("loader: integers past their limits are typed errors, never wrapped",
+          "[scenario][limits]") {
+  // The bad-input campaign's reproducers 01, 19, 24, 25, 29 and 14: each once crashed (SIGFPE),
+  // wrapped silently (2^32 + 1 heads read as 1) or overflowed a product.
+  auto err = [](const std::string& yaml) { return error_of(yaml); };
+  const std::string train = "training: {seq_len: 512, global_batch_size: 8}\n";
+  CHECK_THAT(err("model: {preset: llama-3.2-1b, heads: 4294967296}\n" + train +
+                 "cluster: {gpu: h100-sxm, gpus_per_node: 8}\nparallelism: {dp: 8}\n"),
+             Catch::Contains("model.heads: expected an integer in [1, 65536], got 4294967296"));
+  CHECK_THAT(err("model: {preset: llama-3.2-1b, heads: 4294967297, kv_heads: 1}\n" + train +
+                 "cluster: {gpu: h100-sxm, gpus_per_node: 8}\nparallelism: {dp: 8}\n"),
+             Catch::Contains("model.heads"));
+  CHECK_THAT(err("model: llama-3.1-8b\ntraining: {seq_len: 4096, micro_batch_size: 4, "
+                 "microbatches: 1073741824}\ncluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+                 "parallelism: {dp: 2, pp: 4}\n"),
+             Catch::Contains("training.microbatches: expected an integer in [1, 65536]"));
+  CHECK_THAT(err("model: {preset: llama-3.2-1b, hidden: 8388608, heads: 1, kv_heads: 1, "
+                 "vocab: 1099511627776, layers: 2, ffn_hidden: 1}\n"
+                 "training: {seq_len: 1, global_batch_size: 1}\n"
+                 "cluster: {gpu: h100-sxm, gpus_per_node: 1}\n"),
+             Catch::Contains("model.hidden: expected an integer in [1, 1048576]"));
+  CHECK_THAT(err("parallelism: {pp: 4, vpp: 1073741824}\ntraining: {microbatches: 8}\n"
+                 "schedule: interleaved-1f1b\ncosts: {forward: 1ms, backward: 2ms}\n"),
+             Catch::Contains("parallelism.vpp: expected an integer in [1, 1048576]"));
+  // 2^20 × 2^20 GPUs: each within its own limit, the product past the GPU limit.
+  CHECK_THAT(err("parallelism: {pp: 1048576, dp: 1048576}\ntraining: {microbatches: 8}\n"
+                 "costs: {forward: 1ms, backward: 2ms}\n"),
+             Catch::Contains("exceeds the limit of 16777216 GPUs"));
+  // dp × micro_batch_size × microbatches past 2^30 sequences: refused, not wrapped.
+  CHECK_THAT(err("model: llama-3.1-8b\ntraining: {seq_len: 4096, micro_batch_size: 1048576, "
+                 "microbatches: 65536}\ncluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+                 "parallelism: {dp: 8}\n"),
+             Catch::Contains("exceed the limit of 1073741824"));
 }

@@ -15,10 +15,18 @@ namespace trainsim {
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     AttentionKernel attention) {
-  AnalyticConstants k{constants::kGemmEfficiency, o.memory.value_or(constants::kMemoryEfficiency),
+  AnalyticConstants k{constants::kGemmEfficiency,
+                      o.memory.value_or(constants::kMemoryEfficiency),
                       o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch,
-                      std::nullopt, ""};
+                      std::nullopt,
+                      nullptr,
+                      ""};
   std::vector<std::string> from;
+  if (!o.gemm)
+    if (const GemmEfficiency* g = GemmEfficiency::for_preset(gpu.preset)) {
+      k.gemm_sweep = g;
+      from.push_back(fmt::format("GEMMs by shape ({})", g->source()));
+    }
   if (const KernelData* d = find_kernel_data(gpu.preset)) {
     const auto& a = attention == AttentionKernel::Flash3 ? d->flash3 : d->flash2;
     if (attention != AttentionKernel::Unfused && a) {
@@ -51,6 +59,8 @@ double AnalyticCostModel::memory_seconds(double bytes) const {
 double AnalyticCostModel::gemm_seconds(const GemmShape& g, double batch) const {
   if (gemms_ && batch == 1)
     if (auto t = gemms_->seconds(g.m, g.n, g.k)) return *t;
+  // A batch of GEMMs runs as one kernel over all their tiles: timed as one GEMM of batch·m rows.
+  if (k_.gemm_sweep) return k_.gemm_sweep->seconds(g.m * batch, g.n, g.k);
   const DeviceSpec& d = s_.cluster.gpu;
   double wave = 1.0;
   if (d.sms > 0) {

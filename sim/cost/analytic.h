@@ -14,6 +14,7 @@
 
 #include "cost/bandwidth_table.h"
 #include "cost/cost_model.h"
+#include "cost/gemm_efficiency.h"
 #include "cost/gemm_table.h"
 #include "cost/kernel_data.h"
 #include "scenario/partition.h"
@@ -29,6 +30,9 @@ struct AnalyticConstants {
   /// The attention core's throughput (FLOP/s, the FlashAttention papers' convention: backward
   /// 2.5× the forward's FLOPs); nullopt: constants::kAttentionEfficiency of peak for both.
   std::optional<AttentionThroughput> attention;
+  /// Measured GEMM throughput by shape for this GPU preset (nullptr: the roofline with
+  /// `gemm_efficiency` and wave quantization; also when the scenario overrides efficiency.gemm).
+  const GemmEfficiency* gemm_sweep = nullptr;
   std::string sources;  ///< which constants came from published kernel data
 };
 /// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),

@@ -3,11 +3,9 @@
 // attention core with when the scenario's GPU is a preset (cost/kernel_data.cpp cites each
 // number). A custom GPU, or a preset without a figure, falls back to cost/constants.h.
 //
-// Does not hold (yet): GEMM efficiency by shape beyond wave quantization (the maximum achievable
-// matmul FLOPS of a shape sweep, 85.9 % of peak on A100 and 80.1 % on H100, is a ceiling real
-// layer shapes stay under, so cost/constants.h's 0.80 stays until a per-shape table exists),
-// attention throughput by sequence length (the figures are each paper's best case, long
-// sequences), collective bandwidth by message size.
+// GEMMs by shape: cost/gemm_efficiency.h. Does not hold (yet): attention throughput by sequence
+// length (the figures are each paper's best case, long sequences), collective bandwidth by
+// message size.
 #include <optional>  // std::optional
 #include <string>    // std::string
 

@@ -17,6 +17,20 @@
 namespace trainsim {
 namespace {
 
+// Input size limits: far beyond any real model or cluster, small enough that every count and
+// product the simulator forms (parameters, GPUs, stages, micro-batches) fits its integer type
+// with room to spare (scenarios/README.md, "Limits").
+constexpr long long kMaxLayers = 100'000;
+constexpr long long kMaxWidth = 1LL << 20;  // hidden, ffn_hidden
+constexpr long long kMaxHeads = 1LL << 16;  // heads, kv_heads
+constexpr long long kMaxVocab = 1LL << 24;
+constexpr long long kMaxParallel = 1LL << 20;  // dp, tp, pp, vpp, nodes, gpus_per_node each
+constexpr long long kMaxGpus = 1LL << 24;      // dp × tp × pp
+constexpr long long kMaxSeqLen = 1LL << 24;
+constexpr long long kMaxMicroBatch = 1LL << 20;  // sequences per micro-batch
+constexpr long long kMaxMicrobatches = 1LL << 16;
+constexpr long long kMaxGlobalBatch = 1LL << 30;
+
 std::string join(const std::vector<std::string>& v) {
   return fmt::format("{}", fmt::join(v, ", "));
 }
@@ -156,21 +170,24 @@ ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::strin
   } catch (const nlohmann::json::parse_error& e) {
     r.fail(f, fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
   }
-  auto need = [&](const char* key) -> long long {
-    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1)
-      r.fail(f, fmt::format("{}: \"{}\" must be a positive integer", p.string(), key));
+  auto need = [&](const char* key, long long max) -> long long {
+    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
+        j[key].get<long long>() > max)
+      r.fail(f, fmt::format("{}: \"{}\" must be an integer in [1, {}], got {}", p.string(), key,
+                            max, j.contains(key) ? j[key].dump() : "nothing"));
     return j[key].get<long long>();
   };
   ModelSpec m;
   m.name = j.value("_name_or_path", p.parent_path().filename().string());
   if (m.name.empty()) m.name = p.stem().string();
-  m.hidden = need("hidden_size");
-  m.layers = static_cast<int>(need("num_hidden_layers"));
-  m.ffn_hidden = need("intermediate_size");
-  m.heads = static_cast<int>(need("num_attention_heads"));
-  m.kv_heads =
-      j.contains("num_key_value_heads") ? static_cast<int>(need("num_key_value_heads")) : m.heads;
-  m.vocab = need("vocab_size");
+  m.hidden = need("hidden_size", kMaxWidth);
+  m.layers = static_cast<int>(need("num_hidden_layers", kMaxLayers));
+  m.ffn_hidden = need("intermediate_size", kMaxWidth);
+  m.heads = static_cast<int>(need("num_attention_heads", kMaxHeads));
+  m.kv_heads = j.contains("num_key_value_heads")
+                   ? static_cast<int>(need("num_key_value_heads", kMaxHeads))
+                   : m.heads;
+  m.vocab = need("vocab_size", kMaxVocab);
   m.tied_embeddings = j.value("tie_word_embeddings", false);
   const std::string act = j.value("hidden_act", "silu");
   m.mlp = (act == "silu" || act == "swiglu") ? MlpKind::SwiGLU : MlpKind::GeLU;
@@ -195,22 +212,22 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
   const bool base = pre.present() || hf.present();
   if (pre.present()) m = preset(pre);
   if (hf.present()) m = model_from_hf_config(r, hf, base_dir);
-  auto opt_int = [&](const char* key, auto& out) {
+  auto opt_int = [&](const char* key, auto& out, long long max) {
     Field k = r.child(f, key);
     if (k.present())
-      out = static_cast<std::remove_reference_t<decltype(out)>>(r.integer(k, 1));
+      out = static_cast<std::remove_reference_t<decltype(out)>>(r.integer(k, 1, max));
     else if (!base)
       r.fail(k, fmt::format("required for an explicit model (or give preset: one of {})",
                             join(presets)));
   };
-  opt_int("layers", m.layers);
-  opt_int("hidden", m.hidden);
-  opt_int("ffn_hidden", m.ffn_hidden);
-  opt_int("heads", m.heads);
+  opt_int("layers", m.layers, kMaxLayers);
+  opt_int("hidden", m.hidden, kMaxWidth);
+  opt_int("ffn_hidden", m.ffn_hidden, kMaxWidth);
+  opt_int("heads", m.heads, kMaxHeads);
   m.kv_heads = base ? m.kv_heads : 0;
-  if (Field k = r.child(f, "kv_heads"); k.present()) m.kv_heads = r.int32(k, 1);
+  if (Field k = r.child(f, "kv_heads"); k.present()) m.kv_heads = r.int32(k, 1, kMaxHeads);
   if (m.kv_heads == 0) m.kv_heads = m.heads;
-  opt_int("vocab", m.vocab);
+  opt_int("vocab", m.vocab, kMaxVocab);
   if (Field k = r.child(f, "tied_embeddings"); k.present()) m.tied_embeddings = r.boolean(k);
   if (Field k = r.child(f, "mlp"); k.present())
     m.mlp = r.choice<MlpKind>(k, {{"swiglu", MlpKind::SwiGLU}, {"gelu", MlpKind::GeLU}});
@@ -288,8 +305,12 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
     if (Field k = r.child(g, "name"); k.present()) c.gpu.name = r.str(k);
     if (c.gpu.name.empty()) c.gpu.name = "custom-gpu";
   }
-  if (Field k = r.child(f, "gpus_per_node"); k.present()) c.gpus_per_node = r.int32(k, 1);
-  if (Field k = r.child(f, "nodes"); k.present()) c.nodes = r.int32(k, 1);
+  if (Field k = r.child(f, "gpus_per_node"); k.present())
+    c.gpus_per_node = r.int32(k, 1, kMaxParallel);
+  if (Field k = r.child(f, "nodes"); k.present()) c.nodes = r.int32(k, 1, kMaxParallel);
+  if (static_cast<long long>(c.gpus_per_node) * c.nodes > kMaxGpus)
+    r.fail(f, fmt::format("gpus_per_node × nodes = {} × {} exceeds the limit of {} GPUs",
+                          c.gpus_per_node, c.nodes, kMaxGpus));
   c.intra_node = read_link(r, r.child(f, "intra_node"), preset ? preset->intra_node : LinkSpec{},
                            preset != nullptr || c.gpus_per_node == 1);
   c.inter_node = read_link(r, r.child(f, "inter_node"), preset ? preset->inter_node : LinkSpec{},
@@ -415,11 +436,17 @@ Scenario build(YAML::Node root, const std::string& source,
   if (par.present()) {
     r.expect_map(par, {"dp", "tp", "pp", "vpp", "zero", "sequence_parallel", "rank_order", "fsdp",
                        "param_gather", "tp_overlap"});
-    if (Field f = r.child(par, "dp"); f.present()) s.layout.dp = r.int32(f, 1);
-    if (Field f = r.child(par, "tp"); f.present()) s.layout.tp = r.int32(f, 1);
-    if (Field f = r.child(par, "pp"); f.present()) s.layout.pp = r.int32(f, 1);
-    if (Field f = r.child(par, "vpp"); f.present()) s.layout.vpp = r.int32(f, 1);
+    if (Field f = r.child(par, "dp"); f.present()) s.layout.dp = r.int32(f, 1, kMaxParallel);
+    if (Field f = r.child(par, "tp"); f.present()) s.layout.tp = r.int32(f, 1, kMaxParallel);
+    if (Field f = r.child(par, "pp"); f.present()) s.layout.pp = r.int32(f, 1, kMaxParallel);
+    if (Field f = r.child(par, "vpp"); f.present()) s.layout.vpp = r.int32(f, 1, kMaxParallel);
     if (Field f = r.child(par, "zero"); f.present()) s.layout.zero = r.int32(f, 0, 3);
+    const long long gpus = static_cast<long long>(s.layout.dp) * s.layout.tp * s.layout.pp;
+    if (gpus > kMaxGpus)
+      r.fail(par, fmt::format("dp × tp × pp = {} exceeds the limit of {} GPUs", gpus, kMaxGpus));
+    if (static_cast<long long>(s.layout.pp) * s.layout.vpp > kMaxLayers)
+      r.fail(r.child(par, "vpp"), fmt::format("pp × vpp = {} × {} stages exceed the limit of {}",
+                                              s.layout.pp, s.layout.vpp, kMaxLayers));
     if (Field f = r.child(par, "sequence_parallel"); f.present())
       s.layout.sequence_parallel = r.boolean(f);
     if (Field f = r.child(par, "rank_order"); f.present()) s.layout.order = read_order(r, f);
@@ -452,15 +479,15 @@ Scenario build(YAML::Node root, const std::string& source,
   r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
                     "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout"});
   if (Field f = r.child(tr, "seq_len"); f.present())
-    s.training.seq_len = r.int32(f, 1);
+    s.training.seq_len = r.int32(f, 1, kMaxSeqLen);
   else if (s.model)
     r.fail(f, "required when a model is given (tokens per sequence)");
   if (Field f = r.child(tr, "micro_batch_size"); f.present())
-    s.training.micro_batch_size = r.int32(f, 1);
+    s.training.micro_batch_size = r.int32(f, 1, kMaxMicroBatch);
   const Field gbs = r.child(tr, "global_batch_size"), mbs = r.child(tr, "microbatches");
-  const int per_mb = s.layout.dp * s.training.micro_batch_size;
+  const long long per_mb = static_cast<long long>(s.layout.dp) * s.training.micro_batch_size;
   if (gbs.present()) {
-    s.training.global_batch_size = r.int32(gbs, 1);
+    s.training.global_batch_size = r.int32(gbs, 1, kMaxGlobalBatch);
     if (s.training.global_batch_size % per_mb != 0)
       r.fail(gbs, fmt::format("global_batch_size {} must be a multiple of dp × micro_batch_size = "
                               "{} × {} = {}",
@@ -468,13 +495,21 @@ Scenario build(YAML::Node root, const std::string& source,
                               s.training.micro_batch_size, per_mb));
   }
   if (mbs.present()) {
-    const int m = r.int32(mbs, 1);
+    const long long m = r.int32(mbs, 1, kMaxMicrobatches);
     if (gbs.present() && m * per_mb != s.training.global_batch_size)
       r.fail(mbs, fmt::format("microbatches {} disagrees with global_batch_size / (dp × "
                               "micro_batch_size) = {}",
                               m, s.training.global_batch_size / per_mb));
-    s.training.global_batch_size = m * per_mb;
+    if (m * per_mb > kMaxGlobalBatch)
+      r.fail(mbs, fmt::format("microbatches × dp × micro_batch_size = {} × {} × {} sequences "
+                              "exceed the limit of {}",
+                              m, s.layout.dp, s.training.micro_batch_size, kMaxGlobalBatch));
+    s.training.global_batch_size = static_cast<int>(m * per_mb);
   }
+  if (s.training.global_batch_size / per_mb > kMaxMicrobatches)
+    r.fail(gbs.present() ? gbs : mbs,
+           fmt::format("{} micro-batches per step exceed the limit of {}",
+                       s.training.global_batch_size / per_mb, kMaxMicrobatches));
   if (!gbs.present() && !mbs.present())
     r.fail(gbs, "required (sequences per step), or give training.microbatches");
   if (Field f = r.child(tr, "precision"); f.present())

@@ -1,0 +1,81 @@
+#include "cost/gemm_efficiency.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace trainsim {
+namespace {
+
+// The grid of every file in cost/data/: m = 2^6 … 2^15, n and k = 2^7 … 2^14, k fastest.
+constexpr int kM0 = 6, kMs = 10, kN0 = 7, kNs = 8, kK0 = 7, kKs = 8;
+constexpr int kPoints = kMs * kNs * kKs;
+
+constexpr GemmEfficiency::Point kA100[] = {
+#include "cost/data/gemm_a100_sxm.inc"
+};
+constexpr GemmEfficiency::Point kH100[] = {
+#include "cost/data/gemm_h100_sxm.inc"
+};
+constexpr GemmEfficiency::Point kH200[] = {
+#include "cost/data/gemm_h200_sxm.inc"
+};
+static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
+              std::size(kH200) == kPoints);
+
+constexpr const char* kSource = "bf16 GEMM sweep, NVIDIA aiconfigurator database";
+
+// Position of log2(x) on an axis of `count` powers of two from 2^first: index and fraction,
+// clamped to the axis.
+std::pair<int, double> locate(double x, int first, int count) {
+  const double p = std::clamp(std::log2(x) - first, 0.0, static_cast<double>(count - 1));
+  const int i = std::min(static_cast<int>(p), count - 2);
+  return {i, p - i};
+}
+
+}  // namespace
+
+GemmEfficiency::GemmEfficiency(const char* source, const Point* points, int count)
+    : source_(source), points_(points), count_(count) {
+  TRAINSIM_CHECK(count == kPoints, "a GEMM sweep covers the whole grid");
+}
+
+const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
+  static const GemmEfficiency a100(kSource, kA100, kPoints), h100(kSource, kH100, kPoints),
+      h200(kSource, kH200, kPoints);
+  if (preset == "a100-sxm-80gb") return &a100;
+  if (preset == "h100-sxm") return &h100;
+  if (preset == "h200") return &h200;
+  return nullptr;
+}
+
+double GemmEfficiency::at(int im, int in, int ik) const {
+  const Point& p = points_[(im * kNs + in) * kKs + ik];
+  TRAINSIM_CHECK(p.m == 1 << (kM0 + im) && p.n == 1 << (kN0 + in) && p.k == 1 << (kK0 + ik),
+                 "the GEMM sweep is ordered m, n, k on the powers-of-two grid");
+  return p.tflops;
+}
+
+double GemmEfficiency::tflops(double m, double n, double k) const {
+  TRAINSIM_CHECK(m > 0 && n > 0 && k > 0, "a GEMM has positive dimensions");
+  const auto [im, fm] = locate(m, kM0, kMs);
+  const auto [in, fn] = locate(n, kN0, kNs);
+  const auto [ik, fk] = locate(k, kK0, kKs);
+  double t = 0;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b)
+      for (int c = 0; c < 2; ++c)
+        t += (a ? fm : 1 - fm) * (b ? fn : 1 - fn) * (c ? fk : 1 - fk) * at(im + a, in + b, ik + c);
+  // Below the grid the time stays at the edge's: throughput scales with the dimension.
+  const double below =
+      std::min(1.0, m / (1 << kM0)) * std::min(1.0, n / (1 << kN0)) * std::min(1.0, k / (1 << kK0));
+  return t * below;
+}
+
+double GemmEfficiency::seconds(double m, double n, double k) const {
+  return 2.0 * m * n * k / (tflops(m, n, k) * 1e12);
+}
+
+}  // namespace trainsim
