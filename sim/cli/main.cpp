@@ -142,9 +142,7 @@ int cmd_check(const CheckArgs& a) {
     std::cout << check_to_json(cases).dump(2) << "\n";
   else
     std::cout << format_check(cases, a.markdown);
-  std::vector<Accuracy> all;
-  for (const auto& c : cases) all.push_back(c.accuracy);
-  const AccuracySummary sum = summarize(all);
+  const AccuracySummary sum = summarize(cases);
   bool failed = false;
   if (a.max_mean_error >= 0 && sum.mean_abs_error * 100 > a.max_mean_error) {
     std::cerr << fmt::format("check: mean |error| {:.2f}% exceeds --max-mean-error {}%\n",

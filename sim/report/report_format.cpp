@@ -273,16 +273,16 @@ std::string short_layout(const StepReport& r) {
   return s;
 }
 
-AccuracySummary summary_of(const std::vector<CheckedCase>& cases) {
+}  // namespace
+
+AccuracySummary summarize(const std::vector<CheckedCase>& cases) {
   std::vector<Accuracy> all;
   for (const auto& c : cases) all.push_back(c.accuracy);
   return summarize(all);
 }
 
-}  // namespace
-
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
-  const AccuracySummary sum = summary_of(cases);
+  const AccuracySummary sum = summarize(cases);
   std::string o;
   if (markdown) {
     o += "| case | GPUs | layout | measured | predicted | step time error | source |\n";
@@ -331,7 +331,7 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
                           {"predicted", c.accuracy.predicted},
                           {"step_time_error", c.accuracy.step_time_error},
                           {"source", c.accuracy.source}});
-  const AccuracySummary sum = summary_of(cases);
+  const AccuracySummary sum = summarize(cases);
   j["summary"] = {{"cases", sum.cases},
                   {"mean_abs_error", sum.mean_abs_error},
                   {"max_abs_error", sum.max_abs_error},

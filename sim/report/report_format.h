@@ -31,6 +31,8 @@ struct CheckedCase {
   StepReport step;
   Accuracy accuracy;
 };
+/// Mean and largest |error| over the cases (accuracy.h's summarize of their accuracies).
+AccuracySummary summarize(const std::vector<CheckedCase>& cases);
 /// The cases as a table (text, or Markdown for README.md) with mean and max |error|.
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);
 /// `{"cases": [{scenario, gpus, gpu, layout, metric, measured, predicted, step_time_error,
