@@ -14,6 +14,8 @@
 #include "core/error.h"
 #include "report/ascii_gantt.h"
 #include "report/chrome_trace.h"
+#include "cost/explicit_costs.h"
+#include "report/kernel_report.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
@@ -62,6 +64,13 @@ struct CheckArgs {
   std::vector<std::string> scenarios;
   bool json = false, markdown = false;
   double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
+};
+
+struct KernelsArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  int stage = 0;
+  bool json = false;
 };
 
 struct ScheduleArgs {
@@ -113,6 +122,16 @@ int cmd_run(const RunArgs& a) {
     std::cout << format_report(r) << "------------------------------------\n" << format_memory(mem);
   }
   if (!a.trace.empty() && !a.json) std::cout << "trace written to " << a.trace << "\n";
+  return 0;
+}
+
+// `trainsim kernels`: where one micro-batch's compute time goes on a stage.
+int cmd_kernels(const KernelsArgs& a) {
+  const Scenario sc = load_scenario(a.scenario, a.sets);
+  if (!sc.model) throw InputError(a.scenario + ": trainsim kernels needs a model: section");
+  const std::unique_ptr<CostModel> model = make_cost_model(sc);
+  const KernelReport r = make_kernel_report(sc, *model, a.stage);
+  std::cout << (a.json ? kernel_report_to_json(r).dump(2) + "\n" : format_kernel_report(r));
   return 0;
 }
 
@@ -409,6 +428,16 @@ int main(int argc, char** argv) {
                   "Exit 3 when any case's |step-time error| exceeds this many percent")
       ->check(CLI::NonNegativeNumber);
 
+  KernelsArgs na;
+  auto* krn = scenario_command(
+      app, "kernels",
+      "List the kernels of one micro-batch's forward and backward on a pipeline stage: time, "
+      "share, achieved TFLOP/s or TB/s, and where each duration comes from",
+      na.scenario, na.sets, "Scenario YAML file (needs a model)");
+  krn->add_option("--stage", na.stage, "Pipeline stage (model chunk) to list")
+      ->capture_default_str();
+  krn->add_flag("--json", na.json, "Print as JSON");
+
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
   sch->add_option("--pp", sa.pp, "Pipeline ranks")
@@ -466,6 +495,7 @@ int main(int argc, char** argv) {
     if (*srch) return cmd_search(xa);
     if (*sch) return cmd_schedule(sa);
     if (*chk) return cmd_check(ka);
+    if (*krn) return cmd_kernels(na);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -18,7 +18,7 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
   AnalyticConstants k{constants::kGemmEfficiency,
                       o.memory.value_or(constants::kMemoryEfficiency),
                       o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch,
-                      std::nullopt,
+                      nullptr,
                       nullptr,
                       ""};
   std::vector<std::string> from;
@@ -27,12 +27,9 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
       k.gemm_sweep = g;
       from.push_back(fmt::format("GEMMs by shape ({})", g->source()));
     }
-  if (const KernelData* d = find_kernel_data(gpu.preset)) {
-    const auto& a = attention == AttentionKernel::Flash3 ? d->flash3 : d->flash2;
-    if (attention != AttentionKernel::Unfused && a) {
-      k.attention = a;
-      from.push_back(fmt::format("attention {}", a->source));
-    }
+  if (const AttentionData* a = find_attention_data(gpu.preset, attention)) {
+    k.attention = a;
+    from.push_back(fmt::format("attention by sequence length ({})", a->source));
   }
   if (o.gemm) k.gemm_efficiency = *o.gemm;
   k.sources = fmt::format("{}", fmt::join(from, "; "));
@@ -135,8 +132,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
   auto memory = [&](const char* what, double bytes) {
     push({Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, dir * bytes});
   };
-  memory("rmsnorm", 2 * hs * 2);  // read + write
-  memory("rmsnorm", 2 * hs * 2);  // (before attention and before the MLP)
+  memory("norm", 2 * hs * 2);  // LayerNorm or RMSNorm: read + write
+  memory("norm", 2 * hs * 2);  // (before attention and before the MLP)
   if (s_.training.dropout > 0) {
     // Megatron's fused bias-dropout-add: read the branch and the residual, write the sum and
     // a 1-byte mask (backward: read the gradient and the mask, write two gradients).
@@ -266,11 +263,13 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       if (!k_.attention)
         return k.flops / (s_.cluster.gpu.peak_flops * constants::kAttentionEfficiency);
       // The published throughputs count a backward as 2.5 forwards (it recomputes the scores);
-      // k.flops counts it as 2 (model FLOPs).
+      // k.flops counts it as 2 (model FLOPs). A GPU of the measured one's architecture with
+      // another peak (H100 PCIe) runs the compute-bound kernel in proportion.
       const bool backward = std::string_view(k.what) != "attention";
       const double paper_flops = backward ? k.flops / 2 * 2.5 : k.flops;
-      return paper_flops /
-             ((backward ? k_.attention->backward_tflops : k_.attention->forward_tflops) * 1e12);
+      const AttentionThroughput t = k_.attention->at(k.gemm.m, k.gemm.k);
+      const double scale = s_.cluster.gpu.peak_flops / k_.attention->peak_flops;
+      return paper_flops / ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale);
     }
     case Kernel::Kind::Memory:
       return memory_seconds(k.bytes);
@@ -280,6 +279,34 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
 
 std::string AnalyticCostModel::sources() const {
   return k_.sources.empty() ? "analytic" : "analytic; published kernel data: " + k_.sources;
+}
+
+std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const {
+  std::vector<KernelTime> out;
+  for (const Kernel& k : kernels(op, stage)) {
+    KernelTime t{k.what, "", k.count, k.flops, k.bytes, kernel_seconds(k) + k_.kernel_launch,
+                 k.recompute, ""};
+    switch (k.kind) {
+      case Kernel::Kind::Gemm:
+        t.kind = "gemm";
+        t.source = gemms_ && k.batch == 1 && gemms_->seconds(k.gemm.m, k.gemm.n, k.gemm.k)
+                       ? "calibration profile"
+                   : k_.gemm_sweep ? "GEMM sweep"
+                                   : "roofline";
+        break;
+      case Kernel::Kind::Attention:
+        t.kind = "attention";
+        t.source = k_.attention ? k_.attention->source : "constant (efficiency of peak)";
+        break;
+      case Kernel::Kind::Memory:
+        t.kind = "memory";
+        t.source = memory_ && memory_->seconds(k.bytes) ? "calibration profile"
+                                                         : "HBM bandwidth × efficiency";
+        break;
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {

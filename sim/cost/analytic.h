@@ -27,9 +27,9 @@ struct AnalyticConstants {
   double gemm_efficiency;
   double memory_efficiency;
   double kernel_launch;  ///< seconds
-  /// The attention core's throughput (FLOP/s, the FlashAttention papers' convention: backward
-  /// 2.5× the forward's FLOPs); nullopt: constants::kAttentionEfficiency of peak for both.
-  std::optional<AttentionThroughput> attention;
+  /// The attention kernel's published throughput by sequence length and head dimension;
+  /// nullptr: constants::kAttentionEfficiency of peak for forward and backward.
+  const AttentionData* attention = nullptr;
   /// Measured GEMM throughput by shape for this GPU preset (nullptr: the roofline with
   /// `gemm_efficiency` and wave quantization; also when the scenario overrides efficiency.gemm).
   const GemmEfficiency* gemm_sweep = nullptr;
@@ -53,7 +53,7 @@ struct GemmShape {
 struct Kernel {
   enum class Kind { Gemm, Attention, Memory };
   Kind kind = Kind::Memory;
-  const char* what = "";  ///< e.g. "qkv", "qkv.dgrad", "rmsnorm"
+  const char* what = "";  ///< e.g. "qkv", "qkv.dgrad", "norm"
   /// Gemm: the shape of one GEMM of the batch. Attention: one head's score GEMM {s, s, d}.
   GemmShape gemm{0, 0, 0};
   double batch = 1;        ///< GEMMs (or attention heads) run as one batched kernel: b·a/t heads
@@ -83,6 +83,7 @@ class AnalyticCostModel : public CostModel {
   double stage_params(int stage) const override;
   bool models_hardware() const override { return true; }
   std::string sources() const override;
+  std::vector<KernelTime> kernel_times(Op op, int stage) const override;
 
   /// Time of one GEMM in seconds: measured (the GEMM table) when covered, else the roofline
   /// (exposed for tests and calibration).

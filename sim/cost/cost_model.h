@@ -33,6 +33,18 @@ struct CollectiveRun {
 double busbw_factor(Collective c, int group_size);
 const char* collective_name(Collective c);
 
+/// One kernel of a micro-batch's work as a model times it (`trainsim kernels`).
+struct KernelTime {
+  std::string what;          ///< e.g. "qkv.dgrad", "attention.backward", "norm"
+  const char* kind = "";     ///< "gemm", "attention" or "memory"
+  int count = 1;             ///< runs per micro-batch (a stage's layers)
+  double flops = 0;          ///< FLOPs of one run (recomputation's too)
+  double bytes = 0;          ///< memory traffic of one run
+  double seconds = 0;        ///< one run, its launch cost included
+  bool recompute = false;    ///< recomputation: costs time, is not model FLOPs
+  std::string source;        ///< where the time comes from (a sweep, a paper, a profile, …)
+};
+
 class CostModel {
  public:
   virtual ~CostModel() = default;
@@ -67,6 +79,9 @@ class CostModel {
   virtual bool models_hardware() const = 0;
   /// Where this model's durations come from, for the report (e.g. "analytic").
   virtual std::string sources() const { return "analytic"; }
+  /// The kernels one micro-batch of `op` on `stage` runs, as compute() times them; empty when
+  /// the model does not time kernels (explicit costs).
+  virtual std::vector<KernelTime> kernel_times(Op /*op*/, int /*stage*/) const { return {}; }
 };
 
 /// A model layered over another: every duration comes from `fallback` (or is zero when it is
@@ -102,6 +117,9 @@ class LayeredCostModel : public CostModel {
     return fallback_ ? fallback_->stage_params(stage) : 0.0;
   }
   bool models_hardware() const override { return fallback_ && fallback_->models_hardware(); }
+  std::vector<KernelTime> kernel_times(Op op, int stage) const override {
+    return fallback_ ? fallback_->kernel_times(op, stage) : std::vector<KernelTime>{};
+  }
 
  protected:
   const CostModel* fallback() const { return fallback_.get(); }

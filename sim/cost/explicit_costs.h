@@ -23,6 +23,8 @@ class ExplicitCostModel : public LayeredCostModel {
   /// `forward_backward_overlap` / vpp when given, else F + B.
   Cost overlapped(int forward_stage, int backward_stage, int rank) const override;
   Cost p2p(LinkClass link, double bytes) const override;
+  /// Empty: the scenario's costs replace the kernels' times.
+  std::vector<KernelTime> kernel_times(Op, int) const override { return {}; }
   std::string sources() const override {
     return "scenario costs" + (fallback() ? " over " + fallback()->sources() : std::string());
   }

@@ -1,35 +1,124 @@
 #include "cost/kernel_data.h"
 
-#include <array>
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
 
 namespace trainsim {
 namespace {
 
-// FlashAttention-2 (T. Dao, "FlashAttention-2: Faster Attention with Better Parallelism and
-// Work Partitioning", arXiv:2307.08691, 2023), abstract and §4.1: on A100 80GB the forward
-// reaches up to 73 % of the 312 TFLOP/s peak (≈ 228) and the backward up to 63 % (≈ 197); the
-// same code on H100 reaches up to 335 TFLOP/s for forward + backward together (here: both).
-constexpr AttentionThroughput kFa2A100{0.73 * 312, 0.63 * 312,
-                                       "FlashAttention-2 paper §4.1 (A100: 73 % / 63 % of peak)"};
-constexpr AttentionThroughput kFa2H100{335, 335,
-                                       "FlashAttention-2 paper §4.1 (H100: up to 335 TFLOP/s)"};
-// FlashAttention-3 (J. Shah et al., arXiv:2407.08608, 2024), abstract: FP16 forward up to
-// 740 TFLOP/s (75 % of H100's peak); §4.1: backward 1.5–1.75× FlashAttention-2's (1.5 taken).
-constexpr AttentionThroughput kFa3H100{740, 1.5 * 335,
-                                       "FlashAttention-3 paper (H100: 740 fwd, 1.5× FA2 bwd)"};
+// Every chart below is a causal-mask panel of a FlashAttention bar chart: TFLOP/s at sequence
+// lengths 512, 1k, 2k, 4k, 8k, 16k, batch 16k / length, hidden 2048 (32 heads of 64 or 16 of
+// 128), bf16/fp16, in the papers' FLOP convention (kernel_data.h). Bars read from the figures'
+// labels.
+//
+// [FA2-A100] T. Dao, "FlashAttention-2", arXiv:2307.08691 (2023), the A100 80GB SXM4 forward +
+//   backward figure (also github.com/Dao-AILab/flash-attention assets/
+//   flash2_a100_fwd_bwd_benchmark.png), panels (c) and (d): FlashAttention-2, FlashAttention
+//   and "FlashAttention Triton" bars.
+// [FA2-H100] The same paper's H100 80GB SXM5 figure (assets/flash2_h100_fwd_bwd_benchmark.png),
+//   panels (c) and (d): FlashAttention-2 and FlashAttention bars.
+// [FA3] J. Shah et al., "FlashAttention-3", arXiv:2407.08608 (2024), the H100 80GB SXM5 FP16
+//   forward figure (assets/flash3_fp16_fwd.png), panels (b) and (d): FlashAttention-3 and
+//   FlashAttention-2 forward bars.
 
-const std::array<KernelData, 4> kData{{
-    {"a100-sxm-80gb", kFa2A100, std::nullopt},
-    {"h100-sxm", kFa2H100, kFa3H100},
-    {"h100-pcie", kFa2H100, kFa3H100},  // H100 SXM's figures: no PCIe measurement published
-    {"h200", kFa2H100, kFa3H100},       // the same Hopper SMs: H100's figures
-}};
+// FlashAttention-2 on A100.
+constexpr SeqCurves kFa2A100{{88, 119, 140, 156, 165, 171}, {99, 133, 155, 173, 182, 189}};
+// FlashAttention (-1) on A100.
+constexpr SeqCurves kFa1A100{{58, 70, 77, 87, 92, 97}, {55, 62, 69, 76, 80, 83}};
+// The Triton FlashAttention kernel of 2023 (flash_attn_triton.py; llm-foundry's `attn_impl:
+// triton`) on A100.
+constexpr SeqCurves kTritonA100{{59, 75, 79, 76, 79, 80}, {50, 61, 68, 74, 78, 80}};
+// FlashAttention-2 on H100: forward + backward [FA2-H100], forward alone [FA3].
+constexpr SeqCurves kFa2H100{{141, 192, 232, 257, 273, 284}, {163, 221, 265, 294, 308, 328}};
+constexpr SeqCurves kFa2H100Forward{{180, 229, 262, 284, 295, 299},
+                                    {191, 260, 298, 319, 333, 335}};
+// FlashAttention (-1) on H100.
+constexpr SeqCurves kFa1H100{{104, 123, 136, 138, 149, 156}, {98, 109, 108, 126, 135, 137}};
+// FlashAttention-3 forward on H100 [FA3].
+constexpr SeqCurves kFa3H100Forward{{197, 265, 371, 420, 460, 473},
+                                    {292, 423, 521, 579, 602, 616}};
+
+// Where a chart gives forward + backward only, the split follows FlashAttention-2's paper
+// (§4.1): its forward reaches up to 73 % of the A100's peak and its backward up to 63 %, so the
+// forward runs 73/63 as fast as the backward (in the papers' FLOP convention).
+constexpr double kForwardOverBackward = 73.0 / 63.0;
+// FlashAttention-3's backward is 1.5–1.75× FlashAttention-2's (FA3 paper §4.1): 1.5.
+constexpr double kFa3BackwardSpeedup = 1.5;
+
+const AttentionData kFa2A100Data{"a100-sxm-80gb", 312e12, AttentionKernel::Flash2,
+                                 "FlashAttention-2 paper, A100 fwd+bwd chart", kFa2A100, {}};
+const AttentionData kFa1A100Data{"a100-sxm-80gb", 312e12, AttentionKernel::Flash1,
+                                 "FlashAttention-2 paper, A100 fwd+bwd chart (FlashAttention)",
+                                 kFa1A100, {}};
+const AttentionData kTritonA100Data{
+    "a100-sxm-80gb", 312e12, AttentionKernel::Triton,
+    "FlashAttention-2 paper, A100 fwd+bwd chart (FlashAttention Triton)", kTritonA100, {}};
+const AttentionData kFa2H100Data{"h100-sxm", 989e12, AttentionKernel::Flash2,
+                                 "FlashAttention-2 paper, H100 fwd+bwd chart; FlashAttention-3 "
+                                 "paper, forward chart",
+                                 kFa2H100, kFa2H100Forward};
+const AttentionData kFa1H100Data{"h100-sxm", 989e12, AttentionKernel::Flash1,
+                                 "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention)",
+                                 kFa1H100, {}};
+// No chart measures the 2023 Triton kernel on H100. On A100 its causal bars lie within 2–9 %
+// of FlashAttention(-1)'s at head dimension 128 (50/55 … 80/83): both run FlashAttention-1's
+// algorithm on Ampere-style mma instructions (Triton 2.1 of PyTorch 2.1 emitted no Hopper
+// wgmma by default). FlashAttention(-1)'s H100 bars stand in.
+const AttentionData kTritonH100Data{
+    "h100-sxm", 989e12, AttentionKernel::Triton,
+    "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention, standing in for Triton)",
+    kFa1H100, {}};
+const AttentionData kFa3H100Data{"h100-sxm",
+                                 989e12,
+                                 AttentionKernel::Flash3,
+                                 "FlashAttention-3 paper, forward chart; backward 1.5× "
+                                 "FlashAttention-2's",
+                                 {},
+                                 kFa3H100Forward,
+                                 &kFa2H100Data,
+                                 kFa3BackwardSpeedup};
+
+const AttentionData* const kAll[] = {&kFa2A100Data, &kFa1A100Data,    &kTritonA100Data,
+                                     &kFa2H100Data, &kFa1H100Data,    &kTritonH100Data,
+                                     &kFa3H100Data};
+
+// Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
+double lookup(const SeqCurves& c, double seq, double head_dim) {
+  const double x = std::clamp(std::log2(seq) - 9.0, 0.0, 5.0);
+  const auto i = static_cast<std::size_t>(std::min(std::floor(x), 4.0));
+  const double f = x - static_cast<double>(i);
+  auto along = [&](const std::array<double, 6>& v) { return (1 - f) * v[i] + f * v[i + 1]; };
+  const double w = std::clamp((head_dim - 64.0) / 64.0, 0.0, 1.0);
+  return (1 - w) * along(c.d64) + w * along(c.d128);
+}
 
 }  // namespace
 
-const KernelData* find_kernel_data(const std::string& gpu) {
-  for (const KernelData& d : kData)
-    if (gpu == d.gpu) return &d;
+AttentionThroughput AttentionData::at(double seq, double head_dim) const {
+  TRAINSIM_CHECK(seq > 0 && head_dim > 0, "attention has a positive length and head dimension");
+  AttentionThroughput t;
+  if (forward) t.forward_tflops = lookup(*forward, seq, head_dim);
+  if (fwd_bwd) {
+    // Forward + backward takes 3.5 forwards' FLOPs in the time of both passes.
+    const double both = lookup(*fwd_bwd, seq, head_dim);
+    if (!forward) t.forward_tflops = both * (1 + 2.5 * kForwardOverBackward) / 3.5;
+    const double backward_time = 3.5 / both - 1 / t.forward_tflops;  // per forward FLOP
+    TRAINSIM_CHECK(backward_time > 0, "a forward chart slower than forward + backward");
+    t.backward_tflops = 2.5 / backward_time;
+  } else {
+    TRAINSIM_CHECK(backward_from != nullptr, "a kernel without a backward figure");
+    t.backward_tflops = backward_scale * backward_from->at(seq, head_dim).backward_tflops;
+  }
+  return t;
+}
+
+const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel) {
+  // H200 and H100 PCIe are Hopper GPUs like H100 SXM (the caller scales by peak).
+  const std::string as = gpu == "h200" || gpu == "h100-pcie" ? "h100-sxm" : gpu;
+  for (const AttentionData* d : kAll)
+    if (as == d->gpu && kernel == d->kernel) return d;
   return nullptr;
 }
 

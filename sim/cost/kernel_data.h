@@ -1,30 +1,53 @@
 #pragma once
-// Published kernel-level measurements per GPU preset: what the analytic model times the
-// attention core with when the scenario's GPU is a preset (cost/kernel_data.cpp cites each
-// number). A custom GPU, or a preset without a figure, falls back to cost/constants.h.
+// Published kernel-level measurements per GPU preset: the attention kernels' throughput by
+// sequence length and head dimension (cost/kernel_data.cpp cites each figure). A custom GPU,
+// or a kernel nobody measured on a preset, falls back to cost/constants.h.
 //
-// GEMMs by shape: cost/gemm_efficiency.h. Does not hold (yet): attention throughput by sequence
-// length (the figures are each paper's best case, long sequences), collective bandwidth by
-// message size.
+// GEMMs by shape: cost/gemm_efficiency.h. Not held (yet): collective bandwidth by message size.
+#include <array>     // std::array
 #include <optional>  // std::optional
 #include <string>    // std::string
 
+#include "scenario/scenario.h"
+
 namespace trainsim {
 
-/// Achieved throughput of an attention kernel, TFLOP/s, in its paper's FLOP convention: forward
-/// 4·s²·d per (sequence, head), halved under a causal mask; backward 2.5× the forward.
+/// Achieved throughput of an attention kernel on one shape, TFLOP/s, in the FlashAttention
+/// papers' FLOP convention: forward 4·s²·d per (sequence, head), halved under a causal mask;
+/// backward 2.5× the forward (it recomputes the scores).
 struct AttentionThroughput {
   double forward_tflops = 0;
   double backward_tflops = 0;
-  const char* source = "";
 };
 
-struct KernelData {
-  const char* gpu;  ///< preset name
-  std::optional<AttentionThroughput> flash2, flash3;
+/// TFLOP/s of a causal attention at s = 512, 1k, 2k, 4k, 8k and 16k tokens, for head
+/// dimensions 64 and 128: one bar chart of a paper.
+struct SeqCurves {
+  std::array<double, 6> d64{}, d128{};
 };
 
-/// The data of GPU preset `gpu`, or nullptr for a custom GPU.
-const KernelData* find_kernel_data(const std::string& gpu);
+/// One fused attention kernel's published figures on one GPU preset: a forward + backward
+/// chart, a forward-only chart, or both (the backward then follows from the two); without a
+/// chart of its own the backward is `backward_scale` × `backward_from`'s.
+struct AttentionData {
+  const char* gpu;  ///< the preset it was measured on
+  double peak_flops;  ///< that GPU's dense 16-bit peak (datasheet), FLOP/s
+  AttentionKernel kernel;
+  const char* source;  ///< paper and figure, for the report's `durations` line
+  std::optional<SeqCurves> fwd_bwd, forward;
+  const AttentionData* backward_from = nullptr;
+  double backward_scale = 1;
+
+  /// Throughput of causal attention over sequences of `seq` tokens with head dimension
+  /// `head_dim`: linear in log₂(seq) between the charted lengths and linear in the head
+  /// dimension between 64 and 128, held at the ends outside them.
+  AttentionThroughput at(double seq, double head_dim) const;
+};
+
+/// The published curves of `kernel` for GPU preset `gpu`: measured on it, or on a GPU of the
+/// same architecture (scale them by the peaks' ratio: the fused kernels are compute-bound);
+/// nullptr for a custom GPU, a kernel not measured on that architecture, or the unfused
+/// kernels (timed as GEMMs and memory-bound kernels).
+const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel);
 
 }  // namespace trainsim

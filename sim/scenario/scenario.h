@@ -16,10 +16,11 @@ namespace trainsim {
 
 enum class Precision { BF16, FP16 };
 enum class Recompute { None, Selective, Full };
-/// How the attention core runs: FlashAttention-2 or -3 (fused; no s² scores stored), or the
+/// How the attention core runs: a fused kernel (no s² scores stored) — FlashAttention-1, -2 or
+/// -3, or the Triton FlashAttention kernel of 2023 (llm-foundry's `attn_impl: triton`) — or the
 /// unfused ("standard") kernels of older stacks: QKᵀ and PV as batched GEMMs around a fused
 /// scale-mask-softmax and a dropout, which store the s² scores for the backward.
-enum class AttentionKernel { Flash2, Flash3, Unfused };
+enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Unfused };
 
 struct TrainingSpec {
   int seq_len = 0;

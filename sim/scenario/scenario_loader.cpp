@@ -520,8 +520,10 @@ Scenario build(YAML::Node root, const std::string& source,
   if (Field f = r.child(tr, "fp32_grad_accumulation"); f.present())
     s.training.fp32_grad_accumulation = r.boolean(f);
   if (Field f = r.child(tr, "attention"); f.present())
-    s.training.attention = r.choice<AttentionKernel>(f, {{"flash2", AttentionKernel::Flash2},
+    s.training.attention = r.choice<AttentionKernel>(f, {{"flash1", AttentionKernel::Flash1},
+                                                         {"flash2", AttentionKernel::Flash2},
                                                          {"flash3", AttentionKernel::Flash3},
+                                                         {"triton", AttentionKernel::Triton},
                                                          {"unfused", AttentionKernel::Unfused}});
   if (Field f = r.child(tr, "dropout"); f.present()) s.training.dropout = r.number(f, 0, 0.99);
   if (Field f = r.child(tr, "recompute"); f.present())

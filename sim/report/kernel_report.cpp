@@ -1,0 +1,111 @@
+#include "report/kernel_report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/quantity.h"
+
+namespace trainsim {
+
+double KernelPass::seconds_of(const std::string& kind) const {
+  double t = 0;
+  for (const KernelRow& r : rows)
+    if (r.kind == kind) t += r.seconds;
+  return t;
+}
+
+KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int stage) {
+  KernelReport r;
+  r.scenario = s.source.empty() ? s.name : s.source;
+  r.stages = s.layout.pp * s.layout.vpp;
+  if (stage < 0 || stage >= r.stages)
+    throw InputError(fmt::format("--stage {} is out of range: this layout has stages 0 … {}",
+                                 stage, r.stages - 1));
+  r.stage = stage;
+  if (s.has_cluster) {
+    r.gpu = s.cluster.gpu.name;
+    r.peak_flops = s.cluster.gpu.peak_flops;
+    r.hbm_bandwidth = s.cluster.gpu.hbm_bandwidth;
+  }
+  r.sources = model.sources();
+  for (const auto& [op, name] : {std::pair{Op::F, "forward"}, std::pair{Op::B, "backward"}}) {
+    const std::vector<KernelTime> kernels = model.kernel_times(op, stage);
+    if (kernels.empty()) continue;
+    KernelPass pass{name, {}, 0};
+    for (const KernelTime& k : kernels) {
+      // The same kernel twice in a layer (two norms, two residual adds) is one row.
+      KernelRow* row = nullptr;
+      for (KernelRow& e : pass.rows)
+        if (e.what == k.what && e.recompute == k.recompute && e.source == k.source) row = &e;
+      if (!row) {
+        pass.rows.push_back({k.what, k.kind, k.source, 0, 0, 0, 0, k.recompute});
+        row = &pass.rows.back();
+      }
+      row->count += k.count;
+      row->flops += k.count * k.flops;
+      row->bytes += k.count * k.bytes;
+      row->seconds += k.count * k.seconds;
+      pass.seconds += k.count * k.seconds;
+    }
+    r.passes.push_back(std::move(pass));
+  }
+  return r;
+}
+
+std::string format_kernel_report(const KernelReport& r) {
+  std::string out = fmt::format("kernels of one micro-batch · stage {} of {} · {}\n", r.stage,
+                                r.stages, r.scenario);
+  if (!r.gpu.empty())
+    out += fmt::format("gpu        {} ({:.0f} TFLOP/s dense 16-bit, {:.2f} TB/s HBM)\n", r.gpu,
+                       r.peak_flops / 1e12, r.hbm_bandwidth / 1e12);
+  out += fmt::format("durations  {}\n", r.sources);
+  if (r.passes.empty())
+    return out + "(this scenario's durations come from its costs: section, not from kernels)\n";
+  for (const KernelPass& p : r.passes) {
+    auto pct = [&](double t) { return p.seconds > 0 ? 100 * t / p.seconds : 0.0; };
+    out += fmt::format("\n{} {}: GEMMs {} ({:.0f} %) · attention {} ({:.0f} %) · memory-bound {} "
+                       "({:.0f} %)\n",
+                       p.op, format_time(p.seconds), format_time(p.seconds_of("gemm")),
+                       pct(p.seconds_of("gemm")), format_time(p.seconds_of("attention")),
+                       pct(p.seconds_of("attention")), format_time(p.seconds_of("memory")),
+                       pct(p.seconds_of("memory")));
+    out += fmt::format("  {:<28} {:>5} {:>11} {:>7} {:>9} {:>8}  {}\n", "kernel", "runs",
+                       "time", "share", "TFLOP/s", "TB/s", "source");
+    for (const KernelRow& k : p.rows) {
+      const std::string rate = k.flops > 0 && k.seconds > 0
+                                   ? fmt::format("{:.1f}", k.flops / k.seconds / 1e12)
+                                   : "-";
+      const std::string bw =
+          k.kind == "memory" && k.seconds > 0 ? fmt::format("{:.2f}", k.bytes / k.seconds / 1e12)
+                                              : "-";
+      out += fmt::format("  {:<28} {:>5} {:>11} {:>6.1f}% {:>9} {:>8}  {}\n",
+                         k.recompute ? k.what + " (recompute)" : k.what, k.count,
+                         format_time(k.seconds), pct(k.seconds), rate, bw, k.source);
+    }
+  }
+  return out;
+}
+
+nlohmann::json kernel_report_to_json(const KernelReport& r) {
+  nlohmann::json j{{"scenario", r.scenario},     {"gpu", r.gpu},
+                   {"stage", r.stage},           {"stages", r.stages},
+                   {"peak_flops", r.peak_flops}, {"hbm_bandwidth", r.hbm_bandwidth},
+                   {"sources", r.sources},       {"passes", nlohmann::json::array()}};
+  for (const KernelPass& p : r.passes) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const KernelRow& k : p.rows)
+      rows.push_back({{"kernel", k.what},
+                      {"kind", k.kind},
+                      {"runs", k.count},
+                      {"flops", k.flops},
+                      {"bytes", k.bytes},
+                      {"seconds", k.seconds},
+                      {"recompute", k.recompute},
+                      {"source", k.source}});
+    j["passes"].push_back({{"op", p.op}, {"seconds", p.seconds}, {"kernels", rows}});
+  }
+  return j;
+}
+
+}  // namespace trainsim

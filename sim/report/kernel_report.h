@@ -1,0 +1,45 @@
+#pragma once
+// Where one micro-batch's compute time goes: every kernel the cost model times for a stage's
+// forward and backward, merged by name, with its time, share and achieved rate, and where its
+// duration comes from (`trainsim kernels`). Reads the cost model; adds no cost of its own.
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "cost/cost_model.h"
+#include "scenario/scenario.h"
+
+namespace trainsim {
+
+struct KernelRow {
+  std::string what, kind, source;
+  int count = 0;          ///< runs per micro-batch
+  double flops = 0;       ///< all runs
+  double bytes = 0;       ///< all runs
+  double seconds = 0;     ///< all runs, launches included
+  bool recompute = false;
+};
+
+struct KernelPass {
+  std::string op;  ///< "forward" or "backward"
+  std::vector<KernelRow> rows;  ///< in the order the kernels first run
+  double seconds = 0;           ///< the sum of the rows (= the cost model's compute time)
+  double seconds_of(const std::string& kind) const;
+};
+
+struct KernelReport {
+  std::string scenario, gpu;
+  int stage = 0, stages = 1;
+  double peak_flops = 0, hbm_bandwidth = 0;
+  std::vector<KernelPass> passes;  ///< empty when the model does not time kernels
+  std::string sources;             ///< the model's sources() line
+};
+
+/// The kernels of pipeline stage `stage` (a chunk index, 0 … pp·vpp − 1) under `model`.
+/// Throws InputError when `stage` is out of range.
+KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int stage);
+std::string format_kernel_report(const KernelReport& r);
+nlohmann::json kernel_report_to_json(const KernelReport& r);
+
+}  // namespace trainsim

@@ -1,0 +1,74 @@
+#include "cost/kernel_data.h"
+
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+namespace trainsim {
+
+TEST_CASE("kernel data: attention throughput follows the published charts by length and head "
+          "dimension",
+          "[kernel_data][attention]") {
+  const AttentionData* fa2 = find_attention_data("a100-sxm-80gb", AttentionKernel::Flash2);
+  REQUIRE(fa2 != nullptr);
+  // A100, FlashAttention-2, causal, d = 128, forward + backward: 155 at 2k, 173 at 4k. With no
+  // forward chart the forward runs at both · (1 + 2.5·73/63) / 3.5 and the backward at
+  // 2.5 / (3.5/both − 1/forward).
+  auto split = [](double both) {
+    const double f = both * (1 + 2.5 * 73.0 / 63.0) / 3.5;
+    return std::pair{f, 2.5 / (3.5 / both - 1 / f)};
+  };
+  const auto at2k = fa2->at(2048, 128);
+  CHECK(at2k.forward_tflops == Approx(split(155).first));
+  CHECK(at2k.backward_tflops == Approx(split(155).second));
+  // The backward is then exactly 63/73 of the forward.
+  CHECK(at2k.backward_tflops / at2k.forward_tflops == Approx(63.0 / 73.0));
+  // Halfway in log₂ between 2k and 4k (2896 tokens): the mean of 155 and 173.
+  CHECK(fa2->at(std::sqrt(2048.0 * 4096.0), 128).forward_tflops == Approx(split(164).first));
+  // Head dimension 96: halfway between the d = 64 (140) and d = 128 (155) bars at 2k.
+  CHECK(fa2->at(2048, 96).forward_tflops == Approx(split(147.5).first));
+  // Held at the ends: below 512 and d = 64, above 16k and d = 128.
+  CHECK(fa2->at(128, 32).forward_tflops == Approx(split(88).first));
+  CHECK(fa2->at(65536, 256).forward_tflops == Approx(split(189).first));
+}
+
+TEST_CASE("kernel data: a forward chart and a forward + backward chart give the backward",
+          "[kernel_data][attention]") {
+  // H100, FlashAttention-2, causal, d = 64, 8k: forward 295 (FA3 paper's chart), forward +
+  // backward 273: backward = 2.5 / (3.5/273 − 1/295) = 264.5 TFLOP/s.
+  const AttentionData* fa2 = find_attention_data("h100-sxm", AttentionKernel::Flash2);
+  REQUIRE(fa2 != nullptr);
+  const auto t = fa2->at(8192, 64);
+  CHECK(t.forward_tflops == Approx(295));
+  CHECK(t.backward_tflops == Approx(2.5 / (3.5 / 273 - 1.0 / 295)));
+  // FlashAttention-3: its forward chart (460), and 1.5× FlashAttention-2's backward.
+  const AttentionData* fa3 = find_attention_data("h100-sxm", AttentionKernel::Flash3);
+  REQUIRE(fa3 != nullptr);
+  CHECK(fa3->at(8192, 64).forward_tflops == Approx(460));
+  CHECK(fa3->at(8192, 64).backward_tflops == Approx(1.5 * t.backward_tflops));
+}
+
+TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][attention]") {
+  // Hopper GPUs share H100 SXM's charts (the caller scales by peak).
+  CHECK(find_attention_data("h200", AttentionKernel::Flash3) ==
+        find_attention_data("h100-sxm", AttentionKernel::Flash3));
+  CHECK(find_attention_data("h100-pcie", AttentionKernel::Triton) != nullptr);
+  // Not measured: FlashAttention-3 on A100; custom GPUs; unfused attention (timed as GEMMs).
+  CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Flash3) == nullptr);
+  CHECK(find_attention_data("my-gpu", AttentionKernel::Flash2) == nullptr);
+  CHECK(find_attention_data("h100-sxm", AttentionKernel::Unfused) == nullptr);
+  // Every chart is slower on A100 than on H100, and FlashAttention-2 beats the 2023 kernels.
+  for (double s : {512.0, 2048.0, 16384.0}) {
+    const double a100_fa2 = find_attention_data("a100-sxm-80gb", AttentionKernel::Flash2)
+                                ->at(s, 128)
+                                .forward_tflops;
+    CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Triton)->at(s, 128).forward_tflops <
+          a100_fa2);
+    CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Flash1)->at(s, 128).forward_tflops <
+          a100_fa2);
+    CHECK(find_attention_data("h100-sxm", AttentionKernel::Flash2)->at(s, 128).forward_tflops >
+          a100_fa2);
+  }
+}
+
+}  // namespace trainsim

@@ -1,0 +1,75 @@
+#include "report/kernel_report.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "cost/explicit_costs.h"
+#include "test_util.h"
+
+namespace trainsim {
+
+namespace {
+Scenario llama(int pp) {
+  return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 16}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: {}, pp: {}}}
+)",
+                                8 / pp, pp));
+}
+}  // namespace
+
+TEST_CASE("kernel report: the rows sum to the cost model's compute time", "[kernel_report]") {
+  const Scenario s = llama(1);
+  const auto model = make_cost_model(s);
+  const KernelReport r = make_kernel_report(s, *model, 0);
+  REQUIRE(r.passes.size() == 2);
+  // compute() rounds the same sum to whole nanoseconds.
+  CHECK(r.passes[0].seconds * 1e9 ==
+        Approx(static_cast<double>(model->compute(Op::F, 0, 0).duration)).margin(1));
+  CHECK(r.passes[1].seconds * 1e9 ==
+        Approx(static_cast<double>(model->compute(Op::B, 0, 0).duration)).margin(1));
+  // The two norms of each of the 32 layers merge into one row of 64 runs.
+  const auto& fwd = r.passes[0].rows;
+  const auto norm = std::find_if(fwd.begin(), fwd.end(), [](auto& k) { return k.what == "norm"; });
+  REQUIRE(norm != fwd.end());
+  CHECK(norm->count == 64);
+  // Kinds add up to the pass.
+  const KernelPass& f = r.passes[0];
+  CHECK(f.seconds_of("gemm") + f.seconds_of("attention") + f.seconds_of("memory") ==
+        Approx(f.seconds));
+  // Model FLOPs of the forward GEMMs: 2·n·(params of the layer's GEMMs) per layer, n = 4096
+  // tokens; the row's TFLOP/s is FLOPs over time.
+  const auto qkv = std::find_if(fwd.begin(), fwd.end(), [](auto& k) { return k.what == "qkv"; });
+  REQUIRE(qkv != fwd.end());
+  // Llama-3.1-8B QKV: 4096 × (4096 + 2·1024) weights, 32 layers.
+  CHECK(qkv->flops == Approx(32 * 2.0 * 4096 * 4096 * 6144));
+  CHECK(format_kernel_report(r).find("qkv") != std::string::npos);
+  CHECK(kernel_report_to_json(r)["passes"][1]["op"] == "backward");
+}
+
+TEST_CASE("kernel report: the stage is checked, and explicit costs have no kernels",
+          "[kernel_report]") {
+  const Scenario s = llama(2);
+  const auto model = make_cost_model(s);
+  // Stage 0 holds the embedding, stage 1 the head.
+  auto has = [&](int stage, const char* what) {
+    const KernelReport r = make_kernel_report(s, *model, stage);
+    for (const KernelRow& k : r.passes[0].rows)
+      if (k.what == what) return true;
+    return false;
+  };
+  CHECK(has(0, "embedding"));
+  CHECK_FALSE(has(0, "lm_head"));
+  CHECK(has(1, "lm_head"));
+  CHECK_THROWS_AS(make_kernel_report(s, *model, 2), InputError);
+  CHECK_THROWS_AS(make_kernel_report(s, *model, -1), InputError);
+  const Scenario costs = test::pipeline(2, 4, 1, 2);
+  const auto explicit_model = make_cost_model(costs);
+  const KernelReport r = make_kernel_report(costs, *explicit_model, 0);
+  CHECK(r.passes.empty());
+  CHECK(format_kernel_report(r).find("costs: section") != std::string::npos);
+}
+
+}  // namespace trainsim
