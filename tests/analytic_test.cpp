@@ -307,3 +307,23 @@ parallelism: {{dp: 8}}
   CHECK(core("flash3", Op::F, 4096, "a100-sxm-80gb") ==
         Approx(fwd_flops(4096) / (312e12 * constants::kAttentionEfficiency)));
 }
+
+TEST_CASE("analytic: the optimizer step's passes over the shard", "[analytic][optimizer]") {
+  // 1e9 parameters on H100 (3.35 TB/s at the 0.8 memory efficiency = 2.68 TB/s):
+  //   fused Adam 28 B + clipping 12 B = 40 GB: 14.93 ms, plus 3 kernel launches;
+  //   unfused (foreach) Adam 84 B + 12 B = 96 GB: 35.82 ms, plus 10 launches;
+  //   fused without clipping 28 GB: 10.45 ms, plus 1 launch.
+  auto step = [](const char* extra) {
+    const Scenario s = test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                              extra));
+    return to_seconds(AnalyticCostModel(s).optimizer(1e9).duration);
+  };
+  const double bw = 3.35e12 * constants::kMemoryEfficiency, launch = constants::kKernelLaunch;
+  CHECK(step("") == Approx(40e9 / bw + 3 * launch).epsilon(1e-6));
+  CHECK(step(", fused_optimizer: false") == Approx(96e9 / bw + 10 * launch).epsilon(1e-6));
+  CHECK(step(", grad_clipping: false") == Approx(28e9 / bw + launch).epsilon(1e-6));
+}

@@ -68,3 +68,17 @@ TEST_CASE("compare: a costs-only scenario has no memory to judge", "[report]") {
   CHECK(row.back() == '-');
   CHECK(table.find("OOM") == std::string::npos);
 }
+
+TEST_CASE("run --json: the training settings the durations depend on", "[report]") {
+  Scenario s = llama8b();
+  s.training.attention = AttentionKernel::Triton;
+  s.training.fused_optimizer = false;
+  const auto j = report_to_json(make_report(simulate(s, {"", true})));
+  CHECK(j["training"]["attention"] == "triton");
+  CHECK(j["training"]["fused_optimizer"] == false);
+  CHECK(j["training"]["grad_clipping"] == true);
+  CHECK(j["training"]["seq_len"] == 4096);
+  // A costs-only study has no training settings.
+  const auto costs = report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})));
+  CHECK(costs["training"].is_null());
+}

@@ -93,6 +93,25 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
              Catch::Contains("expected one of none, selective, full"));
 }
 
+TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
+  const Scenario s = parse_scenario(kGood, "s.yaml",
+                                    {"training.attention=triton", "training.fused_optimizer=false",
+                                     "training.grad_clipping=false"});
+  CHECK(s.training.attention == AttentionKernel::Triton);
+  CHECK_FALSE(s.training.fused_optimizer);
+  CHECK_FALSE(s.training.grad_clipping);
+  // Defaults: FlashAttention-2, a fused optimizer, clipping on.
+  const Scenario d = parse_scenario(kGood, "s.yaml");
+  CHECK(d.training.attention == AttentionKernel::Flash2);
+  CHECK(d.training.fused_optimizer);
+  CHECK(d.training.grad_clipping);
+  CHECK_THAT(error_of(kGood, {"training.attention=flash4"}),
+             Catch::Contains("training.attention") &&
+                 Catch::Contains("flash1, flash2, flash3, triton, unfused"));
+  CHECK_THAT(error_of(kGood, {"training.fused_optimizer=maybe"}),
+             Catch::Contains("training.fused_optimizer"));
+}
+
 TEST_CASE("scenario: invalid YAML reports the line", "[scenario]") {
   CHECK_THAT(error_of("model: [unclosed\ntraining: {}\n"),
              Catch::Contains("s.yaml:") && Catch::Contains("invalid YAML"));

@@ -373,8 +373,14 @@ double AnalyticCostModel::gradient_bytes(int stage) const {
 }
 
 Cost AnalyticCostModel::optimizer(double params) const {
-  const double bytes = params * constants::kAdamBytesPerParam;
-  return {seconds_to_ns(memory_seconds(bytes) + k_.kernel_launch), 0, bytes};
+  // Gradient clipping (when on), then Adam: fused into one pass, or one pass per operation.
+  const TrainingSpec& t = s_.training;
+  const double per_param =
+      (t.fused_optimizer ? constants::kAdamBytesPerParam : constants::kUnfusedAdamBytesPerParam) +
+      (t.grad_clipping ? constants::kGradClipBytesPerParam : 0.0);
+  const double bytes = params * per_param;
+  const int kernels = (t.fused_optimizer ? 1 : 8) + (t.grad_clipping ? 2 : 0);
+  return {seconds_to_ns(memory_seconds(bytes) + kernels * k_.kernel_launch), 0, bytes};
 }
 
 }  // namespace trainsim

@@ -34,9 +34,23 @@ inline constexpr double kKernelLaunch = 2e-6;
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
 inline constexpr double kCollectiveBaseLatency = 8.4e-6;
 
-/// Bytes Adam moves per parameter on the GPU: read the bf16 gradient (2), read and write the
-/// fp32 master weight, momentum and variance (3 × 8), write the bf16 weight (2) = 28.
+/// Bytes a fused Adam step (one multi-tensor kernel: Megatron's, apex's FusedAdam,
+/// torch.optim.AdamW(fused=True)) moves per parameter: read the gradient (bf16, 2), read and
+/// write the fp32 master weight, momentum and variance (3 × 8), write the bf16 weight (2) = 28.
 inline constexpr double kAdamBytesPerParam = 28.0;
+
+/// Bytes an unfused Adam step moves per parameter: torch.optim.AdamW's default foreach path
+/// (torch/optim/adamw.py, _multi_tensor_adamw, PyTorch 2.1), one pass over fp32 tensors per
+/// operation: decoupled weight decay on the weight (read 4, write 4), lerp of the momentum
+/// toward the gradient (12), variance × β₂ (8), += (1 − β₂)·g² (16), √variance (8), ÷ bias
+/// correction (8), + ε (8), weight −= step · m / denominator (16) = 84. Composer's
+/// DecoupledAdamW runs the same operations tensor by tensor.
+inline constexpr double kUnfusedAdamBytesPerParam = 84.0;
+
+/// Bytes gradient-norm clipping moves per parameter, fp32 gradients: the norm reads each
+/// gradient (4), the rescale reads and writes it (8) = 12 (torch.nn.utils.clip_grad_norm_,
+/// Megatron's clip_grad_norm_fp32: the same two passes, fused or not).
+inline constexpr double kGradClipBytesPerParam = 12.0;
 
 /// How much longer compute kernels take while NCCL kernels run beside them on the same GPU
 /// (they take SMs and memory bandwidth): Lee et al., "Characterizing Compute-Communication

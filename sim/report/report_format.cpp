@@ -111,6 +111,35 @@ std::string format_report(const StepReport& r) {
   return o;
 }
 
+namespace {
+const char* name(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::Flash1:
+      return "flash1";
+    case AttentionKernel::Flash2:
+      return "flash2";
+    case AttentionKernel::Flash3:
+      return "flash3";
+    case AttentionKernel::Triton:
+      return "triton";
+    case AttentionKernel::Unfused:
+      return "unfused";
+  }
+  return "";
+}
+const char* name(Recompute r) {
+  switch (r) {
+    case Recompute::None:
+      return "none";
+    case Recompute::Selective:
+      return "selective";
+    case Recompute::Full:
+      return "full";
+  }
+  return "";
+}
+}  // namespace
+
 nlohmann::json report_to_json(const StepReport& r) {
   nlohmann::json j;
   j["scenario"] = r.scenario;
@@ -119,6 +148,21 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["layout"] = {{"gpus", r.gpus}, {"dp", r.dp},   {"tp", r.tp},
                  {"pp", r.pp},     {"vpp", r.vpp}, {"microbatches", r.microbatches}};
   j["gpu"] = r.gpu;
+  if (r.training) {
+    const TrainingSpec& t = *r.training;
+    j["training"] = {{"seq_len", t.seq_len},
+                     {"micro_batch_size", t.micro_batch_size},
+                     {"global_batch_size", t.global_batch_size},
+                     {"precision", t.precision == Precision::BF16 ? "bf16" : "fp16"},
+                     {"recompute", name(t.recompute)},
+                     {"attention", name(t.attention)},
+                     {"dropout", t.dropout},
+                     {"fp32_grad_accumulation", t.fp32_grad_accumulation},
+                     {"fused_optimizer", t.fused_optimizer},
+                     {"grad_clipping", t.grad_clipping}};
+  } else {
+    j["training"] = nullptr;
+  }
   j["step_time_s"] = r.step_time_s;
   j["pipeline_time_s"] = r.pipeline_time_s;
   j["after_pipeline_s"] = r.after_pipeline_s;

@@ -57,6 +57,9 @@ struct StepReport {
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1, vpp = 1, microbatches = 0;
   std::string gpu;  ///< device name, empty without a cluster
+  /// The training settings the durations depend on (attention kernel, optimizer, …); nullopt
+  /// without a model (a costs-only study).
+  std::optional<TrainingSpec> training;
   double step_time_s = 0;
   double pipeline_time_s = 0;   ///< first F to last backward
   double after_pipeline_s = 0;  ///< DP reduction and optimizer after the pipeline drains

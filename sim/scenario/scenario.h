@@ -33,6 +33,11 @@ struct TrainingSpec {
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.
   double dropout = 0;
+  /// The optimizer step as one fused multi-tensor kernel (Megatron, apex, AdamW(fused=True)),
+  /// or one pass per operation (torch.optim.AdamW's default foreach path, Composer's).
+  bool fused_optimizer = true;
+  /// Gradient-norm clipping before the step (Megatron's and most recipes' default, 1.0).
+  bool grad_clipping = true;
 };
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.

@@ -477,7 +477,8 @@ Scenario build(YAML::Node root, const std::string& source,
   Field tr = r.child(top, "training");
   if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
   r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
-                    "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout"});
+                    "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout",
+                    "fused_optimizer", "grad_clipping"});
   if (Field f = r.child(tr, "seq_len"); f.present())
     s.training.seq_len = r.int32(f, 1, kMaxSeqLen);
   else if (s.model)
@@ -526,6 +527,9 @@ Scenario build(YAML::Node root, const std::string& source,
                                                          {"triton", AttentionKernel::Triton},
                                                          {"unfused", AttentionKernel::Unfused}});
   if (Field f = r.child(tr, "dropout"); f.present()) s.training.dropout = r.number(f, 0, 0.99);
+  if (Field f = r.child(tr, "fused_optimizer"); f.present())
+    s.training.fused_optimizer = r.boolean(f);
+  if (Field f = r.child(tr, "grad_clipping"); f.present()) s.training.grad_clipping = r.boolean(f);
   if (Field f = r.child(tr, "recompute"); f.present())
     s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},
                                                    {"selective", Recompute::Selective},
