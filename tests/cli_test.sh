@@ -42,6 +42,10 @@ expect 0 "1 cases · mean |error|" -- "$bin" check "$src/scenarios/llama3-405b-1
 expect 0 "| case | GPUs |" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --markdown
 expect 0 '"mean_abs_error"' -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --json
 expect 3 "exceeds --max-error 0.01%" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --max-error 0.01
+expect 0 "attention.backward" -- "$bin" kernels "$src/scenarios/default.yaml"
+expect 0 '"passes"' -- "$bin" kernels "$src/scenarios/default.yaml" --json
+expect 2 "--stage 9 is out of range: this layout has stages 0 … 3" -- "$bin" kernels "$src/scenarios/default.yaml" --stage 9
+expect 2 "kernels needs a model" -- "$bin" kernels "$src/scenarios/paper-1f1b.yaml"
 expect 2 "check needs a measured: section" -- "$bin" check "$src/scenarios/default.yaml"
 expect 0 "measured             400.0 TFLOP/s/GPU" -- "$bin" run "$src/scenarios/llama3-405b-16k.yaml"
 expect 0 '"peak_memory_bytes"' -- "$bin" search "$src/scenarios/default.yaml" --tp 2 --json
