@@ -81,7 +81,11 @@ TEST_CASE("analytic: a preset with a measured GEMM sweep times GEMMs from it", "
 }
 
 TEST_CASE("analytic: collectives follow alpha-beta with nccl-tests bus factors", "[analytic]") {
-  const AnalyticCostModel m(base());
+  // An intra-node link other than the preset's: no measured sweep applies, α–β does.
+  Scenario s = base();
+  s.cluster.intra_node.latency = 3.4e-6;
+  s.cluster.intra_node.bandwidth = 370e9 * (1 + 1e-12);
+  const AnalyticCostModel m(s);
   // All-reduce of 1 GB over 8 GPUs on NVLink (370 GB/s busbw, 3.4 us/hop):
   // 8.4 us + 2·7·3.4 us + (2·7/8)·1e9 / 370e9 s.
   const double expected = 8.4e-6 + 14 * 3.4e-6 + 1.75 * 1e9 / 370e9;
@@ -93,8 +97,44 @@ TEST_CASE("analytic: collectives follow alpha-beta with nccl-tests bus factors",
   CHECK(m.collective(Collective::AllReduce, 1, LinkClass::IntraNode, 1e9).duration == 0);
 }
 
+TEST_CASE("analytic: collectives inside a node follow the measured nccl-tests sweep",
+          "[analytic][collectives]") {
+  // H100 SXM's sweep (cost/data/nccl_h100_sxm.inc): an all-gather over 8 GPUs takes 17.13 us at
+  // 1 MiB, 22.18 us at 2 MiB, 1401.5 us at 512 MiB and 10.14 us at 512 B; an all-reduce over 4
+  // GPUs 175.67 us at 32 MiB.
+  const AnalyticCostModel m(base());
+  auto t = [&](Collective c, int n, double bytes) {
+    return to_seconds(m.collective(c, n, LinkClass::IntraNode, bytes).duration);
+  };
+  CHECK(t(Collective::AllGather, 8, 1048576) == Approx(17.13e-6).epsilon(1e-4));
+  CHECK(t(Collective::AllReduce, 4, 33554432) == Approx(175.67e-6).epsilon(1e-4));
+  // 1.5 MiB: on the power law between 1 and 2 MiB: 17.13 · (22.18/17.13)^log2(1.5).
+  CHECK(t(Collective::AllGather, 8, 1.5 * 1048576) ==
+        Approx(17.13e-6 * std::pow(22.18 / 17.13, std::log2(1.5))).epsilon(1e-4));
+  // Below the sweep: its latency floor; above it: the largest size's bandwidth (1 GiB: 2×).
+  CHECK(t(Collective::AllGather, 8, 100) == Approx(10.14e-6).epsilon(1e-4));
+  CHECK(t(Collective::AllGather, 8, 1073741824.0) == Approx(2 * 1401.5e-6).epsilon(1e-4));
+  // 6 GPUs: 8 GPUs' bus bandwidth at that size with 6's bus factor: × (5/6) / (7/8).
+  CHECK(t(Collective::AllGather, 6, 1048576) ==
+        Approx(17.13e-6 * (5.0 / 6) / (7.0 / 8)).epsilon(1e-4));
+  // The bytes each GPU sends stay nccl-tests' bus factor × S.
+  CHECK(m.collective(Collective::AllGather, 8, LinkClass::IntraNode, 1e6).bytes ==
+        Approx(0.875e6));
+  // A custom GPU has no sweep: α–β.
+  Scenario custom = base();
+  custom.cluster.gpu.preset = "";
+  CHECK(to_seconds(AnalyticCostModel(custom)
+                       .collective(Collective::AllGather, 8, LinkClass::IntraNode, 1e9)
+                       .duration) ==
+        Approx(8.4e-6 + 7 * custom.cluster.intra_node.latency + 0.875 * 1e9 / 370e9)
+            .epsilon(1e-6));
+  // The report says where collectives came from.
+  CHECK(m.sources().find("collectives in a node by size") != std::string::npos);
+}
+
 TEST_CASE("analytic: sequence parallelism keeps the TP communication volume", "[analytic]") {
   Scenario s = base(4);
+  s.cluster.intra_node.bandwidth = 371e9;  // not the preset's link: α–β times the collectives
   const AnalyticCostModel without(s);
   s.layout.sequence_parallel = true;
   const AnalyticCostModel with(s);

@@ -14,10 +14,11 @@
 namespace trainsim {
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
-                                    AttentionKernel attention) {
+                                    const LinkSpec& intra_node, AttentionKernel attention) {
   AnalyticConstants k{constants::kGemmEfficiency,
                       o.memory.value_or(constants::kMemoryEfficiency),
                       o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch,
+                      nullptr,
                       nullptr,
                       nullptr,
                       ""};
@@ -31,6 +32,15 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
     k.attention = a;
     from.push_back(fmt::format("attention by sequence length ({})", a->source));
   }
+  // The measured collective sweep holds for the preset's own NVSwitch: not when the scenario
+  // changes the intra-node link.
+  if (const GpuPreset* p = find_gpu_preset(gpu.preset))
+    if (const CollectiveCurve* c = CollectiveCurve::for_preset(gpu.preset);
+        c && intra_node.bandwidth == p->intra_node.bandwidth &&
+        intra_node.latency == p->intra_node.latency) {
+      k.collectives = c;
+      from.push_back(fmt::format("collectives in a node by size ({})", c->source()));
+    }
   if (o.gemm) k.gemm_efficiency = *o.gemm;
   k.sources = fmt::format("{}", fmt::join(from, "; "));
   return k;
@@ -39,7 +49,8 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
 AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory)
     : s_(s),
-      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.training.attention)),
+      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node,
+                                  s.training.attention)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp)),
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size),
       gemms_(gemms),
@@ -347,6 +358,12 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
                                    int per_node) const {
   if (n <= 1) return {0, 0, 0};
   const LinkSpec& l = s_.cluster.link(link);
+  // Cost::bytes of a collective: what each GPU sends over its links, bus factor × S.
+  const double sent = busbw_factor(c, n) * bytes;
+  // Inside a node of a preset with a measured sweep, on the preset's own links: nccl-tests'
+  // times by size (their bandwidth ramps with the message).
+  if (link == LinkClass::IntraNode && k_.collectives && n <= 8)
+    return {seconds_to_ns(k_.collectives->seconds(c, n, bytes)), 0, sent};
   // Between nodes, NCCL runs one ring channel per rail: with k members of the group in each
   // node, k NICs per node carry the traffic at once, up to what NVLink inside the node takes
   // (domain.md §4: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).
@@ -355,10 +372,8 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
     bandwidth = std::min(s_.cluster.intra_node.bandwidth, l.bandwidth * per_node);
   // Ring steps: all-reduce 2(n−1), others n−1; α = base + steps · per-hop latency.
   const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
-  const double t = constants::kCollectiveBaseLatency + steps * l.latency +
-                   busbw_factor(c, n) * bytes / bandwidth;
-  // Cost::bytes of a collective: what each GPU sends over its links, bus factor × S.
-  return {seconds_to_ns(t), 0, busbw_factor(c, n) * bytes};
+  const double t = constants::kCollectiveBaseLatency + steps * l.latency + sent / bandwidth;
+  return {seconds_to_ns(t), 0, sent};
 }
 
 double AnalyticCostModel::stage_params(int stage) const {

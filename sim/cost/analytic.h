@@ -13,6 +13,7 @@
 #include <vector>    // std::vector
 
 #include "cost/bandwidth_table.h"
+#include "cost/collective_curve.h"
 #include "cost/cost_model.h"
 #include "cost/gemm_efficiency.h"
 #include "cost/gemm_table.h"
@@ -33,12 +34,14 @@ struct AnalyticConstants {
   /// Measured GEMM throughput by shape for this GPU preset (nullptr: the roofline with
   /// `gemm_efficiency` and wave quantization; also when the scenario overrides efficiency.gemm).
   const GemmEfficiency* gemm_sweep = nullptr;
+  /// Measured collective times by size inside a node (nullptr: α–β), cost/collective_curve.h.
+  const CollectiveCurve* collectives = nullptr;
   std::string sources;  ///< which constants came from published kernel data
 };
 /// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
 /// else cost/constants.h.
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
-                                    AttentionKernel attention);
+                                    const LinkSpec& intra_node, AttentionKernel attention);
 
 /// One GEMM C[m×n] = A[m×k] · B[k×n].
 struct GemmShape {

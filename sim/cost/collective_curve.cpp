@@ -1,0 +1,71 @@
+#include "cost/collective_curve.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "cost/interpolate.h"
+
+namespace trainsim {
+namespace {
+
+constexpr CollectiveCurve::Row kA100[] = {
+#include "cost/data/nccl_a100_sxm.inc"
+};
+constexpr CollectiveCurve::Row kH100[] = {
+#include "cost/data/nccl_h100_sxm.inc"
+};
+constexpr CollectiveCurve::Row kH200[] = {
+#include "cost/data/nccl_h200_sxm.inc"
+};
+constexpr const char* kSource = "nccl-tests sweep, NVIDIA aiconfigurator database";
+
+int group_index(int gpus) { return gpus == 2 ? 0 : gpus == 4 ? 1 : 2; }
+
+}  // namespace
+
+CollectiveCurve::CollectiveCurve(const char* source, const Row* rows, int count)
+    : source_(source) {
+  for (int i = 0; i < count; ++i) {
+    const Row& r = rows[i];
+    TRAINSIM_CHECK(r.op >= 0 && r.op < 4 && (r.gpus == 2 || r.gpus == 4 || r.gpus == 8) &&
+                       r.bytes > 0 && r.microseconds > 0,
+                   "a collective sweep row: operation 0–3, 2/4/8 GPUs, positive size and time");
+    curves_[static_cast<std::size_t>(r.op)][static_cast<std::size_t>(group_index(r.gpus))]
+        .push_back({r.bytes, r.microseconds * 1e-6});
+  }
+  for (auto& op : curves_)
+    for (auto& c : op) {
+      TRAINSIM_CHECK(c.size() >= 2, "each operation and group size has a sweep");
+      std::sort(c.begin(), c.end());
+    }
+}
+
+const CollectiveCurve* CollectiveCurve::for_preset(const std::string& preset) {
+  static const CollectiveCurve a100(kSource, kA100, std::size(kA100)),
+      h100(kSource, kH100, std::size(kH100)), h200(kSource, kH200, std::size(kH200));
+  if (preset == "a100-sxm-80gb") return &a100;
+  if (preset == "h100-sxm") return &h100;
+  if (preset == "h200") return &h200;
+  return nullptr;
+}
+
+double CollectiveCurve::seconds(Collective c, int group_size, double bytes) const {
+  TRAINSIM_CHECK(group_size >= 2 && group_size <= 8 && bytes >= 0,
+                 "a one-node collective of 2–8 GPUs");
+  const int measured = group_size <= 2 ? 2 : group_size <= 4 ? 4 : 8;
+  const auto& curve = curves_[static_cast<std::size_t>(c)][static_cast<std::size_t>(
+      group_index(measured))];
+  auto time_at = [&](double s) {
+    if (s <= curve.front().first) return curve.front().second;  // the latency floor
+    if (auto t = loglog_within(curve, s)) return *t;
+    // Past the largest size: the rest moves at the largest size's rate.
+    const auto& [b, t] = curve.back();
+    return t * s / b;
+  };
+  if (measured == group_size) return time_at(bytes);
+  // Another group size: the measured group's bus bandwidth at this size, nccl-tests' factor.
+  const double busbw = busbw_factor(c, measured) * bytes / time_at(bytes);
+  return std::max(curve.front().second, busbw_factor(c, group_size) * bytes / busbw);
+}
+
+}  // namespace trainsim
