@@ -118,16 +118,14 @@ TEST_CASE("analytic: collectives inside a node follow the measured nccl-tests sw
   CHECK(t(Collective::AllGather, 6, 1048576) ==
         Approx(17.13e-6 * (5.0 / 6) / (7.0 / 8)).epsilon(1e-4));
   // The bytes each GPU sends stay nccl-tests' bus factor × S.
-  CHECK(m.collective(Collective::AllGather, 8, LinkClass::IntraNode, 1e6).bytes ==
-        Approx(0.875e6));
+  CHECK(m.collective(Collective::AllGather, 8, LinkClass::IntraNode, 1e6).bytes == Approx(0.875e6));
   // A custom GPU has no sweep: α–β.
   Scenario custom = base();
   custom.cluster.gpu.preset = "";
   CHECK(to_seconds(AnalyticCostModel(custom)
                        .collective(Collective::AllGather, 8, LinkClass::IntraNode, 1e9)
                        .duration) ==
-        Approx(8.4e-6 + 7 * custom.cluster.intra_node.latency + 0.875 * 1e9 / 370e9)
-            .epsilon(1e-6));
+        Approx(8.4e-6 + 7 * custom.cluster.intra_node.latency + 0.875 * 1e9 / 370e9).epsilon(1e-6));
   // The report says where collectives came from.
   CHECK(m.sources().find("collectives in a node by size") != std::string::npos);
 }
@@ -366,4 +364,55 @@ parallelism: {{dp: 8}}
   CHECK(step("") == Approx(40e9 / bw + 3 * launch).epsilon(1e-6));
   CHECK(step(", fused_optimizer: false") == Approx(96e9 / bw + 10 * launch).epsilon(1e-6));
   CHECK(step(", grad_clipping: false") == Approx(28e9 / bw + launch).epsilon(1e-6));
+}
+
+TEST_CASE("analytic: an eager runtime runs RMSNorm, SwiGLU and RoPE op by op",
+          "[analytic][eager]") {
+  // Llama-3.1-8B, 4096 tokens per micro-batch, tp 1: n·h = 4096·4096 elements at each norm,
+  // n·f = 4096·14336 in the SwiGLU product, n·(h + kv·d) = 4096·(4096 + 1024) in q and k.
+  // Compiled: one kernel each, read + write in bf16 (norm 4 B, SwiGLU 6 B, RoPE 4 B per element
+  // forward; twice that backward). Eager (constants.h, the Hugging Face reference ops):
+  // RMSNorm 36 B / 8 kernels forward, 76 B / 12 backward; SwiGLU 10 B / 2, 18 B / 3; RoPE
+  // 20 B / 5 kernels per tensor (q and k: 10), the same backward.
+  auto model = [](const char* extra) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: {{preset: llama-3.1-8b{}}}
+training: {{seq_len: 4096, global_batch_size: 8, runtime: eager}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    extra)));
+  };
+  const AnalyticCostModel eager = model("");
+  const double nh = 4096.0 * 4096, nf = 4096.0 * 14336, qk = 4096.0 * (4096 + 1024);
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what && !k.recompute) return k;
+    FAIL("no kernel " << what);
+    return Kernel{};
+  };
+  CHECK(find(eager, Op::F, "norm").bytes == Approx(36 * nh));
+  CHECK(find(eager, Op::F, "norm").launches == 8);
+  CHECK(find(eager, Op::B, "norm").bytes == Approx(76 * nh));
+  CHECK(find(eager, Op::B, "norm").launches == 12);
+  CHECK(find(eager, Op::F, "swiglu").bytes == Approx(10 * nf));
+  CHECK(find(eager, Op::B, "swiglu").launches == 3);
+  CHECK(find(eager, Op::F, "rope").bytes == Approx(20 * qk));
+  CHECK(find(eager, Op::F, "rope").launches == 10);
+  // A LayerNorm model keeps its single ATen kernel even when eager.
+  const AnalyticCostModel layernorm = model(", norm: layernorm");
+  CHECK(find(layernorm, Op::F, "norm").bytes == Approx(4 * nh));
+  CHECK(find(layernorm, Op::F, "norm").launches == 1);
+  // The forward of 32 layers grows by the extra bytes at 80 % of 3.35 TB/s plus 24 more
+  // launches per layer (7 · 2 norms, 1 SwiGLU, 9 RoPE): (2·32·nh + 4·nf + 16·qk) · 32 bytes.
+  const AnalyticCostModel compiled(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)"));
+  const double bw = 3.35e12 * constants::kMemoryEfficiency;
+  const double extra =
+      (2 * 32 * nh + 4 * nf + 16 * qk) * 32 / bw + 24 * 32 * constants::kKernelLaunch;
+  CHECK(to_seconds(eager.compute(Op::F, 0, 0).duration) -
+            to_seconds(compiled.compute(Op::F, 0, 0).duration) ==
+        Approx(extra).epsilon(1e-4));
 }

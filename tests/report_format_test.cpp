@@ -77,6 +77,7 @@ TEST_CASE("run --json: the training settings the durations depend on", "[report]
   CHECK(j["training"]["attention"] == "triton");
   CHECK(j["training"]["fused_optimizer"] == false);
   CHECK(j["training"]["grad_clipping"] == true);
+  CHECK(j["training"]["runtime"] == "compiled");
   CHECK(j["training"]["seq_len"] == 4096);
   // A costs-only study has no training settings.
   const auto costs = report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})));

@@ -96,8 +96,9 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
 TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml",
                                     {"training.attention=triton", "training.fused_optimizer=false",
-                                     "training.grad_clipping=false"});
+                                     "training.grad_clipping=false", "training.runtime=eager"});
   CHECK(s.training.attention == AttentionKernel::Triton);
+  CHECK(s.training.runtime == Runtime::Eager);
   CHECK_FALSE(s.training.fused_optimizer);
   CHECK_FALSE(s.training.grad_clipping);
   // Defaults: FlashAttention-2, a fused optimizer, clipping on.
@@ -105,6 +106,9 @@ TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
   CHECK(d.training.attention == AttentionKernel::Flash2);
   CHECK(d.training.fused_optimizer);
   CHECK(d.training.grad_clipping);
+  CHECK(d.training.runtime == Runtime::Compiled);
+  CHECK_THAT(error_of(kGood, {"training.runtime=jit"}),
+             Catch::Contains("training.runtime") && Catch::Contains("compiled, eager"));
   CHECK_THAT(error_of(kGood, {"training.attention=flash4"}),
              Catch::Contains("training.attention") &&
                  Catch::Contains("flash1, flash2, flash3, triton, unfused"));
@@ -168,6 +172,17 @@ TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {
   CHECK(h.model->layers == 4);
   CHECK(h.model->kv_heads == 2);
   CHECK(h.model->tied_embeddings);
+  CHECK(h.model->norm == NormKind::RMSNorm);  // no layer_norm_eps: Llama-style
+  // A GPT-NeoX-style config names layer_norm_eps and no rms_norm_eps: LayerNorm, GELU.
+  const Scenario g = parse_scenario(kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml",
+                                    {"model={hf_config: neox_config.json}"});
+  CHECK(g.model->norm == NormKind::LayerNorm);
+  CHECK(g.model->mlp == MlpKind::GeLU);
+  // Written out: model.norm, one of its two values.
+  CHECK(parse_scenario(kGood, "s.yaml", {"model={preset: llama-3.2-1b, norm: layernorm}"})
+            .model->norm == NormKind::LayerNorm);
+  CHECK_THAT(error_of(kGood, {"model={preset: llama-3.2-1b, norm: batchnorm}"}),
+             Catch::Contains("model.norm") && Catch::Contains("rmsnorm, layernorm"));
 }
 
 TEST_CASE("scenario: every bundled scenario loads and simulates", "[scenario]") {

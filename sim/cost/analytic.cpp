@@ -50,7 +50,7 @@ AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory)
     : s_(s),
       k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node,
-                                  s.training.attention)),
+                           s.training.attention)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp)),
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size),
       gemms_(gemms),
@@ -143,8 +143,23 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
   auto memory = [&](const char* what, double bytes) {
     push({Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, dir * bytes});
   };
-  memory("norm", 2 * hs * 2);  // LayerNorm or RMSNorm: read + write
-  memory("norm", 2 * hs * 2);  // (before attention and before the MLP)
+  // An eager runtime runs RMSNorm, SwiGLU and rotary embeddings op by op (constants.h).
+  const bool eager = s_.training.runtime == Runtime::Eager;
+  const bool forward = op == Op::F;
+  auto ops = [&](const char* what, double elements, double fwd_bytes, double bwd_bytes,
+                 int fwd_kernels, int bwd_kernels) {
+    Kernel k{
+        Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, elements * (forward ? fwd_bytes : bwd_bytes)};
+    k.launches = forward ? fwd_kernels : bwd_kernels;
+    push(k);
+  };
+  for (int i = 0; i < 2; ++i) {  // before attention and before the MLP
+    if (eager && m.norm == NormKind::RMSNorm)
+      ops("norm", hs, constants::kEagerRmsNormForwardBytes, constants::kEagerRmsNormBackwardBytes,
+          constants::kEagerRmsNormForwardKernels, constants::kEagerRmsNormBackwardKernels);
+    else
+      memory("norm", 2 * hs * 2);  // one LayerNorm or RMSNorm kernel: read + write
+  }
   if (s_.training.dropout > 0) {
     // Megatron's fused bias-dropout-add: read the branch and the residual, write the sum and
     // a 1-byte mask (backward: read the gradient and the mask, write two gradients).
@@ -154,10 +169,21 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
     memory("residual", 3 * hs * 2);  // read 2, write 1
     memory("residual", 3 * hs * 2);
   }
-  memory(m.mlp == MlpKind::SwiGLU ? "swiglu" : "gelu",
-         (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * n * f / t * 2);
-  if (m.position == PositionEmbedding::Rotary)  // rotary embeddings of q and k: read + write
-    memory("rope", 2.0 * n * (h + kvd) / t * 2);
+  const double ff = n * f / t;  // elements of the MLP's activation on this GPU
+  if (m.mlp == MlpKind::SwiGLU && eager)
+    ops("swiglu", ff, constants::kEagerSwigluForwardBytes, constants::kEagerSwigluBackwardBytes, 2,
+        3);
+  else
+    memory(m.mlp == MlpKind::SwiGLU ? "swiglu" : "gelu",
+           (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * ff * 2);
+  if (m.position == PositionEmbedding::Rotary) {  // rotary embeddings of q and k
+    const double qk = n * (h + kvd) / t;
+    if (eager)
+      ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBytes,
+          2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels);
+    else
+      memory("rope", 2.0 * qk * 2);  // read + write
+  }
 }
 
 void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
@@ -295,7 +321,8 @@ std::string AnalyticCostModel::sources() const {
 std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const {
   std::vector<KernelTime> out;
   for (const Kernel& k : kernels(op, stage)) {
-    KernelTime t{k.what, "", k.count, k.flops, k.bytes, kernel_seconds(k) + k_.kernel_launch,
+    KernelTime t{k.what,      "",      k.count,
+                 k.flops,     k.bytes, kernel_seconds(k) + k.launches * k_.kernel_launch,
                  k.recompute, ""};
     switch (k.kind) {
       case Kernel::Kind::Gemm:
@@ -312,7 +339,7 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
       case Kernel::Kind::Memory:
         t.kind = "memory";
         t.source = memory_ && memory_->seconds(k.bytes) ? "calibration profile"
-                                                         : "HBM bandwidth × efficiency";
+                                                        : "HBM bandwidth × efficiency";
         break;
     }
     out.push_back(std::move(t));
@@ -323,7 +350,7 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
 Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
   double seconds = 0, flops = 0, bytes = 0;
   for (const Kernel& k : kernels(op, stage)) {
-    seconds += k.count * (kernel_seconds(k) + k_.kernel_launch);
+    seconds += k.count * (kernel_seconds(k) + k.launches * k_.kernel_launch);
     if (!k.recompute) flops += k.count * k.flops;
     bytes += k.count * k.bytes;
   }

@@ -63,6 +63,7 @@ struct Kernel {
   double flops = 0;        ///< FLOPs of one run
   double bytes = 0;        ///< memory traffic of one run
   int count = 1;           ///< runs per micro-batch (a stage's layers)
+  int launches = 1;        ///< kernels one run launches (an eager op sequence: several)
   bool recompute = false;  ///< recomputation: costs time, is not model FLOPs
   bool attention_core = false;  ///< part of the attention core (what selective recompute redoes)
 };

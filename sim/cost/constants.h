@@ -60,6 +60,26 @@ inline constexpr double kGradClipBytesPerParam = 12.0;
 /// of them, the same range.
 inline constexpr double kOverlapComputeSlowdown = 0.189;
 
+/// Eager (op-by-op) memory-bound kernels, bytes per element and kernels per run, from the PyTorch
+/// reference implementations (Hugging Face transformers' modeling_llama.py; IBM's fms
+/// LayerNormParameterized writes RMSNorm the same way), bf16 activations:
+///   RMSNorm forward: upcast to fp32 (read 2, write 4), x² (4, 4), mean (4), rsqrt of the row
+///   statistic (negligible, 2 kernels), x · rsqrt (4, 4), downcast (4, 2), weight · x (2, 2) =
+///   36 bytes, 8 kernels. Backward, autograd of each: weight · x (dx 2+2, dweight 2+2+2),
+///   downcast (2, 4), x · rsqrt (d/dx 4+4; d/drsqrt 4+4+4, 4), mean (broadcast, 4), x² (4+4, 4),
+///   the two gradients of x summed (4+4, 4), upcast (4, 2) = 76 bytes, 12 kernels.
+inline constexpr double kEagerRmsNormForwardBytes = 36, kEagerRmsNormBackwardBytes = 76;
+inline constexpr int kEagerRmsNormForwardKernels = 8, kEagerRmsNormBackwardKernels = 12;
+///   SwiGLU per element of the f-wide product: silu(gate) (2, 2), × up (4, 2) = 10 bytes, 2
+///   kernels; backward: d(up) and d(silu) (4+2 each), silu's backward (4, 2) = 18 bytes, 3
+///   kernels (fused: 6 and 12 bytes, 1 kernel each).
+inline constexpr double kEagerSwigluForwardBytes = 10, kEagerSwigluBackwardBytes = 18;
+///   Rotary embeddings per element of q and k: rotate_half's negation (half the elements, 2)
+///   and concatenation (2, 2), q·cos (2, 2), rotated·sin (2, 2), the sum (4, 2) = 20 bytes,
+///   5 kernels, the backward likewise (fused: 4 and 8 bytes, 1 kernel).
+inline constexpr double kEagerRopeBytes = 20;
+inline constexpr int kEagerRopeKernels = 5;
+
 /// Causal attention with FlashAttention skips the masked half of the score matrix.
 inline constexpr double kCausalFraction = 0.5;
 

@@ -127,6 +127,10 @@ const char* name(AttentionKernel k) {
   }
   return "";
 }
+const char* name(Runtime r) {
+  return r == Runtime::Eager ? "eager" : "compiled";
+}
+
 const char* name(Recompute r) {
   switch (r) {
     case Recompute::None:
@@ -159,7 +163,8 @@ nlohmann::json report_to_json(const StepReport& r) {
                      {"dropout", t.dropout},
                      {"fp32_grad_accumulation", t.fp32_grad_accumulation},
                      {"fused_optimizer", t.fused_optimizer},
-                     {"grad_clipping", t.grad_clipping}};
+                     {"grad_clipping", t.grad_clipping},
+                     {"runtime", name(t.runtime)}};
   } else {
     j["training"] = nullptr;
   }

@@ -12,6 +12,9 @@ enum class MlpKind { SwiGLU, GeLU };
 /// Rotary (Llama, GPT-NeoX) costs a kernel on q and k per layer; learned absolute (GPT-2/3)
 /// and ALiBi (MPT, BLOOM) positions cost nothing measurable here.
 enum class PositionEmbedding { Rotary, Learned, Alibi };
+/// RMSNorm (Llama) or LayerNorm (GPT, MPT): the same bytes as one fused kernel; an eager
+/// runtime runs RMSNorm as separate PyTorch ops (LayerNorm stays one ATen kernel).
+enum class NormKind { RMSNorm, LayerNorm };
 
 struct ModelSpec {
   std::string name;
@@ -24,6 +27,7 @@ struct ModelSpec {
   bool tied_embeddings = false;
   MlpKind mlp = MlpKind::SwiGLU;
   PositionEmbedding position = PositionEmbedding::Rotary;
+  NormKind norm = NormKind::RMSNorm;
 
   std::int64_t head_dim() const { return hidden / heads; }
   /// Parameters of one layer: QKV h·(h + 2·k·d) + out h² + MLP (3·h·f SwiGLU, 2·h·f GELU).

@@ -22,6 +22,12 @@ enum class Recompute { None, Selective, Full };
 /// scale-mask-softmax and a dropout, which store the s² scores for the backward.
 enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Unfused };
 
+/// How the memory-bound ops of a layer run: fused, one kernel each (torch.compile, or a
+/// framework's hand-fused kernels: Megatron, Transformer Engine), or eager, one PyTorch op at a
+/// time as the reference implementations write them (RMSNorm, SwiGLU and rotary embeddings
+/// become several kernels, some over fp32 copies).
+enum class Runtime { Compiled, Eager };
+
 struct TrainingSpec {
   int seq_len = 0;
   int micro_batch_size = 1;
@@ -38,6 +44,7 @@ struct TrainingSpec {
   bool fused_optimizer = true;
   /// Gradient-norm clipping before the step (Megatron's and most recipes' default, 1.0).
   bool grad_clipping = true;
+  Runtime runtime = Runtime::Compiled;
 };
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.

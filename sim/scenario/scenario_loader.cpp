@@ -191,6 +191,10 @@ ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::strin
   m.tied_embeddings = j.value("tie_word_embeddings", false);
   const std::string act = j.value("hidden_act", "silu");
   m.mlp = (act == "silu" || act == "swiglu") ? MlpKind::SwiGLU : MlpKind::GeLU;
+  // Llama-style configs name rms_norm_eps; GPT-style ones layer_norm_eps or _epsilon.
+  if (!j.contains("rms_norm_eps") &&
+      (j.contains("layer_norm_eps") || j.contains("layer_norm_epsilon")))
+    m.norm = NormKind::LayerNorm;
   return m;
 }
 
@@ -205,7 +209,7 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
   };
   if (f.node.IsScalar()) return preset(f);
   r.expect_map(f, {"preset", "hf_config", "name", "layers", "hidden", "ffn_hidden", "heads",
-                   "kv_heads", "vocab", "tied_embeddings", "mlp", "position_embedding"});
+                   "kv_heads", "vocab", "tied_embeddings", "mlp", "position_embedding", "norm"});
   ModelSpec m;
   const Field pre = r.child(f, "preset"), hf = r.child(f, "hf_config");
   if (pre.present() && hf.present()) r.fail(f, "give either preset or hf_config, not both");
@@ -235,6 +239,9 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
     m.position = r.choice<PositionEmbedding>(k, {{"rope", PositionEmbedding::Rotary},
                                                  {"learned", PositionEmbedding::Learned},
                                                  {"alibi", PositionEmbedding::Alibi}});
+  if (Field k = r.child(f, "norm"); k.present())
+    m.norm =
+        r.choice<NormKind>(k, {{"rmsnorm", NormKind::RMSNorm}, {"layernorm", NormKind::LayerNorm}});
   if (Field k = r.child(f, "name"); k.present()) m.name = r.str(k);
   if (m.name.empty()) m.name = "custom";
   if (m.hidden % m.heads != 0)
@@ -478,7 +485,7 @@ Scenario build(YAML::Node root, const std::string& source,
   if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
   r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
                     "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout",
-                    "fused_optimizer", "grad_clipping"});
+                    "fused_optimizer", "grad_clipping", "runtime"});
   if (Field f = r.child(tr, "seq_len"); f.present())
     s.training.seq_len = r.int32(f, 1, kMaxSeqLen);
   else if (s.model)
@@ -530,6 +537,9 @@ Scenario build(YAML::Node root, const std::string& source,
   if (Field f = r.child(tr, "fused_optimizer"); f.present())
     s.training.fused_optimizer = r.boolean(f);
   if (Field f = r.child(tr, "grad_clipping"); f.present()) s.training.grad_clipping = r.boolean(f);
+  if (Field f = r.child(tr, "runtime"); f.present())
+    s.training.runtime =
+        r.choice<Runtime>(f, {{"compiled", Runtime::Compiled}, {"eager", Runtime::Eager}});
   if (Field f = r.child(tr, "recompute"); f.present())
     s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},
                                                    {"selective", Recompute::Selective},
