@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/quantity.h"
 #include "device_info.h"
 #include "gpu.h"
@@ -30,11 +31,7 @@ int cmd_import(const std::vector<std::string>& logs, const std::string& out) {
   p.provenance.date = now_iso8601();
   std::map<std::string, int> per_op;
   for (const auto& path : logs) {
-    std::ifstream in(path);
-    if (!in) throw InputError("cannot open \"" + path + "\"");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    for (auto& s : parse_nccl_tests(ss.str(), path)) {
+    for (auto& s : parse_nccl_tests(read_input_file(path, "nccl-tests log"), path)) {
       ++per_op[fmt::format("{}×{} {}", s.op, s.group_size, s.link)];
       p.collectives.push_back(std::move(s));
     }

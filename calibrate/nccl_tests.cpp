@@ -99,7 +99,11 @@ std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const st
     } catch (const nlohmann::json::parse_error& e) {
       throw InputError(fmt::format("{}: not valid JSON: {}", source, e.what()));
     }
-    return parse_json(j, source);
+    try {
+      return parse_json(j, source);
+    } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
+      throw InputError(fmt::format("{}: a field has the wrong type: {}", source, e.what()));
+    }
   }
   std::vector<CollectiveSample> out;
   std::string op = op_from(std::filesystem::path(source).filename().string());

@@ -42,6 +42,13 @@ class DeadlockError : public InputError {
   explicit DeadlockError(const std::string& message);
 };
 
+/// Inputs that are each valid but drive a duration or the simulated clock past its range
+/// (int64 nanoseconds: 292 years), e.g. a rate near zero or durations in years.
+class RangeError : public InputError {
+ public:
+  explicit RangeError(const std::string& message);
+};
+
 /// A simulation stopped on request (SimulateOptions::cancel) before it finished: neither the
 /// user's fault nor a bug. Whoever asked for the stop catches it.
 class Cancelled : public std::runtime_error {

@@ -16,7 +16,14 @@ constexpr double to_seconds(TimeNs t) {
   return static_cast<double>(t) / 1e9;
 }
 
-/// Rounds a duration in seconds to the nearest nanosecond (cost models produce doubles).
+/// Rounds a duration in seconds to the nearest nanosecond (cost models produce doubles);
+/// RangeError (an input error) when it does not fit int64 nanoseconds.
 TimeNs seconds_to_ns(double seconds);
+
+/// a + b for times >= 0; RangeError when the sum passes int64 nanoseconds (292 years).
+TimeNs add_time(TimeNs a, TimeNs b);
+
+/// Whole nanoseconds from a double count, rounded up, at least 0; RangeError past int64.
+TimeNs ceil_ns(double ns);
 
 }  // namespace trainsim

@@ -20,12 +20,15 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
                       o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch,
                       nullptr,
                       nullptr,
+                      1.0,
                       nullptr,
                       ""};
   std::vector<std::string> from;
   if (!o.gemm)
     if (const GemmEfficiency* g = GemmEfficiency::for_preset(gpu.preset)) {
       k.gemm_sweep = g;
+      if (const GpuPreset* p = find_gpu_preset(gpu.preset))
+        k.gemm_sweep_scale = gpu.peak_flops / p->device.peak_flops;
       from.push_back(fmt::format("GEMMs by shape ({})", g->source()));
     }
   if (const AttentionData* a = find_attention_data(gpu.preset, attention)) {
@@ -68,7 +71,7 @@ double AnalyticCostModel::gemm_seconds(const GemmShape& g, double batch) const {
   if (gemms_ && batch == 1)
     if (auto t = gemms_->seconds(g.m, g.n, g.k)) return *t;
   // A batch of GEMMs runs as one kernel over all their tiles: timed as one GEMM of batch·m rows.
-  if (k_.gemm_sweep) return k_.gemm_sweep->seconds(g.m * batch, g.n, g.k);
+  if (k_.gemm_sweep) return k_.gemm_sweep->seconds(g.m * batch, g.n, g.k) / k_.gemm_sweep_scale;
   const DeviceSpec& d = s_.cluster.gpu;
   double wave = 1.0;
   if (d.sms > 0) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/input_file.h"
 
 namespace trainsim {
 namespace {
@@ -154,21 +155,21 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
 }
 
 CalibrationProfile load_profile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot open calibration profile \"" + path + "\"");
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(read_input_file(path, "calibration profile"));
   } catch (const json::parse_error& e) {
     throw InputError(fmt::format("{}: not JSON: {}", path, e.what()));
   }
-  return profile_from_json(j, path);
+  try {
+    return profile_from_json(j, path);
+  } catch (const json::exception& e) {  // a field of the wrong JSON type
+    throw InputError(fmt::format("{}: a field has the wrong type: {}", path, e.what()));
+  }
 }
 
 void save_profile(const CalibrationProfile& p, const std::string& path) {
-  std::ofstream out(path);
-  if (!(out << profile_to_json(p).dump(2) << "\n"))
-    throw InputError("cannot write calibration profile \"" + path + "\"");
+  write_output_file(path, profile_to_json(p).dump(2) + "\n", "calibration profile");
 }
 
 }  // namespace trainsim

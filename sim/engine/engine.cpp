@@ -97,7 +97,7 @@ class Run {
     ++head_[s];
     for (auto* o : obs_) o->on_start(t, now);
     if (!contended_) {
-      q_.push(now + g_.duration(t), {t, 0});
+      q_.push(add_time(now, g_.duration(t)), {t, 0});
       return;
     }
     left_[s] = static_cast<double>(g_.duration(t));
@@ -196,8 +196,7 @@ class Run {
     if (r == rate_[s]) return;  // same pace: its end event still holds
     rate_[s] = r;
     // Whole nanoseconds, rounding up; the tolerance keeps an exact division exact.
-    const double ns = std::ceil(left_[s] / rate_[s] - 1e-6);
-    q_.push(now + static_cast<TimeNs>(std::max(0.0, ns)), {running(s), ++version_[s]});
+    q_.push(add_time(now, ceil_ns(left_[s] / rate_[s] - 1e-6)), {running(s), ++version_[s]});
   }
 
   std::vector<BlockedStream> blocked() const {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/quantity.h"
 
 namespace trainsim {
@@ -41,6 +42,31 @@ std::string show(const YAML::Node& n) {
   YAML::Emitter e;
   e << YAML::Flow << n;
   return e.c_str();
+}
+
+/// What a scenario's quantities may be (scenarios/README.md, "Limits"): far beyond real
+/// hardware, small enough that every duration derived from them fits int64 nanoseconds.
+struct QuantityRange {
+  double max;
+  const char* max_text;
+  double min_rate;  ///< positive rates: the smallest accepted
+  const char* min_text;
+};
+
+QuantityRange quantity_range(Dimension dim) {
+  switch (dim) {
+    case Dimension::Time:
+      return {1e6, "1e6s (11.6 days)", 0, ""};
+    case Dimension::Bytes:
+      return {1e18, "1EB", 1, "1B"};
+    case Dimension::Bandwidth:
+      return {1e16, "10PB/s", 1e3, "1kB/s"};
+    case Dimension::Flops:
+      return {1e18, "1EFLOPS", 1e6, "1MFLOPS"};
+    case Dimension::Money:
+      return {1e9, "1e9 (dollars)", 0, ""};
+  }
+  return {0, "", 0, ""};
 }
 
 /// A node together with its dotted key path, for messages.
@@ -130,12 +156,20 @@ class Reader {
     std::string err;
     auto v = parse_quantity(f.node.Scalar(), dim, &err);
     if (!v) fail(f, err);
+    const QuantityRange range = quantity_range(dim);
+    if (!(*v <= range.max))  // also inf: "1e308TB" overflows once scaled
+      fail(f, fmt::format("{} is too large: at most {}", show(f.node), range.max_text));
     return *v;
   }
 
+  /// A quantity > 0; rates (bandwidth, FLOP/s) also at least their range's minimum, so no
+  /// duration computed from them overflows.
   double positive_quantity(const Field& f, Dimension dim) const {
     const double v = quantity(f, dim);
     if (v <= 0) fail(f, fmt::format("expected a quantity > 0, got {}", show(f.node)));
+    const QuantityRange range = quantity_range(dim);
+    if (v < range.min_rate)
+      fail(f, fmt::format("{} is too small: at least {}", show(f.node), range.min_text));
     return v;
   }
 
@@ -159,17 +193,35 @@ class Reader {
 // ---------------------------------------------------------------------------------------------
 // model
 
+ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::json& j,
+                             const std::filesystem::path& p);
+
 ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::string& base_dir) {
   std::filesystem::path p = r.str(f);
   if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
-  std::ifstream in(p);
-  if (!in) r.fail(f, fmt::format("cannot open Hugging Face config \"{}\"", p.string()));
+  std::string text;
+  try {
+    text = read_input_file(p.string(), "Hugging Face config");
+  } catch (const InputError& e) {
+    r.fail(f, e.what());
+  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     r.fail(f, fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
   }
+  if (!j.is_object()) r.fail(f, fmt::format("{}: expected a JSON object", p.string()));
+  // A key of the wrong JSON type (a string where a bool belongs) is the config's fault.
+  try {
+    return model_from_hf_json(r, f, j, p);
+  } catch (const nlohmann::json::exception& e) {
+    r.fail(f, fmt::format("{}: a key has the wrong type: {}", p.string(), e.what()));
+  }
+}
+
+ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::json& j,
+                             const std::filesystem::path& p) {
   auto need = [&](const char* key, long long max) -> long long {
     if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
         j[key].get<long long>() > max)
@@ -784,11 +836,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError(path, "", "cannot open the scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scenario(ss.str(), path, overrides);
+  return parse_scenario(read_input_file(path, "scenario"), path, overrides);
 }
 
 }  // namespace trainsim

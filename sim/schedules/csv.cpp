@@ -1,5 +1,7 @@
 #include "schedules/csv.h"
 
+#include "core/input_file.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -154,11 +156,7 @@ Schedule schedule_from_csv(const std::string& text, const std::string& source) {
 }
 
 Schedule load_schedule_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ScheduleError("cannot open schedule CSV \"" + path + "\"");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return schedule_from_csv(ss.str(), path);
+  return schedule_from_csv(read_input_file(path, "schedule CSV"), path);
 }
 
 }  // namespace trainsim
