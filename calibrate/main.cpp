@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
   try {
     if (*dev) {
       const auto j = describe_devices();
-      std::cout << (json ? j.dump(2) + "\n" : describe_devices_text(j));
+      std::cout << (json ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                         : describe_devices_text(j));
       return 0;
     }
     if (*gemm) return cmd_gemm(ga);

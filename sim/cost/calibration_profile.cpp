@@ -25,7 +25,9 @@ double positive(const json& j, const std::string& source, const std::string& fie
     bad(source, field, "required (a positive number)");
   const json& v = j[field.substr(field.rfind('.') + 1)];
   if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-    bad(source, field, "expected a positive number, got " + v.dump());
+    bad(source, field,
+        "expected a positive number, got " +
+            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   return v.get<double>();
 }
 
@@ -169,7 +171,9 @@ CalibrationProfile load_profile(const std::string& path) {
 }
 
 void save_profile(const CalibrationProfile& p, const std::string& path) {
-  write_output_file(path, profile_to_json(p).dump(2) + "\n", "calibration profile");
+  write_output_file(
+      path, profile_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+      "calibration profile");
 }
 
 }  // namespace trainsim

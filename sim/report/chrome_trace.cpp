@@ -22,7 +22,7 @@ std::string us(TimeNs ns) {
 }
 
 std::string q(const std::string& s) {
-  return nlohmann::json(s).dump();
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -134,7 +134,8 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
   other["idle_us"] = {{"pipeline_bubble", rep.idle.pipeline_bubble_s * 1e6},
                       {"imbalance", rep.idle.imbalance_s * 1e6},
                       {"communication", rep.idle.communication_s * 1e6}};
-  out << "\n],\n\"otherData\":" << other.dump() << "}\n";
+  out << "\n],\n\"otherData\":"
+      << other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "}\n";
 }
 
 void write_chrome_trace_file(const Timeline& tl, const std::string& path) {

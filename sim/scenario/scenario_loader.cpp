@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,6 +43,42 @@ std::string show(const YAML::Node& n) {
   YAML::Emitter e;
   e << YAML::Flow << n;
   return e.c_str();
+}
+
+/// The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
+/// forms, no surrogates, at most U+10FFFF), or npos. YAML is Unicode text; names go into JSON.
+std::size_t invalid_utf8_at(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size()) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the first continuation byte
+    if (c < 0x80)
+      n = 0;
+    else if (c >= 0xC2 && c <= 0xDF)
+      n = 1;
+    else if (c == 0xE0)
+      n = 2, lo = 0xA0;
+    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF)
+      n = 2;
+    else if (c == 0xED)
+      n = 2, hi = 0x9F;
+    else if (c == 0xF0)
+      n = 3, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3)
+      n = 3;
+    else if (c == 0xF4)
+      n = 3, hi = 0x8F;
+    else
+      return i;
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (i + k >= t.size()) return i;
+      const auto b = static_cast<unsigned char>(t[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::string_view::npos;
 }
 
 /// What a scenario's quantities may be (scenarios/README.md, "Limits"): far beyond real
@@ -91,7 +128,8 @@ class Reader {
   std::string where(const Field& f) const {
     // An overridden key (or a parent of it) is reported as the override that set it.
     for (const auto& [path, text] : overridden_)
-      if (f.path == path || f.path.rfind(path + ".", 0) == 0) return "--set " + text;
+      if (f.path == path || f.path.rfind(path + ".", 0) == 0 || f.path.rfind(path + "[", 0) == 0)
+        return "--set " + text;
     if (f.mark.line >= 0) return fmt::format("{}:{}", source_, f.mark.line + 1);
     return source_;
   }
@@ -225,8 +263,11 @@ ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::js
   auto need = [&](const char* key, long long max) -> long long {
     if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
         j[key].get<long long>() > max)
-      r.fail(f, fmt::format("{}: \"{}\" must be an integer in [1, {}], got {}", p.string(), key,
-                            max, j.contains(key) ? j[key].dump() : "nothing"));
+      r.fail(f,
+             fmt::format("{}: \"{}\" must be an integer in [1, {}], got {}", p.string(), key, max,
+                         j.contains(key)
+                             ? j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                             : "nothing"));
     return j[key].get<long long>();
   };
   ModelSpec m;
@@ -422,6 +463,29 @@ std::array<Axis, 3> read_order(const Reader& r, const Field& f) {
 }
 
 // True when keys[0..i] names a shorthand scalar that stands for a map.
+/// Every mapping key is a scalar and appears once: YAML allows `? [a]: 1`, and yaml-cpp keeps
+/// the first of two equal keys silently, which would ignore what the user wrote last.
+/// `lines`: the node came from a file (its marks are file lines), not from a --set value.
+void check_keys(const YAML::Node& node, const std::string& where, bool lines = true) {
+  if (node.IsSequence())
+    for (const auto& item : node) check_keys(item, where, lines);
+  if (!node.IsMap()) return;
+  std::map<std::string, int> seen;  // key -> its line
+  for (const auto& kv : node) {
+    const YAML::Mark m = kv.first.Mark();
+    const std::string at = lines && m.line >= 0 ? fmt::format("{}:{}", where, m.line + 1) : where;
+    if (!kv.first.IsScalar())
+      throw ScenarioError(at, "", "a key must be a plain name, got " + show(kv.first));
+    const auto [it, fresh] = seen.emplace(kv.first.Scalar(), m.line + 1);
+    if (!fresh)
+      throw ScenarioError(at, "",
+                          lines ? fmt::format("duplicate key \"{}\" (first on line {})",
+                                              kv.first.Scalar(), it->second)
+                                : fmt::format("duplicate key \"{}\"", kv.first.Scalar()));
+    check_keys(kv.second, where, lines);
+  }
+}
+
 bool widen_key(const std::vector<std::string>& keys, std::size_t i) {
   if (i == 0) return keys[0] == "schedule" || keys[0] == "model";
   return i == 1 && keys[0] == "cluster" && keys[1] == "gpu";
@@ -442,12 +506,14 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
     } catch (const YAML::Exception& e) {
       throw ScenarioError(where, path, std::string("value is not valid YAML: ") + e.msg);
     }
+    check_keys(value, where, false);
     std::vector<std::string> keys;
     std::stringstream ss(path);
     for (std::string k; std::getline(ss, k, '.');) {
       if (k.empty()) throw ScenarioError(where, path, "empty key in path");
       keys.push_back(k);
     }
+    if (path.back() == '.') throw ScenarioError(where, path, "empty key in path");
     if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
     YAML::Node cur = root;
     for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
@@ -455,6 +521,10 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
       if (!next.IsDefined() || next.IsNull()) {
         cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
         next = cur[keys[i]];
+        // A section this override created: its errors (an unknown key) are the override's.
+        std::string created = keys[0];
+        for (std::size_t j = 1; j <= i; ++j) created += "." + keys[j];
+        applied.emplace(created, text);
       } else if (next.IsScalar() && widen_key(keys, i)) {
         // `schedule: 1f1b`, `model: llama-3.1-8b`, `gpu: h100-sxm` are shorthands for maps;
         // widen them so a single key can be overridden.
@@ -825,14 +895,32 @@ Scenario build(YAML::Node root, const std::string& source,
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides) {
+  if (const std::size_t bad = invalid_utf8_at(yaml_text); bad != std::string_view::npos) {
+    const auto line =
+        1 + std::count(yaml_text.begin(), yaml_text.begin() + static_cast<long>(bad), '\n');
+    throw ScenarioError(fmt::format("{}:{}", source, line), "",
+                        fmt::format("not UTF-8 text (byte {} of the file)", bad + 1));
+  }
+  for (const auto& text : overrides)
+    if (invalid_utf8_at(text) != std::string_view::npos)
+      throw ScenarioError("--set", "", "not UTF-8 text");
   YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
+    if (docs.size() > 1)
+      throw ScenarioError(fmt::format("{}:{}", source, docs[1].Mark().line + 1), "",
+                          "a second YAML document (after \"---\"): a scenario is one document");
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "",
                         "invalid YAML: " + e.msg);
   }
-  return build(root, source, overrides);
+  check_keys(root, source);
+  try {
+    return build(root, source, overrides);
+  } catch (const YAML::Exception& e) {  // yaml-cpp's own conversions: still the input's fault
+    throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "", e.msg);
+  }
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

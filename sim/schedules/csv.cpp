@@ -26,7 +26,14 @@ struct Cell {
   int mb = -1;
 };
 
-bool split_cell(const std::string& text, Cell& c) {
+// Stage and micro-batch numbers a CSV may use: the scenario limits (scenarios/README.md,
+// "Limits": at most 100,000 stages and 65,536 micro-batches), so no count overflows.
+constexpr long long kMaxCsvStage = 100'000 - 1;
+constexpr long long kMaxCsvMicrobatch = (1LL << 16) - 1;
+
+// Parses "STAGE OP MB"; false when the text is not of that form, or (with `why` set) when a
+// number is past its limit.
+bool split_cell(const std::string& text, Cell& c, std::string* why = nullptr) {
   std::size_t i = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
   std::size_t j = i;
@@ -34,9 +41,25 @@ bool split_cell(const std::string& text, Cell& c) {
   if (i == 0 || j == i || j == text.size()) return false;
   for (std::size_t k = j; k < text.size(); ++k)
     if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
-  c.stage = std::stoi(text.substr(0, i));
+  auto number = [&](std::size_t from, std::size_t to, long long max, const char* what) {
+    long long v = 0;
+    for (std::size_t k = from; k < to; ++k) {
+      v = v * 10 + (text[k] - '0');
+      if (v > max) {
+        if (why)
+          *why =
+              fmt::format("{} {} is past the limit of {}", what, text.substr(from, to - from), max);
+        return -1LL;
+      }
+    }
+    return v;
+  };
+  const long long stage = number(0, i, kMaxCsvStage, "stage");
+  const long long mb = stage < 0 ? -1 : number(j, text.size(), kMaxCsvMicrobatch, "micro-batch");
+  if (stage < 0 || mb < 0) return false;
+  c.stage = static_cast<int>(stage);
   c.op = text.substr(i, j - i);
-  c.mb = std::stoi(text.substr(j));
+  c.mb = static_cast<int>(mb);
   return true;
 }
 
@@ -99,8 +122,11 @@ Schedule schedule_from_csv(const std::string& text, const std::string& source) {
           t.find("RESHARD") != std::string::npos)
         continue;  // communication or sharding: the passes add their own
       Cell c;
-      if (!split_cell(t, c) ||
-          (c.op != "F" && c.op != "B" && c.op != "I" && c.op != "W" && c.op != "BW"))
+      std::string why;
+      const bool parsed = split_cell(t, c, &why);
+      if (!why.empty())
+        throw ScheduleError(fmt::format("{}:{}: cell {}: \"{}\": {}", source, ln, col, t, why));
+      if (!parsed || (c.op != "F" && c.op != "B" && c.op != "I" && c.op != "W" && c.op != "BW"))
         throw ScheduleError(fmt::format(
             "{}:{}: cell {}: \"{}\" is not an action; expected STAGE OP MICROBATCH with OP one of "
             "F, I, W, B, BW (e.g. 0F0)",
@@ -112,6 +138,9 @@ Schedule schedule_from_csv(const std::string& text, const std::string& source) {
     }
   }
   if (rows.empty()) throw ScheduleError(source + ": no rows (one row per rank expected)");
+  if (rows.size() > static_cast<std::size_t>(kMaxCsvStage + 1))
+    throw ScheduleError(
+        fmt::format("{}: {} rows: at most {} ranks", source, rows.size(), kMaxCsvStage + 1));
   // Older PyTorch: B = input backward, BW = full backward. Recognised by BW, or by B next to W
   // with no I.
   const bool old_spelling = has_bw || (has_w && !has_i);
@@ -132,6 +161,8 @@ Schedule schedule_from_csv(const std::string& text, const std::string& source) {
       s.stages = std::max(s.stages, p.cell.stage + 1);
       s.microbatches = std::max(s.microbatches, p.cell.mb + 1);
     }
+  if (s.stages == 0)
+    throw ScheduleError(source + ": no actions (cells like 0F0, one row per rank, expected)");
   s.stage_rank.assign(static_cast<std::size_t>(s.stages), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     for (const auto& p : rows[r]) {
