@@ -30,11 +30,11 @@ struct Work {
   double flops = 0;
   double bytes = 0;
   std::uint8_t type = 0;     ///< opaque to the engine
-  std::int16_t stage = -1;   ///< opaque to the engine
-  std::int16_t chunk = -1;   ///< opaque to the engine
-  std::int16_t stage2 = -1;  ///< opaque to the engine (a second stage the work covers)
-  std::int16_t part = 0;     ///< opaque to the engine (which piece of a divided work)
-  std::int16_t parts = 1;    ///< opaque to the engine (into how many pieces it was divided)
+  std::int32_t stage = -1;   ///< opaque to the engine
+  std::int32_t chunk = -1;   ///< opaque to the engine
+  std::int32_t stage2 = -1;  ///< opaque to the engine (a second stage the work covers)
+  std::int32_t part = 0;     ///< opaque to the engine (which piece of a divided work)
+  std::int32_t parts = 1;    ///< opaque to the engine (into how many pieces it was divided)
 };
 
 struct Task {

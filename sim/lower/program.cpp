@@ -92,15 +92,8 @@ WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int var
   const TimeNs duration =
       scale == 1.0 ? c.duration
                    : static_cast<TimeNs>(std::llround(static_cast<double>(c.duration) * scale));
-  Work w{duration,
-         c.flops,
-         c.bytes,
-         static_cast<std::uint8_t>(type),
-         static_cast<std::int16_t>(stage),
-         static_cast<std::int16_t>(chunk),
-         static_cast<std::int16_t>(stage2),
-         static_cast<std::int16_t>(part),
-         static_cast<std::int16_t>(parts)};
+  Work w{duration, c.flops, c.bytes, static_cast<std::uint8_t>(type), stage, chunk,
+         stage2,   part,    parts};
   const WorkId id = builder.add_work(w);
   works_.emplace(key, id);
   return id;

@@ -119,8 +119,16 @@ Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
     const auto cycle = find_wait_cycle(*graph);
     std::string msg = fmt::format("{} with schedule {} cannot finish: ", sc.name, tl.schedule.name);
     if (!cycle.empty()) {
-      msg += "these tasks wait on each other in a cycle:\n";
-      for (TaskId t : cycle) msg += "  " + describe(*graph, tl.ranks, t) + "\n    waits for\n";
+      msg += fmt::format("these {} tasks wait on each other in a cycle:\n", cycle.size());
+      // A long cycle is shown by its first and last links (a message a person can read).
+      constexpr std::size_t kShown = 8;
+      for (std::size_t i = 0; i < cycle.size(); ++i) {
+        if (cycle.size() > 2 * kShown && i == kShown) {
+          msg += fmt::format("  … {} more tasks …\n    waits for\n", cycle.size() - 2 * kShown);
+          i = cycle.size() - kShown;
+        }
+        msg += "  " + describe(*graph, tl.ranks, cycle[i]) + "\n    waits for\n";
+      }
       msg += "  " + describe(*graph, tl.ranks, cycle.front());
       throw DeadlockError(msg);
     }
