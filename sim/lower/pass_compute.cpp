@@ -26,6 +26,10 @@ TaskType type_of(Op op) {
 
 void add_compute_pass(Program& p) {
   const Schedule& s = p.schedule;
+  // Per stage, reset after each rank for the stages it touched (tables per rank would cost
+  // O(ranks · stages)).
+  std::vector<std::size_t> last_gradient(static_cast<std::size_t>(s.stages), 0);
+  std::vector<char> forward_seen(static_cast<std::size_t>(s.stages), 0);
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const int replica = p.ranks.replica(rank);
@@ -34,15 +38,17 @@ void add_compute_pass(Program& p) {
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
     const double scale = p.compute_scale(r);  // a straggler's compute
     // Index of each stage's last gradient-producing action (B, or W when split) on this rank.
-    std::vector<std::size_t> last_gradient(static_cast<std::size_t>(s.stages), list.size());
+    for (const Action& a : list) {
+      last_gradient[static_cast<std::size_t>(a.stage)] = list.size();
+      forward_seen[static_cast<std::size_t>(a.stage)] = 0;
+    }
     for (std::size_t i = 0; i < list.size(); ++i)
       if (list[i].op == Op::W || list[i].op == Op::B)  // (one inside an F&B pair is not split)
         last_gradient[static_cast<std::size_t>(list[i].stage)] = i;
-    std::vector<bool> forward_seen(static_cast<std::size_t>(s.stages), false);
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Action& a = list[i];
       const bool first_forward = a.op == Op::F && !forward_seen[static_cast<std::size_t>(a.stage)];
-      if (a.op == Op::F) forward_seen[static_cast<std::size_t>(a.stage)] = true;
+      if (a.op == Op::F) forward_seen[static_cast<std::size_t>(a.stage)] = 1;
       if (a.overlapped_with_next) {  // validated: an F, then the B it overlaps with
         const Action& b = list[++i];
         if (p.needs_gather(a, first_forward) || p.needs_gather(b, false))

@@ -23,9 +23,7 @@ void add_dp_optimizer_pass(Program& p) {
     const auto& actions = s.actions[static_cast<std::size_t>(rank.coord.pp)];
     // Each stage (chunk) this rank holds: its gradients are complete after its last
     // weight-gradient-producing task (B, or W when the backward is split).
-    std::vector<int> stages;
-    for (int st = 0; st < s.stages; ++st)
-      if (s.stage_rank[static_cast<std::size_t>(st)] == rank.coord.pp) stages.push_back(st);
+    const std::vector<int>& stages = p.stages_on(rank.coord.pp);
     double params = 0;
     std::vector<TaskId> reductions;
     for (int st : stages) {

@@ -9,9 +9,15 @@ namespace trainsim {
 
 Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, RankSet rs)
     : scenario(sc), schedule(sch), cost(cm), ranks(std::move(rs)) {
-  task_index_.assign(static_cast<std::size_t>(ranks.replicas) * sch.stages * 3 * sch.microbatches,
+  task_index_.assign(static_cast<std::size_t>(ranks.replicas) *
+                         static_cast<std::size_t>(sch.stages) * 3 *
+                         static_cast<std::size_t>(sch.microbatches),
                      kNone);
-  for (int st = 0; st < sch.stages; ++st) chunk_of_.push_back(sch.chunk_of(st));
+  stages_by_rank_ = sch.stages_by_rank();
+  chunk_of_.assign(static_cast<std::size_t>(sch.stages), 0);
+  for (const auto& held : stages_by_rank_)
+    for (std::size_t c = 0; c < held.size(); ++c)
+      chunk_of_[static_cast<std::size_t>(held[c])] = static_cast<int>(c);
   gathered.resize(ranks.ranks.size());
   if (sc.model && sch.stages <= sc.model->layers)
     for (const StageContent& c : partition_layers(sc.model->layers, sch.stages))

@@ -57,6 +57,10 @@ struct Program {
   std::vector<std::vector<TaskId>> gathered;
   /// Which of its rank's chunks `stage` is (precomputed Schedule::chunk_of).
   int chunk_of(int stage) const { return chunk_of_[static_cast<std::size_t>(stage)]; }
+  /// The stages pipeline rank `pp` holds, in increasing order (Schedule::stages_by_rank).
+  const std::vector<int>& stages_on(int pp) const {
+    return stages_by_rank_[static_cast<std::size_t>(pp)];
+  }
 
   /// A Work record for `type` on `stage`, created once per distinct key. `stage2` is the
   /// backward stage of an overlapped F&B (-1 otherwise); it is part of the key.
@@ -72,6 +76,7 @@ struct Program {
  private:
   std::vector<TaskId> task_index_;
   std::vector<int> chunk_of_;
+  std::vector<std::vector<int>> stages_by_rank_;
   std::vector<int> stage_layers_;
   std::map<std::tuple<int, int, int, int, int, long long, int, int>, WorkId> works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;

@@ -90,11 +90,9 @@ MemoryReport make_memory_report(const Timeline& tl) {
   MemoryReport m;
   if (sc.has_cluster) m.device_memory = sc.cluster.gpu.memory;
   const auto events = activation_events(tl);
+  const auto held = sch.stages_by_rank();
   for (int r = 0; r < sch.ranks; ++r) {
-    std::vector<int> here;
-    for (int st = 0; st < sch.stages; ++st)
-      if (sch.stage_rank[static_cast<std::size_t>(st)] == r) here.push_back(st);
-    const StaticMemory fixed = static_memory(sc, here);
+    const StaticMemory fixed = static_memory(sc, held[static_cast<std::size_t>(r)]);
     StageMemory s;
     s.stage = r;
     s.parameters = fixed.parameters;

@@ -18,6 +18,13 @@ int Schedule::chunk_of(int stage) const {
   return chunk;
 }
 
+std::vector<std::vector<int>> Schedule::stages_by_rank() const {
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(ranks));
+  for (int s = 0; s < static_cast<int>(stage_rank.size()); ++s)
+    out[static_cast<std::size_t>(stage_rank[static_cast<std::size_t>(s)])].push_back(s);
+  return out;
+}
+
 bool Schedule::split_backward() const {
   for (const auto& list : actions)
     for (const auto& a : list)

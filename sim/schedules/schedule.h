@@ -39,8 +39,12 @@ struct Schedule {
   double input_frees = 0.5;
 
   int chunks() const { return ranks ? stages / ranks : 0; }
-  /// Which of a rank's chunks holds `stage` (0 for the first chunk on that rank).
+  /// Which of a rank's chunks holds `stage` (0 for the first chunk on that rank). O(stages):
+  /// loops over every stage should use stages_by_rank().
   int chunk_of(int stage) const;
+  /// Per pipeline rank, the stages it holds in increasing order (its chunks 0, 1, …), in one
+  /// O(stages) pass.
+  std::vector<std::vector<int>> stages_by_rank() const;
   /// True when the backward is split into I and W actions.
   bool split_backward() const;
 };

@@ -14,8 +14,14 @@ struct DoneTable {
   int m;
   std::vector<int> f, bi, w;  // step at which done, or -1
   DoneTable(int stages, int mb)
-      : m(mb), f(static_cast<std::size_t>(stages * mb), -1), bi(f.size(), -1), w(f.size(), -1) {}
-  std::size_t at(int stage, int mb) const { return static_cast<std::size_t>(stage * m + mb); }
+      : m(mb),
+        f(static_cast<std::size_t>(stages) * static_cast<std::size_t>(mb), -1),
+        bi(f.size(), -1),
+        w(f.size(), -1) {}
+  std::size_t at(int stage, int mb) const {
+    return static_cast<std::size_t>(stage) * static_cast<std::size_t>(m) +
+           static_cast<std::size_t>(mb);
+  }
 };
 
 std::string label(const Schedule& s, const Action& a, bool full = false) {
@@ -72,9 +78,18 @@ UnitRun run_unit_steps(const Schedule& s) {
     total += s.actions[static_cast<std::size_t>(r)].size();
   }
   DoneTable d(s.stages, s.microbatches);
+  // Readiness only grows with time (no latencies), so at step t only ranks that ran at t − 1
+  // (a new head action) or own a stage next to one whose action finished at t − 1 (a new input)
+  // can start something: O(actions) in all, not O(steps × ranks). Ranks are tried in order, as
+  // a sweep over every rank would.
+  auto owner = [&](int stage) { return s.stage_rank[static_cast<std::size_t>(stage)]; };
+  std::vector<int> candidates(static_cast<std::size_t>(s.ranks));
+  for (int r = 0; r < s.ranks; ++r) candidates[static_cast<std::size_t>(r)] = r;
+  std::vector<char> queued(static_cast<std::size_t>(s.ranks), 0);
   for (int t = 0; finished < total; ++t) {
     std::vector<Action> ran;
-    for (int r = 0; r < s.ranks; ++r) {
+    std::vector<int> ran_on;
+    for (int r : candidates) {
       const auto& list = s.actions[static_cast<std::size_t>(r)];
       auto& i = next[static_cast<std::size_t>(r)];
       if (i >= list.size() || !ready(s, d, list[i], t)) continue;
@@ -84,6 +99,7 @@ UnitRun run_unit_steps(const Schedule& s) {
       for (std::size_t k = 0; k < (pair ? 2u : 1u); ++k) {
         run.steps[static_cast<std::size_t>(r)][i] = t;
         ran.push_back(list[i]);
+        ran_on.push_back(r);
         ++i;
       }
     }
@@ -91,10 +107,24 @@ UnitRun run_unit_steps(const Schedule& s) {
       run.complete = false;
       break;
     }
-    for (const auto& a : ran) {
+    std::vector<int> following;
+    auto queue = [&](int r) {
+      if (r >= 0 && !queued[static_cast<std::size_t>(r)]) {
+        queued[static_cast<std::size_t>(r)] = 1;
+        following.push_back(r);
+      }
+    };
+    for (std::size_t k = 0; k < ran.size(); ++k) {
+      const Action& a = ran[k];
       auto& slot = a.op == Op::F ? d.f : a.op == Op::W ? d.w : d.bi;
       slot[d.at(a.stage, a.microbatch)] = t;
+      queue(ran_on[k]);  // its next action, and W after I on the same rank
+      if (a.op == Op::F && a.stage + 1 < s.stages) queue(owner(a.stage + 1));
+      if (a.op != Op::W && a.stage > 0) queue(owner(a.stage - 1));
     }
+    std::sort(following.begin(), following.end());
+    for (int r : following) queued[static_cast<std::size_t>(r)] = 0;
+    candidates = std::move(following);
     finished += ran.size();
     run.makespan = t + 1;
   }
@@ -173,7 +203,9 @@ void validate_schedule(const Schedule& s) {
         fail(s, r, static_cast<int>(i),
              fmt::format("{} is on rank {} but stage {} lives on rank {}", to_string(a), r, a.stage,
                          s.stage_rank[static_cast<std::size_t>(a.stage)]));
-      const std::size_t k = static_cast<std::size_t>(a.stage * s.microbatches + a.microbatch);
+      const std::size_t k =
+          static_cast<std::size_t>(a.stage) * static_cast<std::size_t>(s.microbatches) +
+          static_cast<std::size_t>(a.microbatch);
       int& n = a.op == Op::F ? nf[k] : a.op == Op::B ? nb[k] : a.op == Op::I ? ni[k] : nw[k];
       if (++n > 1) fail(s, r, static_cast<int>(i), fmt::format("{} appears twice", to_string(a)));
       if (a.op == Op::B && ni[k] + nw[k] > 0)
@@ -183,7 +215,9 @@ void validate_schedule(const Schedule& s) {
   }
   for (int st = 0; st < s.stages; ++st)
     for (int mb = 0; mb < s.microbatches; ++mb) {
-      const std::size_t k = static_cast<std::size_t>(st * s.microbatches + mb);
+      const std::size_t k =
+          static_cast<std::size_t>(st) * static_cast<std::size_t>(s.microbatches) +
+          static_cast<std::size_t>(mb);
       const bool backward_ok =
           (nb[k] == 1 && ni[k] == 0 && nw[k] == 0) || (nb[k] == 0 && ni[k] == 1 && nw[k] == 1);
       if (nf[k] != 1 || !backward_ok)
@@ -192,13 +226,16 @@ void validate_schedule(const Schedule& s) {
                          "found F×{}, B×{}, I×{}, W×{}",
                          st, mb, nf[k], nb[k], ni[k], nw[k]));
     }
-  // Same-rank order: a backward after its forward, W after its I.
+  // Same-rank order: a backward after its forward, W after its I. Each stage lives on one rank
+  // (checked above), so one table serves every rank (a table per rank would be O(ranks² · m)).
+  std::vector<char> seen_f(cells, 0), seen_i(cells, 0);
   for (int r = 0; r < s.ranks; ++r) {
     const auto& list = s.actions[static_cast<std::size_t>(r)];
-    std::vector<char> seen_f(cells, 0), seen_i(cells, 0);
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Action& a = list[i];
-      const std::size_t k = static_cast<std::size_t>(a.stage * s.microbatches + a.microbatch);
+      const std::size_t k =
+          static_cast<std::size_t>(a.stage) * static_cast<std::size_t>(s.microbatches) +
+          static_cast<std::size_t>(a.microbatch);
       if (a.op == Op::F) seen_f[k] = 1;
       if (a.op == Op::I) seen_i[k] = 1;
       if ((a.op == Op::B || a.op == Op::I) && !seen_f[k])

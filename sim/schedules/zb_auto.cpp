@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 #include <queue>
 #include <string>
 
@@ -174,7 +175,9 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
   const auto cells = static_cast<std::size_t>(S) * static_cast<std::size_t>(m);
   std::vector<TimeNs> f_done(cells, kUnknown), b_done(cells, kUnknown);
   std::vector<TimeNs> f_out(cells, kUnknown), g_out(cells, kUnknown);  // arrival at the consumer
-  std::vector<TimeNs> channel(static_cast<std::size_t>(R) * static_cast<std::size_t>(R), 0);
+  // The time each (sender, receiver) link is busy until; only neighbouring stages' ranks talk,
+  // so a map, not an R × R table (R = 65,536 ranks would be 32 GiB).
+  std::map<std::pair<int, int>, TimeNs> channel;
   std::vector<TimeNs> free(static_cast<std::size_t>(R), 0);
   std::vector<std::size_t> next(static_cast<std::size_t>(R), 0);
   auto cell = [m](int stage, int mb) {
@@ -213,6 +216,14 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
     }
     return TimeNs{0};
   };
+  std::vector<int> work;  // ranks to visit
+  std::vector<char> waiting(static_cast<std::size_t>(R), 0);
+  auto wake = [&](int r) {
+    if (!waiting[static_cast<std::size_t>(r)]) {
+      waiting[static_cast<std::size_t>(r)] = 1;
+      work.push_back(r);
+    }
+  };
   // The output of `a` (ended at `end` on `rank`) travels to the neighbouring stage.
   auto send = [&](const Action& a, int rank, TimeNs end) {
     const std::size_t k = cell(a.stage, a.microbatch);
@@ -224,15 +235,21 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
     const int dest = s.stage_rank[static_cast<std::size_t>(to)];
     TimeNs arrival = end;
     if (dest != rank) {
-      TimeNs& ch = channel[static_cast<std::size_t>(rank) * static_cast<std::size_t>(R) +
-                           static_cast<std::size_t>(dest)];
+      TimeNs& ch = channel[{rank, dest}];
       arrival = ch = std::max(end, ch) + c.p2p[static_cast<std::size_t>(std::min(a.stage, to))];
     }
     (a.op == Op::F ? f_out : g_out)[k] = arrival;
+    wake(dest);
   };
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (int r = 0; r < R; ++r) {
+  // Each rank runs as far as its inputs allow; a rank is visited again only when an input for
+  // it arrives (O(actions), not O(ranks) per wave). The times do not depend on the visiting
+  // order: each rank's actions and each link's sends keep their program order.
+  for (int r = 0; r < R; ++r) wake(r);
+  while (!work.empty()) {
+    const int r = work.back();
+    work.pop_back();
+    waiting[static_cast<std::size_t>(r)] = 0;
+    {
       const auto& list = s.actions[static_cast<std::size_t>(r)];
       auto& i = next[static_cast<std::size_t>(r)];
       while (i < list.size()) {
@@ -251,7 +268,6 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
         if (pair) send(list[i + 1], r, end);
         free[static_cast<std::size_t>(r)] = end;
         i += pair ? 2 : 1;
-        progress = true;
       }
     }
   }
