@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "cost/explicit_costs.h"
 #include "report/ascii_gantt.h"
 #include "report/chrome_trace.h"
@@ -239,9 +240,10 @@ int cmd_compare(const CompareArgs& a) {
   std::vector<std::string> written;
   if (!a.trace_dir.empty())
     for (const auto& tl : timelines) {
-      const std::string path = (std::filesystem::path(a.trace_dir) /
-                                (tl.scenario.name + "." + tl.schedule.name + ".json"))
-                                   .string();
+      const std::string path =
+          (std::filesystem::path(a.trace_dir) / (file_name_component(tl.scenario.name) + "." +
+                                                 file_name_component(tl.schedule.name) + ".json"))
+              .string();
       write_chrome_trace_file(tl, path);
       written.push_back(path);
     }
@@ -288,6 +290,10 @@ std::map<std::string, std::string> option_map(const std::vector<std::string>& kv
   return out;
 }
 
+// The largest step × rank grid or Gantt `schedule` prints; past it, a summary.
+constexpr int kMaxGridRanks = 256;
+constexpr int kMaxGridSteps = 2000;
+
 int cmd_schedule(const ScheduleArgs& a) {
   if (a.list) {
     for (const auto& e : schedule_entries()) {
@@ -306,8 +312,7 @@ int cmd_schedule(const ScheduleArgs& a) {
     s = make_schedule(a.schedule, {a.pp, a.microbatches, a.vpp, option_map(a.options), {}});
   }
   if (!a.export_csv.empty()) {
-    std::ofstream out(a.export_csv);
-    if (!(out << schedule_to_csv(s))) throw InputError("cannot write \"" + a.export_csv + "\"");
+    write_output_file(a.export_csv, schedule_to_csv(s), "schedule CSV");
     std::cout << "wrote " << a.export_csv << " (torch.distributed.pipelining CSV)\n";
     return 0;
   }
@@ -332,7 +337,11 @@ int cmd_schedule(const ScheduleArgs& a) {
     else
       sc.schedule.options = option_map(a.options);
     const Timeline tl = simulate(sc, {a.csv.empty() ? s.name : "", true});
-    std::cout << format_gantt(tl, a.width);
+    if (s.ranks <= kMaxGridRanks)
+      std::cout << format_gantt(tl, a.width);
+    else
+      std::cout << fmt::format("{}: {} ranks are too many rows to draw (at most {}); the step:\n",
+                               s.name, s.ranks, kMaxGridRanks);
     const StepReport r = make_report(tl);
     std::cout << fmt::format("bubble {:.4f} of the step, {:.4f} over ideal\n",
                              r.bubble_fraction_of_step, r.bubble_over_ideal);
@@ -341,7 +350,13 @@ int cmd_schedule(const ScheduleArgs& a) {
   const UnitRun run = run_unit_steps(s);
   std::cout << fmt::format("{}: pp = {}, m = {}, vpp = {} (each action one time unit)\n", s.name,
                            s.ranks, s.microbatches, s.chunks());
-  std::cout << format_grid(s, run);
+  if (s.ranks <= kMaxGridRanks && run.makespan <= kMaxGridSteps)
+    std::cout << format_grid(s, run);
+  else
+    std::cout << fmt::format(
+        "(a grid of {} ranks × {} steps is too large to print: at most {} × {}; "
+        "--export-csv FILE writes the schedule)\n",
+        s.ranks, run.makespan, kMaxGridRanks, kMaxGridSteps);
   std::size_t busiest = 0;
   for (const auto& list : s.actions) busiest = std::max(busiest, list.size());
   std::cout << fmt::format("{} time units; the busiest rank runs {} actions\n", run.makespan,
@@ -472,7 +487,9 @@ int main(int argc, char** argv) {
       "Write the schedule as a torch.distributed.pipelining CSV instead of printing it");
   sch->add_flag("--timeline", sa.timeline,
                 "Simulate the schedule with the costs below and draw an ASCII Gantt");
-  sch->add_option("--width", sa.width, "Gantt width in columns")->capture_default_str();
+  sch->add_option("--width", sa.width, "Gantt width in columns")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 1000));
   sch->add_option("--forward", sa.forward, "--timeline: forward time per stage")
       ->capture_default_str();
   sch->add_option("--backward", sa.backward, "--timeline: fused backward per stage")

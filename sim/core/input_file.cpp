@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "core/error.h"
@@ -49,19 +51,51 @@ std::string read_input_file(const std::string& path, const std::string& what,
   return text;
 }
 
+void write_output(const std::string& path, const std::string& what,
+                  const std::function<void(std::ostream&)>& body) {
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    throw InputError(fmt::format("{} {}: is a directory, expected a file name", what, path));
+  // A regular file is replaced whole (written beside it, then renamed), so a failed write
+  // never leaves half a file; a device or a FIFO (/dev/stdout, a pipe) is written in place.
+  const bool in_place = exists && !S_ISREG(st.st_mode);
+  const std::string target = in_place ? path : path + ".tmp";
+  auto fail = [&](const char* doing, int err) {
+    if (!in_place) std::remove(target.c_str());
+    return InputError(fmt::format("{} {}: {}: {}", what, path, doing, std::strerror(err)));
+  };
+  errno = 0;
+  std::ofstream out(target, std::ios::binary | std::ios::trunc);
+  if (!out) throw fail("cannot write", errno ? errno : EACCES);
+  body(out);
+  out.flush();
+  const int err = errno;
+  if (!out) throw fail("write failed", err ? err : EIO);
+  out.close();
+  if (!out) throw fail("write failed", errno ? errno : EIO);
+  if (!in_place && std::rename(target.c_str(), path.c_str()) != 0)
+    throw fail("cannot replace", errno);
+}
+
+std::string file_name_component(const std::string& name) {
+  std::string out;
+  for (const char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool keep = std::isalnum(c) || c == '-' || c == '_' || c == '.';
+    if (keep)
+      out += static_cast<char>(c);
+    else if (out.empty() || out.back() != '_')
+      out += '_';  // a run of other characters becomes one '_'
+  }
+  const std::size_t first = out.find_first_not_of("._");  // no ".", "..", or hidden file
+  out = first == std::string::npos ? std::string() : out.substr(first, 100);
+  return out.empty() ? "unnamed" : out;
+}
+
 void write_output_file(const std::string& path, const std::string& content,
                        const std::string& what) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f)
-    throw InputError(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
-  const std::size_t n = std::fwrite(content.data(), 1, content.size(), f);
-  const int write_errno = errno;
-  const bool flushed = std::fflush(f) == 0;
-  const int flush_errno = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (n != content.size() || !flushed || !closed)
-    throw InputError(fmt::format("{} {}: write failed: {}", what, path,
-                                 std::strerror(n != content.size() ? write_errno : flush_errno)));
+  write_output(path, what, [&](std::ostream& out) { out << content; });
 }
 
 }  // namespace trainsim

@@ -1,13 +1,12 @@
 #include "report/chrome_trace.h"
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "report/p2p_flows.h"
@@ -141,25 +140,10 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
 void write_chrome_trace_file(const Timeline& tl, const std::string& path) {
   const std::filesystem::path p(path);
   if (p.has_parent_path()) {
-    std::error_code ec;
+    std::error_code ec;  // a failure shows as "cannot write" below, with the reason
     std::filesystem::create_directories(p.parent_path(), ec);
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw InputError("cannot write trace file \"" + path + "\"");
-    write_chrome_trace(tl, out);
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError("failed while writing trace file \"" + path + "\"");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw InputError("cannot write trace file \"" + path + "\": " + ec.message());
-  }
+  write_output(path, "trace file", [&](std::ostream& out) { write_chrome_trace(tl, out); });
 }
 
 }  // namespace trainsim

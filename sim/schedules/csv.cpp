@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "schedules/validate.h"
 
 namespace trainsim {
 namespace {
@@ -163,6 +164,7 @@ Schedule schedule_from_csv(const std::string& text, const std::string& source) {
     }
   if (s.stages == 0)
     throw ScheduleError(source + ": no actions (cells like 0F0, one row per rank, expected)");
+  check_schedule_size(source, s.stages, s.microbatches);
   s.stage_rank.assign(static_cast<std::size_t>(s.stages), -1);
   for (std::size_t r = 0; r < rows.size(); ++r)
     for (const auto& p : rows[r]) {

@@ -96,6 +96,7 @@ Schedule make_schedule(const std::string& name, const ScheduleParams& params) {
         fmt::format("{} needs pp >= 1, microbatches >= 1, vpp >= 1; got pp = {}, "
                     "m = {}, vpp = {}",
                     e.name, params.pp, params.microbatches, params.vpp));
+  check_schedule_size(e.name, static_cast<long long>(params.pp) * params.vpp, params.microbatches);
   Schedule s = e.generate(params);
   s.name = e.name;
   validate_schedule(s);

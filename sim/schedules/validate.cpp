@@ -166,9 +166,18 @@ std::string format_grid(const Schedule& s, const UnitRun& run, int mark_rank, in
   return out;
 }
 
+void check_schedule_size(const std::string& name, long long stages, long long microbatches) {
+  if (stages * microbatches > kMaxScheduleCells)
+    throw ScheduleError(fmt::format(
+        "{}: {} stages × {} micro-batches = {} (stage, micro-batch) pairs is past the limit of {} "
+        "({}); use fewer pipeline stages, chunks or micro-batches",
+        name, stages, microbatches, stages * microbatches, kMaxScheduleCells, "2^22"));
+}
+
 void validate_schedule(const Schedule& s) {
   TRAINSIM_CHECK(s.ranks >= 1 && s.stages >= s.ranks && s.microbatches >= 1,
                  "schedule dimensions must be positive");
+  check_schedule_size(s.name, s.stages, s.microbatches);
   if (static_cast<int>(s.stage_rank.size()) != s.stages ||
       static_cast<int>(s.actions.size()) != s.ranks)
     throw ScheduleError(

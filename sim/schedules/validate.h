@@ -26,7 +26,14 @@ UnitRun run_unit_steps(const Schedule& s);
 std::string format_grid(const Schedule& s, const UnitRun& run, int mark_rank = -1,
                         int mark_index = -1);
 
-/// Throws ScheduleError with the grid if `s` is malformed or deadlocks.
+/// The most (stage, micro-batch) pairs a schedule may have: 2^22, i.e. about 10 million
+/// actions and a task graph of a few GB. Bigger pipelines are past what a step simulation of
+/// every micro-batch can answer in reasonable time and memory.
+inline constexpr long long kMaxScheduleCells = 1LL << 22;
+/// Throws ScheduleError naming `name` when stages × microbatches is past kMaxScheduleCells.
+void check_schedule_size(const std::string& name, long long stages, long long microbatches);
+
+/// Throws ScheduleError with the grid if `s` is malformed or deadlocks (or is too large).
 void validate_schedule(const Schedule& s);
 
 }  // namespace trainsim
