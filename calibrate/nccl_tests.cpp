@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -44,6 +45,16 @@ bool number(const std::string& t, double& v) {
   return end && *end == '\0' && !t.empty();
 }
 
+// A measured column must be a finite number ≥ 0 (nccl-tests prints "inf" or "nan" when a
+// timer or a division failed; such a row would become an unreadable profile).
+void check_measured(double v, const char* column, const std::string& where) {
+  if (!std::isfinite(v) || v < 0)
+    throw InputError(
+        fmt::format("{}: {} is {}: expected a finite number ≥ 0 (a failed run? "
+                    "rerun the test or delete the line)",
+                    where, column, v));
+}
+
 std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::string& source) {
   std::string op;
   if (j.contains("args") && j["args"].is_array() && !j["args"].empty() && j["args"][0].is_string())
@@ -56,11 +67,17 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
                     source, fmt::join(collective_op_names(), ", ")));
   std::set<std::string> hosts;
   int ranks = 0;
-  if (j.contains("config") && j["config"].contains("devices"))
-    for (const auto& d : j["config"]["devices"]) {
+  if (j.contains("config") && j["config"].contains("devices")) {
+    const auto& devices = j["config"]["devices"];
+    if (!devices.is_array())
+      throw InputError(
+          fmt::format("{}: config.devices: expected a list of devices, got {}", source,
+                      devices.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+    for (const auto& d : devices) {
       ++ranks;
-      hosts.insert(d.value("hostname", ""));
+      hosts.insert(d.is_object() ? d.value("hostname", "") : "");
     }
+  }
   if (ranks == 0)
     throw InputError(source + ": config.devices: no ranks listed; cannot tell the group size");
   if (!j.contains("results") || !j["results"].is_array())
@@ -83,6 +100,10 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
     s.busbw = o.value("bus_bw", 0.0) * 1e9;
     s.method = "nccl-tests";
     s.source = fmt::format("{}:results[{}]", source, i);
+    check_measured(s.bytes, "size", s.source);
+    check_measured(s.time_s, "time", s.source);
+    check_measured(s.algbw, "alg_bw", s.source);
+    check_measured(s.busbw, "bus_bw", s.source);
     if (s.bytes > 0 && s.time_s > 0) out.push_back(s);
   }
   return out;
@@ -164,6 +185,10 @@ std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const st
     s.busbw = busbw * 1e9;
     s.method = "nccl-tests";
     s.source = fmt::format("{}:{}", source, ln);
+    check_measured(size, "size", s.source);
+    check_measured(time, "time (us)", s.source);
+    check_measured(algbw, "algbw", s.source);
+    check_measured(busbw, "busbw", s.source);
     if (s.bytes > 0 && s.time_s > 0) out.push_back(s);
   }
   if (out.empty()) throw InputError(source + ": no nccl-tests result lines found");

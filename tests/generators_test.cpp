@@ -301,3 +301,21 @@ TEST_CASE("V schedules: impossible sizes say what is required", "[generators]") 
       Catch::Contains("needs microbatches >= 2·pp = 8") && Catch::Contains("got m = 7"));
   CHECK_THROWS_WITH(generate_1f1b({4, 8, 2, {}, {}}), Catch::Contains("vpp = 1"));
 }
+
+TEST_CASE("schedule: stages_by_rank lists each rank's chunks in order, as chunk_of numbers them",
+          "[generators]") {
+  // Looped placement, p = 3, v = 2: stage s on rank s mod 3 → rank 0 holds 0, 3.
+  Schedule looped;
+  looped.ranks = 3;
+  looped.stage_rank = looped_placement(3, 2);
+  CHECK(looped.stages_by_rank() == std::vector<std::vector<int>>{{0, 3}, {1, 4}, {2, 5}});
+  // V placement, p = 3: stage s ≥ p on rank 2p − 1 − s → rank 0 holds 0 and 5.
+  Schedule v;
+  v.ranks = 3;
+  v.stage_rank = v_placement(3);
+  const auto held = v.stages_by_rank();
+  CHECK(held == std::vector<std::vector<int>>{{0, 5}, {1, 4}, {2, 3}});
+  for (const auto& stages : held)
+    for (std::size_t c = 0; c < stages.size(); ++c)
+      CHECK(v.chunk_of(stages[c]) == static_cast<int>(c));
+}

@@ -6,9 +6,10 @@
 
 namespace trainsim {
 
-TEST_CASE("kernel data: attention throughput follows the published charts by length and head "
-          "dimension",
-          "[kernel_data][attention]") {
+TEST_CASE(
+    "kernel data: attention throughput follows the published charts by length and head "
+    "dimension",
+    "[kernel_data][attention]") {
   const AttentionData* fa2 = find_attention_data("a100-sxm-80gb", AttentionKernel::Flash2);
   REQUIRE(fa2 != nullptr);
   // A100, FlashAttention-2, causal, d = 128, forward + backward: 155 at 2k, 173 at 4k. With no
@@ -59,9 +60,8 @@ TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][atten
   CHECK(find_attention_data("h100-sxm", AttentionKernel::Unfused) == nullptr);
   // Every chart is slower on A100 than on H100, and FlashAttention-2 beats the 2023 kernels.
   for (double s : {512.0, 2048.0, 16384.0}) {
-    const double a100_fa2 = find_attention_data("a100-sxm-80gb", AttentionKernel::Flash2)
-                                ->at(s, 128)
-                                .forward_tflops;
+    const double a100_fa2 =
+        find_attention_data("a100-sxm-80gb", AttentionKernel::Flash2)->at(s, 128).forward_tflops;
     CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Triton)->at(s, 128).forward_tflops <
           a100_fa2);
     CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Flash1)->at(s, 128).forward_tflops <

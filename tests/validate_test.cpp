@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "schedules/generators.h"
+#include "schedules/registry.h"
 
 using namespace trainsim;
 
@@ -84,4 +85,27 @@ TEST_CASE("validator: an overlapped pair must be a forward then a fused backward
                                          "backward"));
     CHECK_THAT(e.what(), Catch::Contains(">"));  // the grid marks the action
   }
+}
+
+TEST_CASE("validator: schedules past 2^22 (stage, micro-batch) pairs are refused up front",
+          "[validate]") {
+  // 2048 stages × 2048 micro-batches = 2^22 is the limit itself; one more micro-batch is over.
+  CHECK_NOTHROW(check_schedule_size("1f1b", 2048, 2048));
+  CHECK_THROWS_WITH(check_schedule_size("1f1b", 2048, 2049),
+                    Catch::Contains("1f1b: 2048 stages × 2049 micro-batches = 4196352") &&
+                        Catch::Contains("past the limit of 4194304 (2^22)"));
+  // make_schedule checks before generating (20,000² = 4e8 pairs would need ~10 GB).
+  CHECK_THROWS_AS(make_schedule("1f1b", {20000, 20000, 1, {}, {}}), ScheduleError);
+  // pp · vpp in 64 bits: 65,536 × 65,536 stages does not wrap to 0.
+  CHECK_THROWS_AS(make_schedule("interleaved-1f1b", {65536, 1, 65536, {}, {}}), ScheduleError);
+}
+
+TEST_CASE("validator: a long pipeline validates in linear time", "[validate]") {
+  // 16,384 ranks × 8 micro-batches: 262,144 actions. The per-rank tables this once built cost
+  // O(ranks² · m) = 2^31 steps (seconds); now it is O(actions).
+  const Schedule s = make_schedule("1f1b", {16384, 8, 1, {}, {}});
+  const UnitRun run = run_unit_steps(s);
+  REQUIRE(run.complete);
+  // 1F1B in unit steps: 2(m + p − 1) = 2 · (8 + 16383) = 32,782.
+  CHECK(run.makespan == 2 * (8 + 16384 - 1));
 }

@@ -31,6 +31,19 @@ double positive(const json& j, const std::string& source, const std::string& fie
   return v.get<double>();
 }
 
+// An optional measured figure: `fallback` when absent, else a finite number >= 0.
+double optional_number(const json& j, const std::string& source, const std::string& field,
+                       double fallback) {
+  const std::string key = field.substr(field.rfind('.') + 1);
+  if (!j.is_object() || !j.contains(key)) return fallback;
+  const json& v = j[key];
+  if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>()))
+    bad(source, field,
+        "expected a number >= 0, got " +
+            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return v.get<double>();
+}
+
 std::string text(const json& j, const std::string& key, const std::string& fallback = "") {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
 }
@@ -109,7 +122,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       if (s.dtype != "bf16" && s.dtype != "fp16")
         bad(source, at + ".dtype", "expected bf16 or fp16, got \"" + s.dtype + "\"");
       s.time_s = positive(g, source, at + ".time_s");
-      s.spread_s = g.value("spread_s", 0.0);
+      s.spread_s = optional_number(g, source, at + ".spread_s", 0.0);
       s.method = text(g, "method", "measured");
       p.gemms.push_back(s);
     }
@@ -125,7 +138,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
         bad(source, at + ".kernel", "expected copy, got \"" + s.kernel + "\"");
       s.bytes = positive(m, source, at + ".bytes");
       s.time_s = positive(m, source, at + ".time_s");
-      s.spread_s = m.value("spread_s", 0.0);
+      s.spread_s = optional_number(m, source, at + ".spread_s", 0.0);
       s.method = text(m, "method", "measured");
       p.memory.push_back(s);
     }
@@ -146,8 +159,8 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
         bad(source, at + ".link", "expected intra_node or inter_node, got \"" + s.link + "\"");
       s.bytes = positive(c, source, at + ".bytes");
       s.time_s = positive(c, source, at + ".time_s");
-      s.algbw = c.value("algbw_Bps", s.bytes / s.time_s);
-      s.busbw = c.value("busbw_Bps", 0.0);
+      s.algbw = optional_number(c, source, at + ".algbw_Bps", s.bytes / s.time_s);
+      s.busbw = optional_number(c, source, at + ".busbw_Bps", 0.0);
       s.method = text(c, "method", "measured");
       s.source = text(c, "source");
       p.collectives.push_back(s);

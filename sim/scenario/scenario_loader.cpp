@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -270,8 +271,19 @@ ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::js
                              : "nothing"));
     return j[key].get<long long>();
   };
+  // An optional key: its fallback when absent (or null), else a value of the fallback's type.
+  auto optional = [&](const char* key, auto fallback) -> decltype(fallback) {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    const bool ok =
+        std::is_same_v<decltype(fallback), bool> ? j[key].is_boolean() : j[key].is_string();
+    if (!ok)
+      r.fail(f, fmt::format("{}: \"{}\" must be {}, got {}", p.string(), key,
+                            std::is_same_v<decltype(fallback), bool> ? "true or false" : "text",
+                            j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+    return j[key].get<decltype(fallback)>();
+  };
   ModelSpec m;
-  m.name = j.value("_name_or_path", p.parent_path().filename().string());
+  m.name = optional("_name_or_path", p.parent_path().filename().string());
   if (m.name.empty()) m.name = p.stem().string();
   m.hidden = need("hidden_size", kMaxWidth);
   m.layers = static_cast<int>(need("num_hidden_layers", kMaxLayers));
@@ -281,8 +293,8 @@ ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::js
                    ? static_cast<int>(need("num_key_value_heads", kMaxHeads))
                    : m.heads;
   m.vocab = need("vocab_size", kMaxVocab);
-  m.tied_embeddings = j.value("tie_word_embeddings", false);
-  const std::string act = j.value("hidden_act", "silu");
+  m.tied_embeddings = optional("tie_word_embeddings", false);
+  const std::string act = optional("hidden_act", std::string("silu"));
   m.mlp = (act == "silu" || act == "swiglu") ? MlpKind::SwiGLU : MlpKind::GeLU;
   // Llama-style configs name rms_norm_eps; GPT-style ones layer_norm_eps or _epsilon.
   if (!j.contains("rms_norm_eps") &&
@@ -801,9 +813,16 @@ Scenario build(YAML::Node root, const std::string& source,
   if (Field f = r.child(top, "calibration"); f.present()) {
     std::filesystem::path path = r.str(f);
     if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
-    if (!std::filesystem::exists(path))
+    std::error_code ec;
+    const auto kind = std::filesystem::status(path, ec).type();
+    if (kind == std::filesystem::file_type::not_found || ec)
       r.fail(f, fmt::format("\"{}\" does not exist (a JSON profile from trainsim-calibrate)",
                             path.string()));
+    if (kind != std::filesystem::file_type::regular)
+      r.fail(f, fmt::format("\"{}\" is {}, expected a JSON profile file from trainsim-calibrate",
+                            path.string(),
+                            kind == std::filesystem::file_type::directory ? "a directory"
+                                                                          : "not a regular file"));
     if (!s.model) r.fail(f, "needs a model: the profile replaces analytic durations");
     s.calibration = path.string();
   }
