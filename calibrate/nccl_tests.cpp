@@ -55,6 +55,14 @@ void check_measured(double v, const char* column, const std::string& where) {
                     where, column, v));
 }
 
+// j[key] when j is an object holding key, else null (nlohmann's const operator[] on a missing
+// key is undefined behaviour, not an exception).
+const nlohmann::json* field(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  const auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
 std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::string& source) {
   std::string op;
   if (j.contains("args") && j["args"].is_array() && !j["args"].empty() && j["args"][0].is_string())
@@ -75,7 +83,8 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
                       devices.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     for (const auto& d : devices) {
       ++ranks;
-      hosts.insert(d.is_object() ? d.value("hostname", "") : "");
+      const nlohmann::json* host = field(d, "hostname");
+      hosts.insert(host && host->is_string() ? host->get<std::string>() : "");
     }
   }
   if (ranks == 0)
@@ -85,19 +94,25 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
   std::vector<CollectiveSample> out;
   for (std::size_t i = 0; i < j["results"].size(); ++i) {
     const auto& r = j["results"][i];
-    const auto& o = r.contains("out_of_place") && r["out_of_place"].is_object() ? r["out_of_place"]
-                                                                                : r["in_place"];
-    if (!r.contains("size") || !o.is_object() || !o.contains("time") || !o["time"].is_number())
+    const nlohmann::json* o = field(r, "out_of_place");
+    if (!o || !o->is_object()) o = field(r, "in_place");
+    const nlohmann::json* size = field(r, "size");
+    const nlohmann::json* time = o ? field(*o, "time") : nullptr;
+    if (!size || !size->is_number() || !time || !time->is_number())
       throw InputError(
           fmt::format("{}: results[{}]: expected size and out_of_place.time", source, i));
+    auto rate = [&](const char* key) {  // GB/s; absent is 0
+      const nlohmann::json* v = field(*o, key);
+      return v && v->is_number() ? v->get<double>() : 0.0;
+    };
     CollectiveSample s;
     s.op = op;
     s.group_size = ranks;
     s.link = hosts.size() > 1 ? "inter_node" : "intra_node";
-    s.bytes = r["size"].get<double>();
-    s.time_s = o["time"].get<double>() * 1e-6;
-    s.algbw = o.value("alg_bw", 0.0) * 1e9;
-    s.busbw = o.value("bus_bw", 0.0) * 1e9;
+    s.bytes = size->get<double>();
+    s.time_s = time->get<double>() * 1e-6;
+    s.algbw = rate("alg_bw") * 1e9;
+    s.busbw = rate("bus_bw") * 1e9;
     s.method = "nccl-tests";
     s.source = fmt::format("{}:results[{}]", source, i);
     check_measured(s.bytes, "size", s.source);
@@ -117,7 +132,7 @@ std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const st
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // also a number past double (1e864)
       throw InputError(fmt::format("{}: not valid JSON: {}", source, e.what()));
     }
     try {

@@ -91,6 +91,14 @@ expect 2 "ScenarioError: --set a.b.c=1: a: unknown key \"a\"" -- run "$src/scena
 expect 2 "ScenarioError: --set parallelism.=4: parallelism.: empty key in path" -- run "$src/scenarios/default.yaml" --set parallelism.=4
 expect 2 "ScenarioError: --set slowdown=.*slowdown\[0\].compute: expected a number in \[0.01, 100\], got \".nan\"" -- run "$src/scenarios/default.yaml" --set 'slowdown=[{rank: 0, compute: .nan}]'
 
+# Found by the fuzzers (tests/fuzz): a stray ',' sent yaml-cpp 0.7's LoadAll into an endless,
+# allocating loop; a number past double in a profile escaped as a JSON exception; a result that
+# is not an object was read out of bounds.
+expect 2 "fuzz-stray-comma.yaml:5: invalid YAML: a character out of place" -- run "$d/fuzz-stray-comma.yaml"
+cp "$src/scenarios/default.yaml" "$tmp/overflow.yaml"
+echo "calibration: $d/fuzz-profile-number-overflow.json" >>"$tmp/overflow.yaml"
+expect 2 "fuzz-profile-number-overflow.json: not JSON: .*number overflow" -- run "$tmp/overflow.yaml"
+
 # 30: a valid layout with 26,936 layers runs (it once reported a spurious deadlock).
 expect 0 '"step_time_s"' -- run "$d/30-spurious-deadlock-26936-layers.yaml"
 
@@ -100,6 +108,7 @@ if [ "$calib" != none ]; then
   expect 2 "config.devices: expected a list of devices, got 5" -- t "$calib" import-nccl-tests "$d/10-exit1-nccl-json-devices-number.json" --out "$tmp/p.json"
   expect 2 "21-nccl-inf-time-unreadable-profile.log:18: time (us) is inf: expected a finite number" -- t "$calib" import-nccl-tests "$d/21-nccl-inf-time-unreadable-profile.log" --out "$tmp/p.json"
   expect 2 "22-nccl-nan-bw-profile-exit1.log:18: algbw is nan: expected a finite number" -- t "$calib" import-nccl-tests "$d/22-nccl-nan-bw-profile-exit1.log" --out "$tmp/p.json"
+  expect 2 "results\[0\]: expected size and out_of_place.time" -- t "$calib" import-nccl-tests "$d/fuzz-nccl-results-not-object.json" --out "$tmp/p.json"
   [ -e "$tmp/p.json" ] && { echo "FAIL: a refused import wrote a profile"; fail=1; }
   expect 2 "nccl-tests log /dev/zero: is a character device, expected a file" -- t "$calib" import-nccl-tests /dev/zero --out "$tmp/p.json"
 fi

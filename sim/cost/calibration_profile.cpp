@@ -16,6 +16,10 @@ namespace {
 
 using json = nlohmann::json;
 
+// Far beyond any measurement, small enough that products of them stay exact in doubles.
+constexpr double kMaxGemmDim = 1LL << 31;
+constexpr double kMaxGroupSize = 1 << 24;  // the scenario's GPU limit
+
 [[noreturn]] void bad(const std::string& source, const std::string& field, const std::string& why) {
   throw InputError(fmt::format("{}: {}: {}", source, field, why));
 }
@@ -29,6 +33,15 @@ double positive(const json& j, const std::string& source, const std::string& fie
         "expected a positive number, got " +
             v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   return v.get<double>();
+}
+
+// A count (a GEMM dimension, a group size): an integer in [1, max], so the casts that follow
+// are exact.
+std::int64_t count(const json& j, const std::string& source, const std::string& field, double max) {
+  const double v = positive(j, source, field);
+  if (v > max || v != std::floor(v))
+    bad(source, field, fmt::format("expected an integer in [1, {}], got {}", max, v));
+  return static_cast<std::int64_t>(v);
 }
 
 // An optional measured figure: `fallback` when absent, else a finite number >= 0.
@@ -100,7 +113,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
         "not a trainsim calibration profile (expected \"format\": "
         "\"trainsim-calibration\")");
   if (!j.contains("version") || !j["version"].is_number_integer() ||
-      j["version"].get<int>() != CalibrationProfile::kVersion)
+      j["version"] != CalibrationProfile::kVersion)  // compared as numbers: 2^32 + 1 is not 1
     bad(source, "version",
         fmt::format("this trainsim reads version {}", CalibrationProfile::kVersion));
   CalibrationProfile p;
@@ -115,9 +128,9 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       const json& g = j["gemm"][i];
       const std::string at = fmt::format("gemm[{}]", i);
       GemmSample s;
-      s.m = static_cast<std::int64_t>(positive(g, source, at + ".m"));
-      s.n = static_cast<std::int64_t>(positive(g, source, at + ".n"));
-      s.k = static_cast<std::int64_t>(positive(g, source, at + ".k"));
+      s.m = count(g, source, at + ".m", kMaxGemmDim);
+      s.n = count(g, source, at + ".n", kMaxGemmDim);
+      s.k = count(g, source, at + ".k", kMaxGemmDim);
       s.dtype = text(g, "dtype", "bf16");
       if (s.dtype != "bf16" && s.dtype != "fp16")
         bad(source, at + ".dtype", "expected bf16 or fp16, got \"" + s.dtype + "\"");
@@ -153,7 +166,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       const auto& ops = collective_op_names();
       if (std::find(ops.begin(), ops.end(), s.op) == ops.end())
         bad(source, at + ".op", fmt::format("\"{}\" is not one of {}", s.op, fmt::join(ops, ", ")));
-      s.group_size = static_cast<int>(positive(c, source, at + ".group_size"));
+      s.group_size = static_cast<int>(count(c, source, at + ".group_size", kMaxGroupSize));
       s.link = text(c, "link", "intra_node");
       if (s.link != "intra_node" && s.link != "inter_node")
         bad(source, at + ".link", "expected intra_node or inter_node, got \"" + s.link + "\"");
@@ -170,10 +183,14 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
 }
 
 CalibrationProfile load_profile(const std::string& path) {
+  return parse_profile(read_input_file(path, "calibration profile"), path);
+}
+
+CalibrationProfile parse_profile(const std::string& text, const std::string& path) {
   json j;
   try {
-    j = json::parse(read_input_file(path, "calibration profile"));
-  } catch (const json::parse_error& e) {
+    j = json::parse(text);
+  } catch (const json::exception& e) {  // also a number past double (1e864)
     throw InputError(fmt::format("{}: not JSON: {}", path, e.what()));
   }
   try {

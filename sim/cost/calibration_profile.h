@@ -69,6 +69,10 @@ const std::vector<std::string>& collective_op_names();
 nlohmann::json profile_to_json(const CalibrationProfile& p);
 /// Validates every field; throws InputError naming `source`, the field path and what is allowed.
 CalibrationProfile profile_from_json(const nlohmann::json& j, const std::string& source);
+/// A profile from JSON text: not JSON, a field of the wrong type or value → InputError naming
+/// `source`.
+CalibrationProfile parse_profile(const std::string& text, const std::string& source);
+/// parse_profile of the file at `path` (read_input_file's checks first).
 CalibrationProfile load_profile(const std::string& path);
 void save_profile(const CalibrationProfile& p, const std::string& path);
 

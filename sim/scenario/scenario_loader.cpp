@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
@@ -247,7 +248,7 @@ ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::strin
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // also a number past double (1e864)
     r.fail(f, fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
   }
   if (!j.is_object()) r.fail(f, fmt::format("{}: expected a JSON object", p.string()));
@@ -912,6 +913,48 @@ Scenario build(YAML::Node root, const std::string& source,
 
 }  // namespace
 
+namespace {
+
+// Where each document of a YAML stream starts, and nothing else.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  YAML::Mark start;
+  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// The first document of `text`; ScenarioError when a second one follows. Not YAML::LoadAll:
+// yaml-cpp 0.7 (Debian bookworm) loops forever there, allocating, on a stray ',' (its parser
+// then "reads" an empty document without consuming anything; jbeder/yaml-cpp#1040, fixed
+// upstream in #1319). A parser that does not move is reported as invalid YAML instead.
+YAML::Node first_document(const std::string& text, const std::string& source) {
+  YAML::Node root = YAML::Load(text);
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts seen;
+  if (!parser.HandleNextDocument(seen)) return root;
+  const YAML::Mark first = seen.start;
+  if (!parser.HandleNextDocument(seen)) return root;
+  if (seen.start.pos == first.pos)
+    throw ScenarioError(fmt::format("{}:{}", source, first.line + 1), "",
+                        "invalid YAML: a character out of place (a stray ',' or flow "
+                        "indicator?) where a key or a value belongs");
+  throw ScenarioError(fmt::format("{}:{}", source, seen.start.line + 1), "",
+                      "a second YAML document (after \"---\"): a scenario is one document");
+}
+
+}  // namespace
+
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides) {
   if (const std::size_t bad = invalid_utf8_at(yaml_text); bad != std::string_view::npos) {
@@ -925,11 +968,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
       throw ScenarioError("--set", "", "not UTF-8 text");
   YAML::Node root;
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
-    if (docs.size() > 1)
-      throw ScenarioError(fmt::format("{}:{}", source, docs[1].Mark().line + 1), "",
-                          "a second YAML document (after \"---\"): a scenario is one document");
-    if (!docs.empty()) root = docs[0];
+    root = first_document(yaml_text, source);
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "",
                         "invalid YAML: " + e.msg);

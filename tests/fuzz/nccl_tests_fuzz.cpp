@@ -1,0 +1,28 @@
+// nccl-tests output (text log or -J JSON): the importer; what it accepts must make a profile the
+// profile reader accepts (21 and 22 of the bad-input campaign wrote profiles that could not be
+// read back).
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "cost/calibration_profile.h"
+#include "fuzz_util.h"
+#include "nccl_tests.h"
+
+using namespace trainsim;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  CalibrationProfile p;
+  try {
+    p.collectives = parse_nccl_tests(fuzz::text(data, size), "fuzz.log");
+  } catch (const InputError&) {
+    return 0;
+  }
+  const std::string json =
+      profile_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  try {
+    parse_profile(json, "imported.json");
+  } catch (const InputError& e) {
+    fuzz::broken("an imported profile does not read back", e.what());
+  }
+  return 0;
+}
