@@ -62,7 +62,7 @@ TEST_CASE("input_file: a file over the size limit is refused", "[input_file]") {
   CHECK_THROWS_AS(read_input_file((d / "big.csv").string(), "schedule CSV", 1000), InputError);
 }
 
-TEST_CASE("input_file: outputs replace a file whole; errors name the path", "[input_file]") {
+TEST_CASE("input_file: outputs replace a file whole, and errors name the path", "[input_file]") {
   const fs::path d = scratch("write");
   const std::string out = (d / "trace.json").string();
   write_output_file(out, "first", "trace file");

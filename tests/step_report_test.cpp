@@ -224,7 +224,7 @@ TEST_CASE("report: p2p waits are communication, not bubble", "[report][bubble]")
   CHECK(r.bubble_fraction_of_step == Approx(3.0 / 11));
 }
 
-TEST_CASE("report: one pipeline stage has no bubble; TP waits are communication",
+TEST_CASE("report: one pipeline stage has no bubble, and TP waits are communication",
           "[report][bubble]") {
   // pp = 1, tp = 2: nothing to fill or drain, so no bubble; the TP all-reduces on the compute
   // stream are the only idle time between compute tasks.
