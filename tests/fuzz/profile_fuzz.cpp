@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         "training: {seq_len: 1024, global_batch_size: 8}\n"
         "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
         "parallelism: {tp: 2, pp: 2, dp: 2}\n"
-        "calibration: " + path + "\n",
+        "calibration: " +
+            path + "\n",
         "fuzz.yaml");
     make_report(simulate(sc, {}));
   } catch (const InputError&) {
