@@ -70,8 +70,10 @@ expect 2 "past the limit of 4194304 (2^22)" -- t "$bin" schedule --pp 1 -m 65536
 expect 2 "\-\-width: Value 1000000000 not in range 10 to 1000" -- t "$bin" schedule --pp 4 -m 8 --timeline --width 1000000000
 expect 2 "\-\-width: Value -5 not in range 10 to 1000" -- t "$bin" schedule --pp 4 -m 8 --timeline --width -5
 expect 0 "a grid of 300 ranks × 1798 steps is too large to print" -- t "$bin" schedule --pp 300 -m 600
-# 17: pp 65,536 is a valid (if odd) layout; it runs in linear time (a 65,536-rank report).
-expect 0 '"step_time_s"' -- run "$d/17-slow-pp-65536.yaml"
+# 17: pp 65,536 is past the 16,384-stage limit (scenarios/README.md); pp 16,384 runs, in linear
+# time (validation, zb-auto's estimator, lowering and the memory report are O(actions)).
+expect 2 ":3: parallelism.pp: pp × vpp = 65536 × 1 stages exceed the limit of 16384" -- run "$d/17-slow-pp-65536.yaml"
+expect 0 '"step_time_s"' -- run "$d/17-slow-pp-65536.yaml" --set parallelism.pp=16384
 
 # Silent garbage.
 expect 2 ":7: cluster.gpu.memory: \"1e308TB\" is too large: at most 1EB" -- run "$d/18-garbage-inf-quantities.yaml"

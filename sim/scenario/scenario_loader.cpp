@@ -25,6 +25,9 @@ namespace {
 // product the simulator forms (parameters, GPUs, stages, micro-batches) fits its integer type
 // with room to spare (scenarios/README.md, "Limits").
 constexpr long long kMaxLayers = 100'000;
+// Pipeline stages (pp × vpp): 64 × any published pipeline, and a 16,384-rank step still
+// simulates and reports in about a second.
+constexpr long long kMaxStages = 1LL << 14;
 constexpr long long kMaxWidth = 1LL << 20;  // hidden, ffn_hidden
 constexpr long long kMaxHeads = 1LL << 16;  // heads, kv_heads
 constexpr long long kMaxVocab = 1LL << 24;
@@ -586,9 +589,12 @@ Scenario build(YAML::Node root, const std::string& source,
     const long long gpus = static_cast<long long>(s.layout.dp) * s.layout.tp * s.layout.pp;
     if (gpus > kMaxGpus)
       r.fail(par, fmt::format("dp × tp × pp = {} exceeds the limit of {} GPUs", gpus, kMaxGpus));
-    if (static_cast<long long>(s.layout.pp) * s.layout.vpp > kMaxLayers)
-      r.fail(r.child(par, "vpp"), fmt::format("pp × vpp = {} × {} stages exceed the limit of {}",
-                                              s.layout.pp, s.layout.vpp, kMaxLayers));
+    if (static_cast<long long>(s.layout.pp) * s.layout.vpp > kMaxStages) {
+      const Field vpp = r.child(par, "vpp");
+      r.fail(vpp.present() ? vpp : r.child(par, "pp"),
+             fmt::format("pp × vpp = {} × {} stages exceed the limit of {}", s.layout.pp,
+                         s.layout.vpp, kMaxStages));
+    }
     if (Field f = r.child(par, "sequence_parallel"); f.present())
       s.layout.sequence_parallel = r.boolean(f);
     if (Field f = r.child(par, "rank_order"); f.present()) s.layout.order = read_order(r, f);
