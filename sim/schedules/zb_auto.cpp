@@ -175,9 +175,22 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
   const auto cells = static_cast<std::size_t>(S) * static_cast<std::size_t>(m);
   std::vector<TimeNs> f_done(cells, kUnknown), b_done(cells, kUnknown);
   std::vector<TimeNs> f_out(cells, kUnknown), g_out(cells, kUnknown);  // arrival at the consumer
-  // The time each (sender, receiver) link is busy until; only neighbouring stages' ranks talk,
-  // so a map, not an R × R table (R = 65,536 ranks would be 32 GiB).
-  std::map<std::pair<int, int>, TimeNs> channel;
+  // The time each (sender, receiver) link is busy until. Only neighbouring stages' ranks talk, so
+  // the links are numbered once per stage boundary and direction (an R × R table would be
+  // O(ranks²)); boundaries between the same two ranks (interleaved chunks) share a link.
+  std::vector<std::size_t> link_of(2 * static_cast<std::size_t>(std::max(S - 1, 0)));
+  {
+    std::map<std::pair<int, int>, std::size_t> ids;
+    for (int b = 0; b + 1 < S; ++b) {
+      const int lo = s.stage_rank[static_cast<std::size_t>(b)];
+      const int hi = s.stage_rank[static_cast<std::size_t>(b + 1)];
+      link_of[2 * static_cast<std::size_t>(b)] =
+          ids.try_emplace({lo, hi}, ids.size()).first->second;
+      link_of[2 * static_cast<std::size_t>(b) + 1] =
+          ids.try_emplace({hi, lo}, ids.size()).first->second;
+    }
+  }
+  std::vector<TimeNs> channel(link_of.size(), 0);
   std::vector<TimeNs> free(static_cast<std::size_t>(R), 0);
   std::vector<std::size_t> next(static_cast<std::size_t>(R), 0);
   auto cell = [m](int stage, int mb) {
@@ -235,7 +248,8 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
     const int dest = s.stage_rank[static_cast<std::size_t>(to)];
     TimeNs arrival = end;
     if (dest != rank) {
-      TimeNs& ch = channel[{rank, dest}];
+      const std::size_t boundary = static_cast<std::size_t>(std::min(a.stage, to));
+      TimeNs& ch = channel[link_of[2 * boundary + (a.op == Op::F ? 0 : 1)]];
       arrival = ch = std::max(end, ch) + c.p2p[static_cast<std::size_t>(std::min(a.stage, to))];
     }
     (a.op == Op::F ? f_out : g_out)[k] = arrival;
