@@ -1,7 +1,8 @@
 #pragma once
-// Reading the files a user names (scenarios, Hugging Face configs, calibration profiles,
+// The files a user names. Reading (scenarios, Hugging Face configs, calibration profiles,
 // schedule CSVs, nccl-tests logs): only regular files, of bounded size, so a directory, a FIFO
 // or /dev/zero is a clear error instead of a hang or an exception from the standard library.
+// Writing (traces, profiles, CSVs): atomic replacement, every write error reported.
 #include <cstddef>     // std::size_t
 #include <functional>  // std::function
 #include <ostream>     // std::ostream
