@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/json_text.h"
 #include "core/quantity.h"
 #include "device_info.h"
 #include "gpu.h"
@@ -120,8 +121,7 @@ int main(int argc, char** argv) {
   try {
     if (*dev) {
       const auto j = describe_devices();
-      std::cout << (json ? j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
-                         : describe_devices_text(j));
+      std::cout << (json ? json_text(j, 2) + "\n" : describe_devices_text(j));
       return 0;
     }
     if (*gemm) return cmd_gemm(ga);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_text.h"
 
 namespace trainsim {
 namespace {
@@ -78,9 +79,8 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
   if (j.contains("config") && j["config"].contains("devices")) {
     const auto& devices = j["config"]["devices"];
     if (!devices.is_array())
-      throw InputError(
-          fmt::format("{}: config.devices: expected a list of devices, got {}", source,
-                      devices.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+      throw InputError(fmt::format("{}: config.devices: expected a list of devices, got {}", source,
+                                   json_text(devices)));
     for (const auto& d : devices) {
       ++ranks;
       const nlohmann::json* host = field(d, "hostname");

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/json_text.h"
 #include "cost/explicit_costs.h"
 #include "report/ascii_gantt.h"
 #include "report/chrome_trace.h"
@@ -118,7 +119,7 @@ int cmd_run(const RunArgs& a) {
   if (a.json) {
     auto j = report_to_json(r);
     j["memory"] = memory_to_json(mem);
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   } else {
     std::cout << format_report(r) << "------------------------------------\n" << format_memory(mem);
   }
@@ -132,10 +133,7 @@ int cmd_kernels(const KernelsArgs& a) {
   if (!sc.model) throw InputError(a.scenario + ": trainsim kernels needs a model: section");
   const std::unique_ptr<CostModel> model = make_cost_model(sc);
   const KernelReport r = make_kernel_report(sc, *model, a.stage);
-  std::cout << (a.json ? kernel_report_to_json(r).dump(2, ' ', false,
-                                                       nlohmann::json::error_handler_t::replace) +
-                             "\n"
-                       : format_kernel_report(r));
+  std::cout << (a.json ? json_text(kernel_report_to_json(r), 2) + "\n" : format_kernel_report(r));
   return 0;
 }
 
@@ -162,8 +160,7 @@ int cmd_check(const CheckArgs& a) {
   }
   if (!a.json && !a.markdown && isatty(STDERR_FILENO)) std::cerr << "\r\x1b[K" << std::flush;
   if (a.json)
-    std::cout << check_to_json(cases).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
+    std::cout << json_text(check_to_json(cases), 2) << "\n";
   else
     std::cout << format_check(cases, a.markdown);
   const AccuracySummary sum = summarize(cases);
@@ -190,8 +187,7 @@ int cmd_memory(const RunArgs& a) {
                         "gives costs");
   const MemoryReport mem = make_memory_report(simulate(sc, {a.schedule, !a.no_fold}));
   if (a.json)
-    std::cout << memory_to_json(mem).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
+    std::cout << json_text(memory_to_json(mem), 2) << "\n";
   else
     std::cout << format_memory(mem);
   return 0;
@@ -250,7 +246,7 @@ int cmd_compare(const CompareArgs& a) {
   if (a.json) {
     auto j = comparison_to_json(rows);
     j["skipped"] = skipped;
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_text(j, 2) << "\n";
     return 0;
   }
   std::cout << format_comparison(rows);
@@ -273,9 +269,7 @@ int cmd_search(const SearchArgs& a) {
   };
   const std::vector<SearchResult> results = search_layouts(sc, space, progress);
   if (a.json)
-    std::cout
-        << search_to_json(sc, results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-        << "\n";
+    std::cout << json_text(search_to_json(sc, results), 2) << "\n";
   else
     std::cout << format_search(sc, results, a.top);
   return 0;

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/json_text.h"
 
 namespace trainsim {
 namespace {
@@ -29,9 +30,7 @@ double positive(const json& j, const std::string& source, const std::string& fie
     bad(source, field, "required (a positive number)");
   const json& v = j[field.substr(field.rfind('.') + 1)];
   if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-    bad(source, field,
-        "expected a positive number, got " +
-            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    bad(source, field, "expected a positive number, got " + json_text(v));
   return v.get<double>();
 }
 
@@ -51,9 +50,7 @@ double optional_number(const json& j, const std::string& source, const std::stri
   if (!j.is_object() || !j.contains(key)) return fallback;
   const json& v = j[key];
   if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>()))
-    bad(source, field,
-        "expected a number >= 0, got " +
-            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    bad(source, field, "expected a number >= 0, got " + json_text(v));
   return v.get<double>();
 }
 
@@ -201,9 +198,7 @@ CalibrationProfile parse_profile(const std::string& text, const std::string& pat
 }
 
 void save_profile(const CalibrationProfile& p, const std::string& path) {
-  write_output_file(
-      path, profile_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-      "calibration profile");
+  write_output_file(path, json_text(profile_to_json(p), 2) + "\n", "calibration profile");
 }
 
 }  // namespace trainsim

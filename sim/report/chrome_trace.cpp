@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/json_text.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "report/p2p_flows.h"
@@ -21,7 +22,7 @@ std::string us(TimeNs ns) {
 }
 
 std::string q(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text(nlohmann::json(s));
 }
 
 }  // namespace
@@ -133,8 +134,7 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
   other["idle_us"] = {{"pipeline_bubble", rep.idle.pipeline_bubble_s * 1e6},
                       {"imbalance", rep.idle.imbalance_s * 1e6},
                       {"communication", rep.idle.communication_s * 1e6}};
-  out << "\n],\n\"otherData\":"
-      << other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "}\n";
+  out << "\n],\n\"otherData\":" << json_text(other) << "}\n";
 }
 
 void write_chrome_trace_file(const Timeline& tl, const std::string& path) {

@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/json_text.h"
 #include "core/quantity.h"
 
 namespace trainsim {
@@ -268,11 +269,8 @@ ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::js
   auto need = [&](const char* key, long long max) -> long long {
     if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
         j[key].get<long long>() > max)
-      r.fail(f,
-             fmt::format("{}: \"{}\" must be an integer in [1, {}], got {}", p.string(), key, max,
-                         j.contains(key)
-                             ? j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                             : "nothing"));
+      r.fail(f, fmt::format("{}: \"{}\" must be an integer in [1, {}], got {}", p.string(), key,
+                            max, j.contains(key) ? json_text(j[key]) : "nothing"));
     return j[key].get<long long>();
   };
   // An optional key: its fallback when absent (or null), else a value of the fallback's type.
@@ -283,7 +281,7 @@ ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::js
     if (!ok)
       r.fail(f, fmt::format("{}: \"{}\" must be {}, got {}", p.string(), key,
                             std::is_same_v<decltype(fallback), bool> ? "true or false" : "text",
-                            j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+                            json_text(j[key])));
     return j[key].get<decltype(fallback)>();
   };
   ModelSpec m;

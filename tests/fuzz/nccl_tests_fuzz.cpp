@@ -1,9 +1,8 @@
 // nccl-tests output (text log or -J JSON): the importer; what it accepts must make a profile the
 // profile reader accepts (21 and 22 of the bad-input campaign wrote profiles that could not be
 // read back).
-#include <nlohmann/json.hpp>
-
 #include "core/error.h"
+#include "core/json_text.h"
 #include "cost/calibration_profile.h"
 #include "fuzz_util.h"
 #include "nccl_tests.h"
@@ -17,8 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const InputError&) {
     return 0;
   }
-  const std::string json =
-      profile_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string json = json_text(profile_to_json(p), 2);
   try {
     parse_profile(json, "imported.json");
   } catch (const InputError& e) {
