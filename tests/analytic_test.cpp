@@ -346,6 +346,27 @@ parallelism: {{dp: 8}}
         Approx(fwd_flops(4096) / (312e12 * constants::kAttentionEfficiency)));
 }
 
+TEST_CASE("analytic: gradients are reduced in training.grad_reduce_dtype", "[analytic]") {
+  // Llama-3.1-8B on one stage: Ψ parameters. 16-bit gradients send 2Ψ bytes; fp32 (FSDP's
+  // reduce_dtype=float32, or fp32 accumulation by default) 4Ψ.
+  auto bytes = [](const char* extra) {
+    const Scenario s = test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                              extra));
+    const AnalyticCostModel m(s);
+    return m.gradient_bytes(0) / m.stage_params(0);
+  };
+  CHECK(bytes("") == 2.0);
+  CHECK(bytes(", grad_reduce_dtype: fp32") == 4.0);
+  CHECK(bytes(", fp32_grad_accumulation: true") == 4.0);
+  // An explicit 16-bit reduction of fp32-accumulated gradients (Megatron without
+  // grad_reduce_in_fp32) sends 2 bytes.
+  CHECK(bytes(", fp32_grad_accumulation: true, grad_reduce_dtype: bf16") == 2.0);
+}
+
 TEST_CASE("analytic: the optimizer step's passes over the shard", "[analytic][optimizer]") {
   // 1e9 parameters on H100 (3.35 TB/s at the 0.8 memory efficiency = 2.68 TB/s):
   //   fused Adam 28 B + clipping 12 B = 40 GB: 14.93 ms, plus 3 kernel launches;

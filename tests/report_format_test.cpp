@@ -79,6 +79,12 @@ TEST_CASE("run --json: the training settings the durations depend on", "[report]
   CHECK(j["training"]["grad_clipping"] == true);
   CHECK(j["training"]["runtime"] == "compiled");
   CHECK(j["training"]["seq_len"] == 4096);
+  // The reduction precision is echoed resolved: bf16 by default, fp32 when asked or when the
+  // gradients accumulate in fp32.
+  CHECK(j["training"]["grad_reduce_dtype"] == "bf16");
+  s.training.fp32_grad_accumulation = true;
+  CHECK(report_to_json(make_report(simulate(s, {"", true})))["training"]["grad_reduce_dtype"] ==
+        "fp32");
   // A costs-only study has no training settings.
   const auto costs = report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})));
   CHECK(costs["training"].is_null());

@@ -116,6 +116,20 @@ TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
              Catch::Contains("training.fused_optimizer"));
 }
 
+TEST_CASE("scenario: training.grad_reduce_dtype takes fp32 or the training precision",
+          "[scenario]") {
+  CHECK(parse_scenario(kGood, "s.yaml").training.grad_reduce == GradReduce::Default);
+  CHECK(parse_scenario(kGood, "s.yaml", {"training.grad_reduce_dtype=fp32"}).training.grad_reduce ==
+        GradReduce::FP32);
+  CHECK(parse_scenario(kGood, "s.yaml", {"training.grad_reduce_dtype=bf16"}).training.grad_reduce ==
+        GradReduce::Half);
+  // fp16 is not the training precision (bf16): a 16-bit reduction runs in bf16 here.
+  CHECK_THAT(error_of(kGood, {"training.grad_reduce_dtype=fp16"}),
+             Catch::Contains("training.grad_reduce_dtype") && Catch::Contains("fp32, bf16"));
+  CHECK_THAT(error_of(kGood, {"training.grad_reduce_dtype=[fp32]"}),
+             Catch::Contains("training.grad_reduce_dtype"));
+}
+
 TEST_CASE("scenario: invalid YAML reports the line", "[scenario]") {
   CHECK_THAT(error_of("model: [unclosed\ntraining: {}\n"),
              Catch::Contains("s.yaml:") && Catch::Contains("invalid YAML"));

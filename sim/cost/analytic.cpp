@@ -413,8 +413,8 @@ double AnalyticCostModel::stage_params(int stage) const {
 }
 
 double AnalyticCostModel::gradient_bytes(int stage) const {
-  // Reduced in the precision they accumulate in: fp32 with fp32 accumulation, else 16-bit.
-  return (s_.training.fp32_grad_accumulation ? 4.0 : 2.0) * stage_params(stage);
+  // Reduced in training.grad_reduce_dtype: by default the precision they accumulate in.
+  return grad_reduce_bytes(s_.training) * stage_params(stage);
 }
 
 Cost AnalyticCostModel::optimizer(double params) const {

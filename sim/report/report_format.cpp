@@ -162,6 +162,9 @@ nlohmann::json report_to_json(const StepReport& r) {
                      {"attention", name(t.attention)},
                      {"dropout", t.dropout},
                      {"fp32_grad_accumulation", t.fp32_grad_accumulation},
+                     {"grad_reduce_dtype", grad_reduce_bytes(t) == 4.0      ? "fp32"
+                                           : t.precision == Precision::BF16 ? "bf16"
+                                                                            : "fp16"},
                      {"fused_optimizer", t.fused_optimizer},
                      {"grad_clipping", t.grad_clipping},
                      {"runtime", name(t.runtime)}};

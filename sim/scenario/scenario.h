@@ -28,6 +28,12 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Unfused };
 /// become several kernels, some over fp32 copies).
 enum class Runtime { Compiled, Eager };
 
+/// The precision gradients are reduced in across data-parallel ranks: 16-bit (the training
+/// precision) or fp32 (PyTorch FSDP's `MixedPrecision(reduce_dtype=torch.float32)`, Composer's
+/// `mixed_precision: DEFAULT`, Megatron's `grad_reduce_in_fp32`). Default: fp32 with fp32
+/// gradient accumulation, else 16-bit.
+enum class GradReduce { Default, Half, FP32 };
+
 struct TrainingSpec {
   int seq_len = 0;
   int micro_batch_size = 1;
@@ -45,7 +51,15 @@ struct TrainingSpec {
   /// Gradient-norm clipping before the step (Megatron's and most recipes' default, 1.0).
   bool grad_clipping = true;
   Runtime runtime = Runtime::Compiled;
+  GradReduce grad_reduce = GradReduce::Default;
 };
+
+/// Bytes per parameter the data-parallel gradient reduction sends: 4 in fp32, else 2.
+inline double grad_reduce_bytes(const TrainingSpec& t) {
+  const bool fp32 = t.grad_reduce == GradReduce::FP32 ||
+                    (t.grad_reduce == GradReduce::Default && t.fp32_grad_accumulation);
+  return fp32 ? 4.0 : 2.0;
+}
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.
 struct Slowdown {

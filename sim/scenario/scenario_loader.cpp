@@ -624,7 +624,7 @@ Scenario build(YAML::Node root, const std::string& source,
   if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
   r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
                     "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout",
-                    "fused_optimizer", "grad_clipping", "runtime"});
+                    "fused_optimizer", "grad_clipping", "runtime", "grad_reduce_dtype"});
   if (Field f = r.child(tr, "seq_len"); f.present())
     s.training.seq_len = r.int32(f, 1, kMaxSeqLen);
   else if (s.model)
@@ -679,6 +679,12 @@ Scenario build(YAML::Node root, const std::string& source,
   if (Field f = r.child(tr, "runtime"); f.present())
     s.training.runtime =
         r.choice<Runtime>(f, {{"compiled", Runtime::Compiled}, {"eager", Runtime::Eager}});
+  if (Field f = r.child(tr, "grad_reduce_dtype"); f.present()) {
+    // 16-bit reductions run in the training precision, so only its name is accepted.
+    const std::string half = s.training.precision == Precision::BF16 ? "bf16" : "fp16";
+    s.training.grad_reduce =
+        r.choice<GradReduce>(f, {{"fp32", GradReduce::FP32}, {half, GradReduce::Half}});
+  }
   if (Field f = r.child(tr, "recompute"); f.present())
     s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},
                                                    {"selective", Recompute::Selective},
