@@ -37,7 +37,10 @@ expect 0 "zb-auto" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=5
 expect 2 "expected KEY=VALUE" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit
 expect 2 "needs memory_limit >= 1" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=0
 expect 0 "OVERLAP_F_B" -- sh -c "\"$bin\" schedule --pp 2 -m 4 --vpp 2 -s dualpipe-v --export-csv \"$tmp/d.csv\" >/dev/null && cat \"$tmp/d.csv\""
-expect 0 "10 layouts: 9 fit, 1 out of memory" -- "$bin" search "$src/scenarios/default.yaml"
+expect 0 "129 layouts: 126 fit, 3 out of memory (3 of them ruled out before simulating)" -- "$bin" search "$src/scenarios/default.yaml"
+expect 0 "10 layouts: 9 fit, 1 out of memory" -- "$bin" search "$src/scenarios/default.yaml" --zero 0 --sp off --recompute none
+expect 0 "rank,dp,tp,pp" -- "$bin" search "$src/scenarios/default.yaml" --tp 2 --csv
+expect 0 "kept free" -- "$bin" search "$src/scenarios/default.yaml" --headroom 10% -j 1
 expect 0 "1 cases · mean |error|" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml"
 expect 0 "| case | GPUs |" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --markdown
 expect 0 '"mean_abs_error"' -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --json
@@ -53,5 +56,13 @@ expect 0 "OOM" -- "$bin" compare "$src/scenarios/default.yaml" --schedules afab,
 expect 2 "search needs a model" -- "$bin" search "$src/scenarios/paper-1f1b.yaml"
 expect 2 "--tp must be 1 or more" -- "$bin" search "$src/scenarios/default.yaml" --tp 0
 expect 2 "unknown schedule" -- "$bin" search "$src/scenarios/default.yaml" --schedules nope
+expect 2 "--zero takes 0 to 3, got 5" -- "$bin" search "$src/scenarios/default.yaml" --zero 1,5
+expect 2 "--sp takes off, on" -- "$bin" search "$src/scenarios/default.yaml" --sp maybe
+expect 2 "--tp-overlap takes off, on" -- "$bin" search "$src/scenarios/default.yaml" --tp-overlap yes
+expect 2 "--recompute takes none, selective, full" -- "$bin" search "$src/scenarios/default.yaml" --recompute some
+expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom 95%
+expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom ten
+expect 2 "jobs" -- "$bin" search "$src/scenarios/default.yaml" --jobs -1
+expect 2 "excludes" -- "$bin" search "$src/scenarios/default.yaml" --json --csv
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

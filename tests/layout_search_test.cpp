@@ -1,5 +1,6 @@
 #include "search/layout_search.h"
 
+#include <algorithm>
 #include <array>
 
 #include <catch2/catch.hpp>
@@ -18,6 +19,20 @@ Scenario node8(const std::string& model = "llama-3.1-8b", int global_batch = 64,
       model, pp, 8 / pp, global_batch));
 }
 
+// Only the parallel sizes vary: ZeRO, SP and recompute are fixed at the scenario's (0, off, none).
+SearchSpace sizes_only(std::vector<int> tp = {}, std::vector<int> pp = {},
+                       std::vector<int> mbs = {}, std::vector<std::string> schedules = {}) {
+  SearchSpace s;
+  s.tp = std::move(tp);
+  s.pp = std::move(pp);
+  s.micro_batch_sizes = std::move(mbs);
+  s.schedules = std::move(schedules);
+  s.zero = {0};
+  s.sequence_parallel = {0};
+  s.recompute = {Recompute::None};
+  return s;
+}
+
 std::vector<std::array<int, 3>> dp_tp_pp(const std::vector<LayoutCandidate>& cs) {
   std::vector<std::array<int, 3>> out;
   for (const auto& c : cs) out.push_back({c.dp, c.tp, c.pp});
@@ -28,7 +43,7 @@ std::vector<std::array<int, 3>> dp_tp_pp(const std::vector<LayoutCandidate>& cs)
 TEST_CASE("search: candidates are every tp (powers of two in a node) × pp dividing the GPUs",
           "[search]") {
   // 8 GPUs: tp 1 → pp 1, 2, 4, 8; tp 2 → 1, 2, 4; tp 4 → 1, 2; tp 8 → 1: 10 layouts, dp the rest.
-  const auto all = layout_candidates(node8(), {});
+  const auto all = layout_candidates(node8(), sizes_only());
   CHECK(dp_tp_pp(all) == std::vector<std::array<int, 3>>{{8, 1, 1},
                                                          {4, 1, 2},
                                                          {2, 1, 4},
@@ -45,9 +60,10 @@ TEST_CASE("search: candidates are every tp (powers of two in a node) × pp divid
     CHECK(c.schedule.empty());       // the scenario's
   }
   // A global batch of 4 sequences cannot be split over dp 8: that one layout is left out.
-  CHECK(layout_candidates(node8("llama-3.1-8b", 4), {}).size() == 9);
+  CHECK(layout_candidates(node8("llama-3.1-8b", 4), sizes_only()).size() == 9);
   // Given lists: tp 3 does not divide 8 GPUs; tp 2 × pp {2, 4} × b {1, 2} × 2 schedules = 8.
-  const auto some = layout_candidates(node8(), {{2, 3}, {2, 4}, {}, {1, 2}, {"1f1b", "zb-h1"}});
+  const auto some =
+      layout_candidates(node8(), sizes_only({2, 3}, {2, 4}, {1, 2}, {"1f1b", "zb-h1"}));
   REQUIRE(some.size() == 8);
   CHECK(some[0].dp == 2);
   CHECK(some[0].schedule == "1f1b");
@@ -60,14 +76,16 @@ TEST_CASE("search: candidates are every tp (powers of two in a node) × pp divid
 TEST_CASE("search: results are ranked, and each is the layout simulated as --set would",
           "[search]") {
   const Scenario base = node8();
-  const auto results = search_layouts(base, {});
+  const auto results = search_layouts(base, sizes_only(), {0, 1});
   REQUIRE(results.size() == 10);
   // dp 8 × tp 1 × pp 1 holds all 8.03 B parameters with Adam on every GPU: 16 bytes each is
-  // 128 GB, over the H100's 80 GiB (85.9 GB); it ranks after every layout that fits.
+  // 128 GB, over the H100's 80 GiB (85.9 GB), before any activation: it is ruled out without
+  // simulating and ranks after every layout that fits.
   const SearchResult& last = results.back();
   CHECK(last.layout.dp == 8);
-  CHECK(last.out_of_memory);
-  CHECK(last.peak_memory > 16 * 8.0e9);
+  CHECK(last.ruled_out);
+  CHECK_FALSE(last.ran());
+  CHECK(last.static_memory > 16 * 8.0e9);
   double previous = 0;
   for (std::size_t i = 0; i + 1 < results.size(); ++i) {
     const SearchResult& r = results[i];
@@ -89,7 +107,7 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
           "[search]") {
   // Two layers: pp 4 and pp 8 exceed them (tp 1 pp 4, tp 1 pp 8, tp 2 pp 4: three layouts).
   const Scenario base = node8("{preset: llama-3.2-1b, layers: 2}", 64, 2);
-  const auto results = search_layouts(base, {});
+  const auto results = search_layouts(base, sizes_only());
   REQUIRE(results.size() == 10);
   int failed = 0;
   for (const auto& r : results)
@@ -113,10 +131,119 @@ TEST_CASE("search: refuses what it cannot lay out", "[search]") {
   // A costs-only study: durations are given per stage, so the layout changes nothing.
   CHECK_THROWS_WITH(layout_candidates(test::pipeline(4, 8, 1, 2), {}),
                     Catch::Contains("search needs a model"));
-  CHECK_THROWS_WITH(layout_candidates(node8(), {{0}, {}, {}, {}, {}}),
+  CHECK_THROWS_WITH(layout_candidates(node8(), sizes_only({0})),
                     Catch::Contains("--tp must be 1 or more, got 0"));
-  CHECK_THROWS_AS(layout_candidates(node8(), {{}, {}, {}, {}, {"nope"}}), InputError);
+  CHECK_THROWS_AS(layout_candidates(node8(), sizes_only({}, {}, {}, {"nope"})), InputError);
   // tp 16 does not divide one node's 8 GPUs: nothing is left to try.
-  CHECK_THROWS_WITH(layout_candidates(node8(), {{16}, {}, {}, {}, {}}),
+  CHECK_THROWS_WITH(layout_candidates(node8(), sizes_only({16})),
                     Catch::Contains("no layout to try"));
+}
+
+TEST_CASE(
+    "search: ZeRO, sequence parallelism and recompute are dimensions, collapsed where "
+    "they change nothing",
+    "[search]") {
+  // 8 GPUs, the 10 (tp, pp) of the first test. ZeRO 0–3 only where dp > 1 (dp 1: one value),
+  // SP off/on only where tp > 1, recompute none/selective/full everywhere:
+  //   tp 1: dp 8, 4, 2 → 4 · 3 = 12 each; dp 1 → 3              = 39
+  //   tp 2: dp 4, 2 → 4 · 2 · 3 = 24 each; dp 1 → 2 · 3          = 54
+  //   tp 4: dp 2 → 24; dp 1 → 6                                  = 30
+  //   tp 8: dp 1 → 6                                             =  6
+  const auto all = layout_candidates(node8(), {});
+  CHECK(all.size() == 129);
+  for (const auto& c : all) {
+    if (c.dp == 1) CHECK(c.zero == 0);
+    if (c.tp == 1) CHECK_FALSE(c.sequence_parallel);
+    CHECK_FALSE(c.tp_overlap);  // the scenario's
+  }
+  // A listed dimension: --zero 1,3 --recompute full on tp 2 · pp 1 (dp 4): 2 · 2 (SP) = 4.
+  SearchSpace some;
+  some.tp = {2};
+  some.pp = {1};
+  some.zero = {1, 3};
+  some.recompute = {Recompute::Full};
+  const auto four = layout_candidates(node8(), some);
+  REQUIRE(four.size() == 4);
+  CHECK(four[0].zero == 1);
+  CHECK_FALSE(four[0].sequence_parallel);
+  CHECK(four[1].sequence_parallel);
+  CHECK(four[3].zero == 3);
+  for (const auto& c : four) CHECK(c.recompute == Recompute::Full);
+  // Each candidate is what its overrides load: ZeRO-3 with SP and full recompute.
+  const Scenario sc = parse_scenario(node8().canonical_yaml, "t.yaml", four[3].overrides());
+  CHECK(sc.layout.zero == 3);
+  CHECK(sc.layout.sequence_parallel);
+  CHECK(sc.training.recompute == Recompute::Full);
+  SearchSpace bad;
+  bad.zero = {4};
+  CHECK_THROWS_WITH(layout_candidates(node8(), bad), Catch::Contains("--zero takes 0 to 3, got 4"));
+}
+
+TEST_CASE("search: the bundled 8B question finds dp 8 with sharded optimizer states", "[search]") {
+  // dp 8 without ZeRO does not fit (130 GB of static memory); with ZeRO the optimizer states
+  // (12 B per parameter) are split 8 ways and it runs without a pipeline bubble.
+  const auto results = search_layouts(node8(), {}, {0, 1});
+  const SearchResult& best = results.front();
+  REQUIRE(best.ran());
+  CHECK_FALSE(best.out_of_memory);
+  CHECK(best.layout.dp == 8);
+  CHECK(best.layout.zero >= 1);
+  // No ZeRO-0 dp 8 layout ran: each was ruled out on its static memory.
+  for (const auto& r : results)
+    if (r.layout.dp == 8 && r.layout.zero == 0) CHECK(r.ruled_out);
+  // Every layout that ran stays above its own static lower bound.
+  for (const auto& r : results)
+    if (r.ran()) CHECK(r.peak_memory >= r.static_memory);
+}
+
+TEST_CASE("search: any number of threads gives the same ranking", "[search]") {
+  SearchSpace space;
+  space.recompute = {Recompute::None, Recompute::Full};
+  const auto one = search_layouts(node8(), space, {0, 1});
+  const auto three = search_layouts(node8(), space, {0, 3});
+  REQUIRE(one.size() == three.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    INFO("rank " << i + 1);
+    CHECK(one[i].layout.overrides() == three[i].layout.overrides());
+    CHECK(one[i].report.step_time_s == three[i].report.step_time_s);
+    CHECK(one[i].peak_memory == three[i].peak_memory);
+    CHECK(one[i].pareto == three[i].pareto);
+  }
+}
+
+TEST_CASE("search: the Pareto front, headroom, CSV", "[search]") {
+  const Scenario base = node8();
+  const auto results = search_layouts(base, {}, {0, 2});
+  // Every fitting layout off the front is beaten on both step time and memory by one on it.
+  std::vector<const SearchResult*> front;
+  for (const auto& r : results)
+    if (r.pareto) front.push_back(&r);
+  REQUIRE(front.size() >= 2);
+  CHECK(front.front() == &results.front());  // the fastest is on it
+  for (const auto& r : results) {
+    if (!r.ran() || r.out_of_memory || r.pareto) continue;
+    CHECK(std::any_of(front.begin(), front.end(), [&](const SearchResult* f) {
+      return f->report.step_time_s <= r.report.step_time_s && f->peak_memory <= r.peak_memory;
+    }));
+  }
+  // A 50 % headroom leaves 42.95 GB: nothing that ran needs more, and more are left out.
+  const auto tight = search_layouts(base, {}, {0.5, 2});
+  std::size_t fit_tight = 0, fit = 0;
+  for (const auto& r : tight) {
+    if (r.ran() && !r.out_of_memory) {
+      ++fit_tight;
+      CHECK(r.peak_memory <= 0.5 * base.cluster.gpu.memory);
+    }
+  }
+  for (const auto& r : results) fit += r.ran() && !r.out_of_memory ? 1 : 0;
+  CHECK(fit_tight < fit);
+  CHECK(format_search(base, tight, 5, {0.5, 2}).find("50 % of the GPU's 85.90 GB kept free") !=
+        std::string::npos);
+  CHECK_THROWS_WITH(search_layouts(base, {}, {0.95, 1}), Catch::Contains("--headroom"));
+  CHECK_THROWS_WITH(search_layouts(base, {}, {0, -1}), Catch::Contains("--jobs"));
+  // CSV: a header and a row per candidate, in rank order.
+  const std::string csv = search_to_csv(base, results);
+  CHECK(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) == results.size() + 1);
+  CHECK(csv.rfind("rank,dp,tp,pp,vpp,micro_batch_size,", 0) == 0);
+  CHECK(csv.find("\n1,8,1,1,1,1,8,1f1b,") != std::string::npos);
 }

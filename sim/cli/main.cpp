@@ -1,6 +1,7 @@
 // trainsim: the command line. Maps errors to exit codes (0 ok, 2 bad input, 1 internal) here
 // and only here (style.md habit 10).
 #include <unistd.h>
+#include <charconv>
 
 #include <cstdio>
 #include <filesystem>
@@ -56,10 +57,13 @@ struct CompareArgs {
 struct SearchArgs {
   std::string scenario;
   std::vector<std::string> sets;
-  std::vector<int> tp, pp, vpp, micro_batch_sizes;
-  std::string schedules;  ///< "" = the scenario's, or names, or all
+  std::vector<int> tp, pp, vpp, micro_batch_sizes, zero;
+  std::vector<std::string> sp, recompute, tp_overlap;  ///< off/on; none/selective/full
+  std::string schedules;                               ///< "" = the scenario's, or names, or all
+  std::string headroom;  ///< percent of device memory kept free, "10" or "10%"
+  int jobs = 0;
   std::size_t top = 10;
-  bool json = false;
+  bool json = false, csv = false;
 };
 
 struct CheckArgs {
@@ -255,23 +259,72 @@ int cmd_compare(const CompareArgs& a) {
   return 0;
 }
 
+// "off"/"on" (or false/true, 0/1) flags of a search dimension, as 0/1.
+std::vector<int> switches(const std::vector<std::string>& given, const char* flag) {
+  std::vector<int> out;
+  for (const auto& v : given) {
+    if (v == "off" || v == "false" || v == "0")
+      out.push_back(0);
+    else if (v == "on" || v == "true" || v == "1")
+      out.push_back(1);
+    else
+      throw InputError(fmt::format("search: {} takes off, on; got \"{}\"", flag, v));
+  }
+  return out;
+}
+
 int cmd_search(const SearchArgs& a) {
   const Scenario sc = load_scenario(a.scenario, a.sets);
-  SearchSpace space{a.tp, a.pp, a.vpp, a.micro_batch_sizes, {}};
+  SearchSpace space;
+  space.tp = a.tp;
+  space.pp = a.pp;
+  space.vpp = a.vpp;
+  space.micro_batch_sizes = a.micro_batch_sizes;
   if (!a.schedules.empty())
     space.schedules = a.schedules == "all" ? schedule_names() : split_names(a.schedules);
+  space.zero = a.zero;
+  space.sequence_parallel = switches(a.sp, "--sp");
+  space.tp_overlap = switches(a.tp_overlap, "--tp-overlap");
+  for (const auto& v : a.recompute) {
+    if (v == "none")
+      space.recompute.push_back(Recompute::None);
+    else if (v == "selective")
+      space.recompute.push_back(Recompute::Selective);
+    else if (v == "full")
+      space.recompute.push_back(Recompute::Full);
+    else
+      throw InputError(
+          fmt::format("search: --recompute takes none, selective, full; got \"{}\"", v));
+  }
+  SearchOptions options;
+  options.jobs = a.jobs;
+  if (!a.headroom.empty()) {
+    std::string h = a.headroom;
+    if (h.back() == '%') h.pop_back();
+    double v = 0;
+    const auto [end, ec] = std::from_chars(h.data(), h.data() + h.size(), v);
+    if (h.empty() || ec != std::errc() || end != h.data() + h.size() || !(v >= 0 && v <= 90))
+      throw InputError(fmt::format(
+          "search: --headroom takes a percent of device memory from 0 to 90, e.g. 10%; got "
+          "\"{}\"",
+          a.headroom));
+    options.headroom = v / 100;
+  }
   // Progress on a terminal only: pipes and CI logs get the result alone.
   const bool tty = isatty(fileno(stderr)) != 0;
   const auto progress = [&](std::size_t done, std::size_t total) {
     if (!tty) return;
-    std::cerr << fmt::format("\rsearch: {}/{} layouts simulated", done, total)
+    if (done % 16 != 0 && done != total) return;  // a line per 16: cheap for big searches
+    std::cerr << fmt::format("\rsearch: {}/{} layouts", done, total)
               << (done == total ? "\r\033[K" : "") << std::flush;
   };
-  const std::vector<SearchResult> results = search_layouts(sc, space, progress);
+  const std::vector<SearchResult> results = search_layouts(sc, space, options, progress);
   if (a.json)
-    std::cout << json_text(search_to_json(sc, results), 2) << "\n";
+    std::cout << json_text(search_to_json(sc, results, options), 2) << "\n";
+  else if (a.csv)
+    std::cout << search_to_csv(sc, results);
   else
-    std::cout << format_search(sc, results, a.top);
+    std::cout << format_search(sc, results, a.top, options);
   return 0;
 }
 
@@ -408,8 +461,9 @@ int main(int argc, char** argv) {
   SearchArgs xa;
   auto* srch = scenario_command(
       app, "search",
-      "Try every parallel layout (tp, pp, dp; optionally vpp, micro-batch size, schedules) of "
-      "the scenario's GPUs and global batch, and rank those that fit by step time",
+      "Try every parallel layout (tp, pp, dp, ZeRO stage, sequence parallelism, recompute; "
+      "optionally vpp, micro-batch size, schedules, TP overlap) of the scenario's GPUs and "
+      "global batch, and rank those that fit by step time",
       xa.scenario, xa.sets, "Scenario YAML file (needs a model and a cluster)");
   srch->add_option("--tp", xa.tp, "TP sizes to try (default: powers of two up to a node)")
       ->delimiter(',');
@@ -422,10 +476,26 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   srch->add_option("--schedules", xa.schedules,
                    "Comma-separated schedules to try, or all (default: the scenario's)");
+  srch->add_option("--zero", xa.zero, "ZeRO stages to try (default: 0,1,2,3; only 0 at dp 1)")
+      ->delimiter(',');
+  srch->add_option("--sp", xa.sp, "Sequence parallelism: off,on (default: both; only off at tp 1)")
+      ->delimiter(',');
+  srch->add_option("--recompute", xa.recompute,
+                   "Recompute modes to try: none,selective,full (default: all three)")
+      ->delimiter(',');
+  srch->add_option("--tp-overlap", xa.tp_overlap,
+                   "TP comm-GEMM overlap: off,on (default: the scenario's; only off at tp 1)")
+      ->delimiter(',');
+  srch->add_option("--headroom", xa.headroom,
+                   "Percent of device memory to keep free, e.g. 10% (default: 0)");
+  srch->add_option("--jobs,-j", xa.jobs,
+                   "Threads simulating candidates, 0 = all cores (default: 0)")
+      ->check(CLI::Range(0, 1024));
+  srch->add_flag("--csv", xa.csv, "Print every candidate, ranked, as CSV");
   srch->add_option("--top", xa.top, "Rows of the ranked table")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  srch->add_flag("--json", xa.json, "Print every candidate, ranked, as JSON");
+  srch->add_flag("--json", xa.json, "Print every candidate, ranked, as JSON")->excludes("--csv");
 
   CheckArgs ka;
   auto* chk = app.add_subcommand(

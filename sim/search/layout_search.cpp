@@ -1,13 +1,20 @@
 #include "search/layout_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/quantity.h"
+#include "memory/footprint.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
@@ -26,20 +33,63 @@ std::string layouts(std::size_t n) {
   return fmt::format("{} layout{}", n, n == 1 ? "" : "s");
 }
 
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None:
+      return "none";
+    case Recompute::Selective:
+      return "selective";
+    case Recompute::Full:
+      return "full";
+  }
+  return "?";
+}
+
 std::string layout_words(const LayoutCandidate& c) {
   std::string s = fmt::format("dp {} · tp {} · pp {}", c.dp, c.tp, c.pp);
   if (c.vpp > 1) s += fmt::format(" · vpp {}", c.vpp);
   s += fmt::format(" · b {}", c.micro_batch_size);
+  if (c.zero > 0) s += fmt::format(" · ZeRO-{}", c.zero);
+  if (c.sequence_parallel) s += " · SP";
+  if (c.recompute != Recompute::None)
+    s += fmt::format(" · {} recompute", recompute_name(c.recompute));
+  if (c.tp_overlap) s += " · TP overlap";
   if (!c.schedule.empty()) s += " · " + c.schedule;
   return s;
+}
+
+// A value list, or `fallback` when empty; with `only_first`, only its first value (a dimension
+// that changes nothing for this layout, e.g. ZeRO at dp 1).
+template <typename T>
+std::vector<T> values_or(const std::vector<T>& given, std::vector<T> fallback, bool only_first) {
+  std::vector<T> v = given.empty() ? std::move(fallback) : given;
+  if (only_first && v.size() > 1) v.resize(1);
+  return v;
+}
+
+// 0 for ran and fits, 1 out of memory, 2 ruled out by static memory, 3 cannot run.
+int group_of(const SearchResult& r) {
+  if (!r.error.empty()) return 3;
+  if (r.ruled_out) return 2;
+  return r.out_of_memory ? 1 : 0;
+}
+
+double memory_limit(const Scenario& base, const SearchOptions& o) {
+  return base.cluster.gpu.memory * (1.0 - o.headroom);
 }
 
 }  // namespace
 
 std::vector<std::string> LayoutCandidate::overrides() const {
-  return {fmt::format("parallelism.dp={}", dp), fmt::format("parallelism.tp={}", tp),
-          fmt::format("parallelism.pp={}", pp), fmt::format("parallelism.vpp={}", vpp),
-          fmt::format("training.micro_batch_size={}", micro_batch_size)};
+  return {fmt::format("parallelism.dp={}", dp),
+          fmt::format("parallelism.tp={}", tp),
+          fmt::format("parallelism.pp={}", pp),
+          fmt::format("parallelism.vpp={}", vpp),
+          fmt::format("training.micro_batch_size={}", micro_batch_size),
+          fmt::format("parallelism.zero={}", zero),
+          fmt::format("parallelism.sequence_parallel={}", sequence_parallel),
+          fmt::format("training.recompute={}", recompute_name(recompute)),
+          fmt::format("parallelism.tp_overlap={}", tp_overlap)};
 }
 
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space) {
@@ -55,6 +105,8 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   require_positive(space.vpp, "--vpp");
   require_positive(space.micro_batch_sizes, "--micro-batch-sizes");
   for (const auto& name : space.schedules) find_schedule(name);  // unknown names fail here
+  for (int z : space.zero)
+    if (z < 0 || z > 3) throw InputError(fmt::format("search: --zero takes 0 to 3, got {}", z));
 
   const int gpus = base.cluster.gpus();
   std::vector<int> tps = space.tp;
@@ -82,7 +134,21 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
         for (int b : mbs) {
           // The global batch stays what the scenario says: dp · b must divide it.
           if (base.training.global_batch_size % (dp * b) != 0) continue;
-          for (const auto& sched : schedules) out.push_back({dp, tp, pp, vpp, b, sched});
+          for (const auto& sched : schedules)
+            for (int z : values_or(space.zero, {0, 1, 2, 3}, dp == 1))
+              for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
+                for (Recompute rc :
+                     values_or(space.recompute,
+                               {Recompute::None, Recompute::Selective, Recompute::Full}, false))
+                  for (int ov :
+                       values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1)) {
+                    LayoutCandidate c{dp, tp, pp, vpp, b, sched};
+                    c.zero = dp == 1 ? 0 : z;
+                    c.sequence_parallel = tp > 1 && sp != 0;
+                    c.recompute = rc;
+                    c.tp_overlap = tp > 1 && ov != 0;
+                    out.push_back(std::move(c));
+                  }
         }
     }
   }
@@ -94,67 +160,137 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   return out;
 }
 
-std::vector<SearchResult> search_layouts(
-    const Scenario& base, const SearchSpace& space,
-    const std::function<void(std::size_t, std::size_t)>& progress) {
-  const std::vector<LayoutCandidate> candidates = layout_candidates(base, space);
-  std::vector<SearchResult> results;
-  results.reserve(candidates.size());
-  for (const LayoutCandidate& c : candidates) {
-    SearchResult r;
-    r.layout = c;
-    try {
-      // The base scenario's text plus this layout, validated again by the loader.
-      std::vector<std::string> sets = c.overrides();
-      sets.push_back(fmt::format("training.global_batch_size={}", base.training.global_batch_size));
-      sets.push_back(fmt::format("training.microbatches={}",
-                                 base.training.global_batch_size / (c.dp * c.micro_batch_size)));
-      const Scenario sc = parse_scenario(base.canonical_yaml, base.source, sets);
-      const Timeline tl = simulate(sc, {c.schedule, true});
-      r.report = make_report(tl);
-      const MemoryReport mem = make_memory_report(tl);
-      r.peak_memory = mem.largest_peak();
-      r.out_of_memory = !mem.out_of_memory.empty();
-    } catch (const InputError& e) {
-      r.error = e.what();
+namespace {
+
+// Loads one candidate, rules it out on static memory or simulates it.
+SearchResult evaluate(const Scenario& base, const LayoutCandidate& c, double limit) {
+  SearchResult r;
+  r.layout = c;
+  try {
+    // The base scenario's text plus this layout, validated again by the loader.
+    std::vector<std::string> sets = c.overrides();
+    sets.push_back(fmt::format("training.global_batch_size={}", base.training.global_batch_size));
+    sets.push_back(fmt::format("training.microbatches={}",
+                               base.training.global_batch_size / (c.dp * c.micro_batch_size)));
+    const Scenario sc = parse_scenario(base.canonical_yaml, base.source, sets);
+    // Weights, gradients and optimizer states of all stages over the pp ranks: the average
+    // rank's, a lower bound of the fullest rank's, plus one GPU's buffers.
+    std::vector<int> all(static_cast<std::size_t>(sc.layout.pp * sc.layout.vpp));
+    std::iota(all.begin(), all.end(), 0);
+    const StaticMemory st = static_memory(sc, all);
+    r.static_memory = (st.weights + st.gradients + st.optimizer) / sc.layout.pp + st.buffers;
+    if (r.static_memory > limit) {
+      r.ruled_out = true;
+      return r;
     }
-    results.push_back(std::move(r));
-    if (progress) progress(results.size(), candidates.size());
+    const Timeline tl = simulate(sc, {c.schedule, true});
+    r.report = make_report(tl);
+    r.peak_memory = make_memory_report(tl).largest_peak();
+    r.out_of_memory = r.peak_memory > limit;
+  } catch (const InputError& e) {
+    r.error = e.what();
   }
-  // Fitting first, then out of memory, then those that cannot run; fastest first within each.
-  const auto group = [](const SearchResult& r) { return !r.ran() ? 2 : r.out_of_memory ? 1 : 0; };
+  return r;
+}
+
+}  // namespace
+
+std::vector<SearchResult> search_layouts(
+    const Scenario& base, const SearchSpace& space, const SearchOptions& options,
+    const std::function<void(std::size_t, std::size_t)>& progress) {
+  if (!(options.headroom >= 0 && options.headroom <= 0.9))
+    throw InputError(
+        fmt::format("search: --headroom must be 0 to 90 %, got {:g} %", options.headroom * 100));
+  if (options.jobs < 0)
+    throw InputError(
+        fmt::format("search: --jobs must be 0 (all cores) or more, got {}", options.jobs));
+  const std::vector<LayoutCandidate> candidates = layout_candidates(base, space);
+  const double limit = memory_limit(base, options);
+  std::vector<SearchResult> results(candidates.size());
+
+  // A pool of threads takes candidates in order; each result lands at its candidate's index,
+  // so the outcome is the same for any number of threads.
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t jobs = std::min<std::size_t>(
+      candidates.size(), options.jobs > 0 ? static_cast<std::size_t>(options.jobs) : hw);
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex mutex;  // guards done, failure and the progress callback
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (std::size_t i = next++; i < candidates.size(); i = next++) {
+      try {
+        results[i] = evaluate(base, candidates[i], limit);
+      } catch (...) {  // our own bug: stop, and rethrow it on the calling thread
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = candidates.size();
+        return;
+      }
+      const std::lock_guard<std::mutex> lock(mutex);
+      ++done;
+      if (progress) progress(done, candidates.size());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < jobs; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+
+  // Fitting first, then out of memory, ruled out, cannot run; fastest first within each.
   std::stable_sort(results.begin(), results.end(),
                    [&](const SearchResult& a, const SearchResult& b) {
-                     if (group(a) != group(b)) return group(a) < group(b);
+                     if (group_of(a) != group_of(b)) return group_of(a) < group_of(b);
                      return a.ran() && a.report.step_time_s < b.report.step_time_s;
                    });
+  // The Pareto front of the fitting layouts, by step time then memory: walking them fastest
+  // first, a layout is on it when it needs less memory than every faster one.
+  double least = std::numeric_limits<double>::infinity();
+  for (auto& r : results) {
+    if (group_of(r) != 0) break;
+    if (r.peak_memory < least) {
+      r.pareto = true;
+      least = r.peak_memory;
+    }
+  }
   return results;
 }
 
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
-                          std::size_t top) {
-  std::size_t fit = 0, oom = 0, failed = 0;
-  for (const auto& r : results) (!r.ran() ? failed : r.out_of_memory ? oom : fit) += 1;
+                          std::size_t top, const SearchOptions& options) {
+  std::size_t count[4] = {0, 0, 0, 0};
+  for (const auto& r : results) ++count[group_of(r)];
+  const std::size_t fit = count[0], oom = count[1], ruled = count[2], failed = count[3];
+  const double limit = memory_limit(base, options);
+  const std::string limit_words =
+      options.headroom > 0
+          ? fmt::format("{} ({:g} % of the GPU's {} kept free)", format_bytes(limit),
+                        options.headroom * 100, format_bytes(base.cluster.gpu.memory))
+          : fmt::format("the GPU's {}", format_bytes(limit));
   std::string o = fmt::format(
       "search {} · {} GPUs × {} · {} sequences of {} tokens per step\n{}: {} fit, {} out of "
-      "memory, {} cannot run\n\n",
+      "memory ({} of them ruled out before simulating), {} cannot run\n\n",
       base.name, base.cluster.gpus(), base.cluster.gpu.name, base.training.global_batch_size,
-      base.training.seq_len, layouts(results.size()), fit, oom, failed);
+      base.training.seq_len, layouts(results.size()), fit, oom + ruled, ruled, failed);
   if (fit > 0) {
     std::size_t sw = 8;
     for (const auto& r : results)
       if (r.ran()) sw = std::max(sw, r.report.schedule.size());
     const std::string line =
-        "{:>3} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5}  {:<{}} {:>10} {:>6} {:>11} {:>7} {:>7} "
-        "{:>11}\n";
-    o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", "b", "m", "schedule", sw,
-                     "step time", "MFU", "tokens/s", "bubble", "comm", "GPU memory");
+        "{:>4} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}  {:<{}} {:>10} {:>6} "
+        "{:>11} {:>7} {:>7} {:>11}\n";
+    o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", "b", "m", "zero", "sp",
+                     "recompute", "ovl", "schedule", sw, "step time", "MFU", "tokens/s", "bubble",
+                     "comm", "GPU memory");
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];
       const LayoutCandidate& c = r.layout;
       o += fmt::format(
-          fmt::runtime(line), i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
-          r.report.microbatches, r.report.schedule, sw, format_time(r.report.step_time_s),
+          fmt::runtime(line), fmt::format("{}{}", r.pareto ? "*" : "", i + 1), c.dp, c.tp, c.pp,
+          c.vpp, c.micro_batch_size, r.report.microbatches, c.zero,
+          c.sequence_parallel ? "on" : "-", recompute_name(c.recompute), c.tp_overlap ? "on" : "-",
+          r.report.schedule, sw, format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
           thousands(r.report.tokens_per_s), fmt::format("{:.4f}", r.report.bubble_fraction_of_step),
           fmt::format("{:.4f}", r.report.pipeline_time_s > 0
@@ -163,16 +299,32 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
           format_bytes(r.peak_memory));
     }
     if (fit > top) o += fmt::format("… and {} more that fit (--top N shows more)\n", fit - top);
-    o += "bubble: the schedule's own idle / a balanced pipeline's time; comm: stage idle waiting "
-         "on communication / pipeline phase; GPU memory: the peak of the fullest GPU\n";
+    std::size_t front = 0;
+    for (const auto& r : results) front += r.pareto ? 1 : 0;
+    o += fmt::format(
+        "*: on the Pareto front of step time and memory ({} layout{}: none of the others is both "
+        "faster and smaller); sp: sequence parallelism; ovl: TP comm-GEMM overlap; bubble: the "
+        "schedule's own idle / a balanced pipeline's time; comm: stage idle waiting on "
+        "communication / pipeline phase; GPU memory: the peak of the fullest GPU, within {}\n",
+        front, front == 1 ? "" : "s", limit_words);
   } else {
-    o += "no layout fits in memory\n";
+    o += fmt::format("no layout fits in {}\n", limit_words);
   }
   if (oom > 0) {
     const SearchResult& r = results[fit];
-    o += fmt::format("out of memory: {}; the fastest, {}, takes {} but needs {} of the GPU's {}\n",
+    o += fmt::format("out of memory: {}; the fastest, {}, takes {} but needs {} of {}\n",
                      layouts(oom), layout_words(r.layout), format_time(r.report.step_time_s),
-                     format_bytes(r.peak_memory), format_bytes(base.cluster.gpu.memory));
+                     format_bytes(r.peak_memory), limit_words);
+  }
+  if (ruled > 0) {
+    const auto it = std::min_element(
+        results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
+          return (a.ruled_out ? a.static_memory : 1e300) < (b.ruled_out ? b.static_memory : 1e300);
+        });
+    o += fmt::format(
+        "ruled out before simulating: {} whose weights, gradients and optimizer states alone "
+        "exceed {} (the smallest, {}, needs {})\n",
+        layouts(ruled), limit_words, layout_words(it->layout), format_bytes(it->static_memory));
   }
   if (failed > 0) {
     // Group the reasons: messages that differ only in their numbers are one reason.
@@ -182,7 +334,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       std::size_t count;
     };
     std::vector<Reason> reasons;
-    for (std::size_t i = fit + oom; i < results.size(); ++i) {
+    for (std::size_t i = fit + oom + ruled; i < results.size(); ++i) {
       std::string shape;
       for (char ch : results[i].error)
         if (!std::isdigit(static_cast<unsigned char>(ch)))
@@ -208,10 +360,12 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
   return o;
 }
 
-nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResult>& results) {
+nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResult>& results,
+                              const SearchOptions& options) {
   nlohmann::json j;
   j["scenario"] = base.source.empty() ? base.name : base.source;
   j["gpus"] = base.cluster.gpus();
+  j["memory_limit_bytes"] = memory_limit(base, options);
   j["results"] = nlohmann::json::array();
   for (const auto& r : results) {
     const LayoutCandidate& c = r.layout;
@@ -221,15 +375,54 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
                      {"pp", c.pp},
                      {"vpp", c.vpp},
                      {"micro_batch_size", c.micro_batch_size},
-                     {"schedule", c.schedule.empty() ? base.schedule.name : c.schedule}};
+                     {"schedule", c.schedule.empty() ? base.schedule.name : c.schedule},
+                     {"zero", c.zero},
+                     {"sequence_parallel", c.sequence_parallel},
+                     {"recompute", recompute_name(c.recompute)},
+                     {"tp_overlap", c.tp_overlap}};
     one["ran"] = r.ran();
     one["error"] = r.error;
-    one["out_of_memory"] = r.out_of_memory;
+    one["out_of_memory"] = r.out_of_memory || r.ruled_out;
+    one["ruled_out"] = r.ruled_out;
+    one["static_memory_bytes"] = r.static_memory;
+    one["pareto"] = r.pareto;
     one["peak_memory_bytes"] = r.peak_memory;
     one["report"] = r.ran() ? report_to_json(r.report) : nlohmann::json(nullptr);
     j["results"].push_back(std::move(one));
   }
   return j;
+}
+
+std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>& results) {
+  // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+  const auto field = [](const std::string& v) {
+    if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+    std::string q = "\"";
+    for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  std::string o =
+      "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
+      "recompute,tp_overlap,ran,fits,ruled_out,pareto,step_time_s,mfu,tokens_per_s,"
+      "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,error\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const SearchResult& r = results[i];
+    const LayoutCandidate& c = r.layout;
+    const bool ran = r.ran();
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                     i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
+                     ran ? std::to_string(r.report.microbatches) : std::string(),
+                     field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero,
+                     c.sequence_parallel, recompute_name(c.recompute), c.tp_overlap, ran,
+                     ran && !r.out_of_memory, r.ruled_out, r.pareto,
+                     ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
+                     ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
+                     ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),
+                     ran ? fmt::format("{:.6g}", r.report.bubble_fraction_of_step) : std::string(),
+                     ran ? fmt::format("{:.0f}", r.peak_memory) : std::string(),
+                     fmt::format("{:.0f}", r.static_memory), field(r.error));
+  }
+  return o;
 }
 
 }  // namespace trainsim

@@ -1,7 +1,9 @@
 #pragma once
 // "Which parallel layout is fastest for this model on this cluster, and does it fit?": every
-// (tp, pp, dp, vpp, micro-batch size, schedule) that uses the scenario's GPUs and keeps its
-// global batch, each re-validated by the scenario loader and simulated, then ranked.
+// (tp, pp, dp, vpp, micro-batch size, schedule, ZeRO stage, sequence parallelism, recompute, TP
+// overlap) that uses the scenario's GPUs and keeps its global batch, each re-validated by the
+// scenario loader, ruled out when its static memory alone exceeds the device, else simulated (on
+// a pool of threads; the result does not depend on their number), then ranked.
 // A candidate is the base scenario plus `--set` overrides, so every rule the loader and the
 // schedules enforce (heads divisible by tp, layers per stage, m ≥ p, ...) applies unchanged;
 // what they reject is reported with their message, not guessed here.
@@ -24,11 +26,27 @@ struct SearchSpace {
   std::vector<int> vpp;                ///< the scenario's
   std::vector<int> micro_batch_sizes;  ///< the scenario's
   std::vector<std::string> schedules;  ///< the scenario's
+  std::vector<int> zero;               ///< 0, 1, 2, 3 (only the first at dp 1: all the same)
+  std::vector<int> sequence_parallel;  ///< 0 and 1 (off and on; only off at tp 1)
+  std::vector<Recompute> recompute;    ///< none, selective, full
+  std::vector<int> tp_overlap;         ///< the scenario's (only off at tp 1)
+};
+
+/// How to search.
+struct SearchOptions {
+  /// Memory kept free: a layout fits when its peak is at most (1 − headroom) × device memory.
+  double headroom = 0;
+  /// Threads simulating candidates; 0 = the machine's hardware threads.
+  int jobs = 0;
 };
 
 struct LayoutCandidate {
   int dp = 1, tp = 1, pp = 1, vpp = 1, micro_batch_size = 1;
   std::string schedule;
+  int zero = 0;
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::None;
+  bool tp_overlap = false;
   /// The `--set` overrides that turn the base scenario into this candidate.
   std::vector<std::string> overrides() const;
 };
@@ -38,31 +56,46 @@ struct SearchResult {
   std::string error;  ///< why it cannot run (the loader's or the schedule's message); "" if ran
   StepReport report;  ///< when it ran
   double peak_memory = 0;      ///< bytes: the largest stage peak on one GPU (0 without a model)
-  bool out_of_memory = false;  ///< some stage's peak exceeds the device
-  bool ran() const { return error.empty(); }
+  bool out_of_memory = false;  ///< some stage's peak exceeds the memory limit
+  /// Not simulated: the weights, gradients and optimizer states of an average pipeline rank
+  /// (a lower bound of the fullest) already exceed the memory limit; `static_memory` is that.
+  bool ruled_out = false;
+  double static_memory = 0;
+  /// Ran and fits, and no other fitting layout is both faster and needs less memory.
+  bool pareto = false;
+  bool ran() const { return error.empty() && !ruled_out; }
 };
 
-/// Every candidate of `space` for `base`, tp-major then pp, vpp, micro-batch size, schedule.
+/// Every candidate of `space` for `base`, tp-major then pp, vpp, micro-batch size, schedule,
+/// ZeRO, sequence parallelism, recompute, TP overlap.
 /// dp is GPUs / (tp · pp); left out are the tp · pp that do not divide the GPUs and the dp · b
 /// that do not divide the global batch (which the search keeps). Throws
 /// InputError when `base` has no model (costs-only studies do not change with the layout) or no
 /// cluster (no GPU count to lay out), when a list holds a value < 1 or an unknown schedule, and
-/// when no candidate is left.
+/// when no candidate is left, and when a list holds a value outside its range (ZeRO 0–3).
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space);
 
 /// Simulates every candidate (folded) and returns them ranked: those that fit by step time,
-/// then those out of memory by step time, then those that cannot run, each group in candidate
-/// order on ties. `progress(done, total)` is called after each candidate.
+/// then those out of memory by step time, then those ruled out by their static memory, then
+/// those that cannot run, each group in candidate order on ties. `progress(done, total)` is
+/// called after each candidate, from one thread at a time (any of the pool's). Throws
+/// InputError for a headroom outside [0, 0.9] or jobs < 0.
 std::vector<SearchResult> search_layouts(
-    const Scenario& base, const SearchSpace& space,
+    const Scenario& base, const SearchSpace& space, const SearchOptions& options = {},
     const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 /// The ranked table (the first `top` that fit), then a line each for the layouts out of
 /// memory and those that cannot run, with the fastest or first of each.
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
-                          std::size_t top);
-/// `{"scenario", "gpus", "results": [{"layout", "ran", "error", "out_of_memory",
-/// "peak_memory_bytes", "report"}, ...]}`, in rank order.
-nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResult>& results);
+                          std::size_t top, const SearchOptions& options = {});
+/// `{"scenario", "gpus", "memory_limit_bytes", "results": [{"layout", "ran", "error",
+/// "out_of_memory", "ruled_out", "static_memory_bytes", "pareto", "peak_memory_bytes",
+/// "report"}, ...]}`, in rank order.
+nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResult>& results,
+                              const SearchOptions& options = {});
+/// One CSV row per candidate, in rank order, with a header: the layout, whether it ran, fits,
+/// was ruled out or is on the Pareto front, step time, MFU, tokens/s, bubble, peak memory and
+/// the error.
+std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>& results);
 
 }  // namespace trainsim
