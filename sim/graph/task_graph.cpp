@@ -6,6 +6,11 @@
 
 namespace trainsim {
 
+void TaskGraphBuilder::reserve(std::size_t tasks, std::size_t edges) {
+  tasks_.reserve(tasks);
+  edges_.reserve(edges);
+}
+
 StreamId TaskGraphBuilder::add_stream(const StreamInfo& s) {
   streams_.push_back(s);
   orders_.emplace_back();
@@ -41,12 +46,13 @@ void TaskGraphBuilder::add_dependency(TaskId before, TaskId after) {
 
 RendezvousId TaskGraphBuilder::add_rendezvous(std::span<const TaskId> members) {
   TRAINSIM_CHECK(!members.empty(), "a rendezvous needs members");
-  const auto id = static_cast<RendezvousId>(rendezvous_.size());
+  const auto id = static_cast<RendezvousId>(rendezvous_offsets_.size() - 1);
   for (TaskId t : members) {
     TRAINSIM_CHECK(tasks_[t].rendezvous == kNone, "a task joins at most one rendezvous");
     tasks_[t].rendezvous = id;
   }
-  rendezvous_.emplace_back(members.begin(), members.end());
+  rendezvous_members_.insert(rendezvous_members_.end(), members.begin(), members.end());
+  rendezvous_offsets_.push_back(static_cast<std::uint32_t>(rendezvous_members_.size()));
   return id;
 }
 
@@ -81,11 +87,8 @@ TaskGraph TaskGraphBuilder::build() {
     std::vector<TaskId>().swap(order);
   }
   TRAINSIM_CHECK(g.stream_tasks.size() == n, "every task is on exactly one stream");
-  g.rendezvous_offsets.assign(1, 0);
-  for (const auto& members : rendezvous_) {
-    g.rendezvous_tasks.insert(g.rendezvous_tasks.end(), members.begin(), members.end());
-    g.rendezvous_offsets.push_back(static_cast<std::uint32_t>(g.rendezvous_tasks.size()));
-  }
+  g.rendezvous_offsets = std::move(rendezvous_offsets_);
+  g.rendezvous_tasks = std::move(rendezvous_members_);
   if (!resources_.empty()) {
     // Both directions as CSR: stream -> uses, resource -> users.
     std::stable_sort(uses_.begin(), uses_.end(),
@@ -107,7 +110,8 @@ TaskGraph TaskGraphBuilder::build() {
   g.tasks = std::move(tasks_);
   g.works = std::move(works_);
   g.streams = std::move(streams_);
-  rendezvous_.clear();
+  rendezvous_members_.clear();
+  rendezvous_offsets_.assign(1, 0);
   orders_.clear();
   tasks_.clear();
   works_.clear();

@@ -124,6 +124,8 @@ struct TaskGraph {
 /// rewrite a stream's order (e.g. to put a collective right after the compute it follows).
 class TaskGraphBuilder {
  public:
+  /// Capacity for about `tasks` tasks and `edges` dependencies (no effect on the result).
+  void reserve(std::size_t tasks, std::size_t edges);
   StreamId add_stream(const StreamInfo& s);
   std::size_t stream_count() const { return streams_.size(); }
   const StreamInfo& stream_info(StreamId s) const { return streams_[s]; }
@@ -155,7 +157,9 @@ class TaskGraphBuilder {
   std::vector<StreamInfo> streams_;
   std::vector<std::vector<TaskId>> orders_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges_;
-  std::vector<std::vector<TaskId>> rendezvous_;
+  // Rendezvous members, flat: rendezvous i is [offsets_[i], offsets_[i + 1]) of members_.
+  std::vector<TaskId> rendezvous_members_;
+  std::vector<std::uint32_t> rendezvous_offsets_{0};
   std::vector<Resource> resources_;
   std::vector<std::pair<StreamId, ResourceUse>> uses_;
 };

@@ -66,7 +66,7 @@ void add_compute_pass(Program& p) {
         p.task_of(replica, b.stage, b.op, b.microbatch) = t;
         continue;
       }
-      const Cost c = p.cost.compute(a.op, a.stage, pp);
+      const Cost c = p.compute_cost(a.op, a.stage, pp);
       // Divided into parts where a DP bucket's gradients complete (the stage's last backward)
       // and where each FSDP unit's gathered parameters are needed.
       const bool last = i == last_gradient[static_cast<std::size_t>(a.stage)];

@@ -25,6 +25,13 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
   compute_tail.assign(ranks.ranks.size(), kNone);
+  // Room for the usual graph: per action its compute task, a send and a receive, and with TP a
+  // collective; about two dependencies per task. (An estimate: vectors still grow past it.)
+  std::size_t actions = 0;
+  for (const SimRank& r : ranks.ranks)
+    actions += sch.actions[static_cast<std::size_t>(r.coord.pp)].size();
+  const std::size_t tasks = actions * (sc.layout.tp > 1 ? 4 : 3);
+  builder.reserve(tasks, 2 * tasks);
 }
 
 TaskId& Program::task_of(int replica, int stage, Op op, int mb) {
@@ -86,6 +93,32 @@ double Program::link_scale(const std::vector<int>& members) const {
   double f = 1.0;
   for (int g : members) f = std::max(f, scenario.link_factor(g));
   return f;
+}
+
+namespace {
+// (stage, a small value, another small value) as one key: stage < 2^31, a, b < 2^16.
+std::uint64_t cost_key(int stage, int a, int b) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32 |
+         static_cast<std::uint64_t>(static_cast<std::uint16_t>(a)) << 16 |
+         static_cast<std::uint16_t>(b);
+}
+}  // namespace
+
+const Cost& Program::compute_cost(Op op, int stage, int pp) {
+  TRAINSIM_CHECK(pp >= 0 && pp < 65536, "pipeline ranks are below 2^16");
+  const auto key = cost_key(stage, pp, static_cast<int>(op));
+  auto it = compute_costs_.find(key);
+  if (it == compute_costs_.end())
+    it = compute_costs_.emplace(key, cost.compute(op, stage, pp)).first;
+  return it->second;
+}
+
+const Cost& Program::tp_cost(Op op, int stage, LinkClass link) {
+  const auto key = cost_key(stage, static_cast<int>(link), static_cast<int>(op));
+  auto it = tp_costs_.find(key);
+  if (it == tp_costs_.end())
+    it = tp_costs_.emplace(key, cost.tp_communication(op, stage, link)).first;
+  return it->second;
 }
 
 WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant, int stage2,

@@ -1,10 +1,12 @@
 #pragma once
 // The lowering state that passes share: the graph under construction, the simulated ranks,
 // each rank's streams, and an index from (replica, stage, op, micro-batch) to compute tasks.
-#include <map>      // std::map
-#include <tuple>    // std::tuple
-#include <utility>  // std::pair
-#include <vector>   // std::vector
+#include <cstdint>        // std::uint64_t
+#include <map>            // std::map
+#include <tuple>          // std::tuple
+#include <unordered_map>  // std::unordered_map
+#include <utility>        // std::pair
+#include <vector>         // std::vector
 
 #include "cost/cost_model.h"
 #include "graph/task_graph.h"
@@ -62,6 +64,11 @@ struct Program {
     return stages_by_rank_[static_cast<std::size_t>(pp)];
   }
 
+  /// cost.compute(op, stage, pp) and cost.tp_communication(op, stage, link), each asked of the
+  /// cost model once per distinct arguments (a pipeline asks the same ones m times).
+  const Cost& compute_cost(Op op, int stage, int pp);
+  const Cost& tp_cost(Op op, int stage, LinkClass link);
+
   /// A Work record for `type` on `stage`, created once per distinct key. `stage2` is the
   /// backward stage of an overlapped F&B (-1 otherwise); it is part of the key.
   WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0, int stage2 = -1,
@@ -80,6 +87,7 @@ struct Program {
   std::vector<int> stage_layers_;
   std::map<std::tuple<int, int, int, int, int, long long, int, int>, WorkId> works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;
+  std::unordered_map<std::uint64_t, Cost> compute_costs_, tp_costs_;
 };
 
 // The passes, in the order lower() runs them. Each adds one kind of work.

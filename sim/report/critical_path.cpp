@@ -1,5 +1,7 @@
 #include "report/critical_path.h"
 
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "lower/task_types.h"
@@ -10,11 +12,21 @@ CriticalPath critical_path(const Timeline& tl) {
   const TaskGraph& g = *tl.graph;
   CriticalPath cp;
   if (g.size() == 0) return cp;
-  // Predecessors: dependencies reversed, and each task's previous task in its stream.
-  std::vector<std::vector<TaskId>> deps_in(g.size());
-  for (TaskId t = 0; t < g.size(); ++t)
-    for (auto e : boost::make_iterator_range(boost::out_edges(t, g.deps)))
-      deps_in[boost::target(e, g.deps)].push_back(t);
+  // Predecessors: dependencies reversed (CSR: task u's are in_tasks[in_offsets[u] ..
+  // in_offsets[u + 1])), and each task's previous task in its stream.
+  std::vector<std::uint32_t> in_offsets(g.size() + 1, 0);
+  for (TaskId u = 0; u < g.size(); ++u) in_offsets[u + 1] = in_offsets[u] + g.pred_count[u];
+  std::vector<TaskId> in_tasks(in_offsets.back());
+  {
+    std::vector<std::uint32_t> fill(in_offsets.begin(), in_offsets.end() - 1);
+    for (TaskId t = 0; t < g.size(); ++t)
+      for (auto e : boost::make_iterator_range(boost::out_edges(t, g.deps)))
+        in_tasks[fill[boost::target(e, g.deps)]++] = t;
+  }
+  const auto deps_in = [&](TaskId u) {
+    return std::span<const TaskId>(in_tasks.data() + in_offsets[u],
+                                   in_offsets[u + 1] - in_offsets[u]);
+  };
   std::vector<TaskId> stream_prev(g.size(), kNone);
   for (StreamId s = 0; s < g.streams.size(); ++s) {
     const auto order = g.stream(s);
@@ -43,7 +55,7 @@ CriticalPath critical_path(const Timeline& tl) {
     // ended exactly when it started.
     TaskId next = kNone;
     auto consider = [&](TaskId m) {
-      for (TaskId p : deps_in[m])
+      for (TaskId p : deps_in(m))
         if (next == kNone && tl.end[p] == start) next = p;
       const TaskId p = stream_prev[m];
       if (next == kNone && p != kNone && tl.end[p] == start) next = p;
@@ -53,7 +65,7 @@ CriticalPath critical_path(const Timeline& tl) {
       for (TaskId m : g.rendezvous(g.tasks[t].rendezvous)) consider(m);
     if (next == kNone) {  // nothing ended at our start: an unexplained wait
       TimeNs latest = 0;
-      for (TaskId p : deps_in[t]) latest = std::max(latest, tl.end[p]);
+      for (TaskId p : deps_in(t)) latest = std::max(latest, tl.end[p]);
       if (stream_prev[t] != kNone) latest = std::max(latest, tl.end[stream_prev[t]]);
       cp.waiting_s += to_seconds(start - latest);
       break;

@@ -6,6 +6,8 @@
 
 #include "run/simulate.h"
 #include "scenario/scenario_loader.h"
+#include "schedules/registry.h"
+#include "search/layout_search.h"
 
 using namespace trainsim;
 
@@ -32,6 +34,20 @@ schedule: {}
 )",
                                     interleaved ? 2 : 1, interleaved ? "interleaved-1f1b" : "1f1b"),
                         "llama405b.yaml");
+}
+
+// A GPT of 0.93 T parameters (128 layers, hidden 24576 = 192 heads of 128, 4h MLP; its own
+// shape, ≈ 12·128·24576² parameters), tp 8, pp 64, m 512, 1F1B, full recompute, on 512 A100s:
+// the issue's "one search candidate" of the 1T class.
+Scenario gpt_1t() {
+  return parse_scenario(R"(model: {layers: 128, hidden: 24576, ffn_hidden: 98304, heads: 192,
+        vocab: 51200, mlp: gelu, norm: layernorm, position_embedding: learned}
+training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 512, recompute: full}
+cluster: {gpu: a100-sxm-80gb, gpus_per_node: 8, nodes: 64}
+parallelism: {tp: 8, pp: 64, dp: 1}
+schedule: 1f1b
+)",
+                        "gpt1t.yaml");
 }
 
 void run(benchmark::State& state, const Scenario& s, bool fold) {
@@ -87,8 +103,58 @@ void BM_llama405b_16384_interleaved_expanded(benchmark::State& st) {
   run(st, llama405b(true), false);
 }
 
+void BM_gpt_1t_tp8_pp64_m512_folded(benchmark::State& st) {
+  run(st, gpt_1t(), true);
+}
+
+// The planner's question: Llama-3.1-70B on 64 H100s (8 nodes), 8192-token sequences, 128 per
+// step, over the default dimensions (tp, pp, dp, ZeRO, SP, recompute) and then every dimension
+// (also vpp 1–2, micro-batch 1–2, every schedule, TP overlap); threads: range(0).
+void search_70b(benchmark::State& st, bool everything) {
+  const Scenario base = parse_scenario(R"(model: llama-3.1-70b
+training: {seq_len: 8192, micro_batch_size: 1, global_batch_size: 128}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 8}
+parallelism: {tp: 8, dp: 8}
+schedule: 1f1b
+)",
+                                       "llama70b.yaml");
+  SearchSpace space;
+  if (everything) {
+    space.vpp = {1, 2};
+    space.micro_batch_sizes = {1, 2};
+    space.schedules = schedule_names();
+    space.tp_overlap = {0, 1};
+  }
+  std::size_t candidates = 0;
+  for (auto _ : st) {
+    const auto results = search_layouts(base, space, {0, static_cast<int>(st.range(0))});
+    candidates = results.size();
+    benchmark::DoNotOptimize(results.front().report.step_time_s);
+  }
+  st.counters["candidates"] = static_cast<double>(candidates);
+  st.counters["candidates_per_s"] = benchmark::Counter(
+      static_cast<double>(candidates) * st.iterations(), benchmark::Counter::kIsRate);
+}
+void BM_search_llama70b_64_default(benchmark::State& st) {
+  search_70b(st, false);
+}
+void BM_search_llama70b_64_every_dimension(benchmark::State& st) {
+  search_70b(st, true);
+}
+
 }  // namespace
 
+BENCHMARK(BM_gpt_1t_tp8_pp64_m512_folded)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_search_llama70b_64_default)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_search_llama70b_64_every_dimension)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK(BM_pipeline_1f1b_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_afab_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_interleaved_p64_m1024_v2)->Unit(benchmark::kMillisecond);
