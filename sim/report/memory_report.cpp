@@ -23,6 +23,8 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   };
   const double unit = 1.0 / std::max(sch.chunks(), 1), alpha = sch.input_frees;
   std::vector<std::vector<ActivationEvent>> out(static_cast<std::size_t>(sch.ranks));
+  for (int r = 0; r < sch.ranks; ++r)  // about one event per action
+    out[static_cast<std::size_t>(r)].reserve(sch.actions[static_cast<std::size_t>(r)].size());
   const Layout& l = tl.scenario.layout;
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
