@@ -64,5 +64,9 @@ expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.y
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom ten
 expect 2 "jobs" -- "$bin" search "$src/scenarios/default.yaml" --jobs -1
 expect 2 "excludes" -- "$bin" search "$src/scenarios/default.yaml" --json --csv
+expect 2 "--plot writes SVG" -- "$bin" search "$src/scenarios/default.yaml" --plot "$tmp/p.png"
+[ -e "$tmp/p.png" ] && { echo "FAIL: a refused --plot left a file"; fail=1; }
+expect 0 "plot written to" -- "$bin" search "$src/scenarios/default.yaml" --tp 1 --plot "$tmp/p.svg"
+grep -q "</svg>" "$tmp/p.svg" || { echo "FAIL: --plot wrote no SVG"; fail=1; }
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

@@ -27,6 +27,7 @@
 #include "schedules/registry.h"
 #include "schedules/validate.h"
 #include "search/layout_search.h"
+#include "search/search_plot.h"
 
 #ifndef TRAINSIM_VERSION
 #define TRAINSIM_VERSION "0.0.0"
@@ -61,6 +62,7 @@ struct SearchArgs {
   std::vector<std::string> sp, recompute, tp_overlap;  ///< off/on; none/selective/full
   std::string schedules;                               ///< "" = the scenario's, or names, or all
   std::string headroom;  ///< percent of device memory kept free, "10" or "10%"
+  std::string plot;      ///< an .svg file: step time against memory
   int jobs = 0;
   std::size_t top = 10;
   bool json = false, csv = false;
@@ -296,6 +298,11 @@ int cmd_search(const SearchArgs& a) {
       throw InputError(
           fmt::format("search: --recompute takes none, selective, full; got \"{}\"", v));
   }
+  if (!a.plot.empty() && (a.plot.size() < 4 || a.plot.substr(a.plot.size() - 4) != ".svg"))
+    throw InputError(fmt::format(
+        "search: --plot writes SVG: give a file ending in .svg, got \"{}\" (convert to PNG with "
+        "any SVG tool, e.g. rsvg-convert)",
+        a.plot));
   SearchOptions options;
   options.jobs = a.jobs;
   if (!a.headroom.empty()) {
@@ -319,6 +326,10 @@ int cmd_search(const SearchArgs& a) {
               << (done == total ? "\r\033[K" : "") << std::flush;
   };
   const std::vector<SearchResult> results = search_layouts(sc, space, options, progress);
+  if (!a.plot.empty()) {
+    write_output_file(a.plot, search_plot_svg(sc, results, options), "plot file");
+    std::cerr << "plot written to " << a.plot << "\n";
+  }
   if (a.json)
     std::cout << json_text(search_to_json(sc, results, options), 2) << "\n";
   else if (a.csv)
@@ -492,6 +503,8 @@ int main(int argc, char** argv) {
                    "Threads simulating candidates, 0 = all cores (default: 0)")
       ->check(CLI::Range(0, 1024));
   srch->add_flag("--csv", xa.csv, "Print every candidate, ranked, as CSV");
+  srch->add_option("--plot", xa.plot,
+                   "Also write step time against peak memory of every candidate to this .svg");
   srch->add_option("--top", xa.top, "Rows of the ranked table")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

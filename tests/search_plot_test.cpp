@@ -1,0 +1,48 @@
+#include "search/search_plot.h"
+
+#include <algorithm>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "test_util.h"
+
+using namespace trainsim;
+
+namespace {
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("search plot: a point per layout that ran, the front joined, the limit drawn",
+          "[search][plot]") {
+  const Scenario base = test::yaml(
+      "name: plot & <check>\nmodel: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+      "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64}\n");
+  SearchSpace space;
+  space.recompute = {Recompute::None};
+  const auto results = search_layouts(base, space, {0, 2});
+  std::size_t ran = 0, front = 0;
+  for (const auto& r : results) {
+    ran += r.ran() ? 1 : 0;
+    front += r.pareto ? 1 : 0;
+  }
+  REQUIRE(ran > 2);
+  const std::string svg = search_plot_svg(base, results);
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK(svg.find("</svg>\n") == svg.size() - 7);
+  // Legend circles (3) besides one circle per layout that ran.
+  CHECK(count(svg, "<circle") == ran + 3);
+  CHECK(count(svg, "<polyline") == (front > 1 ? 1u : 0u));
+  CHECK(svg.find("memory limit 85.90 GB") != std::string::npos);
+  // The scenario's name is escaped, not markup.
+  CHECK(svg.find("plot &amp; &lt;check&gt;") != std::string::npos);
+  CHECK(svg.find("<check>") == std::string::npos);
+  // With nothing that ran, the page says so.
+  std::vector<SearchResult> none(1);
+  none[0].error = "cannot run";
+  CHECK(search_plot_svg(base, none).find("no layout ran") != std::string::npos);
+}
