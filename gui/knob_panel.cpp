@@ -20,18 +20,6 @@ const char* kMicrobatches = "training.microbatches";
 const char* kMicroBatchSize = "training.micro_batch_size";
 const char* kDp = "parallelism.dp";
 
-const char* recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::None:
-      return "none";
-    case Recompute::Selective:
-      return "selective";
-    case Recompute::Full:
-      return "full";
-  }
-  return "none";
-}
-
 }  // namespace
 
 std::vector<std::string> KnobPanel::keys() {

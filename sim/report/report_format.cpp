@@ -132,15 +132,7 @@ const char* name(Runtime r) {
 }
 
 const char* name(Recompute r) {
-  switch (r) {
-    case Recompute::None:
-      return "none";
-    case Recompute::Selective:
-      return "selective";
-    case Recompute::Full:
-      return "full";
-  }
-  return "";
+  return recompute_name(r);
 }
 }  // namespace
 

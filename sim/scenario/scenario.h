@@ -16,6 +16,18 @@ namespace trainsim {
 
 enum class Precision { BF16, FP16 };
 enum class Recompute { None, Selective, Full };
+/// The YAML spelling of `r` (training.recompute).
+inline const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None:
+      return "none";
+    case Recompute::Selective:
+      return "selective";
+    case Recompute::Full:
+      return "full";
+  }
+  return "none";
+}
 /// How the attention core runs: a fused kernel (no s² scores stored) — FlashAttention-1, -2 or
 /// -3, or the Triton FlashAttention kernel of 2023 (llm-foundry's `attn_impl: triton`) — or the
 /// unfused ("standard") kernels of older stacks: QKᵀ and PV as batched GEMMs around a fused

@@ -33,31 +33,6 @@ std::string layouts(std::size_t n) {
   return fmt::format("{} layout{}", n, n == 1 ? "" : "s");
 }
 
-const char* recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::None:
-      return "none";
-    case Recompute::Selective:
-      return "selective";
-    case Recompute::Full:
-      return "full";
-  }
-  return "?";
-}
-
-std::string layout_words(const LayoutCandidate& c) {
-  std::string s = fmt::format("dp {} · tp {} · pp {}", c.dp, c.tp, c.pp);
-  if (c.vpp > 1) s += fmt::format(" · vpp {}", c.vpp);
-  s += fmt::format(" · b {}", c.micro_batch_size);
-  if (c.zero > 0) s += fmt::format(" · ZeRO-{}", c.zero);
-  if (c.sequence_parallel) s += " · SP";
-  if (c.recompute != Recompute::None)
-    s += fmt::format(" · {} recompute", recompute_name(c.recompute));
-  if (c.tp_overlap) s += " · TP overlap";
-  if (!c.schedule.empty()) s += " · " + c.schedule;
-  return s;
-}
-
 // A value list, or `fallback` when empty; with `only_first`, only its first value (a dimension
 // that changes nothing for this layout, e.g. ZeRO at dp 1).
 template <typename T>
@@ -79,6 +54,20 @@ double memory_limit(const Scenario& base, const SearchOptions& o) {
 }
 
 }  // namespace
+
+std::string LayoutCandidate::words() const {
+  const LayoutCandidate& c = *this;
+  std::string s = fmt::format("dp {} · tp {} · pp {}", c.dp, c.tp, c.pp);
+  if (c.vpp > 1) s += fmt::format(" · vpp {}", c.vpp);
+  s += fmt::format(" · b {}", c.micro_batch_size);
+  if (c.zero > 0) s += fmt::format(" · ZeRO-{}", c.zero);
+  if (c.sequence_parallel) s += " · SP";
+  if (c.recompute != Recompute::None)
+    s += fmt::format(" · {} recompute", recompute_name(c.recompute));
+  if (c.tp_overlap) s += " · TP overlap";
+  if (!c.schedule.empty()) s += " · " + c.schedule;
+  return s;
+}
 
 std::vector<std::string> LayoutCandidate::overrides() const {
   return {fmt::format("parallelism.dp={}", dp),
@@ -313,7 +302,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
   if (oom > 0) {
     const SearchResult& r = results[fit];
     o += fmt::format("out of memory: {}; the fastest, {}, takes {} but needs {} of {}\n",
-                     layouts(oom), layout_words(r.layout), format_time(r.report.step_time_s),
+                     layouts(oom), r.layout.words(), format_time(r.report.step_time_s),
                      format_bytes(r.peak_memory), limit_words);
   }
   if (ruled > 0) {
@@ -324,7 +313,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     o += fmt::format(
         "ruled out before simulating: {} whose weights, gradients and optimizer states alone "
         "exceed {} (the smallest, {}, needs {})\n",
-        layouts(ruled), limit_words, layout_words(it->layout), format_bytes(it->static_memory));
+        layouts(ruled), limit_words, it->layout.words(), format_bytes(it->static_memory));
   }
   if (failed > 0) {
     // Group the reasons: messages that differ only in their numbers are one reason.
@@ -354,7 +343,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                      reasons.size(), reasons.size() == 1 ? "" : "s");
     for (std::size_t i = 0; i < std::min<std::size_t>(reasons.size(), 3); ++i)
       o += fmt::format("  {} like {}: {}\n", layouts(reasons[i].count),
-                       layout_words(reasons[i].first->layout), reasons[i].first->error);
+                       reasons[i].first->layout.words(), reasons[i].first->error);
     if (reasons.size() > 3) o += fmt::format("  … and {} more reasons\n", reasons.size() - 3);
   }
   return o;

@@ -49,6 +49,9 @@ struct LayoutCandidate {
   bool tp_overlap = false;
   /// The `--set` overrides that turn the base scenario into this candidate.
   std::vector<std::string> overrides() const;
+  /// In words: "dp 8 · tp 1 · pp 1 · b 1 · ZeRO-2 · full recompute · 1f1b" (what differs from
+  /// the defaults; the schedule when the candidate names one).
+  std::string words() const;
 };
 
 struct SearchResult {

@@ -47,15 +47,9 @@ double tick_step(double range, int count) {
   return 10 * p;
 }
 
+// The layout in words, with the schedule it ran.
 std::string words(const LayoutCandidate& c, const std::string& schedule) {
-  std::string s = fmt::format("dp {} · tp {} · pp {}", c.dp, c.tp, c.pp);
-  if (c.vpp > 1) s += fmt::format(" · vpp {}", c.vpp);
-  s += fmt::format(" · b {} · ZeRO-{}", c.micro_batch_size, c.zero);
-  if (c.sequence_parallel) s += " · SP";
-  if (c.recompute == Recompute::Selective) s += " · selective recompute";
-  if (c.recompute == Recompute::Full) s += " · full recompute";
-  if (c.tp_overlap) s += " · TP overlap";
-  return s + " · " + schedule;
+  return c.schedule.empty() ? c.words() + " · " + schedule : c.words();
 }
 
 }  // namespace
