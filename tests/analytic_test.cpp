@@ -20,6 +20,16 @@ parallelism: {{tp: {}, dp: {}, pp: 1}}
 )",
                                 tp, 8 / tp));
 }
+
+// Llama-3.1-8B at dp 8 on one node; `training_extra` is appended to the training map.
+Scenario dp8(const char* training_extra) {
+  return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                training_extra));
+}
 }  // namespace
 
 TEST_CASE("analytic: layer GEMM FLOPs are 2·n·(layer parameters)", "[analytic]") {
@@ -350,13 +360,7 @@ TEST_CASE("analytic: gradients are reduced in training.grad_reduce_dtype", "[ana
   // Llama-3.1-8B on one stage: Ψ parameters. 16-bit gradients send 2Ψ bytes; fp32 (FSDP's
   // reduce_dtype=float32, or fp32 accumulation by default) 4Ψ.
   auto bytes = [](const char* extra) {
-    const Scenario s = test::yaml(fmt::format(R"(model: llama-3.1-8b
-training: {{seq_len: 4096, global_batch_size: 8{}}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{dp: 8}}
-)",
-                                              extra));
-    const AnalyticCostModel m(s);
+    const AnalyticCostModel m(dp8(extra));
     return m.gradient_bytes(0) / m.stage_params(0);
   };
   CHECK(bytes("") == 2.0);
@@ -373,13 +377,7 @@ TEST_CASE("analytic: the optimizer step's passes over the shard", "[analytic][op
   //   unfused (foreach) Adam 84 B + 12 B = 96 GB: 35.82 ms, plus 10 launches;
   //   fused without clipping 28 GB: 10.45 ms, plus 1 launch.
   auto step = [](const char* extra) {
-    const Scenario s = test::yaml(fmt::format(R"(model: llama-3.1-8b
-training: {{seq_len: 4096, global_batch_size: 8{}}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{dp: 8}}
-)",
-                                              extra));
-    return to_seconds(AnalyticCostModel(s).optimizer(1e9).duration);
+    return to_seconds(AnalyticCostModel(dp8(extra)).optimizer(1e9).duration);
   };
   const double bw = 3.35e12 * constants::kMemoryEfficiency, launch = constants::kKernelLaunch;
   CHECK(step("") == Approx(40e9 / bw + 3 * launch).epsilon(1e-6));

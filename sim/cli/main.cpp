@@ -1,6 +1,7 @@
 // trainsim: the command line. Maps errors to exit codes (0 ok, 2 bad input, 1 internal) here
 // and only here (style.md habit 10).
 #include <unistd.h>
+#include <algorithm>
 #include <charconv>
 
 #include <cstdio>
@@ -288,15 +289,13 @@ int cmd_search(const SearchArgs& a) {
   space.sequence_parallel = switches(a.sp, "--sp");
   space.tp_overlap = switches(a.tp_overlap, "--tp-overlap");
   for (const auto& v : a.recompute) {
-    if (v == "none")
-      space.recompute.push_back(Recompute::None);
-    else if (v == "selective")
-      space.recompute.push_back(Recompute::Selective);
-    else if (v == "full")
-      space.recompute.push_back(Recompute::Full);
-    else
+    const auto modes = {Recompute::None, Recompute::Selective, Recompute::Full};
+    const auto it = std::find_if(modes.begin(), modes.end(),
+                                 [&](Recompute r) { return v == recompute_name(r); });
+    if (it == modes.end())
       throw InputError(
           fmt::format("search: --recompute takes none, selective, full; got \"{}\"", v));
+    space.recompute.push_back(*it);
   }
   if (!a.plot.empty() && (a.plot.size() < 4 || a.plot.substr(a.plot.size() - 4) != ".svg"))
     throw InputError(fmt::format(

@@ -50,9 +50,8 @@ void add_tp_pass(Program& p) {
         p.builder.add_dependency(tc, tasks[i + 1]);
       else
         p.compute_tail[static_cast<std::size_t>(r)] = tc;
-      if (l.tp_overlap)
-        members_of.emplace_back(
-            key, t);  // beside its GEMMs (chunked comm-GEMM overlap): starts with them
+      if (l.tp_overlap)  // beside its GEMMs (chunked comm-GEMM overlap): starts with them
+        members_of.emplace_back(key, t);
       else
         p.builder.add_dependency(t, tc);  // after them, on the critical path
     }
