@@ -164,6 +164,24 @@ struct Scenario {
     return f;
   }
   std::string canonical_yaml;  ///< the merged, overridden scenario as YAML (for trace metadata)
+  /// Where each key's value came from, by dotted path ("parallelism.pp" -> "file.yaml:7", or
+  /// "--set parallelism.pp=4"): the loader fills it, code that edits a value may name itself
+  /// (set_origin), and validate() uses it to place its errors.
+  std::map<std::string, std::string> origins;
+
+  /// The origin of `key`, else of its nearest parent ("slowdown[2].rank" -> "slowdown"), else
+  /// the source file (or "scenario" for one built in code).
+  std::string where(const std::string& key) const {
+    for (std::string k = key; !k.empty();) {
+      if (auto it = origins.find(k); it != origins.end()) return it->second;
+      const auto cut = k.find_last_of(".[");
+      if (cut == std::string::npos) break;
+      k.resize(cut);
+    }
+    return source.empty() ? "scenario" : source;
+  }
+  /// Records that code (not the file) set `key`, e.g. "trainsim compare: retried at vpp 2".
+  void set_origin(const std::string& key, const std::string& by) { origins[key] = by; }
 
   /// Micro-batches per step per pipeline: global_batch / (dp · micro_batch_size).
   int microbatches() const {

@@ -18,26 +18,13 @@
 #include "core/input_file.h"
 #include "core/json_text.h"
 #include "core/quantity.h"
+#include "scenario/limits.h"
+#include "scenario/validate_scenario.h"
 
 namespace trainsim {
 namespace {
 
-// Input size limits: far beyond any real model or cluster, small enough that every count and
-// product the simulator forms (parameters, GPUs, stages, micro-batches) fits its integer type
-// with room to spare (scenarios/README.md, "Limits").
-constexpr long long kMaxLayers = 100'000;
-// Pipeline stages (pp × vpp): 64 × any published pipeline, and a 16,384-rank step still
-// simulates and reports in about a second.
-constexpr long long kMaxStages = 1LL << 14;
-constexpr long long kMaxWidth = 1LL << 20;  // hidden, ffn_hidden
-constexpr long long kMaxHeads = 1LL << 16;  // heads, kv_heads
-constexpr long long kMaxVocab = 1LL << 24;
-constexpr long long kMaxParallel = 1LL << 20;  // dp, tp, pp, vpp, nodes, gpus_per_node each
-constexpr long long kMaxGpus = 1LL << 24;      // dp × tp × pp
-constexpr long long kMaxSeqLen = 1LL << 24;
-constexpr long long kMaxMicroBatch = 1LL << 20;  // sequences per micro-batch
-constexpr long long kMaxMicrobatches = 1LL << 16;
-constexpr long long kMaxGlobalBatch = 1LL << 30;
+using namespace limits;
 
 std::string join(const std::vector<std::string>& v) {
   return fmt::format("{}", fmt::join(v, ", "));
@@ -145,7 +132,11 @@ class Reader {
     if (parent.node.IsDefined() && parent.node.IsMap()) {
       const YAML::Node& map = parent.node;  // const: a lookup must not insert the key
       YAML::Node n = map[key];
-      if (n.IsDefined()) return {n, std::move(path), n.Mark().line >= 0 ? n.Mark() : parent.mark};
+      if (n.IsDefined()) {
+        Field f{n, std::move(path), n.Mark().line >= 0 ? n.Mark() : parent.mark};
+        origins_[f.path] = where(f);
+        return f;
+      }
     }
     return {YAML::Node(), std::move(path), parent.mark};  // absent: a valid null node
   }
@@ -229,9 +220,13 @@ class Reader {
     fail(f, fmt::format("expected one of {}, got {}", join(names), show(f.node)));
   }
 
+  /// Where each key read so far came from (Scenario::origins).
+  const std::map<std::string, std::string>& origins() const { return origins_; }
+
  private:
   std::string source_;
   std::map<std::string, std::string> overridden_;  ///< dotted path -> "key=value" text
+  mutable std::map<std::string, std::string> origins_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -437,10 +432,7 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
 
 std::vector<TimeNs> read_stage_costs(const Reader& r, const Field& f, int pp) {
   std::vector<TimeNs> out;
-  if (f.node.IsSequence()) {
-    if (static_cast<int>(f.node.size()) != pp)
-      r.fail(f, fmt::format("expected one duration per pipeline stage ({} stages, pp = {}), got {}",
-                            pp, pp, f.node.size()));
+  if (f.node.IsSequence()) {  // one per stage: validate() checks the count
     for (std::size_t i = 0; i < f.node.size(); ++i) {
       Field e{f.node[i], fmt::format("{}[{}]", f.path, i), f.node[i].Mark()};
       out.push_back(r.duration(e));
@@ -584,15 +576,6 @@ Scenario build(YAML::Node root, const std::string& source,
     if (Field f = r.child(par, "pp"); f.present()) s.layout.pp = r.int32(f, 1, kMaxParallel);
     if (Field f = r.child(par, "vpp"); f.present()) s.layout.vpp = r.int32(f, 1, kMaxParallel);
     if (Field f = r.child(par, "zero"); f.present()) s.layout.zero = r.int32(f, 0, 3);
-    const long long gpus = static_cast<long long>(s.layout.dp) * s.layout.tp * s.layout.pp;
-    if (gpus > kMaxGpus)
-      r.fail(par, fmt::format("dp × tp × pp = {} exceeds the limit of {} GPUs", gpus, kMaxGpus));
-    if (static_cast<long long>(s.layout.pp) * s.layout.vpp > kMaxStages) {
-      const Field vpp = r.child(par, "vpp");
-      r.fail(vpp.present() ? vpp : r.child(par, "pp"),
-             fmt::format("pp × vpp = {} × {} stages exceed the limit of {}", s.layout.pp,
-                         s.layout.vpp, kMaxStages));
-    }
     if (Field f = r.child(par, "sequence_parallel"); f.present())
       s.layout.sequence_parallel = r.boolean(f);
     if (Field f = r.child(par, "rank_order"); f.present()) s.layout.order = read_order(r, f);
@@ -633,14 +616,7 @@ Scenario build(YAML::Node root, const std::string& source,
     s.training.micro_batch_size = r.int32(f, 1, kMaxMicroBatch);
   const Field gbs = r.child(tr, "global_batch_size"), mbs = r.child(tr, "microbatches");
   const long long per_mb = static_cast<long long>(s.layout.dp) * s.training.micro_batch_size;
-  if (gbs.present()) {
-    s.training.global_batch_size = r.int32(gbs, 1, kMaxGlobalBatch);
-    if (s.training.global_batch_size % per_mb != 0)
-      r.fail(gbs, fmt::format("global_batch_size {} must be a multiple of dp × micro_batch_size = "
-                              "{} × {} = {}",
-                              s.training.global_batch_size, s.layout.dp,
-                              s.training.micro_batch_size, per_mb));
-  }
+  if (gbs.present()) s.training.global_batch_size = r.int32(gbs, 1, kMaxGlobalBatch);
   if (mbs.present()) {
     const long long m = r.int32(mbs, 1, kMaxMicrobatches);
     if (gbs.present() && m * per_mb != s.training.global_batch_size)
@@ -653,10 +629,6 @@ Scenario build(YAML::Node root, const std::string& source,
                               m, s.layout.dp, s.training.micro_batch_size, kMaxGlobalBatch));
     s.training.global_batch_size = static_cast<int>(m * per_mb);
   }
-  if (s.training.global_batch_size / per_mb > kMaxMicrobatches)
-    r.fail(gbs.present() ? gbs : mbs,
-           fmt::format("{} micro-batches per step exceed the limit of {}",
-                       s.training.global_batch_size / per_mb, kMaxMicrobatches));
   if (!gbs.present() && !mbs.present())
     r.fail(gbs, "required (sequences per step), or give training.microbatches");
   if (Field f = r.child(tr, "precision"); f.present())
@@ -695,12 +667,6 @@ Scenario build(YAML::Node root, const std::string& source,
   if (cl.present()) {
     s.cluster = read_cluster(r, cl);
     s.has_cluster = true;
-    if (s.layout.world() != s.cluster.gpus())
-      r.fail(par.present() ? par : cl,
-             fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count "
-                         "gpus_per_node × nodes = {} × {} = {}",
-                         s.layout.dp, s.layout.tp, s.layout.pp, s.layout.world(),
-                         s.cluster.gpus_per_node, s.cluster.nodes, s.cluster.gpus()));
   }
 
   // schedule
@@ -764,21 +730,6 @@ Scenario build(YAML::Node root, const std::string& source,
   if (s.model && !s.has_cluster)
     r.fail(cl, fmt::format("required when a model is given: {{gpu: {}, gpus_per_node, nodes}}",
                            join(gpu_preset_names())));
-
-  if (s.model) {
-    const ModelSpec& m = *s.model;
-    const int t = s.layout.tp;
-    if (m.heads % t != 0)
-      r.fail(r.child(par, "tp"),
-             fmt::format("tp = {} must divide the model's attention heads ({})", t, m.heads));
-    if (m.kv_heads % t != 0 && t % m.kv_heads != 0)
-      r.fail(r.child(par, "tp"),
-             fmt::format("tp = {} and kv_heads = {} must divide one another", t, m.kv_heads));
-    if (m.layers < s.layout.pp * s.layout.vpp)
-      r.fail(r.child(par, "pp"),
-             fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", s.layout.pp,
-                         s.layout.vpp, s.layout.pp * s.layout.vpp, m.layers));
-  }
 
   // efficiency
   Field ef = r.child(top, "efficiency");
@@ -852,11 +803,7 @@ Scenario build(YAML::Node root, const std::string& source,
       const Field one = r.child(e, "rank"), many = r.child(e, "ranks");
       if (one.present() == many.present()) r.fail(e, "give rank: N or ranks: [N, …] (one of them)");
       auto add = [&](const Field& f) {
-        const int g = r.int32(f, 0);
-        if (g >= s.layout.world())
-          r.fail(f, fmt::format("rank {} does not exist: the layout has ranks 0..{}", g,
-                                s.layout.world() - 1));
-        sd.ranks.push_back(g);
+        sd.ranks.push_back(r.int32(f, 0, kMaxGpus));  // below the world: validate()
       };
       if (one.present()) add(one);
       if (many.present()) {
@@ -918,6 +865,8 @@ Scenario build(YAML::Node root, const std::string& source,
   YAML::Emitter e;
   e << root;
   s.canonical_yaml = e.c_str();
+  s.origins = r.origins();
+  validate(s);
   return s;
 }
 

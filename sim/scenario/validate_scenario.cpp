@@ -1,0 +1,124 @@
+#include "scenario/validate_scenario.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "scenario/limits.h"
+
+namespace trainsim {
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(const Scenario& s) : s_(s) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& msg) const {
+    throw ScenarioError(s_.where(key), key, msg);
+  }
+  void in_range(const std::string& key, long long v, long long lo, long long hi) const {
+    if (v < lo || v > hi)
+      fail(key, fmt::format("expected an integer in [{}, {}], got {}", lo, hi, v));
+  }
+  bool given(const std::string& key) const { return s_.origins.count(key) > 0; }
+
+ private:
+  const Scenario& s_;
+};
+
+void check_layout(const Scenario& s, const Checker& c) {
+  using namespace limits;
+  const Layout& l = s.layout;
+  c.in_range("parallelism.dp", l.dp, 1, kMaxParallel);
+  c.in_range("parallelism.tp", l.tp, 1, kMaxParallel);
+  c.in_range("parallelism.pp", l.pp, 1, kMaxParallel);
+  c.in_range("parallelism.vpp", l.vpp, 1, kMaxParallel);
+  c.in_range("parallelism.zero", l.zero, 0, 3);
+  const long long gpus = static_cast<long long>(l.dp) * l.tp * l.pp;
+  if (gpus > kMaxGpus)
+    c.fail("parallelism",
+           fmt::format("dp × tp × pp = {} exceeds the limit of {} GPUs", gpus, kMaxGpus));
+  if (static_cast<long long>(l.pp) * l.vpp > kMaxStages)
+    c.fail(
+        c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
+        fmt::format("pp × vpp = {} × {} stages exceed the limit of {}", l.pp, l.vpp, kMaxStages));
+  if (l.param_gather_with_forward && l.zero != 1 && l.zero != 2)
+    c.fail("parallelism.param_gather",
+           fmt::format("only applies to zero: 1 or 2 (ZeRO-3 gathers before every use; ZeRO-0 "
+                       "keeps whole parameters), got zero: {}",
+                       l.zero));
+}
+
+void check_batch(const Scenario& s, const Checker& c) {
+  using namespace limits;
+  const TrainingSpec& t = s.training;
+  if (s.model) c.in_range("training.seq_len", t.seq_len, 1, kMaxSeqLen);
+  c.in_range("training.micro_batch_size", t.micro_batch_size, 1, kMaxMicroBatch);
+  // The batch is given as global_batch_size or as microbatches: blame the one the file gave.
+  const std::string gbs = !c.given("training.global_batch_size") && c.given("training.microbatches")
+                              ? "training.microbatches"
+                              : "training.global_batch_size";
+  c.in_range(gbs, t.global_batch_size, 1, kMaxGlobalBatch);
+  const long long per_mb = static_cast<long long>(s.layout.dp) * t.micro_batch_size;
+  if (t.global_batch_size % per_mb != 0)
+    c.fail(gbs, fmt::format("global_batch_size {} must be a multiple of dp × micro_batch_size = "
+                            "{} × {} = {}",
+                            t.global_batch_size, s.layout.dp, t.micro_batch_size, per_mb));
+  if (t.global_batch_size / per_mb > kMaxMicrobatches)
+    c.fail(gbs, fmt::format("{} micro-batches per step exceed the limit of {}",
+                            t.global_batch_size / per_mb, kMaxMicrobatches));
+}
+
+void check_fit(const Scenario& s, const Checker& c) {
+  const Layout& l = s.layout;
+  if (s.has_cluster && l.world() != s.cluster.gpus())
+    c.fail(c.given("parallelism") ? "parallelism" : "cluster",
+           fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count gpus_per_node "
+                       "× nodes = {} × {} = {}",
+                       l.dp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node, s.cluster.nodes,
+                       s.cluster.gpus()));
+  if (s.model) {
+    const ModelSpec& m = *s.model;
+    if (m.heads % l.tp != 0)
+      c.fail("parallelism.tp",
+             fmt::format("tp = {} must divide the model's attention heads ({})", l.tp, m.heads));
+    if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
+      c.fail("parallelism.tp",
+             fmt::format("tp = {} and kv_heads = {} must divide one another", l.tp, m.kv_heads));
+    if (m.layers < l.pp * l.vpp)
+      c.fail("parallelism.pp",
+             fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", l.pp, l.vpp,
+                         l.pp * l.vpp, m.layers));
+  }
+  if (s.costs) {
+    const CostOverrides& co = *s.costs;
+    const std::pair<const char*, const std::vector<TimeNs>*> lists[] = {
+        {"costs.forward", &co.forward},
+        {"costs.backward", &co.backward},
+        {"costs.backward_input", &co.backward_input},
+        {"costs.backward_weight", &co.backward_weight},
+        {"costs.forward_backward_overlap", &co.forward_backward_overlap}};
+    for (const auto& [key, list] : lists)
+      if (!list->empty() && static_cast<int>(list->size()) != l.pp)
+        c.fail(key, fmt::format("expected one duration per pipeline stage ({} stages, pp = {}), "
+                                "got {}",
+                                l.pp, l.pp, list->size()));
+  }
+  for (std::size_t i = 0; i < s.slowdowns.size(); ++i)
+    for (std::size_t k = 0; k < s.slowdowns[i].ranks.size(); ++k)
+      if (const int g = s.slowdowns[i].ranks[k]; g < 0 || g >= l.world())
+        c.fail(c.given(fmt::format("slowdown[{}].rank", i))
+                   ? fmt::format("slowdown[{}].rank", i)
+                   : fmt::format("slowdown[{}].ranks[{}]", i, k),
+               fmt::format("rank {} does not exist: the layout has ranks 0..{}", g, l.world() - 1));
+}
+
+}  // namespace
+
+void validate(const Scenario& s) {
+  const Checker c(s);
+  check_layout(s, c);
+  check_batch(s, c);
+  check_fit(s, c);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,15 @@
+#pragma once
+// The checks that relate a Scenario's values to one another (the layout's GPUs and the cluster's,
+// the batch and dp × micro-batch, tp and the heads, stages and layers, per-stage costs and pp,
+// straggler ranks and the world) and the ranges of the values code edits. The loader runs it
+// after parsing; code that edits a Scenario value (compare's retry at another vpp, the layout
+// search) runs it again, so an edited value is held to the same rules as a parsed one.
+#include "scenario/scenario.h"
+
+namespace trainsim {
+
+/// Throws ScenarioError naming the key at fault and where its value came from
+/// (Scenario::where: the file and line, the `--set`, or the code that set it).
+void validate(const Scenario& s);
+
+}  // namespace trainsim

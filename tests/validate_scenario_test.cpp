@@ -1,0 +1,129 @@
+// validate(): the cross-key rules hold for values edited in code, not only for parsed YAML, and
+// each error names the key and where its value came from.
+#include <catch2/catch.hpp>
+
+#include "scenario/validate_scenario.h"
+#include "test_util.h"
+
+using namespace trainsim;
+using Catch::Contains;
+
+namespace {
+
+// Llama-3.1-8B (32 layers, 32 heads, 8 KV heads) on 8 GPUs as dp 2 · pp 4, 64 sequences.
+const char* const kBase =
+    "model: llama-3.1-8b\n"                                                    // line 1
+    "training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 64}\n"  // line 2
+    "cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"                   // line 3
+    "parallelism:\n"                                                           // line 4
+    "  dp: 2\n"                                                                // line 5
+    "  pp: 4\n";                                                               // line 6
+
+}  // namespace
+
+TEST_CASE("validate: a parsed scenario passes, and so does a consistent edit") {
+  Scenario s = test::yaml(kBase);
+  CHECK_NOTHROW(validate(s));
+  s.layout.dp = 4;  // 4 × 1 × 2 = 8 GPUs, 64 sequences a multiple of 4 × 1
+  s.layout.pp = 2;
+  CHECK_NOTHROW(validate(s));
+  CHECK(s.microbatches() == 16);  // 64 / (4 × 1)
+}
+
+TEST_CASE("validate: an edit that breaks a rule names the key and the file line it came from") {
+  Scenario s = test::yaml(kBase);
+  SECTION("GPUs: 4 × 1 × 4 = 16 is not the cluster's 8") {
+    s.layout.dp = 4;  // the parallelism map starts on line 5
+    CHECK_THROWS_WITH(validate(s), Contains("test.yaml:5: parallelism: dp × tp × pp = 4 × 1 × 4 = "
+                                            "16 must equal the GPU count gpus_per_node × nodes "
+                                            "= 8 × 1 = 8"));
+  }
+  SECTION("tp 3 divides neither the 32 heads nor the 8 KV heads") {
+    s.layout.dp = 1;
+    s.layout.tp = 2;
+    s.layout.pp = 4;
+    CHECK_NOTHROW(validate(s));  // 1 × 2 × 4 = 8
+    s.layout.tp = 3;
+    s.cluster.gpus_per_node = 12;  // 1 × 3 × 4
+    CHECK_THROWS_WITH(validate(s), Contains("test.yaml:5: parallelism.tp: tp = 3 must divide the "
+                                            "model's attention heads (32)"));
+  }
+  SECTION("pp × vpp = 4 × 16 = 64 stages for 32 layers") {
+    s.layout.vpp = 16;
+    CHECK_THROWS_WITH(validate(s), Contains("test.yaml:6: parallelism.pp: pp × vpp = 4 × 16 = 64 "
+                                            "stages exceed the model's 32 layers"));
+  }
+  SECTION("64 sequences are not a multiple of dp × b = 2 × 3") {
+    s.training.micro_batch_size = 3;
+    CHECK_THROWS_WITH(validate(s), Contains("test.yaml:2: training.global_batch_size") &&
+                                       Contains("must be a multiple of dp × micro_batch_size = "
+                                                "2 × 3 = 6"));
+  }
+  SECTION("ranges: zero 4, dp 0") {
+    s.layout.zero = 4;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.zero: expected an integer in [0, 3], "
+                                            "got 4"));
+    s.layout.zero = 0;
+    s.layout.dp = 0;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.dp: expected an integer in [1, "));
+  }
+  SECTION("prefetching the parameters with the next forward needs ZeRO-1 or -2") {
+    s.layout.zero = 1;
+    s.layout.param_gather_with_forward = true;
+    CHECK_NOTHROW(validate(s));
+    s.layout.zero = 3;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.param_gather: only applies to zero: 1 "
+                                            "or 2"));
+  }
+}
+
+TEST_CASE("validate: a value code set is blamed on the code that set it") {
+  Scenario s = test::yaml(kBase);
+  s.set_origin("parallelism.vpp", "trainsim compare (retried at vpp 8192)");
+  s.layout.vpp = 1 << 13;  // pp × vpp = 4 × 8192 = 32768 stages, past the limit of 16384
+  CHECK_THROWS_WITH(validate(s), Contains("trainsim compare (retried at vpp 8192): "
+                                          "parallelism.vpp: pp × vpp = 4 × 8192 stages exceed "
+                                          "the limit of 16384"));
+}
+
+TEST_CASE("validate: --set values are blamed on the override") {
+  Scenario s = parse_scenario(kBase, "test.yaml", {"parallelism.pp=2", "parallelism.dp=4"});
+  s.layout.tp = 3;
+  s.layout.dp = 1;
+  s.layout.pp = 4;
+  s.cluster.gpus_per_node = 12;
+  CHECK_THROWS_WITH(validate(s), Contains("test.yaml:5: parallelism.tp: tp = 3"));
+  s.cluster.gpus_per_node = 8;
+  s.layout.tp = 2;
+  s.layout.vpp = 8;  // 4 × 8 = 32 stages for 32 layers: fine
+  CHECK_NOTHROW(validate(s));
+  s.layout.vpp = 16;
+  CHECK_THROWS_WITH(validate(s), Contains("--set parallelism.pp=2: parallelism.pp"));
+}
+
+TEST_CASE("validate: per-stage costs must follow an edited pp; stragglers the world") {
+  Scenario s = test::pipeline(4, 8, 1, 2);  // costs: 4 stages, 1 ms forward, 2 ms backward
+  CHECK_NOTHROW(validate(s));
+  s.layout.pp = 2;
+  CHECK_THROWS_WITH(validate(s), Contains("costs.forward: expected one duration per pipeline "
+                                          "stage (2 stages, pp = 2), got 4"));
+  Scenario t = test::yaml(std::string(kBase) + "slowdown: [{ranks: [1, 7], compute: 2}]\n");
+  t.layout.dp = 1;
+  t.layout.pp = 4;
+  t.layout.tp = 2;
+  CHECK_NOTHROW(validate(t));  // still 8 ranks
+  t.cluster.nodes = 1;
+  t.cluster.gpus_per_node = 4;
+  t.layout.tp = 1;  // 1 × 1 × 4 = 4 ranks: rank 7 is gone
+  CHECK_THROWS_WITH(validate(t), Contains("slowdown[0].ranks[1]: rank 7 does not exist: the "
+                                          "layout has ranks 0..3"));
+}
+
+TEST_CASE("validate: a scenario built in code is placed as \"scenario\"") {
+  Scenario s;
+  s.training.global_batch_size = 4;
+  s.layout.dp = 3;
+  CHECK_THROWS_WITH(validate(s), Contains("scenario: training.global_batch_size: global_batch_size "
+                                          "4 must be a multiple of dp × micro_batch_size = 3 × 1 "
+                                          "= 3"));
+}
