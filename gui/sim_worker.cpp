@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "report/memory_report.h"
 #include "run/simulate.h"
+#include "run/variants.h"
 #include "scenario/scenario_loader.h"
 
 namespace trainsim::gui {
@@ -31,23 +32,20 @@ SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
   out.peak_memory = peak_of(*tl);
   out.gantt = std::make_shared<const GanttData>(make_gantt_data(tl));
   out.timeline = std::move(tl);
-  for (const std::string& name : r.compare) {
+  // The CLI's compare call: the same retry rule and the same rows (run/variants.h).
+  for (VariantResult& v : simulate_schedules(sc, r.compare, opt)) {
     SimOutcome::Compared c;
-    c.schedule = name;
-    try {
-      SimulateOptions o = opt;
-      o.schedule = name;
-      auto ctl = std::make_shared<const Timeline>(simulate(sc, o));
-      c.report = make_report(*ctl);
-      if (ctl->scenario.model) {
-        const MemoryReport m = make_memory_report(*ctl);
+    c.schedule = v.label();
+    c.error = v.error;
+    if (v.ran()) {
+      c.report = make_report(*v.timeline);
+      if (v.timeline->scenario.model) {
+        const MemoryReport m = make_memory_report(*v.timeline);
         c.peak_memory = m.largest_peak();
         c.out_of_memory = !m.out_of_memory.empty();
         c.device_memory = m.device_memory;
       }
-      c.gantt = std::make_shared<const GanttData>(make_gantt_data(std::move(ctl)));
-    } catch (const InputError& e) {
-      c.error = e.what();
+      c.gantt = std::make_shared<const GanttData>(make_gantt_data(std::move(v.timeline)));
     }
     out.compared.push_back(std::move(c));
   }

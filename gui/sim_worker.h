@@ -30,7 +30,7 @@ struct SimOutcome {
   StepReport report;
   double peak_memory = 0;  ///< bytes, the largest stage peak (0 without a model)
   struct Compared {
-    std::string schedule;
+    std::string schedule;  ///< VariantResult::label(): the name, "(vpp N)" when retried
     std::shared_ptr<const GanttData> gantt;  ///< null when it failed
     StepReport report;
     double peak_memory = 0;

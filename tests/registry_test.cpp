@@ -26,3 +26,21 @@ TEST_CASE("registry: an unknown option is rejected with the schedule's options",
 TEST_CASE("registry: impossible sizes are rejected", "[registry]") {
   CHECK_THROWS_WITH(make_schedule("1f1b", {4, 0, 1, {}, {}}), Catch::Contains("microbatches >= 1"));
 }
+
+TEST_CASE("registry: each entry's chunk range is what its generator accepts", "[registry]") {
+  // p = 4, m = 8 suits every generator; vpp 1..4 covers one-chunk, V (exactly 2) and any-chunk.
+  for (const auto& e : schedule_entries())
+    for (int v = 1; v <= 4; ++v) {
+      bool made = true;
+      try {
+        make_schedule(e.name, {4, 8, v, {}, {}});
+      } catch (const ScheduleError&) {
+        made = false;
+      }
+      INFO(e.name << " at vpp " << v);
+      CHECK(made == e.accepts_chunks(v));
+    }
+  CHECK(find_schedule("zb-v").nearest_chunks(1) == 2);
+  CHECK(find_schedule("1f1b").nearest_chunks(2) == 1);
+  CHECK(find_schedule("looped-bfs").nearest_chunks(3) == 3);
+}

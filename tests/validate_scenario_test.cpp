@@ -48,7 +48,7 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
     CHECK_THROWS_WITH(validate(s), Contains("test.yaml:5: parallelism.tp: tp = 3 must divide the "
                                             "model's attention heads (32)"));
   }
-  SECTION("pp × vpp = 4 × 16 = 64 stages for 32 layers") {
+  SECTION("pp × vpp = 4 × 16 = 64 stages for 32 layers: pp is named, the file gave no vpp") {
     s.layout.vpp = 16;
     CHECK_THROWS_WITH(validate(s), Contains("test.yaml:6: parallelism.pp: pp × vpp = 4 × 16 = 64 "
                                             "stages exceed the model's 32 layers"));

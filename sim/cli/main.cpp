@@ -23,6 +23,7 @@
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
+#include "run/variants.h"
 #include "scenario/scenario_loader.h"
 #include "schedules/csv.h"
 #include "schedules/registry.h"
@@ -205,49 +206,32 @@ int cmd_compare(const CompareArgs& a) {
   std::vector<std::string> names =
       a.schedules == "all" ? schedule_names() : split_names(a.schedules);
   if (names.empty()) throw InputError("--schedules: give at least one schedule name, or all");
-  for (const auto& n : names) find_schedule(n);  // unknown names fail before any work
+  // One retry rule and one row per schedule (run/variants.h), the GUI's Compare tab too.
+  const std::vector<VariantResult> variants =
+      simulate_schedules(sc, names, {"", !a.no_fold, nullptr});
   std::vector<ComparedSchedule> rows;
-  std::vector<Timeline> timelines;
+  std::vector<const Timeline*> timelines;
   std::vector<std::string> skipped;
-  for (const auto& n : names) {
-    bool rechunked = false;
-    try {
-      timelines.push_back(simulate(sc, {n, !a.no_fold}));
-    } catch (const ScheduleError& e) {
-      // With "all", schedules that cannot run this layout are listed, not fatal. Those that
-      // need model chunks (interleaved, V shapes) get a second try with two chunks per rank,
-      // so "compare all" on a plain pipeline still shows them; the row says so.
-      if (a.schedules != "all") throw;
-      bool ok = false;
-      if (sc.layout.vpp == 1) {
-        Scenario two = sc;
-        two.layout.vpp = 2;
-        two.canonical_yaml += "\n# trainsim compare: retried with parallelism.vpp = 2\n";
-        try {
-          timelines.push_back(simulate(two, {n, !a.no_fold}));
-          ok = rechunked = true;
-        } catch (const InputError&) {
-        }
-      }
-      if (!ok) {
-        skipped.push_back(e.detail());
-        continue;
-      }
+  for (const auto& v : variants) {
+    if (!v.ran()) {
+      skipped.push_back(v.schedule + ": " + v.error);
+      continue;
     }
-    rows.push_back({make_report(timelines.back()), make_memory_report(timelines.back())});
-    if (rechunked) rows.back().step.schedule += " (vpp 2)";
+    timelines.push_back(v.timeline.get());
+    rows.push_back({make_report(*v.timeline), make_memory_report(*v.timeline)});
+    rows.back().step.schedule = v.label();
   }
   if (rows.empty())
     throw ScheduleError("no schedule can run this scenario:\n" +
                         fmt::format("{}", fmt::join(skipped, "\n")));
   std::vector<std::string> written;
   if (!a.trace_dir.empty())
-    for (const auto& tl : timelines) {
+    for (const Timeline* tl : timelines) {
       const std::string path =
-          (std::filesystem::path(a.trace_dir) / (file_name_component(tl.scenario.name) + "." +
-                                                 file_name_component(tl.schedule.name) + ".json"))
+          (std::filesystem::path(a.trace_dir) / (file_name_component(tl->scenario.name) + "." +
+                                                 file_name_component(tl->schedule.name) + ".json"))
               .string();
-      write_chrome_trace_file(tl, path);
+      write_chrome_trace_file(*tl, path);
       written.push_back(path);
     }
   if (a.json) {
@@ -461,7 +445,10 @@ int main(int argc, char** argv) {
   auto* cmp =
       scenario_command(app, "compare", "Simulate a scenario under several schedules, side by side",
                        ca.scenario, ca.sets);
-  cmp->add_option("--schedules", ca.schedules, "Comma-separated schedule names, or all")
+  cmp->add_option("--schedules", ca.schedules,
+                  "Comma-separated schedule names, or all. Each runs at the scenario's vpp or, "
+                  "if it cannot, at the nearest it takes (the row says so); one that still "
+                  "cannot run is listed as skipped")
       ->capture_default_str();
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,

@@ -60,7 +60,7 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& s) {
     analytic = std::make_unique<AnalyticCostModel>(s);
   if (!s.costs) return analytic;
   return std::make_unique<ExplicitCostModel>(*s.costs, s.layout.vpp, std::move(analytic),
-                                             s.source.empty() ? s.name : s.source);
+                                             s.where("costs.backward"));
 }
 
 }  // namespace trainsim

@@ -13,7 +13,8 @@ namespace trainsim {
 class ExplicitCostModel : public LayeredCostModel {
  public:
   /// `fallback` may be null (no model: collectives and optimizer cost nothing).
-  /// `source` names the scenario in error messages.
+  /// `source` places the error about a missing split backward (the `costs.backward` key's
+  /// file and line).
   ExplicitCostModel(CostOverrides costs, int vpp, std::unique_ptr<CostModel> fallback,
                     std::string source = "scenario");
 

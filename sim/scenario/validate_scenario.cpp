@@ -85,7 +85,7 @@ void check_fit(const Scenario& s, const Checker& c) {
       c.fail("parallelism.tp",
              fmt::format("tp = {} and kv_heads = {} must divide one another", l.tp, m.kv_heads));
     if (m.layers < l.pp * l.vpp)
-      c.fail("parallelism.pp",
+      c.fail(l.vpp > 1 && c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
              fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", l.pp, l.vpp,
                          l.pp * l.vpp, m.layers));
   }

@@ -17,7 +17,16 @@ struct ScheduleEntry {
   Schedule (*generate)(const ScheduleParams&);
   std::vector<std::string> options;  ///< option keys the generator reads
   bool uses_costs = false;           ///< wants ScheduleParams::costs (a cost-aware search)
+  /// Model chunks per rank (vpp) the generator accepts, min..max (max kAnyChunks: no bound).
+  /// compare's retry rule and the layout search read it; the generator still checks.
+  int min_chunks = 1, max_chunks = 1;
+  bool accepts_chunks(int vpp) const { return vpp >= min_chunks && vpp <= max_chunks; }
+  /// The accepted chunk count nearest `vpp`.
+  int nearest_chunks(int vpp) const {
+    return vpp < min_chunks ? min_chunks : vpp > max_chunks ? max_chunks : vpp;
+  }
 };
+inline constexpr int kAnyChunks = 1 << 30;
 
 /// Every registered schedule, in display order.
 std::span<const ScheduleEntry> schedule_entries();

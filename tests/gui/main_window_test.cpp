@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include <algorithm>
+
 #include <QLabel>
 #include <QSet>
 #include <QSpinBox>
@@ -95,9 +97,11 @@ class MainWindowTest : public QObject {
     w.compare({"1f1b", "zb-h1", "interleaved-1f1b"});
     w.wait_for_simulation();
     QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.compare_view()));
-    // interleaved needs vpp ≥ 2: two Gantts and one message.
-    QCOMPARE(w.compare_view()->gantts().size(), std::size_t{2});
+    // interleaved needs vpp ≥ 2: it runs retried at vpp 2, as `trainsim compare` runs it.
+    QCOMPARE(w.compare_view()->gantts().size(), std::size_t{3});
     QCOMPARE(w.outcome()->compared.size(), std::size_t{3});
+    QVERIFY(std::any_of(w.outcome()->compared.begin(), w.outcome()->compared.end(),
+                        [](const auto& c) { return c.schedule == "interleaved-1f1b (vpp 2)"; }));
     QVERIFY(colours(w.grab().toImage()).size() >= 8);
   }
   void compare_marks_a_schedule_that_runs_out_of_memory() {

@@ -1,7 +1,16 @@
 #include "sim_worker.h"
 
+#include <cmath>
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTest>
+
+#include "schedules/registry.h"
 
 #include "gui_test.h"
 
@@ -41,18 +50,65 @@ class SimWorkerTest : public QObject {
     QVERIFY(failed.at(0).at(0).toString().contains("parallelism.pp"));
   }
   void compared_schedules_come_with_their_reports() {
-    // p = 4, m = 8, F = 1, B = 2, no p2p: AFAB and 1F1B both take (m + p − 1)(F + B) = 33 ms;
-    // interleaved needs vpp ≥ 2, so it reports an error instead of a timeline.
+    // p = 4, m = 8, F = 1, B = 2, no p2p: AFAB and 1F1B both take (m + p − 1)(F + B) = 33 ms.
+    // Interleaved needs vpp ≥ 2: the retry rule runs it at vpp 2 (F = 0.5, B = 1 per chunk),
+    // m(F + B) + (p − 1)(F + B)/v = 24 + 4.5 = 28.5 ms. ZB-H1 splits the backward, which a
+    // fused `backward:` cost cannot: a row with the error, not an abort of the others.
     const SimOutcome o =
         run_request({test_gui::write_scenario(test_gui::pipeline_yaml(4, 8, 1, 2, 0)),
                      {},
-                     {"afab", "1f1b", "interleaved-1f1b"},
+                     {"afab", "1f1b", "interleaved-1f1b", "zb-h1"},
                      true});
-    QCOMPARE(o.compared.size(), std::size_t{3});
+    QCOMPARE(o.compared.size(), std::size_t{4});
     QCOMPARE(o.compared[0].report.step_time_s, 0.033);
     QCOMPARE(o.compared[1].report.step_time_s, 0.033);
-    QVERIFY(!o.compared[2].gantt);
-    QVERIFY(QString::fromStdString(o.compared[2].error).contains("vpp"));
+    QCOMPARE(o.compared[2].schedule, std::string("interleaved-1f1b (vpp 2)"));
+    QCOMPARE(o.compared[2].report.step_time_s, 0.0285);
+    QVERIFY(!o.compared[3].gantt);
+    QVERIFY(QString::fromStdString(o.compared[3].error).contains("costs.backward_input"));
+  }
+  void compare_shows_what_the_cli_prints_for_every_bundled_scenario() {
+    // The same call behind both (run/variants.h): for each scenario in scenarios/, every
+    // registered schedule gives the same rows (name, step time) and the same skipped names.
+    const QDir dir(QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios"));
+    const QStringList files = dir.entryList({QStringLiteral("*.yaml")}, QDir::Files);
+    QVERIFY(files.size() >= 3);
+    for (const QString& f : files) {
+      const QString path = dir.filePath(f);
+      QProcess cli;
+      cli.start(QStringLiteral(TRAINSIM_CLI), {"compare", "--json", "--schedules", "all", path});
+      QVERIFY(cli.waitForFinished(60000));
+      QCOMPARE(cli.exitCode(), 0);
+      const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+      std::vector<std::pair<std::string, double>> cli_rows;
+      for (const auto& value : j["schedules"].toArray()) {
+        const QJsonObject row = value.toObject();
+        cli_rows.emplace_back(row["schedule"].toString().toStdString(),
+                              row["step_time_s"].toDouble());
+      }
+      std::vector<std::string> cli_skipped;
+      for (const auto& line : j["skipped"].toArray()) {
+        const std::string text = line.toString().toStdString();
+        cli_skipped.push_back(text.substr(0, text.find(':')));
+      }
+      const SimOutcome o = run_request({path.toStdString(), {}, schedule_names(), true});
+      std::vector<std::pair<std::string, double>> gui_rows;
+      std::vector<std::string> gui_skipped;
+      for (const auto& c : o.compared)
+        if (c.gantt)
+          gui_rows.emplace_back(c.schedule, c.report.step_time_s);
+        else
+          gui_skipped.push_back(c.schedule);
+      const QByteArray name = f.toUtf8();
+      QVERIFY2(!gui_rows.empty(), name.constData());
+      QVERIFY2(gui_rows.size() == cli_rows.size(), name.constData());
+      for (std::size_t i = 0; i < gui_rows.size(); ++i) {
+        QCOMPARE(gui_rows[i].first, cli_rows[i].first);
+        QVERIFY2(std::abs(gui_rows[i].second - cli_rows[i].second) <= 1e-9 * cli_rows[i].second,
+                 (name + " " + QByteArray::fromStdString(gui_rows[i].first)).constData());
+      }
+      QVERIFY2(gui_skipped == cli_skipped, name.constData());
+    }
   }
   void compared_schedules_say_when_they_run_out_of_memory() {
     // The default scenario (Llama-3.1-8B, pp 4, 32 micro-batches, 80 GiB H100s): AFAB holds all

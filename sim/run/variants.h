@@ -1,0 +1,35 @@
+#pragma once
+// One scenario under several schedules, side by side: the call behind `trainsim compare` and the
+// GUI's Compare tab, so both show the same rows. One retry rule: a schedule that does not take
+// the scenario's chunks per rank (ScheduleEntry::min_chunks..max_chunks) runs at the nearest
+// count it takes (vpp 2 from vpp 1 for interleaved and V-shaped schedules; vpp 1 from a chunked
+// scenario for one-chunk schedules), on a copy of the scenario that validate() checks again. A
+// schedule that still cannot run is a row with its error, never an abort of the others.
+#include <memory>  // std::shared_ptr
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include "run/simulate.h"
+#include "run/timeline.h"
+#include "scenario/scenario.h"
+
+namespace trainsim {
+
+struct VariantResult {
+  std::string schedule;                      ///< the name asked for
+  std::shared_ptr<const Timeline> timeline;  ///< null when it cannot run
+  bool retried = false;  ///< ran at another vpp than the scenario's (the timeline's layout says)
+  std::string error;     ///< why it cannot run: the error at the scenario's vpp, then the retry's
+  bool ran() const { return timeline != nullptr; }
+  /// The row's name: the schedule, with "(vpp N)" when it ran retried.
+  std::string label() const;
+};
+
+/// Simulates `base` under each of `schedules` (registered names; unknown names throw
+/// ScheduleError before any work). `opt.schedule` is ignored; `opt.fold` and `opt.cancel` apply
+/// to every run, and Cancelled propagates.
+std::vector<VariantResult> simulate_schedules(const Scenario& base,
+                                              const std::vector<std::string>& schedules,
+                                              const SimulateOptions& opt = {});
+
+}  // namespace trainsim

@@ -1,0 +1,67 @@
+// simulate_schedules: one row per schedule, the one retry rule (the nearest chunk count the
+// schedule takes), errors as rows.
+#include <catch2/catch.hpp>
+
+#include "run/variants.h"
+#include "test_util.h"
+
+using namespace trainsim;
+using Catch::Contains;
+
+TEST_CASE("variants: one-chunk and chunked schedules each run at a chunk count they take") {
+  // p = 4, m = 8, F = 1 ms, B = 2 ms per rank, no p2p.
+  const Scenario one = test::pipeline(4, 8, 1, 2);
+  const auto rows = simulate_schedules(one, {"1f1b", "interleaved-1f1b", "zb-v"});
+  REQUIRE(rows.size() == 3);
+  // 1F1B as the scenario says: (m + p − 1)(F + B) = 11 · 3 = 33 ms.
+  CHECK(rows[0].ran());
+  CHECK_FALSE(rows[0].retried);
+  CHECK(rows[0].label() == "1f1b");
+  CHECK(rows[0].timeline->makespan == 33'000'000);
+  // Interleaved at vpp 2 (per chunk F = 0.5, B = 1): m(F + B) + (p − 1)(F + B)/v = 28.5 ms.
+  CHECK(rows[1].retried);
+  CHECK(rows[1].label() == "interleaved-1f1b (vpp 2)");
+  CHECK(rows[1].timeline->scenario.layout.vpp == 2);
+  CHECK(rows[1].timeline->makespan == 28'500'000);
+  CHECK(rows[1].timeline->scenario.where("parallelism.vpp") ==
+        "interleaved-1f1b at vpp 2 (it cannot run at vpp 1)");
+  // ZB-V splits the backward; a fused `backward:` cost cannot: both attempts are in the error.
+  CHECK_FALSE(rows[2].ran());
+  CHECK_THAT(rows[2].error, Contains("needs vpp = 2, got vpp = 1") &&
+                                Contains("; at vpp 2: ScenarioError") &&
+                                Contains("costs.backward_input"));
+
+  // A chunked scenario: one-chunk schedules fall back to vpp 1, looped-bfs keeps vpp 2.
+  const Scenario two = parse_scenario(
+      "parallelism: {pp: 4, vpp: 2}\ntraining: {microbatches: 8}\n"
+      "costs: {forward: 1ms, backward: 2ms}\n",
+      "two.yaml");
+  const auto back = simulate_schedules(two, {"1f1b", "looped-bfs"});
+  CHECK(back[0].label() == "1f1b (vpp 1)");
+  CHECK(back[0].timeline->makespan == 33'000'000);
+  CHECK_FALSE(back[1].retried);
+  CHECK(back[1].timeline->scenario.layout.vpp == 2);
+}
+
+TEST_CASE("variants: a retry is validated again like any edit") {
+  // 2 layers on 2 stages: interleaved at vpp 2 would need 4 stages, more than the layers.
+  const Scenario s = parse_scenario(
+      "model: {layers: 2, hidden: 256, ffn_hidden: 1024, heads: 4, vocab: 1000}\n"
+      "training: {seq_len: 128, micro_batch_size: 1, global_batch_size: 4}\n"
+      "cluster: {gpu: h100-sxm, gpus_per_node: 2, nodes: 1}\n"
+      "parallelism: {pp: 2}\n",
+      "tiny.yaml");
+  const auto rows = simulate_schedules(s, {"1f1b", "interleaved-1f1b"});
+  CHECK(rows[0].ran());
+  CHECK_FALSE(rows[1].ran());
+  CHECK_THAT(rows[1].error, Contains("at vpp 2: ScenarioError: interleaved-1f1b at vpp 2 (it "
+                                     "cannot run at vpp 1): parallelism.vpp: pp × vpp = 2 × 2 = 4 "
+                                     "stages exceed the model's 2 layers"));
+}
+
+TEST_CASE("variants: unknown names fail before any work; a cancel propagates") {
+  const Scenario s = test::pipeline(2, 4, 1, 2);
+  CHECK_THROWS_AS(simulate_schedules(s, {"1f1b", "nope"}), ScheduleError);
+  std::atomic<bool> cancel{true};
+  CHECK_THROWS_AS(simulate_schedules(s, {"1f1b"}, {"", true, &cancel}), Cancelled);
+}
