@@ -115,6 +115,9 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
       ++failed;
       CHECK(r.layout.pp >= 4);
       CHECK(r.error.find("exceed the model's 2 layers") != std::string::npos);
+      // validate() places it at the search's edit, the layout in words.
+      CHECK(r.error.find("trainsim search: " + r.layout.words() + ": parallelism.pp") !=
+            std::string::npos);
     }
   CHECK(failed == 3);
   for (int i = 0; i < 7; ++i) CHECK(results[static_cast<std::size_t>(i)].ran());
@@ -125,6 +128,28 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
   REQUIRE(j["results"].size() == 10);
   CHECK(j["results"][9]["ran"] == false);
   CHECK(j["results"][0]["report"]["step_time_s"].get<double>() == results[0].report.step_time_s);
+}
+
+TEST_CASE("search: a schedule that does not take the chunk count fails before any work",
+          "[search]") {
+  // 1F1B takes vpp 1, ZB-V vpp 2 (registry.h): of the 2 × 2 (schedule, vpp) pairs per layout,
+  // two cannot run; they carry the generator's message and no memory was computed for them.
+  SearchSpace space = sizes_only({1}, {2}, {}, {"1f1b", "zb-v"});
+  space.vpp = {1, 2};
+  const auto results = search_layouts(node8(), space, {0, 1});
+  REQUIRE(results.size() == 4);
+  int mismatched = 0;
+  for (const auto& r : results) {
+    const bool takes = (r.layout.schedule == "1f1b") == (r.layout.vpp == 1);
+    CHECK(r.ran() == takes);
+    if (takes) continue;
+    ++mismatched;
+    CHECK(r.static_memory == 0);
+    CHECK(r.error.find(r.layout.schedule == "zb-v"
+                           ? "it needs vpp = 2, got vpp = 1"
+                           : "runs one chunk per rank (vpp = 1)") != std::string::npos);
+  }
+  CHECK(mismatched == 2);
 }
 
 TEST_CASE("search: refuses what it cannot lay out", "[search]") {

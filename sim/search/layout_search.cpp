@@ -18,7 +18,7 @@
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
-#include "scenario/scenario_loader.h"
+#include "scenario/validate_scenario.h"
 #include "schedules/registry.h"
 
 namespace trainsim {
@@ -67,6 +67,25 @@ std::string LayoutCandidate::words() const {
   if (c.tp_overlap) s += " · TP overlap";
   if (!c.schedule.empty()) s += " · " + c.schedule;
   return s;
+}
+
+void LayoutCandidate::apply(Scenario& s) const {
+  s.layout.dp = dp;
+  s.layout.tp = tp;
+  s.layout.pp = pp;
+  s.layout.vpp = vpp;
+  s.training.micro_batch_size = micro_batch_size;
+  s.layout.zero = zero;
+  s.layout.sequence_parallel = sequence_parallel;
+  s.training.recompute = recompute;
+  s.layout.tp_overlap = tp_overlap;
+  const std::string by = "trainsim search: " + words();
+  for (const char* key :
+       {"parallelism.dp", "parallelism.tp", "parallelism.pp", "parallelism.vpp", "parallelism.zero",
+        "parallelism.sequence_parallel", "parallelism.tp_overlap", "training.micro_batch_size",
+        "training.recompute"})
+    s.set_origin(key, by);
+  s.canonical_yaml += "\n# " + by + "\n";
 }
 
 std::vector<std::string> LayoutCandidate::overrides() const {
@@ -151,17 +170,21 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
 
 namespace {
 
-// Loads one candidate, rules it out on static memory or simulates it.
+// One candidate: the base scenario with this layout, validated again; ruled out on static
+// memory, or simulated.
 SearchResult evaluate(const Scenario& base, const LayoutCandidate& c, double limit) {
   SearchResult r;
   r.layout = c;
   try {
-    // The base scenario's text plus this layout, validated again by the loader.
-    std::vector<std::string> sets = c.overrides();
-    sets.push_back(fmt::format("training.global_batch_size={}", base.training.global_batch_size));
-    sets.push_back(fmt::format("training.microbatches={}",
-                               base.training.global_batch_size / (c.dp * c.micro_batch_size)));
-    const Scenario sc = parse_scenario(base.canonical_yaml, base.source, sets);
+    Scenario sc = base;
+    c.apply(sc);
+    validate(sc);
+    // A schedule that does not take this chunk count (registry.h) fails at once, with the
+    // generator's own message, before any memory or cost work.
+    const bool from_csv = c.schedule.empty() && !sc.schedule.csv.empty();
+    if (!from_csv && !find_schedule(c.schedule.empty() ? sc.schedule.name : c.schedule)
+                          .accepts_chunks(sc.layout.vpp))
+      schedule_for(sc, c.schedule);
     // Weights, gradients and optimizer states of all stages over the pp ranks: the average
     // rank's, a lower bound of the fullest rank's, plus one GPU's buffers.
     std::vector<int> all(static_cast<std::size_t>(sc.layout.pp * sc.layout.vpp));

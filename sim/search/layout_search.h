@@ -1,12 +1,12 @@
 #pragma once
 // "Which parallel layout is fastest for this model on this cluster, and does it fit?": every
 // (tp, pp, dp, vpp, micro-batch size, schedule, ZeRO stage, sequence parallelism, recompute, TP
-// overlap) that uses the scenario's GPUs and keeps its global batch, each re-validated by the
-// scenario loader, ruled out when its static memory alone exceeds the device, else simulated (on
-// a pool of threads; the result does not depend on their number), then ranked.
-// A candidate is the base scenario plus `--set` overrides, so every rule the loader and the
-// schedules enforce (heads divisible by tp, layers per stage, m ≥ p, ...) applies unchanged;
-// what they reject is reported with their message, not guessed here.
+// overlap) that uses the scenario's GPUs and keeps its global batch, each set on a copy of the
+// scenario and re-validated (validate()), ruled out when its static memory alone exceeds the
+// device, else simulated (on a pool of threads; the result does not depend on their number),
+// then ranked. Every rule validate() and the schedules enforce (heads divisible by tp, layers
+// per stage, m ≥ p, ...) applies unchanged; what they reject is reported with their message,
+// not guessed here.
 #include <cstddef>     // std::size_t
 #include <functional>  // std::function
 #include <string>      // std::string
@@ -49,6 +49,8 @@ struct LayoutCandidate {
   bool tp_overlap = false;
   /// The `--set` overrides that turn the base scenario into this candidate.
   std::vector<std::string> overrides() const;
+  /// Sets these values in `s` (naming the search as their origin); validate() checks them.
+  void apply(Scenario& s) const;
   /// In words: "dp 8 · tp 1 · pp 1 · b 1 · ZeRO-2 · full recompute · 1f1b" (what differs from
   /// the defaults; the schedule when the candidate names one).
   std::string words() const;
