@@ -22,3 +22,24 @@ TEST_CASE("gantt: odd chunks are lower case", "[gantt]") {
   CHECK_THAT(g, Catch::Contains("f0"));
   CHECK_THAT(g, Catch::Contains("F0"));
 }
+
+TEST_CASE("gantt: the default width fits every label; a narrow one says what it cut", "[gantt]") {
+  // 1F1B p = 8, m = 16, F = 1, B = 2 ms: step (m + p − 1)(F + B) = 69 ms. The narrowest task
+  // (F, 1 ms) must hold "F15": 3 columns per ms, 3 · 69 = 207 columns.
+  const Timeline tl = simulate(test::pipeline(8, 16, 1, 2));
+  CHECK(gantt_width_for_labels(tl) == 207);
+  const std::string g = format_gantt(tl);
+  CHECK_THAT(g, Catch::Contains("F10B3----F11"));  // rank 0's steady state, each label whole
+  CHECK_THAT(g, !Catch::Contains("narrower"));
+  CHECK_THAT(g, Catch::Contains("legend: B backward (input and weight gradients), F forward;"));
+  CHECK_THAT(g, !Catch::Contains("lower case"));  // one chunk: no lower case to explain
+  // 60 columns: an F covers 60/69 = 0.87 of a column, so all 8 × 16 = 128 cut to "F"; a B covers
+  // 1.74 (1 or 2 columns by rounding), so its 8 × 6 three-character labels B10–B15 are cut, and
+  // the two-character ones where it rounds to 1 column: between 176 and all 256 tasks.
+  const std::string narrow = format_gantt(tl, 60);
+  const auto at = narrow.find(" tasks narrower than their labels show the letter alone");
+  REQUIRE(at != std::string::npos);
+  const int cut = std::stoi(narrow.substr(narrow.rfind('\n', at) + 1));
+  CHECK(cut >= 176);
+  CHECK(cut <= 256);
+}

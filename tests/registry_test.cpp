@@ -43,4 +43,5 @@ TEST_CASE("registry: each entry's chunk range is what its generator accepts", "[
   CHECK(find_schedule("zb-v").nearest_chunks(1) == 2);
   CHECK(find_schedule("1f1b").nearest_chunks(2) == 1);
   CHECK(find_schedule("looped-bfs").nearest_chunks(3) == 3);
+  CHECK(find_schedule("looped-bfs").nearest_chunks(1) == 2);  // at 1 it is AFAB: refused
 }

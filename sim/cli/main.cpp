@@ -93,7 +93,7 @@ struct ScheduleArgs {
   std::string export_csv;
   std::string csv;
   bool timeline = false;
-  int width = 100;
+  int width = 0;  // 0: wide enough for the labels
   std::string forward = "1ms", backward = "2ms", backward_input, backward_weight, p2p = "0ms";
   std::string overlap;  ///< forward_backward_overlap (DualPipe's F&B), empty: F + B
 };
@@ -550,9 +550,10 @@ int main(int argc, char** argv) {
       "Write the schedule as a torch.distributed.pipelining CSV instead of printing it");
   sch->add_flag("--timeline", sa.timeline,
                 "Simulate the schedule with the costs below and draw an ASCII Gantt");
-  sch->add_option("--width", sa.width, "Gantt width in columns")
-      ->capture_default_str()
-      ->check(CLI::Range(10, 1000));
+  sch->add_option("--width", sa.width,
+                  "Gantt width in columns (default: wide enough for every task's label, 100 to "
+                  "1000)")
+      ->check(CLI::Range(10, kMaxGanttWidth));
   sch->add_option("--forward", sa.forward, "--timeline: forward time per stage")
       ->capture_default_str();
   sch->add_option("--backward", sa.backward, "--timeline: fused backward per stage")

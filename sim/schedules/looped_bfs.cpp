@@ -10,6 +10,12 @@ namespace trainsim {
 // …, then the backwards chunk by chunk in reverse.
 Schedule generate_looped_bfs(const ScheduleParams& p) {
   const int pp = p.pp, m = p.microbatches, v = p.vpp;
+  // With one chunk there is no loop: all forwards, then all backwards, which is AFAB.
+  if (v < 2)
+    throw ScheduleError(fmt::format(
+        "looped-bfs needs vpp >= 2 model chunks per rank to loop over, got vpp = {}; with one "
+        "chunk it is afab",
+        v));
   Schedule s{"looped-bfs", pp, pp * v, m, looped_placement(pp, v), {}};
   s.actions.resize(static_cast<std::size_t>(pp));
   for (int r = 0; r < pp; ++r) {

@@ -65,7 +65,7 @@ const std::vector<ScheduleEntry>& entries() {
        &generate_looped_bfs,
        {},
        false,
-       1,
+       2,
        kAnyChunks},
   };
   return kEntries;
