@@ -186,6 +186,31 @@ parallelism: {{dp: 2, pp: 4}}
   CHECK(full.compute(Op::F, 1, 1).duration == f.duration);
 }
 
+TEST_CASE("analytic: recompute_layers redoes the forward of only the first N layers",
+          "[analytic][recompute]") {
+  // Llama-3.1-8B, pp 4: stage 1 holds 8 layers. Full recompute of 3 of them adds 3/8 of the
+  // layers' forward (stage 1 has no embedding or head: its forward is its 8 layers).
+  auto with = [](const char* extra) {
+    return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 2, pp: 4}}
+)",
+                                  extra));
+  };
+  const Scenario none_s = with(""), three_s = with(", recompute: full, recompute_layers: 3"),
+                 all_s = with(", recompute: full, recompute_layers: 8");
+  const AnalyticCostModel none(none_s), three(three_s), all(all_s);
+  const TimeNs f = none.compute(Op::F, 1, 1).duration, b = none.compute(Op::B, 1, 1).duration;
+  CHECK(static_cast<double>(three.compute(Op::B, 1, 1).duration - b) ==
+        Approx(3.0 / 8 * static_cast<double>(f)).margin(8));
+  const auto k = three.kernels(Op::B, 1);
+  for (const Kernel& kk : k)
+    if (kk.recompute) CHECK(kk.count == 3);
+  // N at or past the stage's 8 layers is full recompute of all of them.
+  CHECK(std::abs(all.compute(Op::B, 1, 1).duration - (b + f)) <= 2);
+}
+
 TEST_CASE("analytic: kernels() lists each kernel, and compute() is their sum", "[analytic]") {
   // Llama-3.1-8B (32 layers), pp = 1: the one stage has embedding, 32 layers and the head.
   const Scenario s = base();

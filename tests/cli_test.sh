@@ -59,7 +59,10 @@ expect 2 "unknown schedule" -- "$bin" search "$src/scenarios/default.yaml" --sch
 expect 2 "--zero takes 0 to 3, got 5" -- "$bin" search "$src/scenarios/default.yaml" --zero 1,5
 expect 2 "--sp takes off, on" -- "$bin" search "$src/scenarios/default.yaml" --sp maybe
 expect 2 "--tp-overlap takes off, on" -- "$bin" search "$src/scenarios/default.yaml" --tp-overlap yes
-expect 2 "--recompute takes none, selective, full" -- "$bin" search "$src/scenarios/default.yaml" --recompute some
+expect 2 "--recompute takes none, selective, full or a number" -- "$bin" search "$src/scenarios/default.yaml" --recompute some
+expect 2 "--recompute takes none, selective, full or a number" -- "$bin" search "$src/scenarios/default.yaml" --recompute 0
+expect 0 "4 layers" -- "$bin" search "$src/scenarios/default.yaml" --zero 1 --sp off --recompute 4 --pp 1
+expect 2 "training.recompute_layers: only applies to recompute: full" -- "$bin" run "$src/scenarios/default.yaml" --set training.recompute_layers=2
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom 95%
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom ten
 expect 2 "jobs" -- "$bin" search "$src/scenarios/default.yaml" --jobs -1

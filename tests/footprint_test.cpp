@@ -34,6 +34,27 @@ TEST_CASE("footprint: Llama-3.1-8B layer activations are Korthikanti's 34·s·b�
   CHECK(layer_activation_bytes(llama8b(), n, 4, true, Recompute::Full) == Approx(2.0 * n * h / 4));
 }
 
+TEST_CASE("footprint: recompute_layers keeps the input of N layers and everything of the rest",
+          "[footprint]") {
+  // Llama-3.1-8B, pp 4: stage 1 holds 8 layers. Full recompute of its first 3: 3 layers keep
+  // 2n·h, the other 5 their 34·n·h + statistics (layer_activation_bytes without recompute).
+  auto stage1 = [](const char* extra) {
+    return stage_activation_bytes(
+        test::yaml(std::string("model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, "
+                               "nodes: 1}\nparallelism: {pp: 4, dp: 2}\ntraining: {seq_len: "
+                               "4096, global_batch_size: 64") +
+                   extra + "}\n"),
+        1);
+  };
+  const std::int64_t n = 4096;
+  const double full = layer_activation_bytes(llama8b(), n, 1, false, Recompute::Full);
+  const double none = layer_activation_bytes(llama8b(), n, 1, false, Recompute::None);
+  CHECK(stage1(", recompute: full, recompute_layers: 3") == Approx(3 * full + 5 * none));
+  CHECK(stage1(", recompute: full") == Approx(8 * full));
+  CHECK(stage1(", recompute: full, recompute_layers: 20") == Approx(8 * full));
+  CHECK(stage1("") == Approx(8 * none));
+}
+
 TEST_CASE("footprint: the last stage adds the LM head input and fp32 logits", "[footprint]") {
   const Scenario s = test::yaml(
       "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
@@ -90,15 +111,17 @@ TEST_CASE("footprint: unfused attention with dropout stores 5·a·s²·b bytes p
   tr.attention = AttentionKernel::Unfused;
   tr.dropout = 0.1;
   const double a = m.heads, s = 2048, b = 2, h = m.hidden;
-  CHECK(attention_extra_bytes(m, tr, 1, false) == Approx(5 * a * s * s * b + 2 * s * b * h));
+  CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) ==
+        Approx(5 * a * s * s * b + 2 * s * b * h));
   // TP splits the heads: the scores / t; without SP the hidden masks stay whole.
-  CHECK(attention_extra_bytes(m, tr, 4, false) == Approx(5 * a * s * s * b / 4 + 2 * s * b * h));
+  CHECK(attention_extra_bytes(m, tr, 4, false, tr.recompute) ==
+        Approx(5 * a * s * s * b / 4 + 2 * s * b * h));
   // Selective recompute recomputes the core: nothing extra is stored.
   tr.recompute = Recompute::Selective;
-  CHECK(attention_extra_bytes(m, tr, 1, false) == 0);
+  CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) == 0);
   // FlashAttention without dropout stores no scores.
   tr.recompute = Recompute::None;
   tr.attention = AttentionKernel::Flash2;
   tr.dropout = 0;
-  CHECK(attention_extra_bytes(m, tr, 1, false) == 0);
+  CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) == 0);
 }

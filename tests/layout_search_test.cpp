@@ -204,6 +204,31 @@ TEST_CASE(
   CHECK_THROWS_WITH(layout_candidates(node8(), bad), Catch::Contains("--zero takes 0 to 3, got 4"));
 }
 
+TEST_CASE("search: recompute of N layers per stage is a choice where N is below the stage's",
+          "[search]") {
+  // Llama-3.1-8B (32 layers) with --recompute none,4,16 at tp 1, ZeRO 0, SP off: pp 1 and 2
+  // (32 and 16 layers per stage) and pp 4 (8) try none and 4; pp 1 also 16; 16 at pp 2 and 4 at
+  // pp 8 (4 layers) are full recompute of every layer, and left out.
+  SearchSpace space = sizes_only({1}, {1, 2, 4, 8});
+  space.recompute = {Recompute::None};
+  space.recompute_layers = {4, 16};
+  const auto cs = layout_candidates(node8(), space);
+  std::vector<std::pair<int, int>> pp_layers;
+  for (const auto& c : cs) {
+    CHECK(c.recompute == (c.recompute_layers > 0 ? Recompute::Full : Recompute::None));
+    pp_layers.emplace_back(c.pp, c.recompute_layers);
+  }
+  CHECK(pp_layers == std::vector<std::pair<int, int>>{
+                         {1, 0}, {1, 4}, {1, 16}, {2, 0}, {2, 4}, {4, 0}, {4, 4}, {8, 0}});
+  // The candidate is what its overrides load, and it reads as words.
+  const LayoutCandidate& four = cs[1];
+  const Scenario sc = parse_scenario(node8().canonical_yaml, "t.yaml", four.overrides());
+  CHECK(sc.training.recompute == Recompute::Full);
+  CHECK(sc.training.recompute_layers == 4);
+  CHECK(four.recompute_text() == "4 layers");
+  CHECK(four.words().find("recompute 4 layers/stage") != std::string::npos);
+}
+
 TEST_CASE("search: the bundled 8B question finds dp 8 with sharded optimizer states", "[search]") {
   // dp 8 without ZeRO does not fit (130 GB of static memory); with ZeRO the optimizer states
   // (12 B per parameter) are split 8 ways and it runs without a pipeline bubble.

@@ -85,6 +85,13 @@ TEST_CASE("run --json: the training settings the durations depend on", "[report]
   s.training.fp32_grad_accumulation = true;
   CHECK(report_to_json(make_report(simulate(s, {"", true})))["training"]["grad_reduce_dtype"] ==
         "fp32");
+  // Partial full recompute: the layer count, null when every layer is recomputed (or none).
+  CHECK(j["training"]["recompute_layers"].is_null());
+  s.training.recompute = Recompute::Full;
+  s.training.recompute_layers = 3;
+  const auto partial = report_to_json(make_report(simulate(s, {"", true})));
+  CHECK(partial["training"]["recompute"] == "full");
+  CHECK(partial["training"]["recompute_layers"] == 3);
   // A costs-only study has no training settings.
   const auto costs = report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})));
   CHECK(costs["training"].is_null());

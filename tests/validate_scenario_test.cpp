@@ -77,6 +77,19 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
   }
 }
 
+TEST_CASE("validate: recompute_layers needs full recompute") {
+  Scenario s = parse_scenario(kBase, "test.yaml",
+                              {"training.recompute=full", "training.recompute_layers=4"});
+  CHECK(s.training.recompute_layers == 4);
+  s.training.recompute = Recompute::Selective;
+  CHECK_THROWS_WITH(validate(s), Contains("--set training.recompute_layers=4: "
+                                          "training.recompute_layers: only applies to recompute: "
+                                          "full") &&
+                                     Contains("got recompute: selective"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.recompute_layers=4"}),
+                    Contains("only applies to recompute: full") && Contains("got recompute: none"));
+}
+
 TEST_CASE("validate: a value code set is blamed on the code that set it") {
   Scenario s = test::yaml(kBase);
   s.set_origin("parallelism.vpp", "trainsim compare (retried at vpp 8192)");

@@ -276,10 +276,17 @@ int cmd_search(const SearchArgs& a) {
     const auto modes = {Recompute::None, Recompute::Selective, Recompute::Full};
     const auto it = std::find_if(modes.begin(), modes.end(),
                                  [&](Recompute r) { return v == recompute_name(r); });
-    if (it == modes.end())
-      throw InputError(
-          fmt::format("search: --recompute takes none, selective, full; got \"{}\"", v));
-    space.recompute.push_back(*it);
+    int layers = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), layers);
+    if (it != modes.end())
+      space.recompute.push_back(*it);
+    else if (!v.empty() && ec == std::errc() && end == v.data() + v.size() && layers >= 1)
+      space.recompute_layers.push_back(layers);
+    else
+      throw InputError(fmt::format(
+          "search: --recompute takes none, selective, full or a number of layers per stage "
+          "(full recompute of the first N); got \"{}\"",
+          v));
   }
   if (!a.plot.empty() && (a.plot.size() < 4 || a.plot.substr(a.plot.size() - 4) != ".svg"))
     throw InputError(fmt::format(
@@ -478,7 +485,8 @@ int main(int argc, char** argv) {
   srch->add_option("--sp", xa.sp, "Sequence parallelism: off,on (default: both; only off at tp 1)")
       ->delimiter(',');
   srch->add_option("--recompute", xa.recompute,
-                   "Recompute modes to try: none,selective,full (default: all three)")
+                   "Recompute modes to try: none,selective,full, or N: full recompute of the "
+                   "first N layers of each stage (default: none,selective,full)")
       ->delimiter(',');
   srch->add_option("--tp-overlap", xa.tp_overlap,
                    "TP comm-GEMM overlap: off,on (default: the scenario's; only off at tp 1)")

@@ -114,7 +114,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
   // Recomputation runs (part of) the forward again before the input gradient; it costs time
   // but is not model FLOPs.
   if (!recompute && (op == Op::I || op == Op::B)) {
-    if (s_.training.recompute == Recompute::Full) layer_kernels(Op::F, layers, true, out);
+    // Full: the forward of every layer again, or of the first training.recompute_layers.
+    if (const int redo = recomputed_layers(s_.training, layers); redo > 0)
+      layer_kernels(Op::F, redo, true, out);
     if (s_.training.recompute == Recompute::Selective) {
       std::vector<Kernel> fwd;
       layer_kernels(Op::F, layers, true, fwd);

@@ -25,8 +25,9 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   return kHalf * n * per_token + stats;
 }
 
-double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp) {
-  if (tr.recompute != Recompute::None) return 0;
+double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
+                             Recompute recompute) {
+  if (recompute != Recompute::None) return 0;
   const double seq = tr.seq_len, b = tr.micro_batch_size;
   const double scores = b * m.heads / static_cast<double>(tp) * seq * seq;
   double bytes = 0;
@@ -45,8 +46,13 @@ double stage_activation_bytes(const Scenario& s, int stage) {
       static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size;
   const int t = s.layout.tp;
   const bool sp = s.layout.sequence_parallel;
-  double bytes = st.layers * (layer_activation_bytes(m, tokens, t, sp, s.training.recompute) +
-                              attention_extra_bytes(m, s.training, t, sp));
+  // Full recompute of the first N layers only: the rest keep everything, as without it.
+  const Recompute mode = s.training.recompute;
+  const int redone = recomputed_layers(s.training, st.layers);
+  const Recompute rest = mode == Recompute::Full ? Recompute::None : mode;
+  double bytes = redone * layer_activation_bytes(m, tokens, t, sp, Recompute::Full);
+  bytes += (st.layers - redone) * (layer_activation_bytes(m, tokens, t, sp, rest) +
+                                   attention_extra_bytes(m, s.training, t, sp, rest));
   if (st.head) {
     const double n = static_cast<double>(tokens);
     bytes += kHalf * n * static_cast<double>(m.hidden) / (sp ? t : 1);  // final norm input

@@ -26,17 +26,20 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
                               Recompute recompute);
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
-/// attention kernel and dropout `tr` chooses (0 under selective or full recompute, which
-/// recompute them). Unfused attention stores the softmax output, 2 bytes per score, and with
-/// dropout its 1-byte mask and 2-byte output: 2·E or 5·E bytes for E = b·(a/t)·s² scores
-/// (Korthikanti et al. 2022: the 5·a·s/h term of 34 + 5·a·s/h). Hidden dropout (after the
-/// attention output and after the MLP) stores two 1-byte masks of the n·h hidden state
+/// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0
+/// under selective or full recompute, which recompute them). Unfused attention stores the softmax
+/// output, 2 bytes per score, and with dropout its 1-byte mask and 2-byte output: 2·E or 5·E bytes
+/// for E = b·(a/t)·s² scores (Korthikanti et al. 2022: the 5·a·s/h term of 34 + 5·a·s/h). Hidden
+/// dropout (after the attention output and after the MLP) stores two 1-byte masks of the n·h hidden
+/// state
 /// (/ t with sequence parallelism).
-double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp);
+double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
+                             Recompute recompute);
 
 /// Activation bytes one micro-batch keeps on one GPU of global stage `stage` (one chunk of
-/// pp·vpp): its layers, plus on the last stage the LM head's input and the logits in fp32 for
-/// the loss (vocabulary-parallel, / t), which full recompute does not drop. 0 without a model.
+/// pp·vpp): its layers (with `training.recompute_layers`, the first N fully recomputed, the
+/// others keeping everything), plus on the last stage the LM head's input and the logits in fp32
+/// for the loss (vocabulary-parallel, / t), which full recompute does not drop. 0 without a model.
 double stage_activation_bytes(const Scenario& s, int stage);
 
 /// The static memory of one GPU holding global stages `stages_here` (a pipeline rank's chunks;

@@ -146,20 +146,23 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["gpu"] = r.gpu;
   if (r.training) {
     const TrainingSpec& t = *r.training;
-    j["training"] = {{"seq_len", t.seq_len},
-                     {"micro_batch_size", t.micro_batch_size},
-                     {"global_batch_size", t.global_batch_size},
-                     {"precision", t.precision == Precision::BF16 ? "bf16" : "fp16"},
-                     {"recompute", name(t.recompute)},
-                     {"attention", name(t.attention)},
-                     {"dropout", t.dropout},
-                     {"fp32_grad_accumulation", t.fp32_grad_accumulation},
-                     {"grad_reduce_dtype", grad_reduce_bytes(t) == 4.0      ? "fp32"
-                                           : t.precision == Precision::BF16 ? "bf16"
-                                                                            : "fp16"},
-                     {"fused_optimizer", t.fused_optimizer},
-                     {"grad_clipping", t.grad_clipping},
-                     {"runtime", name(t.runtime)}};
+    j["training"] = {
+        {"seq_len", t.seq_len},
+        {"micro_batch_size", t.micro_batch_size},
+        {"global_batch_size", t.global_batch_size},
+        {"precision", t.precision == Precision::BF16 ? "bf16" : "fp16"},
+        {"recompute", name(t.recompute)},
+        {"recompute_layers",
+         t.recompute_layers > 0 ? nlohmann::json(t.recompute_layers) : nlohmann::json(nullptr)},
+        {"attention", name(t.attention)},
+        {"dropout", t.dropout},
+        {"fp32_grad_accumulation", t.fp32_grad_accumulation},
+        {"grad_reduce_dtype", grad_reduce_bytes(t) == 4.0      ? "fp32"
+                              : t.precision == Precision::BF16 ? "bf16"
+                                                               : "fp16"},
+        {"fused_optimizer", t.fused_optimizer},
+        {"grad_clipping", t.grad_clipping},
+        {"runtime", name(t.runtime)}};
   } else {
     j["training"] = nullptr;
   }

@@ -52,6 +52,10 @@ struct TrainingSpec {
   int global_batch_size = 0;  ///< sequences per optimizer step
   Precision precision = Precision::BF16;
   Recompute recompute = Recompute::None;
+  /// With full recompute: only the first this many layers of each pipeline stage (model chunk)
+  /// are recomputed, the others keep their activations (Megatron's `--recompute-method block
+  /// --recompute-num-layers N`); 0 = every layer.
+  int recompute_layers = 0;
   bool fp32_grad_accumulation = false;  ///< Megatron's default: +4 bytes per parameter
   AttentionKernel attention = AttentionKernel::Flash2;
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
@@ -65,6 +69,14 @@ struct TrainingSpec {
   Runtime runtime = Runtime::Compiled;
   GradReduce grad_reduce = GradReduce::Default;
 };
+
+/// How many of a stage's `stage_layers` layers run their forward again in the backward (full
+/// recompute): all of them, or the first `recompute_layers`.
+inline int recomputed_layers(const TrainingSpec& t, int stage_layers) {
+  if (t.recompute != Recompute::Full) return 0;
+  return t.recompute_layers > 0 && t.recompute_layers < stage_layers ? t.recompute_layers
+                                                                     : stage_layers;
+}
 
 /// Bytes per parameter the data-parallel gradient reduction sends: 4 in fp32, else 2.
 inline double grad_reduce_bytes(const TrainingSpec& t) {

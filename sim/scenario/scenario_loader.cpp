@@ -605,9 +605,10 @@ Scenario build(YAML::Node root, const std::string& source,
   // training
   Field tr = r.child(top, "training");
   if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
-  r.expect_map(tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
-                    "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout",
-                    "fused_optimizer", "grad_clipping", "runtime", "grad_reduce_dtype"});
+  r.expect_map(
+      tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
+           "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout",
+           "fused_optimizer", "grad_clipping", "runtime", "grad_reduce_dtype", "recompute_layers"});
   if (Field f = r.child(tr, "seq_len"); f.present())
     s.training.seq_len = r.int32(f, 1, kMaxSeqLen);
   else if (s.model)
@@ -661,6 +662,8 @@ Scenario build(YAML::Node root, const std::string& source,
     s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},
                                                    {"selective", Recompute::Selective},
                                                    {"full", Recompute::Full}});
+  if (Field f = r.child(tr, "recompute_layers"); f.present())
+    s.training.recompute_layers = r.int32(f, 0, kMaxLayers);  // recompute: full, validate()
 
   // cluster
   Field cl = r.child(top, "cluster");

@@ -52,6 +52,12 @@ void check_batch(const Scenario& s, const Checker& c) {
   using namespace limits;
   const TrainingSpec& t = s.training;
   if (s.model) c.in_range("training.seq_len", t.seq_len, 1, kMaxSeqLen);
+  c.in_range("training.recompute_layers", t.recompute_layers, 0, kMaxLayers);
+  if (t.recompute_layers > 0 && t.recompute != Recompute::Full)
+    c.fail("training.recompute_layers",
+           fmt::format("only applies to recompute: full (the first N layers of each stage "
+                       "recomputed), got recompute: {}",
+                       recompute_name(t.recompute)));
   c.in_range("training.micro_batch_size", t.micro_batch_size, 1, kMaxMicroBatch);
   // The batch is given as global_batch_size or as microbatches: blame the one the file gave.
   const std::string gbs = !c.given("training.global_batch_size") && c.given("training.microbatches")

@@ -62,7 +62,9 @@ std::string LayoutCandidate::words() const {
   s += fmt::format(" · b {}", c.micro_batch_size);
   if (c.zero > 0) s += fmt::format(" · ZeRO-{}", c.zero);
   if (c.sequence_parallel) s += " · SP";
-  if (c.recompute != Recompute::None)
+  if (c.recompute_layers > 0)
+    s += fmt::format(" · recompute {} layers/stage", c.recompute_layers);
+  else if (c.recompute != Recompute::None)
     s += fmt::format(" · {} recompute", recompute_name(c.recompute));
   if (c.tp_overlap) s += " · TP overlap";
   if (!c.schedule.empty()) s += " · " + c.schedule;
@@ -78,14 +80,20 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.layout.zero = zero;
   s.layout.sequence_parallel = sequence_parallel;
   s.training.recompute = recompute;
+  s.training.recompute_layers = recompute_layers;
   s.layout.tp_overlap = tp_overlap;
   const std::string by = "trainsim search: " + words();
   for (const char* key :
        {"parallelism.dp", "parallelism.tp", "parallelism.pp", "parallelism.vpp", "parallelism.zero",
         "parallelism.sequence_parallel", "parallelism.tp_overlap", "training.micro_batch_size",
-        "training.recompute"})
+        "training.recompute", "training.recompute_layers"})
     s.set_origin(key, by);
   s.canonical_yaml += "\n# " + by + "\n";
+}
+
+std::string LayoutCandidate::recompute_text() const {
+  return recompute_layers > 0 ? fmt::format("{} layers", recompute_layers)
+                              : recompute_name(recompute);
 }
 
 std::vector<std::string> LayoutCandidate::overrides() const {
@@ -97,6 +105,7 @@ std::vector<std::string> LayoutCandidate::overrides() const {
           fmt::format("parallelism.zero={}", zero),
           fmt::format("parallelism.sequence_parallel={}", sequence_parallel),
           fmt::format("training.recompute={}", recompute_name(recompute)),
+          fmt::format("training.recompute_layers={}", recompute_layers),
           fmt::format("parallelism.tp_overlap={}", tp_overlap)};
 }
 
@@ -128,6 +137,21 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   const std::vector<std::string> schedules =
       space.schedules.empty() ? std::vector<std::string>{""} : space.schedules;
 
+  // Recompute choices: the modes, then full recompute of N layers per stage for each N below the
+  // fullest stage's layers (at or past it, it is plain full recompute).
+  const bool default_recompute = space.recompute.empty() && space.recompute_layers.empty();
+  auto recomputes = [&](int stages) {
+    std::vector<std::pair<Recompute, int>> out;
+    for (Recompute r :
+         default_recompute
+             ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full}
+             : space.recompute)
+      out.emplace_back(r, 0);
+    const int fullest = (base.model->layers + stages - 1) / stages;
+    for (int n : space.recompute_layers)
+      if (n < fullest) out.emplace_back(Recompute::Full, n);
+    return out;
+  };
   std::vector<LayoutCandidate> out;
   for (int tp : tps) {
     if (gpus % tp != 0) continue;
@@ -145,15 +169,14 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
           for (const auto& sched : schedules)
             for (int z : values_or(space.zero, {0, 1, 2, 3}, dp == 1))
               for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
-                for (Recompute rc :
-                     values_or(space.recompute,
-                               {Recompute::None, Recompute::Selective, Recompute::Full}, false))
+                for (const auto& [rc, layers] : recomputes(vpp * pp))
                   for (int ov :
                        values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1)) {
                     LayoutCandidate c{dp, tp, pp, vpp, b, sched};
                     c.zero = dp == 1 ? 0 : z;
                     c.sequence_parallel = tp > 1 && sp != 0;
                     c.recompute = rc;
+                    c.recompute_layers = layers;
                     c.tp_overlap = tp > 1 && ov != 0;
                     out.push_back(std::move(c));
                   }
@@ -301,7 +324,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       o += fmt::format(
           fmt::runtime(line), fmt::format("{}{}", r.pareto ? "*" : "", i + 1), c.dp, c.tp, c.pp,
           c.vpp, c.micro_batch_size, r.report.microbatches, c.zero,
-          c.sequence_parallel ? "on" : "-", recompute_name(c.recompute), c.tp_overlap ? "on" : "-",
+          c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
           r.report.schedule, sw, format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
           thousands(r.report.tokens_per_s), fmt::format("{:.4f}", r.report.bubble_fraction_of_step),
@@ -382,16 +405,19 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
   for (const auto& r : results) {
     const LayoutCandidate& c = r.layout;
     nlohmann::json one;
-    one["layout"] = {{"dp", c.dp},
-                     {"tp", c.tp},
-                     {"pp", c.pp},
-                     {"vpp", c.vpp},
-                     {"micro_batch_size", c.micro_batch_size},
-                     {"schedule", c.schedule.empty() ? base.schedule.name : c.schedule},
-                     {"zero", c.zero},
-                     {"sequence_parallel", c.sequence_parallel},
-                     {"recompute", recompute_name(c.recompute)},
-                     {"tp_overlap", c.tp_overlap}};
+    one["layout"] = {
+        {"dp", c.dp},
+        {"tp", c.tp},
+        {"pp", c.pp},
+        {"vpp", c.vpp},
+        {"micro_batch_size", c.micro_batch_size},
+        {"schedule", c.schedule.empty() ? base.schedule.name : c.schedule},
+        {"zero", c.zero},
+        {"sequence_parallel", c.sequence_parallel},
+        {"recompute", recompute_name(c.recompute)},
+        {"recompute_layers",
+         c.recompute_layers > 0 ? nlohmann::json(c.recompute_layers) : nlohmann::json(nullptr)},
+        {"tp_overlap", c.tp_overlap}};
     one["ran"] = r.ran();
     one["error"] = r.error;
     one["out_of_memory"] = r.out_of_memory || r.ruled_out;
@@ -415,18 +441,20 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
   };
   std::string o =
       "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
-      "recompute,tp_overlap,ran,fits,ruled_out,pareto,step_time_s,mfu,tokens_per_s,"
+      "recompute,recompute_layers,tp_overlap,ran,fits,ruled_out,pareto,step_time_s,mfu,tokens_per_"
+      "s,"
       "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,error\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const SearchResult& r = results[i];
     const LayoutCandidate& c = r.layout;
     const bool ran = r.ran();
-    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                      i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
                      ran ? std::to_string(r.report.microbatches) : std::string(),
                      field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero,
-                     c.sequence_parallel, recompute_name(c.recompute), c.tp_overlap, ran,
-                     ran && !r.out_of_memory, r.ruled_out, r.pareto,
+                     c.sequence_parallel, recompute_name(c.recompute),
+                     c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(),
+                     c.tp_overlap, ran, ran && !r.out_of_memory, r.ruled_out, r.pareto,
                      ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
                      ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
                      ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),

@@ -28,8 +28,11 @@ struct SearchSpace {
   std::vector<std::string> schedules;  ///< the scenario's
   std::vector<int> zero;               ///< 0, 1, 2, 3 (only the first at dp 1: all the same)
   std::vector<int> sequence_parallel;  ///< 0 and 1 (off and on; only off at tp 1)
-  std::vector<Recompute> recompute;    ///< none, selective, full
-  std::vector<int> tp_overlap;         ///< the scenario's (only off at tp 1)
+  std::vector<Recompute> recompute;    ///< none, selective, full (when neither list is given)
+  /// Full recompute of only the first N layers of each stage, each N one more choice (N at or
+  /// past a stage's layers is full recompute, and left out).
+  std::vector<int> recompute_layers;
+  std::vector<int> tp_overlap;  ///< the scenario's (only off at tp 1)
 };
 
 /// How to search.
@@ -46,7 +49,10 @@ struct LayoutCandidate {
   int zero = 0;
   bool sequence_parallel = false;
   Recompute recompute = Recompute::None;
+  int recompute_layers = 0;  ///< with full: the first N layers of each stage (0: all)
   bool tp_overlap = false;
+  /// "none", "selective", "full" or "N layers" (full recompute of N layers per stage).
+  std::string recompute_text() const;
   /// The `--set` overrides that turn the base scenario into this candidate.
   std::vector<std::string> overrides() const;
   /// Sets these values in `s` (naming the search as their origin); validate() checks them.
