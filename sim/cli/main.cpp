@@ -25,6 +25,7 @@
 #include "run/simulate.h"
 #include "run/variants.h"
 #include "scenario/scenario_loader.h"
+#include "scenario/scenario_schema.h"
 #include "schedules/csv.h"
 #include "schedules/registry.h"
 #include "schedules/validate.h"
@@ -418,8 +419,13 @@ CLI::App* scenario_command(CLI::App& app, const std::string& name, const std::st
                            const std::string& file_help = "Scenario YAML file") {
   CLI::App* sub = app.add_subcommand(name, help);
   sub->add_option("scenario", scenario, file_help)->required()->check(CLI::ExistingFile);
+  // The sections come from the scenario's key table (scenario/scenario_schema.h).
+  std::string sections;
+  for (const std::string& k : keys_under(""))
+    sections += (sections.empty() ? "" : ", ") + k + (is_section(k) ? ".*" : "");
   sub->add_option("--set", sets,
-                  "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable)");
+                  "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable); keys: " +
+                      sections + " (scenarios/README.md)");
   return sub;
 }
 

@@ -19,6 +19,7 @@
 #include "core/json_text.h"
 #include "core/quantity.h"
 #include "scenario/limits.h"
+#include "scenario/scenario_schema.h"
 #include "scenario/validate_scenario.h"
 
 namespace trainsim {
@@ -310,8 +311,7 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
     return *m;
   };
   if (f.node.IsScalar()) return preset(f);
-  r.expect_map(f, {"preset", "hf_config", "name", "layers", "hidden", "ffn_hidden", "heads",
-                   "kv_heads", "vocab", "tied_embeddings", "mlp", "position_embedding", "norm"});
+  r.expect_map(f, keys_under("model"));
   ModelSpec m;
   const Field pre = r.child(f, "preset"), hf = r.child(f, "hf_config");
   if (pre.present() && hf.present()) r.fail(f, "give either preset or hf_config, not both");
@@ -365,7 +365,7 @@ LinkSpec read_link(const Reader& r, const Field& f, LinkSpec def, bool have_defa
              "required: {bandwidth: \"…GB/s\", latency: \"…us\"} (no GPU preset to default from)");
     return def;
   }
-  r.expect_map(f, {"bandwidth", "latency"});
+  r.expect_map(f, keys_under(f.path));  // cluster.intra_node or cluster.inter_node
   if (Field b = r.child(f, "bandwidth"); b.present())
     def.bandwidth = r.positive_quantity(b, Dimension::Bandwidth);
   else if (!have_default)
@@ -378,7 +378,7 @@ LinkSpec read_link(const Reader& r, const Field& f, LinkSpec def, bool have_defa
 }
 
 ClusterSpec read_cluster(const Reader& r, const Field& f) {
-  r.expect_map(f, {"gpu", "gpus_per_node", "nodes", "intra_node", "inter_node"});
+  r.expect_map(f, keys_under("cluster"));
   ClusterSpec c;
   const Field g = r.child(f, "gpu");
   const GpuPreset* preset = nullptr;
@@ -395,7 +395,7 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
     preset = find(g);
     c.gpu = preset->device;
   } else {
-    r.expect_map(g, {"preset", "name", "peak_flops", "hbm_bandwidth", "memory", "sms"});
+    r.expect_map(g, keys_under("cluster.gpu"));
     if (Field p = r.child(g, "preset"); p.present()) {
       preset = find(p);
       c.gpu = preset->device;
@@ -558,9 +558,7 @@ Scenario build(YAML::Node root, const std::string& source,
   Field top{root, "", root.Mark()};
   if (!root.IsMap())
     r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
-  r.expect_map(top, {"name", "description", "model", "training", "cluster", "parallelism",
-                     "schedule", "costs", "efficiency", "pricing", "memory", "contention",
-                     "slowdown", "calibration", "measured"});
+  r.expect_map(top, keys_under(""));
   Scenario s;
   s.source = source;
   s.name = std::filesystem::path(source).stem().string();
@@ -569,8 +567,7 @@ Scenario build(YAML::Node root, const std::string& source,
   // parallelism
   Field par = r.child(top, "parallelism");
   if (par.present()) {
-    r.expect_map(par, {"dp", "tp", "pp", "vpp", "zero", "sequence_parallel", "rank_order", "fsdp",
-                       "param_gather", "tp_overlap"});
+    r.expect_map(par, keys_under("parallelism"));
     if (Field f = r.child(par, "dp"); f.present()) s.layout.dp = r.int32(f, 1, kMaxParallel);
     if (Field f = r.child(par, "tp"); f.present()) s.layout.tp = r.int32(f, 1, kMaxParallel);
     if (Field f = r.child(par, "pp"); f.present()) s.layout.pp = r.int32(f, 1, kMaxParallel);
@@ -580,7 +577,7 @@ Scenario build(YAML::Node root, const std::string& source,
       s.layout.sequence_parallel = r.boolean(f);
     if (Field f = r.child(par, "rank_order"); f.present()) s.layout.order = read_order(r, f);
     if (Field f = r.child(par, "fsdp"); f.present()) {
-      r.expect_map(f, {"unit_layers", "prefetch", "reshard_after_forward"});
+      r.expect_map(f, keys_under("parallelism.fsdp"));
       if (Field k = r.child(f, "unit_layers"); k.present())
         s.layout.fsdp.unit_layers = r.int32(k, 1);
       if (Field k = r.child(f, "prefetch"); k.present()) s.layout.fsdp.prefetch = r.int32(k, 0, 64);
@@ -605,10 +602,7 @@ Scenario build(YAML::Node root, const std::string& source,
   // training
   Field tr = r.child(top, "training");
   if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
-  r.expect_map(
-      tr, {"seq_len", "micro_batch_size", "global_batch_size", "microbatches", "precision",
-           "optimizer", "recompute", "fp32_grad_accumulation", "attention", "dropout",
-           "fused_optimizer", "grad_clipping", "runtime", "grad_reduce_dtype", "recompute_layers"});
+  r.expect_map(tr, keys_under("training"));
   if (Field f = r.child(tr, "seq_len"); f.present())
     s.training.seq_len = r.int32(f, 1, kMaxSeqLen);
   else if (s.model)
@@ -699,8 +693,7 @@ Scenario build(YAML::Node root, const std::string& source,
   // costs
   Field co = r.child(top, "costs");
   if (co.present()) {
-    r.expect_map(co, {"forward", "backward", "backward_input", "backward_weight", "p2p",
-                      "forward_backward_overlap"});
+    r.expect_map(co, keys_under("costs"));
     CostOverrides c;
     const int pp = s.layout.pp;
     if (Field f = r.child(co, "forward"); f.present()) c.forward = read_stage_costs(r, f, pp);
@@ -737,7 +730,7 @@ Scenario build(YAML::Node root, const std::string& source,
   // efficiency
   Field ef = r.child(top, "efficiency");
   if (ef.present()) {
-    r.expect_map(ef, {"gemm", "memory", "kernel_launch"});
+    r.expect_map(ef, keys_under("efficiency"));
     if (Field f = r.child(ef, "gemm"); f.present()) s.efficiency.gemm = r.number(f, 0.01, 1.0);
     if (Field f = r.child(ef, "memory"); f.present()) s.efficiency.memory = r.number(f, 0.01, 1.0);
     if (Field f = r.child(ef, "kernel_launch"); f.present())
@@ -747,7 +740,7 @@ Scenario build(YAML::Node root, const std::string& source,
   // pricing
   Field pr = r.child(top, "pricing");
   if (pr.present()) {
-    r.expect_map(pr, {"gpu_hour"});
+    r.expect_map(pr, keys_under("pricing"));
     Field f = r.child(pr, "gpu_hour");
     if (!f.present()) r.fail(f, "required: dollars per GPU-hour, e.g. 2.5");
     s.price_per_gpu_hour = r.quantity(f, Dimension::Money);
@@ -756,7 +749,7 @@ Scenario build(YAML::Node root, const std::string& source,
   // memory
   Field me = r.child(top, "memory");
   if (me.present()) {
-    r.expect_map(me, {"runtime_overhead", "bucket_size"});
+    r.expect_map(me, keys_under("memory"));
     if (Field f = r.child(me, "runtime_overhead"); f.present()) {
       s.memory.runtime_overhead = r.quantity(f, Dimension::Bytes);
       if (s.memory.runtime_overhead < 0) r.fail(f, "must be 0 or more bytes, e.g. 1.5GB");
@@ -767,7 +760,7 @@ Scenario build(YAML::Node root, const std::string& source,
 
   Field ct = r.child(top, "contention");
   if (ct.present()) {
-    r.expect_map(ct, {"compute_slowdown", "link_sharing"});
+    r.expect_map(ct, keys_under("contention"));
     if (Field f = r.child(ct, "compute_slowdown"); f.present())
       s.contention.compute_slowdown = r.number(f, 0, 10);
     if (Field f = r.child(ct, "link_sharing"); f.present())
@@ -801,7 +794,7 @@ Scenario build(YAML::Node root, const std::string& source,
       const YAML::Node item = sl.node[i];
       Field e{item, fmt::format("{}[{}]", sl.path, i),
               item.Mark().line >= 0 ? item.Mark() : sl.mark};
-      r.expect_map(e, {"rank", "ranks", "compute", "link"});
+      r.expect_map(e, keys_under("slowdown[]"));
       Slowdown sd;
       const Field one = r.child(e, "rank"), many = r.child(e, "ranks");
       if (one.present() == many.present()) r.fail(e, "give rank: N or ranks: [N, …] (one of them)");
@@ -830,9 +823,7 @@ Scenario build(YAML::Node root, const std::string& source,
         {"tokens_per_s_per_gpu", Measured::Metric::TokensPerSPerGpu},
         {"tflops_per_gpu", Measured::Metric::TflopsPerGpu},
         {"mfu", Measured::Metric::Mfu}};
-    std::vector<std::string> keys{"source"};
-    for (const auto& [k, m] : metrics) keys.push_back(k);
-    r.expect_map(ms, keys);
+    r.expect_map(ms, keys_under("measured"));
     Measured m;
     int given = 0;
     for (const auto& [key, metric] : metrics) {

@@ -1,0 +1,88 @@
+// The scenario's key table (scenario_schema.h) against the loader and the README: the loader
+// accepts exactly its keys, and scenarios/README.md documents every key and no other.
+#include "scenario/scenario_schema.h"
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "schedules/registry.h"
+#include "test_util.h"
+
+using namespace trainsim;
+using Catch::Contains;
+
+namespace {
+
+// The dotted keys a README table row names in its first cell: "`a.b`", or alternatives
+// "`a.b` / `c`" where a bare name is a sibling of the first ("measured.step_time / mfu").
+std::set<std::string> readme_keys() {
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/README.md");
+  REQUIRE(in);
+  std::set<std::string> keys;
+  const std::regex code("`([^`]+)`");
+  bool in_table = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| key |", 0) == 0) in_table = true;
+    if (!in_table) continue;
+    if (line.rfind("|", 0) != 0) break;  // the table ends
+    const std::string cell = line.substr(1, line.find('|', 1) - 1);
+    std::string parent;
+    for (auto it = std::sregex_iterator(cell.begin(), cell.end(), code);
+         it != std::sregex_iterator(); ++it) {
+      std::string k = (*it)[1];
+      if (k.find(':') != std::string::npos) break;  // "model: <preset>", a shorthand's row
+      if (k.find('.') == std::string::npos && !parent.empty()) k = parent + "." + k;
+      const auto dot = k.rfind('.');
+      parent = dot == std::string::npos ? "" : k.substr(0, dot);
+      keys.insert(k);
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("schema: keys_under lists a section's keys in table order") {
+  CHECK(keys_under("parallelism.fsdp") ==
+        std::vector<std::string>{"unit_layers", "prefetch", "reshard_after_forward"});
+  CHECK(keys_under("slowdown[]") == std::vector<std::string>{"rank", "ranks", "compute", "link"});
+  CHECK(keys_under("")[0] == "name");
+  CHECK(keys_under("training.seq_len").empty());
+  CHECK(is_section("cluster.gpu"));
+  CHECK_FALSE(is_section("cluster.nodes"));
+}
+
+TEST_CASE("schema: an unknown key is refused with the section's keys from the table") {
+  CHECK_THROWS_WITH(test::yaml("training: {seq_len: 8, global_batch_size: 1, seqlen: 4}\n"
+                               "costs: {forward: 1ms, backward: 2ms}\n"),
+                    Contains("training.seqlen: unknown key \"seqlen\"; allowed keys here: "
+                             "seq_len, micro_batch_size, global_batch_size, microbatches"));
+  CHECK_THROWS_WITH(test::yaml("training: {microbatches: 1}\ncosts: {forward: 1ms, "
+                               "backward: 2ms}\nslowdown: [{rank: 0, speed: 2}]\n"),
+                    Contains("unknown key \"speed\"; allowed keys here: rank, ranks, compute, "
+                             "link"));
+}
+
+TEST_CASE("schema: scenarios/README.md documents every key and only keys of the table") {
+  const std::set<std::string> documented = readme_keys();
+  REQUIRE(documented.size() > 50);
+  // A schedule map's other keys are its generator's options.
+  std::set<std::string> options;
+  for (const auto& e : schedule_entries())
+    for (const auto& o : e.options) options.insert("schedule." + o);
+  for (const SchemaKey& k : scenario_keys()) {
+    const std::string key(k.path);
+    INFO(key << " is in the schema but has no row in scenarios/README.md");
+    if (!is_section(key)) CHECK(documented.count(key) == 1);
+  }
+  for (const std::string& d : documented) {
+    INFO(d << " is documented in scenarios/README.md but is not a scenario key");
+    const bool known = std::any_of(scenario_keys().begin(), scenario_keys().end(),
+                                   [&](const SchemaKey& k) { return k.path == d; });
+    CHECK((known || options.count(d) == 1));
+  }
+}
