@@ -133,6 +133,23 @@ void KnobPanel::set_scenario(const Scenario& sc) {
     set_value(key, v);
   }
   microbatches_touched_ = false;
+  extra_.clear();
+  loading_ = false;
+  show_error({}, {});
+}
+
+void KnobPanel::apply_layout(const std::vector<std::string>& sets) {
+  loading_ = true;
+  for (const std::string& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = s.substr(0, eq), v = s.substr(eq + 1);
+    if (knobs_.count(key))
+      set_value(key, QString::fromStdString(v));
+    else
+      extra_[key] = v;
+  }
+  microbatches_touched_ = false;  // m follows dp and b: the layout keeps the global batch
   loading_ = false;
   show_error({}, {});
 }
@@ -157,6 +174,7 @@ std::vector<std::string> KnobPanel::overrides() const {
     }
     if (v != knobs_.at(key).original) out.push_back(key + "=" + v.toStdString());
   }
+  for (const auto& [key, v] : extra_) out.push_back(key + "=" + v);
   return out;
 }
 

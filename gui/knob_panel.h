@@ -26,8 +26,13 @@ class KnobPanel : public QWidget {
   /// Shows the values the last run used (m follows dp and b when the global batch is fixed)
   /// without changing the overrides.
   void show_values(const Scenario& sc);
-  /// The knobs the user changed, as "dotted.key=value".
+  /// The knobs the user changed, as "dotted.key=value", then the layout keys without a knob
+  /// that apply_layout set.
   std::vector<std::string> overrides() const;
+  /// Sets a whole layout ("dotted.key=value" each, as LayoutCandidate::overrides): knobs show
+  /// their values, other keys (sequence parallelism, TP overlap, …) are kept as overrides until
+  /// the next scenario is loaded. Emits nothing; the caller simulates.
+  void apply_layout(const std::vector<std::string>& sets);
   /// Schedules checked for comparison.
   std::vector<std::string> compare_schedules() const;
   void set_compare_schedules(const std::vector<std::string>& names);
@@ -58,6 +63,7 @@ class KnobPanel : public QWidget {
     QString original;  ///< the scenario's own value
   };
   std::map<std::string, Knob> knobs_;
+  std::map<std::string, std::string> extra_;  ///< apply_layout's keys that have no knob
   QLabel* general_error_ = nullptr;
   QListWidget* compare_ = nullptr;
   bool loading_ = false;

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "main_window.h"
 #include "schedules/registry.h"
+#include "search_view.h"
 
 #ifndef TRAINSIM_VERSION
 #define TRAINSIM_VERSION "0.0.0"
@@ -73,10 +74,13 @@ int main(int argc, char** argv) {
       QStringLiteral("compare"),
       QStringLiteral("compare these schedules (comma-separated, or all) in the Compare tab"),
       QStringLiteral("NAMES"));
+  const QCommandLineOption search(
+      QStringLiteral("search"),
+      QStringLiteral("search every parallel layout (as `trainsim search`) in the Search tab"));
   const QCommandLineOption size(QStringLiteral("size"),
                                 QStringLiteral("window size, default 1500x900"),
                                 QStringLiteral("WxH"), QStringLiteral("1500x900"));
-  cli.addOptions({shot, cmp, size});
+  cli.addOptions({shot, cmp, search, size});
   cli.process(app);
 
   try {
@@ -105,6 +109,12 @@ int main(int argc, char** argv) {
     if (!args.isEmpty() && !win.open_scenario(args.front()))
       throw trainsim::InputError(win.last_error().toStdString());
     if (!schedules.empty()) win.compare(schedules);
+    if (cli.isSet(search)) {
+      win.wait_for_simulation();  // the search starts from the scenario as simulated
+      win.tabs()->setCurrentWidget(win.search_view());
+      win.search_view()->run();
+      if (cli.isSet(shot)) win.search_view()->wait();
+    }
     if (!cli.isSet(shot)) {
       win.show();
       return app.exec();

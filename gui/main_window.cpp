@@ -37,6 +37,7 @@
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "scenario/scenario_loader.h"
+#include "search_view.h"
 #include "timeline_model.h"
 
 #ifndef TRAINSIM_SCENARIOS_DIR
@@ -93,8 +94,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
   tabs_->addTab(split, tr("Timeline"));
+  timeline_tab_ = split;
   compare_ = new CompareView;
   tabs_->addTab(compare_, tr("Compare"));
+  search_ = new SearchView;
+  tabs_->addTab(search_, tr("Search"));
   setCentralWidget(tabs_);
   connect(gantt_, &GanttView::view_changed, this,
           [this] { memory_->set_mapper(gantt_->mapper()); });
@@ -105,6 +109,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   knob_dock->setWidget(knobs_);
   addDockWidget(Qt::LeftDockWidgetArea, knob_dock);
   connect(knobs_, &KnobPanel::edited, this, &MainWindow::simulate);
+  // A layout opened from the search: the knobs take it, the Timeline shows it.
+  connect(search_, &SearchView::open_layout, this, [this](std::vector<std::string> sets) {
+    knobs_->apply_layout(sets);
+    tabs_->setCurrentWidget(timeline_tab_);
+    simulate();
+  });
   connect(knobs_, &KnobPanel::compare_edited, this, [this] {
     simulate();
     tabs_->setCurrentWidget(compare_);
@@ -236,6 +246,7 @@ void MainWindow::simulate() {
   r.scenario = path_.toStdString();
   r.overrides = knobs_->overrides();
   r.compare = knobs_->compare_schedules();
+  search_->set_scenario(r.scenario, r.overrides);  // the next search starts from what is shown
   worker_->request(std::move(r));
 }
 

@@ -22,6 +22,7 @@ class QTreeView;
 namespace trainsim::gui {
 
 class CompareView;
+class SearchView;
 class GanttView;
 class KnobPanel;
 class MemoryView;
@@ -48,6 +49,7 @@ class MainWindow : public QMainWindow {
   GanttView* gantt() const { return gantt_; }
   MemoryView* memory() const { return memory_; }
   CompareView* compare_view() const { return compare_; }
+  SearchView* search_view() const { return search_; }
   KnobPanel* knobs() const { return knobs_; }
   SimWorker* worker() const { return worker_; }
   QTabWidget* tabs() const { return tabs_; }
@@ -69,6 +71,8 @@ class MainWindow : public QMainWindow {
   GanttView* gantt_ = nullptr;
   MemoryView* memory_ = nullptr;
   CompareView* compare_ = nullptr;
+  SearchView* search_ = nullptr;
+  QWidget* timeline_tab_ = nullptr;
   KnobPanel* knobs_ = nullptr;
   TimelineModel* model_ = nullptr;
   QTreeView* ranks_ = nullptr;

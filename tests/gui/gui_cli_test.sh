@@ -11,6 +11,7 @@ expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/a.png" "$src/scenario
 head -c 8 "$tmp/a.png" | od -An -c | grep -q "P   N   G" || { echo "FAIL: a.png is not a PNG"; fail=1; }
 expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/b.svg" --compare 1f1b,zb-h1 "$src/scenarios/default.yaml"
 grep -q "<svg" "$tmp/b.svg" || { echo "FAIL: b.svg is not SVG"; fail=1; }
+expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/s.png" --search "$src/scenarios/default.yaml"
 expect 2 "no-such.yaml" -- "$gui" --screenshot "$tmp/c.png" "$tmp/no-such.yaml"
 expect 2 "nope" -- "$gui" --screenshot "$tmp/c.png" "$src/scenarios/paper-1f1b.yaml" --compare nope
 expect 2 "needs a scenario" -- "$gui" --screenshot "$tmp/c.png"

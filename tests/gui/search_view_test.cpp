@@ -1,0 +1,64 @@
+#include "search_view.h"
+
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+
+#include "gui_test.h"
+#include "main_window.h"
+#include "scenario/scenario_loader.h"
+
+using namespace trainsim;
+using namespace trainsim::gui;
+
+class SearchViewTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void ranks_what_the_cli_ranks_and_opens_a_row() {
+    // The default scenario (Llama-3.1-8B on 8 H100s): the library's search, the call behind
+    // `trainsim search`, ranks 129 layouts; the view shows the same ones in the same order.
+    const std::string path = TRAINSIM_SOURCE_DIR "/scenarios/default.yaml";
+    const auto expected = search_layouts(load_scenario(path), {}, {0, 1});
+    MainWindow w;
+    w.resize(1400, 850);
+    QVERIFY(w.open_scenario(QString::fromStdString(path)));
+    w.wait_for_simulation();
+    w.search_view()->run();
+    w.search_view()->wait();
+    const auto& got = w.search_view()->results();
+    QCOMPARE(got.size(), expected.size());
+    QCOMPARE(w.search_view()->table()->rowCount(), static_cast<int>(expected.size()));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      QCOMPARE(got[i].layout.words(), expected[i].layout.words());
+      QCOMPARE(got[i].report.step_time_s, expected[i].report.step_time_s);
+    }
+    QVERIFY(w.search_view()->status().contains(QStringLiteral("129 layouts")));
+    // Row 0 (the fastest that fits, dp 8 · ZeRO-2 here) opens in the Timeline: the knobs take
+    // its layout and the simulated step is the search's.
+    QVERIFY(expected[0].ran());
+    QCOMPARE(w.search_view()->table()->item(0, 1)->text(),
+             QString::fromStdString(expected[0].layout.words()));
+    emit w.search_view()->table()->cellActivated(0, 1);
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QVERIFY(w.tabs()->currentIndex() == 0);
+    const Layout& l = w.outcome()->timeline->scenario.layout;
+    QCOMPARE(l.dp, expected[0].layout.dp);
+    QCOMPARE(l.pp, expected[0].layout.pp);
+    QCOMPARE(l.zero, expected[0].layout.zero);
+    QCOMPARE(w.outcome()->report.step_time_s, expected[0].report.step_time_s);
+  }
+  void a_bad_scenario_is_reported_not_thrown() {
+    SearchView v;
+    v.set_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {"parallelism.dp=3"});
+    v.run();
+    v.wait();
+    // 64 sequences over dp 3: the loader's message, in the status line.
+    QVERIFY2(v.status().contains(QStringLiteral("multiple of dp × micro_batch_size = 3 × 1")),
+             qPrintable(v.status()));
+    QVERIFY(v.results().empty());
+  }
+};
+TRAINSIM_GUI_TEST(SearchViewTest);
+
+#include "search_view_test.moc"
