@@ -31,7 +31,7 @@ TEST_CASE("gantt: the default width fits every label; a narrow one says what it 
   const std::string g = format_gantt(tl);
   CHECK_THAT(g, Catch::Contains("F10B3----F11"));  // rank 0's steady state, each label whole
   CHECK_THAT(g, !Catch::Contains("narrower"));
-  CHECK_THAT(g, Catch::Contains("legend: B backward (input and weight gradients), F forward;"));
+  CHECK_THAT(g, Catch::Contains("legend: B backward, F forward;"));
   CHECK_THAT(g, !Catch::Contains("lower case"));  // one chunk: no lower case to explain
   // 60 columns: an F covers 60/69 = 0.87 of a column, so all 8 × 16 = 128 cut to "F"; a B covers
   // 1.74 (1 or 2 columns by rounding), so its 8 × 6 three-character labels B10–B15 are cut, and

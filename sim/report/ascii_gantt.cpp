@@ -25,26 +25,6 @@ std::string label_of(const TaskGraph& g, TaskId t) {
   return label;
 }
 
-// What each letter a compute stream can show stands for.
-const char* meaning(TaskType type) {
-  switch (type) {
-    case TaskType::Forward:
-      return "forward";
-    case TaskType::Backward:
-      return "backward (input and weight gradients)";
-    case TaskType::BackwardInput:
-      return "input gradient";
-    case TaskType::BackwardWeight:
-      return "weight gradient";
-    case TaskType::ForwardBackward:
-      return "a forward overlapped with a backward (DualPipe)";
-    case TaskType::Optimizer:
-      return "optimizer step";
-    default:
-      return "other work";
-  }
-}
-
 }  // namespace
 
 int gantt_width_for_labels(const Timeline& tl) {
@@ -88,7 +68,7 @@ std::string format_gantt(const Timeline& tl, int width) {
       int a = column(tl.start[t]), b = column(tl.end[t]);
       if (b == a && tl.end[t] > tl.start[t]) b = std::min(a + 1, width);  // never vanish
       if (b <= a) continue;
-      letters.emplace(task_type_letter(type), meaning(type));
+      letters.emplace(task_type_letter(type), task_type_name(type));
       odd_chunks = odd_chunks || g.work(t).chunk % 2 == 1;
       std::string label = label_of(g, t);
       if (static_cast<int>(label.size()) > b - a) {
