@@ -53,6 +53,10 @@ expect 2 "check needs a measured: section" -- "$bin" check "$src/scenarios/defau
 expect 0 "measured             400.0 TFLOP/s/GPU" -- "$bin" run "$src/scenarios/llama3-405b-16k.yaml"
 expect 0 '"peak_memory_bytes"' -- "$bin" search "$src/scenarios/default.yaml" --tp 2 --json
 expect 0 "OOM" -- "$bin" compare "$src/scenarios/default.yaml" --schedules afab,1f1b
+# An explicit list: each schedule runs at a vpp it takes, or is a skipped row; none running is exit 2.
+expect 0 "interleaved-1f1b (vpp 2)" -- "$bin" compare "$src/scenarios/default.yaml" --schedules 1f1b,interleaved-1f1b
+expect 0 "skipped zb-h1: ScenarioError" -- "$bin" compare "$src/scenarios/paper-1f1b.yaml" --schedules 1f1b,zb-h1
+expect 2 "no schedule can run this scenario" -- "$bin" compare "$src/scenarios/paper-1f1b.yaml" --schedules zb-h1
 expect 2 "search needs a model" -- "$bin" search "$src/scenarios/paper-1f1b.yaml"
 expect 2 "--tp must be 1 or more" -- "$bin" search "$src/scenarios/default.yaml" --tp 0
 expect 2 "unknown schedule" -- "$bin" search "$src/scenarios/default.yaml" --schedules nope
