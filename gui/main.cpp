@@ -77,10 +77,15 @@ int main(int argc, char** argv) {
   const QCommandLineOption search(
       QStringLiteral("search"),
       QStringLiteral("search every parallel layout (as `trainsim search`) in the Search tab"));
+  const QCommandLineOption set(
+      QStringLiteral("set"),
+      QStringLiteral("override a scenario key, as trainsim's --set (repeatable), e.g. "
+                     "--set parallelism.pp=2"),
+      QStringLiteral("KEY=VALUE"));
   const QCommandLineOption size(QStringLiteral("size"),
                                 QStringLiteral("window size, default 1500x900"),
                                 QStringLiteral("WxH"), QStringLiteral("1500x900"));
-  cli.addOptions({shot, cmp, search, size});
+  cli.addOptions({shot, cmp, search, set, size});
   cli.process(app);
 
   try {
@@ -106,7 +111,11 @@ int main(int argc, char** argv) {
 
     trainsim::gui::MainWindow win;
     win.resize(w, h);
-    if (!args.isEmpty() && !win.open_scenario(args.front()))
+    std::vector<std::string> sets;
+    for (const QString& s : cli.values(set)) sets.push_back(s.toStdString());
+    if (!sets.empty() && args.isEmpty())
+      throw trainsim::InputError("--set needs a scenario to apply to");
+    if (!args.isEmpty() && !win.open_scenario(args.front(), sets))
       throw trainsim::InputError(win.last_error().toStdString());
     if (!schedules.empty()) win.compare(schedules);
     if (cli.isSet(search)) {

@@ -219,10 +219,11 @@ void MainWindow::build_menus() {
   });
 }
 
-bool MainWindow::open_scenario(const QString& path) {
+bool MainWindow::open_scenario(const QString& path, const std::vector<std::string>& sets) {
   try {
-    const Scenario sc = load_scenario(path.toStdString());
+    const Scenario sc = load_scenario(path.toStdString(), sets);
     path_ = path;
+    base_sets_ = sets;
     knobs_->set_scenario(sc);
     setWindowTitle(QStringLiteral("trainsim — %1").arg(QFileInfo(path).fileName()));
     remember(path);
@@ -244,7 +245,8 @@ void MainWindow::simulate() {
   if (path_.isEmpty()) return;
   SimRequest r;
   r.scenario = path_.toStdString();
-  r.overrides = knobs_->overrides();
+  r.overrides = base_sets_;
+  for (auto& o : knobs_->overrides()) r.overrides.push_back(std::move(o));
   r.compare = knobs_->compare_schedules();
   search_->set_scenario(r.scenario, r.overrides);  // the next search starts from what is shown
   worker_->request(std::move(r));

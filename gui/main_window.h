@@ -33,8 +33,9 @@ class MainWindow : public QMainWindow {
  public:
   explicit MainWindow(QWidget* parent = nullptr);
 
-  /// Loads a scenario and simulates it. Returns false (and shows why) when it cannot be read.
-  bool open_scenario(const QString& path);
+  /// Loads a scenario with `sets` ("dotted.key=value", as the CLI's --set: the knobs start
+  /// from their values) and simulates it. Returns false (and shows why) when it cannot be read.
+  bool open_scenario(const QString& path, const std::vector<std::string>& sets = {});
   /// Checks these schedules for comparison and shows the Compare tab.
   void compare(const std::vector<std::string>& schedules);
   /// Waits for the simulation in flight (headless use).
@@ -72,6 +73,7 @@ class MainWindow : public QMainWindow {
   MemoryView* memory_ = nullptr;
   CompareView* compare_ = nullptr;
   SearchView* search_ = nullptr;
+  std::vector<std::string> base_sets_;  ///< open_scenario's --set overrides, before the knobs
   QWidget* timeline_tab_ = nullptr;
   KnobPanel* knobs_ = nullptr;
   TimelineModel* model_ = nullptr;

@@ -99,6 +99,13 @@ TEST_CASE("validate: a value code set is blamed on the code that set it") {
                                           "the limit of 16384"));
 }
 
+TEST_CASE("validate: GPUs that do not add up blame the size an override set") {
+  // pp 3 from --set: 2 × 1 × 3 = 6 of the cluster's 8; the override is named, not the file.
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"parallelism.pp=3"}),
+                    Contains("--set parallelism.pp=3: parallelism.pp: dp × tp × pp = 2 × 1 × 3 = "
+                             "6 must equal the GPU count"));
+}
+
 TEST_CASE("validate: --set values are blamed on the override") {
   Scenario s = parse_scenario(kBase, "test.yaml", {"parallelism.pp=2", "parallelism.dp=4"});
   s.layout.tp = 3;

@@ -76,8 +76,13 @@ void check_batch(const Scenario& s, const Checker& c) {
 
 void check_fit(const Scenario& s, const Checker& c) {
   const Layout& l = s.layout;
+  // The layout's GPUs against the cluster's: blame a size an override or code set, else the
+  // parallelism section (or the cluster, when the file gives no parallelism).
+  std::string gpus_key = c.given("parallelism") ? "parallelism" : "cluster";
+  for (const char* k : {"parallelism.dp", "parallelism.tp", "parallelism.pp"})
+    if (c.given(k) && s.where(k).rfind(s.source + ":", 0) != 0) gpus_key = k;
   if (s.has_cluster && l.world() != s.cluster.gpus())
-    c.fail(c.given("parallelism") ? "parallelism" : "cluster",
+    c.fail(gpus_key,
            fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count gpus_per_node "
                        "× nodes = {} × {} = {}",
                        l.dp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node, s.cluster.nodes,

@@ -12,6 +12,8 @@ head -c 8 "$tmp/a.png" | od -An -c | grep -q "P   N   G" || { echo "FAIL: a.png 
 expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/b.svg" --compare 1f1b,zb-h1 "$src/scenarios/default.yaml"
 grep -q "<svg" "$tmp/b.svg" || { echo "FAIL: b.svg is not SVG"; fail=1; }
 expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/s.png" --search "$src/scenarios/default.yaml"
+expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/t.png" --set parallelism.pp=2 --set parallelism.dp=4 "$src/scenarios/default.yaml"
+expect 2 "--set parallelism.pp=3: parallelism.pp" -- "$gui" --screenshot "$tmp/t.png" --set parallelism.pp=3 "$src/scenarios/default.yaml"
 expect 2 "no-such.yaml" -- "$gui" --screenshot "$tmp/c.png" "$tmp/no-such.yaml"
 expect 2 "nope" -- "$gui" --screenshot "$tmp/c.png" "$src/scenarios/paper-1f1b.yaml" --compare nope
 expect 2 "needs a scenario" -- "$gui" --screenshot "$tmp/c.png"

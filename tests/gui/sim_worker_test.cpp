@@ -110,6 +110,13 @@ class SimWorkerTest : public QObject {
       QVERIFY2(gui_skipped == cli_skipped, name.constData());
     }
   }
+  void the_default_scenario_compares_every_schedule_without_an_error_row() {
+    // Llama-3.1-8B, pp 4, m 32: the chunked schedules run at vpp 2, the others at vpp 1.
+    const SimOutcome o =
+        run_request({TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, schedule_names(), true});
+    QCOMPARE(o.compared.size(), schedule_names().size());
+    for (const auto& c : o.compared) QVERIFY2(c.error.empty() && c.gantt, c.error.c_str());
+  }
   void compared_schedules_say_when_they_run_out_of_memory() {
     // The default scenario (Llama-3.1-8B, pp 4, 32 micro-batches, 80 GiB H100s): AFAB holds all
     // 32 micro-batches' activations (stage 3: ~252 GB) and runs out; 1F1B holds p − r (~56 GB).
