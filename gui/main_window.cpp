@@ -263,7 +263,7 @@ void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
   knobs_->show_error({}, {});
   knobs_->show_values(o->timeline->scenario);
   gantt_->set_data(o->gantt);
-  memory_->set_data(o->timeline);
+  memory_->set_data(o->timeline, o->memory, o->memory_series);
   memory_->set_mapper(gantt_->mapper());
   model_->set_timeline(o->timeline);
   ranks_->expandToDepth(0);

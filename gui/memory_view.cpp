@@ -27,14 +27,12 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   setMinimumHeight(90);
 }
 
-void MemoryView::set_data(std::shared_ptr<const Timeline> tl) {
+void MemoryView::set_data(std::shared_ptr<const Timeline> tl,
+                          std::shared_ptr<const MemoryReport> report,
+                          std::shared_ptr<const std::vector<MemorySeries>> series) {
   tl_ = std::move(tl);
-  series_.clear();
-  report_ = {};
-  if (tl_ && tl_->scenario.model) {
-    report_ = make_memory_report(*tl_);
-    series_ = memory_series(*tl_, report_);
-  }
+  report_ = report ? std::move(report) : std::make_shared<const MemoryReport>();
+  series_ = series ? std::move(series) : std::make_shared<const std::vector<MemorySeries>>();
   update();
 }
 
@@ -54,13 +52,13 @@ void MemoryView::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), Qt::white);
   const QRect plot(label_width_, 6, std::max(1, width() - label_width_),
                    std::max(1, height() - 12));
-  if (series_.empty()) {
+  if (series_->empty()) {
     p.setPen(Qt::gray);
     p.drawText(plot, Qt::AlignCenter, tr("memory over time needs a model (costs-only scenario)"));
     return;
   }
-  double top = report_.device_memory;
-  for (const auto& s : series_) top = std::max(top, s.peak);
+  double top = report_->device_memory;
+  for (const auto& s : *series_) top = std::max(top, s.peak);
   top *= 1.08;
   const auto y_of = [&](double bytes) { return plot.bottom() - bytes / top * plot.height(); };
   p.setPen(QColor(0x40, 0x40, 0x40));
@@ -69,14 +67,14 @@ void MemoryView::paintEvent(QPaintEvent*) {
              QStringLiteral("0 – %1 GB").arg(top / 1e9, 0, 'f', 0));
   p.setClipRect(plot);
   p.setRenderHint(QPainter::Antialiasing, true);
-  if (report_.device_memory > 0) {
+  if (report_->device_memory > 0) {
     p.setPen(QPen(QColor(0xd0, 0x20, 0x20), 1.5, Qt::DashLine));
-    p.drawLine(QPointF(plot.left(), y_of(report_.device_memory)),
-               QPointF(plot.right(), y_of(report_.device_memory)));
+    p.drawLine(QPointF(plot.left(), y_of(report_->device_memory)),
+               QPointF(plot.right(), y_of(report_->device_memory)));
   }
   const double end_x = std::min<double>(
       plot.right() + 1, plot.left() + mapper_.x_of(static_cast<double>(tl_->makespan)));
-  for (const auto& s : series_) {
+  for (const auto& s : *series_) {
     // A step line; changes within one pixel column collapse to a vertical segment there.
     QPainterPath path;
     double prev_y = y_of(s.points.front().second);
@@ -106,9 +104,9 @@ void MemoryView::paintEvent(QPaintEvent*) {
   // Out of memory: a red marker where the stage first exceeds the device.
   p.setPen(Qt::NoPen);
   p.setBrush(QColor(0xd0, 0x20, 0x20));
-  for (const OutOfMemory& o : report_.out_of_memory) {
+  for (const OutOfMemory& o : report_->out_of_memory) {
     const double x = plot.left() + mapper_.x_of(o.time_s * 1e9);
-    const double y = y_of(report_.device_memory);
+    const double y = y_of(report_->device_memory);
     p.drawEllipse(QPointF(x, y), 5, 5);
     p.setPen(QColor(0xd0, 0x20, 0x20));
     p.drawText(QPointF(x + 8, y - 4),
@@ -118,7 +116,7 @@ void MemoryView::paintEvent(QPaintEvent*) {
   // Legend.
   p.setClipping(false);
   int lx = 4, ly = plot.top() + 36;
-  for (const auto& s : series_) {
+  for (const auto& s : *series_) {
     if (ly + 12 > height()) break;
     p.fillRect(QRect(lx, ly + 4, 10, 3), stage_color(s.stage));
     p.setPen(QColor(0x40, 0x40, 0x40));

@@ -27,20 +27,23 @@ class MemoryView : public QWidget {
   Q_OBJECT
  public:
   explicit MemoryView(QWidget* parent = nullptr);
-  /// Empty when `tl` has no model (costs-only scenarios have no bytes).
-  void set_data(std::shared_ptr<const Timeline> tl);
+  /// The memory report and its series as SimWorker computed them off the GUI thread (empty
+  /// when `tl` has no model: costs-only scenarios have no bytes). Nothing is computed here.
+  void set_data(std::shared_ptr<const Timeline> tl, std::shared_ptr<const MemoryReport> report,
+                std::shared_ptr<const std::vector<MemorySeries>> series);
   void set_mapper(const TimeMapper& m);
   void set_label_width(int w) { label_width_ = w; }
-  const std::vector<MemorySeries>& series() const { return series_; }
-  const MemoryReport& report() const { return report_; }
+  const std::vector<MemorySeries>& series() const { return *series_; }
+  const MemoryReport& report() const { return *report_; }
 
  protected:
   void paintEvent(QPaintEvent*) override;
 
  private:
   std::shared_ptr<const Timeline> tl_;
-  MemoryReport report_;
-  std::vector<MemorySeries> series_;
+  std::shared_ptr<const MemoryReport> report_ = std::make_shared<const MemoryReport>();
+  std::shared_ptr<const std::vector<MemorySeries>> series_ =
+      std::make_shared<const std::vector<MemorySeries>>();
   TimeMapper mapper_;
   int label_width_ = 170;
 };

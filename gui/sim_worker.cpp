@@ -11,13 +11,6 @@
 #include "scenario/scenario_loader.h"
 
 namespace trainsim::gui {
-namespace {
-
-double peak_of(const Timeline& tl) {
-  return tl.scenario.model ? make_memory_report(tl).largest_peak() : 0;
-}
-
-}  // namespace
 
 SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -29,7 +22,12 @@ SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
   auto tl = std::make_shared<const Timeline>(simulate(sc, opt));
   out.report = make_report(*tl);
   out.report.scenario = r.scenario;
-  out.peak_memory = peak_of(*tl);
+  if (tl->scenario.model) {
+    auto mem = std::make_shared<const MemoryReport>(make_memory_report(*tl));
+    out.memory_series = std::make_shared<const std::vector<MemorySeries>>(memory_series(*tl, *mem));
+    out.peak_memory = mem->largest_peak();
+    out.memory = std::move(mem);
+  }
   out.gantt = std::make_shared<const GanttData>(make_gantt_data(tl));
   out.timeline = std::move(tl);
   // The CLI's compare call: the same retry rule and the same rows (run/variants.h).

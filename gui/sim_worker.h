@@ -12,6 +12,7 @@
 #include <QThreadPool>
 
 #include "gantt_data.h"
+#include "memory_view.h"
 #include "report/step_report.h"
 #include "run/timeline.h"
 
@@ -28,6 +29,10 @@ struct SimOutcome {
   std::shared_ptr<const Timeline> timeline;
   std::shared_ptr<const GanttData> gantt;
   StepReport report;
+  /// The memory report and its per-stage series over time, computed on the worker thread
+  /// (empty without a model), so the memory view only draws.
+  std::shared_ptr<const MemoryReport> memory;
+  std::shared_ptr<const std::vector<MemorySeries>> memory_series;
   double peak_memory = 0;  ///< bytes, the largest stage peak (0 without a model)
   struct Compared {
     std::string schedule;  ///< VariantResult::label(): the name, "(vpp N)" when retried

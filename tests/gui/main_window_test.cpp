@@ -87,6 +87,7 @@ class MainWindowTest : public QObject {
     w.wait_for_simulation();
     QVERIFY(w.last_error().isEmpty());
     QVERIFY(!w.memory()->report().out_of_memory.empty());
+    QCOMPARE(&w.memory()->report(), w.outcome()->memory.get());  // the worker's, not rebuilt
     QVERIFY(w.memory()->series().front().peak > w.memory()->report().device_memory);
   }
   void compare_stacks_one_gantt_per_schedule() {

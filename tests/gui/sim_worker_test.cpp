@@ -117,6 +117,18 @@ class SimWorkerTest : public QObject {
     QCOMPARE(o.compared.size(), schedule_names().size());
     for (const auto& c : o.compared) QVERIFY2(c.error.empty() && c.gantt, c.error.c_str());
   }
+  void the_memory_report_is_built_on_the_worker() {
+    // Default scenario: pp 4, so 4 stage series; the outcome carries the report and the series
+    // the memory view draws, so the GUI thread builds neither.
+    const SimOutcome o = run_request({TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, {}, true});
+    QVERIFY(o.memory && o.memory_series);
+    QCOMPARE(o.memory_series->size(), std::size_t{4});
+    QCOMPARE(o.peak_memory, o.memory->largest_peak());
+    // A costs-only study has no bytes: neither is built.
+    const SimOutcome c = run_request(
+        {test_gui::write_scenario(test_gui::pipeline_yaml(2, 4, 1, 2, 0)), {}, {}, true});
+    QVERIFY(!c.memory && !c.memory_series);
+  }
   void compared_schedules_say_when_they_run_out_of_memory() {
     // The default scenario (Llama-3.1-8B, pp 4, 32 micro-batches, 80 GiB H100s): AFAB holds all
     // 32 micro-batches' activations (stage 3: ~252 GB) and runs out; 1F1B holds p − r (~56 GB).
