@@ -82,12 +82,9 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.training.recompute = recompute;
   s.training.recompute_layers = recompute_layers;
   s.layout.tp_overlap = tp_overlap;
+  // The keys set are those overrides() names; the search is their origin.
   const std::string by = "trainsim search: " + words();
-  for (const char* key :
-       {"parallelism.dp", "parallelism.tp", "parallelism.pp", "parallelism.vpp", "parallelism.zero",
-        "parallelism.sequence_parallel", "parallelism.tp_overlap", "training.micro_batch_size",
-        "training.recompute", "training.recompute_layers"})
-    s.set_origin(key, by);
+  for (const std::string& set : overrides()) s.set_origin(set.substr(0, set.find('=')), by);
   s.canonical_yaml += "\n# " + by + "\n";
 }
 
