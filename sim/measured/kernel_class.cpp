@@ -1,0 +1,123 @@
+#include "measured/kernel_class.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace trainsim {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool has(const std::string& s, std::string_view what) {
+  return s.find(what) != std::string::npos;
+}
+
+template <std::size_t N>
+bool has_any(const std::string& s, const std::array<std::string_view, N>& words) {
+  return std::any_of(words.begin(), words.end(), [&](std::string_view w) { return has(s, w); });
+}
+
+bool alpha(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0;
+}
+
+// "sgd" as a word start (SGDFunctor, sgd_kernel) but not inside another word (MsgDispatch).
+bool has_word_start(const std::string& s, std::string_view w) {
+  for (auto at = s.find(w); at != std::string::npos; at = s.find(w, at + 1))
+    if (at == 0 || !alpha(s[at - 1])) return true;
+  return false;
+}
+
+// "lamb" for the LAMB optimizer, not "lambda".
+bool has_lamb(const std::string& s) {
+  for (auto at = s.find("lamb"); at != std::string::npos; at = s.find("lamb", at + 1))
+    if (s.compare(at, 6, "lambda") != 0) return true;
+  return false;
+}
+
+// NCCL kernel names carry the collective: ncclKernel_AllReduce_RING_LL_Sum_float,
+// ncclDevKernel_ReduceScatter_Sum_f32_RING_LL, ncclDevKernel_SendRecv, ….
+std::string collective_of(const std::string& l) {
+  if (has(l, "allreduce")) return "all_reduce";
+  if (has(l, "allgather")) return "all_gather";
+  if (has(l, "reducescatter")) return "reduce_scatter";
+  if (has(l, "alltoall")) return "alltoall";
+  if (has(l, "sendrecv") || has(l, "_send") || has(l, "_recv")) return "sendrecv";
+  if (has(l, "broadcast")) return "broadcast";
+  if (has(l, "_reduce")) return "reduce";
+  return "";
+}
+
+}  // namespace
+
+const char* kernel_category_name(KernelCategory c) {
+  switch (c) {
+    case KernelCategory::Gemm: return "gemm";
+    case KernelCategory::Attention: return "attention";
+    case KernelCategory::MemoryBound: return "memory-bound";
+    case KernelCategory::Optimizer: return "optimizer";
+    case KernelCategory::Communication: return "communication";
+    case KernelCategory::Other: return "other";
+  }
+  return "other";
+}
+
+KernelClass classify_kernel(std::string_view name) {
+  const std::string l = lower(name);
+  const std::string fam = lower(kernel_family(name));
+  if (has(l, "nccl")) return {KernelCategory::Communication, collective_of(l)};
+  static constexpr std::array<std::string_view, 5> kAttention{"flash", "fmha", "attention", "attn",
+                                                              "sdpa"};
+  if (has_any(l, kAttention) || fam.rfind("_fwd_kernel", 0) == 0 ||
+      fam.rfind("_bwd_kernel", 0) == 0 || fam.rfind("_bwd_preprocess", 0) == 0)
+    return {KernelCategory::Attention, ""};
+  static constexpr std::array<std::string_view, 6> kNotModelled{
+      "conv", "winograd", "implicit_gemm", "fbgemm", "split_embedding", "fp8rowwise"};
+  // The family and the first template argument: a pointwise kernel templated on an fbgemm
+  // functor is still a pointwise kernel.
+  if (has_any(fam, kNotModelled) || has(l, "cudnn::")) return {KernelCategory::Other, ""};
+  if (has(l, "adam") || has(l, "adagrad") || has_lamb(l) || has_word_start(l, "sgd"))
+    return {KernelCategory::Optimizer, ""};
+  static constexpr std::array<std::string_view, 10> kGemm{
+      "gemm", "gemv", "cublas", "nvjet", "cutlass", "xmma", "splitkreduce", "triton_tem",
+      "matmul", "dot_kernel"};
+  if (has_any(l, kGemm)) return {KernelCategory::Gemm, ""};
+  static constexpr std::array<std::string_view, 32> kMemory{
+      "elementwise", "reduce", "norm", "softmax", "copy", "memcpy", "memset", "cat",
+      "index", "gather", "scatter", "dropout", "gelu", "silu", "swiglu", "relu", "rotary",
+      "rope", "cross_entropy", "nll_loss", "loss", "fill", "cub::", "sort", "scan",
+      "transpose", "permute", "embedding", "triton_", "foreach", "moments", "gammabeta"};
+  if (has_any(l, kMemory)) return {KernelCategory::MemoryBound, ""};
+  return {KernelCategory::Other, ""};
+}
+
+std::string kernel_family(std::string_view name) {
+  std::string s(name);
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  for (std::string anon = "(anonymous namespace)::"; ;) {
+    const auto at = s.find(anon);
+    if (at == std::string::npos) break;
+    s.erase(at, anon.size());
+  }
+  const auto open = s.find_first_of("<(");
+  std::string base = s.substr(0, open);
+  if (const auto colon = base.rfind("::"); colon != std::string::npos) base.erase(0, colon + 2);
+  // cutlass::Kernel<cutlass_80_tensorop_s1688gemm_…>(…): the first template argument says more.
+  if ((base == "Kernel" || base == "Kernel2" || base == "device_kernel") && open != std::string::npos &&
+      s[open] == '<') {
+    const auto end = s.find_first_of("<>,(", open + 1);
+    std::string arg = s.substr(open + 1, end == std::string::npos ? std::string::npos : end - open - 1);
+    if (const auto colon = arg.rfind("::"); colon != std::string::npos) arg.erase(0, colon + 2);
+    if (!arg.empty()) return arg;
+  }
+  while (!base.empty() && base.back() == ' ') base.pop_back();
+  return base.empty() ? std::string(name.substr(0, 60)) : base;
+}
+
+}  // namespace trainsim

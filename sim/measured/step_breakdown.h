@@ -1,0 +1,49 @@
+#pragma once
+// Where one measured step's GPU time went, per category (kernel_class.h), on one rank: the
+// busy time of each category (the union of its kernels' intervals, so kernels overlapping on
+// several streams count once), communication hidden behind compute and exposed, idle time,
+// and the kernels no rule knows, by family.
+#include <array>   // std::array
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include "core/time.h"
+#include "measured/torch_trace.h"
+
+namespace trainsim {
+
+struct FamilyTime {
+  std::string family;
+  int count = 0;
+  TimeNs time = 0;  ///< summed durations
+};
+
+struct StepBreakdown {
+  std::string file, step;  ///< trace file, "ProfilerStep#12"
+  int rank = 0;
+  TimeNs span = 0;  ///< first kernel start to last kernel end of the step
+  /// Per KernelCategory (index = the enum value): kernels, summed durations, union of intervals.
+  std::array<int, kKernelCategories> count{};
+  std::array<TimeNs, kKernelCategories> sum{};
+  std::array<TimeNs, kKernelCategories> busy{};
+  TimeNs compute_busy = 0;   ///< union of every non-communication kernel
+  TimeNs comm_exposed = 0;   ///< communication while no other kernel runs
+  TimeNs idle = 0;           ///< span − union of every kernel
+  /// Communication per collective (all_reduce, all_gather, …; "" unknown): summed durations.
+  std::vector<FamilyTime> collectives;
+  std::vector<FamilyTime> other;  ///< `Other` kernels by family, most time first
+  TimeNs busy_of(KernelCategory c) const { return busy[static_cast<std::size_t>(c)]; }
+};
+
+/// The breakdown of step `step` (an index into t.steps) of one trace. Throws InputError when the
+/// step holds no kernels.
+StepBreakdown break_down_step(const TorchTrace& t, int step);
+
+/// The index of the step to compare: `name` ("ProfilerStep#12", or "12") when given, else the
+/// median-length step among those with kernels, skipping the first when there are three or more
+/// (the first step after the profiler starts carries warm-up). A trace without ProfilerStep
+/// annotations gets one step spanning all its kernels, named "whole trace". Throws InputError
+/// naming the steps there are when `name` is not among them.
+int pick_step(TorchTrace& t, const std::string& name = "");
+
+}  // namespace trainsim

@@ -1,0 +1,461 @@
+#include "measured/torch_trace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <streambuf>
+#include <istream>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include "core/error.h"
+
+namespace trainsim {
+namespace {
+
+using json = nlohmann::json;
+
+// A std::streambuf over zlib's gzread, which reads gzip and plain files alike. Refuses a gzip
+// stream that expands past opt.max_gzip_ratio once opt.gzip_check_after bytes are out.
+class GzBuf : public std::streambuf {
+ public:
+  GzBuf(const std::string& path, const TraceReadOptions& opt) : path_(path), opt_(opt) {
+    f_ = gzopen(path.c_str(), "rb");
+    if (!f_) throw InputError(fmt::format("{}: cannot open the trace file", path));
+    gzbuffer(f_, 1 << 17);
+  }
+  ~GzBuf() override {
+    if (f_) gzclose(f_);
+  }
+  GzBuf(const GzBuf&) = delete;
+  GzBuf& operator=(const GzBuf&) = delete;
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const int n = gzread(f_, buf_, sizeof buf_);
+    if (n < 0) {
+      int code = 0;
+      const char* msg = gzerror(f_, &code);
+      throw InputError(fmt::format("{}: cannot read the trace ({}): a damaged or truncated gzip "
+                                   "file?",
+                                   path_, msg ? msg : "zlib error"));
+    }
+    if (n == 0) return traits_type::eof();
+    out_ += n;
+    if (!gzdirect(f_) && out_ > opt_.gzip_check_after) {
+      const auto in = static_cast<double>(gzoffset(f_));
+      if (in > 0 && static_cast<double>(out_) / in > opt_.max_gzip_ratio)
+        throw InputError(fmt::format(
+            "{}: refused: {} MB of JSON from {} kB of gzip (ratio over {:g}) looks like a gzip "
+            "bomb, not a profiler trace",
+            path_, out_ >> 20, static_cast<std::int64_t>(in) >> 10, opt_.max_gzip_ratio));
+    }
+    setg(buf_, buf_, buf_ + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string path_;
+  TraceReadOptions opt_;
+  gzFile f_ = nullptr;
+  std::int64_t out_ = 0;
+  char buf_[1 << 16];
+};
+
+// Kineto writes ts/dur in microseconds (with ns fractions); pid/tid/ids are numbers or strings.
+double number(const json& j, double fallback = 0) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    try {
+      return std::stod(j.get<std::string>());
+    } catch (const std::exception&) {
+      return fallback;
+    }
+  }
+  return fallback;
+}
+
+const json* field(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  const auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+std::int64_t id_of(const json& args, const char* key) {
+  const json* v = field(args, key);
+  return v ? static_cast<std::int64_t>(number(*v, -1)) : -1;
+}
+
+// µs to integer ns without losing the ns digits: older Kineto writes absolute µs since the
+// epoch as integers (1.7e15, past a double's 2^53 once × 1000), newer ones relative µs with a
+// fraction.
+TimeNs us_to_ns(const json& j) {
+  if (j.is_number_integer()) return j.get<std::int64_t>() * 1000;
+  const double us = number(j);
+  const double whole = std::floor(us);
+  return static_cast<TimeNs>(whole) * 1000 + static_cast<TimeNs>(std::llround((us - whole) * 1000.0));
+}
+
+std::string dtype_name(const std::string& t) {
+  if (t == "c10::BFloat16" || t == "BFloat16") return "bf16";
+  if (t == "c10::Half" || t == "Half") return "fp16";
+  if (t == "float" || t == "Float") return "fp32";
+  if (t.find("Float8") != std::string::npos) return "fp8";
+  return "";
+}
+
+double dtype_bytes(const std::string& t) {
+  if (t == "Float" || t == "Int" || t == "float" || t == "int") return 4;
+  if (t == "BFloat16" || t == "Half" || t == "Short") return 2;
+  if (t == "Double" || t == "Long") return 8;
+  if (t == "Byte" || t == "Char" || t == "Bool" || t.find("Float8") != std::string::npos) return 1;
+  return 0;
+}
+
+std::vector<std::int64_t> dims(const json& d) {
+  std::vector<std::int64_t> out;
+  if (!d.is_array()) return out;
+  for (const auto& x : d) out.push_back(static_cast<std::int64_t>(number(x, -1)));
+  return out;
+}
+
+// The GEMM operators whose Input Dims give (m, n, k): aten::mm [[m,k],[k,n]], aten::addmm
+// [[bias],[m,k],[k,n],…], aten::_scaled_mm like mm, aten::bmm [[b,m,k],[b,k,n]], aten::baddbmm
+// [[bias],[b,m,k],[b,k,n]], aten::linear [[…,k],[n,k],[n]] (m the product of leading dims).
+bool gemm_shape(const std::string& op, const json& args, GemmShape& g) {
+  const json* d = field(args, "Input Dims");
+  if (!d || !d->is_array()) return false;
+  auto at = [&](std::size_t i) { return i < d->size() ? dims((*d)[i]) : std::vector<std::int64_t>{}; };
+  std::vector<std::int64_t> a, b;
+  if (op == "aten::mm" || op == "aten::_scaled_mm") a = at(0), b = at(1);
+  else if (op == "aten::addmm") a = at(1), b = at(2);
+  else if (op == "aten::bmm") a = at(0), b = at(1);
+  else if (op == "aten::baddbmm") a = at(1), b = at(2);
+  else if (op == "aten::linear") {
+    a = at(0), b = at(1);
+    if (a.size() < 2 || b.size() != 2) return false;
+    std::int64_t m = 1;
+    for (std::size_t i = 0; i + 1 < a.size(); ++i) m *= a[i];
+    g.m = m, g.k = a.back(), g.n = b[0];
+  } else {
+    return false;
+  }
+  if (op != "aten::linear") {
+    if (a.size() == 2 && b.size() == 2) g.m = a[0], g.k = a[1], g.n = b[1];
+    else if (a.size() == 3 && b.size() == 3) g.batch = a[0], g.m = a[1], g.k = a[2], g.n = b[2];
+    else return false;
+  }
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return false;
+  if (const json* t = field(args, "Input type"); t && t->is_array()) {
+    const std::size_t i = (op == "aten::addmm" || op == "aten::baddbmm") ? 1 : 0;
+    if (i < t->size() && (*t)[i].is_string()) g.dtype = dtype_name((*t)[i].get<std::string>());
+  }
+  return true;
+}
+
+// Collective metadata (PyTorch ≥ 2.2), on an NCCL kernel or its record_param_comms operator.
+bool collective_info(const json& args, std::string& op, CollectiveInfo& c) {
+  const json* name = field(args, "Collective name");
+  if (!name || !name->is_string()) return false;
+  std::string n;
+  for (char ch : name->get<std::string>())
+    if (ch != '_') n += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (n.find("allreduce") != std::string::npos) op = "all_reduce";
+  else if (n.find("allgather") != std::string::npos) op = "all_gather";
+  else if (n.find("reducescatter") != std::string::npos) op = "reduce_scatter";
+  else if (n.find("alltoall") != std::string::npos) op = "alltoall";
+  else if (n == "send" || n == "recv" || n.find("sendrecv") != std::string::npos) op = "sendrecv";
+  else if (n.find("broadcast") != std::string::npos) op = "broadcast";
+  else if (n.find("reduce") != std::string::npos) op = "reduce";
+  else return false;  // barrier, …
+  const json* dt = field(args, "dtype");
+  const double size = dt && dt->is_string() ? dtype_bytes(dt->get<std::string>()) : 0;
+  const double in = number(field(args, "In msg nelems") ? args["In msg nelems"] : json(), 0);
+  const double out = number(field(args, "Out msg nelems") ? args["Out msg nelems"] : json(), 0);
+  c.bytes = size * (op == "all_gather" ? out : in);
+  c.group_size = static_cast<int>(number(field(args, "Group size") ? args["Group size"] : json(), 0));
+  if (const json* d = field(args, "Process Group Description"); d && d->is_string())
+    c.process_group = d->get<std::string>();
+  return true;
+}
+
+struct Span {
+  std::int64_t tid = 0;
+  TimeNs begin = 0, end = 0;
+};
+
+struct GemmOp {
+  TimeNs begin = 0, end = 0;
+  GemmShape shape;
+};
+
+struct Launch {
+  std::int64_t tid = 0;
+  TimeNs ts = 0;
+};
+
+struct RawKernel {
+  TraceKernel k;
+  std::int64_t correlation = -1, external = -1;
+  std::string collective_op;  // from the kernel's own metadata
+  CollectiveInfo info;
+  bool has_info = false;
+};
+
+// Everything one pass over the events keeps.
+struct Reader {
+  TorchTrace t;
+  std::unordered_map<std::string, std::uint32_t> name_ids;
+  std::vector<RawKernel> raw;
+  std::unordered_map<std::int64_t, Launch> launches;  // by correlation id
+  std::unordered_map<std::int64_t, GemmShape> shapes;  // by External id
+  // The same operators by CPU thread and span, for traces whose kernels' External id is the
+  // correlation id (older Kineto): the innermost one around the launch is the kernel's.
+  std::map<std::int64_t, std::vector<GemmOp>> gemm_ops;
+  std::unordered_map<std::int64_t, std::pair<std::string, CollectiveInfo>> comms;  // by External id
+  std::vector<Span> optimizer;
+  std::vector<std::pair<std::string, Span>> steps;
+
+  std::uint32_t intern(const std::string& n) {
+    const auto [it, added] = name_ids.emplace(n, static_cast<std::uint32_t>(t.names.size()));
+    if (added) t.names.push_back(n);
+    return it->second;
+  }
+
+  void event(const json& e) {
+    ++t.events;
+    const json* ph = field(e, "ph");
+    if (!ph || !ph->is_string() || ph->get_ref<const std::string&>() != "X") return;
+    const json* cat_j = field(e, "cat");
+    const json* name_j = field(e, "name");
+    if (!cat_j || !cat_j->is_string() || !name_j || !name_j->is_string()) return;
+    const std::string& cat = cat_j->get_ref<const std::string&>();
+    const std::string& name = name_j->get_ref<const std::string&>();
+    const json* ts_j = field(e, "ts");
+    const json* dur_j = field(e, "dur");
+    if (!ts_j || !dur_j) return;
+    const TimeNs ts = us_to_ns(*ts_j), dur = std::max<TimeNs>(0, us_to_ns(*dur_j));
+    static const json kEmpty = json::object();
+    const json* args_p = field(e, "args");
+    const json& args = args_p && args_p->is_object() ? *args_p : kEmpty;
+    const std::int64_t tid = field(e, "tid") ? static_cast<std::int64_t>(number(e["tid"], 0)) : 0;
+    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+      RawKernel r;
+      r.k.name = intern(name);
+      r.k.copy = cat != "kernel";
+      r.k.kind = r.k.copy ? KernelClass{KernelCategory::MemoryBound, ""} : classify_kernel(name);
+      r.k.stream = static_cast<int>(number(field(args, "stream") ? args["stream"] : json(), tid));
+      r.k.start = ts;
+      r.k.dur = dur;
+      if (r.k.copy) r.k.copy_bytes = number(field(args, "bytes") ? args["bytes"] : json(), 0);
+      r.correlation = id_of(args, "correlation");
+      r.external = id_of(args, "External id");
+      r.has_info = collective_info(args, r.collective_op, r.info);
+      raw.push_back(std::move(r));
+    } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
+      const auto c = id_of(args, "correlation");
+      if (c >= 0) launches[c] = {tid, ts};
+    } else if (cat == "cpu_op" || cat == "user_annotation") {
+      if (name.rfind("ProfilerStep#", 0) == 0) {
+        steps.push_back({name, {tid, ts, ts + dur}});
+      } else if (name.rfind("Optimizer.step#", 0) == 0) {
+        optimizer.push_back({tid, ts, ts + dur});
+      } else if (name.rfind("aten::", 0) == 0) {
+        GemmShape g;
+        if (gemm_shape(name, args, g)) {
+          const auto x = id_of(args, "External id");
+          if (x >= 0) shapes[x] = g;
+          gemm_ops[tid].push_back({ts, ts + dur, g});
+        }
+      } else if (name == "record_param_comms") {
+        std::string op;
+        CollectiveInfo c;
+        const auto x = id_of(args, "External id");
+        if (x >= 0 && collective_info(args, op, c)) comms[x] = {op, c};
+      }
+    }
+  }
+
+  // Joins launches, operators and spans onto the kernels; sorts; fills the steps.
+  void finish() {
+    std::sort(steps.begin(), steps.end(),
+              [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
+    for (const auto& [n, s] : steps) t.steps.push_back({n, s.begin, s.end, 0, 0, 0});
+    t.optimizer_spans = static_cast<int>(optimizer.size());
+    auto step_at = [&](TimeNs ts) {
+      // The last step starting at or before ts, if ts lies inside it.
+      auto it = std::upper_bound(t.steps.begin(), t.steps.end(), ts,
+                                 [](TimeNs x, const TraceStep& s) { return x < s.cpu_begin; });
+      if (it == t.steps.begin()) return -1;
+      --it;
+      return ts < it->cpu_end ? static_cast<int>(it - t.steps.begin()) : -1;
+    };
+    for (auto& [tid, ops] : gemm_ops)
+      std::sort(ops.begin(), ops.end(),
+                [](const GemmOp& a, const GemmOp& b) { return a.begin < b.begin; });
+    auto enclosing = [&](const Launch& l) -> const GemmOp* {
+      const auto it = gemm_ops.find(l.tid);
+      if (it == gemm_ops.end()) return nullptr;
+      const auto& ops = it->second;
+      auto at = std::upper_bound(ops.begin(), ops.end(), l.ts,
+                                 [](TimeNs x, const GemmOp& o) { return x < o.begin; });
+      for (int tries = 0; at != ops.begin() && tries < 16; ++tries) {
+        --at;
+        if (at->begin <= l.ts && l.ts < at->end) return &*at;
+      }
+      return nullptr;
+    };
+    std::unordered_map<std::int64_t, int> shape_ids;  // by External id
+    std::map<const GemmOp*, int> op_shape_ids;
+    for (auto& r : raw) {
+      auto& k = r.k;
+      const auto l = launches.find(r.correlation);
+      const TimeNs when = l != launches.end() ? l->second.ts : k.start;
+      k.step = step_at(when);
+      if (l != launches.end() && !k.copy && k.kind.category != KernelCategory::Communication)
+        for (const auto& s : optimizer)
+          if (s.tid == l->second.tid && s.begin <= when && when < s.end) {
+            k.kind = {KernelCategory::Optimizer, ""};
+            break;
+          }
+      if (k.kind.category == KernelCategory::Gemm && r.external >= 0) {
+        const auto sh = shapes.find(r.external);
+        if (sh != shapes.end()) {
+          const auto [it, added] =
+              shape_ids.emplace(r.external, static_cast<int>(t.gemm_shapes.size()));
+          if (added) t.gemm_shapes.push_back(sh->second);
+          k.shape = it->second;
+        } else if (l != launches.end()) {
+          if (const GemmOp* op = enclosing(l->second)) {
+            const auto [it, added] =
+                op_shape_ids.emplace(op, static_cast<int>(t.gemm_shapes.size()));
+            if (added) t.gemm_shapes.push_back(op->shape);
+            k.shape = it->second;
+          }
+        }
+      }
+      if (k.kind.category == KernelCategory::Communication) {
+        std::string op = r.collective_op;
+        CollectiveInfo info = r.info;
+        bool have = r.has_info;
+        if (!have && r.external >= 0) {
+          const auto c = comms.find(r.external);
+          if (c != comms.end()) op = c->second.first, info = c->second.second, have = true;
+        }
+        if (have) {
+          if (!op.empty()) k.kind.collective = op;
+          k.collective = static_cast<int>(t.collectives.size());
+          t.collectives.push_back(info);
+        }
+      }
+      t.kernels.push_back(k);
+    }
+    std::stable_sort(t.kernels.begin(), t.kernels.end(),
+                     [](const TraceKernel& a, const TraceKernel& b) { return a.start < b.start; });
+    for (const auto& k : t.kernels) {
+      if (k.step < 0) continue;
+      auto& s = t.steps[static_cast<std::size_t>(k.step)];
+      s.gpu_begin = s.kernels == 0 ? k.start : std::min(s.gpu_begin, k.start);
+      s.gpu_end = std::max(s.gpu_end, k.start + k.dur);
+      ++s.kernels;
+    }
+  }
+};
+
+}  // namespace
+
+TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt) {
+  GzBuf buf(path, opt);
+  std::istream in(&buf);
+  Reader r;
+  r.t.file = path;
+  // Events are handled as their object closes and then dropped (the callback returns false),
+  // so only the small top-level fields (deviceProperties, distributedInfo, …) stay.
+  std::string top_key;
+  bool root_array = false, saw_events = false;
+  const json::parser_callback_t cb = [&](int depth, json::parse_event_t ev, json& parsed) {
+    if (depth == 0 && ev == json::parse_event_t::array_start) root_array = true;
+    if (depth == 1 && ev == json::parse_event_t::key) top_key = parsed.get<std::string>();
+    if (ev == json::parse_event_t::array_start && depth == 1 && top_key == "traceEvents")
+      saw_events = true;
+    const bool is_event = ev == json::parse_event_t::object_end &&
+                          ((root_array && depth == 1) || (!root_array && depth == 2 && top_key == "traceEvents"));
+    if (is_event) {
+      r.event(parsed);
+      return false;
+    }
+    return true;
+  };
+  json root;
+  try {
+    root = json::parse(in, cb);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not a readable trace: JSON error at byte {} (after {} "
+                                 "events): {}",
+                                 path, e.byte, r.t.events,
+                                 e.byte > 1 && r.t.events > 0 ? "the file ends early (truncated?)"
+                                                              : "not JSON"));
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: not a readable trace: {}", path, e.what()));
+  }
+  if (root_array) saw_events = true;
+  if (!saw_events)
+    throw InputError(fmt::format("{}: no traceEvents list: not a PyTorch profiler (Kineto) "
+                                 "trace",
+                                 path));
+  if (const json* d = field(root, "deviceProperties"); d && d->is_array() && !d->empty())
+    if (const json* n = field((*d)[0], "name"); n && n->is_string()) r.t.device = n->get<std::string>();
+  if (const json* d = field(root, "distributedInfo"); d && d->is_object()) {
+    if (const json* v = field(*d, "rank")) r.t.rank = static_cast<int>(number(*v, 0));
+    if (const json* v = field(*d, "world_size")) r.t.world_size = std::max(1, static_cast<int>(number(*v, 1)));
+  }
+  r.finish();
+  if (r.t.kernels.empty())
+    throw InputError(fmt::format(
+        "{}: no GPU kernels in {} events{}: record with "
+        "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])",
+        path, r.t.events, r.t.device.empty() ? " (a CPU-only trace)" : ""));
+  return r.t;
+}
+
+std::vector<TorchTrace> read_torch_traces(const std::vector<std::string>& paths,
+                                          const TraceReadOptions& opt) {
+  std::vector<TorchTrace> out;
+  for (const auto& p : paths) out.push_back(read_torch_trace(p, opt));
+  std::map<int, std::string> by_rank;
+  for (const auto& t : out) {
+    const auto [it, added] = by_rank.emplace(t.rank, t.file);
+    if (!added)
+      throw InputError(fmt::format("{} and {}: both are rank {}: traces of different runs, or "
+                                   "one file given twice?",
+                                   it->second, t.file, t.rank));
+    if (t.world_size != out.front().world_size)
+      throw InputError(fmt::format("{} (world size {}) and {} (world size {}): traces of "
+                                   "different runs",
+                                   out.front().file, out.front().world_size, t.file, t.world_size));
+  }
+  if (out.size() > 1) {
+    std::set<std::string> common;
+    for (const auto& s : out.front().steps) common.insert(s.name);
+    for (std::size_t i = 1; i < out.size(); ++i) {
+      std::set<std::string> mine, both;
+      for (const auto& s : out[i].steps) mine.insert(s.name);
+      std::set_intersection(common.begin(), common.end(), mine.begin(), mine.end(),
+                            std::inserter(both, both.begin()));
+      if (both.empty())
+        throw InputError(fmt::format("{} and {}: no ProfilerStep in common: traces of different "
+                                     "runs or windows",
+                                     out.front().file, out[i].file));
+      common = both;
+    }
+  }
+  return out;
+}
+
+}  // namespace trainsim

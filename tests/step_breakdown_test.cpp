@@ -1,0 +1,54 @@
+#include "measured/step_breakdown.h"
+
+#include <cstdlib>
+#include <numeric>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+
+using namespace trainsim;
+
+namespace {
+std::string data(const std::string& name) {
+  return std::string(TRAINSIM_TESTS_DIR) + "/data/kineto/" + name;
+}
+}  // namespace
+
+TEST_CASE("a step's breakdown adds up: categories, overlap, exposed communication and idle") {
+  auto t = read_torch_trace(data("nccl_data.json.gz"));
+  // Three steps: the first is skipped as warm-up; of #5 (213.53 ms) and #6 (218.76 ms) the
+  // lower median is #5.
+  const int i = pick_step(t);
+  CHECK(t.steps[static_cast<std::size_t>(i)].name == "ProfilerStep#5");
+  const auto b = break_down_step(t, i);
+  CHECK(std::abs(b.span - 213'532'750) <= 1);  // rounding of µs to ns: see torch_trace_test
+  CHECK(std::accumulate(b.count.begin(), b.count.end(), 0) == 1258);
+  // NCCL in step 5 (Python over the JSON): 7 kernels, 12,300,029 ns: 5 all-reduces, 2 broadcasts.
+  CHECK(b.count[static_cast<std::size_t>(KernelCategory::Communication)] == 7);
+  CHECK(b.sum[static_cast<std::size_t>(KernelCategory::Communication)] == 12'300'029);
+  REQUIRE(b.collectives.size() == 2);
+  CHECK(b.collectives[0].family == "all_reduce");
+  CHECK(b.collectives[0].count == 5);
+  CHECK(b.collectives[1].family == "broadcast");
+  // Busy ≤ summed time per category; exposed comm ≤ comm busy; everything within the span.
+  for (std::size_t c = 0; c < b.busy.size(); ++c) CHECK(b.busy[c] <= b.sum[c]);
+  CHECK(b.comm_exposed <= b.busy_of(KernelCategory::Communication));
+  CHECK(b.compute_busy + b.comm_exposed + b.idle == b.span);
+  // A CNN: cuDNN convolutions and batch norms are not modelled, listed by family.
+  REQUIRE_FALSE(b.other.empty());
+  CHECK(b.other.front().family == "bn_bw_1C11_kernel_new");
+}
+
+TEST_CASE("a step is chosen by name, and a wrong name lists the steps there are") {
+  auto t = read_torch_trace(data("sampled_rank-0.json.gz"));
+  CHECK(pick_step(t, "552") == 1);
+  CHECK(pick_step(t, "ProfilerStep#551") == 0);
+  try {
+    pick_step(t, "7");
+    FAIL("an unknown step was accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("ProfilerStep#551, ProfilerStep#552"));
+  }
+}
