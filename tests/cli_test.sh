@@ -75,5 +75,15 @@ expect 2 "--plot writes SVG" -- "$bin" search "$src/scenarios/default.yaml" --pl
 [ -e "$tmp/p.png" ] && { echo "FAIL: a refused --plot left a file"; fail=1; }
 expect 0 "plot written to" -- "$bin" search "$src/scenarios/default.yaml" --tp 1 --plot "$tmp/p.svg"
 grep -q "</svg>" "$tmp/p.svg" || { echo "FAIL: --plot wrote no SVG"; fail=1; }
+# trainsim diff: a real trace beside the default scenario; traces it cannot use, exit 2.
+k="$src/tests/data/kineto"
+expect 0 "largest differences" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz"
+expect 0 '"communication_exposed"' -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --json
+expect 0 "ProfilerStep#6" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 6
+expect 2 "no such step; the trace has ProfilerStep#4, ProfilerStep#5, ProfilerStep#6" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 9
+expect 2 "no GPU kernels" -- "$bin" diff "$src/scenarios/default.yaml" "$k/cpu_only_rank-34.json.gz"
+expect 2 "both are rank 0" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" "$k/sampled_rank-0.json.gz"
+head -c 5000 "$src/scenarios/default.yaml" > "$tmp/notrace.json"
+expect 2 "not a readable trace" -- "$bin" diff "$src/scenarios/default.yaml" "$tmp/notrace.json"
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

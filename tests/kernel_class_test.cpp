@@ -22,12 +22,12 @@ TEST_CASE("kernel names from real traces land in the cost model's categories") {
         KernelCategory::Gemm);
   // Attention: FlashAttention-2 (flash-attn and PyTorch's copy), xFormers/mem-efficient,
   // cuDNN SDPA, llm-foundry's Triton kernel.
-  CHECK(cat("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>, true>(Flash_fwd_params)") ==
-        KernelCategory::Attention);
+  CHECK(cat("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>, "
+            "true>(Flash_fwd_params)") == KernelCategory::Attention);
   CHECK(cat("void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<…>") ==
         KernelCategory::Attention);
-  CHECK(cat("fmha_cutlassB_bf16_aligned_64x64_k128_sm80(PyTorchMemEffAttention::AttentionBackwardKernel)") ==
-        KernelCategory::Attention);
+  CHECK(cat("fmha_cutlassB_bf16_aligned_64x64_k128_sm80(PyTorchMemEffAttention::"
+            "AttentionBackwardKernel)") == KernelCategory::Attention);
   CHECK(cat("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128") ==
         KernelCategory::Attention);
   CHECK(cat("_fwd_kernel_0d1d2d3d4d5d6d7d8d9d10d11d12d") == KernelCategory::Attention);
@@ -35,7 +35,8 @@ TEST_CASE("kernel names from real traces land in the cost model's categories") {
   const auto ar = classify_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, …)");
   CHECK(ar.category == KernelCategory::Communication);
   CHECK(ar.collective == "all_reduce");
-  CHECK(classify_kernel("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)")
+  CHECK(classify_kernel(
+            "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)")
             .collective == "reduce_scatter");
   CHECK(classify_kernel("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)")
             .collective == "all_gather");
@@ -64,13 +65,31 @@ TEST_CASE("kernel names from real traces land in the cost model's categories") {
 }
 
 TEST_CASE("a kernel's family drops namespaces, template arguments and parameters") {
-  CHECK(kernel_family("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, …)") ==
+  CHECK(kernel_family("void at::native::vectorized_elementwise_kernel<4, "
+                      "at::native::FillFunctor<float>>(int, …)") ==
         "vectorized_elementwise_kernel");
-  CHECK(kernel_family("void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 1, 128, 1>(…)") ==
-        "CatArrayBatchedCopy");
-  CHECK(kernel_family("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>(Params)") ==
+  CHECK(kernel_family("void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned "
+                      "int, 1, 128, 1>(…)") == "CatArrayBatchedCopy");
+  CHECK(kernel_family(
+            "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>(Params)") ==
         "cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4");
-  CHECK(kernel_family("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)") ==
+  CHECK(kernel_family(
+            "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)") ==
         "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t");
   CHECK(kernel_family("Memcpy DtoD (Device -> Device)") == "Memcpy DtoD");
+}
+
+TEST_CASE("a mangled kernel name is demangled before its family is taken") {
+  // From nccl_data.json.gz (a cuDNN convolution): _ZN19cutlass_cudnn_train6KernelINS_4conv6…
+  // demangles to cutlass_cudnn_train::Kernel<cutlass_cudnn_train::conv::kernel::
+  // ImplicitGemmConvolution<…>>(…).
+  CHECK(kernel_family("_ZN19cutlass_cudnn_train6KernelINS_"
+                      "4conv6kernel23ImplicitGemmConvolutionIiEEEEvNT_6ParamsE") ==
+        "ImplicitGemmConvolution");
+  // The real one (1,644 characters) is refused by the demangler (and by c++filt): its family is
+  // the longest of its first six source names.
+  CHECK(
+      kernel_family("_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_"
+                    "11threadblock22ImplicitGemmMultistageINS_4gemm9GemmShapeILi128ELi128E") ==
+      "ImplicitGemmConvolution");
 }

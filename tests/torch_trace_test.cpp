@@ -2,11 +2,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <zlib.h>
+#include <catch2/catch.hpp>
 
 #include "core/error.h"
 
@@ -19,7 +20,8 @@ std::string data(const std::string& name) {
 }
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = "torch_trace_test_" + name;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("torch_trace_test_" + name)).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -134,7 +136,8 @@ TEST_CASE("traces that cannot be read say why, naming the file") {
   CHECK_THAT(error_of(temp_file("not.json", "hello")), Catch::Contains("not JSON"));
   CHECK_THAT(error_of(temp_file("obj.json", "{\"a\": 1}")), Catch::Contains("no traceEvents"));
   // A gzip of 8 MB of spaces compresses about 1000×: refused when checked after 1 MB.
-  const std::string bomb = "torch_trace_test_bomb.json.gz";
+  const std::string bomb =
+      (std::filesystem::temp_directory_path() / "torch_trace_test_bomb.json.gz").string();
   {
     gzFile f = gzopen(bomb.c_str(), "wb9");
     REQUIRE(f);
@@ -149,7 +152,8 @@ TEST_CASE("traces that cannot be read say why, naming the file") {
 }
 
 TEST_CASE("several ranks of one run are read together; mixed runs are refused") {
-  const auto both = read_torch_traces({data("sampled_rank-0.json.gz"), data("sampled_rank-1.json.gz")});
+  const auto both =
+      read_torch_traces({data("sampled_rank-0.json.gz"), data("sampled_rank-1.json.gz")});
   REQUIRE(both.size() == 2);
   CHECK(both[1].rank == 1);
   try {

@@ -20,6 +20,7 @@
 #include "report/ascii_gantt.h"
 #include "report/chrome_trace.h"
 #include "report/kernel_report.h"
+#include "report/measured_diff.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
@@ -84,6 +85,15 @@ struct KernelsArgs {
   bool json = false;
 };
 
+struct DiffArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::vector<std::string> traces;
+  std::string step;  ///< ProfilerStep name or number; "" picks one
+  std::string trace_out;
+  bool json = false;
+};
+
 struct ScheduleArgs {
   int pp = 4;
   int microbatches = 8;
@@ -143,6 +153,31 @@ int cmd_kernels(const KernelsArgs& a) {
   const std::unique_ptr<CostModel> model = make_cost_model(sc);
   const KernelReport r = make_kernel_report(sc, *model, a.stage);
   std::cout << (a.json ? json_text(kernel_report_to_json(r), 2) + "\n" : format_kernel_report(r));
+  return 0;
+}
+
+// `trainsim diff`: a measured step (PyTorch profiler traces, one per rank) beside the
+// simulated one, per category.
+int cmd_diff(const DiffArgs& a) {
+  const Scenario sc = load_scenario(a.scenario, a.sets);
+  if (!sc.model) throw InputError(a.scenario + ": trainsim diff needs a model: section");
+  std::vector<TorchTrace> traces = read_torch_traces(a.traces);
+  std::vector<int> picked;
+  std::vector<StepBreakdown> steps;
+  for (auto& t : traces) {
+    picked.push_back(pick_step(t, a.step));
+    steps.push_back(break_down_step(t, picked.back()));
+  }
+  const Timeline tl = simulate(sc);
+  const StepReport r = make_report(tl);
+  const std::unique_ptr<CostModel> model = make_cost_model(sc);
+  std::vector<KernelReport> kernels;
+  for (int c = 0; c < sc.layout.pp * sc.layout.vpp; ++c)
+    kernels.push_back(make_kernel_report(sc, *model, c));
+  const MeasuredDiff d = make_measured_diff(tl, r, kernels, traces, steps);
+  if (!a.trace_out.empty()) write_measured_trace_file(tl, traces, picked, a.trace_out);
+  std::cout << (a.json ? json_text(measured_diff_to_json(d), 2) + "\n" : format_measured_diff(d));
+  if (!a.trace_out.empty() && !a.json) std::cout << "trace written to " << a.trace_out << "\n";
   return 0;
 }
 
@@ -537,6 +572,23 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   krn->add_flag("--json", na.json, "Print as JSON");
 
+  DiffArgs da;
+  auto* dif = scenario_command(
+      app, "diff",
+      "Put a measured step (PyTorch profiler traces, one JSON or JSON.gz file per rank, as "
+      "torch.profiler writes them) beside the simulated one: GEMM, attention, memory-bound, "
+      "optimizer, communication (exposed), idle, per rank, with the error",
+      da.scenario, da.sets, "Scenario YAML file (needs a model)");
+  dif->add_option("traces", da.traces, "Kineto trace files (.json or .json.gz), one per rank")
+      ->required()
+      ->check(CLI::ExistingFile);
+  dif->add_option("--step", da.step,
+                  "ProfilerStep to compare (e.g. 12 or ProfilerStep#12); default: the "
+                  "median-length step, skipping the first");
+  dif->add_option("--trace", da.trace_out,
+                  "Write one Chrome trace (Perfetto) with the simulated and the measured step");
+  dif->add_flag("--json", da.json, "Print as JSON");
+
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
   sch->add_option("--pp", sa.pp, "Pipeline ranks")
@@ -598,6 +650,7 @@ int main(int argc, char** argv) {
     if (*sch) return cmd_schedule(sa);
     if (*chk) return cmd_check(ka);
     if (*krn) return cmd_kernels(na);
+    if (*dif) return cmd_diff(da);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

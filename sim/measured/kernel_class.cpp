@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
+#include <memory>
+
+#include <cxxabi.h>
 
 namespace trainsim {
 namespace {
@@ -58,12 +62,18 @@ std::string collective_of(const std::string& l) {
 
 const char* kernel_category_name(KernelCategory c) {
   switch (c) {
-    case KernelCategory::Gemm: return "gemm";
-    case KernelCategory::Attention: return "attention";
-    case KernelCategory::MemoryBound: return "memory-bound";
-    case KernelCategory::Optimizer: return "optimizer";
-    case KernelCategory::Communication: return "communication";
-    case KernelCategory::Other: return "other";
+    case KernelCategory::Gemm:
+      return "gemm";
+    case KernelCategory::Attention:
+      return "attention";
+    case KernelCategory::MemoryBound:
+      return "memory-bound";
+    case KernelCategory::Optimizer:
+      return "optimizer";
+    case KernelCategory::Communication:
+      return "communication";
+    case KernelCategory::Other:
+      return "other";
   }
   return "other";
 }
@@ -85,22 +95,53 @@ KernelClass classify_kernel(std::string_view name) {
   if (has(l, "adam") || has(l, "adagrad") || has_lamb(l) || has_word_start(l, "sgd"))
     return {KernelCategory::Optimizer, ""};
   static constexpr std::array<std::string_view, 10> kGemm{
-      "gemm", "gemv", "cublas", "nvjet", "cutlass", "xmma", "splitkreduce", "triton_tem",
-      "matmul", "dot_kernel"};
+      "gemm", "gemv",         "cublas",     "nvjet",  "cutlass",
+      "xmma", "splitkreduce", "triton_tem", "matmul", "dot_kernel"};
   if (has_any(l, kGemm)) return {KernelCategory::Gemm, ""};
   static constexpr std::array<std::string_view, 32> kMemory{
-      "elementwise", "reduce", "norm", "softmax", "copy", "memcpy", "memset", "cat",
-      "index", "gather", "scatter", "dropout", "gelu", "silu", "swiglu", "relu", "rotary",
-      "rope", "cross_entropy", "nll_loss", "loss", "fill", "cub::", "sort", "scan",
-      "transpose", "permute", "embedding", "triton_", "foreach", "moments", "gammabeta"};
+      "elementwise", "reduce",  "norm",    "softmax",  "copy",          "memcpy",   "memset",
+      "cat",         "index",   "gather",  "scatter",  "dropout",       "gelu",     "silu",
+      "swiglu",      "relu",    "rotary",  "rope",     "cross_entropy", "nll_loss", "loss",
+      "fill",        "cub::",   "sort",    "scan",     "transpose",     "permute",  "embedding",
+      "triton_",     "foreach", "moments", "gammabeta"};
   if (has_any(l, kMemory)) return {KernelCategory::MemoryBound, ""};
   return {KernelCategory::Other, ""};
 }
 
 std::string kernel_family(std::string_view name) {
   std::string s(name);
+  // Some kernels (CUTLASS inside cuDNN, …) are traced by their mangled names.
+  if (s.rfind("_Z", 0) == 0) {
+    int status = 0;
+    const std::unique_ptr<char, void (*)(void*)> d(
+        abi::__cxa_demangle(s.c_str(), nullptr, nullptr, &status), std::free);
+    if (status == 0 && d) {
+      s = d.get();
+    } else {
+      // Names the demangler refuses (nvcc's, or cut short): the longest of the first six
+      // <length><identifier> source names, e.g. ImplicitGemmConvolution of
+      // _ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolution….
+      std::string best;
+      std::size_t i = 2;
+      for (int found = 0; i < s.size() && found < 6;) {
+        if (!std::isdigit(static_cast<unsigned char>(s[i]))) {
+          ++i;
+          continue;
+        }
+        std::size_t len = 0;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+          len = len * 10 + static_cast<std::size_t>(s[i++] - '0');
+        if (len == 0 || i + len > s.size()) break;
+        const std::string id = s.substr(i, len);
+        i += len;
+        ++found;
+        if (id.size() > best.size()) best = id;
+      }
+      if (!best.empty()) return best;
+    }
+  }
   if (s.rfind("void ", 0) == 0) s.erase(0, 5);
-  for (std::string anon = "(anonymous namespace)::"; ;) {
+  for (std::string anon = "(anonymous namespace)::";;) {
     const auto at = s.find(anon);
     if (at == std::string::npos) break;
     s.erase(at, anon.size());
@@ -109,15 +150,17 @@ std::string kernel_family(std::string_view name) {
   std::string base = s.substr(0, open);
   if (const auto colon = base.rfind("::"); colon != std::string::npos) base.erase(0, colon + 2);
   // cutlass::Kernel<cutlass_80_tensorop_s1688gemm_…>(…): the first template argument says more.
-  if ((base == "Kernel" || base == "Kernel2" || base == "device_kernel") && open != std::string::npos &&
-      s[open] == '<') {
+  if ((base == "Kernel" || base == "Kernel2" || base == "device_kernel") &&
+      open != std::string::npos && s[open] == '<') {
     const auto end = s.find_first_of("<>,(", open + 1);
-    std::string arg = s.substr(open + 1, end == std::string::npos ? std::string::npos : end - open - 1);
+    std::string arg =
+        s.substr(open + 1, end == std::string::npos ? std::string::npos : end - open - 1);
     if (const auto colon = arg.rfind("::"); colon != std::string::npos) arg.erase(0, colon + 2);
     if (!arg.empty()) return arg;
   }
   while (!base.empty() && base.back() == ' ') base.pop_back();
-  return base.empty() ? std::string(name.substr(0, 60)) : base;
+  if (base.empty()) base = s;
+  return base.size() > 80 ? base.substr(0, 77) + "…" : base;
 }
 
 }  // namespace trainsim

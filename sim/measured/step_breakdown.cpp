@@ -43,8 +43,7 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
   TRAINSIM_CHECK(step >= 0 && static_cast<std::size_t>(step) < t.steps.size(),
                  "break_down_step is given a step of the trace");
   const auto& s = t.steps[static_cast<std::size_t>(step)];
-  if (s.kernels == 0)
-    throw InputError(fmt::format("{}: {} has no GPU kernels", t.file, s.name));
+  if (s.kernels == 0) throw InputError(fmt::format("{}: {} has no GPU kernels", t.file, s.name));
   StepBreakdown b;
   b.file = t.file;
   b.step = s.name;
@@ -98,9 +97,10 @@ int pick_step(TorchTrace& t, const std::string& name) {
     }
     t.steps.push_back(s);
     if (!name.empty() && name != s.name)
-      throw InputError(fmt::format("{}: --step {}: the trace has no ProfilerStep annotations; "
-                                   "leave --step out to compare the whole trace",
-                                   t.file, name));
+      throw InputError(
+          fmt::format("{}: --step {}: the trace has no ProfilerStep annotations; "
+                      "leave --step out to compare the whole trace",
+                      t.file, name));
     return 0;
   }
   if (!name.empty()) {
@@ -120,8 +120,8 @@ int pick_step(TorchTrace& t, const std::string& name) {
   for (std::size_t i = 0; i < t.steps.size(); ++i)
     if (t.steps[i].kernels > 0) with.push_back(static_cast<int>(i));
   if (with.empty())
-    throw InputError(fmt::format("{}: none of its {} ProfilerSteps holds a GPU kernel", t.file,
-                                 t.steps.size()));
+    throw InputError(
+        fmt::format("{}: none of its {} ProfilerSteps holds a GPU kernel", t.file, t.steps.size()));
   if (with.size() >= 3) with.erase(with.begin());
   auto len = [&](int i) {
     const auto& s = t.steps[static_cast<std::size_t>(i)];

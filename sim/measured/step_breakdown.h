@@ -26,9 +26,9 @@ struct StepBreakdown {
   std::array<int, kKernelCategories> count{};
   std::array<TimeNs, kKernelCategories> sum{};
   std::array<TimeNs, kKernelCategories> busy{};
-  TimeNs compute_busy = 0;   ///< union of every non-communication kernel
-  TimeNs comm_exposed = 0;   ///< communication while no other kernel runs
-  TimeNs idle = 0;           ///< span − union of every kernel
+  TimeNs compute_busy = 0;  ///< union of every non-communication kernel
+  TimeNs comm_exposed = 0;  ///< communication while no other kernel runs
+  TimeNs idle = 0;          ///< span − union of every kernel
   /// Communication per collective (all_reduce, all_gather, …; "" unknown): summed durations.
   std::vector<FamilyTime> collectives;
   std::vector<FamilyTime> other;  ///< `Other` kernels by family, most time first

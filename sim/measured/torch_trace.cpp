@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <istream>
 #include <map>
 #include <memory>
 #include <set>
 #include <streambuf>
-#include <istream>
 #include <unordered_map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 
@@ -42,9 +42,10 @@ class GzBuf : public std::streambuf {
     if (n < 0) {
       int code = 0;
       const char* msg = gzerror(f_, &code);
-      throw InputError(fmt::format("{}: cannot read the trace ({}): a damaged or truncated gzip "
-                                   "file?",
-                                   path_, msg ? msg : "zlib error"));
+      throw InputError(
+          fmt::format("{}: cannot read the trace ({}): a damaged or truncated gzip "
+                      "file?",
+                      path_, msg ? msg : "zlib error"));
     }
     if (n == 0) return traits_type::eof();
     out_ += n;
@@ -99,7 +100,8 @@ TimeNs us_to_ns(const json& j) {
   if (j.is_number_integer()) return j.get<std::int64_t>() * 1000;
   const double us = number(j);
   const double whole = std::floor(us);
-  return static_cast<TimeNs>(whole) * 1000 + static_cast<TimeNs>(std::llround((us - whole) * 1000.0));
+  return static_cast<TimeNs>(whole) * 1000 +
+         static_cast<TimeNs>(std::llround((us - whole) * 1000.0));
 }
 
 std::string dtype_name(const std::string& t) {
@@ -131,12 +133,18 @@ std::vector<std::int64_t> dims(const json& d) {
 bool gemm_shape(const std::string& op, const json& args, GemmShape& g) {
   const json* d = field(args, "Input Dims");
   if (!d || !d->is_array()) return false;
-  auto at = [&](std::size_t i) { return i < d->size() ? dims((*d)[i]) : std::vector<std::int64_t>{}; };
+  auto at = [&](std::size_t i) {
+    return i < d->size() ? dims((*d)[i]) : std::vector<std::int64_t>{};
+  };
   std::vector<std::int64_t> a, b;
-  if (op == "aten::mm" || op == "aten::_scaled_mm") a = at(0), b = at(1);
-  else if (op == "aten::addmm") a = at(1), b = at(2);
-  else if (op == "aten::bmm") a = at(0), b = at(1);
-  else if (op == "aten::baddbmm") a = at(1), b = at(2);
+  if (op == "aten::mm" || op == "aten::_scaled_mm")
+    a = at(0), b = at(1);
+  else if (op == "aten::addmm")
+    a = at(1), b = at(2);
+  else if (op == "aten::bmm")
+    a = at(0), b = at(1);
+  else if (op == "aten::baddbmm")
+    a = at(1), b = at(2);
   else if (op == "aten::linear") {
     a = at(0), b = at(1);
     if (a.size() < 2 || b.size() != 2) return false;
@@ -147,9 +155,12 @@ bool gemm_shape(const std::string& op, const json& args, GemmShape& g) {
     return false;
   }
   if (op != "aten::linear") {
-    if (a.size() == 2 && b.size() == 2) g.m = a[0], g.k = a[1], g.n = b[1];
-    else if (a.size() == 3 && b.size() == 3) g.batch = a[0], g.m = a[1], g.k = a[2], g.n = b[2];
-    else return false;
+    if (a.size() == 2 && b.size() == 2)
+      g.m = a[0], g.k = a[1], g.n = b[1];
+    else if (a.size() == 3 && b.size() == 3)
+      g.batch = a[0], g.m = a[1], g.k = a[2], g.n = b[2];
+    else
+      return false;
   }
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return false;
   if (const json* t = field(args, "Input type"); t && t->is_array()) {
@@ -166,20 +177,29 @@ bool collective_info(const json& args, std::string& op, CollectiveInfo& c) {
   std::string n;
   for (char ch : name->get<std::string>())
     if (ch != '_') n += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (n.find("allreduce") != std::string::npos) op = "all_reduce";
-  else if (n.find("allgather") != std::string::npos) op = "all_gather";
-  else if (n.find("reducescatter") != std::string::npos) op = "reduce_scatter";
-  else if (n.find("alltoall") != std::string::npos) op = "alltoall";
-  else if (n == "send" || n == "recv" || n.find("sendrecv") != std::string::npos) op = "sendrecv";
-  else if (n.find("broadcast") != std::string::npos) op = "broadcast";
-  else if (n.find("reduce") != std::string::npos) op = "reduce";
-  else return false;  // barrier, …
+  if (n.find("allreduce") != std::string::npos)
+    op = "all_reduce";
+  else if (n.find("allgather") != std::string::npos)
+    op = "all_gather";
+  else if (n.find("reducescatter") != std::string::npos)
+    op = "reduce_scatter";
+  else if (n.find("alltoall") != std::string::npos)
+    op = "alltoall";
+  else if (n == "send" || n == "recv" || n.find("sendrecv") != std::string::npos)
+    op = "sendrecv";
+  else if (n.find("broadcast") != std::string::npos)
+    op = "broadcast";
+  else if (n.find("reduce") != std::string::npos)
+    op = "reduce";
+  else
+    return false;  // barrier, …
   const json* dt = field(args, "dtype");
   const double size = dt && dt->is_string() ? dtype_bytes(dt->get<std::string>()) : 0;
   const double in = number(field(args, "In msg nelems") ? args["In msg nelems"] : json(), 0);
   const double out = number(field(args, "Out msg nelems") ? args["Out msg nelems"] : json(), 0);
   c.bytes = size * (op == "all_gather" ? out : in);
-  c.group_size = static_cast<int>(number(field(args, "Group size") ? args["Group size"] : json(), 0));
+  c.group_size =
+      static_cast<int>(number(field(args, "Group size") ? args["Group size"] : json(), 0));
   if (const json* d = field(args, "Process Group Description"); d && d->is_string())
     c.process_group = d->get<std::string>();
   return true;
@@ -213,7 +233,7 @@ struct Reader {
   TorchTrace t;
   std::unordered_map<std::string, std::uint32_t> name_ids;
   std::vector<RawKernel> raw;
-  std::unordered_map<std::int64_t, Launch> launches;  // by correlation id
+  std::unordered_map<std::int64_t, Launch> launches;   // by correlation id
   std::unordered_map<std::int64_t, GemmShape> shapes;  // by External id
   // The same operators by CPU thread and span, for traces whose kernels' External id is the
   // correlation id (older Kineto): the innermost one around the launch is the kernel's.
@@ -384,8 +404,9 @@ TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt
     if (depth == 1 && ev == json::parse_event_t::key) top_key = parsed.get<std::string>();
     if (ev == json::parse_event_t::array_start && depth == 1 && top_key == "traceEvents")
       saw_events = true;
-    const bool is_event = ev == json::parse_event_t::object_end &&
-                          ((root_array && depth == 1) || (!root_array && depth == 2 && top_key == "traceEvents"));
+    const bool is_event =
+        ev == json::parse_event_t::object_end &&
+        ((root_array && depth == 1) || (!root_array && depth == 2 && top_key == "traceEvents"));
     if (is_event) {
       r.event(parsed);
       return false;
@@ -396,24 +417,27 @@ TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt
   try {
     root = json::parse(in, cb);
   } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}: not a readable trace: JSON error at byte {} (after {} "
-                                 "events): {}",
-                                 path, e.byte, r.t.events,
-                                 e.byte > 1 && r.t.events > 0 ? "the file ends early (truncated?)"
-                                                              : "not JSON"));
+    throw InputError(fmt::format(
+        "{}: not a readable trace: JSON error at byte {} (after {} "
+        "events): {}",
+        path, e.byte, r.t.events,
+        e.byte > 1 && r.t.events > 0 ? "the file ends early (truncated?)" : "not JSON"));
   } catch (const json::exception& e) {
     throw InputError(fmt::format("{}: not a readable trace: {}", path, e.what()));
   }
   if (root_array) saw_events = true;
   if (!saw_events)
-    throw InputError(fmt::format("{}: no traceEvents list: not a PyTorch profiler (Kineto) "
-                                 "trace",
-                                 path));
+    throw InputError(
+        fmt::format("{}: no traceEvents list: not a PyTorch profiler (Kineto) "
+                    "trace",
+                    path));
   if (const json* d = field(root, "deviceProperties"); d && d->is_array() && !d->empty())
-    if (const json* n = field((*d)[0], "name"); n && n->is_string()) r.t.device = n->get<std::string>();
+    if (const json* n = field((*d)[0], "name"); n && n->is_string())
+      r.t.device = n->get<std::string>();
   if (const json* d = field(root, "distributedInfo"); d && d->is_object()) {
     if (const json* v = field(*d, "rank")) r.t.rank = static_cast<int>(number(*v, 0));
-    if (const json* v = field(*d, "world_size")) r.t.world_size = std::max(1, static_cast<int>(number(*v, 1)));
+    if (const json* v = field(*d, "world_size"))
+      r.t.world_size = std::max(1, static_cast<int>(number(*v, 1)));
   }
   r.finish();
   if (r.t.kernels.empty())
@@ -432,13 +456,15 @@ std::vector<TorchTrace> read_torch_traces(const std::vector<std::string>& paths,
   for (const auto& t : out) {
     const auto [it, added] = by_rank.emplace(t.rank, t.file);
     if (!added)
-      throw InputError(fmt::format("{} and {}: both are rank {}: traces of different runs, or "
-                                   "one file given twice?",
-                                   it->second, t.file, t.rank));
+      throw InputError(
+          fmt::format("{} and {}: both are rank {}: traces of different runs, or "
+                      "one file given twice?",
+                      it->second, t.file, t.rank));
     if (t.world_size != out.front().world_size)
-      throw InputError(fmt::format("{} (world size {}) and {} (world size {}): traces of "
-                                   "different runs",
-                                   out.front().file, out.front().world_size, t.file, t.world_size));
+      throw InputError(
+          fmt::format("{} (world size {}) and {} (world size {}): traces of "
+                      "different runs",
+                      out.front().file, out.front().world_size, t.file, t.world_size));
   }
   if (out.size() > 1) {
     std::set<std::string> common;
@@ -449,9 +475,10 @@ std::vector<TorchTrace> read_torch_traces(const std::vector<std::string>& paths,
       std::set_intersection(common.begin(), common.end(), mine.begin(), mine.end(),
                             std::inserter(both, both.begin()));
       if (both.empty())
-        throw InputError(fmt::format("{} and {}: no ProfilerStep in common: traces of different "
-                                     "runs or windows",
-                                     out.front().file, out[i].file));
+        throw InputError(
+            fmt::format("{} and {}: no ProfilerStep in common: traces of different "
+                        "runs or windows",
+                        out.front().file, out[i].file));
       common = both;
     }
   }

@@ -24,11 +24,11 @@
 namespace trainsim {
 
 struct TraceStep {
-  std::string name;         ///< "ProfilerStep#12"
-  TimeNs cpu_begin = 0;     ///< the annotation's span on the CPU
+  std::string name;      ///< "ProfilerStep#12"
+  TimeNs cpu_begin = 0;  ///< the annotation's span on the CPU
   TimeNs cpu_end = 0;
-  TimeNs gpu_begin = 0;     ///< first kernel start of the step (0 with no kernels)
-  TimeNs gpu_end = 0;       ///< last kernel end
+  TimeNs gpu_begin = 0;  ///< first kernel start of the step (0 with no kernels)
+  TimeNs gpu_end = 0;    ///< last kernel end
   int kernels = 0;
 };
 
@@ -63,10 +63,10 @@ struct TraceKernel {
 
 struct TorchTrace {
   std::string file;
-  int rank = 0;        ///< distributedInfo.rank (0 when absent)
-  int world_size = 1;  ///< distributedInfo.world_size (1 when absent)
-  std::string device;  ///< deviceProperties[0].name, "" when absent
-  std::vector<std::string> names;  ///< kernel names, interned
+  int rank = 0;                      ///< distributedInfo.rank (0 when absent)
+  int world_size = 1;                ///< distributedInfo.world_size (1 when absent)
+  std::string device;                ///< deviceProperties[0].name, "" when absent
+  std::vector<std::string> names;    ///< kernel names, interned
   std::vector<TraceKernel> kernels;  ///< in start order
   std::vector<TraceStep> steps;      ///< in start order
   std::vector<GemmShape> gemm_shapes;

@@ -193,6 +193,10 @@ StepReport make_report(const Timeline& tl) {
     st.exposed_dp_s = to_seconds(exposed(dp_iv[i], compute_iv[i]));
     st.exposed_pp_s = to_seconds(exposed(pp_iv[i], compute_iv[i]));
     st.exposed_gather_s = to_seconds(exposed(gather_iv[i], compute_iv[i]));
+    st.comm_tp_s = to_seconds(exposed(tp_iv[i], {}));
+    st.comm_dp_s = to_seconds(exposed(dp_iv[i], {}));
+    st.comm_pp_s = to_seconds(exposed(pp_iv[i], {}));
+    st.comm_gather_s = to_seconds(exposed(gather_iv[i], {}));
     r.volume.tp_bytes = std::max(r.volume.tp_bytes, vol[i].tp_bytes);
     r.volume.dp_bytes = std::max(r.volume.dp_bytes, vol[i].dp_bytes);
     r.volume.pp_bytes = std::max(r.volume.pp_bytes, vol[i].pp_bytes);

@@ -41,6 +41,8 @@ struct StageStats {
   /// union of its compute), per kind; TP collectives sit on the compute stream, so all of
   /// theirs is exposed unless parallelism.tp_overlap. `gather`: ZeRO parameter all-gathers.
   double exposed_tp_s = 0, exposed_dp_s = 0, exposed_pp_s = 0, exposed_gather_s = 0;
+  /// The same transfers' whole time (union of their intervals), hidden or not.
+  double comm_tp_s = 0, comm_dp_s = 0, comm_pp_s = 0, comm_gather_s = 0;
 };
 
 /// Bytes one GPU sends per step, by kind: a collective's bus factor × S, a p2p message whole.

@@ -1,0 +1,262 @@
+#include "report/measured_diff.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/input_file.h"
+#include "core/quantity.h"
+#include "report/chrome_trace.h"
+
+namespace trainsim {
+namespace {
+
+double secs(TimeNs t) {
+  return to_seconds(t);
+}
+
+std::vector<std::string> cost_kinds() {
+  return {"gemm", "attention", "memory"};
+}
+
+}  // namespace
+
+MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
+                                const std::vector<KernelReport>& kernels,
+                                const std::vector<TorchTrace>& traces,
+                                const std::vector<StepBreakdown>& steps) {
+  TRAINSIM_CHECK(traces.size() == steps.size(), "one step breakdown per trace");
+  const Scenario& s = tl.scenario;
+  MeasuredDiff d;
+  d.scenario = s.source.empty() ? s.name : s.source;
+  d.gpu = r.gpu;
+  d.schedule = r.schedule;
+  d.cost_sources = r.cost_sources;
+  const int world = s.layout.world();
+  const int m = s.microbatches();
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const TorchTrace& t = traces[i];
+    const StepBreakdown& b = steps[i];
+    if (t.world_size != world)
+      d.notes.push_back(
+          fmt::format("{}: the trace's world size is {}, the scenario's {} GPUs: "
+                      "rank {} is compared with pipeline rank {} of the scenario",
+                      t.file, t.world_size, world, t.rank, s.layout.coord_of(t.rank % world).pp));
+    // The preset's family ("h100" of h100-sxm) should appear in the traced device's name.
+    if (!t.device.empty() && !r.gpu.empty()) {
+      std::string family = r.gpu.substr(0, r.gpu.find('-')), dev = t.device;
+      for (auto* x : {&family, &dev})
+        std::transform(x->begin(), x->end(), x->begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (dev.find(family) == std::string::npos)
+        d.notes.push_back(fmt::format("{}: the trace ran on {}, the scenario simulates {}", t.file,
+                                      t.device, r.gpu));
+    }
+    RankDiff rd;
+    rd.file = t.file;
+    rd.step = b.step;
+    rd.device = t.device;
+    rd.rank = t.rank;
+    rd.stage = s.layout.coord_of(t.rank % world).pp;
+    const auto& st = r.stages[static_cast<std::size_t>(rd.stage)];
+    // Predicted compute by kind: every stage (chunk) this pipeline rank holds.
+    std::vector<double> kind_s(3, 0);
+    double unstretched = 0;
+    for (std::size_t c = 0; c < kernels.size(); ++c) {
+      if (c < tl.schedule.stage_rank.size() && tl.schedule.stage_rank[c] != rd.stage) continue;
+      for (const KernelPass& p : kernels[c].passes)
+        for (std::size_t k = 0; k < 3; ++k) {
+          const double v = p.seconds_of(cost_kinds()[k]) * m;
+          kind_s[k] += v;
+          unstretched += v;
+        }
+    }
+    const double stretch = unstretched > 0 ? st.compute_busy_s / unstretched : 1;
+    const double exposed =
+        st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s;
+    const double comm = st.comm_tp_s + st.comm_dp_s + st.comm_pp_s + st.comm_gather_s;
+    auto busy = [&](KernelCategory c) { return secs(b.busy_of(c)); };
+    rd.rows.push_back({"step", secs(b.span), r.step_time_s});
+    rd.rows.push_back({"gemm", busy(KernelCategory::Gemm), kind_s[0] * stretch, unstretched > 0});
+    rd.rows.push_back(
+        {"attention", busy(KernelCategory::Attention), kind_s[1] * stretch, unstretched > 0});
+    rd.rows.push_back(
+        {"memory-bound", busy(KernelCategory::MemoryBound), kind_s[2] * stretch, unstretched > 0});
+    rd.rows.push_back({"optimizer", busy(KernelCategory::Optimizer), st.optimizer_s});
+    rd.rows.push_back({"communication", busy(KernelCategory::Communication), comm});
+    rd.rows.push_back({"  exposed", secs(b.comm_exposed), exposed});
+    rd.rows.push_back(
+        {"idle", secs(b.idle),
+         std::max(0.0, r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)});
+    rd.rows.push_back({"other", busy(KernelCategory::Other), 0, false});
+    rd.other = b.other;
+    rd.collectives = b.collectives;
+    d.ranks.push_back(std::move(rd));
+  }
+  return d;
+}
+
+std::string format_measured_diff(const MeasuredDiff& d) {
+  std::string out = fmt::format("measured vs simulated · {} · {} · {}\n", d.scenario,
+                                d.gpu.empty() ? "no gpu" : d.gpu, d.schedule);
+  out += fmt::format("durations  {}\n", d.cost_sources);
+  for (const auto& n : d.notes) out += "note       " + n + "\n";
+  for (const RankDiff& rd : d.ranks) {
+    out += fmt::format("\nrank {} (pipeline rank {}) · {} · {}{}\n", rd.rank, rd.stage, rd.file,
+                       rd.step, rd.device.empty() ? "" : " · " + rd.device);
+    out += fmt::format("  {:<16} {:>12} {:>12} {:>9} {:>12}\n", "", "measured", "predicted",
+                       "error", "difference");
+    for (const DiffRow& row : rd.rows) {
+      if (!row.predicted_known) {
+        out += fmt::format("  {:<16} {:>12} {:>12} {:>9} {:>12}\n", row.what,
+                           format_time(row.measured_s), "-", "-", "-");
+        continue;
+      }
+      out += fmt::format("  {:<16} {:>12} {:>12} {:>9} {:>12}\n", row.what,
+                         format_time(row.measured_s), format_time(row.predicted_s),
+                         row.measured_s > 0 ? fmt::format("{:+.1f}%", 100 * row.error()) : "-",
+                         (row.predicted_s >= row.measured_s ? "+" : "−") +
+                             format_time(std::abs(row.predicted_s - row.measured_s)));
+    }
+    // The largest differences among the parts (not the step, not the exposed sub-row).
+    std::vector<const DiffRow*> parts;
+    for (const DiffRow& row : rd.rows)
+      if (row.predicted_known && row.what != "step" && row.what != "  exposed")
+        parts.push_back(&row);
+    std::stable_sort(parts.begin(), parts.end(), [](const DiffRow* a, const DiffRow* b) {
+      return std::abs(a->predicted_s - a->measured_s) > std::abs(b->predicted_s - b->measured_s);
+    });
+    std::vector<std::string> top;
+    for (std::size_t i = 0; i < parts.size() && i < 3; ++i)
+      top.push_back(fmt::format(
+          "{} {}{}", parts[i]->what, parts[i]->predicted_s >= parts[i]->measured_s ? "+" : "−",
+          format_time(std::abs(parts[i]->predicted_s - parts[i]->measured_s))));
+    out +=
+        "  largest differences (predicted − measured): " + fmt::format("{}", fmt::join(top, ", ")) +
+        "\n";
+    if (!rd.collectives.empty()) {
+      std::vector<std::string> c;
+      for (const auto& f : rd.collectives)
+        c.push_back(fmt::format("{} {} ({})", f.family.empty() ? "unknown" : f.family,
+                                format_time(secs(f.time)), f.count));
+      out += "  measured collectives: " + fmt::format("{}", fmt::join(c, ", ")) + "\n";
+    }
+    if (!rd.other.empty()) {
+      std::vector<std::string> o;
+      TimeNs total = 0;
+      for (const auto& f : rd.other) total += f.time;
+      for (std::size_t i = 0; i < rd.other.size() && i < 5; ++i)
+        o.push_back(fmt::format("{} {} ({})", rd.other[i].family,
+                                format_time(secs(rd.other[i].time)), rd.other[i].count));
+      out += fmt::format("  not in the model: {} kernel families, {}: {}{}\n", rd.other.size(),
+                         format_time(secs(total)), fmt::join(o, ", "),
+                         rd.other.size() > 5 ? ", …" : "");
+    }
+  }
+  return out;
+}
+
+nlohmann::json measured_diff_to_json(const MeasuredDiff& d) {
+  nlohmann::json j;
+  j["scenario"] = d.scenario;
+  j["gpu"] = d.gpu;
+  j["schedule"] = d.schedule;
+  j["durations"] = d.cost_sources;
+  j["notes"] = d.notes;
+  j["ranks"] = nlohmann::json::array();
+  for (const RankDiff& rd : d.ranks) {
+    nlohmann::json r;
+    r["rank"] = rd.rank;
+    r["pipeline_rank"] = rd.stage;
+    r["trace"] = rd.file;
+    r["step"] = rd.step;
+    r["device"] = rd.device;
+    for (const DiffRow& row : rd.rows) {
+      std::string key = row.what;
+      key.erase(0, key.find_first_not_of(' '));
+      if (key == "exposed") key = "communication_exposed";
+      if (key == "memory-bound") key = "memory_bound";
+      nlohmann::json v{{"measured_s", row.measured_s}};
+      if (row.predicted_known) {
+        v["predicted_s"] = row.predicted_s;
+        v["error"] = row.error();
+      } else {
+        v["predicted_s"] = nullptr;
+      }
+      r[key] = v;
+    }
+    auto families = [](const std::vector<FamilyTime>& fs) {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& f : fs)
+        a.push_back({{"name", f.family}, {"count", f.count}, {"time_s", to_seconds(f.time)}});
+      return a;
+    };
+    r["collectives"] = families(rd.collectives);
+    r["not_in_model"] = families(rd.other);
+    j["ranks"].push_back(r);
+  }
+  return j;
+}
+
+void write_measured_trace_file(const Timeline& tl, const std::vector<TorchTrace>& traces,
+                               const std::vector<int>& steps, const std::string& path) {
+  TRAINSIM_CHECK(traces.size() == steps.size(), "one step index per trace");
+  std::ostringstream sim;
+  write_chrome_trace(tl, sim);
+  nlohmann::json j = nlohmann::json::parse(sim.str());
+  auto& ev = j["traceEvents"];
+  // Measured processes sort after the simulated ranks: pids past any simulated rank.
+  const int base = tl.scenario.layout.world() + 1000;
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const TorchTrace& t = traces[i];
+    const auto& st = t.steps[static_cast<std::size_t>(steps[i])];
+    const int pid = base + static_cast<int>(i);
+    ev.push_back(
+        {{"ph", "M"},
+         {"name", "process_name"},
+         {"pid", pid},
+         {"tid", 0},
+         {"args", {{"name", fmt::format("measured rank {} · {} · {}", t.rank, st.name, t.file)}}}});
+    ev.push_back({{"ph", "M"},
+                  {"name", "process_sort_index"},
+                  {"pid", pid},
+                  {"tid", 0},
+                  {"args", {{"sort_index", base + static_cast<int>(i)}}}});
+    std::set<int> streams;
+    for (const TraceKernel& k : t.kernels) {
+      if (k.step != steps[i]) continue;
+      if (streams.insert(k.stream).second)
+        ev.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", pid},
+                      {"tid", k.stream},
+                      {"args", {{"name", fmt::format("stream {}", k.stream)}}}});
+      const double ts = static_cast<double>(k.start - st.gpu_begin + kTraceOriginNs) / 1e3;
+      nlohmann::json args{{"category", kernel_category_name(k.kind.category)}};
+      if (!k.kind.collective.empty()) args["collective"] = k.kind.collective;
+      if (k.collective >= 0)
+        args["bytes"] = t.collectives[static_cast<std::size_t>(k.collective)].bytes;
+      if (k.shape >= 0) {
+        const auto& g = t.gemm_shapes[static_cast<std::size_t>(k.shape)];
+        args["mnk"] = fmt::format("{}x{}x{}", g.m, g.n, g.k);
+      }
+      ev.push_back({{"ph", "X"},
+                    {"name", t.names[k.name]},
+                    {"cat", kernel_category_name(k.kind.category)},
+                    {"pid", pid},
+                    {"tid", k.stream},
+                    {"ts", ts},
+                    {"dur", static_cast<double>(k.dur) / 1e3},
+                    {"args", args}});
+    }
+  }
+  write_output(path, "trace file", [&](std::ostream& out) { out << j.dump() << "\n"; });
+}
+
+}  // namespace trainsim

@@ -1,0 +1,70 @@
+#pragma once
+// A measured step (a PyTorch profiler trace, sim/measured/) beside the simulated one, per
+// category and per rank: where the simulator is wrong (`trainsim diff`).
+//
+// Categories line up with the cost model's kernel kinds (kernel_class.h): GEMM, attention and
+// memory-bound compute; the optimizer step; communication (all of it, and the part no compute
+// hides); idle. Predicted per category: the kernel report's per-micro-batch time of that kind
+// on the rank's stage (chunks), × micro-batches per step, scaled by the simulated compute's
+// stretch from overlapping communication (busy / unstretched sum), so the categories add up to
+// the simulated compute busy time. Measured: the union of the category's kernel intervals.
+//
+// Not compared: kernels the cost model does not have (`other`, listed by family), and
+// per-collective times when the simulator folds them into TP/DP/PP kinds.
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "measured/step_breakdown.h"
+#include "report/kernel_report.h"
+#include "report/step_report.h"
+#include "run/timeline.h"
+
+namespace trainsim {
+
+struct DiffRow {
+  std::string what;  ///< "step", "gemm", "attention", …
+  double measured_s = 0;
+  double predicted_s = 0;
+  bool predicted_known = true;  ///< false: the simulator has no such figure (e.g. other)
+  /// (predicted − measured) / measured; 0 when measured is 0.
+  double error() const { return measured_s > 0 ? (predicted_s - measured_s) / measured_s : 0; }
+};
+
+struct RankDiff {
+  std::string file, step, device;
+  int rank = 0, stage = 0;
+  std::vector<DiffRow> rows;
+  std::vector<FamilyTime> other;        ///< measured kernels the model lacks
+  std::vector<FamilyTime> collectives;  ///< measured communication by collective
+};
+
+struct MeasuredDiff {
+  std::string scenario, gpu, schedule, cost_sources;
+  std::vector<RankDiff> ranks;
+  std::vector<std::string> notes;  ///< caveats: device or world size differing from the scenario
+};
+
+/// Pairs each measured rank's step with its pipeline rank (the scenario's layout order) in the
+/// simulated step `tl` (`r` its report) and the kernel reports `kernels` (one per stage, index =
+/// the schedule's stage; a pipeline rank holds the stages `tl.schedule.stage_rank` gives it).
+MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
+                                const std::vector<KernelReport>& kernels,
+                                const std::vector<TorchTrace>& traces,
+                                const std::vector<StepBreakdown>& steps);
+
+/// The text table: one block per rank, rows measured / predicted / error, then the three
+/// largest differences and the kernels the model lacks.
+std::string format_measured_diff(const MeasuredDiff& d);
+
+/// One Chrome trace (Perfetto) with the simulated step (write_chrome_trace's processes) and,
+/// as neighbouring processes "measured rank R", each trace's compared step: its kernels, one
+/// thread per CUDA stream, shifted so the step's first kernel starts where the simulated step
+/// does. `steps[i]` is the index of the compared step in `traces[i]`. InputError when `path`
+/// cannot be written.
+void write_measured_trace_file(const Timeline& tl, const std::vector<TorchTrace>& traces,
+                               const std::vector<int>& steps, const std::string& path);
+nlohmann::json measured_diff_to_json(const MeasuredDiff& d);
+
+}  // namespace trainsim

@@ -1,0 +1,114 @@
+#include "report/measured_diff.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cost/explicit_costs.h"
+#include "run/simulate.h"
+#include "scenario/scenario_loader.h"
+
+using namespace trainsim;
+
+namespace {
+
+struct Fixture {
+  Scenario sc = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/default.yaml", {});
+  Timeline tl = simulate(sc);
+  StepReport r = make_report(tl);
+  std::vector<KernelReport> kernels;
+  std::vector<TorchTrace> traces{
+      read_torch_trace(std::string(TRAINSIM_TESTS_DIR) + "/data/kineto/nccl_data.json.gz")};
+  std::vector<int> picked;
+  std::vector<StepBreakdown> steps;
+  Fixture() {
+    const auto model = make_cost_model(sc);
+    for (int c = 0; c < sc.layout.pp * sc.layout.vpp; ++c)
+      kernels.push_back(make_kernel_report(sc, *model, c));
+    picked.push_back(pick_step(traces[0]));
+    steps.push_back(break_down_step(traces[0], picked[0]));
+  }
+};
+
+const DiffRow& row(const RankDiff& rd, const std::string& what) {
+  for (const auto& x : rd.rows)
+    if (x.what == what) return x;
+  FAIL("no row " << what);
+  return rd.rows.front();
+}
+
+}  // namespace
+
+TEST_CASE("diff: measured categories beside the simulated ones, adding up to the step") {
+  Fixture f;
+  const MeasuredDiff d = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
+  REQUIRE(d.ranks.size() == 1);
+  const RankDiff& rd = d.ranks[0];
+  CHECK(rd.step == "ProfilerStep#5");
+  CHECK(rd.stage == f.sc.layout.coord_of(0).pp);
+  const auto& st = f.r.stages[static_cast<std::size_t>(rd.stage)];
+  // Measured side: the breakdown's figures, in seconds.
+  CHECK(row(rd, "step").measured_s == Approx(to_seconds(f.steps[0].span)));
+  CHECK(row(rd, "communication").measured_s ==
+        Approx(to_seconds(f.steps[0].busy_of(KernelCategory::Communication))));
+  CHECK(row(rd, "idle").measured_s == Approx(to_seconds(f.steps[0].idle)));
+  CHECK_FALSE(row(rd, "other").predicted_known);
+  // Predicted side: the step is the simulated step; GEMM + attention + memory-bound are the
+  // simulated compute busy time of the stage (the kernel report's shares, scaled by the
+  // stretch from overlapping communication); idle is what the step leaves.
+  CHECK(row(rd, "step").predicted_s == Approx(f.r.step_time_s));
+  const double compute = row(rd, "gemm").predicted_s + row(rd, "attention").predicted_s +
+                         row(rd, "memory-bound").predicted_s;
+  CHECK(compute == Approx(st.compute_busy_s).epsilon(1e-9));
+  CHECK(row(rd, "gemm").predicted_s > row(rd, "memory-bound").predicted_s);
+  const double exposed = st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s;
+  CHECK(row(rd, "  exposed").predicted_s == Approx(exposed));
+  CHECK(row(rd, "idle").predicted_s ==
+        Approx(std::max(0.0, f.r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)));
+  // The error is (predicted − measured) / measured.
+  const auto& s = row(rd, "step");
+  CHECK(s.error() == Approx((s.predicted_s - s.measured_s) / s.measured_s));
+  // Two caveats: the trace's 2 ranks against the scenario's 8 GPUs, and A100 against H100.
+  REQUIRE(d.notes.size() == 2);
+  CHECK_THAT(d.notes[0], Catch::Contains("world size is 2"));
+  CHECK_THAT(d.notes[1],
+             Catch::Contains("ran on NVIDIA A100-PG509-200, the scenario simulates h100-sxm"));
+}
+
+TEST_CASE("diff: text, JSON and the side-by-side Perfetto trace") {
+  Fixture f;
+  const MeasuredDiff d = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
+  const std::string text = format_measured_diff(d);
+  CHECK_THAT(text, Catch::Contains("rank 0 (pipeline rank 0)"));
+  CHECK_THAT(text, Catch::Contains("largest differences"));
+  CHECK_THAT(text, Catch::Contains("measured collectives: all_reduce"));
+  CHECK_THAT(text, Catch::Contains("not in the model: 16 kernel families"));
+  const auto j = measured_diff_to_json(d);
+  CHECK(j["ranks"][0]["step"]["measured_s"].get<double>() == Approx(to_seconds(f.steps[0].span)));
+  CHECK(j["ranks"][0]["other"]["predicted_s"].is_null());
+  CHECK(j["ranks"][0].contains("communication_exposed"));
+  CHECK(j["ranks"][0].contains("memory_bound"));
+
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "measured_diff_test_trace.json").string();
+  write_measured_trace_file(f.tl, f.traces, f.picked, path);
+  std::ifstream in(path);
+  const auto t = nlohmann::json::parse(in);
+  int measured = 0;
+  bool named = false;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name" &&
+        e["args"]["name"].get<std::string>().rfind("measured rank 0 · ProfilerStep#5", 0) == 0)
+      named = true;
+    if (e["ph"] == "X" && e["pid"].get<int>() >= f.sc.layout.world() + 1000) ++measured;
+  }
+  CHECK(named);
+  CHECK(measured == 1258);  // every kernel of ProfilerStep#5 (torch_trace_test)
+  std::remove(path.c_str());
+}
