@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -27,20 +28,39 @@ namespace {
 using namespace trainsim;
 
 // `import-nccl-tests`: logs -> the profile's collectives.
-int cmd_import(const std::vector<std::string>& logs, const std::string& out) {
+int cmd_import(const std::vector<std::string>& logs, const std::string& out,
+               const NcclTestsOptions& opt) {
   CalibrationProfile p;
   p.provenance.date = now_iso8601();
-  std::map<std::string, int> per_op;
+  std::vector<CollectiveSample> all;
+  std::set<std::string> gpus, hosts, ncls;
   for (const auto& path : logs) {
-    for (auto& s : parse_nccl_tests(read_input_file(path, "nccl-tests log"), path)) {
-      ++per_op[fmt::format("{}×{} {}", s.op, s.group_size, s.link)];
-      p.collectives.push_back(std::move(s));
-    }
+    NcclTestsLog log = read_nccl_tests(read_input_file(path, "nccl-tests log"), path, opt);
+    std::cout << fmt::format(
+        "{}: {} sizes of {} over {} ranks (operation from the {}){}{}\n", path, log.samples.size(),
+        log.samples.front().op, log.samples.front().group_size, log.op_from,
+        log.gpu.empty() ? "" : ", " + log.gpu, log.nccl.empty() ? "" : ", NCCL " + log.nccl);
+    if (!log.gpu.empty()) gpus.insert(log.gpu);
+    if (!log.nccl.empty()) ncls.insert(log.nccl);
+    hosts.insert(log.hosts.begin(), log.hosts.end());
+    all.insert(all.end(), log.samples.begin(), log.samples.end());
   }
+  p.collectives = merge_collective_samples(all);
+  auto joined = [](const std::set<std::string>& v) {
+    return fmt::format("{}", fmt::join(v, ", "));
+  };
+  p.provenance.device = joined(gpus);
+  p.provenance.nccl = joined(ncls);
+  p.provenance.host = joined(hosts);
+  std::map<std::string, int> per_op;
+  for (const auto& c : p.collectives) ++per_op[fmt::format("{}×{} {}", c.op, c.group_size, c.link)];
   update_profile(out, p, ProfileSection::Collectives);
-  std::cout << fmt::format("imported {} samples from {} log(s) into {}:\n", p.collectives.size(),
-                           logs.size(), out);
+  std::cout << fmt::format("imported {} sizes ({} rows) from {} log(s) into {}:\n",
+                           p.collectives.size(), all.size(), logs.size(), out);
   for (const auto& [what, n] : per_op) std::cout << fmt::format("  {:<32} {} sizes\n", what, n);
+  if (all.size() > p.collectives.size())
+    std::cout << fmt::format("  {} repeated sizes merged: median time, spread_s = max − min\n",
+                             all.size() - p.collectives.size());
   return 0;
 }
 
@@ -91,9 +111,18 @@ int main(int argc, char** argv) {
   std::string out = "calibration.json";
   auto* imp = app.add_subcommand(
       "import-nccl-tests",
-      "Read nccl-tests logs (text or -J JSON) into a calibration profile (no GPU needed)");
+      "Read nccl-tests logs (text or -J JSON, any version; mpirun or srun prefixes) into a "
+      "calibration profile (no GPU needed); the same size in several logs is merged");
   imp->add_option("logs", logs, "nccl-tests output files")->required()->check(CLI::ExistingFile);
   imp->add_option("--out", out, "Profile to write or update")->capture_default_str();
+  NcclTestsOptions nopt;
+  imp->add_option("--op", nopt.op,
+                  "The operation, when a log has no \"# Collective test starting:\" line, no "
+                  "<op>_perf in its name and a bus factor that does not tell (all_reduce, "
+                  "all_gather, reduce_scatter, alltoall, sendrecv)");
+  imp->add_option("--ranks", nopt.ranks,
+                  "The group size, when a log has no \"# Using devices\" Rank lines")
+      ->check(CLI::PositiveNumber);
 
   ValidateArgs va;
   auto* val = app.add_subcommand(
@@ -132,7 +161,7 @@ int main(int argc, char** argv) {
       ca.max_bytes = *b;
       return cmd_collectives(ca);
     }
-    if (*imp) return cmd_import(logs, out);
+    if (*imp) return cmd_import(logs, out, nopt);
     if (*val) return cmd_validate(va);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";

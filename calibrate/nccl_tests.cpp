@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,8 +26,15 @@ std::string op_from(const std::string& name) {
   return "";
 }
 
-// mpirun --tag-output prefixes lines with "[1,0]<stdout>:".
+// mpirun --tag-output prefixes lines with "[1,0]<stdout>:", srun -l with " 0: ".
 std::string strip_prefix(const std::string& line) {
+  {
+    std::size_t i = line.find_first_not_of(' ');
+    const std::size_t digits = i == std::string::npos ? 0 : line.find_first_not_of("0123456789", i);
+    if (i != std::string::npos && digits != std::string::npos && digits > i && line[digits] == ':')
+      return line.substr(line.size() > digits + 1 && line[digits + 1] == ' ' ? digits + 2
+                                                                             : digits + 1);
+  }
   if (line.empty() || line[0] != '[') return line;
   const auto close = line.find("]<");
   if (close == std::string::npos) return line;
@@ -64,10 +73,12 @@ const nlohmann::json* field(const nlohmann::json& j, const char* key) {
   return it == j.end() ? nullptr : &*it;
 }
 
-std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::string& source) {
-  std::string op;
+std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::string& source,
+                                         const NcclTestsOptions& opt) {
+  std::string op = opt.op;
   if (j.contains("args") && j["args"].is_array() && !j["args"].empty() && j["args"][0].is_string())
-    op = op_from(j["args"][0].get<std::string>());
+    if (const std::string named = op_from(j["args"][0].get<std::string>()); !named.empty())
+      op = named;
   if (op.empty()) op = op_from(std::filesystem::path(source).filename().string());
   if (op.empty())
     throw InputError(
@@ -87,8 +98,10 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
       hosts.insert(host && host->is_string() ? host->get<std::string>() : "");
     }
   }
+  if (opt.ranks > 0) ranks = opt.ranks;
   if (ranks == 0)
-    throw InputError(source + ": config.devices: no ranks listed; cannot tell the group size");
+    throw InputError(
+        source + ": config.devices: no ranks listed; cannot tell the group size (give --ranks)");
   if (!j.contains("results") || !j["results"].is_array())
     throw InputError(source + ": results: missing (not an nccl-tests -J file?)");
   std::vector<CollectiveSample> out;
@@ -124,9 +137,90 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
   return out;
 }
 
+// One "# Collective test starting:" section of a text log (or the whole log without one).
+struct Row {
+  int line = 0;
+  double size = 0, time = 0, algbw = 0, busbw = 0;
+  std::string redop, root;
+};
+
+struct Section {
+  int header_line = 0;  // 0: no header
+  std::string op;
+  std::vector<int> ranks;
+  std::vector<std::string> hosts;
+  std::vector<Row> rows;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The operation from the bus factor busbw / algbw at n ranks (nccl-tests' PERFORMANCE.md), the
+// redop and root columns telling apart the ops that share a factor.
+std::string infer_op(const Section& sec, int n, const std::string& source) {
+  std::vector<double> ratios;
+  for (const Row& r : sec.rows)
+    if (r.algbw >= 1) ratios.push_back(r.busbw / r.algbw);
+  const int at = sec.rows.empty() ? 0 : sec.rows.front().line;
+  if (ratios.empty())
+    throw InputError(
+        fmt::format("{}:{}: no row reaches 1 GB/s algbw to tell the operation from "
+                    "its bus factor: give --op",
+                    source, at));
+  const double r = median(ratios);
+  const std::string redop = sec.rows.front().redop, root = sec.rows.front().root;
+  auto near = [&](double f) { return std::abs(r - f) <= 0.02 * f; };
+  const double all_reduce = 2.0 * (n - 1) / n, gather = (n - 1.0) / n;
+  const std::string ratio = fmt::format("busbw / algbw = {:.4g} at {} ranks", r, n);
+  const bool rooted = !root.empty() && root != "-1";
+  if (n > 2 && near(all_reduce)) return "all_reduce";
+  if (n > 2 && near(gather)) {
+    if (redop == "sum" || redop == "prod" || redop == "max" || redop == "min" || redop == "avg")
+      return "reduce_scatter";
+    throw InputError(
+        fmt::format("{}:{}: {} = (n−1)/n with redop \"{}\": all_gather or alltoall; "
+                    "give --op",
+                    source, at, ratio, redop.empty() ? "(none)" : redop));
+  }
+  if (n > 2 && near(1.0)) {
+    if (rooted)
+      throw InputError(
+          fmt::format("{}:{}: {} = 1 with root {}: broadcast or reduce, not a "
+                      "collective trainsim uses ({})",
+                      source, at, ratio, root, fmt::join(collective_op_names(), ", ")));
+    return "sendrecv";
+  }
+  throw InputError(
+      fmt::format("{}:{}: {} matches no single collective's bus factor (all_reduce "
+                  "{:.4g}, all_gather/reduce_scatter/alltoall {:.4g}, sendrecv 1): "
+                  "give --op",
+                  source, at, ratio, all_reduce, gather));
+}
+
+// "nccl-library=22105" → "2.21.5".
+std::string nccl_from_code(const std::string& code) {
+  const long v = std::atol(code.c_str());
+  if (v < 10000) return code;
+  return fmt::format("{}.{}.{}", v / 10000, (v % 10000) / 100, v % 100);
+}
+
 }  // namespace
 
 std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const std::string& source) {
+  return read_nccl_tests(text, source).samples;
+}
+
+NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
+                             const NcclTestsOptions& opt) {
+  if (!opt.op.empty()) {
+    const auto& ops = collective_op_names();
+    if (std::find(ops.begin(), ops.end(), opt.op) == ops.end())
+      throw InputError(fmt::format("--op {}: expected one of {}", opt.op, fmt::join(ops, ", ")));
+  }
+  NcclTestsLog log;
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
     nlohmann::json j;
@@ -136,16 +230,16 @@ std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const st
       throw InputError(fmt::format("{}: not valid JSON: {}", source, e.what()));
     }
     try {
-      return parse_json(j, source);
+      log.samples = parse_json(j, source, opt);
     } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
       throw InputError(fmt::format("{}: a field has the wrong type: {}", source, e.what()));
     }
+    log.op_from = "header";
+    return log;
   }
-  std::vector<CollectiveSample> out;
-  std::string op = op_from(std::filesystem::path(source).filename().string());
-  std::vector<int> ranks;
-  std::set<std::string> hosts;
-  bool new_test = false;  // a header started a test: its rank list starts afresh
+  const std::string file_op = op_from(std::filesystem::path(source).filename().string());
+  std::vector<Section> sections(1);
+  std::set<std::string> seen_hosts;
   std::istringstream in(text);
   std::string raw;
   for (int ln = 1; std::getline(in, raw); ++ln) {
@@ -155,58 +249,149 @@ std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const st
     if (t.empty()) continue;
     if (t[0] == "#") {
       if (line.find("Collective test starting:") != std::string::npos) {
-        op = op_from(line);
+        const std::string op = op_from(line);
         if (op.empty())
           throw InputError(fmt::format("{}:{}: \"{}\": not a collective trainsim uses ({})", source,
                                        ln, t.back(), fmt::join(collective_op_names(), ", ")));
-        new_test = true;
+        if (!opt.op.empty() && opt.op != op)
+          throw InputError(
+              fmt::format("{}:{}: the log runs {}, --op says {}", source, ln, op, opt.op));
+        // A header after an empty first section (the usual case) starts it; after results, a new
+        // one.
+        if (sections.back().header_line != 0 || !sections.back().rows.empty())
+          sections.emplace_back();
+        sections.back().header_line = ln;
+        sections.back().op = op;
       }
-      // "#  Rank  0 Group  0 Pid  1 on host device 0 …" (older versions have no Group).
+      if (t.size() >= 4 && t[1] == "nccl-tests" && t[2] == "version") {
+        log.tests_version = t[3];
+        for (const auto& x : t)
+          if (x.rfind("nccl-library=", 0) == 0) log.nccl = nccl_from_code(x.substr(13));
+      }
+      // "#  Rank  0 Group  0 Pid  1 on host device 0 [0000:18:00] NVIDIA H100 80GB HBM3"
+      // (older versions have no Group).
       const auto on = std::find(t.begin(), t.end(), "on");
       if (t.size() >= 5 && t[1] == "Rank" && on != t.end() && on + 1 != t.end()) {
-        if (new_test) ranks.clear(), hosts.clear(), new_test = false;
-        ranks.push_back(std::atoi(t[2].c_str()));
-        hosts.insert(*(on + 1));
+        Section& sec = sections.back();
+        if (!sec.rows.empty()) sections.emplace_back();  // a new run without a header
+        sections.back().ranks.push_back(std::atoi(t[2].c_str()));
+        sections.back().hosts.push_back(*(on + 1));
+        if (seen_hosts.insert(*(on + 1)).second) log.hosts.push_back(*(on + 1));
+        const auto close = line.find(']');
+        if (log.gpu.empty() && close != std::string::npos) {
+          std::string gpu = line.substr(close + 1);
+          gpu.erase(0, gpu.find_first_not_of(' '));
+          while (!gpu.empty() && gpu.back() == ' ') gpu.pop_back();
+          log.gpu = gpu;
+        }
       }
       continue;
     }
+    if (log.nccl.empty()) {  // "NCCL version 2.9.9+cuda11.2" (bare or in an INFO line)
+      const auto v = line.find("NCCL version ");
+      if (v != std::string::npos) {
+        const auto w = tokens(line.substr(v + 13));
+        if (!w.empty()) log.nccl = w[0].substr(0, w[0].find('+'));
+      }
+    }
     if (!std::isdigit(static_cast<unsigned char>(t[0][0]))) continue;  // NCCL INFO, warnings…
-    // size count type redop [root] time algbw busbw #wrong  time algbw busbw #wrong
-    double size = 0, time = 0, algbw = 0, busbw = 0;
-    const std::size_t at = t.size() >= 13 ? 5 : 4;
-    if (t.size() < at + 3 || !number(t[0], size) || !number(t[at], time) ||
-        !number(t[at + 1], algbw) || !number(t[at + 2], busbw))
+    // size count type [redop] [root]  time algbw busbw #wrong  time algbw busbw #wrong: read
+    // from the right (two blocks of four); a line with one block from the left.
+    Row r;
+    r.line = ln;
+    std::size_t at = 0, middle_end = 0;
+    if (t.size() >= 11) {
+      at = t.size() - 8;
+      middle_end = at;
+    } else {
+      at = t.size() >= 9 ? 5 : 4;  // one block: 9 fields with root, 8 without
+      middle_end = at;
+    }
+    if (t.size() < at + 3 || !number(t[0], r.size) || !number(t[at], r.time) ||
+        !number(t[at + 1], r.algbw) || !number(t[at + 2], r.busbw))
       throw InputError(fmt::format(
           "{}:{}: cannot read this result line; expected size count type redop [root] time "
           "algbw busbw #wrong …, got \"{}\"",
           source, ln, line));
-    if (op.empty())
+    if (middle_end > 3) r.redop = t[3];
+    if (middle_end > 4) r.root = t[4];
+    const std::string where = fmt::format("{}:{}", source, ln);
+    check_measured(r.size, "size", where);
+    check_measured(r.time, "time (us)", where);
+    check_measured(r.algbw, "algbw", where);
+    check_measured(r.busbw, "busbw", where);
+    sections.back().rows.push_back(r);
+  }
+  std::vector<std::string> how;
+  for (Section& sec : sections) {
+    if (sec.rows.empty()) continue;
+    const int at = sec.rows.front().line;
+    const int n = opt.ranks > 0 ? opt.ranks : static_cast<int>(sec.ranks.size());
+    std::string op = sec.op, from = "header";
+    if (op.empty() && !opt.op.empty()) op = opt.op, from = "--op";
+    if (op.empty() && !file_op.empty()) op = file_op, from = "file name";
+    if (op.empty() && n == 0)
       throw InputError(
           fmt::format("{}:{}: results before any \"# Collective test starting:\" "
-                      "header, and the file name names no <op>_perf",
-                      source, ln));
-    if (ranks.empty())
+                      "header, the file name names no <op>_perf, and no Rank lines "
+                      "to tell it from the bus factor: give --op and --ranks",
+                      source, at));
+    if (n == 0)
       throw InputError(
           fmt::format("{}:{}: results before the \"# Using devices\" rank list: "
-                      "cannot tell the group size",
-                      source, ln));
-    CollectiveSample s;
-    s.op = op;
-    s.group_size = static_cast<int>(ranks.size());
-    s.link = hosts.size() > 1 ? "inter_node" : "intra_node";
-    s.bytes = size;
-    s.time_s = time * 1e-6;
-    s.algbw = algbw * 1e9;
-    s.busbw = busbw * 1e9;
-    s.method = "nccl-tests";
-    s.source = fmt::format("{}:{}", source, ln);
-    check_measured(size, "size", s.source);
-    check_measured(time, "time (us)", s.source);
-    check_measured(algbw, "algbw", s.source);
-    check_measured(busbw, "busbw", s.source);
-    if (s.bytes > 0 && s.time_s > 0) out.push_back(s);
+                      "cannot tell the group size (give --ranks)",
+                      source, at));
+    if (op.empty()) op = infer_op(sec, n, source), from = "bus factor";
+    how.push_back(from);
+    const std::set<std::string> hosts(sec.hosts.begin(), sec.hosts.end());
+    for (const Row& r : sec.rows) {
+      if (r.size <= 0 || r.time <= 0) continue;
+      CollectiveSample s;
+      s.op = op;
+      s.group_size = n;
+      s.link = hosts.size() > 1 ? "inter_node" : "intra_node";
+      s.bytes = r.size;
+      s.time_s = r.time * 1e-6;
+      s.algbw = r.algbw * 1e9;
+      s.busbw = r.busbw * 1e9;
+      s.method = "nccl-tests";
+      s.source = fmt::format("{}:{}", source, r.line);
+      log.samples.push_back(s);
+    }
   }
-  if (out.empty()) throw InputError(source + ": no nccl-tests result lines found");
+  if (log.samples.empty()) throw InputError(source + ": no nccl-tests result lines found");
+  std::sort(how.begin(), how.end());
+  how.erase(std::unique(how.begin(), how.end()), how.end());
+  log.op_from = fmt::format("{}", fmt::join(how, ", "));
+  return log;
+}
+
+std::vector<CollectiveSample> merge_collective_samples(const std::vector<CollectiveSample>& in) {
+  std::vector<CollectiveSample> out;
+  std::vector<std::vector<double>> times;
+  std::map<std::tuple<std::string, int, std::string, double>, std::size_t> index;
+  for (const CollectiveSample& s : in) {
+    const auto key = std::make_tuple(s.op, s.group_size, s.link, s.bytes);
+    const auto [it, added] = index.emplace(key, out.size());
+    if (added) {
+      out.push_back(s);
+      times.push_back({s.time_s});
+    } else {
+      out[it->second].source += ", " + s.source;
+      times[it->second].push_back(s.time_s);
+    }
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (times[i].size() < 2) continue;
+    CollectiveSample& s = out[i];
+    const auto [lo, hi] = std::minmax_element(times[i].begin(), times[i].end());
+    const double t = median(times[i]);
+    const double factor = s.algbw > 0 ? s.busbw / s.algbw : 0;
+    s.time_s = t;
+    s.spread_s = *hi - *lo;
+    s.algbw = s.bytes / t;
+    s.busbw = s.algbw * factor;
+  }
   return out;
 }
 

@@ -18,4 +18,38 @@ namespace trainsim {
 /// Throws InputError naming `source` and the line for anything it cannot read.
 std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const std::string& source);
 
+/// What the user states when the log does not say (`import-nccl-tests --op/--ranks`).
+struct NcclTestsOptions {
+  std::string op;  ///< all_reduce, all_gather, … ("" = from the log)
+  int ranks = 0;   ///< group size (0 = count the log's Rank lines)
+};
+
+/// One log read: its samples and what it says about the machine.
+struct NcclTestsLog {
+  std::vector<CollectiveSample> samples;
+  std::string gpu;   ///< the device name on the Rank lines, e.g. "NVIDIA H100 80GB HBM3"
+  std::string nccl;  ///< "2.21.5" from "nccl-library=22105" or "NCCL version 2.9.9+cuda11.2"
+  std::string tests_version;       ///< "2.13.11" from "# nccl-tests version 2.13.11 …"
+  std::vector<std::string> hosts;  ///< from the Rank lines, in order of appearance
+  /// How the operation was known: "header", "file name", "--op", or "bus factor" (busbw/algbw
+  /// = 2(n−1)/n all-reduce, (n−1)/n with redop sum reduce-scatter, 1 with root −1 send/recv).
+  std::string op_from;
+};
+
+/// As parse_nccl_tests, for logs as they really are: when neither a "# Collective test
+/// starting:" line nor the file name says the operation, `opt.op` does, else the bus factor
+/// (busbw / algbw, median over rows with algbw ≥ 1 GB/s) with the redop and root columns; the
+/// group size is `opt.ranks` or the count of Rank lines. Columns are read from the right (out-
+/// of-place time, algbw, busbw, #wrong, then the in-place four), so logs with or without the
+/// root column, with an empty redop, an `error` column or `N/A` all read. Line prefixes of
+/// mpirun (`[1,0]<stdout>:`) and srun -l (` 0: `) are dropped; NCCL INFO lines are skipped.
+/// Throws InputError naming `source` and the line when the operation or the group size cannot
+/// be known ("give --op" / "give --ranks"), or a result line cannot be read.
+NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
+                             const NcclTestsOptions& opt = {});
+
+/// Samples of the same (op, group size, link, bytes) from several logs as one: the median time
+/// (algbw and busbw of that time), `spread_s` = max − min, sources joined. Order: as first seen.
+std::vector<CollectiveSample> merge_collective_samples(const std::vector<CollectiveSample>& in);
+
 }  // namespace trainsim

@@ -9,11 +9,17 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 source "$(dirname "$0")/expect.sh"
 expect 0 "import-nccl-tests" -- "$bin" --help
-expect 0 "imported 8 samples from 3 log(s)" -- "$bin" import-nccl-tests "$data/all_reduce_8gpu.log" \
+expect 0 "imported 8 sizes (8 rows) from 3 log(s)" -- "$bin" import-nccl-tests "$data/all_reduce_8gpu.log" \
   "$data/reduce_scatter_perf.json" "$data/all_gather_perf_2nodes_noroot.log" --out "$tmp/p.json"
 expect 0 '"format": "trainsim-calibration"' -- cat "$tmp/p.json"
 expect 2 "malformed.log:6: cannot read this result line" -- "$bin" import-nccl-tests "$data/malformed.log" --out "$tmp/q.json"
 expect 2 "does not exist" -- "$bin" import-nccl-tests /no/such.log
+# Real logs (tests/data/nccl/real): the op from the bus factor; repeated sizes merged; --op.
+real="$data/real"
+expect 0 "11 repeated sizes merged" -- "$bin" import-nccl-tests "$real/h100-16gpu-2node-allreduce-noheader-ztan.log" \
+  "$real/h100-16gpu-2node-allreduce-srun-prefix-nccltests-issue290.log" --out "$tmp/r.json"
+expect 2 "all_gather or alltoall; give --op" -- "$bin" import-nccl-tests "$real/a100-8gpu-1node-alltoall-oldformat-superbench.log" --out "$tmp/r.json"
+expect 0 "29 sizes of alltoall over 8 ranks (operation from the --op)" -- "$bin" import-nccl-tests "$real/a100-8gpu-1node-alltoall-oldformat-superbench.log" --op alltoall --out "$tmp/r.json"
 expect 0 "10 the scenario runs" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --dry-run
 expect 0 "4096×28672×4096        mlp_up" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --dry-run
 expect 2 "must equal the GPU count" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --set parallelism.tp=3 --dry-run

@@ -74,3 +74,122 @@ TEST_CASE("nccl-tests: unreadable input is reported with its line", "[nccl-tests
   CHECK_THROWS_WITH(parse_nccl_tests("hello\n", "all_reduce_perf.log"),
                     Catch::Contains("no nccl-tests result lines"));
 }
+
+// Real logs (tests/data/nccl/real/README.md names each source). Expected values are the
+// files' own lines: result rows, the last row's out-of-place time / algbw / busbw, the Rank
+// lines' hosts and device name.
+namespace {
+NcclTestsLog real(const std::string& name, const NcclTestsOptions& opt = {}) {
+  return read_nccl_tests(fixture("real/" + name), name, opt);
+}
+}  // namespace
+
+TEST_CASE("nccl-tests, real logs: headers, no header, prefixes, INFO lines, old columns",
+          "[nccl-tests]") {
+  SECTION("newer format with the Collective test header: 8 × H100 all_gather") {
+    const auto log = real("h100-8gpu-1node-allgather-header-xxrjun.log");
+    REQUIRE(log.samples.size() == 10);
+    CHECK(log.op_from == "header");
+    CHECK(log.samples.front().bytes == 33554432);
+    const auto& last = log.samples.back();  // 17179869184  …  41542.0  413.55  361.86
+    CHECK(last.op == "all_gather");
+    CHECK(last.bytes == 17179869184.0);
+    CHECK(last.time_s == Approx(41542.0e-6));
+    CHECK(last.busbw == Approx(361.86e9));
+    CHECK(last.group_size == 8);
+    CHECK(last.link == "intra_node");
+    CHECK(log.gpu == "NVIDIA H100 80GB HBM3");
+    CHECK(log.hosts == std::vector<std::string>{"cnode3-002"});
+  }
+  SECTION("80 ranks on 10 hosts, reduce_scatter") {
+    const auto log = real("h100-80gpu-10node-reducescatter-header-xxrjun.log");
+    REQUIRE(log.samples.size() == 10);
+    CHECK(log.samples.back().op == "reduce_scatter");
+    CHECK(log.samples.back().group_size == 80);
+    CHECK(log.samples.back().link == "inter_node");
+    CHECK(log.samples.back().time_s == Approx(52458.7e-6));
+    CHECK(log.hosts.size() == 10);
+  }
+  SECTION("no header, no op in the name: all_reduce from busbw/algbw = 2·15/16 = 1.875") {
+    const auto log = real("h100-16gpu-2node-allreduce-noheader-ztan.log");
+    CHECK(log.op_from == "bus factor");
+    REQUIRE(log.samples.size() == 31);
+    CHECK(log.samples.back().op == "all_reduce");
+    CHECK(log.samples.back().bytes == 8589934592.0);
+    CHECK(log.samples.back().time_s == Approx(47535e-6));
+    CHECK(log.samples.back().group_size == 16);
+    CHECK(log.samples.back().link == "inter_node");
+    CHECK(log.hosts == std::vector<std::string>{"ztan-mig-235z", "ztan-mig-gq73"});
+  }
+  SECTION("srun -l prefixes (' 0: ') and #wrong = N/A") {
+    const auto log = real("h100-16gpu-2node-allreduce-srun-prefix-nccltests-issue290.log");
+    REQUIRE(log.samples.size() == 11);
+    CHECK(log.samples.front().bytes == 8388608);
+    CHECK(log.samples.back().op == "all_reduce");
+    CHECK(log.samples.back().time_s == Approx(103530e-6));
+    CHECK(log.samples.back().busbw == Approx(155.57e9));
+    CHECK(log.hosts == std::vector<std::string>{"node005", "node007"});
+  }
+  SECTION("mpirun prefixes, 529 NCCL INFO lines, no root column, an error column") {
+    const auto log = real("a100-16gpu-2node-allreduce-mpirun-info-awsefaeks.log");
+    REQUIRE(log.samples.size() == 30);
+    CHECK(log.samples.front().bytes == 8);
+    CHECK(log.samples.back().op == "all_reduce");
+    CHECK(log.samples.back().bytes == 4294967296.0);
+    CHECK(log.samples.back().time_s == Approx(183834e-6));
+    CHECK(log.samples.back().busbw == Approx(43.81e9));
+    CHECK(log.gpu == "A100-SXM4-40GB");
+    CHECK(log.nccl == "2.9.9");
+    CHECK(log.hosts.size() == 2);
+  }
+  SECTION("an empty redop and 11 fields: all_gather or alltoall cannot be told apart") {
+    // busbw/algbw = 224.31/256.36 = 0.875 = 7/8 with no redop: refused until --op says which.
+    CHECK_THROWS_WITH(real("a100-8gpu-1node-alltoall-oldformat-superbench.log"),
+                      Catch::Contains("all_gather or alltoall; give --op"));
+    NcclTestsOptions opt;
+    opt.op = "alltoall";
+    const auto log = real("a100-8gpu-1node-alltoall-oldformat-superbench.log", opt);
+    CHECK(log.op_from == "--op");
+    REQUIRE(log.samples.size() == 29);  // 34 rows, the first 5 of size 0 dropped
+    CHECK(log.samples.back().op == "alltoall");
+    CHECK(log.samples.back().time_s == Approx(33508e-6));
+    CHECK(log.samples.back().busbw == Approx(224.31e9));
+    CHECK(log.samples.back().group_size == 8);
+  }
+}
+
+TEST_CASE("nccl-tests: --op and --ranks state what a log does not", "[nccl-tests]") {
+  const std::string rows =
+      "   1048576   262144  float  sum  -1  100.0  10.49  18.35  0  99.0  10.59  18.54  0\n"
+      "   2097152   524288  float  sum  -1  180.0  11.65  20.39  0  178.0  11.78  20.62  0\n";
+  CHECK_THROWS_WITH(read_nccl_tests(rows, "bare.log"),
+                    Catch::Contains("bare.log:1") && Catch::Contains("give --op and --ranks"));
+  NcclTestsOptions opt;
+  opt.ranks = 8;  // 18.35 / 10.49 = 1.749 ≈ 2·7/8 = 1.75: all_reduce
+  const auto log = read_nccl_tests(rows, "bare.log", opt);
+  CHECK(log.samples.size() == 2);
+  CHECK(log.samples[0].op == "all_reduce");
+  CHECK(log.samples[0].group_size == 8);
+  opt.op = "nope";
+  CHECK_THROWS_WITH(read_nccl_tests(rows, "bare.log", opt),
+                    Catch::Contains("--op nope: expected one of"));
+}
+
+TEST_CASE("nccl-tests: the same sizes from several logs merge to the median and the spread",
+          "[nccl-tests]") {
+  auto a = real("h100-16gpu-2node-allreduce-noheader-ztan.log").samples;
+  const auto b = real("h100-16gpu-2node-allreduce-srun-prefix-nccltests-issue290.log").samples;
+  // Both: all_reduce over 16 ranks on two hosts. The srun log's 11 sizes (8 MiB … 8 GiB) are all
+  // among the 31 of the other (8 B … 8 GiB, ×2): 31 merged sizes.
+  a.insert(a.end(), b.begin(), b.end());
+  const auto m = merge_collective_samples(a);
+  REQUIRE(m.size() == 31);
+  const auto& big = m.back();
+  CHECK(big.bytes == 8589934592.0);
+  // Two times, 47,535 µs and 103,530 µs: median 75,532.5 µs, spread 55,995 µs.
+  CHECK(big.time_s == Approx(75532.5e-6));
+  CHECK(big.spread_s == Approx(55995e-6));
+  CHECK(big.algbw == Approx(8589934592.0 / 75532.5e-6));
+  CHECK(big.busbw == Approx(big.algbw * 1.875).epsilon(0.01));
+  CHECK_THAT(big.source, Catch::Contains("ztan") && Catch::Contains("issue290"));
+}

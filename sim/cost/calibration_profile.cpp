@@ -97,6 +97,7 @@ json profile_to_json(const CalibrationProfile& p) {
                                 {"link", c.link},
                                 {"bytes", c.bytes},
                                 {"time_s", c.time_s},
+                                {"spread_s", c.spread_s},
                                 {"algbw_Bps", c.algbw},
                                 {"busbw_Bps", c.busbw},
                                 {"method", c.method},
@@ -169,6 +170,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
         bad(source, at + ".link", "expected intra_node or inter_node, got \"" + s.link + "\"");
       s.bytes = positive(c, source, at + ".bytes");
       s.time_s = positive(c, source, at + ".time_s");
+      s.spread_s = optional_number(c, source, at + ".spread_s", 0.0);
       s.algbw = optional_number(c, source, at + ".algbw_Bps", s.bytes / s.time_s);
       s.busbw = optional_number(c, source, at + ".busbw_Bps", 0.0);
       s.method = text(c, "method", "measured");

@@ -48,11 +48,12 @@ struct CollectiveSample {
   int group_size = 0;
   std::string link = "intra_node";  ///< intra_node or inter_node
   double bytes = 0;
-  double time_s = 0;                ///< out-of-place time
+  double time_s = 0;                ///< out-of-place time (median when merged from several logs)
   double algbw = 0;                 ///< bytes/s
   double busbw = 0;                 ///< bytes/s
   std::string method = "measured";  ///< measured, nccl-tests, analytic
   std::string source;               ///< e.g. "all_reduce.log:42"
+  double spread_s = 0;              ///< max − min of merged times (several logs); 0 for one
 };
 
 struct CalibrationProfile {
