@@ -22,6 +22,8 @@
 #include "mpi_job.h"
 #include "nccl_tests.h"
 #include "profile_update.h"
+#include "scenario/scenario_loader.h"
+#include "torch_trace_import.h"
 
 namespace {
 
@@ -61,6 +63,46 @@ int cmd_import(const std::vector<std::string>& logs, const std::string& out,
   if (all.size() > p.collectives.size())
     std::cout << fmt::format("  {} repeated sizes merged: median time, spread_s = max − min\n",
                              all.size() - p.collectives.size());
+  return 0;
+}
+
+// `import-torch-trace`: a real step's kernels (PyTorch profiler traces) as profile samples.
+int cmd_import_trace(const std::vector<std::string>& traces, const std::string& scenario,
+                     const std::vector<std::string>& sets, const std::string& out) {
+  const Scenario sc = load_scenario(scenario, sets);
+  const TorchTraceImport imp = import_torch_traces(read_torch_traces(traces), sc);
+  const auto& p = imp.profile;
+  if (p.gemms.empty() && p.memory.empty() && p.collectives.empty())
+    throw InputError(fmt::format(
+        "nothing to import from {} step(s): no bf16/fp16 GEMM with a shape (record with "
+        "torch.profiler.profile(record_shapes=True)), no device-to-device copy, no NCCL kernel "
+        "with collective metadata (PyTorch 2.2 or later)",
+        imp.steps));
+  if (!p.gemms.empty() || !p.memory.empty()) update_profile(out, p, ProfileSection::Compute);
+  if (!p.collectives.empty()) update_profile(out, p, ProfileSection::Collectives);
+  std::cout << fmt::format("imported from {} trace(s), {} step(s), into {}:\n", traces.size(),
+                           imp.steps, out);
+  std::cout << fmt::format("  GEMMs        {} shapes from {} calls{}\n", p.gemms.size(),
+                           imp.gemm_calls,
+                           imp.gemm_batched + imp.gemm_fp32 + imp.gemm_no_shape > 0
+                               ? fmt::format(" (skipped: {} batched, {} not bf16/fp16, {} kernels "
+                                             "without a shape)",
+                                             imp.gemm_batched, imp.gemm_fp32, imp.gemm_no_shape)
+                               : "");
+  std::cout << fmt::format("  copies       {} sizes from {} device-to-device copies\n",
+                           p.memory.size(), imp.copies);
+  std::cout << fmt::format("  collectives  {} sizes from {} NCCL kernels{}\n", p.collectives.size(),
+                           imp.collective_calls,
+                           imp.collective_skipped > 0
+                               ? fmt::format(" (skipped: {} without metadata or not a collective "
+                                             "trainsim uses)",
+                                             imp.collective_skipped)
+                               : "");
+  if (imp.attention_kernels > 0)
+    std::cout << fmt::format(
+        "  attention    {} kernels not imported (profiles hold no attention "
+        "samples yet)\n",
+        imp.attention_kernels);
   return 0;
 }
 
@@ -124,6 +166,23 @@ int main(int argc, char** argv) {
                   "The group size, when a log has no \"# Using devices\" Rank lines")
       ->check(CLI::PositiveNumber);
 
+  std::vector<std::string> trace_files, trace_sets;
+  std::string trace_scenario, trace_out = "calibration.json";
+  auto* imt = app.add_subcommand(
+      "import-torch-trace",
+      "Read PyTorch profiler traces (Kineto JSON or JSON.gz, one per rank) into a calibration "
+      "profile: bf16/fp16 GEMM times by shape, device-to-device copies, NCCL collective times "
+      "by size (no GPU needed)");
+  imt->add_option("traces", trace_files, "Kineto trace files")
+      ->required()
+      ->check(CLI::ExistingFile);
+  imt->add_option("--scenario", trace_scenario,
+                  "Scenario YAML (its GPUs per node decide whether a collective crossed nodes)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  imt->add_option("--set", trace_sets, "Override a scenario key (key=value), repeatable");
+  imt->add_option("--out", trace_out, "Profile to write or update")->capture_default_str();
+
   ValidateArgs va;
   auto* val = app.add_subcommand(
       "validate",
@@ -162,6 +221,7 @@ int main(int argc, char** argv) {
       return cmd_collectives(ca);
     }
     if (*imp) return cmd_import(logs, out, nopt);
+    if (*imt) return cmd_import_trace(trace_files, trace_scenario, trace_sets, trace_out);
     if (*val) return cmd_validate(va);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";

@@ -3,6 +3,7 @@
 # usage: calibrate_cli_test.sh TRAINSIM_CALIBRATE SOURCE_DIR
 set -u
 bin=$1
+src=$2
 data=$2/tests/data/nccl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -14,6 +15,11 @@ expect 0 "imported 8 sizes (8 rows) from 3 log(s)" -- "$bin" import-nccl-tests "
 expect 0 '"format": "trainsim-calibration"' -- cat "$tmp/p.json"
 expect 2 "malformed.log:6: cannot read this result line" -- "$bin" import-nccl-tests "$data/malformed.log" --out "$tmp/q.json"
 expect 2 "does not exist" -- "$bin" import-nccl-tests /no/such.log
+# PyTorch profiler traces into a profile (tests/data/kineto, real HTA traces).
+kin="$(dirname "$data")/kineto"
+expect 0 "collectives  5 sizes from 10 NCCL kernels" -- "$bin" import-torch-trace "$kin/nccl_data.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t.json"
+expect 0 '"method": "torch-trace"' -- cat "$tmp/t.json"
+expect 2 "no GPU kernels" -- "$bin" import-torch-trace "$kin/cpu_only_rank-34.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t.json"
 # Real logs (tests/data/nccl/real): the op from the bus factor; repeated sizes merged; --op.
 real="$data/real"
 expect 0 "11 repeated sizes merged" -- "$bin" import-nccl-tests "$real/h100-16gpu-2node-allreduce-noheader-ztan.log" \

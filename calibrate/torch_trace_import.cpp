@@ -1,0 +1,147 @@
+#include "torch_trace_import.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace trainsim {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double spread(const std::vector<double>& v) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return *hi - *lo;
+}
+
+// nccl-tests' bus factor (doc/PERFORMANCE.md): 2(n−1)/n all-reduce, (n−1)/n all-gather,
+// reduce-scatter and all-to-all, 1 send/recv.
+double bus_factor(const std::string& op, int n) {
+  if (op == "all_reduce") return 2.0 * (n - 1) / n;
+  if (op == "sendrecv") return 1.0;
+  return (n - 1.0) / n;
+}
+
+// The steps of a trace that carry over: all with kernels, less the first when three or more.
+std::vector<bool> used_steps(const TorchTrace& t) {
+  std::vector<bool> use(t.steps.size(), false);
+  int with = 0;
+  for (std::size_t i = 0; i < t.steps.size(); ++i) with += t.steps[i].kernels > 0;
+  bool skipped = with < 3;
+  for (std::size_t i = 0; i < t.steps.size(); ++i) {
+    if (t.steps[i].kernels == 0) continue;
+    if (!skipped) {
+      skipped = true;
+      continue;
+    }
+    use[i] = true;
+  }
+  return use;
+}
+
+}  // namespace
+
+TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, const Scenario& s) {
+  TorchTraceImport out;
+  if (!traces.empty()) out.profile.provenance.device = traces.front().device;
+  const int per_node = s.has_cluster ? s.cluster.gpus_per_node : 8;
+  using GemmKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::string>;
+  std::map<GemmKey, std::vector<double>> gemms;
+  std::map<double, std::vector<double>> copies;
+  using CollKey = std::tuple<std::string, int, double>;
+  std::map<CollKey, std::vector<double>> colls;
+  std::map<CollKey, std::string> coll_source;
+  for (const TorchTrace& t : traces) {
+    const std::vector<bool> use = used_steps(t);
+    out.steps += static_cast<int>(std::count(use.begin(), use.end(), true));
+    std::map<std::pair<int, int>, double> call;  // (step, shape id) → summed kernel time
+    for (const TraceKernel& k : t.kernels) {
+      if (k.step < 0 || !use[static_cast<std::size_t>(k.step)]) continue;
+      const double secs = to_seconds(k.dur);
+      switch (k.kind.category) {
+        case KernelCategory::Gemm:
+          if (k.shape < 0)
+            ++out.gemm_no_shape;
+          else
+            call[{k.step, k.shape}] += secs;
+          break;
+        case KernelCategory::Attention:
+          ++out.attention_kernels;
+          break;
+        case KernelCategory::Communication: {
+          const CollectiveInfo* c =
+              k.collective >= 0 ? &t.collectives[static_cast<std::size_t>(k.collective)] : nullptr;
+          const auto& ops = collective_op_names();
+          if (!c || c->bytes <= 0 || c->group_size < 2 ||
+              std::find(ops.begin(), ops.end(), k.kind.collective) == ops.end()) {
+            ++out.collective_skipped;
+            break;
+          }
+          const CollKey key{k.kind.collective, c->group_size, c->bytes};
+          colls[key].push_back(secs);
+          coll_source.emplace(key, fmt::format("{} rank {} {}", t.file, t.rank,
+                                               t.steps[static_cast<std::size_t>(k.step)].name));
+          ++out.collective_calls;
+          break;
+        }
+        case KernelCategory::MemoryBound:
+          if (k.copy && k.copy_bytes > 0 && t.names[k.name].find("DtoD") != std::string::npos) {
+            copies[2 * k.copy_bytes].push_back(secs);
+            ++out.copies;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    for (const auto& [key, secs] : call) {
+      const GemmShape& g = t.gemm_shapes[static_cast<std::size_t>(key.second)];
+      if (g.batch > 1) {
+        ++out.gemm_batched;
+      } else if (g.dtype != "bf16" && g.dtype != "fp16") {
+        ++out.gemm_fp32;
+      } else {
+        gemms[{g.m, g.n, g.k, g.dtype}].push_back(secs);
+        ++out.gemm_calls;
+      }
+    }
+  }
+  for (const auto& [key, v] : gemms) {
+    GemmSample g;
+    std::tie(g.m, g.n, g.k, g.dtype) = key;
+    g.time_s = median(v);
+    g.spread_s = spread(v);
+    g.method = "torch-trace";
+    out.profile.gemms.push_back(g);
+  }
+  for (const auto& [bytes, v] : copies) {
+    MemoryKernelSample m;
+    m.bytes = bytes;
+    m.time_s = median(v);
+    m.spread_s = spread(v);
+    m.method = "torch-trace";
+    out.profile.memory.push_back(m);
+  }
+  for (const auto& [key, v] : colls) {
+    CollectiveSample c;
+    std::tie(c.op, c.group_size, c.bytes) = key;
+    c.link = c.group_size > per_node ? "inter_node" : "intra_node";
+    c.time_s = median(v);
+    c.spread_s = spread(v);
+    c.algbw = c.bytes / c.time_s;
+    c.busbw = c.algbw * bus_factor(c.op, c.group_size);
+    c.method = "torch-trace";
+    c.source = fmt::format("{} ({} calls)", coll_source[key], v.size());
+    out.profile.collectives.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace trainsim
