@@ -20,27 +20,6 @@
 namespace trainsim {
 namespace {
 
-std::string shape_text(const PlannedGemm& g) {
-  return fmt::format("{}×{}×{}", g.m, g.n, g.k);
-}
-
-void print_plan(const std::vector<PlannedGemm>& plan, const std::vector<double>& copies,
-                const std::string& dtype) {
-  std::size_t needed = 0;
-  double biggest = 0;
-  for (const auto& g : plan) {
-    if (g.needed) ++needed;
-    biggest = std::max(biggest, g.bytes());
-  }
-  std::cout << fmt::format(
-      "{} GEMM shapes ({} the scenario runs, {} sweep points), {}, and {} copy sizes ({} to "
-      "{}); largest operands {}\n",
-      plan.size(), needed, plan.size() - needed, dtype, copies.size(), format_bytes(copies.front()),
-      format_bytes(copies.back()), format_bytes(biggest));
-  for (const auto& g : plan)
-    if (g.needed) std::cout << fmt::format("  {:<22} {}\n", shape_text(g), g.why);
-}
-
 }  // namespace
 
 int cmd_gemm(const GemmArgs& a) {
@@ -54,7 +33,7 @@ int cmd_gemm(const GemmArgs& a) {
   const std::vector<double> copies = plan_copy_bytes();
   const std::string dtype = gemm_dtype(s);
   if (a.dry_run) {
-    print_plan(plan, copies, dtype);
+    std::cout << format_gemm_plan(plan, copies, dtype);
     return 0;
   }
   const int count = gpu::require_devices();
@@ -76,7 +55,7 @@ int cmd_gemm(const GemmArgs& a) {
                                       [](auto& x, auto& y) { return x.bytes() < y.bytes(); });
     if (big->needed)
       skipped.push_back(fmt::format("{} ({}: operands too large for free memory {})",
-                                    shape_text(*big), big->why, format_bytes(free)));
+                                    gemm_shape_text(*big), big->why, format_bytes(free)));
     plan.erase(big);
   }
   GemmBench bench(a.device, dtype == "fp16", operand_pools(plan, copies.back()));
@@ -85,12 +64,12 @@ int cmd_gemm(const GemmArgs& a) {
   Progress progress(plan.size() + copies.size(), stderr);
   std::size_t done = 0;
   for (const auto& g : plan) {
-    progress.step(done++, fmt::format("{} {}", shape_text(g), g.why));
+    progress.step(done++, fmt::format("{} {}", gemm_shape_text(g), g.why));
     try {
       const Timing t = bench.time(g.m, g.n, g.k, a.reps);
       profile.gemms.push_back({g.m, g.n, g.k, dtype, t.median, t.spread, "measured"});
     } catch (const gpu::GpuError& e) {
-      skipped.push_back(fmt::format("{} ({}): {}", shape_text(g), g.why, e.what()));
+      skipped.push_back(fmt::format("{} ({}): {}", gemm_shape_text(g), g.why, e.what()));
     }
   }
   for (double bytes : copies) {
@@ -119,7 +98,7 @@ int cmd_gemm(const GemmArgs& a) {
     if (!largest || g.flops() > 2.0 * largest->m * largest->n * largest->k) largest = &*it;
     const double roof = analytic.gemm_seconds(
         {static_cast<double>(g.m), static_cast<double>(g.n), static_cast<double>(g.k)});
-    std::cout << fmt::format("  {:<22} {:>8.1f}µs {:>9.1f} {:>11.2f}×  {}\n", shape_text(g),
+    std::cout << fmt::format("  {:<22} {:>8.1f}µs {:>9.1f} {:>11.2f}×  {}\n", gemm_shape_text(g),
                              it->time_s * 1e6, g.flops() / it->time_s / 1e12, it->time_s / roof,
                              g.why);
   }

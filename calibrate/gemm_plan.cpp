@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/quantity.h"
 #include "cost/analytic.h"
 
 namespace trainsim {
@@ -70,6 +71,28 @@ std::vector<double> plan_copy_bytes() {
   std::vector<double> sizes;
   for (double b = 256.0 * 1024; b <= 4.0 * (1ull << 30); b *= 2) sizes.push_back(b);
   return sizes;
+}
+
+std::string gemm_shape_text(const PlannedGemm& g) {
+  return fmt::format("{}×{}×{}", g.m, g.n, g.k);
+}
+
+std::string format_gemm_plan(const std::vector<PlannedGemm>& plan, const std::vector<double>& copies,
+                             const std::string& dtype) {
+  std::size_t needed = 0;
+  double biggest = 0;
+  for (const auto& g : plan) {
+    if (g.needed) ++needed;
+    biggest = std::max(biggest, g.bytes());
+  }
+  std::string out = fmt::format(
+      "{} GEMM shapes ({} the scenario runs, {} sweep points), {}, and {} copy sizes ({} to "
+      "{}); largest operands {}\n",
+      plan.size(), needed, plan.size() - needed, dtype, copies.size(), format_bytes(copies.front()),
+      format_bytes(copies.back()), format_bytes(biggest));
+  for (const auto& g : plan)
+    if (g.needed) out += fmt::format("  {:<22} {}\n", gemm_shape_text(g), g.why);
+  return out;
 }
 
 }  // namespace trainsim

@@ -17,9 +17,11 @@
 #include "core/input_file.h"
 #include "core/json_text.h"
 #include "core/quantity.h"
+#ifdef TRAINSIM_WITH_GPU
 #include "device_info.h"
 #include "gpu.h"
 #include "mpi_job.h"
+#endif
 #include "nccl_tests.h"
 #include "profile_update.h"
 #include "scenario/scenario_loader.h"
@@ -140,10 +142,14 @@ int main(int argc, char** argv) {
       "collectives",
       std::string("Time NCCL all-reduce, all-gather, reduce-scatter, all-to-all and send/recv "
                   "over the local GPUs (one process, 2 or more GPUs), 1 KiB up to --max-bytes") +
+#ifdef TRAINSIM_WITH_GPU
           (mpi::built_with_mpi()
                ? "; under mpirun (one process per GPU) across every GPU of the job, on one "
                  "node or many"
                : " (built without MPI: one node only)"));
+#else
+          " (this build has no CUDA: it cannot)");
+#endif
   coll->add_option("--gpus", ca.gpus, "GPUs to use (0: all)")->capture_default_str();
   coll->add_option("--out", ca.out, "Profile to write or update")->capture_default_str();
   coll->add_option("--max-bytes", max_bytes, "Largest size S, e.g. 4GiB")->capture_default_str();
@@ -208,9 +214,15 @@ int main(int argc, char** argv) {
   }
   try {
     if (*dev) {
+#ifdef TRAINSIM_WITH_GPU
       const auto j = describe_devices();
       std::cout << (json ? json_text(j, 2) + "\n" : describe_devices_text(j));
       return 0;
+#else
+      throw InputError(
+          "trainsim-calibrate device: this build has no CUDA (CMake found no CUDA toolkit with "
+          "NCCL); install one and rebuild to describe GPUs");
+#endif
     }
     if (*gemm) return cmd_gemm(ga);
     if (*coll) {
@@ -226,10 +238,14 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;
-  } catch (const gpu::GpuError& e) {
+  }
+#ifdef TRAINSIM_WITH_GPU
+  catch (const gpu::GpuError& e) {
     std::cerr << "trainsim-calibrate: " << e.what() << "\n";
     return 1;
-  } catch (const std::exception& e) {
+  }
+#endif
+  catch (const std::exception& e) {
     std::cerr << "trainsim-calibrate: internal error: " << e.what() << "\n";
     return 1;
   }
