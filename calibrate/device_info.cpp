@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpu.h"
+#include "profile_update.h"
 
 namespace trainsim {
 namespace {
@@ -16,13 +17,6 @@ std::string version_text(int v, int major_div, int minor_div, int minor_mod) {
 }
 
 }  // namespace
-
-std::string now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 nlohmann::json describe_devices() {
   const int count = gpu::require_devices();

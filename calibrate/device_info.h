@@ -13,7 +13,5 @@ nlohmann::json describe_devices();
 std::string describe_devices_text(const nlohmann::json& j);
 /// Device `d`'s name and the library versions, the host and the current time (UTC).
 Provenance provenance_of(int d);
-/// Now, ISO 8601 UTC.
-std::string now_iso8601();
 
 }  // namespace trainsim

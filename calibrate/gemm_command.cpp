@@ -18,9 +18,7 @@
 #include "scenario/scenario_loader.h"
 
 namespace trainsim {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 int cmd_gemm(const GemmArgs& a) {
   const Scenario s = load_scenario(a.scenario, a.overrides);

@@ -77,8 +77,8 @@ std::string gemm_shape_text(const PlannedGemm& g) {
   return fmt::format("{}×{}×{}", g.m, g.n, g.k);
 }
 
-std::string format_gemm_plan(const std::vector<PlannedGemm>& plan, const std::vector<double>& copies,
-                             const std::string& dtype) {
+std::string format_gemm_plan(const std::vector<PlannedGemm>& plan,
+                             const std::vector<double>& copies, const std::string& dtype) {
   std::size_t needed = 0;
   double biggest = 0;
   for (const auto& g : plan) {

@@ -49,8 +49,8 @@ std::vector<double> plan_copy_bytes();
 std::string gemm_dtype(const Scenario& s);
 
 /// The plan as `gemm --dry-run` prints it: counts, sizes, and each needed shape with its reason.
-std::string format_gemm_plan(const std::vector<PlannedGemm>& plan, const std::vector<double>& copies,
-                             const std::string& dtype);
+std::string format_gemm_plan(const std::vector<PlannedGemm>& plan,
+                             const std::vector<double>& copies, const std::string& dtype);
 
 /// "m×n×k".
 std::string gemm_shape_text(const PlannedGemm& g);

@@ -1,5 +1,7 @@
 #include "profile_update.h"
 
+#include <ctime>
+
 #include <filesystem>
 
 namespace trainsim {
@@ -18,6 +20,13 @@ CalibrationProfile update_profile(const std::string& path, CalibrationProfile fr
   }
   save_profile(fresh, path);
   return fresh;
+}
+
+std::string now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
 }
 
 }  // namespace trainsim

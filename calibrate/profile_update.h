@@ -17,4 +17,7 @@ enum class ProfileSection { Compute, Collectives };
 CalibrationProfile update_profile(const std::string& path, CalibrationProfile fresh,
                                   ProfileSection section);
 
+/// Now, ISO 8601 UTC (a profile's provenance date).
+std::string now_iso8601();
+
 }  // namespace trainsim

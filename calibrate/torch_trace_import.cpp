@@ -102,7 +102,7 @@ TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, cons
       }
     }
     for (const auto& [key, secs] : call) {
-      const GemmShape& g = t.gemm_shapes[static_cast<std::size_t>(key.second)];
+      const TraceGemmShape& g = t.gemm_shapes[static_cast<std::size_t>(key.second)];
       if (g.batch > 1) {
         ++out.gemm_batched;
       } else if (g.dtype != "bf16" && g.dtype != "fp16") {

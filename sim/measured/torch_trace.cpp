@@ -130,7 +130,7 @@ std::vector<std::int64_t> dims(const json& d) {
 // The GEMM operators whose Input Dims give (m, n, k): aten::mm [[m,k],[k,n]], aten::addmm
 // [[bias],[m,k],[k,n],…], aten::_scaled_mm like mm, aten::bmm [[b,m,k],[b,k,n]], aten::baddbmm
 // [[bias],[b,m,k],[b,k,n]], aten::linear [[…,k],[n,k],[n]] (m the product of leading dims).
-bool gemm_shape(const std::string& op, const json& args, GemmShape& g) {
+bool gemm_shape(const std::string& op, const json& args, TraceGemmShape& g) {
   const json* d = field(args, "Input Dims");
   if (!d || !d->is_array()) return false;
   auto at = [&](std::size_t i) {
@@ -212,7 +212,7 @@ struct Span {
 
 struct GemmOp {
   TimeNs begin = 0, end = 0;
-  GemmShape shape;
+  TraceGemmShape shape;
 };
 
 struct Launch {
@@ -233,8 +233,8 @@ struct Reader {
   TorchTrace t;
   std::unordered_map<std::string, std::uint32_t> name_ids;
   std::vector<RawKernel> raw;
-  std::unordered_map<std::int64_t, Launch> launches;   // by correlation id
-  std::unordered_map<std::int64_t, GemmShape> shapes;  // by External id
+  std::unordered_map<std::int64_t, Launch> launches;        // by correlation id
+  std::unordered_map<std::int64_t, TraceGemmShape> shapes;  // by External id
   // The same operators by CPU thread and span, for traces whose kernels' External id is the
   // correlation id (older Kineto): the innermost one around the launch is the kernel's.
   std::map<std::int64_t, std::vector<GemmOp>> gemm_ops;
@@ -287,7 +287,7 @@ struct Reader {
       } else if (name.rfind("Optimizer.step#", 0) == 0) {
         optimizer.push_back({tid, ts, ts + dur});
       } else if (name.rfind("aten::", 0) == 0) {
-        GemmShape g;
+        TraceGemmShape g;
         if (gemm_shape(name, args, g)) {
           const auto x = id_of(args, "External id");
           if (x >= 0) shapes[x] = g;

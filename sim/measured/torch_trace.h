@@ -34,7 +34,7 @@ struct TraceStep {
 
 /// A GEMM's shape from its CPU operator's Input Dims: C[m×n] = A[m×k]·B[k×n], `batch` > 1
 /// for aten::bmm / baddbmm.
-struct GemmShape {
+struct TraceGemmShape {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   std::string dtype;  ///< "bf16", "fp16", "fp32", "fp8" or "" when the trace does not say
 };
@@ -69,7 +69,7 @@ struct TorchTrace {
   std::vector<std::string> names;    ///< kernel names, interned
   std::vector<TraceKernel> kernels;  ///< in start order
   std::vector<TraceStep> steps;      ///< in start order
-  std::vector<GemmShape> gemm_shapes;
+  std::vector<TraceGemmShape> gemm_shapes;
   std::vector<CollectiveInfo> collectives;
   std::int64_t events = 0;  ///< trace events read
   int optimizer_spans = 0;  ///< `Optimizer.step#…` spans found
