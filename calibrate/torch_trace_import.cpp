@@ -59,11 +59,13 @@ TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, cons
   std::map<CollKey, std::vector<double>> colls;
   std::map<CollKey, std::string> coll_source;
   for (const TorchTrace& t : traces) {
+    // A trace without ProfilerStep annotations is one step: every kernel counts.
+    const bool whole = t.steps.empty();
     const std::vector<bool> use = used_steps(t);
-    out.steps += static_cast<int>(std::count(use.begin(), use.end(), true));
+    out.steps += whole ? 1 : static_cast<int>(std::count(use.begin(), use.end(), true));
     std::map<std::pair<int, int>, double> call;  // (step, shape id) → summed kernel time
     for (const TraceKernel& k : t.kernels) {
-      if (k.step < 0 || !use[static_cast<std::size_t>(k.step)]) continue;
+      if (!whole && (k.step < 0 || !use[static_cast<std::size_t>(k.step)])) continue;
       const double secs = to_seconds(k.dur);
       switch (k.kind.category) {
         case KernelCategory::Gemm:
@@ -86,8 +88,10 @@ TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, cons
           }
           const CollKey key{k.kind.collective, c->group_size, c->bytes};
           colls[key].push_back(secs);
-          coll_source.emplace(key, fmt::format("{} rank {} {}", t.file, t.rank,
-                                               t.steps[static_cast<std::size_t>(k.step)].name));
+          coll_source.emplace(
+              key,
+              fmt::format("{} rank {} {}", t.file, t.rank,
+                          whole ? "whole trace" : t.steps[static_cast<std::size_t>(k.step)].name));
           ++out.collective_calls;
           break;
         }

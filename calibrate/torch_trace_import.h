@@ -4,7 +4,7 @@
 // uses, without running anything on a GPU.
 //
 // What carries over, from every profiled step but the first (warm-up) when there are three or
-// more:
+// more (a trace without ProfilerStep annotations: all of it):
 // - GEMMs with a known shape (record_shapes=True) in bf16 or fp16: one time per operator call
 //   (its kernels summed, e.g. a GEMM and its split-K reduction), the median per (m, n, k, dtype)
 //   with max − min as the spread;

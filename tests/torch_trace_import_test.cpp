@@ -77,4 +77,18 @@ TEST_CASE("a bf16 GEMM's kernels (GEMM + split-K reduction) are one call, the me
   CHECK(g.dtype == "bf16");
   CHECK(g.time_s == Approx(120e-6));
   CHECK(g.spread_s == Approx(20e-6));
+
+  // Without the ProfilerStep annotations the whole trace is one step: the same two calls.
+  std::string bare = trace;
+  for (
+      const char* step :
+      {R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},)",
+       R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 1000, "dur": 1000},)"})
+    bare.erase(bare.find(step), std::string(step).size());
+  std::ofstream(path) << bare;
+  const TorchTraceImport whole = import_torch_traces({read_torch_trace(path)}, s);
+  std::remove(path.c_str());
+  CHECK(whole.steps == 1);
+  REQUIRE(whole.profile.gemms.size() == 1);
+  CHECK(whole.profile.gemms[0].time_s == Approx(120e-6));
 }
