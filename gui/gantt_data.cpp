@@ -1,10 +1,12 @@
 #include "gantt_data.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "lower/task_types.h"
 
 namespace trainsim::gui {
@@ -29,6 +31,16 @@ const char* box_kind_name(BoxKind k) {
       return "DP / ZeRO";
     case BoxKind::P2p:
       return "p2p";
+    case BoxKind::Gemm:
+      return "GEMM";
+    case BoxKind::Attention:
+      return "attention";
+    case BoxKind::MemoryBound:
+      return "memory-bound";
+    case BoxKind::Communication:
+      return "NCCL";
+    case BoxKind::OtherKernel:
+      return "other kernel";
     case BoxKind::Count:
       break;
   }
@@ -61,6 +73,89 @@ BoxKind box_kind(const Work& w) {
       return BoxKind::P2p;
   }
   return BoxKind::Forward;
+}
+
+bool is_measured_kind(BoxKind k) {
+  return k == BoxKind::Gemm || k == BoxKind::Attention || k == BoxKind::MemoryBound ||
+         k == BoxKind::Communication || k == BoxKind::OtherKernel;
+}
+
+namespace {
+
+BoxKind measured_kind(KernelCategory c) {
+  switch (c) {
+    case KernelCategory::Gemm:
+      return BoxKind::Gemm;
+    case KernelCategory::Attention:
+      return BoxKind::Attention;
+    case KernelCategory::MemoryBound:
+      return BoxKind::MemoryBound;
+    case KernelCategory::Optimizer:
+      return BoxKind::Optimizer;
+    case KernelCategory::Communication:
+      return BoxKind::Communication;
+    case KernelCategory::Other:
+      return BoxKind::OtherKernel;
+  }
+  return BoxKind::OtherKernel;
+}
+
+}  // namespace
+
+void add_measured_lanes(GanttData& d, std::shared_ptr<const TorchTrace> t, int step) {
+  d.lanes.erase(
+      std::remove_if(d.lanes.begin(), d.lanes.end(), [](const Lane& l) { return l.measured; }),
+      d.lanes.end());
+  d.measured = t;
+  d.measured_step = step;
+  if (!t) return;
+  TRAINSIM_CHECK(step >= 0 && static_cast<std::size_t>(step) < t->steps.size(),
+                 "add_measured_lanes is given a step of the trace");
+  const TimeNs origin = t->steps[static_cast<std::size_t>(step)].gpu_begin;
+  std::map<int, Lane> by_stream;
+  std::map<int, TimeNs> busy;
+  for (std::size_t i = 0; i < t->kernels.size(); ++i) {
+    const TraceKernel& k = t->kernels[i];
+    if (k.step != step) continue;
+    Lane& lane = by_stream[k.stream];
+    lane.boxes.push_back({k.start - origin, k.start - origin + k.dur, static_cast<TaskId>(i),
+                          measured_kind(k.kind.category)});
+    busy[k.stream] += k.dur;
+  }
+  int busiest = -1;
+  for (const auto& [stream, b] : busy)
+    if (busiest < 0 || b > busy[busiest]) busiest = stream;
+  // Below every simulated stage: a stage number no layout reaches.
+  const int stage = 1 << 30;
+  std::vector<Lane> lanes;
+  for (auto& [stream, lane] : by_stream) {
+    lane.measured = true;
+    lane.compute = stream == busiest;
+    lane.rank = -1;
+    lane.stage = stage;
+    lane.label = lane.compute ? fmt::format("measured · rank {}", t->rank)
+                              : fmt::format("  stream {}", stream);
+    // One stream runs one kernel at a time; a profiler's rounding may overlap neighbours by
+    // a nanosecond or two, which box_at's binary search must not see.
+    for (std::size_t b = 1; b < lane.boxes.size(); ++b)
+      lane.boxes[b].start = std::max(lane.boxes[b].start, lane.boxes[b - 1].end);
+    for (auto& b : lane.boxes) b.end = std::max(b.end, b.start);
+    if (lane.compute)
+      lanes.insert(lanes.begin(), std::move(lane));
+    else
+      lanes.push_back(std::move(lane));
+  }
+  for (auto& l : lanes) d.lanes.push_back(std::move(l));
+}
+
+TimeNs measured_span(const GanttData& d) {
+  if (!d.measured || d.measured_step < 0) return 0;
+  const TraceStep& s = d.measured->steps[static_cast<std::size_t>(d.measured_step)];
+  return s.gpu_end - s.gpu_begin;
+}
+
+TimeNs drawn_span(const GanttData& d) {
+  return std::max(d.timeline ? d.timeline->makespan : 0, measured_span(d));
 }
 
 GanttData make_gantt_data(std::shared_ptr<const Timeline> tl) {

@@ -8,6 +8,7 @@
 #include <string>   // std::string
 #include <vector>   // std::vector
 
+#include "measured/torch_trace.h"
 #include "report/p2p_flows.h"
 #include "run/timeline.h"
 
@@ -24,14 +25,23 @@ enum class BoxKind : std::uint8_t {
   TensorParallel,
   DataParallel,  ///< gradient reduction and ZeRO parameter gathers
   P2p,
+  // Kernels of a measured step (a PyTorch profiler trace), by kernel_class.h's category; a
+  // measured optimizer kernel is Optimizer.
+  Gemm,
+  Attention,
+  MemoryBound,
+  Communication,
+  OtherKernel,
   Count
 };
+/// True for the kinds only measured lanes use.
+bool is_measured_kind(BoxKind k);
 const char* box_kind_name(BoxKind k);
 BoxKind box_kind(const Work& w);
 
 struct Box {
   TimeNs start = 0, end = 0;
-  TaskId task = 0;
+  TaskId task = 0;  ///< a task of the Timeline, or on a measured lane an index into its kernels
   BoxKind kind = BoxKind::Forward;
 };
 
@@ -41,6 +51,7 @@ struct Lane {
   int stage = 0;               ///< pipeline rank
   bool compute = true;         ///< the rank's compute lane (false: a communication stream)
   bool representative = true;  ///< tp = dp = 0: shown when DP/TP peers are collapsed
+  bool measured = false;       ///< a CUDA stream of a measured trace (GanttData::measured)
   std::vector<Box> boxes;      ///< sorted by start; never overlapping (one stream)
 };
 
@@ -50,11 +61,23 @@ struct GanttData {
   std::vector<P2pFlow> flows;
   std::size_t tasks = 0;
   bool recompute = false;  ///< B boxes include recomputation (drawn hatched)
+  /// A measured step drawn below the simulated one (add_measured_lanes), or null.
+  std::shared_ptr<const TorchTrace> measured;
+  int measured_step = -1;  ///< index into measured->steps
 };
 
 /// Lanes for every simulated rank's non-empty streams, ranks ordered by (stage, dp, tp).
 GanttData make_gantt_data(std::shared_ptr<const Timeline> tl);
 
+/// Adds the lanes of step `step` of trace `t` after the simulated ones: one per CUDA stream
+/// ("measured · rank R", then "stream S"), the busiest stream a full lane and the others thin ones
+/// (shown with the communication streams), each kernel a box of its category, shifted so that the
+/// step's first kernel starts at 0 like the simulated step. Replaces lanes a previous call added.
+void add_measured_lanes(GanttData& d, std::shared_ptr<const TorchTrace> t, int step);
+/// The measured step's span (first kernel start to last kernel end), 0 without one.
+TimeNs measured_span(const GanttData& d);
+/// What a fitted view shows: the simulated step or the measured one, whichever is longer.
+TimeNs drawn_span(const GanttData& d);
 /// Which lanes a view shows: DP/TP peers (non-representative ranks) and communication lanes
 /// are optional. Returns indices into `d.lanes`.
 std::vector<int> visible_lanes(const GanttData& d, bool show_peers, bool show_streams);

@@ -31,6 +31,18 @@ QColor box_color(BoxKind k) {
       return QColor(0xd9, 0x4f, 0x4f);
     case BoxKind::P2p:
       return QColor(0x8d, 0x6e, 0x63);
+    // Measured kernels: GEMM and attention in the blues and teals of compute, NCCL in the red
+    // of DP, memory-bound grey-green, unknown grey.
+    case BoxKind::Gemm:
+      return QColor(0x3b, 0x6f, 0xc4);
+    case BoxKind::Attention:
+      return QColor(0x00, 0x89, 0x7b);
+    case BoxKind::MemoryBound:
+      return QColor(0x8b, 0xa8, 0x7a);
+    case BoxKind::Communication:
+      return QColor(0xc6, 0x28, 0x28);
+    case BoxKind::OtherKernel:
+      return QColor(0x75, 0x75, 0x75);
     case BoxKind::Count:
       break;
   }
@@ -105,13 +117,14 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
   std::vector<int> compute_lane_of_rank(tl.ranks.ranks.size(), -1);
   for (std::size_t i = 0; i < lay.lanes.size(); ++i) {
     const Lane& lane = d.lanes[static_cast<std::size_t>(lay.lanes[i])];
-    if (lane.compute)
+    if (lane.compute && !lane.measured)
       compute_lane_of_rank[static_cast<std::size_t>(lane.rank)] = static_cast<int>(i);
     const int y = plot.top() + lay.top[i], h = lay.height[i];
     if (y > plot.bottom() || y + h < plot.top()) continue;
     // Idle time is what stays of this background: the bubble.
-    p.fillRect(QRectF(step_x0, y, step_x1 - step_x0, h),
-               lane.compute ? kBubble : kStreamBackground);
+    const double end_x =
+        lane.measured ? left + m.x_of(static_cast<double>(measured_span(d))) : step_x1;
+    p.fillRect(QRectF(step_x0, y, end_x - step_x0, h), lane.compute ? kBubble : kStreamBackground);
     const auto& boxes = lane.boxes;
     auto it = std::upper_bound(boxes.begin(), boxes.end(), t_a, [](double t, const Box& b) {
       return t < static_cast<double>(b.end);
@@ -120,7 +133,7 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
       const double x0 = left + m.x_of(static_cast<double>(it->start));
       const double x1 = left + m.x_of(static_cast<double>(it->end));
       const int k = static_cast<int>(it->kind);
-      const int mb = g.tasks[it->task].microbatch;
+      const int mb = lane.measured ? -1 : g.tasks[it->task].microbatch;
       const bool faded = selected_mb >= 0 && is_compute_kind(it->kind) && mb != selected_mb;
       const QColor& c = faded ? dim[k] : colors[k];
       if (x1 - x0 >= 1.0) {

@@ -33,7 +33,7 @@ void GanttView::set_data(std::shared_ptr<const GanttData> d) {
   selected_mb_ = -1;
   relayout();
   mapper_.set_width(plot_rect().width());
-  const TimeNs ms = data_ ? data_->timeline->makespan : 0;
+  const TimeNs ms = data_ ? drawn_span(*data_) : 0;
   if (ms != fitted_makespan_) {
     fitted_makespan_ = ms;
     fit();
@@ -93,7 +93,7 @@ void GanttView::changed() {
 
 void GanttView::fit() {
   if (!data_) return;
-  mapper_.fit(fit_span_ > 0 ? fit_span_ : data_->timeline->makespan, plot_rect().width());
+  mapper_.fit(fit_span_ > 0 ? fit_span_ : drawn_span(*data_), plot_rect().width());
   update();
   emit view_changed();
   auto_fit_ = true;
@@ -232,10 +232,12 @@ bool GanttView::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     const TaskId t = task_at(he->pos());
-    if (t == kNone)
-      QToolTip::hideText();
-    else
+    if (t != kNone)
       QToolTip::showText(he->globalPos(), describe(t), this);
+    else if (const TraceKernel* k = kernel_at(he->pos()))
+      QToolTip::showText(he->globalPos(), describe(*k), this);
+    else
+      QToolTip::hideText();
     return true;
   }
   if (e->type() == QEvent::NativeGesture) {
@@ -257,11 +259,49 @@ TaskId GanttView::task_at(QPoint pos) const {
   if (i < 0) return kNone;
   const Lane& lane =
       data_->lanes[static_cast<std::size_t>(layout_.lanes[static_cast<std::size_t>(i)])];
+  if (lane.measured) return kNone;
   // Within half a pixel either side, so sub-pixel boxes can still be hovered.
   const double x = pos.x() - plot.left();
   for (double dx : {0.0, -0.5, 0.5})
     if (const Box* b = box_at(lane, mapper_.t_of(x + dx))) return b->task;
   return kNone;
+}
+
+const TraceKernel* GanttView::kernel_at(QPoint pos) const {
+  if (!data_ || !data_->measured) return nullptr;
+  const QRect plot = plot_rect();
+  if (!plot.contains(pos)) return nullptr;
+  const int i = layout_.lane_at(pos.y() - plot.top() + scroll_y_);
+  if (i < 0) return nullptr;
+  const Lane& lane =
+      data_->lanes[static_cast<std::size_t>(layout_.lanes[static_cast<std::size_t>(i)])];
+  if (!lane.measured) return nullptr;
+  const double x = pos.x() - plot.left();
+  for (double dx : {0.0, -0.5, 0.5})
+    if (const Box* b = box_at(lane, mapper_.t_of(x + dx)))
+      return &data_->measured->kernels[static_cast<std::size_t>(b->task)];
+  return nullptr;
+}
+
+QString GanttView::describe(const TraceKernel& k) const {
+  const TorchTrace& t = *data_->measured;
+  const TraceStep& st = t.steps[static_cast<std::size_t>(data_->measured_step)];
+  std::string s = fmt::format(
+      "<b>{}</b> (measured)<br>{}", kernel_category_name(k.kind.category),
+      QString::fromStdString(kernel_family(t.names[k.name])).toHtmlEscaped().toStdString());
+  if (!k.kind.collective.empty()) s += fmt::format("<br>{}", k.kind.collective);
+  if (k.collective >= 0)
+    s += fmt::format(" · {:.3g} MB",
+                     t.collectives[static_cast<std::size_t>(k.collective)].bytes / 1e6);
+  if (k.shape >= 0) {
+    const TraceGemmShape& g = t.gemm_shapes[static_cast<std::size_t>(k.shape)];
+    s += fmt::format("<br>m {} · n {} · k {}{}", g.m, g.n, g.k,
+                     g.dtype.empty() ? "" : " · " + g.dtype);
+  }
+  s += fmt::format("<br>rank {} · stream {} · {}<br>start {}<br>duration {}", t.rank, k.stream,
+                   st.name, format_duration(static_cast<double>(k.start - st.gpu_begin)),
+                   format_duration(static_cast<double>(k.dur)));
+  return QString::fromStdString(s);
 }
 
 QString GanttView::describe(TaskId t) const {

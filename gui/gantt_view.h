@@ -42,6 +42,9 @@ class GanttView : public QWidget {
   TaskId task_at(QPoint pos) const;
   /// Text of a task's tooltip: op, micro-batch, chunk, start, duration, FLOPs, bytes.
   QString describe(TaskId t) const;
+  /// The measured kernel under `pos` (a measured lane), or nullptr.
+  const TraceKernel* kernel_at(QPoint pos) const;
+  QString describe(const TraceKernel& k) const;
 
   QSize sizeHint() const override;
 

@@ -82,10 +82,19 @@ int main(int argc, char** argv) {
       QStringLiteral("override a scenario key, as trainsim's --set (repeatable), e.g. "
                      "--set parallelism.pp=2"),
       QStringLiteral("KEY=VALUE"));
+  const QCommandLineOption measured(
+      QStringLiteral("measured"),
+      QStringLiteral("draw a PyTorch profiler trace (Kineto JSON or JSON.gz) below the simulated "
+                     "step, with measured vs simulated in the report (as trainsim diff)"),
+      QStringLiteral("TRACE"));
+  const QCommandLineOption measured_step(
+      QStringLiteral("measured-step"),
+      QStringLiteral("the ProfilerStep of --measured to draw (default: as trainsim diff picks)"),
+      QStringLiteral("N"));
   const QCommandLineOption size(QStringLiteral("size"),
                                 QStringLiteral("window size, default 1500x900"),
                                 QStringLiteral("WxH"), QStringLiteral("1500x900"));
-  cli.addOptions({shot, cmp, search, set, size});
+  cli.addOptions({shot, cmp, search, set, measured, measured_step, size});
   cli.process(app);
 
   try {
@@ -117,6 +126,14 @@ int main(int argc, char** argv) {
       throw trainsim::InputError("--set needs a scenario to apply to");
     if (!args.isEmpty() && !win.open_scenario(args.front(), sets))
       throw trainsim::InputError(win.last_error().toStdString());
+    if (cli.isSet(measured)) {
+      if (args.isEmpty()) throw trainsim::InputError("--measured needs a scenario to compare with");
+      win.wait_for_simulation();
+      if (!win.load_measured(cli.value(measured), cli.value(measured_step)))
+        throw trainsim::InputError(win.last_error().toStdString());
+    } else if (cli.isSet(measured_step)) {
+      throw trainsim::InputError("--measured-step needs --measured");
+    }
     if (!schedules.empty()) win.compare(schedules);
     if (cli.isSet(search)) {
       win.wait_for_simulation();  // the search starts from the scenario as simulated

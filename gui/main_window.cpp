@@ -32,8 +32,10 @@
 #include "gantt_painter.h"
 #include "gantt_view.h"
 #include "knob_panel.h"
+#include "measured/step_breakdown.h"
 #include "memory_view.h"
 #include "report/chrome_trace.h"
+#include "report/measured_diff.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "scenario/scenario_loader.h"
@@ -71,23 +73,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   gantt_ = new GanttView;
   memory_ = new MemoryView;
   memory_->set_label_width(gantt_->style().label_width);
-  // The colour legend above the Gantt (box kinds as gantt_painter colours them).
-  QString legend;
-  for (int k = 0; k < static_cast<int>(BoxKind::Count); ++k)
-    legend += QStringLiteral("<span style='color:%1'>&#9632;</span> %2&nbsp;&nbsp; ")
-                  .arg(box_color(static_cast<BoxKind>(k)).name(),
-                       QString::fromUtf8(box_kind_name(static_cast<BoxKind>(k))).toHtmlEscaped());
-  legend +=
-      tr("<span style='color:#bbbbbb'>&#9632;</span> idle (bubble) &nbsp; · B hatched "
-         "when it includes recomputation");
   auto* top = new QWidget;
   auto* top_layout = new QVBoxLayout(top);
   top_layout->setContentsMargins(0, 0, 0, 0);
   top_layout->setSpacing(2);
-  auto* legend_label = new QLabel(legend);
-  legend_label->setContentsMargins(6, 2, 6, 0);
-  legend_label->setWordWrap(true);
-  top_layout->addWidget(legend_label);
+  legend_ = new QLabel;
+  legend_->setContentsMargins(6, 2, 6, 0);
+  legend_->setWordWrap(true);
+  update_legend();
+  top_layout->addWidget(legend_);
   top_layout->addWidget(gantt_, 1);
   split->addWidget(top);
   split->addWidget(memory_);
@@ -171,6 +165,71 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   build_menus();
 }
 
+// The colour legend above the Gantt (box kinds as gantt_painter colours them); the measured
+// kernels' kinds only while a trace is loaded.
+void MainWindow::update_legend() {
+  QString legend;
+  for (int k = 0; k < static_cast<int>(BoxKind::Count); ++k) {
+    const auto kind = static_cast<BoxKind>(k);
+    if (is_measured_kind(kind) && !measured_) continue;
+    if (is_measured_kind(kind) && (k == 0 || !is_measured_kind(static_cast<BoxKind>(k - 1))))
+      legend += tr("&nbsp;measured: ");
+    legend +=
+        QStringLiteral("<span style='color:%1'>&#9632;</span> %2&nbsp;&nbsp; ")
+            .arg(box_color(kind).name(), QString::fromUtf8(box_kind_name(kind)).toHtmlEscaped());
+  }
+  legend +=
+      tr("<span style='color:#bbbbbb'>&#9632;</span> idle (bubble) &nbsp; · B hatched "
+         "when it includes recomputation");
+  legend_->setText(legend);
+}
+
+bool MainWindow::load_measured(const QString& path, const QString& step) {
+  if (path.isEmpty()) {
+    measured_.reset();
+    measured_step_ = -1;
+  } else {
+    try {
+      QApplication::setOverrideCursor(Qt::WaitCursor);
+      auto traces = std::make_shared<std::vector<TorchTrace>>();
+      traces->push_back(read_torch_trace(path.toStdString()));
+      measured_step_ = pick_step(traces->front(), step.toStdString());
+      measured_ = std::move(traces);
+      QApplication::restoreOverrideCursor();
+    } catch (const InputError& e) {
+      QApplication::restoreOverrideCursor();
+      last_error_ = QString::fromUtf8(e.what());
+      status_->setText(last_error_);
+      return false;
+    }
+  }
+  update_legend();
+  show_outcome_with_measured();
+  return true;
+}
+
+void MainWindow::show_outcome_with_measured() {
+  if (!outcome_) return;
+  const auto& o = outcome_;
+  std::string text = format_report(o->report) + "\n" + format_memory(memory_->report());
+  if (!measured_) {
+    gantt_->set_data(o->gantt);
+  } else {
+    auto g = std::make_shared<GanttData>(*o->gantt);
+    add_measured_lanes(*g, std::shared_ptr<const TorchTrace>(measured_, &measured_->front()),
+                       measured_step_);
+    gantt_->set_data(std::move(g));
+    try {
+      text = format_measured_diff(
+                 make_measured_diff(*o->timeline, o->report, *measured_, {measured_step_})) +
+             "\n" + text;
+    } catch (const InputError& e) {
+      text = std::string("measured vs simulated: ") + e.what() + "\n\n" + text;
+    }
+  }
+  report_->setPlainText(QString::fromStdString(text));
+}
+
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
@@ -180,6 +239,14 @@ void MainWindow::build_menus() {
   });
   recent_ = file->addMenu(tr("Open &Recent"));
   refresh_recent();
+  file->addSeparator();
+  file->addAction(tr("Load &measured trace…"), this, [this] {
+    const QString p = QFileDialog::getOpenFileName(
+        this, tr("Load a PyTorch profiler trace"), QString(),
+        tr("PyTorch profiler traces (*.json *.json.gz *.gz);;All files (*)"));
+    if (!p.isEmpty()) load_measured(p);
+  });
+  file->addAction(tr("&Clear measured trace"), this, [this] { load_measured({}); });
   file->addSeparator();
   file->addAction(tr("Export Chrome &trace…"), this, [this] {
     const QString p = QFileDialog::getSaveFileName(
@@ -262,14 +329,12 @@ void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
   busy_->setVisible(worker_->busy());
   knobs_->show_error({}, {});
   knobs_->show_values(o->timeline->scenario);
-  gantt_->set_data(o->gantt);
   memory_->set_data(o->timeline, o->memory, o->memory_series);
   memory_->set_mapper(gantt_->mapper());
   model_->set_timeline(o->timeline);
   ranks_->expandToDepth(0);
   compare_->set_outcome(o);
-  report_->setPlainText(
-      QString::fromStdString(format_report(o->report) + "\n" + format_memory(memory_->report())));
+  show_outcome_with_measured();
   const double phase = o->report.pipeline_time_s > 0 ? o->report.pipeline_time_s : 1.0;
   status_->setText(tr("%1 · step %2 s · bubble %3 % · idle from imbalance %4 %, communication "
                       "%5 % · %6 tasks · simulated in %7 ms")

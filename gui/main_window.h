@@ -9,6 +9,8 @@
 
 #include <QMainWindow>
 
+#include "measured/torch_trace.h"
+
 #include "sim_worker.h"
 
 class QLabel;
@@ -43,6 +45,10 @@ class MainWindow : public QMainWindow {
   /// Saves the current tab as PNG or SVG by the file's extension.
   bool export_view(const QString& path);
   bool export_trace(const QString& path);
+  /// Reads a PyTorch profiler trace (Kineto JSON or JSON.gz) and draws step `step` ("" = as
+  /// `trainsim diff` picks) below the simulated step, with measured-vs-simulated in the report.
+  /// Returns false (and shows why) when it cannot be read. An empty path clears it.
+  bool load_measured(const QString& path, const QString& step = {});
   /// The last error message ("" after a successful run).
   QString last_error() const { return last_error_; }
   std::shared_ptr<const SimOutcome> outcome() const { return outcome_; }
@@ -67,6 +73,10 @@ class MainWindow : public QMainWindow {
   void remember(const QString& path);
   void refresh_recent();
   QWidget* current_view() const;
+  void update_legend();
+  /// The outcome's Gantt with the measured lanes, and the report with the diff (on_finished and
+  /// load_measured).
+  void show_outcome_with_measured();
 
   SimWorker* worker_ = nullptr;
   GanttView* gantt_ = nullptr;
@@ -87,6 +97,9 @@ class MainWindow : public QMainWindow {
   QString path_;
   QString last_error_;
   std::shared_ptr<const SimOutcome> outcome_;
+  QLabel* legend_ = nullptr;
+  std::shared_ptr<const std::vector<TorchTrace>> measured_;  ///< one trace, or null
+  int measured_step_ = -1;
 };
 
 /// Where the bundled scenarios are: $TRAINSIM_SCENARIOS, else the source tree's scenarios/.

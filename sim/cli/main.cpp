@@ -163,18 +163,10 @@ int cmd_diff(const DiffArgs& a) {
   if (!sc.model) throw InputError(a.scenario + ": trainsim diff needs a model: section");
   std::vector<TorchTrace> traces = read_torch_traces(a.traces);
   std::vector<int> picked;
-  std::vector<StepBreakdown> steps;
-  for (auto& t : traces) {
-    picked.push_back(pick_step(t, a.step));
-    steps.push_back(break_down_step(t, picked.back()));
-  }
+  for (auto& t : traces) picked.push_back(pick_step(t, a.step));
   const Timeline tl = simulate(sc);
   const StepReport r = make_report(tl);
-  const std::unique_ptr<CostModel> model = make_cost_model(sc);
-  std::vector<KernelReport> kernels;
-  for (int c = 0; c < sc.layout.pp * sc.layout.vpp; ++c)
-    kernels.push_back(make_kernel_report(sc, *model, c));
-  const MeasuredDiff d = make_measured_diff(tl, r, kernels, traces, steps);
+  const MeasuredDiff d = make_measured_diff(tl, r, traces, picked);
   if (!a.trace_out.empty()) write_measured_trace_file(tl, traces, picked, a.trace_out);
   std::cout << (a.json ? json_text(measured_diff_to_json(d), 2) + "\n" : format_measured_diff(d));
   if (!a.trace_out.empty() && !a.json) std::cout << "trace written to " << a.trace_out << "\n";

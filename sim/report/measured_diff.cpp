@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/quantity.h"
+#include "cost/explicit_costs.h"
 #include "report/chrome_trace.h"
 
 namespace trainsim {
@@ -100,6 +102,22 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     d.ranks.push_back(std::move(rd));
   }
   return d;
+}
+
+MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
+                                const std::vector<TorchTrace>& traces,
+                                const std::vector<int>& steps) {
+  TRAINSIM_CHECK(traces.size() == steps.size(), "one step index per trace");
+  const Scenario& s = tl.scenario;
+  std::vector<KernelReport> kernels;
+  if (s.model) {
+    const std::unique_ptr<CostModel> model = make_cost_model(s);
+    for (int c = 0; c < s.layout.pp * s.layout.vpp; ++c)
+      kernels.push_back(make_kernel_report(s, *model, c));
+  }
+  std::vector<StepBreakdown> b;
+  for (std::size_t i = 0; i < traces.size(); ++i) b.push_back(break_down_step(traces[i], steps[i]));
+  return make_measured_diff(tl, r, kernels, traces, b);
 }
 
 std::string format_measured_diff(const MeasuredDiff& d) {

@@ -54,6 +54,12 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
                                 const std::vector<TorchTrace>& traces,
                                 const std::vector<StepBreakdown>& steps);
 
+/// The same from the traces and the index of each one's compared step (pick_step): the kernel
+/// reports and step breakdowns made here. The CLI's `diff` and the GUI both call this.
+MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
+                                const std::vector<TorchTrace>& traces,
+                                const std::vector<int>& steps);
+
 /// The text table: one block per rank, rows measured / predicted / error, then the three
 /// largest differences and the kernels the model lacks.
 std::string format_measured_diff(const MeasuredDiff& d);

@@ -4,6 +4,7 @@
 
 #include "gui_test.h"
 #include "lower/task_types.h"
+#include "measured/step_breakdown.h"
 
 using namespace trainsim;
 using namespace trainsim::gui;
@@ -57,6 +58,46 @@ class GanttDataTest : public QObject {
     QVERIFY(b0);
     QCOMPARE(b0->kind, BoxKind::Backward);
     QCOMPARE(b0->start, TimeNs{13'000'000});
+  }
+  void a_measured_step_adds_a_lane_per_stream() {
+    // tests/data/kineto/nccl_data.json.gz, ProfilerStep#5: 1,258 kernels (torch_trace_test),
+    // 7 of them NCCL; shifted so the step's first kernel starts at 0.
+    auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(2, 4, 1, 2, 0.5));
+    GanttData d = make_gantt_data(tl);
+    const std::size_t simulated = d.lanes.size();
+    auto t = std::make_shared<TorchTrace>(read_torch_trace(std::string(TRAINSIM_SOURCE_DIR) +
+                                                           "/tests/data/kineto/nccl_data.json.gz"));
+    const int step = pick_step(*t);
+    add_measured_lanes(d, t, step);
+    QVERIFY(d.lanes.size() > simulated);
+    std::size_t boxes = 0, nccl = 0, compute = 0;
+    TimeNs first = -1;
+    for (std::size_t i = simulated; i < d.lanes.size(); ++i) {
+      const Lane& l = d.lanes[i];
+      QVERIFY(l.measured);
+      compute += l.compute;
+      boxes += l.boxes.size();
+      for (std::size_t b = 1; b < l.boxes.size(); ++b)
+        QVERIFY(l.boxes[b - 1].end <= l.boxes[b].start);
+      for (const Box& b : l.boxes) {
+        nccl += b.kind == BoxKind::Communication;
+        if (first < 0 || b.start < first) first = b.start;
+      }
+    }
+    QCOMPARE(boxes, std::size_t{1258});
+    QCOMPARE(nccl, std::size_t{7});
+    QCOMPARE(compute, std::size_t{1});  // the busiest stream; the others are thin lanes
+    QVERIFY(d.lanes[simulated].compute);
+    QCOMPARE(first, TimeNs{0});
+    QCOMPARE(drawn_span(d), std::max(tl->makespan, measured_span(d)));
+    // A second call replaces the lanes (the same count, not twice as many); a null trace
+    // removes them.
+    const std::size_t with = d.lanes.size();
+    add_measured_lanes(d, t, step);
+    QCOMPARE(d.lanes.size(), with);
+    add_measured_lanes(d, nullptr, -1);
+    QCOMPARE(d.lanes.size(), simulated);
+    QCOMPARE(measured_span(d), TimeNs{0});
   }
   void kinds_cover_every_task_type() {
     Work w;

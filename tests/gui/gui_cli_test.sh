@@ -14,6 +14,9 @@ grep -q "<svg" "$tmp/b.svg" || { echo "FAIL: b.svg is not SVG"; fail=1; }
 expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/s.png" --search "$src/scenarios/default.yaml"
 expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/t.png" --set parallelism.pp=2 --set parallelism.dp=4 "$src/scenarios/default.yaml"
 expect 2 "--set parallelism.pp=3: parallelism.pp" -- "$gui" --screenshot "$tmp/t.png" --set parallelism.pp=3 "$src/scenarios/default.yaml"
+expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/m.png" --measured "$src/tests/data/kineto/nccl_data.json.gz" "$src/scenarios/default.yaml"
+expect 2 "no GPU kernels" -- "$gui" --screenshot "$tmp/m.png" --measured "$src/tests/data/kineto/cpu_only_rank-34.json.gz" "$src/scenarios/default.yaml"
+expect 2 "no such step" -- "$gui" --screenshot "$tmp/m.png" --measured "$src/tests/data/kineto/nccl_data.json.gz" --measured-step 9 "$src/scenarios/default.yaml"
 expect 2 "no-such.yaml" -- "$gui" --screenshot "$tmp/c.png" "$tmp/no-such.yaml"
 expect 2 "nope" -- "$gui" --screenshot "$tmp/c.png" "$src/scenarios/paper-1f1b.yaml" --compare nope
 expect 2 "needs a scenario" -- "$gui" --screenshot "$tmp/c.png"

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSet>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -53,6 +54,30 @@ class MainWindowTest : public QObject {
     const QPoint p(g->plot_rect().left() + static_cast<int>(g->mapper().x_of(mid)),
                    g->plot_rect().top() + 2);
     QCOMPARE(QColor(g->grab().toImage().pixel(p)), box_color(BoxKind::Forward));
+  }
+  void a_measured_trace_is_drawn_and_compared() {
+    MainWindow w;
+    w.resize(1200, 800);
+    QVERIFY(w.open_scenario(kDefault));
+    w.wait_for_simulation();
+    const QString trace =
+        QStringLiteral(TRAINSIM_SOURCE_DIR "/tests/data/kineto/nccl_data.json.gz");
+    QVERIFY(w.load_measured(trace));
+    const GanttData* g = w.gantt()->data();
+    QVERIFY(g && g->measured);
+    QVERIFY(
+        std::any_of(g->lanes.begin(), g->lanes.end(), [](const Lane& l) { return l.measured; }));
+    auto* report = w.findChild<QPlainTextEdit*>();
+    QVERIFY(report);
+    QVERIFY(report->toPlainText().contains("measured vs simulated"));
+    QVERIFY(report->toPlainText().contains("ProfilerStep#5"));
+    // A trace it cannot read: false, the reason kept, the loaded one still drawn.
+    QVERIFY(!w.load_measured(
+        QStringLiteral(TRAINSIM_SOURCE_DIR "/tests/data/kineto/cpu_only_rank-34.json.gz")));
+    QVERIFY(w.last_error().contains("no GPU kernels"));
+    QVERIFY(w.gantt()->data()->measured);
+    QVERIFY(w.load_measured({}));  // cleared
+    QVERIFY(!w.gantt()->data()->measured);
   }
   void a_bad_knob_shows_the_library_message_next_to_it() {
     // 8 GPUs: dp 2 × tp 3 × pp 4 = 24 is refused (key "parallelism"); the message goes under
