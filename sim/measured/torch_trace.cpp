@@ -5,6 +5,7 @@
 #include <istream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <streambuf>
 #include <unordered_map>
@@ -82,6 +83,18 @@ double number(const json& j, double fallback = 0) {
   return fallback;
 }
 
+// A JSON number as an integer, clamped to [lo, hi] (a cast of an out-of-range double is
+// undefined behaviour; ids and stream numbers that large are nonsense anyway).
+std::int64_t clamped(double v, double lo, double hi) {
+  if (!(v >= lo)) return static_cast<std::int64_t>(lo);  // also NaN
+  if (v > hi) return static_cast<std::int64_t>(hi);
+  return static_cast<std::int64_t>(v);
+}
+
+int to_int(double v) {
+  return static_cast<int>(clamped(v, -2e9, 2e9));
+}
+
 const json* field(const json& j, const char* key) {
   if (!j.is_object()) return nullptr;
   const auto it = j.find(key);
@@ -90,15 +103,20 @@ const json* field(const json& j, const char* key) {
 
 std::int64_t id_of(const json& args, const char* key) {
   const json* v = field(args, key);
-  return v ? static_cast<std::int64_t>(number(*v, -1)) : -1;
+  return v ? clamped(number(*v, -1), -1, 9e18) : -1;
 }
+
+// Timestamps and durations beyond ±4·10^15 µs (127 years) are refused: twice that still fits
+// int64 nanoseconds, so start + duration cannot overflow.
+constexpr double kMaxUs = 4e15;
 
 // µs to integer ns without losing the ns digits: older Kineto writes absolute µs since the
 // epoch as integers (1.7e15, past a double's 2^53 once × 1000), newer ones relative µs with a
-// fraction.
-TimeNs us_to_ns(const json& j) {
-  if (j.is_number_integer()) return j.get<std::int64_t>() * 1000;
+// fraction. nullopt past kMaxUs.
+std::optional<TimeNs> us_to_ns(const json& j) {
   const double us = number(j);
+  if (!(std::abs(us) <= kMaxUs)) return std::nullopt;
+  if (j.is_number_integer()) return static_cast<TimeNs>(us) * 1000;
   const double whole = std::floor(us);
   return static_cast<TimeNs>(whole) * 1000 +
          static_cast<TimeNs>(std::llround((us - whole) * 1000.0));
@@ -123,7 +141,11 @@ double dtype_bytes(const std::string& t) {
 std::vector<std::int64_t> dims(const json& d) {
   std::vector<std::int64_t> out;
   if (!d.is_array()) return out;
-  for (const auto& x : d) out.push_back(static_cast<std::int64_t>(number(x, -1)));
+  // A tensor dimension past 2^31 is not a real GEMM's: -1 (the shape is then dropped).
+  for (const auto& x : d) {
+    const double v = number(x, -1);
+    out.push_back(v >= 0 && v <= 2147483648.0 ? static_cast<std::int64_t>(v) : -1);
+  }
   return out;
 }
 
@@ -149,7 +171,10 @@ bool gemm_shape(const std::string& op, const json& args, TraceGemmShape& g) {
     a = at(0), b = at(1);
     if (a.size() < 2 || b.size() != 2) return false;
     std::int64_t m = 1;
-    for (std::size_t i = 0; i + 1 < a.size(); ++i) m *= a[i];
+    for (std::size_t i = 0; i + 1 < a.size(); ++i) {
+      if (a[i] < 0 || (a[i] > 0 && m > (std::int64_t{1} << 40) / a[i])) return false;
+      m *= a[i];
+    }
     g.m = m, g.k = a.back(), g.n = b[0];
   } else {
     return false;
@@ -198,8 +223,7 @@ bool collective_info(const json& args, std::string& op, CollectiveInfo& c) {
   const double in = number(field(args, "In msg nelems") ? args["In msg nelems"] : json(), 0);
   const double out = number(field(args, "Out msg nelems") ? args["Out msg nelems"] : json(), 0);
   c.bytes = size * (op == "all_gather" ? out : in);
-  c.group_size =
-      static_cast<int>(number(field(args, "Group size") ? args["Group size"] : json(), 0));
+  c.group_size = to_int(number(field(args, "Group size") ? args["Group size"] : json(), 0));
   if (const json* d = field(args, "Process Group Description"); d && d->is_string())
     c.process_group = d->get<std::string>();
   return true;
@@ -260,17 +284,24 @@ struct Reader {
     const json* ts_j = field(e, "ts");
     const json* dur_j = field(e, "dur");
     if (!ts_j || !dur_j) return;
-    const TimeNs ts = us_to_ns(*ts_j), dur = std::max<TimeNs>(0, us_to_ns(*dur_j));
+    const auto ts_ns = us_to_ns(*ts_j), dur_ns = us_to_ns(*dur_j);
+    if (!ts_ns || !dur_ns)
+      throw InputError(
+          fmt::format("{}: event {}: ts or dur beyond ±{:g} µs: not a profiler "
+                      "trace's time",
+                      t.file, t.events, kMaxUs));
+    const TimeNs ts = *ts_ns, dur = std::max<TimeNs>(0, *dur_ns);
     static const json kEmpty = json::object();
     const json* args_p = field(e, "args");
     const json& args = args_p && args_p->is_object() ? *args_p : kEmpty;
-    const std::int64_t tid = field(e, "tid") ? static_cast<std::int64_t>(number(e["tid"], 0)) : 0;
+    const std::int64_t tid = field(e, "tid") ? clamped(number(e["tid"], 0), -9e18, 9e18) : 0;
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
       RawKernel r;
       r.k.name = intern(name);
       r.k.copy = cat != "kernel";
       r.k.kind = r.k.copy ? KernelClass{KernelCategory::MemoryBound, ""} : classify_kernel(name);
-      r.k.stream = static_cast<int>(number(field(args, "stream") ? args["stream"] : json(), tid));
+      r.k.stream =
+          to_int(number(field(args, "stream") ? args["stream"] : json(), static_cast<double>(tid)));
       r.k.start = ts;
       r.k.dur = dur;
       if (r.k.copy) r.k.copy_bytes = number(field(args, "bytes") ? args["bytes"] : json(), 0);
@@ -435,9 +466,9 @@ TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt
     if (const json* n = field((*d)[0], "name"); n && n->is_string())
       r.t.device = n->get<std::string>();
   if (const json* d = field(root, "distributedInfo"); d && d->is_object()) {
-    if (const json* v = field(*d, "rank")) r.t.rank = static_cast<int>(number(*v, 0));
+    if (const json* v = field(*d, "rank")) r.t.rank = std::max(0, to_int(number(*v, 0)));
     if (const json* v = field(*d, "world_size"))
-      r.t.world_size = std::max(1, static_cast<int>(number(*v, 1)));
+      r.t.world_size = std::max(1, to_int(number(*v, 1)));
   }
   r.finish();
   if (r.t.kernels.empty())

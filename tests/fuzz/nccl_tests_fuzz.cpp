@@ -16,6 +16,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const InputError&) {
     return 0;
   }
+  // The same sizes twice merge into one sample each (median, spread 0).
+  std::vector<CollectiveSample> twice = p.collectives;
+  twice.insert(twice.end(), p.collectives.begin(), p.collectives.end());
+  const auto merged = merge_collective_samples(twice);
+  if (merged.size() > p.collectives.size())
+    fuzz::broken("merging a log with itself added samples", std::to_string(merged.size()));
+  p.collectives = merged;
   const std::string json = json_text(profile_to_json(p), 2);
   try {
     parse_profile(json, "imported.json");

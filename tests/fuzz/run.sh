@@ -23,12 +23,13 @@ seeds scenario "$src"/scenarios/*.yaml "$src"/tests/published/*.yaml "$src"/test
 seeds hf_config "$src"/tests/data/*_config.json
 seeds profile "$src"/tests/data/*profile*.json "$src"/tests/fuzz/seeds/*.json
 seeds csv "$src"/tests/data/*.csv "$src"/tests/data/bad-inputs/*.csv
-seeds nccl_tests "$src"/tests/data/nccl/* "$src"/tests/data/bad-inputs/*.log "$src"/tests/data/bad-inputs/*.json
+seeds nccl_tests "$src"/tests/data/nccl/* "$src"/tests/data/nccl/real/*.log "$src"/tests/data/bad-inputs/*.log "$src"/tests/data/bad-inputs/*.json
+seeds torch_trace "$src"/tests/fuzz/seeds/*kineto*.json "$src"/tests/data/kineto/cpu_only_rank-34.json.gz
 
 total=0
 status=0
 printf '%-12s %12s %10s %8s\n' harness executions exec/s corpus
-for name in scenario hf_config profile csv nccl_tests; do
+for name in scenario hf_config profile csv nccl_tests torch_trace; do
   log="$work/$name.log"
   # The scratch files a harness writes go to its own TMPDIR; findings are saved to $work.
   if ! (cd "$work" && TMPDIR="$work" ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
