@@ -244,19 +244,18 @@ struct Launch {
   TimeNs ts = 0;
 };
 
-struct RawKernel {
-  TraceKernel k;
+// A kernel's links, kept beside TraceKernel until finish() resolves them.
+struct KernelIds {
   std::int64_t correlation = -1, external = -1;
-  std::string collective_op;  // from the kernel's own metadata
-  CollectiveInfo info;
-  bool has_info = false;
 };
 
 // Everything one pass over the events keeps.
 struct Reader {
   TorchTrace t;
   std::unordered_map<std::string, std::uint32_t> name_ids;
-  std::vector<RawKernel> raw;
+  std::vector<KernelIds> ids;  // parallel to t.kernels until finish()
+  // Collective metadata on the kernel itself, by kernel index (few kernels carry it).
+  std::unordered_map<std::size_t, std::pair<std::string, CollectiveInfo>> kernel_comms;
   std::unordered_map<std::int64_t, Launch> launches;        // by correlation id
   std::unordered_map<std::int64_t, TraceGemmShape> shapes;  // by External id
   // The same operators by CPU thread and span, for traces whose kernels' External id is the
@@ -296,19 +295,20 @@ struct Reader {
     const json& args = args_p && args_p->is_object() ? *args_p : kEmpty;
     const std::int64_t tid = field(e, "tid") ? clamped(number(e["tid"], 0), -9e18, 9e18) : 0;
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
-      RawKernel r;
-      r.k.name = intern(name);
-      r.k.copy = cat != "kernel";
-      r.k.kind = r.k.copy ? KernelClass{KernelCategory::MemoryBound, ""} : classify_kernel(name);
-      r.k.stream =
+      TraceKernel k;
+      k.name = intern(name);
+      k.copy = cat != "kernel";
+      k.kind = k.copy ? KernelClass{KernelCategory::MemoryBound, ""} : classify_kernel(name);
+      k.stream =
           to_int(number(field(args, "stream") ? args["stream"] : json(), static_cast<double>(tid)));
-      r.k.start = ts;
-      r.k.dur = dur;
-      if (r.k.copy) r.k.copy_bytes = number(field(args, "bytes") ? args["bytes"] : json(), 0);
-      r.correlation = id_of(args, "correlation");
-      r.external = id_of(args, "External id");
-      r.has_info = collective_info(args, r.collective_op, r.info);
-      raw.push_back(std::move(r));
+      k.start = ts;
+      k.dur = dur;
+      if (k.copy) k.copy_bytes = number(field(args, "bytes") ? args["bytes"] : json(), 0);
+      std::string op;
+      CollectiveInfo info;
+      if (collective_info(args, op, info)) kernel_comms[t.kernels.size()] = {op, info};
+      ids.push_back({id_of(args, "correlation"), id_of(args, "External id")});
+      t.kernels.push_back(std::move(k));
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       const auto c = id_of(args, "correlation");
       if (c >= 0) launches[c] = {tid, ts};
@@ -364,8 +364,9 @@ struct Reader {
     };
     std::unordered_map<std::int64_t, int> shape_ids;  // by External id
     std::map<const GemmOp*, int> op_shape_ids;
-    for (auto& r : raw) {
-      auto& k = r.k;
+    for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+      TraceKernel& k = t.kernels[i];
+      const KernelIds& r = ids[i];
       const auto l = launches.find(r.correlation);
       const TimeNs when = l != launches.end() ? l->second.ts : k.start;
       k.step = step_at(when);
@@ -392,9 +393,11 @@ struct Reader {
         }
       }
       if (k.kind.category == KernelCategory::Communication) {
-        std::string op = r.collective_op;
-        CollectiveInfo info = r.info;
-        bool have = r.has_info;
+        std::string op;
+        CollectiveInfo info;
+        bool have = false;
+        if (const auto own = kernel_comms.find(i); own != kernel_comms.end())
+          op = own->second.first, info = own->second.second, have = true;
         if (!have && r.external >= 0) {
           const auto c = comms.find(r.external);
           if (c != comms.end()) op = c->second.first, info = c->second.second, have = true;
@@ -405,8 +408,10 @@ struct Reader {
           t.collectives.push_back(info);
         }
       }
-      t.kernels.push_back(k);
     }
+    // Free the links before sorting (the sort's buffer is the peak otherwise).
+    std::vector<KernelIds>().swap(ids);
+    decltype(launches)().swap(launches);
     std::stable_sort(t.kernels.begin(), t.kernels.end(),
                      [](const TraceKernel& a, const TraceKernel& b) { return a.start < b.start; });
     for (const auto& k : t.kernels) {
