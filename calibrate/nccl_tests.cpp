@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/json_text.h"
+#include "stats.h"
 
 namespace trainsim {
 namespace {
@@ -152,12 +153,6 @@ struct Section {
   std::vector<Row> rows;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // The operation from the bus factor busbw / algbw at n ranks (nccl-tests' PERFORMANCE.md), the
 // redop and root columns telling apart the ops that share a factor.
 std::string infer_op(const Section& sec, int n, const std::string& source) {
@@ -170,7 +165,7 @@ std::string infer_op(const Section& sec, int n, const std::string& source) {
         fmt::format("{}:{}: no row reaches 1 GB/s algbw to tell the operation from "
                     "its bus factor: give --op",
                     source, at));
-  const double r = median(ratios);
+  const double r = summarize(ratios).median;
   const std::string redop = sec.rows.front().redop, root = sec.rows.front().root;
   auto near = [&](double f) { return std::abs(r - f) <= 0.02 * f; };
   const double all_reduce = 2.0 * (n - 1) / n, gather = (n - 1.0) / n;
@@ -384,11 +379,11 @@ std::vector<CollectiveSample> merge_collective_samples(const std::vector<Collect
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (times[i].size() < 2) continue;
     CollectiveSample& s = out[i];
-    const auto [lo, hi] = std::minmax_element(times[i].begin(), times[i].end());
-    const double t = median(times[i]);
+    const Timing tm = summarize(times[i]);
+    const double t = tm.median;
     const double factor = s.algbw > 0 ? s.busbw / s.algbw : 0;
     s.time_s = t;
-    s.spread_s = *hi - *lo;
+    s.spread_s = tm.spread;
     s.algbw = s.bytes / t;
     s.busbw = s.algbw * factor;
   }

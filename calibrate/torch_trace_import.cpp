@@ -7,19 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "stats.h"
+
 namespace trainsim {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double spread(const std::vector<double>& v) {
-  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return *hi - *lo;
-}
 
 // nccl-tests' bus factor (doc/PERFORMANCE.md): 2(n−1)/n all-reduce, (n−1)/n all-gather,
 // reduce-scatter and all-to-all, 1 send/recv.
@@ -120,16 +111,18 @@ TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, cons
   for (const auto& [key, v] : gemms) {
     GemmSample g;
     std::tie(g.m, g.n, g.k, g.dtype) = key;
-    g.time_s = median(v);
-    g.spread_s = spread(v);
+    const Timing tm = summarize(v);
+    g.time_s = tm.median;
+    g.spread_s = tm.spread;
     g.method = "torch-trace";
     out.profile.gemms.push_back(g);
   }
   for (const auto& [bytes, v] : copies) {
     MemoryKernelSample m;
     m.bytes = bytes;
-    m.time_s = median(v);
-    m.spread_s = spread(v);
+    const Timing tm = summarize(v);
+    m.time_s = tm.median;
+    m.spread_s = tm.spread;
     m.method = "torch-trace";
     out.profile.memory.push_back(m);
   }
@@ -137,8 +130,9 @@ TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, cons
     CollectiveSample c;
     std::tie(c.op, c.group_size, c.bytes) = key;
     c.link = c.group_size > per_node ? "inter_node" : "intra_node";
-    c.time_s = median(v);
-    c.spread_s = spread(v);
+    const Timing tm = summarize(v);
+    c.time_s = tm.median;
+    c.spread_s = tm.spread;
     c.algbw = c.bytes / c.time_s;
     c.busbw = c.algbw * bus_factor(c.op, c.group_size);
     c.method = "torch-trace";

@@ -251,36 +251,30 @@ bool GanttView::event(QEvent* e) {
   return QWidget::event(e);
 }
 
-TaskId GanttView::task_at(QPoint pos) const {
-  if (!data_) return kNone;
+std::pair<const Lane*, const Box*> GanttView::box_under(QPoint pos) const {
+  if (!data_) return {};
   const QRect plot = plot_rect();
-  if (!plot.contains(pos)) return kNone;
+  if (!plot.contains(pos)) return {};
   const int i = layout_.lane_at(pos.y() - plot.top() + scroll_y_);
-  if (i < 0) return kNone;
+  if (i < 0) return {};
   const Lane& lane =
       data_->lanes[static_cast<std::size_t>(layout_.lanes[static_cast<std::size_t>(i)])];
-  if (lane.measured) return kNone;
   // Within half a pixel either side, so sub-pixel boxes can still be hovered.
   const double x = pos.x() - plot.left();
   for (double dx : {0.0, -0.5, 0.5})
-    if (const Box* b = box_at(lane, mapper_.t_of(x + dx))) return b->task;
-  return kNone;
+    if (const Box* b = box_at(lane, mapper_.t_of(x + dx))) return {&lane, b};
+  return {&lane, nullptr};
+}
+
+TaskId GanttView::task_at(QPoint pos) const {
+  const auto [lane, box] = box_under(pos);
+  return box && !lane->measured ? box->task : kNone;
 }
 
 const TraceKernel* GanttView::kernel_at(QPoint pos) const {
-  if (!data_ || !data_->measured) return nullptr;
-  const QRect plot = plot_rect();
-  if (!plot.contains(pos)) return nullptr;
-  const int i = layout_.lane_at(pos.y() - plot.top() + scroll_y_);
-  if (i < 0) return nullptr;
-  const Lane& lane =
-      data_->lanes[static_cast<std::size_t>(layout_.lanes[static_cast<std::size_t>(i)])];
-  if (!lane.measured) return nullptr;
-  const double x = pos.x() - plot.left();
-  for (double dx : {0.0, -0.5, 0.5})
-    if (const Box* b = box_at(lane, mapper_.t_of(x + dx)))
-      return &data_->measured->kernels[static_cast<std::size_t>(b->task)];
-  return nullptr;
+  const auto [lane, box] = box_under(pos);
+  if (!box || !lane->measured) return nullptr;
+  return &data_->measured->kernels[static_cast<std::size_t>(box->task)];
 }
 
 QString GanttView::describe(const TraceKernel& k) const {

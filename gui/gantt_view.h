@@ -3,7 +3,8 @@
 // + / − keys, Shift-drag or right-drag a range), pans (drag, Shift+wheel, arrow keys), fits
 // (F or 0), scrolls lanes (wheel), shows a tooltip per box and selects a micro-batch by click
 // (its path is highlighted with its p2p arrows).
-#include <memory>  // std::shared_ptr
+#include <memory>   // std::shared_ptr
+#include <utility>  // std::pair
 
 #include <QWidget>
 
@@ -42,6 +43,8 @@ class GanttView : public QWidget {
   TaskId task_at(QPoint pos) const;
   /// Text of a task's tooltip: op, micro-batch, chunk, start, duration, FLOPs, bytes.
   QString describe(TaskId t) const;
+  /// The lane and box under `pos` (either may be null).
+  std::pair<const Lane*, const Box*> box_under(QPoint pos) const;
   /// The measured kernel under `pos` (a measured lane), or nullptr.
   const TraceKernel* kernel_at(QPoint pos) const;
   QString describe(const TraceKernel& k) const;
