@@ -7,9 +7,11 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QListWidget>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "scenario/scenario_schema.h"
 #include "schedules/registry.h"
 
 namespace trainsim::gui {
@@ -63,8 +65,31 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   outer->addWidget(cmp, 1);
 }
 
+namespace {
+
+// A knob's tooltip from the scenario's key table: the key, its type and default, and what it
+// means (the README's words; `code` spans become <code>).
+QString key_tooltip(const std::string& key) {
+  const SchemaKey* k = find_key(key);
+  if (!k) return QString::fromStdString(key);
+  QString doc =
+      QString::fromUtf8(k->doc.data(), static_cast<qsizetype>(k->doc.size())).toHtmlEscaped();
+  doc.replace(QRegularExpression(QStringLiteral("`([^`]+)`")), QStringLiteral("<code>\\1</code>"));
+  return QStringLiteral("<b>%1</b> — %2, default %3<br>%4")
+      .arg(
+          QString::fromStdString(key),
+          QString::fromUtf8(k->type.data(), static_cast<qsizetype>(k->type.size())).toHtmlEscaped(),
+          QString::fromUtf8(k->default_value.data(),
+                            static_cast<qsizetype>(k->default_value.size()))
+              .toHtmlEscaped(),
+          doc);
+}
+
+}  // namespace
+
 void KnobPanel::add_row(const std::string& key, const QString& label, QWidget* field) {
   field->setObjectName(QString::fromStdString(key));
+  field->setToolTip(key_tooltip(key));
   auto* err = new QLabel;
   err->setWordWrap(true);
   err->setStyleSheet(QStringLiteral("color: #c62828; font-size: small"));

@@ -2,7 +2,9 @@
 // accepts exactly its keys, and scenarios/README.md documents every key and no other.
 #include "scenario/scenario_schema.h"
 
+#include <array>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -44,7 +46,62 @@ std::set<std::string> readme_keys() {
   return keys;
 }
 
+// Each key's row in the README: (type, default, meaning), the first row naming it.
+std::map<std::string, std::array<std::string, 3>> readme_rows() {
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/README.md");
+  REQUIRE(in);
+  std::map<std::string, std::array<std::string, 3>> rows;
+  const std::regex code("`([^`]+)`");
+  bool in_table = false;
+  auto trim = [](std::string x) {
+    x.erase(0, x.find_first_not_of(' '));
+    x.erase(x.find_last_not_of(' ') + 1);
+    return x;
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| key |", 0) == 0) in_table = true;
+    if (!in_table) continue;
+    if (line.rfind("|", 0) != 0) break;
+    std::vector<std::string> cells;
+    for (std::size_t a = 1, b; (b = line.find('|', a)) != std::string::npos; a = b + 1)
+      cells.push_back(trim(line.substr(a, b - a)));
+    if (cells.size() != 4) continue;
+    std::string parent;
+    for (auto it = std::sregex_iterator(cells[0].begin(), cells[0].end(), code);
+         it != std::sregex_iterator(); ++it) {
+      std::string k = (*it)[1];
+      if (k.find(':') != std::string::npos) break;
+      if (k.find('.') == std::string::npos && !parent.empty()) k = parent + "." + k;
+      const auto dot = k.rfind('.');
+      parent = dot == std::string::npos ? "" : k.substr(0, dot);
+      rows.emplace(k, std::array<std::string, 3>{cells[1], cells[2], cells[3]});
+    }
+  }
+  return rows;
+}
+
 }  // namespace
+
+TEST_CASE("schema: each key's type, default and meaning are its README row's") {
+  const auto rows = readme_rows();
+  int checked = 0;
+  for (const SchemaKey& k : scenario_keys()) {
+    const auto it = rows.find(std::string(k.path));
+    if (it == rows.end()) {  // a section documented only through its keys
+      CHECK(k.doc.empty());
+      continue;
+    }
+    INFO(k.path);
+    CHECK(std::string(k.type) == it->second[0]);
+    CHECK(std::string(k.default_value) == it->second[1]);
+    CHECK(std::string(k.doc) == it->second[2]);
+    ++checked;
+  }
+  CHECK(checked >= 90);
+  REQUIRE(find_key("training.seq_len"));
+  CHECK_FALSE(find_key("training.seq_len")->doc.empty());
+  CHECK(find_key("training.nope") == nullptr);
+}
 
 TEST_CASE("schema: keys_under lists a section's keys in table order") {
   CHECK(keys_under("parallelism.fsdp") ==

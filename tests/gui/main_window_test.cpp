@@ -55,6 +55,14 @@ class MainWindowTest : public QObject {
                    g->plot_rect().top() + 2);
     QCOMPARE(QColor(g->grab().toImage().pixel(p)), box_color(BoxKind::Forward));
   }
+  void knob_tooltips_come_from_the_key_table() {
+    // scenario_schema.cpp's row for parallelism.pp: "integer ≥ 1", default "1", "pipeline ranks".
+    MainWindow w;
+    auto* pp = w.findChild<QSpinBox*>(QStringLiteral("parallelism.pp"));
+    QVERIFY(pp);
+    QVERIFY(pp->toolTip().contains(QStringLiteral("pipeline ranks")));
+    QVERIFY(pp->toolTip().contains(QStringLiteral("default 1")));
+  }
   void a_measured_trace_is_drawn_and_compared() {
     MainWindow w;
     w.resize(1200, 800);
