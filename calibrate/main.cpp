@@ -1,8 +1,11 @@
 // trainsim-calibrate: measured durations for trainsim's cost model. With gpu.cpp,
-// device_info.cpp, gemm_bench.cpp and the *_command.cpp files, the only code that touches the
-// CUDA runtime, cuBLASLt and NCCL.
+// device_info.cpp, gemm_bench.cpp and the *_command.cpp files (TRAINSIM_WITH_GPU), the only code
+// that touches the CUDA runtime, cuBLASLt and NCCL; built without CUDA, with no_gpu.cpp instead:
+// the importers only.
 // Exit codes: 0 ok, 2 bad input or no usable GPU (one line on stderr), 1 a failed GPU call or
 // an internal error.
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -72,7 +75,15 @@ int cmd_import(const std::vector<std::string>& logs, const std::string& out,
 int cmd_import_trace(const std::vector<std::string>& traces, const std::string& scenario,
                      const std::vector<std::string>& sets, const std::string& out) {
   const Scenario sc = load_scenario(scenario, sets);
-  const TorchTraceImport imp = import_torch_traces(read_torch_traces(traces), sc);
+  TraceReadOptions ro;  // progress on a terminal only
+  if (isatty(fileno(stderr)) != 0)
+    ro.progress = [](std::int64_t done, std::int64_t total) {
+      if (total > 0)
+        std::cerr << fmt::format("\rreading traces: {:.0f}%\033[K", 100.0 * done / total)
+                  << std::flush;
+    };
+  const TorchTraceImport imp = import_torch_traces(read_torch_traces(traces, ro), sc);
+  if (ro.progress) std::cerr << "\r\033[K" << std::flush;
   const auto& p = imp.profile;
   if (p.gemms.empty() && p.memory.empty() && p.collectives.empty())
     throw InputError(fmt::format(

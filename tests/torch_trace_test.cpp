@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <zlib.h>
 #include <catch2/catch.hpp>
@@ -115,6 +117,19 @@ TEST_CASE("collective metadata gives an NCCL kernel's operation, bytes and group
   CHECK(c.bytes == 26'550'272);
   CHECK(c.group_size == 2);
   CHECK(c.process_group == "default_pg");
+}
+
+TEST_CASE("a long read reports its progress in bytes of the file") {
+  // nccl_data.json.gz: 9,778,890 bytes of JSON from 749,757 of gzip; progress every 16 MiB of
+  // JSON starting at the first read: one call, early in the file.
+  TraceReadOptions opt;
+  std::vector<std::pair<std::int64_t, std::int64_t>> calls;
+  opt.progress = [&](std::int64_t done, std::int64_t total) { calls.emplace_back(done, total); };
+  read_torch_trace(data("nccl_data.json.gz"), opt);
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0].second == 749'757);
+  CHECK(calls[0].first > 0);
+  CHECK(calls[0].first <= 749'757);
 }
 
 TEST_CASE("traces that cannot be read say why, naming the file") {

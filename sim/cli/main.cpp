@@ -161,7 +161,16 @@ int cmd_kernels(const KernelsArgs& a) {
 int cmd_diff(const DiffArgs& a) {
   const Scenario sc = load_scenario(a.scenario, a.sets);
   if (!sc.model) throw InputError(a.scenario + ": trainsim diff needs a model: section");
-  std::vector<TorchTrace> traces = read_torch_traces(a.traces);
+  // Progress on a terminal only (a large trace takes seconds to tens of seconds).
+  TraceReadOptions ro;
+  if (isatty(fileno(stderr)) != 0)
+    ro.progress = [](std::int64_t done, std::int64_t total) {
+      if (total > 0)
+        std::cerr << fmt::format("\rreading traces: {:.0f}%\033[K", 100.0 * done / total)
+                  << std::flush;
+    };
+  std::vector<TorchTrace> traces = read_torch_traces(a.traces, ro);
+  if (ro.progress) std::cerr << "\r\033[K" << std::flush;
   std::vector<int> picked;
   for (auto& t : traces) picked.push_back(pick_step(t, a.step));
   const Timeline tl = simulate(sc);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <istream>
 #include <map>
 #include <memory>
@@ -28,6 +29,9 @@ class GzBuf : public std::streambuf {
   GzBuf(const std::string& path, const TraceReadOptions& opt) : path_(path), opt_(opt) {
     f_ = gzopen(path.c_str(), "rb");
     if (!f_) throw InputError(fmt::format("{}: cannot open the trace file", path));
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    size_ = ec ? 0 : static_cast<std::int64_t>(size);
     gzbuffer(f_, 1 << 17);
   }
   ~GzBuf() override {
@@ -50,6 +54,10 @@ class GzBuf : public std::streambuf {
     }
     if (n == 0) return traits_type::eof();
     out_ += n;
+    if (opt_.progress && out_ >= next_progress_) {
+      next_progress_ = out_ + (16ll << 20);
+      opt_.progress(gzdirect(f_) ? out_ : static_cast<std::int64_t>(gzoffset(f_)), size_);
+    }
     if (!gzdirect(f_) && out_ > opt_.gzip_check_after) {
       const auto in = static_cast<double>(gzoffset(f_));
       if (in > 0 && static_cast<double>(out_) / in > opt_.max_gzip_ratio)
@@ -66,7 +74,7 @@ class GzBuf : public std::streambuf {
   std::string path_;
   TraceReadOptions opt_;
   gzFile f_ = nullptr;
-  std::int64_t out_ = 0;
+  std::int64_t out_ = 0, size_ = 0, next_progress_ = 0;
   char buf_[1 << 16];
 };
 

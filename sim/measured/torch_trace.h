@@ -14,9 +14,10 @@
 // A kernel belongs to the ProfilerStep#N span its launch falls in (kernels without a launch
 // record: the span their start falls in); a kernel launched inside `Optimizer.step#…` is an
 // optimizer kernel.
-#include <cstdint>  // std::int64_t, std::uint32_t
-#include <string>   // std::string
-#include <vector>   // std::vector
+#include <cstdint>     // std::int64_t, std::uint32_t
+#include <functional>  // std::function
+#include <string>      // std::string
+#include <vector>      // std::vector
 
 #include "core/time.h"
 #include "measured/kernel_class.h"
@@ -81,6 +82,9 @@ struct TraceReadOptions {
   double max_gzip_ratio = 1000;
   /// The ratio is checked once this much has been decompressed.
   std::int64_t gzip_check_after = 64ll << 20;
+  /// Called now and then (every 16 MiB of JSON) with the bytes of the file read so far and its
+  /// size, for a progress line on long reads; may be empty.
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
 };
 
 /// Reads one Kineto trace file (JSON, plain or gzip). Throws InputError naming the file (and
@@ -89,8 +93,9 @@ struct TraceReadOptions {
 /// kernels (a CPU-only trace says so).
 TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt = {});
 
-/// Several ranks' traces of one run: refuses (InputError naming both files) two files of the
-/// same rank, different world sizes, or no ProfilerStep name that all files share.
+/// Several ranks' traces of one run (read one after another, `opt.progress` for each): refuses
+/// (InputError naming both files) two files of the same rank, different world sizes, or no
+/// ProfilerStep name that all files share.
 std::vector<TorchTrace> read_torch_traces(const std::vector<std::string>& paths,
                                           const TraceReadOptions& opt = {});
 
