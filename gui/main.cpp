@@ -142,6 +142,7 @@ int main(int argc, char** argv) {
       if (cli.isSet(shot)) win.search_view()->wait();
     }
     if (!cli.isSet(shot)) {
+      if (!cli.isSet(size)) win.restore_layout();  // as the user left it, unless --size says
       win.show();
       return app.exec();
     }

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -70,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   tabs_ = new QTabWidget;
   auto* split = new QSplitter(Qt::Vertical);
+  split->setObjectName(QStringLiteral("timeline-split"));
   gantt_ = new GanttView;
   memory_ = new MemoryView;
   memory_->set_label_width(gantt_->style().label_width);
@@ -388,6 +390,26 @@ bool MainWindow::export_trace(const QString& path) {
     on_failed(QString::fromUtf8(e.what()), {});
     return false;
   }
+}
+
+void MainWindow::restore_layout() {
+  QSettings s(QStringLiteral("trainsim"), QStringLiteral("trainsim-gui"));
+  restoreGeometry(s.value(QStringLiteral("layout/geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("layout/docks")).toByteArray());
+  if (auto* split = findChild<QSplitter*>(QStringLiteral("timeline-split")))
+    split->restoreState(s.value(QStringLiteral("layout/timeline-split")).toByteArray());
+  save_layout_ = true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (save_layout_) {
+    QSettings s(QStringLiteral("trainsim"), QStringLiteral("trainsim-gui"));
+    s.setValue(QStringLiteral("layout/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("layout/docks"), saveState());
+    if (auto* split = findChild<QSplitter*>(QStringLiteral("timeline-split")))
+      s.setValue(QStringLiteral("layout/timeline-split"), split->saveState());
+  }
+  QMainWindow::closeEvent(e);
 }
 
 void MainWindow::remember(const QString& path) {

@@ -49,6 +49,10 @@ class MainWindow : public QMainWindow {
   /// `trainsim diff` picks) below the simulated step, with measured-vs-simulated in the report.
   /// Returns false (and shows why) when it cannot be read. An empty path clears it.
   bool load_measured(const QString& path, const QString& step = {});
+  /// Restores the window's size, docks and the Timeline's Gantt/memory split as the user last
+  /// left them (QSettings); saved on close. Interactive runs only: headless screenshots and
+  /// tests keep the built-in layout.
+  void restore_layout();
   /// The last error message ("" after a successful run).
   QString last_error() const { return last_error_; }
   std::shared_ptr<const SimOutcome> outcome() const { return outcome_; }
@@ -63,6 +67,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void dragEnterEvent(QDragEnterEvent*) override;
+  void closeEvent(QCloseEvent*) override;
   void dropEvent(QDropEvent*) override;
 
  private:
@@ -98,6 +103,7 @@ class MainWindow : public QMainWindow {
   QString last_error_;
   std::shared_ptr<const SimOutcome> outcome_;
   QLabel* legend_ = nullptr;
+  bool save_layout_ = false;  ///< restore_layout was called: closing saves the layout
   std::shared_ptr<const std::vector<TorchTrace>> measured_;  ///< one trace, or null
   int measured_step_ = -1;
 };

@@ -5,7 +5,10 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSet>
+#include <QSettings>
 #include <QSpinBox>
+#include <QSplitter>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
 
@@ -54,6 +57,36 @@ class MainWindowTest : public QObject {
     const QPoint p(g->plot_rect().left() + static_cast<int>(g->mapper().x_of(mid)),
                    g->plot_rect().top() + 2);
     QCOMPARE(QColor(g->grab().toImage().pixel(p)), box_color(BoxKind::Forward));
+  }
+  void the_layout_is_restored_as_the_user_left_it() {
+    QStandardPaths::setTestModeEnabled(true);  // settings under ~/.qttest, not the user's
+    QSettings(QStringLiteral("trainsim"), QStringLiteral("trainsim-gui")).clear();
+    QList<int> sizes;
+    {
+      MainWindow w;
+      w.resize(1200, 800);
+      w.restore_layout();  // nothing saved yet: the built-in layout
+      w.show();
+      auto* split = w.findChild<QSplitter*>(QStringLiteral("timeline-split"));
+      QVERIFY(split);
+      split->setSizes({300, 300});
+      sizes = split->sizes();
+      w.close();  // saves
+    }
+    MainWindow w;
+    w.resize(1200, 800);
+    w.restore_layout();
+    w.show();
+    QCOMPARE(w.findChild<QSplitter*>(QStringLiteral("timeline-split"))->sizes(), sizes);
+    // A window that never restored (headless, tests) saves nothing on close.
+    QSettings(QStringLiteral("trainsim"), QStringLiteral("trainsim-gui")).clear();
+    {
+      MainWindow quiet;
+      quiet.show();
+      quiet.close();
+    }
+    QVERIFY(!QSettings(QStringLiteral("trainsim"), QStringLiteral("trainsim-gui"))
+                 .contains(QStringLiteral("layout/docks")));
   }
   void knob_tooltips_come_from_the_key_table() {
     // scenario_schema.cpp's row for parallelism.pp: "integer ≥ 1", default "1", "pipeline ranks".
