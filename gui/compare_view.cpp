@@ -9,6 +9,8 @@
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -19,13 +21,21 @@
 namespace trainsim::gui {
 namespace {
 
+// Bars with their values written above them; `limit` > 0 draws a dashed horizontal line at that
+// value across the chart (the device's memory), named in the legend.
 QChartView* bar_chart(const QString& title, const QStringList& categories,
                       const std::vector<std::pair<QString, std::vector<double>>>& sets,
-                      const QString& unit) {
+                      const QString& unit, double limit = 0, const QString& limit_name = {}) {
   auto* series = new QBarSeries;
-  double top = 0;
+  series->setLabelsVisible(true);
+  series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+  series->setLabelsFormat(QStringLiteral("@value"));
+  series->setLabelsPrecision(3);
+  series->setLabelsAngle(-90);  // upright above narrow bars, so neighbours' values never overlap
+  double top = limit;
   for (const auto& [name, values] : sets) {
     auto* set = new QBarSet(name);
+    set->setLabelColor(Qt::black);  // above the bar (LabelsOutsideEnd), on the chart's white
     for (double v : values) {
       *set << v;
       top = std::max(top, v);
@@ -41,13 +51,34 @@ QChartView* bar_chart(const QString& title, const QStringList& categories,
   chart->addAxis(x, Qt::AlignBottom);
   series->attachAxis(x);
   auto* y = new QValueAxis;
-  y->setRange(0, top > 0 ? top * 1.15 : 1);
+  y->setRange(0, top > 0 ? top * 1.35 : 1);  // room for the upright value labels
   y->applyNiceNumbers();
   y->setTitleText(unit);
   y->setLabelFormat(QStringLiteral("%.3g"));
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
-  chart->legend()->setVisible(categories.size() > 1);  // the widest chart names the colours
+  if (limit > 0) {
+    auto* line = new QLineSeries;
+    line->setName(limit_name);
+    line->append(-0.5, limit);
+    line->append(static_cast<double>(categories.size()) - 0.5, limit);
+    QPen pen(QColor(0xc6, 0x28, 0x28));
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(1.5);
+    line->setPen(pen);
+    chart->addSeries(line);
+    auto* lx = new QValueAxis;  // the category axis spans −0.5 … n − 0.5
+    lx->setRange(-0.5, static_cast<double>(categories.size()) - 0.5);
+    lx->setVisible(false);
+    chart->addAxis(lx, Qt::AlignBottom);
+    line->attachAxis(lx);
+    line->attachAxis(y);
+  }
+  // The widest chart names the colours (the limit line's value is on the axis title).
+  chart->legend()->setVisible(categories.size() > 1);
+  if (auto* markers = chart->legend(); limit > 0)
+    for (auto* m : markers->markers(nullptr))
+      if (m->series() != series) m->setVisible(false);
   chart->legend()->setAlignment(Qt::AlignBottom);
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
@@ -171,8 +202,9 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
   const QString memory_unit =
       device > 0 ? tr("GB (device %1)").arg(device / 1e9, 0, 'f', 1) : tr("GB");
   if (std::any_of(peak.begin(), peak.end(), [](double p) { return p > 0; }))
-    charts_->addWidget(
-        bar_chart(tr("peak memory per GPU"), {tr("peak")}, per_schedule({peak}), memory_unit), 1);
+    charts_->addWidget(bar_chart(tr("peak memory per GPU"), {tr("peak")}, per_schedule({peak}),
+                                 memory_unit, device / 1e9, tr("device")),
+                       1);
 }
 
 }  // namespace trainsim::gui
