@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <istream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
