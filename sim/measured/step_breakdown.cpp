@@ -7,27 +7,12 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/intervals.h"
 
 namespace trainsim {
 namespace {
 
-using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
-
-TimeNs union_length(Intervals v) {
-  std::sort(v.begin(), v.end());
-  TimeNs total = 0, begin = 0, end = 0;
-  bool open = false;
-  for (const auto& [b, e] : v) {
-    if (!open || b > end) {
-      if (open) total += end - begin;
-      begin = b, end = e, open = true;
-    } else {
-      end = std::max(end, e);
-    }
-  }
-  if (open) total += end - begin;
-  return total;
-}
+using Intervals = std::vector<Interval>;
 
 std::vector<FamilyTime> sorted(const std::map<std::string, FamilyTime>& m) {
   std::vector<FamilyTime> out;
@@ -78,7 +63,7 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
   for (std::size_t c = 0; c < per.size(); ++c) b.busy[c] = union_length(per[c]);
   const TimeNs busy_all = union_length(all);
   b.compute_busy = union_length(compute);
-  b.comm_exposed = busy_all - b.compute_busy;
+  b.comm_exposed = busy_all - b.compute_busy;  // = uncovered(communication, compute)
   b.idle = b.span - busy_all;
   b.collectives = sorted(coll);
   b.other = sorted(other);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/intervals.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "schedules/zb_auto.h"
@@ -12,34 +13,6 @@
 namespace trainsim {
 
 namespace {
-
-// Sorted, disjoint union of intervals.
-std::vector<std::pair<TimeNs, TimeNs>> merged(std::vector<std::pair<TimeNs, TimeNs>> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<std::pair<TimeNs, TimeNs>> out;
-  for (const auto& iv : v) {
-    if (!out.empty() && iv.first <= out.back().second)
-      out.back().second = std::max(out.back().second, iv.second);
-    else
-      out.push_back(iv);
-  }
-  return out;
-}
-
-// Length of union(comm) not covered by union(compute).
-TimeNs exposed(const std::vector<std::pair<TimeNs, TimeNs>>& comm,
-               const std::vector<std::pair<TimeNs, TimeNs>>& compute) {
-  const auto a = merged(comm), b = merged(compute);
-  TimeNs total = 0, covered = 0;
-  std::size_t j = 0;
-  for (const auto& [s, e] : a) {
-    total += e - s;
-    while (j < b.size() && b[j].second <= s) ++j;
-    for (std::size_t k = j; k < b.size() && b[k].first < e; ++k)
-      covered += std::min(e, b[k].second) - std::max(s, b[k].first);
-  }
-  return total - covered;
-}
 
 // Per global stage, the mean duration of one micro-batch's F, I (or fused B) and W in the
 // simulated step (all pieces of a divided action summed). nullopt when a stage ran none of
@@ -136,7 +109,7 @@ StepReport make_report(const Timeline& tl) {
   std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
   // Intervals per stage (representative GPU) of compute and of each communication kind.
-  using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
+  using Intervals = std::vector<Interval>;
   std::vector<Intervals> compute_iv(static_cast<std::size_t>(pp)), tp_iv(compute_iv.size()),
       dp_iv(compute_iv.size()), pp_iv(compute_iv.size()), gather_iv(compute_iv.size());
   std::vector<CommVolume> vol(compute_iv.size());
@@ -189,14 +162,14 @@ StepReport make_report(const Timeline& tl) {
       st.peak_in_flight = std::max(st.peak_in_flight, held += e.microbatches);
       st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes += e.bytes);
     }
-    st.exposed_tp_s = to_seconds(exposed(tp_iv[i], compute_iv[i]));
-    st.exposed_dp_s = to_seconds(exposed(dp_iv[i], compute_iv[i]));
-    st.exposed_pp_s = to_seconds(exposed(pp_iv[i], compute_iv[i]));
-    st.exposed_gather_s = to_seconds(exposed(gather_iv[i], compute_iv[i]));
-    st.comm_tp_s = to_seconds(exposed(tp_iv[i], {}));
-    st.comm_dp_s = to_seconds(exposed(dp_iv[i], {}));
-    st.comm_pp_s = to_seconds(exposed(pp_iv[i], {}));
-    st.comm_gather_s = to_seconds(exposed(gather_iv[i], {}));
+    st.exposed_tp_s = to_seconds(uncovered(tp_iv[i], compute_iv[i]));
+    st.exposed_dp_s = to_seconds(uncovered(dp_iv[i], compute_iv[i]));
+    st.exposed_pp_s = to_seconds(uncovered(pp_iv[i], compute_iv[i]));
+    st.exposed_gather_s = to_seconds(uncovered(gather_iv[i], compute_iv[i]));
+    st.comm_tp_s = to_seconds(union_length(tp_iv[i]));
+    st.comm_dp_s = to_seconds(union_length(dp_iv[i]));
+    st.comm_pp_s = to_seconds(union_length(pp_iv[i]));
+    st.comm_gather_s = to_seconds(union_length(gather_iv[i]));
     r.volume.tp_bytes = std::max(r.volume.tp_bytes, vol[i].tp_bytes);
     r.volume.dp_bytes = std::max(r.volume.dp_bytes, vol[i].dp_bytes);
     r.volume.pp_bytes = std::max(r.volume.pp_bytes, vol[i].pp_bytes);
