@@ -64,11 +64,11 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
   // stretch from overlapping communication); idle is what the step leaves.
   CHECK(row(rd, "step").predicted_s == Approx(f.r.step_time_s));
   const double compute = row(rd, "gemm").predicted_s + row(rd, "attention").predicted_s +
-                         row(rd, "memory-bound").predicted_s;
+                         row(rd, "memory_bound").predicted_s;
   CHECK(compute == Approx(st.compute_busy_s).epsilon(1e-9));
-  CHECK(row(rd, "gemm").predicted_s > row(rd, "memory-bound").predicted_s);
+  CHECK(row(rd, "gemm").predicted_s > row(rd, "memory_bound").predicted_s);
   const double exposed = st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s;
-  CHECK(row(rd, "  exposed").predicted_s == Approx(exposed));
+  CHECK(row(rd, "communication_exposed").predicted_s == Approx(exposed));
   CHECK(row(rd, "idle").predicted_s ==
         Approx(std::max(0.0, f.r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)));
   // The error is (predicted − measured) / measured.

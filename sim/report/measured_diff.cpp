@@ -19,12 +19,29 @@
 namespace trainsim {
 namespace {
 
-double secs(TimeNs t) {
-  return to_seconds(t);
+// The kernel report's kinds, in the order of the gemm, attention and memory_bound rows.
+constexpr const char* kCostKinds[] = {"gemm", "attention", "memory"};
+
+// A row's label in the text table: communication_exposed as an indented sub-row.
+std::string label(const std::string& what) {
+  if (what == "memory_bound") return "memory-bound";
+  if (what == "communication_exposed") return "  exposed";
+  return what;
 }
 
-std::vector<std::string> cost_kinds() {
-  return {"gemm", "attention", "memory"};
+// "+1.802 s" / "−3.965 ms": predicted − measured.
+std::string signed_difference(const DiffRow& r) {
+  return (r.predicted_s >= r.measured_s ? "+" : "−") +
+         format_time(std::abs(r.predicted_s - r.measured_s));
+}
+
+// "name 1.2 ms (3), …": the first `most` families, "…" when there are more.
+std::string family_list(const std::vector<FamilyTime>& fs, std::size_t most) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < fs.size() && i < most; ++i)
+    parts.push_back(fmt::format("{} {} ({})", fs[i].family.empty() ? "unknown" : fs[i].family,
+                                format_time(to_seconds(fs[i].time)), fs[i].count));
+  return fmt::format("{}{}", fmt::join(parts, ", "), fs.size() > most ? ", …" : "");
 }
 
 }  // namespace
@@ -74,7 +91,7 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
       if (c < tl.schedule.stage_rank.size() && tl.schedule.stage_rank[c] != rd.stage) continue;
       for (const KernelPass& p : kernels[c].passes)
         for (std::size_t k = 0; k < 3; ++k) {
-          const double v = p.seconds_of(cost_kinds()[k]) * m;
+          const double v = p.seconds_of(kCostKinds[k]) * m;
           kind_s[k] += v;
           unstretched += v;
         }
@@ -83,18 +100,18 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     const double exposed =
         st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s;
     const double comm = st.comm_tp_s + st.comm_dp_s + st.comm_pp_s + st.comm_gather_s;
-    auto busy = [&](KernelCategory c) { return secs(b.busy_of(c)); };
-    rd.rows.push_back({"step", secs(b.span), r.step_time_s});
+    auto busy = [&](KernelCategory c) { return to_seconds(b.busy_of(c)); };
+    rd.rows.push_back({"step", to_seconds(b.span), r.step_time_s});
     rd.rows.push_back({"gemm", busy(KernelCategory::Gemm), kind_s[0] * stretch, unstretched > 0});
     rd.rows.push_back(
         {"attention", busy(KernelCategory::Attention), kind_s[1] * stretch, unstretched > 0});
     rd.rows.push_back(
-        {"memory-bound", busy(KernelCategory::MemoryBound), kind_s[2] * stretch, unstretched > 0});
+        {"memory_bound", busy(KernelCategory::MemoryBound), kind_s[2] * stretch, unstretched > 0});
     rd.rows.push_back({"optimizer", busy(KernelCategory::Optimizer), st.optimizer_s});
     rd.rows.push_back({"communication", busy(KernelCategory::Communication), comm});
-    rd.rows.push_back({"  exposed", secs(b.comm_exposed), exposed});
+    rd.rows.push_back({"communication_exposed", to_seconds(b.comm_exposed), exposed});
     rd.rows.push_back(
-        {"idle", secs(b.idle),
+        {"idle", to_seconds(b.idle),
          std::max(0.0, r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)});
     rd.rows.push_back({"other", busy(KernelCategory::Other), 0, false});
     rd.other = b.other;
@@ -131,50 +148,32 @@ std::string format_measured_diff(const MeasuredDiff& d) {
     out += fmt::format("  {:<16} {:>12} {:>12} {:>9} {:>12}\n", "", "measured", "predicted",
                        "error", "difference");
     for (const DiffRow& row : rd.rows) {
-      if (!row.predicted_known) {
-        out += fmt::format("  {:<16} {:>12} {:>12} {:>9} {:>12}\n", row.what,
-                           format_time(row.measured_s), "-", "-", "-");
-        continue;
-      }
-      out += fmt::format("  {:<16} {:>12} {:>12} {:>9} {:>12}\n", row.what,
-                         format_time(row.measured_s), format_time(row.predicted_s),
-                         row.measured_s > 0 ? fmt::format("{:+.1f}%", 100 * row.error()) : "-",
-                         (row.predicted_s >= row.measured_s ? "+" : "−") +
-                             format_time(std::abs(row.predicted_s - row.measured_s)));
+      const bool known = row.predicted_known;
+      out += fmt::format(
+          "  {:<16} {:>12} {:>12} {:>9} {:>12}\n", label(row.what), format_time(row.measured_s),
+          known ? format_time(row.predicted_s) : "-",
+          known && row.measured_s > 0 ? fmt::format("{:+.1f}%", 100 * row.error()) : "-",
+          known ? signed_difference(row) : "-");
     }
     // The largest differences among the parts (not the step, not the exposed sub-row).
     std::vector<const DiffRow*> parts;
     for (const DiffRow& row : rd.rows)
-      if (row.predicted_known && row.what != "step" && row.what != "  exposed")
+      if (row.predicted_known && row.what != "step" && row.what != "communication_exposed")
         parts.push_back(&row);
     std::stable_sort(parts.begin(), parts.end(), [](const DiffRow* a, const DiffRow* b) {
       return std::abs(a->predicted_s - a->measured_s) > std::abs(b->predicted_s - b->measured_s);
     });
     std::vector<std::string> top;
     for (std::size_t i = 0; i < parts.size() && i < 3; ++i)
-      top.push_back(fmt::format(
-          "{} {}{}", parts[i]->what, parts[i]->predicted_s >= parts[i]->measured_s ? "+" : "−",
-          format_time(std::abs(parts[i]->predicted_s - parts[i]->measured_s))));
-    out +=
-        "  largest differences (predicted − measured): " + fmt::format("{}", fmt::join(top, ", ")) +
-        "\n";
-    if (!rd.collectives.empty()) {
-      std::vector<std::string> c;
-      for (const auto& f : rd.collectives)
-        c.push_back(fmt::format("{} {} ({})", f.family.empty() ? "unknown" : f.family,
-                                format_time(secs(f.time)), f.count));
-      out += "  measured collectives: " + fmt::format("{}", fmt::join(c, ", ")) + "\n";
-    }
+      top.push_back(label(parts[i]->what) + " " + signed_difference(*parts[i]));
+    out += fmt::format("  largest differences (predicted − measured): {}\n", fmt::join(top, ", "));
+    if (!rd.collectives.empty())
+      out += "  measured collectives: " + family_list(rd.collectives, rd.collectives.size()) + "\n";
     if (!rd.other.empty()) {
-      std::vector<std::string> o;
       TimeNs total = 0;
       for (const auto& f : rd.other) total += f.time;
-      for (std::size_t i = 0; i < rd.other.size() && i < 5; ++i)
-        o.push_back(fmt::format("{} {} ({})", rd.other[i].family,
-                                format_time(secs(rd.other[i].time)), rd.other[i].count));
-      out += fmt::format("  not in the model: {} kernel families, {}: {}{}\n", rd.other.size(),
-                         format_time(secs(total)), fmt::join(o, ", "),
-                         rd.other.size() > 5 ? ", …" : "");
+      out += fmt::format("  not in the model: {} kernel families, {}: {}\n", rd.other.size(),
+                         format_time(to_seconds(total)), family_list(rd.other, 5));
     }
   }
   return out;
@@ -196,10 +195,6 @@ nlohmann::json measured_diff_to_json(const MeasuredDiff& d) {
     r["step"] = rd.step;
     r["device"] = rd.device;
     for (const DiffRow& row : rd.rows) {
-      std::string key = row.what;
-      key.erase(0, key.find_first_not_of(' '));
-      if (key == "exposed") key = "communication_exposed";
-      if (key == "memory-bound") key = "memory_bound";
       nlohmann::json v{{"measured_s", row.measured_s}};
       if (row.predicted_known) {
         v["predicted_s"] = row.predicted_s;
@@ -207,7 +202,7 @@ nlohmann::json measured_diff_to_json(const MeasuredDiff& d) {
       } else {
         v["predicted_s"] = nullptr;
       }
-      r[key] = v;
+      r[row.what] = v;
     }
     auto families = [](const std::vector<FamilyTime>& fs) {
       nlohmann::json a = nlohmann::json::array();

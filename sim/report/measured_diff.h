@@ -24,7 +24,9 @@
 namespace trainsim {
 
 struct DiffRow {
-  std::string what;  ///< "step", "gemm", "attention", …
+  /// step, gemm, attention, memory_bound, optimizer, communication, communication_exposed (a part
+  /// of communication), idle, other: the JSON key; the text table writes it as a label.
+  std::string what;
   double measured_s = 0;
   double predicted_s = 0;
   bool predicted_known = true;  ///< false: the simulator has no such figure (e.g. other)
