@@ -33,21 +33,6 @@ const char* name(CollOp op) {
   return collective_op_names().at(static_cast<std::size_t>(op)).c_str();
 }
 
-// nccl-tests' bus factor (domain.md §4).
-double bus_factor(CollOp op, int n) {
-  switch (op) {
-    case CollOp::AllReduce:
-      return busbw_factor(Collective::AllReduce, n);
-    case CollOp::AllGather:
-    case CollOp::ReduceScatter:
-    case CollOp::AllToAll:
-      return busbw_factor(Collective::AllGather, n);
-    case CollOp::SendRecv:
-      return 1.0;
-  }
-  return 1.0;
-}
-
 // One GPU this process drives: all local GPUs in one process, or this process's under MPI.
 struct Rank {
   int global = 0;  // rank in the communicator
@@ -194,7 +179,7 @@ int measure(const CollectivesArgs& a, const mpi::World& world) {
       const double t = world.max(slowest) / a.iters;  // the slowest GPU of the job
       const double algbw = static_cast<double>(bytes) / t;
       profile.collectives.push_back({name(op), n, link, static_cast<double>(bytes), t, algbw,
-                                     algbw * bus_factor(op, n), "measured", method});
+                                     algbw * op_bus_factor(name(op), n), "measured", method});
     }
   progress.finish();
   for (Rank& k : ranks) {

@@ -168,7 +168,7 @@ std::string infer_op(const Section& sec, int n, const std::string& source) {
   const double r = summarize(ratios).median;
   const std::string redop = sec.rows.front().redop, root = sec.rows.front().root;
   auto near = [&](double f) { return std::abs(r - f) <= 0.02 * f; };
-  const double all_reduce = 2.0 * (n - 1) / n, gather = (n - 1.0) / n;
+  const double all_reduce = op_bus_factor("all_reduce", n), gather = op_bus_factor("all_gather", n);
   const std::string ratio = fmt::format("busbw / algbw = {:.4g} at {} ranks", r, n);
   const bool rooted = !root.empty() && root != "-1";
   if (n > 2 && near(all_reduce)) return "all_reduce";

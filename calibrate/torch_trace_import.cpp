@@ -12,14 +12,6 @@
 namespace trainsim {
 namespace {
 
-// nccl-tests' bus factor (doc/PERFORMANCE.md): 2(n−1)/n all-reduce, (n−1)/n all-gather,
-// reduce-scatter and all-to-all, 1 send/recv.
-double bus_factor(const std::string& op, int n) {
-  if (op == "all_reduce") return 2.0 * (n - 1) / n;
-  if (op == "sendrecv") return 1.0;
-  return (n - 1.0) / n;
-}
-
 // The steps of a trace that carry over: all with kernels, less the first when three or more.
 std::vector<bool> used_steps(const TorchTrace& t) {
   std::vector<bool> use(t.steps.size(), false);
@@ -134,7 +126,7 @@ TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, cons
     c.time_s = tm.median;
     c.spread_s = tm.spread;
     c.algbw = c.bytes / c.time_s;
-    c.busbw = c.algbw * bus_factor(c.op, c.group_size);
+    c.busbw = c.algbw * op_bus_factor(c.op, c.group_size);
     c.method = "torch-trace";
     c.source = fmt::format("{} ({} calls)", coll_source[key], v.size());
     out.profile.collectives.push_back(c);

@@ -60,3 +60,12 @@ TEST_CASE("calibration profile: bad fields are named with what is allowed", "[ca
                     Catch::Contains("memory[0].kernel: expected copy"));
   CHECK_THROWS_WITH(load_profile("/no/such/profile.json"), Catch::Contains("cannot open"));
 }
+
+TEST_CASE("profile operations' bus factors are nccl-tests'") {
+  // n = 8: all_reduce 2·7/8 = 1.75; all_gather, reduce_scatter, alltoall 7/8; sendrecv 1.
+  CHECK(op_bus_factor("all_reduce", 8) == Approx(1.75));
+  CHECK(op_bus_factor("all_gather", 8) == Approx(0.875));
+  CHECK(op_bus_factor("reduce_scatter", 8) == Approx(0.875));
+  CHECK(op_bus_factor("alltoall", 8) == Approx(0.875));
+  CHECK(op_bus_factor("sendrecv", 8) == 1.0);
+}

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json_text.h"
+#include "cost/cost_model.h"
 
 namespace trainsim {
 namespace {
@@ -64,6 +65,11 @@ const std::vector<std::string>& collective_op_names() {
   static const std::vector<std::string> names{"all_reduce", "all_gather", "reduce_scatter",
                                               "alltoall", "sendrecv"};
   return names;
+}
+
+double op_bus_factor(const std::string& op, int n) {
+  if (op == "sendrecv") return 1.0;
+  return busbw_factor(op == "all_reduce" ? Collective::AllReduce : Collective::AllGather, n);
 }
 
 json profile_to_json(const CalibrationProfile& p) {

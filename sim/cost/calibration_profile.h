@@ -66,6 +66,9 @@ struct CalibrationProfile {
 
 /// The operation names a profile may use (nccl-tests' binaries without `_perf`).
 const std::vector<std::string>& collective_op_names();
+/// nccl-tests' bus factor of one of those operations over n ranks (doc/PERFORMANCE.md):
+/// 2(n−1)/n all_reduce; (n−1)/n all_gather, reduce_scatter, alltoall; 1 sendrecv.
+double op_bus_factor(const std::string& op, int n);
 
 nlohmann::json profile_to_json(const CalibrationProfile& p);
 /// Validates every field; throws InputError naming `source`, the field path and what is allowed.
