@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# trainsim-calibrate's exit codes and messages; needs no GPU (run only when the target is built).
+# trainsim-calibrate's exit codes and messages; needs no GPU (a build with CUDA or without it).
 # usage: calibrate_cli_test.sh TRAINSIM_CALIBRATE SOURCE_DIR
 set -u
 bin=$1
