@@ -16,7 +16,8 @@ namespace {
 // [FA2-A100] T. Dao, "FlashAttention-2", arXiv:2307.08691 (2023), the A100 80GB SXM4 forward +
 //   backward figure (also github.com/Dao-AILab/flash-attention assets/
 //   flash2_a100_fwd_bwd_benchmark.png), panels (c) and (d): FlashAttention-2, FlashAttention
-//   and "FlashAttention Triton" bars.
+//   and "Triton" bars. The Triton bars time OpenAI's triton.ops.flash_attention (the repository's
+//   benchmarks/benchmark_flash_attention.py imports it), not flash_attn_triton.py.
 // [FA2-H100] The same paper's H100 80GB SXM5 figure (assets/flash2_h100_fwd_bwd_benchmark.png),
 //   panels (c) and (d): FlashAttention-2 and FlashAttention bars.
 // [FA3] J. Shah et al., "FlashAttention-3", arXiv:2407.08608 (2024), the H100 80GB SXM5 FP16
@@ -27,8 +28,11 @@ namespace {
 constexpr SeqCurves kFa2A100{{88, 119, 140, 156, 165, 171}, {99, 133, 155, 173, 182, 189}};
 // FlashAttention (-1) on A100.
 constexpr SeqCurves kFa1A100{{58, 70, 77, 87, 92, 97}, {55, 62, 69, 76, 80, 83}};
-// The Triton FlashAttention kernel of 2023 (flash_attn_triton.py; llm-foundry's `attn_impl:
-// triton`) on A100.
+// llm-foundry's `attn_impl: triton` runs T. Dao's flash_attn_triton.py on a pre-MLIR Triton
+// (triton-pre-mlir), a kernel no chart times. Its own header says its forward + backward is
+// "slightly slower than" CUDA FlashAttention's. The chart's Triton bars (OpenAI's kernel, above)
+// stand in: at head dimension 128 they lie 2–9 % under FlashAttention(-1)'s (50/55 … 80/83),
+// "slightly slower" in the same sense.
 constexpr SeqCurves kTritonA100{{59, 75, 79, 76, 79, 80}, {50, 61, 68, 74, 78, 80}};
 // FlashAttention-2 on H100: forward + backward [FA2-H100], forward alone [FA3].
 constexpr SeqCurves kFa2H100{{141, 192, 232, 257, 273, 284}, {163, 221, 265, 294, 308, 328}};
@@ -54,7 +58,7 @@ const AttentionData kFa1A100Data{"a100-sxm-80gb", 312e12, AttentionKernel::Flash
                                  kFa1A100, {}};
 const AttentionData kTritonA100Data{
     "a100-sxm-80gb", 312e12, AttentionKernel::Triton,
-    "FlashAttention-2 paper, A100 fwd+bwd chart (FlashAttention Triton)", kTritonA100, {}};
+    "FlashAttention-2 paper, A100 fwd+bwd chart (OpenAI's Triton kernel, standing in for llm-foundry's)", kTritonA100, {}};
 const AttentionData kFa2H100Data{"h100-sxm", 989e12, AttentionKernel::Flash2,
                                  "FlashAttention-2 paper, H100 fwd+bwd chart; FlashAttention-3 "
                                  "paper, forward chart",
@@ -62,13 +66,13 @@ const AttentionData kFa2H100Data{"h100-sxm", 989e12, AttentionKernel::Flash2,
 const AttentionData kFa1H100Data{"h100-sxm", 989e12, AttentionKernel::Flash1,
                                  "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention)",
                                  kFa1H100, {}};
-// No chart measures the 2023 Triton kernel on H100. On A100 its causal bars lie within 2–9 %
-// of FlashAttention(-1)'s at head dimension 128 (50/55 … 80/83): both run FlashAttention-1's
-// algorithm on Ampere-style mma instructions (Triton 2.1 of PyTorch 2.1 emitted no Hopper
-// wgmma by default). FlashAttention(-1)'s H100 bars stand in.
+// No chart times a Triton kernel on H100. llm-foundry's kernel runs FlashAttention-1's algorithm
+// on Ampere-style mma instructions (pre-MLIR Triton, its triton_pre_mlir_sm90 branch, emits no
+// Hopper wgmma), as FlashAttention(-1) does, and is "slightly slower" than it (above):
+// FlashAttention(-1)'s H100 bars stand in.
 const AttentionData kTritonH100Data{
     "h100-sxm", 989e12, AttentionKernel::Triton,
-    "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention, standing in for Triton)",
+    "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention, standing in for llm-foundry's Triton kernel)",
     kFa1H100, {}};
 const AttentionData kFa3H100Data{"h100-sxm",
                                  989e12,
