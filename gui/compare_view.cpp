@@ -1,18 +1,22 @@
 #include "compare_view.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <QBarCategoryAxis>
-#include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QHBoxLayout>
+#include <QHeaderView>
+#include <QHorizontalStackedBarSeries>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -21,71 +25,116 @@
 namespace trainsim::gui {
 namespace {
 
-// Bars with their values written above them; `limit` > 0 draws a dashed horizontal line at that
-// value across the chart (the device's memory), named in the legend.
-QChartView* bar_chart(const QString& title, const QStringList& categories,
-                      const std::vector<std::pair<QString, std::vector<double>>>& sets,
-                      const QString& unit, double limit = 0, const QString& limit_name = {}) {
-  auto* series = new QBarSeries;
-  series->setLabelsVisible(true);
-  series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+constexpr QRgb kOutOfMemory = 0xc62828;  // the memory view's out-of-memory red
+
+// One horizontal bar per schedule, the schedules named on the left axis top to bottom (as the
+// Gantts above are stacked), one bar set per measure (a legend names them when there are two).
+struct BarChartSpec {
+  BarChartSpec(QString t, QString u, QStringList n,
+               std::vector<std::pair<QString, std::vector<double>>> s)
+      : title(std::move(t)), unit(std::move(u)), names(std::move(n)), sets(std::move(s)) {}
+  QString title, unit;
+  QStringList names;  ///< one per schedule, top to bottom
+  std::vector<std::pair<QString, std::vector<double>>> sets;
+  bool value_labels = true;  ///< each bar's value at its end
+  double clip = 0;           ///< > 0: the axis ends here; longer bars stop at it, in red
+  double limit = 0;          ///< > 0: a dashed vertical line (the device's memory)
+  QString limit_name;
+};
+
+QChartView* bar_chart(const BarChartSpec& spec) {
+  const auto n = static_cast<int>(spec.names.size());
+  // Stacked, so that a clipped bar can be its own set: drawn in red, its (clipped) value hidden
+  // (the real one is in its name). Each schedule has a value in one set only.
+  auto* series = new QHorizontalStackedBarSeries;
+  series->setLabelsVisible(spec.value_labels);
+  series->setLabelsPosition(QAbstractBarSeries::LabelsInsideBase);
   series->setLabelsFormat(QStringLiteral("@value"));
-  series->setLabelsPrecision(3);
-  series->setLabelsAngle(-90);  // upright above narrow bars, so neighbours' values never overlap
-  double top = limit;
-  for (const auto& [name, values] : sets) {
+  series->setLabelsPrecision(4);
+  double top = spec.limit;
+  for (const auto& [name, values] : spec.sets) {
     auto* set = new QBarSet(name);
-    set->setLabelColor(Qt::black);  // above the bar (LabelsOutsideEnd), on the chart's white
-    for (double v : values) {
-      *set << v;
-      top = std::max(top, v);
+    set->setLabelColor(Qt::white);
+    auto* over = new QBarSet(QObject::tr("beyond the axis"));
+    over->setColor(QColor(kOutOfMemory));
+    over->setLabelColor(Qt::transparent);
+    bool clipped = false;
+    for (int i = n - 1; i >= 0; --i) {  // the first schedule on top
+      const double v = values[static_cast<std::size_t>(i)];
+      const bool clip = spec.clip > 0 && v > spec.clip;
+      clipped = clipped || clip;
+      *set << (clip ? 0.0 : v);
+      *over << (clip ? spec.clip : 0.0);
+      top = std::max(top, clip ? spec.clip : v);
     }
     series->append(set);
+    if (clipped)
+      series->append(over);
+    else
+      delete over;
   }
   auto* chart = new QChart;
   chart->addSeries(series);
-  chart->setTitle(title);
+  chart->setTitle(spec.title);
   chart->setAnimationOptions(QChart::NoAnimation);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  chart->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  auto* y = new QValueAxis;
-  y->setRange(0, top > 0 ? top * 1.35 : 1);  // room for the upright value labels
-  y->applyNiceNumbers();
-  y->setTitleText(unit);
-  y->setLabelFormat(QStringLiteral("%.3g"));
+  chart->setMargins(QMargins(4, 4, 8, 4));  // the names need the width
+  chart->setBackgroundRoundness(0);
+  auto* y = new QBarCategoryAxis;
+  QStringList reversed(spec.names.rbegin(), spec.names.rend());
+  y->append(reversed);
+  y->setTruncateLabels(false);  // a schedule's whole name, "(vpp 2)" and all
+  QFont small = y->labelsFont();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  y->setLabelsFont(small);
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
-  if (limit > 0) {
+  auto* x = new QValueAxis;
+  // Room past the longest bar for its value label.
+  x->setRange(0, top > 0 ? top * 1.05 : 1);
+  if (spec.clip <= 0) x->applyNiceNumbers();
+  x->setTitleText(spec.unit);
+  x->setLabelFormat(QStringLiteral("%.3g"));
+  chart->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  if (spec.limit > 0) {
     auto* line = new QLineSeries;
-    line->setName(limit_name);
-    line->append(-0.5, limit);
-    line->append(static_cast<double>(categories.size()) - 0.5, limit);
-    QPen pen(QColor(0xc6, 0x28, 0x28));
+    line->setName(spec.limit_name);
+    line->append(spec.limit, -0.5);
+    line->append(spec.limit, n - 0.5);
+    QPen pen{QColor(kOutOfMemory)};
     pen.setStyle(Qt::DashLine);
     pen.setWidthF(1.5);
     line->setPen(pen);
     chart->addSeries(line);
-    auto* lx = new QValueAxis;  // the category axis spans −0.5 … n − 0.5
-    lx->setRange(-0.5, static_cast<double>(categories.size()) - 0.5);
-    lx->setVisible(false);
-    chart->addAxis(lx, Qt::AlignBottom);
-    line->attachAxis(lx);
-    line->attachAxis(y);
+    auto* ly = new QValueAxis;  // the category axis spans −0.5 … n − 0.5
+    ly->setRange(-0.5, n - 0.5);
+    ly->setVisible(false);
+    chart->addAxis(ly, Qt::AlignLeft);
+    line->attachAxis(x);
+    line->attachAxis(ly);
   }
-  // The widest chart names the colours (the limit line's value is on the axis title).
-  chart->legend()->setVisible(categories.size() > 1);
-  if (auto* markers = chart->legend(); limit > 0)
-    for (auto* m : markers->markers(nullptr))
-      if (m->series() != series) m->setVisible(false);
+  // The legend names what is not on the axes: the limit line.
+  chart->legend()->setVisible(spec.limit > 0);
+  for (auto* m : chart->legend()->markers(series)) m->setVisible(false);
   chart->legend()->setAlignment(Qt::AlignBottom);
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumHeight(220);
-  view->setMinimumWidth(220);
+  view->setMinimumSize(240, 160);
+  view->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);  // the Gantts come first
   return view;
 }
+
+// A table cell that sorts by its number, not its text.
+class NumberItem : public QTableWidgetItem {
+ public:
+  NumberItem(double v, int decimals) : QTableWidgetItem(QString::number(v, 'f', decimals)) {
+    setData(Qt::UserRole, v);
+    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  bool operator<(const QTableWidgetItem& o) const override {
+    return data(Qt::UserRole).toDouble() < o.data(Qt::UserRole).toDouble();
+  }
+};
 
 }  // namespace
 
@@ -103,12 +152,22 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   scroll->setWidget(top);
   scroll->setWidgetResizable(true);
   split->addWidget(scroll);
-  auto* bottom = new QWidget;
-  charts_ = new QHBoxLayout(bottom);
+  // Below the Gantts: the measures as charts, or as a table to sort.
+  details_ = new QTabWidget;
+  auto* charts = new QWidget;
+  charts_ = new QHBoxLayout(charts);
   charts_->setContentsMargins(0, 0, 0, 0);
-  split->addWidget(bottom);
+  details_->addTab(charts, tr("Charts"));
+  table_ = new QTableWidget;
+  table_->setObjectName(QStringLiteral("compare-table"));
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->verticalHeader()->setVisible(false);
+  details_->addTab(table_, tr("Table"));
+  split->addWidget(details_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  split->setSizes({600, 400});  // 3 : 2 from the start, not from the panes' size hints
   outer->addWidget(split);
 }
 
@@ -126,6 +185,7 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
     delete item->widget();
     delete item;
   }
+  table_->setRowCount(0);
   const bool any = outcome_ && !outcome_->compared.empty();
   hint_->setVisible(!any);
   if (!any) return;
@@ -181,30 +241,64 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
     stack_->insertWidget(stack_->count() - 1, row);  // above the closing stretch
     rows_.push_back(row);
   }
-  // One bar set per schedule (the legend names them), one category per measure.
-  const auto per_schedule = [&](const std::vector<std::vector<double>>& measures) {
-    std::vector<std::pair<QString, std::vector<double>>> sets;
-    for (int i = 0; i < names.size(); ++i) {
-      std::vector<double> v;
-      for (const auto& m : measures) v.push_back(m[static_cast<std::size_t>(i)]);
-      sets.emplace_back(names[i], std::move(v));
-    }
-    return sets;
-  };
-  charts_->addWidget(bar_chart(tr("step time"), {tr("step")}, per_schedule({step}), tr("s")), 1);
-  charts_->addWidget(
-      bar_chart(tr("pipeline bubble"), {tr("of step (ZB paper)"), tr("over ideal (Megatron)")},
-                per_schedule({bubble_step, bubble_ideal}), tr("%")),
-      2);
   double device = 0;
   for (const auto& c : outcome_->compared) device = std::max(device, c.device_memory);
-  // The device's size goes on the axis: the chart's title has no room for it.
-  const QString memory_unit =
-      device > 0 ? tr("GB (device %1)").arg(device / 1e9, 0, 'f', 1) : tr("GB");
-  if (std::any_of(peak.begin(), peak.end(), [](double p) { return p > 0; }))
-    charts_->addWidget(bar_chart(tr("peak memory per GPU"), {tr("peak")}, per_schedule({peak}),
-                                 memory_unit, device / 1e9, tr("device")),
-                       1);
+  std::vector<bool> oom;
+  for (const auto& c : outcome_->compared)
+    if (c.gantt) oom.push_back(c.out_of_memory);
+  fill_table(names, step, bubble_step, bubble_ideal, peak, oom);
+  charts_->addWidget(bar_chart(BarChartSpec(tr("step time"), tr("s"), names, {{tr("step"), step}})),
+                     1);
+  charts_->addWidget(bar_chart(BarChartSpec(tr("pipeline bubble, % of step"), tr("%"), names,
+                                            {{tr("bubble"), bubble_step}})),
+                     1);
+  if (std::none_of(peak.begin(), peak.end(), [](double p) { return p > 0; })) return;
+  // Memory: the values go beside the names (a clipped bar's own would mislead); a schedule
+  // needing far more than the device stops at the axis' end, in red, so the others stay legible.
+  QStringList labelled;
+  double fitting = device / 1e9;
+  for (std::size_t i = 0; i < peak.size(); ++i) {
+    if (!oom[i]) fitting = std::max(fitting, peak[i]);
+  }
+  const bool clip = *std::max_element(peak.begin(), peak.end()) > 1.5 * fitting;
+  for (std::size_t i = 0; i < peak.size(); ++i)
+    labelled << (clip && peak[i] > 1.3 * fitting
+                     ? tr("%1 (%2 GB)").arg(names[static_cast<int>(i)]).arg(peak[i], 0, 'f', 0)
+                     : names[static_cast<int>(i)]);
+  BarChartSpec memory(tr("peak memory per GPU"), tr("GB"), labelled, {{tr("peak"), peak}});
+  if (clip) memory.clip = 1.3 * fitting;
+  if (device > 0) {
+    memory.limit = device / 1e9;
+    memory.limit_name = tr("device %1 GB").arg(device / 1e9, 0, 'f', 1);
+  }
+  charts_->addWidget(bar_chart(memory), 1);
+}
+
+void CompareView::fill_table(const QStringList& names, const std::vector<double>& step,
+                             const std::vector<double>& bubble_step,
+                             const std::vector<double>& bubble_ideal,
+                             const std::vector<double>& peak, const std::vector<bool>& oom) {
+  table_->setSortingEnabled(false);
+  table_->clear();
+  table_->setColumnCount(6);
+  table_->setHorizontalHeaderLabels({tr("schedule"), tr("step time (s)"), tr("bubble, % of step"),
+                                     tr("bubble over ideal, %"), tr("peak memory / GPU (GB)"),
+                                     tr("fits")});
+  table_->setRowCount(static_cast<int>(names.size()));
+  for (int i = 0; i < names.size(); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    table_->setItem(i, 0, new QTableWidgetItem(names[i]));
+    table_->setItem(i, 1, new NumberItem(step[k], 4));
+    table_->setItem(i, 2, new NumberItem(bubble_step[k], 1));
+    table_->setItem(i, 3, new NumberItem(bubble_ideal[k], 1));
+    table_->setItem(i, 4, new NumberItem(peak[k], 1));
+    auto* fits = new QTableWidgetItem(oom[k] ? tr("out of memory") : tr("yes"));
+    if (oom[k]) fits->setForeground(QColor(kOutOfMemory));
+    table_->setItem(i, 5, fits);
+  }
+  table_->resizeColumnsToContents();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setSortingEnabled(true);
 }
 
 }  // namespace trainsim::gui

@@ -1,7 +1,9 @@
 #pragma once
 // "Compare bubble sizes across schedules" in one screen: the chosen schedules' Gantts stacked on
-// one time axis (zooming one zooms all), and bar charts (Qt Charts) of step time, bubble in both
-// conventions and peak memory per schedule. Draws what SimOutcome::compared holds.
+// one time axis (zooming one zooms all); below them, horizontal bar charts (Qt Charts) of step
+// time, bubble in both conventions and peak memory per schedule (the device as a line, a schedule
+// far out of memory clipped in red), or the same measures as a sortable table. Draws what
+// SimOutcome::compared holds.
 #include <memory>  // std::shared_ptr
 #include <vector>  // std::vector
 
@@ -12,6 +14,8 @@
 class QVBoxLayout;
 class QLabel;
 class QHBoxLayout;
+class QTabWidget;
+class QTableWidget;
 
 namespace trainsim::gui {
 
@@ -23,13 +27,20 @@ class CompareView : public QWidget {
   explicit CompareView(QWidget* parent = nullptr);
   void set_outcome(std::shared_ptr<const SimOutcome> o);
   const std::vector<GanttView*>& gantts() const { return gantts_; }
+  QTabWidget* details() const { return details_; }
+  QTableWidget* table() const { return table_; }
 
  private:
   void sync_from(GanttView* source);
+  void fill_table(const QStringList& names, const std::vector<double>& step,
+                  const std::vector<double>& bubble_step, const std::vector<double>& bubble_ideal,
+                  const std::vector<double>& peak, const std::vector<bool>& oom);
   std::shared_ptr<const SimOutcome> outcome_;
   QVBoxLayout* stack_ = nullptr;
   QHBoxLayout* charts_ = nullptr;
   QLabel* hint_ = nullptr;
+  QTabWidget* details_ = nullptr;
+  QTableWidget* table_ = nullptr;
   std::vector<GanttView*> gantts_;
   std::vector<QWidget*> rows_;
 };

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include <QAbstractBarSeries>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSet>
@@ -10,6 +15,7 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTest>
 
 #include "compare_view.h"
@@ -185,6 +191,35 @@ class MainWindowTest : public QObject {
     QVERIFY(!titles[0].contains("out of memory"));
     QVERIFY(titles[1].contains("out of memory"));
     QVERIFY(titles[1].contains("the device has 85.9 GB"));
+    // The table: one row per schedule, sortable by number; AFAB marked out of memory.
+    QTableWidget* t = w.compare_view()->table();
+    QCOMPARE(t->rowCount(), 2);
+    t->sortItems(4, Qt::DescendingOrder);  // peak memory: AFAB's 252 GB first
+    QCOMPARE(t->item(0, 0)->text(), QStringLiteral("afab"));
+    QCOMPARE(t->item(0, 5)->text(), QStringLiteral("out of memory"));
+    QCOMPARE(t->item(1, 5)->text(), QStringLiteral("yes"));
+    QVERIFY(t->item(0, 4)->data(Qt::UserRole).toDouble() > 200);
+    // The memory chart: the device as a named line; AFAB's bar, about 4.5 × 1F1B's, is clipped
+    // at 1.3 × the device, 80 GiB (so 1F1B's stays legible) into a red set, its value in its name.
+    QChart* memory = nullptr;
+    for (const QChartView* v : w.compare_view()->findChildren<QChartView*>())
+      if (v->chart()->title() == QStringLiteral("peak memory per GPU")) memory = v->chart();
+    QVERIFY(memory != nullptr);
+    const auto lines = memory->series();
+    QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QAbstractSeries* s) {
+      return s->name() == QStringLiteral("device 85.9 GB");
+    }));
+    const auto* bars = qobject_cast<QAbstractBarSeries*>(lines.front());
+    QVERIFY(bars != nullptr);
+    QCOMPARE(bars->count(), 2);  // fitting values, and the clipped one
+    QBarSet* over = bars->barSets().at(1);
+    QCOMPARE(over->color(), QColor(0xc62828));
+    // Bars run bottom-up: AFAB, listed first, is the top bar (index 1).
+    QVERIFY(qFuzzyCompare(over->at(1), 1.3 * 80 * 1.073741824));  // 80 GiB in GB
+    QCOMPARE(over->at(0), 0.0);
+    auto* axis = qobject_cast<QBarCategoryAxis*>(memory->axes(Qt::Vertical).front());
+    QVERIFY(axis != nullptr);
+    QCOMPARE(axis->categories().back(), QStringLiteral("afab (252 GB)"));
   }
 };
 TRAINSIM_GUI_TEST(MainWindowTest);
