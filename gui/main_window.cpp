@@ -18,13 +18,13 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabWidget>
+#include <QTextEdit>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -129,12 +129,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   browse_dock->setWidget(browser_);
   addDockWidget(Qt::LeftDockWidgetArea, browse_dock);
 
-  report_ = new QPlainTextEdit;
+  report_ = new QTextEdit;
   report_->setReadOnly(true);
   report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  report_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  report_->setMinimumWidth(
-      QFontMetrics(report_->font()).horizontalAdvance(QString(36, QLatin1Char('0'))));
+  // Read without scrolling sideways: the summary's long lines wrap at the panel's edge (the
+  // tables below it keep their columns), and the panel starts wide enough for its label-value
+  // lines (a saved layout overrides, restore_layout).
+  report_->setLineWrapMode(QTextEdit::WidgetWidth);
+  const int column = QFontMetrics(report_->font()).horizontalAdvance(QLatin1Char('0'));
+  report_->setMinimumWidth(36 * column);
   auto* report_dock = new QDockWidget(tr("Report"), this);
   report_dock->setObjectName(QStringLiteral("report"));
   report_dock->setWidget(report_);
@@ -150,6 +153,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::RightDockWidgetArea, ranks_dock);
   tabifyDockWidget(report_dock, ranks_dock);
   report_dock->raise();
+  resizeDocks({report_dock}, {48 * column}, Qt::Horizontal);
 
   status_ = new QLabel(tr("Open a scenario: File ▸ Open, the bundled list, or drop a .yaml"));
   busy_ = new QProgressBar;
@@ -229,7 +233,19 @@ void MainWindow::show_outcome_with_measured() {
       text = std::string("measured vs simulated: ") + e.what() + "\n\n" + text;
     }
   }
-  report_->setPlainText(QString::fromStdString(text));
+  set_report_text(QString::fromStdString(text));
+}
+
+void MainWindow::set_report_text(const QString& text) {
+  // The summary (up to the dashed line closing "OUTPUT BREAKDOWN") wraps; the tables after it
+  // do not, so their columns stay aligned.
+  const QString rule = QStringLiteral("\n------------------------------------\n");
+  const auto head = text.indexOf(QStringLiteral("OUTPUT BREAKDOWN"));
+  const auto cut = head < 0 ? -1 : text.indexOf(rule, head);
+  const QString wrapped = cut < 0 ? text : text.left(cut + rule.size());
+  const QString kept = cut < 0 ? QString() : text.mid(cut + rule.size());
+  report_->setHtml(QStringLiteral("<pre style='white-space: pre-wrap'>%1</pre><pre>%2</pre>")
+                       .arg(wrapped.toHtmlEscaped(), kept.toHtmlEscaped()));
 }
 
 void MainWindow::build_menus() {

@@ -16,7 +16,7 @@
 class QLabel;
 class QListWidget;
 class QMenu;
-class QPlainTextEdit;
+class QTextEdit;
 class QProgressBar;
 class QTabWidget;
 class QTreeView;
@@ -71,6 +71,7 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent*) override;
 
  private:
+  void set_report_text(const QString& text);
   void build_menus();
   void simulate();
   void on_finished(std::shared_ptr<const SimOutcome> o);
@@ -93,7 +94,7 @@ class MainWindow : public QMainWindow {
   KnobPanel* knobs_ = nullptr;
   TimelineModel* model_ = nullptr;
   QTreeView* ranks_ = nullptr;
-  QPlainTextEdit* report_ = nullptr;
+  QTextEdit* report_ = nullptr;
   QListWidget* browser_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QMenu* recent_ = nullptr;
