@@ -58,7 +58,9 @@ const AttentionData kFa1A100Data{"a100-sxm-80gb", 312e12, AttentionKernel::Flash
                                  kFa1A100, {}};
 const AttentionData kTritonA100Data{
     "a100-sxm-80gb", 312e12, AttentionKernel::Triton,
-    "FlashAttention-2 paper, A100 fwd+bwd chart (OpenAI's Triton kernel, standing in for llm-foundry's)", kTritonA100, {}};
+    "FlashAttention-2 paper, A100 fwd+bwd chart (OpenAI's Triton kernel, standing in for "
+    "llm-foundry's)",
+    kTritonA100, {}};
 const AttentionData kFa2H100Data{"h100-sxm", 989e12, AttentionKernel::Flash2,
                                  "FlashAttention-2 paper, H100 fwd+bwd chart; FlashAttention-3 "
                                  "paper, forward chart",
@@ -72,7 +74,8 @@ const AttentionData kFa1H100Data{"h100-sxm", 989e12, AttentionKernel::Flash1,
 // FlashAttention(-1)'s H100 bars stand in.
 const AttentionData kTritonH100Data{
     "h100-sxm", 989e12, AttentionKernel::Triton,
-    "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention, standing in for llm-foundry's Triton kernel)",
+    "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention, standing in for llm-foundry's "
+    "Triton kernel)",
     kFa1H100, {}};
 const AttentionData kFa3H100Data{"h100-sxm",
                                  989e12,
