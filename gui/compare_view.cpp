@@ -36,9 +36,8 @@ struct BarChartSpec {
   QString title, unit;
   QStringList names;  ///< one per schedule, top to bottom
   std::vector<std::pair<QString, std::vector<double>>> sets;
-  bool value_labels = true;  ///< each bar's value at its end
-  double clip = 0;           ///< > 0: the axis ends here; longer bars stop at it, in red
-  double limit = 0;          ///< > 0: a dashed vertical line (the device's memory)
+  double clip = 0;   ///< > 0: the axis ends here; longer bars stop at it, in red
+  double limit = 0;  ///< > 0: a dashed vertical line (the device's memory)
   QString limit_name;
 };
 
@@ -47,7 +46,7 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   // Stacked, so that a clipped bar can be its own set: drawn in red, its (clipped) value hidden
   // (the real one is in its name). Each schedule has a value in one set only.
   auto* series = new QHorizontalStackedBarSeries;
-  series->setLabelsVisible(spec.value_labels);
+  series->setLabelsVisible(true);  // each bar's value at its base, in white
   series->setLabelsPosition(QAbstractBarSeries::LabelsInsideBase);
   series->setLabelsFormat(QStringLiteral("@value"));
   series->setLabelsPrecision(4);
@@ -253,8 +252,8 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
                                             {{tr("bubble"), bubble_step}})),
                      1);
   if (std::none_of(peak.begin(), peak.end(), [](double p) { return p > 0; })) return;
-  // Memory: the values go beside the names (a clipped bar's own would mislead); a schedule
-  // needing far more than the device stops at the axis' end, in red, so the others stay legible.
+  // Memory: a schedule needing far more than the device stops at the axis' end, in red, so the
+  // others stay legible; its real value goes beside its name (its clipped bar's would mislead).
   QStringList labelled;
   double fitting = device / 1e9;
   for (std::size_t i = 0; i < peak.size(); ++i) {
