@@ -78,6 +78,9 @@ TEST_CASE("run --json: the training settings the durations depend on", "[report]
   CHECK(j["training"]["fused_optimizer"] == false);
   CHECK(j["training"]["grad_clipping"] == true);
   CHECK(j["training"]["runtime"] == "compiled");
+  CHECK(j["training"]["optimizer_post_validation"] == false);
+  CHECK(j["steps_overlap"] == false);
+  CHECK(j["one_step_s"] == j["step_time_s"]);
   CHECK(j["training"]["seq_len"] == 4096);
   // The reduction precision is echoed resolved: bf16 by default, fp32 when asked or when the
   // gradients accumulate in fp32.
@@ -95,4 +98,20 @@ TEST_CASE("run --json: the training settings the durations depend on", "[report]
   // A costs-only study has no training settings.
   const auto costs = report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})));
   CHECK(costs["training"].is_null());
+}
+
+TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]") {
+  // ZB-H2, p = 4, m = 8, F = I = W = 1 ms: period 24 ms, one step alone 27 ms (step_report_test).
+  const Scenario s = test::yaml(
+      "parallelism: {pp: 4}\ntraining: {microbatches: 8, optimizer_post_validation: true}\n"
+      "schedule: zb-h2\ncosts: {forward: 1ms, backward_input: 1ms, backward_weight: 1ms}\n");
+  const StepReport r = make_report(simulate(s));
+  const std::string text = format_report(r);
+  CHECK_THAT(text, Catch::Contains("step time            24.000 ms") &&
+                       Catch::Contains("optimizer post-validation") &&
+                       Catch::Contains("one step alone: 27.000 ms"));
+  const auto j = report_to_json(r);
+  CHECK(j["steps_overlap"] == true);
+  CHECK(j["step_time_s"].get<double>() == Approx(24e-3));
+  CHECK(j["one_step_s"].get<double>() == Approx(27e-3));
 }

@@ -96,16 +96,19 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
 TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml",
                                     {"training.attention=triton", "training.fused_optimizer=false",
-                                     "training.grad_clipping=false", "training.runtime=eager"});
+                                     "training.grad_clipping=false", "training.runtime=eager",
+                                     "training.optimizer_post_validation=true"});
   CHECK(s.training.attention == AttentionKernel::Triton);
   CHECK(s.training.runtime == Runtime::Eager);
   CHECK_FALSE(s.training.fused_optimizer);
   CHECK_FALSE(s.training.grad_clipping);
+  CHECK(s.training.optimizer_post_validation);
   // Defaults: FlashAttention-2, a fused optimizer, clipping on.
   const Scenario d = parse_scenario(kGood, "s.yaml");
   CHECK(d.training.attention == AttentionKernel::Flash2);
   CHECK(d.training.fused_optimizer);
   CHECK(d.training.grad_clipping);
+  CHECK_FALSE(d.training.optimizer_post_validation);
   CHECK(d.training.runtime == Runtime::Compiled);
   CHECK_THAT(error_of(kGood, {"training.runtime=jit"}),
              Catch::Contains("training.runtime") && Catch::Contains("compiled, eager"));
@@ -114,6 +117,8 @@ TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
                  Catch::Contains("flash1, flash2, flash3, triton, unfused"));
   CHECK_THAT(error_of(kGood, {"training.fused_optimizer=maybe"}),
              Catch::Contains("training.fused_optimizer"));
+  CHECK_THAT(error_of(kGood, {"training.optimizer_post_validation=1.5"}),
+             Catch::Contains("training.optimizer_post_validation"));
 }
 
 TEST_CASE("scenario: training.grad_reduce_dtype takes fp32 or the training precision",

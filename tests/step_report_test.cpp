@@ -1,5 +1,7 @@
 #include "report/step_report.h"
 
+#include <tuple>
+
 #include <catch2/catch.hpp>
 
 #include "report/memory_report.h"
@@ -168,6 +170,43 @@ TEST_CASE("zero-bubble family: both bubble conventions follow from the closed-fo
         CHECK(r.bubble_over_ideal == Approx(double(c.total - c.busy) / c.busy));
       }
     }
+}
+
+TEST_CASE("report: with optimizer post-validation the step is the longest stage span",
+          "[report][closed-form]") {
+  // Steps overlap, so the step time is the Zero Bubble paper's "cost" (its Table 2 bubbles):
+  //   ZB-H1  m(F+I+W) + (p−1)(F+I−W)     ZB-H2  m(F+I+W) + (p−1)(F+I−2W)
+  // With F = I = W = 1 ms ZB-H2 has no bubble at all (the paper's §2.2), while one step alone
+  // still takes 3m + (p−1) ms: the last stage starts (p−1)·F late. 1F1B is a trapezoid (rank 0
+  // starts first and ends last), so its period is its makespan, (m+p−1)(F+I+W).
+  for (int p : {2, 4})
+    for (int m : {2 * p, 3 * p})
+      for (const auto& [f, i, w] : {std::tuple{1, 1, 1}, std::tuple{2, 2, 1}}) {
+        INFO("p = " << p << ", m = " << m << ", F I W = " << f << " " << i << " " << w);
+        const Scenario s = test::yaml(fmt::format(
+            "parallelism: {{pp: {}}}\ntraining: {{microbatches: {}, optimizer_post_validation: "
+            "true}}\ncosts: {{forward: {}ms, backward_input: {}ms, backward_weight: {}ms}}\n",
+            p, m, f, i, w));
+        const int work = m * (f + i + w);
+        const struct {
+          const char* name;
+          int period;
+        } cases[] = {{"1f1b", (m + p - 1) * (f + i + w)},
+                     {"zb-h1", work + (p - 1) * (f + i - w)},
+                     {"zb-h2", work + (p - 1) * (f + i - 2 * w)}};
+        for (const auto& c : cases) {
+          INFO(c.name);
+          const Timeline tl = simulate(s, {c.name, true});
+          const StepReport r = make_report(tl);
+          CHECK(r.overlapped_steps);
+          CHECK(r.step_time_s == Approx(c.period * 1e-3));
+          CHECK(r.one_step_s == Approx(to_seconds(tl.makespan)));
+          CHECK(r.bubble_fraction_of_step == Approx(double(c.period - work) / c.period));
+          CHECK(r.bubble_over_ideal == Approx(double(c.period - work) / work));
+        }
+        const StepReport h2 = make_report(simulate(s, {"zb-h2", true}));
+        CHECK(h2.one_step_s == Approx((work + (p - 1) * std::max(f, f + i - 2 * w)) * 1e-3));
+      }
 }
 
 TEST_CASE("published: Llama 3 405B on 16,384 H100s runs at about 400 TFLOP/s per GPU",

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json_text.h"
+#include "core/quantity.h"
 #include "cost/explicit_costs.h"
 #include "report/ascii_gantt.h"
 #include "report/chrome_trace.h"
@@ -106,7 +107,8 @@ struct ScheduleArgs {
   bool timeline = false;
   int width = 0;  // 0: wide enough for the labels
   std::string forward = "1ms", backward = "2ms", backward_input, backward_weight, p2p = "0ms";
-  std::string overlap;  ///< forward_backward_overlap (DualPipe's F&B), empty: F + B
+  std::string overlap;           ///< forward_backward_overlap (DualPipe's F&B), empty: F + B
+  bool post_validation = false;  ///< training.optimizer_post_validation: steps overlap
 };
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -404,9 +406,12 @@ int cmd_schedule(const ScheduleArgs& a) {
   if (a.timeline) {
     // Simulate the schedule as a costs-only pipeline study with the given per-stage costs.
     std::vector<std::string> sets{
-        fmt::format("parallelism.pp={}", s.ranks), fmt::format("parallelism.vpp={}", s.chunks()),
+        fmt::format("parallelism.pp={}", s.ranks),
+        fmt::format("parallelism.vpp={}", s.chunks()),
         fmt::format("training.microbatches={}", s.microbatches),
-        fmt::format("costs.forward={}", a.forward), fmt::format("costs.p2p={}", a.p2p)};
+        fmt::format("costs.forward={}", a.forward),
+        fmt::format("costs.p2p={}", a.p2p),
+        fmt::format("training.optimizer_post_validation={}", a.post_validation)};
     if (!a.overlap.empty())
       sets.push_back(fmt::format("costs.forward_backward_overlap={}", a.overlap));
     if (!a.backward_input.empty() || !a.backward_weight.empty()) {
@@ -428,8 +433,12 @@ int cmd_schedule(const ScheduleArgs& a) {
       std::cout << fmt::format("{}: {} ranks are too many rows to draw (at most {}); the step:\n",
                                s.name, s.ranks, kMaxGridRanks);
     const StepReport r = make_report(tl);
-    std::cout << fmt::format("bubble {:.4f} of the step, {:.4f} over ideal\n",
-                             r.bubble_fraction_of_step, r.bubble_over_ideal);
+    std::cout << fmt::format(
+        "bubble {:.4f} of the step, {:.4f} over ideal{}\n", r.bubble_fraction_of_step,
+        r.bubble_over_ideal,
+        r.overlapped_steps ? fmt::format(" (steps overlap: period {}, one step alone {})",
+                                         format_time(r.step_time_s), format_time(r.one_step_s))
+                           : "");
     return 0;
   }
   const UnitRun run = run_unit_steps(s);
@@ -633,6 +642,10 @@ int main(int argc, char** argv) {
                   "--timeline: overlapped forward+backward time (dualpipe-v's F&B; default F + B)");
   sch->add_option("--p2p", sa.p2p, "--timeline: stage-to-stage transfer time")
       ->capture_default_str();
+  sch->add_flag("--post-validation", sa.post_validation,
+                "--timeline: steps overlap (Zero Bubble's optimizer post-validation): the step "
+                "and the bubble are the longest stage's span, as the Zero Bubble paper counts "
+                "them, and zb-auto minimises it");
   sch->add_option("--csv", sa.csv,
                   "Load a PyTorch CSV schedule (validated) instead of generating one")
       ->check(CLI::ExistingFile);

@@ -37,6 +37,9 @@ std::string format_report(const StepReport& r) {
   o += fmt::format("layout     {}\n", layout_line(r));
   o += "--------- OUTPUT BREAKDOWN ---------\n";
   o += fmt::format("step time            {}\n", format_time(r.step_time_s));
+  if (r.overlapped_steps)
+    o += fmt::format("  steps overlap      optimizer post-validation (one step alone: {})\n",
+                     format_time(r.one_step_s));
   o += fmt::format("  pipeline phase     {}\n", format_time(r.pipeline_time_s));
   o += fmt::format("  after pipeline     {}  (gradient reduction, optimizer)\n",
                    format_time(r.after_pipeline_s));
@@ -162,11 +165,14 @@ nlohmann::json report_to_json(const StepReport& r) {
                                                                : "fp16"},
         {"fused_optimizer", t.fused_optimizer},
         {"grad_clipping", t.grad_clipping},
+        {"optimizer_post_validation", t.optimizer_post_validation},
         {"runtime", name(t.runtime)}};
   } else {
     j["training"] = nullptr;
   }
   j["step_time_s"] = r.step_time_s;
+  j["one_step_s"] = r.one_step_s;
+  j["steps_overlap"] = r.overlapped_steps;
   j["pipeline_time_s"] = r.pipeline_time_s;
   j["after_pipeline_s"] = r.after_pipeline_s;
   j["tokens_per_step"] = r.tokens_per_step;

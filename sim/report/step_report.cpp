@@ -108,6 +108,8 @@ StepReport make_report(const Timeline& tl) {
   const int pp = sc.layout.pp;
   std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
+  // Every task of the stage's representative GPU (gathers, reductions, optimizer included).
+  std::vector<TimeNs> rank_first(first), rank_last(last);
   // Intervals per stage (representative GPU) of compute and of each communication kind.
   using Intervals = std::vector<Interval>;
   std::vector<Intervals> compute_iv(static_cast<std::size_t>(pp)), tp_iv(compute_iv.size()),
@@ -133,6 +135,8 @@ StepReport make_report(const Timeline& tl) {
       r.p2p_bytes += w.bytes * rank.multiplicity;
     if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
     const auto s = static_cast<std::size_t>(rank.coord.pp);
+    rank_first[s] = std::min(rank_first[s], tl.start[t]);
+    rank_last[s] = std::max(rank_last[s], tl.end[t]);
     if (is_pipeline_compute(type)) {
       busy[s] += tl.end[t] - tl.start[t];
       first[s] = std::min(first[s], tl.start[t]);
@@ -144,9 +148,24 @@ StepReport make_report(const Timeline& tl) {
   const auto events = activation_events(tl);
   const TimeNs begin = *std::min_element(first.begin(), first.end());
   const TimeNs finish = *std::max_element(last.begin(), last.end());
-  const TimeNs pipeline = finish - begin;
+  TimeNs pipeline = finish - begin;
+  r.one_step_s = r.step_time_s;
+  r.overlapped_steps = sc.training.optimizer_post_validation;
+  if (r.overlapped_steps) {
+    // Steps overlap: each stage repeats with the period of the longest stage span, so that is
+    // the step time, and the pipeline phase is the longest span of pipeline compute.
+    TimeNs period = 0, compute_span = 0;
+    for (std::size_t s = 0; s < first.size(); ++s) {
+      if (rank_first[s] <= rank_last[s]) period = std::max(period, rank_last[s] - rank_first[s]);
+      if (first[s] <= last[s]) compute_span = std::max(compute_span, last[s] - first[s]);
+    }
+    pipeline = compute_span;
+    r.step_time_s = to_seconds(period);
+    r.after_pipeline_s = std::max(0.0, to_seconds(period - compute_span));
+  } else {
+    r.after_pipeline_s = to_seconds(tl.makespan - finish);
+  }
   r.pipeline_time_s = to_seconds(pipeline);
-  r.after_pipeline_s = to_seconds(tl.makespan - finish);
   double idle_sum = 0, busy_sum = 0;
   for (int s = 0; s < pp; ++s) {
     const auto i = static_cast<std::size_t>(s);
@@ -182,8 +201,9 @@ StepReport make_report(const Timeline& tl) {
   r.idle.total_s = idle_sum / pp;
   const auto costs = simulated_stage_costs(tl);
   if (costs && pipeline > 0) {
-    const double m_u = to_seconds(estimate_makespan(tl.schedule, balanced(*costs)));
-    const double m_a = to_seconds(estimate_makespan(tl.schedule, *costs));
+    const auto replay = r.overlapped_steps ? estimate_period : estimate_makespan;
+    const double m_u = to_seconds(replay(tl.schedule, balanced(*costs)));
+    const double m_a = to_seconds(replay(tl.schedule, *costs));
     r.idle.pipeline_bubble_s = std::clamp(m_u - mean_busy, 0.0, r.idle.total_s);
     r.idle.imbalance_s = std::clamp(m_a - m_u, 0.0, r.idle.total_s - r.idle.pipeline_bubble_s);
     r.idle.communication_s =

@@ -15,6 +15,9 @@
 //   fraction_of_step (Zero Bubble paper) = (M_u − C) / M_u,
 //   over_ideal (Megatron, the Playbook)  = (M_u − C) / C.
 // With uniform costs, 1F1B gives (p−1)/(m+p−1) and (p−1)/m; a pp = 1 run has no bubble.
+// When steps overlap (training.optimizer_post_validation), T, M_u and M_a are the longest
+// stage's span instead of the makespan (schedules/zb_auto.h, estimate_period): the Zero Bubble
+// paper's "cost", so ZB-H2 with T_F = T_B = T_W has no bubble, as its §2.2 says.
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <vector>    // std::vector
@@ -62,10 +65,17 @@ struct StepReport {
   /// The training settings the durations depend on (attention kernel, optimizer, …); nullopt
   /// without a model (a costs-only study).
   std::optional<TrainingSpec> training;
+  /// The time per step: one step's makespan, or with training.optimizer_post_validation the
+  /// steady-state period of overlapping steps, the longest stage span (a stage's first task's
+  /// start to its last task's end on its GPU).
   double step_time_s = 0;
-  double pipeline_time_s = 0;   ///< first F to last backward
-  double after_pipeline_s = 0;  ///< DP reduction and optimizer after the pipeline drains
-  double tokens_per_step = 0;   ///< 0 when unknown (no model)
+  double one_step_s = 0;          ///< one step alone, first task to last (= step_time_s unless
+                                  ///< steps overlap)
+  bool overlapped_steps = false;  ///< training.optimizer_post_validation
+  double pipeline_time_s = 0;     ///< first F to last backward (steps overlapping: the longest
+                                  ///< stage's first F to last backward)
+  double after_pipeline_s = 0;    ///< DP reduction and optimizer after the pipeline drains
+  double tokens_per_step = 0;     ///< 0 when unknown (no model)
   double tokens_per_s = 0;
   double model_flops = 0;  ///< whole cluster, per step
   double tflops_per_gpu = 0;

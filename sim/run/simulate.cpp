@@ -78,6 +78,7 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
   const std::string n = name.empty() ? sc.schedule.name : name;
   ScheduleParams params{sc.layout.pp, sc.microbatches(), sc.layout.vpp, {}, {}};
   if (name.empty() || name == sc.schedule.name) params.options = sc.schedule.options;
+  params.overlapped_steps = sc.training.optimizer_post_validation;
   try {
     if ((name.empty() || name == sc.schedule.name) && !sc.schedule.csv.empty())
       return csv_schedule(sc);

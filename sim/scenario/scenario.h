@@ -66,6 +66,10 @@ struct TrainingSpec {
   bool fused_optimizer = true;
   /// Gradient-norm clipping before the step (Megatron's and most recipes' default, 1.0).
   bool grad_clipping = true;
+  /// Zero Bubble's optimizer post-validation (Qi et al. 2024, §4): no all-stage synchronisation
+  /// before the optimizer, so consecutive steps overlap and the step time is the longest
+  /// stage's span (report/step_report.h), not one step's makespan.
+  bool optimizer_post_validation = false;
   Runtime runtime = Runtime::Compiled;
   GradReduce grad_reduce = GradReduce::Default;
 };

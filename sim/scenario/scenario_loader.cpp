@@ -643,6 +643,8 @@ Scenario build(YAML::Node root, const std::string& source,
   if (Field f = r.child(tr, "fused_optimizer"); f.present())
     s.training.fused_optimizer = r.boolean(f);
   if (Field f = r.child(tr, "grad_clipping"); f.present()) s.training.grad_clipping = r.boolean(f);
+  if (Field f = r.child(tr, "optimizer_post_validation"); f.present())
+    s.training.optimizer_post_validation = r.boolean(f);
   if (Field f = r.child(tr, "runtime"); f.present())
     s.training.runtime =
         r.choice<Runtime>(f, {{"compiled", Runtime::Compiled}, {"eager", Runtime::Eager}});

@@ -72,6 +72,13 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"training.grad_clipping", "bool", "true",
        "gradient-norm clipping before the step (12 bytes per parameter: the norm, then the "
        "rescale)"},
+      {"training.optimizer_post_validation", "bool", "false",
+       "Zero Bubble's optimizer post-validation (Qi et al., ICLR 2024, §4): the step runs without "
+       "the all-stage synchronisation before the optimizer (global gradient norm, NaN/Inf check) "
+       "and validates afterwards, so each pipeline stage starts the next step when its own ends. "
+       "The step time is then the steady-state period, the longest stage's span (its first task's "
+       "start to its last task's end), as the paper counts it; `zb-auto` minimises that span "
+       "instead of one step's makespan"},
       {"training.runtime", "`compiled`, `eager`", "`compiled`",
        "how the memory-bound ops run: fused, one kernel each (torch.compile, Megatron's or "
        "Transformer Engine's fused kernels), or eager, one PyTorch op at a time as the Hugging "

@@ -25,6 +25,9 @@ struct ScheduleParams {
   int vpp = 1;           ///< model chunks per rank (stages = pp · vpp)
   std::map<std::string, std::string> options;
   std::optional<StageCosts> costs;  ///< absent: cost-aware generators assume F = I = W
+  /// Consecutive steps overlap (optimizer post-validation): the step period is the longest
+  /// rank's span, not the makespan, and cost-aware generators minimise that instead.
+  bool overlapped_steps = false;
 };
 
 struct Schedule {

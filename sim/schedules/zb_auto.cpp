@@ -23,7 +23,35 @@ struct Variant {
   double lambda;  ///< warm-up cap (p − i) + λ(p − 1 − i); infinity: memory alone decides
   bool forward_first;
   bool eager_w;
+  /// Caps from the costs instead of λ: as many forwards as run before the first input gradient
+  /// can arrive (rounded down, or up to leave no gap), within memory.
+  enum Cap { Linear, TimedFloor, TimedCeil } cap = Linear;
+  /// When memory blocks a forward whose input is here, run a deferred W first even if an I
+  /// could run (keeps the next stage fed in a full-memory steady state).
+  bool w_unblocks_f = false;
+  /// A deferred W also goes into a gap shorter than itself when leaving the gap idle would
+  /// make this rank's idle time so far the largest of all ranks (the Zero Bubble paper's rule).
+  bool fill_partial = false;
 };
+
+// Per rank, the forwards that fit before its first input gradient can arrive (the first
+// micro-batch's round trip with these costs), rounded down or up; at least 1, at most `most`.
+std::vector<int> timed_caps(const StageCosts& c, int P, bool up, int most) {
+  const auto u = [](int i) { return static_cast<std::size_t>(i); };
+  std::vector<TimeNs> start(u(P), 0), grad(u(P), 0);
+  for (int i = 1; i < P; ++i) start[u(i)] = start[u(i - 1)] + c.forward[u(i - 1)] + c.p2p[u(i - 1)];
+  grad[u(P - 1)] = start[u(P - 1)] + c.forward[u(P - 1)];
+  for (int i = P - 2; i >= 0; --i)
+    grad[u(i)] = grad[u(i + 1)] + c.backward_input[u(i + 1)] + c.p2p[u(i)];
+  std::vector<int> caps(u(P));
+  for (int i = 0; i < P; ++i) {
+    const double f = static_cast<double>(std::max<TimeNs>(c.forward[u(i)], 1));
+    const double cover = static_cast<double>(grad[u(i)] - start[u(i)]) / f;
+    const double n = up ? std::ceil(cover - 1e-9) : std::floor(cover + 1e-9);
+    caps[u(i)] = std::clamp(static_cast<int>(n), 1, std::max(most, 1));
+  }
+  return caps;
+}
 
 // Step 1 of the header: the greedy list scheduler for one variant.
 Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, double alpha,
@@ -37,17 +65,25 @@ Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, doub
     bool blocked = false;
     int next_f = 0, next_i = 0, outstanding = 0;
     double mem = 0;
+    TimeNs idle = 0;  // between its first action and now
     std::deque<int> pending_w;
     std::vector<TimeNs> f_arrival, g_arrival;  // when F's input / I's gradient is here
     int cap = 0;
   };
   std::vector<Rank> rk(static_cast<std::size_t>(P));
+  const std::vector<int> timed =
+      v.cap == Variant::Linear
+          ? std::vector<int>{}
+          : timed_caps(c, P, v.cap == Variant::TimedCeil,
+                       std::min(m, static_cast<int>(std::floor(limit + kEps))));
   for (int i = 0; i < P; ++i) {
     Rank& r = rk[static_cast<std::size_t>(i)];
     r.f_arrival.assign(static_cast<std::size_t>(m), i == 0 ? 0 : kUnknown);
     r.g_arrival.assign(static_cast<std::size_t>(m), kUnknown);
-    r.cap =
-        std::isinf(v.lambda) ? m : (P - i) + static_cast<int>(std::lround(v.lambda * (P - 1 - i)));
+    r.cap = !timed.empty() ? timed[static_cast<std::size_t>(i)]
+            : std::isinf(v.lambda)
+                ? m
+                : (P - i) + static_cast<int>(std::lround(v.lambda * (P - 1 - i)));
   }
   std::vector<TimeNs> chan_down(static_cast<std::size_t>(P), 0), chan_up(chan_down);
   // The ranks that may act, by (wake time, rank); entries go stale when a wake time changes.
@@ -82,7 +118,12 @@ Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, doub
     const TimeNs i_at = r.next_i < r.next_f ? at(r.g_arrival, r.next_i) : kUnknown;
     const bool can_i = i_at != kUnknown && i_at <= t;
     enum { None, F, I, W } pick = None;
-    if (can_i && can_f)
+    const bool f_waits_for_memory = v.w_unblocks_f && f_left && r.outstanding < r.cap &&
+                                    f_at != kUnknown && f_at <= t && r.mem + 1 > limit + kEps &&
+                                    !r.pending_w.empty();
+    if (f_waits_for_memory)
+      pick = W;
+    else if (can_i && can_f)
       pick = v.forward_first ? F : I;
     else if (can_i)
       pick = I;
@@ -93,7 +134,13 @@ Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, doub
       if (f_allowed && f_at != kUnknown) next = std::min(next, f_at);
       if (i_at != kUnknown) next = std::min(next, i_at);
       const bool memory_blocked = f_left && r.mem + 1 > limit + kEps;
-      if (v.eager_w || memory_blocked || next >= t + c.backward_weight[u]) pick = W;
+      bool partial = false;
+      if (v.fill_partial && next > t) {
+        TimeNs most = 0;
+        for (const Rank& o : rk) most = std::max(most, o.idle);
+        partial = r.idle + (next - t) > most;
+      }
+      if (v.eager_w || memory_blocked || partial || next >= t + c.backward_weight[u]) pick = W;
     }
     if (pick == None) {  // wait for the next known arrival, or for another rank to produce one
       TimeNs next = std::numeric_limits<TimeNs>::max();
@@ -108,6 +155,7 @@ Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, doub
       continue;
     }
     auto& list = s.actions[u];
+    if (!list.empty()) r.idle += t - r.busy_until;
     TimeNs end = t;
     if (pick == F) {
       const int mb = r.next_f++;
@@ -170,7 +218,15 @@ Schedule split_1f1b(const ScheduleParams& p) {
 
 }  // namespace
 
-TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
+namespace {
+
+// Per rank, when its first action starts and its last ends (the engine's semantics; see the
+// header).
+struct RankSpan {
+  TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
+};
+
+std::vector<RankSpan> replay(const Schedule& s, const StageCosts& c) {
   const int S = s.stages, m = s.microbatches, R = s.ranks;
   const auto cells = static_cast<std::size_t>(S) * static_cast<std::size_t>(m);
   std::vector<TimeNs> f_done(cells, kUnknown), b_done(cells, kUnknown);
@@ -192,6 +248,7 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
   }
   std::vector<TimeNs> channel(link_of.size(), 0);
   std::vector<TimeNs> free(static_cast<std::size_t>(R), 0);
+  std::vector<RankSpan> spans(static_cast<std::size_t>(R));
   std::vector<std::size_t> next(static_cast<std::size_t>(R), 0);
   auto cell = [m](int stage, int mb) {
     return static_cast<std::size_t>(stage) * static_cast<std::size_t>(m) +
@@ -278,6 +335,9 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
         }
         start = std::max(start, free[static_cast<std::size_t>(r)]);
         const TimeNs end = start + duration(a) + (pair ? duration(list[i + 1]) : 0);
+        auto& span = spans[static_cast<std::size_t>(r)];
+        span.first = std::min(span.first, start);
+        span.last = end;
         send(a, r, end);
         if (pair) send(list[i + 1], r, end);
         free[static_cast<std::size_t>(r)] = end;
@@ -289,7 +349,22 @@ TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
     TRAINSIM_CHECK(
         next[static_cast<std::size_t>(r)] == s.actions[static_cast<std::size_t>(r)].size(),
         "estimate_makespan needs a valid (deadlock-free) schedule");
-  return *std::max_element(free.begin(), free.end());
+  return spans;
+}
+
+}  // namespace
+
+TimeNs estimate_makespan(const Schedule& s, const StageCosts& c) {
+  TimeNs end = 0;
+  for (const RankSpan& r : replay(s, c)) end = std::max(end, r.last);
+  return end;
+}
+
+TimeNs estimate_period(const Schedule& s, const StageCosts& c) {
+  TimeNs period = 0;
+  for (const RankSpan& r : replay(s, c))
+    if (r.first <= r.last) period = std::max(period, r.last - r.first);
+  return period;
 }
 
 std::vector<double> peak_memory_units(const Schedule& s) {
@@ -347,6 +422,15 @@ Schedule generate_zb_auto(const ScheduleParams& p) {
     for (bool forward_first : {false, true})
       for (bool eager : {false, true})
         candidates.push_back(greedy(p, c, limit, alpha, {lambda, forward_first, eager}));
+  for (auto cap : {Variant::TimedFloor, Variant::TimedCeil})
+    for (bool forward_first : {false, true})
+      for (bool eager : {false, true})
+        for (bool unblock : {false, true})
+          for (bool partial : {false, true}) {
+            if (eager && partial) continue;  // eager already fills every gap
+            candidates.push_back(
+                greedy(p, c, limit, alpha, {0, forward_first, eager, cap, unblock, partial}));
+          }
   ScheduleParams plain = p;
   plain.options.clear();
   candidates.push_back(split_1f1b(plain));
@@ -360,7 +444,7 @@ Schedule generate_zb_auto(const ScheduleParams& p) {
     const auto peaks = peak_memory_units(s);
     const double peak = *std::max_element(peaks.begin(), peaks.end());
     if (peak > limit + kEps) continue;
-    const TimeNs t = estimate_makespan(s, c);
+    const TimeNs t = p.overlapped_steps ? estimate_period(s, c) : estimate_makespan(s, c);
     if (!best || t < best_time || (t == best_time && peak < best_peak - kEps)) {
       best = &s;
       best_time = t;

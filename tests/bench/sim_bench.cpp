@@ -84,9 +84,16 @@ void BM_pipeline_zb_v_p64_m1024(benchmark::State& st) {
 void BM_pipeline_dualpipe_v_p64_m1024(benchmark::State& st) {
   run(st, costs_only(64, 1024, "dualpipe-v", 2), true);
 }
-// zb-auto searches 27 candidates; the target is p = 16, m = 128 under 10 s.
+// zb-auto searches 51 candidates; the targets are p = 16, m = 128 and p = 32, m = 256 (the
+// Zero Bubble paper's largest setting, memory 2p, steps overlapping) under 10 s.
 void BM_pipeline_zb_auto_p16_m128(benchmark::State& st) {
   run(st, costs_only(16, 128, "zb-auto"), true);
+}
+void BM_pipeline_zb_auto_p32_m256_2p(benchmark::State& st) {
+  Scenario s = costs_only(32, 256, "zb-auto");
+  s.schedule.options["memory_limit"] = "64";
+  s.training.optimizer_post_validation = true;
+  run(st, s, true);
 }
 void BM_pipeline_zb_auto_p64_m1024(benchmark::State& st) {
   run(st, costs_only(64, 1024, "zb-auto"), true);
@@ -164,6 +171,7 @@ BENCHMARK(BM_pipeline_zb_h2_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_zb_v_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_dualpipe_v_p64_m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_zb_auto_p16_m128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pipeline_zb_auto_p32_m256_2p)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pipeline_zb_auto_p64_m1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_llama405b_16384_folded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_llama405b_16384_expanded)->Unit(benchmark::kMillisecond)->Iterations(1);
