@@ -25,11 +25,12 @@ TEST_CASE("gantt: odd chunks are lower case", "[gantt]") {
 
 TEST_CASE("gantt: the default width fits every label; a narrow one says what it cut", "[gantt]") {
   // 1F1B p = 8, m = 16, F = 1, B = 2 ms: step (m + p − 1)(F + B) = 69 ms. The narrowest task
-  // (F, 1 ms) must hold "F15": 3 columns per ms, 3 · 69 = 207 columns.
+  // (F, 1 ms) must hold "F15" and one '-' before the next label: 4 columns per ms, 4 · 69 = 276
+  // columns.
   const Timeline tl = simulate(test::pipeline(8, 16, 1, 2));
-  CHECK(gantt_width_for_labels(tl) == 207);
+  CHECK(gantt_width_for_labels(tl) == 276);
   const std::string g = format_gantt(tl);
-  CHECK_THAT(g, Catch::Contains("F10B3----F11"));  // rank 0's steady state, each label whole
+  CHECK_THAT(g, Catch::Contains("F10-B3------F11-"));  // rank 0's steady state, labels apart
   CHECK_THAT(g, !Catch::Contains("narrower"));
   CHECK_THAT(g, Catch::Contains("legend: B backward, F forward;"));
   CHECK_THAT(g, !Catch::Contains("lower case"));  // one chunk: no lower case to explain

@@ -37,8 +37,9 @@ int gantt_width_for_labels(const Timeline& tl) {
       const TimeNs d = tl.end[t] - tl.start[t];
       if (d <= 0) continue;
       // The task covers round(end · k) − round(start · k) columns (k = width / makespan), at
-      // least floor(d · k): d · k ≥ the label's length is enough.
-      const double cols = static_cast<double>(label_of(g, t).size());
+      // least floor(d · k): d · k ≥ the label's length + 1 is enough for the label and one '-'
+      // before the next task's label ("F10-F11-", not "F10F11").
+      const double cols = static_cast<double>(label_of(g, t).size() + 1);
       need = std::max(need, cols * static_cast<double>(tl.makespan) / static_cast<double>(d));
       if (need >= kMaxGanttWidth) return kMaxGanttWidth;
     }
