@@ -131,7 +131,8 @@ TEST_CASE("zb-auto: more memory never makes the step slower", "[zb-auto]") {
 }
 
 TEST_CASE("zb-auto: impossible requests say what is required", "[zb-auto]") {
-  CHECK_THROWS_WITH(make_schedule("zb-auto", {4, 8, 2, {}, {}}), Catch::Contains("needs vpp = 1"));
+  CHECK_THROWS_WITH(make_schedule("zb-auto", {4, 8, 3, {}, {}}),
+                    Catch::Contains("needs vpp = 1 or 2"));
   CHECK_THROWS_WITH(make_schedule("zb-auto", {4, 8, 1, {{"memory_limit", "0.5"}}, {}}),
                     Catch::Contains("needs memory_limit >= 1"));
   CHECK_THROWS_WITH(make_schedule("zb-auto", {4, 8, 1, {{"memory_limit", "lots"}}, {}}),
@@ -253,4 +254,58 @@ TEST_CASE("interleaved 1F1B: the step is mT + (p-1)T/v + 2(pv-1)c on the paper's
     CHECK(static_cast<double>(estimate_period(s, c)) / 1e6 == Approx(expected).epsilon(1e-6));
     CHECK(estimate_period(s, c) == estimate_makespan(s, c));  // rank 0 starts first, ends last
   }
+}
+
+TEST_CASE("zb-auto at vpp = 2 (V-shaped): never worse than ZB-V at the same memory",
+          "[zb-auto][property]") {
+  // Randomised unequal per-rank costs (even ms, so each of a rank's two chunks takes half) and
+  // p2p times; ZB-V peaks at p micro-batches, so at limits p and 1.5p zb-auto must match or
+  // beat it, as the engine times both, steps overlapping or not, and keep to its limit.
+  std::mt19937 rng(20261123);
+  std::uniform_int_distribution<int> cost(1, 4), link(0, 2);
+  int cases = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const int p = 2 + trial % 4;
+    const int m =
+        std::vector<int>{2 * p - 1, 2 * p + 2, 3 * p}[static_cast<std::size_t>(trial % 3)];
+    std::vector<int> f, i, w;
+    for (int s = 0; s < p; ++s) {
+      f.push_back(2 * cost(rng));
+      i.push_back(2 * cost(rng));
+      w.push_back(2 * cost(rng));
+    }
+    const int p2p = link(rng);
+    for (bool overlap : {false, true})
+      for (int limit : {p, 3 * p / 2}) {
+        INFO("trial " << trial << ": p = " << p << ", m = " << m << ", limit = " << limit
+                      << ", p2p = " << p2p << ", steps overlap " << overlap);
+        const Scenario sc = test::yaml(fmt::format(
+            "parallelism: {{pp: {}, vpp: 2}}\ntraining: {{microbatches: {}, "
+            "optimizer_post_validation: {}}}\nschedule: {{name: zb-auto, memory_limit: {}}}\n"
+            "costs: {{forward: {}, backward_input: {}, backward_weight: {}, p2p: {}ms}}\n",
+            p, m, overlap, limit, ms_list(f), ms_list(i), ms_list(w), p2p));
+        const StepReport a = make_report(simulate(sc));
+        const StepReport v = make_report(simulate(sc, {"zb-v", true}));
+        CHECK(a.step_time_s <= v.step_time_s + 1e-12);
+        for (const auto& st : a.stages) CHECK(st.peak_in_flight <= limit + 1e-9);
+        ++cases;
+      }
+  }
+  CHECK(cases == 48);
+}
+
+TEST_CASE("zb-auto at vpp = 2 reaches no bubble at 1F1B's memory where one chunk cannot",
+          "[zb-auto]") {
+  // F = I = W = 1 ms per rank (0.5 ms per chunk), p = 8, m = 32, memory p, steps overlapping:
+  // the V reaches the Zero Bubble paper's ZB-V claim, a period of m(F+I+W) = 96 ms; one chunk
+  // per rank is held to ZB-1p's m(F+I+W) + (p−1)(F+I−W) = 96 + 7 = 103 ms.
+  const auto scenario = [](int vpp) {
+    return test::yaml(fmt::format(
+        "parallelism: {{pp: 8, vpp: {}}}\ntraining: {{microbatches: 32, "
+        "optimizer_post_validation: true}}\nschedule: {{name: zb-auto, memory_limit: 8}}\n"
+        "costs: {{forward: 1ms, backward_input: 1ms, backward_weight: 1ms}}\n",
+        vpp));
+  };
+  CHECK(make_report(simulate(scenario(2))).step_time_s == Approx(96e-3));
+  CHECK(make_report(simulate(scenario(1))).step_time_s == Approx(103e-3));
 }

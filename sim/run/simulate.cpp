@@ -46,15 +46,17 @@ Schedule csv_schedule(const Scenario& sc) {
 
 }  // namespace
 
-StageCosts stage_costs(const Scenario& sc, const CostModel& cost) {
+StageCosts stage_costs(const Scenario& sc, const CostModel& cost,
+                       const std::vector<int>& stage_rank) {
   // Per stage, on the first pipeline's ranks (tp = dp = 0): compute and transfer times. The
   // split backward may be unknown (explicit costs with a fused backward only): left empty.
   const Layout& l = sc.layout;
   const int stages = l.pp * l.vpp;
   StageCosts c;
   bool split = true;
+  TRAINSIM_CHECK(static_cast<int>(stage_rank.size()) == stages, "a rank for every stage");
   for (int st = 0; st < stages; ++st) {
-    const int rank = st % l.pp;
+    const int rank = stage_rank[static_cast<std::size_t>(st)];
     c.forward.push_back(cost.compute(Op::F, st, rank).duration);
     if (split) try {
         c.backward_input.push_back(cost.compute(Op::I, st, rank).duration);
@@ -67,8 +69,8 @@ StageCosts stage_costs(const Scenario& sc, const CostModel& cost) {
   const double bytes = cost.activation_bytes();
   for (int st = 0; st + 1 < stages; ++st) {
     Coord a{}, b{};
-    a.pp = st % l.pp;
-    b.pp = (st + 1) % l.pp;
+    a.pp = stage_rank[static_cast<std::size_t>(st)];
+    b.pp = stage_rank[static_cast<std::size_t>(st + 1)];
     c.p2p.push_back(cost.p2p(group_link({l.rank_of(a), l.rank_of(b)}, sc), bytes).duration);
   }
   return c;
@@ -82,7 +84,8 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
   try {
     if ((name.empty() || name == sc.schedule.name) && !sc.schedule.csv.empty())
       return csv_schedule(sc);
-    if (cost && find_schedule(n).uses_costs) params.costs = stage_costs(sc, *cost);
+    if (const ScheduleEntry& e = find_schedule(n); cost && e.uses_costs)
+      params.costs = stage_costs(sc, *cost, e.stage_ranks(sc.layout.pp, sc.layout.vpp));
     return make_schedule(n, params);
   } catch (const ScheduleError& e) {
     if (!name.empty() && name != sc.schedule.name)  // chosen on the command line

@@ -139,8 +139,9 @@ const std::vector<SchemaKey>& scenario_keys() {
       // A schedule map's other keys are the generator's options (schedules/registry.h).
       {"schedule", "name or map", "`1f1b`",
        "`afab` (alias `gpipe`), `1f1b`, `interleaved-1f1b` (vpp ≥ 2), `looped-bfs` (vpp ≥ 2; at 1 "
-       "it is AFAB), `zb-h1`, `zb-h2`, `zb-v`, `dualpipe-v` (vpp = 2), `zb-auto` (split backward: "
-       "costs need `backward_input` + `backward_weight`); `trainsim schedule --list`"},
+       "it is AFAB), `zb-h1`, `zb-h2`, `zb-v`, `dualpipe-v` (vpp = 2), `zb-auto` (vpp 1, or 2 in a "
+       "V; split backward: costs need `backward_input` + `backward_weight`); `trainsim schedule "
+       "--list`"},
       {"schedule.name", "name", "`1f1b`", "other keys of the map are the schedule's options"},
       {"schedule.csv", "path", "—",
        "simulate a torch.distributed.pipelining CSV schedule (one row per rank; `trainsim schedule "

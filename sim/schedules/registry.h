@@ -20,6 +20,12 @@ struct ScheduleEntry {
   /// Model chunks per rank (vpp) the generator accepts, min..max (max kAnyChunks: no bound).
   /// compare's retry rule and the layout search read it; the generator still checks.
   int min_chunks = 1, max_chunks = 1;
+  /// Stage → rank of the schedules it generates (nullptr: looped_placement), so a cost-aware
+  /// generator's per-stage costs are taken on the rank that will run the stage.
+  std::vector<int> (*placement)(int pp, int vpp) = nullptr;
+  std::vector<int> stage_ranks(int pp, int vpp) const {
+    return placement ? placement(pp, vpp) : looped_placement(pp, vpp);
+  }
   bool accepts_chunks(int vpp) const { return vpp >= min_chunks && vpp <= max_chunks; }
   /// The accepted chunk count nearest `vpp`.
   int nearest_chunks(int vpp) const {

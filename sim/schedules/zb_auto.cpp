@@ -198,6 +198,169 @@ Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, doub
   return s;
 }
 
+// The V-shaped variant (vpp = 2, ZB-V's placement: rank r holds stage r and stage 2p − 1 − r):
+// the same list scheduling over both chunks of a rank. A chunk's F holds half a micro-batch of
+// the rank's activations (I frees alpha of it, W the rest). Whenever a rank is free it picks an
+// I whose gradient is here (the deeper chunk's first, or the earliest arrival, by variant), else
+// an F whose input is here and fits in memory (chunk 1's first: it carries the micro-batch to
+// the loss), else a deferred W by the rules of `Variant`, else waits.
+struct VVariant {
+  bool forward_first;
+  bool eager_w;
+  bool fill_partial;
+  bool deep_i_first;
+};
+
+Schedule greedy_v(const ScheduleParams& p, const StageCosts& c, double limit, double alpha,
+                  VVariant v) {
+  const int P = p.pp, m = p.microbatches, S = 2 * P;
+  const auto u = [](int i) { return static_cast<std::size_t>(i); };
+  Schedule s{"zb-auto", P, S, m, v_placement(P), {}};
+  s.input_frees = alpha;
+  s.actions.assign(u(P), {});
+  struct StageState {
+    int next_f = 0, next_i = 0;
+    std::vector<TimeNs> f_arrival, g_arrival;
+  };
+  std::vector<StageState> st(u(S));
+  for (int k = 0; k < S; ++k) {
+    st[u(k)].f_arrival.assign(u(m), k == 0 ? 0 : kUnknown);
+    st[u(k)].g_arrival.assign(u(m), kUnknown);
+  }
+  struct Rank {
+    TimeNs busy_until = 0, wake = 0, idle = 0;
+    bool blocked = false;
+    double mem = 0;
+    std::deque<std::pair<int, int>> pending_w;  // (stage, micro-batch)
+  };
+  std::vector<Rank> rk(u(P));
+  // Links between neighbouring ranks, per direction (2·min + (from > to)), first-in first-out.
+  std::vector<TimeNs> link(u(2 * P), 0);
+  using Entry = std::pair<TimeNs, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  auto wake_up = [&](int i) { queue.push({rk[u(i)].wake, i}); };
+  // The output of stage `from` for `mb`, ended at `end`, reaches stage `to`.
+  auto deliver = [&](int from, int to, bool gradient, int mb, TimeNs end) {
+    const int a = s.stage_rank[u(from)], b = s.stage_rank[u(to)];
+    TimeNs arrival = end;
+    if (a != b) {
+      TimeNs& l = link[u(2 * std::min(a, b) + (a > b ? 1 : 0))];
+      arrival = l = std::max(end, l) + c.p2p[u(std::min(from, to))];
+    }
+    (gradient ? st[u(to)].g_arrival : st[u(to)].f_arrival)[u(mb)] = arrival;
+    Rank& r = rk[u(b)];
+    if (r.blocked || arrival < r.wake) {
+      r.blocked = false;
+      r.wake = std::max(r.busy_until, arrival);
+      wake_up(b);
+    }
+  };
+  auto finished = [&](int r) {
+    for (int k : {r, S - 1 - r})
+      if (st[u(k)].next_f < m || st[u(k)].next_i < m) return false;
+    return rk[u(r)].pending_w.empty();
+  };
+  const double chunk = 0.5;
+  for (int i = 0; i < P; ++i) wake_up(i);
+  while (!queue.empty()) {
+    const auto [when, who] = queue.top();
+    queue.pop();
+    Rank& r = rk[u(who)];
+    if (r.blocked || finished(who) || when != r.wake) continue;
+    const TimeNs t = r.wake;
+    const int deep = S - 1 - who, shallow = who;  // chunk 1 and chunk 0
+    TimeNs next = std::numeric_limits<TimeNs>::max();
+    // The I to run: a stage whose next I's gradient is here.
+    int i_stage = -1;
+    TimeNs i_when = 0;
+    for (int k : {deep, shallow}) {
+      const StageState& x = st[u(k)];
+      if (x.next_i >= x.next_f) continue;
+      const TimeNs at = x.g_arrival[u(x.next_i)];
+      if (at == kUnknown) continue;
+      if (at > t) {
+        next = std::min(next, at);
+        continue;
+      }
+      if (i_stage < 0 || (!v.deep_i_first && at < i_when)) i_stage = k, i_when = at;
+    }
+    const bool fits = r.mem + chunk <= limit + kEps;
+    int f_stage = -1;
+    for (int k : {deep, shallow}) {
+      const StageState& x = st[u(k)];
+      if (x.next_f >= m) continue;
+      const TimeNs at = x.f_arrival[u(x.next_f)];
+      if (at == kUnknown || !fits) continue;
+      if (at > t) {
+        next = std::min(next, at);
+        continue;
+      }
+      if (f_stage < 0) f_stage = k;
+    }
+    enum { None, F, I, W } pick = None;
+    if (i_stage >= 0 && f_stage >= 0)
+      pick = v.forward_first ? F : I;
+    else if (i_stage >= 0)
+      pick = I;
+    else if (f_stage >= 0)
+      pick = F;
+    else if (!r.pending_w.empty()) {
+      const TimeNs w_cost = c.backward_weight[u(r.pending_w.front().first)];
+      bool partial = false;
+      if (v.fill_partial && next != std::numeric_limits<TimeNs>::max()) {
+        TimeNs most = 0;
+        for (const Rank& o : rk) most = std::max(most, o.idle);
+        partial = r.idle + (next - t) > most;
+      }
+      const bool memory_blocked = !fits && (st[u(deep)].next_f < m || st[u(shallow)].next_f < m);
+      if (v.eager_w || memory_blocked || partial || next >= t + w_cost) pick = W;
+    }
+    if (pick == None) {
+      if (next == std::numeric_limits<TimeNs>::max()) {
+        r.blocked = true;
+      } else {
+        r.wake = next;
+        wake_up(who);
+      }
+      continue;
+    }
+    auto& list = s.actions[u(who)];
+    if (!list.empty()) r.idle += t - r.busy_until;
+    TimeNs end = t;
+    if (pick == F) {
+      const int mb = st[u(f_stage)].next_f++;
+      list.push_back({f_stage, Op::F, mb});
+      end = t + c.forward[u(f_stage)];
+      r.mem += chunk;
+      if (f_stage + 1 < S)
+        deliver(f_stage, f_stage + 1, false, mb, end);
+      else
+        st[u(f_stage)].g_arrival[u(mb)] = end;  // the loss: the backward may start at once
+    } else if (pick == I) {
+      const int mb = st[u(i_stage)].next_i++;
+      list.push_back({i_stage, Op::I, mb});
+      end = t + c.backward_input[u(i_stage)];
+      r.mem -= alpha * chunk;
+      r.pending_w.push_back({i_stage, mb});
+      if (i_stage > 0) deliver(i_stage, i_stage - 1, true, mb, end);
+    } else {
+      const auto [ws, mb] = r.pending_w.front();
+      r.pending_w.pop_front();
+      list.push_back({ws, Op::W, mb});
+      end = t + c.backward_weight[u(ws)];
+      r.mem -= (1 - alpha) * chunk;
+    }
+    r.busy_until = r.wake = end;
+    wake_up(who);
+  }
+  for (int i = 0; i < P; ++i)
+    if (!finished(i))
+      throw ScheduleError(fmt::format(
+          "zb-auto (pp = {}, vpp = 2, m = {}) found no schedule within memory_limit = {}", P, m,
+          limit));
+  return s;
+}
+
 // 1F1B with each backward split into I then W at once: the handcrafted baseline.
 Schedule split_1f1b(const ScheduleParams& p) {
   Schedule s = generate_1f1b(p);
@@ -369,13 +532,14 @@ TimeNs estimate_period(const Schedule& s, const StageCosts& c) {
 
 std::vector<double> peak_memory_units(const Schedule& s) {
   std::vector<double> peaks;
+  const double unit = 1.0 / std::max(s.chunks(), 1);  // a chunk holds 1/v of the rank's share
   for (const auto& list : s.actions) {
     double held = 0, peak = 0;
     for (const Action& a : list) {
-      held += a.op == Op::F   ? 1.0
-              : a.op == Op::B ? -1.0
-              : a.op == Op::I ? -s.input_frees
-                              : s.input_frees - 1;
+      held += unit * (a.op == Op::F   ? 1.0
+                      : a.op == Op::B ? -1.0
+                      : a.op == Op::I ? -s.input_frees
+                                      : s.input_frees - 1);
       peak = std::max(peak, held);
     }
     peaks.push_back(peak);
@@ -383,12 +547,18 @@ std::vector<double> peak_memory_units(const Schedule& s) {
   return peaks;
 }
 
+std::vector<int> zb_auto_placement(int pp, int vpp) {
+  return vpp == 2 ? v_placement(pp) : looped_placement(pp, vpp);
+}
+
 Schedule generate_zb_auto(const ScheduleParams& p) {
   const int P = p.pp, m = p.microbatches;
-  if (p.vpp != 1)
+  if (p.vpp != 1 && p.vpp != 2)
     throw ScheduleError(fmt::format(
-        "zb-auto searches schedules with one chunk per rank: it needs vpp = 1, got vpp = {}",
+        "zb-auto searches schedules with one chunk per rank, or two in a V (as ZB-V): it needs "
+        "vpp = 1 or 2, got vpp = {}",
         p.vpp));
+  const int S = P * p.vpp;
   const double limit = schedule_option(p, "memory_limit", P);
   const double alpha = schedule_option(p, "input_frees", 0.5);
   if (limit < 1)
@@ -406,36 +576,54 @@ Schedule generate_zb_auto(const ScheduleParams& p) {
       throw ScheduleError(
           "zb-auto splits the backward into I and W and needs both costs: give "
           "costs.backward_input and costs.backward_weight (or a model)");
-    TRAINSIM_CHECK(static_cast<int>(c.forward.size()) == P &&
-                       static_cast<int>(c.backward_input.size()) == P &&
-                       static_cast<int>(c.backward_weight.size()) == P &&
-                       static_cast<int>(c.p2p.size()) == P - 1,
+    TRAINSIM_CHECK(static_cast<int>(c.forward.size()) == S &&
+                       static_cast<int>(c.backward_input.size()) == S &&
+                       static_cast<int>(c.backward_weight.size()) == S &&
+                       static_cast<int>(c.p2p.size()) == S - 1,
                    "zb-auto costs must cover every stage and boundary");
   } else {  // no costs: F = I = W, free transfers
-    c.forward.assign(static_cast<std::size_t>(P), 1);
+    c.forward.assign(static_cast<std::size_t>(S), 1);
     c.backward_input = c.backward_weight = c.forward;
-    c.p2p.assign(static_cast<std::size_t>(std::max(P - 1, 0)), 0);
+    c.p2p.assign(static_cast<std::size_t>(std::max(S - 1, 0)), 0);
   }
+  // Step 2: the candidates. A greedy variant that gets stuck under the limit is left out.
   std::vector<Schedule> candidates;
-  const double inf = std::numeric_limits<double>::infinity();
-  for (double lambda : {0.0, 0.5, 1.0, 1.5, 2.0, inf})
-    for (bool forward_first : {false, true})
-      for (bool eager : {false, true})
-        candidates.push_back(greedy(p, c, limit, alpha, {lambda, forward_first, eager}));
-  for (auto cap : {Variant::TimedFloor, Variant::TimedCeil})
-    for (bool forward_first : {false, true})
-      for (bool eager : {false, true})
-        for (bool unblock : {false, true})
-          for (bool partial : {false, true}) {
-            if (eager && partial) continue;  // eager already fills every gap
-            candidates.push_back(
-                greedy(p, c, limit, alpha, {0, forward_first, eager, cap, unblock, partial}));
-          }
+  auto add = [&](auto&& make) {
+    try {
+      candidates.push_back(make());
+    } catch (const ScheduleError&) {
+    }
+  };
   ScheduleParams plain = p;
   plain.options.clear();
-  candidates.push_back(split_1f1b(plain));
-  candidates.push_back(generate_zb_h1(plain));
-  candidates.push_back(generate_zb_h2(plain));
+  if (p.vpp == 2) {
+    for (bool forward_first : {false, true})
+      for (int w_rule = 0; w_rule < 3; ++w_rule)  // fit, eager, fill_partial
+        for (bool deep_first : {false, true})
+          add([&] {
+            return greedy_v(p, c, limit, alpha,
+                            {forward_first, w_rule == 1, w_rule == 2, deep_first});
+          });
+    if (m >= 2 * P - 1) add([&] { return generate_zb_v(plain); });
+  } else {
+    for (double lambda : {0.0, 0.5, 1.0, 1.5, 2.0, std::numeric_limits<double>::infinity()})
+      for (bool forward_first : {false, true})
+        for (bool eager : {false, true})
+          add([&] { return greedy(p, c, limit, alpha, {lambda, forward_first, eager}); });
+    for (auto cap : {Variant::TimedFloor, Variant::TimedCeil})
+      for (bool forward_first : {false, true})
+        for (bool eager : {false, true})
+          for (bool unblock : {false, true})
+            for (bool partial : {false, true})
+              if (!(eager && partial))  // eager already fills every gap
+                add([&] {
+                  return greedy(p, c, limit, alpha,
+                                {0, forward_first, eager, cap, unblock, partial});
+                });
+    add([&] { return split_1f1b(plain); });
+    add([&] { return generate_zb_h1(plain); });
+    add([&] { return generate_zb_h2(plain); });
+  }
   const Schedule* best = nullptr;
   TimeNs best_time = 0;
   double best_peak = 0;
@@ -453,7 +641,8 @@ Schedule generate_zb_auto(const ScheduleParams& p) {
   }
   if (!best)
     throw ScheduleError(fmt::format(
-        "zb-auto (pp = {}, m = {}) found no schedule within memory_limit = {}", P, m, limit));
+        "zb-auto (pp = {}, vpp = {}, m = {}) found no schedule within memory_limit = {}", P, p.vpp,
+        m, limit));
   Schedule out = *best;
   out.name = "zb-auto";
   return out;

@@ -41,8 +41,15 @@
 // its "cost" (the longest stage span, steps overlapping), zb-auto equals its ZB-1p at memory p
 // in all 12 settings and is at or below its ZB-2p at 2p in all 12 (below in 8).
 //
+// At vpp = 2 the same list scheduling runs over ZB-V's V placement (rank r holds stages r and
+// 2p − 1 − r; a chunk's F holds half a micro-batch of the rank's activations): an I whose
+// gradient is here first (the deeper chunk's, or the earliest arrival), else an F that fits
+// (chunk 1's first, it carries the micro-batch to the loss), else a W by the rules above; 12
+// variants plus the handcrafted ZB-V. At 1F1B's memory it matches or beats ZB-V (property
+// test), so it reaches ZB-V's zero bubble where one chunk per rank is held to ZB-1p's.
+//
 // Options: memory_limit (default p, 1F1B's peak; at least 1), input_frees (0 … 1).
-// One chunk per rank (vpp = 1).
+// One chunk per rank (vpp = 1) or two in a V (vpp = 2).
 #include "schedules/schedule.h"
 
 namespace trainsim {
@@ -61,6 +68,9 @@ TimeNs estimate_period(const Schedule& s, const StageCosts& c);
 
 /// Peak activation units per rank (F +1, B −1, I −input_frees, W the rest), in list order.
 std::vector<double> peak_memory_units(const Schedule& s);
+
+/// zb-auto's stage → rank: ZB-V's V at vpp = 2, else one stage per rank.
+std::vector<int> zb_auto_placement(int pp, int vpp);
 
 /// The zb-auto generator (see above); registered as "zb-auto".
 Schedule generate_zb_auto(const ScheduleParams& p);
