@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
+#include "report/step_report.h"
 #include "run/simulate.h"
 
 using namespace trainsim;
@@ -205,11 +206,17 @@ TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {
 }
 
 TEST_CASE("scenario: every bundled scenario loads and simulates", "[scenario]") {
-  for (const char* name : {"default.yaml", "paper-1f1b.yaml", "llama3-405b-16k.yaml"}) {
+  for (const char* name :
+       {"default.yaml", "paper-1f1b.yaml", "llama3-405b-16k.yaml", "zero-bubble-2p.yaml"}) {
     INFO(name);
     const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/" + name);
     CHECK(simulate(s).makespan > 0);
   }
+  // The Zero Bubble paper's ZB-2p setting: at or below its Table 5 bubble of 0.0029, i.e. a
+  // period of at most 24 × 79.089 ms / (1 − 0.0029) = 1903.656 ms.
+  const Scenario zb =
+      load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/zero-bubble-2p.yaml");
+  CHECK(make_report(simulate(zb)).step_time_s <= 1.903656);
 }
 
 TEST_CASE("loader: integers past their limits are typed errors, never wrapped",
