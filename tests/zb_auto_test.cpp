@@ -157,30 +157,37 @@ struct PaperSetting {
   double f, b, w, comm;                   // ms
   double h, a;                            // hidden size, heads (s = 1024)
   double r_1f1b, r_h1, r_h2, r_1p, r_2p;  // Table 5
+  // The authors' heuristic at memory 1.5p (not in the paper): their public code
+  // (sail-sg/zero-bubble-pipeline-parallelism, branch arxiv, f68d3879, auto_schedule.py
+  // do_heuristic_search, which reproduces Table 5's ZB-1p and ZB-2p exactly) run on these inputs.
+  double r_15p;
 };
 
 constexpr PaperSetting kPaper[] = {
-    {"1.5B", 8, 24, 18.522, 18.086, 9.337, 0.601, 2304, 24, 0.2431, 0.1585, 0.1083, 0.1585, 0.0433},
-    {"1.5B", 8, 32, 18.513, 18.086, 9.331, 0.626, 2304, 24, 0.1985, 0.1242, 0.0837, 0.1242, 0.0039},
-    {"1.5B", 8, 64, 18.546, 18.097, 9.321, 0.762, 2304, 24, 0.1240, 0.0674, 0.0444, 0.0674, 0.0026},
-    {"6.2B", 8, 24, 29.718, 29.444, 19.927, 0.527, 4096, 32, 0.2347, 0.1323, 0.0698, 0.1323,
-     0.0029},
-    {"6.2B", 8, 32, 29.802, 29.428, 19.530, 0.577, 4096, 32, 0.1898, 0.1045, 0.0559, 0.1045,
-     0.0022},
-    {"6.2B", 8, 64, 29.935, 29.621, 19.388, 0.535, 4096, 32, 0.1091, 0.0554, 0.0294, 0.0554,
-     0.0010},
+    {"1.5B", 8, 24, 18.522, 18.086, 9.337, 0.601, 2304, 24, 0.2431, 0.1585, 0.1083, 0.1585, 0.0433,
+     0.0719},
+    {"1.5B", 8, 32, 18.513, 18.086, 9.331, 0.626, 2304, 24, 0.1985, 0.1242, 0.0837, 0.1242, 0.0039,
+     0.0456},
+    {"1.5B", 8, 64, 18.546, 18.097, 9.321, 0.762, 2304, 24, 0.1240, 0.0674, 0.0444, 0.0674, 0.0026,
+     0.0270},
+    {"6.2B", 8, 24, 29.718, 29.444, 19.927, 0.527, 4096, 32, 0.2347, 0.1323, 0.0698, 0.1323, 0.0029,
+     0.0475},
+    {"6.2B", 8, 32, 29.802, 29.428, 19.530, 0.577, 4096, 32, 0.1898, 0.1045, 0.0559, 0.1045, 0.0022,
+     0.0363},
+    {"6.2B", 8, 64, 29.935, 29.621, 19.388, 0.535, 4096, 32, 0.1091, 0.0554, 0.0294, 0.0554, 0.0010,
+     0.0185},
     {"14.6B", 16, 48, 11.347, 11.248, 8.132, 0.377, 5120, 40, 0.2552, 0.1397, 0.0672, 0.1397,
-     0.0066},
+     0.0066, 0.0571},
     {"14.6B", 16, 64, 11.307, 11.254, 8.101, 0.379, 5120, 40, 0.2082, 0.1088, 0.0516, 0.1088,
-     0.0054},
+     0.0054, 0.0437},
     {"14.6B", 16, 128, 11.325, 11.308, 8.109, 0.378, 5120, 40, 0.1251, 0.0576, 0.0266, 0.0576,
-     0.0028},
+     0.0028, 0.0224},
     {"28.3B", 32, 96, 10.419, 10.207, 7.715, 0.408, 6144, 48, 0.2646, 0.1421, 0.0641, 0.1421,
-     0.0038},
+     0.0038, 0.0604},
     {"28.3B", 32, 128, 10.408, 10.204, 7.703, 0.408, 6144, 48, 0.2168, 0.1106, 0.0490, 0.1106,
-     0.0029},
+     0.0029, 0.0461},
     {"28.3B", 32, 256, 10.402, 10.248, 7.698, 0.460, 6144, 48, 0.1352, 0.0594, 0.0257, 0.0594,
-     0.0018},
+     0.0018, 0.0242},
 };
 
 TimeNs ns(double ms) {
@@ -203,7 +210,7 @@ TEST_CASE("zb-auto: at or below the Zero Bubble paper's schedules on its own set
   // The handcrafted schedules land on the paper's Table 5 figures to its 4 digits (the same
   // costs, T_comm a latency on every stage boundary, cost = the longest stage span), which shows
   // the replay counts as the paper does; zb-auto at memory p and 2p is then compared with the
-  // paper's heuristic (ZB-1p, ZB-2p): never above it, and at 2p at most 0.5 % of bubble.
+  // paper's heuristic (ZB-1p, ZB-2p, and the authors' code at 1.5p): never above it.
   for (const PaperSetting& k : kPaper) {
     INFO(k.model << " p = " << k.p << " m = " << k.m);
     StageCosts c;
@@ -218,7 +225,8 @@ TEST_CASE("zb-auto: at or below the Zero Bubble paper's schedules on its own set
     CHECK(paper_bubble(fused, c) == Approx(k.r_1f1b).margin(6e-5));
     CHECK(paper_bubble(make_schedule("zb-h1", params), c) == Approx(k.r_h1).margin(6e-5));
     CHECK(paper_bubble(make_schedule("zb-h2", params), c) == Approx(k.r_h2).margin(6e-5));
-    for (const auto& [limit, paper] : {std::pair{k.p, k.r_1p}, std::pair{2 * k.p, k.r_2p}}) {
+    for (const auto& [limit, paper] :
+         {std::pair{k.p, k.r_1p}, std::pair{3 * k.p / 2, k.r_15p}, std::pair{2 * k.p, k.r_2p}}) {
       params.options = {{"memory_limit", std::to_string(limit)},
                         {"input_frees", fmt::format("{}", frees)}};
       const Schedule s = make_schedule("zb-auto", params);
