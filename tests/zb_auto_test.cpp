@@ -209,7 +209,7 @@ TEST_CASE("zb-auto: at or below the Zero Bubble paper's schedules on its own set
           "[zb-auto][paper]") {
   // The handcrafted schedules land on the paper's Table 5 figures to its 4 digits (the same
   // costs, T_comm a latency on every stage boundary, cost = the longest stage span), which shows
-  // the replay counts as the paper does; zb-auto at memory p and 2p is then compared with the
+  // the replay counts as the paper does; zb-auto at memory p, 1.5p and 2p is then compared with the
   // paper's heuristic (ZB-1p, ZB-2p, and the authors' code at 1.5p): never above it.
   for (const PaperSetting& k : kPaper) {
     INFO(k.model << " p = " << k.p << " m = " << k.m);
