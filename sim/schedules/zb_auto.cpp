@@ -53,6 +53,20 @@ std::vector<int> timed_caps(const StageCosts& c, int P, bool up, int most) {
   return caps;
 }
 
+// Step 1's rule for a deferred W when no I or F can run, shared by both list schedulers: run it
+// now (always when `eager`; to free memory that blocks an F; when it ends before the next known
+// input arrives at `next`; with `fill_partial`, when idling until `next` would give this rank
+// the most idle time of all `ranks` so far), or wait.
+template <class Ranks>
+bool w_now(bool eager, bool fill_partial, bool memory_blocked, TimeNs t, TimeNs next, TimeNs w,
+           TimeNs idle, const Ranks& ranks) {
+  if (eager || memory_blocked || next >= t + w) return true;
+  if (!fill_partial) return false;
+  TimeNs most = 0;
+  for (const auto& o : ranks) most = std::max(most, o.idle);
+  return idle + (next - t) > most;
+}
+
 // Step 1 of the header: the greedy list scheduler for one variant.
 Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, double alpha,
                 Variant v) {
@@ -134,13 +148,9 @@ Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, doub
       if (f_allowed && f_at != kUnknown) next = std::min(next, f_at);
       if (i_at != kUnknown) next = std::min(next, i_at);
       const bool memory_blocked = f_left && r.mem + 1 > limit + kEps;
-      bool partial = false;
-      if (v.fill_partial && next > t) {
-        TimeNs most = 0;
-        for (const Rank& o : rk) most = std::max(most, o.idle);
-        partial = r.idle + (next - t) > most;
-      }
-      if (v.eager_w || memory_blocked || partial || next >= t + c.backward_weight[u]) pick = W;
+      if (w_now(v.eager_w, v.fill_partial, memory_blocked, t, next, c.backward_weight[u], r.idle,
+                rk))
+        pick = W;
     }
     if (pick == None) {  // wait for the next known arrival, or for another rank to produce one
       TimeNs next = std::numeric_limits<TimeNs>::max();
@@ -305,15 +315,10 @@ Schedule greedy_v(const ScheduleParams& p, const StageCosts& c, double limit, do
     else if (f_stage >= 0)
       pick = F;
     else if (!r.pending_w.empty()) {
-      const TimeNs w_cost = c.backward_weight[u(r.pending_w.front().first)];
-      bool partial = false;
-      if (v.fill_partial && next != std::numeric_limits<TimeNs>::max()) {
-        TimeNs most = 0;
-        for (const Rank& o : rk) most = std::max(most, o.idle);
-        partial = r.idle + (next - t) > most;
-      }
       const bool memory_blocked = !fits && (st[u(deep)].next_f < m || st[u(shallow)].next_f < m);
-      if (v.eager_w || memory_blocked || partial || next >= t + w_cost) pick = W;
+      if (w_now(v.eager_w, v.fill_partial, memory_blocked, t, next,
+                c.backward_weight[u(r.pending_w.front().first)], r.idle, rk))
+        pick = W;
     }
     if (pick == None) {
       if (next == std::numeric_limits<TimeNs>::max()) {
