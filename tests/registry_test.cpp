@@ -45,3 +45,14 @@ TEST_CASE("registry: each entry's chunk range is what its generator accepts", "[
   CHECK(find_schedule("looped-bfs").nearest_chunks(3) == 3);
   CHECK(find_schedule("looped-bfs").nearest_chunks(1) == 2);  // at 1 it is AFAB: refused
 }
+
+TEST_CASE("registry: each entry's placement is the one its schedules use", "[registry]") {
+  // The placement feeds cost-aware generators their per-stage costs before generation, so it
+  // must agree with what the generator then writes into Schedule::stage_rank.
+  for (const auto& e : schedule_entries())
+    for (int v = e.min_chunks; v <= std::min(e.max_chunks, 3); ++v) {
+      INFO(e.name << " vpp = " << v);
+      const Schedule s = make_schedule(e.name, {4, 8, v, {}, {}});
+      CHECK(e.stage_ranks(4, v) == s.stage_rank);
+    }
+}

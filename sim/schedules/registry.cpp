@@ -11,6 +11,10 @@
 namespace trainsim {
 namespace {
 
+std::vector<int> v_shape(int pp, int /*vpp, always 2*/) {
+  return v_placement(pp);
+}
+
 const std::vector<ScheduleEntry>& entries() {
   static const std::vector<ScheduleEntry> kEntries{
       {"afab", {"gpipe"}, "all forwards, then all backwards (GPipe)", &generate_afab, {}},
@@ -44,7 +48,8 @@ const std::vector<ScheduleEntry>& entries() {
        {},
        false,
        2,
-       2},
+       2,
+       &v_shape},
       {"dualpipe-v",
        {"dualpipev"},
        "DeepSeek DualPipeV: V placement, overlapped forward+backward chunk pairs",
@@ -52,7 +57,8 @@ const std::vector<ScheduleEntry>& entries() {
        {},
        false,
        2,
-       2},
+       2,
+       &v_shape},
       {"zb-auto",
        {"zero-bubble-auto"},
        "Zero Bubble automatic: searched with real costs under memory_limit (default pp); "
