@@ -53,7 +53,11 @@ QTableWidgetItem* text_cell(const QString& text) {
 
 QString status_of(const SearchResult& r) {
   if (!r.error.empty()) return QStringLiteral("cannot run: ") + QString::fromStdString(r.error);
-  if (r.ruled_out) return QStringLiteral("ruled out: static memory over the device");
+  if (r.ruled_out)
+    return r.memory_bound > 0
+               ? QStringLiteral(
+                     "ruled out: static memory and in-flight activations over the device")
+               : QStringLiteral("ruled out: static memory over the device");
   if (r.out_of_memory) return QStringLiteral("out of memory");
   return r.pareto ? QStringLiteral("fits · Pareto front") : QStringLiteral("fits");
 }
@@ -206,7 +210,7 @@ void SearchView::show_results(std::shared_ptr<const Scenario> base,
     const double mfu = ran && r.report.mfu ? *r.report.mfu : -1;
     table_->setItem(row, kMfu,
                     cell(mfu >= 0 ? QStringLiteral("%1 %").arg(100 * mfu, 0, 'f', 1) : "-", mfu));
-    const double mem = ran ? r.peak_memory : r.static_memory;
+    const double mem = r.known_memory();
     table_->setItem(row, kMemory,
                     cell(mem > 0 ? QStringLiteral("%1 GB").arg(mem / 1e9, 0, 'f', 1) : "-", mem));
     auto* st = text_cell(status_of(r));

@@ -102,14 +102,23 @@ Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
     if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
   };
   check_cancel();
+  const auto cost = make_cost_model(sc);
+  Schedule schedule = schedule_for(sc, opt.schedule, cost.get());
+  return simulate(sc, std::move(schedule), *cost, opt);
+}
+
+Timeline simulate(const Scenario& sc, Schedule schedule, const CostModel& cost,
+                  const SimulateOptions& opt) {
+  const auto check_cancel = [&] {
+    if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+  };
   Timeline tl;
   tl.scenario = sc;
-  auto cost = make_cost_model(sc);
-  tl.schedule = schedule_for(sc, opt.schedule, cost.get());
+  tl.schedule = std::move(schedule);
   check_cancel();
-  Lowered lowered = lower(sc, tl.schedule, *cost, opt.fold);
+  Lowered lowered = lower(sc, tl.schedule, cost, opt.fold);
   check_cancel();
-  tl.cost_sources = cost->sources();
+  tl.cost_sources = cost.sources();
   tl.contention = lowered.contention;
   auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
   tl.ranks = std::move(lowered.ranks);

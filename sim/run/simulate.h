@@ -31,4 +31,10 @@ Schedule schedule_for(const Scenario& sc, const std::string& name = "",
 /// returns a partial timeline.
 Timeline simulate(const Scenario& sc, const SimulateOptions& opt = {});
 
+/// The same with the schedule and cost model already made (`schedule_for(sc, opt.schedule,
+/// &cost)`, `make_cost_model(sc)`), for a caller that looks at the schedule first (the layout
+/// search checks its memory before simulating).
+Timeline simulate(const Scenario& sc, Schedule schedule, const CostModel& cost,
+                  const SimulateOptions& opt = {});
+
 }  // namespace trainsim

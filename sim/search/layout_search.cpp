@@ -14,7 +14,9 @@
 
 #include "core/error.h"
 #include "core/quantity.h"
+#include "cost/explicit_costs.h"
 #include "memory/footprint.h"
+#include "memory/schedule_memory.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
@@ -215,7 +217,17 @@ SearchResult evaluate(const Scenario& base, const LayoutCandidate& c, double lim
       r.ruled_out = true;
       return r;
     }
-    const Timeline tl = simulate(sc, {c.schedule, true});
+    // The schedule's action order fixes each rank's in-flight activations: over the limit with
+    // them (the simulated peak, less ZeRO-3's gathered parameters), it is ruled out unsimulated.
+    const auto cost = make_cost_model(sc);
+    Schedule schedule = schedule_for(sc, c.schedule, cost.get());
+    const auto peaks = schedule_memory_peaks(sc, schedule);
+    r.memory_bound = *std::max_element(peaks.begin(), peaks.end());
+    if (r.memory_bound > limit) {
+      r.ruled_out = true;
+      return r;
+    }
+    const Timeline tl = simulate(sc, std::move(schedule), *cost, {c.schedule, true});
     r.report = make_report(tl);
     r.peak_memory = make_memory_report(tl).largest_peak();
     r.out_of_memory = r.peak_memory > limit;
@@ -349,14 +361,24 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                      format_bytes(r.peak_memory), limit_words);
   }
   if (ruled > 0) {
-    const auto it = std::min_element(
-        results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
-          return (a.ruled_out ? a.static_memory : 1e300) < (b.ruled_out ? b.static_memory : 1e300);
-        });
-    o += fmt::format(
-        "ruled out before simulating: {} whose weights, gradients and optimizer states alone "
-        "exceed {} (the smallest, {}, needs {})\n",
-        layouts(ruled), limit_words, it->layout.words(), format_bytes(it->static_memory));
+    std::size_t by_static = 0;
+    for (const auto& r : results) by_static += r.ruled_out && r.memory_bound == 0 ? 1 : 0;
+    const auto it = std::min_element(results.begin(), results.end(),
+                                     [](const SearchResult& a, const SearchResult& b) {
+                                       return (a.ruled_out ? a.known_memory() : 1e300) <
+                                              (b.ruled_out ? b.known_memory() : 1e300);
+                                     });
+    const std::size_t by_activations = ruled - by_static;
+    const std::string why =
+        by_activations == 0 ? "by weights, gradients and optimizer states alone"
+        : by_static == 0    ? "with the activations their schedule keeps in flight"
+                            : fmt::format(
+                                  "{} by weights, gradients and optimizer states alone, {} with the "
+                                     "activations their schedule keeps in flight",
+                                  by_static, by_activations);
+    o += fmt::format("ruled out before simulating: {} over {}, {} (the smallest, {}, needs {})\n",
+                     layouts(ruled), limit_words, why, it->layout.words(),
+                     format_bytes(it->known_memory()));
   }
   if (failed > 0) {
     // Group the reasons: messages that differ only in their numbers are one reason.
@@ -420,6 +442,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
     one["out_of_memory"] = r.out_of_memory || r.ruled_out;
     one["ruled_out"] = r.ruled_out;
     one["static_memory_bytes"] = r.static_memory;
+    one["memory_bound_bytes"] = r.memory_bound;
     one["pareto"] = r.pareto;
     one["peak_memory_bytes"] = r.peak_memory;
     one["report"] = r.ran() ? report_to_json(r.report) : nlohmann::json(nullptr);
@@ -440,12 +463,12 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
       "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
       "recompute,recompute_layers,tp_overlap,ran,fits,ruled_out,pareto,step_time_s,mfu,tokens_per_"
       "s,"
-      "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,error\n";
+      "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,memory_bound_bytes,error\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const SearchResult& r = results[i];
     const LayoutCandidate& c = r.layout;
     const bool ran = r.ran();
-    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                      i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
                      ran ? std::to_string(r.report.microbatches) : std::string(),
                      field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero,
@@ -457,7 +480,8 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
                      ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),
                      ran ? fmt::format("{:.6g}", r.report.bubble_fraction_of_step) : std::string(),
                      ran ? fmt::format("{:.0f}", r.peak_memory) : std::string(),
-                     fmt::format("{:.0f}", r.static_memory), field(r.error));
+                     fmt::format("{:.0f}", r.static_memory), fmt::format("{:.0f}", r.memory_bound),
+                     field(r.error));
   }
   return o;
 }

@@ -2,11 +2,12 @@
 // "Which parallel layout is fastest for this model on this cluster, and does it fit?": every
 // (tp, pp, dp, vpp, micro-batch size, schedule, ZeRO stage, sequence parallelism, recompute, TP
 // overlap) that uses the scenario's GPUs and keeps its global batch, each set on a copy of the
-// scenario and re-validated (validate()), ruled out when its static memory alone exceeds the
-// device, else simulated (on a pool of threads; the result does not depend on their number),
-// then ranked. Every rule validate() and the schedules enforce (heads divisible by tp, layers
-// per stage, m ≥ p, ...) applies unchanged; what they reject is reported with their message,
-// not guessed here.
+// scenario and re-validated (validate()), ruled out when its static memory alone, or with the
+// activations its schedule keeps in flight, exceeds the device, else simulated (on a pool of
+// threads; the result does not depend on their number), then ranked. Every rule validate() and the
+// schedules enforce (heads divisible by tp, layers per stage, m ≥ p, ...) applies unchanged; what
+// they reject is reported with their message, not guessed here.
+#include <algorithm>   // std::max
 #include <cstddef>     // std::size_t
 #include <functional>  // std::function
 #include <string>      // std::string
@@ -68,10 +69,18 @@ struct SearchResult {
   StepReport report;  ///< when it ran
   double peak_memory = 0;      ///< bytes: the largest stage peak on one GPU (0 without a model)
   bool out_of_memory = false;  ///< some stage's peak exceeds the memory limit
-  /// Not simulated: the weights, gradients and optimizer states of an average pipeline rank
-  /// (a lower bound of the fullest) already exceed the memory limit; `static_memory` is that.
+  /// Not simulated: its memory exceeds the limit before any duration is known, either by the
+  /// weights, gradients and optimizer states of an average pipeline rank (a lower bound of the
+  /// fullest; `static_memory`), or, past that, by the fullest rank's static memory plus the
+  /// activations its schedule's action order keeps in flight (schedule_memory_peaks; the
+  /// simulated peak less ZeRO-3's gathered parameters; `memory_bound`, 0 when not reached).
   bool ruled_out = false;
   double static_memory = 0;
+  double memory_bound = 0;
+  /// The most memory known to be needed: the simulated peak when it ran, else the larger bound.
+  double known_memory() const {
+    return ran() ? peak_memory : std::max(static_memory, memory_bound);
+  }
   /// Ran and fits, and no other fitting layout is both faster and needs less memory.
   bool pareto = false;
   bool ran() const { return error.empty() && !ruled_out; }
@@ -100,7 +109,8 @@ std::vector<SearchResult> search_layouts(
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
                           std::size_t top, const SearchOptions& options = {});
 /// `{"scenario", "gpus", "memory_limit_bytes", "results": [{"layout", "ran", "error",
-/// "out_of_memory", "ruled_out", "static_memory_bytes", "pareto", "peak_memory_bytes",
+/// "out_of_memory", "ruled_out", "static_memory_bytes", "memory_bound_bytes", "pareto",
+/// "peak_memory_bytes",
 /// "report"}, ...]}`, in rank order.
 nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResult>& results,
                               const SearchOptions& options = {});
