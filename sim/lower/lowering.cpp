@@ -6,13 +6,13 @@ namespace trainsim {
 
 Lowered lower(const Scenario& sc, const Schedule& sch, const CostModel& cost, bool fold) {
   Program p(sc, sch, cost, make_rank_set(sc, fold));
-  add_compute_pass(p);
+  const ComputeTasks compute = add_compute_pass(p);
   add_p2p_pass(p);
-  add_tp_pass(p);
-  add_param_gather_pass(p);
-  add_dp_optimizer_pass(p);
-  add_contention_pass(p);
-  return {p.builder.build(), std::move(p.ranks), std::move(p.contention)};
+  const std::vector<TaskId> tp_tails = add_tp_pass(p);
+  add_param_gather_pass(p, compute);
+  add_dp_optimizer_pass(p, compute, tp_tails);
+  std::string contention = add_contention_pass(p);
+  return {p.builder.build(), std::move(p.ranks), std::move(contention)};
 }
 
 }  // namespace trainsim

@@ -24,8 +24,10 @@ TaskType type_of(Op op) {
 
 }  // namespace
 
-void add_compute_pass(Program& p) {
+ComputeTasks add_compute_pass(Program& p) {
   const Schedule& s = p.schedule;
+  ComputeTasks out;
+  out.gathered.resize(p.ranks.ranks.size());
   // Per stage, reset after each rank for the stages it touched (tables per rank would cost
   // O(ranks · stages)).
   std::vector<std::size_t> last_gradient(static_cast<std::size_t>(s.stages), 0);
@@ -78,7 +80,7 @@ void add_compute_pass(Program& p) {
         const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c, 0, -1, scale);
         const TaskId t = p.builder.add_task(cs, w, a.microbatch);
         p.task_of(replica, a.stage, a.op, a.microbatch) = t;
-        if (kg == 1) p.gathered[static_cast<std::size_t>(r)].push_back(t);
+        if (kg == 1) out.gathered[static_cast<std::size_t>(r)].push_back(t);
         continue;
       }
       // k parts of equal length (the last takes the rounding): the layers are alike.
@@ -91,11 +93,11 @@ void add_compute_pass(Program& p) {
         parts.push_back(p.builder.add_task(cs, w, a.microbatch));
       }
       p.task_of(replica, a.stage, a.op, a.microbatch) = parts.front();
-      if (kb > 1) p.gradient_parts[{r, a.stage}] = parts;
+      if (kb > 1) out.gradient_parts[{r, a.stage}] = parts;
       // One part per unit (a forward runs them first to last, a backward last to first; every
       // unit of a stage gathers the same bytes).
-      if (kg > 0) p.gathered[static_cast<std::size_t>(r)].push_back(parts.front());
-      p.parts[parts.front()] = std::move(parts);
+      if (kg > 0) out.gathered[static_cast<std::size_t>(r)].push_back(parts.front());
+      p.set_parts(std::move(parts));
     }
     // Same-rank data dependencies: the backward needs its forward, W needs its I.
     for (const Action& a : s.actions[static_cast<std::size_t>(pp)]) {
@@ -106,6 +108,7 @@ void add_compute_pass(Program& p) {
         p.builder.add_dependency(p.end_of(replica, a.stage, Op::I, a.microbatch), t);
     }
   }
+  return out;
 }
 
 }  // namespace trainsim

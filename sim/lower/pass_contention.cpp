@@ -5,17 +5,17 @@
 
 namespace trainsim {
 
-void add_contention_pass(Program& p) {
-  if (!p.cost.models_hardware()) return;  // a costs-only study has no hardware to share
+std::string add_contention_pass(Program& p) {
+  std::string words;
+  if (!p.cost.models_hardware()) return words;  // a costs-only study has no hardware to share
   const Scenario& sc = p.scenario;
   const Layout& l = sc.layout;
   const double slowdown =
       sc.contention.compute_slowdown.value_or(constants::kOverlapComputeSlowdown);
   const bool share = sc.contention.link_sharing;
-  if (slowdown <= 0 && !share) return;
-  if (slowdown > 0)
-    p.contention = fmt::format("compute +{:.1f}% beside communication", slowdown * 100);
-  if (share) p.contention += std::string(p.contention.empty() ? "" : " · ") + "links fair-shared";
+  if (slowdown <= 0 && !share) return words;
+  if (slowdown > 0) words = fmt::format("compute +{:.1f}% beside communication", slowdown * 100);
+  if (share) words += std::string(words.empty() ? "" : " · ") + "links fair-shared";
   TaskGraphBuilder& b = p.builder;
   // Streams by owner, in creation order.
   std::vector<std::vector<StreamId>> owned(p.ranks.ranks.size());
@@ -49,6 +49,7 @@ void add_contention_pass(Program& p) {
       b.use_resource(s, link_of(c), ResourceRole::Share);
     }
   }
+  return words;
 }
 
 }  // namespace trainsim

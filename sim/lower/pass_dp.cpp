@@ -5,7 +5,8 @@
 
 namespace trainsim {
 
-void add_dp_optimizer_pass(Program& p) {
+void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
+                           const std::vector<TaskId>& tp_tails) {
   if (!p.cost.models_hardware()) return;  // a costs-only pipeline study has no optimizer step
   const Scenario& sc = p.scenario;
   const Layout& l = sc.layout;
@@ -32,7 +33,7 @@ void add_dp_optimizer_pass(Program& p) {
       // Where the stage's gradients complete: the parts of its last backward (one bucket
       // each), or that backward as a whole.
       std::vector<TaskId> ready;
-      if (auto it = p.gradient_parts.find({r, st}); it != p.gradient_parts.end()) {
+      if (auto it = compute.gradient_parts.find({r, st}); it != compute.gradient_parts.end()) {
         ready = it->second;
       } else {
         TaskId last = kNone;
@@ -62,7 +63,7 @@ void add_dp_optimizer_pass(Program& p) {
                              -1, p.compute_scale(r));
     const TaskId opt = p.builder.add_task(cs, wo, -1);
     for (TaskId t : reductions) p.builder.add_dependency(t, opt);
-    if (const TaskId tail = p.compute_tail[static_cast<std::size_t>(r)]; tail != kNone)
+    if (const TaskId tail = tp_tails[static_cast<std::size_t>(r)]; tail != kNone)
       p.builder.add_dependency(tail, opt);
     if ((l.zero == 1 || l.zero == 2) && !l.param_gather_with_forward && l.dp > 1) {
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each

@@ -2,14 +2,14 @@
 
 namespace trainsim {
 
-void add_param_gather_pass(Program& p) {
+void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
   const Layout& l = p.scenario.layout;
   const int depth = l.fsdp.prefetch;
   // Members of each all-gather, keyed by (pp, tp, position in the rank's gather sequence): DP
   // peers run the same schedule, so their sequences match position by position.
   std::map<std::tuple<int, int, std::size_t>, std::vector<TaskId>> groups;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
-    const auto& uses = p.gathered[static_cast<std::size_t>(r)];
+    const auto& uses = compute.gathered[static_cast<std::size_t>(r)];
     if (uses.empty()) continue;
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const std::vector<int> members = group_members(l, rank.coord, Axis::DP);
@@ -21,9 +21,9 @@ void add_param_gather_pass(Program& p) {
     std::vector<TaskId> consumers;
     std::vector<int> stage_of;
     for (const TaskId first : uses) {
-      auto it = p.parts.find(first);
       const std::vector<TaskId> one{first};
-      const std::vector<TaskId>& parts = it == p.parts.end() ? one : it->second;
+      const std::vector<TaskId>* divided = p.parts_of(first);
+      const std::vector<TaskId>& parts = divided ? *divided : one;
       for (TaskId t : parts) {
         consumers.push_back(t);
         stage_of.push_back(p.builder.work(p.builder.task(t).work).stage);

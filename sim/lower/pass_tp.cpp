@@ -6,9 +6,10 @@
 
 namespace trainsim {
 
-void add_tp_pass(Program& p) {
+std::vector<TaskId> add_tp_pass(Program& p) {
   const Layout& l = p.scenario.layout;
-  if (l.tp <= 1 || !p.cost.models_hardware()) return;
+  std::vector<TaskId> tails(p.ranks.ranks.size(), kNone);
+  if (l.tp <= 1 || !p.cost.models_hardware()) return tails;
   // The members of each TP collective, keyed by (stage, op kind, micro-batch, part, dp): a flat
   // list sorted by key afterwards (stable: members keep their order), cheaper than a map of
   // vectors for the m · stages collectives of a long pipeline.
@@ -49,7 +50,7 @@ void add_tp_pass(Program& p) {
       if (i + 1 < tasks.size())
         p.builder.add_dependency(tc, tasks[i + 1]);
       else
-        p.compute_tail[static_cast<std::size_t>(r)] = tc;
+        tails[static_cast<std::size_t>(r)] = tc;
       if (l.tp_overlap)  // beside its GEMMs (chunked comm-GEMM overlap): starts with them
         members_of.emplace_back(key, t);
       else
@@ -67,6 +68,7 @@ void add_tp_pass(Program& p) {
     p.builder.add_rendezvous(group);
     i = j;
   }
+  return tails;
 }
 
 }  // namespace trainsim

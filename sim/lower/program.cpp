@@ -18,13 +18,11 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
   for (const auto& held : stages_by_rank_)
     for (std::size_t c = 0; c < held.size(); ++c)
       chunk_of_[static_cast<std::size_t>(held[c])] = static_cast<int>(c);
-  gathered.resize(ranks.ranks.size());
   if (sc.model && sch.stages <= sc.model->layers)
     for (const StageContent& c : partition_layers(sc.model->layers, sch.stages))
       stage_layers_.push_back(c.layers);
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
-  compute_tail.assign(ranks.ranks.size(), kNone);
   // Room for the usual graph: per action its compute task, a send and a receive, and with TP a
   // collective; about two dependencies per task. (An estimate: vectors still grow past it.)
   std::size_t actions = 0;
@@ -44,8 +42,19 @@ TaskId& Program::task_of(int replica, int stage, Op op, int mb) {
 
 TaskId Program::end_of(int replica, int stage, Op op, int mb) {
   const TaskId first = task_of(replica, stage, op, mb);
-  auto it = parts.find(first);
-  return it == parts.end() ? first : it->second.back();
+  auto it = parts_.find(first);
+  return it == parts_.end() ? first : it->second.back();
+}
+
+void Program::set_parts(std::vector<TaskId> parts) {
+  TRAINSIM_CHECK(parts.size() > 1, "a divided action has two parts or more");
+  const TaskId first = parts.front();
+  parts_[first] = std::move(parts);
+}
+
+const std::vector<TaskId>* Program::parts_of(TaskId first) const {
+  auto it = parts_.find(first);
+  return it == parts_.end() ? nullptr : &it->second;
 }
 
 int Program::buckets(int stage) const {

@@ -26,16 +26,16 @@ struct Program {
   RankSet ranks;
   TaskGraphBuilder builder;
   std::vector<StreamId> compute_stream;  ///< per simulated rank
-  /// Per simulated rank: a task that compute added to the end of its stream later (the
-  /// optimizer step) must wait for — the last compute's TP collective; kNone if none.
-  std::vector<TaskId> compute_tail;
-  std::string contention;  ///< set by add_contention_pass: what it modelled, in words
 
   /// Slot of (replica, stage, op kind, micro-batch); kind 0 = F, 1 = B or I, 2 = W.
   static int kind_of(Op op) { return op == Op::F ? 0 : op == Op::W ? 2 : 1; }
   TaskId& task_of(int replica, int stage, Op op, int mb);
   /// The task whose end completes the action: task_of, or the last part of a split backward.
   TaskId end_of(int replica, int stage, Op op, int mb);
+  /// Records the tasks of an action divided into parts, in order (task_of holds the first).
+  void set_parts(std::vector<TaskId> parts);
+  /// Every part of the divided action whose first part is `first`, or nullptr when undivided.
+  const std::vector<TaskId>* parts_of(TaskId first) const;
   /// Number of DP gradient buckets of `stage` (1 when gradients are not reduced per bucket;
   /// under ZeRO-3 one per FSDP unit).
   int buckets(int stage) const;
@@ -49,14 +49,6 @@ struct Program {
   /// parameters gathered first (ZeRO-3: every F, B and I unless kept across micro-batches, then
   /// only the first F; ZeRO-1/2 gathering with the next forward: the first F).
   bool needs_gather(const Action& a, bool first_use) const;
-  /// Per (simulated rank, stage): the parts of the stage's last gradient-producing backward, in
-  /// order; bucket k's gradients are complete when part k ends (empty: not split).
-  std::map<std::pair<int, int>, std::vector<TaskId>> gradient_parts;
-  /// First part -> every part, in order, of an action divided into parts (see task_types.h).
-  std::map<TaskId, std::vector<TaskId>> parts;
-  /// Per simulated rank: the first task of each action needing a parameter gather (one per
-  /// part, see `parts`), in compute-stream order.
-  std::vector<std::vector<TaskId>> gathered;
   /// Which of its rank's chunks `stage` is (precomputed Schedule::chunk_of).
   int chunk_of(int stage) const { return chunk_of_[static_cast<std::size_t>(stage)]; }
   /// The stages pipeline rank `pp` holds, in increasing order (Schedule::stages_by_rank).
@@ -85,33 +77,49 @@ struct Program {
   std::vector<int> chunk_of_;
   std::vector<std::vector<int>> stages_by_rank_;
   std::vector<int> stage_layers_;
+  std::map<TaskId, std::vector<TaskId>> parts_;  // first part -> every part (task_types.h)
   std::map<std::tuple<int, int, int, int, int, long long, int, int>, WorkId> works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;
   std::unordered_map<std::uint64_t, Cost> compute_costs_, tp_costs_;
 };
 
-// The passes, in the order lower() runs them. Each adds one kind of work.
+// The passes, in the order lower() runs them. Each adds one kind of work and hands what later
+// passes need to know of it as its result (lowering.cpp passes them along).
+
+/// What the compute pass tells the passes after it about the compute tasks it made.
+struct ComputeTasks {
+  /// Per (simulated rank, stage): the parts of the stage's last gradient-producing backward, in
+  /// order; bucket k's gradients are complete when part k ends (absent: not split).
+  std::map<std::pair<int, int>, std::vector<TaskId>> gradient_parts;
+  /// Per simulated rank: the first task of each action needing a parameter gather (one per
+  /// part, Program::parts_of), in compute-stream order.
+  std::vector<std::vector<TaskId>> gathered;
+};
 /// F/B/I/W tasks on each rank's compute stream in schedule order, with same-rank data
 /// dependencies (backward after its forward, W after I).
-void add_compute_pass(Program& p);
+ComputeTasks add_compute_pass(Program& p);
 /// Activation and gradient transfers between ranks: a send/recv pair that meets (rendezvous)
 /// on per-peer channels, ordered as the sender produces them; same-rank neighbours get a
 /// direct dependency instead.
 void add_p2p_pass(Program& p);
 /// Tensor-parallel collectives of each F/B/I part on the rank's TP stream, meeting across the
 /// TP group: after the part and before the next compute (on the critical path), or with
-/// parallelism.tp_overlap starting together with the part.
-void add_tp_pass(Program& p);
+/// parallelism.tp_overlap starting together with the part. Returns, per simulated rank, the TP
+/// collective of its stream's last compute task, which a task added after that compute (the
+/// optimizer step) must wait for; kNone where there is none.
+std::vector<TaskId> add_tp_pass(Program& p);
 /// Parameter all-gathers over the DP group on a gather stream, one per FSDP unit before each
-/// compute part that needs it (Program::gathered), issued `fsdp.prefetch` parts ahead.
-void add_param_gather_pass(Program& p);
+/// compute part that needs it (ComputeTasks::gathered), issued `fsdp.prefetch` parts ahead.
+void add_param_gather_pass(Program& p, const ComputeTasks& compute);
 /// Data-parallel gradient reduction after each stage's last backward on a separate stream
 /// (all-reduce for ZeRO-0; reduce-scatter, then all-gather after the optimizer, for ZeRO-1/2),
-/// and the optimizer step on the compute stream.
-void add_dp_optimizer_pass(Program& p);
+/// and the optimizer step on the compute stream, after `tp_tails` (add_tp_pass).
+void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
+                           const std::vector<TaskId>& tp_tails);
 /// Shared hardware, last: per simulated rank an SM resource (compute slowed by the
 /// communication running beside it, contention.compute_slowdown) and its NVLink and network
 /// links fair-shared by the transfers and collectives crossing them (contention.link_sharing).
-void add_contention_pass(Program& p);
+/// Returns what it modelled, in words ("" when nothing).
+std::string add_contention_pass(Program& p);
 
 }  // namespace trainsim
