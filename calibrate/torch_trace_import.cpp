@@ -29,6 +29,18 @@ std::vector<bool> used_steps(const TorchTrace& t) {
   return use;
 }
 
+// A profile sample of one shape from its calls' kernel times: their median and spread, made by
+// this importer. The caller fills in the shape.
+template <typename Sample>
+Sample timed(const std::vector<double>& times) {
+  Sample s;
+  const Timing tm = summarize(times);
+  s.time_s = tm.median;
+  s.spread_s = tm.spread;
+  s.method = "torch-trace";
+  return s;
+}
+
 }  // namespace
 
 TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, const Scenario& s) {
@@ -101,30 +113,19 @@ TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, cons
     }
   }
   for (const auto& [key, v] : gemms) {
-    GemmSample g;
+    GemmSample g = timed<GemmSample>(v);
     std::tie(g.m, g.n, g.k, g.dtype) = key;
-    const Timing tm = summarize(v);
-    g.time_s = tm.median;
-    g.spread_s = tm.spread;
-    g.method = "torch-trace";
     out.profile.gemms.push_back(g);
   }
   for (const auto& [bytes, v] : copies) {
-    MemoryKernelSample m;
+    MemoryKernelSample m = timed<MemoryKernelSample>(v);
     m.bytes = bytes;
-    const Timing tm = summarize(v);
-    m.time_s = tm.median;
-    m.spread_s = tm.spread;
-    m.method = "torch-trace";
     out.profile.memory.push_back(m);
   }
   for (const auto& [key, v] : colls) {
-    CollectiveSample c;
+    CollectiveSample c = timed<CollectiveSample>(v);
     std::tie(c.op, c.group_size, c.bytes) = key;
     c.link = c.group_size > per_node ? "inter_node" : "intra_node";
-    const Timing tm = summarize(v);
-    c.time_s = tm.median;
-    c.spread_s = tm.spread;
     c.algbw = c.bytes / c.time_s;
     c.busbw = c.algbw * op_bus_factor(c.op, c.group_size);
     c.method = "torch-trace";

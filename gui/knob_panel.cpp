@@ -151,8 +151,18 @@ std::map<std::string, QString> values_of(const Scenario& sc) {
 }
 }  // namespace
 
+// Knobs that change nothing without a model: a costs-only study gives its durations per stage
+// and has no GPUs to lay out, no parameters to shard and no activations to recompute.
+bool KnobPanel::needs_model(const std::string& key) {
+  return key == kDp || key == "parallelism.tp" || key == "parallelism.zero" ||
+         key == "training.recompute" || key == kMicroBatchSize;
+}
+
 void KnobPanel::set_scenario(const Scenario& sc) {
   loading_ = true;
+  auto* form = static_cast<QFormLayout*>(findChild<QGroupBox*>()->layout());
+  for (const auto& [key, knob] : knobs_)
+    form->setRowVisible(knob.field, sc.model || !needs_model(key));
   for (const auto& [key, v] : values_of(sc)) {
     knobs_.at(key).original = v;
     set_value(key, v);

@@ -1,7 +1,8 @@
 #pragma once
-// The side panel's main knobs (schedule, pp, vpp, m, dp, tp, ZeRO, recompute, micro-batch size)
-// and the schedules to compare. It turns edits into `--set` overrides for the sim library, which
-// validates them; a rejected value's message appears under its field.
+// The side panel's main knobs (schedule, pp, vpp, m, dp, tp, ZeRO, recompute, micro-batch size;
+// a costs-only scenario shows only the first four) and the schedules to compare. It turns edits
+// into `--set` overrides for the sim library, which validates them; a rejected value's message
+// appears under its field.
 #include <map>     // std::map
 #include <string>  // std::string
 #include <vector>  // std::vector
@@ -42,6 +43,9 @@ class KnobPanel : public QWidget {
   void show_error(const QString& key, const QString& message);
   /// The scenario key each knob sets, for tests and error routing.
   static std::vector<std::string> keys();
+  /// True for the knobs hidden while a costs-only scenario (no model) is loaded: dp, tp, ZeRO,
+  /// recompute and micro-batch size change nothing there.
+  static bool needs_model(const std::string& key);
   QWidget* field(const std::string& key) const;
   QLabel* error_label(const std::string& key) const;
 

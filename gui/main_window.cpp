@@ -349,6 +349,8 @@ void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
   knobs_->show_values(o->timeline->scenario);
   memory_->set_data(o->timeline, o->memory, o->memory_series);
   memory_->set_mapper(gantt_->mapper());
+  // A costs-only study has no memory to draw: the Gantt takes the whole pane.
+  memory_->setVisible(o->timeline->scenario.model.has_value());
   model_->set_timeline(o->timeline);
   ranks_->expandToDepth(0);
   compare_->set_outcome(o);

@@ -150,6 +150,23 @@ class MainWindowTest : public QObject {
     const QTextBlock stage = doc->find(QStringLiteral("compute busy")).block();
     QVERIFY(stage.isValid() && stage.layout()->lineCount() == 1);  // kept on one line
   }
+  void a_costs_only_scenario_shows_only_what_it_has() {
+    // paper-1f1b.yaml gives per-stage costs and no model: dp, tp, ZeRO, recompute and b change
+    // nothing there, so they are hidden; the default scenario (a model) shows them again.
+    MainWindow w;
+    w.show();
+    QVERIFY(w.open_scenario(QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/paper-1f1b.yaml")));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    for (const std::string& key : KnobPanel::keys())
+      QCOMPARE(w.knobs()->field(key)->isVisible(), !KnobPanel::needs_model(key));
+    // Nor is there memory to draw: the memory plot gives its space to the Gantt.
+    QVERIFY(!w.findChild<MemoryView*>()->isVisible());
+    QVERIFY(w.open_scenario(kDefault));
+    w.wait_for_simulation();
+    for (const std::string& key : KnobPanel::keys()) QVERIFY(w.knobs()->field(key)->isVisible());
+    QVERIFY(w.findChild<MemoryView*>()->isVisible());
+  }
   void a_bad_knob_shows_the_library_message_next_to_it() {
     // 8 GPUs: dp 2 × tp 3 × pp 4 = 24 is refused (key "parallelism"); the message goes under
     // the knob just edited.
