@@ -108,7 +108,9 @@ SearchView::SearchView(QWidget* parent) : QWidget(parent) {
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setToolTip(tr("Double-click a layout that ran to open its Gantt and memory"));
+  table_->setToolTip(
+      tr("Double-click a layout to open its Gantt and memory (one ruled out on memory is "
+         "simulated then)"));
   split->addWidget(table_);
   plot_ = new Plot;
   plot_->setMinimumSize(360, 240);
@@ -188,7 +190,7 @@ void SearchView::show_results(std::shared_ptr<const Scenario> base,
   results_ = std::move(results);
   std::size_t fit = 0;
   for (const auto& r : results_) fit += r.ran() && !r.out_of_memory;
-  status_->setText(tr("%1 layouts in %2 s: %3 fit. Double-click one that ran to open it.")
+  status_->setText(tr("%1 layouts in %2 s: %3 fit. Double-click one to open it.")
                        .arg(results_.size())
                        .arg(seconds, 0, 'f', 2)
                        .arg(fit));
@@ -227,7 +229,7 @@ void SearchView::activate(int row) {
   const QTableWidgetItem* rank = table_->item(row, kRank);
   if (!rank) return;
   const SearchResult& r = results_.at(static_cast<std::size_t>(rank->data(Qt::UserRole).toInt()));
-  if (!r.ran()) {
+  if (!r.error.empty()) {  // one ruled out on memory can run: the window simulates it
     status_->setText(
         tr("%1 did not run: %2").arg(QString::fromStdString(r.layout.words()), status_of(r)));
     return;

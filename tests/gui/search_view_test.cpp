@@ -1,5 +1,7 @@
 #include "search_view.h"
 
+#include <algorithm>
+
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
@@ -47,6 +49,21 @@ class SearchViewTest : public QObject {
     QCOMPARE(l.pp, expected[0].layout.pp);
     QCOMPARE(l.zero, expected[0].layout.zero);
     QCOMPARE(w.outcome()->report.step_time_s, expected[0].report.step_time_s);
+    // A layout ruled out on memory (dp 8 without ZeRO: 130 GB of static memory) still opens:
+    // the window simulates it and marks it out of memory.
+    const auto ruled =
+        std::find_if(got.begin(), got.end(), [](const SearchResult& r) { return r.ruled_out; });
+    QVERIFY(ruled != got.end());
+    int row = -1;
+    for (int i = 0; i < w.search_view()->table()->rowCount(); ++i)
+      if (w.search_view()->table()->item(i, 0)->data(Qt::UserRole).toInt() == ruled - got.begin())
+        row = i;
+    QVERIFY(row >= 0);
+    emit w.search_view()->table()->cellActivated(row, 1);
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QCOMPARE(w.outcome()->timeline->scenario.layout.dp, ruled->layout.dp);
+    QVERIFY(w.outcome()->memory && !w.outcome()->memory->out_of_memory.empty());
   }
   void a_bad_scenario_is_reported_not_thrown() {
     SearchView v;
