@@ -19,6 +19,33 @@ namespace {
 constexpr double kEps = 1e-9;
 constexpr TimeNs kUnknown = -1;
 
+// The list schedulers' clock: the ranks that may act, by (wake time, rank); an entry goes stale
+// when its rank's wake time changes. A rank has busy_until, wake and blocked.
+using WakeQueue = std::priority_queue<std::pair<TimeNs, int>, std::vector<std::pair<TimeNs, int>>,
+                                      std::greater<>>;
+
+// An input of rank `i` arrives at `arrival`: a blocked rank, or one waiting for a later time,
+// wakes when it is both here and the rank is free.
+template <typename Rank>
+void notify(WakeQueue& q, Rank& r, int i, TimeNs arrival) {
+  if (!r.blocked && arrival >= r.wake) return;
+  r.blocked = false;
+  r.wake = std::max(r.busy_until, arrival);
+  q.push({r.wake, i});
+}
+
+// Nothing to run at its wake time: rank `i` waits for `next`, the earliest arrival it knows of,
+// or blocks until another rank delivers one (no known arrival).
+template <typename Rank>
+void park(WakeQueue& q, Rank& r, int i, TimeNs next) {
+  if (next == std::numeric_limits<TimeNs>::max()) {
+    r.blocked = true;
+    return;
+  }
+  r.wake = next;
+  q.push({next, i});
+}
+
 struct Variant {
   double lambda;  ///< warm-up cap (p − i) + λ(p − 1 − i); infinity: memory alone decides
   bool forward_first;
@@ -100,19 +127,13 @@ Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, doub
                 : (P - i) + static_cast<int>(std::lround(v.lambda * (P - 1 - i)));
   }
   std::vector<TimeNs> chan_down(static_cast<std::size_t>(P), 0), chan_up(chan_down);
-  // The ranks that may act, by (wake time, rank); entries go stale when a wake time changes.
-  using Entry = std::pair<TimeNs, int>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  WakeQueue queue;
   auto wake_up = [&](int i) { queue.push({rk[static_cast<std::size_t>(i)].wake, i}); };
   auto at = [](std::vector<TimeNs>& v, int k) -> TimeNs& { return v[static_cast<std::size_t>(k)]; };
   auto deliver = [&](int to, bool gradient, int mb, TimeNs arrival) {
     Rank& r = rk[static_cast<std::size_t>(to)];
     at(gradient ? r.g_arrival : r.f_arrival, mb) = arrival;
-    if (r.blocked || arrival < r.wake) {
-      r.blocked = false;
-      r.wake = std::max(r.busy_until, arrival);
-      wake_up(to);
-    }
+    notify(queue, r, to, arrival);
   };
   auto finished = [&](const Rank& r) {
     return r.next_f == m && r.next_i == m && r.pending_w.empty();
@@ -156,12 +177,7 @@ Schedule greedy(const ScheduleParams& p, const StageCosts& c, double limit, doub
       TimeNs next = std::numeric_limits<TimeNs>::max();
       if (f_allowed && f_at != kUnknown) next = std::min(next, f_at);
       if (i_at != kUnknown) next = std::min(next, i_at);
-      if (next == std::numeric_limits<TimeNs>::max()) {
-        r.blocked = true;
-      } else {
-        r.wake = next;
-        wake_up(who);
-      }
+      park(queue, r, who, next);
       continue;
     }
     auto& list = s.actions[u];
@@ -246,8 +262,7 @@ Schedule greedy_v(const ScheduleParams& p, const StageCosts& c, double limit, do
   std::vector<Rank> rk(u(P));
   // Links between neighbouring ranks, per direction (2·min + (from > to)), first-in first-out.
   std::vector<TimeNs> link(u(2 * P), 0);
-  using Entry = std::pair<TimeNs, int>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  WakeQueue queue;
   auto wake_up = [&](int i) { queue.push({rk[u(i)].wake, i}); };
   // The output of stage `from` for `mb`, ended at `end`, reaches stage `to`.
   auto deliver = [&](int from, int to, bool gradient, int mb, TimeNs end) {
@@ -258,12 +273,7 @@ Schedule greedy_v(const ScheduleParams& p, const StageCosts& c, double limit, do
       arrival = l = std::max(end, l) + c.p2p[u(std::min(from, to))];
     }
     (gradient ? st[u(to)].g_arrival : st[u(to)].f_arrival)[u(mb)] = arrival;
-    Rank& r = rk[u(b)];
-    if (r.blocked || arrival < r.wake) {
-      r.blocked = false;
-      r.wake = std::max(r.busy_until, arrival);
-      wake_up(b);
-    }
+    notify(queue, rk[u(b)], b, arrival);
   };
   auto finished = [&](int r) {
     for (int k : {r, S - 1 - r})
@@ -321,12 +331,7 @@ Schedule greedy_v(const ScheduleParams& p, const StageCosts& c, double limit, do
         pick = W;
     }
     if (pick == None) {
-      if (next == std::numeric_limits<TimeNs>::max()) {
-        r.blocked = true;
-      } else {
-        r.wake = next;
-        wake_up(who);
-      }
+      park(queue, r, who, next);
       continue;
     }
     auto& list = s.actions[u(who)];
