@@ -97,11 +97,15 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
   }
 }
 
+namespace {
+// Throws Cancelled when another thread raised `opt.cancel`.
+void check_cancel(const SimulateOptions& opt) {
+  if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+}
+}  // namespace
+
 Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
-  const auto check_cancel = [&] {
-    if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
-  };
-  check_cancel();
+  check_cancel(opt);
   const auto cost = make_cost_model(sc);
   Schedule schedule = schedule_for(sc, opt.schedule, cost.get());
   return simulate(sc, std::move(schedule), *cost, opt);
@@ -109,15 +113,12 @@ Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
 
 Timeline simulate(const Scenario& sc, Schedule schedule, const CostModel& cost,
                   const SimulateOptions& opt) {
-  const auto check_cancel = [&] {
-    if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
-  };
   Timeline tl;
   tl.scenario = sc;
   tl.schedule = std::move(schedule);
-  check_cancel();
+  check_cancel(opt);
   Lowered lowered = lower(sc, tl.schedule, cost, opt.fold);
-  check_cancel();
+  check_cancel(opt);
   tl.cost_sources = cost.sources();
   tl.contention = lowered.contention;
   auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
