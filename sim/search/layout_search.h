@@ -96,7 +96,7 @@ struct SearchResult {
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space);
 
 /// Simulates every candidate (folded) and returns them ranked: those that fit by step time,
-/// then those out of memory by step time, then those ruled out by their static memory, then
+/// then those out of memory by step time, then those ruled out on memory before simulating, then
 /// those that cannot run, each group in candidate order on ties. `progress(done, total)` is
 /// called after each candidate, from one thread at a time (any of the pool's). Throws
 /// InputError for a headroom outside [0, 0.9] or jobs < 0.
