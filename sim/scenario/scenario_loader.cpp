@@ -18,6 +18,7 @@
 #include "core/input_file.h"
 #include "core/json_text.h"
 #include "core/quantity.h"
+#include "scenario/hf_config.h"
 #include "scenario/limits.h"
 #include "scenario/scenario_schema.h"
 #include "scenario/validate_scenario.h"
@@ -233,9 +234,6 @@ class Reader {
 // ---------------------------------------------------------------------------------------------
 // model
 
-ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::json& j,
-                             const std::filesystem::path& p);
-
 ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::string& base_dir) {
   std::filesystem::path p = r.str(f);
   if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
@@ -251,54 +249,13 @@ ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::strin
   } catch (const nlohmann::json::exception& e) {  // also a number past double (1e864)
     r.fail(f, fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
   }
-  if (!j.is_object()) r.fail(f, fmt::format("{}: expected a JSON object", p.string()));
-  // A key of the wrong JSON type (a string where a bool belongs) is the config's fault.
   try {
-    return model_from_hf_json(r, f, j, p);
-  } catch (const nlohmann::json::exception& e) {
+    return model_from_hf_json(j, p.string());
+  } catch (const InputError& e) {
+    r.fail(f, e.what());
+  } catch (const nlohmann::json::exception& e) {  // a key of the wrong JSON type
     r.fail(f, fmt::format("{}: a key has the wrong type: {}", p.string(), e.what()));
   }
-}
-
-ModelSpec model_from_hf_json(const Reader& r, const Field& f, const nlohmann::json& j,
-                             const std::filesystem::path& p) {
-  auto need = [&](const char* key, long long max) -> long long {
-    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
-        j[key].get<long long>() > max)
-      r.fail(f, fmt::format("{}: \"{}\" must be an integer in [1, {}], got {}", p.string(), key,
-                            max, j.contains(key) ? json_text(j[key]) : "nothing"));
-    return j[key].get<long long>();
-  };
-  // An optional key: its fallback when absent (or null), else a value of the fallback's type.
-  auto optional = [&](const char* key, auto fallback) -> decltype(fallback) {
-    if (!j.contains(key) || j[key].is_null()) return fallback;
-    const bool ok =
-        std::is_same_v<decltype(fallback), bool> ? j[key].is_boolean() : j[key].is_string();
-    if (!ok)
-      r.fail(f, fmt::format("{}: \"{}\" must be {}, got {}", p.string(), key,
-                            std::is_same_v<decltype(fallback), bool> ? "true or false" : "text",
-                            json_text(j[key])));
-    return j[key].get<decltype(fallback)>();
-  };
-  ModelSpec m;
-  m.name = optional("_name_or_path", p.parent_path().filename().string());
-  if (m.name.empty()) m.name = p.stem().string();
-  m.hidden = need("hidden_size", kMaxWidth);
-  m.layers = static_cast<int>(need("num_hidden_layers", kMaxLayers));
-  m.ffn_hidden = need("intermediate_size", kMaxWidth);
-  m.heads = static_cast<int>(need("num_attention_heads", kMaxHeads));
-  m.kv_heads = j.contains("num_key_value_heads")
-                   ? static_cast<int>(need("num_key_value_heads", kMaxHeads))
-                   : m.heads;
-  m.vocab = need("vocab_size", kMaxVocab);
-  m.tied_embeddings = optional("tie_word_embeddings", false);
-  const std::string act = optional("hidden_act", std::string("silu"));
-  m.mlp = (act == "silu" || act == "swiglu") ? MlpKind::SwiGLU : MlpKind::GeLU;
-  // Llama-style configs name rms_norm_eps; GPT-style ones layer_norm_eps or _epsilon.
-  if (!j.contains("rms_norm_eps") &&
-      (j.contains("layer_norm_eps") || j.contains("layer_norm_epsilon")))
-    m.norm = NormKind::LayerNorm;
-  return m;
 }
 
 ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_dir) {

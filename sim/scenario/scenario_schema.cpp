@@ -11,7 +11,12 @@ const std::vector<SchemaKey>& scenario_keys() {
        "start from a preset, override single keys (`--set model.layers=8` widens `model: <preset>` "
        "to this)"},
       {"model.hf_config", "path", "—",
-       "a Hugging Face `config.json` (relative to the scenario file)"},
+       "a Hugging Face `config.json` (relative to the scenario file), read by its `model_type` "
+       "(llama, mistral, qwen2, qwen3, gemma, gemma2, phi3, olmo2, gpt_neox, gptj, phi, gpt2, opt, "
+       "bloom, falcon, mpt: gated or plain MLP, tied head, positions and norm as the family "
+       "defines them) or, without one, by Llama's key names; a mixture-of-experts, "
+       "latent-attention or `head_dim` ≠ h/a config is refused by the field's name "
+       "(`sim/scenario/hf_config.h`)"},
       {"model.name", "text", "the preset's or config's", "the model's label in reports"},
       {"model.layers", "integer ≥ 1", "preset", "decoder layers L"},
       {"model.hidden", "integer ≥ 1", "preset", "hidden size h"},

@@ -1,0 +1,242 @@
+#include "scenario/hf_config.h"
+
+#include <algorithm>  // std::find_if
+#include <array>      // std::array
+#include <filesystem>
+#include <initializer_list>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/json_text.h"
+#include "scenario/limits.h"
+
+namespace trainsim {
+namespace {
+
+/// One architecture family as Hugging Face transformers' `*Config` class and modelling code
+/// define it (github.com/huggingface/transformers, src/transformers/models/<type>/): whether the
+/// MLP is gated (gate, up and down projections: Llama's SwiGLU, Gemma's GeGLU) or plain (up,
+/// down), the `tie_word_embeddings` default of the class (PretrainedConfig's is true; Llama,
+/// Mistral, Qwen, Phi, GPT-NeoX and GPT-J override it with false), the positions and the norm.
+/// A plain MLP without a width key is 4·h wide (GPT-2's `n_inner: null`, BLOOM, Falcon).
+struct Family {
+  std::string_view type;
+  bool gated;
+  bool tied_default;
+  PositionEmbedding position;
+  NormKind norm;
+};
+
+using namespace limits;
+using enum PositionEmbedding;
+using enum NormKind;
+constexpr std::array kFamilies{
+    Family{"llama", true, false, Rotary, RMSNorm},
+    Family{"mistral", true, false, Rotary, RMSNorm},
+    Family{"qwen2", true, false, Rotary, RMSNorm},
+    Family{"qwen3", true, false, Rotary, RMSNorm},
+    Family{"gemma", true, true, Rotary, RMSNorm},
+    Family{"gemma2", true, true, Rotary, RMSNorm},
+    Family{"phi3", true, false, Rotary, RMSNorm},
+    Family{"olmo2", true, false, Rotary, RMSNorm},
+    Family{"gpt_neox", false, false, Rotary, LayerNorm},
+    Family{"gptj", false, false, Rotary, LayerNorm},
+    Family{"phi", false, false, Rotary, LayerNorm},
+    Family{"gpt2", false, true, Learned, LayerNorm},
+    Family{"opt", false, true, Learned, LayerNorm},
+    Family{"bloom", false, true, Alibi, LayerNorm},
+    Family{"falcon", false, true, Rotary, LayerNorm},  // `alibi: true` in the config: ALiBi
+    Family{"mpt", false, true, Learned, LayerNorm},    // `attn_config.alibi: true`: ALiBi
+};
+
+/// Model types that are mixture-of-experts models (each also has an expert-count key, which
+/// the key check below names; these are refused by type in case a config omits it).
+constexpr std::array<std::string_view, 13> kMoeTypes{
+    "mixtral", "qwen2_moe",  "qwen3_moe", "deepseek_v2", "deepseek_v3", "dbrx",  "olmoe",
+    "jamba",   "granitemoe", "phimoe",    "llama4",      "llama4_text", "jetmoe"};
+
+/// The keys whose value makes the model a mixture of experts when it is above 1 (Mixtral,
+/// Llama 4; Qwen-MoE, OLMoE; DeepSeek; DBRX's `ffn_config`), and those of DeepSeek's
+/// multi-head latent attention (a low-rank KV projection) when not null.
+constexpr std::array<std::string_view, 4> kExpertKeys{"num_local_experts", "num_experts",
+                                                      "n_routed_experts", "moe_num_experts"};
+constexpr std::array<std::string_view, 2> kLatentKeys{"kv_lora_rank", "q_lora_rank"};
+
+class ConfigReader {
+ public:
+  ConfigReader(const nlohmann::json& j, std::string file) : j_(j), file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(fmt::format("{}: {}", file_, what));
+  }
+
+  /// The first of `keys` the config gives (not null), or nullptr.
+  const nlohmann::json* first(std::initializer_list<const char*> keys,
+                              const char** found = nullptr) const {
+    for (const char* k : keys)
+      if (j_.contains(k) && !j_[k].is_null()) {
+        if (found) *found = k;
+        return &j_[k];
+      }
+    return nullptr;
+  }
+
+  /// An integer in [1, max] under the first of `keys`; required unless `fallback` > 0.
+  long long size(std::initializer_list<const char*> keys, long long max,
+                 long long fallback = 0) const {
+    const char* key = *keys.begin();
+    const nlohmann::json* v = first(keys, &key);
+    if (!v && fallback > 0) return fallback;
+    if (!v || !v->is_number_integer() || v->get<long long>() < 1 || v->get<long long>() > max)
+      fail(fmt::format("\"{}\" must be an integer in [1, {}], got {}", key, max,
+                       v ? json_text(*v) : "nothing"));
+    return v->get<long long>();
+  }
+
+  template <typename T>
+  T optional(const char* key, T fallback) const {
+    const nlohmann::json* v = first({key});
+    if (!v) return fallback;
+    const bool ok = std::is_same_v<T, bool> ? v->is_boolean() : v->is_string();
+    if (!ok)
+      fail(fmt::format("\"{}\" must be {}, got {}", key,
+                       std::is_same_v<T, bool> ? "true or false" : "text", json_text(*v)));
+    return v->get<T>();
+  }
+
+  const nlohmann::json& json() const { return j_; }
+
+ private:
+  const nlohmann::json& j_;
+  std::string file_;
+};
+
+const Family* find_family(std::string_view type) {
+  auto it = std::find_if(kFamilies.begin(), kFamilies.end(),
+                         [&](const Family& f) { return f.type == type; });
+  return it == kFamilies.end() ? nullptr : &*it;
+}
+
+/// Refuses what ModelSpec cannot hold, naming the field.
+void refuse_unmodelled(const ConfigReader& c, const std::string& type) {
+  const nlohmann::json& j = c.json();
+  constexpr const char* kDense =
+      "trainsim models dense decoders only (mixture-of-experts is not modelled yet) and would "
+      "count a smaller dense model";
+  for (std::string_view key : kExpertKeys) {
+    const std::string k(key);
+    if (j.contains(k) && j[k].is_number() && j[k].get<double>() > 1)
+      c.fail(fmt::format("\"{}\": {} makes this a mixture-of-experts model; {}", k, json_text(j[k]),
+                         kDense));
+  }
+  if (j.contains("ffn_config") && j["ffn_config"].is_object() &&
+      j["ffn_config"].contains("moe_num_experts"))
+    c.fail(fmt::format("\"ffn_config.moe_num_experts\" makes this a mixture-of-experts model; {}",
+                       kDense));
+  if (std::find(kMoeTypes.begin(), kMoeTypes.end(), type) != kMoeTypes.end())
+    c.fail(fmt::format("model_type \"{}\" is a mixture-of-experts model; {}", type, kDense));
+  for (std::string_view key : kLatentKeys) {
+    const std::string k(key);
+    if (j.contains(k) && !j[k].is_null())
+      c.fail(
+          fmt::format("\"{}\": {} is DeepSeek's multi-head latent attention (a low-rank KV "
+                      "projection), which trainsim does not model yet",
+                      k, json_text(j[k])));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> hf_model_types() {
+  std::vector<std::string> out;
+  for (const Family& f : kFamilies) out.emplace_back(f.type);
+  return out;
+}
+
+ModelSpec model_from_hf_json(const nlohmann::json& j, const std::string& file) {
+  const ConfigReader c(j, file);
+  if (!j.is_object()) c.fail("expected a JSON object");
+  const std::string type = c.optional("model_type", std::string());
+  refuse_unmodelled(c, type);
+  const Family* family = type.empty() ? nullptr : find_family(type);
+  if (!type.empty() && !family) {
+    std::string known;
+    for (const Family& f : kFamilies) known += (known.empty() ? "" : ", ") + std::string(f.type);
+    c.fail(
+        fmt::format("model_type \"{}\" is not a family trainsim reads (it reads {}); give the "
+                    "model's sizes as keys instead (model: {{layers: …, hidden: …, …}}, "
+                    "scenarios/README.md)",
+                    type, known));
+  }
+
+  ModelSpec m;
+  const std::filesystem::path p(file);
+  m.name = c.optional("_name_or_path", p.parent_path().filename().string());
+  if (m.name.empty()) m.name = p.stem().string();
+  // The sizes under each family's names (GPT-2 and GPT-J `n_embd`, BLOOM `n_embed`, MPT
+  // `d_model`, OPT `ffn_dim`, Falcon `ffn_hidden_size`, …).
+  m.hidden = c.size({"hidden_size", "n_embd", "n_embed", "d_model"}, kMaxWidth);
+  m.layers = static_cast<int>(
+      c.size({"num_hidden_layers", "n_layer", "n_layers", "num_layers"}, kMaxLayers));
+  m.heads = static_cast<int>(c.size({"num_attention_heads", "n_head", "n_heads"}, kMaxHeads));
+  const bool gated = family ? family->gated : [&] {
+    const std::string act = c.optional("hidden_act", std::string("silu"));
+    return act == "silu" || act == "swiglu";
+  }();
+  long long plain_width = 0;  // a plain MLP's default width, 4·h (MPT: expansion_ratio·h)
+  if (!gated) {
+    plain_width = 4 * m.hidden;
+    if (const nlohmann::json* r = c.first({"expansion_ratio"})) {
+      if (!r->is_number_integer() || r->get<long long>() < 1 || r->get<long long>() > 64)
+        c.fail(fmt::format("\"expansion_ratio\" must be an integer in [1, 64], got {}",
+                           json_text(*r)));
+      plain_width = r->get<long long>() * m.hidden;
+    }
+  }
+  m.ffn_hidden = c.size({"intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"}, kMaxWidth,
+                        std::min(plain_width, kMaxWidth));
+  m.kv_heads = m.heads;
+  if (c.first({"num_key_value_heads", "num_kv_heads"}))
+    m.kv_heads = static_cast<int>(c.size({"num_key_value_heads", "num_kv_heads"}, kMaxHeads));
+  else if (type == "falcon" && c.optional("multi_query", false))
+    m.kv_heads = 1;
+  m.vocab = c.size({"vocab_size"}, kMaxVocab);
+  m.tied_embeddings = c.optional("tie_word_embeddings", family ? family->tied_default : false);
+  m.mlp = gated ? MlpKind::SwiGLU : MlpKind::GeLU;
+  if (family) {
+    m.position = family->position;
+    m.norm = family->norm;
+    if (type == "falcon" && c.optional("alibi", false)) m.position = PositionEmbedding::Alibi;
+    if (type == "mpt" && j.contains("attn_config") && j["attn_config"].is_object() &&
+        j["attn_config"].value("alibi", false))
+      m.position = PositionEmbedding::Alibi;
+  } else if (!j.contains("rms_norm_eps") &&
+             (j.contains("layer_norm_eps") || j.contains("layer_norm_epsilon"))) {
+    // Llama-style configs name rms_norm_eps; GPT-style ones layer_norm_eps or _epsilon.
+    m.norm = NormKind::LayerNorm;
+  }
+
+  // What ModelSpec would get wrong rather than hold.
+  if (m.hidden % m.heads != 0)
+    c.fail(fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
+  if (const nlohmann::json* d = c.first({"head_dim"})) {
+    if (!d->is_number_integer() || d->get<long long>() != m.hidden / m.heads)
+      c.fail(
+          fmt::format("\"head_dim\": {} differs from hidden size / heads ({} / {} = {}); "
+                      "trainsim's attention widths are hidden / heads, so it would count a "
+                      "different model",
+                      json_text(*d), m.hidden, m.heads, m.hidden / m.heads));
+  }
+  if (const nlohmann::json* w = c.first({"word_embed_proj_dim"});
+      w && !(w->is_number_integer() && w->get<long long>() == m.hidden))
+    c.fail(
+        fmt::format("\"word_embed_proj_dim\": {} differs from the hidden size {} (OPT's "
+                    "embedding projection), which trainsim does not model",
+                    json_text(*w), m.hidden));
+  return m;
+}
+
+}  // namespace trainsim
