@@ -3,6 +3,7 @@
 set -u
 bin=$1
 src=$2
+png=${3:-0}  # 1: built with --plot .png (Qt6)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -71,8 +72,16 @@ expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.y
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom ten
 expect 2 "jobs" -- "$bin" search "$src/scenarios/default.yaml" --jobs -1
 expect 2 "excludes" -- "$bin" search "$src/scenarios/default.yaml" --json --csv
-expect 2 "--plot writes SVG" -- "$bin" search "$src/scenarios/default.yaml" --plot "$tmp/p.png"
-[ -e "$tmp/p.png" ] && { echo "FAIL: a refused --plot left a file"; fail=1; }
+expect 2 "--plot writes SVG or PNG" -- "$bin" search "$src/scenarios/default.yaml" --plot "$tmp/p.gif"
+[ -e "$tmp/p.gif" ] && { echo "FAIL: a refused --plot left a file"; fail=1; }
+if [ "$png" = 1 ]; then  # built with Qt: a PNG file (its 8-byte signature), no Qt chatter
+  expect 0 "plot written to" -- "$bin" search "$src/scenarios/default.yaml" --tp 1 --plot "$tmp/p.png"
+  [ "$(head -c 8 "$tmp/p.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
+    { echo "FAIL: --plot p.png is not a PNG"; fail=1; }
+  grep -q "QStandardPaths\|qt\.qpa" "$tmp/err" && { echo "FAIL: Qt's remarks on stderr"; fail=1; }
+else
+  expect 2 "built without Qt6" -- "$bin" search "$src/scenarios/default.yaml" --plot "$tmp/p.png"
+fi
 expect 0 "plot written to" -- "$bin" search "$src/scenarios/default.yaml" --tp 1 --plot "$tmp/p.svg"
 grep -q "</svg>" "$tmp/p.svg" || { echo "FAIL: --plot wrote no SVG"; fail=1; }
 # trainsim diff: a real trace beside the default scenario; traces it cannot use, exit 2.

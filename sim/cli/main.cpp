@@ -33,6 +33,9 @@
 #include "schedules/validate.h"
 #include "search/layout_search.h"
 #include "search/search_plot.h"
+#ifdef TRAINSIM_WITH_PNG
+#include "svg_png.h"  // gui/: Qt Svg renders the plot
+#endif
 
 #ifndef TRAINSIM_VERSION
 #define TRAINSIM_VERSION "0.0.0"
@@ -327,11 +330,22 @@ int cmd_search(const SearchArgs& a) {
           "(full recompute of the first N); got \"{}\"",
           v));
   }
-  if (!a.plot.empty() && (a.plot.size() < 4 || a.plot.substr(a.plot.size() - 4) != ".svg"))
+  const auto ends_with = [&](std::string_view ext) {
+    return a.plot.size() > ext.size() && a.plot.substr(a.plot.size() - ext.size()) == ext;
+  };
+  const bool png = ends_with(".png");
+  if (!a.plot.empty() && !png && !ends_with(".svg"))
     throw InputError(fmt::format(
-        "search: --plot writes SVG: give a file ending in .svg, got \"{}\" (convert to PNG with "
-        "any SVG tool, e.g. rsvg-convert)",
+        "search: --plot writes SVG or PNG by the file's extension: give a name ending in .svg "
+        "or .png, got \"{}\"",
         a.plot));
+#ifndef TRAINSIM_WITH_PNG
+  if (png)
+    throw InputError(fmt::format(
+        "search: --plot {}: this trainsim was built without Qt6 (TRAINSIM_BUILD_GUI=OFF or Qt6 "
+        "not found), which draws PNG; write .svg, or rebuild with Qt6",
+        a.plot));
+#endif
   SearchOptions options;
   options.jobs = a.jobs;
   if (!a.headroom.empty()) {
@@ -356,7 +370,13 @@ int cmd_search(const SearchArgs& a) {
   };
   const std::vector<SearchResult> results = search_layouts(sc, space, options, progress);
   if (!a.plot.empty()) {
-    write_output_file(a.plot, search_plot_svg(sc, results, options), "plot file");
+    const std::string svg = search_plot_svg(sc, results, options);
+#ifdef TRAINSIM_WITH_PNG
+    if (png) {
+      write_output_file(a.plot, svg_to_png(svg), "plot file");
+    } else
+#endif
+      write_output_file(a.plot, svg, "plot file");
     std::cerr << "plot written to " << a.plot << "\n";
   }
   if (a.json)
@@ -549,7 +569,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1024));
   srch->add_flag("--csv", xa.csv, "Print every candidate, ranked, as CSV");
   srch->add_option("--plot", xa.plot,
-                   "Also write step time against peak memory of every candidate to this .svg");
+                   "Also write step time against peak memory of every candidate to this .svg or "
+                   ".png file");
   srch->add_option("--top", xa.top, "Rows of the ranked table")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
