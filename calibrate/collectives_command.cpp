@@ -16,7 +16,7 @@
 #include "cost/cost_model.h"
 #include "device_info.h"
 #include "gpu.h"
-#include "mpi_job.h"
+#include "core/mpi_job.h"
 #include "profile_update.h"
 #include "progress.h"
 

@@ -23,7 +23,7 @@
 #ifdef TRAINSIM_WITH_GPU
 #include "device_info.h"
 #include "gpu.h"
-#include "mpi_job.h"
+#include "core/mpi_job.h"
 #endif
 #include "nccl_tests.h"
 #include "profile_update.h"

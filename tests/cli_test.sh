@@ -74,6 +74,28 @@ expect 2 "jobs" -- "$bin" search "$src/scenarios/default.yaml" --jobs -1
 expect 2 "excludes" -- "$bin" search "$src/scenarios/default.yaml" --json --csv
 expect 2 "--plot writes SVG or PNG" -- "$bin" search "$src/scenarios/default.yaml" --plot "$tmp/p.gif"
 [ -e "$tmp/p.gif" ] && { echo "FAIL: a refused --plot left a file"; fail=1; }
+# Under mpirun (a build with MPI): the layouts split over the processes, rank 0 prints exactly
+# what one process prints; other commands and bad input say why in one message, exit 2.
+mpi_search_checks() {
+  local run_mpi=(mpirun --oversubscribe -np 3 -x "ASAN_OPTIONS=detect_leaks=0")  # Open MPI's own leaks
+  [ "$(id -u)" = 0 ] && run_mpi+=(--allow-run-as-root)
+  # Open MPI wants an ssh or rsh on the PATH even for one node; a bare container has neither.
+  command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm_rsh_agent=
+  if ! timeout 60 "${run_mpi[@]}" true >"$tmp/probe" 2>&1; then
+    echo "note: mpirun cannot start processes here; MPI search not checked:"; cat "$tmp/probe"
+    return
+  fi
+  local args=(search "$src/scenarios/default.yaml" --zero 0,1 --recompute none,full --json)
+  "$bin" "${args[@]}" >"$tmp/one.json" 2>/dev/null
+  expect 0 "split over 3 MPI processes" -- timeout 300 "${run_mpi[@]}" "$bin" "${args[@]}"
+  cmp -s "$tmp/one.json" "$tmp/out" || { echo "FAIL: mpirun search differs from one process"; fail=1; }
+  expect 2 "only \`trainsim search\` splits" -- timeout 120 "${run_mpi[@]}" "$bin" run "$src/scenarios/default.yaml"
+  expect 2 "parallelism.pp: expected an integer" -- timeout 120 "${run_mpi[@]}" "$bin" search "$src/scenarios/default.yaml" --set parallelism.pp=0
+  [ "$(grep -c "parallelism.pp: expected" "$tmp/err")" = 1 ] || { echo "FAIL: more than rank 0 printed the error"; fail=1; }
+}
+if "$bin" search --help | grep -q "under mpirun" && command -v mpirun >/dev/null; then
+  mpi_search_checks
+fi
 if [ "$png" = 1 ]; then  # built with Qt: a PNG file (its 8-byte signature), no Qt chatter
   expect 0 "plot written to" -- "$bin" search "$src/scenarios/default.yaml" --tp 1 --plot "$tmp/p.png"
   [ "$(head -c 8 "$tmp/p.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||

@@ -1,5 +1,6 @@
-// How trainsim-calibrate tells it was started by an MPI launcher (calibrate/mpi_job.h).
-#include "mpi_job.h"
+// How trainsim and trainsim-calibrate tell they were started by an MPI launcher
+// (sim/core/mpi_job.h).
+#include "core/mpi_job.h"
 
 #include <cstdlib>
 #include <map>

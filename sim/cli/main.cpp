@@ -3,6 +3,9 @@
 #include <unistd.h>
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
+#include <functional>
+#include <optional>
 
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +19,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json_text.h"
+#include "core/mpi_job.h"
 #include "core/quantity.h"
 #include "cost/explicit_costs.h"
 #include "report/ascii_gantt.h"
@@ -31,6 +35,7 @@
 #include "schedules/csv.h"
 #include "schedules/registry.h"
 #include "schedules/validate.h"
+#include "search/distributed_search.h"
 #include "search/layout_search.h"
 #include "search/search_plot.h"
 #ifdef TRAINSIM_WITH_PNG
@@ -302,7 +307,7 @@ std::vector<int> switches(const std::vector<std::string>& given, const char* fla
   return out;
 }
 
-int cmd_search(const SearchArgs& a) {
+int cmd_search(const SearchArgs& a, const mpi::World* world) {
   const Scenario sc = load_scenario(a.scenario, a.sets);
   SearchSpace space;
   space.tp = a.tp;
@@ -368,7 +373,16 @@ int cmd_search(const SearchArgs& a) {
     std::cerr << fmt::format("\rsearch: {}/{} layouts", done, total)
               << (done == total ? "\r\033[K" : "") << std::flush;
   };
-  const std::vector<SearchResult> results = search_layouts(sc, space, options, progress);
+  if (world && world->size() > 1 && world->rank() == 0)
+    std::cerr << fmt::format("search: the layouts split over {} MPI processes on {} node{}\n",
+                             world->size(), world->nodes(), world->nodes() == 1 ? "" : "s");
+  const std::vector<SearchResult> results =
+      world ? search_layouts(*world, sc, space, options,
+                             world->rank() == 0
+                                 ? std::function<void(std::size_t, std::size_t)>(progress)
+                                 : nullptr)
+            : search_layouts(sc, space, options, progress);
+  if (world && world->rank() != 0) return 0;  // rank 0 has them all and writes
   if (!a.plot.empty()) {
     const std::string svg = search_plot_svg(sc, results, options);
 #ifdef TRAINSIM_WITH_PNG
@@ -538,7 +552,11 @@ int main(int argc, char** argv) {
       app, "search",
       "Try every parallel layout (tp, pp, dp, ZeRO stage, sequence parallelism, recompute; "
       "optionally vpp, micro-batch size, schedules, TP overlap) of the scenario's GPUs and "
-      "global batch, and rank those that fit by step time",
+      "global batch, and rank those that fit by step time" +
+          std::string(mpi::built_with_mpi()
+                          ? "; under mpirun -np N the layouts are split over the N processes "
+                            "(rank 0 prints)"
+                          : ""),
       xa.scenario, xa.sets, "Scenario YAML file (needs a model and a cluster)");
   srch->add_option("--tp", xa.tp, "TP sizes to try (default: powers of two up to a node)")
       ->delimiter(',');
@@ -677,20 +695,34 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  // Started by mpirun: `search` splits its layouts over the processes and rank 0 alone prints;
+  // every other command would only run N times over.
+  std::optional<mpi::World> world;
+  if (mpi::launched([](const char* v) { return std::getenv(v); })) world.emplace();
+  const bool quiet = world && world->rank() != 0;
   try {
+    if (world && !mpi::built_with_mpi())
+      throw InputError(
+          "trainsim: started by mpirun, but this trainsim was built without MPI (install an MPI, "
+          "e.g. Debian's libopenmpi-dev, and rebuild); without mpirun, search uses every core");
+    if (world && !*srch)
+      throw InputError(
+          "trainsim: under mpirun only `trainsim search` splits its work over the processes; "
+          "start the other commands without mpirun");
     if (*run) return cmd_run(ra);
     if (*mem) return cmd_memory(ma);
     if (*cmp) return cmd_compare(ca);
-    if (*srch) return cmd_search(xa);
+    if (*srch) return cmd_search(xa, world ? &*world : nullptr);
     if (*sch) return cmd_schedule(sa);
     if (*chk) return cmd_check(ka);
     if (*krn) return cmd_kernels(na);
     if (*dif) return cmd_diff(da);
-  } catch (const InputError& e) {
-    std::cerr << e.what() << "\n";
+  } catch (const InputError& e) {  // the same on every process of an MPI job: rank 0 says it
+    if (!quiet) std::cerr << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "trainsim: internal error: " << e.what() << "\n";
+    if (world) world->abort_job(1);  // the others would wait for this one's results
     return 1;
   }
   return 0;

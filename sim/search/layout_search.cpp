@@ -239,8 +239,9 @@ SearchResult evaluate(const Scenario& base, const LayoutCandidate& c, double lim
 
 }  // namespace
 
-std::vector<SearchResult> search_layouts(
-    const Scenario& base, const SearchSpace& space, const SearchOptions& options,
+std::vector<SearchResult> evaluate_candidates(
+    const Scenario& base, const std::vector<LayoutCandidate>& candidates,
+    const std::vector<std::size_t>& indices, const SearchOptions& options,
     const std::function<void(std::size_t, std::size_t)>& progress) {
   if (!(options.headroom >= 0 && options.headroom <= 0.9))
     throw InputError(
@@ -248,32 +249,33 @@ std::vector<SearchResult> search_layouts(
   if (options.jobs < 0)
     throw InputError(
         fmt::format("search: --jobs must be 0 (all cores) or more, got {}", options.jobs));
-  const std::vector<LayoutCandidate> candidates = layout_candidates(base, space);
+  for (std::size_t i : indices)
+    TRAINSIM_CHECK(i < candidates.size(), "evaluate_candidates: an index past the candidates");
   const double limit = memory_limit(base, options);
-  std::vector<SearchResult> results(candidates.size());
+  std::vector<SearchResult> results(indices.size());
 
   // A pool of threads takes candidates in order; each result lands at its candidate's index,
   // so the outcome is the same for any number of threads.
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t jobs = std::min<std::size_t>(
-      candidates.size(), options.jobs > 0 ? static_cast<std::size_t>(options.jobs) : hw);
+      indices.size(), options.jobs > 0 ? static_cast<std::size_t>(options.jobs) : hw);
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex mutex;  // guards done, failure and the progress callback
   std::exception_ptr failure;
   auto work = [&] {
-    for (std::size_t i = next++; i < candidates.size(); i = next++) {
+    for (std::size_t i = next++; i < indices.size(); i = next++) {
       try {
-        results[i] = evaluate(base, candidates[i], limit);
+        results[i] = evaluate(base, candidates[indices[i]], limit);
       } catch (...) {  // our own bug: stop, and rethrow it on the calling thread
         const std::lock_guard<std::mutex> lock(mutex);
         if (!failure) failure = std::current_exception();
-        next = candidates.size();
+        next = indices.size();
         return;
       }
       const std::lock_guard<std::mutex> lock(mutex);
       ++done;
-      if (progress) progress(done, candidates.size());
+      if (progress) progress(done, indices.size());
     }
   };
   std::vector<std::thread> pool;
@@ -281,7 +283,10 @@ std::vector<SearchResult> search_layouts(
   work();
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+  return results;
+}
 
+void rank_search_results(std::vector<SearchResult>& results) {
   // Fitting first, then out of memory, ruled out, cannot run; fastest first within each.
   std::stable_sort(results.begin(), results.end(),
                    [&](const SearchResult& a, const SearchResult& b) {
@@ -292,12 +297,23 @@ std::vector<SearchResult> search_layouts(
   // first, a layout is on it when it needs less memory than every faster one.
   double least = std::numeric_limits<double>::infinity();
   for (auto& r : results) {
-    if (group_of(r) != 0) break;
+    r.pareto = false;
+    if (group_of(r) != 0) continue;
     if (r.peak_memory < least) {
       r.pareto = true;
       least = r.peak_memory;
     }
   }
+}
+
+std::vector<SearchResult> search_layouts(
+    const Scenario& base, const SearchSpace& space, const SearchOptions& options,
+    const std::function<void(std::size_t, std::size_t)>& progress) {
+  const std::vector<LayoutCandidate> candidates = layout_candidates(base, space);
+  std::vector<std::size_t> all(candidates.size());
+  std::iota(all.begin(), all.end(), 0);
+  std::vector<SearchResult> results = evaluate_candidates(base, candidates, all, options, progress);
+  rank_search_results(results);
   return results;
 }
 

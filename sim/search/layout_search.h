@@ -104,6 +104,16 @@ std::vector<SearchResult> search_layouts(
     const Scenario& base, const SearchSpace& space, const SearchOptions& options = {},
     const std::function<void(std::size_t, std::size_t)>& progress = {});
 
+/// search_layouts' two halves, for a search split over processes (distributed_search.h):
+/// simulates the candidates at `indices` (results in that order; `progress(done,
+/// indices.size())`), then ranks a whole set of results and marks its Pareto front.
+/// evaluate_candidates throws as search_layouts does for bad options.
+std::vector<SearchResult> evaluate_candidates(
+    const Scenario& base, const std::vector<LayoutCandidate>& candidates,
+    const std::vector<std::size_t>& indices, const SearchOptions& options = {},
+    const std::function<void(std::size_t, std::size_t)>& progress = {});
+void rank_search_results(std::vector<SearchResult>& results);
+
 /// The ranked table (the first `top` that fit), then a line each for the layouts out of
 /// memory and those that cannot run, with the fastest or first of each.
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,

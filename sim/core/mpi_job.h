@@ -1,9 +1,12 @@
 #pragma once
-// The MPI launch of a multi-node `collectives` (as nccl-tests runs: `mpirun -np N`, one process
-// per GPU): which process this is, where it runs, and the few MPI calls the measurement needs.
-// Built against MPI when CMake finds it (TRAINSIM_WITH_MPI); without it every process is alone.
+// An MPI job (`mpirun -np N …`): which process this is, where it runs, and the few MPI calls
+// trainsim makes: `trainsim search` splits its candidates over the processes and gathers the
+// results on rank 0; `trainsim-calibrate collectives` runs one process per GPU across nodes, as
+// nccl-tests does. Built against MPI when CMake finds it (TRAINSIM_WITH_MPI); without it every
+// process is alone.
 #include <functional>  // std::function
 #include <string>      // std::string
+#include <vector>      // std::vector
 
 namespace trainsim::mpi {
 
@@ -28,9 +31,12 @@ class World {
   int rank() const { return rank_; }
   int size() const { return size_; }
   int local_rank() const { return local_rank_; }  ///< among the processes on this node
+  int local_size() const { return local_size_; }  ///< processes on this node
   int nodes() const { return nodes_; }
   /// `bytes` of `data` from rank 0 to all.
   void broadcast(void* data, int bytes) const;
+  /// Every rank's `mine`, in rank order, on rank 0; an empty list on the others.
+  std::vector<std::string> gather(const std::string& mine) const;
   /// The largest `v` over all ranks.
   double max(double v) const;
   /// In a job of more than one process: ends all of them with `code` (after this one printed
@@ -40,7 +46,7 @@ class World {
 
  private:
   bool initialized_ = false;
-  int rank_ = 0, size_ = 1, local_rank_ = 0, nodes_ = 1;
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1, nodes_ = 1;
 };
 
 }  // namespace trainsim::mpi

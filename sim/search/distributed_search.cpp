@@ -1,0 +1,115 @@
+#include "search/distributed_search.h"
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+// std::optional as null or its value (nlohmann 3.11 has no serializer for it).
+namespace nlohmann {
+template <typename T>
+struct adl_serializer<std::optional<T>> {
+  static void to_json(json& j, const std::optional<T>& v) {
+    if (v)
+      j = *v;
+    else
+      j = nullptr;
+  }
+  static void from_json(const json& j, std::optional<T>& v) {
+    if (j.is_null())
+      v.reset();
+    else
+      v = j.get<T>();
+  }
+};
+}  // namespace nlohmann
+
+namespace trainsim {
+
+// Every field of a search result, for the wire only (enums as their integers): a field added to
+// these structs and not here is caught by the round-trip test (tests/distributed_search_test.cpp),
+// which compares the JSON and table of a real search before and after the trip.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, global_batch_size,
+                                   precision, recompute, recompute_layers, fp32_grad_accumulation,
+                                   attention, dropout, fused_optimizer, grad_clipping,
+                                   optimizer_post_validation, runtime, grad_reduce)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Measured, metric, value, source)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageStats, stage, compute_busy_s, first_compute_start_s,
+                                   last_compute_end_s, idle_s, optimizer_s, peak_in_flight,
+                                   peak_activation_bytes, exposed_tp_s, exposed_dp_s, exposed_pp_s,
+                                   exposed_gather_s, comm_tp_s, comm_dp_s, comm_pp_s, comm_gather_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommVolume, tp_bytes, dp_bytes, pp_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CriticalPath, compute_s, tp_s, dp_s, pp_s, optimizer_s,
+                                   waiting_s, tasks)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s, imbalance_s,
+                                   communication_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, schedule, gpus, dp, tp, pp,
+                                   vpp, microbatches, gpu, training, step_time_s, one_step_s,
+                                   overlapped_steps, pipeline_time_s, after_pipeline_s,
+                                   tokens_per_step, tokens_per_s, model_flops, tflops_per_gpu, mfu,
+                                   bubble_fraction_of_step, bubble_over_ideal, idle,
+                                   cost_per_million_tokens, price_per_gpu_hour, stages, p2p_bytes,
+                                   volume, critical, cost_sources, contention,
+                                   step_time_without_slowdown_s, measured, tasks, simulated_ranks,
+                                   folded)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
+                                   zero, sequence_parallel, recompute, recompute_layers, tp_overlap)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SearchResult, layout, error, report, peak_memory, out_of_memory,
+                                   ruled_out, static_memory, memory_bound, pareto)
+
+std::string encode_results(const std::vector<std::pair<std::size_t, SearchResult>>& results) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& [index, result] : results) j.push_back({index, result});
+  const std::vector<std::uint8_t> bytes = nlohmann::json::to_msgpack(j);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::vector<std::pair<std::size_t, SearchResult>> decode_results(const std::string& bytes) {
+  try {
+    const nlohmann::json j = nlohmann::json::from_msgpack(bytes);
+    std::vector<std::pair<std::size_t, SearchResult>> out;
+    for (const auto& row : j) out.emplace_back(row.at(0).get<std::size_t>(), row.at(1));
+    return out;
+  } catch (const nlohmann::json::exception& e) {
+    throw InternalError(std::string("decode_results: ") + e.what());
+  }
+}
+
+std::vector<SearchResult> search_layouts(
+    const mpi::World& world, const Scenario& base, const SearchSpace& space,
+    const SearchOptions& options, const std::function<void(std::size_t, std::size_t)>& progress) {
+  if (world.size() == 1) return search_layouts(base, space, options, progress);
+  const std::vector<LayoutCandidate> candidates = layout_candidates(base, space);
+  std::vector<std::size_t> mine;
+  for (auto i = static_cast<std::size_t>(world.rank()); i < candidates.size();
+       i += static_cast<std::size_t>(world.size()))
+    mine.push_back(i);
+  SearchOptions own = options;
+  if (own.jobs == 0)  // the node's cores shared by its processes
+    own.jobs = static_cast<int>(std::max(
+        1u, std::thread::hardware_concurrency() / static_cast<unsigned>(world.local_size())));
+  std::vector<SearchResult> results = evaluate_candidates(base, candidates, mine, own, progress);
+  std::vector<std::pair<std::size_t, SearchResult>> tagged;
+  for (std::size_t k = 0; k < mine.size(); ++k) tagged.emplace_back(mine[k], std::move(results[k]));
+  const std::vector<std::string> parts = world.gather(encode_results(tagged));
+  if (world.rank() != 0) return {};
+
+  std::vector<SearchResult> all(candidates.size());
+  std::vector<bool> seen(candidates.size(), false);
+  for (const std::string& part : parts)
+    for (auto& [index, result] : decode_results(part)) {
+      TRAINSIM_CHECK(index < all.size() && !seen[index],
+                     "search over MPI: a candidate came back twice or out of range");
+      all[index] = std::move(result);
+      seen[index] = true;
+    }
+  TRAINSIM_CHECK(std::find(seen.begin(), seen.end(), false) == seen.end(),
+                 "search over MPI: a candidate did not come back");
+  rank_search_results(all);
+  return all;
+}
+
+}  // namespace trainsim

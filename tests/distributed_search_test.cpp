@@ -1,0 +1,92 @@
+// The search split over MPI processes (sim/search/distributed_search.h): what travels to rank 0
+// comes back whole, and a world of one is the plain search. The split itself, over real
+// processes, is checked by tests/cli_test.sh (`mpirun -np 2` prints what one process prints).
+#include "search/distributed_search.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using namespace trainsim;
+
+namespace {
+// Two nodes of 8 H100s with a price and a measured figure, so every optional field of a report
+// is set; ZeRO and recompute listed so some candidates are ruled out and some run out of memory.
+Scenario priced() {
+  return test::yaml(
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}\n"
+      "parallelism: {pp: 2, dp: 8}\ntraining: {seq_len: 4096, global_batch_size: 64}\n"
+      "pricing: {gpu_hour: 2.5}\nmeasured: {tokens_per_s: 200000, source: a test}\n");
+}
+SearchSpace space() {
+  SearchSpace s;
+  s.tp = {1, 2};
+  s.zero = {0, 3};
+  s.sequence_parallel = {0};
+  s.recompute = {Recompute::None, Recompute::Full};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("distributed search: results survive the trip to rank 0 exactly", "[search][mpi]") {
+  const Scenario base = priced();
+  const std::vector<SearchResult> ranked = search_layouts(base, space());
+  // Layouts that run and layouts ruled out on memory (8B at pp 1 with ZeRO 0: 16 bytes × 8.0e9
+  // = 128 GB of states per GPU > 80 GB): the trip must keep both kinds of row.
+  const auto ruled = std::count_if(ranked.begin(), ranked.end(),
+                                   [](const SearchResult& r) { return r.ruled_out; });
+  CHECK(ruled > 0);
+  CHECK(static_cast<std::size_t>(ruled) < ranked.size());
+  REQUIRE(ranked.front().ran());
+  CHECK(ranked.front().report.cost_per_million_tokens.has_value());
+  CHECK(ranked.front().report.measured.has_value());
+
+  // Out of order, as the processes' shares arrive: indices 5, 0, 15, ….
+  std::vector<std::pair<std::size_t, SearchResult>> tagged;
+  for (std::size_t i = 0; i < ranked.size(); ++i)
+    tagged.emplace_back((i * 5) % ranked.size(), ranked[i]);
+  const auto back = decode_results(encode_results(tagged));
+  REQUIRE(back.size() == tagged.size());
+  std::vector<SearchResult> copy;
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    CHECK(back[i].first == tagged[i].first);
+    copy.push_back(back[i].second);
+  }
+  // Everything a user sees is the same: the JSON (every report field), the table, the CSV.
+  CHECK(search_to_json(base, copy) == search_to_json(base, ranked));
+  CHECK(format_search(base, copy, 100) == format_search(base, ranked, 100));
+  CHECK(search_to_csv(base, copy) == search_to_csv(base, ranked));
+  // Doubles bit for bit (MessagePack keeps them; JSON text would round).
+  CHECK(copy.front().report.step_time_s == ranked.front().report.step_time_s);
+  CHECK(copy.front().report.stages.size() == ranked.front().report.stages.size());
+  CHECK(copy.front().report.training->seq_len == 4096);
+  CHECK(copy.front().layout.words() == ranked.front().layout.words());
+
+  CHECK_THROWS_AS(decode_results("not msgpack"), InternalError);
+}
+
+TEST_CASE("distributed search: a world of one is the plain search", "[search][mpi]") {
+  const Scenario base = priced();
+  const mpi::World alone;  // not started by mpirun: rank 0 of 1
+  REQUIRE(alone.size() == 1);
+  CHECK(search_to_json(base, search_layouts(alone, base, space())) ==
+        search_to_json(base, search_layouts(base, space())));
+}
+
+TEST_CASE("distributed search: the halves make the whole", "[search][mpi]") {
+  // Rank 1 of 3 would evaluate 1, 4, 7, …; evaluating two interleaved shares and ranking their
+  // union gives search_layouts' order.
+  const Scenario base = priced();
+  const auto candidates = layout_candidates(base, space());
+  std::vector<std::size_t> even, odd;
+  for (std::size_t i = 0; i < candidates.size(); ++i) (i % 2 ? odd : even).push_back(i);
+  const auto a = evaluate_candidates(base, candidates, even, {0, 1});
+  const auto b = evaluate_candidates(base, candidates, odd, {0, 1});
+  std::vector<SearchResult> all(candidates.size());
+  for (std::size_t k = 0; k < even.size(); ++k) all[even[k]] = a[k];
+  for (std::size_t k = 0; k < odd.size(); ++k) all[odd[k]] = b[k];
+  rank_search_results(all);
+  CHECK(search_to_json(base, all) == search_to_json(base, search_layouts(base, space())));
+  CHECK_THROWS_AS(evaluate_candidates(base, candidates, {0}, {0.95, 1}), InputError);
+}
