@@ -583,7 +583,7 @@ int main(int argc, char** argv) {
   srch->add_option("--headroom", xa.headroom,
                    "Percent of device memory to keep free, e.g. 10% (default: 0)");
   srch->add_option("--jobs,-j", xa.jobs,
-                   "Threads simulating candidates, 0 = all cores (default: 0)")
+                   "Threads simulating candidates, 0 = all cores (default: 0; under mpirun, the node's cores over its processes)")
       ->check(CLI::Range(0, 1024));
   srch->add_flag("--csv", xa.csv, "Print every candidate, ranked, as CSV");
   srch->add_option("--plot", xa.plot,
