@@ -79,7 +79,11 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   chart->setMargins(QMargins(4, 4, 8, 4));  // the names need the width
   chart->setBackgroundRoundness(0);
   auto* y = new QBarCategoryAxis;
-  QStringList reversed(spec.names.rbegin(), spec.names.rend());
+  // A/B rows are "scenario · schedule": two lines, so a long scenario name keeps the bars room
+  // (axis labels are rich text).
+  QStringList reversed;
+  for (auto it = spec.names.rbegin(); it != spec.names.rend(); ++it)
+    reversed << it->toHtmlEscaped().replace(QStringLiteral(" · "), QStringLiteral("<br>"));
   y->append(reversed);
   y->setTruncateLabels(false);  // a schedule's whole name, "(vpp 2)" and all
   QFont small = y->labelsFont();
@@ -214,6 +218,16 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
               .arg(r.step_time_s, 0, 'f', 4)
               .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1)
               .arg(100 * r.idle.communication_s / phase, 0, 'f', 1);
+      // Another scenario (A/B) or another layout than the open one's: say which.
+      const StepReport& open = outcome_->report;
+      if (r.scenario != open.scenario || r.gpus != open.gpus || r.dp != open.dp ||
+          r.tp != open.tp || r.pp != open.pp)
+        text += QStringLiteral(" — %1 GPUs · dp %2 · tp %3 · pp %4 · %5 micro-batches")
+                    .arg(r.gpus)
+                    .arg(r.dp)
+                    .arg(r.tp)
+                    .arg(r.pp)
+                    .arg(r.microbatches);
       if (c.out_of_memory)
         text += QStringLiteral(
                     " — <span style='color:#c62828'><b>out of memory</b>: peak %1 GB "

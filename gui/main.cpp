@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -63,8 +64,11 @@ int main(int argc, char** argv) {
       "schedule comparison."));
   cli.addHelpOption();
   cli.addVersionOption();
-  cli.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("scenario YAML to open"),
-                            QStringLiteral("[SCENARIO]"));
+  cli.addPositionalArgument(
+      QStringLiteral("scenario"),
+      QStringLiteral("scenario YAML to open; more files are compared beside it in the Compare tab "
+                     "(A/B, each under its own schedule, as trainsim compare A.yaml B.yaml)"),
+      QStringLiteral("[SCENARIO [OTHER…]]"));
   const QCommandLineOption shot(
       QStringLiteral("screenshot"),
       QStringLiteral(
@@ -114,7 +118,6 @@ int main(int argc, char** argv) {
           "--size: expected WxH with W ≥ 200 and H ≥ 150, e.g. 1500x900; got " +
           cli.value(size).toStdString());
     const QStringList args = cli.positionalArguments();
-    if (args.size() > 1) throw trainsim::InputError("give at most one scenario");
     if (cli.isSet(shot) && args.isEmpty())
       throw trainsim::InputError("--screenshot needs a scenario to draw");
 
@@ -135,6 +138,15 @@ int main(int argc, char** argv) {
       throw trainsim::InputError("--measured-step needs --measured");
     }
     if (!schedules.empty()) win.compare(schedules);
+    if (args.size() > 1) {
+      std::vector<std::string> others;
+      for (qsizetype i = 1; i < args.size(); ++i) {
+        if (!QFileInfo(args[i]).isFile())
+          throw trainsim::InputError(args[i].toStdString() + ": no such scenario file");
+        others.push_back(args[i].toStdString());
+      }
+      win.compare_with(others);
+    }
     if (cli.isSet(search)) {
       win.wait_for_simulation();  // the search starts from the scenario as simulated
       win.tabs()->setCurrentWidget(win.search_view());

@@ -258,6 +258,20 @@ void MainWindow::build_menus() {
   recent_ = file->addMenu(tr("Open &Recent"));
   refresh_recent();
   file->addSeparator();
+  file->addAction(tr("Compare &with scenario file…"),
+                  QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+                    const QString p = QFileDialog::getOpenFileName(
+                        this, tr("Compare with scenario"), bundled_scenarios_dir(),
+                        tr("Scenarios (*.yaml *.yml)"));
+                    if (p.isEmpty()) return;
+                    std::vector<std::string> paths = beside_;
+                    paths.push_back(p.toStdString());
+                    compare_with(paths);
+                  });
+  stop_beside_ =
+      file->addAction(tr("&Stop comparing with files"), this, [this] { compare_with({}); });
+  stop_beside_->setEnabled(false);
+  file->addSeparator();
   file->addAction(tr("Load &measured trace…"), this, [this] {
     const QString p = QFileDialog::getOpenFileName(
         this, tr("Load a PyTorch profiler trace"), QString(),
@@ -320,6 +334,13 @@ bool MainWindow::open_scenario(const QString& path, const std::vector<std::strin
   }
 }
 
+void MainWindow::compare_with(const std::vector<std::string>& paths) {
+  beside_ = paths;
+  stop_beside_->setEnabled(!beside_.empty());
+  if (!beside_.empty()) tabs_->setCurrentWidget(compare_);
+  simulate();
+}
+
 void MainWindow::compare(const std::vector<std::string>& schedules) {
   knobs_->set_compare_schedules(schedules);
   tabs_->setCurrentWidget(compare_);
@@ -333,6 +354,7 @@ void MainWindow::simulate() {
   r.overrides = base_sets_;
   for (auto& o : knobs_->overrides()) r.overrides.push_back(std::move(o));
   r.compare = knobs_->compare_schedules();
+  r.beside = beside_;
   search_->set_scenario(r.scenario, r.overrides);  // the next search starts from what is shown
   worker_->request(std::move(r));
 }

@@ -13,6 +13,7 @@
 
 #include "sim_worker.h"
 
+class QAction;
 class QLabel;
 class QListWidget;
 class QMenu;
@@ -40,6 +41,9 @@ class MainWindow : public QMainWindow {
   bool open_scenario(const QString& path, const std::vector<std::string>& sets = {});
   /// Checks these schedules for comparison and shows the Compare tab.
   void compare(const std::vector<std::string>& schedules);
+  /// Compares the open scenario with these scenario files (A/B: each under its own schedule,
+  /// as `trainsim compare A.yaml B.yaml`) and shows the Compare tab; empty stops comparing.
+  void compare_with(const std::vector<std::string>& paths);
   /// Waits for the simulation in flight (headless use).
   void wait_for_simulation();
   /// Saves the current tab as PNG or SVG by the file's extension.
@@ -90,6 +94,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_ = nullptr;
   SearchView* search_ = nullptr;
   std::vector<std::string> base_sets_;  ///< open_scenario's --set overrides, before the knobs
+  std::vector<std::string> beside_;     ///< scenario files compared with the open one (A/B)
   QWidget* timeline_tab_ = nullptr;
   KnobPanel* knobs_ = nullptr;
   TimelineModel* model_ = nullptr;
@@ -98,6 +103,7 @@ class MainWindow : public QMainWindow {
   QListWidget* browser_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QMenu* recent_ = nullptr;
+  QAction* stop_beside_ = nullptr;  ///< File ▸ Stop comparing with files
   QLabel* status_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QString path_;

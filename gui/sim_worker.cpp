@@ -30,8 +30,24 @@ SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
   }
   out.gantt = std::make_shared<const GanttData>(make_gantt_data(tl));
   out.timeline = std::move(tl);
-  // The CLI's compare call: the same retry rule and the same rows (run/variants.h).
-  for (VariantResult& v : simulate_schedules(sc, r.compare, opt)) {
+  // The CLI's compare calls: the same retry rule and the same rows (run/variants.h).
+  std::vector<VariantResult> rows;
+  std::vector<SimOutcome::Compared> unreadable;  // a file beside that does not load: its row
+  if (r.beside.empty()) {
+    rows = simulate_schedules(sc, r.compare, opt);
+  } else {
+    std::vector<Scenario> scenarios{sc};
+    for (const std::string& path : r.beside) try {
+        scenarios.push_back(load_scenario(path));
+      } catch (const InputError& e) {
+        SimOutcome::Compared c;
+        c.schedule = path;
+        c.error = e.what();
+        unreadable.push_back(std::move(c));
+      }
+    rows = simulate_scenarios(scenarios, r.compare, opt);
+  }
+  for (VariantResult& v : rows) {
     SimOutcome::Compared c;
     c.schedule = v.label();
     c.error = v.error;
@@ -47,6 +63,7 @@ SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
     }
     out.compared.push_back(std::move(c));
   }
+  for (auto& c : unreadable) out.compared.push_back(std::move(c));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

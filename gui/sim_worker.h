@@ -23,6 +23,10 @@ struct SimRequest {
   std::vector<std::string> overrides;  ///< "dotted.key=value", as `trainsim --set`
   std::vector<std::string> compare;    ///< schedule names to simulate side by side
   bool fold = true;
+  /// Other scenario files to compare with this one (A/B), each as its file says (no overrides):
+  /// the Compare tab's rows are then this scenario and each of them, under their own schedules
+  /// (or under each of `compare`), as `trainsim compare A.yaml B.yaml` prints them.
+  std::vector<std::string> beside;
 };
 
 struct SimOutcome {
@@ -35,7 +39,9 @@ struct SimOutcome {
   std::shared_ptr<const std::vector<MemorySeries>> memory_series;
   double peak_memory = 0;  ///< bytes, the largest stage peak (0 without a model)
   struct Compared {
-    std::string schedule;  ///< VariantResult::label(): the name, "(vpp N)" when retried
+    /// VariantResult::label(): the name, "(vpp N)" when retried, after "SCENARIO · " when
+    /// scenarios are compared (A/B); a file that cannot be read: its path.
+    std::string schedule;
     std::shared_ptr<const GanttData> gantt;  ///< null when it failed
     StepReport report;
     double peak_memory = 0;

@@ -58,6 +58,12 @@ expect 0 "OOM" -- "$bin" compare "$src/scenarios/default.yaml" --schedules afab,
 expect 0 "interleaved-1f1b (vpp 2)" -- "$bin" compare "$src/scenarios/default.yaml" --schedules 1f1b,interleaved-1f1b
 expect 0 "skipped zb-h1: ScenarioError" -- "$bin" compare "$src/scenarios/paper-1f1b.yaml" --schedules 1f1b,zb-h1
 expect 2 "no schedule can run this scenario" -- "$bin" compare "$src/scenarios/paper-1f1b.yaml" --schedules zb-h1
+# Several scenarios (A/B): each under its own schedule, a header line each; with --schedules, each
+# under each of them.
+expect 0 "paper-1f1b · 1f1b .* 34.600 ms" -- "$bin" compare "$src/scenarios/default.yaml" "$src/scenarios/paper-1f1b.yaml"
+grep -q "^  llama8b-h100x8-pp4 · 1f1b: 8 GPUs" "$tmp/out" || { echo "FAIL: compare A B has no header per scenario"; fail=1; }
+expect 0 "paper-1f1b · gpipe" -- "$bin" compare "$src/scenarios/default.yaml" "$src/scenarios/paper-1f1b.yaml" --schedules 1f1b,gpipe
+expect 2 "does not exist" -- "$bin" compare "$src/scenarios/default.yaml" /no/such.yaml
 expect 2 "search needs a model" -- "$bin" search "$src/scenarios/paper-1f1b.yaml"
 expect 2 "--tp must be 1 or more" -- "$bin" search "$src/scenarios/default.yaml" --tp 0
 expect 2 "unknown schedule" -- "$bin" search "$src/scenarios/default.yaml" --schedules nope

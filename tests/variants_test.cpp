@@ -65,3 +65,30 @@ TEST_CASE("variants: unknown names fail before any work; a cancel propagates") {
   std::atomic<bool> cancel{true};
   CHECK_THROWS_AS(simulate_schedules(s, {"1f1b"}, {"", true, &cancel}), Cancelled);
 }
+
+TEST_CASE("variants: several scenarios side by side, each under its own schedule") {
+  // m = 8, F = 1 ms, B = 2 ms: 1F1B on 4 stages takes (m + p − 1)(F + B) = 11 · 3 = 33 ms;
+  // GPipe on 2 stages the same formula, (8 + 1) · 3 = 27 ms.
+  const Scenario a = test::pipeline(4, 8, 1, 2, 0, "1f1b");
+  Scenario b = test::pipeline(2, 8, 1, 2, 0, "gpipe");
+  b.name = "two-stage";
+  const Scenario broken = test::pipeline(4, 8, 1, 2, 0, "zb-v");  // needs split backward costs
+  const auto rows = simulate_scenarios({a, b, broken, a}, {});
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0].label() == "test · 1f1b");
+  CHECK(rows[0].timeline->makespan == 33'000'000);
+  CHECK(rows[1].label() == "two-stage · gpipe");
+  CHECK(rows[1].timeline->makespan == 27'000'000);
+  // A scenario that cannot run is a row with its error, not an abort of the others.
+  CHECK_FALSE(rows[2].ran());
+  CHECK(rows[2].label() == "test (2) · zb-v");
+  CHECK_THAT(rows[2].error, Contains("zb-v"));
+  CHECK(rows[3].label() == "test (3) · 1f1b");  // the same name again: numbered
+
+  // Named schedules: each scenario under each, with simulate_schedules' retry rule.
+  const auto cross = simulate_scenarios({a, b}, {"1f1b", "interleaved-1f1b"});
+  REQUIRE(cross.size() == 4);
+  CHECK(cross[1].label() == "test · interleaved-1f1b (vpp 2)");
+  CHECK(cross[2].label() == "two-stage · 1f1b");
+  CHECK_THROWS_AS(simulate_scenarios({a}, {"nope"}), ScheduleError);
+}

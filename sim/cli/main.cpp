@@ -60,7 +60,7 @@ struct RunArgs {
 };
 
 struct CompareArgs {
-  std::string scenario;
+  std::vector<std::string> scenarios;  ///< one, or several side by side (A/B)
   std::string schedules = "all";
   std::vector<std::string> sets;
   bool json = false;
@@ -248,20 +248,28 @@ int cmd_memory(const RunArgs& a) {
   return 0;
 }
 
-int cmd_compare(const CompareArgs& a) {
-  Scenario sc = load_scenario(a.scenario, a.sets);
-  std::vector<std::string> names =
-      a.schedules == "all" ? schedule_names() : split_names(a.schedules);
-  if (names.empty()) throw InputError("--schedules: give at least one schedule name, or all");
+int cmd_compare(const CompareArgs& a, bool schedules_given) {
+  std::vector<Scenario> scenarios;
+  for (const std::string& path : a.scenarios) scenarios.push_back(load_scenario(path, a.sets));
+  // One scenario: every schedule by default. Several: each under its own schedule, unless
+  // --schedules names some (then each scenario under each of them).
+  const bool several = scenarios.size() > 1;
+  std::vector<std::string> names;
+  if (!several || schedules_given) {
+    names = a.schedules == "all" ? schedule_names() : split_names(a.schedules);
+    if (names.empty()) throw InputError("--schedules: give at least one schedule name, or all");
+  }
   // One retry rule and one row per schedule (run/variants.h), the GUI's Compare tab too.
-  const std::vector<VariantResult> variants =
-      simulate_schedules(sc, names, {"", !a.no_fold, nullptr});
+  const SimulateOptions opt{"", !a.no_fold, nullptr};
+  const std::vector<VariantResult> variants = several
+                                                  ? simulate_scenarios(scenarios, names, opt)
+                                                  : simulate_schedules(scenarios[0], names, opt);
   std::vector<ComparedSchedule> rows;
   std::vector<const Timeline*> timelines;
   std::vector<std::string> skipped;
   for (const auto& v : variants) {
     if (!v.ran()) {
-      skipped.push_back(v.schedule + ": " + v.error);
+      skipped.push_back(v.label() + ": " + v.error);
       continue;
     }
     timelines.push_back(v.timeline.get());
@@ -269,14 +277,18 @@ int cmd_compare(const CompareArgs& a) {
     rows.back().step.schedule = v.label();
   }
   if (rows.empty())
-    throw ScheduleError("no schedule can run this scenario:\n" +
+    throw ScheduleError(std::string(several ? "none of these scenarios can run:\n"
+                                            : "no schedule can run this scenario:\n") +
                         fmt::format("{}", fmt::join(skipped, "\n")));
   std::vector<std::string> written;
   if (!a.trace_dir.empty())
-    for (const Timeline* tl : timelines) {
+    for (std::size_t i = 0; i < timelines.size(); ++i) {
+      const Timeline* tl = timelines[i];
+      // Several scenarios may share a name (two files called default.yaml): number the files.
       const std::string path =
-          (std::filesystem::path(a.trace_dir) / (file_name_component(tl->scenario.name) + "." +
-                                                 file_name_component(tl->schedule.name) + ".json"))
+          (std::filesystem::path(a.trace_dir) /
+           ((several ? fmt::format("{}.", i + 1) : "") + file_name_component(tl->scenario.name) +
+            "." + file_name_component(tl->schedule.name) + ".json"))
               .string();
       write_chrome_trace_file(*tl, path);
       written.push_back(path);
@@ -493,8 +505,10 @@ int cmd_schedule(const ScheduleArgs& a) {
 }
 
 // A subcommand that reads a scenario: its positional file and the repeatable --set.
+// `scenario` is one path (std::string) or several (std::vector<std::string>).
+template <typename Paths>
 CLI::App* scenario_command(CLI::App& app, const std::string& name, const std::string& help,
-                           std::string& scenario, std::vector<std::string>& sets,
+                           Paths& scenario, std::vector<std::string>& sets,
                            const std::string& file_help = "Scenario YAML file") {
   CLI::App* sub = app.add_subcommand(name, help);
   sub->add_option("scenario", scenario, file_help)->required()->check(CLI::ExistingFile);
@@ -534,14 +548,18 @@ int main(int argc, char** argv) {
   mem->add_flag("--json", ma.json, "Print as JSON");
 
   CompareArgs ca;
-  auto* cmp =
-      scenario_command(app, "compare", "Simulate a scenario under several schedules, side by side",
-                       ca.scenario, ca.sets);
-  cmp->add_option("--schedules", ca.schedules,
-                  "Comma-separated schedule names, or all. Each runs at the scenario's vpp or, "
-                  "if it cannot, at the nearest it takes (the row says so); one that still "
-                  "cannot run is listed as skipped")
-      ->capture_default_str();
+  auto* cmp = scenario_command(
+      app, "compare",
+      "Simulate a scenario under several schedules, or several scenarios (A/B: each under its "
+      "own schedule), side by side",
+      ca.scenarios, ca.sets, "Scenario YAML file, or several to compare (--set applies to each)");
+  auto* cmp_schedules =
+      cmp->add_option("--schedules", ca.schedules,
+                      "Comma-separated schedule names, or all (the default for one scenario; "
+                      "several scenarios run their own unless this is given). Each runs at the "
+                      "scenario's vpp or, if it cannot, at the nearest it takes (the row says "
+                      "so); one that still cannot run is listed as skipped")
+          ->capture_default_str();
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,
                   "Write one Chrome trace per schedule into this folder");
@@ -583,7 +601,8 @@ int main(int argc, char** argv) {
   srch->add_option("--headroom", xa.headroom,
                    "Percent of device memory to keep free, e.g. 10% (default: 0)");
   srch->add_option("--jobs,-j", xa.jobs,
-                   "Threads simulating candidates, 0 = all cores (default: 0; under mpirun, the node's cores over its processes)")
+                   "Threads simulating candidates, 0 = all cores (default: 0; under mpirun, the "
+                   "node's cores over its processes)")
       ->check(CLI::Range(0, 1024));
   srch->add_flag("--csv", xa.csv, "Print every candidate, ranked, as CSV");
   srch->add_option("--plot", xa.plot,
@@ -711,7 +730,7 @@ int main(int argc, char** argv) {
           "start the other commands without mpirun");
     if (*run) return cmd_run(ra);
     if (*mem) return cmd_memory(ma);
-    if (*cmp) return cmd_compare(ca);
+    if (*cmp) return cmd_compare(ca, cmp_schedules->count() > 0);
     if (*srch) return cmd_search(xa, world ? &*world : nullptr);
     if (*sch) return cmd_schedule(sa);
     if (*chk) return cmd_check(ka);

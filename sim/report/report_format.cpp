@@ -235,7 +235,20 @@ nlohmann::json report_to_json(const StepReport& r) {
 std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   if (rows.empty()) return "";
   const StepReport& first = rows.front().step;
-  std::string o = fmt::format("scenario {} · {}\n\n", first.scenario_name, layout_line(first));
+  // One scenario: its name and layout. Several (A/B): each row's, in row order.
+  const bool several = std::any_of(rows.begin(), rows.end(), [&](const ComparedSchedule& r) {
+    return r.step.scenario_name != first.scenario_name || r.step.scenario != first.scenario;
+  });
+  std::string o;
+  if (!several) {
+    o = fmt::format("scenario {} · {}\n\n", first.scenario_name, layout_line(first));
+  } else {
+    o = "scenarios\n";
+    for (const auto& row : rows)
+      o += fmt::format("  {}: {} ({})\n", row.step.schedule, layout_line(row.step),
+                       row.step.scenario);
+    o += "\n";
+  }
   std::size_t nw = 8;
   for (const auto& row : rows) nw = std::max(nw, row.step.schedule.size());
   const std::string line =

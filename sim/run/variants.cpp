@@ -1,5 +1,7 @@
 #include "run/variants.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -9,7 +11,9 @@
 namespace trainsim {
 
 std::string VariantResult::label() const {
-  return retried ? fmt::format("{} (vpp {})", schedule, timeline->scenario.layout.vpp) : schedule;
+  const std::string name =
+      retried ? fmt::format("{} (vpp {})", schedule, timeline->scenario.layout.vpp) : schedule;
+  return scenario.empty() ? name : fmt::format("{} · {}", scenario, name);
 }
 
 std::vector<VariantResult> simulate_schedules(const Scenario& base,
@@ -48,6 +52,38 @@ std::vector<VariantResult> simulate_schedules(const Scenario& base,
       }
     }
     out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<VariantResult> simulate_scenarios(const std::vector<Scenario>& scenarios,
+                                              const std::vector<std::string>& schedules,
+                                              const SimulateOptions& opt) {
+  for (const auto& name : schedules) find_schedule(name);  // unknown names fail before any work
+  std::vector<VariantResult> out;
+  std::map<std::string, int> seen;  // a name given twice (two default.yaml): "default (2)"
+  for (const Scenario& sc : scenarios) {
+    const int n = ++seen[sc.name];
+    const std::string name = n == 1 ? sc.name : fmt::format("{} ({})", sc.name, n);
+    std::vector<VariantResult> rows;
+    if (schedules.empty()) {  // its own schedule (a CSV one included), as `trainsim run` runs it
+      VariantResult r;
+      r.schedule = sc.schedule.name;
+      SimulateOptions o = opt;
+      o.schedule.clear();
+      try {
+        r.timeline = std::make_shared<const Timeline>(simulate(sc, o));
+      } catch (const InputError& e) {
+        r.error = e.what();
+      }
+      rows.push_back(std::move(r));
+    } else {
+      rows = simulate_schedules(sc, schedules, opt);
+    }
+    for (VariantResult& r : rows) {
+      r.scenario = name;
+      out.push_back(std::move(r));
+    }
   }
   return out;
 }

@@ -16,12 +16,14 @@
 namespace trainsim {
 
 struct VariantResult {
-  std::string schedule;                      ///< the name asked for
+  std::string scenario;  ///< simulate_scenarios: the scenario's name ("" for one scenario)
+  std::string schedule;  ///< the name asked for
   std::shared_ptr<const Timeline> timeline;  ///< null when it cannot run
   bool retried = false;  ///< ran at another vpp than the scenario's (the timeline's layout says)
   std::string error;     ///< why it cannot run: the error at the scenario's vpp, then the retry's
   bool ran() const { return timeline != nullptr; }
-  /// The row's name: the schedule, with "(vpp N)" when it ran retried.
+  /// The row's name: the schedule, with "(vpp N)" when it ran retried; after "SCENARIO · "
+  /// when the row is one of several scenarios.
   std::string label() const;
 };
 
@@ -29,6 +31,15 @@ struct VariantResult {
 /// ScheduleError before any work). `opt.schedule` is ignored; `opt.fold` and `opt.cancel` apply
 /// to every run, and Cancelled propagates.
 std::vector<VariantResult> simulate_schedules(const Scenario& base,
+                                              const std::vector<std::string>& schedules,
+                                              const SimulateOptions& opt = {});
+
+/// Several scenarios side by side (A/B: `trainsim compare a.yaml b.yaml`, the GUI's "Compare
+/// with file"): each under its own schedule when `schedules` is empty, else under each of them
+/// by simulate_schedules' rule; rows in scenario order, each named by its scenario (a name
+/// met again gets " (2)", " (3)", …). Unknown
+/// schedule names throw before any work.
+std::vector<VariantResult> simulate_scenarios(const std::vector<Scenario>& scenarios,
                                               const std::vector<std::string>& schedules,
                                               const SimulateOptions& opt = {});
 

@@ -18,6 +18,8 @@ expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/m.png" --measured "$s
 expect 2 "no GPU kernels" -- "$gui" --screenshot "$tmp/m.png" --measured "$src/tests/data/kineto/cpu_only_rank-34.json.gz" "$src/scenarios/default.yaml"
 expect 2 "no such step" -- "$gui" --screenshot "$tmp/m.png" --measured "$src/tests/data/kineto/nccl_data.json.gz" --measured-step 9 "$src/scenarios/default.yaml"
 expect 2 "no-such.yaml" -- "$gui" --screenshot "$tmp/c.png" "$tmp/no-such.yaml"
+expect 0 "screenshot written" -- "$gui" --screenshot "$tmp/ab.png" "$src/scenarios/default.yaml" "$src/scenarios/paper-1f1b.yaml"  # A/B
+expect 2 "no-such.yaml: no such scenario file" -- "$gui" --screenshot "$tmp/ab.png" "$src/scenarios/default.yaml" "$tmp/no-such.yaml"
 expect 2 "nope" -- "$gui" --screenshot "$tmp/c.png" "$src/scenarios/paper-1f1b.yaml" --compare nope
 expect 2 "needs a scenario" -- "$gui" --screenshot "$tmp/c.png"
 expect 2 "size" -- "$gui" --screenshot "$tmp/c.png" --size 10x10 "$src/scenarios/default.yaml"

@@ -218,6 +218,37 @@ class MainWindowTest : public QObject {
                         [](const auto& c) { return c.schedule == "interleaved-1f1b (vpp 2)"; }));
     QVERIFY(colours(w.grab().toImage()).size() >= 8);
   }
+  void a_second_scenario_file_is_compared_beside_the_first() {
+    // A/B: the default scenario (Llama-3.1-8B, 1F1B, 8 GPUs) beside paper-1f1b.yaml (a costs-only
+    // 4-stage 1F1B, 34.6 ms), each under its own schedule, as `trainsim compare A B` prints them.
+    MainWindow w;
+    w.resize(1400, 850);
+    QVERIFY(w.open_scenario(kDefault));
+    w.wait_for_simulation();
+    w.compare_with({TRAINSIM_SOURCE_DIR "/scenarios/paper-1f1b.yaml", "/no/such.yaml"});
+    w.wait_for_simulation();
+    QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.compare_view()));
+    const auto& rows = w.outcome()->compared;
+    QCOMPARE(rows.size(), std::size_t{3});
+    QCOMPARE(QString::fromStdString(rows[0].schedule), QStringLiteral("llama8b-h100x8-pp4 · 1f1b"));
+    QCOMPARE(QString::fromStdString(rows[1].schedule), QStringLiteral("paper-1f1b · 1f1b"));
+    QCOMPARE(rows[1].report.step_time_s, 0.0346);
+    // A file that cannot be read is a row saying why, not an abort of the others.
+    QCOMPARE(QString::fromStdString(rows[2].schedule), QStringLiteral("/no/such.yaml"));
+    QVERIFY(rows[2].error.find("No such file or directory") != std::string::npos);
+    QCOMPARE(w.compare_view()->gantts().size(), std::size_t{2});
+    // The other scenario's title says its layout (it is not the open one's).
+    QStringList titles;
+    for (const QLabel* l : w.compare_view()->findChildren<QLabel*>("compare-title"))
+      titles << l->text();
+    QCOMPARE(titles.size(), 2);
+    QVERIFY(!titles[0].contains("GPUs"));
+    QVERIFY(titles[1].contains("4 GPUs · dp 1 · tp 1 · pp 4 · 8 micro-batches"));
+    // Stopping the A/B leaves the compare empty again.
+    w.compare_with({});
+    w.wait_for_simulation();
+    QVERIFY(w.outcome()->compared.empty());
+  }
   void compare_marks_a_schedule_that_runs_out_of_memory() {
     // Default scenario: AFAB needs ~252 GB per GPU on stage 3, 1F1B ~56 GB (80 GiB device).
     MainWindow w;

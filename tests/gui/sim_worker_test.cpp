@@ -28,8 +28,8 @@ class SimWorkerTest : public QObject {
     QSignalSpy done(&w, &SimWorker::finished);
     QSignalSpy failed(&w, &SimWorker::failed);
     w.request(
-        {test_gui::write_scenario(test_gui::pipeline_yaml(8, 20000, 1, 2, 0.1)), {}, {}, true});
-    w.request({test_gui::write_scenario(test_gui::pipeline_yaml(2, 4, 1, 2, 0)), {}, {}, true});
+        {test_gui::write_scenario(test_gui::pipeline_yaml(8, 20000, 1, 2, 0.1)), {}, {}, true, {}});
+    w.request({test_gui::write_scenario(test_gui::pipeline_yaml(2, 4, 1, 2, 0)), {}, {}, true, {}});
     QVERIFY(done.wait(20000));
     w.wait();
     QCOMPARE(done.count(), 1);
@@ -44,7 +44,8 @@ class SimWorkerTest : public QObject {
     w.request({test_gui::write_scenario(test_gui::pipeline_yaml(2, 4, 1, 2, 0)),
                {"parallelism.pp=0"},
                {},
-               true});
+               true,
+               {}});
     QVERIFY(failed.wait(10000));
     QCOMPARE(failed.at(0).at(1).toString(), QString("parallelism.pp"));
     QVERIFY(failed.at(0).at(0).toString().contains("parallelism.pp"));
@@ -58,7 +59,8 @@ class SimWorkerTest : public QObject {
         run_request({test_gui::write_scenario(test_gui::pipeline_yaml(4, 8, 1, 2, 0)),
                      {},
                      {"afab", "1f1b", "interleaved-1f1b", "zb-h1"},
-                     true});
+                     true,
+                     {}});
     QCOMPARE(o.compared.size(), std::size_t{4});
     QCOMPARE(o.compared[0].report.step_time_s, 0.033);
     QCOMPARE(o.compared[1].report.step_time_s, 0.033);
@@ -91,7 +93,7 @@ class SimWorkerTest : public QObject {
         const std::string text = line.toString().toStdString();
         cli_skipped.push_back(text.substr(0, text.find(':')));
       }
-      const SimOutcome o = run_request({path.toStdString(), {}, schedule_names(), true});
+      const SimOutcome o = run_request({path.toStdString(), {}, schedule_names(), true, {}});
       std::vector<std::pair<std::string, double>> gui_rows;
       std::vector<std::string> gui_skipped;
       for (const auto& c : o.compared)
@@ -112,28 +114,29 @@ class SimWorkerTest : public QObject {
   }
   void the_default_scenario_compares_every_schedule_without_an_error_row() {
     // Llama-3.1-8B, pp 4, m 32: the chunked schedules run at vpp 2, the others at vpp 1.
-    const SimOutcome o =
-        run_request({TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, schedule_names(), true});
+    const SimOutcome o = run_request(
+        {TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, schedule_names(), true, {}});
     QCOMPARE(o.compared.size(), schedule_names().size());
     for (const auto& c : o.compared) QVERIFY2(c.error.empty() && c.gantt, c.error.c_str());
   }
   void the_memory_report_is_built_on_the_worker() {
     // Default scenario: pp 4, so 4 stage series; the outcome carries the report and the series
     // the memory view draws, so the GUI thread builds neither.
-    const SimOutcome o = run_request({TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, {}, true});
+    const SimOutcome o =
+        run_request({TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, {}, true, {}});
     QVERIFY(o.memory && o.memory_series);
     QCOMPARE(o.memory_series->size(), std::size_t{4});
     QCOMPARE(o.peak_memory, o.memory->largest_peak());
     // A costs-only study has no bytes: neither is built.
     const SimOutcome c = run_request(
-        {test_gui::write_scenario(test_gui::pipeline_yaml(2, 4, 1, 2, 0)), {}, {}, true});
+        {test_gui::write_scenario(test_gui::pipeline_yaml(2, 4, 1, 2, 0)), {}, {}, true, {}});
     QVERIFY(!c.memory && !c.memory_series);
   }
   void compared_schedules_say_when_they_run_out_of_memory() {
     // The default scenario (Llama-3.1-8B, pp 4, 32 micro-batches, 80 GiB H100s): AFAB holds all
     // 32 micro-batches' activations (stage 3: ~252 GB) and runs out; 1F1B holds p − r (~56 GB).
-    const SimOutcome o =
-        run_request({TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, {"afab", "1f1b"}, true});
+    const SimOutcome o = run_request(
+        {TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, {"afab", "1f1b"}, true, {}});
     QCOMPARE(o.compared.size(), std::size_t{2});
     QVERIFY(o.compared[0].out_of_memory);
     QVERIFY(!o.compared[1].out_of_memory);
