@@ -79,11 +79,21 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   chart->setMargins(QMargins(4, 4, 8, 4));  // the names need the width
   chart->setBackgroundRoundness(0);
   auto* y = new QBarCategoryAxis;
-  // A/B rows are "scenario · schedule": two lines, so a long scenario name keeps the bars room
-  // (axis labels are rich text).
+  // Long names on two lines, so they keep the bars room and are never cut (Qt Charts sizes the
+  // axis short for a long one-line label; labels are rich text): "scenario<br>schedule" (A/B),
+  // "name (vpp 2)<br>(252 GB)" (a clipped bar's value), else "name<br>(vpp 2)".
   QStringList reversed;
-  for (auto it = spec.names.rbegin(); it != spec.names.rend(); ++it)
-    reversed << it->toHtmlEscaped().replace(QStringLiteral(" · "), QStringLiteral("<br>"));
+  for (auto it = spec.names.rbegin(); it != spec.names.rend(); ++it) {
+    QString name = it->toHtmlEscaped();
+    const qsizetype at = name.contains(QStringLiteral(" · ")) ? name.indexOf(QStringLiteral(" · "))
+                         : name.endsWith(QStringLiteral(" GB)"))
+                             ? name.lastIndexOf(QStringLiteral(" ("))
+                             : name.indexOf(QStringLiteral(" (vpp"));
+    if (name.size() > 12 && at > 0)
+      name = name.left(at) + QStringLiteral("<br>") +
+             name.mid(at + (name.mid(at, 3) == QStringLiteral(" · ") ? 3 : 1));
+    reversed << name;
+  }
   y->append(reversed);
   y->setTruncateLabels(false);  // a schedule's whole name, "(vpp 2)" and all
   QFont small = y->labelsFont();
@@ -116,13 +126,13 @@ QChartView* bar_chart(const BarChartSpec& spec) {
     line->attachAxis(x);
     line->attachAxis(ly);
   }
-  // The legend names what is not on the axes: the limit line.
-  chart->legend()->setVisible(spec.limit > 0);
-  for (auto* m : chart->legend()->markers(series)) m->setVisible(false);
-  chart->legend()->setAlignment(Qt::AlignBottom);
+  // The title names what is not on the axes, the limit line (a legend would take the height the
+  // bars' two-line names need).
+  chart->legend()->setVisible(false);
+  if (spec.limit > 0) chart->setTitle(QObject::tr("%1 · %2").arg(spec.title, spec.limit_name));
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumSize(240, 160);
+  view->setMinimumSize(220, 160);
   view->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);  // the Gantts come first
   return view;
 }
@@ -157,10 +167,16 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   split->addWidget(scroll);
   // Below the Gantts: the measures as charts, or as a table to sort.
   details_ = new QTabWidget;
+  // The charts keep their minimum width in a narrow window and scroll sideways instead.
   auto* charts = new QWidget;
   charts_ = new QHBoxLayout(charts);
   charts_->setContentsMargins(0, 0, 0, 0);
-  details_->addTab(charts, tr("Charts"));
+  auto* charts_scroll = new QScrollArea;
+  charts_scroll->setWidget(charts);
+  charts_scroll->setWidgetResizable(true);
+  charts_scroll->setFrameShape(QFrame::NoFrame);
+  charts_scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  details_->addTab(charts_scroll, tr("Charts"));
   table_ = new QTableWidget;
   table_->setObjectName(QStringLiteral("compare-table"));
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -175,6 +191,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 }
 
 void CompareView::sync_from(GanttView* source) {
+  // A view fitting itself (a resize) is not a user's zoom: every view fits the same span on
+  // its own, so handing the mapper over (which ends auto-fitting) would freeze the others at
+  // whatever width the first one had.
+  if (source->auto_fit()) return;
   for (GanttView* g : gantts_)
     if (g != source) g->set_mapper(source->mapper());
 }
@@ -236,6 +256,7 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
                     .arg(c.device_memory / 1e9, 0, 'f', 1);
       auto* label = new QLabel(text);
       label->setObjectName(QStringLiteral("compare-title"));
+      label->setWordWrap(true);  // a narrow window wraps it rather than widening the Gantts
       v->addWidget(label);
       auto* g = new GanttView;
       g->set_show_streams(false);
@@ -278,7 +299,7 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
     labelled << (clip && peak[i] > 1.3 * fitting
                      ? tr("%1 (%2 GB)").arg(names[static_cast<int>(i)]).arg(peak[i], 0, 'f', 0)
                      : names[static_cast<int>(i)]);
-  BarChartSpec memory(tr("peak memory per GPU"), tr("GB"), labelled, {{tr("peak"), peak}});
+  BarChartSpec memory(tr("peak memory"), tr("GB per GPU"), labelled, {{tr("peak"), peak}});
   if (clip) memory.clip = 1.3 * fitting;
   if (device > 0) {
     memory.limit = device / 1e9;

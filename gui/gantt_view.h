@@ -25,6 +25,8 @@ class GanttView : public QWidget {
   const TimeMapper& mapper() const { return mapper_; }
   /// Takes another view's time range (compare and memory views follow the main one).
   void set_mapper(const TimeMapper& m);
+  /// True until the user zooms or pans: the view refits itself on every resize.
+  bool auto_fit() const { return auto_fit_; }
   /// What "fit" shows: [0, span] (0: this timeline's step). Compare views share the longest.
   void set_fit_span(TimeNs span);
   const GanttLayout& layout() const { return layout_; }

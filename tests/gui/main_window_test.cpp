@@ -218,6 +218,32 @@ class MainWindowTest : public QObject {
                         [](const auto& c) { return c.schedule == "interleaved-1f1b (vpp 2)"; }));
     QVERIFY(colours(w.grab().toImage()).size() >= 8);
   }
+  void compared_gantts_each_fit_the_step_in_a_narrow_window() {
+    // At 1024 × 700 the first Gantt's fit used to hand its mapper to the others, which then
+    // stopped fitting and kept a stale width (the axis read "-2 s … 0"). Each now fits [0, the
+    // longest step] itself; a user's zoom on one is still followed by all.
+    MainWindow w;
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(w.open_scenario(kDefault));
+    w.compare({"afab", "1f1b", "zb-h1"});
+    w.wait_for_simulation();
+    QApplication::processEvents();
+    const auto& gantts = w.compare_view()->gantts();
+    QCOMPARE(gantts.size(), std::size_t{3});
+    const double longest = static_cast<double>(w.outcome()->compared[0].gantt->timeline->makespan);
+    for (const GanttView* g : gantts) {
+      QVERIFY(g->auto_fit());
+      QCOMPARE(g->mapper().t0(), 0.0);
+      QVERIFY(g->mapper().t1() >= longest * 0.999);
+      QVERIFY(g->mapper().t1() <= longest * 1.001);
+    }
+    gantts[1]->zoom_in();
+    for (const GanttView* g : gantts) {
+      QVERIFY(!g->auto_fit());
+      QCOMPARE(g->mapper().ns_per_pixel(), gantts[1]->mapper().ns_per_pixel());
+    }
+  }
   void a_second_scenario_file_is_compared_beside_the_first() {
     // A/B: the default scenario (Llama-3.1-8B, 1F1B, 8 GPUs) beside paper-1f1b.yaml (a costs-only
     // 4-stage 1F1B, 34.6 ms), each under its own schedule, as `trainsim compare A B` prints them.
@@ -244,6 +270,11 @@ class MainWindowTest : public QObject {
     QCOMPARE(titles.size(), 2);
     QVERIFY(!titles[0].contains("GPUs"));
     QVERIFY(titles[1].contains("4 GPUs · dp 1 · tp 1 · pp 4 · 8 micro-batches"));
+    // The charts name each row on two lines, scenario then schedule.
+    auto* names = qobject_cast<QBarCategoryAxis*>(
+        w.compare_view()->findChildren<QChartView*>().front()->chart()->axes(Qt::Vertical).front());
+    QVERIFY(names != nullptr);
+    QCOMPARE(names->categories().back(), QStringLiteral("llama8b-h100x8-pp4<br>1f1b"));
     // Stopping the A/B leaves the compare empty again.
     w.compare_with({});
     w.wait_for_simulation();
@@ -271,11 +302,13 @@ class MainWindowTest : public QObject {
     QCOMPARE(t->item(0, 5)->text(), QStringLiteral("out of memory"));
     QCOMPARE(t->item(1, 5)->text(), QStringLiteral("yes"));
     QVERIFY(t->item(0, 4)->data(Qt::UserRole).toDouble() > 200);
-    // The memory chart: the device as a named line; AFAB's bar, about 4.5 × 1F1B's, is clipped
-    // at 1.3 × the device, 80 GiB (so 1F1B's stays legible) into a red set, its value in its name.
+    // The memory chart: the device as a named line, named in the title too; AFAB's bar, about
+    // 4.5 × 1F1B's, is clipped at 1.3 × the device, 80 GiB (so 1F1B's stays legible) into a red
+    // set, its value in its name (a second line: a long one-line name would be cut).
     QChart* memory = nullptr;
     for (const QChartView* v : w.compare_view()->findChildren<QChartView*>())
-      if (v->chart()->title() == QStringLiteral("peak memory per GPU")) memory = v->chart();
+      if (v->chart()->title() == QStringLiteral("peak memory · device 85.9 GB"))
+        memory = v->chart();
     QVERIFY(memory != nullptr);
     const auto lines = memory->series();
     QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QAbstractSeries* s) {
@@ -291,7 +324,8 @@ class MainWindowTest : public QObject {
     QCOMPARE(over->at(0), 0.0);
     auto* axis = qobject_cast<QBarCategoryAxis*>(memory->axes(Qt::Vertical).front());
     QVERIFY(axis != nullptr);
-    QCOMPARE(axis->categories().back(), QStringLiteral("afab (252 GB)"));
+    QCOMPARE(axis->categories().back(), QStringLiteral("afab<br>(252 GB)"));
+    QCOMPARE(axis->categories().front(), QStringLiteral("1f1b"));
   }
 };
 TRAINSIM_GUI_TEST(MainWindowTest);
