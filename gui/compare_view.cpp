@@ -259,6 +259,7 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
       label->setWordWrap(true);  // a narrow window wraps it rather than widening the Gantts
       v->addWidget(label);
       auto* g = new GanttView;
+      g->set_fill_height(false);  // sized to its lanes below
       g->set_show_streams(false);
       g->set_fit_span(longest);
       g->set_data(c.gantt);

@@ -191,6 +191,16 @@ GanttData make_gantt_data(std::shared_ptr<const Timeline> tl) {
       lane.representative = rk.coord.tp == 0 && rk.coord.dp == 0;
       lane.label = lane.compute ? fmt::format("rank {} · pp {}", rk.global, rk.coord.pp)
                                 : fmt::format("  {}", stream_type_name(type));
+      // A send or receive stream runs towards one peer: name its stage (and rank, when the
+      // peer's DP/TP peers are drawn too).
+      if (const std::int32_t peer = g.streams[s].peer;
+          (type == StreamType::Send || type == StreamType::Recv) && peer >= 0) {
+        const SimRank& other = ranks[static_cast<std::size_t>(peer)];
+        lane.label +=
+            fmt::format(" {} pp {}", type == StreamType::Send ? "→" : "←", other.coord.pp);
+        if (other.multiplicity == 1 && (tl->scenario.layout.tp > 1 || tl->scenario.layout.dp > 1))
+          lane.label += fmt::format(" (rank {})", other.global);
+      }
       if (lane.compute && rk.multiplicity > 1)
         lane.label += fmt::format(" (×{})", rk.multiplicity);
       else if (lane.compute && (tl->scenario.layout.tp > 1 || tl->scenario.layout.dp > 1))

@@ -216,13 +216,13 @@ void paint_labels(QPainter& p, const QRect& labels, const GanttData& d, const Ga
   p.setClipRect(labels);
   const QFont base = p.font();
   QFont small = base;
-  small.setPointSizeF(base.pointSizeF() * 0.75);
+  small.setPointSizeF(base.pointSizeF() * 0.85);
   for (std::size_t i = 0; i < lay.lanes.size(); ++i) {
     const Lane& lane = d.lanes[static_cast<std::size_t>(lay.lanes[i])];
     const QRect r(labels.left() + 4, labels.top() + lay.top[i], labels.width() - 8, lay.height[i]);
     if (r.top() > labels.bottom()) break;
     p.setFont(lane.compute ? base : small);
-    p.setPen(lane.compute ? QColor(0x20, 0x20, 0x20) : QColor(0x70, 0x70, 0x70));
+    p.setPen(lane.compute ? QColor(0x20, 0x20, 0x20) : QColor(0x50, 0x50, 0x50));
     p.drawText(r, Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(lane.label));
   }
   p.restore();

@@ -19,9 +19,9 @@ namespace trainsim::gui {
 QColor box_color(BoxKind k);
 
 struct GanttStyle {
-  int lane_height = 20;        ///< a compute lane
-  int stream_lane_height = 7;  ///< a communication lane
-  int stage_gap = 4;           ///< between pipeline stages
+  int lane_height = 20;         ///< a compute lane
+  int stream_lane_height = 10;  ///< a communication lane
+  int stage_gap = 4;            ///< between pipeline stages
   int label_width = 170;
   int axis_height = 22;
 };

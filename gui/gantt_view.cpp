@@ -71,9 +71,25 @@ void GanttView::set_show_streams(bool on) {
   relayout();
 }
 
+void GanttView::set_fill_height(bool on) {
+  fill_height_ = on;
+  relayout();
+}
+
 void GanttView::relayout() {
-  layout_ = data_ ? layout_lanes(*data_, visible_lanes(*data_, show_peers_, show_streams_), style_)
-                  : GanttLayout{};
+  const std::vector<int> visible =
+      data_ ? visible_lanes(*data_, show_peers_, show_streams_) : std::vector<int>{};
+  layout_ = data_ ? layout_lanes(*data_, visible, style_) : GanttLayout{};
+  // Few rows: taller lanes (up to 2.5 × a compute lane, 2 × a stream lane) use the pane instead
+  // of a strip above empty space. Gaps stay, so the lanes never outgrow the pane.
+  const int room = plot_rect().height();
+  if (data_ && fill_height_ && layout_.total_height > 0 && layout_.total_height < room) {
+    const double f = std::min(2.5, static_cast<double>(room) / layout_.total_height);
+    GanttStyle tall = style_;
+    tall.lane_height = static_cast<int>(style_.lane_height * f);
+    tall.stream_lane_height = static_cast<int>(style_.stream_lane_height * std::min(2.0, f));
+    layout_ = layout_lanes(*data_, visible, tall);
+  }
   scroll_y_ = std::clamp(scroll_y_, 0, std::max(0, layout_.total_height - plot_rect().height()));
   updateGeometry();
   update();

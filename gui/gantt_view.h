@@ -25,6 +25,9 @@ class GanttView : public QWidget {
   const TimeMapper& mapper() const { return mapper_; }
   /// Takes another view's time range (compare and memory views follow the main one).
   void set_mapper(const TimeMapper& m);
+  /// Lanes grow (to 2.5 × their height) to fill a pane taller than they need (default on; the
+  /// compare view's stacked Gantts, sized to their lanes, turn it off).
+  void set_fill_height(bool on);
   /// True until the user zooms or pans: the view refits itself on every resize.
   bool auto_fit() const { return auto_fit_; }
   /// What "fit" shows: [0, span] (0: this timeline's step). Compare views share the longest.
@@ -86,6 +89,7 @@ class GanttView : public QWidget {
   TimeNs fitted_makespan_ = -1;
   TimeNs fit_span_ = 0;
   bool auto_fit_ = true;  ///< refit on resize until the user zooms or pans
+  bool fill_height_ = true;
   // Mouse: a drag pans, a Shift- or right-drag selects a range to zoom into.
   QPoint press_, last_;
   bool dragging_ = false, ranging_ = false, moved_ = false;

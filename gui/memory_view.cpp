@@ -23,6 +23,14 @@ std::vector<MemorySeries> memory_series(const Timeline& tl, const MemoryReport& 
   return out;
 }
 
+double memory_tick_step(double top) {
+  double decade = 1e-3;
+  while (decade * 50 < top) decade *= 10;  // now top / decade ≤ 50
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (top / (m * decade) <= 5) return m * decade;
+  return 10 * decade;
+}
+
 MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   setMinimumHeight(90);
 }
@@ -63,17 +71,45 @@ void MemoryView::paintEvent(QPaintEvent*) {
   const auto y_of = [&](double bytes) { return plot.bottom() - bytes / top * plot.height(); };
   p.setPen(QColor(0x40, 0x40, 0x40));
   p.drawText(QRect(4, plot.top(), label_width_ - 8, 16), Qt::AlignLeft, tr("memory per GPU"));
-  p.drawText(QRect(4, plot.top() + 16, label_width_ - 8, 16), Qt::AlignLeft,
-             QStringLiteral("0 – %1 GB").arg(top / 1e9, 0, 'f', 0));
   p.setClipRect(plot);
+  // The y axis: faint grid lines at a 1-2-5 step giving at most 5 of them, each labelled in GB
+  // at the plot's left edge.
+  {
+    const double top_gb = top / 1e9;
+    const double step = memory_tick_step(top_gb);
+    QFont small = p.font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    p.setFont(small);
+    for (int i = 1; i * step < top_gb; ++i) {
+      const double gb = i * step;
+      const double y = y_of(gb * 1e9);
+      p.setPen(QColor(0, 0, 0, 28));
+      p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+      p.setPen(QColor(0x70, 0x70, 0x70));
+      p.drawText(QPointF(plot.left() + 3, y - 2), tr("%1 GB").arg(gb, 0, 'g', 3));
+    }
+    p.setFont(QFont());
+  }
   p.setRenderHint(QPainter::Antialiasing, true);
+  // The device's memory: dark grey and dashed (stage 0's curve is red), named at its right end.
   if (report_->device_memory > 0) {
-    p.setPen(QPen(QColor(0xd0, 0x20, 0x20), 1.5, Qt::DashLine));
-    p.drawLine(QPointF(plot.left(), y_of(report_->device_memory)),
-               QPointF(plot.right(), y_of(report_->device_memory)));
+    const double y = y_of(report_->device_memory);
+    p.setPen(QPen(QColor(0x30, 0x30, 0x30), 1.5, Qt::DashLine));
+    p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    const QString name = tr("device %1 GB").arg(report_->device_memory / 1e9, 0, 'f', 1);
+    const QFontMetrics fm = p.fontMetrics();
+    const int w = fm.horizontalAdvance(name);
+    // Above the line, or below it when the line runs near the top.
+    const double text_top = y - fm.height() - 2 >= plot.top() ? y - fm.height() - 2 : y + 2;
+    p.fillRect(QRectF(plot.right() - w - 8, text_top, w + 6, fm.height()), Qt::white);
+    p.setPen(QColor(0x30, 0x30, 0x30));
+    p.drawText(QPointF(plot.right() - w - 5, text_top + fm.ascent()), name);
   }
   const double end_x = std::min<double>(
       plot.right() + 1, plot.left() + mapper_.x_of(static_cast<double>(tl_->makespan)));
+  // Widest first: a curve equal to another's stays visible inside it.
+  const double widest = std::min(3.5, 1.5 + 0.7 * static_cast<double>(series_->size() - 1));
+  double width = widest;
   for (const auto& s : *series_) {
     // A step line; changes within one pixel column collapse to a vertical segment there.
     QPainterPath path;
@@ -98,8 +134,9 @@ void MemoryView::paintEvent(QPaintEvent*) {
       prev_y = y;
     }
     path.lineTo(end_x, prev_y);
-    p.setPen(QPen(stage_color(s.stage), 1.5));
+    p.setPen(QPen(stage_color(s.stage), width));
     p.drawPath(path);
+    width = std::max(1.0, width - 0.7);
   }
   // Out of memory: a red marker where the stage first exceeds the device.
   p.setPen(Qt::NoPen);
@@ -115,7 +152,7 @@ void MemoryView::paintEvent(QPaintEvent*) {
   }
   // Legend.
   p.setClipping(false);
-  int lx = 4, ly = plot.top() + 36;
+  int lx = 4, ly = plot.top() + 20;
   for (const auto& s : *series_) {
     if (ly + 12 > height()) break;
     p.fillRect(QRect(lx, ly + 4, 10, 3), stage_color(s.stage));

@@ -23,6 +23,10 @@ struct MemorySeries {
 };
 std::vector<MemorySeries> memory_series(const Timeline& tl, const MemoryReport& mem);
 
+/// The y axis' grid step for a plot from 0 to `top` (any unit): the smallest of 1, 2, 5 × 10^k
+/// that draws at most 5 lines (93 GB: 20 GB; 12 GB: 5 GB; 0.3 GB: 0.1 GB).
+double memory_tick_step(double top);
+
 class MemoryView : public QWidget {
   Q_OBJECT
  public:

@@ -42,6 +42,22 @@ class GanttDataTest : public QObject {
     // Each micro-batch crosses 3 boundaries forward and 3 back: 6 · 8 flows.
     QCOMPARE(d.flows.size(), std::size_t{48});
   }
+  void send_and_receive_lanes_name_their_peer_stage() {
+    // 1F1B, p = 4 with p2p time: stage 1 receives activations from 0 and gradients from 2, and
+    // sends them on to 2 and back to 0; the first and last stages have one neighbour each.
+    auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(4, 8, 1, 2, 0.5));
+    const GanttData d = make_gantt_data(tl);
+    QStringList stage1, stage0;
+    for (const Lane& l : d.lanes) {
+      if (l.compute) continue;
+      if (l.stage == 1) stage1 << QString::fromStdString(l.label).trimmed();
+      if (l.stage == 0) stage0 << QString::fromStdString(l.label).trimmed();
+    }
+    stage1.sort();
+    QCOMPARE(stage1, QStringList({"recv ← pp 0", "recv ← pp 2", "send → pp 0", "send → pp 2"}));
+    stage0.sort();
+    QCOMPARE(stage0, QStringList({"recv ← pp 1", "send → pp 1"}));
+  }
   void box_at_finds_work_and_bubbles() {
     // Stage 0 runs F0 in [0, 1) ms; after F3 (3–4 ms) it waits for B0, which needs the
     // micro-batch to go down and back: F on stages 1–3 and B on 3–1 with 6 transfers of

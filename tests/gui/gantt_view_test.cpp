@@ -19,6 +19,24 @@ std::shared_ptr<const GanttData> data() {
 class GanttViewTest : public QObject {
   Q_OBJECT
  private slots:
+  void few_lanes_grow_to_fill_the_pane() {
+    // 1F1B p = 4, compute lanes only: 4 lanes of 20 px, 3 stage gaps of 4, 1 px after each:
+    // 4 · 21 + 3 · 4 = 96 px. In an 800 px pane they grow to 2.5 × (50 px): 4 · 51 + 12 = 216.
+    GanttView v;
+    v.set_show_streams(false);
+    v.resize(1000, 800);
+    v.set_data(data());
+    QCOMPARE(v.layout().total_height, 216);
+    QCOMPARE(v.layout().height.front(), 50);
+    // Sized to their lanes (the compare view's stacked Gantts): no growth.
+    v.set_fill_height(false);
+    QCOMPARE(v.layout().total_height, 96);
+    // A pane just taller than the lanes: they grow only as far as it lets them.
+    v.resize(1000, 96 + 25 + 48);  // a plot of 169 − (22 + 3) = 144 px: 1.5 × the lanes
+    v.set_fill_height(true);
+    QVERIFY(v.layout().total_height <= v.plot_rect().height());
+    QVERIFY(v.layout().total_height > 96);
+  }
   void fits_zooms_and_pans() {
     GanttView v;
     v.resize(1000 + v.style().label_width, 300);
