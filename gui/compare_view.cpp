@@ -157,6 +157,13 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* top = new QWidget;
   stack_ = new QVBoxLayout(top);
   stack_->setContentsMargins(0, 0, 0, 0);
+  // The Timeline's colour legend, for the stacked Gantts.
+  legend_ = new QLabel(box_legend_html(false));
+  legend_->setObjectName(QStringLiteral("compare-legend"));
+  legend_->setWordWrap(true);
+  legend_->setContentsMargins(6, 2, 6, 2);
+  legend_->setVisible(false);
+  stack_->addWidget(legend_);
   hint_ = new QLabel(tr("Pick schedules to compare in the side panel (Compare ▸ schedules)."));
   hint_->setAlignment(Qt::AlignCenter);
   stack_->addWidget(hint_);
@@ -211,6 +218,7 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
   table_->setRowCount(0);
   const bool any = outcome_ && !outcome_->compared.empty();
   hint_->setVisible(!any);
+  legend_->setVisible(any);
   if (!any) return;
   // One time axis: every Gantt shows [0, the longest step].
   TimeNs longest = 0;

@@ -39,6 +39,7 @@ class CompareView : public QWidget {
   QVBoxLayout* stack_ = nullptr;
   QHBoxLayout* charts_ = nullptr;
   QLabel* hint_ = nullptr;
+  QLabel* legend_ = nullptr;  ///< the box colours, above the stacked Gantts
   QTabWidget* details_ = nullptr;
   QTableWidget* table_ = nullptr;
   std::vector<GanttView*> gantts_;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <QFontMetrics>
+#include <QObject>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -53,6 +54,23 @@ int GanttLayout::lane_at(int y) const {
   for (std::size_t i = 0; i < lanes.size(); ++i)
     if (y >= top[i] && y < top[i] + height[i]) return static_cast<int>(i);
   return -1;
+}
+
+QString box_legend_html(bool with_measured) {
+  QString legend;
+  for (int k = 0; k < static_cast<int>(BoxKind::Count); ++k) {
+    const auto kind = static_cast<BoxKind>(k);
+    if (is_measured_kind(kind) && !with_measured) continue;
+    if (is_measured_kind(kind) && (k == 0 || !is_measured_kind(static_cast<BoxKind>(k - 1))))
+      legend += QObject::tr("&nbsp;measured: ");
+    legend +=
+        QStringLiteral("<span style='color:%1'>&#9632;</span> %2&nbsp;&nbsp; ")
+            .arg(box_color(kind).name(), QString::fromUtf8(box_kind_name(kind)).toHtmlEscaped());
+  }
+  legend += QObject::tr(
+      "<span style='color:#bbbbbb'>&#9632;</span> idle (bubble) &nbsp; · B hatched "
+      "when it includes recomputation");
+  return legend;
 }
 
 GanttLayout layout_lanes(const GanttData& d, const std::vector<int>& visible,
@@ -231,14 +249,19 @@ void paint_labels(QPainter& p, const QRect& labels, const GanttData& d, const Ga
 void paint_axis(QPainter& p, const QRect& axis, const TimeMapper& m, int grid_bottom) {
   p.save();
   p.setClipRect(QRect(axis.left(), axis.top(), axis.width(), grid_bottom - axis.top()));
+  const QFontMetrics fm(p.font());
   for (const Tick& t : m.ticks()) {
     const double x = axis.left() + t.x;
     p.setPen(QColor(0, 0, 0, 28));
     p.drawLine(QPointF(x, axis.bottom()), QPointF(x, grid_bottom));
     p.setPen(QColor(0x40, 0x40, 0x40));
     p.drawLine(QPointF(x, axis.bottom() - 4), QPointF(x, axis.bottom()));
-    p.drawText(QRectF(x + 3, axis.top(), 120, axis.height() - 4), Qt::AlignLeft | Qt::AlignVCenter,
-               QString::fromStdString(t.label));
+    // Right of its tick, or left of it when the axis ends first (never cut: "3.5 s", not "3.").
+    const QString label = QString::fromStdString(t.label);
+    const int w = fm.horizontalAdvance(label);
+    const double left = x + 3 + w <= axis.right() ? x + 3 : x - 3 - w;
+    p.drawText(QRectF(left, axis.top(), w + 1, axis.height() - 4), Qt::AlignLeft | Qt::AlignVCenter,
+               label);
   }
   p.setPen(QColor(0x40, 0x40, 0x40));
   p.drawLine(axis.bottomLeft(), axis.bottomRight());

@@ -8,6 +8,7 @@
 
 #include <QColor>
 #include <QRect>
+#include <QString>
 
 #include "gantt_data.h"
 #include "time_mapper.h"
@@ -17,6 +18,9 @@ class QPainter;
 namespace trainsim::gui {
 
 QColor box_color(BoxKind k);
+/// The colour legend of box kinds as rich text (the Timeline's and the Compare tab's), the
+/// measured kernels' kinds only `with_measured`.
+QString box_legend_html(bool with_measured);
 
 struct GanttStyle {
   int lane_height = 20;         ///< a compute lane

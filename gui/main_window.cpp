@@ -174,20 +174,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 // The colour legend above the Gantt (box kinds as gantt_painter colours them); the measured
 // kernels' kinds only while a trace is loaded.
 void MainWindow::update_legend() {
-  QString legend;
-  for (int k = 0; k < static_cast<int>(BoxKind::Count); ++k) {
-    const auto kind = static_cast<BoxKind>(k);
-    if (is_measured_kind(kind) && !measured_) continue;
-    if (is_measured_kind(kind) && (k == 0 || !is_measured_kind(static_cast<BoxKind>(k - 1))))
-      legend += tr("&nbsp;measured: ");
-    legend +=
-        QStringLiteral("<span style='color:%1'>&#9632;</span> %2&nbsp;&nbsp; ")
-            .arg(box_color(kind).name(), QString::fromUtf8(box_kind_name(kind)).toHtmlEscaped());
-  }
-  legend +=
-      tr("<span style='color:#bbbbbb'>&#9632;</span> idle (bubble) &nbsp; · B hatched "
-         "when it includes recomputation");
-  legend_->setText(legend);
+  legend_->setText(box_legend_html(measured_ != nullptr));
 }
 
 bool MainWindow::load_measured(const QString& path, const QString& step) {

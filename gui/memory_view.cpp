@@ -73,22 +73,18 @@ void MemoryView::paintEvent(QPaintEvent*) {
   p.drawText(QRect(4, plot.top(), label_width_ - 8, 16), Qt::AlignLeft, tr("memory per GPU"));
   p.setClipRect(plot);
   // The y axis: faint grid lines at a 1-2-5 step giving at most 5 of them, each labelled in GB
-  // at the plot's left edge.
+  // at the plot's left edge (the labels go on last, over the curves).
+  std::vector<std::pair<double, QString>> ticks;
   {
     const double top_gb = top / 1e9;
     const double step = memory_tick_step(top_gb);
-    QFont small = p.font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    p.setFont(small);
     for (int i = 1; i * step < top_gb; ++i) {
       const double gb = i * step;
       const double y = y_of(gb * 1e9);
       p.setPen(QColor(0, 0, 0, 28));
       p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
-      p.setPen(QColor(0x70, 0x70, 0x70));
-      p.drawText(QPointF(plot.left() + 3, y - 2), tr("%1 GB").arg(gb, 0, 'g', 3));
+      ticks.emplace_back(y, tr("%1 GB").arg(gb, 0, 'g', 3));
     }
-    p.setFont(QFont());
   }
   p.setRenderHint(QPainter::Antialiasing, true);
   // The device's memory: dark grey and dashed (stage 0's curve is red), named at its right end.
@@ -137,6 +133,20 @@ void MemoryView::paintEvent(QPaintEvent*) {
     p.setPen(QPen(stage_color(s.stage), width));
     p.drawPath(path);
     width = std::max(1.0, width - 0.7);
+  }
+  {
+    QFont small = p.font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    p.setFont(small);
+    const QFontMetrics fm = p.fontMetrics();
+    for (const auto& [y, text] : ticks) {
+      p.fillRect(QRectF(plot.left() + 1, y - fm.ascent() - 2, fm.horizontalAdvance(text) + 4,
+                        fm.ascent() + 1),
+                 QColor(255, 255, 255, 210));
+      p.setPen(QColor(0x70, 0x70, 0x70));
+      p.drawText(QPointF(plot.left() + 3, y - 2), text);
+    }
+    p.setFont(QFont());
   }
   // Out of memory: a red marker where the stage first exceeds the device.
   p.setPen(Qt::NoPen);

@@ -217,6 +217,10 @@ class MainWindowTest : public QObject {
     QVERIFY(std::any_of(w.outcome()->compared.begin(), w.outcome()->compared.end(),
                         [](const auto& c) { return c.schedule == "interleaved-1f1b (vpp 2)"; }));
     QVERIFY(colours(w.grab().toImage()).size() >= 8);
+    // The box colours are named above the stacked Gantts, as on the Timeline tab.
+    const auto* legend = w.compare_view()->findChild<QLabel*>("compare-legend");
+    QVERIFY(legend != nullptr && legend->isVisible());
+    QVERIFY(legend->text().contains("idle (bubble)"));
   }
   void compared_gantts_each_fit_the_step_in_a_narrow_window() {
     // At 1024 × 700 the first Gantt's fit used to hand its mapper to the others, which then
