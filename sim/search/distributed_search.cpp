@@ -1,6 +1,8 @@
 #include "search/distributed_search.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -57,8 +59,30 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, schedule
                                    folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SearchResult, layout, error, report, peak_memory, out_of_memory,
-                                   ruled_out, static_memory, memory_bound, pareto)
+// A result that did not run has no report to send (nothing reads it): about half the rows of
+// a wide search, half the bytes to encode, send and decode.
+void to_json(nlohmann::json& j, const SearchResult& r) {
+  j = {{"layout", r.layout},
+       {"error", r.error},
+       {"report", r.ran() ? nlohmann::json(r.report) : nlohmann::json(nullptr)},
+       {"peak_memory", r.peak_memory},
+       {"out_of_memory", r.out_of_memory},
+       {"ruled_out", r.ruled_out},
+       {"static_memory", r.static_memory},
+       {"memory_bound", r.memory_bound},
+       {"pareto", r.pareto}};
+}
+void from_json(const nlohmann::json& j, SearchResult& r) {
+  j.at("layout").get_to(r.layout);
+  j.at("error").get_to(r.error);
+  if (!j.at("report").is_null()) j.at("report").get_to(r.report);
+  j.at("peak_memory").get_to(r.peak_memory);
+  j.at("out_of_memory").get_to(r.out_of_memory);
+  j.at("ruled_out").get_to(r.ruled_out);
+  j.at("static_memory").get_to(r.static_memory);
+  j.at("memory_bound").get_to(r.memory_bound);
+  j.at("pareto").get_to(r.pareto);
+}
 
 std::string encode_results(const std::vector<std::pair<std::size_t, SearchResult>>& results) {
   nlohmann::json j = nlohmann::json::array();
@@ -83,10 +107,23 @@ std::vector<SearchResult> search_layouts(
     const SearchOptions& options, const std::function<void(std::size_t, std::size_t)>& progress) {
   if (world.size() == 1) return search_layouts(base, space, options, progress);
   const std::vector<LayoutCandidate> candidates = layout_candidates(base, space);
+  // The candidates in a fixed pseudo-random order, dealt round-robin: candidate order nests
+  // the dimensions (the last one, often two values, alternating), so dealing i mod N would give
+  // one process every "TP overlap on" layout. Every process computes the same order (its own
+  // Fisher–Yates with a 64-bit LCG, Knuth's MMIX constants; no library shuffle, whose order is
+  // the implementation's).
+  std::vector<std::size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  for (std::size_t i = order.size(); i > 1; --i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::swap(order[i - 1], order[(state >> 33) % i]);
+  }
   std::vector<std::size_t> mine;
-  for (auto i = static_cast<std::size_t>(world.rank()); i < candidates.size();
-       i += static_cast<std::size_t>(world.size()))
-    mine.push_back(i);
+  for (auto k = static_cast<std::size_t>(world.rank()); k < order.size();
+       k += static_cast<std::size_t>(world.size()))
+    mine.push_back(order[k]);
+  std::sort(mine.begin(), mine.end());  // each process in candidate order, as one would
   SearchOptions own = options;
   if (own.jobs == 0)  // the node's cores shared by its processes
     own.jobs = static_cast<int>(std::max(

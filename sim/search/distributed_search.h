@@ -1,8 +1,9 @@
 #pragma once
 // The layout search over the processes of an MPI job (`mpirun -np N trainsim search …`): every
-// process builds the same candidate list, simulates candidate i when i mod N is its rank (on
-// its own pool of threads), and sends its results to rank 0, which ranks the whole set as
-// search_layouts does; the output is the same as one process's, byte for byte.
+// process builds the same candidate list, deals it out in one fixed shuffled order (so no
+// process gets every layout of one kind), simulates its share on its own pool of threads, and
+// sends its results to rank 0, which ranks the whole set as search_layouts does; the output is
+// the same as one process's, byte for byte.
 #include <cstddef>     // std::size_t
 #include <functional>  // std::function
 #include <string>      // std::string
