@@ -1,6 +1,7 @@
 #include "knob_panel.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -37,14 +38,16 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   QStringList names;
   for (const auto& n : schedule_names()) names << QString::fromStdString(n);
   add_combo(kSchedule, tr("schedule"), names);
-  add_spin("parallelism.pp", tr("pp (pipeline ranks)"), 1, 4096);
-  add_spin("parallelism.vpp", tr("vpp (chunks per rank)"), 1, 64);
-  add_spin(kMicrobatches, tr("m (micro-batches)"), 1, 1 << 20);
-  add_spin(kDp, tr("dp (replicas)"), 1, 1 << 20);
-  add_spin("parallelism.tp", tr("tp"), 1, 512);
-  add_combo("parallelism.zero", tr("ZeRO stage"), {"0", "1", "2", "3"});
-  add_combo("training.recompute", tr("recompute"), {"none", "selective", "full"});
-  add_spin(kMicroBatchSize, tr("micro-batch size b"), 1, 4096);
+  // Ranges and choices are the scenario schema's (a spin box stops at a size a window can
+  // still draw: the schema's limits are far beyond any real run).
+  add_spin("parallelism.pp", tr("pp (pipeline ranks)"), 4096);
+  add_spin("parallelism.vpp", tr("vpp (chunks per rank)"), 64);
+  add_spin(kMicrobatches, tr("m (micro-batches)"), 1 << 20);
+  add_spin(kDp, tr("dp (replicas)"), 1 << 20);
+  add_spin("parallelism.tp", tr("tp"), 512);
+  add_choice("parallelism.zero", tr("ZeRO stage"));
+  add_choice("training.recompute", tr("recompute"));
+  add_spin(kMicroBatchSize, tr("micro-batch size b"), 4096);
   general_error_ = new QLabel;
   general_error_->setWordWrap(true);
   general_error_->setStyleSheet(QStringLiteral("color: #c62828"));
@@ -107,9 +110,11 @@ void KnobPanel::knob_edited(const std::string& key) {
   emit edited();
 }
 
-void KnobPanel::add_spin(const std::string& key, const QString& label, int lo, int hi) {
+void KnobPanel::add_spin(const std::string& key, const QString& label, int most) {
+  const ValueRule& rule = find_key(key)->rule;
+  assert(rule.kind == ValueRule::Kind::Integer);
   auto* spin = new QSpinBox;
-  spin->setRange(lo, hi);
+  spin->setRange(static_cast<int>(rule.min), static_cast<int>(std::min<double>(rule.max, most)));
   spin->setKeyboardTracking(false);  // simulate on Enter or arrows, not on every digit
   connect(spin, &QSpinBox::valueChanged, this, [this, key] { knob_edited(key); });
   add_row(key, label, spin);
@@ -120,6 +125,18 @@ void KnobPanel::add_combo(const std::string& key, const QString& label, const QS
   combo->addItems(items);
   connect(combo, &QComboBox::currentTextChanged, this, [this, key] { knob_edited(key); });
   add_row(key, label, combo);
+}
+
+void KnobPanel::add_choice(const std::string& key, const QString& label) {
+  const ValueRule& rule = find_key(key)->rule;
+  QStringList items;
+  if (rule.kind == ValueRule::Kind::Choice)
+    for (std::string_view c : rule.choices)
+      items << QString::fromUtf8(c.data(), static_cast<qsizetype>(c.size()));
+  else  // a small integer range ("0–3")
+    for (auto i = static_cast<int>(rule.min); i <= static_cast<int>(rule.max); ++i)
+      items << QString::number(i);
+  add_combo(key, label, items);
 }
 
 void KnobPanel::set_value(const std::string& key, const QString& v) {
@@ -137,17 +154,12 @@ QString KnobPanel::value(const std::string& key) const {
 }
 
 namespace {
+// Each knob's value in the scenario, as the schema shows it; m is the batch's micro-batches.
 std::map<std::string, QString> values_of(const Scenario& sc) {
-  const Layout& l = sc.layout;
-  return {{kSchedule, QString::fromStdString(sc.schedule.name)},
-          {"parallelism.pp", QString::number(l.pp)},
-          {"parallelism.vpp", QString::number(l.vpp)},
-          {kMicrobatches, QString::number(sc.microbatches())},
-          {kDp, QString::number(l.dp)},
-          {"parallelism.tp", QString::number(l.tp)},
-          {"parallelism.zero", QString::number(l.zero)},
-          {"training.recompute", recompute_name(sc.training.recompute)},
-          {kMicroBatchSize, QString::number(sc.training.micro_batch_size)}};
+  std::map<std::string, QString> out{{kMicrobatches, QString::number(sc.microbatches())}};
+  for (const std::string& key : KnobPanel::keys())
+    if (const auto v = show_value(*find_key(key), sc)) out[key] = QString::fromStdString(*v);
+  return out;
 }
 }  // namespace
 

@@ -56,7 +56,10 @@ class KnobPanel : public QWidget {
  private:
   void add_row(const std::string& key, const QString& label, QWidget* field);
   void knob_edited(const std::string& key);
-  void add_spin(const std::string& key, const QString& label, int lo, int hi);
+  /// A spin box over the key's integer range in the schema, up to `most`.
+  void add_spin(const std::string& key, const QString& label, int most);
+  /// A combo box of the key's choices (or small integer range) in the schema.
+  void add_choice(const std::string& key, const QString& label);
   void add_combo(const std::string& key, const QString& label, const QStringList& items);
   void set_value(const std::string& key, const QString& v);
   QString value(const std::string& key) const;

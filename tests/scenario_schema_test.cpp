@@ -2,6 +2,7 @@
 // accepts exactly its keys, and scenarios/README.md documents every key and no other.
 #include "scenario/scenario_schema.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <map>
@@ -9,8 +10,10 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "scenario/scenario_loader.h"
 #include "schedules/registry.h"
 #include "test_util.h"
 
@@ -142,4 +145,128 @@ TEST_CASE("schema: scenarios/README.md documents every key and only keys of the 
                                    [&](const SchemaKey& k) { return k.path == d; });
     CHECK((known || options.count(d) == 1));
   }
+}
+
+namespace {
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+}  // namespace
+
+TEST_CASE("schema: each key's type text states the rule its value is read by") {
+  using Kind = ValueRule::Kind;
+  int checked = 0;
+  for (const SchemaKey& k : scenario_keys()) {
+    INFO(k.path << " — type \"" << k.type << "\"");
+    const std::string type(k.type);
+    const auto min = static_cast<long long>(k.rule.min), max = static_cast<long long>(k.rule.max);
+    switch (k.rule.kind) {
+      case Kind::Integer:
+        // "integer ≥ 1" (the upper limit is the README's Limits table), "0–3", or a rank.
+        CHECK((type.rfind(fmt::format("integer ≥ {}", min), 0) == 0 ||
+               type == fmt::format("{}–{}", min, max) || contains(type, "global rank")));
+        break;
+      case Kind::Number:
+        CHECK((contains(type, fmt::format("{}–{}", k.rule.min, k.rule.max)) ||
+               contains(type, "number")));
+        break;
+      case Kind::Bool:
+        CHECK(type == "bool");
+        break;
+      case Kind::Choice: {
+        for (std::string_view c : k.rule.choices) CHECK(contains(type, "`" + std::string(c) + "`"));
+        const auto ticks = std::count(type.begin(), type.end(), '`');
+        CHECK(ticks == 2 * static_cast<long>(k.rule.choices.size()));
+        break;
+      }
+      case Kind::Quantity: {
+        const char* word = k.rule.dim == Dimension::Time        ? "time"
+                           : k.rule.dim == Dimension::Bytes     ? "bytes"
+                           : k.rule.dim == Dimension::Bandwidth ? "bandwidth"
+                           : k.rule.dim == Dimension::Flops     ? "FLOPS"
+                                                                : "dollars";
+        CHECK(contains(type, word));
+        break;
+      }
+      case Kind::Times:
+        CHECK(contains(type, "time or list"));
+        break;
+      case Kind::Ranks:
+        CHECK(contains(type, "a list of them"));
+        break;
+      case Kind::Path:
+        CHECK(type == "path");
+        break;
+      case Kind::Text:
+        CHECK((type == "text" || type == "name" || contains(type, "permutation")));
+        break;
+      case Kind::List:
+        CHECK(type == "list");
+        break;
+      default:
+        continue;
+    }
+    ++checked;
+  }
+  CHECK(checked >= 80);
+}
+
+TEST_CASE("schema: every key with a value is read into the scenario, none ignored") {
+  using Kind = ValueRule::Kind;
+  // The loader's own code reads these: the batch given either way, and the model's base.
+  const std::set<std::string> by_loader{"training.global_batch_size", "training.microbatches",
+                                        "model.hf_config"};
+  for (const SchemaKey& k : scenario_keys()) {
+    INFO(k.path);
+    if (k.rule.kind == Kind::None || k.rule.kind == Kind::Map) continue;
+    CHECK((k.access.apply != nullptr || by_loader.count(std::string(k.path)) == 1));
+  }
+}
+
+TEST_CASE("schema: a value shown from a scenario and given back with --set is the same value") {
+  // Every key with a getter, on the default scenario: show_value's text, read again by the
+  // loader through `--set key=text`, puts back the value it came from (put and get agree, and
+  // the text is in the rule's own spelling, units included).
+  const std::string path = std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/default.yaml";
+  const Scenario base = load_scenario(path);
+  int round_trips = 0;
+  for (const SchemaKey& k : scenario_keys()) {
+    const std::optional<std::string> shown = show_value(k, base);
+    if (!shown || shown->empty()) continue;
+    INFO(k.path << " = " << *shown);
+    const Scenario again = load_scenario(path, {std::string(k.path) + "=" + *shown});
+    CHECK(show_value(k, again) == shown);
+    ++round_trips;
+  }
+  // dp, tp, pp, vpp, zero, the model's and GPU's sizes, the links, the training keys, …
+  CHECK(round_trips >= 45);
+}
+
+TEST_CASE("schema: a choice's index is its enum's value") {
+  // The loader stores a choice as the index of its name in the row; these enums are declared
+  // in the same order as the names.
+  const Scenario s = test::yaml(
+      "training: {seq_len: 8, global_batch_size: 1, recompute: selective, attention: triton, "
+      "runtime: eager, precision: fp16}\n"
+      "model: {preset: llama-3.1-8b, mlp: gelu, position_embedding: alibi, norm: layernorm}\n"
+      "cluster: {gpu: h100-sxm, gpus_per_node: 1}\n"
+      "parallelism: {zero: 1, param_gather: with-next-forward}\n");
+  CHECK(s.training.recompute == Recompute::Selective);
+  CHECK(s.training.attention == AttentionKernel::Triton);
+  CHECK(s.training.runtime == Runtime::Eager);
+  CHECK(s.training.precision == Precision::FP16);
+  CHECK(s.model->mlp == MlpKind::GeLU);
+  CHECK(s.model->position == PositionEmbedding::Alibi);
+  CHECK(s.model->norm == NormKind::LayerNorm);
+  CHECK(s.layout.param_gather_with_forward);
+  for (const char* key :
+       {"training.recompute", "training.attention", "training.runtime", "training.precision",
+        "model.mlp", "model.position_embedding", "model.norm", "parallelism.param_gather"}) {
+    INFO(key);
+    const auto shown = show_value(*find_key(key), s);
+    REQUIRE(shown);
+    CHECK(contains(std::string(find_key(key)->type), "`" + *shown + "`"));
+  }
+  CHECK(show_value(*find_key("training.recompute"), s) == "selective");
+  CHECK(show_value(*find_key("model.norm"), s) == "layernorm");
 }

@@ -1,6 +1,7 @@
 #include "scenario/scenario_loader.h"
 
 #include <algorithm>
+#include <cassert>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -222,6 +223,79 @@ class Reader {
     fail(f, fmt::format("expected one of {}, got {}", join(names), show(f.node)));
   }
 
+  /// `f`'s value by its key's rule (scenario_schema.h).
+  KeyValue value(const Field& f, const ValueRule& rule) const {
+    using Kind = ValueRule::Kind;
+    KeyValue v;
+    const auto min = static_cast<long long>(rule.min), max = static_cast<long long>(rule.max);
+    switch (rule.kind) {
+      case Kind::Text:
+        v.text = str(f);
+        break;
+      case Kind::Path: {
+        std::filesystem::path p = str(f);
+        if (p.is_relative()) p = std::filesystem::path(base_dir()) / p;
+        v.text = p.string();
+        break;
+      }
+      case Kind::Integer:
+        v.integer = integer(f, min, max);
+        break;
+      case Kind::Number:
+        v.number = number(f, rule.min, rule.max);
+        break;
+      case Kind::Bool:
+        v.flag = boolean(f);
+        break;
+      case Kind::Choice: {
+        std::vector<std::string> names(rule.choices.begin(), rule.choices.end());
+        for (std::size_t i = 0; f.node.IsScalar() && i < names.size(); ++i)
+          if (f.node.Scalar() == names[i]) {
+            v.integer = static_cast<long long>(i);
+            v.text = names[i];
+            return v;
+          }
+        fail(f, fmt::format("expected one of {}, got {}", join(names), show(f.node)));
+      }
+      case Kind::Quantity:
+        v.number = rule.positive ? positive_quantity(f, rule.dim) : quantity(f, rule.dim);
+        if (rule.dim == Dimension::Time) v.integer = seconds_to_ns(v.number);
+        break;
+      case Kind::Times:
+        if (f.node.IsSequence()) {  // one per stage: validate() checks the count
+          for (std::size_t i = 0; i < f.node.size(); ++i)
+            v.items.push_back(
+                duration(Field{f.node[i], fmt::format("{}[{}]", f.path, i), f.node[i].Mark()}));
+        } else {
+          v.items.push_back(duration(f));
+          v.one_item = true;
+        }
+        break;
+      case Kind::Ranks:
+        if (!f.node.IsSequence() || f.node.size() == 0)
+          fail(f, "expected a non-empty list of global ranks");
+        for (std::size_t i = 0; i < f.node.size(); ++i)
+          v.items.push_back(
+              integer(Field{f.node[i], fmt::format("{}[{}]", f.path, i), f.mark}, min, max));
+        break;
+      case Kind::None:
+      case Kind::Map:
+      case Kind::List:
+        assert(false && "a section has no value of its own");
+    }
+    return v;
+  }
+
+  /// Reads `f` by `key`'s rule and puts the value into `s`; an objection of the key's own
+  /// (scenario_schema.h's ApplyFn) is reported at `f`.
+  void apply(const SchemaKey& key, const Field& f, Scenario& s) const {
+    assert(key.access.apply);
+    if (std::string err = key.access.apply(s, value(f, key.rule)); !err.empty()) fail(f, err);
+  }
+
+  /// The folder relative paths are taken from: the scenario file's.
+  std::string base_dir() const { return std::filesystem::path(source_).parent_path().string(); }
+
   /// Where each key read so far came from (Scenario::origins).
   const std::map<std::string, std::string>& origins() const { return origins_; }
 
@@ -234,12 +308,11 @@ class Reader {
 // ---------------------------------------------------------------------------------------------
 // model
 
-ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::string& base_dir) {
-  std::filesystem::path p = r.str(f);
-  if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+ModelSpec model_from_hf_config(const Reader& r, const Field& f) {
+  const std::string path = r.value(f, find_key("model.hf_config")->rule).text;
   std::string text;
   try {
-    text = read_input_file(p.string(), "Hugging Face config");
+    text = read_input_file(path, "Hugging Face config");
   } catch (const InputError& e) {
     r.fail(f, e.what());
   }
@@ -247,18 +320,57 @@ ModelSpec model_from_hf_config(const Reader& r, const Field& f, const std::strin
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // also a number past double (1e864)
-    r.fail(f, fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
+    r.fail(f, fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
   try {
-    return model_from_hf_json(j, p.string());
+    return model_from_hf_json(j, path);
   } catch (const InputError& e) {
     r.fail(f, e.what());
   } catch (const nlohmann::json::exception& e) {  // a key of the wrong JSON type
-    r.fail(f, fmt::format("{}: a key has the wrong type: {}", p.string(), e.what()));
+    r.fail(f, fmt::format("{}: a key has the wrong type: {}", path, e.what()));
   }
 }
 
-ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_dir) {
+/// The keys of `section` at `f`, each read by its row's rule and put by its row's access, in
+/// table order: sections recursively, list entries one by one. Rows of kind None (and keys read
+/// by the loader's own code, with no `apply`) are left to the caller.
+void read_keys(const Reader& r, const Field& f, std::string_view section, Scenario& s) {
+  using Kind = ValueRule::Kind;
+  r.expect_map(f, keys_under(section));
+  for (const SchemaKey* k : rows_under(section)) {
+    const std::string name(k->path.substr(section.empty() ? 0 : section.size() + 1));
+    const Field key = r.child(f, name);
+    if (!key.present()) continue;
+    switch (k->rule.kind) {
+      case Kind::None:
+        break;
+      case Kind::Map:
+        read_keys(r, key, k->path, s);
+        break;
+      case Kind::List: {
+        const std::string entries = std::string(k->path) + "[]";
+        if (!key.node.IsSequence())
+          r.fail(key,
+                 fmt::format("expected a list of maps with keys {}", join(keys_under(entries))));
+        for (std::size_t i = 0; i < key.node.size(); ++i) {
+          const YAML::Node item = key.node[i];
+          const Field e{item, fmt::format("{}[{}]", key.path, i),
+                        item.Mark().line >= 0 ? item.Mark() : key.mark};
+          k->access.apply(s, {});  // a new entry
+          read_keys(r, e, entries, s);
+        }
+        break;
+      }
+      default:
+        if (k->access.apply) r.apply(*k, key, s);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// model and cluster: a preset (or a Hugging Face config) under single keys
+
+void read_model(const Reader& r, const Field& f, Scenario& s) {
   const auto presets = model_preset_names();
   auto preset = [&](const Field& name_field) {
     const ModelSpec* m = find_model_preset(r.str(name_field));
@@ -267,41 +379,23 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
                                      join(presets)));
     return *m;
   };
-  if (f.node.IsScalar()) return preset(f);
+  if (f.node.IsScalar()) {
+    s.model = preset(f);
+    return;
+  }
   r.expect_map(f, keys_under("model"));
-  ModelSpec m;
   const Field pre = r.child(f, "preset"), hf = r.child(f, "hf_config");
   if (pre.present() && hf.present()) r.fail(f, "give either preset or hf_config, not both");
   const bool base = pre.present() || hf.present();
-  if (pre.present()) m = preset(pre);
-  if (hf.present()) m = model_from_hf_config(r, hf, base_dir);
-  auto opt_int = [&](const char* key, auto& out, long long max) {
-    Field k = r.child(f, key);
-    if (k.present())
-      out = static_cast<std::remove_reference_t<decltype(out)>>(r.integer(k, 1, max));
-    else if (!base)
-      r.fail(k, fmt::format("required for an explicit model (or give preset: one of {})",
-                            join(presets)));
-  };
-  opt_int("layers", m.layers, kMaxLayers);
-  opt_int("hidden", m.hidden, kMaxWidth);
-  opt_int("ffn_hidden", m.ffn_hidden, kMaxWidth);
-  opt_int("heads", m.heads, kMaxHeads);
-  m.kv_heads = base ? m.kv_heads : 0;
-  if (Field k = r.child(f, "kv_heads"); k.present()) m.kv_heads = r.int32(k, 1, kMaxHeads);
+  s.model = pre.present() ? preset(pre) : hf.present() ? model_from_hf_config(r, hf) : ModelSpec{};
+  read_keys(r, f, "model", s);
+  if (!base)
+    for (const char* key : {"layers", "hidden", "ffn_hidden", "heads", "vocab"})
+      if (const Field k = r.child(f, key); !k.present())
+        r.fail(k, fmt::format("required for an explicit model (or give preset: one of {})",
+                              join(presets)));
+  ModelSpec& m = *s.model;
   if (m.kv_heads == 0) m.kv_heads = m.heads;
-  opt_int("vocab", m.vocab, kMaxVocab);
-  if (Field k = r.child(f, "tied_embeddings"); k.present()) m.tied_embeddings = r.boolean(k);
-  if (Field k = r.child(f, "mlp"); k.present())
-    m.mlp = r.choice<MlpKind>(k, {{"swiglu", MlpKind::SwiGLU}, {"gelu", MlpKind::GeLU}});
-  if (Field k = r.child(f, "position_embedding"); k.present())
-    m.position = r.choice<PositionEmbedding>(k, {{"rope", PositionEmbedding::Rotary},
-                                                 {"learned", PositionEmbedding::Learned},
-                                                 {"alibi", PositionEmbedding::Alibi}});
-  if (Field k = r.child(f, "norm"); k.present())
-    m.norm =
-        r.choice<NormKind>(k, {{"rmsnorm", NormKind::RMSNorm}, {"layernorm", NormKind::LayerNorm}});
-  if (Field k = r.child(f, "name"); k.present()) m.name = r.str(k);
   if (m.name.empty()) m.name = "custom";
   if (m.hidden % m.heads != 0)
     r.fail(r.child(f, "heads"),
@@ -309,34 +403,12 @@ ModelSpec read_model(const Reader& r, const Field& f, const std::string& base_di
   if (m.heads % m.kv_heads != 0)
     r.fail(r.child(f, "kv_heads"),
            fmt::format("heads ({}) must be divisible by kv_heads ({})", m.heads, m.kv_heads));
-  return m;
 }
 
-// ---------------------------------------------------------------------------------------------
-// cluster
-
-LinkSpec read_link(const Reader& r, const Field& f, LinkSpec def, bool have_default) {
-  if (!f.present()) {
-    if (!have_default)
-      r.fail(f,
-             "required: {bandwidth: \"…GB/s\", latency: \"…us\"} (no GPU preset to default from)");
-    return def;
-  }
-  r.expect_map(f, keys_under(f.path));  // cluster.intra_node or cluster.inter_node
-  if (Field b = r.child(f, "bandwidth"); b.present())
-    def.bandwidth = r.positive_quantity(b, Dimension::Bandwidth);
-  else if (!have_default)
-    r.fail(b, "required");
-  if (Field l = r.child(f, "latency"); l.present())
-    def.latency = r.quantity(l, Dimension::Time);
-  else if (!have_default)
-    r.fail(l, "required");
-  return def;
-}
-
-ClusterSpec read_cluster(const Reader& r, const Field& f) {
+void read_cluster(const Reader& r, const Field& f, Scenario& s) {
   r.expect_map(f, keys_under("cluster"));
-  ClusterSpec c;
+  s.has_cluster = true;
+  ClusterSpec& c = s.cluster;
   const Field g = r.child(f, "gpu");
   const GpuPreset* preset = nullptr;
   auto find = [&](const Field& name) {
@@ -357,72 +429,32 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
       preset = find(p);
       c.gpu = preset->device;
     }
-    auto q = [&](const char* key, double& out, Dimension dim) {
-      Field k = r.child(g, key);
-      if (k.present())
-        out = r.positive_quantity(k, dim);
-      else if (!preset)
-        r.fail(k, "required for a GPU without preset");
-    };
-    q("peak_flops", c.gpu.peak_flops, Dimension::Flops);
-    q("hbm_bandwidth", c.gpu.hbm_bandwidth, Dimension::Bandwidth);
-    q("memory", c.gpu.memory, Dimension::Bytes);
-    if (Field k = r.child(g, "sms"); k.present()) c.gpu.sms = r.int32(k, 1);
-    if (Field k = r.child(g, "name"); k.present()) c.gpu.name = r.str(k);
+    read_keys(r, g, "cluster.gpu", s);
+    if (!preset)
+      for (const char* key : {"peak_flops", "hbm_bandwidth", "memory"})
+        if (const Field k = r.child(g, key); !k.present())
+          r.fail(k, "required for a GPU without preset");
     if (c.gpu.name.empty()) c.gpu.name = "custom-gpu";
   }
-  if (Field k = r.child(f, "gpus_per_node"); k.present())
-    c.gpus_per_node = r.int32(k, 1, kMaxParallel);
-  if (Field k = r.child(f, "nodes"); k.present()) c.nodes = r.int32(k, 1, kMaxParallel);
+  if (preset) {  // the links default to the preset's
+    c.intra_node = preset->intra_node;
+    c.inter_node = preset->inter_node;
+  }
+  read_keys(r, f, "cluster", s);  // gpus_per_node, nodes, the links
   if (static_cast<long long>(c.gpus_per_node) * c.nodes > kMaxGpus)
     r.fail(f, fmt::format("gpus_per_node × nodes = {} × {} exceeds the limit of {} GPUs",
                           c.gpus_per_node, c.nodes, kMaxGpus));
-  c.intra_node = read_link(r, r.child(f, "intra_node"), preset ? preset->intra_node : LinkSpec{},
-                           preset != nullptr || c.gpus_per_node == 1);
-  c.inter_node = read_link(r, r.child(f, "inter_node"), preset ? preset->inter_node : LinkSpec{},
-                           preset != nullptr || c.nodes == 1);
-  return c;
-}
-
-// ---------------------------------------------------------------------------------------------
-// the rest
-
-std::vector<TimeNs> read_stage_costs(const Reader& r, const Field& f, int pp) {
-  std::vector<TimeNs> out;
-  if (f.node.IsSequence()) {  // one per stage: validate() checks the count
-    for (std::size_t i = 0; i < f.node.size(); ++i) {
-      Field e{f.node[i], fmt::format("{}[{}]", f.path, i), f.node[i].Mark()};
-      out.push_back(r.duration(e));
-    }
-  } else {
-    out.assign(static_cast<std::size_t>(pp), r.duration(f));
+  // Without a preset, a link the cluster uses must be described.
+  for (const auto& [key, used] :
+       {std::pair{"intra_node", c.gpus_per_node > 1}, std::pair{"inter_node", c.nodes > 1}}) {
+    if (preset || !used) continue;
+    const Field link = r.child(f, key);
+    if (!link.present())
+      r.fail(link,
+             "required: {bandwidth: \"…GB/s\", latency: \"…us\"} (no GPU preset to default from)");
+    for (const char* part : {"bandwidth", "latency"})
+      if (const Field k = r.child(link, part); !k.present()) r.fail(k, "required");
   }
-  return out;
-}
-
-std::array<Axis, 3> read_order(const Reader& r, const Field& f) {
-  std::string text = r.str(f);
-  std::array<Axis, 3> order{};
-  std::vector<std::string> parts;
-  std::stringstream ss(text);
-  for (std::string part; std::getline(ss, part, ',');) {
-    part.erase(std::remove(part.begin(), part.end(), ' '), part.end());
-    parts.push_back(part);
-  }
-  bool seen[3] = {false, false, false};
-  if (parts.size() != 3)
-    r.fail(f, "expected a permutation of \"tp,dp,pp\" (fastest first), got " + show(f.node));
-  for (int i = 0; i < 3; ++i) {
-    Axis a = parts[i] == "tp"   ? Axis::TP
-             : parts[i] == "dp" ? Axis::DP
-             : parts[i] == "pp" ? Axis::PP
-                                : Axis(-1);
-    if (static_cast<int>(a) < 0 || seen[static_cast<int>(a)])
-      r.fail(f, "expected a permutation of \"tp,dp,pp\" (fastest first), got " + show(f.node));
-    seen[static_cast<int>(a)] = true;
-    order[static_cast<std::size_t>(i)] = a;
-  }
-  return order;
 }
 
 // True when keys[0..i] names a shorthand scalar that stands for a map.
@@ -507,70 +539,34 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
   return applied;
 }
 
-Scenario build(YAML::Node root, const std::string& source,
-               const std::vector<std::string>& overrides) {
-  auto overridden = apply_overrides(root, overrides);
-  Reader r(source, overridden);
-  const std::string base_dir = std::filesystem::path(source).parent_path().string();
-  Field top{root, "", root.Mark()};
-  if (!root.IsMap())
-    r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
-  r.expect_map(top, keys_under(""));
-  Scenario s;
-  s.source = source;
-  s.name = std::filesystem::path(source).stem().string();
-  if (Field f = r.child(top, "name"); f.present()) s.name = r.str(f);
-
-  // parallelism
-  Field par = r.child(top, "parallelism");
-  if (par.present()) {
-    r.expect_map(par, keys_under("parallelism"));
-    if (Field f = r.child(par, "dp"); f.present()) s.layout.dp = r.int32(f, 1, kMaxParallel);
-    if (Field f = r.child(par, "tp"); f.present()) s.layout.tp = r.int32(f, 1, kMaxParallel);
-    if (Field f = r.child(par, "pp"); f.present()) s.layout.pp = r.int32(f, 1, kMaxParallel);
-    if (Field f = r.child(par, "vpp"); f.present()) s.layout.vpp = r.int32(f, 1, kMaxParallel);
-    if (Field f = r.child(par, "zero"); f.present()) s.layout.zero = r.int32(f, 0, 3);
-    if (Field f = r.child(par, "sequence_parallel"); f.present())
-      s.layout.sequence_parallel = r.boolean(f);
-    if (Field f = r.child(par, "rank_order"); f.present()) s.layout.order = read_order(r, f);
-    if (Field f = r.child(par, "fsdp"); f.present()) {
-      r.expect_map(f, keys_under("parallelism.fsdp"));
-      if (Field k = r.child(f, "unit_layers"); k.present())
-        s.layout.fsdp.unit_layers = r.int32(k, 1);
-      if (Field k = r.child(f, "prefetch"); k.present()) s.layout.fsdp.prefetch = r.int32(k, 0, 64);
-      if (Field k = r.child(f, "reshard_after_forward"); k.present())
-        s.layout.fsdp.reshard_after_forward = r.boolean(k);
-    }
-    if (Field f = r.child(par, "param_gather"); f.present()) {
-      s.layout.param_gather_with_forward =
-          r.choice<bool>(f, {{"after-optimizer", false}, {"with-next-forward", true}});
-      if (s.layout.zero != 1 && s.layout.zero != 2)
-        r.fail(f, fmt::format("only applies to zero: 1 or 2 (ZeRO-3 gathers before every use; "
-                              "ZeRO-0 keeps whole parameters), got zero: {}",
-                              s.layout.zero));
-    }
-    if (Field f = r.child(par, "tp_overlap"); f.present()) s.layout.tp_overlap = r.boolean(f);
+// The schedule: a name, or a map of its name (or CSV file) and the generator's own options.
+void read_schedule(const Reader& r, const Field& top, Scenario& s) {
+  const Field sch = r.child(top, "schedule");
+  s.schedule.origin = sch.present() ? r.where(sch) : r.source();  // absent: the default
+  if (!sch.present()) return;
+  if (sch.node.IsScalar()) {
+    s.schedule.name = r.str(sch);
+    return;
   }
+  if (!sch.node.IsMap()) r.fail(sch, "expected a schedule name or {name: …, options…}");
+  for (const auto& kv : sch.node) {
+    const std::string key = kv.first.as<std::string>();
+    const Field opt{kv.second, sch.path + "." + key, kv.second.Mark()};
+    if (const SchemaKey* k = find_key(opt.path))
+      r.apply(*k, opt, s);
+    else
+      s.schedule.options[key] = r.str(opt);  // the generator checks its options
+  }
+}
 
-  // model
-  Field model = r.child(top, "model");
-  if (model.present()) s.model = read_model(r, model, base_dir);
-
-  // training
-  Field tr = r.child(top, "training");
-  if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
-  r.expect_map(tr, keys_under("training"));
-  if (Field f = r.child(tr, "seq_len"); f.present())
-    s.training.seq_len = r.int32(f, 1, kMaxSeqLen);
-  else if (s.model)
-    r.fail(f, "required when a model is given (tokens per sequence)");
-  if (Field f = r.child(tr, "micro_batch_size"); f.present())
-    s.training.micro_batch_size = r.int32(f, 1, kMaxMicroBatch);
+// The batch, as sequences per step or as micro-batches per pipeline (dp × b sequences each).
+void read_batch(const Reader& r, const Field& tr, Scenario& s) {
   const Field gbs = r.child(tr, "global_batch_size"), mbs = r.child(tr, "microbatches");
   const long long per_mb = static_cast<long long>(s.layout.dp) * s.training.micro_batch_size;
-  if (gbs.present()) s.training.global_batch_size = r.int32(gbs, 1, kMaxGlobalBatch);
+  if (gbs.present())
+    s.training.global_batch_size = static_cast<int>(r.value(gbs, find_key(gbs.path)->rule).integer);
   if (mbs.present()) {
-    const long long m = r.int32(mbs, 1, kMaxMicrobatches);
+    const long long m = r.value(mbs, find_key(mbs.path)->rule).integer;
     if (gbs.present() && m * per_mb != s.training.global_batch_size)
       r.fail(mbs, fmt::format("microbatches {} disagrees with global_batch_size / (dp × "
                               "micro_batch_size) = {}",
@@ -583,87 +579,13 @@ Scenario build(YAML::Node root, const std::string& source,
   }
   if (!gbs.present() && !mbs.present())
     r.fail(gbs, "required (sequences per step), or give training.microbatches");
-  if (Field f = r.child(tr, "precision"); f.present())
-    s.training.precision =
-        r.choice<Precision>(f, {{"bf16", Precision::BF16}, {"fp16", Precision::FP16}});
-  if (Field f = r.child(tr, "optimizer"); f.present())
-    r.choice<int>(f, {{"adam", 0}, {"adamw", 0}});
-  if (Field f = r.child(tr, "fp32_grad_accumulation"); f.present())
-    s.training.fp32_grad_accumulation = r.boolean(f);
-  if (Field f = r.child(tr, "attention"); f.present())
-    s.training.attention = r.choice<AttentionKernel>(f, {{"flash1", AttentionKernel::Flash1},
-                                                         {"flash2", AttentionKernel::Flash2},
-                                                         {"flash3", AttentionKernel::Flash3},
-                                                         {"triton", AttentionKernel::Triton},
-                                                         {"unfused", AttentionKernel::Unfused}});
-  if (Field f = r.child(tr, "dropout"); f.present()) s.training.dropout = r.number(f, 0, 0.99);
-  if (Field f = r.child(tr, "fused_optimizer"); f.present())
-    s.training.fused_optimizer = r.boolean(f);
-  if (Field f = r.child(tr, "grad_clipping"); f.present()) s.training.grad_clipping = r.boolean(f);
-  if (Field f = r.child(tr, "optimizer_post_validation"); f.present())
-    s.training.optimizer_post_validation = r.boolean(f);
-  if (Field f = r.child(tr, "runtime"); f.present())
-    s.training.runtime =
-        r.choice<Runtime>(f, {{"compiled", Runtime::Compiled}, {"eager", Runtime::Eager}});
-  if (Field f = r.child(tr, "grad_reduce_dtype"); f.present()) {
-    // 16-bit reductions run in the training precision, so only its name is accepted.
-    const std::string half = s.training.precision == Precision::BF16 ? "bf16" : "fp16";
-    s.training.grad_reduce =
-        r.choice<GradReduce>(f, {{"fp32", GradReduce::FP32}, {half, GradReduce::Half}});
-  }
-  if (Field f = r.child(tr, "recompute"); f.present())
-    s.training.recompute = r.choice<Recompute>(f, {{"none", Recompute::None},
-                                                   {"selective", Recompute::Selective},
-                                                   {"full", Recompute::Full}});
-  if (Field f = r.child(tr, "recompute_layers"); f.present())
-    s.training.recompute_layers = r.int32(f, 0, kMaxLayers);  // recompute: full, validate()
+}
 
-  // cluster
-  Field cl = r.child(top, "cluster");
-  if (cl.present()) {
-    s.cluster = read_cluster(r, cl);
-    s.has_cluster = true;
-  }
-
-  // schedule
-  Field sch = r.child(top, "schedule");
-  s.schedule.origin = sch.present() ? r.where(sch) : r.source();  // absent: the default
-  if (sch.present()) {
-    if (sch.node.IsScalar()) {
-      s.schedule.name = r.str(sch);
-    } else {
-      if (!sch.node.IsMap()) r.fail(sch, "expected a schedule name or {name: …, options…}");
-      for (const auto& kv : sch.node) {
-        const std::string key = kv.first.as<std::string>();
-        Field opt{kv.second, sch.path + "." + key, kv.second.Mark()};
-        if (key == "name") {
-          s.schedule.name = r.str(opt);
-        } else if (key == "csv") {
-          std::filesystem::path csv = r.str(opt);
-          if (csv.is_relative()) csv = std::filesystem::path(base_dir) / csv;
-          s.schedule.csv = csv.string();
-          s.schedule.name = "csv";
-        } else
-          s.schedule.options[key] = r.str(opt);
-      }
-    }
-  }
-
-  // costs
-  Field co = r.child(top, "costs");
+// The rules within a section the table's rows cannot state one key at a time.
+void check_sections(const Reader& r, const Field& top, const Scenario& s) {
+  const Field co = r.child(top, "costs");
   if (co.present()) {
-    r.expect_map(co, keys_under("costs"));
-    CostOverrides c;
-    const int pp = s.layout.pp;
-    if (Field f = r.child(co, "forward"); f.present()) c.forward = read_stage_costs(r, f, pp);
-    if (Field f = r.child(co, "backward"); f.present()) c.backward = read_stage_costs(r, f, pp);
-    if (Field f = r.child(co, "backward_input"); f.present())
-      c.backward_input = read_stage_costs(r, f, pp);
-    if (Field f = r.child(co, "backward_weight"); f.present())
-      c.backward_weight = read_stage_costs(r, f, pp);
-    if (Field f = r.child(co, "p2p"); f.present()) c.p2p = r.duration(f);
-    if (Field f = r.child(co, "forward_backward_overlap"); f.present())
-      c.forward_backward_overlap = read_stage_costs(r, f, pp);
+    const CostOverrides& c = *s.costs;
     if (!c.backward.empty() && (!c.backward_input.empty() || !c.backward_weight.empty()))
       r.fail(co, "give either backward or backward_input + backward_weight, not both");
     if (c.backward_input.empty() != c.backward_weight.empty())
@@ -675,145 +597,63 @@ Scenario build(YAML::Node root, const std::string& source,
         r.fail(r.child(co, "backward"),
                "required when the scenario has no model (or backward_input + backward_weight)");
     }
-    s.costs = c;
   }
-
   if (!s.model && !s.costs)
-    r.fail(model,
+    r.fail(r.child(top, "model"),
            fmt::format("required: a preset ({}), a map, or {{hf_config: path}} — or give costs:",
                        join(model_preset_names())));
   if (s.model && !s.has_cluster)
-    r.fail(cl, fmt::format("required when a model is given: {{gpu: {}, gpus_per_node, nodes}}",
-                           join(gpu_preset_names())));
-
-  // efficiency
-  Field ef = r.child(top, "efficiency");
-  if (ef.present()) {
-    r.expect_map(ef, keys_under("efficiency"));
-    if (Field f = r.child(ef, "gemm"); f.present()) s.efficiency.gemm = r.number(f, 0.01, 1.0);
-    if (Field f = r.child(ef, "memory"); f.present()) s.efficiency.memory = r.number(f, 0.01, 1.0);
-    if (Field f = r.child(ef, "kernel_launch"); f.present())
-      s.efficiency.kernel_launch = r.duration(f);
-  }
-
-  // pricing
-  Field pr = r.child(top, "pricing");
-  if (pr.present()) {
-    r.expect_map(pr, keys_under("pricing"));
-    Field f = r.child(pr, "gpu_hour");
-    if (!f.present()) r.fail(f, "required: dollars per GPU-hour, e.g. 2.5");
-    s.price_per_gpu_hour = r.quantity(f, Dimension::Money);
-  }
-
-  // memory
-  Field me = r.child(top, "memory");
-  if (me.present()) {
-    r.expect_map(me, keys_under("memory"));
-    if (Field f = r.child(me, "runtime_overhead"); f.present()) {
-      s.memory.runtime_overhead = r.quantity(f, Dimension::Bytes);
-      if (s.memory.runtime_overhead < 0) r.fail(f, "must be 0 or more bytes, e.g. 1.5GB");
-    }
-    if (Field f = r.child(me, "bucket_size"); f.present())
-      s.memory.bucket_size = r.positive_quantity(f, Dimension::Bytes);
-  }
-
-  Field ct = r.child(top, "contention");
-  if (ct.present()) {
-    r.expect_map(ct, keys_under("contention"));
-    if (Field f = r.child(ct, "compute_slowdown"); f.present())
-      s.contention.compute_slowdown = r.number(f, 0, 10);
-    if (Field f = r.child(ct, "link_sharing"); f.present())
-      s.contention.link_sharing = r.boolean(f);
-  }
-
-  // calibration: a profile from trainsim-calibrate (read by the cost model)
-  if (Field f = r.child(top, "calibration"); f.present()) {
-    std::filesystem::path path = r.str(f);
-    if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
-    std::error_code ec;
-    const auto kind = std::filesystem::status(path, ec).type();
-    if (kind == std::filesystem::file_type::not_found || ec)
-      r.fail(f, fmt::format("\"{}\" does not exist (a JSON profile from trainsim-calibrate)",
-                            path.string()));
-    if (kind != std::filesystem::file_type::regular)
-      r.fail(f, fmt::format("\"{}\" is {}, expected a JSON profile file from trainsim-calibrate",
-                            path.string(),
-                            kind == std::filesystem::file_type::directory ? "a directory"
-                                                                          : "not a regular file"));
-    if (!s.model) r.fail(f, "needs a model: the profile replaces analytic durations");
-    s.calibration = path.string();
-  }
-
-  // slowdown: a list of {ranks | rank, compute, link}
-  Field sl = r.child(top, "slowdown");
-  if (sl.present()) {
-    if (!sl.node.IsSequence())
-      r.fail(sl, "expected a list of {ranks: [..], compute: factor, link: factor}");
+    r.fail(r.child(top, "cluster"),
+           fmt::format("required when a model is given: {{gpu: {}, gpus_per_node, nodes}}",
+                       join(gpu_preset_names())));
+  if (const Field pr = r.child(top, "pricing"); pr.present())
+    if (const Field f = r.child(pr, "gpu_hour"); !f.present())
+      r.fail(f, "required: dollars per GPU-hour, e.g. 2.5");
+  if (const Field sl = r.child(top, "slowdown"); sl.present())
     for (std::size_t i = 0; i < sl.node.size(); ++i) {
-      const YAML::Node item = sl.node[i];
-      Field e{item, fmt::format("{}[{}]", sl.path, i),
-              item.Mark().line >= 0 ? item.Mark() : sl.mark};
-      r.expect_map(e, keys_under("slowdown[]"));
-      Slowdown sd;
-      const Field one = r.child(e, "rank"), many = r.child(e, "ranks");
-      if (one.present() == many.present()) r.fail(e, "give rank: N or ranks: [N, …] (one of them)");
-      auto add = [&](const Field& f) {
-        sd.ranks.push_back(r.int32(f, 0, kMaxGpus));  // below the world: validate()
-      };
-      if (one.present()) add(one);
-      if (many.present()) {
-        if (!many.node.IsSequence() || many.node.size() == 0)
-          r.fail(many, "expected a non-empty list of global ranks");
-        for (std::size_t k = 0; k < many.node.size(); ++k)
-          add(Field{many.node[k], fmt::format("{}[{}]", many.path, k), many.mark});
-      }
-      if (Field f = r.child(e, "compute"); f.present()) sd.compute = r.number(f, 0.01, 100.0);
-      if (Field f = r.child(e, "link"); f.present()) sd.link = r.number(f, 0.01, 100.0);
-      s.slowdowns.push_back(sd);
+      const Field e{sl.node[i], fmt::format("{}[{}]", sl.path, i),
+                    sl.node[i].Mark().line >= 0 ? sl.node[i].Mark() : sl.mark};
+      if (r.child(e, "rank").present() == r.child(e, "ranks").present())
+        r.fail(e, "give rank: N or ranks: [N, …] (one of them)");
     }
-  }
-
-  // measured: one published or measured figure of this run, and its source
-  Field ms = r.child(top, "measured");
-  if (ms.present()) {
-    const std::vector<std::pair<std::string, Measured::Metric>> metrics{
-        {"step_time", Measured::Metric::StepTime},
-        {"tokens_per_s", Measured::Metric::TokensPerS},
-        {"tokens_per_s_per_gpu", Measured::Metric::TokensPerSPerGpu},
-        {"tflops_per_gpu", Measured::Metric::TflopsPerGpu},
-        {"mfu", Measured::Metric::Mfu}};
-    r.expect_map(ms, keys_under("measured"));
-    Measured m;
+  if (const Field ms = r.child(top, "measured"); ms.present()) {
     int given = 0;
-    for (const auto& [key, metric] : metrics) {
-      const Field f = r.child(ms, key);
-      if (!f.present()) continue;
-      ++given;
-      m.metric = metric;
-      switch (metric) {
-        case Measured::Metric::StepTime:
-          m.value = r.positive_quantity(f, Dimension::Time);
-          break;
-        case Measured::Metric::TflopsPerGpu:
-          m.value = r.positive_quantity(f, Dimension::Flops) / 1e12;
-          break;
-        case Measured::Metric::Mfu:
-          m.value = r.number(f, 1e-6, 1.0);
-          break;
-        default:
-          m.value = r.number(f, 1e-9, 1e18);
-      }
-    }
+    for (const char* key :
+         {"step_time", "tokens_per_s", "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu"})
+      given += r.child(ms, key).present();
     if (given != 1)
       r.fail(ms, fmt::format("give exactly one measured figure (one of step_time, tokens_per_s, "
                              "tokens_per_s_per_gpu, tflops_per_gpu, mfu), got {}",
                              given));
-    const Field src = r.child(ms, "source");
-    if (!src.present()) r.fail(src, "required: where the figure was published or measured");
-    m.source = r.str(src);
+    if (const Field src = r.child(ms, "source"); !src.present())
+      r.fail(src, "required: where the figure was published or measured");
     if (!s.model) r.fail(ms, "needs a model (the figures are per token or per FLOP)");
-    s.measured = m;
   }
+}
+
+Scenario build(YAML::Node root, const std::string& source,
+               const std::vector<std::string>& overrides) {
+  auto overridden = apply_overrides(root, overrides);
+  Reader r(source, overridden);
+  Field top{root, "", root.Mark()};
+  if (!root.IsMap())
+    r.fail(top, "expected a map of sections (model, training, cluster, parallelism, schedule, …)");
+  r.expect_map(top, keys_under(""));
+  Scenario s;
+  s.source = source;
+  s.name = std::filesystem::path(source).stem().string();
+  const Field tr = r.child(top, "training");
+  if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
+  // The model and the cluster first: presets under single keys, and keys below read them.
+  if (const Field f = r.child(top, "model"); f.present()) read_model(r, f, s);
+  if (const Field f = r.child(top, "cluster"); f.present()) read_cluster(r, f, s);
+  read_keys(r, top, "", s);  // every other key, by its row in scenario_schema.cpp
+  if (const Field f = r.child(tr, "seq_len"); !f.present() && s.model)
+    r.fail(f, "required when a model is given (tokens per sequence)");
+  read_batch(r, tr, s);
+  read_schedule(r, top, s);
+  if (r.child(top, "costs").present() && !s.costs) s.costs.emplace();  // `costs: {}`
+  check_sections(r, top, s);
 
   YAML::Emitter e;
   e << root;

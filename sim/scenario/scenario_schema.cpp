@@ -1,64 +1,412 @@
 #include "scenario/scenario_schema.h"
 
+#include <algorithm>    // std::find
+#include <cassert>      // assert
+#include <filesystem>   // std::filesystem::status
+#include <sstream>      // std::stringstream
+#include <type_traits>  // std::is_enum_v, …
+
+#include <fmt/format.h>
+
+#include "scenario/limits.h"
+
 namespace trainsim {
+namespace {
+
+using namespace limits;
+using Kind = ValueRule::Kind;
+/// An integer key with no limit of its own (a count far beyond any real one).
+constexpr long long kMaxCount = 1LL << 30;
+
+ValueRule rule(Kind kind, double min = 0, double max = 0) {
+  ValueRule r;
+  r.kind = kind;
+  r.min = min;
+  r.max = max;
+  return r;
+}
+ValueRule none() {
+  return rule(Kind::None);
+}
+ValueRule map() {
+  return rule(Kind::Map);
+}
+ValueRule list() {
+  return rule(Kind::List);
+}
+ValueRule text() {
+  return rule(Kind::Text);
+}
+ValueRule path() {
+  return rule(Kind::Path);
+}
+ValueRule boolean() {
+  return rule(Kind::Bool);
+}
+ValueRule times() {
+  return rule(Kind::Times);
+}
+ValueRule integer(long long min, long long max) {
+  return rule(Kind::Integer, static_cast<double>(min), static_cast<double>(max));
+}
+ValueRule ranks(long long min, long long max) {
+  return rule(Kind::Ranks, static_cast<double>(min), static_cast<double>(max));
+}
+ValueRule number(double min, double max) {
+  return rule(Kind::Number, min, max);
+}
+ValueRule choice(std::vector<std::string_view> names) {
+  ValueRule r = rule(Kind::Choice);
+  r.choices = std::move(names);
+  return r;
+}
+ValueRule quantity(Dimension dim, bool positive) {
+  ValueRule r = rule(Kind::Quantity);
+  r.dim = dim;
+  r.positive = positive;
+  return r;
+}
+
+// A member reached through a chain of member pointers. Putting a value fills an optional on the
+// way (a `costs:` key creates the costs) and goes into a list's last entry (the one the loader
+// is reading); getting one stops at an empty optional.
+template <class T>
+T* put_step(T& x) {
+  return &x;
+}
+template <class T>
+T* put_step(std::optional<T>& x) {
+  if (!x) x.emplace();
+  return &*x;
+}
+template <class T>
+T* put_step(std::vector<T>& v) {
+  assert(!v.empty() && "a list entry's key before its entry");
+  return &v.back();
+}
+template <class T>
+const T* get_step(const T& x) {
+  return &x;
+}
+template <class T>
+const T* get_step(const std::optional<T>& x) {
+  return x ? &*x : nullptr;
+}
+
+template <auto M, auto... Ms, class Obj>
+auto* put_path(Obj& o) {
+  auto* next = put_step(o.*M);
+  if constexpr (sizeof...(Ms) == 0)
+    return next;
+  else
+    return put_path<Ms...>(*next);
+}
+template <auto M, auto... Ms, class Obj>
+auto get_path(const Obj& o) {
+  const auto* next = get_step(o.*M);
+  if constexpr (sizeof...(Ms) == 0) {
+    return next;
+  } else {
+    using Result = decltype(get_path<Ms...>(*next));
+    return next ? get_path<Ms...>(*next) : Result(nullptr);
+  }
+}
+
+template <class T>
+void put_leaf(T& out, const KeyValue& v) {
+  if constexpr (std::is_same_v<T, bool>)
+    out = v.flag;
+  else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>)
+    out = static_cast<T>(v.integer);  // a choice's index is its enum's value
+  else if constexpr (std::is_floating_point_v<T>)
+    out = v.number;
+  else
+    out = v.text;
+}
+template <class T>
+KeyValue get_leaf(const T& x) {
+  KeyValue v;
+  if constexpr (std::is_same_v<T, bool>)
+    v.flag = x;
+  else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>)
+    v.integer = static_cast<long long>(x);
+  else if constexpr (std::is_floating_point_v<T>)
+    v.number = x;
+  else
+    v.text = x;
+  return v;
+}
+
+template <auto... Ms>
+std::string put(Scenario& s, const KeyValue& v) {
+  put_leaf(*put_path<Ms...>(s), v);
+  return {};
+}
+template <auto... Ms>
+std::optional<KeyValue> get(const Scenario& s) {
+  const auto* p = get_path<Ms...>(s);
+  if (!p) return std::nullopt;
+  return get_leaf(*p);
+}
+/// A plain member: put and get.
+template <auto... Ms>
+KeyAccess field() {
+  return {put<Ms...>, get<Ms...>};
+}
+/// A time held as integer nanoseconds (the value's `integer`); its `number` is in seconds.
+template <auto... Ms>
+KeyAccess time_field() {
+  return {[](Scenario& s, const KeyValue& v) {
+            *put_path<Ms...>(s) = v.integer;
+            return std::string();
+          },
+          [](const Scenario& s) -> std::optional<KeyValue> {
+            const auto* p = get_path<Ms...>(s);
+            if (!p) return std::nullopt;
+            KeyValue v;
+            v.integer = *p;
+            v.number = to_seconds(*p);
+            return v;
+          }};
+}
+/// Read and checked, but changes nothing (`description`; `optimizer`: Adam either way).
+KeyAccess ignore() {
+  return {[](Scenario&, const KeyValue&) { return std::string(); }, nullptr};
+}
+
+// A quantity's base unit, as parse_quantity reads it back.
+const char* unit_symbol(Dimension dim) {
+  switch (dim) {
+    case Dimension::Time:
+      return "s";
+    case Dimension::Bytes:
+      return "B";
+    case Dimension::Bandwidth:
+      return "B/s";
+    case Dimension::Flops:
+      return "FLOPS";
+    case Dimension::Money:
+      return "";
+  }
+  return "";
+}
+
+// The keys whose value needs more than a member.
+
+std::optional<KeyValue> get_seq_len(const Scenario& s) {  // a costs-only study has none
+  if (!s.model) return std::nullopt;
+  return get<&Scenario::training, &TrainingSpec::seq_len>(s);
+}
+
+// 16-bit reductions run in the training precision, so only its name is accepted.
+std::string put_grad_reduce(Scenario& s, const KeyValue& v) {
+  const std::string half = s.training.precision == Precision::BF16 ? "bf16" : "fp16";
+  if (v.text != "fp32" && v.text != half)
+    return fmt::format("expected one of fp32, {}, got {}", half, v.text);
+  s.training.grad_reduce = v.text == "fp32" ? GradReduce::FP32 : GradReduce::Half;
+  return {};
+}
+std::optional<KeyValue> get_grad_reduce(const Scenario& s) {
+  KeyValue v;
+  v.text = grad_reduce_bytes(s.training) == 4.0      ? "fp32"
+           : s.training.precision == Precision::BF16 ? "bf16"
+                                                     : "fp16";
+  v.integer = v.text == "fp32" ? 0 : v.text == "bf16" ? 1 : 2;
+  return v;
+}
+
+std::string put_rank_order(Scenario& s, const KeyValue& v) {
+  const std::string bad =
+      "expected a permutation of \"tp,dp,pp\" (fastest first), got \"" + v.text + "\"";
+  std::vector<std::string> parts;
+  std::stringstream ss(v.text);
+  for (std::string part; std::getline(ss, part, ',');) {
+    part.erase(std::remove(part.begin(), part.end(), ' '), part.end());
+    parts.push_back(part);
+  }
+  if (parts.size() != 3) return bad;
+  std::array<Axis, 3> order{};
+  bool seen[3] = {false, false, false};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const int a = parts[i] == "tp" ? 0 : parts[i] == "dp" ? 1 : parts[i] == "pp" ? 2 : -1;
+    if (a < 0 || seen[a]) return bad;
+    seen[a] = true;
+    order[i] = static_cast<Axis>(a);
+  }
+  s.layout.order = order;
+  return {};
+}
+std::optional<KeyValue> get_rank_order(const Scenario& s) {
+  KeyValue v;
+  v.text = order_to_string(s.layout.order);
+  return v;
+}
+
+// A two-way choice held as a bool: index 1, "with-next-forward", is true.
+std::string put_param_gather(Scenario& s, const KeyValue& v) {
+  s.layout.param_gather_with_forward = v.integer == 1;
+  return {};
+}
+std::optional<KeyValue> get_param_gather(const Scenario& s) {
+  KeyValue v;
+  v.integer = s.layout.param_gather_with_forward ? 1 : 0;
+  return v;
+}
+
+std::string put_schedule_csv(Scenario& s, const KeyValue& v) {
+  s.schedule.csv = v.text;
+  s.schedule.name = "csv";
+  return {};
+}
+
+/// A stage-time list of the costs; one time stands for every stage.
+template <auto M>
+std::string put_times(Scenario& s, const KeyValue& v) {
+  std::vector<TimeNs>& out = (*put_path<&Scenario::costs>(s)).*M;
+  if (v.one_item)
+    out.assign(static_cast<std::size_t>(s.layout.pp), v.items.front());
+  else
+    out.assign(v.items.begin(), v.items.end());
+  return {};
+}
+
+std::string put_calibration(Scenario& s, const KeyValue& v) {
+  std::error_code ec;
+  const auto kind = std::filesystem::status(v.text, ec).type();
+  if (kind == std::filesystem::file_type::not_found || ec)
+    return fmt::format("\"{}\" does not exist (a JSON profile from trainsim-calibrate)", v.text);
+  if (kind != std::filesystem::file_type::regular)
+    return fmt::format(
+        "\"{}\" is {}, expected a JSON profile file from trainsim-calibrate", v.text,
+        kind == std::filesystem::file_type::directory ? "a directory" : "not a regular file");
+  if (!s.model) return "needs a model: the profile replaces analytic durations";
+  s.calibration = v.text;
+  return {};
+}
+
+std::string put_slowdown_entry(Scenario& s, const KeyValue&) {
+  s.slowdowns.emplace_back();
+  return {};
+}
+std::string put_slowdown_rank(Scenario& s, const KeyValue& v) {
+  put_step(s.slowdowns)->ranks.push_back(static_cast<int>(v.integer));
+  return {};
+}
+std::string put_slowdown_ranks(Scenario& s, const KeyValue& v) {
+  for (long long r : v.items) put_step(s.slowdowns)->ranks.push_back(static_cast<int>(r));
+  return {};
+}
+
+template <Measured::Metric M>
+std::string put_measured(Scenario& s, const KeyValue& v) {
+  Measured& m = *put_step(s.measured);
+  m.metric = M;
+  m.value = M == Measured::Metric::TflopsPerGpu ? v.number / 1e12 : v.number;
+  return {};
+}
+
+}  // namespace
 
 const std::vector<SchemaKey>& scenario_keys() {
   static const std::vector<SchemaKey> kKeys{
-      {"name", "text", "file name", "label in reports and trace file names"},
-      {"description", "text", "—", "free text, ignored"},
-      {"model", "preset name or map", "required unless `costs`", "the transformer"},
-      {"model.preset", "preset name", "—",
+      {"name", "text", "file name", "label in reports and trace file names", text(),
+       field<&Scenario::name>()},
+      {"description", "text", "—", "free text, ignored", text(), ignore()},
+      {"model", "preset name or map", "required unless `costs`", "the transformer", none(), {}},
+      {"model.preset",
+       "preset name",
+       "—",
        "start from a preset, override single keys (`--set model.layers=8` widens `model: <preset>` "
-       "to this)"},
-      {"model.hf_config", "path", "—",
+       "to this)",
+       none(),
+       {}},
+      {"model.hf_config",
+       "path",
+       "—",
        "a Hugging Face `config.json` (relative to the scenario file), read by its `model_type` "
        "(llama, mistral, qwen2, qwen3, gemma, gemma2, phi3, olmo2, gpt_neox, gptj, phi, gpt2, opt, "
        "bloom, falcon, mpt: gated or plain MLP, tied head, positions and norm as the family "
        "defines them) or, without one, by Llama's key names; a mixture-of-experts, "
        "latent-attention or `head_dim` ≠ h/a config is refused by the field's name "
-       "(`sim/scenario/hf_config.h`)"},
-      {"model.name", "text", "the preset's or config's", "the model's label in reports"},
-      {"model.layers", "integer ≥ 1", "preset", "decoder layers L"},
-      {"model.hidden", "integer ≥ 1", "preset", "hidden size h"},
-      {"model.ffn_hidden", "integer ≥ 1", "preset", "MLP inner size f"},
-      {"model.heads", "integer ≥ 1", "preset", "attention heads a (must divide h)"},
-      {"model.kv_heads", "integer ≥ 1", "`heads`", "key/value heads k (GQA; must divide a)"},
-      {"model.vocab", "integer ≥ 1", "preset", "vocabulary V"},
-      {"model.tied_embeddings", "bool", "preset / false", "LM head shares the embedding"},
-      {"model.mlp", "`swiglu` or `gelu`", "`swiglu`", "3 or 2 MLP matrices"},
+       "(`sim/scenario/hf_config.h`)",
+       path(),
+       {}},
+      {"model.name", "text", "the preset's or config's", "the model's label in reports", text(),
+       field<&Scenario::model, &ModelSpec::name>()},
+      {"model.layers", "integer ≥ 1", "preset", "decoder layers L", integer(1, kMaxLayers),
+       field<&Scenario::model, &ModelSpec::layers>()},
+      {"model.hidden", "integer ≥ 1", "preset", "hidden size h", integer(1, kMaxWidth),
+       field<&Scenario::model, &ModelSpec::hidden>()},
+      {"model.ffn_hidden", "integer ≥ 1", "preset", "MLP inner size f", integer(1, kMaxWidth),
+       field<&Scenario::model, &ModelSpec::ffn_hidden>()},
+      {"model.heads", "integer ≥ 1", "preset", "attention heads a (must divide h)",
+       integer(1, kMaxHeads), field<&Scenario::model, &ModelSpec::heads>()},
+      {"model.kv_heads", "integer ≥ 1", "`heads`", "key/value heads k (GQA; must divide a)",
+       integer(1, kMaxHeads), field<&Scenario::model, &ModelSpec::kv_heads>()},
+      {"model.vocab", "integer ≥ 1", "preset", "vocabulary V", integer(1, kMaxVocab),
+       field<&Scenario::model, &ModelSpec::vocab>()},
+      {"model.tied_embeddings", "bool", "preset / false", "LM head shares the embedding", boolean(),
+       field<&Scenario::model, &ModelSpec::tied_embeddings>()},
+      {"model.mlp", "`swiglu` or `gelu`", "`swiglu`", "3 or 2 MLP matrices",
+       choice({"swiglu", "gelu"}), field<&Scenario::model, &ModelSpec::mlp>()},
       {"model.position_embedding", "`rope`, `learned`, `alibi`", "`rope`",
        "rotary costs a kernel on q and k per layer; learned (GPT-2/3) and ALiBi (MPT, BLOOM) cost "
-       "nothing measurable"},
+       "nothing measurable",
+       choice({"rope", "learned", "alibi"}), field<&Scenario::model, &ModelSpec::position>()},
       {"model.norm", "`rmsnorm`, `layernorm`",
        "`rmsnorm` (a Hugging Face config with `layer_norm_eps` and no `rms_norm_eps`: `layernorm`)",
        "the layer's normalization; the same bytes as one fused kernel, but an eager runtime runs "
-       "RMSNorm as separate PyTorch ops (LayerNorm stays one kernel)"},
-      {"training", "map", "required", ""},
-      {"training.seq_len", "integer ≥ 1", "required with a model", "tokens per sequence s"},
-      {"training.micro_batch_size", "integer ≥ 1", "1", "sequences per micro-batch b"},
-      {"training.global_batch_size", "integer ≥ 1", "required (or `microbatches`)",
-       "sequences per optimizer step; multiple of dp × b"},
-      {"training.microbatches", "integer ≥ 1", "global / (dp × b)",
-       "micro-batches m per pipeline, instead of `global_batch_size`"},
-      {"training.precision", "`bf16`, `fp16`", "`bf16`", "2-byte activations and weights"},
+       "RMSNorm as separate PyTorch ops (LayerNorm stays one kernel)",
+       choice({"rmsnorm", "layernorm"}), field<&Scenario::model, &ModelSpec::norm>()},
+      {"training", "map", "required", "", map(), {}},
+      {"training.seq_len",
+       "integer ≥ 1",
+       "required with a model",
+       "tokens per sequence s",
+       integer(1, kMaxSeqLen),
+       {put<&Scenario::training, &TrainingSpec::seq_len>, get_seq_len}},
+      {"training.micro_batch_size", "integer ≥ 1", "1", "sequences per micro-batch b",
+       integer(1, kMaxMicroBatch), field<&Scenario::training, &TrainingSpec::micro_batch_size>()},
+      {"training.global_batch_size",
+       "integer ≥ 1",
+       "required (or `microbatches`)",
+       "sequences per optimizer step; multiple of dp × b",
+       integer(1, kMaxGlobalBatch),
+       {nullptr, get<&Scenario::training, &TrainingSpec::global_batch_size>}},
+      {"training.microbatches",
+       "integer ≥ 1",
+       "global / (dp × b)",
+       "micro-batches m per pipeline, instead of `global_batch_size`",
+       integer(1, kMaxMicrobatches),
+       {}},
+      {"training.precision", "`bf16`, `fp16`", "`bf16`", "2-byte activations and weights",
+       choice({"bf16", "fp16"}), field<&Scenario::training, &TrainingSpec::precision>()},
       {"training.optimizer", "`adam`, `adamw`", "`adam`",
-       "mixed-precision Adam (28 bytes of traffic per parameter)"},
+       "mixed-precision Adam (28 bytes of traffic per parameter)", choice({"adam", "adamw"}),
+       ignore()},
       {"training.recompute", "`none`, `selective`, `full`", "`none`",
-       "activation recomputation before the backward (memory: `sim/memory/footprint.h`)"},
+       "activation recomputation before the backward (memory: `sim/memory/footprint.h`)",
+       choice({"none", "selective", "full"}),
+       field<&Scenario::training, &TrainingSpec::recompute>()},
       {"training.recompute_layers", "integer ≥ 0, with `recompute: full`", "`0` (every layer)",
        "full recompute of only the first N layers of each pipeline stage (model chunk); the others "
        "keep all their activations (Megatron's `--recompute-method block --recompute-num-layers "
        "N`); N at or past a stage's layers recomputes all of them; `--json` echoes it (`null` for "
-       "every layer)"},
+       "every layer)",
+       integer(0, kMaxLayers), field<&Scenario::training, &TrainingSpec::recompute_layers>()},
       {"training.fp32_grad_accumulation", "bool", "false",
-       "fp32 gradient buffer (Megatron's default), +4 bytes per parameter"},
-      {"training.grad_reduce_dtype", "`fp32` or the training precision",
+       "fp32 gradient buffer (Megatron's default), +4 bytes per parameter", boolean(),
+       field<&Scenario::training, &TrainingSpec::fp32_grad_accumulation>()},
+      {"training.grad_reduce_dtype",
+       "`fp32`, `bf16`, `fp16` (16-bit: the training precision)",
        "`fp32` with `fp32_grad_accumulation`, else the training precision",
        "the precision the data-parallel gradient reduction (all-reduce or reduce-scatter) sends: 4 "
        "or 2 bytes per parameter. PyTorch FSDP's `MixedPrecision(reduce_dtype=…)` (Composer's "
        "`mixed_precision: DEFAULT` reduces in fp32, `PURE` in 16-bit), Megatron's "
        "`grad_reduce_in_fp32`. The cast kernels and FSDP's transient fp32 copy of one unit's "
-       "gradients are not modelled"},
+       "gradients are not modelled",
+       choice({"fp32", "bf16", "fp16"}),
+       {put_grad_reduce, get_grad_reduce}},
       {"training.attention", "`flash1`, `flash2`, `flash3`, `triton`, `unfused`", "`flash2`",
        "the attention kernels: FlashAttention-1, -2 or -3; `triton`, llm-foundry's `attn_impl: "
        "triton` (T. Dao's `flash_attn_triton.py` on pre-MLIR Triton; no chart times it: OpenAI's "
@@ -66,158 +414,308 @@ const std::vector<SchemaKey>& scenario_keys() {
        "its published throughput at the sequence length and head dimension "
        "(`sim/cost/kernel_data.cpp`). Or unfused (\"standard\": QKᵀ and PV as batched GEMMs around "
        "a fused softmax and a dropout; stores the s² scores, Korthikanti's 5·a·s/h term; selective "
-       "recompute recomputes them)"},
+       "recompute recomputes them)",
+       choice({"flash1", "flash2", "flash3", "triton", "unfused"}),
+       field<&Scenario::training, &TrainingSpec::attention>()},
       {"training.dropout", "0–0.99", "0",
        "hidden and attention dropout probability (GPT-3 style 0.1): above 0 the dropout kernels "
-       "run (fused bias-dropout-add) and their masks are stored"},
+       "run (fused bias-dropout-add) and their masks are stored",
+       number(0, 0.99), field<&Scenario::training, &TrainingSpec::dropout>()},
       {"training.fused_optimizer", "bool", "true",
        "the optimizer step as one fused multi-tensor Adam (Megatron, apex, `AdamW(fused=True)`: 28 "
        "bytes moved per parameter), or one pass per operation (`torch.optim.AdamW`'s default "
-       "foreach path, Composer's `DecoupledAdamW`: 84 bytes)"},
+       "foreach path, Composer's `DecoupledAdamW`: 84 bytes)",
+       boolean(), field<&Scenario::training, &TrainingSpec::fused_optimizer>()},
       {"training.grad_clipping", "bool", "true",
        "gradient-norm clipping before the step (12 bytes per parameter: the norm, then the "
-       "rescale)"},
+       "rescale)",
+       boolean(), field<&Scenario::training, &TrainingSpec::grad_clipping>()},
       {"training.optimizer_post_validation", "bool", "false",
        "Zero Bubble's optimizer post-validation (Qi et al., ICLR 2024, §4): the step runs without "
        "the all-stage synchronisation before the optimizer (global gradient norm, NaN/Inf check) "
        "and validates afterwards, so each pipeline stage starts the next step when its own ends. "
        "The step time is then the steady-state period, the longest stage's span (its first task's "
        "start to its last task's end), as the paper counts it; `zb-auto` minimises that span "
-       "instead of one step's makespan"},
+       "instead of one step's makespan",
+       boolean(), field<&Scenario::training, &TrainingSpec::optimizer_post_validation>()},
       {"training.runtime", "`compiled`, `eager`", "`compiled`",
        "how the memory-bound ops run: fused, one kernel each (torch.compile, Megatron's or "
        "Transformer Engine's fused kernels), or eager, one PyTorch op at a time as the Hugging "
        "Face reference code writes them: RMSNorm 8 kernels and 36 bytes per element forward (fp32 "
        "upcast), SwiGLU 2 kernels, rotary embeddings 5 per tensor (`sim/cost/constants.h`). GELU, "
-       "LayerNorm and attention are single kernels either way"},
-      {"cluster", "map", "required with a model", ""},
-      {"cluster.gpu", "preset or map", "required",
-       "`a100-sxm-80gb`, `h100-sxm`, `h100-pcie`, `h200` (table below)"},
-      {"cluster.gpu.preset", "preset name", "—", "start from a preset, override single keys"},
-      {"cluster.gpu.name", "text", "the preset's", "the GPU's label in reports"},
-      {"cluster.gpu.peak_flops", "FLOPS", "preset", "dense bf16 peak"},
-      {"cluster.gpu.hbm_bandwidth", "bandwidth", "preset", "HBM bandwidth"},
-      {"cluster.gpu.memory", "bytes", "preset", "device memory"},
-      {"cluster.gpu.sms", "integer", "preset", "SM count (GEMM wave quantization; 0 = off)"},
-      {"cluster.gpus_per_node", "integer ≥ 1", "8", "GPUs sharing the intra-node link"},
-      {"cluster.nodes", "integer ≥ 1", "1", ""},
-      {"cluster.intra_node", "", "", ""},
+       "LayerNorm and attention are single kernels either way",
+       choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
+      {"cluster", "map", "required with a model", "", none(), {}},
+      {"cluster.gpu",
+       "preset or map",
+       "required",
+       "`a100-sxm-80gb`, `h100-sxm`, `h100-pcie`, `h200` (table below)",
+       none(),
+       {}},
+      {"cluster.gpu.preset",
+       "preset name",
+       "—",
+       "start from a preset, override single keys",
+       none(),
+       {}},
+      {"cluster.gpu.name", "text", "the preset's", "the GPU's label in reports", text(),
+       field<&Scenario::cluster, &ClusterSpec::gpu, &DeviceSpec::name>()},
+      {"cluster.gpu.peak_flops", "FLOPS", "preset", "dense bf16 peak",
+       quantity(Dimension::Flops, true),
+       field<&Scenario::cluster, &ClusterSpec::gpu, &DeviceSpec::peak_flops>()},
+      {"cluster.gpu.hbm_bandwidth", "bandwidth", "preset", "HBM bandwidth",
+       quantity(Dimension::Bandwidth, true),
+       field<&Scenario::cluster, &ClusterSpec::gpu, &DeviceSpec::hbm_bandwidth>()},
+      {"cluster.gpu.memory", "bytes", "preset", "device memory", quantity(Dimension::Bytes, true),
+       field<&Scenario::cluster, &ClusterSpec::gpu, &DeviceSpec::memory>()},
+      {"cluster.gpu.sms", "integer ≥ 0", "preset", "SM count (GEMM wave quantization; 0 = off)",
+       integer(0, kMaxCount), field<&Scenario::cluster, &ClusterSpec::gpu, &DeviceSpec::sms>()},
+      {"cluster.gpus_per_node", "integer ≥ 1", "8", "GPUs sharing the intra-node link",
+       integer(1, kMaxParallel), field<&Scenario::cluster, &ClusterSpec::gpus_per_node>()},
+      {"cluster.nodes", "integer ≥ 1", "1", "", integer(1, kMaxParallel),
+       field<&Scenario::cluster, &ClusterSpec::nodes>()},
+      {"cluster.intra_node", "", "", "", map(), {}},
       {"cluster.intra_node.bandwidth", "bandwidth", "preset",
-       "nccl-tests bus bandwidth inside a node"},
-      {"cluster.intra_node.latency", "time", "3.4us", "per ring hop"},
-      {"cluster.inter_node", "", "", ""},
-      {"cluster.inter_node.bandwidth", "bandwidth", "preset", "bus bandwidth between nodes"},
-      {"cluster.inter_node.latency", "time", "14us", "per ring hop"},
-      {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes"},
-      {"parallelism.dp", "integer ≥ 1", "1", "data-parallel replicas"},
-      {"parallelism.tp", "integer ≥ 1", "1", "tensor-parallel degree (must divide heads)"},
-      {"parallelism.pp", "integer ≥ 1", "1", "pipeline ranks"},
-      {"parallelism.vpp", "integer ≥ 1", "1", "model chunks per pipeline rank (stages = pp × vpp)"},
+       "nccl-tests bus bandwidth inside a node", quantity(Dimension::Bandwidth, true),
+       field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::bandwidth>()},
+      {"cluster.intra_node.latency", "time", "3.4us", "per ring hop",
+       quantity(Dimension::Time, false),
+       field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::latency>()},
+      {"cluster.inter_node", "", "", "", map(), {}},
+      {"cluster.inter_node.bandwidth", "bandwidth", "preset", "bus bandwidth between nodes",
+       quantity(Dimension::Bandwidth, true),
+       field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::bandwidth>()},
+      {"cluster.inter_node.latency", "time", "14us", "per ring hop",
+       quantity(Dimension::Time, false),
+       field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::latency>()},
+      {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes", map(), {}},
+      {"parallelism.dp", "integer ≥ 1", "1", "data-parallel replicas", integer(1, kMaxParallel),
+       field<&Scenario::layout, &Layout::dp>()},
+      {"parallelism.tp", "integer ≥ 1", "1", "tensor-parallel degree (must divide heads)",
+       integer(1, kMaxParallel), field<&Scenario::layout, &Layout::tp>()},
+      {"parallelism.pp", "integer ≥ 1", "1", "pipeline ranks", integer(1, kMaxParallel),
+       field<&Scenario::layout, &Layout::pp>()},
+      {"parallelism.vpp", "integer ≥ 1", "1", "model chunks per pipeline rank (stages = pp × vpp)",
+       integer(1, kMaxParallel), field<&Scenario::layout, &Layout::vpp>()},
       {"parallelism.zero", "0–3", "0",
        "ZeRO stage: 1 shards optimizer states, 2 also gradients (reduce-scattered per bucket), 3 "
-       "also parameters (FSDP: all-gathered per unit before each use)"},
-      {"parallelism.fsdp", "", "", ""},
+       "also parameters (FSDP: all-gathered per unit before each use)",
+       integer(0, 3), field<&Scenario::layout, &Layout::zero>()},
+      {"parallelism.fsdp", "", "", "", map(), {}},
       {"parallelism.fsdp.unit_layers", "integer ≥ 1", "1",
-       "ZeRO-3: layers per FSDP unit (one all-gather and one reduce-scatter each)"},
+       "ZeRO-3: layers per FSDP unit (one all-gather and one reduce-scatter each)",
+       integer(1, kMaxCount), field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::unit_layers>()},
       {"parallelism.fsdp.prefetch", "0–64", "1",
-       "ZeRO-3 (and `param_gather`): unit i+d is gathered while unit i computes; 0 = on demand"},
+       "ZeRO-3 (and `param_gather`): unit i+d is gathered while unit i computes; 0 = on demand",
+       integer(0, 64), field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::prefetch>()},
       {"parallelism.fsdp.reshard_after_forward", "bool", "true",
        "ZeRO-3: free gathered units after each use (gather again before every F, B, I); false = "
-       "gather once per step and keep them across micro-batches"},
-      {"parallelism.param_gather", "`after-optimizer`, `with-next-forward`", "`after-optimizer`",
+       "gather once per step and keep them across micro-batches",
+       boolean(), field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::reshard_after_forward>()},
+      {"parallelism.param_gather",
+       "`after-optimizer`, `with-next-forward`",
+       "`after-optimizer`",
        "ZeRO-1/2: all-gather the updated parameters right after the optimizer, or bucket by bucket "
-       "before the next step's first forward (Megatron's overlap_param_gather)"},
+       "before the next step's first forward (Megatron's overlap_param_gather)",
+       choice({"after-optimizer", "with-next-forward"}),
+       {put_param_gather, get_param_gather}},
       {"parallelism.tp_overlap", "bool", "false",
        "TP collectives overlap the GEMMs they belong to (comm-GEMM overlap) instead of following "
-       "them on the critical path"},
-      {"parallelism.sequence_parallel", "bool", "false", "Megatron sequence parallelism with TP"},
-      {"parallelism.rank_order", "`\"tp,dp,pp\"` permutation", "`tp,dp,pp`",
-       "fastest-varying axis first (Megatron's default)"},
-      {"contention", "map", "—", "how overlapping work slows down on one GPU"},
+       "them on the critical path",
+       boolean(), field<&Scenario::layout, &Layout::tp_overlap>()},
+      {"parallelism.sequence_parallel", "bool", "false", "Megatron sequence parallelism with TP",
+       boolean(), field<&Scenario::layout, &Layout::sequence_parallel>()},
+      {"parallelism.rank_order",
+       "`\"tp,dp,pp\"` permutation",
+       "`tp,dp,pp`",
+       "fastest-varying axis first (Megatron's default)",
+       text(),
+       {put_rank_order, get_rank_order}},
+      {"contention", "map", "—", "how overlapping work slows down on one GPU", map(), {}},
       {"contention.compute_slowdown", "0–10", "0.189",
        "compute runs this much longer while communication kernels run beside it (SM sharing). "
        "Default: the 18.9% average Lee et al. measured over GPT/Llama training on "
-       "A100/H100/MI250/MI210 (arXiv 2507.03114); 0 turns it off"},
+       "A100/H100/MI250/MI210 (arXiv 2507.03114); 0 turns it off",
+       number(0, 10), field<&Scenario::contention, &ContentionSpec::compute_slowdown>()},
       {"contention.link_sharing", "bool", "true",
        "transfers and collectives crossing the same link of a GPU (its NVLink, its NIC) split its "
-       "bandwidth equally (a DP all-reduce beside a pipeline send each get half)"},
+       "bandwidth equally (a DP all-reduce beside a pipeline send each get half)",
+       boolean(), field<&Scenario::contention, &ContentionSpec::link_sharing>()},
       // A schedule map's other keys are the generator's options (schedules/registry.h).
-      {"schedule", "name or map", "`1f1b`",
+      {"schedule",
+       "name or map",
+       "`1f1b`",
        "`afab` (alias `gpipe`), `1f1b`, `interleaved-1f1b` (vpp ≥ 2), `looped-bfs` (vpp ≥ 2; at 1 "
        "it is AFAB), `zb-h1`, `zb-h2`, `zb-v`, `dualpipe-v` (vpp = 2), `zb-auto` (vpp 1, or 2 in a "
        "V; split backward: costs need `backward_input` + `backward_weight`); `trainsim schedule "
-       "--list`"},
-      {"schedule.name", "name", "`1f1b`", "other keys of the map are the schedule's options"},
-      {"schedule.csv", "path", "—",
+       "--list`",
+       none(),
+       {}},
+      {"schedule.name", "name", "`1f1b`", "other keys of the map are the schedule's options",
+       text(), field<&Scenario::schedule, &ScheduleSpec::name>()},
+      {"schedule.csv",
+       "path",
+       "—",
        "simulate a torch.distributed.pipelining CSV schedule (one row per rank; `trainsim schedule "
-       "--export-csv` writes one); relative to the scenario file"},
-      {"costs", "map", "—",
-       "explicit per-stage durations of one micro-batch; replace the model for those tasks"},
-      {"costs.forward", "time or list of pp times", "required without a model",
-       "F per stage (÷ vpp per chunk)"},
-      {"costs.backward", "time or list", "—", "fused backward B"},
-      {"costs.backward_input", "time or list", "—", "input-gradient I (with `backward_weight`)"},
-      {"costs.backward_weight", "time or list", "—", "weight-gradient W"},
-      {"costs.p2p", "time", "model's, or 0", "every stage-to-stage transfer"},
-      {"costs.forward_backward_overlap", "time or list", "F + B",
-       "`dualpipe-v`: one overlapped forward + backward (÷ vpp per chunk pair)"},
-      {"efficiency", "map", "cost/constants.h", "analytic-model overrides"},
+       "--export-csv` writes one); relative to the scenario file",
+       path(),
+       {put_schedule_csv, get<&Scenario::schedule, &ScheduleSpec::csv>}},
+      {"costs",
+       "map",
+       "—",
+       "explicit per-stage durations of one micro-batch; replace the model for those tasks",
+       map(),
+       {}},
+      {"costs.forward",
+       "time or list of pp times",
+       "required without a model",
+       "F per stage (÷ vpp per chunk)",
+       times(),
+       {put_times<&CostOverrides::forward>, nullptr}},
+      {"costs.backward",
+       "time or list",
+       "—",
+       "fused backward B",
+       times(),
+       {put_times<&CostOverrides::backward>, nullptr}},
+      {"costs.backward_input",
+       "time or list",
+       "—",
+       "input-gradient I (with `backward_weight`)",
+       times(),
+       {put_times<&CostOverrides::backward_input>, nullptr}},
+      {"costs.backward_weight",
+       "time or list",
+       "—",
+       "weight-gradient W",
+       times(),
+       {put_times<&CostOverrides::backward_weight>, nullptr}},
+      {"costs.p2p", "time", "model's, or 0", "every stage-to-stage transfer",
+       quantity(Dimension::Time, false), time_field<&Scenario::costs, &CostOverrides::p2p>()},
+      {"costs.forward_backward_overlap",
+       "time or list",
+       "F + B",
+       "`dualpipe-v`: one overlapped forward + backward (÷ vpp per chunk pair)",
+       times(),
+       {put_times<&CostOverrides::forward_backward_overlap>, nullptr}},
+      {"efficiency", "map", "cost/constants.h", "analytic-model overrides", map(), {}},
       {"efficiency.gemm", "0.01–1", "the preset's measured sweep, else 0.80",
        "fraction of peak FLOP/s for large GEMMs (roofline with wave quantization); set, it "
        "replaces the A100/H100/H200 presets' measured GEMM-by-shape sweeps "
-       "(`sim/cost/gemm_efficiency.h`)"},
-      {"efficiency.memory", "0.01–1", "0.80", "fraction of HBM bandwidth for streaming kernels"},
-      {"efficiency.kernel_launch", "time", "2us", "fixed cost per kernel"},
-      {"memory", "map", "", "what a GPU holds besides model state and activations"},
+       "(`sim/cost/gemm_efficiency.h`)",
+       number(0.01, 1), field<&Scenario::efficiency, &EfficiencyOverrides::gemm>()},
+      {"efficiency.memory", "0.01–1", "0.80", "fraction of HBM bandwidth for streaming kernels",
+       number(0.01, 1), field<&Scenario::efficiency, &EfficiencyOverrides::memory>()},
+      {"efficiency.kernel_launch", "time", "2us", "fixed cost per kernel",
+       quantity(Dimension::Time, false),
+       time_field<&Scenario::efficiency, &EfficiencyOverrides::kernel_launch>()},
+      {"memory", "map", "", "what a GPU holds besides model state and activations", map(), {}},
       {"memory.runtime_overhead", "bytes", "1.5GB",
-       "CUDA context, library workspaces, allocator slack (Playbook: 1–2 GB)"},
-      {"memory.bucket_size", "bytes", "25MB", "DP gradient bucket (PyTorch DDP's `bucket_cap_mb`)"},
-      {"calibration", "path", "—",
+       "CUDA context, library workspaces, allocator slack (Playbook: 1–2 GB)",
+       quantity(Dimension::Bytes, false),
+       field<&Scenario::memory, &MemorySpec::runtime_overhead>()},
+      {"memory.bucket_size", "bytes", "25MB", "DP gradient bucket (PyTorch DDP's `bucket_cap_mb`)",
+       quantity(Dimension::Bytes, true), field<&Scenario::memory, &MemorySpec::bucket_size>()},
+      {"calibration",
+       "path",
+       "—",
        "a profile from `trainsim-calibrate` or its nccl-tests importer (format: "
        "`calibrate/README.md`): collective and p2p times from its samples (log–log interpolation, "
        "α–β fit outside); what it lacks stays analytic; the report's `durations` line says which. "
-       "Needs a model"},
-      {"slowdown", "list", "—",
+       "Needs a model",
+       path(),
+       {put_calibration, get<&Scenario::calibration>}},
+      {"slowdown",
+       "list",
+       "—",
        "stragglers and heterogeneity: `[{rank: N or ranks: [..], compute: factor, link: factor}]`; "
        "compute durations on those GPUs and every transfer or collective they take part in (at the "
        "slowest member's pace) × factor (0.01–100). Disables folding; `run` prints the step time "
-       "without them for comparison"},
-      {"slowdown[].rank", "a global rank / a list of them", "— (one of the two)",
-       "the GPUs an entry slows"},
-      {"slowdown[].ranks", "a global rank / a list of them", "— (one of the two)",
-       "the GPUs an entry slows"},
-      {"slowdown[].compute", "0.01–100", "1",
+       "without them for comparison",
+       list(),
+       {put_slowdown_entry, nullptr}},
+      {"slowdown[].rank",
+       "a global rank / a list of them",
+       "— (one of the two)",
+       "the GPUs an entry slows",
+       integer(0, kMaxGpus),
+       {put_slowdown_rank, nullptr}},
+      {"slowdown[].ranks",
+       "a global rank / a list of them",
+       "— (one of the two)",
+       "the GPUs an entry slows",
+       ranks(0, kMaxGpus),
+       {put_slowdown_ranks, nullptr}},
+      {"slowdown[].compute",
+       "0.01–100",
+       "1",
        "factor on those GPUs' compute durations / on the transfers and collectives they take part "
-       "in"},
-      {"slowdown[].link", "0.01–100", "1",
+       "in",
+       number(0.01, 100),
+       {put<&Scenario::slowdowns, &Slowdown::compute>, nullptr}},
+      {"slowdown[].link",
+       "0.01–100",
+       "1",
        "factor on those GPUs' compute durations / on the transfers and collectives they take part "
-       "in"},
-      {"measured", "map", "—",
+       "in",
+       number(0.01, 100),
+       {put<&Scenario::slowdowns, &Slowdown::link>, nullptr}},
+      {"measured",
+       "map",
+       "—",
        "a published or measured figure of this very run, to check the prediction against "
-       "(`trainsim run` prints the error, `trainsim check` tables many)"},
-      {"measured.step_time", "time / number / number / FLOPS / 0–1", "—",
+       "(`trainsim run` prints the error, `trainsim check` tables many)",
+       map(),
+       {}},
+      {"measured.step_time",
+       "time / number / number / FLOPS / 0–1",
+       "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time"},
-      {"measured.tokens_per_s", "time / number / number / FLOPS / 0–1", "—",
+       "throughput or a time",
+       quantity(Dimension::Time, true),
+       {put_measured<Measured::Metric::StepTime>, nullptr}},
+      {"measured.tokens_per_s",
+       "time / number / number / FLOPS / 0–1",
+       "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time"},
-      {"measured.tokens_per_s_per_gpu", "time / number / number / FLOPS / 0–1", "—",
+       "throughput or a time",
+       number(1e-9, 1e18),
+       {put_measured<Measured::Metric::TokensPerS>, nullptr}},
+      {"measured.tokens_per_s_per_gpu",
+       "time / number / number / FLOPS / 0–1",
+       "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time"},
-      {"measured.tflops_per_gpu", "time / number / number / FLOPS / 0–1", "—",
+       "throughput or a time",
+       number(1e-9, 1e18),
+       {put_measured<Measured::Metric::TokensPerSPerGpu>, nullptr}},
+      {"measured.tflops_per_gpu",
+       "time / number / number / FLOPS / 0–1",
+       "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time"},
-      {"measured.mfu", "time / number / number / FLOPS / 0–1", "—",
+       "throughput or a time",
+       quantity(Dimension::Flops, true),
+       {put_measured<Measured::Metric::TflopsPerGpu>, nullptr}},
+      {"measured.mfu",
+       "time / number / number / FLOPS / 0–1",
+       "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time"},
-      {"measured.source", "text", "required", "where the figure comes from (paper, table, row)"},
-      {"pricing", "map", "—", ""},
-      {"pricing.gpu_hour", "dollars", "—", "price per GPU-hour (enables cost per 1M tokens)"},
+       "throughput or a time",
+       number(1e-6, 1),
+       {put_measured<Measured::Metric::Mfu>, nullptr}},
+      {"measured.source",
+       "text",
+       "required",
+       "where the figure comes from (paper, table, row)",
+       text(),
+       {put<&Scenario::measured, &Measured::source>, nullptr}},
+      {"pricing", "map", "—", "", map(), {}},
+      {"pricing.gpu_hour", "dollars", "—", "price per GPU-hour (enables cost per 1M tokens)",
+       quantity(Dimension::Money, false), field<&Scenario::price_per_gpu_hour>()},
   };
   return kKeys;
 }
@@ -249,6 +747,34 @@ const SchemaKey* find_key(std::string_view path) {
   for (const SchemaKey& k : scenario_keys())
     if (k.path == path) return &k;
   return nullptr;
+}
+
+std::vector<const SchemaKey*> rows_under(std::string_view section) {
+  std::vector<const SchemaKey*> out;
+  for (const SchemaKey& k : scenario_keys())
+    if (parent_of(k.path) == section) out.push_back(&k);
+  return out;
+}
+
+std::optional<std::string> show_value(const SchemaKey& key, const Scenario& s) {
+  if (!key.access.get) return std::nullopt;
+  const std::optional<KeyValue> v = key.access.get(s);
+  if (!v) return std::nullopt;
+  switch (key.rule.kind) {
+    case Kind::Integer:
+      return std::to_string(v->integer);
+    case Kind::Number:
+      return fmt::format("{}", v->number);
+    case Kind::Bool:
+      return v->flag ? "true" : "false";
+    case Kind::Choice:
+      assert(v->integer >= 0 && static_cast<std::size_t>(v->integer) < key.rule.choices.size());
+      return std::string(key.rule.choices[static_cast<std::size_t>(v->integer)]);
+    case Kind::Quantity:
+      return fmt::format("{}{}", v->number, unit_symbol(key.rule.dim));
+    default:
+      return v->text;
+  }
 }
 
 }  // namespace trainsim

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "scenario/limits.h"
+#include "scenario/scenario_schema.h"
 
 namespace trainsim {
 namespace {
@@ -25,14 +26,27 @@ class Checker {
   const Scenario& s_;
 };
 
+// Every value against its key's range in the schema, the one the loader reads it by.
+void check_ranges(const Scenario& s, const Checker& c) {
+  using Kind = ValueRule::Kind;
+  for (const SchemaKey& k : scenario_keys()) {
+    // The batch's own check blames the key the file gave (global_batch_size or microbatches).
+    if (!k.access.get || k.path == "training.global_batch_size") continue;
+    const std::optional<KeyValue> v = k.access.get(s);
+    if (!v) continue;
+    const std::string key(k.path);
+    if (k.rule.kind == Kind::Integer)
+      c.in_range(key, v->integer, static_cast<long long>(k.rule.min),
+                 static_cast<long long>(k.rule.max));
+    if (k.rule.kind == Kind::Number && !(v->number >= k.rule.min && v->number <= k.rule.max))
+      c.fail(key, fmt::format("expected a number in [{}, {}], got {}", k.rule.min, k.rule.max,
+                              v->number));
+  }
+}
+
 void check_layout(const Scenario& s, const Checker& c) {
   using namespace limits;
   const Layout& l = s.layout;
-  c.in_range("parallelism.dp", l.dp, 1, kMaxParallel);
-  c.in_range("parallelism.tp", l.tp, 1, kMaxParallel);
-  c.in_range("parallelism.pp", l.pp, 1, kMaxParallel);
-  c.in_range("parallelism.vpp", l.vpp, 1, kMaxParallel);
-  c.in_range("parallelism.zero", l.zero, 0, 3);
   const long long gpus = static_cast<long long>(l.dp) * l.tp * l.pp;
   if (gpus > kMaxGpus)
     c.fail("parallelism",
@@ -51,14 +65,11 @@ void check_layout(const Scenario& s, const Checker& c) {
 void check_batch(const Scenario& s, const Checker& c) {
   using namespace limits;
   const TrainingSpec& t = s.training;
-  if (s.model) c.in_range("training.seq_len", t.seq_len, 1, kMaxSeqLen);
-  c.in_range("training.recompute_layers", t.recompute_layers, 0, kMaxLayers);
   if (t.recompute_layers > 0 && t.recompute != Recompute::Full)
     c.fail("training.recompute_layers",
            fmt::format("only applies to recompute: full (the first N layers of each stage "
                        "recomputed), got recompute: {}",
                        recompute_name(t.recompute)));
-  c.in_range("training.micro_batch_size", t.micro_batch_size, 1, kMaxMicroBatch);
   // The batch is given as global_batch_size or as microbatches: blame the one the file gave.
   const std::string gbs = !c.given("training.global_batch_size") && c.given("training.microbatches")
                               ? "training.microbatches"
@@ -127,6 +138,7 @@ void check_fit(const Scenario& s, const Checker& c) {
 
 void validate(const Scenario& s) {
   const Checker c(s);
+  check_ranges(s, c);
   check_layout(s, c);
   check_batch(s, c);
   check_fit(s, c);
