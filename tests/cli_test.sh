@@ -62,6 +62,12 @@ expect 2 "no schedule can run this scenario" -- "$bin" compare "$src/scenarios/p
 # under each of them.
 expect 0 "paper-1f1b · 1f1b .* 34.600 ms" -- "$bin" compare "$src/scenarios/default.yaml" "$src/scenarios/paper-1f1b.yaml"
 grep -q "^  llama8b-h100x8-pp4 · 1f1b: 8 GPUs" "$tmp/out" || { echo "FAIL: compare A B has no header per scenario"; fail=1; }
+# --vary: edits of one scenario, one row per combination; a refused value is a skipped row
+expect 0 "parallelism.zero=1, training.recompute=full · 1f1b " -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero=0,1 --vary training.recompute=none,full
+expect 0 "skipped parallelism.zero=7 · 1f1b: ScenarioError: --vary parallelism.zero=7: parallelism.zero: expected an integer in \\[0, 3\\], got 7" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero=1,7
+expect 2 "none of these variants can run" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero=7
+expect 2 "expected key.path=v1,v2" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero
+expect 2 "--vary edits one scenario" -- "$bin" compare "$src/scenarios/default.yaml" "$src/scenarios/default.yaml" --vary parallelism.zero=1
 expect 0 "paper-1f1b · gpipe" -- "$bin" compare "$src/scenarios/default.yaml" "$src/scenarios/paper-1f1b.yaml" --schedules 1f1b,gpipe
 expect 2 "does not exist" -- "$bin" compare "$src/scenarios/default.yaml" /no/such.yaml
 expect 2 "search needs a model" -- "$bin" search "$src/scenarios/paper-1f1b.yaml"

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "report/step_report.h"
 #include "run/simulate.h"
+#include "scenario/validate_scenario.h"
 
 using namespace trainsim;
 
@@ -252,4 +253,38 @@ TEST_CASE("loader: integers past their limits are typed errors, never wrapped",
                  "microbatches: 65536}\ncluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
                  "parallelism: {dp: 8}\n"),
              Catch::Contains("exceed the limit of 1073741824"));
+}
+
+TEST_CASE("scenario: set_value edits one key by its rule, naming the edit in errors") {
+  Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/default.yaml");
+  set_value(s, "parallelism.zero=1", "code: zero 1");
+  set_value(s, "training.recompute=full", "code");
+  set_value(s, "cluster.intra_node.latency=5us", "code");
+  CHECK(s.layout.zero == 1);
+  CHECK(s.training.recompute == Recompute::Full);
+  CHECK(s.cluster.intra_node.latency == Approx(5e-6));
+  CHECK(s.where("parallelism.zero") == "code: zero 1");
+  // m = 16 with dp 2, b 1: the global batch becomes 16 · 2 · 1 = 32 sequences.
+  set_value(s, "training.microbatches=16", "code");
+  CHECK(s.training.global_batch_size == 32);
+  CHECK(s.microbatches() == 16);
+  validate(s);
+  CHECK_THROWS_WITH(set_value(s, "parallelism.zero=4", "--vary parallelism.zero=4"),
+                    "ScenarioError: --vary parallelism.zero=4: parallelism.zero: expected an "
+                    "integer in [0, 3], got 4");
+  CHECK_THROWS_WITH(
+      set_value(s, "training.attention=flash9", "here"),
+      Catch::Contains("here: training.attention: expected one of flash1, flash2, flash3, "
+                      "triton, unfused"));
+  CHECK_THROWS_WITH(set_value(s, "model.preset=llama-3.1-70b", "here"),
+                    Catch::Contains("model.preset: cannot be edited on a loaded scenario"));
+  CHECK_THROWS_WITH(set_value(s, "slowdown=[]", "here"), Catch::Contains("cannot be edited"));
+  CHECK_THROWS_WITH(set_value(s, "training.seqlen=4", "here"), Catch::Contains("unknown key"));
+  CHECK_THROWS_WITH(set_value(s, "training.seq_len=", "here"), Catch::Contains("expected a value"));
+  CHECK_THROWS_WITH(set_value(s, "zero", "here"), Catch::Contains("expected key.path=value"));
+  // A rule between keys is validate()'s, run after the last edit.
+  set_value(s, "parallelism.tp=3", "code");
+  CHECK_THROWS_WITH(validate(s),
+                    Catch::Contains("code: parallelism.tp: dp × tp × pp = 2 × 3 × 4 = 24 "
+                                    "must equal the GPU count"));
 }

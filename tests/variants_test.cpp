@@ -92,3 +92,59 @@ TEST_CASE("variants: several scenarios side by side, each under its own schedule
   CHECK(cross[2].label() == "two-stage · 1f1b");
   CHECK_THROWS_AS(simulate_scenarios({a}, {"nope"}), ScheduleError);
 }
+
+TEST_CASE("variants: --vary specs make every combination, the first varying slowest") {
+  const auto v = vary({"parallelism.zero=0,1", "training.recompute=none,full,selective"});
+  REQUIRE(v.size() == 6);  // 2 × 3
+  CHECK(v[0].label == "parallelism.zero=0, training.recompute=none");
+  CHECK(v[2].edits ==
+        std::vector<std::string>{"parallelism.zero=0", "training.recompute=selective"});
+  CHECK(v[3].label == "parallelism.zero=1, training.recompute=none");
+  // A YAML list keeps the commas inside each value.
+  const auto order = vary({R"(parallelism.rank_order=["tp,dp,pp", "dp,tp,pp"])"});
+  REQUIRE(order.size() == 2);
+  CHECK(order[1].edits[0] == "parallelism.rank_order=dp,tp,pp");
+  CHECK(vary({}).empty());
+  CHECK_THROWS_WITH(vary({"parallelism.zero"}), Contains("expected key.path=v1,v2"));
+  CHECK_THROWS_WITH(vary({"parallelism.zero="}), Contains("expected key.path=v1,v2"));
+  CHECK_THROWS_WITH(vary({"parallelism.zero=0,,1"}), Contains("an empty value"));
+  CHECK_THROWS_WITH(vary({"parallelism.zero=[]"}), Contains("a non-empty list"));
+  CHECK_THROWS_WITH(vary({"parallelism.zero=[[1]]"}), Contains("must be a scalar"));
+}
+
+TEST_CASE("variants: edits of one scenario side by side; one that cannot be is a row") {
+  // p = 4, m = 8, F = 1 ms, B = 2 ms: 1F1B takes (m + p − 1)(F + B) = 11 · 3 = 33 ms; with
+  // 16 micro-batches, (16 + 3) · 3 = 57 ms.
+  const Scenario s = test::pipeline(4, 8, 1, 2);
+  const auto rows = simulate_variants(s, vary({"training.microbatches=8,16"}));
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].label() == "training.microbatches=8 · 1f1b");
+  CHECK(rows[0].timeline->makespan == 33'000'000);
+  CHECK(rows[1].timeline->makespan == 57'000'000);
+  CHECK(rows[1].timeline->scenario.where("training.global_batch_size") ==
+        "--vary training.microbatches=16");
+
+  // A value its key's rule refuses, and an edit validate() refuses, are rows with the reason.
+  const auto bad = simulate_variants(s, {{"zero 5", {"parallelism.zero=5"}},
+                                         {"pp 3", {"parallelism.pp=3"}},
+                                         {"ok", {"training.microbatches=4"}},
+                                         {"nope", {"nope.key=1"}}});
+  REQUIRE(bad.size() == 4);
+  CHECK_FALSE(bad[0].ran());
+  CHECK_THAT(bad[0].error, Contains("--vary parallelism.zero=5: parallelism.zero: expected an "
+                                    "integer in [0, 3], got 5"));
+  // The file's costs give 4 stages' times: validate() holds the edited pp to them (and names
+  // the costs' line).
+  CHECK_THAT(bad[1].error, Contains("test.yaml:4: costs.forward: expected one "
+                                    "duration per pipeline stage (3 stages, pp = 3), got 4"));
+  CHECK(bad[2].ran());  // (4 + 3) · 3 = 21 ms
+  CHECK(bad[2].timeline->makespan == 21'000'000);
+  CHECK_THAT(bad[3].error, Contains("nope.key: unknown key"));
+  // Under named schedules: each variant under each, with the retry rule.
+  const auto cross =
+      simulate_variants(s, vary({"training.microbatches=8"}), {"1f1b", "interleaved-1f1b"});
+  REQUIRE(cross.size() == 2);
+  CHECK(cross[1].label() == "training.microbatches=8 · interleaved-1f1b (vpp 2)");
+  CHECK(cross[1].timeline->makespan == 28'500'000);
+  CHECK_THROWS_AS(simulate_variants(s, vary({"parallelism.zero=0"}), {"nope"}), ScheduleError);
+}

@@ -66,6 +66,7 @@ struct CompareArgs {
   bool json = false;
   std::string trace_dir;
   bool no_fold = false;
+  std::vector<std::string> vary;  ///< --vary KEY=V1,V2: edits of the one scenario
 };
 
 struct SearchArgs {
@@ -255,15 +256,21 @@ int cmd_compare(const CompareArgs& a, bool schedules_given) {
   // --schedules names some (then each scenario under each of them).
   const bool several = scenarios.size() > 1;
   std::vector<std::string> names;
-  if (!several || schedules_given) {
+  if ((!several && a.vary.empty()) || schedules_given) {
     names = a.schedules == "all" ? schedule_names() : split_names(a.schedules);
     if (names.empty()) throw InputError("--schedules: give at least one schedule name, or all");
   }
   // One retry rule and one row per schedule (run/variants.h), the GUI's Compare tab too.
   const SimulateOptions opt{"", !a.no_fold, nullptr};
-  const std::vector<VariantResult> variants = several
-                                                  ? simulate_scenarios(scenarios, names, opt)
-                                                  : simulate_schedules(scenarios[0], names, opt);
+  std::vector<VariantResult> variants;
+  if (!a.vary.empty()) {  // edits of one scenario, each under its schedule (or --schedules)
+    if (several) throw InputError("compare: --vary edits one scenario; give one file");
+    variants = simulate_variants(scenarios[0], vary(a.vary),
+                                 schedules_given ? names : std::vector<std::string>{}, opt);
+  } else {
+    variants = several ? simulate_scenarios(scenarios, names, opt)
+                       : simulate_schedules(scenarios[0], names, opt);
+  }
   std::vector<ComparedSchedule> rows;
   std::vector<const Timeline*> timelines;
   std::vector<std::string> skipped;
@@ -277,8 +284,9 @@ int cmd_compare(const CompareArgs& a, bool schedules_given) {
     rows.back().step.schedule = v.label();
   }
   if (rows.empty())
-    throw ScheduleError(std::string(several ? "none of these scenarios can run:\n"
-                                            : "no schedule can run this scenario:\n") +
+    throw ScheduleError(std::string(!a.vary.empty() ? "none of these variants can run:\n"
+                                    : several       ? "none of these scenarios can run:\n"
+                                                    : "no schedule can run this scenario:\n") +
                         fmt::format("{}", fmt::join(skipped, "\n")));
   std::vector<std::string> written;
   if (!a.trace_dir.empty())
@@ -560,6 +568,14 @@ int main(int argc, char** argv) {
                       "scenario's vpp or, if it cannot, at the nearest it takes (the row says "
                       "so); one that still cannot run is listed as skipped")
           ->capture_default_str();
+  cmp->add_option("--vary", ca.vary,
+                  "KEY=V1,V2,… : compare edits of the scenario instead, one row per value (each "
+                  "under the scenario's schedule, or each of --schedules); repeat it for every "
+                  "combination, e.g. --vary parallelism.zero=0,1,3 --vary training.recompute="
+                  "none,full. Each value is read by the key's rule, as in the file; an edit that "
+                  "cannot run is listed as skipped. A YAML list keeps commas inside values: "
+                  "parallelism.rank_order='[\"tp,dp,pp\", \"dp,tp,pp\"]'")
+      ->type_name("KEY=V,…");
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,
                   "Write one Chrome trace per schedule into this folder");

@@ -1,10 +1,15 @@
 #include "run/variants.h"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <yaml-cpp/yaml.h>
 
 #include "core/error.h"
+#include "scenario/scenario_loader.h"
 #include "scenario/validate_scenario.h"
 #include "schedules/registry.h"
 
@@ -84,6 +89,79 @@ std::vector<VariantResult> simulate_scenarios(const std::vector<Scenario>& scena
       r.scenario = name;
       out.push_back(std::move(r));
     }
+  }
+  return out;
+}
+
+std::vector<Variant> vary(const std::vector<std::string>& specs) {
+  std::vector<Variant> out{{}};
+  for (const std::string& spec : specs) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw InputError(
+          fmt::format("--vary {}: expected key.path=v1,v2,… (e.g. parallelism.zero=0,1,3)", spec));
+    const std::string key = spec.substr(0, eq), list = spec.substr(eq + 1);
+    std::vector<std::string> values;
+    if (list.front() == '[') {  // YAML flow: commas may sit inside quoted values
+      YAML::Node n;
+      try {
+        n = YAML::Load(list);
+      } catch (const YAML::Exception& e) {
+        throw InputError(fmt::format("--vary {}: not a valid YAML list: {}", spec, e.msg));
+      }
+      if (!n.IsSequence() || n.size() == 0)
+        throw InputError(fmt::format("--vary {}: expected a non-empty list of values", spec));
+      for (const auto& v : n) {
+        if (!v.IsScalar())
+          throw InputError(fmt::format("--vary {}: each value must be a scalar", spec));
+        values.push_back(v.Scalar());
+      }
+    } else {
+      for (std::size_t a = 0, b; a <= list.size(); a = b + 1) {
+        b = std::min(list.find(',', a), list.size());
+        values.push_back(list.substr(a, b - a));
+        if (values.back().empty())
+          throw InputError(fmt::format("--vary {}: an empty value in the list", spec));
+      }
+    }
+    std::vector<Variant> next;
+    for (const Variant& v : out)
+      for (const std::string& value : values) {
+        Variant w = v;
+        w.edits.push_back(key + "=" + value);
+        w.label += (w.label.empty() ? "" : ", ") + key + "=" + value;
+        next.push_back(std::move(w));
+      }
+    out = std::move(next);
+  }
+  return specs.empty() ? std::vector<Variant>{} : out;
+}
+
+std::vector<VariantResult> simulate_variants(const Scenario& base,
+                                             const std::vector<Variant>& variants,
+                                             const std::vector<std::string>& schedules,
+                                             const SimulateOptions& opt) {
+  for (const auto& name : schedules) find_schedule(name);  // unknown names fail before any work
+  std::vector<VariantResult> out;
+  for (const Variant& v : variants) {
+    Scenario sc = base;
+    sc.name = v.label;
+    try {
+      for (const std::string& edit : v.edits) {
+        set_value(sc, edit, "--vary " + edit);
+        sc.canonical_yaml += fmt::format("\n# --vary {}\n", edit);
+      }
+      validate(sc);
+    } catch (const InputError& e) {  // this variant cannot be: a row, the others still run
+      VariantResult r;
+      r.scenario = v.label;
+      r.schedule =
+          schedules.empty() ? base.schedule.name : fmt::format("{}", fmt::join(schedules, ", "));
+      r.error = e.what();
+      out.push_back(std::move(r));
+      continue;
+    }
+    for (VariantResult& r : simulate_scenarios({sc}, schedules, opt)) out.push_back(std::move(r));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// One scenario under several schedules, side by side: the call behind `trainsim compare` and the
-// GUI's Compare tab, so both show the same rows. One retry rule: a schedule that does not take
+// One scenario under several schedules, several scenarios, or several edits of one scenario, side
+// by side: the calls behind `trainsim compare` (and `--vary`) and the GUI's Compare tab, so both
+// show the same rows. One retry rule: a schedule that does not take
 // the scenario's chunks per rank (ScheduleEntry::min_chunks..max_chunks) runs at the nearest
 // count it takes (vpp 2 from vpp 1 for interleaved and V-shaped schedules; vpp 1 from a chunked
 // scenario for one-chunk schedules), on a copy of the scenario that validate() checks again. A
@@ -42,5 +43,27 @@ std::vector<VariantResult> simulate_schedules(const Scenario& base,
 std::vector<VariantResult> simulate_scenarios(const std::vector<Scenario>& scenarios,
                                               const std::vector<std::string>& schedules,
                                               const SimulateOptions& opt = {});
+
+/// One variant of a scenario: its label and its edits ("key=value", as `--set` writes them).
+struct Variant {
+  std::string label;
+  std::vector<std::string> edits;
+};
+
+/// The variants of `--vary KEY=V1,V2,…` specs: every combination of their values, the first
+/// spec's values varying slowest, each labelled "key=v, key=v". A value list in YAML flow form
+/// (`key=["tp,dp,pp", "dp,tp,pp"]`) keeps commas inside values. Throws InputError for a spec
+/// with no '=' or no value.
+std::vector<Variant> vary(const std::vector<std::string>& specs);
+
+/// Each variant of `base` side by side: its edits applied to a copy (set_value, so each value is
+/// read by its key's rule and named as "--vary EDIT" in errors), validated, then simulated as
+/// simulate_scenarios does (its own schedule, or each of `schedules` with the retry rule). An
+/// edit or a layout that cannot run is a row with its error, never an abort of the others; rows
+/// are named by the variants' labels. Unknown schedule names throw before any work.
+std::vector<VariantResult> simulate_variants(const Scenario& base,
+                                             const std::vector<Variant>& variants,
+                                             const std::vector<std::string>& schedules = {},
+                                             const SimulateOptions& opt = {});
 
 }  // namespace trainsim

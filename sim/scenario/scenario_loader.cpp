@@ -123,9 +123,9 @@ class Reader {
 
   std::string where(const Field& f) const {
     // An overridden key (or a parent of it) is reported as the override that set it.
-    for (const auto& [path, text] : overridden_)
+    for (const auto& [path, origin] : overridden_)
       if (f.path == path || f.path.rfind(path + ".", 0) == 0 || f.path.rfind(path + "[", 0) == 0)
-        return "--set " + text;
+        return origin;
     if (f.mark.line >= 0) return fmt::format("{}:{}", source_, f.mark.line + 1);
     return source_;
   }
@@ -301,7 +301,7 @@ class Reader {
 
  private:
   std::string source_;
-  std::map<std::string, std::string> overridden_;  ///< dotted path -> "key=value" text
+  std::map<std::string, std::string> overridden_;  ///< dotted path -> "--set key=value"
   mutable std::map<std::string, std::string> origins_;
 };
 
@@ -633,7 +633,9 @@ void check_sections(const Reader& r, const Field& top, const Scenario& s) {
 
 Scenario build(YAML::Node root, const std::string& source,
                const std::vector<std::string>& overrides) {
-  auto overridden = apply_overrides(root, overrides);
+  std::map<std::string, std::string> overridden;
+  for (const auto& [path, text] : apply_overrides(root, overrides))
+    overridden[path] = "--set " + text;
   Reader r(source, overridden);
   Field top{root, "", root.Mark()};
   if (!root.IsMap())
@@ -735,6 +737,45 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   return parse_scenario(read_input_file(path, "scenario"), path, overrides);
+}
+
+void set_value(Scenario& s, const std::string& assignment, const std::string& by) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ScenarioError(by, "", "expected key.path=value, e.g. parallelism.zero=1");
+  const std::string path = assignment.substr(0, eq);
+  const SchemaKey* key = find_key(path);
+  using Kind = ValueRule::Kind;
+  const bool batch = path == "training.microbatches" || path == "training.global_batch_size";
+  if (!key || (!key->access.apply && !batch) || key->rule.kind == Kind::List)
+    throw ScenarioError(
+        by, path,
+        key ? "cannot be edited on a loaded scenario; give it in the file or with --set"
+            : "unknown key (scenarios/README.md lists them)");
+  if (path.rfind("model.", 0) == 0 && !s.model)
+    throw ScenarioError(by, path, "the scenario has no model (it gives costs)");
+  YAML::Node node;
+  try {
+    node = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(by, path, std::string("value is not valid YAML: ") + e.msg);
+  }
+  const Reader r(s.source, {{path, by}});  // errors are placed at `by`
+  const Field f{node, path, YAML::Mark::null_mark()};
+  if (!f.present()) r.fail(f, "expected a value, got nothing");
+  if (batch) {
+    const long long v = r.value(f, key->rule).integer;
+    const long long per_mb = static_cast<long long>(s.layout.dp) * s.training.micro_batch_size;
+    const long long gbs = path == "training.microbatches" ? v * per_mb : v;
+    if (gbs > limits::kMaxGlobalBatch)
+      r.fail(f, fmt::format("{} sequences per step exceed the limit of {}", gbs,
+                            limits::kMaxGlobalBatch));
+    s.training.global_batch_size = static_cast<int>(gbs);
+  } else {
+    r.apply(*key, f, s);
+  }
+  s.set_origin(path, by);
+  if (batch) s.set_origin("training.global_batch_size", by);
 }
 
 }  // namespace trainsim

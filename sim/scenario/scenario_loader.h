@@ -17,4 +17,13 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides = {});
 
+/// Edits one value of a loaded scenario, as `--set` edits a file: `assignment` is
+/// "dotted.key=value" (value in YAML syntax), read by the key's rule in the schema
+/// (scenario_schema.h) and put in place; `by` becomes the key's origin and names it in errors
+/// ("--vary parallelism.zero=1"). `training.microbatches` sets the global batch to
+/// m × dp × micro_batch_size (the values at the time). A key that only the file can give (a
+/// section, a model or GPU preset, a schedule option, a list entry) is refused by name. Does not
+/// validate: call validate() after the last edit. Throws ScenarioError.
+void set_value(Scenario& s, const std::string& assignment, const std::string& by);
+
 }  // namespace trainsim
