@@ -171,9 +171,6 @@ class Reader {
     }
     return v;
   }
-  int int32(const Field& f, int min, int max = 1 << 30) const {
-    return static_cast<int>(integer(f, min, max));
-  }
 
   double number(const Field& f, double min, double max) const {
     double v = 0;
@@ -212,16 +209,6 @@ class Reader {
   }
 
   TimeNs duration(const Field& f) const { return seconds_to_ns(quantity(f, Dimension::Time)); }
-
-  template <typename E>
-  E choice(const Field& f, const std::vector<std::pair<std::string, E>>& options) const {
-    std::vector<std::string> names;
-    for (const auto& [name, value] : options) names.push_back(name);
-    if (f.node.IsScalar())
-      for (const auto& [name, value] : options)
-        if (f.node.Scalar() == name) return value;
-    fail(f, fmt::format("expected one of {}, got {}", join(names), show(f.node)));
-  }
 
   /// `f`'s value by its key's rule (scenario_schema.h).
   KeyValue value(const Field& f, const ValueRule& rule) const {
