@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/quantity.h"
+#include "scenario/scenario_schema.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -114,4 +115,38 @@ TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]")
   CHECK(j["steps_overlap"] == true);
   CHECK(j["step_time_s"].get<double>() == Approx(24e-3));
   CHECK(j["one_step_s"].get<double>() == Approx(27e-3));
+}
+
+TEST_CASE("report json: the training echo is the scenario schema's training keys") {
+  const Scenario s = test::yaml(
+      "model: llama-3.1-8b\n"
+      "training: {seq_len: 2048, global_batch_size: 8, recompute: full, recompute_layers: 2, "
+      "attention: unfused, precision: fp16}\n"
+      "cluster: {gpu: h100-sxm, gpus_per_node: 4}\nparallelism: {pp: 4}\n");
+  const nlohmann::json j = report_to_json(make_report(simulate(s, {"", true})));
+  const nlohmann::json& t = j.at("training");
+  // Every training key with a value in a Scenario, and no other (not `optimizer`, which
+  // changes nothing, nor `microbatches`, which the global batch already says).
+  std::vector<std::string> keys;
+  for (const auto& [key, v] : values_under("training", s))
+    keys.emplace_back(key->path.substr(std::string_view("training.").size()));
+  CHECK(keys.size() == t.size());
+  for (const std::string& k : keys) CHECK(t.contains(k));
+  CHECK_FALSE(t.contains("optimizer"));
+  CHECK(t.at("seq_len") == 2048);
+  CHECK(t.at("global_batch_size") == 8);
+  CHECK(t.at("recompute") == "full");
+  CHECK(t.at("recompute_layers") == 2);
+  CHECK(t.at("attention") == "unfused");
+  CHECK(t.at("grad_reduce_dtype") == "fp16");  // the training precision without fp32 buffers
+  CHECK(t.at("fused_optimizer") == true);
+  // recompute_layers 0 is "every layer": null.
+  const nlohmann::json every =
+      report_to_json(make_report(simulate(test::yaml("model: llama-3.1-8b\n"
+                                                     "training: {seq_len: 512, "
+                                                     "global_batch_size: 1, recompute: full}\n"
+                                                     "cluster: {gpu: h100-sxm, gpus_per_node: "
+                                                     "1}\n"),
+                                          {"", true})));
+  CHECK(every.at("training").at("recompute_layers").is_null());
 }

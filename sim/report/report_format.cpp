@@ -8,6 +8,7 @@
 #include "core/quantity.h"
 #include "report/accuracy.h"
 #include "report/memory_report.h"
+#include "scenario/scenario_schema.h"
 
 namespace trainsim {
 namespace {
@@ -114,31 +115,6 @@ std::string format_report(const StepReport& r) {
   return o;
 }
 
-namespace {
-const char* name(AttentionKernel k) {
-  switch (k) {
-    case AttentionKernel::Flash1:
-      return "flash1";
-    case AttentionKernel::Flash2:
-      return "flash2";
-    case AttentionKernel::Flash3:
-      return "flash3";
-    case AttentionKernel::Triton:
-      return "triton";
-    case AttentionKernel::Unfused:
-      return "unfused";
-  }
-  return "";
-}
-const char* name(Runtime r) {
-  return r == Runtime::Eager ? "eager" : "compiled";
-}
-
-const char* name(Recompute r) {
-  return recompute_name(r);
-}
-}  // namespace
-
 nlohmann::json report_to_json(const StepReport& r) {
   nlohmann::json j;
   j["scenario"] = r.scenario;
@@ -148,25 +124,38 @@ nlohmann::json report_to_json(const StepReport& r) {
                  {"pp", r.pp},     {"vpp", r.vpp}, {"microbatches", r.microbatches}};
   j["gpu"] = r.gpu;
   if (r.training) {
-    const TrainingSpec& t = *r.training;
-    j["training"] = {
-        {"seq_len", t.seq_len},
-        {"micro_batch_size", t.micro_batch_size},
-        {"global_batch_size", t.global_batch_size},
-        {"precision", t.precision == Precision::BF16 ? "bf16" : "fp16"},
-        {"recompute", name(t.recompute)},
-        {"recompute_layers",
-         t.recompute_layers > 0 ? nlohmann::json(t.recompute_layers) : nlohmann::json(nullptr)},
-        {"attention", name(t.attention)},
-        {"dropout", t.dropout},
-        {"fp32_grad_accumulation", t.fp32_grad_accumulation},
-        {"grad_reduce_dtype", grad_reduce_bytes(t) == 4.0      ? "fp32"
-                              : t.precision == Precision::BF16 ? "bf16"
-                                                               : "fp16"},
-        {"fused_optimizer", t.fused_optimizer},
-        {"grad_clipping", t.grad_clipping},
-        {"optimizer_post_validation", t.optimizer_post_validation},
-        {"runtime", name(t.runtime)}};
+    // The training keys as the scenario schema reads them (a key without a value is null). The
+    // report keeps the training settings only for a scenario with a model: so has this one.
+    using Kind = ValueRule::Kind;
+    Scenario sc;
+    sc.model.emplace();
+    sc.training = *r.training;
+    nlohmann::json t = nlohmann::json::object();
+    for (const auto& [key, v] : values_under("training", sc)) {
+      const std::string name(key->path.substr(key->path.rfind('.') + 1));
+      if (!v) {
+        t[name] = nullptr;
+        continue;
+      }
+      switch (key->rule.kind) {
+        case Kind::Integer:
+          t[name] = v->integer;
+          break;
+        case Kind::Number:
+        case Kind::Quantity:
+          t[name] = v->number;
+          break;
+        case Kind::Bool:
+          t[name] = v->flag;
+          break;
+        case Kind::Choice:
+          t[name] = std::string(key->rule.choices.at(static_cast<std::size_t>(v->integer)));
+          break;
+        default:
+          t[name] = v->text;
+      }
+    }
+    j["training"] = t;
   } else {
     j["training"] = nullptr;
   }

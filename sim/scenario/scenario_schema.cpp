@@ -198,6 +198,12 @@ std::optional<KeyValue> get_seq_len(const Scenario& s) {  // a costs-only study 
   return get<&Scenario::training, &TrainingSpec::seq_len>(s);
 }
 
+// 0 is "every layer": no number of layers (`--json` echoes null).
+std::optional<KeyValue> get_recompute_layers(const Scenario& s) {
+  if (s.training.recompute_layers == 0) return std::nullopt;
+  return get<&Scenario::training, &TrainingSpec::recompute_layers>(s);
+}
+
 // 16-bit reductions run in the training precision, so only its name is accepted.
 std::string put_grad_reduce(Scenario& s, const KeyValue& v) {
   const std::string half = s.training.precision == Precision::BF16 ? "bf16" : "fp16";
@@ -388,12 +394,15 @@ const std::vector<SchemaKey>& scenario_keys() {
        "activation recomputation before the backward (memory: `sim/memory/footprint.h`)",
        choice({"none", "selective", "full"}),
        field<&Scenario::training, &TrainingSpec::recompute>()},
-      {"training.recompute_layers", "integer ≥ 0, with `recompute: full`", "`0` (every layer)",
+      {"training.recompute_layers",
+       "integer ≥ 0, with `recompute: full`",
+       "`0` (every layer)",
        "full recompute of only the first N layers of each pipeline stage (model chunk); the others "
        "keep all their activations (Megatron's `--recompute-method block --recompute-num-layers "
        "N`); N at or past a stage's layers recomputes all of them; `--json` echoes it (`null` for "
        "every layer)",
-       integer(0, kMaxLayers), field<&Scenario::training, &TrainingSpec::recompute_layers>()},
+       integer(0, kMaxLayers),
+       {put<&Scenario::training, &TrainingSpec::recompute_layers>, get_recompute_layers}},
       {"training.fp32_grad_accumulation", "bool", "false",
        "fp32 gradient buffer (Megatron's default), +4 bytes per parameter", boolean(),
        field<&Scenario::training, &TrainingSpec::fp32_grad_accumulation>()},
@@ -753,6 +762,14 @@ std::vector<const SchemaKey*> rows_under(std::string_view section) {
   std::vector<const SchemaKey*> out;
   for (const SchemaKey& k : scenario_keys())
     if (parent_of(k.path) == section) out.push_back(&k);
+  return out;
+}
+
+std::vector<std::pair<const SchemaKey*, std::optional<KeyValue>>> values_under(
+    std::string_view section, const Scenario& s) {
+  std::vector<std::pair<const SchemaKey*, std::optional<KeyValue>>> out;
+  for (const SchemaKey* k : rows_under(section))
+    if (k->access.get) out.emplace_back(k, k->access.get(s));
   return out;
 }
 

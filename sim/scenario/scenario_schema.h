@@ -14,6 +14,7 @@
 #include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include "core/quantity.h"
@@ -89,6 +90,11 @@ std::vector<const SchemaKey*> rows_under(std::string_view section);
 const SchemaKey* find_key(std::string_view path);
 /// True when some key lies under `path`.
 bool is_section(std::string_view path);
+
+/// The keys under `section` with a getter and the scenario's value at each (nullopt: none, as
+/// `recompute_layers` 0, "every layer"), in table order: what `--json` echoes of the section.
+std::vector<std::pair<const SchemaKey*, std::optional<KeyValue>>> values_under(
+    std::string_view section, const Scenario& s);
 
 /// The scenario's value at `key` as YAML text ("4", "full", "3.4e-06s"), nullopt when the key
 /// has no getter or the scenario no value there.
