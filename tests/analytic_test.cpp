@@ -39,7 +39,7 @@ TEST_CASE("analytic: layer GEMM FLOPs are 2·n·(layer parameters)", "[analytic]
   for (const auto& g : m.layer_gemms()) flops += g.flops();
   // Llama-3.1-8B layer: 4096·(4096 + 2·8·128) + 4096² + 3·4096·14336 = 218,103,808 params;
   // n = 4096 tokens: 2 · 4096 · 218,103,808 = 1.7867e12.
-  CHECK(s.model->params_per_layer() == 218103808);
+  CHECK(s.model->layer_params(0, 1) == 218103808);
   CHECK(flops == Approx(2.0 * 4096 * 218103808.0));
 }
 
@@ -459,4 +459,69 @@ parallelism: {dp: 8}
   CHECK(to_seconds(eager.compute(Op::F, 0, 0).duration) -
             to_seconds(compiled.compute(Op::F, 0, 0).duration) ==
         Approx(extra).epsilon(1e-4));
+}
+
+namespace {
+// A small mixture of experts: h 1024, 8 heads of 128, 8 experts of 2048 (top 2) and a shared
+// expert of 1024, the first of 4 layers dense (f 4096); one stage, n = 2048 tokens.
+Scenario small_moe(int tp = 1, const char* recompute = "none") {
+  return test::yaml(fmt::format(R"(model:
+  layers: 4
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, shared_ffn_hidden: 1024, dense_layers: 1}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, recompute: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: {}, dp: {}}}
+)",
+                                recompute, tp, 8 / tp));
+}
+
+// Model FLOPs of every GEMM of `op` on stage 0, and of the non-recomputed ones.
+double gemm_flops(const AnalyticCostModel& m, Op op, bool recomputed) {
+  double flops = 0;
+  for (const Kernel& k : m.kernels(op, 0))
+    if (k.kind == Kernel::Kind::Gemm && k.recompute == recomputed) flops += k.count * k.flops;
+  return flops;
+}
+}  // namespace
+
+TEST_CASE("analytic: a MoE layer's forward GEMMs are 2·n·(its active parameters)",
+          "[analytic][moe]") {
+  const Scenario s = small_moe();
+  const ModelSpec& m = *s.model;
+  // Attention 1024·(8 + 2·8)·128 + 8·128·1024 = 4,194,304. Dense MLP 3·1024·4096 = 12,582,912.
+  // MoE MLP per token: router 1024·8 + 2 experts · 3·1024·2048 + shared 3·1024·1024 =
+  // 8,192 + 12,582,912 + 3,145,728 = 15,736,832 (of 8 experts' 50,331,648 + 8,192 + 3,145,728).
+  CHECK(m.attention_params() == 4'194'304);
+  CHECK(m.active_mlp_params(true) == 15'736'832);
+  CHECK(m.mlp_params(true) == 53'485'568);
+  CHECK(m.moe_layers_in(0, 4) == 3);
+  // Stage 0 holds all 4 layers and the embedding and head: its layer GEMMs, forward, are
+  // 2n·(4·attention + dense MLP + 3·MoE active) plus the LM head 2n·V·h.
+  const double n = 2048;
+  const double layers = 4 * 4'194'304.0 + 12'582'912.0 + 3 * 15'736'832.0;
+  const AnalyticCostModel model(s);
+  CHECK(gemm_flops(model, Op::F, false) == Approx(2 * n * (layers + 32000.0 * 1024)));
+  // The backward's input and weight gradients: twice that, half in I and half in W.
+  CHECK(gemm_flops(model, Op::I, false) == Approx(2 * n * (layers + 32000.0 * 1024)));
+  CHECK(gemm_flops(model, Op::W, false) == Approx(2 * n * (layers + 32000.0 * 1024)));
+  // TP 2 halves the experts' and the shared expert's GEMMs, not the router's (8 · 1024 per
+  // token on every TP rank).
+  const AnalyticCostModel tp2(small_moe(2));
+  CHECK(gemm_flops(tp2, Op::F, false) ==
+        Approx(2 * n * ((layers - 3 * 8192.0) / 2 + 3 * 8192.0 + 32000.0 * 1024 / 2)));
+}
+
+TEST_CASE("analytic: full recompute of a MoE stage redoes its dense and MoE forwards",
+          "[analytic][moe]") {
+  const AnalyticCostModel full(small_moe(1, "full"));
+  // The recomputed forward's GEMMs are the layers' (not the head's): 2n·layers.
+  const double layers = 4 * 4'194'304.0 + 12'582'912.0 + 3 * 15'736'832.0;
+  CHECK(gemm_flops(full, Op::I, true) == Approx(2 * 2048 * layers));
+  // And it costs time: I is slower than without recomputation.
+  const AnalyticCostModel none(small_moe());
+  CHECK(full.compute(Op::I, 0, 0).duration > none.compute(Op::I, 0, 0).duration);
 }

@@ -77,7 +77,7 @@ TEST_CASE("footprint: static memory follows domain.md §2 for ZeRO 0 to 3", "[fo
                     zero));
     const double psi =
         static_cast<double>(stage_params(llama8b(), partition_layers(32, 2)[0], 1, 2));
-    CHECK(psi == static_cast<double>(16 * llama8b().params_per_layer() + 128256LL * 4096));
+    CHECK(psi == static_cast<double>(16 * llama8b().layer_params(0, 1) + 128256LL * 4096));
     const int stages[] = {0};
     const StaticMemory m = static_memory(s, stages);
     INFO("ZeRO-" << zero);
@@ -124,4 +124,37 @@ TEST_CASE("footprint: unfused attention with dropout stores 5·a·s²·b bytes p
   tr.attention = AttentionKernel::Flash2;
   tr.dropout = 0;
   CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) == 0);
+}
+
+TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' tensors",
+          "[footprint][moe]") {
+  ModelSpec m;
+  m.layers = 4;
+  m.hidden = 1024;
+  m.ffn_hidden = 4096;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.vocab = 32000;
+  m.moe = MoeSpec{8, 2, 2048, 1024, 1};
+  const std::int64_t n = 2048;
+  const double h = 1024;
+  // Per token, 16-bit words: norms 4h; routed copies and expert outputs 2·k·h = 4h; router
+  // probabilities 2E = 16; Q, K, V, attention output 4h (d = 128, k = a); MLP tensors of 2
+  // experts and the shared one 3·(2·2048 + 1024) = 15,360. Plus 4 bytes · a of statistics.
+  const double words = 4 * h + 4 * h + 16 + 4 * h + 15360;
+  CHECK(layer_activation_bytes(m, n, 1, false, Recompute::None, true) ==
+        Approx(2.0 * n * words + 4.0 * n * 8));
+  // The dense layer of the same model keeps the dense MLP's 3f = 12,288 instead.
+  CHECK(layer_activation_bytes(m, n, 1, false, Recompute::None, false) ==
+        Approx(2.0 * n * (4 * h + 4 * h + 12288) + 4.0 * n * 8));
+  // Full recompute keeps only the layer input, MoE or not.
+  CHECK(layer_activation_bytes(m, n, 1, false, Recompute::Full, true) == Approx(2.0 * n * h));
+  // Stage parameters: 2 stages of 2 layers; stage 0 holds the dense layer 0, the MoE layer 1
+  // and the embedding; together the two hold every parameter once.
+  const auto parts = partition_layers(4, 2);
+  const std::int64_t first = stage_params(m, parts[0], 1, 2),
+                     second = stage_params(m, parts[1], 1, 2);
+  CHECK(first ==
+        2 * m.attention_params() + m.mlp_params(false) + m.mlp_params(true) + 32000LL * 1024);
+  CHECK(first + second == m.total_params());
 }

@@ -108,35 +108,128 @@ TEST_CASE("hf config: GPT-style families under their own key names", "[hf_config
   CHECK(f.total_params() == 6'921'420'800LL);
 }
 
-TEST_CASE("hf config: what a dense ModelSpec cannot hold is refused by name", "[hf_config]") {
-  // mistralai/Mixtral-8x7B-v0.1 read as dense would be 7.24 B instead of 46.7 B.
+TEST_CASE("hf config: mixtures of experts count their published totals and active parameters",
+          "[hf_config]") {
+  // mistralai/Mixtral-8x7B-v0.1. Attention 4096·(32 + 2·8)·128 + 32·128·4096 = 41,943,040;
+  // MoE MLP: router 4096·8 + 8 experts · 3·4096·14336 = 1,409,318,912; × 32 layers plus two
+  // 32000 × 4096 embeddings = 46,702,526,464 (the paper: 46.7 B). Active: 2 experts,
+  // 41,943,040 + 32,768 + 2·176,160,768 = 394,297,344 per layer → 12,879,659,008 (12.9 B).
   const json mixtral{
       {"model_type", "mixtral"}, {"hidden_size", 4096},       {"intermediate_size", 14336},
       {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
       {"num_local_experts", 8},  {"num_experts_per_tok", 2},  {"vocab_size", 32000}};
-  CHECK_THAT(error_of(mixtral), Catch::Contains("models/x/config.json") &&
-                                    Catch::Contains("\"num_local_experts\": 8") &&
-                                    Catch::Contains("mixture-of-experts"));
-  // A Llama-typed config with an expert count is refused too (the key, not the type).
+  const ModelSpec m = load(mixtral);
+  CHECK(m.moe.experts == 8);
+  CHECK(m.moe.top_k == 2);
+  CHECK(m.expert_ffn() == 14336);
+  CHECK(m.total_params() == 46'702'526'464LL);
+  CHECK(m.active_params() == 12'879'659'008LL);
+  CHECK(parameter_summary(m) == "46.7 B parameters, 12.9 B active per token");
+  // A dense read would have been 7.24 B: the preset agrees with the config.
+  CHECK(find_model_preset("mixtral-8x7b")->total_params() == m.total_params());
+
+  // Qwen/Qwen1.5-MoE-A2.7B (qwen2_moe): 60 experts of 1408, top 4, a shared expert of 5632.
+  // Per layer: attention 4·2048² = 16,777,216; router 2048·60 = 122,880; experts
+  // 60·3·2048·1408 = 519,045,120; shared 3·2048·5632 = 34,603,008 → 570,548,224; × 24 plus two
+  // 151936 × 2048 embeddings = 14,315,487,232 (the card: 14.3 B). Active: 4 experts (34,603,008)
+  // → 86,106,112 per layer → 2,688,876,544 (2.7 B).
+  const ModelSpec q = load(json{{"model_type", "qwen2_moe"},
+                                {"hidden_size", 2048},
+                                {"intermediate_size", 5632},
+                                {"moe_intermediate_size", 1408},
+                                {"shared_expert_intermediate_size", 5632},
+                                {"num_hidden_layers", 24},
+                                {"num_attention_heads", 16},
+                                {"num_key_value_heads", 16},
+                                {"num_experts", 60},
+                                {"num_experts_per_tok", 4},
+                                {"decoder_sparse_step", 1},
+                                {"mlp_only_layers", json::array()},
+                                {"tie_word_embeddings", false},
+                                {"vocab_size", 151936}});
+  CHECK(q.moe.shared_ffn_hidden == 5632);
+  CHECK(q.total_params() == 14'315'487'232LL);
+  CHECK(q.active_params() == 2'688'876'544LL);
+
+  // Qwen/Qwen3-30B-A3B (qwen3_moe): head_dim 128 although 2048 / 32 = 64. Attention
+  // 2048·(32 + 2·4)·128 + 32·128·2048 = 18,874,368; router 262,144; experts 128·3·2048·768 =
+  // 603,979,776; × 48 plus two 151936 × 2048 embeddings = 30,531,911,680 (the report: 30.5 B).
+  // Active, 8 experts: (18,874,368 + 262,144 + 37,748,736) · 48 + 622,329,856 = 3,352,821,760.
+  const ModelSpec q3 = load(json{{"model_type", "qwen3_moe"},
+                                 {"hidden_size", 2048},
+                                 {"intermediate_size", 6144},
+                                 {"moe_intermediate_size", 768},
+                                 {"head_dim", 128},
+                                 {"num_hidden_layers", 48},
+                                 {"num_attention_heads", 32},
+                                 {"num_key_value_heads", 4},
+                                 {"num_experts", 128},
+                                 {"num_experts_per_tok", 8},
+                                 {"vocab_size", 151936}});
+  CHECK(q3.head_dim() == 128);
+  CHECK(q3.total_params() == 30'531'911'680LL);
+  CHECK(q3.active_params() == 3'352'821'760LL);
+  CHECK(find_model_preset("qwen3-30b-a3b")->total_params() == q3.total_params());
+
+  // allenai/OLMoE-1B-7B-0924: 64 experts of intermediate_size 1024, top 8. Per layer
+  // 4·2048² + 2048·64 + 64·3·2048·1024 = 419,561,472; × 16 + 2·50304·2048 = 6,919,028,736
+  // (6.9 B); active 16,777,216 + 131,072 + 8·6,291,456 = 67,239,936 → 1,281,884,160 (1.3 B).
+  const ModelSpec o = load(json{{"model_type", "olmoe"},
+                                {"hidden_size", 2048},
+                                {"intermediate_size", 1024},
+                                {"num_hidden_layers", 16},
+                                {"num_attention_heads", 16},
+                                {"num_experts", 64},
+                                {"num_experts_per_tok", 8},
+                                {"vocab_size", 50304}});
+  CHECK(o.total_params() == 6'919'028'736LL);
+  CHECK(o.active_params() == 1'281'884'160LL);
+}
+
+TEST_CASE("hf config: what the ModelSpec cannot hold is refused by name", "[hf_config]") {
+  const json mixtral{
+      {"model_type", "mixtral"}, {"hidden_size", 4096},       {"intermediate_size", 14336},
+      {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+      {"num_local_experts", 8},  {"num_experts_per_tok", 2},  {"vocab_size", 32000}};
+  // A Llama-typed config with an expert count is refused (the key, not the type): its family's
+  // layers would be read as dense.
   json llama_moe = mixtral;
   llama_moe["model_type"] = "llama";
-  CHECK_THAT(error_of(llama_moe), Catch::Contains("num_local_experts"));
+  CHECK_THAT(error_of(llama_moe), Catch::Contains("models/x/config.json") &&
+                                      Catch::Contains("\"num_local_experts\": 8") &&
+                                      Catch::Contains("mixture-of-experts"));
+  // A MoE family without its top-k.
+  json no_top_k = mixtral;
+  no_top_k.erase("num_experts_per_tok");
+  CHECK_THAT(error_of(no_top_k), Catch::Contains("\"num_experts_per_tok\""));
+  // Qwen's MoE layer patterns other than "every layer".
+  json sparse_step = mixtral;
+  sparse_step["model_type"] = "qwen3_moe";
+  sparse_step["decoder_sparse_step"] = 2;
+  CHECK_THAT(error_of(sparse_step), Catch::Contains("\"decoder_sparse_step\": 2"));
+  json dense_layers = mixtral;
+  dense_layers["model_type"] = "qwen2_moe";
+  dense_layers["mlp_only_layers"] = json::array({0, 5});
+  CHECK_THAT(error_of(dense_layers), Catch::Contains("\"mlp_only_layers\": [0,5]"));
   // deepseek-ai/DeepSeek-V3: experts and latent attention.
   CHECK_THAT(error_of(json{{"model_type", "deepseek_v3"}, {"n_routed_experts", 256}}),
              Catch::Contains("\"n_routed_experts\": 256"));
   CHECK_THAT(error_of(json{{"model_type", "llama"}, {"kv_lora_rank", 512}}),
              Catch::Contains("kv_lora_rank") && Catch::Contains("latent attention"));
   // The type alone, when a config leaves the count out.
-  CHECK_THAT(error_of(json{{"model_type", "qwen3_moe"}}), Catch::Contains("\"qwen3_moe\""));
-  // google/gemma-7b: head_dim 256, but 3072 / 16 = 192.
-  CHECK_THAT(error_of(json{{"model_type", "gemma"},
-                           {"hidden_size", 3072},
-                           {"intermediate_size", 24576},
-                           {"num_hidden_layers", 28},
-                           {"num_attention_heads", 16},
-                           {"head_dim", 256},
-                           {"vocab_size", 256000}}),
-             Catch::Contains("\"head_dim\": 256") && Catch::Contains("3072 / 16 = 192"));
+  CHECK_THAT(error_of(json{{"model_type", "dbrx"}}), Catch::Contains("\"dbrx\""));
+  // google/gemma-7b: head_dim 256 where 3072 / 16 = 192 is now read: 28 layers of
+  // 3072·(16 + 2·16)·256 + 16·256·3072 + 3·3072·24576 = 276,824,064 plus the tied 256000 × 3072
+  // embedding = 8,537,505,792 (the card: 8.54 B).
+  const ModelSpec gemma = load(json{{"model_type", "gemma"},
+                                    {"hidden_size", 3072},
+                                    {"intermediate_size", 24576},
+                                    {"num_hidden_layers", 28},
+                                    {"num_attention_heads", 16},
+                                    {"head_dim", 256},
+                                    {"vocab_size", 256000}});
+  CHECK(gemma.head_dim() == 256);
+  CHECK(gemma.total_params() == 8'537'505'792LL);
   // facebook/opt-350m projects its 512-wide embedding up to 1024.
   CHECK_THAT(error_of(json{{"model_type", "opt"},
                            {"hidden_size", 1024},

@@ -29,3 +29,13 @@ TEST_CASE("quantity: wrong-dimension and unknown units are rejected", "[quantity
   CHECK_FALSE(parse_quantity("fast", Dimension::Time, &err));
   CHECK_FALSE(parse_quantity("-1ms", Dimension::Time, &err));
 }
+
+TEST_CASE("quantity: counts print to 3 significant digits with a short-scale suffix",
+          "[quantity]") {
+  CHECK(format_count(8'030'261'248.0) == "8.03 B");
+  CHECK(format_count(46'702'526'464.0) == "46.7 B");
+  CHECK(format_count(123'532'032.0) == "124 M");
+  CHECK(format_count(999'600'000.0) == "1.00 B");  // rounds up into the next scale
+  CHECK(format_count(1.01e12) == "1.01 T");
+  CHECK(format_count(512) == "512");
+}

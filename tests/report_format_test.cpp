@@ -150,3 +150,28 @@ TEST_CASE("report json: the training echo is the scenario schema's training keys
                                           {"", true})));
   CHECK(every.at("training").at("recompute_layers").is_null());
 }
+
+TEST_CASE("run and memory: the model's parameter count, and a MoE's active count",
+          "[report][moe]") {
+  // Llama-3.1-8B: 32 layers of 218,103,808 plus two 128256 × 4096 embeddings = 8.03 B.
+  const Timeline dense = simulate(llama8b(), {"", true});
+  CHECK_THAT(format_report(make_report(dense)),
+             Catch::Contains("model      llama-3.1-8b · 8.03 B parameters\n"));
+  CHECK_THAT(format_memory(make_memory_report(dense)),
+             Catch::StartsWith("model llama-3.1-8b · 8.03 B parameters\n"));
+  // Mixtral-8x7B (hf_config_test derives 46,702,526,464 and 12,879,659,008).
+  const Timeline moe = simulate(test::yaml("model: mixtral-8x7b\n"
+                                           "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+                                           "parallelism: {tp: 2, pp: 4}\n"
+                                           "training: {seq_len: 4096, global_batch_size: 8}\n"),
+                                {"", true});
+  CHECK_THAT(format_report(make_report(moe)),
+             Catch::Contains("mixtral-8x7b · 46.7 B parameters, 12.9 B active per token"));
+  const auto j = report_to_json(make_report(moe));
+  CHECK(j["model"]["parameters"] == 46'702'526'464LL);
+  CHECK(j["model"]["active_parameters"] == 12'879'659'008LL);
+  CHECK(memory_to_json(make_memory_report(moe))["model"]["name"] == "mixtral-8x7b");
+  // A costs-only study has no model to count.
+  CHECK(report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})))["model"]
+            .is_null());
+}

@@ -288,3 +288,53 @@ TEST_CASE("scenario: set_value edits one key by its rule, naming the edit in err
                     Catch::Contains("code: parallelism.tp: dp × tp × pp = 2 × 3 × 4 = 24 "
                                     "must equal the GPU count"));
 }
+
+TEST_CASE("scenario: a mixture of experts is whole, and refused by key when not",
+          "[scenario][moe]") {
+  const std::string model = R"(model:
+  layers: 4
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  moe: )";
+  const std::string rest = R"(
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)";
+  const Scenario s = parse_scenario(model + "{experts: 8, top_k: 2}" + rest, "s.yaml");
+  CHECK(s.model->moe.experts == 8);
+  CHECK(s.model->expert_ffn() == 4096);  // the model's ffn_hidden by default
+  CHECK_THAT(error_of(model + "{experts: 1, top_k: 1}" + rest),
+             Catch::Contains("model.moe.experts") && Catch::Contains("dense"));
+  CHECK_THAT(error_of(model + "{experts: 8}" + rest),
+             Catch::Contains("model.moe.top_k") && Catch::Contains("required"));
+  CHECK_THAT(error_of(model + "{experts: 8, top_k: 9}" + rest),
+             Catch::Contains("top_k = 9 exceeds the 8 experts"));
+  CHECK_THAT(error_of(model + "{top_k: 2}" + rest),
+             Catch::Contains("model.moe.top_k") && Catch::Contains("mixture of experts only"));
+  CHECK_THAT(error_of(model + "{experts: 8, top_k: 2, dense_layers: 4}" + rest),
+             Catch::Contains("model.moe.dense_layers") && Catch::Contains("no MoE layer"));
+  CHECK_THAT(error_of(model + "{experts: 8, top_k: 2, routing: dropless}" + rest),
+             Catch::Contains("routing"));
+  // Edited on a loaded scenario, checked again.
+  CHECK_THAT(error_of(model + "{experts: 8, top_k: 2}" + rest, {"model.moe.top_k=20"}),
+             Catch::Contains("top_k = 20"));
+}
+
+TEST_CASE("scenario: head_dim lets the heads' width differ from the hidden size",
+          "[scenario][moe]") {
+  // Qwen3-30B-A3B's preset: 32 heads of 128 on a 2048 hidden size.
+  const Scenario q = parse_scenario(R"(model: qwen3-30b-a3b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)",
+                                    "s.yaml");
+  CHECK(q.model->head_dim() == 128);
+  CHECK(q.model->moe.experts == 128);
+  // Without head_dim, heads must divide the hidden size.
+  CHECK_THAT(error_of(std::string(kGood) + "", {"model.heads=24"}),
+             Catch::Contains("or give model.head_dim"));
+}

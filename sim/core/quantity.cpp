@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -137,6 +138,19 @@ std::string format_bytes(double bytes) {
   if (a >= 1e6) return fmt::format("{:.2f} MB", bytes / 1e6);
   if (a >= 1e3) return fmt::format("{:.2f} kB", bytes / 1e3);
   return fmt::format("{:.0f} B", bytes);
+}
+
+std::string format_count(double n) {
+  static constexpr std::array<std::pair<double, const char*>, 4> kScales{
+      {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}}};
+  for (const auto& [scale, suffix] : kScales)
+    if (std::fabs(n) >= scale * 0.9995) {
+      const double v = n / scale;
+      // 3 significant digits: 1.23, 12.3, 123.
+      const int decimals = std::fabs(v) >= 99.95 ? 0 : std::fabs(v) >= 9.995 ? 1 : 2;
+      return fmt::format("{:.{}f} {}", v, decimals, suffix);
+    }
+  return fmt::format("{:.0f}", n);
 }
 
 std::string thousands(double v) {

@@ -20,6 +20,9 @@ std::string allowed_units(Dimension dim);
 /// Human formatting for reports: 1.234 ms, 25.0 MB, 450 GB/s.
 std::string format_time(double seconds);
 std::string format_bytes(double bytes);
+/// A count to 3 significant digits with a short-scale suffix: "8.03 B", "46.7 B", "124 M",
+/// "1.01 T" (model parameters).
+std::string format_count(double n);
 /// 1234567 -> "1,234,567" (rounded to an integer).
 std::string thousands(double v);
 

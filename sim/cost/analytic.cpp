@@ -89,55 +89,91 @@ double AnalyticCostModel::gemm_seconds(const GemmShape& g, double batch) const {
 std::vector<GemmShape> AnalyticCostModel::layer_gemms() const {
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
-  const double kvd = static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim());
+  const double d = static_cast<double>(m.head_dim());
+  const double q = static_cast<double>(m.heads) * d, kvd = static_cast<double>(m.kv_heads) * d;
   const double f = static_cast<double>(m.ffn_hidden);
   const double up = m.mlp == MlpKind::SwiGLU ? 2.0 * f : f;
   return {
-      {n, (h + 2 * kvd) / t, h},  // QKV projection (column-parallel)
-      {n, h, h / t},              // attention output (row-parallel)
+      {n, (q + 2 * kvd) / t, h},  // QKV projection (column-parallel)
+      {n, h, q / t},              // attention output (row-parallel)
       {n, up / t, h},             // MLP gate+up or up (column-parallel)
       {n, h, f / t},              // MLP down (row-parallel)
   };
 }
 
-void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
+void AnalyticCostModel::stage_layer_kernels(Op op, const StageContent& st,
+                                            std::vector<Kernel>& out) const {
+  // The model's dense layers come first, so a stage's dense layers precede its MoE layers.
+  const int sparse = s_.model->moe_layers_in(st.first_layer, st.layers);
+  const int dense = st.layers - sparse;
+  // Recomputation runs (part of) the forward again before the input gradient; it costs time
+  // but is not model FLOPs.
+  if (op == Op::I || op == Op::B) {
+    // Full: the forward of every layer again, or of the first training.recompute_layers.
+    if (const int redo = recomputed_layers(s_.training, st.layers); redo > 0) {
+      layer_kernels(Op::F, std::min(redo, dense), false, true, out);
+      layer_kernels(Op::F, redo - std::min(redo, dense), true, true, out);
+    }
+    if (s_.training.recompute == Recompute::Selective)
+      attention_kernels(Op::F, st.layers, true, out);
+  }
+  layer_kernels(op, dense, false, false, out);
+  layer_kernels(op, sparse, true, false, out);
+}
+
+void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recompute,
                                       std::vector<Kernel>& out) const {
+  if (layers == 0) return;
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
   const double f = static_cast<double>(m.ffn_hidden);
   const double kvd = static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim());
+  const double q = static_cast<double>(m.heads) * static_cast<double>(m.head_dim());
   auto push = [&](Kernel k) {
     k.count = layers;
     k.recompute = recompute;
     out.push_back(k);
   };
-  // Recomputation runs (part of) the forward again before the input gradient; it costs time
-  // but is not model FLOPs.
-  if (!recompute && (op == Op::I || op == Op::B)) {
-    // Full: the forward of every layer again, or of the first training.recompute_layers.
-    if (const int redo = recomputed_layers(s_.training, layers); redo > 0)
-      layer_kernels(Op::F, redo, true, out);
-    if (s_.training.recompute == Recompute::Selective) {
-      std::vector<Kernel> fwd;
-      layer_kernels(Op::F, layers, true, fwd);
-      for (const Kernel& k : fwd)
-        if (k.attention_core) out.push_back(k);
-    }
-  }
   // GEMMs. Input gradient: dA = dC·Bᵀ (m×k from m×n, n×k); weight gradient dB = Aᵀ·dC (k×n).
+  // `batch` GEMMs of one shape run as one grouped kernel (the experts').
+  auto gemms = [&](const char* const(&names)[3], GemmShape g, double batch = 1) {
+    auto gemm = [&](const char* what, GemmShape shape) {
+      push({Kernel::Kind::Gemm, what, shape, batch, batch * shape.flops(), batch * shape.bytes()});
+    };
+    if (op == Op::F) gemm(names[0], g);
+    if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
+    if (op == Op::W || op == Op::B) gemm(names[2], {g.k, g.n, g.m});
+  };
   static const char* const kNames[4][3] = {{"qkv", "qkv.dgrad", "qkv.wgrad"},
                                            {"attn_out", "attn_out.dgrad", "attn_out.wgrad"},
                                            {"mlp_up", "mlp_up.dgrad", "mlp_up.wgrad"},
                                            {"mlp_down", "mlp_down.dgrad", "mlp_down.wgrad"}};
-  const std::vector<GemmShape> gemms = layer_gemms();
-  for (std::size_t i = 0; i < gemms.size(); ++i) {
-    const GemmShape& g = gemms[i];
-    auto gemm = [&](const char* what, GemmShape shape) {
-      push({Kernel::Kind::Gemm, what, shape, 1, shape.flops(), shape.bytes()});
-    };
-    if (op == Op::F) gemm(kNames[i][0], g);
-    if (op == Op::I || op == Op::B) gemm(kNames[i][1], {g.m, g.k, g.n});
-    if (op == Op::W || op == Op::B) gemm(kNames[i][2], {g.k, g.n, g.m});
+  const std::vector<GemmShape> shapes = layer_gemms();
+  for (std::size_t i = 0; i < (moe ? 2 : shapes.size()); ++i) gemms(kNames[i], shapes[i]);
+  // A MoE layer's MLP (Megatron-Core's MoE layer without expert parallelism: every GPU holds
+  // every expert, each split over the TP ranks like a dense MLP): the router's h × E GEMM on
+  // every token (not split), then top_k experts per token as one grouped GEMM over the E
+  // experts (tokens spread evenly: n·k/E rows each), and the shared experts as a dense MLP.
+  const double mats_up = m.mlp == MlpKind::SwiGLU ? 2.0 : 1.0;
+  const double k = m.moe.top_k, experts = m.moe.experts;
+  const double fe = static_cast<double>(m.expert_ffn());
+  const double fs = static_cast<double>(m.moe.shared_ffn_hidden);
+  if (moe) {
+    static const char* const kRouter[3] = {"router", "router.dgrad", "router.wgrad"};
+    static const char* const kUp[3] = {"experts.up", "experts.up.dgrad", "experts.up.wgrad"};
+    static const char* const kDown[3] = {"experts.down", "experts.down.dgrad",
+                                         "experts.down.wgrad"};
+    static const char* const kSharedUp[3] = {"shared.up", "shared.up.dgrad", "shared.up.wgrad"};
+    static const char* const kSharedDown[3] = {"shared.down", "shared.down.dgrad",
+                                               "shared.down.wgrad"};
+    const double rows = n * k / experts;
+    gemms(kRouter, {n, experts, h});
+    gemms(kUp, {rows, mats_up * fe / t, h}, experts);
+    gemms(kDown, {rows, h, fe / t}, experts);
+    if (fs > 0) {
+      gemms(kSharedUp, {n, mats_up * fs / t, h});
+      gemms(kSharedDown, {n, h, fs / t});
+    }
   }
   if (op == Op::W) return;
   attention_kernels(op, layers, recompute, out);
@@ -174,15 +210,25 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
     memory("residual", 3 * hs * 2);  // read 2, write 1
     memory("residual", 3 * hs * 2);
   }
-  const double ff = n * f / t;  // elements of the MLP's activation on this GPU
+  // Elements of the MLP's activation on this GPU: the dense MLP's, or those of top_k routed
+  // experts and the shared experts.
+  const double ff = moe ? n * (k * fe + fs) / t : n * f / t;
   if (m.mlp == MlpKind::SwiGLU && eager)
     ops("swiglu", ff, constants::kEagerSwigluForwardBytes, constants::kEagerSwigluBackwardBytes, 2,
         3);
   else
     memory(m.mlp == MlpKind::SwiGLU ? "swiglu" : "gelu",
            (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * ff * 2);
+  if (moe) {
+    // The router's fp32 softmax and top-k over n·E scores (read and write 4 bytes each); the
+    // tokens copied into expert order and back, weighted and summed (Megatron's permute and
+    // unpermute: n·k rows of h read and written, then n·k read and n written).
+    memory("router.topk", 8 * n * experts);
+    memory("moe.permute", 2 * n * k * h * 2);
+    memory("moe.unpermute", (n * k + n) * h * 2);
+  }
   if (m.position == PositionEmbedding::Rotary) {  // rotary embeddings of q and k
-    const double qk = n * (h + kvd) / t;
+    const double qk = n * (q + kvd) / t;
     if (eager)
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels);
@@ -194,9 +240,10 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool recompute,
 void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
                                           std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
-  const double t = s_.layout.tp, h = static_cast<double>(m.hidden);
+  const double t = s_.layout.tp;
   const double sq = s_.training.seq_len, b = s_.training.micro_batch_size;
   const double d = static_cast<double>(m.head_dim());
+  const double h = static_cast<double>(m.heads) * d;          // the attention's width, a·d
   const double heads = b * static_cast<double>(m.heads) / t;  // (sequence, head) pairs
   auto push = [&](Kernel k) {
     k.count = layers;
@@ -204,7 +251,7 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
     k.attention_core = true;
     out.push_back(k);
   };
-  // Model FLOPs of the core: QKᵀ and PV, 2·2·b·a·s²·d = 4·b·s²·h forward, the causal half
+  // Model FLOPs of the core: QKᵀ and PV, 2·2·b·a·s²·d = 4·b·s²·(a·d) forward, the causal half
   // counted (the convention of MFU here); the backward's four products twice that.
   const double attn_fwd = 4.0 * b * sq * sq * h / t * constants::kCausalFraction;
   if (s_.training.attention != AttentionKernel::Unfused) {
@@ -287,11 +334,11 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
   // Forward runs embedding → layers → head; the backward passes the other way.
   if (op == Op::F) {
     if (st.embedding) embedding_kernels(op, out);
-    layer_kernels(op, st.layers, false, out);
+    stage_layer_kernels(op, st, out);
     if (st.head) head_kernels(op, out);
   } else {
     if (st.head) head_kernels(op, out);
-    layer_kernels(op, st.layers, false, out);
+    stage_layer_kernels(op, st, out);
     if (st.embedding) embedding_kernels(op, out);
   }
   return out;

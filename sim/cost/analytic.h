@@ -103,7 +103,10 @@ class AnalyticCostModel : public CostModel {
   double kernel_seconds(const Kernel& k) const;
 
  private:
-  void layer_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
+  /// The layers of `st`: their recomputation, then the dense layers', then the MoE layers'.
+  void stage_layer_kernels(Op op, const StageContent& st, std::vector<Kernel>& out) const;
+  /// `layers` layers of one kind (dense or MoE), each a run of every kernel.
+  void layer_kernels(Op op, int layers, bool moe, bool recompute, std::vector<Kernel>& out) const;
   void attention_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void head_kernels(Op op, std::vector<Kernel>& out) const;

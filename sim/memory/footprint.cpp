@@ -1,5 +1,7 @@
 #include "memory/footprint.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "scenario/partition.h"
 
@@ -11,15 +13,25 @@ constexpr double kAdamBytesPerParam = 12;  // fp32 master, m, v (domain.md §2, 
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
-                              Recompute recompute) {
+                              Recompute recompute, bool moe_layer) {
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
   const double t = tp;
   if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
-  const double kv = 2.0 * m.kv_heads * static_cast<double>(m.head_dim());
-  const double f = static_cast<double>(m.ffn_hidden);
-  const double mlp = m.mlp == MlpKind::SwiGLU ? 3 * f : 2 * f;
-  const double replicated = 4 * h;                // norm inputs and outputs
-  const double sharded = 2 * h + kv + mlp;        // Q, K, V, attention output, MLP tensors
+  const double d = static_cast<double>(m.head_dim());
+  const double q = static_cast<double>(m.heads) * d, kv = 2.0 * m.kv_heads * d;
+  const double mats = static_cast<double>(m.mlp_matrices());
+  double replicated = 4 * h;  // norm inputs and outputs
+  double mlp = mats * static_cast<double>(m.ffn_hidden);
+  if (moe_layer) {
+    // The routed tokens in expert order and the experts' outputs (k·h each, the combine's
+    // backward needs them), the router's fp32 probabilities (2E 16-bit words), and each
+    // routed and shared expert's own MLP tensors.
+    const double k = m.moe.top_k;
+    replicated += 2 * k * h + 2.0 * m.moe.experts;
+    mlp = mats *
+          (k * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.moe.shared_ffn_hidden));
+  }
+  const double sharded = q + h + kv + mlp;        // Q, K, V, attention output, MLP tensors
   const double stats = kFloat * n * m.heads / t;  // FlashAttention log-sum-exp, fp32
   const double per_token = sp ? (replicated + sharded) / t : replicated + sharded / t;
   return kHalf * n * per_token + stats;
@@ -46,13 +58,18 @@ double stage_activation_bytes(const Scenario& s, int stage) {
       static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size;
   const int t = s.layout.tp;
   const bool sp = s.layout.sequence_parallel;
-  // Full recompute of the first N layers only: the rest keep everything, as without it.
+  // Full recompute of the first N layers only: the rest keep everything, as without it. A
+  // stage's dense layers (the model's first) come before its MoE layers.
   const Recompute mode = s.training.recompute;
   const int redone = recomputed_layers(s.training, st.layers);
   const Recompute rest = mode == Recompute::Full ? Recompute::None : mode;
+  const int dense = st.layers - m.moe_layers_in(st.first_layer, st.layers);
   double bytes = redone * layer_activation_bytes(m, tokens, t, sp, Recompute::Full);
-  bytes += (st.layers - redone) * (layer_activation_bytes(m, tokens, t, sp, rest) +
-                                   attention_extra_bytes(m, s.training, t, sp, rest));
+  const double attention = attention_extra_bytes(m, s.training, t, sp, rest);
+  const int kept_dense = std::max(0, dense - redone), kept_moe = st.layers - redone - kept_dense;
+  bytes += kept_dense * (layer_activation_bytes(m, tokens, t, sp, rest) + attention);
+  if (kept_moe > 0)
+    bytes += kept_moe * (layer_activation_bytes(m, tokens, t, sp, rest, true) + attention);
   if (st.head) {
     const double n = static_cast<double>(tokens);
     bytes += kHalf * n * static_cast<double>(m.hidden) / (sp ? t : 1);  // final norm input

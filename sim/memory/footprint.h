@@ -14,16 +14,21 @@ namespace trainsim {
 /// the tensors a Llama-style layer (RMSNorm, GQA with FlashAttention, SwiGLU) stores for its
 /// backward, in 16-bit unless noted; n = micro-batch tokens, t = TP degree:
 ///   replicated under TP without SP: both norms' inputs and outputs   4·h
-///   sharded by TP: Q, K, V (h + 2·k·d), attention output h, gate and up 2f, down input f
+///   sharded by TP: Q, K, V (a·d + 2·k·d), attention output h, gate and up 2f, down input f
 ///   FlashAttention's softmax statistics: 4 bytes · heads (fp32, per token)
 /// so 2n·(4h + (2h + 2kd + 3f)/t) + 4n·a/t without SP and everything / t with SP. For
 /// Llama-3.1-8B (6h + 2kd + 3f = 17h) that is 34·n·h bytes at t = 1: Korthikanti et al.'s
 /// 34·s·b·h, whose GPT layer differs but lands on the same constant. FlashAttention keeps no
 /// s² scores, so selective recompute (which recomputes the attention core) saves nothing beyond
 /// that; full recompute keeps only the layer input, 2n·h (/ t with SP). A GELU MLP stores its
-/// input and the activation's input and output: 2f for the 3f of SwiGLU.
+/// input and the activation's input and output: 2f for the 3f of SwiGLU. A MoE layer
+/// (`moe_layer`) keeps, in place of the dense MLP's, each routed token's copy in expert order
+/// and its expert's output (2·top_k·h, replicated like the norms), the router's fp32
+/// probabilities (4 bytes · E) and the MLP tensors of top_k experts and the shared experts
+/// (sharded). With SP every term is divided by t (the experts' tokens gathered over TP are
+/// not counted apart).
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
-                              Recompute recompute);
+                              Recompute recompute, bool moe_layer = false);
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
 /// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0

@@ -90,6 +90,7 @@ MemoryReport make_memory_report(const Timeline& tl) {
   const Scenario& sc = tl.scenario;
   const Schedule& sch = tl.schedule;
   MemoryReport m;
+  m.model = sc.model;
   if (sc.has_cluster) m.device_memory = sc.cluster.gpu.memory;
   const auto events = activation_events(tl);
   const auto held = sch.stages_by_rank();
@@ -153,7 +154,9 @@ std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, cons
 }
 
 std::string format_memory(const MemoryReport& m) {
-  std::string o = fmt::format(
+  std::string o =
+      m.model ? fmt::format("model {} · {}\n", m.model->name, parameter_summary(*m.model)) : "";
+  o += fmt::format(
       "memory per GPU{}\n",
       m.device_memory > 0 ? fmt::format(" (device {})", format_bytes(m.device_memory)) : "");
   // The gathered-parameters column only appears when something is gathered (ZeRO-3).
@@ -178,6 +181,10 @@ std::string format_memory(const MemoryReport& m) {
 
 nlohmann::json memory_to_json(const MemoryReport& m) {
   nlohmann::json j;
+  if (m.model)
+    j["model"] = {{"name", m.model->name},
+                  {"parameters", m.model->total_params()},
+                  {"active_parameters", m.model->active_params()}};
   j["device_memory"] = m.device_memory;
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& s : m.stages)

@@ -2,12 +2,14 @@
 // Memory over time on each pipeline stage's GPUs: the static state (memory/footprint.h) plus the
 // activations the Timeline shows alive at every instant, the peak with its moment and breakdown,
 // and out-of-memory against the device. Reads the Timeline; recomputes nothing.
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "run/timeline.h"
+#include "scenario/model.h"
 
 namespace trainsim {
 
@@ -46,7 +48,8 @@ struct OutOfMemory {
 };
 
 struct MemoryReport {
-  double device_memory = 0;  ///< bytes, 0 without a cluster
+  std::optional<ModelSpec> model;  ///< the model trained (none in a costs-only study)
+  double device_memory = 0;        ///< bytes, 0 without a cluster
   std::vector<StageMemory> stages;
   std::vector<OutOfMemory> out_of_memory;
   /// The fullest GPU's peak: the largest stage peak (0 without stages).

@@ -34,6 +34,7 @@ std::string layout_line(const StepReport& r) {
 std::string format_report(const StepReport& r) {
   std::string o;
   o += fmt::format("scenario   {} ({})\n", r.scenario_name, r.scenario);
+  if (r.model) o += fmt::format("model      {} · {}\n", r.model->name, parameter_summary(*r.model));
   o += fmt::format("schedule   {}\n", r.schedule);
   o += fmt::format("layout     {}\n", layout_line(r));
   o += "--------- OUTPUT BREAKDOWN ---------\n";
@@ -119,6 +120,13 @@ nlohmann::json report_to_json(const StepReport& r) {
   nlohmann::json j;
   j["scenario"] = r.scenario;
   j["scenario_name"] = r.scenario_name;
+  if (r.model) {
+    j["model"] = {{"name", r.model->name},
+                  {"parameters", r.model->total_params()},
+                  {"active_parameters", r.model->active_params()}};
+  } else {
+    j["model"] = nullptr;
+  }
   j["schedule"] = r.schedule;
   j["layout"] = {{"gpus", r.gpus}, {"dp", r.dp},   {"tp", r.tp},
                  {"pp", r.pp},     {"vpp", r.vpp}, {"microbatches", r.microbatches}};

@@ -90,6 +90,7 @@ StepReport make_report(const Timeline& tl) {
   StepReport r;
   r.scenario = sc.source.empty() ? sc.name : sc.source;
   r.scenario_name = sc.name;
+  r.model = sc.model;
   r.schedule = tl.schedule.name;
   r.gpus = sc.layout.world();
   r.dp = sc.layout.dp;

@@ -24,6 +24,7 @@
 
 #include "report/critical_path.h"
 #include "run/timeline.h"
+#include "scenario/model.h"
 
 namespace trainsim {
 
@@ -58,6 +59,7 @@ struct CommVolume {
 struct StepReport {
   std::string scenario;  ///< path or name
   std::string scenario_name;
+  std::optional<ModelSpec> model;  ///< the model trained (none in a costs-only study)
   std::string schedule;
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1, vpp = 1, microbatches = 0;

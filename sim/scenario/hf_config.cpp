@@ -28,6 +28,7 @@ struct Family {
   bool tied_default;
   PositionEmbedding position;
   NormKind norm;
+  bool moe = false;  ///< a mixture-of-experts family whose expert keys are read
 };
 
 using namespace limits;
@@ -50,13 +51,20 @@ constexpr std::array kFamilies{
     Family{"bloom", false, true, Alibi, LayerNorm},
     Family{"falcon", false, true, Rotary, LayerNorm},  // `alibi: true` in the config: ALiBi
     Family{"mpt", false, true, Learned, LayerNorm},    // `attn_config.alibi: true`: ALiBi
+    // Mixtures of experts: every layer's MLP is routed experts (Mixtral, OLMoE: of width
+    // `intermediate_size`; Qwen: `moe_intermediate_size`, plus Qwen2-MoE's shared expert).
+    Family{"mixtral", true, false, Rotary, RMSNorm, true},
+    Family{"qwen2_moe", true, false, Rotary, RMSNorm, true},
+    Family{"qwen3_moe", true, false, Rotary, RMSNorm, true},
+    Family{"olmoe", true, false, Rotary, RMSNorm, true},
 };
 
-/// Model types that are mixture-of-experts models (each also has an expert-count key, which
-/// the key check below names; these are refused by type in case a config omits it).
-constexpr std::array<std::string_view, 13> kMoeTypes{
-    "mixtral", "qwen2_moe",  "qwen3_moe", "deepseek_v2", "deepseek_v3", "dbrx",  "olmoe",
-    "jamba",   "granitemoe", "phimoe",    "llama4",      "llama4_text", "jetmoe"};
+/// Mixture-of-experts model types not read (their routing, attention or layer pattern is not
+/// modelled: DeepSeek's latent attention, DBRX's and Jamba's own layouts, Llama 4's interleaved
+/// MoE layers, …); refused by type in case a config omits the expert count.
+constexpr std::array<std::string_view, 9> kMoeTypes{"deepseek_v2", "deepseek_v3", "dbrx",
+                                                    "jamba",       "granitemoe",  "phimoe",
+                                                    "llama4",      "llama4_text", "jetmoe"};
 
 /// The keys whose value makes the model a mixture of experts when it is above 1 (Mixtral,
 /// Llama 4; Qwen-MoE, OLMoE; DeepSeek; DBRX's `ffn_config`), and those of DeepSeek's
@@ -121,17 +129,18 @@ const Family* find_family(std::string_view type) {
 }
 
 /// Refuses what ModelSpec cannot hold, naming the field.
-void refuse_unmodelled(const ConfigReader& c, const std::string& type) {
+void refuse_unmodelled(const ConfigReader& c, const std::string& type, const Family* family) {
   const nlohmann::json& j = c.json();
   constexpr const char* kDense =
-      "trainsim models dense decoders only (mixture-of-experts is not modelled yet) and would "
-      "count a smaller dense model";
-  for (std::string_view key : kExpertKeys) {
-    const std::string k(key);
-    if (j.contains(k) && j[k].is_number() && j[k].get<double>() > 1)
-      c.fail(fmt::format("\"{}\": {} makes this a mixture-of-experts model; {}", k, json_text(j[k]),
-                         kDense));
-  }
+      "trainsim reads the experts of the mixtral, qwen2_moe, qwen3_moe and olmoe families only "
+      "and would count a smaller dense model";
+  if (!family || !family->moe)
+    for (std::string_view key : kExpertKeys) {
+      const std::string k(key);
+      if (j.contains(k) && j[k].is_number() && j[k].get<double>() > 1)
+        c.fail(fmt::format("\"{}\": {} makes this a mixture-of-experts model; {}", k,
+                           json_text(j[k]), kDense));
+    }
   if (j.contains("ffn_config") && j["ffn_config"].is_object() &&
       j["ffn_config"].contains("moe_num_experts"))
     c.fail(fmt::format("\"ffn_config.moe_num_experts\" makes this a mixture-of-experts model; {}",
@@ -148,6 +157,34 @@ void refuse_unmodelled(const ConfigReader& c, const std::string& type) {
   }
 }
 
+/// The experts of a MoE family's config: every layer routed, unless the config says otherwise
+/// in a way not modelled (Qwen's `decoder_sparse_step` and `mlp_only_layers`), which is refused.
+MoeSpec read_experts(const ConfigReader& c, std::int64_t ffn_hidden) {
+  MoeSpec e;
+  e.experts = static_cast<int>(
+      c.size({"num_local_experts", "num_experts", "n_routed_experts"}, limits::kMaxExperts));
+  if (e.experts < 2)
+    c.fail(fmt::format("a mixture-of-experts family with {} expert: give 2 or more", e.experts));
+  e.top_k = static_cast<int>(c.size({"num_experts_per_tok"}, e.experts));
+  const std::int64_t width = c.size({"moe_intermediate_size"}, limits::kMaxWidth, ffn_hidden);
+  e.ffn_hidden = width == ffn_hidden ? 0 : width;
+  if (c.first({"shared_expert_intermediate_size"}))
+    e.shared_ffn_hidden = c.size({"shared_expert_intermediate_size"}, limits::kMaxWidth);
+  if (const nlohmann::json* step = c.first({"decoder_sparse_step"});
+      step && !(step->is_number_integer() && step->get<long long>() == 1))
+    c.fail(
+        fmt::format("\"decoder_sparse_step\": {} puts experts in every {}th layer only; "
+                    "trainsim models MoE in every layer (after model.moe.dense_layers)",
+                    json_text(*step), json_text(*step)));
+  if (const nlohmann::json* dense = c.first({"mlp_only_layers"});
+      dense && !(dense->is_array() && dense->empty()))
+    c.fail(
+        fmt::format("\"mlp_only_layers\": {} makes chosen layers dense; trainsim models the "
+                    "first N layers dense only (model.moe.dense_layers)",
+                    json_text(*dense)));
+  return e;
+}
+
 }  // namespace
 
 std::vector<std::string> hf_model_types() {
@@ -160,8 +197,8 @@ ModelSpec model_from_hf_json(const nlohmann::json& j, const std::string& file) {
   const ConfigReader c(j, file);
   if (!j.is_object()) c.fail("expected a JSON object");
   const std::string type = c.optional("model_type", std::string());
-  refuse_unmodelled(c, type);
   const Family* family = type.empty() ? nullptr : find_family(type);
+  refuse_unmodelled(c, type, family);
   if (!type.empty() && !family) {
     std::string known;
     for (const Family& f : kFamilies) known += (known.empty() ? "" : ", ") + std::string(f.type);
@@ -219,17 +256,19 @@ ModelSpec model_from_hf_json(const nlohmann::json& j, const std::string& file) {
     m.norm = NormKind::LayerNorm;
   }
 
+  if (family && family->moe) m.moe = read_experts(c, m.ffn_hidden);
+
+  // Gemma's and Qwen3's head size is its own; others' is h / a.
+  if (const nlohmann::json* d = c.first({"head_dim"}))
+    if (!d->is_number_integer() || d->get<long long>() != m.hidden / m.heads ||
+        m.hidden % m.heads != 0)
+      m.head_size = c.size({"head_dim"}, kMaxWidth);
   // What ModelSpec would get wrong rather than hold.
-  if (m.hidden % m.heads != 0)
-    c.fail(fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads));
-  if (const nlohmann::json* d = c.first({"head_dim"})) {
-    if (!d->is_number_integer() || d->get<long long>() != m.hidden / m.heads)
-      c.fail(
-          fmt::format("\"head_dim\": {} differs from hidden size / heads ({} / {} = {}); "
-                      "trainsim's attention widths are hidden / heads, so it would count a "
-                      "different model",
-                      json_text(*d), m.hidden, m.heads, m.hidden / m.heads));
-  }
+  if (m.head_size == 0 && m.hidden % m.heads != 0)
+    c.fail(
+        fmt::format("hidden size {} is not divisible by {} heads (and no \"head_dim\" is "
+                    "given)",
+                    m.hidden, m.heads));
   if (const nlohmann::json* w = c.first({"word_embed_proj_dim"});
       w && !(w->is_number_integer() && w->get<long long>() == m.hidden))
     c.fail(

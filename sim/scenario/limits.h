@@ -13,6 +13,7 @@ inline constexpr long long kMaxStages = 1LL << 14;
 inline constexpr long long kMaxWidth = 1LL << 20;  ///< hidden, ffn_hidden
 inline constexpr long long kMaxHeads = 1LL << 16;  ///< heads, kv_heads
 inline constexpr long long kMaxVocab = 1LL << 24;
+inline constexpr long long kMaxExperts = 1LL << 14;   ///< routed experts per MoE layer
 inline constexpr long long kMaxParallel = 1LL << 20;  ///< dp, tp, pp, vpp, nodes, gpus_per_node
 inline constexpr long long kMaxGpus = 1LL << 24;      ///< dp × tp × pp
 inline constexpr long long kMaxSeqLen = 1LL << 24;

@@ -1,30 +1,80 @@
 #include "scenario/model.h"
 
+#include <algorithm>
 #include <array>
+
+#include <fmt/format.h>
+
+#include "core/quantity.h"
 
 namespace trainsim {
 namespace {
 
-// From each model's Hugging Face config.json (meta-llama/*): hidden_size, num_hidden_layers,
-// intermediate_size, num_attention_heads, num_key_value_heads, vocab_size, tie_word_embeddings.
-const std::array<ModelSpec, 4> kPresets{{
-    {"llama-3.2-1b", 16, 2048, 8192, 32, 8, 128256, true, MlpKind::SwiGLU},
-    {"llama-3.1-8b", 32, 4096, 14336, 32, 8, 128256, false, MlpKind::SwiGLU},
-    {"llama-3.1-70b", 80, 8192, 28672, 64, 8, 128256, false, MlpKind::SwiGLU},
-    {"llama-3.1-405b", 126, 16384, 53248, 128, 8, 128256, false, MlpKind::SwiGLU},
+using enum MlpKind;
+using enum PositionEmbedding;
+using enum NormKind;
+// From each model's Hugging Face config.json (meta-llama/*, mistralai/Mixtral-8x7B-v0.1,
+// Qwen/Qwen3-30B-A3B): hidden_size, num_hidden_layers, intermediate_size, num_attention_heads,
+// num_key_value_heads, vocab_size, tie_word_embeddings, head_dim; num_local_experts or
+// num_experts, num_experts_per_tok, moe_intermediate_size.
+const std::array<ModelSpec, 6> kPresets{{
+    {"llama-3.2-1b", 16, 2048, 8192, 32, 8, 128256, true, SwiGLU, Rotary, RMSNorm, 0, {}},
+    {"llama-3.1-8b", 32, 4096, 14336, 32, 8, 128256, false, SwiGLU, Rotary, RMSNorm, 0, {}},
+    {"llama-3.1-70b", 80, 8192, 28672, 64, 8, 128256, false, SwiGLU, Rotary, RMSNorm, 0, {}},
+    {"llama-3.1-405b", 126, 16384, 53248, 128, 8, 128256, false, SwiGLU, Rotary, RMSNorm, 0, {}},
+    // 46.7 B parameters, 12.9 B active (Jiang et al. 2024, arXiv 2401.04088).
+    {"mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, false, SwiGLU, Rotary, RMSNorm, 0,
+     MoeSpec{8, 2, 14336, 0, 0}},
+    // 30.5 B parameters, 3.3 B active (Qwen3 technical report, arXiv 2505.09388, Table 2).
+    {"qwen3-30b-a3b", 48, 2048, 6144, 32, 4, 151936, false, SwiGLU, Rotary, RMSNorm, 128,
+     MoeSpec{128, 8, 768, 0, 0}},
 }};
 
 }  // namespace
 
-std::int64_t ModelSpec::params_per_layer() const {
+int ModelSpec::moe_layers_in(int first, int count) const {
+  if (!is_moe()) return 0;
+  return std::max(0, first + count - std::max(first, moe.dense_layers));
+}
+
+std::int64_t ModelSpec::attention_params() const {
   const std::int64_t d = head_dim();
-  const std::int64_t attn = hidden * (hidden + 2 * kv_heads * d) + hidden * hidden;
-  const std::int64_t mlp_mats = mlp == MlpKind::SwiGLU ? 3 : 2;
-  return attn + mlp_mats * hidden * ffn_hidden;
+  return hidden * (heads + 2 * kv_heads) * d + heads * d * hidden;
+}
+
+std::int64_t ModelSpec::mlp_params(bool moe_layer) const {
+  if (!moe_layer) return mlp_matrices() * hidden * ffn_hidden;
+  return hidden * moe.experts +
+         mlp_matrices() * hidden * (moe.experts * expert_ffn() + moe.shared_ffn_hidden);
+}
+
+std::int64_t ModelSpec::active_mlp_params(bool moe_layer) const {
+  if (!moe_layer) return mlp_params(false);
+  return hidden * moe.experts +
+         mlp_matrices() * hidden * (moe.top_k * expert_ffn() + moe.shared_ffn_hidden);
+}
+
+std::int64_t ModelSpec::layer_params(int first, int count) const {
+  const std::int64_t sparse = moe_layers_in(first, count);
+  return count * attention_params() + (count - sparse) * mlp_params(false) +
+         sparse * mlp_params(true);
 }
 
 std::int64_t ModelSpec::total_params() const {
-  return layers * params_per_layer() + embedding_params() + head_params();
+  return layer_params(0, layers) + embedding_params() + head_params();
+}
+
+std::int64_t ModelSpec::active_params() const {
+  const std::int64_t sparse = moe_layers_in(0, layers);
+  return layers * attention_params() + (layers - sparse) * mlp_params(false) +
+         sparse * active_mlp_params(true) + embedding_params() + head_params();
+}
+
+std::string parameter_summary(const ModelSpec& m) {
+  std::string s = format_count(static_cast<double>(m.total_params())) + " parameters";
+  if (m.is_moe())
+    s += fmt::format(", {} active per token", format_count(static_cast<double>(m.active_params())));
+  return s;
 }
 
 const ModelSpec* find_model_preset(const std::string& name) {

@@ -1,7 +1,8 @@
 #pragma once
 // The transformer being trained: a decoder with GQA attention and a SwiGLU (Llama) or GELU (GPT)
-// MLP. Pure data plus the parameter counts of domain.md §1. Does not model: MoE, biases, norms'
-// parameters (2h per layer, negligible), rotary tables.
+// MLP, or a mixture of experts in place of the MLP (Mixtral, Qwen-MoE, OLMoE). Pure data plus
+// the parameter counts of domain.md §1. Does not model: biases, norms' parameters (2h per
+// layer, negligible), rotary tables, DeepSeek's latent attention.
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string
 #include <vector>   // std::vector
@@ -16,6 +17,19 @@ enum class PositionEmbedding { Rotary, Learned, Alibi };
 /// runtime runs RMSNorm as separate PyTorch ops (LayerNorm stays one ATen kernel).
 enum class NormKind { RMSNorm, LayerNorm };
 
+/// Mixture of experts (Shazeer et al. 2017; Mixtral, arXiv 2401.04088; DeepSeekMoE, arXiv
+/// 2401.06066): in each MoE layer a router (an h × E GEMM) sends every token to `top_k` of
+/// `experts` MLPs of width `ffn_hidden`, and every token also passes the shared experts (one
+/// MLP of total width `shared_ffn_hidden`, 0 for none). The first `dense_layers` layers keep
+/// the model's dense MLP (DeepSeek's first_k_dense_replace).
+struct MoeSpec {
+  int experts = 0;  ///< routed experts per MoE layer; 0: a dense model
+  int top_k = 0;
+  std::int64_t ffn_hidden = 0;  ///< one routed expert's MLP width; 0: the model's ffn_hidden
+  std::int64_t shared_ffn_hidden = 0;
+  int dense_layers = 0;
+};
+
 struct ModelSpec {
   std::string name;
   int layers = 0;
@@ -28,18 +42,43 @@ struct ModelSpec {
   MlpKind mlp = MlpKind::SwiGLU;
   PositionEmbedding position = PositionEmbedding::Rotary;
   NormKind norm = NormKind::RMSNorm;
+  std::int64_t head_size = 0;  ///< d when given (Gemma, Qwen3); 0: hidden / heads
+  MoeSpec moe;
 
-  std::int64_t head_dim() const { return hidden / heads; }
-  /// Parameters of one layer: QKV h·(h + 2·k·d) + out h² + MLP (3·h·f SwiGLU, 2·h·f GELU).
-  std::int64_t params_per_layer() const;
+  std::int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
+  bool is_moe() const { return moe.experts > 0; }
+  /// One routed expert's MLP width.
+  std::int64_t expert_ffn() const { return moe.ffn_hidden > 0 ? moe.ffn_hidden : ffn_hidden; }
+  /// MLP weight matrices per unit of width: 3 (gate, up, down) for SwiGLU, 2 for GELU.
+  std::int64_t mlp_matrices() const { return mlp == MlpKind::SwiGLU ? 3 : 2; }
+  /// Whether layer `i` (0-based) has experts in place of the dense MLP.
+  bool moe_layer(int i) const { return is_moe() && i >= moe.dense_layers; }
+  /// The MoE layers among layers [first, first + count).
+  int moe_layers_in(int first, int count) const;
+  /// Attention of one layer: Q h·a·d, K and V h·k·d each, output a·d·h.
+  std::int64_t attention_params() const;
+  /// The MLP of one layer: dense f·h·(3 or 2); MoE: router h·E + E experts + shared experts.
+  std::int64_t mlp_params(bool moe_layer) const;
+  /// Of mlp_params, what one token uses: the router, top_k experts and the shared experts.
+  std::int64_t active_mlp_params(bool moe_layer) const;
+  /// Parameters of layers [first, first + count).
+  std::int64_t layer_params(int first, int count) const;
   /// Input embedding V·h.
   std::int64_t embedding_params() const { return vocab * hidden; }
   /// LM head V·h, or 0 when tied to the input embedding.
   std::int64_t head_params() const { return tied_embeddings ? 0 : vocab * hidden; }
   std::int64_t total_params() const;
+  /// Parameters one token passes through (total_params for a dense model): what MoE papers
+  /// call activated parameters.
+  std::int64_t active_params() const;
 };
 
-/// The named presets (llama-3.2-1b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b), or nullptr.
+/// "8.03 B parameters", or for a mixture of experts "46.7 B parameters, 12.9 B active per
+/// token": what `run` and `memory` print, so a user sees at once what was loaded.
+std::string parameter_summary(const ModelSpec& m);
+
+/// The named presets (llama-3.2-1b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b,
+/// mixtral-8x7b, mixtral-8x22b, qwen3-30b-a3b), or nullptr.
 const ModelSpec* find_model_preset(const std::string& name);
 std::vector<std::string> model_preset_names();
 

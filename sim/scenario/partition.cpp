@@ -22,7 +22,7 @@ std::vector<StageContent> partition_layers(int layers, int stages) {
 }
 
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages) {
-  std::int64_t p = st.layers * m.params_per_layer();
+  std::int64_t p = m.layer_params(st.first_layer, st.layers);
   if (st.embedding) p += m.embedding_params();
   if (st.head && (!m.tied_embeddings || stages > 1)) p += m.vocab * m.hidden;
   return p / tp;

@@ -204,6 +204,27 @@ std::optional<KeyValue> get_recompute_layers(const Scenario& s) {
   return get<&Scenario::training, &TrainingSpec::recompute_layers>(s);
 }
 
+// The model's head size d: the given one, else h / a (shown so, and given back explicitly).
+std::optional<KeyValue> get_head_dim(const Scenario& s) {
+  if (!s.model) return std::nullopt;
+  KeyValue v;
+  v.integer = s.model->head_dim();
+  return v;
+}
+
+// A dense model has no top-k (nor a MoE one that has not given it: validate() says it is
+// required); an expert's width 0 (the default) is "the model's ffn_hidden".
+std::optional<KeyValue> get_top_k(const Scenario& s) {
+  if (!s.model || !s.model->is_moe() || s.model->moe.top_k == 0) return std::nullopt;
+  return get<&Scenario::model, &ModelSpec::moe, &MoeSpec::top_k>(s);
+}
+std::optional<KeyValue> get_expert_ffn(const Scenario& s) {
+  if (!s.model || !s.model->is_moe()) return std::nullopt;
+  KeyValue v;
+  v.integer = s.model->expert_ffn();
+  return v;
+}
+
 // 16-bit reductions run in the training precision, so only its name is accepted.
 std::string put_grad_reduce(Scenario& s, const KeyValue& v) {
   const std::string half = s.training.precision == Precision::BF16 ? "bf16" : "fp16";
@@ -331,9 +352,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "—",
        "a Hugging Face `config.json` (relative to the scenario file), read by its `model_type` "
        "(llama, mistral, qwen2, qwen3, gemma, gemma2, phi3, olmo2, gpt_neox, gptj, phi, gpt2, opt, "
-       "bloom, falcon, mpt: gated or plain MLP, tied head, positions and norm as the family "
-       "defines them) or, without one, by Llama's key names; a mixture-of-experts, "
-       "latent-attention or `head_dim` ≠ h/a config is refused by the field's name "
+       "bloom, falcon, mpt, and the mixtures of experts mixtral, qwen2_moe, qwen3_moe, olmoe: "
+       "gated or plain MLP, tied head, positions, norm and experts as the family defines them) or, "
+       "without one, by Llama's key names; `head_dim` is read; other mixtures of experts, "
+       "latent attention and MoE layer patterns not modelled are refused by the field's name "
        "(`sim/scenario/hf_config.h`)",
        path(),
        {}},
@@ -345,8 +367,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::model, &ModelSpec::hidden>()},
       {"model.ffn_hidden", "integer ≥ 1", "preset", "MLP inner size f", integer(1, kMaxWidth),
        field<&Scenario::model, &ModelSpec::ffn_hidden>()},
-      {"model.heads", "integer ≥ 1", "preset", "attention heads a (must divide h)",
-       integer(1, kMaxHeads), field<&Scenario::model, &ModelSpec::heads>()},
+      {"model.heads", "integer ≥ 1", "preset",
+       "attention heads a (must divide h unless `head_dim` is given)", integer(1, kMaxHeads),
+       field<&Scenario::model, &ModelSpec::heads>()},
       {"model.kv_heads", "integer ≥ 1", "`heads`", "key/value heads k (GQA; must divide a)",
        integer(1, kMaxHeads), field<&Scenario::model, &ModelSpec::kv_heads>()},
       {"model.vocab", "integer ≥ 1", "preset", "vocabulary V", integer(1, kMaxVocab),
@@ -364,6 +387,42 @@ const std::vector<SchemaKey>& scenario_keys() {
        "the layer's normalization; the same bytes as one fused kernel, but an eager runtime runs "
        "RMSNorm as separate PyTorch ops (LayerNorm stays one kernel)",
        choice({"rmsnorm", "layernorm"}), field<&Scenario::model, &ModelSpec::norm>()},
+      {"model.head_dim",
+       "integer ≥ 1",
+       "h / a",
+       "attention head size d, when the model's differs from hidden / heads (Gemma, Qwen3): Q "
+       "and the attention output are a·d wide, K and V k·d",
+       integer(1, kMaxWidth),
+       {put<&Scenario::model, &ModelSpec::head_size>, get_head_dim}},
+      {"model.moe",
+       "map",
+       "— (a dense model)",
+       "mixture of experts in place of the MLP: a router sends each token to `top_k` of "
+       "`experts` MLPs; every GPU holds every expert (no expert parallelism yet)",
+       map(),
+       {}},
+      {"model.moe.experts", "integer ≥ 0", "0", "routed experts E per MoE layer (0: dense)",
+       integer(0, kMaxExperts), field<&Scenario::model, &ModelSpec::moe, &MoeSpec::experts>()},
+      {"model.moe.top_k",
+       "integer ≥ 1",
+       "required with `experts`",
+       "experts each token is sent to (at most `experts`)",
+       integer(1, kMaxExperts),
+       {put<&Scenario::model, &ModelSpec::moe, &MoeSpec::top_k>, get_top_k}},
+      {"model.moe.ffn_hidden",
+       "integer ≥ 1",
+       "the model's `ffn_hidden`",
+       "one routed expert's MLP inner size",
+       integer(1, kMaxWidth),
+       {put<&Scenario::model, &ModelSpec::moe, &MoeSpec::ffn_hidden>, get_expert_ffn}},
+      {"model.moe.shared_ffn_hidden", "integer ≥ 0", "0",
+       "inner size of the shared experts every token also passes (all of them together; "
+       "DeepSeek, Qwen-MoE)",
+       integer(0, kMaxWidth),
+       field<&Scenario::model, &ModelSpec::moe, &MoeSpec::shared_ffn_hidden>()},
+      {"model.moe.dense_layers", "integer ≥ 0", "0",
+       "the first N layers keep the dense MLP of `ffn_hidden` (DeepSeek's first_k_dense_replace)",
+       integer(0, kMaxLayers), field<&Scenario::model, &ModelSpec::moe, &MoeSpec::dense_layers>()},
       {"training", "map", "required", "", map(), {}},
       {"training.seq_len",
        "integer ≥ 1",

@@ -1,5 +1,7 @@
 #include "scenario/validate_scenario.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -42,6 +44,35 @@ void check_ranges(const Scenario& s, const Checker& c) {
       c.fail(key, fmt::format("expected a number in [{}, {}], got {}", k.rule.min, k.rule.max,
                               v->number));
   }
+}
+
+// A mixture of experts is whole: experts with a top-k, and MoE keys only with experts.
+void check_moe(const Scenario& s, const Checker& c) {
+  if (!s.model) return;
+  const ModelSpec& m = *s.model;
+  const MoeSpec& e = m.moe;
+  if (e.experts == 0) {
+    for (const auto& [key, set] : {std::pair{"model.moe.top_k", e.top_k != 0},
+                                   {"model.moe.ffn_hidden", e.ffn_hidden != 0},
+                                   {"model.moe.shared_ffn_hidden", e.shared_ffn_hidden != 0},
+                                   {"model.moe.dense_layers", e.dense_layers != 0}})
+      if (set)
+        c.fail(key, "applies to a mixture of experts only: give model.moe.experts (2 or more)");
+    return;
+  }
+  if (e.experts == 1)
+    c.fail("model.moe.experts",
+           "1 expert is a dense MLP: give 0 (a dense model) or 2 or more routed experts");
+  if (e.top_k == 0)
+    c.fail("model.moe.top_k", fmt::format("required with model.moe.experts ({}): the experts "
+                                          "each token is sent to",
+                                          e.experts));
+  if (e.top_k > e.experts)
+    c.fail("model.moe.top_k", fmt::format("top_k = {} exceeds the {} experts", e.top_k, e.experts));
+  if (e.dense_layers >= m.layers)
+    c.fail("model.moe.dense_layers",
+           fmt::format("{} dense layers of the model's {} leave no MoE layer", e.dense_layers,
+                       m.layers));
 }
 
 void check_layout(const Scenario& s, const Checker& c) {
@@ -139,6 +170,7 @@ void check_fit(const Scenario& s, const Checker& c) {
 void validate(const Scenario& s) {
   const Checker c(s);
   check_ranges(s, c);
+  check_moe(s, c);
   check_layout(s, c);
   check_batch(s, c);
   check_fit(s, c);

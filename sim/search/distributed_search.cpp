@@ -39,6 +39,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, glob
                                    attention, dropout, fused_optimizer, grad_clipping,
                                    optimizer_post_validation, runtime, grad_reduce)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Measured, metric, value, source)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MoeSpec, experts, top_k, ffn_hidden, shared_ffn_hidden,
+                                   dense_layers)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelSpec, name, layers, hidden, ffn_hidden, heads, kv_heads,
+                                   vocab, tied_embeddings, mlp, position, norm, head_size, moe)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageStats, stage, compute_busy_s, first_compute_start_s,
                                    last_compute_end_s, idle_s, optimizer_s, peak_in_flight,
                                    peak_activation_bytes, exposed_tp_s, exposed_dp_s, exposed_pp_s,
@@ -48,9 +52,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CriticalPath, compute_s, tp_s, dp_s, pp_s, op
                                    waiting_s, tasks)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s, imbalance_s,
                                    communication_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, schedule, gpus, dp, tp, pp,
-                                   vpp, microbatches, gpu, training, step_time_s, one_step_s,
-                                   overlapped_steps, pipeline_time_s, after_pipeline_s,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, model, schedule, gpus, dp,
+                                   tp, pp, vpp, microbatches, gpu, training, step_time_s,
+                                   one_step_s, overlapped_steps, pipeline_time_s, after_pipeline_s,
                                    tokens_per_step, tokens_per_s, model_flops, tflops_per_gpu, mfu,
                                    bubble_fraction_of_step, bubble_over_ideal, idle,
                                    cost_per_million_tokens, price_per_gpu_hour, stages, p2p_bytes,
