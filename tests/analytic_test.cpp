@@ -525,3 +525,39 @@ TEST_CASE("analytic: full recompute of a MoE stage redoes its dense and MoE forw
   const AnalyticCostModel none(small_moe());
   CHECK(full.compute(Op::I, 0, 0).duration > none.compute(Op::I, 0, 0).duration);
 }
+
+TEST_CASE("analytic: latent attention's GEMMs are 2·n·(its parameters); the latents are not split",
+          "[analytic][moe]") {
+  auto scenario = [](int tp) {
+    return test::yaml(fmt::format(R"(model:
+  layers: 2
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  mla: {{q_rank: 256, kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: {}, dp: {}}}
+)",
+                                  tp, 8 / tp));
+  };
+  const Scenario s = scenario(1);
+  // q down 1024·256 = 262,144; q up 256·8·96 = 196,608; kv down 1024·160 = 163,840; kv up
+  // 128·8·128 = 131,072; output 8·64·1024 = 524,288: 1,277,952.
+  CHECK(s.model->attention_params() == 1'277'952);
+  const AnalyticCostModel one(s), two(scenario(2));
+  double flops1 = 0, flops2 = 0;
+  for (const LayerGemm& g : one.attention_gemms()) flops1 += g.shape.flops();
+  for (const LayerGemm& g : two.attention_gemms()) flops2 += g.shape.flops();
+  CHECK(flops1 == Approx(2.0 * 2048 * 1'277'952));
+  // TP 2 halves the up projections and the output, not the down projections to the latents.
+  CHECK(flops2 == Approx(2.0 * 2048 * ((196'608 + 131'072 + 524'288) / 2.0 + 262'144 + 163'840)));
+  // The core's model FLOPs: 2·b·a·s²·(d + dv) with d = 96, dv = 64, the causal half.
+  const auto core = [&] {
+    for (const Kernel& k : one.kernels(Op::F, 0))
+      if (k.kind == Kernel::Kind::Attention) return k;
+    return Kernel{};
+  }();
+  CHECK(core.flops == Approx(2.0 * 8 * 2048.0 * 2048 * (96 + 64) * constants::kCausalFraction));
+}

@@ -186,6 +186,67 @@ TEST_CASE("hf config: mixtures of experts count their published totals and activ
   CHECK(o.active_params() == 1'281'884'160LL);
 }
 
+TEST_CASE("hf config: DeepSeek's latent attention, shared experts and dense first layers",
+          "[hf_config]") {
+  // deepseek-ai/DeepSeek-V3 (its num_nextn_predict_layers set to 0: see below). Per layer,
+  // latent attention: q down 7168·1536 = 11,010,048, q up 1536·128·192 = 37,748,736, kv down
+  // 7168·(512 + 64) = 4,128,768, kv up 512·128·256 = 16,777,216, output 128·128·7168 =
+  // 117,440,512: 187,105,280. Three dense layers of 3·7168·18432 = 396,361,728; 58 MoE layers of
+  // router 7168·256 + 3·7168·(256·2048 + 2048) = 11,318,132,736. With two 129280 × 7168
+  // embeddings: 671,025,397,760 (the paper: 671 B). Active, 8 experts and the shared one:
+  // 7168·256 + 3·7168·9·2048 = 398,196,736 per MoE layer → 37,551,276,032 (the paper: 37 B,
+  // which leaves out the input embedding's 0.93 B lookup; trainsim counts every weight a token
+  // touches, as Mixtral's 12.9 B does).
+  json v3{{"model_type", "deepseek_v3"}, {"hidden_size", 7168},
+          {"intermediate_size", 18432},  {"moe_intermediate_size", 2048},
+          {"num_hidden_layers", 61},     {"num_attention_heads", 128},
+          {"num_key_value_heads", 128},  {"n_routed_experts", 256},
+          {"n_shared_experts", 1},       {"num_experts_per_tok", 8},
+          {"first_k_dense_replace", 3},  {"moe_layer_freq", 1},
+          {"q_lora_rank", 1536},         {"kv_lora_rank", 512},
+          {"qk_rope_head_dim", 64},      {"qk_nope_head_dim", 128},
+          {"v_head_dim", 128},           {"num_nextn_predict_layers", 0},
+          {"vocab_size", 129280}};
+  const ModelSpec m = load(v3);
+  CHECK(m.is_mla());
+  CHECK(m.qk_head_dim() == 192);
+  CHECK(m.attention_params() == 187'105'280);
+  CHECK(m.moe.dense_layers == 3);
+  CHECK(m.moe.shared_ffn_hidden == 2048);
+  CHECK(m.total_params() == 671'025'397'760LL);
+  CHECK(m.active_params() == 37'551'276'032LL);
+  CHECK(find_model_preset("deepseek-v3")->total_params() == m.total_params());
+  // The released config's multi-token prediction module is refused by name, with the way out.
+  v3["num_nextn_predict_layers"] = 1;
+  CHECK_THAT(error_of(v3),
+             Catch::Contains("\"num_nextn_predict_layers\": 1") && Catch::Contains("set it to 0"));
+
+  // deepseek-ai/DeepSeek-V2-Lite: Q projected directly (q_lora_rank null), 64 experts of 1408
+  // (top 6), 2 shared, the first layer dense. Attention 2048·16·192 + 2048·576 + 512·16·256 +
+  // 16·128·2048 = 13,762,560; MoE layer 2048·64 + 3·2048·(64·1408 + 2816) = 571,080,704; dense
+  // 3·2048·10944 = 67,239,936: 27 · 13,762,560 + 67,239,936 + 26 · 571,080,704 + 2·102400·2048
+  // = 15,706,357,760 (the card: 15.7 B).
+  const ModelSpec lite = load(json{{"model_type", "deepseek_v2"},
+                                   {"hidden_size", 2048},
+                                   {"intermediate_size", 10944},
+                                   {"moe_intermediate_size", 1408},
+                                   {"num_hidden_layers", 27},
+                                   {"num_attention_heads", 16},
+                                   {"n_routed_experts", 64},
+                                   {"n_shared_experts", 2},
+                                   {"num_experts_per_tok", 6},
+                                   {"first_k_dense_replace", 1},
+                                   {"q_lora_rank", nullptr},
+                                   {"kv_lora_rank", 512},
+                                   {"qk_rope_head_dim", 64},
+                                   {"qk_nope_head_dim", 128},
+                                   {"v_head_dim", 128},
+                                   {"vocab_size", 102400}});
+  CHECK(lite.mla.q_rank == 0);
+  CHECK(lite.attention_params() == 13'762'560);
+  CHECK(lite.total_params() == 15'706'357'760LL);
+}
+
 TEST_CASE("hf config: what the ModelSpec cannot hold is refused by name", "[hf_config]") {
   const json mixtral{
       {"model_type", "mixtral"}, {"hidden_size", 4096},       {"intermediate_size", 14336},
@@ -211,8 +272,8 @@ TEST_CASE("hf config: what the ModelSpec cannot hold is refused by name", "[hf_c
   dense_layers["model_type"] = "qwen2_moe";
   dense_layers["mlp_only_layers"] = json::array({0, 5});
   CHECK_THAT(error_of(dense_layers), Catch::Contains("\"mlp_only_layers\": [0,5]"));
-  // deepseek-ai/DeepSeek-V3: experts and latent attention.
-  CHECK_THAT(error_of(json{{"model_type", "deepseek_v3"}, {"n_routed_experts", 256}}),
+  // Experts under another family's type are not read as its dense MLP.
+  CHECK_THAT(error_of(json{{"model_type", "qwen2"}, {"n_routed_experts", 256}}),
              Catch::Contains("\"n_routed_experts\": 256"));
   CHECK_THAT(error_of(json{{"model_type", "llama"}, {"kv_lora_rank", 512}}),
              Catch::Contains("kv_lora_rank") && Catch::Contains("latent attention"));

@@ -318,6 +318,16 @@ parallelism: {dp: 8}
              Catch::Contains("model.moe.dense_layers") && Catch::Contains("no MoE layer"));
   CHECK_THAT(error_of(model + "{experts: 8, top_k: 2, routing: dropless}" + rest),
              Catch::Contains("routing"));
+  // A preset's experts switched off leave its other MoE values unused, not an error: Mixtral
+  // as a dense model of the same sizes, 7.24 B (32 · 218,103,808 + 2 · 32000 · 4096).
+  const Scenario dense = parse_scenario(R"(model: mixtral-8x7b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)",
+                                        "s.yaml", {"model.moe.experts=0"});
+  CHECK_FALSE(dense.model->is_moe());
+  CHECK(dense.model->total_params() == 32LL * 218'103'808 + 2LL * 32000 * 4096);
   // Edited on a loaded scenario, checked again.
   CHECK_THAT(error_of(model + "{experts: 8, top_k: 2}" + rest, {"model.moe.top_k=20"}),
              Catch::Contains("top_k = 20"));
@@ -337,4 +347,28 @@ parallelism: {dp: 8}
   // Without head_dim, heads must divide the hidden size.
   CHECK_THAT(error_of(std::string(kGood) + "", {"model.heads=24"}),
              Catch::Contains("or give model.head_dim"));
+}
+
+TEST_CASE("scenario: latent attention is whole, and refused by key when not", "[scenario][moe]") {
+  const std::string model = R"(model:
+  layers: 4
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  mla: )";
+  const std::string rest = R"(
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)";
+  const Scenario s = parse_scenario(
+      model + "{kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}" + rest,
+      "s.yaml");
+  CHECK(s.model->is_mla());
+  CHECK(s.model->qk_head_dim() == 96);
+  CHECK_THAT(error_of(model + "{kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64}" + rest),
+             Catch::Contains("model.mla.v_head_dim") && Catch::Contains("required"));
+  CHECK_THAT(error_of(model + "{q_rank: 128}" + rest),
+             Catch::Contains("model.mla.q_rank") && Catch::Contains("latent attention only"));
 }

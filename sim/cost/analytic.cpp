@@ -86,19 +86,47 @@ double AnalyticCostModel::gemm_seconds(const GemmShape& g, double batch) const {
   return std::max(compute, batch * g.bytes() / d.hbm_bandwidth);
 }
 
+std::vector<LayerGemm> AnalyticCostModel::attention_gemms() const {
+  const ModelSpec& m = *s_.model;
+  const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
+  const double a = m.heads, dq = static_cast<double>(m.qk_head_dim());
+  const double dv = static_cast<double>(m.v_head_dim());
+  if (m.is_mla()) {
+    // Latent attention (Megatron-Core's MLA): the down projections to the latents are not
+    // split over TP ranks (each computes them whole); the up projections and the output are.
+    const LatentAttention& l = m.mla;
+    const double q_rank = static_cast<double>(l.q_rank), kv_rank = static_cast<double>(l.kv_rank);
+    std::vector<LayerGemm> out;
+    if (l.q_rank > 0) {
+      out.push_back({{"q_down", "q_down.dgrad", "q_down.wgrad"}, {n, q_rank, h}});
+      out.push_back({{"q_up", "q_up.dgrad", "q_up.wgrad"}, {n, a * dq / t, q_rank}});
+    } else {
+      out.push_back({{"q", "q.dgrad", "q.wgrad"}, {n, a * dq / t, h}});
+    }
+    out.push_back({{"kv_down", "kv_down.dgrad", "kv_down.wgrad"},
+                   {n, kv_rank + static_cast<double>(l.rope_dim), h}});
+    out.push_back({{"kv_up", "kv_up.dgrad", "kv_up.wgrad"},
+                   {n, a * static_cast<double>(l.nope_dim + l.v_dim) / t, kv_rank}});
+    out.push_back({{"attn_out", "attn_out.dgrad", "attn_out.wgrad"}, {n, h, a * dv / t}});
+    return out;
+  }
+  const double q = a * dq, kvd = static_cast<double>(m.kv_heads) * dq;
+  return {
+      {{"qkv", "qkv.dgrad", "qkv.wgrad"}, {n, (q + 2 * kvd) / t, h}},     // column-parallel
+      {{"attn_out", "attn_out.dgrad", "attn_out.wgrad"}, {n, h, q / t}},  // row-parallel
+  };
+}
+
 std::vector<GemmShape> AnalyticCostModel::layer_gemms() const {
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
-  const double d = static_cast<double>(m.head_dim());
-  const double q = static_cast<double>(m.heads) * d, kvd = static_cast<double>(m.kv_heads) * d;
   const double f = static_cast<double>(m.ffn_hidden);
   const double up = m.mlp == MlpKind::SwiGLU ? 2.0 * f : f;
-  return {
-      {n, (q + 2 * kvd) / t, h},  // QKV projection (column-parallel)
-      {n, h, q / t},              // attention output (row-parallel)
-      {n, up / t, h},             // MLP gate+up or up (column-parallel)
-      {n, h, f / t},              // MLP down (row-parallel)
-  };
+  std::vector<GemmShape> out;
+  for (const LayerGemm& g : attention_gemms()) out.push_back(g.shape);
+  out.push_back({n, up / t, h});  // MLP gate+up or up (column-parallel)
+  out.push_back({n, h, f / t});   // MLP down (row-parallel)
+  return out;
 }
 
 void AnalyticCostModel::stage_layer_kernels(Op op, const StageContent& st,
@@ -127,8 +155,6 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
   const double f = static_cast<double>(m.ffn_hidden);
-  const double kvd = static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim());
-  const double q = static_cast<double>(m.heads) * static_cast<double>(m.head_dim());
   auto push = [&](Kernel k) {
     k.count = layers;
     k.recompute = recompute;
@@ -136,7 +162,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   };
   // GEMMs. Input gradient: dA = dC·Bᵀ (m×k from m×n, n×k); weight gradient dB = Aᵀ·dC (k×n).
   // `batch` GEMMs of one shape run as one grouped kernel (the experts').
-  auto gemms = [&](const char* const(&names)[3], GemmShape g, double batch = 1) {
+  auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1) {
     auto gemm = [&](const char* what, GemmShape shape) {
       push({Kernel::Kind::Gemm, what, shape, batch, batch * shape.flops(), batch * shape.bytes()});
     };
@@ -144,35 +170,28 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
     if (op == Op::W || op == Op::B) gemm(names[2], {g.k, g.n, g.m});
   };
-  static const char* const kNames[4][3] = {{"qkv", "qkv.dgrad", "qkv.wgrad"},
-                                           {"attn_out", "attn_out.dgrad", "attn_out.wgrad"},
-                                           {"mlp_up", "mlp_up.dgrad", "mlp_up.wgrad"},
-                                           {"mlp_down", "mlp_down.dgrad", "mlp_down.wgrad"}};
-  const std::vector<GemmShape> shapes = layer_gemms();
-  for (std::size_t i = 0; i < (moe ? 2 : shapes.size()); ++i) gemms(kNames[i], shapes[i]);
+  for (const LayerGemm& g : attention_gemms()) gemms(g.names, g.shape);
+  const double mats_up = m.mlp == MlpKind::SwiGLU ? 2.0 : 1.0;
+  if (!moe) {
+    gemms({"mlp_up", "mlp_up.dgrad", "mlp_up.wgrad"}, {n, mats_up * f / t, h});
+    gemms({"mlp_down", "mlp_down.dgrad", "mlp_down.wgrad"}, {n, h, f / t});
+  }
   // A MoE layer's MLP (Megatron-Core's MoE layer without expert parallelism: every GPU holds
   // every expert, each split over the TP ranks like a dense MLP): the router's h × E GEMM on
   // every token (not split), then top_k experts per token as one grouped GEMM over the E
   // experts (tokens spread evenly: n·k/E rows each), and the shared experts as a dense MLP.
-  const double mats_up = m.mlp == MlpKind::SwiGLU ? 2.0 : 1.0;
   const double k = m.moe.top_k, experts = m.moe.experts;
   const double fe = static_cast<double>(m.expert_ffn());
   const double fs = static_cast<double>(m.moe.shared_ffn_hidden);
   if (moe) {
-    static const char* const kRouter[3] = {"router", "router.dgrad", "router.wgrad"};
-    static const char* const kUp[3] = {"experts.up", "experts.up.dgrad", "experts.up.wgrad"};
-    static const char* const kDown[3] = {"experts.down", "experts.down.dgrad",
-                                         "experts.down.wgrad"};
-    static const char* const kSharedUp[3] = {"shared.up", "shared.up.dgrad", "shared.up.wgrad"};
-    static const char* const kSharedDown[3] = {"shared.down", "shared.down.dgrad",
-                                               "shared.down.wgrad"};
     const double rows = n * k / experts;
-    gemms(kRouter, {n, experts, h});
-    gemms(kUp, {rows, mats_up * fe / t, h}, experts);
-    gemms(kDown, {rows, h, fe / t}, experts);
+    gemms({"router", "router.dgrad", "router.wgrad"}, {n, experts, h});
+    gemms({"experts.up", "experts.up.dgrad", "experts.up.wgrad"}, {rows, mats_up * fe / t, h},
+          experts);
+    gemms({"experts.down", "experts.down.dgrad", "experts.down.wgrad"}, {rows, h, fe / t}, experts);
     if (fs > 0) {
-      gemms(kSharedUp, {n, mats_up * fs / t, h});
-      gemms(kSharedDown, {n, h, fs / t});
+      gemms({"shared.up", "shared.up.dgrad", "shared.up.wgrad"}, {n, mats_up * fs / t, h});
+      gemms({"shared.down", "shared.down.dgrad", "shared.down.wgrad"}, {n, h, fs / t});
     }
   }
   if (op == Op::W) return;
@@ -228,7 +247,13 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     memory("moe.unpermute", (n * k + n) * h * 2);
   }
   if (m.position == PositionEmbedding::Rotary) {  // rotary embeddings of q and k
-    const double qk = n * (q + kvd) / t;
+    // Latent attention rotates only the rope_dim part of each head's q and one shared key.
+    const double d = static_cast<double>(m.qk_head_dim());
+    const double qk =
+        m.is_mla()
+            ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
+                   static_cast<double>(m.mla.rope_dim))
+            : n * (static_cast<double>(m.heads) * d + static_cast<double>(m.kv_heads) * d) / t;
     if (eager)
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels);
@@ -242,16 +267,18 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp;
   const double sq = s_.training.seq_len, b = s_.training.micro_batch_size;
-  const double d = static_cast<double>(m.head_dim());
-  const double h = static_cast<double>(m.heads) * d;          // the attention's width, a·d
-  const double heads = b * static_cast<double>(m.heads) / t;  // (sequence, head) pairs
+  // Heads of d for the scores (q·k) and of dv for the values: equal but in latent attention.
+  const double d = static_cast<double>(m.qk_head_dim());
+  const double dv = static_cast<double>(m.v_head_dim());
+  const double h = static_cast<double>(m.heads) * (d + dv) / 2;  // the attention's width, a·d
+  const double heads = b * static_cast<double>(m.heads) / t;     // (sequence, head) pairs
   auto push = [&](Kernel k) {
     k.count = layers;
     k.recompute = recompute;
     k.attention_core = true;
     out.push_back(k);
   };
-  // Model FLOPs of the core: QKᵀ and PV, 2·2·b·a·s²·d = 4·b·s²·(a·d) forward, the causal half
+  // Model FLOPs of the core: QKᵀ and PV, 2·b·a·s²·(d + dv) = 4·b·s²·(a·d) forward, the causal half
   // counted (the convention of MFU here); the backward's four products twice that.
   const double attn_fwd = 4.0 * b * sq * sq * h / t * constants::kCausalFraction;
   if (s_.training.attention != AttentionKernel::Unfused) {
@@ -276,14 +303,14 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   // Each product's model FLOPs: half of 2·s²·d per head (causal), as above.
   const double product = attn_fwd / 2;
   if (op == Op::F) {
-    gemm("attention.scores", {sq, sq, d}, product);   // QKᵀ
-    memory("softmax", 2 * e * 2);                     // fused scale-mask-softmax: read, write
-    if (dropout) memory("attention.dropout", 5 * e);  // read 2, write 2 + 1-byte mask
-    gemm("attention.context", {sq, d, sq}, product);  // P·V
+    gemm("attention.scores", {sq, sq, d}, product);    // QKᵀ
+    memory("softmax", 2 * e * 2);                      // fused scale-mask-softmax: read, write
+    if (dropout) memory("attention.dropout", 5 * e);   // read 2, write 2 + 1-byte mask
+    gemm("attention.context", {sq, dv, sq}, product);  // P·V
     return;
   }
-  gemm("attention.context.dgrad", {sq, sq, d}, product);  // dP = dO·Vᵀ
-  gemm("attention.context.wgrad", {sq, d, sq}, product);  // dV = Pᵀ·dO
+  gemm("attention.context.dgrad", {sq, sq, dv}, product);  // dP = dO·Vᵀ
+  gemm("attention.context.wgrad", {sq, dv, sq}, product);  // dV = Pᵀ·dO
   if (dropout) memory("attention.dropout.backward", 5 * e);
   memory("softmax.backward", 3 * e * 2);                 // read y and dy, write dx
   gemm("attention.scores.dgrad", {sq, d, sq}, product);  // dQ = dS·K

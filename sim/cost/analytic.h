@@ -8,6 +8,7 @@
 // beside communication, transfers sharing a link) is lowering's contention pass and the engine's.
 // Does not model: kernel fusion beyond the listed kernels, GEMM shape effects other than wave
 // quantization, dropout, MoE, tree or NVLS collective algorithms.
+#include <array>     // std::array
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <vector>    // std::vector
@@ -71,6 +72,12 @@ struct Kernel {
   bool attention_core = false;  ///< part of the attention core (what selective recompute redoes)
 };
 
+/// One GEMM of a layer with its three names (forward, input gradient, weight gradient).
+struct LayerGemm {
+  std::array<const char*, 3> names;
+  GemmShape shape;
+};
+
 class AnalyticCostModel : public CostModel {
  public:
   /// Requires a scenario with a model and a cluster. `gemms` and `memory` (optional, outliving
@@ -95,8 +102,12 @@ class AnalyticCostModel : public CostModel {
   /// Time of one GEMM in seconds: measured (the GEMM table) when covered, else the roofline
   /// (exposed for tests and calibration).
   double gemm_seconds(const GemmShape& g, double batch = 1) const;
-  /// Forward GEMMs of one transformer layer on one TP rank.
+  /// Forward GEMMs of one dense transformer layer on one TP rank: the attention's, then the
+  /// MLP's up (gate and up) and down.
   std::vector<GemmShape> layer_gemms() const;
+  /// The attention's projections: QKV and output, or latent attention's down and up
+  /// projections and output.
+  std::vector<LayerGemm> attention_gemms() const;
   /// Every kernel one micro-batch of `op` on `stage` runs, in order; compute() is their sum.
   std::vector<Kernel> kernels(Op op, int stage) const;
   /// One run of `k`, without its launch cost.

@@ -17,10 +17,16 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
   const double t = tp;
   if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
-  const double d = static_cast<double>(m.head_dim());
-  const double q = static_cast<double>(m.heads) * d, kv = 2.0 * m.kv_heads * d;
+  const double a = m.heads, dq = static_cast<double>(m.qk_head_dim());
+  const double dv = static_cast<double>(m.v_head_dim());
+  // Q, K and V, and the attention output (a·dv, the output projection's input). Latent
+  // attention keeps K and V per head (a heads) and its latents, which every TP rank computes
+  // whole: q_rank + kv_rank + rope_dim.
+  const double q = a * dq, out = a * dv;
+  const double kv = m.is_mla() ? a * (dq + dv) : m.kv_heads * (dq + dv);
   const double mats = static_cast<double>(m.mlp_matrices());
   double replicated = 4 * h;  // norm inputs and outputs
+  if (m.is_mla()) replicated += static_cast<double>(m.mla.q_rank + m.mla.kv_rank + m.mla.rope_dim);
   double mlp = mats * static_cast<double>(m.ffn_hidden);
   if (moe_layer) {
     // The routed tokens in expert order and the experts' outputs (k·h each, the combine's
@@ -31,7 +37,7 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
     mlp = mats *
           (k * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.moe.shared_ffn_hidden));
   }
-  const double sharded = q + h + kv + mlp;        // Q, K, V, attention output, MLP tensors
+  const double sharded = q + out + kv + mlp;      // Q, K, V, attention output, MLP tensors
   const double stats = kFloat * n * m.heads / t;  // FlashAttention log-sum-exp, fp32
   const double per_token = sp ? (replicated + sharded) / t : replicated + sharded / t;
   return kHalf * n * per_token + stats;

@@ -28,7 +28,8 @@ struct Family {
   bool tied_default;
   PositionEmbedding position;
   NormKind norm;
-  bool moe = false;  ///< a mixture-of-experts family whose expert keys are read
+  bool moe = false;     ///< a mixture-of-experts family whose expert keys are read
+  bool latent = false;  ///< a family whose latent-attention keys are read (DeepSeek)
 };
 
 using namespace limits;
@@ -57,14 +58,17 @@ constexpr std::array kFamilies{
     Family{"qwen2_moe", true, false, Rotary, RMSNorm, true},
     Family{"qwen3_moe", true, false, Rotary, RMSNorm, true},
     Family{"olmoe", true, false, Rotary, RMSNorm, true},
+    // DeepSeek-V2/V3: shared experts (`n_shared_experts` of `moe_intermediate_size`), the first
+    // `first_k_dense_replace` layers dense, and latent attention.
+    Family{"deepseek_v2", true, false, Rotary, RMSNorm, true, true},
+    Family{"deepseek_v3", true, false, Rotary, RMSNorm, true, true},
 };
 
-/// Mixture-of-experts model types not read (their routing, attention or layer pattern is not
-/// modelled: DeepSeek's latent attention, DBRX's and Jamba's own layouts, Llama 4's interleaved
-/// MoE layers, …); refused by type in case a config omits the expert count.
-constexpr std::array<std::string_view, 9> kMoeTypes{"deepseek_v2", "deepseek_v3", "dbrx",
-                                                    "jamba",       "granitemoe",  "phimoe",
-                                                    "llama4",      "llama4_text", "jetmoe"};
+/// Mixture-of-experts model types not read (their routing or layer pattern is not modelled:
+/// DBRX's and Jamba's own layouts, Llama 4's interleaved MoE layers, …); refused by type in
+/// case a config omits the expert count.
+constexpr std::array<std::string_view, 7> kMoeTypes{"dbrx",   "jamba",       "granitemoe", "phimoe",
+                                                    "llama4", "llama4_text", "jetmoe"};
 
 /// The keys whose value makes the model a mixture of experts when it is above 1 (Mixtral,
 /// Llama 4; Qwen-MoE, OLMoE; DeepSeek; DBRX's `ffn_config`), and those of DeepSeek's
@@ -132,8 +136,8 @@ const Family* find_family(std::string_view type) {
 void refuse_unmodelled(const ConfigReader& c, const std::string& type, const Family* family) {
   const nlohmann::json& j = c.json();
   constexpr const char* kDense =
-      "trainsim reads the experts of the mixtral, qwen2_moe, qwen3_moe and olmoe families only "
-      "and would count a smaller dense model";
+      "trainsim reads the experts of the mixtral, qwen2_moe, qwen3_moe, olmoe, deepseek_v2 and "
+      "deepseek_v3 families only and would count a smaller dense model";
   if (!family || !family->moe)
     for (std::string_view key : kExpertKeys) {
       const std::string k(key);
@@ -149,7 +153,7 @@ void refuse_unmodelled(const ConfigReader& c, const std::string& type, const Fam
     c.fail(fmt::format("model_type \"{}\" is a mixture-of-experts model; {}", type, kDense));
   for (std::string_view key : kLatentKeys) {
     const std::string k(key);
-    if (j.contains(k) && !j[k].is_null())
+    if (j.contains(k) && !j[k].is_null() && !(family && family->latent))
       c.fail(
           fmt::format("\"{}\": {} is DeepSeek's multi-head latent attention (a low-rank KV "
                       "projection), which trainsim does not model yet",
@@ -170,6 +174,28 @@ MoeSpec read_experts(const ConfigReader& c, std::int64_t ffn_hidden) {
   e.ffn_hidden = width == ffn_hidden ? 0 : width;
   if (c.first({"shared_expert_intermediate_size"}))
     e.shared_ffn_hidden = c.size({"shared_expert_intermediate_size"}, limits::kMaxWidth);
+  if (c.first({"n_shared_experts"}))  // DeepSeek: shared experts as wide as the routed ones
+    e.shared_ffn_hidden = c.size({"n_shared_experts"}, limits::kMaxExperts) * width;
+  if (const nlohmann::json* dense = c.first({"first_k_dense_replace"})) {
+    if (!dense->is_number_integer() || dense->get<long long>() < 0 ||
+        dense->get<long long>() > limits::kMaxLayers)
+      c.fail(fmt::format("\"first_k_dense_replace\" must be an integer in [0, {}], got {}",
+                         limits::kMaxLayers, json_text(*dense)));
+    e.dense_layers = dense->get<int>();
+  }
+  if (const nlohmann::json* freq = c.first({"moe_layer_freq"});
+      freq && !(freq->is_number_integer() && freq->get<long long>() == 1))
+    c.fail(
+        fmt::format("\"moe_layer_freq\": {} puts experts in only some layers; trainsim "
+                    "models MoE in every layer after the first_k_dense_replace",
+                    json_text(*freq)));
+  if (const nlohmann::json* mtp = c.first({"num_nextn_predict_layers"});
+      mtp && !(mtp->is_number_integer() && mtp->get<long long>() == 0))
+    c.fail(
+        fmt::format("\"num_nextn_predict_layers\": {} adds DeepSeek-V3's multi-token "
+                    "prediction modules, which trainsim does not model; set it to 0 to plan "
+                    "the main model (the 671 B of the paper's count)",
+                    json_text(*mtp)));
   if (const nlohmann::json* step = c.first({"decoder_sparse_step"});
       step && !(step->is_number_integer() && step->get<long long>() == 1))
     c.fail(
@@ -257,6 +283,13 @@ ModelSpec model_from_hf_json(const nlohmann::json& j, const std::string& file) {
   }
 
   if (family && family->moe) m.moe = read_experts(c, m.ffn_hidden);
+  if (family && family->latent && c.first({"kv_lora_rank"})) {
+    m.mla.kv_rank = c.size({"kv_lora_rank"}, kMaxWidth);
+    if (c.first({"q_lora_rank"})) m.mla.q_rank = c.size({"q_lora_rank"}, kMaxWidth);
+    m.mla.rope_dim = c.size({"qk_rope_head_dim"}, kMaxWidth);
+    m.mla.nope_dim = c.size({"qk_nope_head_dim"}, kMaxWidth);
+    m.mla.v_dim = c.size({"v_head_dim"}, kMaxWidth);
+  }
 
   // Gemma's and Qwen3's head size is its own; others' is h / a.
   if (const nlohmann::json* d = c.first({"head_dim"}))
@@ -264,7 +297,7 @@ ModelSpec model_from_hf_json(const nlohmann::json& j, const std::string& file) {
         m.hidden % m.heads != 0)
       m.head_size = c.size({"head_dim"}, kMaxWidth);
   // What ModelSpec would get wrong rather than hold.
-  if (m.head_size == 0 && m.hidden % m.heads != 0)
+  if (m.head_size == 0 && !m.is_mla() && m.hidden % m.heads != 0)
     c.fail(
         fmt::format("hidden size {} is not divisible by {} heads (and no \"head_dim\" is "
                     "given)",

@@ -17,17 +17,58 @@ using enum NormKind;
 // Qwen/Qwen3-30B-A3B): hidden_size, num_hidden_layers, intermediate_size, num_attention_heads,
 // num_key_value_heads, vocab_size, tie_word_embeddings, head_dim; num_local_experts or
 // num_experts, num_experts_per_tok, moe_intermediate_size.
-const std::array<ModelSpec, 6> kPresets{{
-    {"llama-3.2-1b", 16, 2048, 8192, 32, 8, 128256, true, SwiGLU, Rotary, RMSNorm, 0, {}},
-    {"llama-3.1-8b", 32, 4096, 14336, 32, 8, 128256, false, SwiGLU, Rotary, RMSNorm, 0, {}},
-    {"llama-3.1-70b", 80, 8192, 28672, 64, 8, 128256, false, SwiGLU, Rotary, RMSNorm, 0, {}},
-    {"llama-3.1-405b", 126, 16384, 53248, 128, 8, 128256, false, SwiGLU, Rotary, RMSNorm, 0, {}},
+const std::array<ModelSpec, 7> kPresets{{
+    {"llama-3.2-1b", 16, 2048, 8192, 32, 8, 128256, true, SwiGLU, Rotary, RMSNorm, 0, {}, {}},
+    {"llama-3.1-8b", 32, 4096, 14336, 32, 8, 128256, false, SwiGLU, Rotary, RMSNorm, 0, {}, {}},
+    {"llama-3.1-70b", 80, 8192, 28672, 64, 8, 128256, false, SwiGLU, Rotary, RMSNorm, 0, {}, {}},
+    {"llama-3.1-405b",
+     126,
+     16384,
+     53248,
+     128,
+     8,
+     128256,
+     false,
+     SwiGLU,
+     Rotary,
+     RMSNorm,
+     0,
+     {},
+     {}},
     // 46.7 B parameters, 12.9 B active (Jiang et al. 2024, arXiv 2401.04088).
-    {"mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, false, SwiGLU, Rotary, RMSNorm, 0,
-     MoeSpec{8, 2, 14336, 0, 0}},
+    {"mixtral-8x7b",
+     32,
+     4096,
+     14336,
+     32,
+     8,
+     32000,
+     false,
+     SwiGLU,
+     Rotary,
+     RMSNorm,
+     0,
+     MoeSpec{8, 2, 14336, 0, 0},
+     {}},
     // 30.5 B parameters, 3.3 B active (Qwen3 technical report, arXiv 2505.09388, Table 2).
-    {"qwen3-30b-a3b", 48, 2048, 6144, 32, 4, 151936, false, SwiGLU, Rotary, RMSNorm, 128,
-     MoeSpec{128, 8, 768, 0, 0}},
+    {"qwen3-30b-a3b",
+     48,
+     2048,
+     6144,
+     32,
+     4,
+     151936,
+     false,
+     SwiGLU,
+     Rotary,
+     RMSNorm,
+     128,
+     MoeSpec{128, 8, 768, 0, 0},
+     {}},
+    // deepseek-ai/DeepSeek-V3: 671 B parameters, 37 B active (arXiv 2412.19437, §1; its
+    // multi-token-prediction module, 14 B more, is not part of that count nor modelled here).
+    {"deepseek-v3", 61, 7168, 18432, 128, 128, 129280, false, SwiGLU, Rotary, RMSNorm, 0,
+     MoeSpec{256, 8, 2048, 2048, 3}, LatentAttention{1536, 512, 64, 128, 128}},
 }};
 
 }  // namespace
@@ -38,6 +79,13 @@ int ModelSpec::moe_layers_in(int first, int count) const {
 }
 
 std::int64_t ModelSpec::attention_params() const {
+  if (is_mla()) {
+    const std::int64_t qk = qk_head_dim();
+    const std::int64_t q =
+        mla.q_rank > 0 ? hidden * mla.q_rank + mla.q_rank * heads * qk : hidden * heads * qk;
+    return q + hidden * (mla.kv_rank + mla.rope_dim) +
+           mla.kv_rank * heads * (mla.nope_dim + mla.v_dim) + heads * mla.v_dim * hidden;
+  }
   const std::int64_t d = head_dim();
   return hidden * (heads + 2 * kv_heads) * d + heads * d * hidden;
 }

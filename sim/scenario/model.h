@@ -1,8 +1,8 @@
 #pragma once
 // The transformer being trained: a decoder with GQA attention and a SwiGLU (Llama) or GELU (GPT)
-// MLP, or a mixture of experts in place of the MLP (Mixtral, Qwen-MoE, OLMoE). Pure data plus
-// the parameter counts of domain.md §1. Does not model: biases, norms' parameters (2h per
-// layer, negligible), rotary tables, DeepSeek's latent attention.
+// MLP, or a mixture of experts in place of the MLP (Mixtral, Qwen-MoE, OLMoE, DeepSeek), and
+// GQA or DeepSeek's latent attention. Pure data plus the parameter counts of domain.md §1.
+// Does not model: biases, norms' parameters (2h per layer, negligible), rotary tables.
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string
 #include <vector>   // std::vector
@@ -30,6 +30,18 @@ struct MoeSpec {
   int dense_layers = 0;
 };
 
+/// DeepSeek's multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, §2.1): K and V are
+/// projected up from a `kv_rank`-wide latent, with one `rope_dim`-wide rotary key shared by the
+/// heads; Q from a `q_rank`-wide latent (0: projected from the hidden state directly). Scores
+/// use heads of nope_dim + rope_dim, values heads of v_dim. kv_rank 0: not latent attention.
+struct LatentAttention {
+  std::int64_t q_rank = 0;
+  std::int64_t kv_rank = 0;
+  std::int64_t rope_dim = 0;
+  std::int64_t nope_dim = 0;
+  std::int64_t v_dim = 0;
+};
+
 struct ModelSpec {
   std::string name;
   int layers = 0;
@@ -44,8 +56,13 @@ struct ModelSpec {
   NormKind norm = NormKind::RMSNorm;
   std::int64_t head_size = 0;  ///< d when given (Gemma, Qwen3); 0: hidden / heads
   MoeSpec moe;
+  LatentAttention mla;
 
   std::int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
+  bool is_mla() const { return mla.kv_rank > 0; }
+  /// Width of one head's query and key (the scores' d) and of its value and output.
+  std::int64_t qk_head_dim() const { return is_mla() ? mla.nope_dim + mla.rope_dim : head_dim(); }
+  std::int64_t v_head_dim() const { return is_mla() ? mla.v_dim : head_dim(); }
   bool is_moe() const { return moe.experts > 0; }
   /// One routed expert's MLP width.
   std::int64_t expert_ffn() const { return moe.ffn_hidden > 0 ? moe.ffn_hidden : ffn_hidden; }
@@ -55,7 +72,9 @@ struct ModelSpec {
   bool moe_layer(int i) const { return is_moe() && i >= moe.dense_layers; }
   /// The MoE layers among layers [first, first + count).
   int moe_layers_in(int first, int count) const;
-  /// Attention of one layer: Q h·a·d, K and V h·k·d each, output a·d·h.
+  /// Attention of one layer: Q h·a·d, K and V h·k·d each, output a·d·h; latent: Q's down and
+  /// up projections (or h·a·d_qk), KV's down h·(kv_rank + rope) and up kv_rank·a·(nope + v),
+  /// output a·v·h.
   std::int64_t attention_params() const;
   /// The MLP of one layer: dense f·h·(3 or 2); MoE: router h·E + E experts + shared experts.
   std::int64_t mlp_params(bool moe_layer) const;
@@ -78,7 +97,7 @@ struct ModelSpec {
 std::string parameter_summary(const ModelSpec& m);
 
 /// The named presets (llama-3.2-1b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b,
-/// mixtral-8x7b, mixtral-8x22b, qwen3-30b-a3b), or nullptr.
+/// mixtral-8x7b, qwen3-30b-a3b, deepseek-v3), or nullptr.
 const ModelSpec* find_model_preset(const std::string& name);
 std::vector<std::string> model_preset_names();
 

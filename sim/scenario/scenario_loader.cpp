@@ -384,7 +384,7 @@ void read_model(const Reader& r, const Field& f, Scenario& s) {
   ModelSpec& m = *s.model;
   if (m.kv_heads == 0) m.kv_heads = m.heads;
   if (m.name.empty()) m.name = "custom";
-  if (m.head_size == 0 && m.hidden % m.heads != 0)
+  if (m.head_size == 0 && !m.is_mla() && m.hidden % m.heads != 0)
     r.fail(r.child(f, "heads"),
            fmt::format("hidden ({}) must be divisible by heads ({}), or give model.head_dim",
                        m.hidden, m.heads));

@@ -225,6 +225,16 @@ std::optional<KeyValue> get_expert_ffn(const Scenario& s) {
   return v;
 }
 
+// Latent attention's head widths: none for other attention (nor before they are given:
+// validate() says they are required).
+template <auto M>
+std::optional<KeyValue> get_mla_width(const Scenario& s) {
+  if (!s.model || !s.model->is_mla() || s.model->mla.*M == 0) return std::nullopt;
+  KeyValue v;
+  v.integer = s.model->mla.*M;
+  return v;
+}
+
 // 16-bit reductions run in the training precision, so only its name is accepted.
 std::string put_grad_reduce(Scenario& s, const KeyValue& v) {
   const std::string half = s.training.precision == Precision::BF16 ? "bf16" : "fp16";
@@ -352,11 +362,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        "—",
        "a Hugging Face `config.json` (relative to the scenario file), read by its `model_type` "
        "(llama, mistral, qwen2, qwen3, gemma, gemma2, phi3, olmo2, gpt_neox, gptj, phi, gpt2, opt, "
-       "bloom, falcon, mpt, and the mixtures of experts mixtral, qwen2_moe, qwen3_moe, olmoe: "
-       "gated or plain MLP, tied head, positions, norm and experts as the family defines them) or, "
-       "without one, by Llama's key names; `head_dim` is read; other mixtures of experts, "
-       "latent attention and MoE layer patterns not modelled are refused by the field's name "
-       "(`sim/scenario/hf_config.h`)",
+       "bloom, falcon, mpt, and the mixtures of experts mixtral, qwen2_moe, qwen3_moe, olmoe, "
+       "deepseek_v2, deepseek_v3: gated or plain MLP, tied head, positions, norm, experts and "
+       "latent attention as the family defines them) or, without one, by Llama's key names; "
+       "`head_dim` is read; other mixtures of experts, MoE layer patterns and modules not "
+       "modelled are refused by the field's name (`sim/scenario/hf_config.h`)",
        path(),
        {}},
       {"model.name", "text", "the preset's or config's", "the model's label in reports", text(),
@@ -423,6 +433,39 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"model.moe.dense_layers", "integer ≥ 0", "0",
        "the first N layers keep the dense MLP of `ffn_hidden` (DeepSeek's first_k_dense_replace)",
        integer(0, kMaxLayers), field<&Scenario::model, &ModelSpec::moe, &MoeSpec::dense_layers>()},
+      {"model.mla",
+       "map",
+       "— (grouped-query attention)",
+       "DeepSeek's multi-head latent attention (arXiv 2405.04434): K and V projected up from a "
+       "`kv_rank`-wide latent, Q from a `q_rank`-wide one; `kv_heads` and `head_dim` do not apply",
+       map(),
+       {}},
+      {"model.mla.q_rank", "integer ≥ 0", "0", "Q's latent width (0: Q projected directly)",
+       integer(0, kMaxWidth), field<&Scenario::model, &ModelSpec::mla, &LatentAttention::q_rank>()},
+      {"model.mla.kv_rank", "integer ≥ 0", "0", "K and V's latent width (0: not latent attention)",
+       integer(0, kMaxWidth),
+       field<&Scenario::model, &ModelSpec::mla, &LatentAttention::kv_rank>()},
+      {"model.mla.rope_head_dim",
+       "integer ≥ 1",
+       "required with `kv_rank`",
+       "each head's rotary part of q and k (one rotary key shared by the heads)",
+       integer(1, kMaxWidth),
+       {put<&Scenario::model, &ModelSpec::mla, &LatentAttention::rope_dim>,
+        get_mla_width<&LatentAttention::rope_dim>}},
+      {"model.mla.nope_head_dim",
+       "integer ≥ 1",
+       "required with `kv_rank`",
+       "each head's part of q and k without rotary embedding",
+       integer(1, kMaxWidth),
+       {put<&Scenario::model, &ModelSpec::mla, &LatentAttention::nope_dim>,
+        get_mla_width<&LatentAttention::nope_dim>}},
+      {"model.mla.v_head_dim",
+       "integer ≥ 1",
+       "required with `kv_rank`",
+       "each head's value width",
+       integer(1, kMaxWidth),
+       {put<&Scenario::model, &ModelSpec::mla, &LatentAttention::v_dim>,
+        get_mla_width<&LatentAttention::v_dim>}},
       {"training", "map", "required", "", map(), {}},
       {"training.seq_len",
        "integer ≥ 1",

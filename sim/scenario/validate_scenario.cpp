@@ -56,7 +56,7 @@ void check_moe(const Scenario& s, const Checker& c) {
                                    {"model.moe.ffn_hidden", e.ffn_hidden != 0},
                                    {"model.moe.shared_ffn_hidden", e.shared_ffn_hidden != 0},
                                    {"model.moe.dense_layers", e.dense_layers != 0}})
-      if (set)
+      if (set && c.given(key))  // a preset's, after --set model.moe.experts=0: unused
         c.fail(key, "applies to a mixture of experts only: give model.moe.experts (2 or more)");
     return;
   }
@@ -73,6 +73,26 @@ void check_moe(const Scenario& s, const Checker& c) {
     c.fail("model.moe.dense_layers",
            fmt::format("{} dense layers of the model's {} leave no MoE layer", e.dense_layers,
                        m.layers));
+}
+
+// Latent attention is whole: a KV latent with its three head widths, and its keys only with it.
+void check_mla(const Scenario& s, const Checker& c) {
+  if (!s.model) return;
+  const LatentAttention& l = s.model->mla;
+  const std::pair<const char*, std::int64_t> widths[] = {{"model.mla.rope_head_dim", l.rope_dim},
+                                                         {"model.mla.nope_head_dim", l.nope_dim},
+                                                         {"model.mla.v_head_dim", l.v_dim}};
+  if (l.kv_rank == 0) {
+    // Given with no latent (not a preset's, after --set model.mla.kv_rank=0: unused).
+    if (l.q_rank != 0 && c.given("model.mla.q_rank"))
+      c.fail("model.mla.q_rank", "applies to latent attention only: give model.mla.kv_rank");
+    for (const auto& [key, v] : widths)
+      if (v != 0 && c.given(key))
+        c.fail(key, "applies to latent attention only: give model.mla.kv_rank");
+    return;
+  }
+  for (const auto& [key, v] : widths)
+    if (v == 0) c.fail(key, "required with model.mla.kv_rank (latent attention)");
 }
 
 void check_layout(const Scenario& s, const Checker& c) {
@@ -171,6 +191,7 @@ void validate(const Scenario& s) {
   const Checker c(s);
   check_ranges(s, c);
   check_moe(s, c);
+  check_mla(s, c);
   check_layout(s, c);
   check_batch(s, c);
   check_fit(s, c);
