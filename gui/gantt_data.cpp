@@ -145,7 +145,10 @@ void add_measured_lanes(GanttData& d, std::shared_ptr<const TorchTrace> t, int s
     else
       lanes.push_back(std::move(lane));
   }
-  for (auto& l : lanes) d.lanes.push_back(std::move(l));
+  for (auto& l : lanes) {
+    index_coverage(l);
+    d.lanes.push_back(std::move(l));
+  }
 }
 
 TimeNs measured_span(const GanttData& d) {
@@ -207,6 +210,7 @@ GanttData make_gantt_data(std::shared_ptr<const Timeline> tl) {
         lane.label += fmt::format(" tp {} dp {}", rk.coord.tp, rk.coord.dp);
       for (TaskId t : g.stream(s))
         lane.boxes.push_back({tl->start[t], tl->end[t], t, box_kind(g.work(t))});
+      index_coverage(lane);
       d.lanes.push_back(std::move(lane));
     }
   }
@@ -232,6 +236,97 @@ const Box* box_at(const Lane& lane, double t) {
   if (it == lane.boxes.begin()) return nullptr;
   --it;
   return t < static_cast<double>(it->end) ? &*it : nullptr;
+}
+
+void index_coverage(Lane& lane) {
+  lane.kinds.clear();
+  for (const Box& b : lane.boxes)
+    if (std::find(lane.kinds.begin(), lane.kinds.end(), b.kind) == lane.kinds.end())
+      lane.kinds.push_back(b.kind);
+  lane.kind_time_before.assign(lane.kinds.size(), std::vector<TimeNs>(lane.boxes.size() + 1, 0));
+  for (std::size_t k = 0; k < lane.kinds.size(); ++k) {
+    std::vector<TimeNs>& before = lane.kind_time_before[k];
+    for (std::size_t i = 0; i < lane.boxes.size(); ++i) {
+      const Box& b = lane.boxes[i];
+      before[i + 1] = before[i] + (b.kind == lane.kinds[k] ? b.end - b.start : 0);
+    }
+  }
+}
+
+namespace {
+// The first box at or after `from` for which `before(box)` is false, boxes being partitioned
+// (true, then false): a few boxes looked at in turn (a pixel's worth, where a binary search's
+// unpredictable branches cost more), then a galloping search, O(log d) for an answer d boxes
+// past `from`.
+template <typename Before>
+std::vector<Box>::const_iterator gallop(const std::vector<Box>& boxes,
+                                        std::vector<Box>::const_iterator from, Before before) {
+  auto lo = from;
+  for (int i = 0; i < 16; ++i, ++lo)
+    if (lo == boxes.end() || !before(*lo)) return lo;
+  std::ptrdiff_t step = 1;
+  while (true) {
+    const std::ptrdiff_t left = boxes.end() - lo;
+    if (left <= step) break;
+    if (!before(*(lo + step))) break;
+    lo += step;
+    step *= 2;
+  }
+  const auto hi = boxes.end() - lo <= step ? boxes.end() : lo + step + 1;
+  return std::partition_point(lo, hi, before);
+}
+}  // namespace
+
+void busy_before(const Lane& lane, double t, std::vector<double>& out, std::size_t* from) {
+  const auto& boxes = lane.boxes;
+  const auto start = boxes.begin() + static_cast<std::ptrdiff_t>(
+                                         from ? std::min(*from, boxes.size()) : std::size_t{0});
+  // Every box before the first one ending after t has run in full; that one, in part.
+  const auto a =
+      gallop(boxes, start, [&](const Box& b) { return static_cast<double>(b.end) <= t; });
+  const auto ia = static_cast<std::size_t>(a - boxes.begin());
+  if (from) *from = ia;
+  out.resize(lane.kinds.size());
+  for (std::size_t k = 0; k < lane.kinds.size(); ++k) {
+    out[k] = static_cast<double>(lane.kind_time_before[k][ia]);
+    if (a != boxes.end() && a->kind == lane.kinds[k] && static_cast<double>(a->start) < t)
+      out[k] += t - static_cast<double>(a->start);
+  }
+}
+
+std::size_t first_starting_at(const Lane& lane, std::size_t from, double t) {
+  const auto& boxes = lane.boxes;
+  const auto start = boxes.begin() + static_cast<std::ptrdiff_t>(std::min(from, boxes.size()));
+  return static_cast<std::size_t>(
+      gallop(boxes, start, [&](const Box& b) { return static_cast<double>(b.start) < t; }) -
+      boxes.begin());
+}
+
+void coverage(const Lane& lane, double t0, double t1, std::vector<double>& out, std::size_t* from) {
+  out.assign(lane.kinds.size(), 0.0);
+  if (!(t1 > t0)) return;
+  const auto& boxes = lane.boxes;
+  // The boxes overlapping [t0, t1): from the first ending after t0 to the last starting
+  // before t1.
+  const auto start = boxes.begin() + static_cast<std::ptrdiff_t>(
+                                         from ? std::min(*from, boxes.size()) : std::size_t{0});
+  const auto a =
+      gallop(boxes, start, [&](const Box& b) { return static_cast<double>(b.end) <= t0; });
+  const auto b = gallop(boxes, a, [&](const Box& x) { return static_cast<double>(x.start) < t1; });
+  if (from) *from = static_cast<std::size_t>(a - boxes.begin());
+  if (a >= b) return;
+  const auto ia = static_cast<std::size_t>(a - boxes.begin());
+  const auto ib = static_cast<std::size_t>(b - boxes.begin());
+  for (std::size_t k = 0; k < lane.kinds.size(); ++k)
+    out[k] = static_cast<double>(lane.kind_time_before[k][ib] - lane.kind_time_before[k][ia]);
+  auto slot = [&](BoxKind kind) {
+    return static_cast<std::size_t>(std::find(lane.kinds.begin(), lane.kinds.end(), kind) -
+                                    lane.kinds.begin());
+  };
+  // The parts of the end boxes outside the range.
+  out[slot(a->kind)] -= std::max(0.0, t0 - static_cast<double>(a->start));
+  const Box& last = *(b - 1);
+  out[slot(last.kind)] -= std::max(0.0, static_cast<double>(last.end) - t1);
 }
 
 }  // namespace trainsim::gui

@@ -53,7 +53,27 @@ struct Lane {
   bool representative = true;  ///< tp = dp = 0: shown when DP/TP peers are collapsed
   bool measured = false;       ///< a CUDA stream of a measured trace (GanttData::measured)
   std::vector<Box> boxes;      ///< sorted by start; never overlapping (one stream)
+  /// Coverage index (index_coverage): the kinds the lane holds, and per kind the summed
+  /// durations of boxes [0, i) of that kind (boxes + 1 entries), so the time each kind runs in
+  /// a range costs two binary searches however many boxes it holds.
+  std::vector<BoxKind> kinds;
+  std::vector<std::vector<TimeNs>> kind_time_before;
 };
+
+/// Builds `lane`'s coverage index from its boxes (make_gantt_data and add_measured_lanes do).
+void index_coverage(Lane& lane);
+/// The time (ns) each of `lane.kinds` runs within [t0, t1), into `out` (one entry per kind;
+/// boxes cut by the range count their part inside). `from`, for a caller walking forward in
+/// time: a box index at or before the range's first box, where the search starts (a galloping
+/// search, cheap for a near one); set to the range's first box.
+void coverage(const Lane& lane, double t0, double t1, std::vector<double>& out,
+              std::size_t* from = nullptr);
+/// The time (ns) each of `lane.kinds` has run before `t` (one entry per kind, into `out`):
+/// coverage over [t0, t1) is busy_before(t1) − busy_before(t0). `from` as for coverage().
+void busy_before(const Lane& lane, double t, std::vector<double>& out, std::size_t* from = nullptr);
+/// The first box at index `from` or later that starts at or after `t` (boxes.size() when none),
+/// by a galloping search: cheap when it is near `from`.
+std::size_t first_starting_at(const Lane& lane, std::size_t from, double t);
 
 struct GanttData {
   std::shared_ptr<const Timeline> timeline;

@@ -1,9 +1,12 @@
 #include "gantt_painter.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include <QFontMetrics>
+#include <QImage>
 #include <QObject>
 #include <QPainter>
 #include <QPainterPath>
@@ -101,6 +104,76 @@ bool is_compute_kind(BoxKind k) {
          k == BoxKind::BackwardWeight || k == BoxKind::ForwardBackward;
 }
 
+// Boxes narrower than this are drawn blended (paint_lanes): too narrow for a micro-batch
+// number, and where F and B alternate every few pixels they read as a barcode.
+constexpr double kDetailPx = 6.0;
+// A lone short box (a transfer, a reduction) shows at least this strongly, so it stays visible
+// on its lane instead of fading into the background.
+constexpr double kLeastShown = 0.6;
+// Pixels a blended run's end is looked for at a time (paint_lanes): under half of kDetailPx.
+constexpr double kStep = 3.0;
+// Sparse work in a dense run (p2p transfers between long computations) at least this strongly.
+constexpr double kFaintest = 0.3;
+
+// One lane over `r` as columns of the time-weighted mix of its kinds' colours over
+// `background`, each averaged over `window` pixels centred on it (a box filter: wide enough to
+// hold a whole F/B period, the pattern becomes its mean instead of aliasing): a one-pixel-high
+// image stretched to the lane's height.
+void paint_blend(QPainter& p, const Lane& lane, const QRectF& r, double left, const TimeMapper& m,
+                 double window, bool few, const QColor& background, const QColor* colors) {
+  const int x0 = static_cast<int>(std::floor(r.left())),
+            x1 = static_cast<int>(std::ceil(r.right()));
+  if (x1 <= x0) return;
+  QImage row(x1 - x0, 1, QImage::Format_RGB32);
+  auto* out = reinterpret_cast<QRgb*>(row.scanLine(0));
+  // Each pixel's busy time by kind: what has run before its window's end less what had run
+  // before its start, both walking forward (at a one-pixel window the end of one pixel is the
+  // start of the next, so one search per pixel).
+  std::vector<double> busy(lane.kinds.size()), before0, before1;
+  std::size_t from0 = 0, from1 = 0;
+  const double bg[3] = {static_cast<double>(background.red()),
+                        static_cast<double>(background.green()),
+                        static_cast<double>(background.blue())};
+  // Each kind's colour less the background, per channel.
+  std::vector<std::array<double, 3>> delta;
+  for (BoxKind kind : lane.kinds) {
+    const QColor& c = colors[static_cast<int>(kind)];
+    delta.push_back({c.red() - bg[0], c.green() - bg[1], c.blue() - bg[2]});
+  }
+  const double first_t0 = m.t_of(x0 + 0.5 - left - window / 2);
+  busy_before(lane, first_t0, before1, &from1);
+  for (int x = x0; x < x1; ++x) {
+    const double centre = x + 0.5 - left;
+    const double t0 = m.t_of(centre - window / 2), t1 = m.t_of(centre + window / 2);
+    if (window == 1.0) {
+      before0.swap(before1);
+    } else {
+      busy_before(lane, t0, before0, &from0);
+      from1 = std::max(from1, from0);
+    }
+    busy_before(lane, t1, before1, &from1);
+    for (std::size_t k = 0; k < busy.size(); ++k) busy[k] = before1[k] - before0[k];
+    double busy_all = 0;
+    for (double b : busy) busy_all += b;
+    // How strongly the work shows: the square root of the busy fraction (a lane busy 16 % of
+    // the time shows at 40 %, a full one is full), at least kFaintest (kLeastShown for a lone
+    // box); shared among the kinds in proportion to their time.
+    const double busy_part = std::clamp(busy_all / (t1 - t0), 0.0, 1.0);
+    const double shown =
+        busy_part > 0 ? std::max(std::sqrt(busy_part), few ? kLeastShown : kFaintest) : 0.0;
+    double rgb[3] = {bg[0] + 0.5, bg[1] + 0.5, bg[2] + 0.5};  // + 0.5: rounded below
+    if (busy_all > 0) {
+      const double per_ns = shown / busy_all;
+      for (std::size_t k = 0; k < delta.size(); ++k)
+        for (int ch = 0; ch < 3; ++ch)
+          rgb[ch] += per_ns * busy[k] * delta[k][static_cast<std::size_t>(ch)];
+    }
+    auto channel = [](double v) { return static_cast<int>(std::clamp(v, 0.0, 255.0)); };
+    out[x - x0] = qRgb(channel(rgb[0]), channel(rgb[1]), channel(rgb[2]));
+  }
+  p.drawImage(QRectF(x0, r.top(), x1 - x0, r.height()), row);
+}
+
 }  // namespace
 
 PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const GanttLayout& lay,
@@ -117,17 +190,6 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
     colors[k] = box_color(static_cast<BoxKind>(k));
     dim[k] = colors[k].lighter(165);
   }
-  // Runs of merged one-pixel columns, batched per colour (index 2·kind + faded).
-  struct Run {
-    int colour = -1, y = 0, h = 0;
-    double x0 = 0, x1 = 0;
-  } run;
-  std::vector<QRectF> batches[2 * static_cast<int>(BoxKind::Count)];
-  const auto flush_run = [&] {
-    if (run.colour >= 0)
-      batches[run.colour].emplace_back(left + run.x0, run.y, run.x1 - run.x0, run.h);
-    run.colour = -1;
-  };
   const QFontMetrics fm(p.font());
   const int digit = fm.horizontalAdvance(QLatin1Char('0'));
   const double step_x0 = left + m.x_of(0),
@@ -142,7 +204,8 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
     // Idle time is what stays of this background: the bubble.
     const double end_x =
         lane.measured ? left + m.x_of(static_cast<double>(measured_span(d))) : step_x1;
-    p.fillRect(QRectF(step_x0, y, end_x - step_x0, h), lane.compute ? kBubble : kStreamBackground);
+    const QColor background = lane.compute ? kBubble : kStreamBackground;
+    p.fillRect(QRectF(step_x0, y, end_x - step_x0, h), background);
     const auto& boxes = lane.boxes;
     auto it = std::upper_bound(boxes.begin(), boxes.end(), t_a, [](double t, const Box& b) {
       return t < static_cast<double>(b.end);
@@ -154,7 +217,7 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
       const int mb = lane.measured ? -1 : g.tasks[it->task].microbatch;
       const bool faded = selected_mb >= 0 && is_compute_kind(it->kind) && mb != selected_mb;
       const QColor& c = faded ? dim[k] : colors[k];
-      if (x1 - x0 >= 1.0) {
+      if (x1 - x0 >= kDetailPx) {
         const QRectF r(x0, y, x1 - x0, h);
         p.fillRect(r, c);
         if (d.recompute && it->kind == BoxKind::Backward && r.width() > 6)
@@ -173,30 +236,55 @@ PaintStats paint_lanes(QPainter& p, const QRect& plot, const GanttData& d, const
         ++stats.boxes;
         ++it;
       } else {
-        // Sub-pixel: one column for everything in this pixel, then jump past it. Adjacent
-        // columns of one colour extend a run; runs are drawn in one call per colour below.
-        const double px = std::floor(x0 - left);
-        const int colour = k * 2 + (faded ? 1 : 0);
-        if (run.colour == colour && run.y == y && run.x1 == px) {
-          run.x1 = px + 1;
-        } else {
-          flush_run();
-          run = {colour, y, h, px, px + 1};
+        // Narrow boxes (a long pipeline zoomed out): from this box's pixel on, as long as the
+        // boxes that follow are narrow and close, one column per pixel in the time-weighted mix
+        // of the kinds running around it over the idle background. F and B alternating every
+        // pixel or two would otherwise alias into a barcode; blended, a steady state reads as
+        // one band, warm-up and cool-down as their own colours, bubbles as grey. The run's end
+        // is looked for every kDetailPx / 2 pixels (a wide box or a gap spans more, so none is
+        // stepped over): the cost follows the pixels, not the boxes.
+        const double first_px = std::floor(x0 - left);
+        double px = first_px;
+        const auto first_box = it;
+        while (true) {
+          // The boxes starting in the next kStep pixels: the last of them may be wide (it ends
+          // the run, and is drawn as a box from its start); boxes never overlap, so only it can
+          // reach past.
+          const auto next =
+              boxes.begin() +
+              static_cast<std::ptrdiff_t>(first_starting_at(
+                  lane, static_cast<std::size_t>(it + 1 - boxes.begin()), m.t_of(px + kStep)));
+          const Box& last = *(next - 1);
+          px += kStep;
+          const double last_x1 = m.x_of(static_cast<double>(last.end));
+          if (last_x1 - m.x_of(static_cast<double>(last.start)) >= kDetailPx) {
+            it = next - 1;
+            break;
+          }
+          it = next;
+          // The run ends at the end of its last narrow box when the next box is wide, comes
+          // after idle time, or is past the view.
+          const bool more = it != boxes.end() && static_cast<double>(it->start) < t_b;
+          const double bx0 = more ? m.x_of(static_cast<double>(it->start)) : 0;
+          if (!more || m.x_of(static_cast<double>(it->end)) - bx0 >= kDetailPx ||
+              bx0 - last_x1 >= kDetailPx) {
+            px = std::max(px, std::ceil(last_x1));
+            break;
+          }
+          px = std::max(px, std::floor(bx0));
         }
-        ++stats.columns;
-        const double next_t = m.t_of(px + 1);
-        it = std::lower_bound(it + 1, boxes.end(), next_t, [](const Box& b, double t) {
-          return static_cast<double>(b.start) < t;
-        });
+        // A run of a few boxes (a warm-up's forwards, a bucketed reduction) is drawn as it is
+        // (a one-pixel window); a long one averaged over four boxes' width: a whole period of
+        // 1F1B's F, B or ZB's F, I, W.
+        const auto boxes_here = it - first_box;
+        const double window =
+            boxes_here < 16 ? 1.0
+                            : std::max(1.0, 4 * (px - first_px) / static_cast<double>(boxes_here));
+        paint_blend(p, lane, QRectF(left + first_px, y, px - first_px, h), left, m, window,
+                    boxes_here < 16, background, colors);
+        stats.columns += static_cast<std::size_t>(px - first_px);
       }
     }
-  }
-  flush_run();
-  p.setPen(Qt::NoPen);
-  for (int b = 0; b < 2 * static_cast<int>(BoxKind::Count); ++b) {
-    if (batches[b].empty()) continue;
-    p.setBrush(b % 2 ? dim[b / 2] : colors[b / 2]);
-    p.drawRects(batches[b].data(), static_cast<int>(batches[b].size()));
   }
   p.setBrush(Qt::NoBrush);
   if (selected_mb >= 0) {  // the micro-batch's path: producer -> consumer across ranks

@@ -42,8 +42,10 @@ struct GanttLayout {
 GanttLayout layout_lanes(const GanttData& d, const std::vector<int>& visible, const GanttStyle& st);
 
 struct PaintStats {
-  std::size_t boxes = 0;    ///< drawn at full size
-  std::size_t columns = 0;  ///< merged one-pixel columns
+  std::size_t boxes = 0;  ///< drawn as boxes (3 px wide or more)
+  /// One-pixel columns where boxes under 3 px wide are drawn as the time-weighted mix of the
+  /// kinds running there (no barcode of alternating F and B).
+  std::size_t columns = 0;
 };
 
 /// Paints the lanes' boxes inside `plot` (x from plot.left() = mapper x 0, y from plot.top()).

@@ -2,6 +2,9 @@
 
 #include <QTest>
 
+#include <algorithm>
+#include <vector>
+
 #include "gui_test.h"
 #include "lower/task_types.h"
 #include "measured/step_breakdown.h"
@@ -74,6 +77,33 @@ class GanttDataTest : public QObject {
     QVERIFY(b0);
     QCOMPARE(b0->kind, BoxKind::Backward);
     QCOMPARE(b0->start, TimeNs{13'000'000});
+  }
+  void coverage_sums_each_kinds_time_in_a_range() {
+    // The same pipeline's stage 0: F0–F3 in [0, 4) ms, idle until B0 at [13, 15) ms, then F4
+    // at [15, 16) ms.
+    auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(4, 8, 1, 2, 0.5));
+    const GanttData d = make_gantt_data(tl);
+    const Lane& lane = d.lanes.front();
+    QCOMPARE(lane.kinds.size(), std::size_t{2});
+    const auto slot = [&](BoxKind k) {
+      return static_cast<std::size_t>(std::find(lane.kinds.begin(), lane.kinds.end(), k) -
+                                      lane.kinds.begin());
+    };
+    std::vector<double> busy;
+    // [0.5, 2.5) ms: the second half of F0, F1, the first half of F2 = 2 ms forward.
+    coverage(lane, 0.5e6, 2.5e6, busy);
+    QCOMPARE(busy[slot(BoxKind::Forward)], 2e6);
+    QCOMPARE(busy[slot(BoxKind::Backward)], 0.0);
+    // [3.5, 15.5) ms: half of F3, all of B0, half of F4 = 1 ms forward, 2 ms backward; the 9 ms
+    // of idle count for nothing.
+    coverage(lane, 3.5e6, 15.5e6, busy);
+    QCOMPARE(busy[slot(BoxKind::Forward)], 1e6);
+    QCOMPARE(busy[slot(BoxKind::Backward)], 2e6);
+    // Inside one box, and inside the bubble.
+    coverage(lane, 13.2e6, 13.7e6, busy);
+    QCOMPARE(busy[slot(BoxKind::Backward)], 0.5e6);
+    coverage(lane, 6e6, 9e6, busy);
+    QCOMPARE(busy[slot(BoxKind::Forward)] + busy[slot(BoxKind::Backward)], 0.0);
   }
   void a_measured_step_adds_a_lane_per_stream() {
     // tests/data/kineto/nccl_data.json.gz, ProfilerStep#5: 1,258 kernels (torch_trace_test),

@@ -51,20 +51,49 @@ class GanttPainterTest : public QObject {
     QCOMPARE(r.stats.columns, std::size_t{0});
   }
   void sub_pixel_boxes_merge_into_columns() {
-    // p = 2, m = 2000: 8000 compute boxes over 400 px. A lane can draw at most one merged
-    // column per pixel, so boxes + columns stays within 2 lanes · 401 px, and the lanes are
-    // still painted (not blank).
-    auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(2, 2000, 1, 2, 0));
+    // p = 2, m = 40, F = 1 ms, B = 0.05 ms: 80 boxes per lane in about 43 ms over 400 px; each
+    // F is 9 px wide (a box), each B under a pixel (a blended column). A lane draws at most one
+    // box or column per pixel.
+    auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(2, 40, 1, 0.05, 0));
     const GanttData d = make_gantt_data(tl);
     TimeMapper m;
     m.fit(tl->makespan, 400);
     const Rendered r = render(d, m, 400 + GanttStyle{}.label_width, 120);
+    QVERIFY(r.stats.boxes >= 2 * 40);
     QVERIFY(r.stats.columns > 0);
     QVERIFY(r.stats.boxes + r.stats.columns <= 2 * 401);
-    QSet<QRgb> colours;
-    for (int x = 0; x < 400; ++x) colours.insert(at(r, m, m.t_of(x + 0.5), 0));
-    QVERIFY(colours.contains(box_color(BoxKind::Forward).rgb()) ||
-            colours.contains(box_color(BoxKind::Backward).rgb()));
+  }
+  void a_dense_pipeline_blends_instead_of_a_barcode() {
+    // 1F1B p = 4, m = 128, F = 1 ms, B = 2 ms, no p2p: 256 boxes on each compute lane over 400
+    // px (1.56 px each), so every lane is drawn blended, each pixel averaged over 4 boxes' width
+    // (6.2 px, about 6.1 ms: two F/B periods). In the steady state every 3 ms holds one F and
+    // one B: each pixel is 1/3 forward and 2/3 backward, one colour F·1/3 + B·2/3 (within the
+    // 0.1 ms of a period the window holds beyond two), instead of alternating F and B columns.
+    auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(4, 128, 1, 2, 0));
+    const GanttData d = make_gantt_data(tl);
+    TimeMapper m;
+    m.fit(tl->makespan, 400);
+    const Rendered r = render(d, m, 400 + GanttStyle{}.label_width, 200);
+    QCOMPARE(r.stats.boxes, std::size_t{0});
+    QVERIFY(r.stats.columns >= 4 * 380);
+    const QColor f = box_color(BoxKind::Forward), b = box_color(BoxKind::Backward);
+    const QColor mix =
+        QColor::fromRgbF((f.redF() + 2 * b.redF()) / 3, (f.greenF() + 2 * b.greenF()) / 3,
+                         (f.blueF() + 2 * b.blueF()) / 3);
+    // Stage 0's steady state: from 3·(p − 1) = 9 ms (after its warm-up forwards) to 128 ms less
+    // the cool-down; take [40, 300) ms.
+    for (double t = 40e6; t < 300e6; t += 1e6) {
+      const QColor c(at(r, m, t, 0));
+      QVERIFY2(
+          std::abs(c.red() - mix.red()) <= 6 && std::abs(c.green() - mix.green()) <= 6 &&
+              std::abs(c.blue() - mix.blue()) <= 6,
+          qPrintable(
+              QStringLiteral("at %1 ms: %2, expected %3").arg(t / 1e6).arg(c.name(), mix.name())));
+    }
+    // The last stage's warm-up bubble stays the idle grey: it starts at 3 ms (3 forwards of the
+    // stages before it).
+    const std::size_t last = r.layout.lanes.size() - 1;
+    QCOMPARE(QColor(at(r, m, 1e6, last)), QColor(0xe4, 0xe4, 0xe4));
   }
   void lane_layout_stacks_without_gaps_inside_a_stage() {
     auto tl = test_gui::simulate_yaml(test_gui::pipeline_yaml(2, 2, 1, 2, 0.5));
