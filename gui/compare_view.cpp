@@ -240,12 +240,14 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
     } else {
       const StepReport& r = c.report;
       const double phase = r.pipeline_time_s > 0 ? r.pipeline_time_s : 1.0;
-      QString text =
-          QStringLiteral("<b>%1</b> — step %2 s, bubble %3 % of step, idle from communication %4 %")
-              .arg(QString::fromStdString(c.schedule))
-              .arg(r.step_time_s, 0, 'f', 4)
-              .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1)
-              .arg(100 * r.idle.communication_s / phase, 0, 'f', 1);
+      QString text = QStringLiteral(
+                         "<b>%1</b> — step %2 s, bubble %3 % of step, idle from imbalance %4 %, "
+                         "communication %5 %")
+                         .arg(QString::fromStdString(c.schedule))
+                         .arg(r.step_time_s, 0, 'f', 4)
+                         .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1)
+                         .arg(100 * r.idle.imbalance_s / phase, 0, 'f', 1)
+                         .arg(100 * r.idle.communication_s / phase, 0, 'f', 1);
       // Another scenario (A/B) or another layout than the open one's: say which.
       const StepReport& open = outcome_->report;
       if (r.scenario != open.scenario || r.gpus != open.gpus || r.dp != open.dp ||

@@ -221,6 +221,13 @@ class MainWindowTest : public QObject {
     const auto* legend = w.compare_view()->findChild<QLabel*>("compare-legend");
     QVERIFY(legend != nullptr && legend->isVisible());
     QVERIFY(legend->text().contains("idle (bubble)"));
+    // Each row names its bubble, imbalance and communication apart, as the status bar does.
+    bool row_names_all_three = false;
+    for (const QLabel* l : w.compare_view()->findChildren<QLabel*>())
+      row_names_all_three =
+          row_names_all_three || (l->text().contains("bubble") && l->text().contains("imbalance") &&
+                                  l->text().contains("communication"));
+    QVERIFY(row_names_all_three);
   }
   void compared_gantts_each_fit_the_step_in_a_narrow_window() {
     // At 1024 × 700 the first Gantt's fit used to hand its mapper to the others, which then
