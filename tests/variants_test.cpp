@@ -125,10 +125,10 @@ TEST_CASE("variants: edits of one scenario side by side; one that cannot be is a
         "--vary training.microbatches=16");
 
   // A value its key's rule refuses, and an edit validate() refuses, are rows with the reason.
-  const auto bad = simulate_variants(s, {{"zero 5", {"parallelism.zero=5"}},
-                                         {"pp 3", {"parallelism.pp=3"}},
-                                         {"ok", {"training.microbatches=4"}},
-                                         {"nope", {"nope.key=1"}}});
+  const auto bad = simulate_variants(s, {{"zero 5", {"parallelism.zero=5"}, {}},
+                                         {"pp 3", {"parallelism.pp=3"}, {}},
+                                         {"ok", {"training.microbatches=4"}, {}},
+                                         {"nope", {"nope.key=1"}, {}}});
   REQUIRE(bad.size() == 4);
   CHECK_FALSE(bad[0].ran());
   CHECK_THAT(bad[0].error, Contains("--vary parallelism.zero=5: parallelism.zero: expected an "
@@ -147,4 +147,21 @@ TEST_CASE("variants: edits of one scenario side by side; one that cannot be is a
   CHECK(cross[1].label() == "training.microbatches=8 · interleaved-1f1b (vpp 2)");
   CHECK(cross[1].timeline->makespan == 28'500'000);
   CHECK_THROWS_AS(simulate_variants(s, vary({"parallelism.zero=0"}), {"nope"}), ScheduleError);
+  // On two threads: the same rows in the same order. A code edit (search's kind) is applied
+  // after the text edits and validated like them: 6 micro-batches of F 1 + B 2 on 4 stages,
+  // (6 + 3) · 3 = 27 ms.
+  std::vector<Variant> mixed = vary({"training.microbatches=8,16,4"});
+  mixed.push_back({"by code", {}, [](Scenario& v) { v.training.global_batch_size = 6; }});
+  mixed.push_back({"refused by code", {}, [](Scenario& v) { v.layout.pp = 0; }});
+  const auto one = simulate_variants(s, mixed, {}, {}, 1);
+  const auto two = simulate_variants(s, mixed, {}, {}, 2);
+  REQUIRE(one.size() == 5);
+  REQUIRE(two.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    CHECK(one[i].label() == two[i].label());
+    CHECK(one[i].ran() == two[i].ran());
+    if (one[i].ran()) CHECK(one[i].timeline->makespan == two[i].timeline->makespan);
+  }
+  CHECK(one[3].timeline->makespan == 27'000'000);
+  CHECK_THAT(one[4].error, Contains("parallelism.pp"));
 }

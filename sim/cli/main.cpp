@@ -266,7 +266,8 @@ int cmd_compare(const CompareArgs& a, bool schedules_given) {
   if (!a.vary.empty()) {  // edits of one scenario, each under its schedule (or --schedules)
     if (several) throw InputError("compare: --vary edits one scenario; give one file");
     variants = simulate_variants(scenarios[0], vary(a.vary),
-                                 schedules_given ? names : std::vector<std::string>{}, opt);
+                                 schedules_given ? names : std::vector<std::string>{}, opt,
+                                 /*jobs: every core*/ 0);
   } else {
     variants = several ? simulate_scenarios(scenarios, names, opt)
                        : simulate_schedules(scenarios[0], names, opt);

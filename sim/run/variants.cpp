@@ -137,32 +137,37 @@ std::vector<Variant> vary(const std::vector<std::string>& specs) {
   return specs.empty() ? std::vector<Variant>{} : out;
 }
 
+Scenario variant_scenario(const Scenario& base, const Variant& v) {
+  Scenario sc = base;
+  if (!v.label.empty()) sc.name = v.label;
+  for (const std::string& edit : v.edits) {
+    set_value(sc, edit, "--vary " + edit);
+    sc.canonical_yaml += fmt::format("\n# --vary {}\n", edit);
+  }
+  if (v.edit) v.edit(sc);
+  validate(sc);
+  return sc;
+}
+
 std::vector<VariantResult> simulate_variants(const Scenario& base,
                                              const std::vector<Variant>& variants,
                                              const std::vector<std::string>& schedules,
-                                             const SimulateOptions& opt) {
+                                             const SimulateOptions& opt, int jobs) {
   for (const auto& name : schedules) find_schedule(name);  // unknown names fail before any work
+  const auto rows = map_variants<std::vector<VariantResult>>(
+      base, variants, jobs,
+      [&](std::size_t, const Scenario& sc) { return simulate_scenarios({sc}, schedules, opt); },
+      [&](std::size_t i, const InputError& e) {  // this variant cannot be: a row, the others run
+        VariantResult r;
+        r.scenario = variants[i].label;
+        r.schedule =
+            schedules.empty() ? base.schedule.name : fmt::format("{}", fmt::join(schedules, ", "));
+        r.error = e.what();
+        return std::vector<VariantResult>{std::move(r)};
+      });
   std::vector<VariantResult> out;
-  for (const Variant& v : variants) {
-    Scenario sc = base;
-    sc.name = v.label;
-    try {
-      for (const std::string& edit : v.edits) {
-        set_value(sc, edit, "--vary " + edit);
-        sc.canonical_yaml += fmt::format("\n# --vary {}\n", edit);
-      }
-      validate(sc);
-    } catch (const InputError& e) {  // this variant cannot be: a row, the others still run
-      VariantResult r;
-      r.scenario = v.label;
-      r.schedule =
-          schedules.empty() ? base.schedule.name : fmt::format("{}", fmt::join(schedules, ", "));
-      r.error = e.what();
-      out.push_back(std::move(r));
-      continue;
-    }
-    for (VariantResult& r : simulate_scenarios({sc}, schedules, opt)) out.push_back(std::move(r));
-  }
+  for (const auto& group : rows)
+    for (const VariantResult& r : group) out.push_back(r);
   return out;
 }
 

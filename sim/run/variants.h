@@ -6,9 +6,14 @@
 // count it takes (vpp 2 from vpp 1 for interleaved and V-shaped schedules; vpp 1 from a chunked
 // scenario for one-chunk schedules), on a copy of the scenario that validate() checks again. A
 // schedule that still cannot run is a row with its error, never an abort of the others.
-#include <memory>  // std::shared_ptr
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <cstddef>     // std::size_t
+#include <functional>  // std::function
+#include <memory>      // std::shared_ptr
+#include <string>      // std::string
+#include <vector>      // std::vector
+
+#include "core/error.h"
+#include "core/parallel_for.h"
 
 #include "run/simulate.h"
 #include "run/timeline.h"
@@ -44,11 +49,44 @@ std::vector<VariantResult> simulate_scenarios(const std::vector<Scenario>& scena
                                               const std::vector<std::string>& schedules,
                                               const SimulateOptions& opt = {});
 
-/// One variant of a scenario: its label and its edits ("key=value", as `--set` writes them).
+/// One variant of a scenario: its label and its edits: "key=value" text as `--set` writes it
+/// (`--vary`), and/or code's edit of the value (search's layouts), applied after the text.
 struct Variant {
   std::string label;
   std::vector<std::string> edits;
+  std::function<void(Scenario&)> edit;
 };
+
+/// Variant `v`'s scenario: a copy of `base` with its text edits applied (set_value: each read by
+/// its key's rule and named "--vary EDIT" in errors), then its code edit, then validate()d.
+/// Throws InputError when an edit or the edited scenario cannot be.
+Scenario variant_scenario(const Scenario& base, const Variant& v);
+
+/// The one way variants of a scenario are run (compare --vary, the GUI, search): for each
+/// variant, run(i, its scenario) — or refused(i, error) when variant_scenario refuses it — on
+/// `jobs` threads (0: all cores; parallel_for), results in variant order and the same for any
+/// number of threads. `progress(done, total)` as parallel_for calls it. Exceptions other than the
+/// refusal (a cancel, our own bugs) propagate.
+template <typename Result, typename Run, typename Refused>
+std::vector<Result> map_variants(
+    const Scenario& base, const std::vector<Variant>& variants, int jobs, const Run& run,
+    const Refused& refused, const std::function<void(std::size_t, std::size_t)>& progress = {}) {
+  std::vector<Result> out(variants.size());
+  parallel_for(
+      variants.size(), jobs,
+      [&](std::size_t i) {
+        Scenario sc;
+        try {
+          sc = variant_scenario(base, variants[i]);
+        } catch (const InputError& e) {
+          out[i] = refused(i, e);
+          return;
+        }
+        out[i] = run(i, sc);
+      },
+      progress);
+  return out;
+}
 
 /// The variants of `--vary KEY=V1,V2,…` specs: every combination of their values, the first
 /// spec's values varying slowest, each labelled "key=v, key=v". A value list in YAML flow form
@@ -56,14 +94,13 @@ struct Variant {
 /// with no '=' or no value.
 std::vector<Variant> vary(const std::vector<std::string>& specs);
 
-/// Each variant of `base` side by side: its edits applied to a copy (set_value, so each value is
-/// read by its key's rule and named as "--vary EDIT" in errors), validated, then simulated as
+/// Each variant of `base` side by side (map_variants, on `jobs` threads): simulated as
 /// simulate_scenarios does (its own schedule, or each of `schedules` with the retry rule). An
 /// edit or a layout that cannot run is a row with its error, never an abort of the others; rows
 /// are named by the variants' labels. Unknown schedule names throw before any work.
 std::vector<VariantResult> simulate_variants(const Scenario& base,
                                              const std::vector<Variant>& variants,
                                              const std::vector<std::string>& schedules = {},
-                                             const SimulateOptions& opt = {});
+                                             const SimulateOptions& opt = {}, int jobs = 1);
 
 }  // namespace trainsim

@@ -1,13 +1,9 @@
 #include "search/layout_search.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <exception>
 #include <limits>
-#include <mutex>
 #include <numeric>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +16,7 @@
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
+#include "run/variants.h"
 #include "scenario/validate_scenario.h"
 #include "schedules/registry.h"
 
@@ -192,15 +189,12 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
 
 namespace {
 
-// One candidate: the base scenario with this layout, validated again; ruled out on static
-// memory, or simulated.
-SearchResult evaluate(const Scenario& base, const LayoutCandidate& c, double limit) {
+// One candidate, its layout set on the base scenario and validated (map_variants): ruled out
+// on static memory, or simulated.
+SearchResult evaluate(const Scenario& sc, const LayoutCandidate& c, double limit) {
   SearchResult r;
   r.layout = c;
   try {
-    Scenario sc = base;
-    c.apply(sc);
-    validate(sc);
     // A schedule that does not take this chunk count (registry.h) fails at once, with the
     // generator's own message, before any memory or cost work.
     const bool from_csv = c.schedule.empty() && !sc.schedule.csv.empty();
@@ -252,38 +246,25 @@ std::vector<SearchResult> evaluate_candidates(
   for (std::size_t i : indices)
     TRAINSIM_CHECK(i < candidates.size(), "evaluate_candidates: an index past the candidates");
   const double limit = memory_limit(base, options);
-  std::vector<SearchResult> results(indices.size());
-
-  // A pool of threads takes candidates in order; each result lands at its candidate's index,
-  // so the outcome is the same for any number of threads.
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t jobs = std::min<std::size_t>(
-      indices.size(), options.jobs > 0 ? static_cast<std::size_t>(options.jobs) : hw);
-  std::atomic<std::size_t> next{0};
-  std::size_t done = 0;
-  std::mutex mutex;  // guards done, failure and the progress callback
-  std::exception_ptr failure;
-  auto work = [&] {
-    for (std::size_t i = next++; i < indices.size(); i = next++) {
-      try {
-        results[i] = evaluate(base, candidates[indices[i]], limit);
-      } catch (...) {  // our own bug: stop, and rethrow it on the calling thread
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-        next = indices.size();
-        return;
-      }
-      const std::lock_guard<std::mutex> lock(mutex);
-      ++done;
-      if (progress) progress(done, indices.size());
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < jobs; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
-  return results;
+  // Each candidate a variant of the base scenario: its layout set by code (LayoutCandidate::
+  // apply), validated, then evaluated; one the layout rules refuse is a row with their message.
+  std::vector<Variant> variants(indices.size());
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const LayoutCandidate& c = candidates[indices[i]];
+    variants[i].edit = [&c](Scenario& s) { c.apply(s); };
+  }
+  return map_variants<SearchResult>(
+      base, variants, options.jobs,
+      [&](std::size_t i, const Scenario& sc) {
+        return evaluate(sc, candidates[indices[i]], limit);
+      },
+      [&](std::size_t i, const InputError& e) {
+        SearchResult r;
+        r.layout = candidates[indices[i]];
+        r.error = e.what();
+        return r;
+      },
+      progress);
 }
 
 void rank_search_results(std::vector<SearchResult>& results) {
