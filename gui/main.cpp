@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
       QStringLiteral("TRACE"));
   const QCommandLineOption measured_step(
       QStringLiteral("measured-step"),
-      QStringLiteral("the ProfilerStep of --measured to draw (default: as trainsim diff picks)"),
+      QStringLiteral("the ProfilerStep of --measured to draw, or a window of times from its first "
+                     "kernel such as 1.2s..1.9s (default: as trainsim diff picks)"),
       QStringLiteral("N"));
   const QCommandLineOption size(QStringLiteral("size"),
                                 QStringLiteral("window size, default 1500x900"),

@@ -124,6 +124,8 @@ expect 0 "largest differences" -- "$bin" diff "$src/scenarios/default.yaml" "$k/
 expect 0 '"communication_exposed"' -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --json
 expect 0 "ProfilerStep#6" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 6
 expect 2 "no such step; the trace has ProfilerStep#4, ProfilerStep#5, ProfilerStep#6" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 9
+expect 0 "window 0 ns..50.000 ms" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 0s..50ms
+expect 2 "the window's end must come after its start" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 5s..4s
 expect 2 "no GPU kernels" -- "$bin" diff "$src/scenarios/default.yaml" "$k/cpu_only_rank-34.json.gz"
 expect 2 "both are rank 0" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" "$k/sampled_rank-0.json.gz"
 head -c 5000 "$src/scenarios/default.yaml" > "$tmp/notrace.json"

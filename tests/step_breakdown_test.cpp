@@ -1,9 +1,11 @@
 #include "measured/step_breakdown.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <string>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
@@ -50,5 +52,36 @@ TEST_CASE("a step is chosen by name, and a wrong name lists the steps there are"
     FAIL("an unknown step was accepted");
   } catch (const InputError& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains("ProfilerStep#551, ProfilerStep#552"));
+  }
+}
+
+TEST_CASE("a window of times makes the kernels starting in it a step") {
+  auto t = read_torch_trace(data("sampled_rank-0.json.gz"));
+  REQUIRE(t.steps.size() == 2);
+  // A window around ProfilerStep#552's GPU span, from the trace's first kernel, holds that
+  // step's kernels: its first kernel starts at its gpu_begin and none starts at or after its
+  // gpu_end (the last one ends there).
+  TimeNs first = t.kernels.front().start;
+  for (const auto& k : t.kernels) first = std::min(first, k.start);
+  const TraceStep s552 = t.steps[1];
+  const std::string window =
+      fmt::format("{}ns..{}ns", s552.gpu_begin - first, s552.gpu_end - first);
+  const int w = pick_step(t, window);
+  REQUIRE(w == 2);
+  const TraceStep& got = t.steps[2];
+  CHECK(got.name.rfind("window ", 0) == 0);
+  CHECK(got.gpu_begin == s552.gpu_begin);
+  int in_span = 0;  // kernels starting inside #552's span
+  for (const auto& k : t.kernels)
+    if (k.start >= s552.gpu_begin && k.start < s552.gpu_end) ++in_span;
+  CHECK(got.kernels == in_span);
+  CHECK(got.kernels > 0);
+  // The window's breakdown is a step like the others.
+  CHECK(break_down_step(t, w).span == got.gpu_end - got.gpu_begin);
+  // Bad windows, each refused in one line naming the file.
+  for (const char* bad : {"1s..", "2s..1s", "x..1s", "1000s..2000s"}) {
+    auto again = read_torch_trace(data("sampled_rank-0.json.gz"));
+    CHECK_THROWS_WITH(pick_step(again, bad),
+                      Catch::Contains("sampled_rank-0.json.gz") && Catch::Contains(bad));
   }
 }

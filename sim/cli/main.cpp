@@ -668,8 +668,9 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   dif->add_option("--step", da.step,
-                  "ProfilerStep to compare (e.g. 12 or ProfilerStep#12); default: the "
-                  "median-length step, skipping the first");
+                  "ProfilerStep to compare (e.g. 12 or ProfilerStep#12), or a window of times "
+                  "from each trace's first kernel (e.g. 1.2s..1.9s: the kernels starting in it); "
+                  "default: the median-length step, skipping the first");
   dif->add_option("--trace", da.trace_out,
                   "Write one Chrome trace (Perfetto) with the simulated and the measured step");
   dif->add_flag("--json", da.json, "Print as JSON");

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/intervals.h"
+#include "core/quantity.h"
 
 namespace trainsim {
 namespace {
@@ -20,6 +21,17 @@ std::vector<FamilyTime> sorted(const std::map<std::string, FamilyTime>& m) {
   std::stable_sort(out.begin(), out.end(),
                    [](const FamilyTime& a, const FamilyTime& b) { return a.time > b.time; });
   return out;
+}
+
+// First kernel start to last kernel end.
+TimeNs trace_span(const TorchTrace& t) {
+  TimeNs first = 0, last = 0;
+  for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    const TraceKernel& k = t.kernels[i];
+    first = i == 0 ? k.start : std::min(first, k.start);
+    last = std::max(last, k.start + k.dur);
+  }
+  return last - first;
 }
 
 }  // namespace
@@ -71,6 +83,50 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
 }
 
 int pick_step(TorchTrace& t, const std::string& name) {
+  if (const auto dots = name.find(".."); dots != std::string::npos) {
+    // A window of the trace's time, from its first kernel's start: every kernel starting in
+    // [A, B) becomes a step of its own (a trace without ProfilerStep annotations, or a span
+    // the annotations do not mark).
+    auto time = [&](const std::string& text) {
+      std::string why;
+      const auto v = parse_quantity(text, Dimension::Time, &why);
+      if (!v || *v < 0)
+        throw InputError(fmt::format(
+            "{}: --step {}: expected a window START..END of times from the trace's first "
+            "kernel, e.g. 1.2s..1.9s; {}",
+            t.file, name, v ? "a time is negative" : why));
+      return seconds_to_ns(*v);
+    };
+    const TimeNs from = time(name.substr(0, dots)), to = time(name.substr(dots + 2));
+    if (to <= from)
+      throw InputError(
+          fmt::format("{}: --step {}: the window's end must come after its start", t.file, name));
+    TimeNs first = 0;
+    for (std::size_t i = 0; i < t.kernels.size(); ++i)
+      first = i == 0 ? t.kernels[i].start : std::min(first, t.kernels[i].start);
+    const int index = static_cast<int>(t.steps.size());
+    TraceStep w{
+        fmt::format("window {}..{}", format_time(to_seconds(from)), format_time(to_seconds(to))),
+        0,
+        0,
+        0,
+        0,
+        0};
+    for (auto& k : t.kernels) {
+      if (k.start < first + from || k.start >= first + to) continue;
+      w.gpu_begin = w.kernels == 0 ? k.start : std::min(w.gpu_begin, k.start);
+      w.gpu_end = std::max(w.gpu_end, k.start + k.dur);
+      ++w.kernels;
+      k.step = index;
+    }
+    if (w.kernels == 0)
+      throw InputError(
+          fmt::format("{}: --step {}: no GPU kernel starts in that window (the "
+                      "trace's kernels span {} from the first)",
+                      t.file, name, format_time(to_seconds(trace_span(t)))));
+    t.steps.push_back(w);
+    return index;
+  }
   if (t.steps.empty()) {
     // No ProfilerStep annotations: one step over every kernel.
     TraceStep s{"whole trace", 0, 0, 0, 0, 0};

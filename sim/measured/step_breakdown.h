@@ -42,8 +42,11 @@ StepBreakdown break_down_step(const TorchTrace& t, int step);
 /// The index of the step to compare: `name` ("ProfilerStep#12", or "12") when given, else the
 /// median-length step among those with kernels, skipping the first when there are three or more
 /// (the first step after the profiler starts carries warm-up). A trace without ProfilerStep
-/// annotations gets one step spanning all its kernels, named "whole trace". Throws InputError
-/// naming the steps there are when `name` is not among them.
+/// annotations gets one step spanning all its kernels, named "whole trace". `name` "A..B" (two
+/// times, e.g. "1.2s..1.9s") makes the kernels starting in [A, B) after the trace's first
+/// kernel a step of their own ("window 1.200 s..1.900 s"), annotated or not. Throws InputError
+/// naming the steps there are when `name` is not among them, and for a window that is not two
+/// times, ends before it starts, or holds no kernel.
 int pick_step(TorchTrace& t, const std::string& name = "");
 
 }  // namespace trainsim
