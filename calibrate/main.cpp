@@ -21,9 +21,9 @@
 #include "core/json_text.h"
 #include "core/quantity.h"
 #ifdef TRAINSIM_WITH_GPU
+#include "core/mpi_job.h"
 #include "device_info.h"
 #include "gpu.h"
-#include "core/mpi_job.h"
 #endif
 #include "nccl_tests.h"
 #include "profile_update.h"
@@ -73,7 +73,8 @@ int cmd_import(const std::vector<std::string>& logs, const std::string& out,
 
 // `import-torch-trace`: a real step's kernels (PyTorch profiler traces) as profile samples.
 int cmd_import_trace(const std::vector<std::string>& traces, const std::string& scenario,
-                     const std::vector<std::string>& sets, const std::string& out) {
+                     const std::vector<std::string>& sets, const std::string& out,
+                     const std::string& step) {
   const Scenario sc = load_scenario(scenario, sets);
   TraceReadOptions ro;  // progress on a terminal only
   if (isatty(fileno(stderr)) != 0)
@@ -82,7 +83,7 @@ int cmd_import_trace(const std::vector<std::string>& traces, const std::string& 
         std::cerr << fmt::format("\rreading traces: {:.0f}%\033[K", 100.0 * done / total)
                   << std::flush;
     };
-  const TorchTraceImport imp = import_torch_traces(read_torch_traces(traces, ro), sc);
+  const TorchTraceImport imp = import_torch_traces(read_torch_traces(traces, ro), sc, step);
   if (ro.progress) std::cerr << "\r\033[K" << std::flush;
   const auto& p = imp.profile;
   if (p.gemms.empty() && p.memory.empty() && p.collectives.empty())
@@ -184,7 +185,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
 
   std::vector<std::string> trace_files, trace_sets;
-  std::string trace_scenario, trace_out = "calibration.json";
+  std::string trace_scenario, trace_out = "calibration.json", trace_step;
   auto* imt = app.add_subcommand(
       "import-torch-trace",
       "Read PyTorch profiler traces (Kineto JSON or JSON.gz, one per rank) into a calibration "
@@ -199,6 +200,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   imt->add_option("--set", trace_sets, "Override a scenario key (key=value), repeatable");
   imt->add_option("--out", trace_out, "Profile to write or update")->capture_default_str();
+  imt->add_option("--step", trace_step,
+                  "Read only this step of each trace: a ProfilerStep (e.g. 12 or ProfilerStep#12) "
+                  "or a window of times from its first kernel (e.g. 1.2s..1.9s); default: every "
+                  "step but the first of three or more");
 
   ValidateArgs va;
   auto* val = app.add_subcommand(
@@ -244,7 +249,8 @@ int main(int argc, char** argv) {
       return cmd_collectives(ca);
     }
     if (*imp) return cmd_import(logs, out, nopt);
-    if (*imt) return cmd_import_trace(trace_files, trace_scenario, trace_sets, trace_out);
+    if (*imt)
+      return cmd_import_trace(trace_files, trace_scenario, trace_sets, trace_out, trace_step);
     if (*val) return cmd_validate(va);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "measured/step_breakdown.h"
 #include "stats.h"
 
 namespace trainsim {
@@ -43,7 +44,8 @@ Sample timed(const std::vector<double>& times) {
 
 }  // namespace
 
-TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, const Scenario& s) {
+TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scenario& s,
+                                     const std::string& step) {
   TorchTraceImport out;
   if (!traces.empty()) out.profile.provenance.device = traces.front().device;
   const int per_node = s.has_cluster ? s.cluster.gpus_per_node : 8;
@@ -53,10 +55,18 @@ TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, cons
   using CollKey = std::tuple<std::string, int, double>;
   std::map<CollKey, std::vector<double>> colls;
   std::map<CollKey, std::string> coll_source;
-  for (const TorchTrace& t : traces) {
-    // A trace without ProfilerStep annotations is one step: every kernel counts.
-    const bool whole = t.steps.empty();
-    const std::vector<bool> use = used_steps(t);
+  for (TorchTrace& t : traces) {
+    // The step asked for; else every step but a warm-up, and a trace without ProfilerStep
+    // annotations is one step: every kernel counts.
+    std::vector<bool> use;
+    if (!step.empty()) {
+      const int picked = pick_step(t, step);
+      use.assign(t.steps.size(), false);
+      use[static_cast<std::size_t>(picked)] = true;
+    } else {
+      use = used_steps(t);
+    }
+    const bool whole = step.empty() && t.steps.empty();
     out.steps += whole ? 1 : static_cast<int>(std::count(use.begin(), use.end(), true));
     std::map<std::pair<int, int>, double> call;  // (step, shape id) → summed kernel time
     for (const TraceKernel& k : t.kernels) {

@@ -40,8 +40,12 @@ struct TorchTraceImport {
   int copies = 0;              ///< device-to-device copies turned into samples
 };
 
-/// Samples from `traces` (each trace's steps as read; provenance: the first trace's device).
-/// `s` gives the GPUs per node that decide a collective's link.
-TorchTraceImport import_torch_traces(const std::vector<TorchTrace>& traces, const Scenario& s);
+/// Samples from `traces` (each trace's steps as read, but the first of three or more; provenance:
+/// the first trace's device). `s` gives the GPUs per node that decide a collective's link.
+/// `step`, when given, is the one step of each trace to read, as `trainsim diff --step` takes it
+/// (a ProfilerStep's number or name, or a time window "1.2s..1.9s"; pick_step), and InputError
+/// when a trace has no such step.
+TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scenario& s,
+                                     const std::string& step = "");
 
 }  // namespace trainsim

@@ -19,6 +19,8 @@ expect 2 "does not exist" -- "$bin" import-nccl-tests /no/such.log
 kin="$(dirname "$data")/kineto"
 expect 0 "collectives  5 sizes from 10 NCCL kernels" -- "$bin" import-torch-trace "$kin/nccl_data.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t.json"
 expect 0 '"method": "torch-trace"' -- cat "$tmp/t.json"
+expect 0 "collectives  5 sizes from 5 NCCL kernels" -- "$bin" import-torch-trace "$kin/nccl_data.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t6.json" --step 6
+expect 2 "no such step; the trace has ProfilerStep#4" -- "$bin" import-torch-trace "$kin/nccl_data.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t9.json" --step 9
 expect 2 "no GPU kernels" -- "$bin" import-torch-trace "$kin/cpu_only_rank-34.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t.json"
 # Real logs (tests/data/nccl/real): the op from the bus factor; repeated sizes merged; --op.
 real="$data/real"

@@ -42,6 +42,28 @@ TEST_CASE("a real trace's collectives and copies become profile samples") {
   CHECK(imp.profile.provenance.device == "NVIDIA A100-PG509-200");
 }
 
+TEST_CASE("one step of a trace, by name or by a window of times") {
+  const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/default.yaml");
+  const auto t =
+      read_torch_trace(std::string(TRAINSIM_TESTS_DIR) + "/data/kineto/nccl_data.json.gz");
+  // Step #6 alone: half of the two steps' samples above (each step runs the same 5 all-reduces,
+  // 2 broadcasts and 320 copies).
+  const TorchTraceImport six = import_torch_traces({t}, s, "6");
+  CHECK(six.steps == 1);
+  CHECK(six.collective_calls == 5);
+  CHECK(six.collective_skipped == 2);
+  CHECK(six.copies == 320);
+  // A window from the first kernel to past the last: every kernel of the trace, warm-up
+  // step #4 included (which the default leaves out): three steps' worth, 15 all-reduces,
+  // 6 broadcasts, 960 copies.
+  const TorchTraceImport all = import_torch_traces({t}, s, "0s..1000s");
+  CHECK(all.steps == 1);
+  CHECK(all.collective_calls == 15);
+  CHECK(all.collective_skipped == 6);
+  CHECK(all.copies == 960);
+  CHECK_THROWS_WITH(import_torch_traces({t}, s, "9"), Catch::Contains("no such step"));
+}
+
 TEST_CASE("a bf16 GEMM's kernels (GEMM + split-K reduction) are one call, the median per shape") {
   // Two steps, each one aten::mm [[4096, 8192], [8192, 1024]] in bf16 launching a GEMM and its
   // split-K reduction (linked by External id 7 / 8): 100 + 10 µs, then 120 + 10 µs. Calls: 110
