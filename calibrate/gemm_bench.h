@@ -1,5 +1,5 @@
 #pragma once
-// Timing GEMMs and copies on one GPU the way domain.md §5 says: cuBLASLt, bf16/fp16 inputs
+// Timing GEMMs and copies on one GPU the usual way: cuBLASLt, bf16/fp16 inputs
 // with fp32 accumulation, a 32 MiB workspace, the heuristic's top algorithms tried and the
 // fastest kept, random inputs, L2 flushed before every timed run, CUDA events, median and
 // spread of many runs.

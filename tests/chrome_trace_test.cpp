@@ -24,7 +24,8 @@ std::string trace_of(const Scenario& s) {
   return out.str();
 }
 
-// Strict structural checks of domain.md §7. Returns the problems found (empty when valid).
+// Strict structural checks of the Trace Event Format. Returns the problems found (empty when
+// valid).
 std::vector<std::string> check_trace(const json& t) {
   std::vector<std::string> bad;
   if (!t.is_object() || !t.contains("traceEvents") || !t["traceEvents"].is_array())

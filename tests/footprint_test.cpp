@@ -66,7 +66,7 @@ TEST_CASE("footprint: the last stage adds the LM head input and fp32 logits", "[
         Approx(8 * layer + 2.0 * 4096 * 4096 + 4.0 * 4096 * 128256));
 }
 
-TEST_CASE("footprint: static memory follows domain.md §2 for ZeRO 0 to 3", "[footprint]") {
+TEST_CASE("footprint: static memory follows the ZeRO paper for ZeRO 0 to 3", "[footprint]") {
   // Ψ on stage 0 of pp 2 (16 layers + embedding), dp 4. Weights 2Ψ, grads 2Ψ, Adam 12Ψ;
   // ZeRO-1 shards the 12Ψ, ZeRO-2 also the grads, ZeRO-3 also the weights, each / N_d.
   for (int zero : {0, 1, 2, 3}) {

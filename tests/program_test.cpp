@@ -172,7 +172,7 @@ TEST_CASE("ZeRO-3: parameters kept across micro-batches are gathered once", "[pa
   CHECK(tl.makespan == 2 * G + 3 * f + 4 * b + r + o);
   CHECK(of_type(tl, TaskType::ParamGather).size() == 2);
   CHECK(make_memory_report(tl).stages[0].gathered == Approx(2.0 * psi));
-  // Static state under ZeRO-3: weights 2Ψ/dp (domain.md §2), the gathered copy on top.
+  // Static state under ZeRO-3: weights 2Ψ/dp (ZeRO, arXiv 1910.02054 §5), the gathered copy on top.
   CHECK(make_memory_report(tl).stages[0].weights == Approx(2.0 * psi / 2));
 }
 

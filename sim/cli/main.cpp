@@ -1,5 +1,5 @@
 // trainsim: the command line. Maps errors to exit codes (0 ok, 2 bad input, 1 internal) here
-// and only here (style.md habit 10).
+// and only here.
 #include <unistd.h>
 #include <algorithm>
 #include <charconv>

@@ -1,5 +1,5 @@
 #pragma once
-// The two kinds of error (style.md habit 10): InputError for anything the user can fix
+// The two kinds of error: InputError for anything the user can fix
 // (exit code 2), and TRAINSIM_CHECK for our own broken invariants (an internal error, exit 1).
 #include <stdexcept>  // std::runtime_error, std::logic_error
 #include <string>     // std::string

@@ -1,5 +1,5 @@
 #pragma once
-// Simulated time: integer nanoseconds, never floating point (style.md habit 1).
+// Simulated time: integer nanoseconds, never floating point.
 #include <cstdint>  // std::int64_t
 
 namespace trainsim {

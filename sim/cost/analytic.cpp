@@ -472,7 +472,7 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
     return {seconds_to_ns(k_.collectives->seconds(c, n, bytes)), 0, sent};
   // Between nodes, NCCL runs one ring channel per rail: with k members of the group in each
   // node, k NICs per node carry the traffic at once, up to what NVLink inside the node takes
-  // (domain.md §4: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).
+  // (nccl-tests convention: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).
   double bandwidth = l.bandwidth;
   if (link == LinkClass::InterNode && per_node > 1)
     bandwidth = std::min(s_.cluster.intra_node.bandwidth, l.bandwidth * per_node);

@@ -1,5 +1,5 @@
 #pragma once
-// The analytic cost model: every GEMM of a layer (domain.md §1) timed by a roofline
+// The analytic cost model: every GEMM of a layer (its projections and MLP) timed by a roofline
 // max(FLOPs / (peak · efficiency · wave quantization), bytes / HBM bandwidth), memory-bound ops
 // by bytes / (HBM bandwidth · efficiency), a fixed launch cost per kernel, collectives and p2p by
 // α–β with nccl-tests bus-bandwidth factors. Constants: cost/constants.h.

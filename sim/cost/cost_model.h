@@ -29,20 +29,21 @@ struct CollectiveRun {
   int count = 1;
 };
 
-/// nccl-tests bus-bandwidth factor (domain.md §4): 2(n−1)/n for all-reduce, (n−1)/n otherwise.
+/// nccl-tests bus-bandwidth factor (nccl-tests doc/PERFORMANCE.md): 2(n−1)/n for all-reduce,
+/// (n−1)/n otherwise.
 double busbw_factor(Collective c, int group_size);
 const char* collective_name(Collective c);
 
 /// One kernel of a micro-batch's work as a model times it (`trainsim kernels`).
 struct KernelTime {
-  std::string what;          ///< e.g. "qkv.dgrad", "attention.backward", "norm"
-  const char* kind = "";     ///< "gemm", "attention" or "memory"
-  int count = 1;             ///< runs per micro-batch (a stage's layers)
-  double flops = 0;          ///< FLOPs of one run (recomputation's too)
-  double bytes = 0;          ///< memory traffic of one run
-  double seconds = 0;        ///< one run, its launch cost included
-  bool recompute = false;    ///< recomputation: costs time, is not model FLOPs
-  std::string source;        ///< where the time comes from (a sweep, a paper, a profile, …)
+  std::string what;        ///< e.g. "qkv.dgrad", "attention.backward", "norm"
+  const char* kind = "";   ///< "gemm", "attention" or "memory"
+  int count = 1;           ///< runs per micro-batch (a stage's layers)
+  double flops = 0;        ///< FLOPs of one run (recomputation's too)
+  double bytes = 0;        ///< memory traffic of one run
+  double seconds = 0;      ///< one run, its launch cost included
+  bool recompute = false;  ///< recomputation: costs time, is not model FLOPs
+  std::string source;      ///< where the time comes from (a sweep, a paper, a profile, …)
 };
 
 class CostModel {

@@ -1,5 +1,5 @@
 #pragma once
-// What the engine tells the world (style.md habit 6): task start and end. The timeline
+// What the engine tells the world: task start and end. The timeline
 // recorder, trace writer, statistics and memory tracker subscribe; the engine includes none
 // of them.
 #include "core/time.h"

@@ -7,9 +7,10 @@
 
 namespace trainsim {
 namespace {
-constexpr double kHalf = 2;                // bytes per bf16/fp16 element
-constexpr double kFloat = 4;               // bytes per fp32 element
-constexpr double kAdamBytesPerParam = 12;  // fp32 master, m, v (domain.md §2, k = 12)
+constexpr double kHalf = 2;   // bytes per bf16/fp16 element
+constexpr double kFloat = 4;  // bytes per fp32 element
+constexpr double kAdamBytesPerParam =
+    12;  // fp32 master, m, v (ZeRO, arXiv 1910.02054 §3.1: K = 12)
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,

@@ -1,7 +1,8 @@
 #pragma once
 // How many bytes one GPU holds: the static part (weights, gradients, optimizer states, sharded by
-// ZeRO as domain.md §2 gives it) and the activations one micro-batch leaves on a stage between
-// its forward and its backward. Pure functions of the scenario ("what"): no durations here.
+// ZeRO as Rajbhandari et al. 2020, arXiv 1910.02054 §5, gives it) and the activations one
+// micro-batch leaves on a stage between its forward and its backward. Pure functions of the
+// scenario ("what"): no durations here.
 #include <cstdint>  // std::int64_t
 #include <span>     // std::span
 

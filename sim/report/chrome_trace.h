@@ -1,7 +1,7 @@
 #pragma once
-// Chrome trace JSON (domain.md §7) for Perfetto and chrome://tracing: one process per simulated
-// rank ("rank 5 · pp 1 · tp 1 · dp 0"), one thread per stream, a slice per task with its
-// micro-batch, chunk, op, FLOPs and bytes, a flow arrow per p2p transfer (from the producing
+// Chrome trace JSON (Google's Trace Event Format) for Perfetto and chrome://tracing: one process
+// per simulated rank ("rank 5 · pp 1 · tp 1 · dp 0"), one thread per stream, a slice per task with
+// its micro-batch, chunk, op, FLOPs and bytes, a flow arrow per p2p transfer (from the producing
 // compute slice to the consuming one on the other rank), and
 // the scenario under "otherData". Timestamps are microseconds with nanosecond decimals,
 // shifted by +1 µs so that the first event starts above 0.

@@ -11,7 +11,8 @@
 //   imbalance       = M_a − M_u (what unequal stages add)
 //   communication   = T − M_a   (exposed p2p, TP, DP waits and contention's extra)
 // and they add up to the mean stage idle T − C (each clamped at 0; the last takes the rest).
-// The two bubble conventions (domain.md §6) are of the pipeline bubble alone:
+// The two bubble conventions (Zero Bubble, Qi et al. 2024, arXiv 2401.10241; Megatron,
+// Narayanan et al. 2021, arXiv 2104.04473 §2.2) are of the pipeline bubble alone:
 //   fraction_of_step (Zero Bubble paper) = (M_u − C) / M_u,
 //   over_ideal (Megatron, the Playbook)  = (M_u − C) / C.
 // With uniform costs, 1F1B gives (p−1)/(m+p−1) and (p−1)/m; a pp = 1 run has no bubble.

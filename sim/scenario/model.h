@@ -1,7 +1,7 @@
 #pragma once
 // The transformer being trained: a decoder with GQA attention and a SwiGLU (Llama) or GELU (GPT)
 // MLP, or a mixture of experts in place of the MLP (Mixtral, Qwen-MoE, OLMoE, DeepSeek), and
-// GQA or DeepSeek's latent attention. Pure data plus the parameter counts of domain.md §1.
+// GQA or DeepSeek's latent attention. Pure data plus its parameter counts.
 // Does not model: biases, norms' parameters (2h per layer, negligible), rotary tables.
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string

@@ -1,5 +1,5 @@
 #pragma once
-// The one place that maps schedule names to generators (style.md habit 2). To add a schedule:
+// The one place that maps schedule names to generators (only the registry knows names). To add a schedule:
 // write its generator (generators.h + its .cpp), add one row to kEntries in registry.cpp, and a
 // test in tests/schedules_test.cpp.
 #include <span>    // std::span

@@ -1,5 +1,5 @@
 #pragma once
-// Checks a schedule before anything simulates it (style.md habit 4): every action is on the rank
+// Checks a schedule before anything simulates it (validate at every boundary): every action is on the rank
 // that owns its stage, every (stage, micro-batch) runs F once and its backward once (B, or I and
 // W), and the ranks can make progress together. Failures draw the step × rank grid with the
 // offending action marked.
