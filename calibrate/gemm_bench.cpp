@@ -8,7 +8,8 @@
 
 namespace trainsim {
 namespace {
-constexpr std::size_t kWorkspace = std::size_t{32} << 20;  // cuBLASLt's recommended workspace on Hopper
+constexpr std::size_t kWorkspace = std::size_t{32}
+                                   << 20;  // cuBLASLt's recommended workspace on Hopper
 constexpr int kAlgorithms = 8;
 }  // namespace
 

@@ -13,14 +13,16 @@ constexpr double kUs = 1e-6;
 // the one large training messages use): NVLink 3.4 us, network 14 us.
 constexpr double kNvlinkHopLatency = 3.4 * kUs;
 constexpr double kNetHopLatency = 14.0 * kUs;
-// InfiniBand NDR 400 Gb/s: ≈ 47 GB/s measured busbw per NIC (nccl-tests all_reduce_perf on NDR clusters), i.e. 0.94 of the
-// 50 GB/s line rate; HDR 200 Gb/s systems (DGX A100) take the same fraction of 25 GB/s.
+// InfiniBand NDR 400 Gb/s: ≈ 47 GB/s measured busbw per NIC (nccl-tests all_reduce_perf on NDR
+// clusters), i.e. 0.94 of the 50 GB/s line rate; HDR 200 Gb/s systems (DGX A100) take the same
+// fraction of 25 GB/s.
 constexpr double kNdrBusBw = 47 * kGB;
 constexpr double kHdrBusBw = 0.94 * 25 * kGB;
 
-// Device columns: vendor datasheets (NVIDIA A100, H100, H200). Intra-node busbw: nccl-tests ring all-reduce
-// on 8 GPUs in nccl-tests' busbw convention (H100 ≈ 370 GB/s, A100 ≈ 230–240 GB/s). H100 PCIe has no NVSwitch:
-// PCIe 5.0 x16 line rate 64 GB/s per direction (no measured busbw at hand; calibrate to refine).
+// Device columns: vendor datasheets (NVIDIA A100, H100, H200). Intra-node busbw: nccl-tests ring
+// all-reduce on 8 GPUs in nccl-tests' busbw convention (H100 ≈ 370 GB/s, A100 ≈ 230–240 GB/s). H100
+// PCIe has no NVSwitch: PCIe 5.0 x16 line rate 64 GB/s per direction (no measured busbw at hand;
+// calibrate to refine).
 const std::array<GpuPreset, 4> kPresets{{
     {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
      {235 * kGB, kNvlinkHopLatency},

@@ -1,7 +1,8 @@
 #pragma once
 // The hardware: one GPU type, nodes of G GPUs, and two link classes (inside a node, between
-// nodes). Bandwidths are nccl-tests *bus* bandwidths (nccl-tests doc/PERFORMANCE.md), latencies are per ring hop.
-// Does not model: topology beyond two link classes, NVSwitch SHARP, rail-optimised fabrics.
+// nodes). Bandwidths are nccl-tests *bus* bandwidths (nccl-tests doc/PERFORMANCE.md), latencies are
+// per ring hop. Does not model: topology beyond two link classes, NVSwitch SHARP, rail-optimised
+// fabrics.
 #include <string>  // std::string
 #include <vector>  // std::vector
 

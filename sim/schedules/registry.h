@@ -1,7 +1,7 @@
 #pragma once
-// The one place that maps schedule names to generators (only the registry knows names). To add a schedule:
-// write its generator (generators.h + its .cpp), add one row to kEntries in registry.cpp, and a
-// test in tests/schedules_test.cpp.
+// The one place that maps schedule names to generators (only the registry knows names). To add a
+// schedule: write its generator (generators.h + its .cpp), add one row to kEntries in registry.cpp,
+// and a test in tests/schedules_test.cpp.
 #include <span>    // std::span
 #include <string>  // std::string
 #include <vector>  // std::vector

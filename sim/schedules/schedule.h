@@ -1,7 +1,7 @@
 #pragma once
-// A schedule is data (a pure function's output): for every pipeline rank, the ordered list of actions it
-// runs, plus where each stage lives. Generators are pure functions of ScheduleParams; they never
-// emit communication (lowering passes add it).
+// A schedule is data (a pure function's output): for every pipeline rank, the ordered list of
+// actions it runs, plus where each stage lives. Generators are pure functions of ScheduleParams;
+// they never emit communication (lowering passes add it).
 #include <map>       // std::map
 #include <optional>  // std::optional
 #include <string>    // std::string

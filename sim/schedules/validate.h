@@ -1,7 +1,7 @@
 #pragma once
-// Checks a schedule before anything simulates it (validate at every boundary): every action is on the rank
-// that owns its stage, every (stage, micro-batch) runs F once and its backward once (B, or I and
-// W), and the ranks can make progress together. Failures draw the step × rank grid with the
+// Checks a schedule before anything simulates it (validate at every boundary): every action is on
+// the rank that owns its stage, every (stage, micro-batch) runs F once and its backward once (B, or
+// I and W), and the ranks can make progress together. Failures draw the step × rank grid with the
 // offending action marked.
 #include <string>  // std::string
 #include <vector>  // std::vector
