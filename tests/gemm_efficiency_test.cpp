@@ -7,18 +7,40 @@
 using namespace trainsim;
 
 TEST_CASE("GEMM sweep: grid points are the measurements, in between log-linear", "[gemm][sweep]") {
-  const GemmEfficiency* h100 = GemmEfficiency::for_preset("h100-sxm");
-  REQUIRE(h100);
+  const GemmEfficiency* a100 = GemmEfficiency::for_preset("a100-sxm-80gb");
+  REQUIRE(a100);
   CHECK_FALSE(GemmEfficiency::for_preset("h100-pcie"));  // no published sweep
-  // On the grid: the measurement itself (cost/data/gemm_h100_sxm.inc: 4096³ at 788.6 TFLOP/s,
-  // and 8192 × 4096 × 4096 at 800.0, rounded to 0.01 there).
-  const double a = h100->tflops(4096, 4096, 4096), b = h100->tflops(8192, 4096, 4096);
-  CHECK(a == Approx(788.6).margin(0.1));
-  CHECK(b == Approx(800.0).margin(0.1));
+  // On the grid: the measurement itself (cost/data/gemm_a100_sxm.inc: 4096³ at 250.39 TFLOP/s,
+  // and 8192 × 4096 × 4096 at 241.30, rounded to 0.01 there), both under A100's sustained
+  // figure (253.8, below).
+  const double a = a100->tflops(4096, 4096, 4096), b = a100->tflops(8192, 4096, 4096);
+  CHECK(a == Approx(250.39).margin(0.01));
+  CHECK(b == Approx(241.30).margin(0.01));
   // Halfway in log2 (m = 4096·√2): the mean of the two neighbours.
-  CHECK(h100->tflops(4096 * std::sqrt(2.0), 4096, 4096) == Approx((a + b) / 2));
+  CHECK(a100->tflops(4096 * std::sqrt(2.0), 4096, 4096) == Approx((a + b) / 2));
   // Time is 2·m·n·k over the throughput.
-  CHECK(h100->seconds(4096, 4096, 4096) == Approx(2.0 * 4096 * 4096 * 4096 / (a * 1e12)));
+  CHECK(a100->seconds(4096, 4096, 4096) == Approx(2.0 * 4096 * 4096 * 4096 / (a * 1e12)));
+}
+
+TEST_CASE("GEMM sweep: no shape runs faster than the GPU sustains at its power limit",
+          "[gemm][sweep]") {
+  // The sweep's GEMMs of m·n·k ≥ 2^42: 16384³, 32768×16384×8192, 32768×8192×16384 and
+  // 32768×16384². H100 (cost/data/gemm_h100_sxm.inc): 702.40, 710.06, 745.36, 746.75, median
+  // (710.06 + 745.36) / 2 = 727.71. A100: 254.95, 250.94, 252.69, 254.87 → 253.78.
+  const GemmEfficiency* h100 = GemmEfficiency::for_preset("h100-sxm");
+  const GemmEfficiency* a100 = GemmEfficiency::for_preset("a100-sxm-80gb");
+  REQUIRE(h100);
+  REQUIRE(a100);
+  CHECK(h100->sustained_tflops() == Approx(727.71).margin(0.01));
+  CHECK(a100->sustained_tflops() == Approx(253.78).margin(0.01));
+  // 4096³ measured 788.6 in a burst: capped at the sustained figure; 1024 × 4096² (757.80) too.
+  CHECK(h100->tflops(4096, 4096, 4096) == Approx(727.71).margin(0.01));
+  CHECK(h100->tflops(1024, 4096, 4096) == Approx(727.71).margin(0.01));
+  // Below it the measurement stands: 16384³ at 702.40.
+  CHECK(h100->tflops(16384, 16384, 16384) == Approx(702.40).margin(0.01));
+  // A100's sweep is flat: a burst figure lies within 2 % of the sustained one (8192³: 256.87
+  // measured, 253.78 used).
+  CHECK(a100->tflops(8192, 8192, 8192) == Approx(253.78).margin(0.01));
 }
 
 TEST_CASE("GEMM sweep: off the grid, edge throughput above and edge time below", "[gemm][sweep]") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "core/error.h"
 
@@ -25,6 +26,10 @@ constexpr GemmEfficiency::Point kH200[] = {
 static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
               std::size(kH200) == kPoints);
 
+// GEMMs of at least 2^42 multiply-adds (≥ 8.8 TFLOP, ≥ 11 ms on an H100) run long enough to
+// reach the GPU's power limit; the median of their throughputs is what a GPU sustains.
+constexpr double kSustainedWork = 4398046511104.0;  // 2^42 = m·n·k
+
 constexpr const char* kSource = "bf16 GEMM sweep, NVIDIA aiconfigurator database";
 
 // Position of log2(x) on an axis of `count` powers of two from 2^first: index and fraction,
@@ -40,6 +45,14 @@ std::pair<int, double> locate(double x, int first, int count) {
 GemmEfficiency::GemmEfficiency(const char* source, const Point* points, int count)
     : source_(source), points_(points), count_(count) {
   TRAINSIM_CHECK(count == kPoints, "a GEMM sweep covers the whole grid");
+  std::vector<double> longest;
+  for (int i = 0; i < count; ++i)
+    if (static_cast<double>(points[i].m) * points[i].n * points[i].k >= kSustainedWork)
+      longest.push_back(points[i].tflops);
+  TRAINSIM_CHECK(!longest.empty(), "the grid holds GEMMs long enough to reach the power limit");
+  std::sort(longest.begin(), longest.end());
+  const std::size_t mid = longest.size() / 2;
+  sustained_ = longest.size() % 2 ? longest[mid] : (longest[mid - 1] + longest[mid]) / 2;
 }
 
 const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
@@ -71,7 +84,11 @@ double GemmEfficiency::tflops(double m, double n, double k) const {
   // Below the grid the time stays at the edge's: throughput scales with the dimension.
   const double below =
       std::min(1.0, m / (1 << kM0)) * std::min(1.0, n / (1 << kN0)) * std::min(1.0, k / (1 << kK0));
-  return t * below;
+  return std::min(t, sustained_tflops()) * below;
+}
+
+double GemmEfficiency::sustained_tflops() const {
+  return sustained_;
 }
 
 double GemmEfficiency::seconds(double m, double n, double k) const {

@@ -5,6 +5,14 @@
 // it stays at the edge's; below it the time stays at the edge's (a GEMM smaller than the
 // smallest measured one takes at least as long as nothing, and no longer than that one).
 //
+// Sustained, not burst: each sweep point is a short burst of one GEMM replayed, and a GPU that
+// reaches its power limit lowers its clock. Standard Kernel ("In Pursuit of High-Fidelity GPU
+// Kernel Benchmarking", 2026-02-24) time a 16384³ 16-bit GEMM on an H100 SXM at 11.04 ms from
+// idle and 12.36 ms back to back at the 700 W limit (797 vs 712 TFLOP/s). The sweeps show the
+// same: their longest GEMMs (m·n·k ≥ 2^42, 11 ms and more) run at a median 728 TFLOP/s on
+// H100 and 696 on H200 against 780–820 for 1–3 ms ones, while A100's stay flat (254). Training
+// keeps the GPU loaded for seconds, so no GEMM is timed faster than that sustained median.
+//
 // Does not model: shapes that are not multiples of the grid's tiles (interpolation smooths tile
 // and wave quantization away), fp8.
 #include <string>  // std::string
@@ -18,6 +26,9 @@ class GemmEfficiency {
 
   /// Throughput, TFLOP/s, of one m×n×k GEMM (see above for shapes off the grid).
   double tflops(double m, double n, double k) const;
+  /// What the GPU sustains at its power limit: the median throughput of the sweep's longest
+  /// GEMMs (m·n·k ≥ 2^42; see above). tflops() never exceeds it.
+  double sustained_tflops() const;
   /// Seconds of one m×n×k GEMM: 2·m·n·k / throughput.
   double seconds(double m, double n, double k) const;
 
@@ -33,6 +44,7 @@ class GemmEfficiency {
   const char* source_;
   const Point* points_;
   int count_;
+  double sustained_ = 0;
 };
 
 }  // namespace trainsim
