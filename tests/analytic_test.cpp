@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "cost/collective_curve.h"
 #include "cost/constants.h"
 #include "test_util.h"
 
@@ -88,13 +89,15 @@ TEST_CASE("analytic: a preset with a measured GEMM sweep times GEMMs from it", "
   const GemmShape g{4096, 6144, 4096};
   CHECK(m.gemm_seconds(g) == Approx(g.flops() / (sweep->tflops(4096, 6144, 4096) * 1e12)));
   CHECK_THAT(m.sources(), Catch::Contains("GEMMs by shape"));
+  // The report names the power-limited cap (gemm_efficiency_test: 727.71 for H100).
+  CHECK_THAT(m.sources(), Catch::Contains("at most 728 TFLOP/s, sustained"));
 }
 
 TEST_CASE("analytic: collectives follow alpha-beta with nccl-tests bus factors", "[analytic]") {
-  // An intra-node link other than the preset's: no measured sweep applies, α–β does.
+  // An intra-node link of another latency than the preset's (another fabric): no measured sweep
+  // applies, α–β does.
   Scenario s = base();
-  s.cluster.intra_node.latency = 3.4e-6;
-  s.cluster.intra_node.bandwidth = 370e9 * (1 + 1e-12);
+  s.cluster.intra_node.latency = 3.4e-6 * (1 + 1e-12);
   const AnalyticCostModel m(s);
   // All-reduce of 1 GB over 8 GPUs on NVLink (370 GB/s busbw, 3.4 us/hop):
   // 8.4 us + 2·7·3.4 us + (2·7/8)·1e9 / 370e9 s.
@@ -140,9 +143,38 @@ TEST_CASE("analytic: collectives inside a node follow the measured nccl-tests sw
   CHECK(m.sources().find("collectives in a node by size") != std::string::npos);
 }
 
+TEST_CASE("analytic: a slower NVLink stretches the measured sweep's bandwidth-bound part",
+          "[analytic][collectives]") {
+  // A100 preset (235 GB/s) on an A800's link: 157 GB/s, scale 235/157. The sweep
+  // (cost/data/nccl_a100_sxm.inc): an all-gather of 64 MiB over 8 GPUs takes 351.6 us and its
+  // latency floor (512 B) is what floor_seconds gives; the A800 keeps the floor and stretches
+  // the rest: floor + (351.6 us − floor) · 235/157.
+  const Scenario a100 = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 8}
+cluster: {gpu: a100-sxm-80gb, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+  Scenario a800 = a100;
+  a800.cluster.intra_node.bandwidth = 157e9;
+  const CollectiveCurve* sweep = CollectiveCurve::for_preset("a100-sxm-80gb");
+  REQUIRE(sweep);
+  const double floor = sweep->floor_seconds(Collective::AllGather, 8);
+  CHECK(floor < 20e-6);  // a latency, not a transfer
+  auto t = [](const Scenario& s, double bytes) {
+    return to_seconds(AnalyticCostModel(s)
+                          .collective(Collective::AllGather, 8, LinkClass::IntraNode, bytes)
+                          .duration);
+  };
+  CHECK(t(a100, 67108864) == Approx(351.6e-6).epsilon(1e-4));
+  CHECK(t(a800, 67108864) == Approx(floor + (351.6e-6 - floor) * 235.0 / 157.0).epsilon(1e-4));
+  // A tiny message stays at the floor on either link.
+  CHECK(t(a800, 100) == Approx(floor).epsilon(1e-4));
+  CHECK_THAT(AnalyticCostModel(a800).sources(), Catch::Contains("× 1.50 for 157 GB/s"));
+}
+
 TEST_CASE("analytic: sequence parallelism keeps the TP communication volume", "[analytic]") {
   Scenario s = base(4);
-  s.cluster.intra_node.bandwidth = 371e9;  // not the preset's link: α–β times the collectives
+  s.cluster.intra_node.latency = 3.4e-6 * (1 + 1e-12);  // not the preset's fabric: α–β
   const AnalyticCostModel without(s);
   s.layout.sequence_parallel = true;
   const AnalyticCostModel with(s);

@@ -15,34 +15,37 @@ namespace trainsim {
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     const LinkSpec& intra_node, AttentionKernel attention) {
-  AnalyticConstants k{constants::kGemmEfficiency,
-                      o.memory.value_or(constants::kMemoryEfficiency),
-                      o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch,
-                      nullptr,
-                      nullptr,
-                      1.0,
-                      nullptr,
-                      ""};
+  AnalyticConstants k;
+  k.gemm_efficiency = constants::kGemmEfficiency;
+  k.memory_efficiency = o.memory.value_or(constants::kMemoryEfficiency);
+  k.kernel_launch = o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch;
   std::vector<std::string> from;
   if (!o.gemm)
     if (const GemmEfficiency* g = GemmEfficiency::for_preset(gpu.preset)) {
       k.gemm_sweep = g;
       if (const GpuPreset* p = find_gpu_preset(gpu.preset))
         k.gemm_sweep_scale = gpu.peak_flops / p->device.peak_flops;
-      from.push_back(fmt::format("GEMMs by shape ({})", g->source()));
+      from.push_back(fmt::format("GEMMs by shape ({}; at most {:.0f} TFLOP/s, sustained)",
+                                 g->source(), g->sustained_tflops() * k.gemm_sweep_scale));
     }
   if (const AttentionData* a = find_attention_data(gpu.preset, attention)) {
     k.attention = a;
     from.push_back(fmt::format("attention by sequence length ({})", a->source));
   }
-  // The measured collective sweep holds for the preset's own NVSwitch: not when the scenario
-  // changes the intra-node link.
+  // The measured collective sweep holds for the preset's own NVSwitch. A scenario that changes
+  // only the link's bandwidth keeps its latency floor and ramp, the rest stretched by the ratio;
+  // one that changes its latency describes another fabric: α–β.
   if (const GpuPreset* p = find_gpu_preset(gpu.preset))
     if (const CollectiveCurve* c = CollectiveCurve::for_preset(gpu.preset);
-        c && intra_node.bandwidth == p->intra_node.bandwidth &&
-        intra_node.latency == p->intra_node.latency) {
+        c && intra_node.latency == p->intra_node.latency && intra_node.bandwidth > 0) {
       k.collectives = c;
-      from.push_back(fmt::format("collectives in a node by size ({})", c->source()));
+      k.collective_bandwidth_scale = p->intra_node.bandwidth / intra_node.bandwidth;
+      if (k.collective_bandwidth_scale == 1.0)
+        from.push_back(fmt::format("collectives in a node by size ({})", c->source()));
+      else
+        from.push_back(fmt::format(
+            "collectives in a node by size ({}; its bandwidth-bound part × {:.2f} for {:.0f} GB/s)",
+            c->source(), k.collective_bandwidth_scale, intra_node.bandwidth / 1e9));
     }
   if (o.gemm) k.gemm_efficiency = *o.gemm;
   k.sources = fmt::format("{}", fmt::join(from, "; "));
@@ -468,8 +471,12 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   const double sent = busbw_factor(c, n) * bytes;
   // Inside a node of a preset with a measured sweep, on the preset's own links: nccl-tests'
   // times by size (their bandwidth ramps with the message).
-  if (link == LinkClass::IntraNode && k_.collectives && n <= 8)
-    return {seconds_to_ns(k_.collectives->seconds(c, n, bytes)), 0, sent};
+  if (link == LinkClass::IntraNode && k_.collectives && n <= 8) {
+    const double measured = k_.collectives->seconds(c, n, bytes);
+    const double floor = k_.collectives->floor_seconds(c, n);
+    const double scaled = floor + (measured - floor) * k_.collective_bandwidth_scale;
+    return {seconds_to_ns(scaled), 0, sent};
+  }
   // Between nodes, NCCL runs one ring channel per rail: with k members of the group in each
   // node, k NICs per node carry the traffic at once, up to what NVLink inside the node takes
   // (nccl-tests convention: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).

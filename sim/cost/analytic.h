@@ -26,9 +26,9 @@ namespace trainsim {
 
 /// Resolved constants: defaults from constants.h unless the scenario overrides them.
 struct AnalyticConstants {
-  double gemm_efficiency;
-  double memory_efficiency;
-  double kernel_launch;  ///< seconds
+  double gemm_efficiency = 0;
+  double memory_efficiency = 0;
+  double kernel_launch = 0;  ///< seconds
   /// The attention kernel's published throughput by sequence length and head dimension;
   /// nullptr: constants::kAttentionEfficiency of peak for forward and backward.
   const AttentionData* attention = nullptr;
@@ -40,6 +40,10 @@ struct AnalyticConstants {
   double gemm_sweep_scale = 1.0;
   /// Measured collective times by size inside a node (nullptr: α–β), cost/collective_curve.h.
   const CollectiveCurve* collectives = nullptr;
+  /// The preset's intra-node bus bandwidth over the scenario's: a scenario that changes the link's
+  /// bandwidth (an A800's 400 GB/s NVLink against an A100's 600) keeps the measured curve's
+  /// latency floor and ramp, its bandwidth-bound part stretched by this factor.
+  double collective_bandwidth_scale = 1.0;
   std::string sources;  ///< which constants came from published kernel data
 };
 /// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),

@@ -19,12 +19,13 @@ constexpr CollectiveCurve::Row kH200[] = {
 };
 constexpr const char* kSource = "nccl-tests sweep, NVIDIA aiconfigurator database";
 
-int group_index(int gpus) { return gpus == 2 ? 0 : gpus == 4 ? 1 : 2; }
+int group_index(int gpus) {
+  return gpus == 2 ? 0 : gpus == 4 ? 1 : 2;
+}
 
 }  // namespace
 
-CollectiveCurve::CollectiveCurve(const char* source, const Row* rows, int count)
-    : source_(source) {
+CollectiveCurve::CollectiveCurve(const char* source, const Row* rows, int count) : source_(source) {
   for (int i = 0; i < count; ++i) {
     const Row& r = rows[i];
     TRAINSIM_CHECK(r.op >= 0 && r.op < 4 && (r.gpus == 2 || r.gpus == 4 || r.gpus == 8) &&
@@ -49,23 +50,35 @@ const CollectiveCurve* CollectiveCurve::for_preset(const std::string& preset) {
   return nullptr;
 }
 
+int CollectiveCurve::measured_group(int group_size) {
+  TRAINSIM_CHECK(group_size >= 2 && group_size <= 8, "a one-node collective of 2–8 GPUs");
+  return group_size <= 2 ? 2 : group_size <= 4 ? 4 : 8;
+}
+
+const std::vector<std::pair<double, double>>& CollectiveCurve::curve(Collective c,
+                                                                     int measured) const {
+  return curves_[static_cast<std::size_t>(c)][static_cast<std::size_t>(group_index(measured))];
+}
+
+double CollectiveCurve::floor_seconds(Collective c, int group_size) const {
+  return curve(c, measured_group(group_size)).front().second;
+}
+
 double CollectiveCurve::seconds(Collective c, int group_size, double bytes) const {
-  TRAINSIM_CHECK(group_size >= 2 && group_size <= 8 && bytes >= 0,
-                 "a one-node collective of 2–8 GPUs");
-  const int measured = group_size <= 2 ? 2 : group_size <= 4 ? 4 : 8;
-  const auto& curve = curves_[static_cast<std::size_t>(c)][static_cast<std::size_t>(
-      group_index(measured))];
+  TRAINSIM_CHECK(bytes >= 0, "a collective moves a non-negative size");
+  const int measured = measured_group(group_size);
+  const auto& points = curve(c, measured);
   auto time_at = [&](double s) {
-    if (s <= curve.front().first) return curve.front().second;  // the latency floor
-    if (auto t = loglog_within(curve, s)) return *t;
+    if (s <= points.front().first) return points.front().second;  // the latency floor
+    if (auto t = loglog_within(points, s)) return *t;
     // Past the largest size: the rest moves at the largest size's rate.
-    const auto& [b, t] = curve.back();
+    const auto& [b, t] = points.back();
     return t * s / b;
   };
   if (measured == group_size) return time_at(bytes);
   // Another group size: the measured group's bus bandwidth at this size, nccl-tests' factor.
   const double busbw = busbw_factor(c, measured) * bytes / time_at(bytes);
-  return std::max(curve.front().second, busbw_factor(c, group_size) * bytes / busbw);
+  return std::max(points.front().second, busbw_factor(c, group_size) * bytes / busbw);
 }
 
 }  // namespace trainsim

@@ -25,6 +25,8 @@ class CollectiveCurve {
   /// Seconds of collective `c` of `bytes` (nccl-tests S) over `group_size` GPUs of one node, 2 ≤
   /// group_size ≤ 8.
   double seconds(Collective c, int group_size, double bytes) const;
+  /// The latency floor of that collective: its time at the smallest measured size (512 B).
+  double floor_seconds(Collective c, int group_size) const;
   const char* source() const { return source_; }
 
   struct Row {
@@ -34,6 +36,8 @@ class CollectiveCurve {
   CollectiveCurve(const char* source, const Row* rows, int count);
 
  private:
+  static int measured_group(int group_size);  // the measured group a size of 2–8 reads: 2, 4, 8
+  const std::vector<std::pair<double, double>>& curve(Collective c, int measured) const;
   // (bytes, seconds) sorted by bytes, per operation and measured group size (2, 4, 8).
   std::array<std::array<std::vector<std::pair<double, double>>, 3>, 4> curves_;
   const char* source_;

@@ -587,9 +587,15 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::cluster, &ClusterSpec::nodes>()},
       {"cluster.intra_node", "", "", "", map(), {}},
       {"cluster.intra_node.bandwidth", "bandwidth", "preset",
-       "nccl-tests bus bandwidth inside a node", quantity(Dimension::Bandwidth, true),
+       "nccl-tests bus bandwidth inside a node. On an A100/H100/H200 preset, collectives inside a "
+       "node follow the preset's measured nccl-tests sweep; another bandwidth (an A800's or "
+       "H800's 400 GB/s NVLink) keeps the sweep's latency floor and stretches the rest by preset "
+       "÷ this (the report's `durations` line gives the factor)",
+       quantity(Dimension::Bandwidth, true),
        field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::bandwidth>()},
-      {"cluster.intra_node.latency", "time", "3.4us", "per ring hop",
+      {"cluster.intra_node.latency", "time", "3.4us",
+       "per ring hop; another latency than the preset's describes another fabric: collectives "
+       "inside the node by α–β instead of the measured sweep",
        quantity(Dimension::Time, false),
        field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::latency>()},
       {"cluster.inter_node", "", "", "", map(), {}},
