@@ -91,6 +91,13 @@ TEST_CASE("analytic: a preset with a measured GEMM sweep times GEMMs from it", "
   CHECK_THAT(m.sources(), Catch::Contains("GEMMs by shape"));
   // The report names the power-limited cap (gemm_efficiency_test: 727.71 for H100).
   CHECK_THAT(m.sources(), Catch::Contains("at most 728 TFLOP/s, sustained"));
+  // H100 PCIe (756 TFLOP/s peak) reads H100 SXM's sweep (989) in proportion: × 989/756; the cap
+  // likewise (727.71 · 756/989 = 556).
+  Scenario pcie = base();
+  pcie.cluster.gpu = find_gpu_preset("h100-pcie")->device;
+  const AnalyticCostModel mp(pcie);
+  CHECK(mp.gemm_seconds(g) == Approx(m.gemm_seconds(g) * 989.0 / 756.0));
+  CHECK_THAT(mp.sources(), Catch::Contains("at most 556 TFLOP/s, sustained"));
 }
 
 TEST_CASE("analytic: collectives follow alpha-beta with nccl-tests bus factors", "[analytic]") {

@@ -23,7 +23,7 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
   if (!o.gemm)
     if (const GemmEfficiency* g = GemmEfficiency::for_preset(gpu.preset)) {
       k.gemm_sweep = g;
-      if (const GpuPreset* p = find_gpu_preset(gpu.preset))
+      if (const GpuPreset* p = find_gpu_preset(g->measured_on()))
         k.gemm_sweep_scale = gpu.peak_flops / p->device.peak_flops;
       from.push_back(fmt::format("GEMMs by shape ({}; at most {:.0f} TFLOP/s, sustained)",
                                  g->source(), g->sustained_tflops() * k.gemm_sweep_scale));

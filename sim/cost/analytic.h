@@ -35,8 +35,9 @@ struct AnalyticConstants {
   /// Measured GEMM throughput by shape for this GPU preset (nullptr: the roofline with
   /// `gemm_efficiency` and wave quantization; also when the scenario overrides efficiency.gemm).
   const GemmEfficiency* gemm_sweep = nullptr;
-  /// The scenario GPU's peak over the preset's, when the scenario overrides peak_flops: the
-  /// sweep's compute-bound times scale by it, as the attention data's do.
+  /// The scenario GPU's peak over that of the GPU the sweep was measured on (H100 PCIe on H100
+  /// SXM's sweep, or a scenario overriding peak_flops): the sweep's compute-bound times scale by
+  /// it, as the attention data's do.
   double gemm_sweep_scale = 1.0;
   /// Measured collective times by size inside a node (nullptr: α–β), cost/collective_curve.h.
   const CollectiveCurve* collectives = nullptr;

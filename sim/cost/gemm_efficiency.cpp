@@ -42,8 +42,9 @@ std::pair<int, double> locate(double x, int first, int count) {
 
 }  // namespace
 
-GemmEfficiency::GemmEfficiency(const char* source, const Point* points, int count)
-    : source_(source), points_(points), count_(count) {
+GemmEfficiency::GemmEfficiency(const char* source, const char* measured_on, const Point* points,
+                               int count)
+    : source_(source), measured_on_(measured_on), points_(points), count_(count) {
   TRAINSIM_CHECK(count == kPoints, "a GEMM sweep covers the whole grid");
   std::vector<double> longest;
   for (int i = 0; i < count; ++i)
@@ -56,10 +57,12 @@ GemmEfficiency::GemmEfficiency(const char* source, const Point* points, int coun
 }
 
 const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
-  static const GemmEfficiency a100(kSource, kA100, kPoints), h100(kSource, kH100, kPoints),
-      h200(kSource, kH200, kPoints);
+  static const GemmEfficiency a100(kSource, "a100-sxm-80gb", kA100, kPoints),
+      h100(kSource, "h100-sxm", kH100, kPoints), h200(kSource, "h200", kH200, kPoints);
   if (preset == "a100-sxm-80gb") return &a100;
-  if (preset == "h100-sxm") return &h100;
+  // H100 PCIe is the same Hopper GPU with fewer SMs at a lower clock: H100 SXM's sweep, its
+  // compute-bound times scaled by peak (the caller scales), as the attention data does.
+  if (preset == "h100-sxm" || preset == "h100-pcie") return &h100;
   if (preset == "h200") return &h200;
   return nullptr;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Measured bf16 GEMM throughput by shape for the GPU presets that have a published sweep
-// (cost/data/, NVIDIA's aiconfigurator database: A100 SXM, H100 SXM, H200 SXM). Between grid
+// (cost/data/, NVIDIA's aiconfigurator database: A100 SXM, H100 SXM, H200 SXM; H100 PCIe reads
+// H100 SXM's, its times scaled by the two peaks). Between grid
 // points the throughput is interpolated trilinearly in log2(m), log2(n), log2(k); above the grid
 // it stays at the edge's; below it the time stays at the edge's (a GEMM smaller than the
 // smallest measured one takes at least as long as nothing, and no longer than that one).
@@ -21,7 +22,8 @@ namespace trainsim {
 
 class GemmEfficiency {
  public:
-  /// The sweep of GPU preset `preset` (a100-sxm-80gb, h100-sxm, h200), or nullptr.
+  /// The sweep for GPU preset `preset` (a100-sxm-80gb, h100-sxm, h200; h100-pcie reads H100
+  /// SXM's), or nullptr.
   static const GemmEfficiency* for_preset(const std::string& preset);
 
   /// Throughput, TFLOP/s, of one m×n×k GEMM (see above for shapes off the grid).
@@ -36,12 +38,15 @@ class GemmEfficiency {
     int m, n, k;
     double tflops;
   };
-  GemmEfficiency(const char* source, const Point* points, int count);
+  GemmEfficiency(const char* source, const char* measured_on, const Point* points, int count);
   const char* source() const { return source_; }
+  /// The preset of the GPU the sweep was measured on (its peak scales the times of another).
+  const char* measured_on() const { return measured_on_; }
 
  private:
   double at(int im, int in, int ik) const;  // grid value by axis index
   const char* source_;
+  const char* measured_on_;
   const Point* points_;
   int count_;
   double sustained_ = 0;
