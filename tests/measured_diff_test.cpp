@@ -81,6 +81,36 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
              Catch::Contains("ran on NVIDIA A100-PG509-200, the scenario simulates h100-sxm"));
 }
 
+TEST_CASE("diff: communication split into TP, DP and PP by each collective's group size") {
+  Fixture f;
+  // The default scenario: pp 4 · dp 2 · tp 1. Every NCCL kernel of the trace records group
+  // size 2 (its run has 2 ranks): the DP degree, so all of it is DP's; no kernel is
+  // point-to-point, so PP's measured part is 0; no TP row (tp 1, no TP kernels).
+  const MeasuredDiff d = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
+  const RankDiff& rd = d.ranks[0];
+  const auto& st = f.r.stages[static_cast<std::size_t>(rd.stage)];
+  CHECK(row(rd, "communication_dp").measured_s == Approx(row(rd, "communication").measured_s));
+  CHECK(row(rd, "communication_dp_exposed").measured_s ==
+        Approx(row(rd, "communication_exposed").measured_s));
+  CHECK(row(rd, "communication_dp").predicted_s == Approx(st.comm_dp_s + st.comm_gather_s));
+  CHECK(row(rd, "communication_pp").measured_s == 0);
+  CHECK(row(rd, "communication_pp").predicted_s == Approx(st.comm_pp_s));
+  CHECK(row(rd, "communication_pp_exposed").predicted_s == Approx(st.exposed_pp_s));
+  for (const DiffRow& x : rd.rows) CHECK(x.what.rfind("communication_tp", 0) == std::string::npos);
+  CHECK(d.notes.size() == 2);  // the world size and device notes only: nothing unattributed
+  const std::string text = format_measured_diff(d);
+  CHECK_THAT(text, Catch::Contains("\n    DP "));
+  CHECK_THAT(text, Catch::Contains("\n      exposed "));
+
+  // A trace without group sizes (PyTorch before 2.2): nothing can be attributed, and a note says
+  // how much communication that leaves unsplit (12.300 ms, 7 kernels).
+  for (auto& g : f.steps[0].comm_groups) g.group_size = 0;
+  const MeasuredDiff u = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
+  CHECK(row(u.ranks[0], "communication_dp").measured_s == 0);
+  REQUIRE(u.notes.size() == 3);
+  CHECK_THAT(u.notes[2], Catch::Contains("12.300 ms of communication (7 kernels) not split"));
+}
+
 TEST_CASE("diff: text, JSON and the side-by-side Perfetto trace") {
   Fixture f;
   const MeasuredDiff d = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);

@@ -34,6 +34,17 @@ TEST_CASE("a step's breakdown adds up: categories, overlap, exposed communicatio
   CHECK(b.collectives[0].family == "all_reduce");
   CHECK(b.collectives[0].count == 5);
   CHECK(b.collectives[1].family == "broadcast");
+  // By collective and group size (every NCCL kernel of this 2-rank run records Group size 2):
+  // all-reduces and broadcasts, one after another on one stream, so their busy times add up to
+  // the communication's, and so do their exposed parts.
+  REQUIRE(b.comm_groups.size() == 2);
+  CHECK(b.comm_groups[0].collective == "all_reduce");
+  CHECK(b.comm_groups[0].group_size == 2);
+  CHECK(b.comm_groups[0].count == 5);
+  CHECK(b.comm_groups[1].collective == "broadcast");
+  CHECK(b.comm_groups[1].count == 2);
+  CHECK(b.comm_groups[0].busy + b.comm_groups[1].busy == b.busy_of(KernelCategory::Communication));
+  CHECK(b.comm_groups[0].exposed + b.comm_groups[1].exposed == b.comm_exposed);
   // Busy ≤ summed time per category; exposed comm ≤ comm busy; everything within the span.
   for (std::size_t c = 0; c < b.busy.size(); ++c) CHECK(b.busy[c] <= b.sum[c]);
   CHECK(b.comm_exposed <= b.busy_of(KernelCategory::Communication));

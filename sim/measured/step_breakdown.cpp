@@ -49,6 +49,7 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
   std::array<Intervals, kKernelCategories> per;
   Intervals all, compute;
   std::map<std::string, FamilyTime> coll, other;
+  std::map<std::pair<std::string, int>, std::pair<int, Intervals>> groups;
   for (const auto& k : t.kernels) {
     if (k.step != step) continue;
     const auto c = static_cast<std::size_t>(k.kind.category);
@@ -63,6 +64,11 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
       f.family = k.kind.collective;
       ++f.count;
       f.time += k.dur;
+      const int n =
+          k.collective >= 0 ? t.collectives[static_cast<std::size_t>(k.collective)].group_size : 0;
+      auto& g = groups[{k.kind.collective, n}];
+      ++g.first;
+      g.second.emplace_back(k.start, k.start + k.dur);
     }
     if (k.kind.category == KernelCategory::Other) {
       const std::string fam = kernel_family(t.names[k.name]);
@@ -78,6 +84,9 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
   b.comm_exposed = busy_all - b.compute_busy;  // = uncovered(communication, compute)
   b.idle = b.span - busy_all;
   b.collectives = sorted(coll);
+  for (const auto& [key, g] : groups)
+    b.comm_groups.push_back(
+        {key.first, key.second, g.first, union_length(g.second), uncovered(g.second, compute)});
   b.other = sorted(other);
   return b;
 }

@@ -18,6 +18,15 @@ struct FamilyTime {
   TimeNs time = 0;  ///< summed durations
 };
 
+/// The communication kernels of one collective and group size: their busy time (union of
+/// intervals) and the part of it no other kernel covers.
+struct CommGroupTime {
+  std::string collective;  ///< kernel_class.h's name ("" unknown)
+  int group_size = 0;      ///< from the trace's collective metadata, 0 when it has none
+  int count = 0;
+  TimeNs busy = 0, exposed = 0;
+};
+
 struct StepBreakdown {
   std::string file, step;  ///< trace file, "ProfilerStep#12"
   int rank = 0;
@@ -32,6 +41,9 @@ struct StepBreakdown {
   /// Communication per collective (all_reduce, all_gather, …; "" unknown): summed durations.
   std::vector<FamilyTime> collectives;
   std::vector<FamilyTime> other;  ///< `Other` kernels by family, most time first
+  /// Communication per (collective, group size), in that order: what `trainsim diff` attributes
+  /// to TP, DP or PP by the scenario's layout.
+  std::vector<CommGroupTime> comm_groups;
   TimeNs busy_of(KernelCategory c) const { return busy[static_cast<std::size_t>(c)]; }
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -22,11 +23,26 @@ namespace {
 // The kernel report's kinds, in the order of the gemm, attention and memory_bound rows.
 constexpr const char* kCostKinds[] = {"gemm", "attention", "memory"};
 
-// A row's label in the text table: communication_exposed as an indented sub-row.
+// A row's label in the text table: the communication rows indented under it, exposed parts
+// under theirs.
 std::string label(const std::string& what) {
-  if (what == "memory_bound") return "memory-bound";
-  if (what == "communication_exposed") return "  exposed";
-  return what;
+  static const std::map<std::string, std::string> labels{
+      {"memory_bound", "memory-bound"}, {"communication_exposed", "  exposed"},
+      {"communication_tp", "  TP"},     {"communication_tp_exposed", "    exposed"},
+      {"communication_dp", "  DP"},     {"communication_dp_exposed", "    exposed"},
+      {"communication_pp", "  PP"},     {"communication_pp_exposed", "    exposed"}};
+  const auto it = labels.find(what);
+  return it == labels.end() ? what : it->second;
+}
+
+// The parallelism a measured collective serves, by the scenario's layout: "pp" for
+// point-to-point kernels; "tp" or "dp" when its group size is the TP or the DP degree and not
+// both; "" when the trace gives no group size (PyTorch before 2.2) or it matches neither or both.
+std::string serves(const CommGroupTime& g, const Layout& l) {
+  if (g.collective == "sendrecv") return "pp";
+  if (g.group_size <= 1) return "";
+  const bool tp = g.group_size == l.tp, dp = g.group_size == l.dp;
+  return tp && !dp ? "tp" : dp && !tp ? "dp" : "";
 }
 
 // "+1.802 s" / "−3.965 ms": predicted − measured.
@@ -110,6 +126,41 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     rd.rows.push_back({"optimizer", busy(KernelCategory::Optimizer), st.optimizer_s});
     rd.rows.push_back({"communication", busy(KernelCategory::Communication), comm});
     rd.rows.push_back({"communication_exposed", to_seconds(b.comm_exposed), exposed});
+    // Communication by what it serves. Measured: each collective attributed by its group size
+    // (serves(); an exposed part is what no compute kernel covers, so parts overlapping each
+    // other both count it). Predicted: the report's TP, DP (with ZeRO's parameter gathers) and
+    // pipeline transfers. A group shows when the layout has it or the trace does.
+    struct Part {
+      double busy = 0, exposed = 0;
+      int kernels = 0;
+    };
+    std::map<std::string, Part> by;
+    for (const CommGroupTime& g : b.comm_groups) {
+      Part& p = by[serves(g, s.layout)];
+      p.busy += to_seconds(g.busy);
+      p.exposed += to_seconds(g.exposed);
+      p.kernels += g.count;
+    }
+    const struct {
+      const char* key;
+      int degree;
+      double busy, exposed;
+    } groups[] = {
+        {"tp", s.layout.tp, st.comm_tp_s, st.exposed_tp_s},
+        {"dp", s.layout.dp, st.comm_dp_s + st.comm_gather_s, st.exposed_dp_s + st.exposed_gather_s},
+        {"pp", s.layout.pp, st.comm_pp_s, st.exposed_pp_s}};
+    for (const auto& g : groups) {
+      const Part& p = by[g.key];
+      if (g.degree <= 1 && p.kernels == 0) continue;
+      rd.rows.push_back({fmt::format("communication_{}", g.key), p.busy, g.busy});
+      rd.rows.push_back({fmt::format("communication_{}_exposed", g.key), p.exposed, g.exposed});
+    }
+    if (const Part& p = by[""]; p.kernels > 0)
+      d.notes.push_back(fmt::format(
+          "{}: {} of communication ({} kernels) not split into TP, DP or PP: the trace gives no "
+          "group size (PyTorch before 2.2 records none) or the size is not the layout's tp or "
+          "dp alone",
+          t.file, format_time(p.busy), p.kernels));
     rd.rows.push_back(
         {"idle", to_seconds(b.idle),
          std::max(0.0, r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)});
@@ -155,10 +206,11 @@ std::string format_measured_diff(const MeasuredDiff& d) {
           known && row.measured_s > 0 ? fmt::format("{:+.1f}%", 100 * row.error()) : "-",
           known ? signed_difference(row) : "-");
     }
-    // The largest differences among the parts (not the step, not the exposed sub-row).
+    // The largest differences among the parts (not the step, not the sub-rows of communication).
     std::vector<const DiffRow*> parts;
     for (const DiffRow& row : rd.rows)
-      if (row.predicted_known && row.what != "step" && row.what != "communication_exposed")
+      if (row.predicted_known && row.what != "step" &&
+          row.what.rfind("communication_", 0) == std::string::npos)
         parts.push_back(&row);
     std::stable_sort(parts.begin(), parts.end(), [](const DiffRow* a, const DiffRow* b) {
       return std::abs(a->predicted_s - a->measured_s) > std::abs(b->predicted_s - b->measured_s);

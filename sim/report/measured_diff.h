@@ -9,8 +9,11 @@
 // stretch from overlapping communication (busy / unstretched sum), so the categories add up to
 // the simulated compute busy time. Measured: the union of the category's kernel intervals.
 //
-// Not compared: kernels the cost model does not have (`other`, listed by family), and
-// per-collective times when the simulator folds them into TP/DP/PP kinds.
+// Communication is also split by what it serves: a measured collective is TP's or DP's when its
+// group size (PyTorch ≥ 2.2 records it) is the layout's tp or dp degree, and point-to-point
+// kernels are the pipeline's; what cannot be told apart is named in a note.
+//
+// Not compared: kernels the cost model does not have (`other`, listed by family).
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -25,7 +28,9 @@ namespace trainsim {
 
 struct DiffRow {
   /// step, gemm, attention, memory_bound, optimizer, communication, communication_exposed (a part
-  /// of communication), idle, other: the JSON key; the text table writes it as a label.
+  /// of communication), communication_tp / _dp / _pp and their _exposed parts (where the layout
+  /// or the trace has them; DP includes ZeRO's parameter gathers), idle, other: the JSON key;
+  /// the text table writes it as a label.
   std::string what;
   double measured_s = 0;
   double predicted_s = 0;
