@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <zlib.h>
 #include <catch2/catch.hpp>
 
@@ -164,6 +165,50 @@ TEST_CASE("traces that cannot be read say why, naming the file") {
   opt.gzip_check_after = 1 << 20;
   CHECK_THAT(error_of(bomb, opt), Catch::Contains("gzip bomb"));
   std::remove(bomb.c_str());
+}
+
+namespace {
+// A one-kernel trace of `rank` (of 2) in Kineto's newer layout: times relative to
+// baseTimeNanoseconds, ProfilerStep#1 at 1 s, its kernel launched inside it.
+std::string tiny_trace(int rank, long long base_ns, const std::string& nccl = "2.18.1") {
+  return temp_file(
+      fmt::format("tiny_{}_{}_{}.json", rank, base_ns, nccl),
+      fmt::format(R"({{"distributedInfo": {{"rank": {}, "world_size": 2, "nccl_version": "{}"}},
+ "baseTimeNanoseconds": {},
+ "traceEvents": [
+  {{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+    "ts": 1000000, "dur": 1000}},
+  {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+    "ts": 1000100, "dur": 5, "args": {{"correlation": 7}}}},
+  {{"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16", "pid": 0, "tid": 7,
+    "ts": 1000200, "dur": 300, "args": {{"correlation": 7, "stream": 7}}}}]}})",
+                  rank, nccl, base_ns));
+}
+}  // namespace
+
+TEST_CASE("traces of one run start their steps together; other runs are refused") {
+  const long long base = 1'711'964'646'000'000'000;  // 2024-04-01 in Unix nanoseconds
+  // Ranks 0 and 1 of one run: the same base time, step #1 at the same instant.
+  CHECK(read_torch_traces({tiny_trace(0, base), tiny_trace(1, base)}).size() == 2);
+  // Rank 1 a day later: ProfilerStep#1 starts 24 h apart, more than the 5-minute window.
+  try {
+    read_torch_traces({tiny_trace(0, base), tiny_trace(1, base + 86'400'000'000'000)});
+    FAIL("traces a day apart were accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains("ProfilerStep#1 starts 86400.000 s apart (more than 300.000 s)"));
+    CHECK_THAT(std::string(e.what()), Catch::Contains("traces of different runs"));
+  }
+  // Another NCCL version: another run.
+  try {
+    read_torch_traces({tiny_trace(0, base), tiny_trace(1, base, "2.21.5")});
+    FAIL("traces of two NCCL versions were accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains("(NCCL 2.18.1)") && Catch::Contains("(NCCL 2.21.5)"));
+  }
+  // No base time and times that are not Unix times: nothing to compare, accepted.
+  CHECK(read_torch_traces({tiny_trace(0, 0), tiny_trace(1, 0)}).size() == 2);
 }
 
 TEST_CASE("several ranks of one run are read together; mixed runs are refused") {

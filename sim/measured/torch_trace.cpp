@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <istream>
 #include <iterator>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/quantity.h"
 
 namespace trainsim {
 namespace {
@@ -483,7 +485,11 @@ TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt
     if (const json* v = field(*d, "rank")) r.t.rank = std::max(0, to_int(number(*v, 0)));
     if (const json* v = field(*d, "world_size"))
       r.t.world_size = std::max(1, to_int(number(*v, 1)));
+    if (const json* v = field(*d, "nccl_version"); v && v->is_string())
+      r.t.nccl_version = v->get<std::string>();
   }
+  if (const json* v = field(root, "baseTimeNanoseconds"); v && v->is_number_integer())
+    r.t.base_time_ns = v->get<std::int64_t>();
   r.finish();
   if (r.t.kernels.empty())
     throw InputError(fmt::format(
@@ -505,6 +511,11 @@ std::vector<TorchTrace> read_torch_traces(const std::vector<std::string>& paths,
           fmt::format("{} and {}: both are rank {}: traces of different runs, or "
                       "one file given twice?",
                       it->second, t.file, t.rank));
+    if (!t.nccl_version.empty() && !out.front().nccl_version.empty() &&
+        t.nccl_version != out.front().nccl_version)
+      throw InputError(fmt::format("{} (NCCL {}) and {} (NCCL {}): traces of different runs",
+                                   out.front().file, out.front().nccl_version, t.file,
+                                   t.nccl_version));
     if (t.world_size != out.front().world_size)
       throw InputError(
           fmt::format("{} (world size {}) and {} (world size {}): traces of "
@@ -526,6 +537,24 @@ std::vector<TorchTrace> read_torch_traces(const std::vector<std::string>& paths,
                         out.front().file, out[i].file));
       common = both;
     }
+    // The first shared step in Unix time on each rank: together within clock skew in one run.
+    // Times before 2001 (1e18 ns) are not Unix times (relative clocks): nothing to compare.
+    auto unix_start = [&](const TorchTrace& t) -> std::optional<TimeNs> {
+      for (const auto& s : t.steps)
+        if (s.name == *common.begin()) {
+          const TimeNs at = s.cpu_begin + t.base_time_ns;
+          if (at > 1'000'000'000'000'000'000) return at;
+        }
+      return std::nullopt;
+    };
+    const auto first = unix_start(out.front());
+    for (std::size_t i = 1; i < out.size() && first; ++i)
+      if (const auto at = unix_start(out[i]); at && std::abs(*at - *first) > kSameRunWindow)
+        throw InputError(fmt::format(
+            "{} and {}: their {} starts {} apart (more than {}): traces of different runs",
+            out.front().file, out[i].file, *common.begin(),
+            format_time(to_seconds(std::abs(*at - *first))),
+            format_time(to_seconds(kSameRunWindow))));
   }
   return out;
 }

@@ -64,9 +64,13 @@ struct TraceKernel {
 
 struct TorchTrace {
   std::string file;
-  int rank = 0;                      ///< distributedInfo.rank (0 when absent)
-  int world_size = 1;                ///< distributedInfo.world_size (1 when absent)
-  std::string device;                ///< deviceProperties[0].name, "" when absent
+  int rank = 0;              ///< distributedInfo.rank (0 when absent)
+  int world_size = 1;        ///< distributedInfo.world_size (1 when absent)
+  std::string device;        ///< deviceProperties[0].name, "" when absent
+  std::string nccl_version;  ///< distributedInfo.nccl_version, "" when absent
+  /// baseTimeNanoseconds: what turns the trace's times into Unix time (0 when absent: older
+  /// Kineto writes Unix-time microseconds, or times that cannot be compared across files).
+  std::int64_t base_time_ns = 0;
   std::vector<std::string> names;    ///< kernel names, interned
   std::vector<TraceKernel> kernels;  ///< in start order
   std::vector<TraceStep> steps;      ///< in start order
@@ -94,8 +98,11 @@ struct TraceReadOptions {
 TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt = {});
 
 /// Several ranks' traces of one run (read one after another, `opt.progress` for each): refuses
-/// (InputError naming both files) two files of the same rank, different world sizes, or no
-/// ProfilerStep name that all files share.
+/// (InputError naming both files) two files of the same rank, different world sizes or NCCL
+/// versions, no ProfilerStep name that all files share, or a shared step that starts more than
+/// kSameRunWindow apart in Unix time (when the traces' times are Unix times: ranks of one run
+/// run each step together, within clock skew; different runs lie minutes to days apart).
+inline constexpr TimeNs kSameRunWindow = 300'000'000'000;  // 5 minutes
 std::vector<TorchTrace> read_torch_traces(const std::vector<std::string>& paths,
                                           const TraceReadOptions& opt = {});
 
