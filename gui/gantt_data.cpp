@@ -27,6 +27,8 @@ const char* box_kind_name(BoxKind k) {
       return "optimizer";
     case BoxKind::TensorParallel:
       return "TP";
+    case BoxKind::ExpertParallel:
+      return "EP all-to-all";
     case BoxKind::DataParallel:
       return "DP / ZeRO";
     case BoxKind::P2p:
@@ -63,6 +65,8 @@ BoxKind box_kind(const Work& w) {
       return BoxKind::Optimizer;
     case TaskType::TpCollective:
       return BoxKind::TensorParallel;
+    case TaskType::EpCollective:
+      return BoxKind::ExpertParallel;
     case TaskType::DpCollective:
     case TaskType::ParamGather:
       return BoxKind::DataParallel;

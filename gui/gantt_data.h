@@ -23,7 +23,8 @@ enum class BoxKind : std::uint8_t {
   ForwardBackward,  ///< DualPipe's overlapped F&B
   Optimizer,
   TensorParallel,
-  DataParallel,  ///< gradient reduction and ZeRO parameter gathers
+  ExpertParallel,  ///< the token all-to-alls of expert parallelism
+  DataParallel,    ///< gradient reduction and ZeRO parameter gathers
   P2p,
   // Kernels of a measured step (a PyTorch profiler trace), by kernel_class.h's category; a
   // measured optimizer kernel is Optimizer.

@@ -634,3 +634,56 @@ parallelism: {{tp: 8, sequence_parallel: {}}}
   CHECK(layer(true, Op::F) == Approx(7.2e-3).epsilon(0.03));
   CHECK(layer(true, Op::B) == Approx(11.8e-3).epsilon(0.03));
 }
+
+TEST_CASE("analytic: expert parallelism's all-to-alls and its fewer, larger expert GEMMs",
+          "[analytic][moe]") {
+  // 2 MoE layers of 8 experts (top 2, f_e = 512), h 1024, 2 sequences of 512 tokens per
+  // micro-batch (n = 1024) on one node of 4 H100s, dp 4.
+  const auto s = [](int ep) {
+    return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {{experts: 8, top_k: 2, ffn_hidden: 512}}}}
+training: {{seq_len: 512, micro_batch_size: 2, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4}}
+parallelism: {{dp: 4, ep: {}}}
+)",
+                                  ep));
+  };
+  const AnalyticCostModel none(s(1)), two(s(2)), four(s(4));
+  CHECK(none.ep_collectives(Op::F, 0).empty());
+  // Per MoE layer a dispatch and a combine: each rank's buffer is its n · top_k routed token
+  // copies of h bf16 values, S = 1024 · 2 · 1024 · 2 = 4,194,304 bytes; 2 layers → 4 runs,
+  // forward and backward alike; the weight gradient moves no tokens.
+  for (const Op op : {Op::F, Op::B, Op::I}) {
+    const auto runs = two.ep_collectives(op, 0);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].kind == Collective::AllToAll);
+    CHECK(runs[0].group_size == 2);
+    CHECK(runs[0].bytes == 4194304.0);
+    CHECK(runs[0].count == 4);
+  }
+  CHECK(two.ep_collectives(Op::W, 0).empty());
+  // Timed by the collective model: 4 all-to-alls over 4 GPUs, (4 − 1)/4 · S sent each.
+  const Cost c = four.ep_communication(Op::F, 0, LinkClass::IntraNode);
+  const Cost one = four.collective(Collective::AllToAll, 4, LinkClass::IntraNode, 4194304.0);
+  CHECK(c.duration == 4 * one.duration);
+  CHECK(c.bytes == Approx(4 * 0.75 * 4194304.0));
+  // The experts' GEMMs: every GPU runs n · k = 2048 token rows through its E / ep experts,
+  // n·k·ep/E rows each: 256 rows × 8 GEMMs (ep 1), 512 × 4 (ep 2), 1024 × 2 (ep 4); the same
+  // FLOPs per GPU.
+  auto up = [](const AnalyticCostModel& m) {
+    for (const Kernel& k : m.kernels(Op::F, 0))
+      if (std::string(k.what) == "experts.up") return k;
+    FAIL("no experts.up kernel");
+    return Kernel{};
+  };
+  CHECK(up(none).gemm.m == 256);
+  CHECK(up(none).batch == 8);
+  CHECK(up(two).gemm.m == 512);
+  CHECK(up(two).batch == 4);
+  CHECK(up(four).gemm.m == 1024);
+  CHECK(up(four).batch == 2);
+  CHECK(up(four).flops == Approx(up(none).flops));
+  // Parameters: the routed experts (3 · 1024 · 8 · 512 per layer) split over ep.
+  CHECK(four.expert_params(0) == Approx(2 * 12582912.0 / 4));
+  CHECK(none.stage_params(0) - four.stage_params(0) == Approx(2 * 12582912.0 * 3 / 4));
+}

@@ -158,3 +158,36 @@ TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' ten
         2 * m.attention_params() + m.mlp_params(false) + m.mlp_params(true) + 32000LL * 1024);
   CHECK(first + second == m.total_params());
 }
+
+TEST_CASE("footprint: expert parallelism splits the routed experts, ZeRO shards them over dp",
+          "[footprint][moe]") {
+  // 2 MoE layers of 8 SwiGLU experts of f_e = 512 (h = 1024, 8 heads), vocabulary 1000, one
+  // stage, dp 8. Routed experts per layer: 3 · 1024 · 8 · 512 = 12,582,912; the rest of the
+  // stage: attention 4 · 1024² = 4,194,304 and router 1024 · 8 = 8,192 per layer, embedding and
+  // head 2 · 1000 · 1024 = 2,048,000.
+  const auto s = [](int ep, int zero) {
+    return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {{experts: 8, top_k: 2, ffn_hidden: 512}}}}
+training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8, ep: {}, zero: {}}}
+)",
+                                  ep, zero));
+  };
+  const double routed = 2 * 12582912.0, rest = 2 * (4194304.0 + 8192) + 2048000;
+  const int stage[] = {0};
+  for (int ep : {1, 2, 4, 8}) {
+    INFO("ep " << ep);
+    // Unsharded (ZeRO-0): this GPU holds the dense part and routed / ep.
+    const StaticMemory z0 = static_memory(s(ep, 0), stage);
+    CHECK(z0.parameters == Approx(rest + routed / ep));
+    CHECK(z0.weights == Approx(2 * (rest + routed / ep)));
+    CHECK(z0.optimizer == Approx(12 * (rest + routed / ep)));
+    // ZeRO-2: gradients and optimizer states of the dense part / 8 and of this GPU's experts
+    // over the 8 / ep ranks that hold them: (rest + routed) / 8 either way.
+    const StaticMemory z2 = static_memory(s(ep, 2), stage);
+    CHECK(z2.weights == Approx(2 * (rest + routed / ep)));
+    CHECK(z2.gradients == Approx(2 * (rest + routed) / 8));
+    CHECK(z2.optimizer == Approx(12 * (rest + routed) / 8));
+  }
+}

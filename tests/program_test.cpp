@@ -398,3 +398,47 @@ TEST_CASE("stragglers: bad entries name the field and what is allowed", "[slowdo
                     Catch::Contains("slowdown[0].compute"));
   CHECK_THROWS_WITH(test::yaml(base + "slowdown: {rank: 0}"), Catch::Contains("expected a list"));
 }
+
+TEST_CASE("EP pass: each part's all-to-alls follow it on the critical path; folded = expanded",
+          "[passes][ep]") {
+  // 2 MoE layers of 8 experts, one stage, F = 10 ms and B = 20 ms explicit, one micro-batch per
+  // step, dp 2 = ep 2 on one node: the two GPUs hold 4 experts each and exchange tokens. No
+  // contention; one gradient bucket. The expert gradients have no other holder (dp / ep = 1):
+  // only the dense part is all-reduced (AR), after B, beside B's all-to-alls (eB). Makespan:
+  // F + eF + B + max(eB, AR) + optimizer.
+  auto scenario = [](int dp, int ep, int per_node) {
+    return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {{experts: 8, top_k: 2, ffn_hidden: 512}}}}
+training: {{seq_len: 512, micro_batch_size: 2, global_batch_size: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: {}}}
+parallelism: {{dp: {}, ep: {}}}
+costs: {{forward: 10ms, backward: 20ms}}
+memory: {{bucket_size: 10GB}}
+contention: {{compute_slowdown: 0, link_sharing: false}}
+)",
+                                  2 * dp, per_node, dp / per_node, dp, ep));
+  };
+  const Scenario s = scenario(2, 2, 2);
+  const auto cost = make_cost_model(s);
+  const TimeNs ef = cost->ep_communication(Op::F, 0, LinkClass::IntraNode).duration;
+  const TimeNs eb = cost->ep_communication(Op::B, 0, LinkClass::IntraNode).duration;
+  REQUIRE(ef > 0);
+  CHECK(eb == ef);  // the same four all-to-alls backward
+  const double dense =
+      cost->gradient_bytes(0) * (1 - cost->expert_params(0) / cost->stage_params(0));
+  const TimeNs ar =
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, dense).duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;  // ZeRO-0: all it holds
+  const Timeline tl = simulate(s);
+  CHECK(tl.makespan == 30 * kNsPerMs + ef + std::max(eb, ar) + o);
+  const StepReport r = make_report(tl);
+  CHECK(r.stages[0].comm_ep_s == Approx(to_seconds(ef + eb)));
+  CHECK(r.stages[0].exposed_ep_s == Approx(to_seconds(ef + eb)));
+  CHECK(r.volume.ep_bytes == Approx(2 * 4 * 0.5 * 4194304.0));  // F and B: 4 runs of S/2 each
+  CHECK(of_type(tl, TaskType::EpCollective).size() == 2);
+  // dp 4 · ep 2 on two nodes of 2: EP groups inside a node, the expert gradients' holders
+  // {0, 2} and {1, 3} across nodes. Folding one representative gives the expanded makespan.
+  const Scenario wide = scenario(4, 2, 2);
+  CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
+  CHECK(simulate(wide, {"", true}).ranks.folded);
+}

@@ -147,3 +147,47 @@ TEST_CASE("validate: a scenario built in code is placed as \"scenario\"") {
                                           "4 must be a multiple of dp × micro_batch_size = 3 × 1 "
                                           "= 3"));
 }
+
+TEST_CASE(
+    "validate: expert parallelism needs experts it divides, DP ranks to carve from, and no "
+    "ZeRO-3") {
+  // A 4-layer MoE of 8 experts on 8 GPUs as dp 8 (the parallelism map starts on line 6).
+  const char* const moe =
+      "model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"  // line 1
+      "        moe: {experts: 8, top_k: 2}}\n"                                       // line 2
+      "training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 8}\n"        // line 3
+      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"                                 // line 4
+      "parallelism:\n"                                                               // line 5
+      "  dp: 8\n";                                                                   // line 6
+  Scenario s = test::yaml(moe);
+  for (int ep : {1, 2, 4, 8}) {
+    s.layout.ep = ep;
+    CHECK_NOTHROW(validate(s));
+  }
+  SECTION("ep 3 divides neither dp 8 nor the 8 experts") {
+    s.layout.ep = 3;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.ep: ep = 3 must divide dp = 8: "
+                                            "expert-parallel groups are carved out of the "
+                                            "data-parallel ranks"));
+  }
+  SECTION("ep 16 over 8 experts (dp 16)") {
+    s.layout.dp = 16;
+    s.cluster.gpus_per_node = 16;
+    s.training.global_batch_size = 16;
+    s.layout.ep = 16;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.ep: ep = 16 must divide "
+                                            "model.moe.experts (8)"));
+  }
+  SECTION("ZeRO-3 with experts split is not modelled") {
+    s.layout.ep = 2;
+    s.layout.zero = 3;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.ep: ep = 2 with zero 3 is not "
+                                            "modelled"));
+  }
+  SECTION("a dense model has no experts to split") {
+    Scenario dense = test::yaml(kBase);
+    dense.layout.ep = 2;
+    CHECK_THROWS_WITH(validate(dense), Contains("parallelism.ep: ep = 2 needs a mixture of "
+                                                "experts: give model.moe.experts"));
+  }
+}

@@ -179,19 +179,21 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     gemms({"mlp_up", "mlp_up.dgrad", "mlp_up.wgrad"}, {n, mats_up * f / t, h});
     gemms({"mlp_down", "mlp_down.dgrad", "mlp_down.wgrad"}, {n, h, f / t});
   }
-  // A MoE layer's MLP (Megatron-Core's MoE layer without expert parallelism: every GPU holds
-  // every expert, each split over the TP ranks like a dense MLP): the router's h × E GEMM on
-  // every token (not split), then top_k experts per token as one grouped GEMM over the E
-  // experts (tokens spread evenly: n·k/E rows each), and the shared experts as a dense MLP.
+  // A MoE layer's MLP (Megatron-Core's MoE layer: each GPU holds E / ep experts, each split
+  // over the TP ranks like a dense MLP): the router's h × E GEMM on every token (not split),
+  // then top_k experts per token as one grouped GEMM over the local experts (tokens spread
+  // evenly: n·k·ep/E rows each), and the shared experts as a dense MLP.
   const double k = m.moe.top_k, experts = m.moe.experts;
   const double fe = static_cast<double>(m.expert_ffn());
   const double fs = static_cast<double>(m.moe.shared_ffn_hidden);
   if (moe) {
-    const double rows = n * k / experts;
+    // Expert parallelism: this GPU runs experts / ep of them on the tokens every rank of its
+    // EP group sends them, as many rows in all (n·k) over fewer, larger GEMMs.
+    const double ep = s_.layout.ep, local = experts / ep, rows = n * k / local;
     gemms({"router", "router.dgrad", "router.wgrad"}, {n, experts, h});
     gemms({"experts.up", "experts.up.dgrad", "experts.up.wgrad"}, {rows, mats_up * fe / t, h},
-          experts);
-    gemms({"experts.down", "experts.down.dgrad", "experts.down.wgrad"}, {rows, h, fe / t}, experts);
+          local);
+    gemms({"experts.down", "experts.down.dgrad", "experts.down.wgrad"}, {rows, h, fe / t}, local);
     if (fs > 0) {
       gemms({"shared.up", "shared.up.dgrad", "shared.up.wgrad"}, {n, mats_up * fs / t, h});
       gemms({"shared.down", "shared.down.dgrad", "shared.down.wgrad"}, {n, h, fs / t});
@@ -453,6 +455,22 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   return {{Collective::AllReduce, t, bytes, 2 * layers}};
 }
 
+std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) const {
+  const int ep = s_.layout.ep;
+  if (ep <= 1 || op == Op::W) return {};
+  const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
+  const int moe = s_.model->moe_layers_in(st.first_layer, st.layers);
+  if (moe == 0) return {};
+  // Per MoE layer, Megatron-Core's all-to-all token dispatcher: the tokens this GPU routes
+  // (top_k copies of each of its n tokens, n / tp of them under sequence parallelism) go to the
+  // ranks of their experts and come back after them: a dispatch and a combine all-to-all of
+  // n·k·h bf16 values (nccl-tests S: each rank's whole buffer) forward, their two gradients
+  // backward. Routing is taken as even: (ep − 1) / ep of the buffer leaves the GPU.
+  const double n = s_.layout.sequence_parallel ? tokens_ / s_.layout.tp : tokens_;
+  const double bytes = n * s_.model->moe.top_k * static_cast<double>(s_.model->hidden) * 2.0;
+  return {{Collective::AllToAll, ep, bytes, 2 * moe}};
+}
+
 double AnalyticCostModel::activation_bytes() const {
   return tokens_ * static_cast<double>(s_.model->hidden) * 2.0;  // s·b·h bf16
 }
@@ -492,7 +510,12 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
 double AnalyticCostModel::stage_params(int stage) const {
   return static_cast<double>(
       trainsim::stage_params(*s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp,
-                             static_cast<int>(stages_.size())));
+                             static_cast<int>(stages_.size()), s_.layout.ep));
+}
+
+double AnalyticCostModel::expert_params(int stage) const {
+  return static_cast<double>(stage_expert_params(
+      *s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp, s_.layout.ep));
 }
 
 double AnalyticCostModel::gradient_bytes(int stage) const {

@@ -93,6 +93,8 @@ class AnalyticCostModel : public CostModel {
 
   Cost compute(Op op, int stage, int rank) const override;
   std::vector<CollectiveRun> tp_collectives(Op op, int stage) const override;
+  std::vector<CollectiveRun> ep_collectives(Op op, int stage) const override;
+  double expert_params(int stage) const override;
   double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;
   Cost collective(Collective c, int group_size, LinkClass link, double bytes,

@@ -22,14 +22,24 @@ const char* collective_name(Collective c) {
   return "?";
 }
 
-Cost CostModel::tp_communication(Op op, int stage, LinkClass link) const {
+namespace {
+Cost sum_of(const CostModel& m, const std::vector<CollectiveRun>& runs, LinkClass link) {
   Cost sum;
-  for (const CollectiveRun& run : tp_collectives(op, stage)) {
-    const Cost one = collective(run.kind, run.group_size, link, run.bytes);
+  for (const CollectiveRun& run : runs) {
+    const Cost one = m.collective(run.kind, run.group_size, link, run.bytes);
     sum.duration += one.duration * run.count;
     sum.bytes += one.bytes * run.count;
   }
   return sum;
+}
+}  // namespace
+
+Cost CostModel::tp_communication(Op op, int stage, LinkClass link) const {
+  return sum_of(*this, tp_collectives(op, stage), link);
+}
+
+Cost CostModel::ep_communication(Op op, int stage, LinkClass link) const {
+  return sum_of(*this, ep_collectives(op, stage), link);
 }
 
 Cost CostModel::overlapped(int forward_stage, int backward_stage, int rank) const {

@@ -60,6 +60,11 @@ class CostModel {
   /// Those collectives over `link`, summed, each timed by this model's collective() (so a
   /// calibrated model's samples time TP collectives too).
   virtual Cost tp_communication(Op op, int stage, LinkClass link) const;
+  /// The expert-parallel all-to-alls one micro-batch of `op` on `stage` runs (token dispatch
+  /// and combine of its MoE layers); none without expert parallelism.
+  virtual std::vector<CollectiveRun> ep_collectives(Op /*op*/, int /*stage*/) const { return {}; }
+  /// Those all-to-alls over `link`, summed and timed by collective() as tp_communication does.
+  Cost ep_communication(Op op, int stage, LinkClass link) const;
   /// Bytes of one stage-to-stage activation (or gradient) transfer for one micro-batch.
   virtual double activation_bytes() const = 0;
   /// A point-to-point transfer of `bytes`.
@@ -75,6 +80,9 @@ class CostModel {
   virtual Cost optimizer(double params) const = 0;
   /// Parameters one GPU holds for `stage`.
   virtual double stage_params(int stage) const = 0;
+  /// Of stage_params, the routed experts' (reduced over the expert-data-parallel group, not
+  /// the whole DP group, under expert parallelism); 0 for a dense model.
+  virtual double expert_params(int /*stage*/) const { return 0; }
   /// True when the model has hardware to cost collectives and optimizer steps (false for a
   /// costs-only pipeline study).
   virtual bool models_hardware() const = 0;
@@ -98,6 +106,9 @@ class LayeredCostModel : public CostModel {
   std::vector<CollectiveRun> tp_collectives(Op op, int stage) const override {
     return fallback_ ? fallback_->tp_collectives(op, stage) : std::vector<CollectiveRun>{};
   }
+  std::vector<CollectiveRun> ep_collectives(Op op, int stage) const override {
+    return fallback_ ? fallback_->ep_collectives(op, stage) : std::vector<CollectiveRun>{};
+  }
   double activation_bytes() const override {
     return fallback_ ? fallback_->activation_bytes() : 0.0;
   }
@@ -116,6 +127,9 @@ class LayeredCostModel : public CostModel {
   }
   double stage_params(int stage) const override {
     return fallback_ ? fallback_->stage_params(stage) : 0.0;
+  }
+  double expert_params(int stage) const override {
+    return fallback_ ? fallback_->expert_params(stage) : 0.0;
   }
   bool models_hardware() const override { return fallback_ && fallback_->models_hardware(); }
   std::vector<KernelTime> kernel_times(Op op, int stage) const override {

@@ -42,6 +42,8 @@ std::string add_contention_pass(Program& p) {
       LinkClass c = LinkClass::IntraNode;
       if (type == StreamType::Send || type == StreamType::Recv)
         c = group_link({rank.global, p.ranks.ranks[static_cast<std::size_t>(si.peer)].global}, sc);
+      else if (type == StreamType::ExpertParallel)
+        c = group_link(expert_group_members(l, rank.coord), sc);
       else
         c = group_link(
             group_members(l, rank.coord, type == StreamType::TensorParallel ? Axis::TP : Axis::DP),

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "core/error.h"
 #include "lower/program.h"
@@ -6,29 +8,53 @@
 namespace trainsim {
 
 void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
-                           const std::vector<TaskId>& tp_tails) {
+                           const std::vector<TaskId>& tails) {
   if (!p.cost.models_hardware()) return;  // a costs-only pipeline study has no optimizer step
   const Scenario& sc = p.scenario;
   const Layout& l = sc.layout;
   const Schedule& s = p.schedule;
-  // Members of each DP collective, keyed by (pp, tp, stage, phase).
-  std::map<std::tuple<int, int, int, int>, std::vector<TaskId>> groups;
+  // A reduction's group: the DP group, or under expert parallelism the routed experts'
+  // expert-data-parallel group (the dp / ep ranks holding the same experts).
+  struct Group {
+    int size = 1;
+    LinkClass link = LinkClass::IntraNode;
+    int per_node = 1;
+    double slow = 1;  // the group's slowest member sets the pace
+    int id = -1;      // -1: the DP group; else which experts (dp mod ep)
+  };
+  auto group_of = [&](const std::vector<int>& members, int id) {
+    return Group{static_cast<int>(members.size()), group_link(members, sc),
+                 members_per_node(members, sc), p.link_scale(members), id};
+  };
+  // Members of each collective, keyed by (pp, tp, group id, stage, phase).
+  std::map<std::tuple<int, int, int, int, int>, std::vector<TaskId>> groups;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const int replica = p.ranks.replica(rank);
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
-    const std::vector<int> members = group_members(l, rank.coord, Axis::DP);
-    const LinkClass link = group_link(members, sc);
-    const int per_node = members_per_node(members, sc);
-    const double slow = p.link_scale(members);  // the group's slowest member sets the pace
+    const Group dp = group_of(group_members(l, rank.coord, Axis::DP), -1);
+    const Group experts = group_of(expert_dp_members(l, rank.coord), rank.coord.dp % l.ep);
+    // One collective per part over each group that has something to move: the dense
+    // parameters' share over DP, the routed experts' over their group (all of it without EP).
+    auto collective = [&](const Group& g, Collective op, double bytes, int st, int variant,
+                          int phase, TaskId after) {
+      if (g.size <= 1 || bytes <= 0) return kNone;
+      const Cost c = p.cost.collective(op, g.size, g.link, bytes, g.per_node);
+      const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, variant, -1, g.slow);
+      const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
+      p.builder.add_dependency(after, t);
+      groups[{rank.coord.pp, rank.coord.tp, g.id, st, phase}].push_back(t);
+      return t;
+    };
     const auto& actions = s.actions[static_cast<std::size_t>(rank.coord.pp)];
     // Each stage (chunk) this rank holds: its gradients are complete after its last
     // weight-gradient-producing task (B, or W when the backward is split).
     const std::vector<int>& stages = p.stages_on(rank.coord.pp);
-    double params = 0;
+    double params = 0, expert_params = 0;
     std::vector<TaskId> reductions;
     for (int st : stages) {
       params += p.cost.stage_params(st);
+      expert_params += p.cost.expert_params(st);
       if (l.dp <= 1) continue;
       // Where the stage's gradients complete: the parts of its last backward (one bucket
       // each), or that backward as a whole.
@@ -48,33 +74,34 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       // order on the DP stream.
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
       const int k = static_cast<int>(ready.size());
-      const Cost c = p.cost.collective(op, l.dp, link, p.cost.gradient_bytes(st) / k, per_node);
-      const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 0, -1, slow);
+      const double all = p.cost.gradient_bytes(st) / k;
+      const double stage = p.cost.stage_params(st);
+      const double routed = l.ep > 1 && stage > 0 ? all * p.cost.expert_params(st) / stage : 0;
       for (int j = 0; j < k; ++j) {
-        const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
-        p.builder.add_dependency(ready[static_cast<std::size_t>(j)], t);
-        reductions.push_back(t);
-        groups[{rank.coord.pp, rank.coord.tp, st, 2 + j}].push_back(t);
+        const TaskId after = ready[static_cast<std::size_t>(j)];
+        for (const TaskId t : {collective(dp, op, all - routed, st, 0, 2 + j, after),
+                               collective(experts, op, routed, st, 2, 2 + j, after)})
+          if (t != kNone) reductions.push_back(t);
       }
     }
-    // Optimizer step on this GPU's shard: everything (ZeRO-0), 1/dp of it (ZeRO-1/2/3).
-    const double shard = l.zero >= 1 ? params / l.dp : params;
+    // Optimizer step on this GPU's shard: everything (ZeRO-0), else the dense parameters / dp
+    // and the routed experts / (dp / ep) (ZeRO-1/2/3).
+    const double shard =
+        l.zero >= 1 ? (params - expert_params) / l.dp + expert_params / experts.size : params;
     const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp,
                              -1, p.compute_scale(r));
     const TaskId opt = p.builder.add_task(cs, wo, -1);
     for (TaskId t : reductions) p.builder.add_dependency(t, opt);
-    if (const TaskId tail = tp_tails[static_cast<std::size_t>(r)]; tail != kNone)
+    if (const TaskId tail = tails[static_cast<std::size_t>(r)]; tail != kNone)
       p.builder.add_dependency(tail, opt);
     if ((l.zero == 1 || l.zero == 2) && !l.param_gather_with_forward && l.dp > 1) {
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
       // use instead; with param_gather the next forward does, add_param_gather_pass).
       for (int st : stages) {
-        const Cost c = p.cost.collective(Collective::AllGather, l.dp, link,
-                                         2.0 * p.cost.stage_params(st), per_node);
-        const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 1, -1, slow);
-        const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
-        p.builder.add_dependency(opt, t);
-        groups[{rank.coord.pp, rank.coord.tp, st, 1}].push_back(t);  // 1: the parameter gather
+        const double routed = l.ep > 1 ? p.cost.expert_params(st) : 0;
+        const double dense = p.cost.stage_params(st) - routed;
+        collective(dp, Collective::AllGather, 2.0 * dense, st, 1, 1, opt);  // 1: the gather
+        collective(experts, Collective::AllGather, 2.0 * routed, st, 3, 1, opt);
       }
     }
   }

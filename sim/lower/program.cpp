@@ -122,11 +122,15 @@ const Cost& Program::compute_cost(Op op, int stage, int pp) {
   return it->second;
 }
 
-const Cost& Program::tp_cost(Op op, int stage, LinkClass link) {
-  const auto key = cost_key(stage, static_cast<int>(link), static_cast<int>(op));
-  auto it = tp_costs_.find(key);
-  if (it == tp_costs_.end())
-    it = tp_costs_.emplace(key, cost.tp_communication(op, stage, link)).first;
+const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link) {
+  const auto key =
+      cost_key(stage, static_cast<int>(link) * 2 + static_cast<int>(kind), static_cast<int>(op));
+  auto it = layer_comm_costs_.find(key);
+  if (it == layer_comm_costs_.end())
+    it = layer_comm_costs_
+             .emplace(key, kind == LayerComm::TP ? cost.tp_communication(op, stage, link)
+                                                 : cost.ep_communication(op, stage, link))
+             .first;
   return it->second;
 }
 

@@ -17,6 +17,10 @@
 
 namespace trainsim {
 
+/// The collectives that belong to a layer's compute: TP's (over the TP group) and expert
+/// parallelism's token all-to-alls (over the EP group).
+enum class LayerComm { TP, EP };
+
 struct Program {
   Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, RankSet rs);
 
@@ -56,10 +60,11 @@ struct Program {
     return stages_by_rank_[static_cast<std::size_t>(pp)];
   }
 
-  /// cost.compute(op, stage, pp) and cost.tp_communication(op, stage, link), each asked of the
-  /// cost model once per distinct arguments (a pipeline asks the same ones m times).
+  /// cost.compute(op, stage, pp) and cost.tp_communication / ep_communication(op, stage, link),
+  /// each asked of the cost model once per distinct arguments (a pipeline asks the same ones m
+  /// times).
   const Cost& compute_cost(Op op, int stage, int pp);
-  const Cost& tp_cost(Op op, int stage, LinkClass link);
+  const Cost& layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link);
 
   /// A Work record for `type` on `stage`, created once per distinct key. `stage2` is the
   /// backward stage of an overlapped F&B (-1 otherwise); it is part of the key.
@@ -80,7 +85,7 @@ struct Program {
   std::map<TaskId, std::vector<TaskId>> parts_;  // first part -> every part (task_types.h)
   std::map<std::tuple<int, int, int, int, int, long long, int, int>, WorkId> works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;
-  std::unordered_map<std::uint64_t, Cost> compute_costs_, tp_costs_;
+  std::unordered_map<std::uint64_t, Cost> compute_costs_, layer_comm_costs_;
 };
 
 // The passes, in the order lower() runs them. Each adds one kind of work and hands what later
@@ -102,20 +107,24 @@ ComputeTasks add_compute_pass(Program& p);
 /// on per-peer channels, ordered as the sender produces them; same-rank neighbours get a
 /// direct dependency instead.
 void add_p2p_pass(Program& p);
-/// Tensor-parallel collectives of each F/B/I part on the rank's TP stream, meeting across the
-/// TP group: after the part and before the next compute (on the critical path), or with
-/// parallelism.tp_overlap starting together with the part. Returns, per simulated rank, the TP
-/// collective of its stream's last compute task, which a task added after that compute (the
-/// optimizer step) must wait for; kNone where there is none.
-std::vector<TaskId> add_tp_pass(Program& p);
+/// The collectives of each F/B/I part that belong to its layers, each kind on the rank's stream
+/// of its own, meeting across its group: TP's over the TP group, after the part and before the
+/// next compute (on the critical path), or with parallelism.tp_overlap starting together with
+/// the part; expert parallelism's all-to-alls over the EP group, after the part and its TP
+/// collectives. Returns, per simulated rank, the last collective after its stream's last compute
+/// task, which a task added after that compute (the optimizer step) must wait for; kNone where
+/// there is none.
+std::vector<TaskId> add_layer_comm_pass(Program& p);
 /// Parameter all-gathers over the DP group on a gather stream, one per FSDP unit before each
 /// compute part that needs it (ComputeTasks::gathered), issued `fsdp.prefetch` parts ahead.
 void add_param_gather_pass(Program& p, const ComputeTasks& compute);
 /// Data-parallel gradient reduction after each stage's last backward on a separate stream
 /// (all-reduce for ZeRO-0; reduce-scatter, then all-gather after the optimizer, for ZeRO-1/2),
-/// and the optimizer step on the compute stream, after `tp_tails` (add_tp_pass).
+/// and the optimizer step on the compute stream, after `tails` (add_layer_comm_pass's). Under
+/// expert parallelism the routed experts' gradients are reduced (and gathered) over their
+/// expert-data-parallel group, the rest over the DP group.
 void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
-                           const std::vector<TaskId>& tp_tails);
+                           const std::vector<TaskId>& tails);
 /// Shared hardware, last: per simulated rank an SM resource (compute slowed by the
 /// communication running beside it, contention.compute_slowdown) and its NVLink and network
 /// links fair-shared by the transfers and collectives crossing them (contention.link_sharing).

@@ -13,6 +13,19 @@ std::vector<int> group_members(const Layout& l, const Coord& c, Axis axis) {
   return out;
 }
 
+std::vector<int> expert_group_members(const Layout& l, const Coord& c) {
+  std::vector<int> out;
+  const int first = c.dp / l.ep * l.ep;
+  for (int i = 0; i < l.ep; ++i) out.push_back(l.rank_of({first + i, c.tp, c.pp}));
+  return out;
+}
+
+std::vector<int> expert_dp_members(const Layout& l, const Coord& c) {
+  std::vector<int> out;
+  for (int d = c.dp % l.ep; d < l.dp; d += l.ep) out.push_back(l.rank_of({d, c.tp, c.pp}));
+  return out;
+}
+
 LinkClass group_link(const std::vector<int>& global_ranks, const Scenario& s) {
   if (!s.has_cluster || global_ranks.empty()) return LinkClass::IntraNode;
   const int node = global_ranks.front() / s.cluster.gpus_per_node;
@@ -35,11 +48,15 @@ bool fold_is_exact(const Scenario& s) {
     const Coord rep{0, 0, pp};
     const LinkClass tp = group_link(group_members(l, rep, Axis::TP), s);
     const LinkClass dp = group_link(group_members(l, rep, Axis::DP), s);
+    const LinkClass ep = group_link(expert_group_members(l, rep), s);
+    const LinkClass edp = group_link(expert_dp_members(l, rep), s);
     for (int d = 0; d < l.dp; ++d)
       for (int t = 0; t < l.tp; ++t) {
         const Coord c{d, t, pp};
         if (group_link(group_members(l, c, Axis::TP), s) != tp) return false;
         if (group_link(group_members(l, c, Axis::DP), s) != dp) return false;
+        if (group_link(expert_group_members(l, c), s) != ep) return false;
+        if (group_link(expert_dp_members(l, c), s) != edp) return false;
         // Every pipeline neighbour pair of this stage uses the representative's link.
         for (int q = 0; q < l.pp; ++q) {
           const Coord other{d, t, q}, rep_other{0, 0, q};

@@ -26,6 +26,8 @@ const char* task_type_name(TaskType t) {
       return "recv-gradient";
     case TaskType::TpCollective:
       return "tp-collective";
+    case TaskType::EpCollective:
+      return "ep-all-to-all";
     case TaskType::DpCollective:
       return "dp-collective";
     case TaskType::ParamGather:
@@ -56,6 +58,8 @@ const char* task_type_letter(TaskType t) {
       return "recv";
     case TaskType::TpCollective:
       return "tp";
+    case TaskType::EpCollective:
+      return "ep";
     case TaskType::DpCollective:
       return "dp";
     case TaskType::ParamGather:
@@ -78,6 +82,8 @@ const char* stream_type_name(StreamType s) {
       return "param-gather";
     case StreamType::TensorParallel:
       return "tp-comm";
+    case StreamType::ExpertParallel:
+      return "ep-comm";
   }
   return "?";
 }

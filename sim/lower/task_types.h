@@ -21,13 +21,23 @@ enum class TaskType : std::uint8_t {
   SendGradient,
   RecvGradient,
   TpCollective,
+  /// Expert parallelism's token all-to-alls (dispatch and combine) of a part's MoE layers.
+  EpCollective,
   DpCollective,
   /// A parameter all-gather over the DP group before a unit's compute (ZeRO-3 / FSDP, or
   /// ZeRO-1/2's gather of updated parameters overlapped with the next forward).
   ParamGather,
 };
 
-enum class StreamType : std::uint8_t { Compute, Send, Recv, DataParallel, Gather, TensorParallel };
+enum class StreamType : std::uint8_t {
+  Compute,
+  Send,
+  Recv,
+  DataParallel,
+  Gather,
+  TensorParallel,
+  ExpertParallel
+};
 
 const char* task_type_name(TaskType t);    ///< "forward", "send-activation", …
 const char* task_type_letter(TaskType t);  ///< "F", "B", "I", "W", "opt", "send", …

@@ -90,17 +90,21 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
   if (!s.model) return out;
   const int stages = s.layout.pp * s.layout.vpp;
   const auto parts = partition_layers(s.model->layers, stages);
+  double every_expert = 0;  // the stages' parameters with all of their experts
   for (int st : stages_here) {
     TRAINSIM_CHECK(st >= 0 && st < stages, "stage out of range");
-    out.parameters += static_cast<double>(
-        stage_params(*s.model, parts[static_cast<std::size_t>(st)], s.layout.tp, stages));
+    const StageContent& part = parts[static_cast<std::size_t>(st)];
+    out.parameters +=
+        static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages, s.layout.ep));
+    every_expert += static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages));
   }
-  const double psi = out.parameters, nd = s.layout.dp;
+  // Unsharded: what this GPU holds; sharded by ZeRO: dense / dp + experts / ep / (dp / ep).
+  const double psi = out.parameters, shard = every_expert / s.layout.dp;
   const int zero = s.layout.zero;
-  out.weights = kHalf * psi / (zero >= 3 ? nd : 1);
+  out.weights = kHalf * (zero >= 3 ? shard : psi);
   const double grad_bytes = kHalf + (s.training.fp32_grad_accumulation ? kFloat : 0);
-  out.gradients = grad_bytes * psi / (zero >= 2 ? nd : 1);
-  out.optimizer = kAdamBytesPerParam * psi / (zero >= 1 ? nd : 1);
+  out.gradients = grad_bytes * (zero >= 2 ? shard : psi);
+  out.optimizer = kAdamBytesPerParam * (zero >= 1 ? shard : psi);
   out.buffers = s.memory.runtime_overhead + (s.layout.dp > 1 ? s.memory.bucket_size : 0);
   return out;
 }

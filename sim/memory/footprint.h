@@ -51,10 +51,13 @@ double stage_activation_bytes(const Scenario& s, int stage);
 /// The static memory of one GPU holding global stages `stages_here` (a pipeline rank's chunks;
 /// the schedule's placement says which), in bytes.
 struct StaticMemory {
-  double parameters = 0;  ///< count on this GPU
-  double weights = 0;     ///< 16-bit parameters (2Ψ), / dp under ZeRO-3
-  double gradients = 0;   ///< 16-bit gradients (2Ψ), + 4Ψ fp32 accumulation; / dp under ZeRO-2/3
-  double optimizer = 0;   ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
+  /// Count on this GPU: Ψ, a MoE layer's routed experts / ep. ZeRO shards the dense part over
+  /// the dp ranks and the experts over the dp / ep ranks holding the same ones: either way
+  /// (stage parameters with every expert) / dp per GPU.
+  double parameters = 0;
+  double weights = 0;    ///< 16-bit parameters (2Ψ), / dp under ZeRO-3
+  double gradients = 0;  ///< 16-bit gradients (2Ψ), + 4Ψ fp32 accumulation; / dp under ZeRO-2/3
+  double optimizer = 0;  ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
   /// Runtime overhead (memory.runtime_overhead) and, with dp > 1, one gradient bucket in flight.
   double buffers = 0;
   double total() const { return weights + gradients + optimizer + buffers; }

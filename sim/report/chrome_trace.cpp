@@ -82,6 +82,7 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     const char* cat = is_compute(type)                 ? "compute"
                       : is_p2p(type)                   ? "p2p"
                       : type == TaskType::TpCollective ? "tp"
+                      : type == TaskType::EpCollective ? "ep"
                       : type == TaskType::ParamGather  ? "zero-gather"
                                                        : "dp";
     emit(fmt::format(

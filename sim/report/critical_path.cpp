@@ -44,6 +44,8 @@ CriticalPath critical_path(const Timeline& tl) {
       cp.optimizer_s += d;
     else if (type == TaskType::TpCollective)
       cp.tp_s += d;
+    else if (type == TaskType::EpCollective)
+      cp.ep_s += d;
     else if (type == TaskType::DpCollective || type == TaskType::ParamGather)
       cp.dp_s += d;
     else

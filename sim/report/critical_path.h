@@ -15,6 +15,7 @@ struct CriticalPath {
   double tp_s = 0;         ///< tensor-parallel collectives
   double dp_s = 0;         ///< data-parallel / ZeRO collectives
   double pp_s = 0;         ///< pipeline sends and receives
+  double ep_s = 0;         ///< expert parallelism's all-to-alls
   double optimizer_s = 0;  ///< the optimizer step
   double waiting_s = 0;    ///< time no constraint explains (0 in a well-formed run)
   std::size_t tasks = 0;   ///< tasks on the chain

@@ -34,6 +34,11 @@ struct Layout {
   int pp = 1;
   int vpp = 1;  ///< model chunks per pipeline rank
   int zero = 0;
+  /// Expert parallelism (Megatron-Core's): each MoE layer's experts are split over `ep` ranks
+  /// carved out of DP (ep divides dp; the ep consecutive DP ranks of a block form an EP group),
+  /// tokens reach their experts by all-to-all; expert gradients are reduced over the dp / ep
+  /// ranks holding the same experts (the expert-data-parallel group).
+  int ep = 1;
   bool sequence_parallel = false;
   FsdpSpec fsdp;
   /// ZeRO-1/2: all-gather the updated parameters at the start of the next step's forward

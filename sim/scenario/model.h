@@ -78,6 +78,11 @@ struct ModelSpec {
   std::int64_t attention_params() const;
   /// The MLP of one layer: dense f·h·(3 or 2); MoE: router h·E + E experts + shared experts.
   std::int64_t mlp_params(bool moe_layer) const;
+  /// Of a MoE layer's mlp_params, the routed experts' (E · f_e · h · (3 or 2)): what expert
+  /// parallelism splits.
+  std::int64_t routed_expert_params() const {
+    return is_moe() ? mlp_matrices() * hidden * moe.experts * expert_ffn() : 0;
+  }
   /// Of mlp_params, what one token uses: the router, top_k experts and the shared experts.
   std::int64_t active_mlp_params(bool moe_layer) const;
   /// Parameters of layers [first, first + count).

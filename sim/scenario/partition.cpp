@@ -21,11 +21,19 @@ std::vector<StageContent> partition_layers(int layers, int stages) {
   return out;
 }
 
-std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages) {
+std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages, int ep) {
+  TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
   std::int64_t p = m.layer_params(st.first_layer, st.layers);
+  // The routed experts: all of them counted above, 1/ep of them held here.
+  p -= m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1);
   if (st.embedding) p += m.embedding_params();
   if (st.head && (!m.tied_embeddings || stages > 1)) p += m.vocab * m.hidden;
   return p / tp;
+}
+
+std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep) {
+  TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
+  return m.moe_layers_in(st.first_layer, st.layers) * (m.routed_expert_params() / ep) / tp;
 }
 
 }  // namespace trainsim

@@ -19,8 +19,12 @@ struct StageContent {
 /// Requires 1 <= stages <= layers (the loader checks it for users).
 std::vector<StageContent> partition_layers(int layers, int stages);
 
-/// Parameters one GPU holds for `stage` under TP degree `tp` (embedding and head are
-/// vocabulary-parallel; a tied head still needs its own copy when it is on another stage).
-std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages);
+/// Parameters one GPU holds for `stage` under TP degree `tp` and expert-parallel degree `ep`
+/// (embedding and head are vocabulary-parallel; a tied head still needs its own copy when it is
+/// on another stage; each MoE layer's routed experts are split over ep ranks, then over tp).
+std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages,
+                          int ep = 1);
+/// Of stage_params, the routed experts' parameters one GPU holds (0 for a dense model).
+std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep);
 
 }  // namespace trainsim

@@ -614,6 +614,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::layout, &Layout::pp>()},
       {"parallelism.vpp", "integer ≥ 1", "1", "model chunks per pipeline rank (stages = pp × vpp)",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::vpp>()},
+      {"parallelism.ep", "integer ≥ 1", "1",
+       "expert-parallel degree of a mixture of experts (must divide dp and model.moe.experts): "
+       "each GPU holds experts / ep of every MoE layer's experts, the ep consecutive DP ranks "
+       "of a block exchange tokens by all-to-all before and after the experts (dispatch and "
+       "combine, forward and backward), and expert gradients are reduced over the dp / ep ranks "
+       "holding the same experts (Megatron-Core's expert-data-parallel group)",
+       integer(1, kMaxParallel), field<&Scenario::layout, &Layout::ep>()},
       {"parallelism.zero", "0–3", "0",
        "ZeRO stage: 1 shards optimizer states, 2 also gradients (reduce-scattered per bucket), 3 "
        "also parameters (FSDP: all-gathered per unit before each use)",

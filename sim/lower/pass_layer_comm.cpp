@@ -1,0 +1,108 @@
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+#include "lower/program.h"
+
+namespace trainsim {
+
+std::vector<TaskId> add_layer_comm_pass(Program& p) {
+  const Layout& l = p.scenario.layout;
+  std::vector<TaskId> tails(p.ranks.ranks.size(), kNone);
+  if ((l.tp <= 1 && l.ep <= 1) || !p.cost.models_hardware()) return tails;
+  // The members of each collective, keyed by (kind, stage, op kind, micro-batch, part, group):
+  // a flat list sorted by key afterwards (stable: members keep their order), cheaper than a map
+  // of vectors for the m · stages collectives of a long pipeline. The group: the DP index for
+  // TP (one TP group per DP replica), the EP block and TP index for EP.
+  using Key = std::tuple<int, int, int, int, int, int, int>;
+  std::vector<std::pair<Key, TaskId>> members_of;
+  for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
+    const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
+    const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
+    struct Kind {
+      LayerComm kind;
+      TaskType type;
+      StreamType stream;
+      std::vector<int> members;
+      LinkClass link;
+      double slow;
+      int group_a, group_b;
+    };
+    std::vector<Kind> kinds;
+    if (l.tp > 1) {
+      auto m = group_members(l, rank.coord, Axis::TP);
+      kinds.push_back({LayerComm::TP, TaskType::TpCollective, StreamType::TensorParallel, m,
+                       group_link(m, p.scenario), p.link_scale(m), rank.coord.dp, 0});
+    }
+    if (l.ep > 1) {
+      auto m = expert_group_members(l, rank.coord);
+      kinds.push_back({LayerComm::EP, TaskType::EpCollective, StreamType::ExpertParallel, m,
+                       group_link(m, p.scenario), p.link_scale(m), rank.coord.dp / l.ep,
+                       rank.coord.tp});
+    }
+    const std::vector<TaskId> tasks = p.builder.stream_order(cs);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const TaskId t = tasks[i];
+      const Task task = p.builder.task(t);       // copies: adding tasks and works below
+      const Work w = p.builder.work(task.work);  // may reallocate the builder's vectors
+      const auto type = static_cast<TaskType>(w.type);
+      if (type != TaskType::Forward && type != TaskType::Backward &&
+          type != TaskType::BackwardInput && type != TaskType::ForwardBackward)
+        continue;
+      const Op op = type == TaskType::Forward || type == TaskType::ForwardBackward ? Op::F
+                    : type == TaskType::Backward                                   ? Op::B
+                                                                                   : Op::I;
+      // TP's collectives, then the EP all-to-alls (a simplification: in a layer they
+      // alternate; summed per part they take the same time on the critical path).
+      TaskId before = t;  // what the next collective of the chain waits for
+      for (const Kind& k : kinds) {
+        Cost c = p.layer_comm_cost(k.kind, op, w.stage, k.link);
+        if (type == TaskType::ForwardBackward) {  // both halves' collectives
+          const Cost cb = p.layer_comm_cost(k.kind, Op::B, w.stage2, k.link);
+          c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
+        }
+        if (k.kind == LayerComm::EP && c.duration == 0 && c.bytes == 0)
+          continue;  // a stage without MoE layers
+        if (w.parts > 1) c = {c.duration / w.parts, c.flops / w.parts, c.bytes / w.parts};
+        const int variant = Program::kind_of(op) * 2 + static_cast<int>(k.link);
+        const WorkId wc =
+            p.work(k.type, w.stage, w.chunk, c, variant, w.stage2, k.slow, w.part, w.parts);
+        const Key key{static_cast<int>(k.kind),
+                      w.stage,
+                      Program::kind_of(op),
+                      task.microbatch,
+                      w.part,
+                      k.group_a,
+                      k.group_b};
+        // On its own stream (NCCL's CUDA stream), and the next compute needs its result.
+        const TaskId tc = p.builder.add_task(p.stream(r, k.stream), wc, task.microbatch);
+        members_of.emplace_back(key, tc);
+        if (i + 1 < tasks.size())
+          p.builder.add_dependency(tc, tasks[i + 1]);
+        else
+          tails[static_cast<std::size_t>(r)] = tc;
+        if (k.kind == LayerComm::TP && l.tp_overlap) {
+          // Beside its GEMMs (chunked comm-GEMM overlap): starts with them.
+          members_of.emplace_back(key, t);
+        } else {
+          p.builder.add_dependency(before, tc);  // after them, on the critical path
+          before = tc;
+        }
+      }
+    }
+  }
+  std::stable_sort(members_of.begin(), members_of.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<TaskId> group;
+  for (std::size_t i = 0; i < members_of.size();) {
+    group.clear();
+    std::size_t j = i;
+    for (; j < members_of.size() && members_of[j].first == members_of[i].first; ++j)
+      group.push_back(members_of[j].second);
+    p.builder.add_rendezvous(group);
+    i = j;
+  }
+  return tails;
+}
+
+}  // namespace trainsim
