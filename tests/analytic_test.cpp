@@ -683,6 +683,12 @@ parallelism: {{dp: 4, ep: {}}}
   CHECK(up(four).gemm.m == 1024);
   CHECK(up(four).batch == 2);
   CHECK(up(four).flops == Approx(up(none).flops));
+  // Across nodes an all-to-all is point-to-point to every peer at once: of 1 GB over 16 GPUs
+  // with 8 in each node, 8/16 leaves through this GPU's NIC (47 GB/s, NDR) while 7/16 goes over
+  // NVLink (370 GB/s) beside it; one NCCL base latency (8.4 us) and one network hop (14 us).
+  CHECK(to_seconds(
+            four.collective(Collective::AllToAll, 16, LinkClass::InterNode, 1e9, 8).duration) ==
+        Approx(8.4e-6 + 14e-6 + 0.5e9 / 47e9).epsilon(1e-6));
   // Parameters: the routed experts (3 · 1024 · 8 · 512 per layer) split over ep.
   CHECK(four.expert_params(0) == Approx(2 * 12582912.0 / 4));
   CHECK(none.stage_params(0) - four.stage_params(0) == Approx(2 * 12582912.0 * 3 / 4));

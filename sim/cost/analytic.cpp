@@ -495,6 +495,16 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
     const double scaled = floor + (measured - floor) * k_.collective_bandwidth_scale;
     return {seconds_to_ns(scaled), 0, sent};
   }
+  if (c == Collective::AllToAll && link == LinkClass::InterNode) {
+    // NCCL's all-to-all is a send and a receive to every peer at once (grouped point-to-point,
+    // no ring): of S, (n − k)/n leaves through this GPU's own NIC and (k − 1)/n goes over
+    // NVLink to the k − 1 members in its node, side by side; one hop of latency.
+    const double k = std::max(1, per_node);
+    const double out = (n - k) / n * bytes / l.bandwidth;
+    const double in = (k - 1) / n * bytes / s_.cluster.intra_node.bandwidth;
+    const double t = constants::kCollectiveBaseLatency + l.latency + std::max(out, in);
+    return {seconds_to_ns(t), 0, sent};
+  }
   // Between nodes, NCCL runs one ring channel per rail: with k members of the group in each
   // node, k NICs per node carry the traffic at once, up to what NVLink inside the node takes
   // (nccl-tests convention: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).

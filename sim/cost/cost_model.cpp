@@ -23,10 +23,11 @@ const char* collective_name(Collective c) {
 }
 
 namespace {
-Cost sum_of(const CostModel& m, const std::vector<CollectiveRun>& runs, LinkClass link) {
+Cost sum_of(const CostModel& m, const std::vector<CollectiveRun>& runs, LinkClass link,
+            int per_node = 1) {
   Cost sum;
   for (const CollectiveRun& run : runs) {
-    const Cost one = m.collective(run.kind, run.group_size, link, run.bytes);
+    const Cost one = m.collective(run.kind, run.group_size, link, run.bytes, per_node);
     sum.duration += one.duration * run.count;
     sum.bytes += one.bytes * run.count;
   }
@@ -38,8 +39,8 @@ Cost CostModel::tp_communication(Op op, int stage, LinkClass link) const {
   return sum_of(*this, tp_collectives(op, stage), link);
 }
 
-Cost CostModel::ep_communication(Op op, int stage, LinkClass link) const {
-  return sum_of(*this, ep_collectives(op, stage), link);
+Cost CostModel::ep_communication(Op op, int stage, LinkClass link, int per_node) const {
+  return sum_of(*this, ep_collectives(op, stage), link, per_node);
 }
 
 Cost CostModel::overlapped(int forward_stage, int backward_stage, int rank) const {

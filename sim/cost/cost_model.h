@@ -63,8 +63,9 @@ class CostModel {
   /// The expert-parallel all-to-alls one micro-batch of `op` on `stage` runs (token dispatch
   /// and combine of its MoE layers); none without expert parallelism.
   virtual std::vector<CollectiveRun> ep_collectives(Op /*op*/, int /*stage*/) const { return {}; }
-  /// Those all-to-alls over `link`, summed and timed by collective() as tp_communication does.
-  Cost ep_communication(Op op, int stage, LinkClass link) const;
+  /// Those all-to-alls over `link` with `per_node` of the group in each node, summed and timed
+  /// by collective() as tp_communication does.
+  Cost ep_communication(Op op, int stage, LinkClass link, int per_node = 1) const;
   /// Bytes of one stage-to-stage activation (or gradient) transfer for one micro-batch.
   virtual double activation_bytes() const = 0;
   /// A point-to-point transfer of `bytes`.

@@ -25,6 +25,7 @@ std::vector<TaskId> add_layer_comm_pass(Program& p) {
       StreamType stream;
       std::vector<int> members;
       LinkClass link;
+      int per_node;
       double slow;
       int group_a, group_b;
     };
@@ -32,13 +33,13 @@ std::vector<TaskId> add_layer_comm_pass(Program& p) {
     if (l.tp > 1) {
       auto m = group_members(l, rank.coord, Axis::TP);
       kinds.push_back({LayerComm::TP, TaskType::TpCollective, StreamType::TensorParallel, m,
-                       group_link(m, p.scenario), p.link_scale(m), rank.coord.dp, 0});
+                       group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
     }
     if (l.ep > 1) {
       auto m = expert_group_members(l, rank.coord);
       kinds.push_back({LayerComm::EP, TaskType::EpCollective, StreamType::ExpertParallel, m,
-                       group_link(m, p.scenario), p.link_scale(m), rank.coord.dp / l.ep,
-                       rank.coord.tp});
+                       group_link(m, p.scenario), members_per_node(m, p.scenario), p.link_scale(m),
+                       rank.coord.dp / l.ep, rank.coord.tp});
     }
     const std::vector<TaskId> tasks = p.builder.stream_order(cs);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -56,9 +57,9 @@ std::vector<TaskId> add_layer_comm_pass(Program& p) {
       // alternate; summed per part they take the same time on the critical path).
       TaskId before = t;  // what the next collective of the chain waits for
       for (const Kind& k : kinds) {
-        Cost c = p.layer_comm_cost(k.kind, op, w.stage, k.link);
+        Cost c = p.layer_comm_cost(k.kind, op, w.stage, k.link, k.per_node);
         if (type == TaskType::ForwardBackward) {  // both halves' collectives
-          const Cost cb = p.layer_comm_cost(k.kind, Op::B, w.stage2, k.link);
+          const Cost cb = p.layer_comm_cost(k.kind, Op::B, w.stage2, k.link, k.per_node);
           c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
         }
         if (k.kind == LayerComm::EP && c.duration == 0 && c.bytes == 0)

@@ -122,14 +122,16 @@ const Cost& Program::compute_cost(Op op, int stage, int pp) {
   return it->second;
 }
 
-const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link) {
-  const auto key =
-      cost_key(stage, static_cast<int>(link) * 2 + static_cast<int>(kind), static_cast<int>(op));
+const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link,
+                                     int per_node) {
+  TRAINSIM_CHECK(per_node >= 1 && per_node < 4096, "a group has 1 to 4095 members per node");
+  const int how = (per_node * 2 + static_cast<int>(link)) * 2 + static_cast<int>(kind);
+  const auto key = cost_key(stage, how, static_cast<int>(op));
   auto it = layer_comm_costs_.find(key);
   if (it == layer_comm_costs_.end())
     it = layer_comm_costs_
              .emplace(key, kind == LayerComm::TP ? cost.tp_communication(op, stage, link)
-                                                 : cost.ep_communication(op, stage, link))
+                                                 : cost.ep_communication(op, stage, link, per_node))
              .first;
   return it->second;
 }

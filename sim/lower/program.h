@@ -64,7 +64,7 @@ struct Program {
   /// each asked of the cost model once per distinct arguments (a pipeline asks the same ones m
   /// times).
   const Cost& compute_cost(Op op, int stage, int pp);
-  const Cost& layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link);
+  const Cost& layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link, int per_node);
 
   /// A Work record for `type` on `stage`, created once per distinct key. `stage2` is the
   /// backward stage of an overlapped F&B (-1 otherwise); it is part of the key.
