@@ -327,3 +327,42 @@ TEST_CASE("search: a layout ruled out by its schedule's activations would run ou
   const std::string text = format_search(base, results, 5);
   CHECK(text.find("with the activations their schedule keeps in flight") != std::string::npos);
 }
+
+TEST_CASE("search: expert parallelism is a dimension where ep divides dp and the experts",
+          "[search][ep]") {
+  // Mixtral-8x7B (8 experts) on 8 H100s, tp 1: pp 1, 2, 4, 8 leave dp 8, 4, 2, 1. Asked for ep
+  // 1, 2, 4, 8, a layout takes each ep dividing its dp (and the 8 experts): 4 + 3 + 2 + 1 = 10.
+  SearchSpace space = sizes_only({1});
+  space.ep = {1, 2, 4, 8};
+  const auto cs = layout_candidates(node8("mixtral-8x7b", 64, 4), space);
+  REQUIRE(cs.size() == 10);
+  for (const auto& c : cs) {
+    CHECK(c.dp % c.ep == 0);
+    CHECK(c.words().find(c.ep > 1 ? fmt::format("ep {}", c.ep) : "ep") ==
+          (c.ep > 1 ? c.words().find("ep") : std::string::npos));
+  }
+  // ZeRO-3 with experts split is not modelled: only ep 1 goes with it.
+  space.zero = {3};
+  for (const auto& c : layout_candidates(node8("mixtral-8x7b", 64, 4), space))
+    CHECK((c.ep == 1 || c.zero != 3));
+  // A dense model has no experts to split: ep 1 only.
+  space.zero = {0};
+  for (const auto& c : layout_candidates(node8(), space)) CHECK(c.ep == 1);
+  // The candidate sets the key: what runs is the layout with experts split (a small MoE that
+  // fits: 4 layers of 8 experts on dp 8), and the CSV says so.
+  const Scenario small = test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {experts: 8, top_k: 2}}
+training: {seq_len: 1024, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+  space.ep = {2};
+  space.pp = {1};
+  const auto results = search_layouts(small, space);
+  REQUIRE(results.size() == 1);
+  REQUIRE(results[0].ran());
+  CHECK(results[0].layout.ep == 2);
+  CHECK(results[0].report.ep == 2);
+  CHECK(results[0].report.volume.ep_bytes > 0);
+  CHECK(search_to_csv(small, results).find(",tp_overlap,ep,") != std::string::npos);
+}

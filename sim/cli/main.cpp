@@ -72,7 +72,7 @@ struct CompareArgs {
 struct SearchArgs {
   std::string scenario;
   std::vector<std::string> sets;
-  std::vector<int> tp, pp, vpp, micro_batch_sizes, zero;
+  std::vector<int> tp, pp, vpp, micro_batch_sizes, zero, ep;
   std::vector<std::string> sp, recompute, tp_overlap;  ///< off/on; none/selective/full
   std::string schedules;                               ///< "" = the scenario's, or names, or all
   std::string headroom;  ///< percent of device memory kept free, "10" or "10%"
@@ -334,6 +334,7 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
   space.tp = a.tp;
   space.pp = a.pp;
   space.vpp = a.vpp;
+  space.ep = a.ep;
   space.micro_batch_sizes = a.micro_batch_sizes;
   if (!a.schedules.empty())
     space.schedules = a.schedules == "all" ? schedule_names() : split_names(a.schedules);
@@ -598,6 +599,10 @@ int main(int argc, char** argv) {
   srch->add_option("--pp", xa.pp, "PP sizes to try (default: every divisor of GPUs / tp)")
       ->delimiter(',');
   srch->add_option("--vpp", xa.vpp, "Chunks per rank to try (default: the scenario's)")
+      ->delimiter(',');
+  srch->add_option("--ep", xa.ep,
+                   "Expert-parallel degrees to try for a mixture of experts (default: the "
+                   "scenario's; those not dividing dp and the experts are left out)")
       ->delimiter(',');
   srch->add_option("--micro-batch-sizes,-b", xa.micro_batch_sizes,
                    "Micro-batch sizes to try (default: the scenario's)")

@@ -58,6 +58,7 @@ std::string LayoutCandidate::words() const {
   const LayoutCandidate& c = *this;
   std::string s = fmt::format("dp {} · tp {} · pp {}", c.dp, c.tp, c.pp);
   if (c.vpp > 1) s += fmt::format(" · vpp {}", c.vpp);
+  if (c.ep > 1) s += fmt::format(" · ep {}", c.ep);
   s += fmt::format(" · b {}", c.micro_batch_size);
   if (c.zero > 0) s += fmt::format(" · ZeRO-{}", c.zero);
   if (c.sequence_parallel) s += " · SP";
@@ -81,6 +82,7 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.training.recompute = recompute;
   s.training.recompute_layers = recompute_layers;
   s.layout.tp_overlap = tp_overlap;
+  s.layout.ep = ep;
   // The keys set are those overrides() names; the search is their origin.
   const std::string by = "trainsim search: " + words();
   for (const std::string& set : overrides()) s.set_origin(set.substr(0, set.find('=')), by);
@@ -102,7 +104,8 @@ std::vector<std::string> LayoutCandidate::overrides() const {
           fmt::format("parallelism.sequence_parallel={}", sequence_parallel),
           fmt::format("training.recompute={}", recompute_name(recompute)),
           fmt::format("training.recompute_layers={}", recompute_layers),
-          fmt::format("parallelism.tp_overlap={}", tp_overlap)};
+          fmt::format("parallelism.tp_overlap={}", tp_overlap),
+          fmt::format("parallelism.ep={}", ep)};
 }
 
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space) {
@@ -116,6 +119,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   require_positive(space.tp, "--tp");
   require_positive(space.pp, "--pp");
   require_positive(space.vpp, "--vpp");
+  require_positive(space.ep, "--ep");
   require_positive(space.micro_batch_sizes, "--micro-batch-sizes");
   for (const auto& name : space.schedules) find_schedule(name);  // unknown names fail here
   for (int z : space.zero)
@@ -127,6 +131,8 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
     for (int t = 1; t <= base.cluster.gpus_per_node; t *= 2)
       if (gpus % t == 0) tps.push_back(t);
   const std::vector<int> vpps = space.vpp.empty() ? std::vector<int>{base.layout.vpp} : space.vpp;
+  const std::vector<int> eps = space.ep.empty() ? std::vector<int>{base.layout.ep} : space.ep;
+  const int experts = base.model->moe.experts;
   const std::vector<int> mbs = space.micro_batch_sizes.empty()
                                    ? std::vector<int>{base.training.micro_batch_size}
                                    : space.micro_batch_sizes;
@@ -167,15 +173,21 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
               for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
                 for (const auto& [rc, layers] : recomputes(vpp * pp))
                   for (int ov :
-                       values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1)) {
-                    LayoutCandidate c{dp, tp, pp, vpp, b, sched};
-                    c.zero = dp == 1 ? 0 : z;
-                    c.sequence_parallel = tp > 1 && sp != 0;
-                    c.recompute = rc;
-                    c.recompute_layers = layers;
-                    c.tp_overlap = tp > 1 && ov != 0;
-                    out.push_back(std::move(c));
-                  }
+                       values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1))
+                    for (int ep : eps) {
+                      // Experts split over DP ranks: ep divides dp and the experts (a dense
+                      // model: ep 1 only); ZeRO-3 with experts split is not modelled.
+                      if (ep > 1 && (experts == 0 || dp % ep != 0 || experts % ep != 0 || z == 3))
+                        continue;
+                      LayoutCandidate c{dp, tp, pp, vpp, b, sched};
+                      c.zero = dp == 1 ? 0 : z;
+                      c.sequence_parallel = tp > 1 && sp != 0;
+                      c.recompute = rc;
+                      c.recompute_layers = layers;
+                      c.tp_overlap = tp > 1 && ov != 0;
+                      c.ep = ep;
+                      out.push_back(std::move(c));
+                    }
         }
     }
   }
@@ -318,18 +330,22 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     std::size_t sw = 8;
     for (const auto& r : results)
       if (r.ran()) sw = std::max(sw, r.report.schedule.size());
+    // An ep column when some layout splits experts (after vpp: the layout's axes together).
+    bool with_ep = false;
+    for (const auto& r : results) with_ep = with_ep || r.layout.ep > 1;
+    auto ep_cell = [&](const auto& v) { return with_ep ? fmt::format(" {:>3}", v) : ""; };
     const std::string line =
-        "{:>4} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}  {:<{}} {:>10} {:>6} "
+        "{:>4} {:>5} {:>3} {:>3} {:>3}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}  {:<{}} {:>10} {:>6} "
         "{:>11} {:>7} {:>7} {:>11}\n";
-    o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", "b", "m", "zero", "sp",
-                     "recompute", "ovl", "schedule", sw, "step time", "MFU", "tokens/s", "bubble",
-                     "comm", "GPU memory");
+    o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", ep_cell("ep"), "b", "m",
+                     "zero", "sp", "recompute", "ovl", "schedule", sw, "step time", "MFU",
+                     "tokens/s", "bubble", "comm", "GPU memory");
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];
       const LayoutCandidate& c = r.layout;
       o += fmt::format(
           fmt::runtime(line), fmt::format("{}{}", r.pareto ? "*" : "", i + 1), c.dp, c.tp, c.pp,
-          c.vpp, c.micro_batch_size, r.report.microbatches, c.zero,
+          c.vpp, ep_cell(c.ep), c.micro_batch_size, r.report.microbatches, c.zero,
           c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
           r.report.schedule, sw, format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
@@ -433,7 +449,8 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
         {"recompute", recompute_name(c.recompute)},
         {"recompute_layers",
          c.recompute_layers > 0 ? nlohmann::json(c.recompute_layers) : nlohmann::json(nullptr)},
-        {"tp_overlap", c.tp_overlap}};
+        {"tp_overlap", c.tp_overlap},
+        {"ep", c.ep}};
     one["ran"] = r.ran();
     one["error"] = r.error;
     one["out_of_memory"] = r.out_of_memory || r.ruled_out;
@@ -458,27 +475,29 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
   };
   std::string o =
       "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
-      "recompute,recompute_layers,tp_overlap,ran,fits,ruled_out,pareto,step_time_s,mfu,tokens_per_"
+      "recompute,recompute_layers,tp_overlap,ep,ran,fits,ruled_out,pareto,step_time_s,mfu,tokens_"
+      "per_"
       "s,"
       "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,memory_bound_bytes,error\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const SearchResult& r = results[i];
     const LayoutCandidate& c = r.layout;
     const bool ran = r.ran();
-    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                     i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
-                     ran ? std::to_string(r.report.microbatches) : std::string(),
-                     field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero,
-                     c.sequence_parallel, recompute_name(c.recompute),
-                     c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(),
-                     c.tp_overlap, ran, ran && !r.out_of_memory, r.ruled_out, r.pareto,
-                     ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
-                     ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
-                     ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),
-                     ran ? fmt::format("{:.6g}", r.report.bubble_fraction_of_step) : std::string(),
-                     ran ? fmt::format("{:.0f}", r.peak_memory) : std::string(),
-                     fmt::format("{:.0f}", r.static_memory), fmt::format("{:.0f}", r.memory_bound),
-                     field(r.error));
+    o += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1,
+        c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
+        ran ? std::to_string(r.report.microbatches) : std::string(),
+        field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero, c.sequence_parallel,
+        recompute_name(c.recompute),
+        c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(), c.tp_overlap,
+        c.ep, ran, ran && !r.out_of_memory, r.ruled_out, r.pareto,
+        ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
+        ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
+        ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),
+        ran ? fmt::format("{:.6g}", r.report.bubble_fraction_of_step) : std::string(),
+        ran ? fmt::format("{:.0f}", r.peak_memory) : std::string(),
+        fmt::format("{:.0f}", r.static_memory), fmt::format("{:.0f}", r.memory_bound),
+        field(r.error));
   }
   return o;
 }

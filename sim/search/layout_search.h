@@ -34,6 +34,9 @@ struct SearchSpace {
   /// past a stage's layers is full recompute, and left out).
   std::vector<int> recompute_layers;
   std::vector<int> tp_overlap;  ///< the scenario's (only off at tp 1)
+  /// Expert-parallel degrees: the scenario's; those not dividing dp and the experts are left
+  /// out, and so is ep > 1 with ZeRO-3 (not modelled).
+  std::vector<int> ep;
 };
 
 /// How to search.
@@ -52,6 +55,7 @@ struct LayoutCandidate {
   Recompute recompute = Recompute::None;
   int recompute_layers = 0;  ///< with full: the first N layers of each stage (0: all)
   bool tp_overlap = false;
+  int ep = 1;  ///< expert-parallel degree
   /// "none", "selective", "full" or "N layers" (full recompute of N layers per stage).
   std::string recompute_text() const;
   /// The `--set` overrides that turn the base scenario into this candidate.
@@ -87,7 +91,7 @@ struct SearchResult {
 };
 
 /// Every candidate of `space` for `base`, tp-major then pp, vpp, micro-batch size, schedule,
-/// ZeRO, sequence parallelism, recompute, TP overlap.
+/// ZeRO, sequence parallelism, recompute, TP overlap, expert parallelism.
 /// dp is GPUs / (tp · pp); left out are the tp · pp that do not divide the GPUs and the dp · b
 /// that do not divide the global batch (which the search keeps). Throws
 /// InputError when `base` has no model (costs-only studies do not change with the layout) or no
