@@ -26,8 +26,16 @@ const char* kDp = "parallelism.dp";
 }  // namespace
 
 std::vector<std::string> KnobPanel::keys() {
-  return {kSchedule,        "parallelism.pp",   "parallelism.vpp",    kMicrobatches,  kDp,
-          "parallelism.tp", "parallelism.zero", "training.recompute", kMicroBatchSize};
+  return {kSchedule,
+          "parallelism.pp",
+          "parallelism.vpp",
+          kMicrobatches,
+          kDp,
+          "parallelism.tp",
+          "parallelism.ep",
+          "parallelism.zero",
+          "training.recompute",
+          kMicroBatchSize};
 }
 
 KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
@@ -45,6 +53,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_spin(kMicrobatches, tr("m (micro-batches)"), 1 << 20);
   add_spin(kDp, tr("dp (replicas)"), 1 << 20);
   add_spin("parallelism.tp", tr("tp"), 512);
+  add_spin("parallelism.ep", tr("ep (experts split over)"), 4096);
   add_choice("parallelism.zero", tr("ZeRO stage"));
   add_choice("training.recompute", tr("recompute"));
   add_spin(kMicroBatchSize, tr("micro-batch size b"), 4096);
@@ -166,15 +175,16 @@ std::map<std::string, QString> values_of(const Scenario& sc) {
 // Knobs that change nothing without a model: a costs-only study gives its durations per stage
 // and has no GPUs to lay out, no parameters to shard and no activations to recompute.
 bool KnobPanel::needs_model(const std::string& key) {
-  return key == kDp || key == "parallelism.tp" || key == "parallelism.zero" ||
-         key == "training.recompute" || key == kMicroBatchSize;
+  return key == kDp || key == "parallelism.tp" || key == "parallelism.ep" ||
+         key == "parallelism.zero" || key == "training.recompute" || key == kMicroBatchSize;
 }
 
 void KnobPanel::set_scenario(const Scenario& sc) {
   loading_ = true;
   auto* form = static_cast<QFormLayout*>(findChild<QGroupBox*>()->layout());
   for (const auto& [key, knob] : knobs_)
-    form->setRowVisible(knob.field, sc.model || !needs_model(key));
+    form->setRowVisible(
+        knob.field, sc.model ? key != "parallelism.ep" || sc.model->is_moe() : !needs_model(key));
   for (const auto& [key, v] : values_of(sc)) {
     knobs_.at(key).original = v;
     set_value(key, v);

@@ -164,8 +164,14 @@ class MainWindowTest : public QObject {
     QVERIFY(!w.findChild<MemoryView*>()->isVisible());
     QVERIFY(w.open_scenario(kDefault));
     w.wait_for_simulation();
-    for (const std::string& key : KnobPanel::keys()) QVERIFY(w.knobs()->field(key)->isVisible());
+    // A dense model: every knob but ep (no experts to split).
+    for (const std::string& key : KnobPanel::keys())
+      QCOMPARE(w.knobs()->field(key)->isVisible(), key != "parallelism.ep");
     QVERIFY(w.findChild<MemoryView*>()->isVisible());
+    // A mixture of experts shows ep too.
+    QVERIFY(w.open_scenario(QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/mixtral-8x7b.yaml")));
+    w.wait_for_simulation();
+    QVERIFY(w.knobs()->field("parallelism.ep")->isVisible());
   }
   void a_bad_knob_shows_the_library_message_next_to_it() {
     // 8 GPUs: dp 2 × tp 3 × pp 4 = 24 is refused (key "parallelism"); the message goes under
