@@ -2,6 +2,9 @@
 // cost model's own durations (the arithmetic is in the comments).
 #include "lower/program.h"
 
+#include <set>
+#include <tuple>
+
 #include <catch2/catch.hpp>
 
 #include "cost/explicit_costs.h"
@@ -441,4 +444,41 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
   const Scenario wide = scenario(4, 2, 2);
   CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
   CHECK(simulate(wide, {"", true}).ranks.folded);
+}
+
+TEST_CASE("EP pass: DualPipeV's overlapped F&B pairs hide their all-to-alls", "[passes][ep]") {
+  // pp 2 · vpp 2 in a V (dualpipe-v), 2 MoE layers per chunk, dp = ep = 2, 8 micro-batches:
+  // the steady state runs F&B pairs, and each pair's all-to-alls start with it (one chunk's
+  // hidden under the other's compute, DeepSeek-V3 §3.2.1); the other parts' follow them.
+  const Scenario s = test::yaml(R"(model: {layers: 8, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {experts: 8, top_k: 2, ffn_hidden: 512}}
+training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 4}
+parallelism: {dp: 2, pp: 2, vpp: 2, ep: 2}
+schedule: dualpipe-v
+contention: {compute_slowdown: 0, link_sharing: false}
+)");
+  const Timeline tl = simulate(s);
+  const TaskGraph& g = *tl.graph;
+  std::set<std::tuple<std::uint32_t, int, TimeNs>> pairs;  // (rank, micro-batch, start)
+  for (TaskId t = 0; t < g.size(); ++t)
+    if (static_cast<TaskType>(g.work(t).type) == TaskType::ForwardBackward)
+      pairs.insert({g.streams[g.tasks[t].stream].owner, g.tasks[t].microbatch, tl.start[t]});
+  REQUIRE_FALSE(pairs.empty());
+  int beside = 0, after = 0;
+  for (TaskId t = 0; t < g.size(); ++t) {
+    if (static_cast<TaskType>(g.work(t).type) != TaskType::EpCollective) continue;
+    const bool of_pair = g.work(t).stage2 >= 0;  // made for an F&B pair
+    if (of_pair) {
+      CHECK(pairs.count({g.streams[g.tasks[t].stream].owner, g.tasks[t].microbatch, tl.start[t]}));
+      ++beside;
+    } else {
+      ++after;
+    }
+  }
+  CHECK(beside == static_cast<int>(pairs.size()));
+  CHECK(after > 0);  // warm-up and cool-down parts still wait for theirs
+  // Hidden: the pairs' all-to-alls add less exposed time than they take.
+  const StepReport r = make_report(tl);
+  CHECK(r.stages[0].exposed_ep_s < r.stages[0].comm_ep_s);
 }

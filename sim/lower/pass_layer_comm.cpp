@@ -82,8 +82,12 @@ std::vector<TaskId> add_layer_comm_pass(Program& p) {
           p.builder.add_dependency(tc, tasks[i + 1]);
         else
           tails[static_cast<std::size_t>(r)] = tc;
-        if (k.kind == LayerComm::TP && l.tp_overlap) {
-          // Beside its GEMMs (chunked comm-GEMM overlap): starts with them.
+        // Beside the compute it belongs to, starting with it: TP's with comm-GEMM overlap; the
+        // all-to-alls of DualPipe's overlapped F&B pair, each chunk's hidden under the other's
+        // compute (DeepSeek-V3 report, arXiv 2412.19437, §3.2.1).
+        const bool beside =
+            k.kind == LayerComm::TP ? l.tp_overlap : type == TaskType::ForwardBackward;
+        if (beside) {
           members_of.emplace_back(key, t);
         } else {
           p.builder.add_dependency(before, tc);  // after them, on the critical path

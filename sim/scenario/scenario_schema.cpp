@@ -408,7 +408,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "map",
        "— (a dense model)",
        "mixture of experts in place of the MLP: a router sends each token to `top_k` of "
-       "`experts` MLPs; every GPU holds every expert (no expert parallelism yet)",
+       "`experts` MLPs; every GPU holds every expert unless `parallelism.ep` splits them",
        map(),
        {}},
       {"model.moe.experts", "integer ≥ 0", "0", "routed experts E per MoE layer (0: dense)",
