@@ -67,7 +67,8 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
                          row(rd, "memory_bound").predicted_s;
   CHECK(compute == Approx(st.compute_busy_s).epsilon(1e-9));
   CHECK(row(rd, "gemm").predicted_s > row(rd, "memory_bound").predicted_s);
-  const double exposed = st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s;
+  const double exposed =
+      st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s + st.exposed_ep_s;
   CHECK(row(rd, "communication_exposed").predicted_s == Approx(exposed));
   CHECK(row(rd, "idle").predicted_s ==
         Approx(std::max(0.0, f.r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)));
@@ -141,4 +142,27 @@ TEST_CASE("diff: text, JSON and the side-by-side Perfetto trace") {
   CHECK(named);
   CHECK(measured == 1258);  // every kernel of ProfilerStep#5 (torch_trace_test)
   std::remove(path.c_str());
+}
+
+TEST_CASE("diff: an all-to-all over the EP degree is expert parallelism's") {
+  // Mixtral-8x7B with ep 4 (dp 4): a measured all-to-all over 4 GPUs (3 kernels, 1 ms busy,
+  // 0.5 ms exposed) is EP's; it also matches dp 4, but an all-to-all is not DP's collective.
+  Scenario sc = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/mixtral-8x7b.yaml",
+                              {"parallelism.ep=4"});
+  const Timeline tl = simulate(sc);
+  const StepReport r = make_report(tl);
+  const auto model = make_cost_model(sc);
+  std::vector<KernelReport> kernels;
+  for (int c = 0; c < sc.layout.pp * sc.layout.vpp; ++c)
+    kernels.push_back(make_kernel_report(sc, *model, c));
+  Fixture f;
+  f.steps[0].comm_groups = {{"alltoall", 4, 3, 1'000'000, 500'000}};
+  const MeasuredDiff d = make_measured_diff(tl, r, kernels, f.traces, f.steps);
+  const RankDiff& rd = d.ranks[0];
+  const auto& st = r.stages[static_cast<std::size_t>(rd.stage)];
+  CHECK(row(rd, "communication_ep").measured_s == Approx(1e-3));
+  CHECK(row(rd, "communication_ep_exposed").measured_s == Approx(0.5e-3));
+  CHECK(row(rd, "communication_ep").predicted_s == Approx(st.comm_ep_s));
+  CHECK(st.comm_ep_s > 0);
+  CHECK(row(rd, "communication_dp").measured_s == 0);
 }

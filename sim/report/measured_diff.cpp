@@ -30,17 +30,20 @@ std::string label(const std::string& what) {
       {"memory_bound", "memory-bound"}, {"communication_exposed", "  exposed"},
       {"communication_tp", "  TP"},     {"communication_tp_exposed", "    exposed"},
       {"communication_dp", "  DP"},     {"communication_dp_exposed", "    exposed"},
-      {"communication_pp", "  PP"},     {"communication_pp_exposed", "    exposed"}};
+      {"communication_pp", "  PP"},     {"communication_pp_exposed", "    exposed"},
+      {"communication_ep", "  EP"},     {"communication_ep_exposed", "    exposed"}};
   const auto it = labels.find(what);
   return it == labels.end() ? what : it->second;
 }
 
 // The parallelism a measured collective serves, by the scenario's layout: "pp" for
-// point-to-point kernels; "tp" or "dp" when its group size is the TP or the DP degree and not
-// both; "" when the trace gives no group size (PyTorch before 2.2) or it matches neither or both.
+// point-to-point kernels; "ep" for an all-to-all over the EP degree; "tp" or "dp" when its group
+// size is the TP or the DP degree and not both; "" when the trace gives no group size (PyTorch
+// before 2.2) or it matches neither or both.
 std::string serves(const CommGroupTime& g, const Layout& l) {
   if (g.collective == "sendrecv") return "pp";
   if (g.group_size <= 1) return "";
+  if (g.collective == "alltoall" && l.ep > 1 && g.group_size == l.ep) return "ep";
   const bool tp = g.group_size == l.tp, dp = g.group_size == l.dp;
   return tp && !dp ? "tp" : dp && !tp ? "dp" : "";
 }
@@ -114,8 +117,9 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     }
     const double stretch = unstretched > 0 ? st.compute_busy_s / unstretched : 1;
     const double exposed =
-        st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s;
-    const double comm = st.comm_tp_s + st.comm_dp_s + st.comm_pp_s + st.comm_gather_s;
+        st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s + st.exposed_ep_s;
+    const double comm =
+        st.comm_tp_s + st.comm_dp_s + st.comm_pp_s + st.comm_gather_s + st.comm_ep_s;
     auto busy = [&](KernelCategory c) { return to_seconds(b.busy_of(c)); };
     rd.rows.push_back({"step", to_seconds(b.span), r.step_time_s});
     rd.rows.push_back({"gemm", busy(KernelCategory::Gemm), kind_s[0] * stretch, unstretched > 0});
@@ -148,7 +152,8 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     } groups[] = {
         {"tp", s.layout.tp, st.comm_tp_s, st.exposed_tp_s},
         {"dp", s.layout.dp, st.comm_dp_s + st.comm_gather_s, st.exposed_dp_s + st.exposed_gather_s},
-        {"pp", s.layout.pp, st.comm_pp_s, st.exposed_pp_s}};
+        {"pp", s.layout.pp, st.comm_pp_s, st.exposed_pp_s},
+        {"ep", s.layout.ep, st.comm_ep_s, st.exposed_ep_s}};
     for (const auto& g : groups) {
       const Part& p = by[g.key];
       if (g.degree <= 1 && p.kernels == 0) continue;
