@@ -25,6 +25,7 @@ std::string layout_line(const StepReport& r) {
   if (!r.gpu.empty()) s += " × " + r.gpu;
   s += fmt::format(" · dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
+  if (r.ep > 1) s += fmt::format(" · ep {}", r.ep);
   s += fmt::format(" · {} micro-batches", r.microbatches);
   return s;
 }
@@ -133,8 +134,13 @@ nlohmann::json report_to_json(const StepReport& r) {
     j["model"] = nullptr;
   }
   j["schedule"] = r.schedule;
-  j["layout"] = {{"gpus", r.gpus}, {"dp", r.dp},   {"tp", r.tp},
-                 {"pp", r.pp},     {"vpp", r.vpp}, {"microbatches", r.microbatches}};
+  j["layout"] = {{"gpus", r.gpus},
+                 {"dp", r.dp},
+                 {"tp", r.tp},
+                 {"pp", r.pp},
+                 {"vpp", r.vpp},
+                 {"ep", r.ep},
+                 {"microbatches", r.microbatches}};
   j["gpu"] = r.gpu;
   if (r.training) {
     // The training keys as the scenario schema reads them (a key without a value is null). The
@@ -338,6 +344,7 @@ std::string cell(std::string s) {
 std::string short_layout(const StepReport& r) {
   std::string s = fmt::format("dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
+  if (r.ep > 1) s += fmt::format(" · ep {}", r.ep);
   return s;
 }
 
