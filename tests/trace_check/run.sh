@@ -15,4 +15,6 @@ rm -rf "$out" && mkdir -p "$out"
 "$bin" run "$src/scenarios/paper-1f1b.yaml" --trace "$out/paper-1f1b.json" >/dev/null
 "$bin" run "$src/scenarios/default.yaml" --set parallelism.tp=2 --set parallelism.dp=1 \
   --no-fold --trace "$out/default-tp2-expanded.json" >/dev/null
+"$bin" run "$src/scenarios/mixtral-8x7b.yaml" --set parallelism.ep=4 \
+  --trace "$out/mixtral-ep4.json" >/dev/null  # expert parallelism's all-to-all thread
 cd "$here" && node validate.mjs "$out"/*.json
