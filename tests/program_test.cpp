@@ -482,3 +482,46 @@ contention: {compute_slowdown: 0, link_sharing: false}
   const StepReport r = make_report(tl);
   CHECK(r.stages[0].exposed_ep_s < r.stages[0].comm_ep_s);
 }
+
+TEST_CASE("EP pass: with TP the optimizer waits for both; what is not modelled is refused",
+          "[passes][ep]") {
+  // tp 2 · dp 2 = ep 2 on 4 GPUs, 2 MoE layers, 1F1B, TP overlapped with its GEMMs: the last
+  // backward's TP collective runs beside it and its all-to-alls after it; the optimizer step
+  // starts after both have ended.
+  auto scenario = [](const std::string& extra) {
+    return test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {experts: 8, top_k: 2, ffn_hidden: 512}}
+training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 4}
+parallelism: {tp: 2, dp: 2, ep: 2, tp_overlap: true)" +
+                      extra + "}\n");
+  };
+  const Timeline tl = simulate(scenario(""));
+  const TaskGraph& g = *tl.graph;
+  TimeNs last_comm = 0, optimizer = -1;
+  for (TaskId t = 0; t < g.size(); ++t) {
+    const auto type = static_cast<TaskType>(g.work(t).type);
+    if (type == TaskType::TpCollective || type == TaskType::EpCollective)
+      last_comm = std::max(last_comm, tl.end[t]);
+    if (type == TaskType::Optimizer) optimizer = tl.start[t];
+  }
+  REQUIRE(optimizer >= 0);
+  CHECK(optimizer >= last_comm);
+  // DualPipeV's pairs would meet their TP collectives and their all-to-alls at once: refused
+  // with the key, not an internal error.
+  Scenario v = scenario(", vpp: 2");
+  CHECK_THROWS_WITH(simulate(v, {"dualpipe-v", true}),
+                    Catch::Contains("parallelism.tp_overlap") &&
+                        Catch::Contains("overlapped F&B pairs (dualpipe-v) is not modelled"));
+  // Groups of unequal shape are not folded: dp 12 = 2 × ep 6 on nodes of 4 GPUs puts 4 + 2 of
+  // the first EP group's members in its first node and 2 + 4 of the second's.
+  const Scenario uneven = test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 2048,
+        heads: 8, vocab: 1000, moe: {experts: 6, top_k: 2, ffn_hidden: 512}}
+training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 12}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, nodes: 3}
+parallelism: {dp: 12, ep: 6}
+)");
+  const Timeline unfolded = simulate(uneven, {"", true});
+  CHECK_FALSE(unfolded.ranks.folded);
+  CHECK(unfolded.makespan == simulate(uneven, {"", false}).makespan);
+}

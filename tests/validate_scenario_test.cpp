@@ -184,6 +184,13 @@ TEST_CASE(
     CHECK_THROWS_WITH(validate(s), Contains("parallelism.ep: ep = 2 with zero 3 is not "
                                             "modelled"));
   }
+  SECTION("gathering the parameters with the next forward is not modelled with experts split") {
+    s.layout.ep = 2;
+    s.layout.zero = 1;
+    s.layout.param_gather_with_forward = true;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.ep: ep = 2 with parallelism.param_gather: "
+                                            "with-next-forward is not modelled"));
+  }
   SECTION("a dense model has no experts to split") {
     Scenario dense = test::yaml(kBase);
     dense.layout.ep = 2;

@@ -667,7 +667,7 @@ int main(int argc, char** argv) {
       app, "diff",
       "Put a measured step (PyTorch profiler traces, one JSON or JSON.gz file per rank, as "
       "torch.profiler writes them) beside the simulated one: GEMM, attention, memory-bound, "
-      "optimizer, communication (exposed; by TP, DP and PP where the trace gives group sizes), "
+      "optimizer, communication (exposed; by TP, DP, PP and EP where the trace gives group sizes), "
       "idle, per rank, with the error",
       da.scenario, da.sets, "Scenario YAML file (needs a model)");
   dif->add_option("traces", da.traces, "Kineto trace files (.json or .json.gz), one per rank")

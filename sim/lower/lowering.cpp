@@ -8,7 +8,7 @@ Lowered lower(const Scenario& sc, const Schedule& sch, const CostModel& cost, bo
   Program p(sc, sch, cost, make_rank_set(sc, fold));
   const ComputeTasks compute = add_compute_pass(p);
   add_p2p_pass(p);
-  const std::vector<TaskId> tails = add_layer_comm_pass(p);
+  const std::vector<std::vector<TaskId>> tails = add_layer_comm_pass(p);
   add_param_gather_pass(p, compute);
   add_dp_optimizer_pass(p, compute, tails);
   std::string contention = add_contention_pass(p);

@@ -8,7 +8,7 @@
 namespace trainsim {
 
 void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
-                           const std::vector<TaskId>& tails) {
+                           const std::vector<std::vector<TaskId>>& tails) {
   if (!p.cost.models_hardware()) return;  // a costs-only pipeline study has no optimizer step
   const Scenario& sc = p.scenario;
   const Layout& l = sc.layout;
@@ -92,7 +92,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
                              -1, p.compute_scale(r));
     const TaskId opt = p.builder.add_task(cs, wo, -1);
     for (TaskId t : reductions) p.builder.add_dependency(t, opt);
-    if (const TaskId tail = tails[static_cast<std::size_t>(r)]; tail != kNone)
+    for (const TaskId tail : tails[static_cast<std::size_t>(r)])
       p.builder.add_dependency(tail, opt);
     if ((l.zero == 1 || l.zero == 2) && !l.param_gather_with_forward && l.dp > 1) {
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each

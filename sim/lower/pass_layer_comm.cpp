@@ -2,13 +2,16 @@
 #include <array>
 #include <tuple>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
 #include "lower/program.h"
 
 namespace trainsim {
 
-std::vector<TaskId> add_layer_comm_pass(Program& p) {
+std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
   const Layout& l = p.scenario.layout;
-  std::vector<TaskId> tails(p.ranks.ranks.size(), kNone);
+  std::vector<std::vector<TaskId>> tails(p.ranks.ranks.size());
   if ((l.tp <= 1 && l.ep <= 1) || !p.cost.models_hardware()) return tails;
   // The members of each collective, keyed by (kind, stage, op kind, micro-batch, part, group):
   // a flat list sorted by key afterwards (stable: members keep their order), cheaper than a map
@@ -23,7 +26,6 @@ std::vector<TaskId> add_layer_comm_pass(Program& p) {
       LayerComm kind;
       TaskType type;
       StreamType stream;
-      std::vector<int> members;
       LinkClass link;
       int per_node;
       double slow;
@@ -32,12 +34,12 @@ std::vector<TaskId> add_layer_comm_pass(Program& p) {
     std::vector<Kind> kinds;
     if (l.tp > 1) {
       auto m = group_members(l, rank.coord, Axis::TP);
-      kinds.push_back({LayerComm::TP, TaskType::TpCollective, StreamType::TensorParallel, m,
+      kinds.push_back({LayerComm::TP, TaskType::TpCollective, StreamType::TensorParallel,
                        group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
     }
     if (l.ep > 1) {
       auto m = expert_group_members(l, rank.coord);
-      kinds.push_back({LayerComm::EP, TaskType::EpCollective, StreamType::ExpertParallel, m,
+      kinds.push_back({LayerComm::EP, TaskType::EpCollective, StreamType::ExpertParallel,
                        group_link(m, p.scenario), members_per_node(m, p.scenario), p.link_scale(m),
                        rank.coord.dp / l.ep, rank.coord.tp});
     }
@@ -65,7 +67,8 @@ std::vector<TaskId> add_layer_comm_pass(Program& p) {
         if (k.kind == LayerComm::EP && c.duration == 0 && c.bytes == 0)
           continue;  // a stage without MoE layers
         if (w.parts > 1) c = {c.duration / w.parts, c.flops / w.parts, c.bytes / w.parts};
-        const int variant = Program::kind_of(op) * 2 + static_cast<int>(k.link);
+        // Works differ by op, link and the group's members per node (an all-to-all's time).
+        const int variant = (k.per_node * 3 + Program::kind_of(op)) * 2 + static_cast<int>(k.link);
         const WorkId wc =
             p.work(k.type, w.stage, w.chunk, c, variant, w.stage2, k.slow, w.part, w.parts);
         const Key key{static_cast<int>(k.kind),
@@ -81,12 +84,20 @@ std::vector<TaskId> add_layer_comm_pass(Program& p) {
         if (i + 1 < tasks.size())
           p.builder.add_dependency(tc, tasks[i + 1]);
         else
-          tails[static_cast<std::size_t>(r)] = tc;
+          tails[static_cast<std::size_t>(r)].push_back(tc);
         // Beside the compute it belongs to, starting with it: TP's with comm-GEMM overlap; the
         // all-to-alls of DualPipe's overlapped F&B pair, each chunk's hidden under the other's
         // compute (DeepSeek-V3 report, arXiv 2412.19437, §3.2.1).
         const bool beside =
             k.kind == LayerComm::TP ? l.tp_overlap : type == TaskType::ForwardBackward;
+        if (beside && k.kind == LayerComm::EP && l.tp_overlap)
+          // The pair would start with its TP collectives and with its all-to-alls at once: a
+          // task meets one group at a time here.
+          throw ScenarioError(p.scenario.source, "parallelism.tp_overlap",
+                              fmt::format("tp_overlap with expert parallelism (ep = {}) and "
+                                          "overlapped F&B pairs ({}) is not modelled: turn "
+                                          "tp_overlap off or use another schedule",
+                                          l.ep, p.schedule.name));
         if (beside) {
           members_of.emplace_back(key, t);
         } else {

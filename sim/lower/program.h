@@ -108,13 +108,14 @@ ComputeTasks add_compute_pass(Program& p);
 /// direct dependency instead.
 void add_p2p_pass(Program& p);
 /// The collectives of each F/B/I part that belong to its layers, each kind on the rank's stream
-/// of its own, meeting across its group: TP's over the TP group, after the part and before the
-/// next compute (on the critical path), or with parallelism.tp_overlap starting together with
-/// the part; expert parallelism's all-to-alls over the EP group, after the part and its TP
-/// collectives. Returns, per simulated rank, the last collective after its stream's last compute
-/// task, which a task added after that compute (the optimizer step) must wait for; kNone where
-/// there is none.
-std::vector<TaskId> add_layer_comm_pass(Program& p);
+/// of its own, meeting across its group, before the next compute: TP's over the TP group, after
+/// the part (on the critical path), or with parallelism.tp_overlap starting together with it;
+/// expert parallelism's all-to-alls over the EP group, after the part and its TP collectives
+/// when those follow it, or starting together with the part when it is an overlapped F&B pair
+/// (DualPipeV; refused together with tp_overlap). Returns, per simulated rank, the collectives
+/// of its stream's last compute task, which a task added after that compute (the optimizer
+/// step) must wait for.
+std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p);
 /// Parameter all-gathers over the DP group on a gather stream, one per FSDP unit before each
 /// compute part that needs it (ComputeTasks::gathered), issued `fsdp.prefetch` parts ahead.
 void add_param_gather_pass(Program& p, const ComputeTasks& compute);
@@ -124,7 +125,7 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute);
 /// expert parallelism the routed experts' gradients are reduced (and gathered) over their
 /// expert-data-parallel group, the rest over the DP group.
 void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
-                           const std::vector<TaskId>& tails);
+                           const std::vector<std::vector<TaskId>>& tails);
 /// Shared hardware, last: per simulated rank an SM resource (compute slowed by the
 /// communication running beside it, contention.compute_slowdown) and its NVLink and network
 /// links fair-shared by the transfers and collectives crossing them (contention.link_sharing).

@@ -49,6 +49,7 @@ bool fold_is_exact(const Scenario& s) {
     const LinkClass tp = group_link(group_members(l, rep, Axis::TP), s);
     const LinkClass dp = group_link(group_members(l, rep, Axis::DP), s);
     const LinkClass ep = group_link(expert_group_members(l, rep), s);
+    const int ep_per_node = members_per_node(expert_group_members(l, rep), s);
     const LinkClass edp = group_link(expert_dp_members(l, rep), s);
     for (int d = 0; d < l.dp; ++d)
       for (int t = 0; t < l.tp; ++t) {
@@ -56,6 +57,7 @@ bool fold_is_exact(const Scenario& s) {
         if (group_link(group_members(l, c, Axis::TP), s) != tp) return false;
         if (group_link(group_members(l, c, Axis::DP), s) != dp) return false;
         if (group_link(expert_group_members(l, c), s) != ep) return false;
+        if (members_per_node(expert_group_members(l, c), s) != ep_per_node) return false;
         if (group_link(expert_dp_members(l, c), s) != edp) return false;
         // Every pipeline neighbour pair of this stage uses the representative's link.
         for (int q = 0; q < l.pp; ++q) {

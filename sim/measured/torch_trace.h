@@ -97,12 +97,14 @@ struct TraceReadOptions {
 /// kernels (a CPU-only trace says so).
 TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt = {});
 
+/// How far apart in Unix time one run's ranks may start a step they share (see below).
+inline constexpr TimeNs kSameRunWindow = 300'000'000'000;  // 5 minutes
+
 /// Several ranks' traces of one run (read one after another, `opt.progress` for each): refuses
 /// (InputError naming both files) two files of the same rank, different world sizes or NCCL
 /// versions, no ProfilerStep name that all files share, or a shared step that starts more than
 /// kSameRunWindow apart in Unix time (when the traces' times are Unix times: ranks of one run
 /// run each step together, within clock skew; different runs lie minutes to days apart).
-inline constexpr TimeNs kSameRunWindow = 300'000'000'000;  // 5 minutes
 std::vector<TorchTrace> read_torch_traces(const std::vector<std::string>& paths,
                                           const TraceReadOptions& opt = {});
 

@@ -10,7 +10,8 @@
 // the simulated compute busy time. Measured: the union of the category's kernel intervals.
 //
 // Communication is also split by what it serves: a measured collective is TP's or DP's when its
-// group size (PyTorch ≥ 2.2 records it) is the layout's tp or dp degree, and point-to-point
+// group size (PyTorch ≥ 2.2 records it) is the layout's tp or dp degree (or dp / ep, the experts'
+// gradients), an all-to-all over the ep degree is expert parallelism's, and point-to-point
 // kernels are the pipeline's; what cannot be told apart is named in a note.
 //
 // Not compared: kernels the cost model does not have (`other`, listed by family).
@@ -28,9 +29,9 @@ namespace trainsim {
 
 struct DiffRow {
   /// step, gemm, attention, memory_bound, optimizer, communication, communication_exposed (a part
-  /// of communication), communication_tp / _dp / _pp and their _exposed parts (where the layout
-  /// or the trace has them; DP includes ZeRO's parameter gathers), idle, other: the JSON key;
-  /// the text table writes it as a label.
+  /// of communication), communication_tp / _dp / _pp / _ep and their _exposed parts (where the
+  /// layout or the trace has them; DP includes ZeRO's parameter gathers), idle, other: the JSON
+  /// key; the text table writes it as a label.
   std::string what;
   double measured_s = 0;
   double predicted_s = 0;

@@ -143,6 +143,12 @@ void check_fit(const Scenario& s, const Checker& c) {
   std::string gpus_key = c.given("parallelism") ? "parallelism" : "cluster";
   for (const char* k : {"parallelism.dp", "parallelism.tp", "parallelism.pp"})
     if (c.given(k) && s.where(k).rfind(s.source + ":", 0) != 0) gpus_key = k;
+  if (l.ep > 1 && l.param_gather_with_forward)
+    c.fail("parallelism.ep",
+           fmt::format("ep = {} with parallelism.param_gather: with-next-forward is not modelled "
+                       "(the experts' parameters would be gathered over their own dp / ep "
+                       "group): use after-optimizer",
+                       l.ep));
   if (l.ep > 1 && l.zero == 3)
     c.fail("parallelism.ep",
            fmt::format("ep = {} with zero 3 is not modelled (FSDP would gather the experts over "
