@@ -26,6 +26,12 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     return Group{static_cast<int>(members.size()), group_link(members, sc),
                  members_per_node(members, sc), p.link_scale(members), id};
   };
+  // Of a stage's parameters, the share the expert-data-parallel group reduces and gathers: the
+  // routed experts' under expert parallelism; none without (everything goes over DP).
+  auto routed_share = [&](int st) {
+    const double all = p.cost.stage_params(st);
+    return l.ep > 1 && all > 0 ? p.cost.expert_params(st) / all : 0.0;
+  };
   // Members of each collective, keyed by (pp, tp, group id, stage, phase).
   std::map<std::tuple<int, int, int, int, int>, std::vector<TaskId>> groups;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
@@ -74,9 +80,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       // order on the DP stream.
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
       const int k = static_cast<int>(ready.size());
-      const double all = p.cost.gradient_bytes(st) / k;
-      const double stage = p.cost.stage_params(st);
-      const double routed = l.ep > 1 && stage > 0 ? all * p.cost.expert_params(st) / stage : 0;
+      const double all = p.cost.gradient_bytes(st) / k, routed = all * routed_share(st);
       for (int j = 0; j < k; ++j) {
         const TaskId after = ready[static_cast<std::size_t>(j)];
         for (const TaskId t : {collective(dp, op, all - routed, st, 0, 2 + j, after),
@@ -98,10 +102,9 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
       // use instead; with param_gather the next forward does, add_param_gather_pass).
       for (int st : stages) {
-        const double routed = l.ep > 1 ? p.cost.expert_params(st) : 0;
-        const double dense = p.cost.stage_params(st) - routed;
-        collective(dp, Collective::AllGather, 2.0 * dense, st, 1, 1, opt);  // 1: the gather
-        collective(experts, Collective::AllGather, 2.0 * routed, st, 3, 1, opt);
+        const double all = 2.0 * p.cost.stage_params(st), routed = all * routed_share(st);
+        collective(dp, Collective::AllGather, all - routed, st, 1, 1, opt);  // 1: the gather
+        collective(experts, Collective::AllGather, routed, st, 3, 1, opt);
       }
     }
   }
