@@ -143,30 +143,14 @@ void check_fit(const Scenario& s, const Checker& c) {
   std::string gpus_key = c.given("parallelism") ? "parallelism" : "cluster";
   for (const char* k : {"parallelism.dp", "parallelism.tp", "parallelism.pp"})
     if (c.given(k) && s.where(k).rfind(s.source + ":", 0) != 0) gpus_key = k;
-  if (l.ep > 1 && l.param_gather_with_forward)
-    c.fail("parallelism.ep",
-           fmt::format("ep = {} with parallelism.param_gather: with-next-forward is not modelled "
-                       "(the experts' parameters would be gathered over their own dp / ep "
-                       "group): use after-optimizer",
-                       l.ep));
-  if (l.ep > 1 && l.zero == 3)
-    c.fail("parallelism.ep",
-           fmt::format("ep = {} with zero 3 is not modelled (FSDP would gather the experts over "
-                       "their own dp / ep group): use zero 0, 1 or 2",
-                       l.ep));
-  if (l.dp % l.ep != 0)
-    c.fail("parallelism.ep",
-           fmt::format("ep = {} must divide dp = {}: expert-parallel groups are carved out of the "
-                       "data-parallel ranks",
-                       l.ep, l.dp));
+  if (const auto why = expert_parallel_refusal(l, s.model ? &*s.model : nullptr))
+    c.fail("parallelism.ep", *why);
   if (s.has_cluster && l.world() != s.cluster.gpus())
     c.fail(gpus_key,
            fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count gpus_per_node "
                        "× nodes = {} × {} = {}",
                        l.dp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node, s.cluster.nodes,
                        s.cluster.gpus()));
-  if (!s.model && l.ep > 1)
-    c.fail("parallelism.ep", fmt::format("ep = {} needs a model with experts (model.moe)", l.ep));
   if (s.model) {
     const ModelSpec& m = *s.model;
     if (m.heads % l.tp != 0)
@@ -175,12 +159,6 @@ void check_fit(const Scenario& s, const Checker& c) {
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
       c.fail("parallelism.tp",
              fmt::format("tp = {} and kv_heads = {} must divide one another", l.tp, m.kv_heads));
-    if (l.ep > 1 && !m.is_moe())
-      c.fail("parallelism.ep",
-             fmt::format("ep = {} needs a mixture of experts: give model.moe.experts", l.ep));
-    if (l.ep > 1 && m.is_moe() && m.moe.experts % l.ep != 0)
-      c.fail("parallelism.ep",
-             fmt::format("ep = {} must divide model.moe.experts ({})", l.ep, m.moe.experts));
     if (m.layers < l.pp * l.vpp)
       c.fail(l.vpp > 1 && c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
              fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", l.pp, l.vpp,
@@ -210,6 +188,31 @@ void check_fit(const Scenario& s, const Checker& c) {
 }
 
 }  // namespace
+
+std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelSpec* m) {
+  if (l.ep <= 1) return std::nullopt;
+  if (l.param_gather_with_forward)
+    return fmt::format(
+        "ep = {} with parallelism.param_gather: with-next-forward is not modelled (the experts' "
+        "parameters would be gathered over their own dp / ep group): use after-optimizer",
+        l.ep);
+  if (l.zero == 3)
+    return fmt::format(
+        "ep = {} with zero 3 is not modelled (FSDP would gather the experts over their own dp / "
+        "ep group): use zero 0, 1 or 2",
+        l.ep);
+  if (l.dp % l.ep != 0)
+    return fmt::format(
+        "ep = {} must divide dp = {}: expert-parallel groups are carved out of the data-parallel "
+        "ranks",
+        l.ep, l.dp);
+  if (!m) return fmt::format("ep = {} needs a model with experts (model.moe)", l.ep);
+  if (!m->is_moe())
+    return fmt::format("ep = {} needs a mixture of experts: give model.moe.experts", l.ep);
+  if (m->moe.experts % l.ep != 0)
+    return fmt::format("ep = {} must divide model.moe.experts ({})", l.ep, m->moe.experts);
+  return std::nullopt;
+}
 
 void validate(const Scenario& s) {
   const Checker c(s);

@@ -4,6 +4,9 @@
 // straggler ranks and the world) and the ranges of the values code edits. The loader runs it
 // after parsing; code that edits a Scenario value (compare's retry at another vpp, the layout
 // search) runs it again, so an edited value is held to the same rules as a parsed one.
+#include <optional>  // std::optional
+#include <string>    // std::string
+
 #include "scenario/scenario.h"
 
 namespace trainsim {
@@ -11,5 +14,11 @@ namespace trainsim {
 /// Throws ScenarioError naming the key at fault and where its value came from
 /// (Scenario::where: the file and line, the `--set`, or the code that set it).
 void validate(const Scenario& s);
+
+/// Why `l`'s expert-parallel degree cannot run model `m` (null: a costs-only study), or nothing
+/// when it can (ep 1 always can): ep must divide dp and the experts of a mixture of experts, and
+/// neither ZeRO-3 nor gathering the parameters with the next forward is modelled with it.
+/// validate() reports it on parallelism.ep; the layout search leaves such layouts out.
+std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelSpec* m);
 
 }  // namespace trainsim

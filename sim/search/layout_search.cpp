@@ -132,7 +132,6 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
       if (gpus % t == 0) tps.push_back(t);
   const std::vector<int> vpps = space.vpp.empty() ? std::vector<int>{base.layout.vpp} : space.vpp;
   const std::vector<int> eps = space.ep.empty() ? std::vector<int>{base.layout.ep} : space.ep;
-  const int experts = base.model->moe.experts;
   const std::vector<int> mbs = space.micro_batch_sizes.empty()
                                    ? std::vector<int>{base.training.micro_batch_size}
                                    : space.micro_batch_sizes;
@@ -175,10 +174,12 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                   for (int ov :
                        values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1))
                     for (int ep : eps) {
-                      // Experts split over DP ranks: ep divides dp and the experts (a dense
-                      // model: ep 1 only); ZeRO-3 with experts split is not modelled.
-                      if (ep > 1 && (experts == 0 || dp % ep != 0 || experts % ep != 0 || z == 3))
-                        continue;
+                      // Experts split over DP ranks as validate() allows it.
+                      Layout l = base.layout;
+                      l.dp = dp;
+                      l.ep = ep;
+                      l.zero = dp == 1 ? 0 : z;
+                      if (expert_parallel_refusal(l, &*base.model)) continue;
                       LayoutCandidate c{dp, tp, pp, vpp, b, sched};
                       c.zero = dp == 1 ? 0 : z;
                       c.sequence_parallel = tp > 1 && sp != 0;
