@@ -693,3 +693,32 @@ parallelism: {{dp: 4, ep: {}}}
   CHECK(four.expert_params(0) == Approx(2 * 12582912.0 / 4));
   CHECK(none.stage_params(0) - four.stage_params(0) == Approx(2 * 12582912.0 * 3 / 4));
 }
+
+TEST_CASE("analytic: a capacity factor runs padded expert GEMMs and buffers, not model FLOPs",
+          "[analytic][moe]") {
+  // The EP test's MoE (8 experts, top 2, n = 1024) at ep 2 with capacity factor 1.25: every
+  // local expert runs 1024 · 2 · 1.25 · 2 / 8 = 640 rows (512 at 1), the all-to-all buffers are
+  // 1.25 × 4,194,304 bytes, and the model FLOPs stay those of 512 rows.
+  const auto s = [](double c) {
+    return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {{experts: 8, top_k: 2, ffn_hidden: 512, capacity_factor: {}}}}}
+training: {{seq_len: 512, micro_batch_size: 2, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4}}
+parallelism: {{dp: 4, ep: 2}}
+)",
+                                  c));
+  };
+  const AnalyticCostModel even(s(1)), padded(s(1.25));
+  auto up = [](const AnalyticCostModel& m) {
+    for (const Kernel& k : m.kernels(Op::F, 0))
+      if (std::string(k.what) == "experts.up") return k;
+    FAIL("no experts.up kernel");
+    return Kernel{};
+  };
+  CHECK(up(even).gemm.m == 512);
+  CHECK(up(padded).gemm.m == 640);
+  CHECK(up(padded).flops == Approx(up(even).flops));
+  CHECK(padded.ep_collectives(Op::F, 0)[0].bytes == Approx(1.25 * 4194304.0));
+  CHECK(padded.compute(Op::F, 0, 0).duration > even.compute(Op::F, 0, 0).duration);
+  CHECK(padded.compute(Op::F, 0, 0).flops == Approx(even.compute(Op::F, 0, 0).flops));
+}

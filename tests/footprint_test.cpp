@@ -191,3 +191,22 @@ parallelism: {{dp: 8, ep: {}, zero: {}}}
     CHECK(z2.optimizer == Approx(12 * (rest + routed) / 8));
   }
 }
+
+TEST_CASE("footprint: a capacity factor pads a MoE layer's routed tensors", "[footprint][moe]") {
+  // The MoE layer above (E = 8, top 2, f_e = 2048, shared 1024, h = 1024, d = 128) with capacity
+  // factor 1.5: the routed copies and expert outputs 2·k·h become 2·3·h = 6h, the routed
+  // experts' tensors 3·(3·2048 + 1024) = 21,504 words per token.
+  ModelSpec m;
+  m.layers = 4;
+  m.hidden = 1024;
+  m.ffn_hidden = 4096;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.vocab = 32000;
+  m.moe = MoeSpec{8, 2, 2048, 1024, 1, 1.5};
+  const std::int64_t n = 2048;
+  const double h = 1024;
+  const double words = 4 * h + 6 * h + 16 + 4 * h + 21504;
+  CHECK(layer_activation_bytes(m, n, 1, false, Recompute::None, true) ==
+        Approx(2.0 * n * words + 4.0 * n * 8));
+}

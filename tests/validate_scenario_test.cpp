@@ -191,6 +191,13 @@ TEST_CASE(
     CHECK_THROWS_WITH(validate(s), Contains("parallelism.ep: ep = 2 with parallelism.param_gather: "
                                             "with-next-forward is not modelled"));
   }
+  SECTION("a capacity factor past experts / top_k = 8 / 2 = 4 is refused") {
+    s.model->moe.capacity_factor = 4;
+    CHECK_NOTHROW(validate(s));
+    s.model->moe.capacity_factor = 4.5;
+    CHECK_THROWS_WITH(validate(s), Contains("model.moe.capacity_factor: 4.5 exceeds experts / "
+                                            "top_k = 8 / 2"));
+  }
   SECTION("a dense model has no experts to split") {
     Scenario dense = test::yaml(kBase);
     dense.layout.ep = 2;

@@ -165,9 +165,13 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   };
   // GEMMs. Input gradient: dA = dC·Bᵀ (m×k from m×n, n×k); weight gradient dB = Aᵀ·dC (k×n).
   // `batch` GEMMs of one shape run as one grouped kernel (the experts').
-  auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1) {
+  // `useful`: the share of the GEMMs' FLOPs that are model FLOPs (less than 1 where padding
+  // to an expert capacity runs too).
+  auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
+                   double useful = 1) {
     auto gemm = [&](const char* what, GemmShape shape) {
-      push({Kernel::Kind::Gemm, what, shape, batch, batch * shape.flops(), batch * shape.bytes()});
+      push({Kernel::Kind::Gemm, what, shape, batch, useful * batch * shape.flops(),
+            batch * shape.bytes()});
     };
     if (op == Op::F) gemm(names[0], g);
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
@@ -188,12 +192,16 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   const double fs = static_cast<double>(m.moe.shared_ffn_hidden);
   if (moe) {
     // Expert parallelism: this GPU runs experts / ep of them on the tokens every rank of its
-    // EP group sends them, as many rows in all (n·k) over fewer, larger GEMMs.
-    const double ep = s_.layout.ep, local = experts / ep, rows = n * k / local;
+    // EP group sends them, as many rows in all (n·k) over fewer, larger GEMMs. A capacity
+    // factor c runs c times the rows (the busiest expert's, or every expert padded to it); the
+    // model FLOPs stay the routed tokens'.
+    const double c = m.moe.capacity_factor;
+    const double ep = s_.layout.ep, local = experts / ep, rows = n * k * c / local;
     gemms({"router", "router.dgrad", "router.wgrad"}, {n, experts, h});
     gemms({"experts.up", "experts.up.dgrad", "experts.up.wgrad"}, {rows, mats_up * fe / t, h},
-          local);
-    gemms({"experts.down", "experts.down.dgrad", "experts.down.wgrad"}, {rows, h, fe / t}, local);
+          local, 1 / c);
+    gemms({"experts.down", "experts.down.dgrad", "experts.down.wgrad"}, {rows, h, fe / t}, local,
+          1 / c);
     if (fs > 0) {
       gemms({"shared.up", "shared.up.dgrad", "shared.up.wgrad"}, {n, mats_up * fs / t, h});
       gemms({"shared.down", "shared.down.dgrad", "shared.down.wgrad"}, {n, h, fs / t});
@@ -236,7 +244,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   }
   // Elements of the MLP's activation on this GPU: the dense MLP's, or those of top_k routed
   // experts and the shared experts.
-  const double ff = moe ? n * (k * fe + fs) / t : n * f / t;
+  const double kc = k * m.moe.capacity_factor;  // routed rows per token, padding included
+  const double ff = moe ? n * (kc * fe + fs) / t : n * f / t;
   if (m.mlp == MlpKind::SwiGLU && eager)
     ops("swiglu", ff, constants::kEagerSwigluForwardBytes, constants::kEagerSwigluBackwardBytes, 2,
         3);
@@ -248,8 +257,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // tokens copied into expert order and back, weighted and summed (Megatron's permute and
     // unpermute: n·k rows of h read and written, then n·k read and n written).
     memory("router.topk", 8 * n * experts);
-    memory("moe.permute", 2 * n * k * h * 2);
-    memory("moe.unpermute", (n * k + n) * h * 2);
+    memory("moe.permute", 2 * n * kc * h * 2);
+    memory("moe.unpermute", (n * kc + n) * h * 2);
   }
   if (m.position == PositionEmbedding::Rotary) {  // rotary embeddings of q and k
     // Latent attention rotates only the rope_dim part of each head's q and one shared key.
@@ -467,7 +476,9 @@ std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) c
   // n·k·h bf16 values (nccl-tests S: each rank's whole buffer) forward, their two gradients
   // backward. Routing is taken as even: (ep − 1) / ep of the buffer leaves the GPU.
   const double n = s_.layout.sequence_parallel ? tokens_ / s_.layout.tp : tokens_;
-  const double bytes = n * s_.model->moe.top_k * static_cast<double>(s_.model->hidden) * 2.0;
+  // A capacity factor (or the load imbalance) c pads the buffers by c.
+  const double bytes = n * s_.model->moe.top_k * s_.model->moe.capacity_factor *
+                       static_cast<double>(s_.model->hidden) * 2.0;
   return {{Collective::AllToAll, ep, bytes, 2 * moe}};
 }
 

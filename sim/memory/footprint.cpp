@@ -33,7 +33,8 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
     // The routed tokens in expert order and the experts' outputs (k·h each, the combine's
     // backward needs them), the router's fp32 probabilities (2E 16-bit words), and each
     // routed and shared expert's own MLP tensors.
-    const double k = m.moe.top_k;
+    // A capacity factor c > 1 pads the routed copies and the experts' tensors by c.
+    const double k = m.moe.top_k * m.moe.capacity_factor;
     replicated += 2 * k * h + 2.0 * m.moe.experts;
     mlp = mats *
           (k * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.moe.shared_ffn_hidden));

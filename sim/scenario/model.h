@@ -28,6 +28,10 @@ struct MoeSpec {
   std::int64_t ffn_hidden = 0;  ///< one routed expert's MLP width; 0: the model's ffn_hidden
   std::int64_t shared_ffn_hidden = 0;
   int dense_layers = 0;
+  /// The busiest expert's tokens over the average (≥ 1): a capacity factor pads every expert's
+  /// buffer to it (Megatron's --moe-expert-capacity-factor); for dropless routing, the load
+  /// imbalance the slowest rank waits for. 1: tokens routed evenly.
+  double capacity_factor = 1;
 };
 
 /// DeepSeek's multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, §2.1): K and V are

@@ -433,6 +433,12 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"model.moe.dense_layers", "integer ≥ 0", "0",
        "the first N layers keep the dense MLP of `ffn_hidden` (DeepSeek's first_k_dense_replace)",
        integer(0, kMaxLayers), field<&Scenario::model, &ModelSpec::moe, &MoeSpec::dense_layers>()},
+      {"model.moe.capacity_factor", "1–1024", "1",
+       "the busiest expert's tokens over the average (at most experts / top_k): a capacity factor "
+       "pads every expert to it (Megatron's --moe-expert-capacity-factor), or dropless routing's "
+       "load imbalance, which every rank of an EP group waits for; the expert GEMMs, their "
+       "activations and the all-to-all buffers grow by it, the model FLOPs do not",
+       number(1, 1024), field<&Scenario::model, &ModelSpec::moe, &MoeSpec::capacity_factor>()},
       {"model.mla",
        "map",
        "— (grouped-query attention)",

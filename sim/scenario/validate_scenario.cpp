@@ -55,7 +55,8 @@ void check_moe(const Scenario& s, const Checker& c) {
     for (const auto& [key, set] : {std::pair{"model.moe.top_k", e.top_k != 0},
                                    {"model.moe.ffn_hidden", e.ffn_hidden != 0},
                                    {"model.moe.shared_ffn_hidden", e.shared_ffn_hidden != 0},
-                                   {"model.moe.dense_layers", e.dense_layers != 0}})
+                                   {"model.moe.dense_layers", e.dense_layers != 0},
+                                   {"model.moe.capacity_factor", e.capacity_factor != 1}})
       if (set && c.given(key))  // a preset's, after --set model.moe.experts=0: unused
         c.fail(key, "applies to a mixture of experts only: give model.moe.experts (2 or more)");
     return;
@@ -69,6 +70,11 @@ void check_moe(const Scenario& s, const Checker& c) {
                                           e.experts));
   if (e.top_k > e.experts)
     c.fail("model.moe.top_k", fmt::format("top_k = {} exceeds the {} experts", e.top_k, e.experts));
+  if (e.top_k > 0 && e.capacity_factor > static_cast<double>(e.experts) / e.top_k)
+    c.fail("model.moe.capacity_factor",
+           fmt::format("{:g} exceeds experts / top_k = {} / {}: the busiest expert cannot get more "
+                       "than every token",
+                       e.capacity_factor, e.experts, e.top_k));
   if (e.dense_layers >= m.layers)
     c.fail("model.moe.dense_layers",
            fmt::format("{} dense layers of the model's {} leave no MoE layer", e.dense_layers,

@@ -40,7 +40,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, glob
                                    optimizer_post_validation, runtime, grad_reduce)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Measured, metric, value, source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MoeSpec, experts, top_k, ffn_hidden, shared_ffn_hidden,
-                                   dense_layers)
+                                   dense_layers, capacity_factor)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelSpec, name, layers, hidden, ffn_hidden, heads, kv_heads,
                                    vocab, tied_embeddings, mlp, position, norm, head_size, moe)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageStats, stage, compute_busy_s, first_compute_start_s,
