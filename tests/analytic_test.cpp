@@ -635,6 +635,16 @@ parallelism: {{tp: 8, sequence_parallel: {}}}
   CHECK(layer(true, Op::B) == Approx(11.8e-3).epsilon(0.03));
 }
 
+namespace {
+// The kernel `what` of stage 0's forward.
+Kernel forward_kernel(const AnalyticCostModel& m, const std::string& what) {
+  for (const Kernel& k : m.kernels(Op::F, 0))
+    if (what == k.what) return k;
+  FAIL("no " << what << " kernel");
+  return Kernel{};
+}
+}  // namespace
+
 TEST_CASE("analytic: expert parallelism's all-to-alls and its fewer, larger expert GEMMs",
           "[analytic][moe]") {
   // 2 MoE layers of 8 experts (top 2, f_e = 512), h 1024, 2 sequences of 512 tokens per
@@ -670,12 +680,7 @@ parallelism: {{dp: 4, ep: {}}}
   // The experts' GEMMs: every GPU runs n · k = 2048 token rows through its E / ep experts,
   // n·k·ep/E rows each: 256 rows × 8 GEMMs (ep 1), 512 × 4 (ep 2), 1024 × 2 (ep 4); the same
   // FLOPs per GPU.
-  auto up = [](const AnalyticCostModel& m) {
-    for (const Kernel& k : m.kernels(Op::F, 0))
-      if (std::string(k.what) == "experts.up") return k;
-    FAIL("no experts.up kernel");
-    return Kernel{};
-  };
+  auto up = [](const AnalyticCostModel& m) { return forward_kernel(m, "experts.up"); };
   CHECK(up(none).gemm.m == 256);
   CHECK(up(none).batch == 8);
   CHECK(up(two).gemm.m == 512);
@@ -709,12 +714,7 @@ parallelism: {{dp: 4, ep: 2}}
                                   c));
   };
   const AnalyticCostModel even(s(1)), padded(s(1.25));
-  auto up = [](const AnalyticCostModel& m) {
-    for (const Kernel& k : m.kernels(Op::F, 0))
-      if (std::string(k.what) == "experts.up") return k;
-    FAIL("no experts.up kernel");
-    return Kernel{};
-  };
+  auto up = [](const AnalyticCostModel& m) { return forward_kernel(m, "experts.up"); };
   CHECK(up(even).gemm.m == 512);
   CHECK(up(padded).gemm.m == 640);
   CHECK(up(padded).flops == Approx(up(even).flops));

@@ -126,8 +126,10 @@ TEST_CASE("footprint: unfused attention with dropout stores 5·a·s²·b bytes p
   CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) == 0);
 }
 
-TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' tensors",
-          "[footprint][moe]") {
+namespace {
+// 4 layers of h 1024 and 8 heads (d 128), the first dense (f 4096), the others 8 experts of
+// f_e 2048, top 2, a shared expert of 1024, at `capacity_factor`.
+ModelSpec moe_model(double capacity_factor) {
   ModelSpec m;
   m.layers = 4;
   m.hidden = 1024;
@@ -135,7 +137,14 @@ TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' ten
   m.heads = 8;
   m.kv_heads = 8;
   m.vocab = 32000;
-  m.moe = MoeSpec{8, 2, 2048, 1024, 1};
+  m.moe = MoeSpec{8, 2, 2048, 1024, 1, capacity_factor};
+  return m;
+}
+}  // namespace
+
+TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' tensors",
+          "[footprint][moe]") {
+  const ModelSpec m = moe_model(1);
   const std::int64_t n = 2048;
   const double h = 1024;
   // Per token, 16-bit words: norms 4h; routed copies and expert outputs 2·k·h = 4h; router
@@ -196,14 +205,7 @@ TEST_CASE("footprint: a capacity factor pads a MoE layer's routed tensors", "[fo
   // The MoE layer above (E = 8, top 2, f_e = 2048, shared 1024, h = 1024, d = 128) with capacity
   // factor 1.5: the routed copies and expert outputs 2·k·h become 2·3·h = 6h, the routed
   // experts' tensors 3·(3·2048 + 1024) = 21,504 words per token.
-  ModelSpec m;
-  m.layers = 4;
-  m.hidden = 1024;
-  m.ffn_hidden = 4096;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.vocab = 32000;
-  m.moe = MoeSpec{8, 2, 2048, 1024, 1, 1.5};
+  const ModelSpec m = moe_model(1.5);
   const std::int64_t n = 2048;
   const double h = 1024;
   const double words = 4 * h + 6 * h + 16 + 4 * h + 21504;
