@@ -13,6 +13,7 @@
 #include "cost/explicit_costs.h"
 #include "run/simulate.h"
 #include "scenario/scenario_loader.h"
+#include "torch_trace_import.h"
 
 using namespace trainsim;
 
@@ -165,4 +166,49 @@ TEST_CASE("diff: an all-to-all over the EP degree is expert parallelism's") {
   CHECK(row(rd, "communication_ep").predicted_s == Approx(st.comm_ep_s));
   CHECK(st.comm_ep_s > 0);
   CHECK(row(rd, "communication_dp").measured_s == 0);
+}
+
+TEST_CASE(
+    "diff: a real H100 LLM step against its scenario, and the GEMM time its trace calibrates") {
+  // calibrate/reference/llama_step.py's step on an H100 SXM (tests/data/kineto/README.md) and
+  // the scenario it runs, calibrate/reference/llama-4l-1gpu.yaml.
+  const std::string dir = std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/";
+  const std::string trace =
+      std::string(TRAINSIM_TESTS_DIR) + "/data/kineto/h100-llama8b-4layers.json.gz";
+  std::vector<TorchTrace> traces{read_torch_trace(trace)};
+  // The median-length step but the first: #2 365.72 ms, #3 368.72 ms, #4 365.26 ms (their GPU
+  // annotations) → #4.
+  const int step = pick_step(traces[0]);
+  std::vector<StepBreakdown> steps{break_down_step(traces[0], step)};
+  auto diff = [&](const std::vector<std::string>& set) {
+    const Scenario sc = load_scenario(dir + "llama-4l-1gpu.yaml", set);
+    const Timeline tl = simulate(sc);
+    const StepReport r = make_report(tl);
+    const auto model = make_cost_model(sc);
+    std::vector<KernelReport> kernels{make_kernel_report(sc, *model, 0)};
+    return make_measured_diff(tl, r, kernels, traces, steps);
+  };
+  const MeasuredDiff d = diff({});
+  REQUIRE(d.ranks.size() == 1);
+  const RankDiff& rd = d.ranks[0];
+  CHECK(rd.step == "ProfilerStep#4");
+  // Summed with Python over the JSON's kernels in #4's GPU window: 204 nvjet (cuBLAS) GEMMs,
+  // 174,157.6 µs; 64 FlashAttention kernels (forward, backward and its two helpers, 16 each),
+  // 32,824.6 µs; the step 365,263.0 µs.
+  CHECK(row(rd, "step").measured_s == Approx(365.263e-3).epsilon(1e-5));
+  CHECK(row(rd, "gemm").measured_s == Approx(174.1576e-3).epsilon(1e-5));
+  CHECK(row(rd, "attention").measured_s == Approx(32.8246e-3).epsilon(1e-5));
+  CHECK(row(rd, "communication").measured_s == 0);
+  CHECK(d.notes.empty());  // one GPU on both sides, an H100 on both sides
+
+  // The trace's own GEMM samples as the profile: the simulated GEMM time is then the measured
+  // one, up to the median per shape (the 2 steps' calls) against one step's sum: within 1 %.
+  const std::string profile =
+      (std::filesystem::temp_directory_path() / "measured_diff_h100_profile.json").string();
+  const Scenario sc = load_scenario(dir + "llama-4l-1gpu.yaml");
+  save_profile(import_torch_traces(traces, sc).profile, profile);
+  const MeasuredDiff c = diff({"calibration=" + profile});
+  CHECK(row(c.ranks[0], "gemm").predicted_s ==
+        Approx(row(c.ranks[0], "gemm").measured_s).epsilon(0.01));
+  std::remove(profile.c_str());
 }

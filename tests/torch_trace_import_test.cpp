@@ -114,3 +114,29 @@ TEST_CASE("a bf16 GEMM's kernels (GEMM + split-K reduction) are one call, the me
   REQUIRE(whole.profile.gemms.size() == 1);
   CHECK(whole.profile.gemms[0].time_s == Approx(120e-6));
 }
+
+TEST_CASE("an H100 LLM step's trace gives the GEMM samples of every shape the scenario runs") {
+  // calibrate/reference/llama_step.py on an H100 SXM (tests/data/kineto/README.md): four
+  // Llama-3.1-8B layers, 4 micro-batches of 4096 tokens, ProfilerStep#2…#4 (#2 is warm-up).
+  const Scenario s =
+      load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/llama-4l-1gpu.yaml");
+  const auto t = read_torch_trace(std::string(TRAINSIM_TESTS_DIR) +
+                                  "/data/kineto/h100-llama8b-4layers.json.gz");
+  const TorchTraceImport imp = import_torch_traces({t}, s);
+  // Per micro-batch 4 layers × (4 forward + 8 backward GEMMs) + the LM head's 3 = 51 aten::mm /
+  // aten::linear calls; × 4 micro-batches × 2 steps = 408, over 12 (m, n, k) (listed with Python
+  // from the JSON): 9 of the 10 that `trainsim-calibrate gemm --dry-run` lists for this scenario
+  // and 3 weight gradients PyTorch multiplies the other way round (6144, 28672 and 128256 rows).
+  CHECK(imp.steps == 2);
+  CHECK(imp.gemm_calls == 408);
+  CHECK(imp.profile.gemms.size() == 12);
+  CHECK(imp.profile.provenance.device == "NVIDIA H100 80GB HBM3");
+  const GemmSample* up = nullptr;
+  for (const auto& g : imp.profile.gemms)
+    if (g.m == 4096 && g.n == 28672 && g.k == 4096) up = &g;
+  REQUIRE(up);
+  // mlp_up's forward, 2·4096·28672·4096 = 962.1 GFLOP: the median of its 32 calls (16 per step)
+  // is 1,222.0 µs, ≈ 787 TFLOP/s.
+  CHECK(up->time_s == Approx(1222.0e-6).epsilon(0.001));
+  CHECK(up->method == "torch-trace");
+}

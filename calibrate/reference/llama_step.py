@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Ground truth nothing of trainsim wrote: a real PyTorch training step of the scenario
+calibrate/reference/llama-4l-1gpu.yaml on one GPU, timed with CUDA events, and a torch.profiler
+(Kineto) trace of it for `trainsim diff` and `trainsim-calibrate import-torch-trace`.
+
+The model is Llama-3.1-8B's decoder layer (hidden 4096, 32 query heads and 8 key/value heads of
+128, SwiGLU MLP of 14336, RMSNorm, rotary embeddings; Grattafiori et al. 2024, "The Llama 3 Herd
+of Models", Table 3) written the way Hugging Face's reference code writes it (RMSNorm upcast to
+fp32, rotate_half), except that Q, K, V are one GEMM and the MLP's gate and up one GEMM (Megatron's
+fused layout, the shapes trainsim times). The attention core is
+torch.nn.functional.scaled_dot_product_attention, causal, with the FlashAttention-2 backend.
+Weights and gradients in bf16; fused AdamW over fp32 master copies (gradients cast to fp32,
+global-norm clipping, the step, the bf16 weights copied back), as mixed-precision training does.
+Random weights and tokens.
+
+Usage (on a GPU machine with PyTorch):
+  python3 calibrate/reference/llama_step.py --out DIR [--layers 4] [--seq 4096] [--micro 4]
+Writes DIR/reference.json (medians of the timed steps, the device, the peak memory) and
+DIR/trace.json.gz (three profiled steps, record_shapes on).
+"""
+import argparse
+import gzip
+import json
+import math
+import os
+import shutil
+import statistics
+import sys
+import time
+import traceback
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+HIDDEN, FFN, HEADS, KV_HEADS, VOCAB = 4096, 14336, 32, 8, 128256
+HEAD_DIM = HIDDEN // HEADS
+EPS = 1e-5
+ROPE_THETA = 500000.0
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        dtype = x.dtype
+        x = x.to(torch.float32)
+        var = x.pow(2).mean(-1, keepdim=True)
+        x = x * torch.rsqrt(var + EPS)
+        return self.weight * x.to(dtype)
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rope_tables(seq, device, dtype):
+    inv = 1.0 / (ROPE_THETA ** (torch.arange(0, HEAD_DIM, 2, device=device, dtype=torch.float32) / HEAD_DIM))
+    pos = torch.arange(seq, device=device, dtype=torch.float32)
+    freqs = torch.outer(pos, inv)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype)[None, None], emb.sin().to(dtype)[None, None]
+
+
+ATTENTION = {"gqa": True}
+
+
+def attention_core(q, k, v):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        if ATTENTION["gqa"]:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        rep = HEADS // KV_HEADS
+        k = k.repeat_interleave(rep, dim=1)
+        v = v.repeat_interleave(rep, dim=1)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn_norm = RMSNorm(HIDDEN)
+        self.qkv = nn.Linear(HIDDEN, (HEADS + 2 * KV_HEADS) * HEAD_DIM, bias=False)
+        self.out = nn.Linear(HEADS * HEAD_DIM, HIDDEN, bias=False)
+        self.mlp_norm = RMSNorm(HIDDEN)
+        self.gate_up = nn.Linear(HIDDEN, 2 * FFN, bias=False)
+        self.down = nn.Linear(FFN, HIDDEN, bias=False)
+
+    def forward(self, x, cos, sin):
+        b, s, _ = x.shape
+        h = self.attn_norm(x)
+        q, k, v = self.qkv(h).split([HEADS * HEAD_DIM, KV_HEADS * HEAD_DIM, KV_HEADS * HEAD_DIM], dim=-1)
+        q = q.view(b, s, HEADS, HEAD_DIM).transpose(1, 2)
+        k = k.view(b, s, KV_HEADS, HEAD_DIM).transpose(1, 2)
+        v = v.view(b, s, KV_HEADS, HEAD_DIM).transpose(1, 2)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        a = attention_core(q, k, v)
+        x = x + self.out(a.transpose(1, 2).reshape(b, s, HEADS * HEAD_DIM))
+        gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
+        return x + self.down(F.silu(gate) * up)
+
+
+class Model(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, HIDDEN)
+        self.layers = nn.ModuleList(Layer() for _ in range(layers))
+        self.norm = RMSNorm(HIDDEN)
+        self.head = nn.Linear(HIDDEN, VOCAB, bias=False)
+
+    def forward(self, tokens, labels, cos, sin):
+        x = self.embed(tokens)
+        for layer in self.layers:
+            x = layer(x, cos, sin)
+        logits = self.head(self.norm(x))
+        return F.cross_entropy(logits.float().view(-1, VOCAB), labels.view(-1))
+
+
+class Trainer:
+    """bf16 model, fp32 master weights, fused AdamW, gradient accumulation over micro-batches."""
+
+    def __init__(self, layers, seq, micro, device):
+        torch.manual_seed(0)
+        self.model = Model(layers).to(device=device, dtype=torch.bfloat16)
+        for p in self.model.parameters():
+            if p.dim() == 2:
+                nn.init.normal_(p, std=0.02)
+        self.params = [p for p in self.model.parameters()]
+        self.master = [p.detach().float().clone() for p in self.params]
+        for m in self.master:
+            m.grad = torch.zeros_like(m)
+        self.opt = torch.optim.AdamW(self.master, lr=1e-5, fused=True)
+        self.seq, self.micro, self.device = seq, micro, device
+        self.cos, self.sin = rope_tables(seq, device, torch.bfloat16)
+        g = torch.Generator(device="cpu").manual_seed(1)
+        self.batches = [(torch.randint(0, VOCAB, (1, seq), generator=g).to(device),
+                         torch.randint(0, VOCAB, (1, seq), generator=g).to(device)) for _ in range(micro)]
+
+    def step(self, events=None):
+        """One optimizer step; `events` (a list) gets (name, start, end) CUDA event pairs."""
+        def ev():
+            e = torch.cuda.Event(enable_timing=True)
+            e.record()
+            return e
+        t0 = ev()
+        for i, (tokens, labels) in enumerate(self.batches):
+            f0 = ev()
+            loss = self.model(tokens, labels, self.cos, self.sin)
+            f1 = ev()
+            loss.backward()
+            b1 = ev()
+            if events is not None:
+                events.append(("forward", f0, f1))
+                events.append(("backward", f1, b1))
+        o0 = ev()
+        torch._foreach_copy_([m.grad for m in self.master], [p.grad for p in self.params])
+        torch.nn.utils.clip_grad_norm_(self.master, 1.0, foreach=True)
+        self.opt.step()
+        torch._foreach_copy_([p.data for p in self.params], self.master)
+        for p in self.params:
+            p.grad = None
+        o1 = ev()
+        if events is not None:
+            events.append(("micro-batches", t0, o0))
+            events.append(("optimizer", o0, o1))
+            events.append(("step", t0, o1))
+        return loss
+
+
+def time_matmuls(device, out):
+    """torch.matmul TFLOP/s on the shapes trainsim-calibrate's gemm also times (m×n×k, bf16)."""
+    shapes = [(4096, 128256, 4096), (4096, 28672, 4096), (4096, 4096, 14336), (4096, 6144, 4096),
+              (4096, 4096, 4096), (8192, 8192, 8192), (16384, 16384, 16384)]
+    res = []
+    for m, n, k in shapes:
+        a = torch.randn(m, k, device=device, dtype=torch.bfloat16)
+        b = torch.randn(k, n, device=device, dtype=torch.bfloat16)
+        for _ in range(3):
+            torch.matmul(a, b)
+        torch.cuda.synchronize()
+        times = []
+        reps = 30 if m * n * k < 2 ** 40 else 10
+        for _ in range(reps):
+            s = torch.cuda.Event(enable_timing=True)
+            e = torch.cuda.Event(enable_timing=True)
+            s.record()
+            torch.matmul(a, b)
+            e.record()
+            e.synchronize()
+            times.append(s.elapsed_time(e) / 1e3)
+        t = statistics.median(times)
+        res.append({"m": m, "n": n, "k": k, "median_s": t, "tflops": 2 * m * n * k / t / 1e12,
+                    "reps": reps, "note": "one matmul at a time (synchronised between runs)"})
+        print(f"matmul {m}x{n}x{k}: {t * 1e3:.3f} ms, {res[-1]['tflops']:.1f} TFLOP/s", flush=True)
+        del a, b
+    # Back to back: 16384^3 sixty times without a pause, as a long training GEMM stream runs
+    # (the power limit, not the boost clock, sets the rate; Standard Kernel, 2026-02-24).
+    n = 16384
+    a = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    evs = [torch.cuda.Event(enable_timing=True) for _ in range(61)]
+    evs[0].record()
+    for i in range(60):
+        torch.matmul(a, b)
+        evs[i + 1].record()
+    torch.cuda.synchronize()
+    ts = [evs[i].elapsed_time(evs[i + 1]) / 1e3 for i in range(60)]
+    fl = 2 * n ** 3
+    out["matmul_back_to_back_16384"] = {
+        "first5_tflops": [fl / t / 1e12 for t in ts[:5]],
+        "last10_median_tflops": fl / statistics.median(ts[-10:]) / 1e12,
+        "all_s": ts}
+    print(f"16384^3 back to back: first {fl / ts[0] / 1e12:.0f}, last-10 median "
+          f"{out['matmul_back_to_back_16384']['last10_median_tflops']:.0f} TFLOP/s", flush=True)
+    out["matmul"] = res
+
+
+def time_attention(device, seq, out):
+    """SDPA forward and forward+backward, causal, b 1, 32 heads (GQA 8), head dim 128, bf16."""
+    q = torch.randn(1, HEADS, seq, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
+    k = torch.randn(1, KV_HEADS, seq, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
+    v = torch.randn(1, KV_HEADS, seq, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
+    g = torch.randn(1, HEADS, seq, HEAD_DIM, device=device, dtype=torch.bfloat16)
+    fw, fb = [], []
+    for i in range(23):
+        s = torch.cuda.Event(enable_timing=True)
+        m = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        o = attention_core(q, k, v)
+        m.record()
+        o.backward(g)
+        e.record()
+        e.synchronize()
+        if i >= 3:
+            fw.append(s.elapsed_time(m) / 1e3)
+            fb.append(s.elapsed_time(e) / 1e3)
+    # causal: half of 4·s²·a·d forward, 2.5× that forward+backward (FlashAttention-2 paper's count)
+    flops_f = 4 * seq * seq * HEADS * HEAD_DIM / 2
+    out["attention"] = {"seq": seq, "heads": HEADS, "kv_heads": KV_HEADS, "head_dim": HEAD_DIM,
+                        "gqa_native": ATTENTION["gqa"],
+                        "forward_s": statistics.median(fw), "forward_backward_s": statistics.median(fb),
+                        "forward_tflops": flops_f / statistics.median(fw) / 1e12,
+                        "forward_backward_tflops": 3.5 * flops_f / statistics.median(fb) / 1e12}
+    print("attention", json.dumps(out["attention"]), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--seq", type=int, default=4096)
+    ap.add_argument("--micro", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=8, help="timed steps (median kept)")
+    ap.add_argument("--no-trace", action="store_true", help="time only; no profiler trace")
+    ap.add_argument("--no-kernels", action="store_true", help="skip the matmul and attention timings")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    device = torch.device("cuda")
+    props = torch.cuda.get_device_properties(device)
+    out = {"device": props.name, "sms": props.multi_processor_count, "memory_bytes": props.total_memory,
+           "torch": torch.__version__, "cuda": torch.version.cuda,
+           "cudnn": torch.backends.cudnn.version(), "layers": args.layers, "seq": args.seq,
+           "micro_batches": args.micro, "script": "calibrate/reference/llama_step.py"}
+    try:
+        nccl = torch.cuda.nccl.version()
+        out["nccl"] = ".".join(map(str, nccl)) if isinstance(nccl, tuple) else str(nccl)
+    except Exception:  # noqa: BLE001 - provenance only
+        pass
+    print(json.dumps(out), flush=True)
+
+    def save():
+        with open(os.path.join(args.out, "reference.json"), "w") as f:
+            json.dump(out, f, indent=1)
+
+    # Does the flash backend take GQA directly? Else repeat K and V (Hugging Face's repeat_kv).
+    try:
+        q = torch.randn(1, HEADS, 256, HEAD_DIM, device=device, dtype=torch.bfloat16)
+        kv = torch.randn(1, KV_HEADS, 256, HEAD_DIM, device=device, dtype=torch.bfloat16)
+        attention_core(q, kv, kv)
+    except Exception as e:  # noqa: BLE001
+        print(f"flash backend without enable_gqa ({e}); repeating K and V", flush=True)
+        ATTENTION["gqa"] = False
+    out["gqa_native"] = ATTENTION["gqa"]
+
+    for name, fn in (("attention", lambda: time_attention(device, args.seq, out)),
+                     ("matmul", lambda: time_matmuls(device, out))):
+        if args.no_kernels:
+            break
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - keep going: the step below matters most
+            traceback.print_exc()
+            out[name + "_error"] = traceback.format_exc()
+        torch.cuda.empty_cache()
+        save()
+
+    tr = Trainer(args.layers, args.seq, args.micro, device)
+    out["parameters"] = sum(p.numel() for p in tr.params)
+    for _ in range(3):
+        tr.step()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    steps = []
+    w0 = time.perf_counter()
+    for _ in range(args.steps):
+        evs = []
+        tr.step(evs)
+        torch.cuda.synchronize()
+        steps.append({name: s.elapsed_time(e) / 1e3 for name, s, e in evs if name not in ("forward", "backward")}
+                     | {"forward": [s.elapsed_time(e) / 1e3 for n, s, e in evs if n == "forward"],
+                        "backward": [s.elapsed_time(e) / 1e3 for n, s, e in evs if n == "backward"]})
+    out["wall_per_step_s"] = (time.perf_counter() - w0) / args.steps
+    out["peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
+    out["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
+    out["steps"] = steps
+    med = lambda key: statistics.median(s[key] for s in steps)  # noqa: E731
+    out["median"] = {"step_s": med("step"), "micro_batches_s": med("micro-batches"),
+                     "optimizer_s": med("optimizer"),
+                     "forward_s": statistics.median(x for s in steps for x in s["forward"]),
+                     "backward_s": statistics.median(x for s in steps for x in s["backward"])}
+    print("step medians", json.dumps(out["median"]), f"peak {out['peak_allocated_bytes'] / 1e9:.2f} GB",
+          flush=True)
+    save()
+    if args.no_trace:
+        return 0
+
+    # The trace: five steps, the first two skipped and warm-up, three recorded (ProfilerStep#2..#4).
+    from torch.profiler import ProfilerActivity, profile, schedule
+    raw = os.path.join(args.out, "trace.json")
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
+                 schedule=schedule(wait=1, warmup=1, active=3),
+                 on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
+        for _ in range(5):
+            tr.step()
+            prof.step()
+    torch.cuda.synchronize()
+    with open(raw, "rb") as f, gzip.open(raw + ".gz", "wb", compresslevel=9) as g:
+        shutil.copyfileobj(f, g)
+    os.remove(raw)
+    out["trace"] = "trace.json.gz"
+    out["trace_bytes"] = os.path.getsize(raw + ".gz")
+    save()
+    print(f"trace {out['trace_bytes'] / 1e6:.2f} MB", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
