@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -455,8 +456,10 @@ TEST_CASE("analytic: an eager runtime runs RMSNorm, SwiGLU and RoPE op by op",
   // n·f = 4096·14336 in the SwiGLU product, n·(h + kv·d) = 4096·(4096 + 1024) in q and k.
   // Compiled: one kernel each, read + write in bf16 (norm 4 B, SwiGLU 6 B, RoPE 4 B per element
   // forward; twice that backward). Eager (constants.h, the Hugging Face reference ops):
-  // RMSNorm 36 B / 8 kernels forward, 76 B / 12 backward; SwiGLU 10 B / 2, 18 B / 3; RoPE
-  // 20 B / 5 kernels per tensor (q and k: 10), the same backward.
+  // RMSNorm 36 B / 8 kernels forward, 92 B / 17 backward (PyTorch 2.11's autograd in the H100
+  // trace); SwiGLU 10 B / 2, 18 B / 3; RoPE 20 B / 5 kernels per tensor (q and k: 10), backward
+  // 24 B / 12 (the gradients copied back to token-major rows), at 0.40 / 0.80 = half the other
+  // memory-bound kernels' bandwidth (non-contiguous views).
   auto model = [](const char* extra) {
     return AnalyticCostModel(test::yaml(fmt::format(R"(model: {{preset: llama-3.1-8b{}}}
 training: {{seq_len: 4096, global_batch_size: 8, runtime: eager}}
@@ -475,18 +478,22 @@ parallelism: {{dp: 8}}
   };
   CHECK(find(eager, Op::F, "norm").bytes == Approx(36 * nh));
   CHECK(find(eager, Op::F, "norm").launches == 8);
-  CHECK(find(eager, Op::B, "norm").bytes == Approx(76 * nh));
-  CHECK(find(eager, Op::B, "norm").launches == 12);
+  CHECK(find(eager, Op::B, "norm").bytes == Approx(92 * nh));
+  CHECK(find(eager, Op::B, "norm").launches == 17);
   CHECK(find(eager, Op::F, "swiglu").bytes == Approx(10 * nf));
   CHECK(find(eager, Op::B, "swiglu").launches == 3);
   CHECK(find(eager, Op::F, "rope").bytes == Approx(20 * qk));
   CHECK(find(eager, Op::F, "rope").launches == 10);
+  CHECK(find(eager, Op::F, "rope").bandwidth_share == Approx(0.5));
+  CHECK(find(eager, Op::B, "rope").bytes == Approx(24 * qk));
+  CHECK(find(eager, Op::B, "rope").launches == 12);
   // A LayerNorm model keeps its single ATen kernel even when eager.
   const AnalyticCostModel layernorm = model(", norm: layernorm");
   CHECK(find(layernorm, Op::F, "norm").bytes == Approx(4 * nh));
   CHECK(find(layernorm, Op::F, "norm").launches == 1);
   // The forward of 32 layers grows by the extra bytes at 80 % of 3.35 TB/s plus 24 more
-  // launches per layer (7 · 2 norms, 1 SwiGLU, 9 RoPE): (2·32·nh + 4·nf + 16·qk) · 32 bytes.
+  // launches per layer (7 · 2 norms, 1 SwiGLU, 9 RoPE): norms 2·(36 − 4)·nh, SwiGLU (10 − 6)·nf,
+  // RoPE 20·qk at half the bandwidth (= 40·qk) − 4·qk = 36·qk; × 32 layers.
   const AnalyticCostModel compiled(test::yaml(R"(model: llama-3.1-8b
 training: {seq_len: 4096, global_batch_size: 8}
 cluster: {gpu: h100-sxm, gpus_per_node: 8}
@@ -494,10 +501,57 @@ parallelism: {dp: 8}
 )"));
   const double bw = 3.35e12 * constants::kMemoryEfficiency;
   const double extra =
-      (2 * 32 * nh + 4 * nf + 16 * qk) * 32 / bw + 24 * 32 * constants::kKernelLaunch;
+      (2 * 32 * nh + 4 * nf + 36 * qk) * 32 / bw + 24 * 32 * constants::kKernelLaunch;
   CHECK(to_seconds(eager.compute(Op::F, 0, 0).duration) -
             to_seconds(compiled.compute(Op::F, 0, 0).duration) ==
         Approx(extra).epsilon(1e-4));
+}
+
+TEST_CASE("analytic: eager gradient accumulation, the fp32 loss, the dense embedding gradient",
+          "[analytic][eager]") {
+  // Llama-3.1-8B on one stage (tp 1, dp 8), 4096-token micro-batches, 4 per step (global 32).
+  auto model = [](const char* runtime, int zero = 0) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, runtime: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8, zero: {}}}
+)",
+                                                    runtime, zero)));
+  };
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    std::optional<Kernel> found;
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) found = k;
+    return found;
+  };
+  const AnalyticCostModel eager = model("eager"), compiled = model("compiled");
+  const double params = eager.stage_params(0);  // 8.03 G
+  // Eager: every backward carries (m − 1)/m = 3/4 of one AccumulateGrad pass over the bf16
+  // gradients, 3 × 2 bytes per parameter; one add per weight tensor: 32 layers × (qkv, attn_out,
+  // mlp_up, mlp_down, 2 norms) + the embedding, the head and the final norm.
+  const auto acc = find(eager, Op::B, "grad_accumulate");
+  REQUIRE(acc);
+  CHECK(acc->bytes == Approx(0.75 * 6 * params));
+  CHECK(acc->launches == 32 * 6 + 3);
+  CHECK_FALSE(find(eager, Op::F, "grad_accumulate"));
+  CHECK_FALSE(find(compiled, Op::B, "grad_accumulate"));  // fused into the wgrad GEMM (Megatron)
+  // ZeRO-3 reduce-scatters first: only the 1/8 shard is added.
+  const auto sharded = find(model("eager", 3), Op::B, "grad_accumulate");
+  REQUIRE(sharded);
+  CHECK(sharded->bytes == Approx(0.75 * 6 * params / 8));
+  // The loss over 4096 × 128,256 fp32 logits: 22 bytes each forward, 26 backward.
+  const double logits = 4096.0 * 128256;
+  CHECK(find(compiled, Op::F, "cross_entropy")->bytes == Approx(22 * logits));
+  CHECK(find(compiled, Op::B, "cross_entropy.backward")->bytes == Approx(26 * logits));
+  // The embedding's dense gradient: the 128,256 × 4096 bf16 table zeroed, plus the n·h rows
+  // read and scattered (2 · 4096 · 4096 · 2 B); the lookup itself only the rows.
+  const double rows = 2.0 * 4096 * 4096 * 2;
+  CHECK(find(compiled, Op::B, "embedding.wgrad")->bytes == Approx(rows + 128256.0 * 4096 * 2));
+  CHECK(find(compiled, Op::F, "embedding")->bytes == Approx(rows));
+  // A residual add's backward: autograd sums the two gradients at the layer input, read 2 write
+  // 1 (4096 · 4096 bf16 each), as much traffic as the forward.
+  CHECK(find(compiled, Op::B, "residual")->bytes == Approx(3 * 4096.0 * 4096 * 2));
+  CHECK(find(compiled, Op::F, "residual")->bytes == Approx(3 * 4096.0 * 4096 * 2));
 }
 
 namespace {

@@ -31,6 +31,14 @@ TEST_CASE("kernel names from real traces land in the cost model's categories") {
   CHECK(cat("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128") ==
         KernelCategory::Attention);
   CHECK(cat("_fwd_kernel_0d1d2d3d4d5d6d7d8d9d10d11d12d") == KernelCategory::Attention);
+  // cuDNN attention's backward helpers, as PyTorch 2.11 under torch.compile ran them on an H100
+  // (calibrate/reference/, tests/data/kineto/h100-llama8b-4layers-compiled.json.gz).
+  CHECK(cat("void cudnn::fusion::compute_dot_do_o_specialized<true, 128>(void const*, void "
+            "const*, void*, void*, float, unsigned int)") == KernelCategory::Attention);
+  CHECK(cat("void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int, "
+            "unsigned int)") == KernelCategory::Attention);
+  CHECK(cat("void cudnn::fusion::fmha_reduce_head<true>(void const*, void*, unsigned int)") ==
+        KernelCategory::Attention);
   // NCCL, with the collective from the name.
   const auto ar = classify_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, …)");
   CHECK(ar.category == KernelCategory::Communication);
@@ -45,6 +53,17 @@ TEST_CASE("kernel names from real traces land in the cost model's categories") {
   // Optimizers: a multi-tensor Adam, fused Adam; "lambda" and "Msg" are not LAMB or SGD.
   CHECK(cat("void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float, 2, 4>>") ==
         KernelCategory::Optimizer);
+  // PyTorch's dense embedding backward (the H100 reference step's trace).
+  CHECK(cat("void at::native::(anonymous namespace)::compute_grad_weight<c10::BFloat16, long>(long "
+            "const*, c10::BFloat16 const*, long const*, long, long, long, long const*, "
+            "float*)") == KernelCategory::MemoryBound);
+  CHECK(cat("void at::native::(anonymous namespace)::krn_partials_per_segment<long>(long*, long "
+            "const*, long const*, long)") == KernelCategory::MemoryBound);
+  // Gradient clipping's foreach norm and rescale (the H100 reference step's trace).
+  CHECK(cat("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::"
+            "(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous "
+            "namespace)::BinaryOpScalarTensorFunctor<float, 1, 1, 0>, std::multiplies<float>, "
+            "float*, float>(…)") == KernelCategory::Optimizer);
   CHECK(cat("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
             "namespace)::launch_clamp_scalar(…)::{lambda()#1}>") == KernelCategory::MemoryBound);
   // Memory-bound: PyTorch pointwise and reductions, LayerNorm, softmax, cat, Inductor's Triton.

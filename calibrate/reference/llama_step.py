@@ -66,11 +66,13 @@ def rope_tables(seq, device, dtype):
     return emb.cos().to(dtype)[None, None], emb.sin().to(dtype)[None, None]
 
 
-ATTENTION = {"gqa": True}
+ATTENTION = {"gqa": True, "pin": True}
 
 
 def attention_core(q, k, v):
     from torch.nn.attention import SDPBackend, sdpa_kernel
+    if not ATTENTION["pin"]:  # under torch.compile: the backend PyTorch picks (the trace names it)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=ATTENTION["gqa"])
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
         if ATTENTION["gqa"]:
             return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
@@ -124,13 +126,14 @@ class Model(nn.Module):
 class Trainer:
     """bf16 model, fp32 master weights, fused AdamW, gradient accumulation over micro-batches."""
 
-    def __init__(self, layers, seq, micro, device):
+    def __init__(self, layers, seq, micro, device, compile_model=False):
         torch.manual_seed(0)
         self.model = Model(layers).to(device=device, dtype=torch.bfloat16)
         for p in self.model.parameters():
             if p.dim() == 2:
                 nn.init.normal_(p, std=0.02)
         self.params = [p for p in self.model.parameters()]
+        self.forward = torch.compile(self.model) if compile_model else self.model
         self.master = [p.detach().float().clone() for p in self.params]
         for m in self.master:
             m.grad = torch.zeros_like(m)
@@ -150,7 +153,7 @@ class Trainer:
         t0 = ev()
         for i, (tokens, labels) in enumerate(self.batches):
             f0 = ev()
-            loss = self.model(tokens, labels, self.cos, self.sin)
+            loss = self.forward(tokens, labels, self.cos, self.sin)
             f1 = ev()
             loss.backward()
             b1 = ev()
@@ -250,6 +253,48 @@ def time_attention(device, seq, out):
     print("attention", json.dumps(out["attention"]), flush=True)
 
 
+def attention_sweep(device, out):
+    """SDPA FlashAttention forward and forward+backward as the FlashAttention-2 paper benchmarks
+    it (Dao 2023, §4.1): batch × sequence = 16k tokens, hidden 2048 (head dim 64: 32 heads; 128:
+    16 heads), causal and not; TFLOP/s counted as the paper counts them (4·s²·d·heads, halved
+    when causal; backward 2.5 × forward)."""
+    rows = []
+    for d in (64, 128):
+        heads = 2048 // d
+        for s in (512, 1024, 2048, 4096, 8192, 16384):
+            b = 16384 // s
+            for causal in (False, True):
+                q = torch.randn(b, heads, s, d, device=device, dtype=torch.bfloat16, requires_grad=True)
+                k = torch.randn(b, heads, s, d, device=device, dtype=torch.bfloat16, requires_grad=True)
+                v = torch.randn(b, heads, s, d, device=device, dtype=torch.bfloat16, requires_grad=True)
+                g = torch.randn(b, heads, s, d, device=device, dtype=torch.bfloat16)
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+                fw, bw = [], []
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    for i in range(13):
+                        e = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+                        e[0].record()
+                        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                        e[1].record()
+                        o.backward(g)
+                        e[2].record()
+                        e[2].synchronize()
+                        if i >= 3:
+                            fw.append(e[0].elapsed_time(e[1]) / 1e3)
+                            bw.append(e[1].elapsed_time(e[2]) / 1e3)
+                flops = 4 * b * s * s * heads * d * (0.5 if causal else 1.0)
+                tf, tb = statistics.median(fw), statistics.median(bw)
+                rows.append({"head_dim": d, "seq": s, "batch": b, "heads": heads, "causal": causal,
+                             "forward_s": tf, "backward_s": tb, "forward_tflops": flops / tf / 1e12,
+                             "backward_tflops": 2.5 * flops / tb / 1e12,
+                             "forward_backward_tflops": 3.5 * flops / (tf + tb) / 1e12})
+                print(f"attention d {d} s {s:5d} causal {int(causal)}: fwd {rows[-1]['forward_tflops']:.0f}"
+                      f" bwd {rows[-1]['backward_tflops']:.0f} fwd+bwd {rows[-1]['forward_backward_tflops']:.0f}"
+                      " TFLOP/s", flush=True)
+                del q, k, v, g, o
+    out["attention_sweep"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -259,6 +304,9 @@ def main():
     ap.add_argument("--steps", type=int, default=8, help="timed steps (median kept)")
     ap.add_argument("--no-trace", action="store_true", help="time only; no profiler trace")
     ap.add_argument("--no-kernels", action="store_true", help="skip the matmul and attention timings")
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model (fused kernels)")
+    ap.add_argument("--attention-sweep", action="store_true",
+                    help="only time SDPA FlashAttention over sequence lengths and head dims")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     device = torch.device("cuda")
@@ -287,6 +335,12 @@ def main():
         print(f"flash backend without enable_gqa ({e}); repeating K and V", flush=True)
         ATTENTION["gqa"] = False
     out["gqa_native"] = ATTENTION["gqa"]
+    if args.attention_sweep:
+        attention_sweep(device, out)
+        save()
+        return 0
+    out["compiled"] = args.compile
+    ATTENTION["pin"] = not args.compile
 
     for name, fn in (("attention", lambda: time_attention(device, args.seq, out)),
                      ("matmul", lambda: time_matmuls(device, out))):
@@ -300,10 +354,28 @@ def main():
         torch.cuda.empty_cache()
         save()
 
-    tr = Trainer(args.layers, args.seq, args.micro, device)
+    tr = Trainer(args.layers, args.seq, args.micro, device, compile_model=args.compile)
     out["parameters"] = sum(p.numel() for p in tr.params)
-    for _ in range(3):
+    w0 = time.perf_counter()
+    try:
         tr.step()
+    except Exception:  # noqa: BLE001 - a compiled GQA attention PyTorch cannot lower: repeat K, V
+        if not args.compile or not ATTENTION["gqa"]:
+            raise
+        traceback.print_exc()
+        print("retrying with K and V repeated", flush=True)
+        ATTENTION["gqa"] = False
+        out["gqa_native"] = False
+        del tr
+        torch._dynamo.reset()
+        torch.cuda.empty_cache()
+        tr = Trainer(args.layers, args.seq, args.micro, device, compile_model=True)
+        tr.step()
+    for _ in range(2):
+        tr.step()
+    torch.cuda.synchronize()
+    out["warmup_s"] = time.perf_counter() - w0
+    print(f"3 warm-up steps {out['warmup_s']:.1f} s", flush=True)
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
     steps = []

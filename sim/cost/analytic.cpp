@@ -220,10 +220,11 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   const bool eager = s_.training.runtime == Runtime::Eager;
   const bool forward = op == Op::F;
   auto ops = [&](const char* what, double elements, double fwd_bytes, double bwd_bytes,
-                 int fwd_kernels, int bwd_kernels) {
+                 int fwd_kernels, int bwd_kernels, double share = 1) {
     Kernel k{
         Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, elements * (forward ? fwd_bytes : bwd_bytes)};
     k.launches = forward ? fwd_kernels : bwd_kernels;
+    k.bandwidth_share = share;
     push(k);
   };
   for (int i = 0; i < 2; ++i) {  // before attention and before the MLP
@@ -239,8 +240,12 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     memory("dropout_add", 3.5 * hs * 2);
     memory("dropout_add", 3.5 * hs * 2);
   } else {
-    memory("residual", 3 * hs * 2);  // read 2, write 1
-    memory("residual", 3 * hs * 2);
+    // Forward: read 2, write 1. Backward: the gradient passes through the add unchanged, and
+    // autograd sums the two gradients reaching the layer's input (the residual path's and the
+    // branch's): read 2, write 1 again, not twice the forward's traffic.
+    Kernel k{Kernel::Kind::Memory, "residual", {0, 0, 0}, 1, 0, 3 * hs * 2};
+    push(k);
+    push(k);
   }
   // Elements of the MLP's activation on this GPU: the dense MLP's, or those of top_k routed
   // experts and the shared experts.
@@ -268,9 +273,10 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
             ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
                    static_cast<double>(m.mla.rope_dim))
             : n * (static_cast<double>(m.heads) * d + static_cast<double>(m.kv_heads) * d) / t;
-    if (eager)
-      ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBytes,
-          2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels);
+    if (eager)  // on head-major views of the projection: the generic, slower kernel
+      ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
+          2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels + 2,
+          constants::kEagerStridedMemoryEfficiency / constants::kMemoryEfficiency);
     else
       memory("rope", 2.0 * qk * 2);  // read + write
   }
@@ -332,16 +338,20 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
 }
 
 void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out) const {
-  // Embedding lookup reads and writes n·h bf16 values; its gradient scatters them back.
+  // Embedding lookup reads and writes n·h bf16 values. Its gradient is dense (PyTorch's
+  // embedding_dense_backward, also under Megatron's vocabulary-parallel embedding): the V/t × h
+  // table's gradient written as zeros, then the n rows' gradients read and scattered into it
+  // (H100 trace of constants.h: 0.67 ms per micro-batch for 128,256 × 4,096).
   // Nothing upstream needs its input gradient.
   if (op == Op::I) return;
   const double h = static_cast<double>(s_.model->hidden);
+  const double table = static_cast<double>(s_.model->vocab) / s_.layout.tp * h;
   out.push_back({Kernel::Kind::Memory,
                  op == Op::F ? "embedding" : "embedding.wgrad",
                  {0, 0, 0},
                  1,
                  0,
-                 2.0 * tokens_ * h * 2.0});
+                 2.0 * tokens_ * h * 2.0 + (op == Op::F ? 0.0 : table * 2.0)});
 }
 
 void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
@@ -355,15 +365,19 @@ void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
   };
   // The loss runs in fp32 (PyTorch autocast lists log_softmax, nll_loss and cross_entropy as
   // float32 ops; Megatron's vocabulary-parallel cross-entropy also upcasts the logits). Per
-  // logit, forward: upcast (read 2, write 4 bytes), log-softmax (read 4, write 4) = 14 bytes;
-  // backward: the loss gradient written (4), log-softmax backward (read 4 + 4, write 4), the
-  // cast back to 16-bit (read 4, write 2) = 22 bytes.
+  // logit, forward: upcast (read 2, write 4 bytes), log-softmax (read 4 three times: the row's
+  // maximum, its sum of exponentials, then the output; write 4) = 22 bytes; backward: the loss
+  // gradient written (4), log-softmax backward (the gradient's row sum, then gradient and
+  // output read again, write 4: 16), the cast back to 16-bit (read 4, write 2) = 26 bytes. A
+  // 128,256-wide fp32 row (513 kB) does not stay on chip between passes: in the H100 trace of
+  // constants.h, PyTorch's softmax forward and backward ran at 3.0 and 2.9 TB/s counted so
+  // (2,799 and 2,875 µs for 4,096 × 128,256 logits).
   if (op == Op::F) {
     gemm("lm_head", g);
-    out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, 14 * logits});
+    out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, 22 * logits});
   }
   if (op == Op::I || op == Op::B) {
-    out.push_back({Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, 22 * logits});
+    out.push_back({Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, 26 * logits});
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
   }
   if (op == Op::W || op == Op::B) gemm("lm_head.wgrad", {g.k, g.n, g.m});
@@ -381,8 +395,33 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
     if (st.head) head_kernels(op, out);
     stage_layer_kernels(op, st, out);
     if (st.embedding) embedding_kernels(op, out);
+    if (op != Op::I) grad_accumulate_kernel(stage, out);
   }
   return out;
+}
+
+void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const {
+  // An eager runtime adds each micro-batch's weight gradients into the accumulated ones
+  // (AccumulateGrad), every micro-batch but the first: charged as (m − 1) / m of one pass per
+  // backward, the same for every micro-batch. Under ZeRO-2/3 the gradients are reduce-scattered
+  // first and only this rank's shard is added.
+  const TrainingSpec& t = s_.training;
+  const int m = s_.microbatches();
+  if (t.runtime != Runtime::Eager || m <= 1) return;
+  const double shard = s_.layout.zero >= 2 ? 1.0 / s_.layout.dp : 1.0;
+  const double bytes_per = t.fp32_grad_accumulation ? 4.0 : 2.0;
+  Kernel k{Kernel::Kind::Memory,
+           "grad_accumulate",
+           {0, 0, 0},
+           1,
+           0,
+           static_cast<double>(m - 1) / m * constants::kGradAccumulateReadsWrites * bytes_per *
+               stage_params(stage) * shard};
+  // One add per weight tensor: a layer's GEMM weights and its two norms.
+  const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
+  const int per_layer = static_cast<int>(attention_gemms().size()) + 2 + 2;
+  k.launches = st.layers * per_layer + (st.embedding ? 1 : 0) + (st.head ? 2 : 0);
+  out.push_back(k);
 }
 
 double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
@@ -402,7 +441,7 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       return paper_flops / ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale);
     }
     case Kernel::Kind::Memory:
-      return memory_seconds(k.bytes);
+      return memory_seconds(k.bytes) / k.bandwidth_share;
   }
   return 0;
 }

@@ -75,6 +75,9 @@ struct Kernel {
   int launches = 1;        ///< kernels one run launches (an eager op sequence: several)
   bool recompute = false;  ///< recomputation: costs time, is not model FLOPs
   bool attention_core = false;  ///< part of the attention core (what selective recompute redoes)
+  /// Memory: the share of the other memory-bound kernels' bandwidth this one reaches (below 1:
+  /// PyTorch's generic elementwise kernel on non-contiguous operands, constants.h).
+  double bandwidth_share = 1;
 };
 
 /// One GEMM of a layer with its three names (forward, input gradient, weight gradient).
@@ -127,6 +130,7 @@ class AnalyticCostModel : public CostModel {
   void layer_kernels(Op op, int layers, bool moe, bool recompute, std::vector<Kernel>& out) const;
   void attention_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
+  void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
   void head_kernels(Op op, std::vector<Kernel>& out) const;
   double memory_seconds(double bytes) const;
 

@@ -67,18 +67,43 @@ inline constexpr double kOverlapComputeSlowdown = 0.189;
 ///   statistic (negligible, 2 kernels), x · rsqrt (4, 4), downcast (4, 2), weight · x (2, 2) =
 ///   36 bytes, 8 kernels. Backward, autograd of each: weight · x (dx 2+2, dweight 2+2+2),
 ///   downcast (2, 4), x · rsqrt (d/dx 4+4; d/drsqrt 4+4+4, 4), mean (broadcast, 4), x² (4+4, 4),
-///   the two gradients of x summed (4+4, 4), upcast (4, 2) = 76 bytes, 12 kernels.
-inline constexpr double kEagerRmsNormForwardBytes = 36, kEagerRmsNormBackwardBytes = 76;
-inline constexpr int kEagerRmsNormForwardKernels = 8, kEagerRmsNormBackwardKernels = 12;
+///   the two gradients of x summed (4+4, 4), upcast (4, 2) = 76 bytes, 12 kernels — as counted
+///   on paper. PyTorch 2.11's autograd, kernel by kernel in a real H100 trace
+///   (tests/data/kineto/h100-llama8b-4layers.json.gz, recorded by calibrate/reference/), runs
+///   more: dweight's product (2+2, 2) and row sum (2); dx of weight · x (2, 2); the downcast's
+///   backward (2, 4); d/dx (4, 4) and d/drsqrt (4+4, 4) of x · rsqrt and its row sum (4); the
+///   mean's backward (write 4); x²'s backward as a copy (4, 4), 2x (4, 4) and × the gradient
+///   (4+4, 4); the two paths summed (4+4, 4); the upcast's backward (4, 2) = 92 bytes in 13
+///   kernels, plus 3 on the row statistic and a memset = 17 launches.
+inline constexpr double kEagerRmsNormForwardBytes = 36, kEagerRmsNormBackwardBytes = 92;
+inline constexpr int kEagerRmsNormForwardKernels = 8, kEagerRmsNormBackwardKernels = 17;
 ///   SwiGLU per element of the f-wide product: silu(gate) (2, 2), × up (4, 2) = 10 bytes, 2
 ///   kernels; backward: d(up) and d(silu) (4+2 each), silu's backward (4, 2) = 18 bytes, 3
 ///   kernels (fused: 6 and 12 bytes, 1 kernel each).
 inline constexpr double kEagerSwigluForwardBytes = 10, kEagerSwigluBackwardBytes = 18;
 ///   Rotary embeddings per element of q and k: rotate_half's negation (half the elements, 2)
 ///   and concatenation (2, 2), q·cos (2, 2), rotated·sin (2, 2), the sum (4, 2) = 20 bytes,
-///   5 kernels, the backward likewise (fused: 4 and 8 bytes, 1 kernel).
-inline constexpr double kEagerRopeBytes = 20;
+///   5 kernels; the backward likewise, then the gradients of the head-major q and k copied back
+///   to token-major rows (2, 2) = 24 bytes (the H100 trace above: 2 copies per layer). Fused: 4
+///   and 8 bytes, 1 kernel.
+inline constexpr double kEagerRopeBytes = 20, kEagerRopeBackwardBytes = 24;
 inline constexpr int kEagerRopeKernels = 5;
+
+/// Fraction of HBM bandwidth PyTorch's elementwise kernels reach on an operand that is not
+/// contiguous (a transposed view: q and k of the rotary embedding, head-major views of the
+/// token-major projection): they run the generic, non-vectorized `elementwise_kernel`. Measured
+/// in the H100 trace above: q · cos 1.34 TB/s, the negation 1.34, the sum 1.80, the
+/// concatenation 0.93; the whole rotary forward of q, 20 bytes × 16.8 M elements in 250 µs,
+/// 1.34 TB/s = 0.40 of the 3.35 TB/s datasheet bandwidth (contiguous bf16 adds in the same
+/// trace: 3.4 TB/s). Used for the eager rotary embedding.
+inline constexpr double kEagerStridedMemoryEfficiency = 0.40;
+
+/// Bytes per parameter an eager runtime's gradient accumulation moves for every micro-batch
+/// after the first: PyTorch's AccumulateGrad adds the new gradient into .grad (read 2, read 2,
+/// write 2 in 16-bit; 12 in fp32). The H100 trace above: 81 add kernels per step, 11.14 ms for
+/// 3 × 1.92 G parameters × 6 bytes = 34.6 GB (3.1 TB/s). Megatron's gradient-accumulation
+/// fusion accumulates inside the weight-gradient GEMM (beta = 1) instead: no kernel.
+inline constexpr double kGradAccumulateReadsWrites = 3;
 
 /// Causal attention with FlashAttention skips the masked half of the score matrix.
 inline constexpr double kCausalFraction = 0.5;

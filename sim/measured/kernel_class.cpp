@@ -82,8 +82,10 @@ KernelClass classify_kernel(std::string_view name) {
   const std::string l = lower(name);
   const std::string fam = lower(kernel_family(name));
   if (has(l, "nccl")) return {KernelCategory::Communication, collective_of(l)};
-  static constexpr std::array<std::string_view, 5> kAttention{"flash", "fmha", "attention", "attn",
-                                                              "sdpa"};
+  // cuDNN's fused attention (PyTorch's SDPA under torch.compile on Hopper) runs its backward's
+  // preprocessing and dQ conversion as cudnn::fusion::compute_dot_do_o… / convert_dq_to_16bits.
+  static constexpr std::array<std::string_view, 7> kAttention{
+      "flash", "fmha", "attention", "attn", "sdpa", "dot_do_o", "convert_dq"};
   if (has_any(l, kAttention) || fam.rfind("_fwd_kernel", 0) == 0 ||
       fam.rfind("_bwd_kernel", 0) == 0 || fam.rfind("_bwd_preprocess", 0) == 0)
     return {KernelCategory::Attention, ""};
@@ -92,18 +94,23 @@ KernelClass classify_kernel(std::string_view name) {
   // The family and the first template argument: a pointwise kernel templated on an fbgemm
   // functor is still a pointwise kernel.
   if (has_any(fam, kNotModelled) || has(l, "cudnn::")) return {KernelCategory::Other, ""};
-  if (has(l, "adam") || has(l, "adagrad") || has_lamb(l) || has_word_start(l, "sgd"))
+  // PyTorch's multi-tensor (foreach) kernels run the optimizer step and gradient clipping
+  // (torch.optim's foreach paths, clip_grad_norm_'s norms and rescale, the master-weight copies
+  // of mixed precision): the optimizer's, whatever their functor.
+  if (has(l, "adam") || has(l, "adagrad") || has_lamb(l) || has_word_start(l, "sgd") ||
+      has(l, "multi_tensor_apply"))
     return {KernelCategory::Optimizer, ""};
   static constexpr std::array<std::string_view, 10> kGemm{
       "gemm", "gemv",         "cublas",     "nvjet",  "cutlass",
       "xmma", "splitkreduce", "triton_tem", "matmul", "dot_kernel"};
   if (has_any(l, kGemm)) return {KernelCategory::Gemm, ""};
-  static constexpr std::array<std::string_view, 32> kMemory{
-      "elementwise", "reduce",  "norm",    "softmax",  "copy",          "memcpy",   "memset",
-      "cat",         "index",   "gather",  "scatter",  "dropout",       "gelu",     "silu",
-      "swiglu",      "relu",    "rotary",  "rope",     "cross_entropy", "nll_loss", "loss",
-      "fill",        "cub::",   "sort",    "scan",     "transpose",     "permute",  "embedding",
-      "triton_",     "foreach", "moments", "gammabeta"};
+  // (compute_grad_weight and the *_segment* kernels: PyTorch's dense embedding backward.)
+  static constexpr std::array<std::string_view, 34> kMemory{
+      "elementwise", "reduce",  "norm",    "softmax",   "copy",          "memcpy",   "memset",
+      "cat",         "index",   "gather",  "scatter",   "dropout",       "gelu",     "silu",
+      "swiglu",      "relu",    "rotary",  "rope",      "cross_entropy", "nll_loss", "loss",
+      "fill",        "cub::",   "sort",    "scan",      "transpose",     "permute",  "embedding",
+      "triton_",     "foreach", "moments", "gammabeta", "grad_weight",   "_segment"};
   if (has_any(l, kMemory)) return {KernelCategory::MemoryBound, ""};
   return {KernelCategory::Other, ""};
 }
