@@ -200,6 +200,9 @@ TEST_CASE(
   CHECK(row(rd, "attention").measured_s == Approx(32.8246e-3).epsilon(1e-5));
   CHECK(row(rd, "communication").measured_s == 0);
   CHECK(d.notes.empty());  // one GPU on both sides, an H100 on both sides
+  // The model's answer for this real step: 364.3 ms predicted against 365.3 measured (−0.3 %)
+  // when this test was written; a change that moves it past 5 % needs a reason.
+  CHECK(std::abs(row(rd, "step").error()) < 0.05);
 
   // The trace's own GEMM samples as the profile: the simulated GEMM time is then the measured
   // one, up to the median per shape (the 2 steps' calls) against one step's sum: within 1 %.
@@ -211,4 +214,24 @@ TEST_CASE(
   CHECK(row(c.ranks[0], "gemm").predicted_s ==
         Approx(row(c.ranks[0], "gemm").measured_s).epsilon(0.01));
   std::remove(profile.c_str());
+}
+
+TEST_CASE("diff: a real H100 MPT-13B step (llm-foundry's layer) against its scenario") {
+  // calibrate/reference/llama_step.py --arch mpt-13b on an H100 SXM: four layers, 2 micro-batches
+  // of 2 × 2048 tokens. Its scenario: calibrate/reference/mpt-13b-4l-1gpu.yaml.
+  const Scenario sc =
+      load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/mpt-13b-4l-1gpu.yaml");
+  std::vector<TorchTrace> traces{read_torch_trace(std::string(TRAINSIM_TESTS_DIR) +
+                                                  "/data/kineto/h100-mpt13b-4layers.json.gz")};
+  std::vector<StepBreakdown> steps{break_down_step(traces[0], pick_step(traces[0]))};
+  const Timeline tl = simulate(sc);
+  const StepReport r = make_report(tl);
+  const auto model = make_cost_model(sc);
+  std::vector<KernelReport> kernels{make_kernel_report(sc, *model, 0)};
+  const MeasuredDiff d = make_measured_diff(tl, r, kernels, traces, steps);
+  const RankDiff& rd = d.ranks[0];
+  // Every kernel of the step falls in a category the model predicts: nothing "other".
+  CHECK(row(rd, "other").measured_s == 0);
+  // 161.7 ms predicted against 160.6 measured (+0.7 %) when this test was written.
+  CHECK(std::abs(row(rd, "step").error()) < 0.05);
 }

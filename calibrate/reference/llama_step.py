@@ -123,12 +123,63 @@ class Model(nn.Module):
         return F.cross_entropy(logits.float().view(-1, VOCAB), labels.view(-1))
 
 
+# MosaicML's MPT as llm-foundry v0.3.0 builds it (llmfoundry/models/mpt/modeling_mpt.py, MPTBlock):
+# LayerNorm without bias, one fused Wqkv projection, GELU MLP of 4·d, learned positions, the
+# output projection tied to the token embedding. d_model and heads of the benchmark table's
+# models (scripts/train/benchmarking/README.md); head dim 128; vocabulary 50368.
+MPT = {"mpt-760m": (1536, 12), "mpt-7b": (4096, 32), "mpt-13b": (5120, 40)}
+MPT_VOCAB = 50368
+
+
+class MptLayer(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.d, self.heads = d, heads
+        self.norm_1 = nn.LayerNorm(d, bias=False)
+        self.wqkv = nn.Linear(d, 3 * d, bias=False)
+        self.out = nn.Linear(d, d, bias=False)
+        self.norm_2 = nn.LayerNorm(d, bias=False)
+        self.up = nn.Linear(d, 4 * d, bias=False)
+        self.down = nn.Linear(4 * d, d, bias=False)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.wqkv(self.norm_1(x)).chunk(3, dim=-1)
+        q, k, v = (t.view(b, s, self.heads, hd).transpose(1, 2) for t in (q, k, v))
+        a = attention_core(q, k, v)
+        x = x + self.out(a.transpose(1, 2).reshape(b, s, d))
+        return x + self.down(F.gelu(self.up(self.norm_2(x))))
+
+
+class MptModel(nn.Module):
+    def __init__(self, layers, d, heads, seq):
+        super().__init__()
+        self.wte = nn.Embedding(MPT_VOCAB, d)
+        self.wpe = nn.Embedding(seq, d)
+        self.layers = nn.ModuleList(MptLayer(d, heads) for _ in range(layers))
+        self.norm_f = nn.LayerNorm(d, bias=False)
+
+    def forward(self, tokens, labels, cos, sin):
+        pos = torch.arange(tokens.shape[1], device=tokens.device)
+        x = self.wte(tokens) + self.wpe(pos)
+        for layer in self.layers:
+            x = layer(x)
+        logits = F.linear(self.norm_f(x), self.wte.weight)
+        return F.cross_entropy(logits.float().view(-1, MPT_VOCAB), labels.view(-1))
+
+
 class Trainer:
     """bf16 model, fp32 master weights, fused AdamW, gradient accumulation over micro-batches."""
 
-    def __init__(self, layers, seq, micro, device, compile_model=False):
+    def __init__(self, layers, seq, micro, device, compile_model=False, arch="llama-3.1-8b", batch=1):
         torch.manual_seed(0)
-        self.model = Model(layers).to(device=device, dtype=torch.bfloat16)
+        if arch in MPT:
+            self.model = MptModel(layers, *MPT[arch], seq).to(device=device, dtype=torch.bfloat16)
+            vocab = MPT_VOCAB
+        else:
+            self.model = Model(layers).to(device=device, dtype=torch.bfloat16)
+            vocab = VOCAB
         for p in self.model.parameters():
             if p.dim() == 2:
                 nn.init.normal_(p, std=0.02)
@@ -141,8 +192,8 @@ class Trainer:
         self.seq, self.micro, self.device = seq, micro, device
         self.cos, self.sin = rope_tables(seq, device, torch.bfloat16)
         g = torch.Generator(device="cpu").manual_seed(1)
-        self.batches = [(torch.randint(0, VOCAB, (1, seq), generator=g).to(device),
-                         torch.randint(0, VOCAB, (1, seq), generator=g).to(device)) for _ in range(micro)]
+        self.batches = [(torch.randint(0, vocab, (batch, seq), generator=g).to(device),
+                         torch.randint(0, vocab, (batch, seq), generator=g).to(device)) for _ in range(micro)]
 
     def step(self, events=None):
         """One optimizer step; `events` (a list) gets (name, start, end) CUDA event pairs."""
@@ -305,6 +356,9 @@ def main():
     ap.add_argument("--no-trace", action="store_true", help="time only; no profiler trace")
     ap.add_argument("--no-kernels", action="store_true", help="skip the matmul and attention timings")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model (fused kernels)")
+    ap.add_argument("--arch", default="llama-3.1-8b", choices=["llama-3.1-8b", *MPT],
+                    help="the layer: Llama-3.1-8B's, or an MPT of llm-foundry's benchmark table")
+    ap.add_argument("--batch", type=int, default=1, help="sequences per micro-batch")
     ap.add_argument("--attention-sweep", action="store_true",
                     help="only time SDPA FlashAttention over sequence lengths and head dims")
     args = ap.parse_args()
@@ -314,7 +368,8 @@ def main():
     out = {"device": props.name, "sms": props.multi_processor_count, "memory_bytes": props.total_memory,
            "torch": torch.__version__, "cuda": torch.version.cuda,
            "cudnn": torch.backends.cudnn.version(), "layers": args.layers, "seq": args.seq,
-           "micro_batches": args.micro, "script": "calibrate/reference/llama_step.py"}
+           "micro_batches": args.micro, "arch": args.arch, "batch": args.batch,
+           "script": "calibrate/reference/llama_step.py"}
     try:
         nccl = torch.cuda.nccl.version()
         out["nccl"] = ".".join(map(str, nccl)) if isinstance(nccl, tuple) else str(nccl)
@@ -354,7 +409,8 @@ def main():
         torch.cuda.empty_cache()
         save()
 
-    tr = Trainer(args.layers, args.seq, args.micro, device, compile_model=args.compile)
+    tr = Trainer(args.layers, args.seq, args.micro, device, compile_model=args.compile, arch=args.arch,
+                 batch=args.batch)
     out["parameters"] = sum(p.numel() for p in tr.params)
     w0 = time.perf_counter()
     try:
@@ -369,7 +425,8 @@ def main():
         del tr
         torch._dynamo.reset()
         torch.cuda.empty_cache()
-        tr = Trainer(args.layers, args.seq, args.micro, device, compile_model=True)
+        tr = Trainer(args.layers, args.seq, args.micro, device, compile_model=True, arch=args.arch,
+                     batch=args.batch)
         tr.step()
     for _ in range(2):
         tr.step()

@@ -585,12 +585,19 @@ double AnalyticCostModel::gradient_bytes(int stage) const {
 
 Cost AnalyticCostModel::optimizer(double params) const {
   // Gradient clipping (when on), then Adam: fused into one pass, or one pass per operation.
+  // A fused step over fp32 masters (not FSDP's in-place fp32 shards) adds the gradient cast
+  // (unless they accumulate in fp32) and the copy back to the 16-bit weights.
   const TrainingSpec& t = s_.training;
+  const bool masters = t.fused_optimizer && s_.layout.zero < 3;
+  const bool cast = masters && !t.fp32_grad_accumulation;
   const double per_param =
       (t.fused_optimizer ? constants::kAdamBytesPerParam : constants::kUnfusedAdamBytesPerParam) +
-      (t.grad_clipping ? constants::kGradClipBytesPerParam : 0.0);
+      (t.grad_clipping ? constants::kGradClipBytesPerParam : 0.0) +
+      (masters ? constants::kMasterCopyBytesPerParam : 0.0) +
+      (cast ? constants::kGradCastBytesPerParam : 0.0);
   const double bytes = params * per_param;
-  const int kernels = (t.fused_optimizer ? 1 : 8) + (t.grad_clipping ? 2 : 0);
+  const int kernels =
+      (t.fused_optimizer ? 1 : 8) + (t.grad_clipping ? 2 : 0) + (masters ? 1 : 0) + (cast ? 1 : 0);
   return {seconds_to_ns(memory_seconds(bytes) + kernels * k_.kernel_launch), 0, bytes};
 }
 
