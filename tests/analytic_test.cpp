@@ -9,6 +9,7 @@
 
 #include "cost/collective_curve.h"
 #include "cost/constants.h"
+#include "cost/fp8_gemm.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -563,6 +564,47 @@ parallelism: {{dp: 8, zero: {}}}
   // 1 (4096 · 4096 bf16 each), as much traffic as the forward.
   CHECK(find(compiled, Op::B, "residual")->bytes == Approx(3 * 4096.0 * 4096 * 2));
   CHECK(find(compiled, Op::F, "residual")->bytes == Approx(3 * 4096.0 * 4096 * 2));
+}
+
+TEST_CASE("analytic: fp8 runs the layers' linear GEMMs in FP8 and quantizes their operands",
+          "[analytic][fp8]") {
+  // Llama-3.1-8B on one stage (tp 1, dp 8), 4096-token micro-batches, m = 32 / 8 = 4.
+  auto model = [](const char* precision) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, precision: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    precision)));
+  };
+  const AnalyticCostModel fp8 = model("fp8"), bf16 = model("bf16");
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    std::optional<Kernel> found;
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) found = k;
+    return found;
+  };
+  // qkv (4096 × 6144 × 4096) in FP8: the bf16 time × the measured ratio at its shape; the LM
+  // head stays bf16.
+  const auto qkv = find(fp8, Op::F, "qkv"), qkv16 = find(bf16, Op::F, "qkv");
+  REQUIRE(qkv);
+  REQUIRE(qkv16);
+  CHECK(qkv->fp8);
+  CHECK(fp8.kernel_seconds(*qkv) ==
+        Approx(bf16.kernel_seconds(*qkv16) * fp8_gemm_time_ratio(4096, 6144, 4096)));
+  CHECK_FALSE(find(fp8, Op::F, "lm_head")->fp8);
+  CHECK_FALSE(find(bf16, Op::F, "qkv")->fp8);
+  // Casts per layer, 4 bytes per element (read bf16, write FP8 twice). Forward: the attention
+  // output, n·a·d = 4096 · 4096, and a quarter (m = 4) of the layer's 218.1 M linear weights
+  // (6144·4096 + 4096·4096 + 28672·4096 + 4096·14336). Backward: the output gradients of qkv,
+  // attn_out and mlp_down, 4096 · (6144 + 4096 + 4096) (mlp_up's is fused into SwiGLU's).
+  const double weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
+  CHECK(find(fp8, Op::F, "fp8.cast")->bytes == Approx(4 * (4096.0 * 4096 + weights / 4)));
+  CHECK(find(fp8, Op::B, "fp8.cast")->bytes == Approx(4 * 4096.0 * (6144 + 4096 + 4096)));
+  CHECK_FALSE(find(bf16, Op::F, "fp8.cast"));
+  // The step is faster; the sources say where the FP8 times come from.
+  CHECK(fp8.compute(Op::B, 0, 0).duration < bf16.compute(Op::B, 0, 0).duration);
+  CHECK_THAT(fp8.sources(), Catch::Contains("FP8/bf16 time ratio"));
 }
 
 namespace {

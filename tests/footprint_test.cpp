@@ -66,6 +66,35 @@ TEST_CASE("footprint: the last stage adds the LM head input and fp32 logits", "[
         Approx(8 * layer + 2.0 * 4096 * 4096 + 4.0 * 4096 * 128256));
 }
 
+TEST_CASE("footprint: fp8 keeps the linear GEMMs' inputs in 1 byte and an FP8 copy of weights",
+          "[footprint][fp8]") {
+  // Llama-3.1-8B, n = 4096, t = 1: the two norm outputs (2h), the attention output (a·d = h)
+  // and the down projection's input (f = 14336) kept at 1 byte instead of 2: n·(3h + f) less.
+  const std::int64_t n = 4096;
+  const double h = 4096, f = 14336;
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, true) ==
+        Approx(34 * n * h + 4.0 * n * 32 - n * (3 * h + f)));
+  // TP 2 with SP: all of it halves.
+  CHECK(layer_activation_bytes(llama8b(), n, 2, true, Recompute::None, false, true) ==
+        Approx((34 * n * h + 4.0 * n * 32 - n * (3 * h + f)) / 2));
+  // Weights: 2 bytes (row- and column-wise FP8) per linear parameter, the embedding excluded;
+  // stage 0 of pp 2 holds 16 layers and the embedding. Counted in buffers.
+  auto stage0 = [](const char* precision) {
+    const Scenario s = test::yaml(fmt::format(
+        "model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
+        "parallelism: {{pp: 2, dp: 4}}\ntraining: {{seq_len: 4096, global_batch_size: 64, "
+        "precision: {}}}\n",
+        precision));
+    const int stages[] = {0};
+    return static_memory(s, stages);
+  };
+  const StaticMemory fp8 = stage0("fp8"), bf16 = stage0("bf16");
+  const double linear = 16.0 * llama8b().layer_params(0, 1);  // norms (2h each) included
+  CHECK(fp8.fp8_weights == Approx(2 * linear));
+  CHECK(fp8.buffers - bf16.buffers == Approx(2 * linear));
+  CHECK(bf16.fp8_weights == 0);
+}
+
 TEST_CASE("footprint: static memory follows the ZeRO paper for ZeRO 0 to 3", "[footprint]") {
   // Ψ on stage 0 of pp 2 (16 layers + embedding), dp 4. Weights 2Ψ, grads 2Ψ, Adam 12Ψ;
   // ZeRO-1 shards the 12Ψ, ZeRO-2 also the grads, ZeRO-3 also the weights, each / N_d.

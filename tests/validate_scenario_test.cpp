@@ -90,6 +90,16 @@ TEST_CASE("validate: recompute_layers needs full recompute") {
                     Contains("only applies to recompute: full") && Contains("got recompute: none"));
 }
 
+TEST_CASE("validate: fp8 needs a Hopper GPU") {
+  // The base scenario's GPU is Hopper: fp8 is accepted; on A100 it is refused by key, with why.
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8"}));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=h200"}));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=a100-sxm-80gb"}),
+      Contains("training.precision: fp8 needs a Hopper GPU") &&
+          Contains("got a100-sxm-80gb: Ampere has no FP8 tensor cores"));
+}
+
 TEST_CASE("validate: a value code set is blamed on the code that set it") {
   Scenario s = test::yaml(kBase);
   s.set_origin("parallelism.vpp", "trainsim compare (retried at vpp 8192)");

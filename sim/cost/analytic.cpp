@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "cost/constants.h"
+#include "cost/fp8_gemm.h"
 
 namespace trainsim {
 
@@ -167,12 +168,31 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // `batch` GEMMs of one shape run as one grouped kernel (the experts').
   // `useful`: the share of the GEMMs' FLOPs that are model FLOPs (less than 1 where padding
   // to an expert capacity runs too).
+  // FP8 (Transformer Engine): every linear GEMM but the router's runs in FP8. Its operands are
+  // quantized (read bf16, write FP8 row- and column-wise: 4 bytes per element) where no kernel
+  // before it does that already: TE's LayerNormLinear/LayerNormMLP write the norms' and the
+  // activation's outputs in FP8 and fuse the activation's backward with the cast, so the forward
+  // casts only the attention output (attn_out's input) and the backward the output gradients
+  // of the other projections; the weights once per step (cached over the micro-batches).
+  const bool fp8 = s_.training.precision == Precision::FP8;
+  double fp8_cast_elements = 0;
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
                    double useful = 1) {
+    const std::string_view name = names[0];
+    const bool in_fp8 = fp8 && name != "router";
     auto gemm = [&](const char* what, GemmShape shape) {
-      push({Kernel::Kind::Gemm, what, shape, batch, useful * batch * shape.flops(),
-            batch * shape.bytes()});
+      Kernel k{Kernel::Kind::Gemm,   what, shape, batch, useful * batch * shape.flops(),
+               batch * shape.bytes()};
+      k.fp8 = in_fp8;
+      push(k);
     };
+    if (in_fp8) {
+      const bool fused_grad = name == "mlp_up" || name == "experts.up" || name == "shared.up";
+      if (op == Op::F)
+        fp8_cast_elements +=
+            (name == "attn_out" ? g.m * g.k * batch : 0.0) + g.k * g.n * batch / s_.microbatches();
+      if ((op == Op::I || op == Op::B) && !fused_grad) fp8_cast_elements += g.m * g.n * batch;
+    }
     if (op == Op::F) gemm(names[0], g);
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
     if (op == Op::W || op == Op::B) gemm(names[2], {g.k, g.n, g.m});
@@ -206,6 +226,11 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       gemms({"shared.up", "shared.up.dgrad", "shared.up.wgrad"}, {n, mats_up * fs / t, h});
       gemms({"shared.down", "shared.down.dgrad", "shared.down.wgrad"}, {n, h, fs / t});
     }
+  }
+  if (fp8_cast_elements > 0) {
+    Kernel k{Kernel::Kind::Memory, "fp8.cast", {0, 0, 0}, 1, 0, 4 * fp8_cast_elements};
+    k.launches = op == Op::F ? 1 : 3;
+    push(k);
   }
   if (op == Op::W) return;
   attention_kernels(op, layers, recompute, out);
@@ -427,7 +452,8 @@ void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& o
 double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
   switch (k.kind) {
     case Kernel::Kind::Gemm:
-      return gemm_seconds(k.gemm, k.batch);
+      return gemm_seconds(k.gemm, k.batch) *
+             (k.fp8 ? fp8_gemm_time_ratio(k.gemm.m, k.gemm.n, k.gemm.k) : 1.0);
     case Kernel::Kind::Attention: {
       if (!k_.attention)
         return k.flops / (s_.cluster.gpu.peak_flops * constants::kAttentionEfficiency);
@@ -447,7 +473,10 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
 }
 
 std::string AnalyticCostModel::sources() const {
-  return k_.sources.empty() ? "analytic" : "analytic; published kernel data: " + k_.sources;
+  std::string s =
+      k_.sources.empty() ? "analytic" : "analytic; published kernel data: " + k_.sources;
+  if (s_.training.precision == Precision::FP8) s += fmt::format("; {}", fp8_gemm_source());
+  return s;
 }
 
 std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const {
@@ -463,6 +492,7 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                        ? "calibration profile"
                    : k_.gemm_sweep ? "GEMM sweep"
                                    : "roofline";
+        if (k.fp8) t.source += " × FP8 ratio";
         break;
       case Kernel::Kind::Attention:
         t.kind = "attention";

@@ -78,6 +78,7 @@ struct Kernel {
   /// Memory: the share of the other memory-bound kernels' bandwidth this one reaches (below 1:
   /// PyTorch's generic elementwise kernel on non-contiguous operands, constants.h).
   double bandwidth_share = 1;
+  bool fp8 = false;  ///< Gemm: runs in FP8 (training.precision fp8, cost/fp8_gemm.h)
 };
 
 /// One GEMM of a layer with its three names (forward, input gradient, weight gradient).

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cost/analytic.h"
+#include "cost/fp8_gemm.h"
 #include "cost/interpolate.h"
 
 namespace trainsim {
@@ -38,8 +39,10 @@ std::unique_ptr<CalibratedCostModel> CalibratedCostModel::for_scenario(const Sce
       profile.gemms, s.training.precision == Precision::FP16 ? "fp16" : "bf16");
   auto memory = std::make_unique<BandwidthTable>(profile.memory);
   auto analytic = std::make_unique<AnalyticCostModel>(s, gemms.get(), memory.get());
-  return std::make_unique<CalibratedCostModel>(
+  auto model = std::make_unique<CalibratedCostModel>(
       std::move(profile), s.calibration, std::move(analytic), std::move(gemms), std::move(memory));
+  model->fp8_ = s.training.precision == Precision::FP8;
+  return model;
 }
 
 CalibratedCostModel::CalibratedCostModel(CalibrationProfile profile, std::string path,
@@ -162,6 +165,7 @@ std::string CalibratedCostModel::sources() const {
       s += fmt::format(", {} outside its sizes analytic", memory_->outside());
   }
   s += "; attention core analytic";
+  if (fp8_) s += fmt::format("; {}", fp8_gemm_source());
   return s;
 }
 

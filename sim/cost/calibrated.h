@@ -55,6 +55,7 @@ class CalibratedCostModel : public LayeredCostModel {
   // What the lookups used, by (op, group, link, bytes), for sources().
   mutable std::set<std::tuple<std::string, int, std::string, double>> measured_, fitted_, missing_;
   mutable std::set<Key> tp_keys_;  ///< (op, group, link) the TP collectives looked up
+  bool fp8_ = false;               ///< FP8 GEMMs (the profile's bf16 times × the FP8 ratio)
 };
 
 }  // namespace trainsim

@@ -14,7 +14,7 @@ constexpr double kAdamBytesPerParam =
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
-                              Recompute recompute, bool moe_layer) {
+                              Recompute recompute, bool moe_layer, bool fp8) {
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
   const double t = tp;
   if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
@@ -29,6 +29,7 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   double replicated = 4 * h;  // norm inputs and outputs
   if (m.is_mla()) replicated += static_cast<double>(m.mla.q_rank + m.mla.kv_rank + m.mla.rope_dim);
   double mlp = mats * static_cast<double>(m.ffn_hidden);
+  double down_input = static_cast<double>(m.ffn_hidden);  // the down projection's input
   if (moe_layer) {
     // The routed tokens in expert order and the experts' outputs (k·h each, the combine's
     // backward needs them), the router's fp32 probabilities (2E 16-bit words), and each
@@ -36,13 +37,18 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
     // A capacity factor c > 1 pads the routed copies and the experts' tensors by c.
     const double k = m.moe.top_k * m.moe.capacity_factor;
     replicated += 2 * k * h + 2.0 * m.moe.experts;
-    mlp = mats *
-          (k * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.moe.shared_ffn_hidden));
+    down_input =
+        k * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.moe.shared_ffn_hidden);
+    mlp = mats * down_input;
   }
   const double sharded = q + out + kv + mlp;      // Q, K, V, attention output, MLP tensors
   const double stats = kFloat * n * m.heads / t;  // FlashAttention log-sum-exp, fp32
   const double per_token = sp ? (replicated + sharded) / t : replicated + sharded / t;
-  return kHalf * n * per_token + stats;
+  // FP8: the GEMM inputs kept at 1 byte instead of 2 (the norm outputs replicated like the
+  // norms, the rest sharded).
+  const double fp8_kept =
+      fp8 ? (sp ? (2 * h + out + down_input) / t : 2 * h + (out + down_input) / t) : 0.0;
+  return kHalf * n * per_token - n * fp8_kept + stats;
 }
 
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
@@ -72,12 +78,13 @@ double stage_activation_bytes(const Scenario& s, int stage) {
   const int redone = recomputed_layers(s.training, st.layers);
   const Recompute rest = mode == Recompute::Full ? Recompute::None : mode;
   const int dense = st.layers - m.moe_layers_in(st.first_layer, st.layers);
+  const bool fp8 = s.training.precision == Precision::FP8;
   double bytes = redone * layer_activation_bytes(m, tokens, t, sp, Recompute::Full);
   const double attention = attention_extra_bytes(m, s.training, t, sp, rest);
   const int kept_dense = std::max(0, dense - redone), kept_moe = st.layers - redone - kept_dense;
-  bytes += kept_dense * (layer_activation_bytes(m, tokens, t, sp, rest) + attention);
+  bytes += kept_dense * (layer_activation_bytes(m, tokens, t, sp, rest, false, fp8) + attention);
   if (kept_moe > 0)
-    bytes += kept_moe * (layer_activation_bytes(m, tokens, t, sp, rest, true) + attention);
+    bytes += kept_moe * (layer_activation_bytes(m, tokens, t, sp, rest, true, fp8) + attention);
   if (st.head) {
     const double n = static_cast<double>(tokens);
     bytes += kHalf * n * static_cast<double>(m.hidden) / (sp ? t : 1);  // final norm input
@@ -107,6 +114,20 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
   out.gradients = grad_bytes * (zero >= 2 ? shard : psi);
   out.optimizer = kAdamBytesPerParam * (zero >= 1 ? shard : psi);
   out.buffers = s.memory.runtime_overhead + (s.layout.dp > 1 ? s.memory.bucket_size : 0);
+  if (s.training.precision == Precision::FP8) {
+    // The layers' linear weights: all but the embedding and head (vocabulary-parallel) and the
+    // norms (2h per layer, negligible and not subtracted).
+    const ModelSpec& m = *s.model;
+    const double table = static_cast<double>(m.vocab) * static_cast<double>(m.hidden) / s.layout.tp;
+    double linear = psi;
+    for (int st : stages_here) {
+      const StageContent& part = parts[static_cast<std::size_t>(st)];
+      if (part.embedding) linear -= table;
+      if (part.head && !(part.embedding && m.tied_embeddings)) linear -= table;
+    }
+    out.fp8_weights = 2 * std::max(0.0, linear) / (zero >= 3 ? s.layout.dp : 1);
+    out.buffers += out.fp8_weights;
+  }
   return out;
 }
 

@@ -27,9 +27,12 @@ namespace trainsim {
 /// and its expert's output (2·top_k·h, replicated like the norms), the router's fp32
 /// probabilities (4 bytes · E) and the MLP tensors of top_k experts and the shared experts
 /// (sharded). With SP every term is divided by t (the experts' tokens gathered over TP are
-/// not counted apart).
+/// not counted apart). `fp8` (training.precision: fp8): the four linear GEMMs' inputs that
+/// Transformer Engine keeps for the weight gradient are its FP8 casts, 1 byte each: both norms'
+/// outputs (2h), the attention output (a·dv) and the down projection's input (f; top_k
+/// experts' and the shared experts' in a MoE layer).
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
-                              Recompute recompute, bool moe_layer = false);
+                              Recompute recompute, bool moe_layer = false, bool fp8 = false);
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
 /// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0
@@ -58,8 +61,11 @@ struct StaticMemory {
   double weights = 0;    ///< 16-bit parameters (2Ψ), / dp under ZeRO-3
   double gradients = 0;  ///< 16-bit gradients (2Ψ), + 4Ψ fp32 accumulation; / dp under ZeRO-2/3
   double optimizer = 0;  ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
-  /// Runtime overhead (memory.runtime_overhead) and, with dp > 1, one gradient bucket in flight.
+  /// Runtime overhead (memory.runtime_overhead), with dp > 1 one gradient bucket in flight, and
+  /// under training.precision fp8 the layers' linear weights in FP8, row- and column-wise
+  /// (Hopper's FP8 GEMM takes both operands K-major): 2 bytes per such parameter (fp8_weights).
   double buffers = 0;
+  double fp8_weights = 0;  ///< the FP8 weight copies, counted in buffers
   double total() const { return weights + gradients + optimizer + buffers; }
 };
 StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here);

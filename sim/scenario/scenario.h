@@ -14,7 +14,8 @@
 
 namespace trainsim {
 
-enum class Precision { BF16, FP16 };
+/// FP8: Transformer Engine style, bf16 everywhere but the layers' linear GEMMs (cost/fp8_gemm.h).
+enum class Precision { BF16, FP16, FP8 };
 enum class Recompute { None, Selective, Full };
 /// The YAML spelling of `r` (training.recompute).
 inline const char* recompute_name(Recompute r) {

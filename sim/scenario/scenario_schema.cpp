@@ -237,7 +237,7 @@ std::optional<KeyValue> get_mla_width(const Scenario& s) {
 
 // 16-bit reductions run in the training precision, so only its name is accepted.
 std::string put_grad_reduce(Scenario& s, const KeyValue& v) {
-  const std::string half = s.training.precision == Precision::BF16 ? "bf16" : "fp16";
+  const std::string half = s.training.precision == Precision::FP16 ? "fp16" : "bf16";
   if (v.text != "fp32" && v.text != half)
     return fmt::format("expected one of fp32, {}, got {}", half, v.text);
   s.training.grad_reduce = v.text == "fp32" ? GradReduce::FP32 : GradReduce::Half;
@@ -246,8 +246,8 @@ std::string put_grad_reduce(Scenario& s, const KeyValue& v) {
 std::optional<KeyValue> get_grad_reduce(const Scenario& s) {
   KeyValue v;
   v.text = grad_reduce_bytes(s.training) == 4.0      ? "fp32"
-           : s.training.precision == Precision::BF16 ? "bf16"
-                                                     : "fp16";
+           : s.training.precision == Precision::FP16 ? "fp16"
+                                                     : "bf16";
   v.integer = v.text == "fp32" ? 0 : v.text == "bf16" ? 1 : 2;
   return v;
 }
@@ -493,8 +493,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "micro-batches m per pipeline, instead of `global_batch_size`",
        integer(1, kMaxMicrobatches),
        {}},
-      {"training.precision", "`bf16`, `fp16`", "`bf16`", "2-byte activations and weights",
-       choice({"bf16", "fp16"}), field<&Scenario::training, &TrainingSpec::precision>()},
+      {"training.precision", "`bf16`, `fp16`, `fp8`", "`bf16`",
+       "2-byte activations and weights. `fp8` (Hopper GPUs only), Transformer Engine's recipe: "
+       "the layers' linear GEMMs (not the attention core, the LM head or the router) in FP8 with "
+       "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100 "
+       "(`sim/cost/fp8_gemm.h`), their operands quantized by cast-transpose kernels (the weights "
+       "once per step), an FP8 copy of those weights kept, everything else bf16",
+       choice({"bf16", "fp16", "fp8"}), field<&Scenario::training, &TrainingSpec::precision>()},
       {"training.optimizer", "`adam`, `adamw`", "`adam`",
        "mixed-precision Adam (28 bytes of traffic per parameter)", choice({"adam", "adamw"}),
        ignore()},

@@ -101,6 +101,20 @@ void check_mla(const Scenario& s, const Checker& c) {
     if (v == 0) c.fail(key, "required with model.mla.kv_rank (latent attention)");
 }
 
+// FP8 GEMMs need Hopper's FP8 tensor cores (and the measured ratio is a Hopper GPU's).
+void check_precision(const Scenario& s, const Checker& c) {
+  if (s.training.precision != Precision::FP8 || !s.model) return;
+  const std::string& p = s.cluster.gpu.preset;
+  if (p == "h100-sxm" || p == "h100-pcie" || p == "h200") return;
+  c.fail("training.precision",
+         fmt::format("fp8 needs a Hopper GPU (cluster.gpu: h100-sxm, h100-pcie or h200), got {}: "
+                     "{}",
+                     p.empty() ? s.cluster.gpu.name : p,
+                     p.rfind("a100", 0) == 0 || p.rfind("a800", 0) == 0
+                         ? "Ampere has no FP8 tensor cores"
+                         : "its FP8 GEMM speed is unknown"));
+}
+
 void check_layout(const Scenario& s, const Checker& c) {
   using namespace limits;
   const Layout& l = s.layout;
@@ -225,6 +239,7 @@ void validate(const Scenario& s) {
   check_ranges(s, c);
   check_moe(s, c);
   check_mla(s, c);
+  check_precision(s, c);
   check_layout(s, c);
   check_batch(s, c);
   check_fit(s, c);

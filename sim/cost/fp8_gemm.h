@@ -1,0 +1,27 @@
+#pragma once
+// FP8 GEMMs (`training.precision: fp8`) as a measured ratio to the bf16 GEMM of the same shape.
+//
+// On an NVIDIA H100 80GB HBM3 (2026-11-26, PyTorch 2.11.0+cu130, cuBLASLt 13.1,
+// calibrate/reference/fp8_gemm.py, results in calibrate/reference/h100-sxm-fp8-gemm.json), a
+// grid of m ∈ {2k … 16k} × n ∈ {1k … 56k} × k ∈ {1k … 16k} GEMMs was timed in bf16
+// (torch.matmul) and in FP8 (torch._scaled_mm: e4m3 operands, per-tensor scales, bf16 out, the
+// cuBLASLt kernel Transformer Engine's FP8 linear layers call), the two back to back per shape.
+// Large shapes take 0.49–0.58 of the bf16 time (1,230–1,410 of the 1,979 TFLOP/s FP8 peak, not
+// the datasheet's 2×), small ones 0.6–1.1 (k = 1024: FP8's per-element saving is small against the
+// fixed costs). The ratio is interpolated trilinearly in log2(m), log2(n), log2(k) and held at
+// the grid's edges; it multiplies whatever bf16 time the model gives the shape (the GPU's sweep,
+// capped at its sustained throughput, or a calibration profile), so the power-limited clock and
+// another Hopper GPU's bf16 speed carry over.
+//
+// Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
+// attention, FP8 communication.
+
+namespace trainsim {
+
+/// FP8 time over bf16 time of one m×n×k GEMM (see above).
+double fp8_gemm_time_ratio(double m, double n, double k);
+
+/// Where the ratio comes from, for the report's durations line.
+const char* fp8_gemm_source();
+
+}  // namespace trainsim
