@@ -366,3 +366,45 @@ parallelism: {dp: 8}
   CHECK(results[0].report.volume.ep_bytes > 0);
   CHECK(search_to_csv(small, results).find(",tp_overlap,ep,") != std::string::npos);
 }
+
+TEST_CASE("search: precision is a dimension; fp8 is ruled out, with the reason, off Hopper",
+          "[search][fp8]") {
+  // A small dense model on 8 GPUs, dp 8 only (tp 1, pp 1, ZeRO-1, no recompute): two layouts,
+  // bf16 and fp8, the same but for the precision.
+  auto space_of = [] {
+    SearchSpace s;
+    s.tp = {1};
+    s.pp = {1};
+    s.zero = {1};
+    s.recompute = {Recompute::None};
+    s.precision = {Precision::BF16, Precision::FP8};
+    return s;
+  };
+  auto small = [](const char* gpu) {
+    return test::yaml(fmt::format(R"(model: {{layers: 4, hidden: 2048, ffn_hidden: 8192, heads: 16,
+  vocab: 32000}}
+training: {{seq_len: 2048, global_batch_size: 16}}
+cluster: {{gpu: {}, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                  gpu));
+  };
+  const auto h100 = search_layouts(small("h100-sxm"), space_of());
+  REQUIRE(h100.size() == 2);
+  REQUIRE(h100[0].ran());
+  REQUIRE(h100[1].ran());
+  // FP8 GEMMs are faster: the fp8 layout ranks first.
+  CHECK(h100[0].layout.precision == Precision::FP8);
+  CHECK(h100[0].report.step_time_s < h100[1].report.step_time_s);
+  CHECK_THAT(h100[0].layout.words(), Catch::Contains("fp8"));
+  const std::string text = format_search(small("h100-sxm"), h100, 10);
+  CHECK_THAT(text, Catch::Contains(" prec ") && Catch::Contains("prec: training precision"));
+  CHECK(search_to_csv(small("h100-sxm"), h100).find(",ep,precision,") != std::string::npos);
+  // On A100 the fp8 layout cannot run: validate()'s message says why.
+  const auto a100 = search_layouts(small("a100-sxm-80gb"), space_of());
+  REQUIRE(a100.size() == 2);
+  CHECK(a100[0].ran());
+  CHECK_FALSE(a100[1].ran());
+  CHECK(a100[1].layout.precision == Precision::FP8);
+  CHECK_THAT(a100[1].error, Catch::Contains("Ampere has no FP8 tensor cores"));
+}

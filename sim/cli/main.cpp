@@ -74,6 +74,7 @@ struct SearchArgs {
   std::vector<std::string> sets;
   std::vector<int> tp, pp, vpp, micro_batch_sizes, zero, ep;
   std::vector<std::string> sp, recompute, tp_overlap;  ///< off/on; none/selective/full
+  std::vector<std::string> precision;                  ///< bf16/fp16/fp8
   std::string schedules;                               ///< "" = the scenario's, or names, or all
   std::string headroom;  ///< percent of device memory kept free, "10" or "10%"
   std::string plot;      ///< an .svg file: step time against memory
@@ -357,6 +358,15 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
           "(full recompute of the first N); got \"{}\"",
           v));
   }
+  for (const auto& v : a.precision) {
+    const auto all = {Precision::BF16, Precision::FP16, Precision::FP8};
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](Precision p) { return v == precision_name(p); });
+    if (it == all.end())
+      throw InputError(fmt::format(
+          "search: --precision takes bf16, fp16 or fp8 (comma-separated); got \"{}\"", v));
+    space.precision.push_back(*it);
+  }
   const auto ends_with = [&](std::string_view ext) {
     return a.plot.size() > ext.size() && a.plot.substr(a.plot.size() - ext.size()) == ext;
   };
@@ -619,6 +629,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   srch->add_option("--tp-overlap", xa.tp_overlap,
                    "TP comm-GEMM overlap: off,on (default: the scenario's; only off at tp 1)")
+      ->delimiter(',');
+  srch->add_option("--precision", xa.precision,
+                   "Training precisions to try: bf16,fp8 (default: the scenario's; fp8 needs a "
+                   "Hopper GPU)")
       ->delimiter(',');
   srch->add_option("--headroom", xa.headroom,
                    "Percent of device memory to keep free, e.g. 10% (default: 0)");

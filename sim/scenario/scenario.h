@@ -16,6 +16,18 @@ namespace trainsim {
 
 /// FP8: Transformer Engine style, bf16 everywhere but the layers' linear GEMMs (cost/fp8_gemm.h).
 enum class Precision { BF16, FP16, FP8 };
+/// The YAML spelling of `p` (training.precision).
+inline const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::BF16:
+      return "bf16";
+    case Precision::FP16:
+      return "fp16";
+    case Precision::FP8:
+      return "fp8";
+  }
+  return "bf16";
+}
 enum class Recompute { None, Selective, Full };
 /// The YAML spelling of `r` (training.recompute).
 inline const char* recompute_name(Recompute r) {

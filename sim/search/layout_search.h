@@ -37,6 +37,8 @@ struct SearchSpace {
   /// Expert-parallel degrees: the scenario's; those not dividing dp and the experts are left
   /// out, and so is ep > 1 with ZeRO-3 (not modelled).
   std::vector<int> ep;
+  /// Training precisions: the scenario's (fp8 on a GPU without FP8 is left out by validate()).
+  std::vector<Precision> precision;
 };
 
 /// How to search.
@@ -56,6 +58,7 @@ struct LayoutCandidate {
   int recompute_layers = 0;  ///< with full: the first N layers of each stage (0: all)
   bool tp_overlap = false;
   int ep = 1;  ///< expert-parallel degree
+  Precision precision = Precision::BF16;
   /// "none", "selective", "full" or "N layers" (full recompute of N layers per stage).
   std::string recompute_text() const;
   /// The `--set` overrides that turn the base scenario into this candidate.
