@@ -92,7 +92,8 @@ int cmd_import_trace(const std::vector<std::string>& traces, const std::string& 
         "torch.profiler.profile(record_shapes=True)), no device-to-device copy, no NCCL kernel "
         "with collective metadata (PyTorch 2.2 or later)",
         imp.steps));
-  if (!p.gemms.empty() || !p.memory.empty()) update_profile(out, p, ProfileSection::Compute);
+  if (!p.gemms.empty() || !p.memory.empty() || !p.attention.empty())
+    update_profile(out, p, ProfileSection::Compute);
   if (!p.collectives.empty()) update_profile(out, p, ProfileSection::Collectives);
   std::cout << fmt::format("imported from {} trace(s), {} step(s), into {}:\n", traces.size(),
                            imp.steps, out);
@@ -112,11 +113,12 @@ int cmd_import_trace(const std::vector<std::string>& traces, const std::string& 
                                              "trainsim uses)",
                                              imp.collective_skipped)
                                : "");
-  if (imp.attention_kernels > 0)
-    std::cout << fmt::format(
-        "  attention    {} kernels not imported (profiles hold no attention "
-        "samples yet)\n",
-        imp.attention_kernels);
+  std::cout << fmt::format(
+      "  attention    {} shapes from {} calls{}\n", p.attention.size(), imp.attention_calls,
+      imp.attention_kernels > 0
+          ? fmt::format(" (skipped: {} kernels without an SDPA operator's shape and is_causal)",
+                        imp.attention_kernels)
+          : "");
   return 0;
 }
 

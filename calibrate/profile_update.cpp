@@ -12,9 +12,12 @@ CalibrationProfile update_profile(const std::string& path, CalibrationProfile fr
     const CalibrationProfile old = load_profile(path);  // throws if it is not a profile
     if (section == ProfileSection::Compute) {
       fresh.collectives = old.collectives;
+      // `gemm` times no attention: what a trace gave stays.
+      if (fresh.attention.empty()) fresh.attention = old.attention;
     } else {
       fresh.gemms = old.gemms;
       fresh.memory = old.memory;
+      fresh.attention = old.attention;
     }
     if (fresh.provenance.device.empty()) fresh.provenance = old.provenance;
   }

@@ -10,10 +10,11 @@ namespace trainsim {
 
 enum class ProfileSection { Compute, Collectives };
 
-/// `fresh`'s `section` (compute: GEMM and memory samples) replaces that section of the
-/// profile at `path` when it exists and is valid (its other section and, when `fresh` has
-/// none, its provenance kept); the result is written to `path` and returned. A file at
-/// `path` that is not a profile is an InputError: nothing is overwritten.
+/// `fresh`'s `section` (compute: GEMM, memory and attention samples; attention kept from the old
+/// file when `fresh` has none) replaces that section of the profile at `path` when it exists
+/// and is valid (its other section and, when `fresh` has none, its provenance kept); the result is
+/// written to `path` and returned. A file at `path` that is not a profile is an InputError: nothing
+/// is overwritten.
 CalibrationProfile update_profile(const std::string& path, CalibrationProfile fresh,
                                   ProfileSection section);
 

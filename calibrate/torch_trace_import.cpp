@@ -55,6 +55,10 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
   using CollKey = std::tuple<std::string, int, double>;
   std::map<CollKey, std::vector<double>> colls;
   std::map<CollKey, std::string> coll_source;
+  // (pass, seq, head dim, heads, causal) → per-call times, and where the first came from.
+  using AttnKey = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, bool>;
+  std::map<AttnKey, std::vector<double>> attention;
+  std::map<AttnKey, std::string> attention_source;
   for (TorchTrace& t : traces) {
     // The step asked for; else every step but a warm-up, and a trace without ProfilerStep
     // annotations is one step: every kernel counts.
@@ -69,6 +73,7 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
     const bool whole = step.empty() && t.steps.empty();
     out.steps += whole ? 1 : static_cast<int>(std::count(use.begin(), use.end(), true));
     std::map<std::pair<int, int>, double> call;  // (step, shape id) → summed kernel time
+    std::map<std::pair<int, int>, std::pair<double, int>> attn_call;  // → (time, kernels)
     for (const TraceKernel& k : t.kernels) {
       if (!whole && (k.step < 0 || !use[static_cast<std::size_t>(k.step)])) continue;
       const double secs = to_seconds(k.dur);
@@ -80,7 +85,13 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
             call[{k.step, k.shape}] += secs;
           break;
         case KernelCategory::Attention:
-          ++out.attention_kernels;
+          if (k.attention < 0) {
+            ++out.attention_kernels;
+          } else {
+            auto& [time, kernels] = attn_call[{k.step, k.attention}];
+            time += secs;
+            ++kernels;
+          }
           break;
         case KernelCategory::Communication: {
           const CollectiveInfo* c =
@@ -110,6 +121,23 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
           break;
       }
     }
+    // One attention call: every kernel its SDPA operator launched (a backward's preprocessing,
+    // main kernel and dQ conversion).
+    for (const auto& [key, tk] : attn_call) {
+      const TraceAttentionShape& a = t.attention_shapes[static_cast<std::size_t>(key.second)];
+      if (a.causal < 0) {
+        out.attention_kernels += tk.second;
+        continue;
+      }
+      const AttnKey k{a.backward ? "backward" : "forward", a.seq, a.head_dim, a.batch * a.heads,
+                      a.causal == 1};
+      attention[k].push_back(tk.first);
+      attention_source.emplace(
+          k, fmt::format("{} rank {} {}", t.file, t.rank,
+                         key.first >= 0 ? t.steps[static_cast<std::size_t>(key.first)].name
+                                        : std::string("whole trace")));
+      ++out.attention_calls;
+    }
     for (const auto& [key, secs] : call) {
       const TraceGemmShape& g = t.gemm_shapes[static_cast<std::size_t>(key.second)];
       if (g.batch > 1) {
@@ -131,6 +159,12 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
     MemoryKernelSample m = timed<MemoryKernelSample>(v);
     m.bytes = bytes;
     out.profile.memory.push_back(m);
+  }
+  for (const auto& [key, v] : attention) {
+    AttentionSample a = timed<AttentionSample>(v);
+    std::tie(a.pass, a.seq, a.head_dim, a.heads, a.causal) = key;
+    a.source = fmt::format("{} ({} calls)", attention_source[key], v.size());
+    out.profile.attention.push_back(a);
   }
   for (const auto& [key, v] : colls) {
     CollectiveSample c = timed<CollectiveSample>(v);

@@ -29,12 +29,14 @@ namespace trainsim {
 
 struct TorchTraceImport {
   CalibrationProfile profile;
-  int steps = 0;               ///< steps read, over all traces
-  int gemm_calls = 0;          ///< GEMM operator calls turned into samples
-  int gemm_batched = 0;        ///< calls skipped: batched (bmm)
-  int gemm_fp32 = 0;           ///< calls skipped: not bf16/fp16
-  int gemm_no_shape = 0;       ///< GEMM kernels with no operator shape
-  int attention_kernels = 0;   ///< not imported
+  int steps = 0;            ///< steps read, over all traces
+  int gemm_calls = 0;       ///< GEMM operator calls turned into samples
+  int gemm_batched = 0;     ///< calls skipped: batched (bmm)
+  int gemm_fp32 = 0;        ///< calls skipped: not bf16/fp16
+  int gemm_no_shape = 0;    ///< GEMM kernels with no operator shape
+  int attention_calls = 0;  ///< attention operator calls turned into samples
+  int attention_kernels =
+      0;  ///< attention kernels not imported: no SDPA operator, or causal unknown
   int collective_calls = 0;    ///< NCCL kernels turned into samples
   int collective_skipped = 0;  ///< NCCL kernels without metadata, or broadcast/reduce
   int copies = 0;              ///< device-to-device copies turned into samples

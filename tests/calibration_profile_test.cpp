@@ -17,6 +17,8 @@ TEST_CASE("calibration profile: write and read back the same numbers", "[calibra
   p.memory.push_back({"copy", 1 << 30, 400e-6, 2e-6, "measured"});
   p.collectives.push_back(
       {"all_reduce", 8, "intra_node", 4194304, 100e-6, 41.94e9, 73.4e9, "nccl-tests", "a.log:23"});
+  p.attention.push_back(
+      {"backward", 4096, 128, 32, true, 1.55e-3, 2e-4, "torch-trace", "t.json.gz rank 0"});
   const std::string path = "calibration_profile_test.json";
   save_profile(p, path);
   const CalibrationProfile q = load_profile(path);
@@ -32,6 +34,11 @@ TEST_CASE("calibration profile: write and read back the same numbers", "[calibra
   REQUIRE(q.collectives.size() == 1);
   CHECK(q.collectives[0].busbw == p.collectives[0].busbw);
   CHECK(q.collectives[0].source == "a.log:23");
+  REQUIRE(q.attention.size() == 1);
+  CHECK(q.attention[0].pass == "backward");
+  CHECK(q.attention[0].heads == 32);
+  // 2.5 × 4·4096²·128·32·½ = 343.6 GFLOP
+  CHECK(q.attention[0].flops() == Approx(2.5 * 2.0 * 4096.0 * 4096 * 128 * 32));
   CHECK(profile_to_json(q) == profile_to_json(p));
 }
 
@@ -58,6 +65,14 @@ TEST_CASE("calibration profile: bad fields are named with what is allowed", "[ca
   m["memory"] = {{{"kernel", "triad"}, {"bytes", 1024}, {"time_s", 1}}};
   CHECK_THROWS_WITH(profile_from_json(m, "p.json"),
                     Catch::Contains("memory[0].kernel: expected copy"));
+  json a = base;
+  a["attention"] = {
+      {{"pass", "sideways"}, {"seq", 8}, {"head_dim", 8}, {"heads", 1}, {"time_s", 1}}};
+  CHECK_THROWS_WITH(profile_from_json(a, "p.json"),
+                    Catch::Contains("attention[0].pass: expected forward or backward"));
+  a["attention"] = {{{"seq", 8}, {"head_dim", 8}, {"heads", 1}, {"causal", "yes"}, {"time_s", 1}}};
+  CHECK_THROWS_WITH(profile_from_json(a, "p.json"),
+                    Catch::Contains("attention[0].causal: expected true or false"));
   CHECK_THROWS_WITH(load_profile("/no/such/profile.json"), Catch::Contains("cannot open"));
 }
 

@@ -213,6 +213,12 @@ TEST_CASE(
   const MeasuredDiff c = diff({"calibration=" + profile});
   CHECK(row(c.ranks[0], "gemm").predicted_s ==
         Approx(row(c.ranks[0], "gemm").measured_s).epsilon(0.01));
+  // And its attention samples the attention time: the per-call medians against one step's 64
+  // FlashAttention kernels (32,824.6 µs) and 2 GQA reductions the backward operator leaves to
+  // memory-bound: within 5 %.
+  CHECK(row(c.ranks[0], "attention").predicted_s ==
+        Approx(row(c.ranks[0], "attention").measured_s).epsilon(0.05));
+  CHECK_THAT(c.cost_sources, Catch::Contains("2 attention shape(s) from the profile"));
   std::remove(profile.c_str());
 }
 

@@ -54,14 +54,15 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
 }
 
 AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
-                                     const BandwidthTable* memory)
+                                     const BandwidthTable* memory, const AttentionTable* attention)
     : s_(s),
       k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node,
                            s.training.attention)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp)),
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size),
       gemms_(gemms),
-      memory_(memory) {
+      memory_(memory),
+      attention_(attention) {
   TRAINSIM_CHECK(s.has_cluster, "the analytic model needs a cluster");
 }
 
@@ -455,12 +456,15 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       return gemm_seconds(k.gemm, k.batch) *
              (k.fp8 ? fp8_gemm_time_ratio(k.gemm.m, k.gemm.n, k.gemm.k) : 1.0);
     case Kernel::Kind::Attention: {
+      const bool backward = std::string_view(k.what) != "attention";
+      // A calibration profile's measured calls of this pass, head size and (causal) mask.
+      if (attention_)
+        if (auto t = attention_->seconds(backward, k.gemm.m, k.gemm.k, k.batch, true)) return *t;
       if (!k_.attention)
         return k.flops / (s_.cluster.gpu.peak_flops * constants::kAttentionEfficiency);
       // The published throughputs count a backward as 2.5 forwards (it recomputes the scores);
       // k.flops counts it as 2 (model FLOPs). A GPU of the measured one's architecture with
       // another peak (H100 PCIe) runs the compute-bound kernel in proportion.
-      const bool backward = std::string_view(k.what) != "attention";
       const double paper_flops = backward ? k.flops / 2 * 2.5 : k.flops;
       const AttentionThroughput t = k_.attention->at(k.gemm.m, k.gemm.k);
       const double scale = s_.cluster.gpu.peak_flops / k_.attention->peak_flops;
@@ -496,7 +500,11 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
         break;
       case Kernel::Kind::Attention:
         t.kind = "attention";
-        t.source = k_.attention ? k_.attention->source : "constant (efficiency of peak)";
+        t.source = attention_ && attention_->seconds(std::string_view(k.what) != "attention",
+                                                     k.gemm.m, k.gemm.k, k.batch, true)
+                       ? "calibration profile"
+                   : k_.attention ? k_.attention->source
+                                  : "constant (efficiency of peak)";
         break;
       case Kernel::Kind::Memory:
         t.kind = "memory";

@@ -13,6 +13,7 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include "cost/attention_table.h"
 #include "cost/bandwidth_table.h"
 #include "cost/collective_curve.h"
 #include "cost/cost_model.h"
@@ -89,11 +90,13 @@ struct LayerGemm {
 
 class AnalyticCostModel : public CostModel {
  public:
-  /// Requires a scenario with a model and a cluster. `gemms` and `memory` (optional, outliving
-  /// the model): measured GEMM and memory-bound kernel times that replace the roofline and the
-  /// bandwidth formula where they cover the shape or size.
+  /// Requires a scenario with a model and a cluster. `gemms`, `memory` and `attention`
+  /// (optional, outliving the model): measured GEMM, memory-bound and fused-attention kernel
+  /// times that replace the roofline, the bandwidth formula and the published attention data
+  /// where they cover the shape, size or length.
   explicit AnalyticCostModel(const Scenario& s, const GemmTable* gemms = nullptr,
-                             const BandwidthTable* memory = nullptr);
+                             const BandwidthTable* memory = nullptr,
+                             const AttentionTable* attention = nullptr);
 
   Cost compute(Op op, int stage, int rank) const override;
   std::vector<CollectiveRun> tp_collectives(Op op, int stage) const override;
@@ -141,6 +144,7 @@ class AnalyticCostModel : public CostModel {
   double tokens_;  ///< tokens of one micro-batch, n = b·s
   const GemmTable* gemms_ = nullptr;
   const BandwidthTable* memory_ = nullptr;
+  const AttentionTable* attention_ = nullptr;
 };
 
 }  // namespace trainsim

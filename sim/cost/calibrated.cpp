@@ -38,9 +38,12 @@ std::unique_ptr<CalibratedCostModel> CalibratedCostModel::for_scenario(const Sce
   auto gemms = std::make_unique<GemmTable>(
       profile.gemms, s.training.precision == Precision::FP16 ? "fp16" : "bf16");
   auto memory = std::make_unique<BandwidthTable>(profile.memory);
-  auto analytic = std::make_unique<AnalyticCostModel>(s, gemms.get(), memory.get());
-  auto model = std::make_unique<CalibratedCostModel>(
-      std::move(profile), s.calibration, std::move(analytic), std::move(gemms), std::move(memory));
+  auto attention = std::make_unique<AttentionTable>(profile.attention);
+  auto analytic =
+      std::make_unique<AnalyticCostModel>(s, gemms.get(), memory.get(), attention.get());
+  auto model = std::make_unique<CalibratedCostModel>(std::move(profile), s.calibration,
+                                                     std::move(analytic), std::move(gemms),
+                                                     std::move(memory), std::move(attention));
   model->fp8_ = s.training.precision == Precision::FP8;
   return model;
 }
@@ -48,12 +51,14 @@ std::unique_ptr<CalibratedCostModel> CalibratedCostModel::for_scenario(const Sce
 CalibratedCostModel::CalibratedCostModel(CalibrationProfile profile, std::string path,
                                          std::unique_ptr<CostModel> fallback,
                                          std::unique_ptr<GemmTable> gemms,
-                                         std::unique_ptr<BandwidthTable> memory)
+                                         std::unique_ptr<BandwidthTable> memory,
+                                         std::unique_ptr<AttentionTable> attention)
     : LayeredCostModel(std::move(fallback)),
       profile_(std::move(profile)),
       path_(std::move(path)),
       gemms_(std::move(gemms)),
-      memory_(std::move(memory)) {
+      memory_(std::move(memory)),
+      attention_(std::move(attention)) {
   for (const auto& s : profile_.collectives)
     table_[{s.op, s.group_size, s.link}].push_back({s.bytes, s.time_s});
   for (auto& [key, v] : table_) std::sort(v.begin(), v.end());
@@ -164,7 +169,10 @@ std::string CalibratedCostModel::sources() const {
     if (memory_->outside() > 0)
       s += fmt::format(", {} outside its sizes analytic", memory_->outside());
   }
-  s += "; attention core analytic";
+  if (!attention_ || attention_->answered() == 0)
+    s += "; attention core analytic";
+  else
+    s += fmt::format("; {} attention shape(s) from the profile", attention_->answered());
   if (fp8_) s += fmt::format("; {}", fp8_gemm_source());
   return s;
 }

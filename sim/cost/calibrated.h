@@ -14,6 +14,7 @@
 #include <tuple>   // std::tuple
 #include <vector>  // std::vector
 
+#include "cost/attention_table.h"
 #include "cost/bandwidth_table.h"
 #include "cost/calibration_profile.h"
 #include "cost/cost_model.h"
@@ -29,7 +30,8 @@ class CalibratedCostModel : public LayeredCostModel {
   CalibratedCostModel(CalibrationProfile profile, std::string path,
                       std::unique_ptr<CostModel> fallback,
                       std::unique_ptr<GemmTable> gemms = nullptr,
-                      std::unique_ptr<BandwidthTable> memory = nullptr);
+                      std::unique_ptr<BandwidthTable> memory = nullptr,
+                      std::unique_ptr<AttentionTable> attention = nullptr);
   /// The scenario's `calibration:` profile over the analytic model, GEMM table included.
   static std::unique_ptr<CalibratedCostModel> for_scenario(const Scenario& s);
 
@@ -51,6 +53,7 @@ class CalibratedCostModel : public LayeredCostModel {
   std::string path_;
   std::unique_ptr<GemmTable> gemms_;
   std::unique_ptr<BandwidthTable> memory_;
+  std::unique_ptr<AttentionTable> attention_;
   std::map<Key, std::vector<std::pair<double, double>>> table_;  // sorted (bytes, seconds)
   // What the lookups used, by (op, group, link, bytes), for sources().
   mutable std::set<std::tuple<std::string, int, std::string, double>> measured_, fitted_, missing_;

@@ -61,6 +61,13 @@ std::string text(const json& j, const std::string& key, const std::string& fallb
 
 }  // namespace
 
+double AttentionSample::flops() const {
+  const double s = static_cast<double>(seq);
+  const double f = 4.0 * s * s * static_cast<double>(head_dim) * static_cast<double>(heads) *
+                   (causal ? 0.5 : 1.0);
+  return pass == "backward" ? 2.5 * f : f;
+}
+
 const std::vector<std::string>& collective_op_names() {
   static const std::vector<std::string> names{"all_reduce", "all_gather", "reduce_scatter",
                                               "alltoall", "sendrecv"};
@@ -96,6 +103,17 @@ json profile_to_json(const CalibrationProfile& p) {
                            {"time_s", m.time_s},
                            {"spread_s", m.spread_s},
                            {"method", m.method}});
+  j["attention"] = json::array();
+  for (const auto& a : p.attention)
+    j["attention"].push_back({{"pass", a.pass},
+                              {"seq", a.seq},
+                              {"head_dim", a.head_dim},
+                              {"heads", a.heads},
+                              {"causal", a.causal},
+                              {"time_s", a.time_s},
+                              {"spread_s", a.spread_s},
+                              {"method", a.method},
+                              {"source", a.source}});
   j["collectives"] = json::array();
   for (const auto& c : p.collectives)
     j["collectives"].push_back({{"op", c.op},
@@ -158,6 +176,29 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       s.spread_s = optional_number(m, source, at + ".spread_s", 0.0);
       s.method = text(m, "method", "measured");
       p.memory.push_back(s);
+    }
+  }
+  if (j.contains("attention")) {
+    if (!j["attention"].is_array()) bad(source, "attention", "expected a list");
+    for (std::size_t i = 0; i < j["attention"].size(); ++i) {
+      const json& a = j["attention"][i];
+      const std::string at = fmt::format("attention[{}]", i);
+      AttentionSample s;
+      s.pass = text(a, "pass", "forward");
+      if (s.pass != "forward" && s.pass != "backward")
+        bad(source, at + ".pass", "expected forward or backward, got \"" + s.pass + "\"");
+      s.seq = count(a, source, at + ".seq", kMaxGemmDim);
+      s.head_dim = count(a, source, at + ".head_dim", kMaxGemmDim);
+      s.heads = count(a, source, at + ".heads", kMaxGemmDim);
+      if (a.contains("causal")) {
+        if (!a["causal"].is_boolean()) bad(source, at + ".causal", "expected true or false");
+        s.causal = a["causal"].get<bool>();
+      }
+      s.time_s = positive(a, source, at + ".time_s");
+      s.spread_s = optional_number(a, source, at + ".spread_s", 0.0);
+      s.method = text(a, "method", "measured");
+      s.source = text(a, "source");
+      p.attention.push_back(s);
     }
   }
   if (j.contains("collectives")) {

@@ -56,12 +56,29 @@ struct CollectiveSample {
   double spread_s = 0;              ///< max − min of merged times (several logs); 0 for one
 };
 
+/// One fused attention kernel call timed (FlashAttention, cuDNN or memory-efficient SDPA):
+/// `heads` (sequences × query heads) of `seq` queries against `seq` keys, each `head_dim`
+/// wide; its forward or its whole backward (every kernel the backward operator launched).
+struct AttentionSample {
+  std::string pass = "forward";  ///< forward or backward
+  std::int64_t seq = 0, head_dim = 0, heads = 0;
+  bool causal = true;
+  double time_s = 0;    ///< median
+  double spread_s = 0;  ///< max − min
+  std::string method = "measured";
+  std::string source;  ///< e.g. "trace.json.gz rank 0 ProfilerStep#4 (32 calls)"
+  /// In the FlashAttention papers' convention: 4·seq²·head_dim·heads forward (halved when
+  /// causal), 2.5 × that backward.
+  double flops() const;
+};
+
 struct CalibrationProfile {
   static constexpr int kVersion = 1;
   Provenance provenance;
   std::vector<GemmSample> gemms;
   std::vector<MemoryKernelSample> memory;
   std::vector<CollectiveSample> collectives;
+  std::vector<AttentionSample> attention;
 };
 
 /// The operation names a profile may use (nccl-tests' binaries without `_perf`).

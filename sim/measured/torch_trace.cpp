@@ -255,6 +255,49 @@ struct Launch {
   TimeNs ts = 0;
 };
 
+struct AttentionOp {
+  TimeNs begin = 0, end = 0;
+  TraceAttentionShape shape;
+};
+
+// The SDPA operators whose Input Dims give an attention call's shape ([b, heads, seq, d] layout),
+// with the index of is_causal among their Concrete Inputs (PyTorch's native_functions.yaml
+// signatures).
+struct AttentionOpKind {
+  std::string_view name;
+  bool backward;
+  std::size_t key, causal;  // Input Dims index of the key, Concrete Inputs index of is_causal
+};
+constexpr AttentionOpKind kAttentionOps[] = {
+    {"aten::scaled_dot_product_attention", false, 1, 5},
+    {"aten::_scaled_dot_product_flash_attention", false, 1, 4},
+    {"aten::_scaled_dot_product_efficient_attention", false, 1, 6},
+    {"aten::_scaled_dot_product_cudnn_attention", false, 1, 6},
+    {"aten::_scaled_dot_product_flash_attention_backward", true, 2, 11},
+    {"aten::_scaled_dot_product_efficient_attention_backward", true, 2, 11},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", true, 2, 14},
+};
+
+bool attention_shape(const std::string& op, const json& args, TraceAttentionShape& a) {
+  const AttentionOpKind* kind = nullptr;
+  for (const auto& k : kAttentionOps)
+    if (op == k.name) kind = &k;
+  const json* d = field(args, "Input Dims");
+  if (!kind || !d || !d->is_array() || d->size() <= kind->key) return false;
+  const auto q = dims((*d)[0]), k = dims((*d)[kind->key]);
+  if (q.size() != 4 || k.size() != 4) return false;
+  for (auto v : q)
+    if (v <= 0) return false;
+  a.backward = kind->backward;
+  a.batch = q[0], a.heads = q[1], a.seq = q[2], a.head_dim = q[3], a.kv_heads = k[1];
+  if (const json* c = field(args, "Concrete Inputs");
+      c && c->is_array() && kind->causal < c->size() && (*c)[kind->causal].is_string()) {
+    const std::string& v = (*c)[kind->causal].get_ref<const std::string&>();
+    a.causal = v == "True" ? 1 : v == "False" ? 0 : -1;
+  }
+  return true;
+}
+
 // A kernel's links, kept beside TraceKernel until finish() resolves them.
 struct KernelIds {
   std::int64_t correlation = -1, external = -1;
@@ -272,6 +315,7 @@ struct Reader {
   // The same operators by CPU thread and span, for traces whose kernels' External id is the
   // correlation id (older Kineto): the innermost one around the launch is the kernel's.
   std::map<std::int64_t, std::vector<GemmOp>> gemm_ops;
+  std::map<std::int64_t, std::vector<AttentionOp>> attention_ops;                  // by CPU thread
   std::unordered_map<std::int64_t, std::pair<std::string, CollectiveInfo>> comms;  // by External id
   std::vector<Span> optimizer;
   std::vector<std::pair<std::string, Span>> steps;
@@ -330,10 +374,13 @@ struct Reader {
         optimizer.push_back({tid, ts, ts + dur});
       } else if (name.rfind("aten::", 0) == 0) {
         TraceGemmShape g;
+        TraceAttentionShape a;
         if (gemm_shape(name, args, g)) {
           const auto x = id_of(args, "External id");
           if (x >= 0) shapes[x] = g;
           gemm_ops[tid].push_back({ts, ts + dur, g});
+        } else if (attention_shape(name, args, a)) {
+          attention_ops[tid].push_back({ts, ts + dur, a});
         }
       } else if (name == "record_param_comms") {
         std::string op;
@@ -373,6 +420,28 @@ struct Reader {
       }
       return nullptr;
     };
+    // An attention kernel's call: the innermost SDPA operator around its launch.
+    for (auto& [tid, ops] : attention_ops)
+      std::sort(ops.begin(), ops.end(),
+                [](const AttentionOp& a, const AttentionOp& b) { return a.begin < b.begin; });
+    std::map<const AttentionOp*, int> attention_ids;
+    auto attention_of = [&](const Launch& l) -> int {
+      const auto it = attention_ops.find(l.tid);
+      if (it == attention_ops.end()) return -1;
+      const auto& ops = it->second;
+      auto at = std::upper_bound(ops.begin(), ops.end(), l.ts,
+                                 [](TimeNs x, const AttentionOp& o) { return x < o.begin; });
+      for (int tries = 0; at != ops.begin() && tries < 16; ++tries) {
+        --at;
+        if (at->begin <= l.ts && l.ts < at->end) {
+          const auto [id, added] =
+              attention_ids.emplace(&*at, static_cast<int>(t.attention_shapes.size()));
+          if (added) t.attention_shapes.push_back(at->shape);
+          return id->second;
+        }
+      }
+      return -1;
+    };
     std::unordered_map<std::int64_t, int> shape_ids;  // by External id
     std::map<const GemmOp*, int> op_shape_ids;
     for (std::size_t i = 0; i < t.kernels.size(); ++i) {
@@ -387,6 +456,8 @@ struct Reader {
             k.kind = {KernelCategory::Optimizer, ""};
             break;
           }
+      if (k.kind.category == KernelCategory::Attention && l != launches.end())
+        k.attention = attention_of(l->second);
       if (k.kind.category == KernelCategory::Gemm && r.external >= 0) {
         const auto sh = shapes.find(r.external);
         if (sh != shapes.end()) {

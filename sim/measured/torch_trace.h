@@ -50,6 +50,16 @@ struct CollectiveInfo {
   std::string process_group;  ///< its description ("default_pg", …) when given
 };
 
+/// A fused attention call's shape from its SDPA operator (aten::scaled_dot_product_attention and
+/// its flash / cuDNN / memory-efficient forms, forward and backward): Input Dims' query (or the
+/// backward's output gradient) [b, heads, seq, head_dim], key [b, kv_heads, seq, head_dim];
+/// is_causal from Concrete Inputs (PyTorch ≥ 2.1 with record_shapes).
+struct TraceAttentionShape {
+  bool backward = false;
+  std::int64_t batch = 0, heads = 0, kv_heads = 0, seq = 0, head_dim = 0;
+  int causal = -1;  ///< 1, 0, or −1 when the trace does not say
+};
+
 struct TraceKernel {
   std::uint32_t name = 0;  ///< index into TorchTrace::names
   KernelClass kind;
@@ -58,6 +68,7 @@ struct TraceKernel {
   int step = -1;        ///< index into TorchTrace::steps, −1 outside every step
   int shape = -1;       ///< index into TorchTrace::gemm_shapes, −1 when unknown
   int collective = -1;  ///< index into TorchTrace::collectives, −1 when unknown
+  int attention = -1;   ///< the attention call it belongs to (TorchTrace::attention_shapes), −1
   bool copy = false;    ///< a gpu_memcpy / gpu_memset event rather than a kernel
   double copy_bytes = 0;
 };
@@ -75,6 +86,7 @@ struct TorchTrace {
   std::vector<TraceKernel> kernels;  ///< in start order
   std::vector<TraceStep> steps;      ///< in start order
   std::vector<TraceGemmShape> gemm_shapes;
+  std::vector<TraceAttentionShape> attention_shapes;  ///< one per operator call
   std::vector<CollectiveInfo> collectives;
   std::int64_t events = 0;  ///< trace events read
   int optimizer_spans = 0;  ///< `Optimizer.step#…` spans found
