@@ -65,7 +65,7 @@ int cmd_gemm(const GemmArgs& a) {
     progress.step(done++, fmt::format("{} {}", gemm_shape_text(g), g.why));
     try {
       const Timing t = bench.time(g.m, g.n, g.k, a.reps);
-      profile.gemms.push_back({g.m, g.n, g.k, dtype, t.median, t.spread, "measured"});
+      profile.gemms.push_back({g.m, g.n, g.k, dtype, t.median, t.spread, "measured", ""});
     } catch (const gpu::GpuError& e) {
       skipped.push_back(fmt::format("{} ({}): {}", gemm_shape_text(g), g.why, e.what()));
     }
@@ -73,7 +73,7 @@ int cmd_gemm(const GemmArgs& a) {
   for (double bytes : copies) {
     progress.step(done++, "copy " + format_bytes(bytes));
     const Timing t = bench.time_copy(bytes, a.reps);
-    profile.memory.push_back({"copy", bytes, t.median, t.spread, "measured"});
+    profile.memory.push_back({"copy", bytes, t.median, t.spread, "measured", ""});
   }
   progress.finish();
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

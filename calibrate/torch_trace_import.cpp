@@ -30,6 +30,15 @@ std::vector<bool> used_steps(const TorchTrace& t) {
   return use;
 }
 
+// Where a sample's first call was: "trace.json.gz rank 0 ProfilerStep#3" (the whole trace when it
+// has no steps).
+std::string where(const TorchTrace& t, int step) {
+  return fmt::format("{} rank {} {}", t.file, t.rank,
+                     step >= 0 && static_cast<std::size_t>(step) < t.steps.size()
+                         ? t.steps[static_cast<std::size_t>(step)].name
+                         : std::string("whole trace"));
+}
+
 // A profile sample of one shape from its calls' kernel times: their median and spread, made by
 // this importer. The caller fills in the shape.
 template <typename Sample>
@@ -52,6 +61,8 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
   using GemmKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::string>;
   std::map<GemmKey, std::vector<double>> gemms;
   std::map<double, std::vector<double>> copies;
+  std::map<GemmKey, std::string> gemm_source;
+  std::map<double, std::string> copy_source;
   using CollKey = std::tuple<std::string, int, double>;
   std::map<CollKey, std::vector<double>> colls;
   std::map<CollKey, std::string> coll_source;
@@ -104,16 +115,14 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
           }
           const CollKey key{k.kind.collective, c->group_size, c->bytes};
           colls[key].push_back(secs);
-          coll_source.emplace(
-              key,
-              fmt::format("{} rank {} {}", t.file, t.rank,
-                          whole ? "whole trace" : t.steps[static_cast<std::size_t>(k.step)].name));
+          coll_source.emplace(key, where(t, whole ? -1 : k.step));
           ++out.collective_calls;
           break;
         }
         case KernelCategory::MemoryBound:
           if (k.copy && k.copy_bytes > 0 && t.names[k.name].find("DtoD") != std::string::npos) {
             copies[2 * k.copy_bytes].push_back(secs);
+            copy_source.emplace(2 * k.copy_bytes, where(t, k.step));
             ++out.copies;
           }
           break;
@@ -132,10 +141,7 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
       const AttnKey k{a.backward ? "backward" : "forward", a.seq, a.head_dim, a.batch * a.heads,
                       a.causal == 1};
       attention[k].push_back(tk.first);
-      attention_source.emplace(
-          k, fmt::format("{} rank {} {}", t.file, t.rank,
-                         key.first >= 0 ? t.steps[static_cast<std::size_t>(key.first)].name
-                                        : std::string("whole trace")));
+      attention_source.emplace(k, where(t, key.first));
       ++out.attention_calls;
     }
     for (const auto& [key, secs] : call) {
@@ -146,6 +152,7 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
         ++out.gemm_fp32;
       } else {
         gemms[{g.m, g.n, g.k, g.dtype}].push_back(secs);
+        gemm_source.emplace(GemmKey{g.m, g.n, g.k, g.dtype}, where(t, key.first));
         ++out.gemm_calls;
       }
     }
@@ -153,11 +160,13 @@ TorchTraceImport import_torch_traces(std::vector<TorchTrace> traces, const Scena
   for (const auto& [key, v] : gemms) {
     GemmSample g = timed<GemmSample>(v);
     std::tie(g.m, g.n, g.k, g.dtype) = key;
+    g.source = fmt::format("{} ({} calls)", gemm_source[key], v.size());
     out.profile.gemms.push_back(g);
   }
   for (const auto& [bytes, v] : copies) {
     MemoryKernelSample m = timed<MemoryKernelSample>(v);
     m.bytes = bytes;
+    m.source = fmt::format("{} ({} copies)", copy_source[bytes], v.size());
     out.profile.memory.push_back(m);
   }
   for (const auto& [key, v] : attention) {

@@ -10,9 +10,9 @@ TEST_CASE("bandwidth table: exact at measured sizes, log-log between, nothing ou
   // Copies moving 1 MiB in 5 µs (latency-bound) and 1 GiB in 400 µs (2.68 TB/s); one
   // sample of another kernel that must be ignored.
   const double mib = 1 << 20, gib = 1 << 30;
-  const BandwidthTable t({{"copy", mib, 5e-6, 0, "measured"},
-                          {"copy", gib, 400e-6, 0, "measured"},
-                          {"triad", 32 * mib, 1.0, 0, "measured"}});
+  const BandwidthTable t({{"copy", mib, 5e-6, 0, "measured", ""},
+                          {"copy", gib, 400e-6, 0, "measured", ""},
+                          {"triad", 32 * mib, 1.0, 0, "measured", ""}});
   CHECK(*t.seconds(mib) == 5e-6);
   CHECK(*t.seconds(gib) == 400e-6);
   // 32 MiB is log2(32)/log2(1024) = 1/2 of the way: √(5 · 400) µs = 44.72 µs (not the

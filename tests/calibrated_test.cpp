@@ -114,7 +114,7 @@ TEST_CASE("calibrated: measured GEMM shapes replace the roofline for exactly tho
   REQUIRE(qkv.k == 2048);
   const double roof = analytic.gemm_seconds(qkv);
   CalibrationProfile p = profile();
-  p.gemms.push_back({1024, 3072, 2048, "bf16", 3 * roof, 0, "measured"});
+  p.gemms.push_back({1024, 3072, 2048, "bf16", 3 * roof, 0, "measured", ""});
   const std::string path = "calibrated_gemm_profile.json";
   save_profile(p, path);
   const Scenario calibrated = model_scenario("calibration: " + path + "\n");
@@ -142,7 +142,7 @@ TEST_CASE("calibrated: measured copy times replace the bandwidth formula for siz
   const double bw = plain.cluster.gpu.hbm_bandwidth * constants::kMemoryEfficiency;
   CalibrationProfile p = profile();
   for (double mib = 1; mib <= 64; mib *= 2)
-    p.memory.push_back({"copy", mib * (1 << 20), 3 * mib * (1 << 20) / bw, 0, "measured"});
+    p.memory.push_back({"copy", mib * (1 << 20), 3 * mib * (1 << 20) / bw, 0, "measured", ""});
   const std::string path = "calibrated_memory_profile.json";
   save_profile(p, path);
   const Scenario calibrated = model_scenario("calibration: " + path + "\n");

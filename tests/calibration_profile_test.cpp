@@ -13,8 +13,8 @@ TEST_CASE("calibration profile: write and read back the same numbers", "[calibra
   CalibrationProfile p;
   p.provenance = {"NVIDIA H100 80GB HBM3", "580.65", "13.0", "13.0.1", "2.27.7",
                   "2026-11-21T10:00:00Z",  "node-a"};
-  p.gemms.push_back({4096, 4096, 4096, "bf16", 190e-6, 3e-6, "measured"});
-  p.memory.push_back({"copy", 1 << 30, 400e-6, 2e-6, "measured"});
+  p.gemms.push_back({4096, 4096, 4096, "bf16", 190e-6, 3e-6, "measured", ""});
+  p.memory.push_back({"copy", 1 << 30, 400e-6, 2e-6, "measured", ""});
   p.collectives.push_back(
       {"all_reduce", 8, "intra_node", 4194304, 100e-6, 41.94e9, 73.4e9, "nccl-tests", "a.log:23"});
   p.attention.push_back(

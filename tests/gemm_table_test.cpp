@@ -11,11 +11,11 @@ namespace {
 
 // Along m at n = k = 4096: 1024 → 1 ms, 4096 → 4 ms, 16384 → 20 ms; one fp16 sample.
 std::vector<GemmSample> samples() {
-  return {{1024, 4096, 4096, "bf16", 1e-3, 0, "measured"},
-          {4096, 4096, 4096, "bf16", 4e-3, 0, "measured"},
-          {16384, 4096, 4096, "bf16", 20e-3, 0, "measured"},
-          {4096, 8192, 4096, "bf16", 7e-3, 0, "measured"},
-          {2048, 4096, 4096, "fp16", 9.0, 0, "measured"}};
+  return {{1024, 4096, 4096, "bf16", 1e-3, 0, "measured", ""},
+          {4096, 4096, 4096, "bf16", 4e-3, 0, "measured", ""},
+          {16384, 4096, 4096, "bf16", 20e-3, 0, "measured", ""},
+          {4096, 8192, 4096, "bf16", 7e-3, 0, "measured", ""},
+          {2048, 4096, 4096, "fp16", 9.0, 0, "measured", ""}};
 }
 
 }  // namespace

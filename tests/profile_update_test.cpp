@@ -22,9 +22,9 @@ TEST_CASE("profile update: each command replaces its own section and keeps the o
   // Then `gemm`: 2 GEMM samples and a copy; the collective stays.
   CalibrationProfile compute;
   compute.provenance.device = "NVIDIA H100 80GB HBM3";
-  compute.gemms.push_back({1024, 1024, 1024, "bf16", 5e-6, 0, "measured"});
-  compute.gemms.push_back({2048, 1024, 1024, "bf16", 9e-6, 0, "measured"});
-  compute.memory.push_back({"copy", 1 << 20, 3e-6, 0, "measured"});
+  compute.gemms.push_back({1024, 1024, 1024, "bf16", 5e-6, 0, "measured", ""});
+  compute.gemms.push_back({2048, 1024, 1024, "bf16", 9e-6, 0, "measured", ""});
+  compute.memory.push_back({"copy", 1 << 20, 3e-6, 0, "measured", ""});
   update_profile(path, compute, ProfileSection::Compute);
   CalibrationProfile both = load_profile(path);
   CHECK(both.gemms.size() == 2);

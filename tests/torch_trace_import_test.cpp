@@ -139,6 +139,9 @@ TEST_CASE("an H100 LLM step's trace gives the GEMM samples of every shape the sc
   // is 1,222.0 µs, ≈ 787 TFLOP/s.
   CHECK(up->time_s == Approx(1222.0e-6).epsilon(0.001));
   CHECK(up->method == "torch-trace");
+  // Provenance: the file, rank and step of its first call, and how many calls.
+  CHECK_THAT(up->source,
+             Catch::EndsWith("h100-llama8b-4layers.json.gz rank 0 ProfilerStep#3 (32 calls)"));
   // Attention: per micro-batch 4 layers × a forward and a backward SDPA call; × 4 micro-batches
   // × 2 steps = 64 calls, 2 shapes: 32 query heads of 128 at 4096 tokens, causal (the trace's
   // Concrete Inputs). A call's time is its operator's kernels summed (the backward:

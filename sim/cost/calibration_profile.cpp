@@ -95,14 +95,16 @@ json profile_to_json(const CalibrationProfile& p) {
                          {"dtype", g.dtype},
                          {"time_s", g.time_s},
                          {"spread_s", g.spread_s},
-                         {"method", g.method}});
+                         {"method", g.method},
+                         {"source", g.source}});
   j["memory"] = json::array();
   for (const auto& m : p.memory)
     j["memory"].push_back({{"kernel", m.kernel},
                            {"bytes", m.bytes},
                            {"time_s", m.time_s},
                            {"spread_s", m.spread_s},
-                           {"method", m.method}});
+                           {"method", m.method},
+                           {"source", m.source}});
   j["attention"] = json::array();
   for (const auto& a : p.attention)
     j["attention"].push_back({{"pass", a.pass},
@@ -159,6 +161,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       s.time_s = positive(g, source, at + ".time_s");
       s.spread_s = optional_number(g, source, at + ".spread_s", 0.0);
       s.method = text(g, "method", "measured");
+      s.source = text(g, "source");
       p.gemms.push_back(s);
     }
   }
@@ -175,6 +178,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       s.time_s = positive(m, source, at + ".time_s");
       s.spread_s = optional_number(m, source, at + ".spread_s", 0.0);
       s.method = text(m, "method", "measured");
+      s.source = text(m, "source");
       p.memory.push_back(s);
     }
   }

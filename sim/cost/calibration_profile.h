@@ -29,6 +29,7 @@ struct GemmSample {
   double time_s = 0;           ///< median
   double spread_s = 0;         ///< max − min over the timed repetitions
   std::string method = "measured";
+  std::string source;  ///< where an imported sample came from (trace, rank, step, calls)
 };
 
 /// A memory-bound kernel timed at one size: `bytes` read and written in all (a copy of
@@ -39,6 +40,7 @@ struct MemoryKernelSample {
   double time_s = 0;    ///< median
   double spread_s = 0;  ///< max − min
   std::string method = "measured";
+  std::string source;  ///< where an imported sample came from (trace, rank, step, copies)
 };
 
 /// One collective size measured, in nccl-tests terms (doc/PERFORMANCE.md): S = `bytes`,
