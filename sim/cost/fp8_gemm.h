@@ -11,7 +11,9 @@
 // fixed costs). The ratio is interpolated trilinearly in log2(m), log2(n), log2(k) and held at
 // the grid's edges; it multiplies whatever bf16 time the model gives the shape (the GPU's sweep,
 // capped at its sustained throughput, or a calibration profile), so the power-limited clock and
-// another Hopper GPU's bf16 speed carry over.
+// another Hopper GPU's bf16 speed carry over. The same grid on an NVIDIA H200 the same day
+// (calibrate/reference/h200-fp8-gemm.json) gives ratios 1.01 × these at the median (0.93–1.08
+// for 80 % of the shapes beyond the smallest): one table serves H100 and H200.
 //
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.
