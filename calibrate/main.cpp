@@ -86,11 +86,12 @@ int cmd_import_trace(const std::vector<std::string>& traces, const std::string& 
   const TorchTraceImport imp = import_torch_traces(read_torch_traces(traces, ro), sc, step);
   if (ro.progress) std::cerr << "\r\033[K" << std::flush;
   const auto& p = imp.profile;
-  if (p.gemms.empty() && p.memory.empty() && p.collectives.empty())
+  if (p.gemms.empty() && p.memory.empty() && p.collectives.empty() && p.attention.empty())
     throw InputError(fmt::format(
         "nothing to import from {} step(s): no bf16/fp16 GEMM with a shape (record with "
         "torch.profiler.profile(record_shapes=True)), no device-to-device copy, no NCCL kernel "
-        "with collective metadata (PyTorch 2.2 or later)",
+        "with collective metadata (PyTorch 2.2 or later), no SDPA attention call with its shape "
+        "and is_causal",
         imp.steps));
   if (!p.gemms.empty() || !p.memory.empty() || !p.attention.empty())
     update_profile(out, p, ProfileSection::Compute);

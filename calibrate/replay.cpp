@@ -43,6 +43,11 @@ Scenario load_validate_scenario(const ValidateArgs& a) {
         "{}: validate needs a scenario with a model and a cluster and no explicit `costs:` "
         "(it runs the kernels the cost model times)",
         a.scenario));
+  if (s.training.precision == Precision::FP8)
+    throw InputError(fmt::format(
+        "{}: training.precision: fp8: validate replays GEMMs in bf16/fp16 only; give "
+        "--set training.precision=bf16 to check the bf16 times the FP8 ratio multiplies",
+        a.scenario));
   return s;
 }
 

@@ -25,7 +25,8 @@ parallelism: {{tp: {}, pp: {}, dp: {}}}
 // A GEMM table with a made-up time for every planned shape (2·m·n·k / 1e15 s).
 GemmTable table_of(const std::vector<PlannedGemm>& plan) {
   std::vector<GemmSample> samples;
-  for (const auto& g : plan) samples.push_back({g.m, g.n, g.k, "bf16", g.flops() / 1e15, 0, ""});
+  for (const auto& g : plan)
+    samples.push_back({g.m, g.n, g.k, "bf16", g.flops() / 1e15, 0, "", ""});
   return GemmTable(samples, "bf16");
 }
 

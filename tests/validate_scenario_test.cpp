@@ -90,14 +90,15 @@ TEST_CASE("validate: recompute_layers needs full recompute") {
                     Contains("only applies to recompute: full") && Contains("got recompute: none"));
 }
 
-TEST_CASE("validate: fp8 needs a Hopper GPU") {
+TEST_CASE("validate: fp8 needs a GPU with FP8 tensor cores") {
   // The base scenario's GPU is Hopper: fp8 is accepted; on A100 it is refused by key, with why.
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8"}));
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=h200"}));
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=a100-sxm-80gb"}),
-      Contains("training.precision: fp8 needs a Hopper GPU") &&
-          Contains("got a100-sxm-80gb: Ampere has no FP8 tensor cores"));
+      Contains("training.precision: fp8 needs a GPU with FP8 tensor cores (cluster.gpu: "
+               "h100-sxm, h100-pcie, h200), got a100-sxm-80gb") &&
+          Contains("Ampere has none"));
 }
 
 TEST_CASE("validate: a value code set is blamed on the code that set it") {

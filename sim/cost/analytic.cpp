@@ -174,7 +174,10 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // before it does that already: TE's LayerNormLinear/LayerNormMLP write the norms' and the
   // activation's outputs in FP8 and fuse the activation's backward with the cast, so the forward
   // casts only the attention output (attn_out's input) and the backward the output gradients
-  // of the other projections; the weights once per step (cached over the micro-batches).
+  // of the other projections; the weights once per step (cached over the micro-batches; a
+  // recomputed forward reuses them). Megatron's grouped experts (TEGroupedMLP) run their
+  // activation apart: the routed tokens, the activation's output and the up projection's
+  // gradient are cast by kernels of their own.
   const bool fp8 = s_.training.precision == Precision::FP8;
   double fp8_cast_elements = 0;
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
@@ -188,10 +191,11 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       push(k);
     };
     if (in_fp8) {
-      const bool fused_grad = name == "mlp_up" || name == "experts.up" || name == "shared.up";
+      const bool fused_grad = name == "mlp_up" || name == "shared.up";
+      const bool cast_input = name == "attn_out" || name == "experts.up" || name == "experts.down";
       if (op == Op::F)
-        fp8_cast_elements +=
-            (name == "attn_out" ? g.m * g.k * batch : 0.0) + g.k * g.n * batch / s_.microbatches();
+        fp8_cast_elements += (cast_input ? g.m * g.k * batch : 0.0) +
+                             (recompute ? 0.0 : g.k * g.n * batch / s_.microbatches());
       if ((op == Op::I || op == Op::B) && !fused_grad) fp8_cast_elements += g.m * g.n * batch;
     }
     if (op == Op::F) gemm(names[0], g);
@@ -453,8 +457,10 @@ void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& o
 double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
   switch (k.kind) {
     case Kernel::Kind::Gemm:
+      // A batch (the experts' grouped GEMM) is timed as one GEMM of batch·m rows: its FP8 ratio
+      // too.
       return gemm_seconds(k.gemm, k.batch) *
-             (k.fp8 ? fp8_gemm_time_ratio(k.gemm.m, k.gemm.n, k.gemm.k) : 1.0);
+             (k.fp8 ? fp8_gemm_time_ratio(k.gemm.m * k.batch, k.gemm.n, k.gemm.k) : 1.0);
     case Kernel::Kind::Attention: {
       const bool backward = std::string_view(k.what) != "attention";
       // A calibration profile's measured calls of this pass, head size and (causal) mask.

@@ -1,40 +1,30 @@
 #include "cost/attention_table.h"
 
-#include <algorithm>
 #include <cmath>
-#include <tuple>
 
 namespace trainsim {
 
 AttentionTable::AttentionTable(const std::vector<AttentionSample>& samples) {
-  for (const AttentionSample& s : samples)
-    points_.push_back({s.pass == "backward", static_cast<double>(s.head_dim), s.causal,
-                       static_cast<double>(s.seq), s.flops() / s.time_s / 1e12});
-  std::sort(points_.begin(), points_.end(), [](const Point& a, const Point& b) {
-    return std::tie(a.backward, a.head_dim, a.causal, a.seq) <
-           std::tie(b.backward, b.head_dim, b.causal, b.seq);
-  });
+  // Per kind, the throughputs at each length (several samples at one length: their mean).
+  std::map<Kind, std::map<double, std::pair<double, int>>> sums;
+  for (const AttentionSample& s : samples) {
+    auto& [sum, n] = sums[{s.pass == "backward", static_cast<double>(s.head_dim), s.causal}]
+                         [std::log2(static_cast<double>(s.seq))];
+    sum += s.flops() / s.time_s / 1e12;
+    ++n;
+  }
+  for (const auto& [kind, by_length] : sums)
+    for (const auto& [l, sn] : by_length) curves_[kind].emplace_back(l, sn.first / sn.second);
+  size_ = samples.size();
 }
 
 std::optional<double> AttentionTable::seconds(bool backward, double seq, double head_dim,
                                               double heads, bool causal) const {
-  // The samples of this kind, by length; those at one length averaged.
-  std::vector<std::pair<double, double>> curve;  // (log2 seq, TFLOP/s)
-  std::vector<int> at_length;
-  for (const Point& p : points_) {
-    if (p.backward != backward || p.head_dim != head_dim || p.causal != causal) continue;
-    const double l = std::log2(p.seq);
-    if (!curve.empty() && curve.back().first == l) {
-      curve.back().second += p.tflops;
-      ++at_length.back();
-    } else {
-      curve.emplace_back(l, p.tflops);
-      at_length.push_back(1);
-    }
-  }
-  for (std::size_t i = 0; i < curve.size(); ++i) curve[i].second /= at_length[i];
+  const auto it = curves_.find({backward, head_dim, causal});
+  if (it == curves_.end()) return std::nullopt;
+  const auto& curve = it->second;  // (log2 seq, TFLOP/s), by length
   const double l = std::log2(seq);
-  if (curve.empty() || l < curve.front().first || l > curve.back().first) return std::nullopt;
+  if (l < curve.front().first || l > curve.back().first) return std::nullopt;
   double tflops = curve.front().second;
   for (std::size_t i = 0; i + 1 < curve.size(); ++i)
     if (l >= curve[i].first && l <= curve[i + 1].first) {

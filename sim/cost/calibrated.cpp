@@ -169,8 +169,13 @@ std::string CalibratedCostModel::sources() const {
     if (memory_->outside() > 0)
       s += fmt::format(", {} outside its sizes analytic", memory_->outside());
   }
-  if (!attention_ || attention_->answered() == 0)
+  if (!attention_ || attention_->empty())
     s += "; attention core analytic";
+  else if (attention_->answered() == 0)
+    s += fmt::format(
+        "; attention core analytic ({} attention sample(s) in the profile, none of this run's "
+        "length, head size and mask)",
+        attention_->size());
   else
     s += fmt::format("; {} attention shape(s) from the profile", attention_->answered());
   if (fp8_) s += fmt::format("; {}", fp8_gemm_source());

@@ -105,7 +105,9 @@ inline constexpr int kEagerRopeKernels = 5;
 /// in the H100 trace above: q · cos 1.34 TB/s, the negation 1.34, the sum 1.80, the
 /// concatenation 0.93; the whole rotary forward of q, 20 bytes × 16.8 M elements in 250 µs,
 /// 1.34 TB/s = 0.40 of the 3.35 TB/s datasheet bandwidth (contiguous bf16 adds in the same
-/// trace: 3.4 TB/s). Used for the eager rotary embedding.
+/// trace: 3.4 TB/s). Used for the eager rotary embedding as a share of the other memory-bound
+/// kernels' rate: 0.40 / kMemoryEfficiency = 0.5 of it (of an `efficiency.memory` override's or
+/// a profile's copy rate likewise).
 inline constexpr double kEagerStridedMemoryEfficiency = 0.40;
 
 /// Bytes per parameter an eager runtime's gradient accumulation moves for every micro-batch

@@ -6,7 +6,7 @@
 // grid of m ∈ {2k … 16k} × n ∈ {1k … 56k} × k ∈ {1k … 16k} GEMMs was timed in bf16
 // (torch.matmul) and in FP8 (torch._scaled_mm: e4m3 operands, per-tensor scales, bf16 out, the
 // cuBLASLt kernel Transformer Engine's FP8 linear layers call), the two back to back per shape.
-// Large shapes take 0.49–0.58 of the bf16 time (1,230–1,410 of the 1,979 TFLOP/s FP8 peak, not
+// Large shapes take 0.49–0.63 of the bf16 time (1,180–1,440 of the 1,979 TFLOP/s FP8 peak, not
 // the datasheet's 2×), small ones 0.6–1.1 (k = 1024: FP8's per-element saving is small against the
 // fixed costs). The ratio is interpolated trilinearly in log2(m), log2(n), log2(k) and held at
 // the grid's edges; it multiplies whatever bf16 time the model gives the shape (the GPU's sweep,

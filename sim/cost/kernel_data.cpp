@@ -40,9 +40,9 @@ constexpr SeqCurves kFa1A100{{58, 70, 77, 87, 92, 97}, {55, 62, 69, 76, 80, 83}}
 // "slightly slower" in the same sense.
 constexpr SeqCurves kTritonA100{{59, 75, 79, 76, 79, 80}, {50, 61, 68, 74, 78, 80}};
 // FlashAttention-2 on H100: forward + backward and forward alone [H100-measured]. The papers'
-// bars ([FA2-H100], [FA3]) lie above these, by 8–16 % at 4k–16k tokens and 24–39 % at 512–2k
-// (forward + backward, head dim 128: 163 … 328 against 100 … 303): a kernel in a training step
-// runs at the measured rate or below (four real eager PyTorch steps on the same H100 timed
+// bars ([FA2-H100], [FA3]) are higher: these lie 8–16 % below them at 4k–16k tokens and 24–39 %
+// at 512–2k (forward + backward, head dim 128: 100 … 303 against 163 … 328): a kernel in a training
+// step runs at the measured rate or below (four real eager PyTorch steps on the same H100 timed
 // their FlashAttention kernels 15–21 % slower than the paper bars), so the measured curves
 // stand; the bars remain below as FlashAttention-3's backward reference, as its paper states it.
 constexpr SeqCurves kFa2H100{{91, 140, 189, 232, 260, 274}, {100, 153, 202, 247, 284, 303}};

@@ -285,9 +285,11 @@ bool attention_shape(const std::string& op, const json& args, TraceAttentionShap
   const json* d = field(args, "Input Dims");
   if (!kind || !d || !d->is_array() || d->size() <= kind->key) return false;
   const auto q = dims((*d)[0]), k = dims((*d)[kind->key]);
-  if (q.size() != 4 || k.size() != 4) return false;
+  // Self-attention only (keys as long and as wide as the queries): the FLOP convention's.
+  if (q.size() != 4 || k.size() != 4 || q[2] != k[2] || q[3] != k[3]) return false;
   for (auto v : q)
-    if (v <= 0) return false;
+    if (v <= 0 || v > (std::int64_t{1} << 31)) return false;
+  if (q[0] * q[1] > (std::int64_t{1} << 31)) return false;  // sequences × heads, as profiles allow
   a.backward = kind->backward;
   a.batch = q[0], a.heads = q[1], a.seq = q[2], a.head_dim = q[3], a.kv_heads = k[1];
   if (const json* c = field(args, "Concrete Inputs");

@@ -43,6 +43,8 @@ struct GpuPreset {
   LinkSpec intra_node;
   LinkSpec inter_node;
   const char* source;  ///< where the numbers come from
+  /// FP8 tensor cores (the datasheet lists FP8 Tensor Core throughput): training.precision fp8.
+  bool fp8 = false;
 };
 const GpuPreset* find_gpu_preset(const std::string& name);
 std::vector<std::string> gpu_preset_names();

@@ -501,8 +501,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "once per step), an FP8 copy of those weights kept, everything else bf16",
        choice({"bf16", "fp16", "fp8"}), field<&Scenario::training, &TrainingSpec::precision>()},
       {"training.optimizer", "`adam`, `adamw`", "`adam`",
-       "mixed-precision Adam (28 bytes of traffic per parameter)", choice({"adam", "adamw"}),
-       ignore()},
+       "mixed-precision Adam (fused: 28 bytes of traffic per parameter, 40 with the fp32 master "
+       "copies' gradient cast and weight copy; cost/constants.h)",
+       choice({"adam", "adamw"}), ignore()},
       {"training.recompute", "`none`, `selective`, `full`", "`none`",
        "activation recomputation before the backward (memory: `sim/memory/footprint.h`)",
        choice({"none", "selective", "full"}),

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.h"
 #include "scenario/limits.h"
@@ -101,18 +102,20 @@ void check_mla(const Scenario& s, const Checker& c) {
     if (v == 0) c.fail(key, "required with model.mla.kv_rank (latent attention)");
 }
 
-// FP8 GEMMs need Hopper's FP8 tensor cores (and the measured ratio is a Hopper GPU's).
+// FP8 GEMMs need FP8 tensor cores (a preset that has them: the measured ratio is a Hopper GPU's).
 void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.precision != Precision::FP8 || !s.model) return;
   const std::string& p = s.cluster.gpu.preset;
-  if (p == "h100-sxm" || p == "h100-pcie" || p == "h200") return;
+  const GpuPreset* preset = find_gpu_preset(p);
+  if (preset && preset->fp8) return;
+  std::vector<std::string> with;
+  for (const std::string& n : gpu_preset_names())
+    if (find_gpu_preset(n)->fp8) with.push_back(n);
   c.fail("training.precision",
-         fmt::format("fp8 needs a Hopper GPU (cluster.gpu: h100-sxm, h100-pcie or h200), got {}: "
-                     "{}",
-                     p.empty() ? s.cluster.gpu.name : p,
-                     p.rfind("a100", 0) == 0 || p.rfind("a800", 0) == 0
-                         ? "Ampere has no FP8 tensor cores"
-                         : "its FP8 GEMM speed is unknown"));
+         fmt::format("fp8 needs a GPU with FP8 tensor cores (cluster.gpu: {}), got {}: {}",
+                     fmt::join(with, ", "), p.empty() ? s.cluster.gpu.name : p,
+                     preset ? "its datasheet lists no FP8 tensor cores (Ampere has none)"
+                            : "a custom GPU's FP8 GEMM speed is unknown"));
 }
 
 void check_layout(const Scenario& s, const Checker& c) {
