@@ -117,6 +117,19 @@ TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]")
   CHECK(j["one_step_s"].get<double>() == Approx(27e-3));
 }
 
+TEST_CASE("run: an fp8 run's MFU says which peak it is of", "[report][fp8]") {
+  // Model FLOPs over the 16-bit peak, for FP8 too: the line says so (bf16 runs do not).
+  Scenario s = llama8b();
+  const std::string bf16 = format_report(make_report(simulate(s)));
+  s.training.precision = Precision::FP8;
+  const StepReport r = make_report(simulate(s));
+  const std::string fp8 = format_report(r);
+  CHECK_THAT(fp8, Catch::Contains(" of the 16-bit peak\n"));
+  CHECK_THAT(bf16, !Catch::Contains("of the 16-bit peak"));
+  REQUIRE(r.mfu);
+  CHECK(*r.mfu == Approx(r.tflops_per_gpu * 1e12 / 989e12));
+}
+
 TEST_CASE("report json: the training echo is the scenario schema's training keys") {
   const Scenario s = test::yaml(
       "model: llama-3.1-8b\n"
