@@ -50,6 +50,9 @@ expect 2 "a pipeline replay runs tp = 1" -- "$bin" validate --scenario "$2/scena
   --profile "$tmp/empty.json" --gpus 4 --set parallelism.dp=1 --set parallelism.tp=2
 expect 2 "expected at least 1" -- "$bin" validate --scenario "$2/scenarios/default.yaml" \
   --profile "$tmp/empty.json" --gpus 0
+# FP8 GEMMs are not replayed (cuBLASLt bf16/fp16 only): refused before looking for GPUs.
+expect 2 "validate replays GEMMs in bf16/fp16 only" -- "$bin" validate \
+  --scenario "$2/scenarios/default.yaml" --profile "$tmp/empty.json" --set training.precision=fp8
 # Under mpirun (a build with MPI): each process drives one GPU, and a failing rank ends the
 # whole job with its exit code instead of leaving the others waiting.
 if "$bin" collectives --help | grep -q "under mpirun" && command -v mpirun >/dev/null; then
