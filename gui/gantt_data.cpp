@@ -62,6 +62,8 @@ BoxKind box_kind(const Work& w) {
     case TaskType::ForwardBackward:
       return BoxKind::ForwardBackward;
     case TaskType::Optimizer:
+    case TaskType::HostTransfer:  // ZeRO-Offload's step, on the host link and the host CPU
+    case TaskType::HostOptimizer:
       return BoxKind::Optimizer;
     case TaskType::TpCollective:
       return BoxKind::TensorParallel;

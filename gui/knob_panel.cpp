@@ -36,6 +36,7 @@ std::vector<std::string> KnobPanel::keys() {
           "parallelism.zero",
           "training.recompute",
           "training.precision",
+          "training.offload",
           kMicroBatchSize};
 }
 
@@ -58,6 +59,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_choice("parallelism.zero", tr("ZeRO stage"));
   add_choice("training.recompute", tr("recompute"));
   add_choice("training.precision", tr("precision (fp8: Hopper)"));
+  add_choice("training.offload", tr("optimizer offload (ZeRO ≥ 1)"));
   add_spin(kMicroBatchSize, tr("micro-batch size b"), 4096);
   general_error_ = new QLabel;
   general_error_->setWordWrap(true);
@@ -178,8 +180,8 @@ std::map<std::string, QString> values_of(const Scenario& sc) {
 // and has no GPUs to lay out, no parameters to shard and no activations to recompute.
 bool KnobPanel::needs_model(const std::string& key) {
   return key == kDp || key == "parallelism.tp" || key == "parallelism.ep" ||
-         key == "parallelism.zero" || key == "training.recompute" ||
-         key == "training.precision" || key == kMicroBatchSize;
+         key == "parallelism.zero" || key == "training.recompute" || key == "training.precision" ||
+         key == "training.offload" || key == kMicroBatchSize;
 }
 
 void KnobPanel::set_scenario(const Scenario& sc) {

@@ -95,6 +95,25 @@ TEST_CASE("footprint: fp8 keeps the linear GEMMs' inputs in 1 byte and an FP8 co
   CHECK(bf16.fp8_weights == 0);
 }
 
+TEST_CASE("footprint: ZeRO-Offload keeps the optimizer states in host memory",
+          "[footprint][offload]") {
+  // Stage 0 of pp 2, dp 4, ZeRO-2: weights 2Ψ, gradients 2Ψ/4 stay; the 12Ψ/4 of Adam go.
+  auto stage0 = [](const char* offload) {
+    const Scenario s = test::yaml(
+        fmt::format("model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
+                    "parallelism: {{pp: 2, dp: 4, zero: 2}}\ntraining: {{seq_len: 4096, "
+                    "global_batch_size: 64, offload: {}}}\n",
+                    offload));
+    const int stages[] = {0};
+    return static_memory(s, stages);
+  };
+  const StaticMemory on = stage0("optimizer"), off = stage0("none");
+  CHECK(on.optimizer == 0);
+  CHECK(off.optimizer == Approx(12 * off.parameters / 4));
+  CHECK(on.weights == off.weights);
+  CHECK(on.gradients == off.gradients);
+}
+
 TEST_CASE("footprint: static memory follows the ZeRO paper for ZeRO 0 to 3", "[footprint]") {
   // Ψ on stage 0 of pp 2 (16 layers + embedding), dp 4. Weights 2Ψ, grads 2Ψ, Adam 12Ψ;
   // ZeRO-1 shards the 12Ψ, ZeRO-2 also the grads, ZeRO-3 also the weights, each / N_d.

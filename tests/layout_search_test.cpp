@@ -408,3 +408,37 @@ parallelism: {{dp: 8}}
   CHECK(a100[1].layout.precision == Precision::FP8);
   CHECK_THAT(a100[1].error, Catch::Contains("no FP8 tensor cores"));
 }
+
+TEST_CASE("search: optimizer offload is a dimension, not tried at ZeRO-0", "[search][offload]") {
+  // dp 8 only, ZeRO 0 or 1, offload none or optimizer: 3 layouts (no offload at ZeRO-0).
+  SearchSpace space;
+  space.tp = {1};
+  space.pp = {1};
+  space.zero = {0, 1};
+  space.recompute = {Recompute::None};
+  space.offload = {Offload::None, Offload::Optimizer};
+  const Scenario small = test::yaml(R"(model: {layers: 4, hidden: 2048, ffn_hidden: 8192, heads: 16,
+  vocab: 32000}
+training: {seq_len: 2048, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+  const auto results = search_layouts(small, space);
+  REQUIRE(results.size() == 3);
+  const SearchResult* off = nullptr;
+  const SearchResult* z1 = nullptr;
+  for (const auto& r : results) {
+    CHECK((r.layout.offload == Offload::None || r.layout.zero >= 1));
+    if (r.layout.offload == Offload::Optimizer) off = &r;
+    if (r.layout.offload == Offload::None && r.layout.zero == 1) z1 = &r;
+  }
+  REQUIRE(off);
+  REQUIRE(z1);
+  REQUIRE(off->ran());
+  // The same layout with its Adam states on the host: less GPU memory (12Ψ/8 less), a slower
+  // step (the shard's round trip over the host link and the CPU's Adam).
+  CHECK(off->static_memory < z1->static_memory);
+  CHECK(off->report.step_time_s > z1->report.step_time_s);
+  CHECK_THAT(off->layout.words(), Catch::Contains("optimizer offload"));
+  CHECK(search_to_csv(small, results).find(",precision,offload,") != std::string::npos);
+}

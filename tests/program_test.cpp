@@ -101,6 +101,39 @@ TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters af
             c1->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration);
 }
 
+TEST_CASE("DP pass: ZeRO-Offload moves the shard's step to the host, over the host link",
+          "[passes][dp][offload]") {
+  // As the ZeRO-1 case above, with training.offload: optimizer. After the reduce-scatter: the
+  // gradient shard (G/2 bytes) down the host link (55 GB/s, the H100 preset's measured pinned
+  // copy), Adam on Ψ/2 parameters at the host's 4.2e9 per second, the updated 16-bit shard (2 ·
+  // Ψ/2 bytes) back, then the all-gather. The GPU's compute stream runs no optimizer.
+  const Scenario off = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2, offload: optimizer}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {dp: 2, zero: 1}
+costs: {forward: 10ms, backward: 21ms}
+memory: {bucket_size: 1GB}
+contention: {compute_slowdown: 0, link_sharing: false}
+)");
+  const auto c = make_cost_model(off);
+  const double g = c->gradient_bytes(0), psi = c->stage_params(0);
+  CHECK(c->host_transfer(55e9).duration == kNsPerS);                      // 55 GB in 1 s
+  CHECK(c->host_optimizer(4.2e9).duration == Approx(kNsPerS).margin(1));  // 4.2e9 params in 1 s
+  const TimeNs down = c->host_transfer(g / 2).duration, up = c->host_transfer(psi).duration;
+  const TimeNs cpu = c->host_optimizer(psi / 2).duration;
+  CHECK(test::makespan(off) ==
+        31 * kNsPerMs +
+            c->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, g).duration + down +
+            cpu + up +
+            c->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration);
+  const Timeline tl = simulate(off);
+  CHECK(of_type(tl, TaskType::Optimizer).empty());
+  CHECK(of_type(tl, TaskType::HostTransfer).size() == 2);
+  CHECK(of_type(tl, TaskType::HostOptimizer).size() == 1);
+  // The report counts the host chain as the step's optimizer time.
+  CHECK(make_report(tl).critical.optimizer_s == Approx(to_seconds(down + cpu + up)));
+}
+
 namespace {
 
 // Llama-3.2-1B (16 layers) on one stage, dp 2 on one node, ZeRO-3 in 2 FSDP units of 8

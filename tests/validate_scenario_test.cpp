@@ -101,6 +101,15 @@ TEST_CASE("validate: fp8 needs a GPU with FP8 tensor cores") {
           Contains("Ampere has none"));
 }
 
+TEST_CASE("validate: optimizer offload needs a ZeRO stage") {
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml", {"training.offload=optimizer", "parallelism.zero=1"}));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.offload=optimizer"}),
+                    Contains("training.offload: optimizer offload needs parallelism.zero 1, 2 "
+                             "or 3") &&
+                        Contains("got zero: 0"));
+}
+
 TEST_CASE("validate: a value code set is blamed on the code that set it") {
   Scenario s = test::yaml(kBase);
   s.set_origin("parallelism.vpp", "trainsim compare (retried at vpp 8192)");

@@ -75,6 +75,7 @@ struct SearchArgs {
   std::vector<int> tp, pp, vpp, micro_batch_sizes, zero, ep;
   std::vector<std::string> sp, recompute, tp_overlap;  ///< off/on; none/selective/full
   std::vector<std::string> precision;                  ///< bf16/fp16/fp8
+  std::vector<std::string> offload;                    ///< none/optimizer
   std::string schedules;                               ///< "" = the scenario's, or names, or all
   std::string headroom;  ///< percent of device memory kept free, "10" or "10%"
   std::string plot;      ///< an .svg file: step time against memory
@@ -367,6 +368,12 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
           "search: --precision takes bf16, fp16 or fp8 (comma-separated); got \"{}\"", v));
     space.precision.push_back(*it);
   }
+  for (const auto& v : a.offload) {
+    if (v != "none" && v != "optimizer")
+      throw InputError(fmt::format(
+          "search: --offload takes none or optimizer (comma-separated); got \"{}\"", v));
+    space.offload.push_back(v == "none" ? Offload::None : Offload::Optimizer);
+  }
   const auto ends_with = [&](std::string_view ext) {
     return a.plot.size() > ext.size() && a.plot.substr(a.plot.size() - ext.size()) == ext;
   };
@@ -629,6 +636,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   srch->add_option("--tp-overlap", xa.tp_overlap,
                    "TP comm-GEMM overlap: off,on (default: the scenario's; only off at tp 1)")
+      ->delimiter(',');
+  srch->add_option("--offload", xa.offload,
+                   "Optimizer offload to try: none,optimizer (default: the scenario's; needs ZeRO "
+                   "1-3, not tried at ZeRO-0)")
       ->delimiter(',');
   srch->add_option("--precision", xa.precision,
                    "Training precisions to try: bf16,fp8 (default: the scenario's; fp8 needs a "

@@ -627,6 +627,15 @@ double AnalyticCostModel::gradient_bytes(int stage) const {
   return grad_reduce_bytes(s_.training) * stage_params(stage);
 }
 
+Cost AnalyticCostModel::host_transfer(double bytes) const {
+  TRAINSIM_CHECK(s_.cluster.host_link > 0, "validate() requires a host link with offload");
+  return {seconds_to_ns(bytes / s_.cluster.host_link), 0, bytes};
+}
+
+Cost AnalyticCostModel::host_optimizer(double params) const {
+  return {seconds_to_ns(params / s_.cluster.host_adam_rate), 0, 0};
+}
+
 Cost AnalyticCostModel::optimizer(double params) const {
   // Gradient clipping (when on), then Adam: fused into one pass, or one pass per operation.
   // A fused step over fp32 masters (not FSDP's in-place fp32 shards) adds the gradient cast

@@ -109,6 +109,10 @@ class AnalyticCostModel : public CostModel {
   double gradient_bytes(int stage) const override;
   Cost optimizer(double params) const override;
   double stage_params(int stage) const override;
+  /// bytes / cluster.host_link (a copy engine's transfer: no launch cost, no GPU time).
+  Cost host_transfer(double bytes) const override;
+  /// params / cluster.host_adam_rate.
+  Cost host_optimizer(double params) const override;
   bool models_hardware() const override { return true; }
   std::string sources() const override;
   std::vector<KernelTime> kernel_times(Op op, int stage) const override;

@@ -79,6 +79,10 @@ class CostModel {
   virtual double gradient_bytes(int stage) const = 0;
   /// The optimizer step over `params` parameters on one GPU.
   virtual Cost optimizer(double params) const = 0;
+  /// ZeRO-Offload (training.offload): `bytes` over one GPU's host link, one way.
+  virtual Cost host_transfer(double /*bytes*/) const { return {}; }
+  /// ZeRO-Offload: the host CPU's Adam step over `params` parameters (one GPU's shard).
+  virtual Cost host_optimizer(double /*params*/) const { return {}; }
   /// Parameters one GPU holds for `stage`.
   virtual double stage_params(int stage) const = 0;
   /// Of stage_params, the routed experts' (reduced over the expert-data-parallel group, not
@@ -122,6 +126,12 @@ class LayeredCostModel : public CostModel {
   }
   double gradient_bytes(int stage) const override {
     return fallback_ ? fallback_->gradient_bytes(stage) : 0.0;
+  }
+  Cost host_transfer(double bytes) const override {
+    return fallback_ ? fallback_->host_transfer(bytes) : Cost{};
+  }
+  Cost host_optimizer(double params) const override {
+    return fallback_ ? fallback_->host_optimizer(params) : Cost{};
   }
   Cost optimizer(double params) const override {
     return fallback_ ? fallback_->optimizer(params) : Cost{};

@@ -92,12 +92,38 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     // and the routed experts / (dp / ep) (ZeRO-1/2/3).
     const double shard =
         l.zero >= 1 ? (params - expert_params) / l.dp + expert_params / experts.size : params;
-    const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp,
-                             -1, p.compute_scale(r));
-    const TaskId opt = p.builder.add_task(cs, wo, -1);
-    for (TaskId t : reductions) p.builder.add_dependency(t, opt);
-    for (const TaskId tail : tails[static_cast<std::size_t>(r)])
-      p.builder.add_dependency(tail, opt);
+    TaskId opt = kNone;
+    auto after_backward = [&](TaskId t) {
+      for (TaskId u : reductions) p.builder.add_dependency(u, t);
+      for (const TaskId tail : tails[static_cast<std::size_t>(r)])
+        p.builder.add_dependency(tail, t);
+    };
+    if (sc.training.offload == Offload::Optimizer) {
+      // ZeRO-Offload: the gradient shard down the host link, Adam on the host CPU, the updated
+      // 16-bit weights back up; the GPU's compute stream does no optimizer work.
+      const StreamId link = p.stream(r, StreamType::HostLink);
+      const double grads = shard * (p.cost.gradient_bytes(stages.front()) /
+                                    std::max(1.0, p.cost.stage_params(stages.front())));
+      // Works are shared by key: a pipeline rank's shard is its own (variant: pp, and which way).
+      const int pp = rank.coord.pp;
+      const TaskId down = p.builder.add_task(
+          link, p.work(TaskType::HostTransfer, -1, -1, p.cost.host_transfer(grads), 2 * pp), -1);
+      after_backward(down);
+      const TaskId cpu = p.builder.add_task(
+          p.stream(r, StreamType::Host),
+          p.work(TaskType::HostOptimizer, -1, -1, p.cost.host_optimizer(shard), pp), -1);
+      p.builder.add_dependency(down, cpu);
+      opt = p.builder.add_task(
+          link,
+          p.work(TaskType::HostTransfer, -1, -1, p.cost.host_transfer(2.0 * shard), 2 * pp + 1),
+          -1);
+      p.builder.add_dependency(cpu, opt);
+    } else {
+      const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp,
+                               -1, p.compute_scale(r));
+      opt = p.builder.add_task(cs, wo, -1);
+      after_backward(opt);
+    }
     if ((l.zero == 1 || l.zero == 2) && !l.param_gather_with_forward && l.dp > 1) {
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
       // use instead; with param_gather the next forward does, add_param_gather_pass).

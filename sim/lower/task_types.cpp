@@ -32,6 +32,10 @@ const char* task_type_name(TaskType t) {
       return "dp-collective";
     case TaskType::ParamGather:
       return "param-gather";
+    case TaskType::HostTransfer:
+      return "host-transfer";
+    case TaskType::HostOptimizer:
+      return "host-optimizer";
   }
   return "?";
 }
@@ -64,6 +68,10 @@ const char* task_type_letter(TaskType t) {
       return "dp";
     case TaskType::ParamGather:
       return "ag";
+    case TaskType::HostTransfer:
+      return "pcie";
+    case TaskType::HostOptimizer:
+      return "cpu-opt";
   }
   return "?";
 }
@@ -84,6 +92,10 @@ const char* stream_type_name(StreamType s) {
       return "tp-comm";
     case StreamType::ExpertParallel:
       return "ep-comm";
+    case StreamType::HostLink:
+      return "host-link";
+    case StreamType::Host:
+      return "host-cpu";
   }
   return "?";
 }

@@ -27,6 +27,10 @@ enum class TaskType : std::uint8_t {
   /// A parameter all-gather over the DP group before a unit's compute (ZeRO-3 / FSDP, or
   /// ZeRO-1/2's gather of updated parameters overlapped with the next forward).
   ParamGather,
+  /// ZeRO-Offload: a gradient shard to the host, or updated weights back, over the host link.
+  HostTransfer,
+  /// ZeRO-Offload: the host CPU's optimizer step on this GPU's shard.
+  HostOptimizer,
 };
 
 enum class StreamType : std::uint8_t {
@@ -36,7 +40,9 @@ enum class StreamType : std::uint8_t {
   DataParallel,
   Gather,
   TensorParallel,
-  ExpertParallel
+  ExpertParallel,
+  HostLink,  ///< the GPU's copy engine to and from host memory
+  Host       ///< the host CPU
 };
 
 const char* task_type_name(TaskType t);    ///< "forward", "send-activation", …

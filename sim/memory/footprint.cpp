@@ -112,7 +112,10 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
   out.weights = kHalf * (zero >= 3 ? shard : psi);
   const double grad_bytes = kHalf + (s.training.fp32_grad_accumulation ? kFloat : 0);
   out.gradients = grad_bytes * (zero >= 2 ? shard : psi);
-  out.optimizer = kAdamBytesPerParam * (zero >= 1 ? shard : psi);
+  // ZeRO-Offload keeps the master weights and Adam states in host memory.
+  out.optimizer = s.training.offload == Offload::Optimizer
+                      ? 0.0
+                      : kAdamBytesPerParam * (zero >= 1 ? shard : psi);
   out.buffers = s.memory.runtime_overhead + (s.layout.dp > 1 ? s.memory.bucket_size : 0);
   if (s.training.precision == Precision::FP8) {
     // The layers' linear weights: all but the embedding and head (vocabulary-parallel) and the

@@ -84,7 +84,9 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
                       : type == TaskType::TpCollective ? "tp"
                       : type == TaskType::EpCollective ? "ep"
                       : type == TaskType::ParamGather  ? "zero-gather"
-                                                       : "dp";
+                      : type == TaskType::HostTransfer || type == TaskType::HostOptimizer
+                          ? "offload"
+                          : "dp";
     emit(fmt::format(
         R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"op":"{}","microbatch":{},"stage":{},"chunk":{},"flops":{},"bytes":{}}}}})",
         q(name), cat, pid, tid[task.stream], us(tl.start[t] + kTraceOriginNs),

@@ -40,7 +40,8 @@ CriticalPath critical_path(const Timeline& tl) {
     const auto type = static_cast<TaskType>(g.work(t).type);
     if (is_pipeline_compute(type))
       cp.compute_s += d;
-    else if (type == TaskType::Optimizer)
+    else if (type == TaskType::Optimizer || type == TaskType::HostOptimizer ||
+             type == TaskType::HostTransfer)
       cp.optimizer_s += d;
     else if (type == TaskType::TpCollective)
       cp.tp_s += d;

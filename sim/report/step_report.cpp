@@ -145,7 +145,8 @@ StepReport make_report(const Timeline& tl) {
       busy[s] += tl.end[t] - tl.start[t];
       first[s] = std::min(first[s], tl.start[t]);
       last[s] = std::max(last[s], tl.end[t]);
-    } else if (type == TaskType::Optimizer) {
+    } else if (type == TaskType::Optimizer || type == TaskType::HostOptimizer ||
+               type == TaskType::HostTransfer) {  // ZeRO-Offload's step: down, CPU, up
       opt[s] += tl.end[t] - tl.start[t];
     }
   }

@@ -18,6 +18,11 @@ constexpr double kNetHopLatency = 14.0 * kUs;
 // fraction of 25 GB/s.
 constexpr double kNdrBusBw = 47 * kGB;
 constexpr double kHdrBusBw = 0.94 * 25 * kGB;
+// Host link (PCIe 5.0 x16 on H100/H200 boards, 64 GB/s line rate each way): pinned copies
+// measured here at 55 GB/s each way on an H100 SXM machine, 4 GiB, one direction at a time
+// (calibrate/reference/h100-sxm-host-offload.json; 42 GB/s each when both run at once). A100
+// boards have PCIe 4.0 x16, half the line rate: half of it.
+constexpr double kPcie5Copy = 55 * kGB;
 
 // Device columns: vendor datasheets (NVIDIA A100, H100, H200). Intra-node busbw: nccl-tests ring
 // all-reduce on 8 GPUs in nccl-tests' busbw convention (H100 ≈ 370 GB/s, A100 ≈ 230–240 GB/s). H100
@@ -28,22 +33,26 @@ const std::array<GpuPreset, 4> kPresets{{
      {235 * kGB, kNvlinkHopLatency},
      {kHdrBusBw, kNetHopLatency},
      "NVIDIA A100 datasheet; nccl-tests 8xA100 ring busbw; HDR InfiniBand",
-     false},
+     false,
+     kPcie5Copy / 2},
     {{"h100-sxm", "h100-sxm", 989e12, 3.35e12, 80 * kGiB, 132},
      {370 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency},
      "NVIDIA H100 datasheet; nccl-tests 8xH100 ring busbw; NDR InfiniBand",
-     true},
+     true,
+     kPcie5Copy},
     {{"h100-pcie", "h100-pcie", 756e12, 2.0e12, 80 * kGiB, 114},
      {64 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency},
      "NVIDIA H100 PCIe datasheet; PCIe 5.0 x16 line rate; NDR InfiniBand",
-     true},
+     true,
+     kPcie5Copy},
     {{"h200", "h200", 989e12, 4.8e12, 141 * kGiB, 132},
      {370 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency},
      "NVIDIA H200 datasheet; NVLink 4 as H100; NDR InfiniBand",
-     true},
+     true,
+     kPcie5Copy},
 }};
 
 }  // namespace

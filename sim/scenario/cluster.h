@@ -30,6 +30,13 @@ struct ClusterSpec {
   int nodes = 1;
   LinkSpec intra_node;
   LinkSpec inter_node;
+  /// Each GPU's link to host memory, bytes/s each way (training.offload's transfers).
+  double host_link = 0;
+  /// The host CPU's Adam step, parameters per second per GPU (training.offload: optimizer).
+  /// Default: torch.optim.AdamW(fused=True) over 1.07 G fp32 parameters took 0.256 s on the 16
+  /// cores of an H100 machine (calibrate/reference/h100-sxm-host-offload.json; foreach 1.17 s);
+  /// a node with fewer cores per GPU is slower.
+  double host_adam_rate = 4.2e9;
 
   int gpus() const { return gpus_per_node * nodes; }
   const LinkSpec& link(LinkClass c) const {
@@ -45,6 +52,7 @@ struct GpuPreset {
   const char* source;  ///< where the numbers come from
   /// FP8 tensor cores (the datasheet lists FP8 Tensor Core throughput): training.precision fp8.
   bool fp8 = false;
+  double host_link = 0;  ///< pinned host↔device copy bandwidth each way, bytes/s
 };
 const GpuPreset* find_gpu_preset(const std::string& name);
 std::vector<std::string> gpu_preset_names();

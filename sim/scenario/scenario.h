@@ -52,6 +52,10 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Unfused };
 /// time as the reference implementations write them (RMSNorm, SwiGLU and rotary embeddings
 /// become several kernels, some over fp32 copies).
 enum class Runtime { Compiled, Eager };
+/// ZeRO-Offload (Ren et al., "ZeRO-Offload", USENIX ATC 2021): the optimizer states and step on
+/// the host CPU; the gradient shard goes down and the updated 16-bit weights come back over the
+/// GPU's host link.
+enum class Offload { None, Optimizer };
 
 /// The precision gradients are reduced in across data-parallel ranks: 16-bit (the training
 /// precision) or fp32 (PyTorch FSDP's `MixedPrecision(reduce_dtype=torch.float32)`, Composer's
@@ -84,6 +88,7 @@ struct TrainingSpec {
   /// stage's span (report/step_report.h), not one step's makespan.
   bool optimizer_post_validation = false;
   Runtime runtime = Runtime::Compiled;
+  Offload offload = Offload::None;
   GradReduce grad_reduce = GradReduce::Default;
 };
 

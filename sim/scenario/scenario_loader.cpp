@@ -427,6 +427,7 @@ void read_cluster(const Reader& r, const Field& f, Scenario& s) {
   if (preset) {  // the links default to the preset's
     c.intra_node = preset->intra_node;
     c.inter_node = preset->inter_node;
+    c.host_link = preset->host_link;
   }
   read_keys(r, f, "cluster", s);  // gpus_per_node, nodes, the links
   if (static_cast<long long>(c.gpus_per_node) * c.nodes > kMaxGpus)

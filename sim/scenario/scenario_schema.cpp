@@ -568,6 +568,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "upcast), SwiGLU 2 kernels, rotary embeddings 5 per tensor (`sim/cost/constants.h`). GELU, "
        "LayerNorm and attention are single kernels either way",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
+      {"training.offload", "`none`, `optimizer`", "`none`",
+       "ZeRO-Offload (Ren et al., USENIX ATC 2021; DeepSpeed's offload_optimizer): the fp32 master "
+       "weights and Adam states live in host memory, not on the GPU; after the backward each "
+       "GPU's gradient shard goes to the host over its link (`cluster.host_link`), the CPU runs "
+       "Adam on it (`cluster.host_adam_rate`) and the updated 16-bit weights come back. Needs "
+       "`parallelism.zero` 1, 2 or 3",
+       choice({"none", "optimizer"}), field<&Scenario::training, &TrainingSpec::offload>()},
       {"cluster", "map", "required with a model", "", none(), {}},
       {"cluster.gpu",
        "preset or map",
@@ -597,6 +604,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        integer(1, kMaxParallel), field<&Scenario::cluster, &ClusterSpec::gpus_per_node>()},
       {"cluster.nodes", "integer ≥ 1", "1", "", integer(1, kMaxParallel),
        field<&Scenario::cluster, &ClusterSpec::nodes>()},
+      {"cluster.host_link", "bandwidth",
+       "preset: 55 GB/s (PCIe 5.0, measured on an H100 machine), A100 27.5 GB/s",
+       "each GPU's pinned host↔device copy bandwidth, each way (`training.offload`)",
+       quantity(Dimension::Bandwidth, true), field<&Scenario::cluster, &ClusterSpec::host_link>()},
+      {"cluster.host_adam_rate", "number > 0", "4.2e9",
+       "the host CPU's Adam step, parameters per second per GPU (`training.offload`; measured: "
+       "fused AdamW on 16 cores of an H100 machine; fewer cores per GPU, slower)",
+       number(1, 1e15), field<&Scenario::cluster, &ClusterSpec::host_adam_rate>()},
       {"cluster.intra_node", "", "", "", map(), {}},
       {"cluster.intra_node.bandwidth", "bandwidth", "preset",
        "nccl-tests bus bandwidth inside a node. On an A100/H100/H200 preset, collectives inside a "

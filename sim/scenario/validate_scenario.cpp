@@ -118,6 +118,20 @@ void check_precision(const Scenario& s, const Checker& c) {
                             : "a custom GPU's FP8 GEMM speed is unknown"));
 }
 
+// ZeRO-Offload keeps the optimizer's shard on the host: DeepSpeed's offload_optimizer needs a
+// ZeRO stage, and the host link must be known.
+void check_offload(const Scenario& s, const Checker& c) {
+  if (s.training.offload == Offload::None || !s.model) return;
+  if (s.layout.zero < 1)
+    c.fail("training.offload",
+           fmt::format("optimizer offload needs parallelism.zero 1, 2 or 3 (DeepSpeed's "
+                       "offload_optimizer partitions the states it moves), got zero: {}",
+                       s.layout.zero));
+  if (s.cluster.host_link <= 0)
+    c.fail("cluster.host_link",
+           "required with training.offload for a GPU without preset: the host link's bandwidth");
+}
+
 void check_layout(const Scenario& s, const Checker& c) {
   using namespace limits;
   const Layout& l = s.layout;
@@ -243,6 +257,7 @@ void validate(const Scenario& s) {
   check_moe(s, c);
   check_mla(s, c);
   check_precision(s, c);
+  check_offload(s, c);
   check_layout(s, c);
   check_batch(s, c);
   check_fit(s, c);

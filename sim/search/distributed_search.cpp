@@ -64,7 +64,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, model, s
                                    folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
-                                   ep, precision)
+                                   ep, precision, offload)
 // A result that did not run has no report to send (nothing reads it): about half the rows of
 // a wide search, half the bytes to encode, send and decode.
 void to_json(nlohmann::json& j, const SearchResult& r) {

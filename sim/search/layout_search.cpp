@@ -68,6 +68,7 @@ std::string LayoutCandidate::words() const {
     s += fmt::format(" · {} recompute", recompute_name(c.recompute));
   if (c.tp_overlap) s += " · TP overlap";
   if (c.precision != Precision::BF16) s += std::string(" · ") + precision_name(c.precision);
+  if (c.offload == Offload::Optimizer) s += " · optimizer offload";
   if (!c.schedule.empty()) s += " · " + c.schedule;
   return s;
 }
@@ -85,6 +86,7 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.layout.tp_overlap = tp_overlap;
   s.layout.ep = ep;
   s.training.precision = precision;
+  s.training.offload = offload;
   // The keys set are those overrides() names; the search is their origin.
   const std::string by = "trainsim search: " + words();
   for (const std::string& set : overrides()) s.set_origin(set.substr(0, set.find('=')), by);
@@ -108,7 +110,8 @@ std::vector<std::string> LayoutCandidate::overrides() const {
           fmt::format("training.recompute_layers={}", recompute_layers),
           fmt::format("parallelism.tp_overlap={}", tp_overlap),
           fmt::format("parallelism.ep={}", ep),
-          fmt::format("training.precision={}", precision_name(precision))};
+          fmt::format("training.precision={}", precision_name(precision)),
+          fmt::format("training.offload={}", offload == Offload::Optimizer ? "optimizer" : "none")};
 }
 
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space) {
@@ -137,6 +140,8 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   const std::vector<int> eps = space.ep.empty() ? std::vector<int>{base.layout.ep} : space.ep;
   const std::vector<Precision> precisions =
       space.precision.empty() ? std::vector<Precision>{base.training.precision} : space.precision;
+  const std::vector<Offload> offloads =
+      space.offload.empty() ? std::vector<Offload>{base.training.offload} : space.offload;
   const std::vector<int> mbs = space.micro_batch_sizes.empty()
                                    ? std::vector<int>{base.training.micro_batch_size}
                                    : space.micro_batch_sizes;
@@ -179,23 +184,27 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                   for (int ov :
                        values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1))
                     for (int ep : eps)
-                      for (Precision precision : precisions) {
-                        // Experts split over DP ranks as validate() allows it.
-                        Layout l = base.layout;
-                        l.dp = dp;
-                        l.ep = ep;
-                        l.zero = dp == 1 ? 0 : z;
-                        if (expert_parallel_refusal(l, &*base.model)) continue;
-                        LayoutCandidate c{dp, tp, pp, vpp, b, sched};
-                        c.zero = dp == 1 ? 0 : z;
-                        c.sequence_parallel = tp > 1 && sp != 0;
-                        c.recompute = rc;
-                        c.recompute_layers = layers;
-                        c.tp_overlap = tp > 1 && ov != 0;
-                        c.ep = ep;
-                        c.precision = precision;
-                        out.push_back(std::move(c));
-                      }
+                      for (Precision precision : precisions)
+                        for (Offload offload : offloads) {
+                          // Offload needs a ZeRO stage (validate()): not tried at ZeRO-0.
+                          if (offload != Offload::None && (dp == 1 ? 0 : z) == 0) continue;
+                          // Experts split over DP ranks as validate() allows it.
+                          Layout l = base.layout;
+                          l.dp = dp;
+                          l.ep = ep;
+                          l.zero = dp == 1 ? 0 : z;
+                          if (expert_parallel_refusal(l, &*base.model)) continue;
+                          LayoutCandidate c{dp, tp, pp, vpp, b, sched};
+                          c.zero = dp == 1 ? 0 : z;
+                          c.sequence_parallel = tp > 1 && sp != 0;
+                          c.recompute = rc;
+                          c.recompute_layers = layers;
+                          c.tp_overlap = tp > 1 && ov != 0;
+                          c.ep = ep;
+                          c.precision = precision;
+                          c.offload = offload;
+                          out.push_back(std::move(c));
+                        }
         }
     }
   }
@@ -339,20 +348,24 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     for (const auto& r : results)
       if (r.ran()) sw = std::max(sw, r.report.schedule.size());
     // An ep column when some layout splits experts (after vpp: the layout's axes together).
-    bool with_ep = false, with_precision = false;
+    bool with_ep = false, with_precision = false, with_offload = false;
     for (const auto& r : results) {
       with_ep = with_ep || r.layout.ep > 1;
       with_precision = with_precision || r.layout.precision != results.front().layout.precision;
+      with_offload = with_offload || r.layout.offload != Offload::None;
     }
     auto ep_cell = [&](const auto& v) { return with_ep ? fmt::format(" {:>3}", v) : ""; };
     // A precision column when the layouts differ in it (after ovl).
     auto prec_cell = [&](const auto& v) { return with_precision ? fmt::format(" {:>4}", v) : ""; };
+    // An offload column when some layout offloads its optimizer.
+    auto offl_cell = [&](const auto& v) { return with_offload ? fmt::format(" {:>4}", v) : ""; };
     const std::string line =
-        "{:>4} {:>5} {:>3} {:>3} {:>3}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}{}  {:<{}} {:>10} "
+        "{:>4} {:>5} {:>3} {:>3} {:>3}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}{}{}  {:<{}} {:>10} "
         "{:>6} {:>11} {:>7} {:>7} {:>11}\n";
-    o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", ep_cell("ep"), "b", "m",
-                     "zero", "sp", "recompute", "ovl", prec_cell("prec"), "schedule", sw,
-                     "step time", "MFU", "tokens/s", "bubble", "comm", "GPU memory");
+    o +=
+        fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", ep_cell("ep"), "b", "m",
+                    "zero", "sp", "recompute", "ovl", prec_cell("prec"), offl_cell("offl"),
+                    "schedule", sw, "step time", "MFU", "tokens/s", "bubble", "comm", "GPU memory");
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];
       const LayoutCandidate& c = r.layout;
@@ -360,7 +373,8 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
           fmt::runtime(line), fmt::format("{}{}", r.pareto ? "*" : "", i + 1), c.dp, c.tp, c.pp,
           c.vpp, ep_cell(c.ep), c.micro_batch_size, r.report.microbatches, c.zero,
           c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
-          prec_cell(precision_name(c.precision)), r.report.schedule, sw,
+          prec_cell(precision_name(c.precision)),
+          offl_cell(c.offload == Offload::Optimizer ? "opt" : "-"), r.report.schedule, sw,
           format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
           thousands(r.report.tokens_per_s), fmt::format("{:.4f}", r.report.bubble_fraction_of_step),
@@ -378,8 +392,11 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
         "the schedule's own idle / a balanced pipeline's time; comm: stage idle waiting on "
         "communication / pipeline phase; GPU memory: the peak of the fullest GPU, within {}\n",
         front, front == 1 ? "" : "s",
-        with_precision ? "prec: training precision (MFU against the 16-bit peak for fp8 too); "
-                       : "",
+        fmt::format(
+            "{}{}",
+            with_precision ? "prec: training precision (MFU against the 16-bit peak for fp8 too); "
+                           : "",
+            with_offload ? "offl: optimizer offloaded to the host CPU (ZeRO-Offload); " : ""),
         limit_words);
   } else {
     o += fmt::format("no layout fits in {}\n", limit_words);
@@ -468,7 +485,8 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
          c.recompute_layers > 0 ? nlohmann::json(c.recompute_layers) : nlohmann::json(nullptr)},
         {"tp_overlap", c.tp_overlap},
         {"ep", c.ep},
-        {"precision", precision_name(c.precision)}};
+        {"precision", precision_name(c.precision)},
+        {"offload", c.offload == Offload::Optimizer ? "optimizer" : "none"}};
     one["ran"] = r.ran();
     one["error"] = r.error;
     one["out_of_memory"] = r.out_of_memory || r.ruled_out;
@@ -493,24 +511,22 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
   };
   std::string o =
       "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
-      "recompute,recompute_layers,tp_overlap,ep,precision,ran,fits,ruled_out,pareto,step_time_s,"
-      "mfu,"
-      "tokens_"
-      "per_"
-      "s,"
+      "recompute,recompute_layers,tp_overlap,ep,precision,offload,ran,fits,ruled_out,pareto,"
+      "step_time_s,mfu,tokens_per_s,"
       "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,memory_bound_bytes,error\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const SearchResult& r = results[i];
     const LayoutCandidate& c = r.layout;
     const bool ran = r.ran();
     o += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1,
-        c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
         ran ? std::to_string(r.report.microbatches) : std::string(),
         field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero, c.sequence_parallel,
         recompute_name(c.recompute),
         c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(), c.tp_overlap,
-        c.ep, precision_name(c.precision), ran, ran && !r.out_of_memory, r.ruled_out, r.pareto,
+        c.ep, precision_name(c.precision), c.offload == Offload::Optimizer ? "optimizer" : "none",
+        ran, ran && !r.out_of_memory, r.ruled_out, r.pareto,
         ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
         ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
         ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),

@@ -39,6 +39,8 @@ struct SearchSpace {
   std::vector<int> ep;
   /// Training precisions: the scenario's (fp8 on a GPU without FP8 is left out by validate()).
   std::vector<Precision> precision;
+  /// Optimizer offload: the scenario's (offload at ZeRO-0 is left out, as validate() refuses it).
+  std::vector<Offload> offload;
 };
 
 /// How to search.
@@ -59,6 +61,7 @@ struct LayoutCandidate {
   bool tp_overlap = false;
   int ep = 1;  ///< expert-parallel degree
   Precision precision = Precision::BF16;
+  Offload offload = Offload::None;
   /// "none", "selective", "full" or "N layers" (full recompute of N layers per stage).
   std::string recompute_text() const;
   /// The `--set` overrides that turn the base scenario into this candidate.
