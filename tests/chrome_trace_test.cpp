@@ -112,6 +112,27 @@ parallelism: {dp: 2, tp: 2, pp: 2}
   }
 }
 
+TEST_CASE("trace: ZeRO-Offload's host work on threads of its own", "[trace][offload]") {
+  // Llama-3.2-1B, dp 2, ZeRO-1, offload: the shard down and back on "host-link", Adam on
+  // "host-cpu", category "offload"; still a valid trace.
+  const json t = json::parse(trace_of(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2, offload: optimizer}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {dp: 2, zero: 1}
+)")));
+  CHECK(check_trace(t).empty());
+  std::set<std::string> threads;
+  int offload = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"]);
+    offload += e["ph"] == "X" && e["cat"] == "offload";
+  }
+  CHECK(threads.count("host-link"));
+  CHECK(threads.count("host-cpu"));
+  // The two DP ranks are identical and simulated once (folded): down, Adam, up.
+  CHECK(offload == 3);
+}
+
 TEST_CASE("trace: processes are named by rank and coordinates, p2p gets flow arrows", "[trace]") {
   const std::string text = trace_of(test::pipeline(2, 2, 1, 2, 0.5));
   CHECK_THAT(text, Catch::Contains("rank 1 · pp 1 · tp 0 · dp 0"));
