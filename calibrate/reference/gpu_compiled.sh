@@ -4,18 +4,9 @@
 # (fused memory-bound kernels, a higher share of GEMM time) with its trace, and the eager step
 # again (run-to-run spread). Writes under OUT: log.txt, smi.csv, attention/reference.json,
 # reference.json + trace.json.gz (compiled), eager/reference.json.
-set -u
-OUT=${1:?usage: gpu_compiled.sh OUT}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/log.txt") 2>&1
-export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=timestamp,name,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu,utilization.gpu \
-  --format=csv -lms 250 > "$OUT/smi.csv" 2>&1 &
-smi=$!
-step() { echo; echo "=== $* ($(date +%T))"; }
+source "$(dirname "$0")/gpu_common.sh" "$@"
 step nvidia-smi; nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv
 step attention sweep; timeout 90 python3 calibrate/reference/llama_step.py --out "$OUT/attention" --attention-sweep
 step compiled step 4096; timeout 330 python3 calibrate/reference/llama_step.py --out "$OUT" --compile --no-kernels
 step eager step 4096 again; timeout 80 python3 calibrate/reference/llama_step.py --out "$OUT/eager" --no-trace --no-kernels
-step end
-kill $smi
+gpu_end

@@ -3,19 +3,10 @@
 # the MPT-13B step, FP8 against bf16 GEMM time, FlashAttention-2's sweep. Writes under OUT:
 # log.txt, smi.csv, reference.json + trace.json.gz, mpt-13b/reference.json, fp8_gemm.json,
 # attention/reference.json.
-set -u
-OUT=${1:?usage: gpu_h200.sh OUT}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/log.txt") 2>&1
-export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=timestamp,name,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu,utilization.gpu \
-  --format=csv -lms 250 > "$OUT/smi.csv" 2>&1 &
-smi=$!
-step() { echo; echo "=== $* ($(date +%T))"; }
+source "$(dirname "$0")/gpu_common.sh" "$@"
 step nvidia-smi; nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv
 step reference step 4096; timeout 120 python3 calibrate/reference/llama_step.py --out "$OUT" --no-kernels
 step mpt-13b; timeout 90 python3 calibrate/reference/llama_step.py --out "$OUT/mpt-13b" --arch mpt-13b --batch 2 --seq 2048 --micro 2 --no-trace --no-kernels
 step fp8 gemm; timeout 150 python3 calibrate/reference/fp8_gemm.py --out "$OUT"
 step attention sweep; timeout 90 python3 calibrate/reference/llama_step.py --out "$OUT/attention" --attention-sweep
-step end
-kill $smi
+gpu_end

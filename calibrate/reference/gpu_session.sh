@@ -4,15 +4,7 @@
 # here and with .gpukit carried. Writes under OUT: log.txt, smi.csv (clocks and power every 250 ms),
 # reference.json and trace.json.gz (llama_step.py at 4096 tokens), s2048/ and s8192/reference.json,
 # profile.json (trainsim-calibrate gemm).
-set -u
-OUT=${1:?usage: gpu_session.sh OUT}
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/log.txt") 2>&1
-export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=timestamp,name,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu,utilization.gpu \
-  --format=csv -lms 250 > "$OUT/smi.csv" 2>&1 &
-smi=$!
-step() { echo; echo "=== $* ($(date +%T))"; }
+source "$(dirname "$0")/gpu_common.sh" "$@"
 step nvidia-smi; nvidia-smi
 step libraries; bash .gpukit/run --libs
 step device; bash .gpukit/run trainsim-calibrate device
@@ -26,5 +18,4 @@ step gemm; timeout 240 bash .gpukit/run trainsim-calibrate gemm --scenario scena
 step validate default; timeout 60 bash .gpukit/run trainsim-calibrate validate --scenario scenarios/default.yaml --set cluster.gpu=$gpu --profile "$OUT/profile.json"
 step validate reference; timeout 60 bash .gpukit/run trainsim-calibrate validate --scenario calibrate/reference/llama-4l-1gpu.yaml --set cluster.gpu=$gpu --profile "$OUT/profile.json"
 step gpu tests; timeout 90 bash .gpukit/run calibrate_gpu_tests "[gpu]"
-step end
-kill $smi
+gpu_end
