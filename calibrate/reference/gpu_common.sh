@@ -10,4 +10,4 @@ nvidia-smi --query-gpu=timestamp,name,clocks.sm,clocks.mem,power.draw,power.limi
   --format=csv -lms 250 > "$OUT/smi.csv" 2>&1 &
 smi_pid=$!
 step() { echo; echo "=== $* ($(date +%T))"; }
-gpu_end() { step end; kill "$smi_pid"; }
+gpu_end() { step end; kill "$smi_pid" 2>/dev/null || true; }
