@@ -369,10 +369,13 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
     space.precision.push_back(*it);
   }
   for (const auto& v : a.offload) {
-    if (v != "none" && v != "optimizer")
+    const auto all = {Offload::None, Offload::Optimizer};
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](Offload o) { return v == offload_name(o); });
+    if (it == all.end())
       throw InputError(fmt::format(
           "search: --offload takes none or optimizer (comma-separated); got \"{}\"", v));
-    space.offload.push_back(v == "none" ? Offload::None : Offload::Optimizer);
+    space.offload.push_back(*it);
   }
   const auto ends_with = [&](std::string_view ext) {
     return a.plot.size() > ext.size() && a.plot.substr(a.plot.size() - ext.size()) == ext;

@@ -56,6 +56,10 @@ enum class Runtime { Compiled, Eager };
 /// the host CPU; the gradient shard goes down and the updated 16-bit weights come back over the
 /// GPU's host link.
 enum class Offload { None, Optimizer };
+/// The YAML spelling of `o` (training.offload).
+inline const char* offload_name(Offload o) {
+  return o == Offload::Optimizer ? "optimizer" : "none";
+}
 
 /// The precision gradients are reduced in across data-parallel ranks: 16-bit (the training
 /// precision) or fp32 (PyTorch FSDP's `MixedPrecision(reduce_dtype=torch.float32)`, Composer's

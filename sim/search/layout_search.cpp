@@ -111,7 +111,7 @@ std::vector<std::string> LayoutCandidate::overrides() const {
           fmt::format("parallelism.tp_overlap={}", tp_overlap),
           fmt::format("parallelism.ep={}", ep),
           fmt::format("training.precision={}", precision_name(precision)),
-          fmt::format("training.offload={}", offload == Offload::Optimizer ? "optimizer" : "none")};
+          fmt::format("training.offload={}", offload_name(offload))};
 }
 
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space) {
@@ -486,7 +486,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
         {"tp_overlap", c.tp_overlap},
         {"ep", c.ep},
         {"precision", precision_name(c.precision)},
-        {"offload", c.offload == Offload::Optimizer ? "optimizer" : "none"}};
+        {"offload", offload_name(c.offload)}};
     one["ran"] = r.ran();
     one["error"] = r.error;
     one["out_of_memory"] = r.out_of_memory || r.ruled_out;
@@ -525,9 +525,8 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
         field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero, c.sequence_parallel,
         recompute_name(c.recompute),
         c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(), c.tp_overlap,
-        c.ep, precision_name(c.precision), c.offload == Offload::Optimizer ? "optimizer" : "none",
-        ran, ran && !r.out_of_memory, r.ruled_out, r.pareto,
-        ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
+        c.ep, precision_name(c.precision), offload_name(c.offload), ran, ran && !r.out_of_memory,
+        r.ruled_out, r.pareto, ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
         ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
         ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),
         ran ? fmt::format("{:.6g}", r.report.bubble_fraction_of_step) : std::string(),
