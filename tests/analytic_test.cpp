@@ -566,6 +566,46 @@ parallelism: {{dp: 8, zero: {}}}
   CHECK(find(compiled, Op::F, "residual")->bytes == Approx(3 * 4096.0 * 4096 * 2));
 }
 
+TEST_CASE("analytic: FSDP's own kernels around its all-gathers and reduce-scatters",
+          "[analytic][fsdp]") {
+  // Llama-3.1-8B on one stage, FSDP over 8 ranks, one FSDP unit per layer (+ the root's).
+  auto model = [](int zero, const char* reduce) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 8, grad_reduce_dtype: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8, zero: {}}}
+)",
+                                                    reduce, zero)));
+  };
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    std::optional<Kernel> found;
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) found = k;
+    return found;
+  };
+  const AnalyticCostModel fp32 = model(3, "fp32"), bf16 = model(3, "bf16");
+  const double p = fp32.stage_params(0);
+  // Each all-gather casts the fp32 shard to bf16 first (read 4, write 2 of p/8): in the forward
+  // and again in the backward (the forward freed the gathered weights); 33 units.
+  CHECK(find(fp32, Op::F, "fsdp.cast_shard")->bytes == Approx(6 * p / 8));
+  CHECK(find(fp32, Op::F, "fsdp.cast_shard")->launches == 33);
+  CHECK(find(fp32, Op::B, "fsdp.cast_shard")->bytes == Approx(6 * p / 8));
+  CHECK_FALSE(find(fp32, Op::F, "fsdp.grad"));
+  // fp32 reduction: flatten 4 bytes, divide the flat fp32 gradient (8) and the shard (8/8) =
+  // 13 bytes per parameter; the bf16 → fp32 cast (6) apart, at 0.52 of HBM (0.65 of the 0.80
+  // the other memory-bound kernels get).
+  CHECK(find(fp32, Op::B, "fsdp.grad")->bytes == Approx(13 * p));
+  CHECK(find(fp32, Op::B, "fsdp.grad_cast")->bytes == Approx(6 * p));
+  CHECK(find(fp32, Op::B, "fsdp.grad_cast")->bandwidth_share == Approx(0.65));
+  // bf16 reduction: flatten 4, divide 4 + 4/8, the shard cast back to fp32 6/8 = 9.25 bytes;
+  // no flat cast.
+  CHECK(find(bf16, Op::B, "fsdp.grad")->bytes == Approx(9.25 * p));
+  CHECK_FALSE(find(bf16, Op::B, "fsdp.grad_cast"));
+  // ZeRO-1/2 (Megatron's distributed optimizer reduces from its contiguous buffer): none.
+  CHECK_FALSE(find(model(1, "fp32"), Op::B, "fsdp.grad"));
+  CHECK_FALSE(find(model(2, "fp32"), Op::F, "fsdp.cast_shard"));
+}
+
 TEST_CASE("analytic: fp8 runs the layers' linear GEMMs in FP8 and quantizes their operands",
           "[analytic][fp8]") {
   // Llama-3.1-8B on one stage (tp 1, dp 8), 4096-token micro-batches, m = 32 / 8 = 4.

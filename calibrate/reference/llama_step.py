@@ -346,6 +346,49 @@ def attention_sweep(device, out):
     out["attention_sweep"] = rows
 
 
+def long_attention(device, out):
+    """Long-context attention as context parallelism runs it: Llama-3.1-8B's heads (32 query, 8
+    key/value, head dim 128), b 1. The whole causal sequence at 32K-128K tokens, and the blocks of
+    one 131,072-token sequence split zig-zag over cp ranks (each rank holds chunks i and 2cp-1-i of
+    c = S/(2cp) tokens; Megatron-core / Transformer Engine's ring attention): the diagonal step is
+    causal over the rank's 2c tokens, every other step non-causal, either all 2c queries against
+    the first c keys of the block received or the last c queries against all 2c keys."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    cases = [("causal", s, s) for s in (32768, 65536, 131072)]
+    for cp in (2, 4, 8, 16):
+        c = 131072 // (2 * cp)
+        cases += [("causal", 2 * c, 2 * c), ("full", 2 * c, c), ("full", c, 2 * c)]
+    rows = []
+    for mask, sq, sk in cases:
+        q = torch.randn(1, HEADS, sq, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
+        k = torch.randn(1, KV_HEADS, sk, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
+        v = torch.randn(1, KV_HEADS, sk, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
+        g = torch.randn(1, HEADS, sq, HEAD_DIM, device=device, dtype=torch.bfloat16)
+        fw, bw = [], []
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            for i in range(7):
+                e = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+                e[0].record()
+                o = F.scaled_dot_product_attention(q, k, v, is_causal=mask == "causal", enable_gqa=True)
+                e[1].record()
+                o.backward(g)
+                e[2].record()
+                e[2].synchronize()
+                if i >= 2:
+                    fw.append(e[0].elapsed_time(e[1]) / 1e3)
+                    bw.append(e[1].elapsed_time(e[2]) / 1e3)
+        flops = 4 * sq * sk * HEADS * HEAD_DIM * (0.5 if mask == "causal" else 1.0)
+        tf, tb = statistics.median(fw), statistics.median(bw)
+        rows.append({"mask": mask, "seq_q": sq, "seq_k": sk, "heads": HEADS, "kv_heads": KV_HEADS,
+                     "head_dim": HEAD_DIM, "forward_s": tf, "backward_s": tb,
+                     "forward_tflops": flops / tf / 1e12, "backward_tflops": 2.5 * flops / tb / 1e12})
+        print(f"attention {mask:6s} {sq:6d} x {sk:6d}: fwd {tf * 1e3:8.2f} ms {rows[-1]['forward_tflops']:4.0f}"
+              f" bwd {tb * 1e3:8.2f} ms {rows[-1]['backward_tflops']:4.0f} TFLOP/s", flush=True)
+        del q, k, v, g, o
+        torch.cuda.empty_cache()
+    out["long_attention"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -361,6 +404,8 @@ def main():
     ap.add_argument("--batch", type=int, default=1, help="sequences per micro-batch")
     ap.add_argument("--attention-sweep", action="store_true",
                     help="only time SDPA FlashAttention over sequence lengths and head dims")
+    ap.add_argument("--long-attention", action="store_true",
+                    help="only time causal attention at 32K-128K tokens and context-parallel blocks")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     device = torch.device("cuda")
@@ -390,8 +435,8 @@ def main():
         print(f"flash backend without enable_gqa ({e}); repeating K and V", flush=True)
         ATTENTION["gqa"] = False
     out["gqa_native"] = ATTENTION["gqa"]
-    if args.attention_sweep:
-        attention_sweep(device, out)
+    if args.attention_sweep or args.long_attention:
+        (long_attention if args.long_attention else attention_sweep)(device, out)
         save()
         return 0
     out["compiled"] = args.compile

@@ -427,7 +427,56 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
     if (st.embedding) embedding_kernels(op, out);
     if (op != Op::I) grad_accumulate_kernel(stage, out);
   }
+  fsdp_kernels(op, stage, out);
   return out;
+}
+
+void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out) const {
+  const Layout& l = s_.layout;
+  if (l.zero < 3 || l.dp <= 1) return;
+  const double params = stage_params(stage);
+  const double dp = l.dp;
+  const int layers = stages_.at(static_cast<std::size_t>(stage)).layers;
+  const int units = (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers + 1;  // + the root's
+  // The fp32 shard cast to bf16 before each all-gather: the forward's, and the backward's when
+  // the forward freed the gathered weights (the backward's is charged where weights are needed:
+  // with I and W split, in I).
+  const bool gathers = op == Op::F || (l.fsdp.reshard_after_forward && op != Op::W);
+  if (gathers) {
+    Kernel k{Kernel::Kind::Memory,
+             "fsdp.cast_shard",
+             {0, 0, 0},
+             1,
+             0,
+             constants::kFsdpCastBytes * params / dp};
+    k.launches = units;
+    out.push_back(k);
+  }
+  if (op == Op::F || op == Op::I) return;  // the gradient side: where weight gradients are made
+  const double rb = grad_reduce_bytes(s_.training);
+  // Flatten (4 bytes) and the two divisions (read and write in the reduce dtype: the whole flat
+  // gradient, then the shard); a bf16-reduced shard cast back to the fp32 parameters.
+  Kernel flat{Kernel::Kind::Memory,
+              "fsdp.grad",
+              {0, 0, 0},
+              1,
+              0,
+              params * (constants::kFsdpFlattenBytes + 2 * rb + 2 * rb / dp +
+                        (rb < 4 ? constants::kFsdpCastBytes / dp : 0))};
+  flat.launches = 3 * units;
+  out.push_back(flat);
+  if (rb >= 4) {  // the flat bf16 gradient cast to fp32 before the reduce-scatter
+    Kernel cast{Kernel::Kind::Memory,
+                "fsdp.grad_cast",
+                {0, 0, 0},
+                1,
+                0,
+                params * constants::kFsdpCastBytes};
+    cast.launches = units;
+    cast.bandwidth_share =
+        constants::kConvertingCopyMemoryEfficiency / constants::kMemoryEfficiency;
+    out.push_back(cast);
+  }
 }
 
 void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const {

@@ -139,6 +139,9 @@ class AnalyticCostModel : public CostModel {
   void attention_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
+  /// PyTorch FSDP's own kernels (ZeRO-3): the shard cast before each all-gather, the gradient
+  /// flatten, cast and divisions around each reduce-scatter (constants.h).
+  void fsdp_kernels(Op op, int stage, std::vector<Kernel>& out) const;
   void head_kernels(Op op, std::vector<Kernel>& out) const;
   double memory_seconds(double bytes) const;
 

@@ -117,6 +117,25 @@ inline constexpr double kEagerStridedMemoryEfficiency = 0.40;
 /// fusion accumulates inside the weight-gradient GEMM (beta = 1) instead: no kernel.
 inline constexpr double kGradAccumulateReadsWrites = 3;
 
+/// The kernels PyTorch FSDP (FullyShardedDataParallel, FULL_SHARD, bf16 parameters over fp32
+/// shards, one unit per layer) runs beside its NCCL ones, per parameter of a unit, measured on
+/// one NVIDIA H100 80GB HBM3 as one rank of an 8-rank job under PyTorch's fake process group
+/// (calibrate/reference/fsdp_step.py, MPT-13B's layers, 1.53 G parameters; results in
+/// calibrate/reference/h100-sxm-fsdp.json). Every micro-batch's backward: the views' backward
+/// concatenates the unit's gradients into its flat gradient (read 2, write 2: 4 bytes; 2.12 ms,
+/// 2.9 TB/s); with fp32 reduction FSDP casts it to fp32 (read 2, write 4: 6 bytes; 5.22 ms,
+/// 1.75 TB/s); it divides the flat gradient by the predivide factor before the reduce-scatter
+/// and the shard by the postdivide factor after (read and write in the reduce dtype; 4.67 ms,
+/// 2.9 TB/s); a bf16-reduced shard is cast back to fp32 (6 bytes of the shard). Each all-gather
+/// first casts the fp32 shard to bf16 (6 bytes of the shard; 2.7 TB/s). They ran on FSDP's side
+/// streams, yet the step grew by 11.4 ms of their 12.9: they take the SMs and HBM the layers'
+/// kernels need, so they are charged on the compute stream.
+inline constexpr double kFsdpFlattenBytes = 4;
+inline constexpr double kFsdpCastBytes = 6;
+/// The bf16 → fp32 cast above is PyTorch's non-vectorized converting copy: 1.75 of the H100's
+/// 3.35 TB/s (the vectorized copies and divisions beside it: 2.9).
+inline constexpr double kConvertingCopyMemoryEfficiency = 0.52;
+
 /// Causal attention with FlashAttention skips the masked half of the score matrix.
 inline constexpr double kCausalFraction = 0.5;
 

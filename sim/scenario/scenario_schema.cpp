@@ -526,8 +526,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "the precision the data-parallel gradient reduction (all-reduce or reduce-scatter) sends: 4 "
        "or 2 bytes per parameter. PyTorch FSDP's `MixedPrecision(reduce_dtype=…)` (Composer's "
        "`mixed_precision: DEFAULT` reduces in fp32, `PURE` in 16-bit), Megatron's "
-       "`grad_reduce_in_fp32`. The cast kernels and FSDP's transient fp32 copy of one unit's "
-       "gradients are not modelled",
+       "`grad_reduce_in_fp32`. Under ZeRO-3 (PyTorch FSDP) the cast of each unit's flat gradient "
+       "to "
+       "fp32 before its reduce-scatter is a kernel on the timeline (`fsdp.grad_cast`); the "
+       "transient fp32 copy it makes is not in the memory figures",
        choice({"fp32", "bf16", "fp16"}),
        {put_grad_reduce, get_grad_reduce}},
       {"training.attention", "`flash1`, `flash2`, `flash3`, `triton`, `unfused`", "`flash2`",
