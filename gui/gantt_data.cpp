@@ -29,6 +29,8 @@ const char* box_kind_name(BoxKind k) {
       return "TP";
     case BoxKind::ExpertParallel:
       return "EP all-to-all";
+    case BoxKind::ContextParallel:
+      return "CP KV exchange";
     case BoxKind::DataParallel:
       return "DP / ZeRO";
     case BoxKind::P2p:
@@ -69,6 +71,8 @@ BoxKind box_kind(const Work& w) {
       return BoxKind::TensorParallel;
     case TaskType::EpCollective:
       return BoxKind::ExpertParallel;
+    case TaskType::CpCollective:
+      return BoxKind::ContextParallel;
     case TaskType::DpCollective:
     case TaskType::ParamGather:
       return BoxKind::DataParallel;

@@ -23,8 +23,9 @@ enum class BoxKind : std::uint8_t {
   ForwardBackward,  ///< DualPipe's overlapped F&B
   Optimizer,
   TensorParallel,
-  ExpertParallel,  ///< the token all-to-alls of expert parallelism
-  DataParallel,    ///< gradient reduction and ZeRO parameter gathers
+  ExpertParallel,   ///< the token all-to-alls of expert parallelism
+  ContextParallel,  ///< context parallelism's key/value exchange
+  DataParallel,     ///< gradient reduction and ZeRO parameter gathers
   P2p,
   // Kernels of a measured step (a PyTorch profiler trace), by kernel_class.h's category; a
   // measured optimizer kernel is Optimizer.

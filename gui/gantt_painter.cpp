@@ -33,6 +33,8 @@ QColor box_color(BoxKind k) {
       return QColor(0xe8, 0xc5, 0x1a);
     case BoxKind::ExpertParallel:
       return QColor(0xd8, 0x1b, 0x60);
+    case BoxKind::ContextParallel:
+      return QColor(0x7e, 0x57, 0xc2);
     case BoxKind::DataParallel:
       return QColor(0xd9, 0x4f, 0x4f);
     case BoxKind::P2p:

@@ -33,6 +33,7 @@ std::vector<std::string> KnobPanel::keys() {
           kDp,
           "parallelism.tp",
           "parallelism.ep",
+          "parallelism.cp",
           "parallelism.zero",
           "training.recompute",
           "training.precision",
@@ -56,6 +57,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_spin(kDp, tr("dp (replicas)"), 1 << 20);
   add_spin("parallelism.tp", tr("tp"), 512);
   add_spin("parallelism.ep", tr("ep (experts split over)"), 4096);
+  add_spin("parallelism.cp", tr("cp (sequence split over)"), 4096);
   add_choice("parallelism.zero", tr("ZeRO stage"));
   add_choice("training.recompute", tr("recompute"));
   add_choice("training.precision", tr("precision (fp8: Hopper)"));
@@ -180,8 +182,8 @@ std::map<std::string, QString> values_of(const Scenario& sc) {
 // and has no GPUs to lay out, no parameters to shard and no activations to recompute.
 bool KnobPanel::needs_model(const std::string& key) {
   return key == kDp || key == "parallelism.tp" || key == "parallelism.ep" ||
-         key == "parallelism.zero" || key == "training.recompute" || key == "training.precision" ||
-         key == "training.offload" || key == kMicroBatchSize;
+         key == "parallelism.cp" || key == "parallelism.zero" || key == "training.recompute" ||
+         key == "training.precision" || key == "training.offload" || key == kMicroBatchSize;
 }
 
 void KnobPanel::set_scenario(const Scenario& sc) {

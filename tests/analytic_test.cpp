@@ -869,3 +869,51 @@ parallelism: {{dp: 4, ep: 2}}
   CHECK(padded.compute(Op::F, 0, 0).duration > even.compute(Op::F, 0, 0).duration);
   CHECK(padded.compute(Op::F, 0, 0).flops == Approx(even.compute(Op::F, 0, 0).flops));
 }
+
+TEST_CASE("analytic: context parallelism splits the tokens and exchanges keys and values",
+          "[analytic][cp]") {
+  // Llama-3.1-8B (32 layers, 8 KV heads of 128), 131,072-token sequences, one stage, tp 1,
+  // cp 1 (16 GPUs as dp 16) against cp 8 (dp 2).
+  auto model = [](int cp) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 131072, global_batch_size: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 2}}
+parallelism: {{dp: {}, cp: {}}}
+)",
+                                                    16 / cp, 16 / cp, cp)));
+  };
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    std::optional<Kernel> found;
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) found = k;
+    return found;
+  };
+  const AnalyticCostModel one = model(1), eight = model(8);
+  // The GEMMs see 131,072 / 8 = 16,384 tokens per rank.
+  CHECK(find(one, Op::F, "qkv")->gemm.m == 131072);
+  CHECK(find(eight, Op::F, "qkv")->gemm.m == 16384);
+  CHECK(eight.activation_bytes() == Approx(one.activation_bytes() / 8));
+  // Attention: 1/8 of the sequence's causal work per rank, as 8 blocks of a causal 16,384-token
+  // attention: 4 · 16,384² · 4096 · ½ · 8 = 4 · 131,072² · 4096 · ½ / 8 FLOPs per layer.
+  const auto a1 = find(one, Op::F, "attention"), a8 = find(eight, Op::F, "attention");
+  CHECK(a8->flops == Approx(a1->flops / 8));
+  CHECK(a8->flops == Approx(4.0 * 16384 * 16384 * 4096 * 0.5 * 8));
+  CHECK(a8->gemm.m == 16384);
+  CHECK(a8->batch == Approx(32 * 8));  // 32 heads × 8 blocks
+  // Keys and values of the whole sequence, 8 heads × (128 + 128) × 2 bytes per token: S =
+  // 131,072 · 2048 · 2 = 512 MiB per layer, all-gathered forward; backward also their gradients
+  // reduce-scattered. None without CP, none for W.
+  const double s = 131072.0 * 8 * 256 * 2;
+  const auto f = eight.cp_collectives(Op::F, 0);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].kind == Collective::AllGather);
+  CHECK(f[0].group_size == 8);
+  CHECK(f[0].bytes == Approx(s));
+  CHECK(f[0].count == 32);
+  const auto b = eight.cp_collectives(Op::B, 0);
+  REQUIRE(b.size() == 2);
+  CHECK(b[1].kind == Collective::ReduceScatter);
+  CHECK(b[1].bytes == Approx(s));
+  CHECK(eight.cp_collectives(Op::W, 0).empty());
+  CHECK(one.cp_collectives(Op::F, 0).empty());
+}

@@ -260,3 +260,23 @@ TEST_CASE("footprint: a capacity factor pads a MoE layer's routed tensors", "[fo
   CHECK(layer_activation_bytes(m, n, 1, false, Recompute::None, true) ==
         Approx(2.0 * n * words + 4.0 * n * 8));
 }
+
+TEST_CASE("footprint: context parallelism divides activations by cp, ZeRO shards over dp · cp",
+          "[footprint][cp]") {
+  // Llama-3.1-8B, 32,768-token sequences, pp 2, 8 GPUs as dp 4 (cp 1) or dp 1 · cp 4, ZeRO-1:
+  // each GPU holds 32,768 / 4 tokens of a sequence; the DP group is dp · cp = 4 either way.
+  auto scenario = [](int dp, int cp) {
+    return test::yaml(
+        fmt::format("model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
+                    "parallelism: {{pp: 2, dp: {}, cp: {}, zero: 1}}\ntraining: {{seq_len: 32768, "
+                    "global_batch_size: {}}}\n",
+                    dp, cp, 8 * dp));
+  };
+  const Scenario plain = scenario(4, 1), split = scenario(1, 4);
+  for (int stage : {0, 1})
+    CHECK(stage_activation_bytes(split, stage) == Approx(stage_activation_bytes(plain, stage) / 4));
+  const int stages[] = {0};
+  CHECK(static_memory(split, stages).optimizer == Approx(static_memory(plain, stages).optimizer));
+  const double psi = static_memory(split, stages).parameters;
+  CHECK(static_memory(split, stages).optimizer == Approx(12 * psi / 4));
+}

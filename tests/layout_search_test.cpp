@@ -367,6 +367,36 @@ parallelism: {dp: 8}
   CHECK(search_to_csv(small, results).find(",tp_overlap,ep,") != std::string::npos);
 }
 
+TEST_CASE("search: context parallelism is a dimension; dp is what the other axes leave",
+          "[search][cp]") {
+  // Llama-3.1-8B at 4096 tokens on 8 H100s, tp 1, pp 1: cp 1, 2, 4, 8 leave dp 8, 4, 2, 1;
+  // 2·cp divides 4096 for each. The global batch of 64 holds each dp · b.
+  SearchSpace space = sizes_only({1}, {1});
+  space.cp = {1, 2, 4, 8};
+  const auto cs = layout_candidates(node8(), space);
+  REQUIRE(cs.size() == 4);
+  for (const auto& c : cs) {
+    CHECK(c.dp * c.cp == 8);
+    CHECK((c.cp == 1) == (c.words().find("cp") == std::string::npos));
+  }
+  // 2·cp must divide the sequence: 4096 has no factor 3, so cp 3 (with tp 1, pp 1, 8 GPUs:
+  // not a divisor of 8 either) and cp 16 over 8 GPUs are left out.
+  space.cp = {3, 16};
+  CHECK_THROWS(layout_candidates(node8(), space));
+  // What runs has its sequences split: a quarter of the tokens per GPU, keys and values
+  // exchanged, and the table and CSV say cp.
+  space.cp = {4};
+  space.zero = {1};
+  const auto results = search_layouts(node8("llama-3.2-1b"), space);
+  REQUIRE(results.size() == 1);
+  REQUIRE(results[0].ran());
+  CHECK(results[0].report.cp == 4);
+  CHECK(results[0].report.dp == 2);
+  CHECK(results[0].report.volume.cp_bytes > 0);
+  CHECK(search_to_csv(node8("llama-3.2-1b"), results).find(",ep,cp,") != std::string::npos);
+  CHECK(format_search(node8("llama-3.2-1b"), results, 10).find(" cp ") != std::string::npos);
+}
+
 TEST_CASE("search: precision is a dimension; fp8 is ruled out, with the reason, off Hopper",
           "[search][fp8]") {
   // A small dense model on 8 GPUs, dp 8 only (tp 1, pp 1, ZeRO-1, no recompute): two layouts,

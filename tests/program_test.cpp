@@ -558,3 +558,53 @@ parallelism: {dp: 12, ep: 6}
   CHECK_FALSE(unfolded.ranks.folded);
   CHECK(unfolded.makespan == simulate(uneven, {"", false}).makespan);
 }
+
+TEST_CASE("CP pass: ring KV blocks travel beside the compute, all-gathered ones before it",
+          "[passes][cp]") {
+  // 2 layers (8 heads of 128, 8 KV heads), 1024-token sequences, one stage, F = 10 ms and B =
+  // 20 ms explicit, one micro-batch; cp 2 on one node of 2 (dp 1): each GPU holds 512 tokens.
+  // Gradients are all-reduced over the dp · cp = 2 ranks (AR) after B. No contention, one
+  // bucket. Per layer S = 1024 tokens × 8 × 256 × 2 B = 4 MiB of keys and values; forward an
+  // all-gather (cF), backward all-gather + reduce-scatter (cB).
+  //   ring:       max(F, cF) + max(B, cB) + AR + optimizer = 30 ms + AR + o (cF ≤ F, cB ≤ B)
+  //   all_gather: F + cF + B + max(cB, AR) + o (AR and cB both wait for B)
+  auto scenario = [](const char* comm, int dp, int per_node) {
+    return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000}}
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: {}}}
+parallelism: {{dp: {}, cp: 2, cp_comm: {}}}
+costs: {{forward: 10ms, backward: 20ms}}
+memory: {{bucket_size: 10GB}}
+contention: {{compute_slowdown: 0, link_sharing: false}}
+)",
+                                  dp, per_node, 2 * dp / per_node, dp, comm));
+  };
+  const Scenario ring = scenario("ring", 1, 2), gathered = scenario("all_gather", 1, 2);
+  const auto cost = make_cost_model(ring);
+  const TimeNs cf = cost->cp_communication(Op::F, 0, LinkClass::IntraNode, 2).duration;
+  const TimeNs cb = cost->cp_communication(Op::B, 0, LinkClass::IntraNode, 2).duration;
+  const TimeNs ar =
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, cost->gradient_bytes(0))
+          .duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0) / 1).duration;
+  REQUIRE(cf > 0);
+  REQUIRE(cf <= 10 * kNsPerMs);
+  REQUIRE(cb <= 20 * kNsPerMs);
+  const Timeline tr = simulate(ring);
+  CHECK(tr.makespan == 30 * kNsPerMs + ar + o);
+  const StepReport rr = make_report(tr);
+  CHECK(rr.stages[0].exposed_cp_s == 0);
+  CHECK(rr.stages[0].comm_cp_s == Approx(to_seconds(cf + cb)));
+  // Bytes each GPU sends: (cp − 1)/cp · S per run, 2 layers × (1 forward + 2 backward) runs.
+  CHECK(rr.volume.cp_bytes == Approx(0.5 * 4194304.0 * 2 * 3));
+  CHECK(of_type(tr, TaskType::CpCollective).size() == 2);
+  CHECK(simulate(gathered).makespan == 30 * kNsPerMs + cf + std::max(cb, ar) + o);
+  CHECK(make_report(simulate(gathered)).stages[0].exposed_cp_s ==
+        Approx(to_seconds(cf + cb)).epsilon(1e-6));
+  // dp 2 · cp 2 on two nodes of 2: CP groups inside a node, DP groups across. Folding one
+  // representative gives the expanded makespan.
+  const Scenario wide = scenario("ring", 2, 2);
+  CHECK(simulate(wide, {"", true}).ranks.folded);
+  CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
+}

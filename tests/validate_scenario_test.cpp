@@ -225,3 +225,47 @@ TEST_CASE(
                                                 "experts: give model.moe.experts"));
   }
 }
+
+TEST_CASE("validate: context parallelism splits sequences it divides, with a fused attention") {
+  // kBase on 8 GPUs: dp 2 · pp 4. cp 2 needs dp 1 (1 × 2 × 1 × 4 = 8 GPUs), batch over dp 1.
+  Scenario s = test::yaml(kBase);
+  s.layout.dp = 1;
+  s.layout.cp = 2;
+  CHECK_NOTHROW(validate(s));
+  SECTION("the GPUs count cp") {
+    s.layout.dp = 2;
+    CHECK_THROWS_WITH(validate(s), Contains("dp × cp × tp × pp = 2 × 2 × 1 × 4 = 16 must equal "
+                                            "the GPU count gpus_per_node × nodes = 8 × 1 = 8"));
+  }
+  SECTION("seq_len a multiple of 2 · cp (two chunks per rank)") {
+    s.training.seq_len = 4098;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.cp: cp = 2 needs training.seq_len a "
+                                            "multiple of 2 × cp = 4 (each rank holds two of 2·cp "
+                                            "equal chunks), got seq_len 4098"));
+  }
+  SECTION("unfused attention keeps no log-sum-exp to merge blocks by") {
+    s.training.attention = AttentionKernel::Unfused;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.cp: cp = 2 needs a fused attention "
+                                            "kernel"));
+  }
+  SECTION("ring CP and TP overlap would both run beside the same compute") {
+    s.layout.tp = 2;
+    s.layout.pp = 2;
+    s.layout.tp_overlap = true;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.tp_overlap: tp_overlap with ring "
+                                            "context parallelism (cp = 2, cp_comm: ring)"));
+    s.layout.cp_ring = false;  // the all-gather variant waits for its keys and values
+    CHECK_NOTHROW(validate(s));
+  }
+}
+
+TEST_CASE("validate: context and expert parallelism together are refused") {
+  const char* const moe =
+      "model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"
+      "        moe: {experts: 8, top_k: 2}}\n"
+      "training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 4}\n"
+      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+      "parallelism: {dp: 4, cp: 2, ep: 2}\n";
+  CHECK_THROWS_WITH(test::yaml(moe), Contains("parallelism.cp: cp = 2 with expert parallelism "
+                                              "(ep = 2) is not modelled"));
+}

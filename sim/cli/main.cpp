@@ -72,7 +72,7 @@ struct CompareArgs {
 struct SearchArgs {
   std::string scenario;
   std::vector<std::string> sets;
-  std::vector<int> tp, pp, vpp, micro_batch_sizes, zero, ep;
+  std::vector<int> tp, pp, vpp, micro_batch_sizes, zero, ep, cp;
   std::vector<std::string> sp, recompute, tp_overlap;  ///< off/on; none/selective/full
   std::vector<std::string> precision;                  ///< bf16/fp16/fp8
   std::vector<std::string> offload;                    ///< none/optimizer
@@ -337,6 +337,7 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
   space.pp = a.pp;
   space.vpp = a.vpp;
   space.ep = a.ep;
+  space.cp = a.cp;
   space.micro_batch_sizes = a.micro_batch_sizes;
   if (!a.schedules.empty())
     space.schedules = a.schedules == "all" ? schedule_names() : split_names(a.schedules);
@@ -623,6 +624,10 @@ int main(int argc, char** argv) {
   srch->add_option("--ep", xa.ep,
                    "Expert-parallel degrees to try for a mixture of experts (default: the "
                    "scenario's; those not dividing dp and the experts are left out)")
+      ->delimiter(',');
+  srch->add_option("--cp", xa.cp,
+                   "Context-parallel degrees to try (default: the scenario's; dp = GPUs / (tp × "
+                   "pp × cp); those whose 2 × cp does not divide the sequence are left out)")
       ->delimiter(',');
   srch->add_option("--micro-batch-sizes,-b", xa.micro_batch_sizes,
                    "Micro-batch sizes to try (default: the scenario's)")

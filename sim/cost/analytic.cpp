@@ -59,7 +59,8 @@ AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
       k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node,
                            s.training.attention)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp)),
-      tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size),
+      // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
+      tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
       gemms_(gemms),
       memory_(memory),
       attention_(attention) {
@@ -316,12 +317,20 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
                                           std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp;
-  const double sq = s_.training.seq_len, b = s_.training.micro_batch_size;
+  // Under context parallelism (cp ranks, zig-zag) a rank's queries are s / cp tokens. Its
+  // attention is cp blocks of the same work: the causal block of its own chunks, and cp − 1
+  // non-causal half blocks (all its queries against one half of another rank's keys, or half
+  // its queries against all of them), each half of an (s/cp)² square: cp causal (s/cp)-token
+  // attentions, 1/cp of the whole sequence's. Timed at a causal s/cp attention's rate: on an
+  // H100 (calibrate/reference/h100-sxm-long-attention.json) the non-causal half blocks of a
+  // 131,072-token sequence ran 0–8 % faster than the causal block beside them.
+  const double cp = s_.layout.cp;
+  const double sq = s_.training.seq_len / cp, b = s_.training.micro_batch_size;
   // Heads of d for the scores (q·k) and of dv for the values: equal but in latent attention.
   const double d = static_cast<double>(m.qk_head_dim());
   const double dv = static_cast<double>(m.v_head_dim());
-  const double h = static_cast<double>(m.heads) * (d + dv) / 2;  // the attention's width, a·d
-  const double heads = b * static_cast<double>(m.heads) / t;     // (sequence, head) pairs
+  const double h = static_cast<double>(m.heads) * (d + dv) / 2;    // the attention's width, a·d
+  const double heads = b * static_cast<double>(m.heads) / t * cp;  // (block, head) pairs
   auto push = [&](Kernel k) {
     k.count = layers;
     k.recompute = recompute;
@@ -330,7 +339,7 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   };
   // Model FLOPs of the core: QKᵀ and PV, 2·b·a·s²·(d + dv) = 4·b·s²·(a·d) forward, the causal half
   // counted (the convention of MFU here); the backward's four products twice that.
-  const double attn_fwd = 4.0 * b * sq * sq * h / t * constants::kCausalFraction;
+  const double attn_fwd = 4.0 * b * sq * sq * h / t * constants::kCausalFraction * cp;
   if (s_.training.attention != AttentionKernel::Unfused) {
     push({Kernel::Kind::Attention,
           op == Op::F ? "attention" : "attention.backward",
@@ -433,9 +442,9 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
 
 void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out) const {
   const Layout& l = s_.layout;
-  if (l.zero < 3 || l.dp <= 1) return;
+  if (l.zero < 3 || l.dp_ranks() <= 1) return;
   const double params = stage_params(stage);
-  const double dp = l.dp;
+  const double dp = l.dp_ranks();
   const int layers = stages_.at(static_cast<std::size_t>(stage)).layers;
   const int units = (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers + 1;  // + the root's
   // The fp32 shard cast to bf16 before each all-gather: the forward's, and the backward's when
@@ -487,7 +496,7 @@ void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& o
   const TrainingSpec& t = s_.training;
   const int m = s_.microbatches();
   if (t.runtime != Runtime::Eager || m <= 1) return;
-  const double shard = s_.layout.zero >= 2 ? 1.0 / s_.layout.dp : 1.0;
+  const double shard = s_.layout.zero >= 2 ? 1.0 / s_.layout.dp_ranks() : 1.0;
   const double bytes_per = t.fp32_grad_accumulation ? 4.0 : 2.0;
   Kernel k{Kernel::Kind::Memory,
            "grad_accumulate",
@@ -612,6 +621,26 @@ std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) c
   const double bytes = n * s_.model->moe.top_k * s_.model->moe.capacity_factor *
                        static_cast<double>(s_.model->hidden) * 2.0;
   return {{Collective::AllToAll, ep, bytes, 2 * moe}};
+}
+
+std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) const {
+  const int cp = s_.layout.cp;
+  if (cp <= 1 || op == Op::W) return {};
+  const ModelSpec& m = *s_.model;
+  const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
+  // Per layer, the keys and values of the whole sequence on this rank's heads (nccl-tests S of
+  // the all-gather; the ring's cp − 1 sends of one rank's block move the same (cp − 1)/cp · S).
+  // Grouped-query heads are split over TP ranks, or replicated when fewer than tp.
+  const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / s_.layout.tp);
+  const double width = kv_heads * static_cast<double>(m.qk_head_dim() + m.v_head_dim());
+  const double bytes = static_cast<double>(s_.training.seq_len) * s_.training.micro_batch_size *
+                       width * 2.0;  // bf16
+  // Backward: the keys and values again (their blocks are not kept), and their gradients
+  // reduced back to their owners (Transformer Engine's ring sends the dKV blocks along; its
+  // all-gather variant reduce-scatters them).
+  if (op == Op::F) return {{Collective::AllGather, cp, bytes, st.layers}};
+  return {{Collective::AllGather, cp, bytes, st.layers},
+          {Collective::ReduceScatter, cp, bytes, st.layers}};
 }
 
 double AnalyticCostModel::activation_bytes() const {

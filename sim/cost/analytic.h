@@ -101,6 +101,7 @@ class AnalyticCostModel : public CostModel {
   Cost compute(Op op, int stage, int rank) const override;
   std::vector<CollectiveRun> tp_collectives(Op op, int stage) const override;
   std::vector<CollectiveRun> ep_collectives(Op op, int stage) const override;
+  std::vector<CollectiveRun> cp_collectives(Op op, int stage) const override;
   double expert_params(int stage) const override;
   double activation_bytes() const override;
   Cost p2p(LinkClass link, double bytes) const override;

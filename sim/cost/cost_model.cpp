@@ -43,6 +43,10 @@ Cost CostModel::ep_communication(Op op, int stage, LinkClass link, int per_node)
   return sum_of(*this, ep_collectives(op, stage), link, per_node);
 }
 
+Cost CostModel::cp_communication(Op op, int stage, LinkClass link, int per_node) const {
+  return sum_of(*this, cp_collectives(op, stage), link, per_node);
+}
+
 Cost CostModel::overlapped(int forward_stage, int backward_stage, int rank) const {
   const Cost f = compute(Op::F, forward_stage, rank);
   const Cost b = compute(Op::B, backward_stage, rank);

@@ -66,6 +66,12 @@ class CostModel {
   /// Those all-to-alls over `link` with `per_node` of the group in each node, summed and timed
   /// by collective() as tp_communication does.
   Cost ep_communication(Op op, int stage, LinkClass link, int per_node = 1) const;
+  /// Context parallelism's key/value exchange one micro-batch of `op` on `stage` runs (per
+  /// layer: the KV all-gather, or the ring's cp − 1 block sends, which move the same bytes;
+  /// backward also their gradients); none without CP.
+  virtual std::vector<CollectiveRun> cp_collectives(Op /*op*/, int /*stage*/) const { return {}; }
+  /// Those over `link` with `per_node` of the group in each node, timed by collective().
+  Cost cp_communication(Op op, int stage, LinkClass link, int per_node = 1) const;
   /// Bytes of one stage-to-stage activation (or gradient) transfer for one micro-batch.
   virtual double activation_bytes() const = 0;
   /// A point-to-point transfer of `bytes`.
@@ -113,6 +119,9 @@ class LayeredCostModel : public CostModel {
   }
   std::vector<CollectiveRun> ep_collectives(Op op, int stage) const override {
     return fallback_ ? fallback_->ep_collectives(op, stage) : std::vector<CollectiveRun>{};
+  }
+  std::vector<CollectiveRun> cp_collectives(Op op, int stage) const override {
+    return fallback_ ? fallback_->cp_collectives(op, stage) : std::vector<CollectiveRun>{};
   }
   double activation_bytes() const override {
     return fallback_ ? fallback_->activation_bytes() : 0.0;

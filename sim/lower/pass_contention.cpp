@@ -44,6 +44,8 @@ std::string add_contention_pass(Program& p) {
         c = group_link({rank.global, p.ranks.ranks[static_cast<std::size_t>(si.peer)].global}, sc);
       else if (type == StreamType::ExpertParallel)
         c = group_link(expert_group_members(l, rank.coord), sc);
+      else if (type == StreamType::ContextParallel)
+        c = group_link(context_group_members(l, rank.coord), sc);
       else
         c = group_link(
             group_members(l, rank.coord, type == StreamType::TensorParallel ? Axis::TP : Axis::DP),

@@ -61,7 +61,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     for (int st : stages) {
       params += p.cost.stage_params(st);
       expert_params += p.cost.expert_params(st);
-      if (l.dp <= 1) continue;
+      if (l.dp_ranks() <= 1) continue;
       // Where the stage's gradients complete: the parts of its last backward (one bucket
       // each), or that backward as a whole.
       std::vector<TaskId> ready;
@@ -91,7 +91,8 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     // Optimizer step on this GPU's shard: everything (ZeRO-0), else the dense parameters / dp
     // and the routed experts / (dp / ep) (ZeRO-1/2/3).
     const double shard =
-        l.zero >= 1 ? (params - expert_params) / l.dp + expert_params / experts.size : params;
+        l.zero >= 1 ? (params - expert_params) / l.dp_ranks() + expert_params / experts.size
+                    : params;
     TaskId opt = kNone;
     auto after_backward = [&](TaskId t) {
       for (TaskId u : reductions) p.builder.add_dependency(u, t);
@@ -124,7 +125,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       opt = p.builder.add_task(cs, wo, -1);
       after_backward(opt);
     }
-    if ((l.zero == 1 || l.zero == 2) && !l.param_gather_with_forward && l.dp > 1) {
+    if ((l.zero == 1 || l.zero == 2) && !l.param_gather_with_forward && l.dp_ranks() > 1) {
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
       // use instead; with param_gather the next forward does, add_param_gather_pass).
       for (int st : stages) {

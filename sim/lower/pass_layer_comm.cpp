@@ -12,7 +12,7 @@ namespace trainsim {
 std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
   const Layout& l = p.scenario.layout;
   std::vector<std::vector<TaskId>> tails(p.ranks.ranks.size());
-  if ((l.tp <= 1 && l.ep <= 1) || !p.cost.models_hardware()) return tails;
+  if ((l.tp <= 1 && l.ep <= 1 && l.cp <= 1) || !p.cost.models_hardware()) return tails;
   // The members of each collective, keyed by (kind, stage, op kind, micro-batch, part, group):
   // a flat list sorted by key afterwards (stable: members keep their order), cheaper than a map
   // of vectors for the m · stages collectives of a long pipeline. The group: the DP index for
@@ -43,6 +43,12 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
                        group_link(m, p.scenario), members_per_node(m, p.scenario), p.link_scale(m),
                        rank.coord.dp / l.ep, rank.coord.tp});
     }
+    if (l.cp > 1) {
+      auto m = context_group_members(l, rank.coord);
+      kinds.push_back({LayerComm::CP, TaskType::CpCollective, StreamType::ContextParallel,
+                       group_link(m, p.scenario), members_per_node(m, p.scenario), p.link_scale(m),
+                       rank.coord.dp / l.cp, rank.coord.tp});
+    }
     const std::vector<TaskId> tasks = p.builder.stream_order(cs);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       const TaskId t = tasks[i];
@@ -64,8 +70,8 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
           const Cost cb = p.layer_comm_cost(k.kind, Op::B, w.stage2, k.link, k.per_node);
           c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
         }
-        if (k.kind == LayerComm::EP && c.duration == 0 && c.bytes == 0)
-          continue;  // a stage without MoE layers
+        if (k.kind != LayerComm::TP && c.duration == 0 && c.bytes == 0)
+          continue;  // a stage without MoE layers; a W (no keys or values move)
         if (w.parts > 1) c = {c.duration / w.parts, c.flops / w.parts, c.bytes / w.parts};
         // Works differ by op, link and the group's members per node (an all-to-all's time).
         const int variant = (k.per_node * 3 + Program::kind_of(op)) * 2 + static_cast<int>(k.link);
@@ -88,8 +94,12 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
         // Beside the compute it belongs to, starting with it: TP's with comm-GEMM overlap; the
         // all-to-alls of DualPipe's overlapped F&B pair, each chunk's hidden under the other's
         // compute (DeepSeek-V3 report, arXiv 2412.19437, §3.2.1).
-        const bool beside =
-            k.kind == LayerComm::TP ? l.tp_overlap : type == TaskType::ForwardBackward;
+        // Ring attention's KV blocks travel beside the attention blocks (Megatron-core's p2p
+        // context parallelism), here beside the part's whole compute; the all-gather variant
+        // waits for its keys and values.
+        const bool beside = k.kind == LayerComm::TP   ? l.tp_overlap
+                            : k.kind == LayerComm::CP ? l.cp_ring
+                                                      : type == TaskType::ForwardBackward;
         if (beside && k.kind == LayerComm::EP && l.tp_overlap)
           // The pair would start with its TP collectives and with its all-to-alls at once: a
           // task meets one group at a time here.

@@ -59,7 +59,7 @@ const std::vector<TaskId>* Program::parts_of(TaskId first) const {
 
 int Program::buckets(int stage) const {
   const Layout& l = scenario.layout;
-  if (l.dp <= 1 || !cost.models_hardware()) return 1;
+  if (l.dp_ranks() <= 1 || !cost.models_hardware()) return 1;
   if (l.zero == 3) return gather_units(stage);  // each unit's gradients reduce-scattered
   // Bucketed reduction overlapping the backward: ZeRO-0 all-reduce and ZeRO-2 reduce-scatter.
   if (l.zero != 0 && l.zero != 2) return 1;
@@ -69,7 +69,7 @@ int Program::buckets(int stage) const {
 
 int Program::gather_units(int stage) const {
   const Layout& l = scenario.layout;
-  if (l.dp <= 1 || !cost.models_hardware()) return 0;
+  if (l.dp_ranks() <= 1 || !cost.models_hardware()) return 0;
   if (l.zero == 3) {
     TRAINSIM_CHECK(!stage_layers_.empty(), "ZeRO-3 needs a model with layers");
     const int layers = std::max(1, stage_layers_[static_cast<std::size_t>(stage)]);
@@ -125,13 +125,15 @@ const Cost& Program::compute_cost(Op op, int stage, int pp) {
 const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link,
                                      int per_node) {
   TRAINSIM_CHECK(per_node >= 1 && per_node < 4096, "a group has 1 to 4095 members per node");
-  const int how = (per_node * 2 + static_cast<int>(link)) * 2 + static_cast<int>(kind);
+  const int how = (per_node * 2 + static_cast<int>(link)) * 3 + static_cast<int>(kind);
   const auto key = cost_key(stage, how, static_cast<int>(op));
   auto it = layer_comm_costs_.find(key);
   if (it == layer_comm_costs_.end())
     it = layer_comm_costs_
              .emplace(key, kind == LayerComm::TP ? cost.tp_communication(op, stage, link)
-                                                 : cost.ep_communication(op, stage, link, per_node))
+                           : kind == LayerComm::EP
+                               ? cost.ep_communication(op, stage, link, per_node)
+                               : cost.cp_communication(op, stage, link, per_node))
              .first;
   return it->second;
 }

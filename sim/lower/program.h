@@ -19,7 +19,7 @@ namespace trainsim {
 
 /// The collectives that belong to a layer's compute: TP's (over the TP group) and expert
 /// parallelism's token all-to-alls (over the EP group).
-enum class LayerComm { TP, EP };
+enum class LayerComm { TP, EP, CP };
 
 struct Program {
   Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, RankSet rs);

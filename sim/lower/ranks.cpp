@@ -22,7 +22,14 @@ std::vector<int> expert_group_members(const Layout& l, const Coord& c) {
 
 std::vector<int> expert_dp_members(const Layout& l, const Coord& c) {
   std::vector<int> out;
-  for (int d = c.dp % l.ep; d < l.dp; d += l.ep) out.push_back(l.rank_of({d, c.tp, c.pp}));
+  for (int d = c.dp % l.ep; d < l.dp_ranks(); d += l.ep) out.push_back(l.rank_of({d, c.tp, c.pp}));
+  return out;
+}
+
+std::vector<int> context_group_members(const Layout& l, const Coord& c) {
+  std::vector<int> out;
+  const int first = c.dp / l.cp * l.cp;
+  for (int i = 0; i < l.cp; ++i) out.push_back(l.rank_of({first + i, c.tp, c.pp}));
   return out;
 }
 
@@ -51,7 +58,9 @@ bool fold_is_exact(const Scenario& s) {
     const LinkClass ep = group_link(expert_group_members(l, rep), s);
     const int ep_per_node = members_per_node(expert_group_members(l, rep), s);
     const LinkClass edp = group_link(expert_dp_members(l, rep), s);
-    for (int d = 0; d < l.dp; ++d)
+    const LinkClass cp = group_link(context_group_members(l, rep), s);
+    const int cp_per_node = members_per_node(context_group_members(l, rep), s);
+    for (int d = 0; d < l.dp_ranks(); ++d)
       for (int t = 0; t < l.tp; ++t) {
         const Coord c{d, t, pp};
         if (group_link(group_members(l, c, Axis::TP), s) != tp) return false;
@@ -59,6 +68,8 @@ bool fold_is_exact(const Scenario& s) {
         if (group_link(expert_group_members(l, c), s) != ep) return false;
         if (members_per_node(expert_group_members(l, c), s) != ep_per_node) return false;
         if (group_link(expert_dp_members(l, c), s) != edp) return false;
+        if (group_link(context_group_members(l, c), s) != cp) return false;
+        if (members_per_node(context_group_members(l, c), s) != cp_per_node) return false;
         // Every pipeline neighbour pair of this stage uses the representative's link.
         for (int q = 0; q < l.pp; ++q) {
           const Coord other{d, t, q}, rep_other{0, 0, q};
@@ -76,15 +87,15 @@ RankSet make_rank_set(const Scenario& s, bool fold) {
   RankSet rs;
   rs.tp_size = l.tp;
   // Stragglers make peers differ: every rank is simulated (folding would hide them).
-  rs.folded = fold && s.slowdowns.empty() && (l.tp * l.dp == 1 || fold_is_exact(s));
+  rs.folded = fold && s.slowdowns.empty() && (l.tp * l.dp_ranks() == 1 || fold_is_exact(s));
   rs.index_of_global.assign(static_cast<std::size_t>(l.world()), -1);
   for (int g = 0; g < l.world(); ++g) {
     const Coord c = l.coord_of(g);
     if (rs.folded && (c.tp != 0 || c.dp != 0)) continue;
     rs.index_of_global[static_cast<std::size_t>(g)] = static_cast<int>(rs.ranks.size());
-    rs.ranks.push_back({g, c, rs.folded ? l.tp * l.dp : 1});
+    rs.ranks.push_back({g, c, rs.folded ? l.tp * l.dp_ranks() : 1});
   }
-  rs.replicas = rs.folded ? 1 : l.tp * l.dp;
+  rs.replicas = rs.folded ? 1 : l.tp * l.dp_ranks();
   return rs;
 }
 

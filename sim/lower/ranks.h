@@ -44,6 +44,9 @@ std::vector<int> group_members(const Layout& l, const Coord& c, Axis axis);
 /// Global ranks of the expert-parallel group that contains `c`: the ep DP ranks of its block
 /// (dp indices ⌊c.dp / ep⌋·ep … +ep−1, same tp and pp).
 std::vector<int> expert_group_members(const Layout& l, const Coord& c);
+/// Global ranks of the context-parallel group that contains `c`: the cp DP-axis positions of
+/// its block (⌊c.dp / cp⌋·cp … +cp−1, same tp and pp).
+std::vector<int> context_group_members(const Layout& l, const Coord& c);
 /// Global ranks holding the same experts as `c` (its expert-data-parallel group: the dp / ep
 /// DP ranks with c.dp mod ep), over which expert gradients are reduced.
 std::vector<int> expert_dp_members(const Layout& l, const Coord& c);

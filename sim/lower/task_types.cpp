@@ -28,6 +28,8 @@ const char* task_type_name(TaskType t) {
       return "tp-collective";
     case TaskType::EpCollective:
       return "ep-all-to-all";
+    case TaskType::CpCollective:
+      return "cp-kv-exchange";
     case TaskType::DpCollective:
       return "dp-collective";
     case TaskType::ParamGather:
@@ -64,6 +66,8 @@ const char* task_type_letter(TaskType t) {
       return "tp";
     case TaskType::EpCollective:
       return "ep";
+    case TaskType::CpCollective:
+      return "cp";
     case TaskType::DpCollective:
       return "dp";
     case TaskType::ParamGather:
@@ -92,6 +96,8 @@ const char* stream_type_name(StreamType s) {
       return "tp-comm";
     case StreamType::ExpertParallel:
       return "ep-comm";
+    case StreamType::ContextParallel:
+      return "cp-comm";
     case StreamType::HostLink:
       return "host-link";
     case StreamType::Host:

@@ -23,6 +23,9 @@ enum class TaskType : std::uint8_t {
   TpCollective,
   /// Expert parallelism's token all-to-alls (dispatch and combine) of a part's MoE layers.
   EpCollective,
+  /// Context parallelism's key/value exchange (ring blocks or all-gather, and their gradients)
+  /// of a part's layers.
+  CpCollective,
   DpCollective,
   /// A parameter all-gather over the DP group before a unit's compute (ZeRO-3 / FSDP, or
   /// ZeRO-1/2's gather of updated parameters overlapped with the next forward).
@@ -41,6 +44,7 @@ enum class StreamType : std::uint8_t {
   Gather,
   TensorParallel,
   ExpertParallel,
+  ContextParallel,
   HostLink,  ///< the GPU's copy engine to and from host memory
   Host       ///< the host CPU
 };

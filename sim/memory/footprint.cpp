@@ -52,9 +52,9 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
 }
 
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
-                             Recompute recompute) {
+                             Recompute recompute, int cp) {
   if (recompute != Recompute::None) return 0;
-  const double seq = tr.seq_len, b = tr.micro_batch_size;
+  const double seq = tr.seq_len / static_cast<double>(cp), b = tr.micro_batch_size;
   const double scores = b * m.heads / static_cast<double>(tp) * seq * seq;
   double bytes = 0;
   if (tr.attention == AttentionKernel::Unfused) bytes += (tr.dropout > 0 ? 5.0 : 2.0) * scores;
@@ -68,8 +68,9 @@ double stage_activation_bytes(const Scenario& s, int stage) {
   const int stages = s.layout.pp * s.layout.vpp;
   TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
   const StageContent st = partition_layers(m.layers, stages)[static_cast<std::size_t>(stage)];
+  // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
   const std::int64_t tokens =
-      static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size;
+      static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
   const int t = s.layout.tp;
   const bool sp = s.layout.sequence_parallel;
   // Full recompute of the first N layers only: the rest keep everything, as without it. A
@@ -80,7 +81,7 @@ double stage_activation_bytes(const Scenario& s, int stage) {
   const int dense = st.layers - m.moe_layers_in(st.first_layer, st.layers);
   const bool fp8 = s.training.precision == Precision::FP8;
   double bytes = redone * layer_activation_bytes(m, tokens, t, sp, Recompute::Full);
-  const double attention = attention_extra_bytes(m, s.training, t, sp, rest);
+  const double attention = attention_extra_bytes(m, s.training, t, sp, rest, s.layout.cp);
   const int kept_dense = std::max(0, dense - redone), kept_moe = st.layers - redone - kept_dense;
   bytes += kept_dense * (layer_activation_bytes(m, tokens, t, sp, rest, false, fp8) + attention);
   if (kept_moe > 0)
@@ -106,8 +107,9 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
         static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages, s.layout.ep));
     every_expert += static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages));
   }
-  // Unsharded: what this GPU holds; sharded by ZeRO: dense / dp + experts / ep / (dp / ep).
-  const double psi = out.parameters, shard = every_expert / s.layout.dp;
+  // Unsharded: what this GPU holds; sharded by ZeRO: dense / dp + experts / ep / (dp / ep),
+  // over the dp · cp ranks of the DP group.
+  const double psi = out.parameters, shard = every_expert / s.layout.dp_ranks();
   const int zero = s.layout.zero;
   out.weights = kHalf * (zero >= 3 ? shard : psi);
   const double grad_bytes = kHalf + (s.training.fp32_grad_accumulation ? kFloat : 0);
@@ -116,7 +118,7 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
   out.optimizer = s.training.offload == Offload::Optimizer
                       ? 0.0
                       : kAdamBytesPerParam * (zero >= 1 ? shard : psi);
-  out.buffers = s.memory.runtime_overhead + (s.layout.dp > 1 ? s.memory.bucket_size : 0);
+  out.buffers = s.memory.runtime_overhead + (s.layout.dp_ranks() > 1 ? s.memory.bucket_size : 0);
   if (s.training.precision == Precision::FP8) {
     // The layers' linear weights: all but the embedding and head (vocabulary-parallel) and the
     // norms (2h per layer, negligible and not subtracted).
@@ -128,7 +130,7 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
       if (part.embedding) linear -= table;
       if (part.head && !(part.embedding && m.tied_embeddings)) linear -= table;
     }
-    out.fp8_weights = 2 * std::max(0.0, linear) / (zero >= 3 ? s.layout.dp : 1);
+    out.fp8_weights = 2 * std::max(0.0, linear) / (zero >= 3 ? s.layout.dp_ranks() : 1);
     out.buffers += out.fp8_weights;
   }
   return out;

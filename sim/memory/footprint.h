@@ -41,9 +41,10 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
 /// for E = b·(a/t)·s² scores (Korthikanti et al. 2022: the 5·a·s/h term of 34 + 5·a·s/h). Hidden
 /// dropout (after the attention output and after the MLP) stores two 1-byte masks of the n·h hidden
 /// state
-/// (/ t with sequence parallelism).
+/// (/ t with sequence parallelism). Under context parallelism (`cp`) a GPU holds s / cp of
+/// each sequence.
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
-                             Recompute recompute);
+                             Recompute recompute, int cp = 1);
 
 /// Activation bytes one micro-batch keeps on one GPU of global stage `stage` (one chunk of
 /// pp·vpp): its layers (with `training.recompute_layers`, the first N fully recomputed, the

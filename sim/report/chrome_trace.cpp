@@ -83,6 +83,7 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
                       : is_p2p(type)                   ? "p2p"
                       : type == TaskType::TpCollective ? "tp"
                       : type == TaskType::EpCollective ? "ep"
+                      : type == TaskType::CpCollective ? "cp"
                       : type == TaskType::ParamGather  ? "zero-gather"
                       : type == TaskType::HostTransfer || type == TaskType::HostOptimizer
                           ? "offload"

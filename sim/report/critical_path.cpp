@@ -47,6 +47,8 @@ CriticalPath critical_path(const Timeline& tl) {
       cp.tp_s += d;
     else if (type == TaskType::EpCollective)
       cp.ep_s += d;
+    else if (type == TaskType::CpCollective)
+      cp.cp_s += d;
     else if (type == TaskType::DpCollective || type == TaskType::ParamGather)
       cp.dp_s += d;
     else

@@ -46,7 +46,7 @@ std::string serves(const CommGroupTime& g, const Layout& l) {
   if (g.collective == "alltoall" && l.ep > 1 && g.group_size == l.ep) return "ep";
   // DP's: the whole DP group, or the dp / ep ranks reducing the experts' gradients.
   const bool tp = g.group_size == l.tp,
-             dp = g.group_size == l.dp || (l.ep > 1 && g.group_size == l.dp / l.ep);
+             dp = g.group_size == l.dp_ranks() || (l.ep > 1 && g.group_size == l.dp / l.ep);
   return tp && !dp ? "tp" : dp && !tp ? "dp" : "";
 }
 

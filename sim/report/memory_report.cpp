@@ -38,7 +38,7 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
       // ZeRO-1/2 gather into parameters they already hold whole; ZeRO-3 into a new buffer of
       // S bytes (the collective's per-GPU traffic is S·(n−1)/n).
       if (l.zero != 3) continue;
-      const double s = w.bytes / busbw_factor(Collective::AllGather, l.dp);
+      const double s = w.bytes / busbw_factor(Collective::AllGather, l.dp_ranks());
       TimeNs freed = tl.makespan;
       if (l.fsdp.reshard_after_forward)
         for (auto v : g.successors(t))

@@ -45,11 +45,13 @@ struct StageStats {
   /// Communication not hidden behind this stage's compute (union of its transfers minus the
   /// union of its compute), per kind; TP collectives sit on the compute stream, so all of
   /// theirs is exposed unless parallelism.tp_overlap. `gather`: ZeRO parameter all-gathers.
-  /// `ep`: expert parallelism's token all-to-alls.
+  /// `ep`: expert parallelism's token all-to-alls. `cp`: context parallelism's key/value
+  /// exchange.
   double exposed_tp_s = 0, exposed_dp_s = 0, exposed_pp_s = 0, exposed_gather_s = 0,
-         exposed_ep_s = 0;
+         exposed_ep_s = 0, exposed_cp_s = 0;
   /// The same transfers' whole time (union of their intervals), hidden or not.
-  double comm_tp_s = 0, comm_dp_s = 0, comm_pp_s = 0, comm_gather_s = 0, comm_ep_s = 0;
+  double comm_tp_s = 0, comm_dp_s = 0, comm_pp_s = 0, comm_gather_s = 0, comm_ep_s = 0,
+         comm_cp_s = 0;
 };
 
 /// Bytes one GPU sends per step, by kind: a collective's bus factor × S, a p2p message whole.
@@ -58,6 +60,7 @@ struct CommVolume {
   double dp_bytes = 0;  ///< per GPU (gradient reduction and parameter gathers)
   double pp_bytes = 0;  ///< per GPU of the busiest stage (sends)
   double ep_bytes = 0;  ///< per GPU (expert parallelism's all-to-alls)
+  double cp_bytes = 0;  ///< per GPU (context parallelism's keys, values and their gradients)
 };
 
 struct StepReport {
@@ -66,7 +69,7 @@ struct StepReport {
   std::optional<ModelSpec> model;  ///< the model trained (none in a costs-only study)
   std::string schedule;
   int gpus = 0;
-  int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, microbatches = 0;
+  int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, microbatches = 0;
   std::string gpu;  ///< device name, empty without a cluster
   /// The training settings the durations depend on (attention kernel, optimizer, …); nullopt
   /// without a model (a costs-only study).

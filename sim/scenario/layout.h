@@ -1,7 +1,9 @@
 #pragma once
-// The parallel layout: DP × TP × PP ranks (and v model chunks per pipeline rank), and the map
-// between a global rank and its (dp, tp, pp) coordinates. Default order is Megatron's: TP
-// varies fastest, then DP, then PP; `rank_order` changes it.
+// The parallel layout: DP × CP × TP × PP ranks (and v model chunks per pipeline rank), and the
+// map between a global rank and its (dp, tp, pp) coordinates. Default order is Megatron's: TP
+// varies fastest, then DP, then PP; `rank_order` changes it. Context-parallel ranks live on the
+// DP axis, innermost (Megatron's tp-cp-dp-pp order): the DP axis has dp · cp positions, the cp
+// consecutive ones of a block share a batch and split its sequences.
 #include <array>   // std::array
 #include <string>  // std::string
 
@@ -39,6 +41,15 @@ struct Layout {
   /// tokens reach their experts by all-to-all; expert gradients are reduced over the dp / ep
   /// ranks holding the same experts (the expert-data-parallel group).
   int ep = 1;
+  /// Context parallelism: every sequence split over `cp` ranks (zig-zag, two chunks of
+  /// seq / (2·cp) each, for causal balance); attention reaches the other ranks' keys and values
+  /// by ring exchange or all-gather. Gradients are reduced, and ZeRO shards, over the dp · cp
+  /// ranks (Megatron's data-parallel group with CP).
+  int cp = 1;
+  /// Ring attention: the KV blocks travel the ring beside the attention blocks (Megatron-core /
+  /// Transformer Engine's `p2p`); false: all-gathered before the attention, on the critical path
+  /// (Transformer Engine's `all_gather`, as Llama 3 trained).
+  bool cp_ring = true;
   bool sequence_parallel = false;
   FsdpSpec fsdp;
   /// ZeRO-1/2: all-gather the updated parameters at the start of the next step's forward
@@ -50,8 +61,11 @@ struct Layout {
   bool tp_overlap = false;
   std::array<Axis, 3> order{Axis::TP, Axis::DP, Axis::PP};  ///< fastest-varying first
 
-  int world() const { return dp * tp * pp; }
-  int size(Axis a) const { return a == Axis::TP ? tp : a == Axis::DP ? dp : pp; }
+  int world() const { return dp * cp * tp * pp; }
+  /// Ranks of a data-parallel group: the data replicas times the context-parallel ranks
+  /// (gradients are reduced and ZeRO shards over all of them).
+  int dp_ranks() const { return dp * cp; }
+  int size(Axis a) const { return a == Axis::TP ? tp : a == Axis::DP ? dp * cp : pp; }
   int rank_of(const Coord& c) const;
   Coord coord_of(int rank) const;
   /// Distance between consecutive members of a group along axis `a`.

@@ -290,6 +290,18 @@ std::optional<KeyValue> get_param_gather(const Scenario& s) {
   return v;
 }
 
+// parallelism.cp_comm: index 0, "ring", is true.
+std::string put_cp_comm(Scenario& s, const KeyValue& v) {
+  s.layout.cp_ring = v.integer == 0;
+  return {};
+}
+std::optional<KeyValue> get_cp_comm(const Scenario& s) {
+  KeyValue v;
+  v.integer = s.layout.cp_ring ? 0 : 1;
+  v.text = s.layout.cp_ring ? "ring" : "all_gather";
+  return v;
+}
+
 std::string put_schedule_csv(Scenario& s, const KeyValue& v) {
   s.schedule.csv = v.text;
   s.schedule.name = "csv";
@@ -650,6 +662,26 @@ const std::vector<SchemaKey>& scenario_keys() {
        "combine, forward and backward), and expert gradients are reduced over the dp / ep ranks "
        "holding the same experts (Megatron-Core's expert-data-parallel group)",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::ep>()},
+      {"parallelism.cp", "integer ≥ 1", "1",
+       "context-parallel degree: each sequence is split over cp more ranks (world = dp × cp × tp "
+       "× pp), zig-zag for causal balance (each rank holds chunks i and 2·cp − 1 − i of seq / "
+       "(2·cp) tokens; seq_len must be a multiple of 2·cp); every layer's attention reaches the "
+       "other chunks' keys and values over the cp ranks (`cp_comm`); activations shrink by cp; "
+       "gradients are reduced, and ZeRO shards, over dp × cp ranks; the cp ranks are the "
+       "innermost of the DP axis (next to TP: inside a node). Needs a fused attention kernel; "
+       "not with `ep`",
+       integer(1, kMaxParallel), field<&Scenario::layout, &Layout::cp>()},
+      {"parallelism.cp_comm",
+       "`ring`, `all_gather`",
+       "`ring`",
+       "how context parallelism moves keys and values: `ring`, KV blocks passed around the cp "
+       "ranks beside the attention blocks (cp − 1 steps; the backward sends KV and their "
+       "gradients), hidden unless longer than the compute (Megatron-core / Transformer Engine's "
+       "`p2p`); `all_gather`, KV all-gathered before the attention and their gradients "
+       "reduce-scattered after it, on the critical path (Transformer Engine's `all_gather`, "
+       "Llama 3's choice)",
+       choice({"ring", "all_gather"}),
+       {put_cp_comm, get_cp_comm}},
       {"parallelism.zero", "0–3", "0",
        "ZeRO stage: 1 shards optimizer states, 2 also gradients (reduce-scattered per bucket), 3 "
        "also parameters (FSDP: all-gathered per unit before each use)",

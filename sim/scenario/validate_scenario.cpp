@@ -135,10 +135,10 @@ void check_offload(const Scenario& s, const Checker& c) {
 void check_layout(const Scenario& s, const Checker& c) {
   using namespace limits;
   const Layout& l = s.layout;
-  const long long gpus = static_cast<long long>(l.dp) * l.tp * l.pp;
+  const long long gpus = static_cast<long long>(l.dp) * l.cp * l.tp * l.pp;
   if (gpus > kMaxGpus)
     c.fail("parallelism",
-           fmt::format("dp × tp × pp = {} exceeds the limit of {} GPUs", gpus, kMaxGpus));
+           fmt::format("dp × cp × tp × pp = {} exceeds the limit of {} GPUs", gpus, kMaxGpus));
   if (static_cast<long long>(l.pp) * l.vpp > kMaxStages)
     c.fail(
         c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
@@ -182,12 +182,17 @@ void check_fit(const Scenario& s, const Checker& c) {
     if (c.given(k) && s.where(k).rfind(s.source + ":", 0) != 0) gpus_key = k;
   if (const auto why = expert_parallel_refusal(l, s.model ? &*s.model : nullptr))
     c.fail("parallelism.ep", *why);
+  if (const auto why = context_parallel_refusal(l, s.training)) c.fail(why->first, why->second);
   if (s.has_cluster && l.world() != s.cluster.gpus())
     c.fail(gpus_key,
-           fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count gpus_per_node "
-                       "× nodes = {} × {} = {}",
-                       l.dp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node, s.cluster.nodes,
-                       s.cluster.gpus()));
+           l.cp > 1 ? fmt::format("dp × cp × tp × pp = {} × {} × {} × {} = {} must equal the GPU "
+                                  "count gpus_per_node × nodes = {} × {} = {}",
+                                  l.dp, l.cp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node,
+                                  s.cluster.nodes, s.cluster.gpus())
+                    : fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count "
+                                  "gpus_per_node × nodes = {} × {} = {}",
+                                  l.dp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node,
+                                  s.cluster.nodes, s.cluster.gpus()));
   if (s.model) {
     const ModelSpec& m = *s.model;
     if (m.heads % l.tp != 0)
@@ -225,6 +230,37 @@ void check_fit(const Scenario& s, const Checker& c) {
 }
 
 }  // namespace
+
+std::optional<std::pair<std::string, std::string>> context_parallel_refusal(const Layout& l,
+                                                                            const TrainingSpec& t) {
+  if (l.cp <= 1) return std::nullopt;
+  auto no = [](const char* key, std::string why) {
+    return std::optional<std::pair<std::string, std::string>>({key, std::move(why)});
+  };
+  if (t.seq_len % (2 * l.cp) != 0)
+    return no("parallelism.cp",
+              fmt::format("cp = {} needs training.seq_len a multiple of 2 × cp = {} (each rank "
+                          "holds two of 2·cp equal chunks), got seq_len {}",
+                          l.cp, 2 * l.cp, t.seq_len));
+  if (l.ep > 1)
+    return no("parallelism.cp",
+              fmt::format("cp = {} with expert parallelism (ep = {}) is not modelled: use one "
+                          "of them",
+                          l.cp, l.ep));
+  if (t.attention == AttentionKernel::Unfused)
+    return no("parallelism.cp",
+              fmt::format("cp = {} needs a fused attention kernel (training.attention: flash1, "
+                          "flash2, flash3 or triton), got unfused: ring attention merges "
+                          "block results by their log-sum-exp",
+                          l.cp));
+  if (l.tp_overlap && l.cp_ring)
+    return no("parallelism.tp_overlap",
+              fmt::format("tp_overlap with ring context parallelism (cp = {}, cp_comm: ring) is "
+                          "not modelled (each would run beside the same compute): turn "
+                          "tp_overlap off or use cp_comm: all_gather",
+                          l.cp));
+  return std::nullopt;
+}
 
 std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelSpec* m) {
   if (l.ep <= 1) return std::nullopt;

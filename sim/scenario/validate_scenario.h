@@ -6,6 +6,7 @@
 // search) runs it again, so an edited value is held to the same rules as a parsed one.
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <utility>   // std::pair
 
 #include "scenario/scenario.h"
 
@@ -20,5 +21,9 @@ void validate(const Scenario& s);
 /// neither ZeRO-3 nor gathering the parameters with the next forward is modelled with it.
 /// validate() reports it on parallelism.ep; the layout search leaves such layouts out.
 std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelSpec* m);
+/// Why `l`'s context parallelism cannot run with `t` (the key to blame and the reason), or
+/// nullopt (also without CP).
+std::optional<std::pair<std::string, std::string>> context_parallel_refusal(const Layout& l,
+                                                                            const TrainingSpec& t);
 
 }  // namespace trainsim

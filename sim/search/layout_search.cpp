@@ -59,6 +59,7 @@ std::string LayoutCandidate::words() const {
   std::string s = fmt::format("dp {} · tp {} · pp {}", c.dp, c.tp, c.pp);
   if (c.vpp > 1) s += fmt::format(" · vpp {}", c.vpp);
   if (c.ep > 1) s += fmt::format(" · ep {}", c.ep);
+  if (c.cp > 1) s += fmt::format(" · cp {}", c.cp);
   s += fmt::format(" · b {}", c.micro_batch_size);
   if (c.zero > 0) s += fmt::format(" · ZeRO-{}", c.zero);
   if (c.sequence_parallel) s += " · SP";
@@ -85,6 +86,7 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.training.recompute_layers = recompute_layers;
   s.layout.tp_overlap = tp_overlap;
   s.layout.ep = ep;
+  s.layout.cp = cp;
   s.training.precision = precision;
   s.training.offload = offload;
   // The keys set are those overrides() names; the search is their origin.
@@ -110,6 +112,7 @@ std::vector<std::string> LayoutCandidate::overrides() const {
           fmt::format("training.recompute_layers={}", recompute_layers),
           fmt::format("parallelism.tp_overlap={}", tp_overlap),
           fmt::format("parallelism.ep={}", ep),
+          fmt::format("parallelism.cp={}", cp),
           fmt::format("training.precision={}", precision_name(precision)),
           fmt::format("training.offload={}", offload_name(offload))};
 }
@@ -126,6 +129,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   require_positive(space.pp, "--pp");
   require_positive(space.vpp, "--vpp");
   require_positive(space.ep, "--ep");
+  require_positive(space.cp, "--cp");
   require_positive(space.micro_batch_sizes, "--micro-batch-sizes");
   for (const auto& name : space.schedules) find_schedule(name);  // unknown names fail here
   for (int z : space.zero)
@@ -138,6 +142,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
       if (gpus % t == 0) tps.push_back(t);
   const std::vector<int> vpps = space.vpp.empty() ? std::vector<int>{base.layout.vpp} : space.vpp;
   const std::vector<int> eps = space.ep.empty() ? std::vector<int>{base.layout.ep} : space.ep;
+  const std::vector<int> cps = space.cp.empty() ? std::vector<int>{base.layout.cp} : space.cp;
   const std::vector<Precision> precisions =
       space.precision.empty() ? std::vector<Precision>{base.training.precision} : space.precision;
   const std::vector<Offload> offloads =
@@ -170,49 +175,54 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
     if (pps.empty())
       for (int p = 1; p <= gpus / tp; ++p)
         if ((gpus / tp) % p == 0) pps.push_back(p);
-    for (int pp : pps) {
-      if (gpus % (tp * pp) != 0) continue;
-      const int dp = gpus / (tp * pp);
-      for (int vpp : vpps)
-        for (int b : mbs) {
-          // The global batch stays what the scenario says: dp · b must divide it.
-          if (base.training.global_batch_size % (dp * b) != 0) continue;
-          for (const auto& sched : schedules)
-            for (int z : values_or(space.zero, {0, 1, 2, 3}, dp == 1))
-              for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
-                for (const auto& [rc, layers] : recomputes(vpp * pp))
-                  for (int ov :
-                       values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1))
-                    for (int ep : eps)
-                      for (Precision precision : precisions)
-                        for (Offload offload : offloads) {
-                          // Offload needs a ZeRO stage (validate()): not tried at ZeRO-0.
-                          if (offload != Offload::None && (dp == 1 ? 0 : z) == 0) continue;
-                          // Experts split over DP ranks as validate() allows it.
-                          Layout l = base.layout;
-                          l.dp = dp;
-                          l.ep = ep;
-                          l.zero = dp == 1 ? 0 : z;
-                          if (expert_parallel_refusal(l, &*base.model)) continue;
-                          LayoutCandidate c{dp, tp, pp, vpp, b, sched};
-                          c.zero = dp == 1 ? 0 : z;
-                          c.sequence_parallel = tp > 1 && sp != 0;
-                          c.recompute = rc;
-                          c.recompute_layers = layers;
-                          c.tp_overlap = tp > 1 && ov != 0;
-                          c.ep = ep;
-                          c.precision = precision;
-                          c.offload = offload;
-                          out.push_back(std::move(c));
-                        }
-        }
-    }
+    for (int pp : pps)
+      for (int cp : cps) {
+        if (gpus % (tp * pp * cp) != 0) continue;
+        const int dp = gpus / (tp * pp * cp);
+        for (int vpp : vpps)
+          for (int b : mbs) {
+            // The global batch stays what the scenario says: dp · b must divide it.
+            if (base.training.global_batch_size % (dp * b) != 0) continue;
+            for (const auto& sched : schedules)
+              for (int z : values_or(space.zero, {0, 1, 2, 3}, dp * cp == 1))
+                for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
+                  for (const auto& [rc, layers] : recomputes(vpp * pp))
+                    for (int ov :
+                         values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1))
+                      for (int ep : eps)
+                        for (Precision precision : precisions)
+                          for (Offload offload : offloads) {
+                            // Offload needs a ZeRO stage (validate()): not tried at ZeRO-0.
+                            if (offload != Offload::None && (dp * cp == 1 ? 0 : z) == 0) continue;
+                            // Experts split over DP ranks as validate() allows it.
+                            Layout l = base.layout;
+                            l.dp = dp;
+                            l.ep = ep;
+                            l.cp = cp;
+                            l.tp_overlap = tp > 1 && ov != 0;
+                            l.zero = dp * cp == 1 ? 0 : z;
+                            if (expert_parallel_refusal(l, &*base.model)) continue;
+                            if (context_parallel_refusal(l, base.training)) continue;
+                            LayoutCandidate c{dp, tp, pp, vpp, b, sched};
+                            c.zero = dp * cp == 1 ? 0 : z;
+                            c.sequence_parallel = tp > 1 && sp != 0;
+                            c.recompute = rc;
+                            c.recompute_layers = layers;
+                            c.tp_overlap = tp > 1 && ov != 0;
+                            c.ep = ep;
+                            c.cp = cp;
+                            c.precision = precision;
+                            c.offload = offload;
+                            out.push_back(std::move(c));
+                          }
+          }
+      }
   }
   if (out.empty())
-    throw InputError(
-        fmt::format("search: no layout to try: tp × pp must divide the cluster's {} GPUs and dp × "
-                    "micro-batch size must divide the global batch of {} sequences",
-                    gpus, base.training.global_batch_size));
+    throw InputError(fmt::format(
+        "search: no layout to try: tp × pp (× cp) must divide the cluster's {} GPUs and dp × "
+        "micro-batch size must divide the global batch of {} sequences",
+        gpus, base.training.global_batch_size));
   return out;
 }
 
@@ -348,30 +358,33 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     for (const auto& r : results)
       if (r.ran()) sw = std::max(sw, r.report.schedule.size());
     // An ep column when some layout splits experts (after vpp: the layout's axes together).
-    bool with_ep = false, with_precision = false, with_offload = false;
+    bool with_ep = false, with_cp = false, with_precision = false, with_offload = false;
     for (const auto& r : results) {
       with_ep = with_ep || r.layout.ep > 1;
+      with_cp = with_cp || r.layout.cp > 1;
       with_precision = with_precision || r.layout.precision != results.front().layout.precision;
       with_offload = with_offload || r.layout.offload != Offload::None;
     }
     auto ep_cell = [&](const auto& v) { return with_ep ? fmt::format(" {:>3}", v) : ""; };
+    // A cp column when some layout splits sequences.
+    auto cp_cell = [&](const auto& v) { return with_cp ? fmt::format(" {:>3}", v) : ""; };
     // A precision column when the layouts differ in it (after ovl).
     auto prec_cell = [&](const auto& v) { return with_precision ? fmt::format(" {:>4}", v) : ""; };
     // An offload column when some layout offloads its optimizer.
     auto offl_cell = [&](const auto& v) { return with_offload ? fmt::format(" {:>4}", v) : ""; };
     const std::string line =
-        "{:>4} {:>5} {:>3} {:>3} {:>3}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}{}{}  {:<{}} {:>10} "
+        "{:>4} {:>5} {:>3} {:>3} {:>3}{}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}{}{}  {:<{}} {:>10} "
         "{:>6} {:>11} {:>7} {:>7} {:>11}\n";
-    o +=
-        fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", ep_cell("ep"), "b", "m",
-                    "zero", "sp", "recompute", "ovl", prec_cell("prec"), offl_cell("offl"),
-                    "schedule", sw, "step time", "MFU", "tokens/s", "bubble", "comm", "GPU memory");
+    o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", ep_cell("ep"), cp_cell("cp"),
+                     "b", "m", "zero", "sp", "recompute", "ovl", prec_cell("prec"),
+                     offl_cell("offl"), "schedule", sw, "step time", "MFU", "tokens/s", "bubble",
+                     "comm", "GPU memory");
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];
       const LayoutCandidate& c = r.layout;
       o += fmt::format(
           fmt::runtime(line), fmt::format("{}{}", r.pareto ? "*" : "", i + 1), c.dp, c.tp, c.pp,
-          c.vpp, ep_cell(c.ep), c.micro_batch_size, r.report.microbatches, c.zero,
+          c.vpp, ep_cell(c.ep), cp_cell(c.cp), c.micro_batch_size, r.report.microbatches, c.zero,
           c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
           prec_cell(precision_name(c.precision)),
           offl_cell(c.offload == Offload::Optimizer ? "opt" : "-"), r.report.schedule, sw,
@@ -485,6 +498,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
          c.recompute_layers > 0 ? nlohmann::json(c.recompute_layers) : nlohmann::json(nullptr)},
         {"tp_overlap", c.tp_overlap},
         {"ep", c.ep},
+        {"cp", c.cp},
         {"precision", precision_name(c.precision)},
         {"offload", offload_name(c.offload)}};
     one["ran"] = r.ran();
@@ -511,7 +525,7 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
   };
   std::string o =
       "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
-      "recompute,recompute_layers,tp_overlap,ep,precision,offload,ran,fits,ruled_out,pareto,"
+      "recompute,recompute_layers,tp_overlap,ep,cp,precision,offload,ran,fits,ruled_out,pareto,"
       "step_time_s,mfu,tokens_per_s,"
       "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,memory_bound_bytes,error\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -519,14 +533,15 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
     const LayoutCandidate& c = r.layout;
     const bool ran = r.ran();
     o += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
         ran ? std::to_string(r.report.microbatches) : std::string(),
         field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero, c.sequence_parallel,
         recompute_name(c.recompute),
         c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(), c.tp_overlap,
-        c.ep, precision_name(c.precision), offload_name(c.offload), ran, ran && !r.out_of_memory,
-        r.ruled_out, r.pareto, ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
+        c.ep, c.cp, precision_name(c.precision), offload_name(c.offload), ran,
+        ran && !r.out_of_memory, r.ruled_out, r.pareto,
+        ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
         ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
         ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),
         ran ? fmt::format("{:.6g}", r.report.bubble_fraction_of_step) : std::string(),

@@ -37,6 +37,9 @@ struct SearchSpace {
   /// Expert-parallel degrees: the scenario's; those not dividing dp and the experts are left
   /// out, and so is ep > 1 with ZeRO-3 (not modelled).
   std::vector<int> ep;
+  /// Context-parallel degrees: the scenario's; dp is what the other axes leave, and a degree
+  /// whose 2 × cp does not divide the sequence (or that meets ep > 1) is left out.
+  std::vector<int> cp;
   /// Training precisions: the scenario's (fp8 on a GPU without FP8 is left out by validate()).
   std::vector<Precision> precision;
   /// Optimizer offload: the scenario's (offload at ZeRO-0 is left out, as validate() refuses it).
@@ -60,6 +63,7 @@ struct LayoutCandidate {
   int recompute_layers = 0;  ///< with full: the first N layers of each stage (0: all)
   bool tp_overlap = false;
   int ep = 1;  ///< expert-parallel degree
+  int cp = 1;  ///< context-parallel degree
   Precision precision = Precision::BF16;
   Offload offload = Offload::None;
   /// "none", "selective", "full" or "N layers" (full recompute of N layers per stage).
