@@ -31,6 +31,8 @@ const char* box_kind_name(BoxKind k) {
       return "EP all-to-all";
     case BoxKind::ContextParallel:
       return "CP KV exchange";
+    case BoxKind::HostLink:
+      return "activation offload";
     case BoxKind::DataParallel:
       return "DP / ZeRO";
     case BoxKind::P2p:
@@ -73,6 +75,9 @@ BoxKind box_kind(const Work& w) {
       return BoxKind::ExpertParallel;
     case TaskType::CpCollective:
       return BoxKind::ContextParallel;
+    case TaskType::ActivationOffload:
+    case TaskType::ActivationReload:
+      return BoxKind::HostLink;
     case TaskType::DpCollective:
     case TaskType::ParamGather:
       return BoxKind::DataParallel;

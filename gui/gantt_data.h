@@ -25,6 +25,7 @@ enum class BoxKind : std::uint8_t {
   TensorParallel,
   ExpertParallel,   ///< the token all-to-alls of expert parallelism
   ContextParallel,  ///< context parallelism's key/value exchange
+  HostLink,         ///< activation offload's copies to and from host memory
   DataParallel,     ///< gradient reduction and ZeRO parameter gathers
   P2p,
   // Kernels of a measured step (a PyTorch profiler trace), by kernel_class.h's category; a

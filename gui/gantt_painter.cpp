@@ -35,6 +35,8 @@ QColor box_color(BoxKind k) {
       return QColor(0xd8, 0x1b, 0x60);
     case BoxKind::ContextParallel:
       return QColor(0x7e, 0x57, 0xc2);
+    case BoxKind::HostLink:
+      return QColor(0x60, 0x7d, 0x8b);
     case BoxKind::DataParallel:
       return QColor(0xd9, 0x4f, 0x4f);
     case BoxKind::P2p:

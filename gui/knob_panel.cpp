@@ -38,6 +38,7 @@ std::vector<std::string> KnobPanel::keys() {
           "training.recompute",
           "training.precision",
           "training.offload",
+          "training.offload_activations",
           kMicroBatchSize};
 }
 
@@ -62,6 +63,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_choice("training.recompute", tr("recompute"));
   add_choice("training.precision", tr("precision (fp8: Hopper)"));
   add_choice("training.offload", tr("optimizer offload (ZeRO ≥ 1)"));
+  add_spin("training.offload_activations", tr("activation offload (layers)"), 4096);
   add_spin(kMicroBatchSize, tr("micro-batch size b"), 4096);
   general_error_ = new QLabel;
   general_error_->setWordWrap(true);
@@ -183,7 +185,8 @@ std::map<std::string, QString> values_of(const Scenario& sc) {
 bool KnobPanel::needs_model(const std::string& key) {
   return key == kDp || key == "parallelism.tp" || key == "parallelism.ep" ||
          key == "parallelism.cp" || key == "parallelism.zero" || key == "training.recompute" ||
-         key == "training.precision" || key == "training.offload" || key == kMicroBatchSize;
+         key == "training.precision" || key == "training.offload" ||
+         key == "training.offload_activations" || key == kMicroBatchSize;
 }
 
 void KnobPanel::set_scenario(const Scenario& sc) {

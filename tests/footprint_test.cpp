@@ -280,3 +280,27 @@ TEST_CASE("footprint: context parallelism divides activations by cp, ZeRO shards
   const double psi = static_memory(split, stages).parameters;
   CHECK(static_memory(split, stages).optimizer == Approx(12 * psi / 4));
 }
+
+TEST_CASE("footprint: activation offload moves the first N layers' activations",
+          "[footprint][offload]") {
+  // Llama-3.2-1B (16 layers, h 2048) on one stage, 1024 tokens: N layers move N × the layer's
+  // bytes (flash attention, no dropout: nothing beyond layer_activation_bytes); N past the
+  // stage's 16 layers moves all of them but not the head's input and logits.
+  auto scenario = [](int n, const char* recompute = "none") {
+    return test::yaml(fmt::format(
+        "model: llama-3.2-1b\ncluster: {{gpu: h100-sxm, gpus_per_node: 1}}\n"
+        "training: {{seq_len: 1024, global_batch_size: 1, offload_activations: {}, recompute: "
+        "{}, recompute_layers: {}}}\n",
+        n, recompute, std::string(recompute) == "full" ? 2 : 0));
+  };
+  const ModelSpec& m = *scenario(0).model;
+  const double layer = layer_activation_bytes(m, 1024, 1, false, Recompute::None);
+  CHECK(offloaded_activation_bytes(scenario(0), 0) == 0);
+  CHECK(offloaded_activation_bytes(scenario(4), 0) == Approx(4 * layer));
+  const double head = 2.0 * 1024 * 2048 + 4.0 * 1024 * 128256;  // norm input, fp32 logits
+  CHECK(offloaded_activation_bytes(scenario(100), 0) ==
+        Approx(stage_activation_bytes(scenario(100), 0) - head));
+  // With the first 2 layers fully recomputed, those 2 move only their inputs.
+  const double input = layer_activation_bytes(m, 1024, 1, false, Recompute::Full);
+  CHECK(offloaded_activation_bytes(scenario(4, "full"), 0) == Approx(2 * input + 2 * layer));
+}

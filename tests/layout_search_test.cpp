@@ -397,6 +397,28 @@ TEST_CASE("search: context parallelism is a dimension; dp is what the other axes
   CHECK(format_search(node8("llama-3.2-1b"), results, 10).find(" cp ") != std::string::npos);
 }
 
+TEST_CASE("search: activation offload is a dimension of layer counts", "[search][offload]") {
+  // Llama-3.1-8B on 8 H100s, tp 1, pp 4 (8 layers a stage), dp 2. Asked for 0, 4, 100 and 200
+  // layers: 100 and 200 both mean every layer of a stage, so 200 is left out: 3 candidates.
+  SearchSpace space = sizes_only({1}, {4});
+  space.offload_activations = {0, 4, 100, 200};
+  const auto cs = layout_candidates(node8(), space);
+  REQUIRE(cs.size() == 3);
+  CHECK(cs[1].offload_activations == 4);
+  CHECK(cs[1].words().find("activation offload 4 layers/stage") != std::string::npos);
+  CHECK(cs[2].offload_activations == 100);
+  space.offload_activations = {-1};
+  CHECK_THROWS_WITH(layout_candidates(node8(), space),
+                    Catch::Contains("--offload-activations takes layer counts ≥ 0, got -1"));
+  // What runs moves them: the report counts the host link's bytes, the table shows "a4".
+  space.offload_activations = {4};
+  const auto results = search_layouts(node8("llama-3.2-1b"), space);
+  REQUIRE(results.size() == 1);
+  REQUIRE(results[0].ran());
+  CHECK(results[0].report.volume.host_bytes > 0);
+  CHECK(format_search(node8("llama-3.2-1b"), results, 10).find(" a4 ") != std::string::npos);
+}
+
 TEST_CASE("search: precision is a dimension; fp8 is ruled out, with the reason, off Hopper",
           "[search][fp8]") {
   // A small dense model on 8 GPUs, dp 8 only (tp 1, pp 1, ZeRO-1, no recompute): two layouts,

@@ -9,6 +9,7 @@
 
 #include "cost/explicit_costs.h"
 #include "lower/task_types.h"
+#include "memory/footprint.h"
 #include "report/memory_report.h"
 #include "report/step_report.h"
 #include "test_util.h"
@@ -607,4 +608,77 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
   const Scenario wide = scenario("ring", 2, 2);
   CHECK(simulate(wide, {"", true}).ranks.folded);
   CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
+}
+
+TEST_CASE("offload pass: activations go to host memory after F and come back before B",
+          "[passes][offload]") {
+  // Llama-3.2-1B (16 layers) on one GPU, explicit F = 10 ms and B = 20 ms, the activations of
+  // its first N layers to host memory and back (A = offloaded_activation_bytes, x = A over the
+  // 55 GB/s host link).
+  auto scenario = [](int layers, int pp, int m, const char* schedule = "1f1b") {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, microbatches: {}, offload_activations: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}}}
+parallelism: {{pp: {}}}
+schedule: {}
+costs: {{forward: 10ms, backward: 20ms}}
+contention: {{compute_slowdown: 0, link_sharing: false}}
+)",
+                                  m, layers, pp, pp, schedule));
+  };
+  // One micro-batch: its B follows its F at once, so it keeps its activations.
+  CHECK(of_type(simulate(scenario(4, 1, 1)), TaskType::ActivationOffload).empty());
+  // Two, all forwards first (F0 F1 B0 B1): F0's copy out starts at 10 ms, its reload right
+  // after (issued when F1 starts, but it needs the copy); B0 starts at max(20, 10 + 2x) ms;
+  // F1's copy out and reload (after F1, 20 + 2x) finish before B0 ends. Makespan:
+  // max(20 ms, 10 ms + 2x) + 2 · 20 ms + optimizer.
+  const Scenario two = scenario(4, 1, 2, "afab");
+  const auto cost = make_cost_model(two);
+  const double a = offloaded_activation_bytes(two, 0);
+  REQUIRE(a > 0);  // its closed form: tests/footprint_test.cpp
+  const TimeNs x = cost->host_transfer(a).duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  REQUIRE(x > 5 * kNsPerMs);  // 4 layers' 311 MB: the first reload is late
+  REQUIRE(x < 10 * kNsPerMs);
+  const Timeline tl = simulate(two);
+  CHECK(tl.makespan == std::max(20 * kNsPerMs, 10 * kNsPerMs + 2 * x) + 40 * kNsPerMs + o);
+  CHECK(of_type(tl, TaskType::ActivationOffload).size() == 2);
+  CHECK(of_type(tl, TaskType::ActivationReload).size() == 2);
+  const StepReport r = make_report(tl);
+  CHECK(r.volume.host_bytes == Approx(4 * a));  // 2 micro-batches, out and back
+  CHECK(r.critical.host_s > 0);                 // B0 waited for its reload
+  // Memory: at most one micro-batch whole and the other's offloaded part on the host (the
+  // peak: F1 running while F0's copy out is under way, or B0's reload back before F1's leaves).
+  const double whole = stage_activation_bytes(two, 0);
+  CHECK(make_memory_report(tl).stages[0].activations == Approx(2 * whole));
+  // Eight micro-batches through pp 4 (1F1B, 4 layers a stage, 2 of them offloaded): each reload
+  // is issued when the compute before its B starts, and the copies (under 3 ms) are short next
+  // to the 10 ms F: the step is the one without offload. The last stage runs each B right
+  // after its F and keeps its activations. The first stage holds 4 micro-batches at its
+  // fullest, from F3's start: F2's copy out is under way, and B0's reload (issued when F3
+  // starts, after F2's copy out) has not begun, so F0's and F1's offloaded layers are on the
+  // host, then F1's and F2's: the peak is 4 · whole − 2A.
+  const Scenario piped = scenario(2, 4, 8), plain = scenario(0, 4, 8);
+  REQUIRE(cost->host_transfer(offloaded_activation_bytes(piped, 0)).duration < 3 * kNsPerMs);
+  const Timeline tp = simulate(piped);
+  CHECK(tp.makespan == simulate(plain).makespan);
+  const StepReport rp = make_report(tp);
+  CHECK(rp.critical.host_s == 0);        // never waited for
+  CHECK(rp.stages[3].comm_host_s == 0);  // the last stage offloads nothing
+  const double off = offloaded_activation_bytes(piped, 0);
+  const double piped_whole = stage_activation_bytes(piped, 0);
+  const MemoryReport mp = make_memory_report(tp), mq = make_memory_report(simulate(plain));
+  CHECK(mq.stages[0].activations == Approx(4 * piped_whole));
+  CHECK(mp.stages[0].activations == Approx(4 * piped_whole - 2 * off));
+}
+
+TEST_CASE("offload pass: DualPipeV's overlapped F&B pairs are refused", "[passes][offload]") {
+  CHECK_THROWS_WITH(simulate(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, microbatches: 8, offload_activations: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {pp: 2, vpp: 2}
+schedule: dualpipe-v
+)")),
+                    Catch::Contains("training.offload_activations: activation offload with "
+                                    "dualpipe-v's overlapped F&B pairs is not modelled"));
 }

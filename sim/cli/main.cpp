@@ -72,7 +72,7 @@ struct CompareArgs {
 struct SearchArgs {
   std::string scenario;
   std::vector<std::string> sets;
-  std::vector<int> tp, pp, vpp, micro_batch_sizes, zero, ep, cp;
+  std::vector<int> tp, pp, vpp, micro_batch_sizes, zero, ep, cp, offload_activations;
   std::vector<std::string> sp, recompute, tp_overlap;  ///< off/on; none/selective/full
   std::vector<std::string> precision;                  ///< bf16/fp16/fp8
   std::vector<std::string> offload;                    ///< none/optimizer
@@ -338,6 +338,7 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
   space.vpp = a.vpp;
   space.ep = a.ep;
   space.cp = a.cp;
+  space.offload_activations = a.offload_activations;
   space.micro_batch_sizes = a.micro_batch_sizes;
   if (!a.schedules.empty())
     space.schedules = a.schedules == "all" ? schedule_names() : split_names(a.schedules);
@@ -624,6 +625,10 @@ int main(int argc, char** argv) {
   srch->add_option("--ep", xa.ep,
                    "Expert-parallel degrees to try for a mixture of experts (default: the "
                    "scenario's; those not dividing dp and the experts are left out)")
+      ->delimiter(',');
+  srch->add_option("--offload-activations", xa.offload_activations,
+                   "Activation offload to try, layers per stage (0 = off; default: the "
+                   "scenario's), e.g. 0,4,100")
       ->delimiter(',');
   srch->add_option("--cp", xa.cp,
                    "Context-parallel degrees to try (default: the scenario's; dp = GPUs / (tp × "

@@ -10,6 +10,7 @@ Lowered lower(const Scenario& sc, const Schedule& sch, const CostModel& cost, bo
   add_p2p_pass(p);
   const std::vector<std::vector<TaskId>> tails = add_layer_comm_pass(p);
   add_param_gather_pass(p, compute);
+  add_activation_offload_pass(p);
   add_dp_optimizer_pass(p, compute, tails);
   std::string contention = add_contention_pass(p);
   return {p.builder.build(), std::move(p.ranks), std::move(contention)};

@@ -32,6 +32,11 @@ std::string add_contention_pass(Program& p) {
     for (StreamId s : owned[r]) {
       const StreamInfo& si = b.stream_info(s);
       const auto type = static_cast<StreamType>(si.type);
+      // The host CPU and the host link's copy engines take no SMs and cross neither NVLink nor
+      // the network.
+      if (type == StreamType::Host || type == StreamType::HostLink ||
+          type == StreamType::HostLinkIn)
+        continue;
       if (slowdown > 0) {
         if (sm == kNone) sm = b.add_resource({ResourcePolicy::Interference, slowdown});
         b.use_resource(

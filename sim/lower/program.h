@@ -119,6 +119,12 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p);
 /// Parameter all-gathers over the DP group on a gather stream, one per FSDP unit before each
 /// compute part that needs it (ComputeTasks::gathered), issued `fsdp.prefetch` parts ahead.
 void add_param_gather_pass(Program& p, const ComputeTasks& compute);
+/// Activation offload (training.offload_activations): after each forward its stage's offloaded
+/// activations go down the host link; before the backward (B or I) that needs them they come
+/// back on the host link's other direction, issued when the compute before that backward starts
+/// and the copies out of the forwards before that one are done.
+/// A forward whose backward is the next compute on its rank keeps them.
+void add_activation_offload_pass(Program& p);
 /// Data-parallel gradient reduction after each stage's last backward on a separate stream
 /// (all-reduce for ZeRO-0; reduce-scatter, then all-gather after the optimizer, for ZeRO-1/2),
 /// and the optimizer step on the compute stream, after `tails` (add_layer_comm_pass's). Under

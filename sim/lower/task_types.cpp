@@ -38,6 +38,10 @@ const char* task_type_name(TaskType t) {
       return "host-transfer";
     case TaskType::HostOptimizer:
       return "host-optimizer";
+    case TaskType::ActivationOffload:
+      return "activation-offload";
+    case TaskType::ActivationReload:
+      return "activation-reload";
   }
   return "?";
 }
@@ -76,6 +80,10 @@ const char* task_type_letter(TaskType t) {
       return "pcie";
     case TaskType::HostOptimizer:
       return "cpu-opt";
+    case TaskType::ActivationOffload:
+      return "d2h";
+    case TaskType::ActivationReload:
+      return "h2d";
   }
   return "?";
 }
@@ -102,6 +110,8 @@ const char* stream_type_name(StreamType s) {
       return "host-link";
     case StreamType::Host:
       return "host-cpu";
+    case StreamType::HostLinkIn:
+      return "host-link-in";
   }
   return "?";
 }
@@ -113,6 +123,11 @@ bool is_pipeline_compute(TaskType t) {
 
 bool is_compute(TaskType t) {
   return is_pipeline_compute(t) || t == TaskType::Optimizer;
+}
+
+bool is_host_transfer(TaskType t) {
+  return t == TaskType::HostTransfer || t == TaskType::ActivationOffload ||
+         t == TaskType::ActivationReload;
 }
 
 bool is_p2p(TaskType t) {

@@ -34,6 +34,10 @@ enum class TaskType : std::uint8_t {
   HostTransfer,
   /// ZeRO-Offload: the host CPU's optimizer step on this GPU's shard.
   HostOptimizer,
+  /// Activation offload: a forward's saved activations to host memory, after the forward.
+  ActivationOffload,
+  /// Activation offload: those activations back to the GPU, before the backward needs them.
+  ActivationReload,
 };
 
 enum class StreamType : std::uint8_t {
@@ -45,8 +49,9 @@ enum class StreamType : std::uint8_t {
   TensorParallel,
   ExpertParallel,
   ContextParallel,
-  HostLink,  ///< the GPU's copy engine to and from host memory
-  Host       ///< the host CPU
+  HostLink,   ///< the GPU's copy engine to host memory (and ZeRO-Offload's both ways)
+  Host,       ///< the host CPU
+  HostLinkIn  ///< the GPU's copy engine from host memory (activation reloads: PCIe is duplex)
 };
 
 const char* task_type_name(TaskType t);    ///< "forward", "send-activation", …
@@ -57,5 +62,7 @@ bool is_pipeline_compute(TaskType t);
 /// Work on the compute stream: pipeline compute and the optimizer step.
 bool is_compute(TaskType t);
 bool is_p2p(TaskType t);
+/// Transfers over the GPU's host link: ZeRO-Offload's and activation offload's.
+bool is_host_transfer(TaskType t);
 
 }  // namespace trainsim

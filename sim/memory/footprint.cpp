@@ -94,6 +94,33 @@ double stage_activation_bytes(const Scenario& s, int stage) {
   return bytes;
 }
 
+double offloaded_activation_bytes(const Scenario& s, int stage) {
+  if (!s.model || s.training.offload_activation_layers <= 0) return 0;
+  const ModelSpec& m = *s.model;
+  const int stages = s.layout.pp * s.layout.vpp;
+  TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
+  const StageContent st = partition_layers(m.layers, stages)[static_cast<std::size_t>(stage)];
+  const std::int64_t tokens =
+      static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
+  const int t = s.layout.tp;
+  const bool sp = s.layout.sequence_parallel;
+  const int redone = recomputed_layers(s.training, st.layers);
+  const Recompute rest =
+      s.training.recompute == Recompute::Full ? Recompute::None : s.training.recompute;
+  const bool fp8 = s.training.precision == Precision::FP8;
+  const double attention = attention_extra_bytes(m, s.training, t, sp, rest, s.layout.cp);
+  const int dense = st.layers - m.moe_layers_in(st.first_layer, st.layers);
+  double bytes = 0;
+  // The stage's layers in order: its dense ones first (a model's first layers), the first
+  // `redone` of them fully recomputed (they keep only their input).
+  for (int i = 0; i < offloaded_layers(s.training, st.layers); ++i) {
+    const bool moe = i >= dense;
+    bytes += i < redone ? layer_activation_bytes(m, tokens, t, sp, Recompute::Full)
+                        : layer_activation_bytes(m, tokens, t, sp, rest, moe, fp8) + attention;
+  }
+  return bytes;
+}
+
 StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) {
   StaticMemory out;
   if (!s.model) return out;

@@ -51,6 +51,10 @@ double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp,
 /// others keeping everything), plus on the last stage the LM head's input and the logits in fp32
 /// for the loss (vocabulary-parallel, / t), which full recompute does not drop. 0 without a model.
 double stage_activation_bytes(const Scenario& s, int stage);
+/// Of stage_activation_bytes, what the first `training.offload_activations` layers keep (each
+/// as that count does: recomputed or not, dense or MoE, with its attention extras): the bytes
+/// activation offload moves to host memory and back per micro-batch. 0 without offload.
+double offloaded_activation_bytes(const Scenario& s, int stage);
 
 /// The static memory of one GPU holding global stages `stages_here` (a pipeline rank's chunks;
 /// the schedule's placement says which), in bytes.

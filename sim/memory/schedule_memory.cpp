@@ -9,9 +9,15 @@ namespace trainsim {
 
 std::vector<double> schedule_memory_peaks(const Scenario& s, const Schedule& sch) {
   TRAINSIM_CHECK(static_cast<int>(sch.actions.size()) == sch.ranks, "actions for every rank");
-  std::vector<double> act(static_cast<std::size_t>(sch.stages));
-  for (int st = 0; st < sch.stages; ++st)
-    act[static_cast<std::size_t>(st)] = stage_activation_bytes(s, st);
+  // Activation offload keeps `off` of a micro-batch's bytes on the host between its forward and
+  // its backward: on the GPU while the forward runs and again from the reload before the
+  // backward (`act` counts what stays).
+  std::vector<double> act(static_cast<std::size_t>(sch.stages)), off(act.size());
+  for (int st = 0; st < sch.stages; ++st) {
+    off[static_cast<std::size_t>(st)] = offloaded_activation_bytes(s, st);
+    act[static_cast<std::size_t>(st)] =
+        stage_activation_bytes(s, st) - off[static_cast<std::size_t>(st)];
+  }
   const double alpha = sch.input_frees;
   const auto held = sch.stages_by_rank();
   std::vector<double> peaks;
@@ -20,15 +26,18 @@ std::vector<double> schedule_memory_peaks(const Scenario& s, const Schedule& sch
     double now = 0, most = 0;
     for (const Action& a : sch.actions[static_cast<std::size_t>(r)]) {
       const double bytes = act[static_cast<std::size_t>(a.stage)];
+      const double away = off[static_cast<std::size_t>(a.stage)];
       switch (a.op) {
         case Op::F:
           now += bytes;
-          most = std::max(most, now);
+          most = std::max(most, now + away);
           break;
         case Op::B:
+          most = std::max(most, now + away);
           now -= bytes;
           break;
         case Op::I:
+          most = std::max(most, now + away);
           now -= alpha * bytes;
           break;
         case Op::W:

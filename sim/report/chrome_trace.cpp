@@ -79,15 +79,14 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     std::string name = type == TaskType::ForwardBackward ? "F&B " : task_type_letter(type);
     if (task.microbatch >= 0) name += std::to_string(task.microbatch);
     if (tl.schedule.chunks() > 1 && w.chunk >= 0) name += fmt::format(" c{}", w.chunk);
-    const char* cat = is_compute(type)                 ? "compute"
-                      : is_p2p(type)                   ? "p2p"
-                      : type == TaskType::TpCollective ? "tp"
-                      : type == TaskType::EpCollective ? "ep"
-                      : type == TaskType::CpCollective ? "cp"
-                      : type == TaskType::ParamGather  ? "zero-gather"
-                      : type == TaskType::HostTransfer || type == TaskType::HostOptimizer
-                          ? "offload"
-                          : "dp";
+    const char* cat = is_compute(type)                                            ? "compute"
+                      : is_p2p(type)                                              ? "p2p"
+                      : type == TaskType::TpCollective                            ? "tp"
+                      : type == TaskType::EpCollective                            ? "ep"
+                      : type == TaskType::CpCollective                            ? "cp"
+                      : type == TaskType::ParamGather                             ? "zero-gather"
+                      : is_host_transfer(type) || type == TaskType::HostOptimizer ? "offload"
+                                                                                  : "dp";
     emit(fmt::format(
         R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"op":"{}","microbatch":{},"stage":{},"chunk":{},"flops":{},"bytes":{}}}}})",
         q(name), cat, pid, tid[task.stream], us(tl.start[t] + kTraceOriginNs),

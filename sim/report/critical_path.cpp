@@ -49,6 +49,8 @@ CriticalPath critical_path(const Timeline& tl) {
       cp.ep_s += d;
     else if (type == TaskType::CpCollective)
       cp.cp_s += d;
+    else if (type == TaskType::ActivationOffload || type == TaskType::ActivationReload)
+      cp.host_s += d;
     else if (type == TaskType::DpCollective || type == TaskType::ParamGather)
       cp.dp_s += d;
     else

@@ -29,11 +29,22 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
-    if (!is_pipeline_compute(type) && type != TaskType::ParamGather) continue;
+    if (!is_pipeline_compute(type) && type != TaskType::ParamGather &&
+        type != TaskType::ActivationOffload && type != TaskType::ActivationReload)
+      continue;
     const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
     if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
     auto& ev = out[static_cast<std::size_t>(rank.coord.pp)];
     const TimeNs start = tl.start[t], end = tl.end[t];
+    // Activation offload: off the GPU once copied out, back when the copy in starts.
+    if (type == TaskType::ActivationOffload) {
+      ev.push_back({end, 0, -w.bytes});
+      continue;
+    }
+    if (type == TaskType::ActivationReload) {
+      ev.push_back({start, 0, w.bytes});
+      continue;
+    }
     if (type == TaskType::ParamGather) {
       // ZeRO-1/2 gather into parameters they already hold whole; ZeRO-3 into a new buffer of
       // S bytes (the collective's per-GPU traffic is S·(n−1)/n).

@@ -27,6 +27,8 @@ struct ActivationEvent {
 /// F&B allocates its forward's at its start and frees its backward's at its end. Under ZeRO-3 a
 /// unit's all-gather allocates its full 16-bit parameters at its start; they are freed when the
 /// compute part that used them ends, or at the end of the step when kept across micro-batches.
+/// Activation offload: a copy to host memory frees its bytes when it ends, the copy back
+/// allocates them when it starts.
 std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl);
 
 struct StageMemory {

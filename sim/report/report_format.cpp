@@ -86,7 +86,7 @@ std::string format_report(const StepReport& r) {
                      base > 0 ? (r.step_time_s / base - 1) * 100 : 0.0);
   }
   {
-    double tp = 0, dp = 0, pp = 0, zero = 0, ep = 0, cp = 0;
+    double tp = 0, dp = 0, pp = 0, zero = 0, ep = 0, cp = 0, host = -1;
     for (const auto& st : r.stages) {
       tp = std::max(tp, st.exposed_tp_s);
       dp = std::max(dp, st.exposed_dp_s);
@@ -94,28 +94,34 @@ std::string format_report(const StepReport& r) {
       zero = std::max(zero, st.exposed_gather_s);
       ep = std::max(ep, st.exposed_ep_s);
       cp = std::max(cp, st.exposed_cp_s);
+      if (st.comm_host_s > 0) host = std::max(host, st.exposed_host_s);
     }
     o += fmt::format(
-        "exposed comm         TP {} · DP {} · PP {}{}{}{}  (worst stage, not hidden by "
+        "exposed comm         TP {} · DP {} · PP {}{}{}{}{}  (worst stage, not hidden by "
         "compute)\n",
         format_time(tp), format_time(dp), format_time(pp),
         r.ep > 1 ? " · EP all-to-all " + format_time(ep) : std::string(),
         r.cp > 1 ? " · CP KV " + format_time(cp) : std::string(),
+        host >= 0 ? " · activation offload " + format_time(host) : std::string(),
         zero > 0 ? " · ZeRO gathers " + format_time(zero) : std::string());
-    o += fmt::format("comm traffic / GPU   TP {} · DP {} · PP {}{}{}  (bytes sent per step)\n",
+    o += fmt::format("comm traffic / GPU   TP {} · DP {} · PP {}{}{}{}  (bytes sent per step)\n",
                      format_bytes(r.volume.tp_bytes), format_bytes(r.volume.dp_bytes),
                      format_bytes(r.volume.pp_bytes),
                      r.ep > 1 ? " · EP " + format_bytes(r.volume.ep_bytes) : std::string(),
-                     r.cp > 1 ? " · CP " + format_bytes(r.volume.cp_bytes) : std::string());
+                     r.cp > 1 ? " · CP " + format_bytes(r.volume.cp_bytes) : std::string(),
+                     r.volume.host_bytes > 0 ? " · host link " + format_bytes(r.volume.host_bytes)
+                                             : std::string());
   }
   if (!r.cost_sources.empty()) o += fmt::format("durations            {}\n", r.cost_sources);
   if (!r.contention.empty()) o += fmt::format("contention           {}\n", r.contention);
   o += fmt::format(
-      "critical path        compute {} · TP {} · DP {} · PP {}{}{} · optimizer {}  ({} tasks)\n",
+      "critical path        compute {} · TP {} · DP {} · PP {}{}{}{} · optimizer {}  ({} "
+      "tasks)\n",
       format_time(r.critical.compute_s), format_time(r.critical.tp_s), format_time(r.critical.dp_s),
       format_time(r.critical.pp_s),
       r.ep > 1 ? " · EP " + format_time(r.critical.ep_s) : std::string(),
       r.cp > 1 ? " · CP " + format_time(r.critical.cp_s) : std::string(),
+      r.critical.host_s > 0 ? " · host link " + format_time(r.critical.host_s) : std::string(),
       format_time(r.critical.optimizer_s), r.critical.tasks);
   o += "------------------------------------\n";
   o += "stage   compute busy      idle        first start   last end   peak in flight  "
@@ -216,20 +222,17 @@ nlohmann::json report_to_json(const StepReport& r) {
                         {"pp", s.exposed_pp_s},
                         {"ep", s.exposed_ep_s},
                         {"cp", s.exposed_cp_s},
+                        {"host", s.exposed_host_s},
                         {"zero_gather", s.exposed_gather_s}}}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
   j["duration_sources"] = r.cost_sources;
   j["contention"] = r.contention;
-  j["critical_path_s"] = {{"compute", r.critical.compute_s},
-                          {"tp", r.critical.tp_s},
-                          {"dp", r.critical.dp_s},
-                          {"pp", r.critical.pp_s},
-                          {"ep", r.critical.ep_s},
-                          {"cp", r.critical.cp_s},
-                          {"optimizer", r.critical.optimizer_s},
-                          {"waiting", r.critical.waiting_s},
-                          {"tasks", r.critical.tasks}};
+  j["critical_path_s"] = {{"compute", r.critical.compute_s}, {"tp", r.critical.tp_s},
+                          {"dp", r.critical.dp_s},           {"pp", r.critical.pp_s},
+                          {"ep", r.critical.ep_s},           {"cp", r.critical.cp_s},
+                          {"host", r.critical.host_s},       {"optimizer", r.critical.optimizer_s},
+                          {"waiting", r.critical.waiting_s}, {"tasks", r.critical.tasks}};
   if (r.measured)
     if (auto a = accuracy(r, *r.measured))
       j["measured"] = {{"metric", a->metric},
@@ -241,11 +244,9 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["step_time_without_slowdown_s"] = r.step_time_without_slowdown_s
                                           ? nlohmann::json(*r.step_time_without_slowdown_s)
                                           : nlohmann::json(nullptr);
-  j["comm_volume_per_gpu"] = {{"tp", r.volume.tp_bytes},
-                              {"dp", r.volume.dp_bytes},
-                              {"pp", r.volume.pp_bytes},
-                              {"ep", r.volume.ep_bytes},
-                              {"cp", r.volume.cp_bytes}};
+  j["comm_volume_per_gpu"] = {{"tp", r.volume.tp_bytes}, {"dp", r.volume.dp_bytes},
+                              {"pp", r.volume.pp_bytes}, {"ep", r.volume.ep_bytes},
+                              {"cp", r.volume.cp_bytes}, {"host", r.volume.host_bytes}};
   j["simulation"] = {
       {"tasks", r.tasks}, {"simulated_ranks", r.simulated_ranks}, {"folded", r.folded}};
   return j;

@@ -117,7 +117,7 @@ StepReport make_report(const Timeline& tl) {
   using Intervals = std::vector<Interval>;
   std::vector<Intervals> compute_iv(static_cast<std::size_t>(pp)), tp_iv(compute_iv.size()),
       dp_iv(compute_iv.size()), pp_iv(compute_iv.size()), gather_iv(compute_iv.size()),
-      ep_iv(compute_iv.size()), cp_iv(compute_iv.size());
+      ep_iv(compute_iv.size()), cp_iv(compute_iv.size()), host_iv(compute_iv.size());
   std::vector<CommVolume> vol(compute_iv.size());
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
@@ -130,6 +130,8 @@ StepReport make_report(const Timeline& tl) {
       if (type == TaskType::TpCollective) tp_iv[s].push_back(iv), vol[s].tp_bytes += w.bytes;
       if (type == TaskType::EpCollective) ep_iv[s].push_back(iv), vol[s].ep_bytes += w.bytes;
       if (type == TaskType::CpCollective) cp_iv[s].push_back(iv), vol[s].cp_bytes += w.bytes;
+      if (type == TaskType::ActivationOffload || type == TaskType::ActivationReload)
+        host_iv[s].push_back(iv), vol[s].host_bytes += w.bytes;
       if (type == TaskType::DpCollective) dp_iv[s].push_back(iv), vol[s].dp_bytes += w.bytes;
       if (type == TaskType::ParamGather) gather_iv[s].push_back(iv), vol[s].dp_bytes += w.bytes;
       if (is_p2p(type)) pp_iv[s].push_back(iv);
@@ -196,6 +198,8 @@ StepReport make_report(const Timeline& tl) {
     st.comm_ep_s = to_seconds(union_length(ep_iv[i]));
     st.exposed_cp_s = to_seconds(uncovered(cp_iv[i], compute_iv[i]));
     st.comm_cp_s = to_seconds(union_length(cp_iv[i]));
+    st.exposed_host_s = to_seconds(uncovered(host_iv[i], compute_iv[i]));
+    st.comm_host_s = to_seconds(union_length(host_iv[i]));
     st.comm_tp_s = to_seconds(union_length(tp_iv[i]));
     st.comm_dp_s = to_seconds(union_length(dp_iv[i]));
     st.comm_pp_s = to_seconds(union_length(pp_iv[i]));
@@ -205,6 +209,7 @@ StepReport make_report(const Timeline& tl) {
     r.volume.pp_bytes = std::max(r.volume.pp_bytes, vol[i].pp_bytes);
     r.volume.ep_bytes = std::max(r.volume.ep_bytes, vol[i].ep_bytes);
     r.volume.cp_bytes = std::max(r.volume.cp_bytes, vol[i].cp_bytes);
+    r.volume.host_bytes = std::max(r.volume.host_bytes, vol[i].host_bytes);
     idle_sum += st.idle_s;
     busy_sum += st.compute_busy_s;
     r.stages.push_back(st);

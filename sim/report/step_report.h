@@ -46,21 +46,22 @@ struct StageStats {
   /// union of its compute), per kind; TP collectives sit on the compute stream, so all of
   /// theirs is exposed unless parallelism.tp_overlap. `gather`: ZeRO parameter all-gathers.
   /// `ep`: expert parallelism's token all-to-alls. `cp`: context parallelism's key/value
-  /// exchange.
+  /// exchange. `host`: activation offload's copies to and from host memory.
   double exposed_tp_s = 0, exposed_dp_s = 0, exposed_pp_s = 0, exposed_gather_s = 0,
-         exposed_ep_s = 0, exposed_cp_s = 0;
+         exposed_ep_s = 0, exposed_cp_s = 0, exposed_host_s = 0;
   /// The same transfers' whole time (union of their intervals), hidden or not.
   double comm_tp_s = 0, comm_dp_s = 0, comm_pp_s = 0, comm_gather_s = 0, comm_ep_s = 0,
-         comm_cp_s = 0;
+         comm_cp_s = 0, comm_host_s = 0;
 };
 
 /// Bytes one GPU sends per step, by kind: a collective's bus factor × S, a p2p message whole.
 struct CommVolume {
-  double tp_bytes = 0;  ///< per GPU (summed over its TP collectives)
-  double dp_bytes = 0;  ///< per GPU (gradient reduction and parameter gathers)
-  double pp_bytes = 0;  ///< per GPU of the busiest stage (sends)
-  double ep_bytes = 0;  ///< per GPU (expert parallelism's all-to-alls)
-  double cp_bytes = 0;  ///< per GPU (context parallelism's keys, values and their gradients)
+  double tp_bytes = 0;    ///< per GPU (summed over its TP collectives)
+  double dp_bytes = 0;    ///< per GPU (gradient reduction and parameter gathers)
+  double pp_bytes = 0;    ///< per GPU of the busiest stage (sends)
+  double ep_bytes = 0;    ///< per GPU (expert parallelism's all-to-alls)
+  double cp_bytes = 0;    ///< per GPU (context parallelism's keys, values and their gradients)
+  double host_bytes = 0;  ///< per GPU over its host link (activation offload, both ways)
 };
 
 struct StepReport {

@@ -93,8 +93,17 @@ struct TrainingSpec {
   bool optimizer_post_validation = false;
   Runtime runtime = Runtime::Compiled;
   Offload offload = Offload::None;
+  /// Activation offload: the saved activations of the first this many layers of each stage
+  /// (model chunk) go to host memory over the host link after each forward and come back before
+  /// its backward (PyTorch's save_on_cpu, Megatron's --cpu-offloading-num-layers); 0 = off.
+  int offload_activation_layers = 0;
   GradReduce grad_reduce = GradReduce::Default;
 };
+
+/// How many of a stage's `stage_layers` layers offload their activations.
+inline int offloaded_layers(const TrainingSpec& t, int stage_layers) {
+  return t.offload_activation_layers < stage_layers ? t.offload_activation_layers : stage_layers;
+}
 
 /// How many of a stage's `stage_layers` layers run their forward again in the backward (full
 /// recompute): all of them, or the first `recompute_layers`.

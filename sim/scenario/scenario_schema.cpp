@@ -589,6 +589,16 @@ const std::vector<SchemaKey>& scenario_keys() {
        "Adam on it (`cluster.host_adam_rate`) and the updated 16-bit weights come back. Needs "
        "`parallelism.zero` 1, 2 or 3",
        choice({"none", "optimizer"}), field<&Scenario::training, &TrainingSpec::offload>()},
+      {"training.offload_activations", "integer ≥ 0", "0",
+       "activation offload: the activations the first N layers of each stage (model chunk) keep "
+       "for the backward go to host memory over the GPU's host link (`cluster.host_link`) after "
+       "each forward and come back before its backward, the reload issued when the compute "
+       "before that backward starts (PyTorch's `save_on_cpu`, Megatron's "
+       "`--cpu-offloading-num-layers`); the `host-link` rows of the timeline. A forward whose "
+       "backward is the next compute on its GPU (1F1B's last stage) keeps them. N at or past a "
+       "stage's layers moves all of them; 0 off. Not with `dualpipe-v`'s overlapped F&B pairs",
+       integer(0, kMaxLayers),
+       field<&Scenario::training, &TrainingSpec::offload_activation_layers>()},
       {"cluster", "map", "required with a model", "", none(), {}},
       {"cluster.gpu",
        "preset or map",

@@ -121,6 +121,10 @@ void check_precision(const Scenario& s, const Checker& c) {
 // ZeRO-Offload keeps the optimizer's shard on the host: DeepSpeed's offload_optimizer needs a
 // ZeRO stage, and the host link must be known.
 void check_offload(const Scenario& s, const Checker& c) {
+  if (s.training.offload_activation_layers > 0 && s.model && s.cluster.host_link <= 0)
+    c.fail("cluster.host_link",
+           "required with training.offload_activations for a GPU without preset: the host "
+           "link's bandwidth");
   if (s.training.offload == Offload::None || !s.model) return;
   if (s.layout.zero < 1)
     c.fail("training.offload",

@@ -46,10 +46,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelSpec, name, layers, hidden, ffn_hidden, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageStats, stage, compute_busy_s, first_compute_start_s,
                                    last_compute_end_s, idle_s, optimizer_s, peak_in_flight,
                                    peak_activation_bytes, exposed_tp_s, exposed_dp_s, exposed_pp_s,
-                                   exposed_gather_s, exposed_ep_s, exposed_cp_s, comm_tp_s,
-                                   comm_dp_s, comm_pp_s, comm_gather_s, comm_ep_s, comm_cp_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommVolume, tp_bytes, dp_bytes, pp_bytes, ep_bytes, cp_bytes)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CriticalPath, compute_s, tp_s, dp_s, pp_s, ep_s, cp_s,
+                                   exposed_gather_s, exposed_ep_s, exposed_cp_s, exposed_host_s,
+                                   comm_tp_s, comm_dp_s, comm_pp_s, comm_gather_s, comm_ep_s,
+                                   comm_cp_s, comm_host_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommVolume, tp_bytes, dp_bytes, pp_bytes, ep_bytes, cp_bytes,
+                                   host_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CriticalPath, compute_s, tp_s, dp_s, pp_s, ep_s, cp_s, host_s,
                                    optimizer_s, waiting_s, tasks)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s, imbalance_s,
                                    communication_s)
@@ -64,7 +66,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, model, s
                                    folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
-                                   ep, cp, precision, offload)
+                                   ep, cp, precision, offload, offload_activations)
 // A result that did not run has no report to send (nothing reads it): about half the rows of
 // a wide search, half the bytes to encode, send and decode.
 void to_json(nlohmann::json& j, const SearchResult& r) {

@@ -70,6 +70,8 @@ std::string LayoutCandidate::words() const {
   if (c.tp_overlap) s += " · TP overlap";
   if (c.precision != Precision::BF16) s += std::string(" · ") + precision_name(c.precision);
   if (c.offload == Offload::Optimizer) s += " · optimizer offload";
+  if (c.offload_activations > 0)
+    s += fmt::format(" · activation offload {} layers/stage", c.offload_activations);
   if (!c.schedule.empty()) s += " · " + c.schedule;
   return s;
 }
@@ -89,6 +91,7 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.layout.cp = cp;
   s.training.precision = precision;
   s.training.offload = offload;
+  s.training.offload_activation_layers = offload_activations;
   // The keys set are those overrides() names; the search is their origin.
   const std::string by = "trainsim search: " + words();
   for (const std::string& set : overrides()) s.set_origin(set.substr(0, set.find('=')), by);
@@ -114,7 +117,8 @@ std::vector<std::string> LayoutCandidate::overrides() const {
           fmt::format("parallelism.ep={}", ep),
           fmt::format("parallelism.cp={}", cp),
           fmt::format("training.precision={}", precision_name(precision)),
-          fmt::format("training.offload={}", offload_name(offload))};
+          fmt::format("training.offload={}", offload_name(offload)),
+          fmt::format("training.offload_activations={}", offload_activations)};
 }
 
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space) {
@@ -130,6 +134,10 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   require_positive(space.vpp, "--vpp");
   require_positive(space.ep, "--ep");
   require_positive(space.cp, "--cp");
+  for (int n : space.offload_activations)
+    if (n < 0)
+      throw InputError(
+          fmt::format("search: --offload-activations takes layer counts ≥ 0, got {}", n));
   require_positive(space.micro_batch_sizes, "--micro-batch-sizes");
   for (const auto& name : space.schedules) find_schedule(name);  // unknown names fail here
   for (int z : space.zero)
@@ -147,6 +155,9 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
       space.precision.empty() ? std::vector<Precision>{base.training.precision} : space.precision;
   const std::vector<Offload> offloads =
       space.offload.empty() ? std::vector<Offload>{base.training.offload} : space.offload;
+  const std::vector<int> offload_acts =
+      space.offload_activations.empty() ? std::vector<int>{base.training.offload_activation_layers}
+                                        : space.offload_activations;
   const std::vector<int> mbs = space.micro_batch_sizes.empty()
                                    ? std::vector<int>{base.training.micro_batch_size}
                                    : space.micro_batch_sizes;
@@ -191,30 +202,39 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                          values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1))
                       for (int ep : eps)
                         for (Precision precision : precisions)
-                          for (Offload offload : offloads) {
-                            // Offload needs a ZeRO stage (validate()): not tried at ZeRO-0.
-                            if (offload != Offload::None && (dp * cp == 1 ? 0 : z) == 0) continue;
-                            // Experts split over DP ranks as validate() allows it.
-                            Layout l = base.layout;
-                            l.dp = dp;
-                            l.ep = ep;
-                            l.cp = cp;
-                            l.tp_overlap = tp > 1 && ov != 0;
-                            l.zero = dp * cp == 1 ? 0 : z;
-                            if (expert_parallel_refusal(l, &*base.model)) continue;
-                            if (context_parallel_refusal(l, base.training)) continue;
-                            LayoutCandidate c{dp, tp, pp, vpp, b, sched};
-                            c.zero = dp * cp == 1 ? 0 : z;
-                            c.sequence_parallel = tp > 1 && sp != 0;
-                            c.recompute = rc;
-                            c.recompute_layers = layers;
-                            c.tp_overlap = tp > 1 && ov != 0;
-                            c.ep = ep;
-                            c.cp = cp;
-                            c.precision = precision;
-                            c.offload = offload;
-                            out.push_back(std::move(c));
-                          }
+                          for (Offload offload : offloads)
+                            for (int acts : offload_acts) {
+                              // Offload needs a ZeRO stage (validate()): not tried at ZeRO-0.
+                              if (offload != Offload::None && (dp * cp == 1 ? 0 : z) == 0) continue;
+                              // Past the fullest stage's layers every count means all of them:
+                              // the smallest such count stands for the others.
+                              const int fullest = (base.model->layers + vpp * pp - 1) / (vpp * pp);
+                              if (acts > fullest &&
+                                  std::any_of(offload_acts.begin(), offload_acts.end(),
+                                              [&](int n) { return n >= fullest && n < acts; }))
+                                continue;
+                              // Experts split over DP ranks as validate() allows it.
+                              Layout l = base.layout;
+                              l.dp = dp;
+                              l.ep = ep;
+                              l.cp = cp;
+                              l.tp_overlap = tp > 1 && ov != 0;
+                              l.zero = dp * cp == 1 ? 0 : z;
+                              if (expert_parallel_refusal(l, &*base.model)) continue;
+                              if (context_parallel_refusal(l, base.training)) continue;
+                              LayoutCandidate c{dp, tp, pp, vpp, b, sched};
+                              c.zero = dp * cp == 1 ? 0 : z;
+                              c.sequence_parallel = tp > 1 && sp != 0;
+                              c.recompute = rc;
+                              c.recompute_layers = layers;
+                              c.tp_overlap = tp > 1 && ov != 0;
+                              c.ep = ep;
+                              c.cp = cp;
+                              c.precision = precision;
+                              c.offload = offload;
+                              c.offload_activations = acts;
+                              out.push_back(std::move(c));
+                            }
           }
       }
   }
@@ -363,15 +383,23 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       with_ep = with_ep || r.layout.ep > 1;
       with_cp = with_cp || r.layout.cp > 1;
       with_precision = with_precision || r.layout.precision != results.front().layout.precision;
-      with_offload = with_offload || r.layout.offload != Offload::None;
+      with_offload =
+          with_offload || r.layout.offload != Offload::None || r.layout.offload_activations > 0;
     }
     auto ep_cell = [&](const auto& v) { return with_ep ? fmt::format(" {:>3}", v) : ""; };
     // A cp column when some layout splits sequences.
     auto cp_cell = [&](const auto& v) { return with_cp ? fmt::format(" {:>3}", v) : ""; };
     // A precision column when the layouts differ in it (after ovl).
     auto prec_cell = [&](const auto& v) { return with_precision ? fmt::format(" {:>4}", v) : ""; };
-    // An offload column when some layout offloads its optimizer.
-    auto offl_cell = [&](const auto& v) { return with_offload ? fmt::format(" {:>4}", v) : ""; };
+    // An offload column when some layout offloads its optimizer ("opt") or the activations of
+    // N layers per stage ("aN").
+    auto offl_cell = [&](const auto& v) { return with_offload ? fmt::format(" {:>6}", v) : ""; };
+    auto offl_text = [](const LayoutCandidate& c) {
+      std::string t = c.offload == Offload::Optimizer ? "opt" : "";
+      if (c.offload_activations > 0)
+        t += (t.empty() ? "a" : "+a") + std::to_string(c.offload_activations);
+      return t.empty() ? std::string("-") : t;
+    };
     const std::string line =
         "{:>4} {:>5} {:>3} {:>3} {:>3}{}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}{}{}  {:<{}} {:>10} "
         "{:>6} {:>11} {:>7} {:>7} {:>11}\n";
@@ -386,8 +414,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
           fmt::runtime(line), fmt::format("{}{}", r.pareto ? "*" : "", i + 1), c.dp, c.tp, c.pp,
           c.vpp, ep_cell(c.ep), cp_cell(c.cp), c.micro_batch_size, r.report.microbatches, c.zero,
           c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
-          prec_cell(precision_name(c.precision)),
-          offl_cell(c.offload == Offload::Optimizer ? "opt" : "-"), r.report.schedule, sw,
+          prec_cell(precision_name(c.precision)), offl_cell(offl_text(c)), r.report.schedule, sw,
           format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
           thousands(r.report.tokens_per_s), fmt::format("{:.4f}", r.report.bubble_fraction_of_step),
@@ -409,7 +436,9 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
             "{}{}",
             with_precision ? "prec: training precision (MFU against the 16-bit peak for fp8 too); "
                            : "",
-            with_offload ? "offl: optimizer offloaded to the host CPU (ZeRO-Offload); " : ""),
+            with_offload ? "offl: opt, optimizer offloaded to the host CPU (ZeRO-Offload); aN, "
+                           "the activations of N layers per stage offloaded to host memory; "
+                         : ""),
         limit_words);
   } else {
     o += fmt::format("no layout fits in {}\n", limit_words);
@@ -500,7 +529,8 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
         {"ep", c.ep},
         {"cp", c.cp},
         {"precision", precision_name(c.precision)},
-        {"offload", offload_name(c.offload)}};
+        {"offload", offload_name(c.offload)},
+        {"offload_activations", c.offload_activations}};
     one["ran"] = r.ran();
     one["error"] = r.error;
     one["out_of_memory"] = r.out_of_memory || r.ruled_out;
@@ -525,7 +555,8 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
   };
   std::string o =
       "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
-      "recompute,recompute_layers,tp_overlap,ep,cp,precision,offload,ran,fits,ruled_out,pareto,"
+      "recompute,recompute_layers,tp_overlap,ep,cp,precision,offload,offload_activations,ran,fits,"
+      "ruled_out,pareto,"
       "step_time_s,mfu,tokens_per_s,"
       "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,memory_bound_bytes,error\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -533,14 +564,15 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
     const LayoutCandidate& c = r.layout;
     const bool ran = r.ran();
     o += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}"
+        "\n",
         i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
         ran ? std::to_string(r.report.microbatches) : std::string(),
         field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero, c.sequence_parallel,
         recompute_name(c.recompute),
         c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(), c.tp_overlap,
-        c.ep, c.cp, precision_name(c.precision), offload_name(c.offload), ran,
-        ran && !r.out_of_memory, r.ruled_out, r.pareto,
+        c.ep, c.cp, precision_name(c.precision), offload_name(c.offload), c.offload_activations,
+        ran, ran && !r.out_of_memory, r.ruled_out, r.pareto,
         ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
         ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
         ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),

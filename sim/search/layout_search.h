@@ -44,6 +44,9 @@ struct SearchSpace {
   std::vector<Precision> precision;
   /// Optimizer offload: the scenario's (offload at ZeRO-0 is left out, as validate() refuses it).
   std::vector<Offload> offload;
+  /// Activation offload, layers per stage: the scenario's (values at or past the fullest
+  /// stage's layers all mean "every layer": the first such one is kept).
+  std::vector<int> offload_activations;
 };
 
 /// How to search.
@@ -66,6 +69,7 @@ struct LayoutCandidate {
   int cp = 1;  ///< context-parallel degree
   Precision precision = Precision::BF16;
   Offload offload = Offload::None;
+  int offload_activations = 0;  ///< layers per stage whose activations go to host memory
   /// "none", "selective", "full" or "N layers" (full recompute of N layers per stage).
   std::string recompute_text() const;
   /// The `--set` overrides that turn the base scenario into this candidate.
