@@ -102,6 +102,43 @@ TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters af
             c1->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration);
 }
 
+TEST_CASE("DP pass: ZeRO-2/3 reduce every micro-batch's gradients, ZeRO-0/1 the last one's",
+          "[passes][dp]") {
+  // dp 2, two micro-batches per step (F0 B0 F1 B1 on one stage), one bucket. ZeRO-1 keeps
+  // whole gradients and reduces once, after B1; ZeRO-2 keeps only its shard, so B0's gradients
+  // are reduce-scattered too, beside F1 and B1: two reduce-scatters of G, the same makespan
+  // while the first hides under F1 (r ≤ 10 ms).
+  auto two = [](int zero) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{dp: 2, zero: {}}}
+costs: {{forward: 10ms, backward: 21ms}}
+memory: {{bucket_size: 100GB}}
+contention: {{compute_slowdown: 0, link_sharing: false}}
+)",
+                                  zero));
+  };
+  auto reduce_scatters = [](const Timeline& tl) {
+    int n = 0;
+    for (TaskId t : of_type(tl, TaskType::DpCollective))
+      n += tl.graph->work(t).bytes > 0 &&
+           tl.end[t] <= tl.start[of_type(tl, TaskType::Optimizer).front()];
+    return n;
+  };
+  const Timeline z1 = simulate(two(1)), z2 = simulate(two(2));
+  CHECK(reduce_scatters(z1) == 1);
+  CHECK(reduce_scatters(z2) == 2);
+  const auto cost = make_cost_model(two(2));
+  const TimeNs r =
+      cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, cost->gradient_bytes(0))
+          .duration;
+  REQUIRE(r <= 10 * kNsPerMs);
+  CHECK(z2.makespan == z1.makespan);
+  CHECK(make_report(z2).volume.dp_bytes ==
+        Approx(make_report(z1).volume.dp_bytes + cost->gradient_bytes(0) / 2));
+}
+
 TEST_CASE("DP pass: ZeRO-Offload moves the shard's step to the host, over the host link",
           "[passes][dp][offload]") {
   // As the ZeRO-1 case above, with training.offload: optimizer. After the reduce-scatter: the

@@ -609,7 +609,8 @@ int main(int argc, char** argv) {
   auto* srch = scenario_command(
       app, "search",
       "Try every parallel layout (tp, pp, dp, ZeRO stage, sequence parallelism, recompute; "
-      "optionally vpp, micro-batch size, schedules, TP overlap) of the scenario's GPUs and "
+      "optionally vpp, micro-batch size, schedules, TP overlap, expert and context "
+      "parallelism, precision, optimizer and activation offload) of the scenario's GPUs and "
       "global batch, and rank those that fit by step time" +
           std::string(mpi::built_with_mpi()
                           ? "; under mpirun -np N the layouts are split over the N processes "

@@ -69,9 +69,11 @@ ComputeTasks add_compute_pass(Program& p) {
         continue;
       }
       const Cost c = p.compute_cost(a.op, a.stage, pp);
-      // Divided into parts where a DP bucket's gradients complete (the stage's last backward)
-      // and where each FSDP unit's gathered parameters are needed.
-      const bool last = i == last_gradient[static_cast<std::size_t>(a.stage)];
+      // Divided into parts where a DP bucket's gradients complete (the stage's last backward;
+      // under ZeRO-2/3, which keep only their gradient shard, every backward's) and where each
+      // FSDP unit's gathered parameters are needed.
+      const bool last = i == last_gradient[static_cast<std::size_t>(a.stage)] ||
+                        (p.scenario.layout.zero >= 2 && (a.op == Op::B || a.op == Op::W));
       const int kb = last ? p.buckets(a.stage) : 1;
       const int kg = p.needs_gather(a, first_forward) ? p.gather_units(a.stage) : 0;
       TRAINSIM_CHECK(kg == 0 || kb == 1 || kg == kb, "bucket and unit boundaries coincide");
@@ -93,7 +95,7 @@ ComputeTasks add_compute_pass(Program& p) {
         parts.push_back(p.builder.add_task(cs, w, a.microbatch));
       }
       p.task_of(replica, a.stage, a.op, a.microbatch) = parts.front();
-      if (kb > 1) out.gradient_parts[{r, a.stage}] = parts;
+      if (kb > 1) out.gradient_parts[{r, a.stage, a.microbatch}] = parts;
       // One part per unit (a forward runs them first to last, a backward last to first; every
       // unit of a stage gathers the same bytes).
       if (kg > 0) out.gathered[static_cast<std::size_t>(r)].push_back(parts.front());

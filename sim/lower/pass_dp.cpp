@@ -62,30 +62,37 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       params += p.cost.stage_params(st);
       expert_params += p.cost.expert_params(st);
       if (l.dp_ranks() <= 1) continue;
-      // Where the stage's gradients complete: the parts of its last backward (one bucket
-      // each), or that backward as a whole.
-      std::vector<TaskId> ready;
-      if (auto it = compute.gradient_parts.find({r, st}); it != compute.gradient_parts.end()) {
-        ready = it->second;
-      } else {
-        TaskId last = kNone;
-        for (const Action& a : actions)
-          if (a.stage == st && (a.op == Op::B || a.op == Op::W))
-            last = p.end_of(replica, st, a.op, a.microbatch);
-        TRAINSIM_CHECK(last != kNone, "every stage has a backward");
-        ready.push_back(last);
-      }
+      // The backwards whose gradients are reduced: the stage's last (gradients accumulate
+      // whole until then), or under ZeRO-2/3, which keep only their shard, every one (PyTorch
+      // FSDP without no_sync, DeepSpeed ZeRO-2/3). Each reduces where its gradients complete:
+      // its parts (one bucket each), or the backward as a whole.
+      std::vector<const Action*> reduced;
+      for (const Action& a : actions)
+        if (a.stage == st && (a.op == Op::B || a.op == Op::W)) {
+          if (l.zero < 2) reduced.clear();
+          reduced.push_back(&a);
+        }
+      TRAINSIM_CHECK(!reduced.empty(), "every stage has a backward");
       // ZeRO-0 all-reduces each bucket, ZeRO-2 reduce-scatters it, ZeRO-3 reduce-scatters
       // each FSDP unit; ZeRO-1 reduce-scatters once after the last backward. Buckets leave in
       // order on the DP stream.
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
-      const int k = static_cast<int>(ready.size());
-      const double all = p.cost.gradient_bytes(st) / k, routed = all * routed_share(st);
-      for (int j = 0; j < k; ++j) {
-        const TaskId after = ready[static_cast<std::size_t>(j)];
-        for (const TaskId t : {collective(dp, op, all - routed, st, 0, 2 + j, after),
-                               collective(experts, op, routed, st, 2, 2 + j, after)})
-          if (t != kNone) reductions.push_back(t);
+      int phase = 2;  // 0, 1: the parameter gathers'
+      for (const Action* a : reduced) {
+        std::vector<TaskId> ready;
+        if (auto it = compute.gradient_parts.find({r, st, a->microbatch});
+            it != compute.gradient_parts.end())
+          ready = it->second;
+        else
+          ready.push_back(p.end_of(replica, st, a->op, a->microbatch));
+        const int k = static_cast<int>(ready.size());
+        const double all = p.cost.gradient_bytes(st) / k, routed = all * routed_share(st);
+        for (int j = 0; j < k; ++j, ++phase) {
+          const TaskId after = ready[static_cast<std::size_t>(j)];
+          for (const TaskId t : {collective(dp, op, all - routed, st, 0, phase, after),
+                                 collective(experts, op, routed, st, 2, phase, after)})
+            if (t != kNone) reductions.push_back(t);
+        }
       }
     }
     // Optimizer step on this GPU's shard: everything (ZeRO-0), else the dense parameters / dp

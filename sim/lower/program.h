@@ -93,9 +93,10 @@ struct Program {
 
 /// What the compute pass tells the passes after it about the compute tasks it made.
 struct ComputeTasks {
-  /// Per (simulated rank, stage): the parts of the stage's last gradient-producing backward, in
-  /// order; bucket k's gradients are complete when part k ends (absent: not split).
-  std::map<std::pair<int, int>, std::vector<TaskId>> gradient_parts;
+  /// Per (simulated rank, stage, micro-batch): the parts of a gradient-producing backward whose
+  /// gradients are reduced (the stage's last; under ZeRO-2/3 every one), in order; bucket k's
+  /// gradients are complete when part k ends (absent: not split).
+  std::map<std::tuple<int, int, int>, std::vector<TaskId>> gradient_parts;
   /// Per simulated rank: the first task of each action needing a parameter gather (one per
   /// part, Program::parts_of), in compute-stream order.
   std::vector<std::vector<TaskId>> gathered;
@@ -127,6 +128,7 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute);
 void add_activation_offload_pass(Program& p);
 /// Data-parallel gradient reduction after each stage's last backward on a separate stream
 /// (all-reduce for ZeRO-0; reduce-scatter, then all-gather after the optimizer, for ZeRO-1/2),
+/// under ZeRO-2/3 after every backward (they keep only their gradient shard),
 /// and the optimizer step on the compute stream, after `tails` (add_layer_comm_pass's). Under
 /// expert parallelism the routed experts' gradients are reduced (and gathered) over their
 /// expert-data-parallel group, the rest over the DP group.

@@ -693,8 +693,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"ring", "all_gather"}),
        {put_cp_comm, get_cp_comm}},
       {"parallelism.zero", "0–3", "0",
-       "ZeRO stage: 1 shards optimizer states, 2 also gradients (reduce-scattered per bucket), 3 "
-       "also parameters (FSDP: all-gathered per unit before each use)",
+       "ZeRO stage: 1 shards optimizer states (gradients reduce-scattered once, after the last "
+       "micro-batch), 2 also gradients (reduce-scattered per bucket after every micro-batch's "
+       "backward), 3 also parameters (FSDP: all-gathered per unit before each use, gradients "
+       "reduce-scattered per unit after every backward)",
        integer(0, 3), field<&Scenario::layout, &Layout::zero>()},
       {"parallelism.fsdp", "", "", "", map(), {}},
       {"parallelism.fsdp.unit_layers", "integer ≥ 1", "1",
