@@ -293,9 +293,10 @@ TEST_CASE("footprint: activation offload moves the first N layers' activations",
         "{}, recompute_layers: {}}}\n",
         n, recompute, std::string(recompute) == "full" ? 2 : 0));
   };
-  const ModelSpec& m = *scenario(0).model;
+  const Scenario off = scenario(0);
+  const ModelSpec& m = *off.model;
   const double layer = layer_activation_bytes(m, 1024, 1, false, Recompute::None);
-  CHECK(offloaded_activation_bytes(scenario(0), 0) == 0);
+  CHECK(offloaded_activation_bytes(off, 0) == 0);
   CHECK(offloaded_activation_bytes(scenario(4), 0) == Approx(4 * layer));
   const double head = 2.0 * 1024 * 2048 + 4.0 * 1024 * 128256;  // norm input, fp32 logits
   CHECK(offloaded_activation_bytes(scenario(100), 0) ==
