@@ -62,63 +62,68 @@ double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp,
   return bytes;
 }
 
-double stage_activation_bytes(const Scenario& s, int stage) {
-  if (!s.model) return 0;
+namespace {
+
+// What the layers of one stage keep per micro-batch, by kind: the first `redone` fully
+// recomputed (their input only), then the dense layers (a model's first), then the MoE ones.
+struct StageLayers {
+  StageContent st;
+  std::int64_t tokens = 0;  // a micro-batch's tokens on this GPU (÷ cp)
+  int redone = 0, dense = 0;
+  double full = 0, dense_kept = 0, moe_kept = 0;
+
+  // The bytes of the stage's first n layers.
+  double first(int n) const {
+    const int r = std::min(n, redone);
+    const int d = std::max(0, std::min(n, dense) - redone);
+    return r * full + d * dense_kept + (n - r - d) * moe_kept;
+  }
+};
+
+StageLayers stage_layers(const Scenario& s, int stage) {
   const ModelSpec& m = *s.model;
   const int stages = s.layout.pp * s.layout.vpp;
   TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
-  const StageContent st = partition_layers(m.layers, stages)[static_cast<std::size_t>(stage)];
+  StageLayers out;
+  out.st = partition_layers(m.layers, stages)[static_cast<std::size_t>(stage)];
   // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
-  const std::int64_t tokens =
+  out.tokens =
       static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
   const int t = s.layout.tp;
   const bool sp = s.layout.sequence_parallel;
-  // Full recompute of the first N layers only: the rest keep everything, as without it. A
-  // stage's dense layers (the model's first) come before its MoE layers.
+  // Full recompute of the first N layers only: the rest keep everything, as without it.
   const Recompute mode = s.training.recompute;
-  const int redone = recomputed_layers(s.training, st.layers);
   const Recompute rest = mode == Recompute::Full ? Recompute::None : mode;
-  const int dense = st.layers - m.moe_layers_in(st.first_layer, st.layers);
   const bool fp8 = s.training.precision == Precision::FP8;
-  double bytes = redone * layer_activation_bytes(m, tokens, t, sp, Recompute::Full);
   const double attention = attention_extra_bytes(m, s.training, t, sp, rest, s.layout.cp);
-  const int kept_dense = std::max(0, dense - redone), kept_moe = st.layers - redone - kept_dense;
-  bytes += kept_dense * (layer_activation_bytes(m, tokens, t, sp, rest, false, fp8) + attention);
-  if (kept_moe > 0)
-    bytes += kept_moe * (layer_activation_bytes(m, tokens, t, sp, rest, true, fp8) + attention);
-  if (st.head) {
-    const double n = static_cast<double>(tokens);
-    bytes += kHalf * n * static_cast<double>(m.hidden) / (sp ? t : 1);  // final norm input
-    bytes += kFloat * n * static_cast<double>(m.vocab) / t;             // logits for the loss
+  out.redone = recomputed_layers(s.training, out.st.layers);
+  out.dense = out.st.layers - m.moe_layers_in(out.st.first_layer, out.st.layers);
+  out.full = layer_activation_bytes(m, out.tokens, t, sp, Recompute::Full);
+  out.dense_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8) + attention;
+  out.moe_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8) + attention;
+  return out;
+}
+
+}  // namespace
+
+double stage_activation_bytes(const Scenario& s, int stage) {
+  if (!s.model) return 0;
+  const ModelSpec& m = *s.model;
+  const StageLayers l = stage_layers(s, stage);
+  double bytes = l.first(l.st.layers);
+  if (l.st.head) {
+    const int t = s.layout.tp;
+    const double n = static_cast<double>(l.tokens);
+    bytes += kHalf * n * static_cast<double>(m.hidden) / (s.layout.sequence_parallel ? t : 1);
+    bytes += kFloat * n * static_cast<double>(m.vocab) / t;  // logits for the loss
   }
   return bytes;
 }
 
 double offloaded_activation_bytes(const Scenario& s, int stage) {
   if (!s.model || s.training.offload_activation_layers <= 0) return 0;
-  const ModelSpec& m = *s.model;
-  const int stages = s.layout.pp * s.layout.vpp;
-  TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
-  const StageContent st = partition_layers(m.layers, stages)[static_cast<std::size_t>(stage)];
-  const std::int64_t tokens =
-      static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
-  const int t = s.layout.tp;
-  const bool sp = s.layout.sequence_parallel;
-  const int redone = recomputed_layers(s.training, st.layers);
-  const Recompute rest =
-      s.training.recompute == Recompute::Full ? Recompute::None : s.training.recompute;
-  const bool fp8 = s.training.precision == Precision::FP8;
-  const double attention = attention_extra_bytes(m, s.training, t, sp, rest, s.layout.cp);
-  const int dense = st.layers - m.moe_layers_in(st.first_layer, st.layers);
-  double bytes = 0;
-  // The stage's layers in order: its dense ones first (a model's first layers), the first
-  // `redone` of them fully recomputed (they keep only their input).
-  for (int i = 0; i < offloaded_layers(s.training, st.layers); ++i) {
-    const bool moe = i >= dense;
-    bytes += i < redone ? layer_activation_bytes(m, tokens, t, sp, Recompute::Full)
-                        : layer_activation_bytes(m, tokens, t, sp, rest, moe, fp8) + attention;
-  }
-  return bytes;
+  const StageLayers l = stage_layers(s, stage);
+  return l.first(offloaded_layers(s.training, l.st.layers));
 }
 
 StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) {
