@@ -47,6 +47,15 @@ ComputeTasks add_compute_pass(Program& p) {
     for (std::size_t i = 0; i < list.size(); ++i)
       if (list[i].op == Op::W || list[i].op == Op::B)  // (one inside an F&B pair is not split)
         last_gradient[static_cast<std::size_t>(list[i].stage)] = i;
+    // Whether action i's gradients are reduced: the stage's last gradient-producing action
+    // (gradients accumulate whole until then), or under ZeRO-2/3, which keep only their shard,
+    // every one (PyTorch FSDP without no_sync, DeepSpeed ZeRO-2/3).
+    const bool every = p.scenario.layout.zero >= 2;
+    auto reduces = [&](std::size_t i) {
+      const Action& x = list[i];
+      return i == last_gradient[static_cast<std::size_t>(x.stage)] ||
+             (every && (x.op == Op::B || x.op == Op::W));
+    };
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Action& a = list[i];
       const bool first_forward = a.op == Op::F && !forward_seen[static_cast<std::size_t>(a.stage)];
@@ -66,15 +75,14 @@ ComputeTasks add_compute_pass(Program& p) {
         const TaskId t = p.builder.add_task(cs, w, a.microbatch);
         p.task_of(replica, a.stage, a.op, a.microbatch) = t;
         p.task_of(replica, b.stage, b.op, b.microbatch) = t;
+        if (reduces(i)) out.gradient_parts[{r, b.stage, b.microbatch}] = {t};
         continue;
       }
       const Cost c = p.compute_cost(a.op, a.stage, pp);
-      // Divided into parts where a DP bucket's gradients complete (the stage's last backward;
-      // under ZeRO-2/3, which keep only their gradient shard, every backward's) and where each
-      // FSDP unit's gathered parameters are needed.
-      const bool last = i == last_gradient[static_cast<std::size_t>(a.stage)] ||
-                        (p.scenario.layout.zero >= 2 && (a.op == Op::B || a.op == Op::W));
-      const int kb = last ? p.buckets(a.stage) : 1;
+      // Divided into parts where a DP bucket's gradients complete (a backward whose gradients
+      // are reduced) and where each FSDP unit's gathered parameters are needed.
+      const bool reduced = reduces(i);
+      const int kb = reduced ? p.buckets(a.stage) : 1;
       const int kg = p.needs_gather(a, first_forward) ? p.gather_units(a.stage) : 0;
       TRAINSIM_CHECK(kg == 0 || kb == 1 || kg == kb, "bucket and unit boundaries coincide");
       const int k = std::max({1, kb, kg});
@@ -83,6 +91,7 @@ ComputeTasks add_compute_pass(Program& p) {
         const TaskId t = p.builder.add_task(cs, w, a.microbatch);
         p.task_of(replica, a.stage, a.op, a.microbatch) = t;
         if (kg == 1) out.gathered[static_cast<std::size_t>(r)].push_back(t);
+        if (reduced) out.gradient_parts[{r, a.stage, a.microbatch}] = {t};
         continue;
       }
       // k parts of equal length (the last takes the rounding): the layers are alike.
@@ -95,7 +104,10 @@ ComputeTasks add_compute_pass(Program& p) {
         parts.push_back(p.builder.add_task(cs, w, a.microbatch));
       }
       p.task_of(replica, a.stage, a.op, a.microbatch) = parts.front();
-      if (kb > 1) out.gradient_parts[{r, a.stage, a.microbatch}] = parts;
+      // One bucket per part, or (parts made for the gathers alone) one after the last part.
+      if (reduced)
+        out.gradient_parts[{r, a.stage, a.microbatch}] =
+            kb > 1 ? parts : std::vector<TaskId>{parts.back()};
       // One part per unit (a forward runs them first to last, a backward last to first; every
       // unit of a stage gathers the same bytes).
       if (kg > 0) out.gathered[static_cast<std::size_t>(r)].push_back(parts.front());

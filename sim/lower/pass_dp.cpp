@@ -12,7 +12,6 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
   if (!p.cost.models_hardware()) return;  // a costs-only pipeline study has no optimizer step
   const Scenario& sc = p.scenario;
   const Layout& l = sc.layout;
-  const Schedule& s = p.schedule;
   // A reduction's group: the DP group, or under expert parallelism the routed experts'
   // expert-data-parallel group (the dp / ep ranks holding the same experts).
   struct Group {
@@ -36,7 +35,6 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
   std::map<std::tuple<int, int, int, int, int>, std::vector<TaskId>> groups;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
-    const int replica = p.ranks.replica(rank);
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
     const Group dp = group_of(group_members(l, rank.coord, Axis::DP), -1);
     const Group experts = group_of(expert_dp_members(l, rank.coord), rank.coord.dp % l.ep);
@@ -52,9 +50,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       groups[{rank.coord.pp, rank.coord.tp, g.id, st, phase}].push_back(t);
       return t;
     };
-    const auto& actions = s.actions[static_cast<std::size_t>(rank.coord.pp)];
-    // Each stage (chunk) this rank holds: its gradients are complete after its last
-    // weight-gradient-producing task (B, or W when the backward is split).
+    // Each stage (chunk) this rank holds.
     const std::vector<int>& stages = p.stages_on(rank.coord.pp);
     double params = 0, expert_params = 0;
     std::vector<TaskId> reductions;
@@ -62,29 +58,18 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       params += p.cost.stage_params(st);
       expert_params += p.cost.expert_params(st);
       if (l.dp_ranks() <= 1) continue;
-      // The backwards whose gradients are reduced: the stage's last (gradients accumulate
-      // whole until then), or under ZeRO-2/3, which keep only their shard, every one (PyTorch
-      // FSDP without no_sync, DeepSpeed ZeRO-2/3). Each reduces where its gradients complete:
-      // its parts (one bucket each), or the backward as a whole.
-      std::vector<const Action*> reduced;
-      for (const Action& a : actions)
-        if (a.stage == st && (a.op == Op::B || a.op == Op::W)) {
-          if (l.zero < 2) reduced.clear();
-          reduced.push_back(&a);
-        }
-      TRAINSIM_CHECK(!reduced.empty(), "every stage has a backward");
+      // The backwards whose gradients are reduced (ComputeTasks::gradient_parts), each where
+      // its buckets complete.
+      const auto from = compute.gradient_parts.lower_bound({r, st, -1});
+      const auto to = compute.gradient_parts.lower_bound({r, st + 1, -1});
+      TRAINSIM_CHECK(from != to, "every stage has a backward");
       // ZeRO-0 all-reduces each bucket, ZeRO-2 reduce-scatters it, ZeRO-3 reduce-scatters
       // each FSDP unit; ZeRO-1 reduce-scatters once after the last backward. Buckets leave in
       // order on the DP stream.
       const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
       int phase = 2;  // 0, 1: the parameter gathers'
-      for (const Action* a : reduced) {
-        std::vector<TaskId> ready;
-        if (auto it = compute.gradient_parts.find({r, st, a->microbatch});
-            it != compute.gradient_parts.end())
-          ready = it->second;
-        else
-          ready.push_back(p.end_of(replica, st, a->op, a->microbatch));
+      for (auto it = from; it != to; ++it) {
+        const std::vector<TaskId>& ready = it->second;
         const int k = static_cast<int>(ready.size());
         const double all = p.cost.gradient_bytes(st) / k, routed = all * routed_share(st);
         for (int j = 0; j < k; ++j, ++phase) {

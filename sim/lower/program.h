@@ -93,9 +93,9 @@ struct Program {
 
 /// What the compute pass tells the passes after it about the compute tasks it made.
 struct ComputeTasks {
-  /// Per (simulated rank, stage, micro-batch): the parts of a gradient-producing backward whose
-  /// gradients are reduced (the stage's last; under ZeRO-2/3 every one), in order; bucket k's
-  /// gradients are complete when part k ends (absent: not split).
+  /// Per (simulated rank, stage, micro-batch): where the gradients of a backward (B or W) that
+  /// reduces them are complete — the stage's last backward, or under ZeRO-2/3 every one: one
+  /// task per DP bucket (its parts), or the one task that ends it.
   std::map<std::tuple<int, int, int>, std::vector<TaskId>> gradient_parts;
   /// Per simulated rank: the first task of each action needing a parameter gather (one per
   /// part, Program::parts_of), in compute-stream order.
