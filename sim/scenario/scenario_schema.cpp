@@ -279,26 +279,17 @@ std::optional<KeyValue> get_rank_order(const Scenario& s) {
   return v;
 }
 
-// A two-way choice held as a bool: index 1, "with-next-forward", is true.
-std::string put_param_gather(Scenario& s, const KeyValue& v) {
-  s.layout.param_gather_with_forward = v.integer == 1;
+// A two-way choice held as a layout bool: the choice at index `on` sets it
+// (parallelism.param_gather: 1, "with-next-forward"; parallelism.cp_comm: 0, "ring").
+template <bool Layout::*M, int on>
+std::string put_layout_flag(Scenario& s, const KeyValue& v) {
+  s.layout.*M = v.integer == on;
   return {};
 }
-std::optional<KeyValue> get_param_gather(const Scenario& s) {
+template <bool Layout::*M, int on>
+std::optional<KeyValue> get_layout_flag(const Scenario& s) {
   KeyValue v;
-  v.integer = s.layout.param_gather_with_forward ? 1 : 0;
-  return v;
-}
-
-// parallelism.cp_comm: index 0, "ring", is true.
-std::string put_cp_comm(Scenario& s, const KeyValue& v) {
-  s.layout.cp_ring = v.integer == 0;
-  return {};
-}
-std::optional<KeyValue> get_cp_comm(const Scenario& s) {
-  KeyValue v;
-  v.integer = s.layout.cp_ring ? 0 : 1;
-  v.text = s.layout.cp_ring ? "ring" : "all_gather";
+  v.integer = s.layout.*M ? on : 1 - on;
   return v;
 }
 
@@ -691,7 +682,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "reduce-scattered after it, on the critical path (Transformer Engine's `all_gather`, "
        "Llama 3's choice)",
        choice({"ring", "all_gather"}),
-       {put_cp_comm, get_cp_comm}},
+       {put_layout_flag<&Layout::cp_ring, 0>, get_layout_flag<&Layout::cp_ring, 0>}},
       {"parallelism.zero", "0–3", "0",
        "ZeRO stage: 1 shards optimizer states (gradients reduce-scattered once, after the last "
        "micro-batch), 2 also gradients (reduce-scattered per bucket after every micro-batch's "
@@ -715,7 +706,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "ZeRO-1/2: all-gather the updated parameters right after the optimizer, or bucket by bucket "
        "before the next step's first forward (Megatron's overlap_param_gather)",
        choice({"after-optimizer", "with-next-forward"}),
-       {put_param_gather, get_param_gather}},
+       {put_layout_flag<&Layout::param_gather_with_forward, 1>,
+        get_layout_flag<&Layout::param_gather_with_forward, 1>}},
       {"parallelism.tp_overlap", "bool", "false",
        "TP collectives overlap the GEMMs they belong to (comm-GEMM overlap) instead of following "
        "them on the critical path",
