@@ -164,6 +164,8 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   const std::vector<std::string> schedules =
       space.schedules.empty() ? std::vector<std::string>{""} : space.schedules;
 
+  // Layers of the fullest of `stages` stages.
+  auto fullest_of = [&](int stages) { return (base.model->layers + stages - 1) / stages; };
   // Recompute choices: the modes, then full recompute of N layers per stage for each N below the
   // fullest stage's layers (at or past it, it is plain full recompute).
   const bool default_recompute = space.recompute.empty() && space.recompute_layers.empty();
@@ -174,10 +176,21 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
              ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full}
              : space.recompute)
       out.emplace_back(r, 0);
-    const int fullest = (base.model->layers + stages - 1) / stages;
+    const int fullest = fullest_of(stages);
     for (int n : space.recompute_layers)
       if (n < fullest) out.emplace_back(Recompute::Full, n);
     return out;
+  };
+  // Activation offload choices: past the fullest stage's layers every count means all of them,
+  // and the smallest such count stands for the others.
+  auto offload_counts = [&](int stages) {
+    const int fullest = fullest_of(stages);
+    std::vector<int> kept;
+    for (int n : offload_acts)
+      if (n <= fullest || std::none_of(offload_acts.begin(), offload_acts.end(),
+                                       [&](int m) { return m >= fullest && m < n; }))
+        kept.push_back(n);
+    return kept;
   };
   std::vector<LayoutCandidate> out;
   for (int tp : tps) {
@@ -203,16 +216,9 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                       for (int ep : eps)
                         for (Precision precision : precisions)
                           for (Offload offload : offloads)
-                            for (int acts : offload_acts) {
+                            for (int acts : offload_counts(vpp * pp)) {
                               // Offload needs a ZeRO stage (validate()): not tried at ZeRO-0.
                               if (offload != Offload::None && (dp * cp == 1 ? 0 : z) == 0) continue;
-                              // Past the fullest stage's layers every count means all of them:
-                              // the smallest such count stands for the others.
-                              const int fullest = (base.model->layers + vpp * pp - 1) / (vpp * pp);
-                              if (acts > fullest &&
-                                  std::any_of(offload_acts.begin(), offload_acts.end(),
-                                              [&](int n) { return n >= fullest && n < acts; }))
-                                continue;
                               // Experts split over DP ranks as validate() allows it.
                               Layout l = base.layout;
                               l.dp = dp;
