@@ -43,8 +43,10 @@ PipelineReplay plan_pipeline_replay(const Schedule& s) {
       for (const Action& a : step.compute) {
         const bool forward = a.op == Op::F;
         if (!passes_on(a)) continue;
+        // The end of the micro-batch's pipeline (DualPipe has two): nothing to pass on.
+        if (forward ? s.chain_last(a.stage) : s.chain_first(a.stage)) continue;
         const int next = forward ? a.stage + 1 : a.stage - 1;
-        if (next < 0 || next >= s.stages || rank_of(next) == r) continue;
+        if (rank_of(next) == r) continue;
         const int c = channel(r, rank_of(next));
         auto& messages = out.channels[static_cast<std::size_t>(c)].messages;
         step.sends.push_back({c, static_cast<int>(messages.size())});

@@ -290,6 +290,69 @@ TEST_CASE("DualPipeV pairs one chunk's forward with the other chunk's backward",
   }
 }
 
+namespace {
+// A costs-only pipeline of p ranks, one stage each (vpp = 1), with split costs f, i, w (ms).
+Scenario dual_pipeline(int p, int m, int f, int i, int w) {
+  return test::yaml(
+      fmt::format("parallelism: {{pp: {}}}\ntraining: {{microbatches: {}}}\n"
+                  "costs: {{forward: {}ms, backward_input: {}ms, backward_weight: {}ms}}\n",
+                  p, m, f, i, w));
+}
+}  // namespace
+
+TEST_CASE("DualPipe: two pipelines in opposite directions, each micro-batch through one",
+          "[generators]") {
+  for (int p : {2, 4, 6, 8})
+    for (int m : {2 * p, 2 * p + 2, 4 * p}) {
+      INFO("p = " << p << ", m = " << m);
+      const Schedule s = make_schedule("dualpipe", {p, m, 1, {}, {}});  // validated
+      CHECK(s.chains == 2);
+      CHECK(s.stages == 2 * p);
+      CHECK(s.vpp() == 1);
+      for (int r = 0; r < p; ++r) {
+        // Rank r holds model stage r of the first pipeline and model stage p − 1 − r of the
+        // second (stage p + (p − 1 − r)).
+        CHECK(s.stages_by_rank()[static_cast<std::size_t>(r)] ==
+              std::vector<int>{r, p + (p - 1 - r)});
+        CHECK(s.model_stages_by_rank()[static_cast<std::size_t>(r)] ==
+              std::vector<int>{r, p - 1 - r});
+        // m/2 micro-batches through each of its two stages: m forwards in all, and as many
+        // backwards (B, or I with its W).
+        int f = 0, bi = 0;
+        for (const Action& a : s.actions[static_cast<std::size_t>(r)]) {
+          CHECK(s.runs(a.stage, a.microbatch));
+          f += a.op == Op::F;
+          bi += a.op == Op::B || a.op == Op::I;
+        }
+        CHECK(f == m);
+        CHECK(bi == m);
+      }
+    }
+}
+
+TEST_CASE("DualPipe: makespan m(F+B) + (p/2-1)(F&B + B - 3W) with F = I and F&B = F + B",
+          "[generators][closed-form]") {
+  // deepseek-ai/DualPipe's README, "based on the same number of PP stages": DualPipe's bubble
+  // is (PP/2 − 1)(F&B + B − 3W), PP = p stages of a pipeline, B = I + W, per stage. Each rank
+  // runs m/2 micro-batches through each of its two stages, m(F + B) of work. p = 4, m = 8,
+  // F = I = 2, W = 1: 8·5 + 1·(5 + 3 − 3) = 45. (DualPipeV's form with p/2 ranks and m/2
+  // micro-batches: DualPipe is its two halves.)
+  for (int p : {2, 4, 6, 8})
+    for (int m : {2 * p, 2 * p + 2, 3 * p})
+      for (auto [f, i, w] : {std::tuple{1, 1, 1}, {2, 2, 1}, {3, 3, 2}}) {
+        INFO("p = " << p << ", m = " << m << ", F/I/W = " << f << "/" << i << "/" << w);
+        const int b = i + w, fb = f + b;
+        const TimeNs expected =
+            static_cast<TimeNs>(m * fb + (p / 2 - 1) * (fb + b - 3 * w)) * kNsPerMs;
+        CHECK(test::makespan(dual_pipeline(p, m, f, i, w), "dualpipe") == expected);
+      }
+  // DualPipeV over the same p ranks splits the model in 2p chunks: the same work, with its
+  // (p − 1) bubble terms of half-size chunks. p = 4, m = 8, per-rank F = I = 4, W = 2:
+  // DualPipe 8·10 + 1·(10 + 6 − 6) = 90; DualPipeV 2·8·5 + 3·(5 + 3 − 3) = 95.
+  CHECK(test::makespan(dual_pipeline(4, 8, 4, 4, 2), "dualpipe") == 90 * kNsPerMs);
+  CHECK(test::makespan(v_pipeline(4, 8, 2, 2, 1), "dualpipe-v") == 95 * kNsPerMs);
+}
+
 TEST_CASE("V schedules: impossible sizes say what is required", "[generators]") {
   // Each refusal names the requirement and the value it got.
   CHECK_THROWS_WITH(generate_zb_v({4, 8, 1, {}, {}}),
@@ -303,6 +366,15 @@ TEST_CASE("V schedules: impossible sizes say what is required", "[generators]") 
       generate_dualpipe_v({4, 7, 2, {}, {}}),
       Catch::Contains("needs microbatches >= 2·pp = 8") && Catch::Contains("got m = 7"));
   CHECK_THROWS_WITH(generate_1f1b({4, 8, 2, {}, {}}), Catch::Contains("vpp = 1"));
+  CHECK_THROWS_WITH(generate_dualpipe({3, 8, 1, {}, {}}),
+                    Catch::Contains("needs an even pp >= 2, got pp = 3"));
+  CHECK_THROWS_WITH(
+      generate_dualpipe({4, 9, 1, {}, {}}),
+      Catch::Contains("even microbatches >= 2·pp = 8") && Catch::Contains("got m = 9"));
+  CHECK_THROWS_WITH(generate_dualpipe({4, 6, 1, {}, {}}), Catch::Contains("got m = 6"));
+  CHECK_THROWS_WITH(
+      generate_dualpipe({4, 8, 2, {}, {}}),
+      Catch::Contains("needs vpp = 1, got vpp = 2") && Catch::Contains("use dualpipe-v"));
 }
 
 TEST_CASE("schedule: stages_by_rank lists each rank's chunks in order, as chunk_of numbers them",

@@ -2,6 +2,7 @@
 // cost model's own durations (the arithmetic is in the comments).
 #include "lower/program.h"
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -718,4 +719,69 @@ schedule: dualpipe-v
 )")),
                     Catch::Contains("training.offload_activations: activation offload with "
                                     "dualpipe-v's overlapped F&B pairs is not modelled"));
+}
+
+TEST_CASE("DP pass: DualPipe sums each model stage's gradients with its copy on the mirror rank",
+          "[passes][dualpipe]") {
+  // pp 4 in one node, dualpipe: rank r holds model stages r and 3 − r (two copies of the model
+  // over the four ranks). Each model stage's gradients are all-reduced between its two
+  // holders (deepseek-ai/DualPipe's example sums them the same way) before the optimizer.
+  auto scenario = [](int dp) {
+    return test::yaml(fmt::format(R"(model: {{layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000}}
+training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}}}
+parallelism: {{pp: 4, dp: {}}}
+schedule: dualpipe
+contention: {{compute_slowdown: 0, link_sharing: false}}
+)",
+                                  8 * dp, 4 * dp, dp));
+  };
+  const Scenario s = scenario(1);
+  const Timeline tl = simulate(s);
+  const TaskGraph& g = *tl.graph;
+  // One all-reduce per model stage on each of its two ranks, the two meeting (same start).
+  std::map<int, std::vector<std::pair<std::uint32_t, TimeNs>>> by_model_stage;
+  std::map<std::uint32_t, TimeNs> last_sum, optimizer;
+  for (TaskId t = 0; t < g.size(); ++t) {
+    const auto type = static_cast<TaskType>(g.work(t).type);
+    const std::uint32_t owner = g.streams[g.tasks[t].stream].owner;
+    if (type == TaskType::DpCollective) {
+      by_model_stage[tl.schedule.model_stage(g.work(t).stage)].push_back({owner, tl.start[t]});
+      last_sum[owner] = std::max(last_sum[owner], tl.end[t]);
+    }
+    if (type == TaskType::Optimizer) optimizer[owner] = tl.start[t];
+  }
+  REQUIRE(by_model_stage.size() == 4);
+  for (const auto& [ms, members] : by_model_stage) {
+    INFO("model stage " << ms);
+    REQUIRE(members.size() == 2);
+    // Held by ranks ms (first pipeline) and 3 − ms (second).
+    CHECK(std::set<std::uint32_t>{members[0].first, members[1].first} ==
+          std::set<std::uint32_t>{static_cast<std::uint32_t>(ms),
+                                  static_cast<std::uint32_t>(3 - ms)});
+    CHECK(members[0].second == members[1].second);
+  }
+  for (const auto& [rank, start] : optimizer) CHECK(start >= last_sum.at(rank));
+  // Traffic: an all-reduce over 2 sends 2(2 − 1)/2 = 1 × its bytes; rank 0 holds model stages
+  // 0 (embedding) and 3 (head), the largest, so the report's largest is its two stages' bf16
+  // gradients, once each.
+  const auto cost = make_cost_model(s);
+  const StepReport r = make_report(tl);
+  CHECK(r.volume.dp_bytes == Approx(cost->gradient_bytes(0) + cost->gradient_bytes(3)));
+  // Memory: rank r holds the weights of model stages r and 3 − r: 1F1B's two ranks' together.
+  Scenario one = s;
+  one.schedule.name = "1f1b";
+  const MemoryReport dual = make_memory_report(tl), single = make_memory_report(simulate(one));
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    INFO("rank " << rank);
+    CHECK(dual.stages[rank].parameters ==
+          single.stages[rank].parameters + single.stages[3 - rank].parameters);
+    CHECK(dual.stages[rank].optimizer ==
+          Approx(single.stages[rank].optimizer + single.stages[3 - rank].optimizer));
+  }
+  // With dp 2 the folded simulation (one representative per rank) is the expanded one.
+  const Scenario wide = scenario(2);
+  CHECK(simulate(wide, {"", true}).ranks.folded);
+  CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
 }

@@ -142,6 +142,7 @@ TEST_CASE("zero-bubble family: both bubble conventions follow from the closed-fo
   //   ZB-H2  T = m(F+I+W) + (p−1)(F+I−2W)          B_r = m(F+I+W)
   //   ZB-V   T = 2m(F+I+W) + (p−1)F  (F = I, W ≤ F; chunk costs)   B_r = 2m(F+I+W)
   //   DualPipeV T = 2m(F+B) + (p−1)(F&B + B − 3W), F&B = F + B     B_r = 2m(F+B)
+  //   DualPipe  T = m(F+B) + (p/2−1)(F&B + B − 3W) (per stage, vpp 1)  B_r = m(F+B)
   const int f = 2, i = 2, w = 1;
   for (int p : {2, 4})
     for (int m : {2 * p, 3 * p}) {
@@ -156,6 +157,7 @@ TEST_CASE("zero-bubble family: both bubble conventions follow from the closed-fo
           {"zb-h2", 1, m * (f + i + w) + (p - 1) * (f + i - 2 * w), m * (f + i + w)},
           {"zb-v", 2, 2 * m * (f + i + w) + (p - 1) * f, 2 * m * (f + i + w)},
           {"dualpipe-v", 2, 2 * m * (f + b) + (p - 1) * ((f + b) + b - 3 * w), 2 * m * (f + b)},
+          {"dualpipe", 1, m * (f + b) + (p / 2 - 1) * ((f + b) + b - 3 * w), m * (f + b)},
       };
       for (const Case& c : cases) {
         INFO(c.name << ": p = " << p << ", m = " << m);
@@ -170,6 +172,28 @@ TEST_CASE("zero-bubble family: both bubble conventions follow from the closed-fo
         CHECK(r.bubble_over_ideal == Approx(double(c.total - c.busy) / c.busy));
       }
     }
+}
+
+TEST_CASE("report: DualPipe's idle splits into its bubble and the ranks' unequal work",
+          "[report][closed-form]") {
+  // p = 4, m = 8, model stages F = I = 2, 1, 1, 2 ms and W half that. Rank r holds model stages
+  // r and 3 − r: ranks 0 and 3 work 4·(2+2+1)·2 = 40 ms, ranks 1 and 2 20 ms; mean busy 30 ms.
+  // The balanced pipeline (every stage F = I = 1.5, W = 0.75, B = 2.25) takes the closed form
+  // m(F+B) + (p/2 − 1)(F&B + B − 3W) = 8·3.75 + 1·(3.75 + 2.25 − 2.25) = 33.75 ms: a bubble of
+  // 3.75 ms per rank; the rest of the idle is imbalance (no communication in a costs-only run).
+  const Scenario s = test::yaml(
+      "parallelism: {pp: 4}\ntraining: {microbatches: 8}\n"
+      "costs: {forward: [2ms, 1ms, 1ms, 2ms], backward_input: [2ms, 1ms, 1ms, 2ms],\n"
+      "        backward_weight: [1ms, 0.5ms, 0.5ms, 1ms]}\n");
+  const StepReport r = make_report(simulate(s, {"dualpipe", true}));
+  CHECK(r.idle.pipeline_bubble_s == Approx(3.75e-3));
+  CHECK(r.idle.imbalance_s > 0);
+  CHECK(r.idle.communication_s == Approx(0).margin(1e-12));
+  CHECK(r.idle.total_s == Approx(r.idle.pipeline_bubble_s + r.idle.imbalance_s));
+  CHECK(r.stages[1].compute_busy_s == Approx(20e-3));
+  CHECK(r.stages[0].compute_busy_s == Approx(40e-3));
+  // deepseek-ai/DualPipe's README: activations per device PP + 1 (of one stage's micro-batch).
+  for (const auto& st : r.stages) CHECK(st.peak_in_flight == 4 + 1);
 }
 
 TEST_CASE("report: with optimizer post-validation the step is the longest stage span",

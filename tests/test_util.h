@@ -30,9 +30,10 @@ inline TimeNs makespan(const Scenario& s, const std::string& schedule = "") {
 }
 
 /// Calls f(name, p, v, schedule) for every built-in schedule at p ∈ {2, 4}, v ∈ {1, 2} and
-/// m = 2p, skipping the (name, v) a generator does not define.
+/// m = 2p, skipping the (name, v) a generator does not define, and with `skip_chains` the
+/// schedules of several pipelines (DualPipe).
 template <class F>
-void for_each_builtin_schedule(F&& f) {
+void for_each_builtin_schedule(F&& f, bool skip_chains = false) {
   for (const auto& e : schedule_entries())
     for (int v : {1, 2})
       for (int p : {2, 4}) {
@@ -42,6 +43,7 @@ void for_each_builtin_schedule(F&& f) {
         } catch (const ScheduleError&) {
           continue;  // not defined for this v
         }
+        if (s.chains > 1 && skip_chains) continue;
         f(std::string(e.name), p, v, s);
       }
 }

@@ -87,6 +87,21 @@ TEST_CASE("validator: an overlapped pair must be a forward then a fused backward
   }
 }
 
+TEST_CASE("validator: with two pipelines a micro-batch stays on its own", "[validate]") {
+  // DualPipe, p = 2, m = 4: micro-batches 0, 1 go through stages 0, 1 (ranks 0 → 1), 2, 3
+  // through stages 2, 3 (ranks 1 → 0). Moving micro-batch 2 onto stage 0 is named.
+  Schedule s = generate_dualpipe({2, 4, 1, {}, {}});
+  validate_schedule(s);
+  CHECK(s.runs(0, 1));
+  CHECK_FALSE(s.runs(0, 2));
+  CHECK(s.runs(3, 2));
+  for (Action& a : s.actions[0])
+    if (a.stage == 0 && a.microbatch == 1) a.microbatch = 2;
+  CHECK_THROWS_WITH(validate_schedule(s),
+                    Catch::Contains("0F2: micro-batch 2 goes through pipeline 1 of 2, stage 0 "
+                                    "belongs to pipeline 0"));
+}
+
 TEST_CASE("validator: schedules past 2^22 (stage, micro-batch) pairs are refused up front",
           "[validate]") {
   // 2048 stages × 2048 micro-batches = 2^22 is the limit itself; one more micro-batch is over.

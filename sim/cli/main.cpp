@@ -485,7 +485,7 @@ int cmd_schedule(const ScheduleArgs& a) {
     // Simulate the schedule as a costs-only pipeline study with the given per-stage costs.
     std::vector<std::string> sets{
         fmt::format("parallelism.pp={}", s.ranks),
-        fmt::format("parallelism.vpp={}", s.chunks()),
+        fmt::format("parallelism.vpp={}", s.vpp()),
         fmt::format("training.microbatches={}", s.microbatches),
         fmt::format("costs.forward={}", a.forward),
         fmt::format("costs.p2p={}", a.p2p),
@@ -521,7 +521,7 @@ int cmd_schedule(const ScheduleArgs& a) {
   }
   const UnitRun run = run_unit_steps(s);
   std::cout << fmt::format("{}: pp = {}, m = {}, vpp = {} (each action one time unit)\n", s.name,
-                           s.ranks, s.microbatches, s.chunks());
+                           s.ranks, s.microbatches, s.vpp());
   if (s.ranks <= kMaxGridRanks && run.makespan <= kMaxGridSteps)
     std::cout << format_grid(s, run);
   else

@@ -68,7 +68,7 @@ ComputeTasks add_compute_pass(Program& p) {
                                           "per-unit parameter gathers need the F and the B as "
                                           "separate tasks; use zero 0, 1 or 2",
                                           p.scenario.layout.zero, s.name));
-        const Cost c = p.cost.overlapped(a.stage, b.stage, pp);
+        const Cost c = p.cost.overlapped(p.model_stage(a.stage), p.model_stage(b.stage), pp);
         // The Work records both stages: the pair's cost depends on which two chunks overlap.
         const WorkId w =
             p.work(TaskType::ForwardBackward, a.stage, p.chunk_of(a.stage), c, 0, b.stage, scale);

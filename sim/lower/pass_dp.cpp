@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "core/error.h"
 #include "lower/program.h"
@@ -28,11 +30,16 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
   // Of a stage's parameters, the share the expert-data-parallel group reduces and gathers: the
   // routed experts' under expert parallelism; none without (everything goes over DP).
   auto routed_share = [&](int st) {
-    const double all = p.cost.stage_params(st);
-    return l.ep > 1 && all > 0 ? p.cost.expert_params(st) / all : 0.0;
+    const double all = p.cost.stage_params(p.model_stage(st));
+    return l.ep > 1 && all > 0 ? p.cost.expert_params(p.model_stage(st)) / all : 0.0;
   };
   // Members of each collective, keyed by (pp, tp, group id, stage, phase).
   std::map<std::tuple<int, int, int, int, int>, std::vector<TaskId>> groups;
+  // With two pipelines (DualPipe) each model stage has a copy on two ranks, whose gradients
+  // are summed (deepseek-ai/DualPipe, examples/example_dualpipe.py): members of each pair's
+  // all-reduce, keyed by (dp, tp, model stage).
+  std::map<std::tuple<int, int, int>, std::vector<TaskId>> pairs;
+  const Schedule& sch = p.schedule;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
@@ -54,9 +61,19 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     const std::vector<int>& stages = p.stages_on(rank.coord.pp);
     double params = 0, expert_params = 0;
     std::vector<TaskId> reductions;
+    // Per model stage: the stage here that runs it, and the tasks after which its gradients
+    // are final on this rank (its last backward, its reductions).
+    std::map<int, std::pair<int, std::vector<TaskId>>> final_of;
     for (int st : stages) {
-      params += p.cost.stage_params(st);
-      expert_params += p.cost.expert_params(st);
+      const int ms = p.model_stage(st);
+      params += p.cost.stage_params(ms);
+      expert_params += p.cost.expert_params(ms);
+      if (sch.chains > 1) {
+        const auto last = std::prev(compute.gradient_parts.lower_bound({r, st + 1, -1}));
+        TRAINSIM_CHECK(std::get<0>(last->first) == r && std::get<1>(last->first) == st,
+                       "every stage has a backward");
+        final_of[ms] = {st, {last->second.back()}};
+      }
       if (l.dp_ranks() <= 1) continue;
       // The backwards whose gradients are reduced (ComputeTasks::gradient_parts), each where
       // its buckets complete.
@@ -71,14 +88,37 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       for (auto it = from; it != to; ++it) {
         const std::vector<TaskId>& ready = it->second;
         const int k = static_cast<int>(ready.size());
-        const double all = p.cost.gradient_bytes(st) / k, routed = all * routed_share(st);
+        const double all = p.cost.gradient_bytes(ms) / k, routed = all * routed_share(st);
         for (int j = 0; j < k; ++j, ++phase) {
           const TaskId after = ready[static_cast<std::size_t>(j)];
           for (const TaskId t : {collective(dp, op, all - routed, st, 0, phase, after),
                                  collective(experts, op, routed, st, 2, phase, after)})
-            if (t != kNone) reductions.push_back(t);
+            if (t != kNone) {
+              reductions.push_back(t);
+              if (sch.chains > 1) final_of[ms].second.push_back(t);
+            }
         }
       }
+    }
+    // DualPipe: each model stage's gradients (or, reduced over DP by ZeRO-1/2/3, this GPU's
+    // shard of them) all-reduced with the rank holding the other copy, once this rank's are
+    // final, in model-stage order on both ranks.
+    for (const auto& [ms, held] : final_of) {
+      const auto& [st, after] = held;
+      Coord partner = rank.coord;
+      partner.pp = sch.stage_rank[static_cast<std::size_t>((st + sch.chain_stages()) % sch.stages)];
+      const std::vector<int> members{rank.global, l.rank_of(partner)};
+      const double all = p.cost.gradient_bytes(ms), routed = all * routed_share(st);
+      const double bytes =
+          l.zero == 0 ? all : (all - routed) / l.dp_ranks() + routed / experts.size;
+      const Cost c = p.cost.collective(Collective::AllReduce, 2, group_link(members, sc), bytes,
+                                       members_per_node(members, sc));
+      const WorkId w =
+          p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 4, -1, p.link_scale(members));
+      const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
+      for (const TaskId u : after) p.builder.add_dependency(u, t);
+      pairs[{rank.coord.dp, rank.coord.tp, ms}].push_back(t);
+      reductions.push_back(t);
     }
     // Optimizer step on this GPU's shard: everything (ZeRO-0), else the dense parameters / dp
     // and the routed experts / (dp / ep) (ZeRO-1/2/3).
@@ -95,8 +135,9 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       // ZeRO-Offload: the gradient shard down the host link, Adam on the host CPU, the updated
       // 16-bit weights back up; the GPU's compute stream does no optimizer work.
       const StreamId link = p.stream(r, StreamType::HostLink);
-      const double grads = shard * (p.cost.gradient_bytes(stages.front()) /
-                                    std::max(1.0, p.cost.stage_params(stages.front())));
+      const int first = p.model_stage(stages.front());
+      const double grads =
+          shard * (p.cost.gradient_bytes(first) / std::max(1.0, p.cost.stage_params(first)));
       // Works are shared by key: a pipeline rank's shard is its own (variant: pp, and which way).
       const int pp = rank.coord.pp;
       const TaskId down = p.builder.add_task(
@@ -121,13 +162,18 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
       // use instead; with param_gather the next forward does, add_param_gather_pass).
       for (int st : stages) {
-        const double all = 2.0 * p.cost.stage_params(st), routed = all * routed_share(st);
+        const double all = 2.0 * p.cost.stage_params(p.model_stage(st)),
+                     routed = all * routed_share(st);
         collective(dp, Collective::AllGather, all - routed, st, 1, 1, opt);  // 1: the gather
         collective(experts, Collective::AllGather, routed, st, 3, 1, opt);
       }
     }
   }
   for (const auto& [key, members] : groups) p.builder.add_rendezvous(members);
+  for (const auto& [key, members] : pairs) {
+    TRAINSIM_CHECK(members.size() == 2, "both copies of a DualPipe stage are simulated");
+    p.builder.add_rendezvous(members);
+  }
 }
 
 }  // namespace trainsim

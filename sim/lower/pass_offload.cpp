@@ -10,10 +10,9 @@ void add_activation_offload_pass(Program& p) {
   const Scenario& sc = p.scenario;
   if (sc.training.offload_activation_layers <= 0 || !sc.model || !p.cost.models_hardware()) return;
   // Bytes per micro-batch each stage moves each way (memory/footprint.h), and their transfer.
-  const int stages = sc.layout.pp * sc.layout.vpp;
-  std::vector<double> bytes(static_cast<std::size_t>(stages));
-  for (int st = 0; st < stages; ++st)
-    bytes[static_cast<std::size_t>(st)] = offloaded_activation_bytes(sc, st);
+  std::vector<double> bytes(static_cast<std::size_t>(p.schedule.stages));
+  for (int st = 0; st < p.schedule.stages; ++st)
+    bytes[static_cast<std::size_t>(st)] = offloaded_activation_bytes(sc, p.model_stage(st));
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const std::vector<TaskId> order =
         p.builder.stream_order(p.compute_stream[static_cast<std::size_t>(r)]);

@@ -27,8 +27,9 @@ void add_p2p_pass(Program& p) {
     for (const Action& a : s.actions[static_cast<std::size_t>(rank.coord.pp)]) {
       if (a.op == Op::W) continue;
       const bool forward = a.op == Op::F;
+      // The micro-batch's chain (pipeline) ends here: the loss, or its first stage.
+      if (forward ? s.chain_last(a.stage) : s.chain_first(a.stage)) continue;
       const int next = forward ? a.stage + 1 : a.stage - 1;
-      if (next < 0 || next >= s.stages) continue;
       const Op consumer_op = forward ? Op::F : backward_op;
       const TaskId producer = p.end_of(replica, a.stage, a.op, a.microbatch);
       const TaskId consumer = p.task_of(replica, next, consumer_op, a.microbatch);

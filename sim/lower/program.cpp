@@ -18,8 +18,8 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
   for (const auto& held : stages_by_rank_)
     for (std::size_t c = 0; c < held.size(); ++c)
       chunk_of_[static_cast<std::size_t>(held[c])] = static_cast<int>(c);
-  if (sc.model && sch.stages <= sc.model->layers)
-    for (const StageContent& c : partition_layers(sc.model->layers, sch.stages))
+  if (sc.model && sch.chain_stages() <= sc.model->layers)
+    for (const StageContent& c : partition_layers(sc.model->layers, sch.chain_stages()))
       stage_layers_.push_back(c.layers);
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
@@ -63,7 +63,7 @@ int Program::buckets(int stage) const {
   if (l.zero == 3) return gather_units(stage);  // each unit's gradients reduce-scattered
   // Bucketed reduction overlapping the backward: ZeRO-0 all-reduce and ZeRO-2 reduce-scatter.
   if (l.zero != 0 && l.zero != 2) return 1;
-  const double bytes = cost.gradient_bytes(stage);
+  const double bytes = cost.gradient_bytes(model_stage(stage));
   return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
 }
 
@@ -72,11 +72,11 @@ int Program::gather_units(int stage) const {
   if (l.dp_ranks() <= 1 || !cost.models_hardware()) return 0;
   if (l.zero == 3) {
     TRAINSIM_CHECK(!stage_layers_.empty(), "ZeRO-3 needs a model with layers");
-    const int layers = std::max(1, stage_layers_[static_cast<std::size_t>(stage)]);
+    const int layers = std::max(1, stage_layers_[static_cast<std::size_t>(model_stage(stage))]);
     return (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers;
   }
   if (l.param_gather_with_forward && (l.zero == 1 || l.zero == 2)) {
-    const double bytes = 2.0 * cost.stage_params(stage);
+    const double bytes = 2.0 * cost.stage_params(model_stage(stage));
     return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
   }
   return 0;
@@ -84,7 +84,7 @@ int Program::gather_units(int stage) const {
 
 double Program::gather_unit_bytes(int stage) const {
   const int u = gather_units(stage);
-  return u > 0 ? 2.0 * cost.stage_params(stage) / u : 0.0;
+  return u > 0 ? 2.0 * cost.stage_params(model_stage(stage)) / u : 0.0;
 }
 
 bool Program::needs_gather(const Action& a, bool first_use) const {
@@ -115,6 +115,7 @@ std::uint64_t cost_key(int stage, int a, int b) {
 
 const Cost& Program::compute_cost(Op op, int stage, int pp) {
   TRAINSIM_CHECK(pp >= 0 && pp < 65536, "pipeline ranks are below 2^16");
+  stage = model_stage(stage);
   const auto key = cost_key(stage, pp, static_cast<int>(op));
   auto it = compute_costs_.find(key);
   if (it == compute_costs_.end())
@@ -125,6 +126,7 @@ const Cost& Program::compute_cost(Op op, int stage, int pp) {
 const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link,
                                      int per_node) {
   TRAINSIM_CHECK(per_node >= 1 && per_node < 4096, "a group has 1 to 4095 members per node");
+  stage = model_stage(stage);
   const int how = (per_node * 2 + static_cast<int>(link)) * 3 + static_cast<int>(kind);
   const auto key = cost_key(stage, how, static_cast<int>(op));
   auto it = layer_comm_costs_.find(key);

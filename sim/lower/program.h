@@ -55,14 +55,17 @@ struct Program {
   bool needs_gather(const Action& a, bool first_use) const;
   /// Which of its rank's chunks `stage` is (precomputed Schedule::chunk_of).
   int chunk_of(int stage) const { return chunk_of_[static_cast<std::size_t>(stage)]; }
+  /// The model stage a schedule stage runs (Schedule::model_stage): what the cost model and
+  /// the memory model are asked about.
+  int model_stage(int stage) const { return schedule.model_stage(stage); }
   /// The stages pipeline rank `pp` holds, in increasing order (Schedule::stages_by_rank).
   const std::vector<int>& stages_on(int pp) const {
     return stages_by_rank_[static_cast<std::size_t>(pp)];
   }
 
-  /// cost.compute(op, stage, pp) and cost.tp_communication / ep_communication(op, stage, link),
-  /// each asked of the cost model once per distinct arguments (a pipeline asks the same ones m
-  /// times).
+  /// cost.compute(op, stage, pp) and cost.tp_communication / ep_communication(op, stage, link)
+  /// of the model stage `stage` runs, each asked of the cost model once per distinct arguments
+  /// (a pipeline asks the same ones m times).
   const Cost& compute_cost(Op op, int stage, int pp);
   const Cost& layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link, int per_node);
 

@@ -14,12 +14,12 @@ std::vector<double> schedule_memory_peaks(const Scenario& s, const Schedule& sch
   // backward (`act` counts what stays).
   std::vector<double> act(static_cast<std::size_t>(sch.stages)), off(act.size());
   for (int st = 0; st < sch.stages; ++st) {
-    off[static_cast<std::size_t>(st)] = offloaded_activation_bytes(s, st);
+    off[static_cast<std::size_t>(st)] = offloaded_activation_bytes(s, sch.model_stage(st));
     act[static_cast<std::size_t>(st)] =
-        stage_activation_bytes(s, st) - off[static_cast<std::size_t>(st)];
+        stage_activation_bytes(s, sch.model_stage(st)) - off[static_cast<std::size_t>(st)];
   }
   const double alpha = sch.input_frees;
-  const auto held = sch.stages_by_rank();
+  const auto held = sch.model_stages_by_rank();
   std::vector<double> peaks;
   peaks.reserve(static_cast<std::size_t>(sch.ranks));
   for (int r = 0; r < sch.ranks; ++r) {

@@ -87,7 +87,10 @@ std::string format_gantt(const Timeline& tl, int width) {
   for (const auto& [letter, what] : letters)
     legend += fmt::format("{}{} {}", legend.empty() ? "" : ", ", letter, what);
   out += fmt::format("legend: {}{}; the number is the micro-batch; - the task goes on; . idle\n",
-                     legend, odd_chunks ? "; lower case: an odd model chunk" : "");
+                     legend,
+                     !odd_chunks              ? ""
+                     : tl.schedule.chains > 1 ? "; lower case: the second pipeline's stage"
+                                              : "; lower case: an odd model chunk");
   if (cut > 0)
     out += fmt::format(
         "{} task{} narrower than {} label{} show{} the letter alone (a wider "

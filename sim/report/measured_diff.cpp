@@ -79,7 +79,10 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
   d.schedule = r.schedule;
   d.cost_sources = r.cost_sources;
   const int world = s.layout.world();
-  const int m = s.microbatches();
+  // Each micro-batch of the step goes through one of the schedule's chains (DualPipe: two).
+  const Schedule& sch = tl.schedule;
+  const double m = static_cast<double>(s.microbatches()) / std::max(1, sch.chains);
+  const auto held = sch.model_stages_by_rank();
   for (std::size_t i = 0; i < traces.size(); ++i) {
     const TorchTrace& t = traces[i];
     const StepBreakdown& b = steps[i];
@@ -108,9 +111,9 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     // Predicted compute by kind: every stage (chunk) this pipeline rank holds.
     std::vector<double> kind_s(3, 0);
     double unstretched = 0;
-    for (std::size_t c = 0; c < kernels.size(); ++c) {
-      if (c < tl.schedule.stage_rank.size() && tl.schedule.stage_rank[c] != rd.stage) continue;
-      for (const KernelPass& p : kernels[c].passes)
+    for (const int c : held.at(static_cast<std::size_t>(rd.stage))) {
+      if (static_cast<std::size_t>(c) >= kernels.size()) continue;
+      for (const KernelPass& p : kernels[static_cast<std::size_t>(c)].passes)
         for (std::size_t k = 0; k < 3; ++k) {
           const double v = p.seconds_of(kCostKinds[k]) * m;
           kind_s[k] += v;

@@ -17,11 +17,11 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   const Schedule& sch = tl.schedule;
   std::vector<double> act(static_cast<std::size_t>(sch.stages), 0.0);
   for (int st = 0; st < sch.stages; ++st)
-    act[static_cast<std::size_t>(st)] = stage_activation_bytes(tl.scenario, st);
+    act[static_cast<std::size_t>(st)] = stage_activation_bytes(tl.scenario, sch.model_stage(st));
   auto bytes_of = [&](int stage) {
     return stage >= 0 ? act[static_cast<std::size_t>(stage)] : 0.0;
   };
-  const double unit = 1.0 / std::max(sch.chunks(), 1), alpha = sch.input_frees;
+  const double unit = 1.0 / std::max(sch.vpp(), 1), alpha = sch.input_frees;
   std::vector<std::vector<ActivationEvent>> out(static_cast<std::size_t>(sch.ranks));
   for (int r = 0; r < sch.ranks; ++r)  // about one event per action
     out[static_cast<std::size_t>(r)].reserve(sch.actions[static_cast<std::size_t>(r)].size());
@@ -104,7 +104,7 @@ MemoryReport make_memory_report(const Timeline& tl) {
   m.model = sc.model;
   if (sc.has_cluster) m.device_memory = sc.cluster.gpu.memory;
   const auto events = activation_events(tl);
-  const auto held = sch.stages_by_rank();
+  const auto held = sch.model_stages_by_rank();
   for (int r = 0; r < sch.ranks; ++r) {
     const StaticMemory fixed = static_memory(sc, held[static_cast<std::size_t>(r)]);
     StageMemory s;

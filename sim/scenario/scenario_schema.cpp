@@ -587,7 +587,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "before that backward starts (PyTorch's `save_on_cpu`, Megatron's "
        "`--cpu-offloading-num-layers`); the `host-link` rows of the timeline. A forward whose "
        "backward is the next compute on its GPU (1F1B's last stage) keeps them. N at or past a "
-       "stage's layers moves all of them; 0 off. Not with `dualpipe-v`'s overlapped F&B pairs",
+       "stage's layers moves all of them; 0 off. Not with the overlapped F&B pairs of `dualpipe-v` "
+       "and `dualpipe`",
        integer(0, kMaxLayers),
        field<&Scenario::training, &TrainingSpec::offload_activation_layers>()},
       {"cluster", "map", "required with a model", "", none(), {}},
@@ -735,9 +736,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "name or map",
        "`1f1b`",
        "`afab` (alias `gpipe`), `1f1b`, `interleaved-1f1b` (vpp ≥ 2), `looped-bfs` (vpp ≥ 2; at 1 "
-       "it is AFAB), `zb-h1`, `zb-h2`, `zb-v`, `dualpipe-v` (vpp = 2), `zb-auto` (vpp 1, or 2 in a "
-       "V; split backward: costs need `backward_input` + `backward_weight`); `trainsim schedule "
-       "--list`",
+       "it is AFAB), `zb-h1`, `zb-h2`, `zb-v`, `dualpipe-v` (vpp = 2), `dualpipe` (vpp 1, even pp, "
+       "even m ≥ 2·pp: two pipelines in opposite directions, a copy of the model each), `zb-auto` "
+       "(vpp 1, or 2 in a V; split backward: costs need `backward_input` + `backward_weight`); "
+       "`trainsim schedule --list`",
        none(),
        {}},
       {"schedule.name", "name", "`1f1b`", "other keys of the map are the schedule's options",
@@ -784,7 +786,7 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"costs.forward_backward_overlap",
        "time or list",
        "F + B",
-       "`dualpipe-v`: one overlapped forward + backward (÷ vpp per chunk pair)",
+       "`dualpipe-v`, `dualpipe`: one overlapped forward + backward (÷ vpp per chunk pair)",
        times(),
        {put_times<&CostOverrides::forward_backward_overlap>, nullptr}},
       {"efficiency", "map", "cost/constants.h", "analytic-model overrides", map(), {}},

@@ -67,6 +67,12 @@ bool split_cell(const std::string& text, Cell& c, std::string* why = nullptr) {
 }  // namespace
 
 std::string schedule_to_csv(const Schedule& s) {
+  // PyTorch's format has one chain of stages (every micro-batch through every stage).
+  if (s.chains > 1)
+    throw ScheduleError(fmt::format(
+        "{} runs {} pipelines over a copy of the model each; torch.distributed.pipelining's CSV "
+        "has one pipeline and cannot hold it",
+        s.name, s.chains));
   std::string out;
   for (const auto& list : s.actions) {
     for (std::size_t i = 0; i < list.size(); ++i) {

@@ -9,7 +9,7 @@
 
 namespace trainsim {
 
-/// One row per rank, in execution order.
+/// One row per rank, in execution order; throws ScheduleError for several chains (DualPipe).
 std::string schedule_to_csv(const Schedule& s);
 
 /// Parses CSV text; `source` names it in messages. Ranks = rows, stages and micro-batches from

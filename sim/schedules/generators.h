@@ -32,5 +32,9 @@ Schedule generate_zb_v(const ScheduleParams& p);
 /// DeepSeek DualPipeV: two chunks per rank in a V (vpp = 2), a forward and a backward of the
 /// two chunks overlapped as one F&B task in the steady state. Needs m ≥ 2p.
 Schedule generate_dualpipe_v(const ScheduleParams& p);
+/// DeepSeek DualPipe: two pipelines over the same p ranks in opposite directions (Schedule::
+/// chains = 2), each through the whole model; rank r holds model stages r and p − 1 − r. The
+/// steps of DualPipeV on each half of the ranks. Needs vpp = 1, an even p and an even m ≥ 2p.
+Schedule generate_dualpipe(const ScheduleParams& p);
 
 }  // namespace trainsim

@@ -15,6 +15,10 @@ std::vector<int> v_shape(int pp, int /*vpp, always 2*/) {
   return v_placement(pp);
 }
 
+std::vector<int> dual_pipelines(int pp, int /*vpp, always 1*/) {
+  return dualpipe_placement(pp);
+}
+
 const std::vector<ScheduleEntry>& entries() {
   static const std::vector<ScheduleEntry> kEntries{
       {"afab", {"gpipe"}, "all forwards, then all backwards (GPipe)", &generate_afab, {}},
@@ -59,6 +63,16 @@ const std::vector<ScheduleEntry>& entries() {
        2,
        2,
        &v_shape},
+      {"dualpipe",
+       {"dual-pipe"},
+       "DeepSeek DualPipe: two pipelines in opposite directions over a copy of the model each, "
+       "overlapped forward+backward pairs",
+       &generate_dualpipe,
+       {},
+       false,
+       1,
+       1,
+       &dual_pipelines},
       {"zb-auto",
        {"zero-bubble-auto"},
        "Zero Bubble automatic: searched with real costs under memory_limit (default pp); "

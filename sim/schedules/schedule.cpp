@@ -25,6 +25,13 @@ std::vector<std::vector<int>> Schedule::stages_by_rank() const {
   return out;
 }
 
+std::vector<std::vector<int>> Schedule::model_stages_by_rank() const {
+  auto out = stages_by_rank();
+  for (auto& held : out)
+    for (int& s : held) s = model_stage(s);
+  return out;
+}
+
 bool Schedule::split_backward() const {
   for (const auto& list : actions)
     for (const auto& a : list)
@@ -61,6 +68,15 @@ Schedule empty_pipeline(const char* name, const ScheduleParams& p) {
 std::vector<int> v_placement(int pp) {
   std::vector<int> r(static_cast<std::size_t>(2 * pp));
   for (int s = 0; s < 2 * pp; ++s) r[static_cast<std::size_t>(s)] = s < pp ? s : 2 * pp - 1 - s;
+  return r;
+}
+
+std::vector<int> dualpipe_placement(int pp) {
+  std::vector<int> r(static_cast<std::size_t>(2 * pp));
+  for (int j = 0; j < pp; ++j) {
+    r[static_cast<std::size_t>(j)] = j;
+    r[static_cast<std::size_t>(pp + j)] = pp - 1 - j;
+  }
   return r;
 }
 

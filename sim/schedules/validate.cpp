@@ -36,11 +36,11 @@ bool ready(const Schedule& s, const DoneTable& d, const Action& a, int t) {
   auto done = [t](int step) { return step >= 0 && step < t; };
   switch (a.op) {
     case Op::F:
-      return a.stage == 0 || done(d.f[d.at(a.stage - 1, a.microbatch)]);
+      return s.chain_first(a.stage) || done(d.f[d.at(a.stage - 1, a.microbatch)]);
     case Op::B:
     case Op::I:
       return done(d.f[d.at(a.stage, a.microbatch)]) &&
-             (a.stage == s.stages - 1 || done(d.bi[d.at(a.stage + 1, a.microbatch)]));
+             (s.chain_last(a.stage) || done(d.bi[d.at(a.stage + 1, a.microbatch)]));
     case Op::W:
       return done(d.bi[d.at(a.stage, a.microbatch)]);
   }
@@ -119,8 +119,8 @@ UnitRun run_unit_steps(const Schedule& s) {
       auto& slot = a.op == Op::F ? d.f : a.op == Op::W ? d.w : d.bi;
       slot[d.at(a.stage, a.microbatch)] = t;
       queue(ran_on[k]);  // its next action, and W after I on the same rank
-      if (a.op == Op::F && a.stage + 1 < s.stages) queue(owner(a.stage + 1));
-      if (a.op != Op::W && a.stage > 0) queue(owner(a.stage - 1));
+      if (a.op == Op::F && !s.chain_last(a.stage)) queue(owner(a.stage + 1));
+      if (a.op != Op::W && !s.chain_first(a.stage)) queue(owner(a.stage - 1));
     }
     std::sort(following.begin(), following.end());
     for (int r : following) queued[static_cast<std::size_t>(r)] = 0;
@@ -177,6 +177,8 @@ void check_schedule_size(const std::string& name, long long stages, long long mi
 void validate_schedule(const Schedule& s) {
   TRAINSIM_CHECK(s.ranks >= 1 && s.stages >= s.ranks && s.microbatches >= 1,
                  "schedule dimensions must be positive");
+  TRAINSIM_CHECK(s.chains >= 1 && s.stages % s.chains == 0 && s.microbatches % s.chains == 0,
+                 "chains divide the stages and the micro-batches");
   check_schedule_size(s.name, s.stages, s.microbatches);
   if (static_cast<int>(s.stage_rank.size()) != s.stages ||
       static_cast<int>(s.actions.size()) != s.ranks)
@@ -208,6 +210,12 @@ void validate_schedule(const Schedule& s) {
         fail(s, r, static_cast<int>(i),
              fmt::format("{} is out of range (stages 0..{}, micro-batches 0..{})", to_string(a),
                          s.stages - 1, s.microbatches - 1));
+      if (!s.runs(a.stage, a.microbatch))
+        fail(s, r, static_cast<int>(i),
+             fmt::format("{}: micro-batch {} goes through pipeline {} of {}, stage {} belongs to "
+                         "pipeline {}",
+                         to_string(a), a.microbatch, s.chain_of_microbatch(a.microbatch), s.chains,
+                         a.stage, s.chain_of_stage(a.stage)));
       if (s.stage_rank[static_cast<std::size_t>(a.stage)] != r)
         fail(s, r, static_cast<int>(i),
              fmt::format("{} is on rank {} but stage {} lives on rank {}", to_string(a), r, a.stage,
@@ -224,6 +232,7 @@ void validate_schedule(const Schedule& s) {
   }
   for (int st = 0; st < s.stages; ++st)
     for (int mb = 0; mb < s.microbatches; ++mb) {
+      if (!s.runs(st, mb)) continue;  // checked above: it never appears
       const std::size_t k =
           static_cast<std::size_t>(st) * static_cast<std::size_t>(s.microbatches) +
           static_cast<std::size_t>(mb);

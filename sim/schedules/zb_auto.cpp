@@ -432,11 +432,11 @@ std::vector<RankSpan> replay(const Schedule& s, const StageCosts& c) {
     const std::size_t k = cell(a.stage, a.microbatch);
     switch (a.op) {
       case Op::F:
-        return a.stage == 0 ? 0 : f_out[cell(a.stage - 1, a.microbatch)];
+        return s.chain_first(a.stage) ? 0 : f_out[cell(a.stage - 1, a.microbatch)];
       case Op::B:
       case Op::I:
         if (f_done[k] == kUnknown) return kUnknown;
-        if (a.stage == S - 1) return f_done[k];
+        if (s.chain_last(a.stage)) return f_done[k];
         return g_out[cell(a.stage + 1, a.microbatch)] == kUnknown
                    ? kUnknown
                    : std::max(f_done[k], g_out[cell(a.stage + 1, a.microbatch)]);
@@ -473,8 +473,9 @@ std::vector<RankSpan> replay(const Schedule& s, const StageCosts& c) {
     if (a.op == Op::F) f_done[k] = end;
     if (a.op == Op::B || a.op == Op::I) b_done[k] = end;
     if (a.op == Op::W) return;
+    // The end of the micro-batch's pipeline (its chain): nothing to send on.
+    if (a.op == Op::F ? s.chain_last(a.stage) : s.chain_first(a.stage)) return;
     const int to = a.op == Op::F ? a.stage + 1 : a.stage - 1;
-    if (to < 0 || to >= S) return;
     const int dest = s.stage_rank[static_cast<std::size_t>(to)];
     TimeNs arrival = end;
     if (dest != rank) {
