@@ -712,7 +712,7 @@ TEST_CASE("analytic: full recompute of a MoE stage redoes its dense and MoE forw
   CHECK(full.compute(Op::I, 0, 0).duration > none.compute(Op::I, 0, 0).duration);
 }
 
-TEST_CASE("analytic: latent attention's GEMMs are 2·n·(its parameters); the latents are not split",
+TEST_CASE("analytic: latent attention's GEMMs are 2·n·(its parameters) - the latents are not split",
           "[analytic][moe]") {
   auto scenario = [](int tp) {
     return test::yaml(fmt::format(R"(model:

@@ -23,7 +23,7 @@ TEST_CASE("gantt: odd chunks are lower case", "[gantt]") {
   CHECK_THAT(g, Catch::Contains("F0"));
 }
 
-TEST_CASE("gantt: the default width fits every label; a narrow one says what it cut", "[gantt]") {
+TEST_CASE("gantt: the default width fits every label - a narrow one says what it cut", "[gantt]") {
   // 1F1B p = 8, m = 16, F = 1, B = 2 ms: step (m + p − 1)(F + B) = 69 ms. The narrowest task
   // (F, 1 ms) must hold "F15" and one '-' before the next label: 4 columns per ms, 4 · 69 = 276
   // columns.

@@ -367,7 +367,7 @@ parallelism: {dp: 8}
   CHECK(search_to_csv(small, results).find(",tp_overlap,ep,") != std::string::npos);
 }
 
-TEST_CASE("search: context parallelism is a dimension; dp is what the other axes leave",
+TEST_CASE("search: context parallelism is a dimension - dp is what the other axes leave",
           "[search][cp]") {
   // Llama-3.1-8B at 4096 tokens on 8 H100s, tp 1, pp 1: cp 1, 2, 4, 8 leave dp 8, 4, 2, 1;
   // 2·cp divides 4096 for each. The global batch of 64 holds each dp · b.
@@ -419,7 +419,7 @@ TEST_CASE("search: activation offload is a dimension of layer counts", "[search]
   CHECK(format_search(node8("llama-3.2-1b"), results, 10).find(" a4 ") != std::string::npos);
 }
 
-TEST_CASE("search: precision is a dimension; fp8 is ruled out, with the reason, off Hopper",
+TEST_CASE("search: precision is a dimension - fp8 is ruled out, with the reason, off Hopper",
           "[search][fp8]") {
   // A small dense model on 8 GPUs, dp 8 only (tp 1, pp 1, ZeRO-1, no recompute): two layouts,
   // bf16 and fp8, the same but for the precision.
@@ -451,7 +451,7 @@ parallelism: {{dp: 8}}
   CHECK_THAT(h100[0].layout.words(), Catch::Contains("fp8"));
   const std::string text = format_search(small("h100-sxm"), h100, 10);
   CHECK_THAT(text, Catch::Contains(" prec ") && Catch::Contains("prec: training precision"));
-  CHECK(search_to_csv(small("h100-sxm"), h100).find(",ep,precision,") != std::string::npos);
+  CHECK(search_to_csv(small("h100-sxm"), h100).find(",ep,cp,precision,") != std::string::npos);
   // On A100 the fp8 layout cannot run: validate()'s message says why.
   const auto a100 = search_layouts(small("a100-sxm-80gb"), space_of());
   REQUIRE(a100.size() == 2);

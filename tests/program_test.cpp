@@ -474,7 +474,7 @@ TEST_CASE("stragglers: bad entries name the field and what is allowed", "[slowdo
   CHECK_THROWS_WITH(test::yaml(base + "slowdown: {rank: 0}"), Catch::Contains("expected a list"));
 }
 
-TEST_CASE("EP pass: each part's all-to-alls follow it on the critical path; folded = expanded",
+TEST_CASE("EP pass: each part's all-to-alls follow it on the critical path - folded = expanded",
           "[passes][ep]") {
   // 2 MoE layers of 8 experts, one stage, F = 10 ms and B = 20 ms explicit, one micro-batch per
   // step, dp 2 = ep 2 on one node: the two GPUs hold 4 experts each and exchange tokens. No
@@ -555,7 +555,7 @@ contention: {compute_slowdown: 0, link_sharing: false}
   CHECK(r.stages[0].exposed_ep_s < r.stages[0].comm_ep_s);
 }
 
-TEST_CASE("EP pass: with TP the optimizer waits for both; what is not modelled is refused",
+TEST_CASE("EP pass: with TP the optimizer waits for both - what is not modelled is refused",
           "[passes][ep]") {
   // tp 2 · dp 2 = ep 2 on 4 GPUs, 2 MoE layers, 1F1B, TP overlapped with its GEMMs: the last
   // backward's TP collective runs beside it and its all-to-alls after it; the optimizer step
@@ -782,6 +782,45 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
   }
   // With dp 2 the folded simulation (one representative per rank) is the expanded one.
   const Scenario wide = scenario(2);
+  CHECK(simulate(wide, {"", true}).ranks.folded);
+  CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
+}
+
+TEST_CASE("EP with CP: the experts' all-to-alls carry a rank's s / cp tokens, across CP ranks",
+          "[passes][ep][cp]") {
+  // dp 2 · cp 2 · ep 2 on 4 GPUs, 2 MoE layers of 4 experts (top 2), 1,024-token sequences:
+  // the DP axis holds dp · cp = 4 positions, CP innermost, and the EP groups are ep = 2
+  // consecutive positions of it — here each CP pair (Megatron-Core's expert mesh carves EP from
+  // the CP and DP ranks alike). Each GPU routes its 1024 / 2 = 512 tokens: an all-to-all of
+  // S = 512 × 2 (top_k) × 1024 (hidden) × 2 B = 2 MiB, dispatch and combine in each layer's
+  // forward and their gradients in its backward: 8 per step (one micro-batch), each sending
+  // (ep − 1)/ep · S: 8 × ½ × 2 MiB = 8 MiB. The experts' gradients go over the dp · cp / ep = 2
+  // positions holding the same experts.
+  auto scenario = [](int dp, int nodes) {
+    return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {{experts: 4, top_k: 2, ffn_hidden: 512, capacity_factor: 1}}}}
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4, nodes: {}}}
+parallelism: {{dp: {}, cp: 2, ep: 2}}
+contention: {{compute_slowdown: 0, link_sharing: false}}
+)",
+                                  dp, nodes, dp));
+  };
+  const Scenario s = scenario(2, 1);
+  const Layout& l = s.layout;
+  const Coord first{0, 0, 0};
+  CHECK(expert_group_members(l, first) == context_group_members(l, first));
+  CHECK(expert_group_members(l, first) == std::vector<int>{0, 1});
+  CHECK(expert_dp_members(l, first) == std::vector<int>{0, 2});
+  const auto cost = make_cost_model(s);
+  const auto runs = cost->ep_collectives(Op::F, 0);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].bytes == 512.0 * 2 * 1024 * 2);
+  const StepReport r = make_report(simulate(s));
+  CHECK(r.volume.ep_bytes == Approx(8 * 0.5 * 2 * 1048576.0));
+  CHECK(r.volume.cp_bytes > 0);  // and the keys and values still travel over the CP pairs
+  // Two nodes (dp 4): folded (one representative) and expanded agree.
+  const Scenario wide = scenario(4, 2);
   CHECK(simulate(wide, {"", true}).ranks.folded);
   CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
 }

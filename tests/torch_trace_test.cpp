@@ -186,7 +186,7 @@ std::string tiny_trace(int rank, long long base_ns, const std::string& nccl = "2
 }
 }  // namespace
 
-TEST_CASE("traces of one run start their steps together; other runs are refused") {
+TEST_CASE("traces of one run start their steps together - other runs are refused") {
   const long long base = 1'711'964'646'000'000'000;  // 2024-04-01 in Unix nanoseconds
   // Ranks 0 and 1 of one run: the same base time, step #1 at the same instant.
   CHECK(read_torch_traces({tiny_trace(0, base), tiny_trace(1, base)}).size() == 2);
@@ -211,7 +211,7 @@ TEST_CASE("traces of one run start their steps together; other runs are refused"
   CHECK(read_torch_traces({tiny_trace(0, 0), tiny_trace(1, 0)}).size() == 2);
 }
 
-TEST_CASE("several ranks of one run are read together; mixed runs are refused") {
+TEST_CASE("several ranks of one run are read together - mixed runs are refused") {
   const auto both =
       read_torch_traces({data("sampled_rank-0.json.gz"), data("sampled_rank-1.json.gz")});
   REQUIRE(both.size() == 2);

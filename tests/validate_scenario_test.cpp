@@ -141,7 +141,7 @@ TEST_CASE("validate: --set values are blamed on the override") {
   CHECK_THROWS_WITH(validate(s), Contains("--set parallelism.pp=2: parallelism.pp"));
 }
 
-TEST_CASE("validate: per-stage costs must follow an edited pp; stragglers the world") {
+TEST_CASE("validate: per-stage costs must follow an edited pp - stragglers the world") {
   Scenario s = test::pipeline(4, 8, 1, 2);  // costs: 4 stages, 1 ms forward, 2 ms backward
   CHECK_NOTHROW(validate(s));
   s.layout.pp = 2;
@@ -259,13 +259,19 @@ TEST_CASE("validate: context parallelism splits sequences it divides, with a fus
   }
 }
 
-TEST_CASE("validate: context and expert parallelism together are refused") {
-  const char* const moe =
-      "model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"
-      "        moe: {experts: 8, top_k: 2}}\n"
-      "training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 4}\n"
-      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
-      "parallelism: {dp: 4, cp: 2, ep: 2}\n";
-  CHECK_THROWS_WITH(test::yaml(moe), Contains("parallelism.cp: cp = 2 with expert parallelism "
-                                              "(ep = 2) is not modelled"));
+TEST_CASE("validate: with context parallelism ep divides dp · cp") {
+  // dp 2 · cp 4 = 8 positions on the DP axis: ep 8 spans them all (ep need not divide dp);
+  // ep 3 divides neither, and the message names both factors.
+  auto moe = [](int ep) {
+    return fmt::format(
+        "model: {{layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"
+        "        moe: {{experts: 24, top_k: 2}}}}\n"
+        "training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: 4}}\n"
+        "cluster: {{gpu: h100-sxm, gpus_per_node: 8}}\n"
+        "parallelism: {{dp: 2, cp: 4, ep: {}}}\n",
+        ep);
+  };
+  CHECK_NOTHROW(test::yaml(moe(8)));
+  CHECK_THROWS_WITH(test::yaml(moe(3)),
+                    Contains("parallelism.ep: ep = 3 must divide dp · cp = 2 · 4 = 8"));
 }

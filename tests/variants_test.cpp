@@ -59,7 +59,7 @@ TEST_CASE("variants: a retry is validated again like any edit") {
                                      "stages exceed the model's 2 layers"));
 }
 
-TEST_CASE("variants: unknown names fail before any work; a cancel propagates") {
+TEST_CASE("variants: unknown names fail before any work - a cancel propagates") {
   const Scenario s = test::pipeline(2, 4, 1, 2);
   CHECK_THROWS_AS(simulate_schedules(s, {"1f1b", "nope"}), ScheduleError);
   std::atomic<bool> cancel{true};
@@ -112,7 +112,7 @@ TEST_CASE("variants: --vary specs make every combination, the first varying slow
   CHECK_THROWS_WITH(vary({"parallelism.zero=[[1]]"}), Contains("must be a scalar"));
 }
 
-TEST_CASE("variants: edits of one scenario side by side; one that cannot be is a row") {
+TEST_CASE("variants: edits of one scenario side by side - one that cannot be is a row") {
   // p = 4, m = 8, F = 1 ms, B = 2 ms: 1F1B takes (m + p − 1)(F + B) = 11 · 3 = 33 ms; with
   // 16 micro-batches, (16 + 3) · 3 = 57 ms.
   const Scenario s = test::pipeline(4, 8, 1, 2);

@@ -37,9 +37,10 @@ struct Layout {
   int vpp = 1;  ///< model chunks per pipeline rank
   int zero = 0;
   /// Expert parallelism (Megatron-Core's): each MoE layer's experts are split over `ep` ranks
-  /// carved out of DP (ep divides dp; the ep consecutive DP ranks of a block form an EP group),
-  /// tokens reach their experts by all-to-all; expert gradients are reduced over the dp / ep
-  /// ranks holding the same experts (the expert-data-parallel group).
+  /// carved out of the DP axis of dp · cp ranks (ep divides dp · cp; the ep consecutive ranks
+  /// of a block form an EP group, so it spans the CP groups first, as Megatron-Core's expert
+  /// mesh does), tokens reach their experts by all-to-all; expert gradients are reduced over
+  /// the dp · cp / ep ranks holding the same experts (the expert-data-parallel group).
   int ep = 1;
   /// Context parallelism: every sequence split over `cp` ranks (zig-zag, two chunks of
   /// seq / (2·cp) each, for causal balance); attention reaches the other ranks' keys and values

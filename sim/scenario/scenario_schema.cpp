@@ -658,11 +658,12 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"parallelism.vpp", "integer ≥ 1", "1", "model chunks per pipeline rank (stages = pp × vpp)",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::vpp>()},
       {"parallelism.ep", "integer ≥ 1", "1",
-       "expert-parallel degree of a mixture of experts (must divide dp and model.moe.experts): "
-       "each GPU holds experts / ep of every MoE layer's experts, the ep consecutive DP ranks "
-       "of a block exchange tokens by all-to-all before and after the experts (dispatch and "
-       "combine, forward and backward), and expert gradients are reduced over the dp / ep ranks "
-       "holding the same experts (Megatron-Core's expert-data-parallel group)",
+       "expert-parallel degree of a mixture of experts (must divide dp · cp and "
+       "model.moe.experts): each GPU holds experts / ep of every MoE layer's experts, the ep "
+       "consecutive DP ranks of a block (CP ranks first under context parallelism) exchange "
+       "tokens by all-to-all before and after the experts (dispatch and combine, forward and "
+       "backward), and expert gradients are reduced over the dp · cp / ep ranks holding the "
+       "same experts (Megatron-Core's expert-data-parallel group)",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::ep>()},
       {"parallelism.cp", "integer ≥ 1", "1",
        "context-parallel degree: each sequence is split over cp more ranks (world = dp × cp × tp "
@@ -670,8 +671,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "(2·cp) tokens; seq_len must be a multiple of 2·cp); every layer's attention reaches the "
        "other chunks' keys and values over the cp ranks (`cp_comm`); activations shrink by cp; "
        "gradients are reduced, and ZeRO shards, over dp × cp ranks; the cp ranks are the "
-       "innermost of the DP axis (next to TP: inside a node). Needs a fused attention kernel; "
-       "not with `ep`",
+       "innermost of the DP axis (next to TP: inside a node); with `ep` the expert groups span "
+       "them first. Needs a fused attention kernel",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::cp>()},
       {"parallelism.cp_comm",
        "`ring`, `all_gather`",

@@ -246,11 +246,6 @@ std::optional<std::pair<std::string, std::string>> context_parallel_refusal(cons
               fmt::format("cp = {} needs training.seq_len a multiple of 2 × cp = {} (each rank "
                           "holds two of 2·cp equal chunks), got seq_len {}",
                           l.cp, 2 * l.cp, t.seq_len));
-  if (l.ep > 1)
-    return no("parallelism.cp",
-              fmt::format("cp = {} with expert parallelism (ep = {}) is not modelled: use one "
-                          "of them",
-                          l.cp, l.ep));
   if (t.attention == AttentionKernel::Unfused)
     return no("parallelism.cp",
               fmt::format("cp = {} needs a fused attention kernel (training.attention: flash1, "
@@ -278,11 +273,15 @@ std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelS
         "ep = {} with zero 3 is not modelled (FSDP would gather the experts over their own dp / "
         "ep group): use zero 0, 1 or 2",
         l.ep);
-  if (l.dp % l.ep != 0)
-    return fmt::format(
-        "ep = {} must divide dp = {}: expert-parallel groups are carved out of the data-parallel "
-        "ranks",
-        l.ep, l.dp);
+  if (l.dp_ranks() % l.ep != 0)
+    return l.cp > 1 ? fmt::format(
+                          "ep = {} must divide dp · cp = {} · {} = {}: expert-parallel "
+                          "groups are carved out of the data- and context-parallel ranks",
+                          l.ep, l.dp, l.cp, l.dp_ranks())
+                    : fmt::format(
+                          "ep = {} must divide dp = {}: expert-parallel groups are carved "
+                          "out of the data-parallel ranks",
+                          l.ep, l.dp);
   if (!m) return fmt::format("ep = {} needs a model with experts (model.moe)", l.ep);
   if (!m->is_moe())
     return fmt::format("ep = {} needs a mixture of experts: give model.moe.experts", l.ep);

@@ -17,8 +17,8 @@ namespace trainsim {
 void validate(const Scenario& s);
 
 /// Why `l`'s expert-parallel degree cannot run model `m` (null: a costs-only study), or nothing
-/// when it can (ep 1 always can): ep must divide dp and the experts of a mixture of experts, and
-/// neither ZeRO-3 nor gathering the parameters with the next forward is modelled with it.
+/// when it can (ep 1 always can): ep must divide dp · cp and the experts of a mixture of experts,
+/// and neither ZeRO-3 nor gathering the parameters with the next forward is modelled with it.
 /// validate() reports it on parallelism.ep; the layout search leaves such layouts out.
 std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelSpec* m);
 /// Why `l`'s context parallelism cannot run with `t` (the key to blame and the reason), or
