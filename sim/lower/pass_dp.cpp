@@ -2,6 +2,7 @@
 #include <iterator>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "core/error.h"
@@ -64,6 +65,16 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     // Per model stage: the stage here that runs it, and the tasks after which its gradients
     // are final on this rank (its last backward, its reductions).
     std::map<int, std::pair<int, std::vector<TaskId>>> final_of;
+    // The reductions of every stage here, each after the compute task that completes its
+    // gradients; they leave on the DP stream in the order those tasks run (with several chunks
+    // per rank, a chunk's early micro-batches must not queue behind another chunk's last one).
+    struct Reduction {
+      std::size_t at;  // position of `after` on the compute stream
+      int st, ms, phase;
+      double all, routed;
+      TaskId after;
+    };
+    std::vector<Reduction> pending;
     for (int st : stages) {
       const int ms = p.model_stage(st);
       params += p.cost.stage_params(ms);
@@ -83,23 +94,31 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       // ZeRO-0 all-reduces each bucket, ZeRO-2 reduce-scatters it, ZeRO-3 reduce-scatters
       // each FSDP unit; ZeRO-1 reduce-scatters once after the last backward. Buckets leave in
       // order on the DP stream.
-      const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
       int phase = 2;  // 0, 1: the parameter gathers'
       for (auto it = from; it != to; ++it) {
         const std::vector<TaskId>& ready = it->second;
         const int k = static_cast<int>(ready.size());
         const double all = p.cost.gradient_bytes(ms) / k, routed = all * routed_share(st);
-        for (int j = 0; j < k; ++j, ++phase) {
-          const TaskId after = ready[static_cast<std::size_t>(j)];
-          for (const TaskId t : {collective(dp, op, all - routed, st, 0, phase, after),
-                                 collective(experts, op, routed, st, 2, phase, after)})
-            if (t != kNone) {
-              reductions.push_back(t);
-              if (sch.chains > 1) final_of[ms].second.push_back(t);
-            }
-        }
+        for (int j = 0; j < k; ++j, ++phase)
+          pending.push_back({0, st, ms, phase, all, routed, ready[static_cast<std::size_t>(j)]});
       }
     }
+    if (!pending.empty()) {
+      std::unordered_map<TaskId, std::size_t> position;
+      const std::vector<TaskId>& order = p.builder.stream_order(cs);
+      for (std::size_t i = 0; i < order.size(); ++i) position.emplace(order[i], i);
+      for (Reduction& x : pending) x.at = position.at(x.after);
+      std::stable_sort(pending.begin(), pending.end(),
+                       [](const Reduction& a, const Reduction& b) { return a.at < b.at; });
+    }
+    const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
+    for (const Reduction& x : pending)
+      for (const TaskId t : {collective(dp, op, x.all - x.routed, x.st, 0, x.phase, x.after),
+                             collective(experts, op, x.routed, x.st, 2, x.phase, x.after)})
+        if (t != kNone) {
+          reductions.push_back(t);
+          if (sch.chains > 1) final_of[x.ms].second.push_back(t);
+        }
     // DualPipe: each model stage's gradients (or, reduced over DP by ZeRO-1/2/3, this GPU's
     // shard of them) all-reduced with the rank holding the other copy, once this rank's are
     // final, in model-stage order on both ranks.

@@ -143,8 +143,10 @@ const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass
 WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int variant, int stage2,
                      double scale, int part, int parts) {
   const long long ppm = std::llround(scale * 1e6);
-  const auto key =
-      std::make_tuple(static_cast<int>(type), stage, variant, chunk, stage2, ppm, part, parts);
+  // The cost is part of the key: two works alike in every other way but their size (a DP
+  // bucket's reduction and a whole backward's) are different works.
+  const auto key = std::make_tuple(static_cast<int>(type), stage, variant, chunk, stage2, ppm, part,
+                                   parts, c.duration, std::llround(c.bytes));
   auto it = works_.find(key);
   if (it != works_.end()) return it->second;
   const TimeNs duration =

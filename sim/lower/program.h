@@ -69,8 +69,9 @@ struct Program {
   const Cost& compute_cost(Op op, int stage, int pp);
   const Cost& layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass link, int per_node);
 
-  /// A Work record for `type` on `stage`, created once per distinct key. `stage2` is the
-  /// backward stage of an overlapped F&B (-1 otherwise); it is part of the key.
+  /// A Work record for `type` on `stage`, created once per distinct key (every argument, the
+  /// cost's duration and bytes among them). `stage2` is the backward stage of an overlapped F&B
+  /// (-1 otherwise).
   WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0, int stage2 = -1,
               double scale = 1.0, int part = 0, int parts = 1);
   /// Straggler factors (scenario `slowdown`): compute on simulated rank `r`; the slowest link
@@ -86,7 +87,9 @@ struct Program {
   std::vector<std::vector<int>> stages_by_rank_;
   std::vector<int> stage_layers_;
   std::map<TaskId, std::vector<TaskId>> parts_;  // first part -> every part (task_types.h)
-  std::map<std::tuple<int, int, int, int, int, long long, int, int>, WorkId> works_;
+  // (type, stage, variant, chunk, stage2, scale ppm, part, parts, duration, bytes)
+  std::map<std::tuple<int, int, int, int, int, long long, int, int, TimeNs, long long>, WorkId>
+      works_;
   std::map<std::tuple<int, int, int>, StreamId> streams_;
   std::unordered_map<std::uint64_t, Cost> compute_costs_, layer_comm_costs_;
 };
