@@ -82,8 +82,11 @@ int cmd_validate(const ValidateArgs& a) {
       const auto type = static_cast<TaskType>(w.type);
       if (!is_pipeline_compute(type)) continue;
       // A divided task's pieces follow each other on the stream: one replay, their sum.
+      // The cost model knows model stages (DualPipe's second pipeline runs copies).
       if (w.part == 0 || tasks.empty())
-        tasks.push_back({type, w.stage, w.stage2, g.tasks[t].microbatch, 0.0});
+        tasks.push_back({type, tl.schedule.model_stage(w.stage),
+                         w.stage2 >= 0 ? tl.schedule.model_stage(w.stage2) : -1,
+                         g.tasks[t].microbatch, 0.0});
       tasks.back().predicted += to_seconds(w.duration);
     }
   }

@@ -32,9 +32,11 @@
 namespace trainsim {
 namespace {
 
-std::vector<std::pair<Op, int>> ops_of(const ReplayStep& step) {
+// The ops of a replay step on the stages the cost model knows: model stages (DualPipe's second
+// pipeline runs copies of the first's).
+std::vector<std::pair<Op, int>> ops_of(const Schedule& s, const ReplayStep& step) {
   std::vector<std::pair<Op, int>> ops;
-  for (const Action& a : step.compute) ops.emplace_back(a.op, a.stage);
+  for (const Action& a : step.compute) ops.emplace_back(a.op, s.model_stage(a.stage));
   return ops;
 }
 
@@ -113,7 +115,8 @@ PipelineValidation measure_pipeline(const ValidateArgs& a) {
     const auto& steps = plan.ranks[static_cast<std::size_t>(run.r)];
     TRAINSIM_GPU(cudaSetDevice(run.device));
     std::vector<std::vector<Kernel>> kernels;
-    for (const ReplayStep& step : steps) kernels.push_back(kernels_of(model, ops_of(step)));
+    for (const ReplayStep& step : steps)
+      kernels.push_back(kernels_of(model, ops_of(tl.schedule, step)));
     const ReplayNeeds needs = replay_needs(kernels);
     GemmBench bench(run.device, fp16, needs.pools);
     for (const PlannedGemm& sh : needs.shapes) bench.time(sh.m, sh.n, sh.k, 3);

@@ -726,16 +726,16 @@ TEST_CASE("DP pass: DualPipe sums each model stage's gradients with its copy on 
   // pp 4 in one node, dualpipe: rank r holds model stages r and 3 − r (two copies of the model
   // over the four ranks). Each model stage's gradients are all-reduced between its two
   // holders (deepseek-ai/DualPipe's example sums them the same way) before the optimizer.
-  auto scenario = [](int dp) {
+  auto scenario = [](int dp, int zero = 0) {
     return test::yaml(fmt::format(R"(model: {{layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000}}
 training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: {}}}
 cluster: {{gpu: h100-sxm, gpus_per_node: {}}}
-parallelism: {{pp: 4, dp: {}}}
+parallelism: {{pp: 4, dp: {}, zero: {}}}
 schedule: dualpipe
 contention: {{compute_slowdown: 0, link_sharing: false}}
 )",
-                                  8 * dp, 4 * dp, dp));
+                                  8 * dp, 4 * dp, dp, zero));
   };
   const Scenario s = scenario(1);
   const Timeline tl = simulate(s);
@@ -784,6 +784,14 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
   const Scenario wide = scenario(2);
   CHECK(simulate(wide, {"", true}).ranks.folded);
   CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
+  // ZeRO-1 over dp 2: each stage's gradients reduce-scattered once (½ · g sent), the pair
+  // all-reduce on this GPU's shard g / 2 (bus factor 1), the updated bf16 parameters
+  // all-gathered (½ · 2P): rank 0 sends (g0 + g3) + (P0 + P3).
+  const Scenario sharded = scenario(2, 1);
+  const auto sc = make_cost_model(sharded);
+  CHECK(make_report(simulate(sharded)).volume.dp_bytes ==
+        Approx(sc->gradient_bytes(0) + sc->gradient_bytes(3) + sc->stage_params(0) +
+               sc->stage_params(3)));
 }
 
 TEST_CASE("EP with CP: the experts' all-to-alls carry a rank's s / cp tokens, across CP ranks",
@@ -823,6 +831,19 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
   const Scenario wide = scenario(4, 2);
   CHECK(simulate(wide, {"", true}).ranks.folded);
   CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
+  // Under overlapped F&B pairs both the all-to-alls and the ring's KV blocks would travel
+  // beside the same task: refused by key (the all-gather variant runs).
+  Scenario paired = test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {experts: 4, top_k: 2, ffn_hidden: 512}}
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {pp: 2, dp: 2, cp: 2, ep: 2}
+schedule: dualpipe
+)");
+  CHECK_THROWS_WITH(simulate(paired), Catch::Contains("parallelism.cp_comm") &&
+                                          Catch::Contains("overlapped F&B pairs (dualpipe)"));
+  paired.layout.cp_ring = false;
+  CHECK_NOTHROW(simulate(paired));
 }
 
 TEST_CASE(

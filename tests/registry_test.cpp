@@ -54,5 +54,6 @@ TEST_CASE("registry: each entry's placement is the one its schedules use", "[reg
       INFO(e.name << " vpp = " << v);
       const Schedule s = make_schedule(e.name, {4, 8, v, {}, {}});
       CHECK(e.stage_ranks(4, v) == s.stage_rank);
+      CHECK(e.chains == s.chains);
     }
 }

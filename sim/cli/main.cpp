@@ -625,7 +625,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   srch->add_option("--ep", xa.ep,
                    "Expert-parallel degrees to try for a mixture of experts (default: the "
-                   "scenario's; those not dividing dp and the experts are left out)")
+                   "scenario's; those not dividing dp · cp and the experts are left out)")
       ->delimiter(',');
   srch->add_option("--offload-activations", xa.offload_activations,
                    "Activation offload to try, layers per stage (0 = off; default: the "

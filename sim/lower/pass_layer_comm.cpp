@@ -108,6 +108,14 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
                                           "overlapped F&B pairs ({}) is not modelled: turn "
                                           "tp_overlap off or use another schedule",
                                           l.ep, p.schedule.name));
+        if (beside && k.kind == LayerComm::EP && l.cp_ring && l.cp > 1)
+          // Likewise with ring attention's KV blocks, which travel beside every part.
+          throw ScenarioError(p.scenario.source, "parallelism.cp_comm",
+                              fmt::format("ring context parallelism (cp = {}) with expert "
+                                          "parallelism (ep = {}) and overlapped F&B pairs ({}) "
+                                          "is not modelled: use cp_comm: all_gather or another "
+                                          "schedule",
+                                          l.cp, l.ep, p.schedule.name));
         if (beside) {
           members_of.emplace_back(key, t);
         } else {

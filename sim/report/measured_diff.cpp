@@ -38,15 +38,15 @@ std::string label(const std::string& what) {
 
 // The parallelism a measured collective serves, by the scenario's layout: "pp" for
 // point-to-point kernels; "ep" for an all-to-all over the EP degree; "tp" or "dp" when its group
-// size is the TP degree, or the DP degree (or dp / ep, the experts' gradients), and not both;
+// size is the TP degree, or the DP degree (or dp · cp / ep, the experts' gradients), and not both;
 // "" when the trace gives no group size (PyTorch before 2.2) or it matches neither or both.
 std::string serves(const CommGroupTime& g, const Layout& l) {
   if (g.collective == "sendrecv") return "pp";
   if (g.group_size <= 1) return "";
   if (g.collective == "alltoall" && l.ep > 1 && g.group_size == l.ep) return "ep";
-  // DP's: the whole DP group, or the dp / ep ranks reducing the experts' gradients.
+  // DP's: the whole DP group, or the dp · cp / ep ranks reducing the experts' gradients.
   const bool tp = g.group_size == l.tp,
-             dp = g.group_size == l.dp_ranks() || (l.ep > 1 && g.group_size == l.dp / l.ep);
+             dp = g.group_size == l.dp_ranks() || (l.ep > 1 && g.group_size == l.dp_ranks() / l.ep);
   return tp && !dp ? "tp" : dp && !tp ? "dp" : "";
 }
 

@@ -10,8 +10,8 @@
 // the simulated compute busy time. Measured: the union of the category's kernel intervals.
 //
 // Communication is also split by what it serves: a measured collective is TP's or DP's when its
-// group size (PyTorch ≥ 2.2 records it) is the layout's tp or dp degree (or dp / ep, the experts'
-// gradients), an all-to-all over the ep degree is expert parallelism's, and point-to-point
+// group size (PyTorch ≥ 2.2 records it) is the layout's tp or dp degree (or dp · cp / ep, the
+// experts' gradients), an all-to-all over the ep degree is expert parallelism's, and point-to-point
 // kernels are the pipeline's; what cannot be told apart is named in a note.
 //
 // Not compared: kernels the cost model does not have (`other`, listed by family).

@@ -72,7 +72,8 @@ const std::vector<ScheduleEntry>& entries() {
        false,
        1,
        1,
-       &dual_pipelines},
+       &dual_pipelines,
+       2},
       {"zb-auto",
        {"zero-bubble-auto"},
        "Zero Bubble automatic: searched with real costs under memory_limit (default pp); "
@@ -132,7 +133,8 @@ Schedule make_schedule(const std::string& name, const ScheduleParams& params) {
         fmt::format("{} needs pp >= 1, microbatches >= 1, vpp >= 1; got pp = {}, "
                     "m = {}, vpp = {}",
                     e.name, params.pp, params.microbatches, params.vpp));
-  check_schedule_size(e.name, static_cast<long long>(params.pp) * params.vpp, params.microbatches);
+  check_schedule_size(e.name, static_cast<long long>(params.pp) * params.vpp * e.chains,
+                      params.microbatches);
   Schedule s = e.generate(params);
   s.name = e.name;
   validate_schedule(s);

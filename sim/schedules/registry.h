@@ -23,6 +23,9 @@ struct ScheduleEntry {
   /// Stage → rank of the schedules it generates (nullptr: looped_placement), so a cost-aware
   /// generator's per-stage costs are taken on the rank that will run the stage.
   std::vector<int> (*placement)(int pp, int vpp) = nullptr;
+  /// Pipelines its schedules run, each over a copy of the model (Schedule::chains: DualPipe 2):
+  /// a rank then holds `chains` times its share of the parameters and stages.
+  int chains = 1;
   std::vector<int> stage_ranks(int pp, int vpp) const {
     return placement ? placement(pp, vpp) : looped_placement(pp, vpp);
   }

@@ -267,11 +267,15 @@ SearchResult evaluate(const Scenario& sc, const LayoutCandidate& c, double limit
                           .accepts_chunks(sc.layout.vpp))
       schedule_for(sc, c.schedule);
     // Weights, gradients and optimizer states of all stages over the pp ranks: the average
-    // rank's, a lower bound of the fullest rank's, plus one GPU's buffers.
+    // rank's, a lower bound of the fullest rank's, plus one GPU's buffers (DualPipe's ranks
+    // hold a copy of the model per pipeline).
     std::vector<int> all(static_cast<std::size_t>(sc.layout.pp * sc.layout.vpp));
     std::iota(all.begin(), all.end(), 0);
     const StaticMemory st = static_memory(sc, all);
-    r.static_memory = (st.weights + st.gradients + st.optimizer) / sc.layout.pp + st.buffers;
+    const int copies =
+        from_csv ? 1 : find_schedule(c.schedule.empty() ? sc.schedule.name : c.schedule).chains;
+    r.static_memory =
+        copies * (st.weights + st.gradients + st.optimizer) / sc.layout.pp + st.buffers;
     if (r.static_memory > limit) {
       r.ruled_out = true;
       return r;
