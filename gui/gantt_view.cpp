@@ -326,6 +326,9 @@ QString GanttView::describe(TaskId t) const {
                    rk.coord.dp);
   if (task.microbatch >= 0) s += fmt::format("<br>micro-batch {}", task.microbatch);
   if (w.stage >= 0) s += fmt::format("<br>stage {}", w.stage);
+  if (w.stage >= 0 && tl.schedule.chains > 1)  // DualPipe: which copy of which model stage
+    s += fmt::format(" (model stage {}, pipeline {} of {})", tl.schedule.model_stage(w.stage),
+                     tl.schedule.chain_of_stage(w.stage) + 1, tl.schedule.chains);
   if (w.chunk >= 0) s += fmt::format(" · chunk {}", w.chunk);
   s += fmt::format("<br>start {}<br>duration {}", format_duration(static_cast<double>(tl.start[t])),
                    format_duration(static_cast<double>(tl.end[t] - tl.start[t])));
