@@ -846,6 +846,42 @@ parallelism: {{dp: 4, ep: {}}}
   CHECK(none.stage_params(0) - four.stage_params(0) == Approx(2 * 12582912.0 * 3 / 4));
 }
 
+TEST_CASE("analytic: node-limited routing sends a token across the network once per node",
+          "[analytic][moe]") {
+  // 32 experts, top 8, on 4 nodes of 8 H100s (ep 32). An all-to-all of 1 GB (S: 8 copies of
+  // each token) over the 32 GPUs:
+  //   no limit: each remote copy on its own, (32 − 8)/32 = 3/4 of S through this GPU's NIC
+  //     (47 GB/s) — 0.75e9 / 47e9 — beside 7/32 over NVLink;
+  //   node_limit 2: a token's experts on at most 2 of the N = 4 nodes, 2 · 3/4 = 1.5 remote
+  //     nodes expected, one crossing each: 1.5/8 of S through the NIC (0.1875e9 / 47e9), and
+  //     (8 − 1)/8 of S forwarded inside the nodes over NVLink (0.875e9 / 370e9), beside it.
+  // Both after one NCCL base latency (8.4 us) and one network hop (14 us).
+  const auto s = [](int limit) {
+    return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {{experts: 32, top_k: 8, ffn_hidden: 512, node_limit: {}}}}}
+training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: 32}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 4}}
+parallelism: {{dp: 32, ep: 32}}
+)",
+                                  limit));
+  };
+  const AnalyticCostModel free(s(0)), limited(s(2));
+  auto seconds = [](const AnalyticCostModel& m) {
+    return to_seconds(
+        m.collective(Collective::AllToAll, 32, LinkClass::InterNode, 1e9, 8).duration);
+  };
+  CHECK(seconds(free) == Approx(8.4e-6 + 14e-6 + 0.75e9 / 47e9).epsilon(1e-6));
+  CHECK(seconds(limited) ==
+        Approx(8.4e-6 + 14e-6 + std::max(0.1875e9 / 47e9, 0.875e9 / 370e9)).epsilon(1e-6));
+  // Inside one node nothing changes; past top_k the limit is refused by key.
+  CHECK(limited.collective(Collective::AllToAll, 8, LinkClass::IntraNode, 1e9).duration ==
+        free.collective(Collective::AllToAll, 8, LinkClass::IntraNode, 1e9).duration);
+  CHECK_THROWS_WITH(s(9),
+                    Catch::Contains("model.moe.node_limit") && Catch::Contains("exceed top_k = 8"));
+  // The deepseek-v3 preset routes so (DeepSeek-V3 report §3.2.2: at most 4 nodes).
+  CHECK(find_model_preset("deepseek-v3")->moe.node_limit == 4);
+}
+
 TEST_CASE("analytic: a capacity factor runs padded expert GEMMs and buffers, not model FLOPs",
           "[analytic][moe]") {
   // The EP test's MoE (8 experts, top 2, n = 1024) at ep 2 with capacity factor 1.25: every

@@ -672,8 +672,21 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
     // no ring): of S, (n − k)/n leaves through this GPU's own NIC and (k − 1)/n goes over
     // NVLink to the k − 1 members in its node, side by side; one hop of latency.
     const double k = std::max(1, per_node);
-    const double out = (n - k) / n * bytes / l.bandwidth;
-    const double in = (k - 1) / n * bytes / s_.cluster.intra_node.bandwidth;
+    double out = (n - k) / n * bytes / l.bandwidth;
+    double in = (k - 1) / n * bytes / s_.cluster.intra_node.bandwidth;
+    // The only all-to-alls are expert parallelism's token dispatch and combine (S: top_k
+    // copies of each token). With node-limited routing (DeepSeek-V3 §3.2.2) a token crosses
+    // the network once per remote node among its at most M nodes — M·(N − 1)/N of them
+    // expected, with N nodes in the group and its own node one of the M with chance M/N —
+    // instead of once per remote copy, and is forwarded inside each node over NVLink to its
+    // experts there: all copies but the ones on the receiving GPU, (k − 1)/k of S.
+    const int limit = s_.model ? s_.model->moe.node_limit : 0;
+    if (limit > 0 && s_.model->moe.top_k > 0 && n > k) {
+      const double nodes = n / k, copies = s_.model->moe.top_k;
+      const double crossing = std::min(limit * (nodes - 1) / nodes, copies * (n - k) / n);
+      out = crossing / copies * bytes / l.bandwidth;
+      in = (k - 1) / k * bytes / s_.cluster.intra_node.bandwidth;
+    }
     const double t = constants::kCollectiveBaseLatency + l.latency + std::max(out, in);
     return {seconds_to_ns(t), 0, sent};
   }

@@ -67,8 +67,9 @@ const std::array<ModelSpec, 7> kPresets{{
      {}},
     // deepseek-ai/DeepSeek-V3: 671 B parameters, 37 B active (arXiv 2412.19437, §1; its
     // multi-token-prediction module, 14 B more, is not part of that count nor modelled here).
+    // Its routing sends each token to experts on at most 4 nodes (§3.2.2).
     {"deepseek-v3", 61, 7168, 18432, 128, 128, 129280, false, SwiGLU, Rotary, RMSNorm, 0,
-     MoeSpec{256, 8, 2048, 2048, 3}, LatentAttention{1536, 512, 64, 128, 128}},
+     MoeSpec{256, 8, 2048, 2048, 3, 1, 4}, LatentAttention{1536, 512, 64, 128, 128}},
 }};
 
 }  // namespace

@@ -32,6 +32,11 @@ struct MoeSpec {
   /// buffer to it (Megatron's --moe-expert-capacity-factor); for dropless routing, the load
   /// imbalance the slowest rank waits for. 1: tokens routed evenly.
   double capacity_factor = 1;
+  /// Node-limited routing (DeepSeek-V3, arXiv 2412.19437, §2.1.2 and §3.2.2): each token's
+  /// routed experts lie on at most this many nodes, so across nodes a token travels once per
+  /// node and is forwarded to its experts there over NVLink. 0: no limit (each routed copy
+  /// travels on its own).
+  int node_limit = 0;
 };
 
 /// DeepSeek's multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, §2.1): K and V are

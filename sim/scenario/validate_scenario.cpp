@@ -57,7 +57,8 @@ void check_moe(const Scenario& s, const Checker& c) {
                                    {"model.moe.ffn_hidden", e.ffn_hidden != 0},
                                    {"model.moe.shared_ffn_hidden", e.shared_ffn_hidden != 0},
                                    {"model.moe.dense_layers", e.dense_layers != 0},
-                                   {"model.moe.capacity_factor", e.capacity_factor != 1}})
+                                   {"model.moe.capacity_factor", e.capacity_factor != 1},
+                                   {"model.moe.node_limit", e.node_limit != 0}})
       if (set && c.given(key))  // a preset's, after --set model.moe.experts=0: unused
         c.fail(key, "applies to a mixture of experts only: give model.moe.experts (2 or more)");
     return;
@@ -76,6 +77,10 @@ void check_moe(const Scenario& s, const Checker& c) {
            fmt::format("{:g} exceeds experts / top_k = {} / {}: the busiest expert cannot get more "
                        "than every token",
                        e.capacity_factor, e.experts, e.top_k));
+  if (e.node_limit > e.top_k)
+    c.fail("model.moe.node_limit",
+           fmt::format("{} nodes exceed top_k = {}: a token's experts lie on at most top_k nodes",
+                       e.node_limit, e.top_k));
   if (e.dense_layers >= m.layers)
     c.fail("model.moe.dense_layers",
            fmt::format("{} dense layers of the model's {} leave no MoE layer", e.dense_layers,
