@@ -70,6 +70,23 @@ TEST_CASE("compare: a costs-only scenario has no memory to judge", "[report]") {
   CHECK(table.find("OOM") == std::string::npos);
 }
 
+TEST_CASE("run --json: a mixture of experts shows its routing", "[report]") {
+  // The MoE settings the all-to-alls depend on are echoed; a dense model has no "moe".
+  const Scenario moe = test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {experts: 8, top_k: 2, capacity_factor: 1.25, node_limit: 2}}
+training: {seq_len: 512, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8, ep: 8}
+)");
+  const auto j = report_to_json(make_report(simulate(moe, {"", true})));
+  CHECK(j["model"]["moe"]["experts"] == 8);
+  CHECK(j["model"]["moe"]["top_k"] == 2);
+  CHECK(j["model"]["moe"]["capacity_factor"] == 1.25);
+  CHECK(j["model"]["moe"]["node_limit"] == 2);
+  CHECK_FALSE(
+      report_to_json(make_report(simulate(llama8b(), {"", true})))["model"].contains("moe"));
+}
+
 TEST_CASE("run --json: the training settings the durations depend on", "[report]") {
   Scenario s = llama8b();
   s.training.attention = AttentionKernel::Triton;

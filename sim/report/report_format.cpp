@@ -145,6 +145,13 @@ nlohmann::json report_to_json(const StepReport& r) {
     j["model"] = {{"name", r.model->name},
                   {"parameters", r.model->total_params()},
                   {"active_parameters", r.model->active_params()}};
+    if (r.model->is_moe()) {
+      const MoeSpec& e = r.model->moe;
+      j["model"]["moe"] = {{"experts", e.experts},
+                           {"top_k", e.top_k},
+                           {"capacity_factor", e.capacity_factor},
+                           {"node_limit", e.node_limit}};
+    }
   } else {
     j["model"] = nullptr;
   }
