@@ -92,8 +92,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       const auto to = compute.gradient_parts.lower_bound({r, st + 1, -1});
       TRAINSIM_CHECK(from != to, "every stage has a backward");
       // ZeRO-0 all-reduces each bucket, ZeRO-2 reduce-scatters it, ZeRO-3 reduce-scatters
-      // each FSDP unit; ZeRO-1 reduce-scatters once after the last backward. Buckets leave in
-      // order on the DP stream.
+      // each FSDP unit; ZeRO-1 reduce-scatters once after the last backward.
       int phase = 2;  // 0, 1: the parameter gathers'
       for (auto it = from; it != to; ++it) {
         const std::vector<TaskId>& ready = it->second;

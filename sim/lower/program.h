@@ -134,7 +134,9 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute);
 void add_activation_offload_pass(Program& p);
 /// Data-parallel gradient reduction after each stage's last backward on a separate stream
 /// (all-reduce for ZeRO-0; reduce-scatter, then all-gather after the optimizer, for ZeRO-1/2),
-/// under ZeRO-2/3 after every backward (they keep only their gradient shard),
+/// under ZeRO-2/3 after every backward (they keep only their gradient shard), leaving the DP
+/// stream in the order their gradients complete; with two pipelines (DualPipe) each model
+/// stage's gradients (or shard) then all-reduced between the two ranks holding a copy of it;
 /// and the optimizer step on the compute stream, after `tails` (add_layer_comm_pass's). Under
 /// expert parallelism the routed experts' gradients are reduced (and gathered) over their
 /// expert-data-parallel group, the rest over the DP group.
