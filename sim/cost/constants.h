@@ -67,7 +67,11 @@ inline constexpr double kGradClipBytesPerParam = 12.0;
 /// Overlap in GPU-Accelerated Distributed Deep Learning" (arXiv 2507.03114, 2025) measure an
 /// average compute slowdown of 18.9% (up to 40%) over GPT and Llama training on A100, H100,
 /// MI250 and MI210. NCCL's 16–32 channels (one CTA per SM each) of the H100's 132 SMs are 12–24%
-/// of them, the same range.
+/// of them, the same range. Measured on one H100 SXM (calibrate/reference/overlap_probe.py,
+/// h100-sxm-overlap*.json): four-layer MPT-760m, MPT-13B and Llama-3.1-8B forward + backward beside
+/// C resident 512-thread stand-in CTAs ran 12–15% slower at C = 8, 16–22% at 16, 17–26% at 24 and
+/// 26–42% at 32 (the span: the stand-in moving 40 GB/s to 1.3 TB/s of HBM traffic); the
+/// memory-bound optimizer 0–18%. 16–24 channels bracket this mean; the constant stays.
 inline constexpr double kOverlapComputeSlowdown = 0.189;
 
 /// Eager (op-by-op) memory-bound kernels, bytes per element and kernels per run, from the PyTorch
