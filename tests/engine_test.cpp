@@ -181,6 +181,66 @@ TEST_CASE("engine: a collective's members progress at their slowest member's rat
   CHECK(r.end[c1] == 30);
 }
 
+TEST_CASE("engine: a task beside a collective starts with it and keeps its own pace",
+          "[engine][contention]") {
+  // Compute C (25 ns, after a 7 ns task on its stream) beside a collective c0, c1 (20 ns each);
+  // member 1 shares its NIC with a 10 ns send that starts at 0. All three start at 7 (C is
+  // ready last). The send runs alone 0–7 (7 done), then shares: its last 3 ns at 1/2 end at 13.
+  // The members do 3 ns of 20 by 13 at 1/2, then 17 at full rate: both end at 30. C is no member:
+  // it runs at its own full rate, 7 + 25 = 32 (at the members' pace it would end at 35).
+  TaskGraphBuilder b;
+  const StreamId sc = b.add_stream({}), s0 = b.add_stream({}), s1 = b.add_stream({}),
+                 s2 = b.add_stream({});
+  const ResourceId nic1 = b.add_resource({ResourcePolicy::FairShare, 0});
+  b.use_resource(s1, nic1, ResourceRole::Share);
+  b.use_resource(s2, nic1, ResourceRole::Share);
+  b.add_task(sc, b.add_work({7}));
+  const TaskId c = b.add_task(sc, b.add_work({25}));
+  const WorkId coll = b.add_work({20});
+  const TaskId c0 = b.add_task(s0, coll), c1 = b.add_task(s1, coll);
+  const TaskId send = b.add_task(s2, b.add_work({10}));
+  b.add_rendezvous(std::array<TaskId, 2>{c0, c1}, std::array<TaskId, 1>{c});
+  auto r = run(b);
+  CHECK(r.g.rendezvous_count() == 1);
+  CHECK(r.g.pace_count() == 1);
+  CHECK(r.g.pace[c] == kNone);
+  for (TaskId t : {c, c0, c1}) CHECK(r.start[t] == 7);
+  CHECK(r.end[send] == 13);
+  CHECK(r.end[c0] == 30);
+  CHECK(r.end[c1] == 30);
+  CHECK(r.end[c] == 32);
+}
+
+TEST_CASE("engine: a task beside two collectives starts with both", "[engine]") {
+  // C (10 ns) beside collective A = {a0, a1} (6 ns) and collective B = {b0} (4 ns); a1 is
+  // ready at 4, b0 at 9 (their streams' first tasks): one start group, everything at 9. Two
+  // pace groups: A's members keep each other's pace, B's its own.
+  TaskGraphBuilder b;
+  const StreamId sc = b.add_stream({}), sa0 = b.add_stream({}), sa1 = b.add_stream({}),
+                 sb = b.add_stream({});
+  const TaskId c = b.add_task(sc, b.add_work({10}));
+  const WorkId wa = b.add_work({6});
+  const TaskId a0 = b.add_task(sa0, wa);
+  b.add_task(sa1, b.add_work({4}));
+  const TaskId a1 = b.add_task(sa1, wa);
+  b.add_task(sb, b.add_work({9}));
+  const TaskId b0 = b.add_task(sb, b.add_work({4}));
+  const std::array<TaskId, 1> beside{c};
+  b.add_rendezvous(std::array<TaskId, 2>{a0, a1}, beside);
+  b.add_rendezvous(std::array<TaskId, 1>{b0}, beside);
+  auto r = run(b);
+  CHECK(r.g.rendezvous_count() == 1);
+  CHECK(r.g.rendezvous(0).size() == 4);
+  CHECK(r.g.pace_count() == 2);
+  CHECK(r.g.pace[a0] == r.g.pace[a1]);
+  CHECK(r.g.pace[b0] != r.g.pace[a0]);
+  for (TaskId t : {c, a0, a1, b0}) CHECK(r.start[t] == 9);
+  CHECK(r.end[c] == 19);
+  CHECK(r.end[a0] == 15);
+  CHECK(r.end[b0] == 13);
+  CHECK(r.result.makespan == 19);
+}
+
 TEST_CASE("engine: contended runs are deterministic", "[engine][contention]") {
   auto make = [] {
     TaskGraphBuilder b;

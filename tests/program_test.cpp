@@ -2,6 +2,7 @@
 // cost model's own durations (the arithmetic is in the comments).
 #include "lower/program.h"
 
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <tuple>
@@ -555,7 +556,30 @@ contention: {compute_slowdown: 0, link_sharing: false}
   CHECK(r.stages[0].exposed_ep_s < r.stages[0].comm_ep_s);
 }
 
-TEST_CASE("EP pass: with TP the optimizer waits for both - what is not modelled is refused",
+namespace {
+// Every task of `type` starts together with a collective of each of `with` (same start group,
+// same start time), and there is at least one.
+void starts_together(const Timeline& tl, TaskType type, std::initializer_list<TaskType> with) {
+  const TaskGraph& g = *tl.graph;
+  int n = 0;
+  for (TaskId t = 0; t < g.size(); ++t) {
+    if (static_cast<TaskType>(g.work(t).type) != type) continue;
+    ++n;
+    REQUIRE(g.tasks[t].rendezvous != kNone);
+    CHECK(g.pace[t] == kNone);  // keeps its own pace
+    for (TaskType w : with) {
+      bool found = false;
+      for (TaskId u : g.rendezvous(g.tasks[t].rendezvous))
+        found |= static_cast<TaskType>(g.work(u).type) == w && tl.start[u] == tl.start[t] &&
+                 g.tasks[u].microbatch == g.tasks[t].microbatch;
+      CHECK(found);
+    }
+  }
+  CHECK(n > 0);
+}
+}  // namespace
+
+TEST_CASE("EP pass: with TP the optimizer waits for both, and F&B pairs start with both",
           "[passes][ep]") {
   // tp 2 · dp 2 = ep 2 on 4 GPUs, 2 MoE layers, 1F1B, TP overlapped with its GEMMs: the last
   // backward's TP collective runs beside it and its all-to-alls after it; the optimizer step
@@ -579,12 +603,10 @@ parallelism: {tp: 2, dp: 2, ep: 2, tp_overlap: true)" +
   }
   REQUIRE(optimizer >= 0);
   CHECK(optimizer >= last_comm);
-  // DualPipeV's pairs would meet their TP collectives and their all-to-alls at once: refused
-  // with the key, not an internal error.
-  Scenario v = scenario(", vpp: 2");
-  CHECK_THROWS_WITH(simulate(v, {"dualpipe-v", true}),
-                    Catch::Contains("parallelism.tp_overlap") &&
-                        Catch::Contains("overlapped F&B pairs (dualpipe-v) is not modelled"));
+  // DualPipeV's pairs start with their TP collectives and their all-to-alls at once (one start
+  // group), each keeping its own pace.
+  starts_together(simulate(scenario(", vpp: 2"), {"dualpipe-v", true}), TaskType::ForwardBackward,
+                  {TaskType::TpCollective, TaskType::EpCollective});
   // Groups of unequal shape are not folded: dp 12 = 2 × ep 6 on nodes of 4 GPUs puts 4 + 2 of
   // the first EP group's members in its first node and 2 + 4 of the second's.
   const Scenario uneven = test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 2048,
@@ -646,6 +668,45 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
   const Scenario wide = scenario("ring", 2, 2);
   CHECK(simulate(wide, {"", true}).ranks.folded);
   CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
+}
+
+TEST_CASE("CP pass: with tp_overlap the compute starts with its TP collective and its KV blocks",
+          "[passes][cp][tp]") {
+  // The ring case above with tp 2 on one node of 4 (tp 2 · cp 2), TP overlapped with its GEMMs:
+  // each part's compute, its TP collective and its KV exchange start together (one start group
+  // over the 4 ranks) and the next part waits for all three. All hidden (cF ≤ F, cB ≤ B for
+  // both kinds): max(F, cF_tp, cF_cp) + max(B, cB_tp, cB_cp) + AR + o = 30 ms + AR + o, AR the
+  // gradient all-reduce over dp · cp = 2 ranks of a TP shard.
+  const Scenario s = test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000}
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 4}
+parallelism: {tp: 2, cp: 2, tp_overlap: true}
+costs: {forward: 10ms, backward: 20ms}
+memory: {bucket_size: 10GB}
+contention: {compute_slowdown: 0, link_sharing: false}
+)");
+  const auto cost = make_cost_model(s);
+  for (Op op : {Op::F, Op::B}) {
+    const TimeNs limit = (op == Op::F ? 10 : 20) * kNsPerMs;
+    REQUIRE(cost->tp_communication(op, 0, LinkClass::IntraNode).duration <= limit);
+    REQUIRE(cost->cp_communication(op, 0, LinkClass::IntraNode, 2).duration <= limit);
+  }
+  const TimeNs ar =
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, cost->gradient_bytes(0))
+          .duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  const Timeline tl = simulate(s);
+  CHECK(tl.makespan == 30 * kNsPerMs + ar + o);
+  for (TaskType type : {TaskType::Forward, TaskType::Backward})
+    starts_together(tl, type, {TaskType::TpCollective, TaskType::CpCollective});
+  const StepReport r = make_report(tl);
+  CHECK(r.stages[0].exposed_tp_s == 0);
+  CHECK(r.stages[0].exposed_cp_s == 0);
+  CHECK(r.volume.tp_bytes > 0);
+  CHECK(r.volume.cp_bytes > 0);
+  // Folded (one representative of the TP and CP peers) and expanded agree.
+  CHECK(simulate(s, {"", true}).makespan == simulate(s, {"", false}).makespan);
 }
 
 TEST_CASE("offload pass: activations go to host memory after F and come back before B",
@@ -831,8 +892,8 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
   const Scenario wide = scenario(4, 2);
   CHECK(simulate(wide, {"", true}).ranks.folded);
   CHECK(simulate(wide, {"", true}).makespan == simulate(wide, {"", false}).makespan);
-  // Under overlapped F&B pairs both the all-to-alls and the ring's KV blocks would travel
-  // beside the same task: refused by key (the all-gather variant runs).
+  // Under overlapped F&B pairs both the all-to-alls and the ring's KV blocks travel beside the
+  // pair: it starts with both.
   Scenario paired = test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000, moe: {experts: 4, top_k: 2, ffn_hidden: 512}}
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
@@ -840,8 +901,8 @@ cluster: {gpu: h100-sxm, gpus_per_node: 8}
 parallelism: {pp: 2, dp: 2, cp: 2, ep: 2}
 schedule: dualpipe
 )");
-  CHECK_THROWS_WITH(simulate(paired), Catch::Contains("parallelism.cp_comm") &&
-                                          Catch::Contains("overlapped F&B pairs (dualpipe)"));
+  starts_together(simulate(paired), TaskType::ForwardBackward,
+                  {TaskType::CpCollective, TaskType::EpCollective});
   paired.layout.cp_ring = false;
   CHECK_NOTHROW(simulate(paired));
 }

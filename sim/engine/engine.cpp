@@ -34,9 +34,9 @@ class Run {
       mark_.assign(g.streams.size(), 0);
       share_.assign(g.resources.size(), 0);
       aggressors_.assign(g.resources.size(), 0);
-      group_mark_.assign(g.rendezvous_count(), 0);
-      group_seen_.assign(g.rendezvous_count(), 0);
-      group_rate_.assign(g.rendezvous_count(), 1.0);
+      group_mark_.assign(g.pace_count(), 0);
+      group_seen_.assign(g.pace_count(), 0);
+      group_rate_.assign(g.pace_count(), 1.0);
     }
   }
 
@@ -139,7 +139,7 @@ class Run {
       if (u.role == ResourceRole::Share) share_[u.resource] += delta;
       if (u.role == ResourceRole::Aggressor) aggressors_[u.resource] += delta;
     }
-    // Rendezvous partners progress at their group's lowest rate: theirs may change too.
+    // A collective's members progress at their pace group's lowest rate: theirs may change too.
     partners(s, now);
     for (std::size_t i = 0; i < affected_.size(); ++i) partners(affected_[i], now);
     for (StreamId a : affected_) reschedule(a, now);
@@ -155,10 +155,10 @@ class Run {
 
   void partners(StreamId s, TimeNs now) {
     if (state_[s] != kBusy) return;
-    const RendezvousId rv = g_.tasks[running(s)].rendezvous;
+    const std::uint32_t rv = g_.pace[running(s)];
     if (rv == kNone || group_seen_[rv] == epoch_) return;
     group_seen_[rv] = epoch_;  // each group's members are added once per change
-    for (TaskId m : g_.rendezvous(rv)) {
+    for (TaskId m : g_.pace_group(rv)) {
       const StreamId ms = g_.tasks[m].stream;
       if (state_[ms] == kBusy && running(ms) == m) add(ms, now);
     }
@@ -176,12 +176,12 @@ class Run {
   }
 
   double rate(StreamId s) {
-    const RendezvousId rv = g_.tasks[running(s)].rendezvous;
-    if (rv == kNone) return local_rate(s);
-    if (group_mark_[rv] != epoch_) {  // once per group per change
+    const std::uint32_t rv = g_.pace[running(s)];
+    if (rv == kNone) return local_rate(s);  // no collective, or only beside one
+    if (group_mark_[rv] != epoch_) {        // once per group per change
       group_mark_[rv] = epoch_;
       double r = 1.0;
-      for (TaskId m : g_.rendezvous(rv)) {
+      for (TaskId m : g_.pace_group(rv)) {
         const StreamId ms = g_.tasks[m].stream;
         if (ms != ending_ && state_[ms] == kBusy && running(ms) == m)
           r = std::min(r, local_rate(ms));

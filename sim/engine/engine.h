@@ -1,7 +1,8 @@
 #pragma once
 // The "when" layer: a discrete-event simulation of a TaskGraph. A task starts when all its
 // dependencies have finished and it is at the head of its (in-order) stream; the members of a
-// rendezvous start together once every one of them is ready. Time is integer nanoseconds and
+// rendezvous start together once every one of them is ready (a collective's members then keep
+// its slowest member's pace, tasks beside it their own). Time is integer nanoseconds and
 // events are ordered by (time, seq), so identical inputs give identical runs. When the graph
 // declares shared resources, a running task's progress rate follows what else runs on them
 // (task_graph.h: fair-shared links, compute slowed by communication) and its end moves with it;

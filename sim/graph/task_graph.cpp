@@ -44,16 +44,25 @@ void TaskGraphBuilder::add_dependency(TaskId before, TaskId after) {
   edges_.emplace_back(before, after);
 }
 
-RendezvousId TaskGraphBuilder::add_rendezvous(std::span<const TaskId> members) {
+void TaskGraphBuilder::add_rendezvous(std::span<const TaskId> members,
+                                      std::span<const TaskId> beside) {
   TRAINSIM_CHECK(!members.empty(), "a rendezvous needs members");
+  // Until build(), a task's `rendezvous` holds the call it is a member of (kNone - 1: beside).
   const auto id = static_cast<RendezvousId>(rendezvous_offsets_.size() - 1);
   for (TaskId t : members) {
-    TRAINSIM_CHECK(tasks_[t].rendezvous == kNone, "a task joins at most one rendezvous");
+    TRAINSIM_CHECK(t < tasks_.size() && tasks_[t].rendezvous == kNone,
+                   "a task is a member of at most one rendezvous, and not beside one");
     tasks_[t].rendezvous = id;
   }
+  for (TaskId t : beside)
+    TRAINSIM_CHECK(
+        t < tasks_.size() && (tasks_[t].rendezvous == kNone || tasks_[t].rendezvous == kNone - 1),
+        "a task beside a rendezvous is no member of one");
+  for (TaskId t : beside) tasks_[t].rendezvous = kNone - 1;
   rendezvous_members_.insert(rendezvous_members_.end(), members.begin(), members.end());
   rendezvous_offsets_.push_back(static_cast<std::uint32_t>(rendezvous_members_.size()));
-  return id;
+  beside_.insert(beside_.end(), beside.begin(), beside.end());
+  beside_offsets_.push_back(static_cast<std::uint32_t>(beside_.size()));
 }
 
 ResourceId TaskGraphBuilder::add_resource(const Resource& r) {
@@ -68,6 +77,65 @@ void TaskGraphBuilder::use_resource(StreamId s, ResourceId r, ResourceRole role)
       (resources_[r].policy == ResourcePolicy::FairShare) == (role == ResourceRole::Share),
       "FairShare resources have Share users, Interference ones Victims and Aggressors");
   uses_.push_back({s, {r, role}});
+}
+
+// Pace groups are the add_rendezvous calls' members. Start groups are the calls joined by the
+// tasks beside them (union-find over calls), numbered by their first call; each holds its
+// calls' members in call order, then their beside tasks once each, in order of first mention.
+void TaskGraphBuilder::build_rendezvous(TaskGraph& g) {
+  const auto calls = static_cast<std::uint32_t>(rendezvous_offsets_.size() - 1);
+  const auto n = static_cast<std::uint32_t>(tasks_.size());
+  g.pace_offsets = rendezvous_offsets_;
+  g.pace_tasks = rendezvous_members_;
+  g.pace.assign(n, kNone);
+  for (std::uint32_t c = 0; c < calls; ++c)
+    for (std::uint32_t i = rendezvous_offsets_[c]; i < rendezvous_offsets_[c + 1]; ++i)
+      g.pace[rendezvous_members_[i]] = c;
+  std::vector<std::uint32_t> parent(calls);
+  for (std::uint32_t c = 0; c < calls; ++c) parent[c] = c;
+  auto find = [&](std::uint32_t c) {
+    while (parent[c] != c) c = parent[c] = parent[parent[c]];
+    return c;
+  };
+  std::vector<std::uint32_t> first_call(n, kNone);  // per beside task
+  for (std::uint32_t c = 0; c < calls; ++c)
+    for (std::uint32_t i = beside_offsets_[c]; i < beside_offsets_[c + 1]; ++i) {
+      const TaskId t = beside_[i];
+      if (first_call[t] == kNone) {
+        first_call[t] = c;
+        continue;
+      }
+      const std::uint32_t a = find(first_call[t]), b = find(c);
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the root is the first call
+    }
+  std::vector<std::uint32_t> group_of(calls, kNone);
+  std::vector<std::vector<std::uint32_t>> calls_of;
+  for (std::uint32_t c = 0; c < calls; ++c) {
+    const std::uint32_t root = find(c);
+    if (group_of[root] == kNone) {
+      group_of[root] = static_cast<std::uint32_t>(calls_of.size());
+      calls_of.emplace_back();
+    }
+    calls_of[group_of[root]].push_back(c);
+  }
+  g.rendezvous_offsets.assign(1, 0);
+  g.rendezvous_tasks.clear();
+  g.rendezvous_tasks.reserve(rendezvous_members_.size() + beside_.size());
+  for (std::uint32_t r = 0; r < calls_of.size(); ++r) {
+    for (std::uint32_t c : calls_of[r])
+      for (std::uint32_t i = rendezvous_offsets_[c]; i < rendezvous_offsets_[c + 1]; ++i) {
+        g.rendezvous_tasks.push_back(rendezvous_members_[i]);
+        tasks_[rendezvous_members_[i]].rendezvous = r;
+      }
+    for (std::uint32_t c : calls_of[r])
+      for (std::uint32_t i = beside_offsets_[c]; i < beside_offsets_[c + 1]; ++i) {
+        const TaskId t = beside_[i];
+        if (tasks_[t].rendezvous == r) continue;  // beside two of this group's calls
+        g.rendezvous_tasks.push_back(t);
+        tasks_[t].rendezvous = r;
+      }
+    g.rendezvous_offsets.push_back(static_cast<std::uint32_t>(g.rendezvous_tasks.size()));
+  }
 }
 
 TaskGraph TaskGraphBuilder::build() {
@@ -87,8 +155,7 @@ TaskGraph TaskGraphBuilder::build() {
     std::vector<TaskId>().swap(order);
   }
   TRAINSIM_CHECK(g.stream_tasks.size() == n, "every task is on exactly one stream");
-  g.rendezvous_offsets = std::move(rendezvous_offsets_);
-  g.rendezvous_tasks = std::move(rendezvous_members_);
+  build_rendezvous(g);
   if (!resources_.empty()) {
     // Both directions as CSR: stream -> uses, resource -> users.
     std::stable_sort(uses_.begin(), uses_.end(),
@@ -112,6 +179,8 @@ TaskGraph TaskGraphBuilder::build() {
   g.streams = std::move(streams_);
   rendezvous_members_.clear();
   rendezvous_offsets_.assign(1, 0);
+  beside_.clear();
+  beside_offsets_.assign(1, 0);
   orders_.clear();
   tasks_.clear();
   works_.clear();

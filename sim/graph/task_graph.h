@@ -1,7 +1,8 @@
 #pragma once
 // The task graph the engine runs: compact task records (16 bytes, no per-task heap strings),
 // dependency edges in a Boost.Graph compressed-sparse-row graph, in-order streams and
-// rendezvous groups (tasks that must start together: collectives, matched send/recv).
+// rendezvous groups (tasks that must start together: collectives, matched send/recv; and
+// work that starts with a collective it overlaps but keeps its own pace).
 // It knows nothing of schedules or libraries: `type` fields are opaque codes that the layer
 // which built the graph (lower/) interprets.
 #include <cstdint>  // std::uint32_t, std::int32_t, std::uint8_t
@@ -62,7 +63,8 @@ using ResourceId = std::uint32_t;
 ///   bandwidth split between flows);
 /// - Interference: tasks on Victim streams progress at 1/(1 + factor) while any task runs on
 ///   one of its Aggressor streams (compute slowed by communication kernels taking SMs).
-/// A rendezvous' members progress together at the lowest of their rates.
+/// A collective's members (one pace group) progress together at the lowest of their rates;
+/// tasks that only start with it (beside) keep their own.
 enum class ResourcePolicy : std::uint8_t { FairShare, Interference };
 enum class ResourceRole : std::uint8_t { Share, Victim, Aggressor };
 struct Resource {
@@ -86,9 +88,12 @@ struct TaskGraph {
   std::vector<std::uint32_t> pred_count;      ///< in-degree of each task in `deps`
   std::vector<std::uint32_t> stream_offsets;  ///< CSR: stream -> its tasks in order
   std::vector<TaskId> stream_tasks;
-  std::vector<std::uint32_t> rendezvous_offsets;  ///< CSR: rendezvous -> member tasks
+  std::vector<std::uint32_t> rendezvous_offsets;  ///< CSR: rendezvous -> tasks starting together
   std::vector<TaskId> rendezvous_tasks;
-  std::vector<Resource> resources;         ///< empty: tasks never slow each other
+  std::vector<std::uint32_t> pace_offsets;  ///< CSR: pace group -> tasks progressing together
+  std::vector<TaskId> pace_tasks;
+  std::vector<std::uint32_t> pace;  ///< per task: its pace group, kNone when it keeps its own
+  std::vector<Resource> resources;  ///< empty: tasks never slow each other
   std::vector<std::uint32_t> use_offsets;  ///< CSR: stream -> its resource uses
   std::vector<ResourceUse> uses;
   std::vector<std::uint32_t> user_offsets;  ///< CSR: resource -> streams using it
@@ -111,6 +116,10 @@ struct TaskGraph {
   std::size_t rendezvous_count() const {
     return rendezvous_offsets.empty() ? 0 : rendezvous_offsets.size() - 1;
   }
+  std::span<const TaskId> pace_group(std::uint32_t p) const {
+    return {pace_tasks.data() + pace_offsets[p], pace_offsets[p + 1] - pace_offsets[p]};
+  }
+  std::size_t pace_count() const { return pace_offsets.empty() ? 0 : pace_offsets.size() - 1; }
   std::span<const ResourceUse> uses_of(StreamId s) const {
     if (use_offsets.empty()) return {};
     return {uses.data() + use_offsets[s], use_offsets[s + 1] - use_offsets[s]};
@@ -137,8 +146,11 @@ class TaskGraphBuilder {
   TaskId add_task(StreamId stream, WorkId work, std::int32_t microbatch = -1);
   /// `after` waits for `before` to finish.
   void add_dependency(TaskId before, TaskId after);
-  /// The tasks start together once all of them are ready (a collective, a matched send/recv).
-  RendezvousId add_rendezvous(std::span<const TaskId> members);
+  /// `members` start together once all of them (and every `beside` task) are ready, and progress
+  /// together at the slowest one's rate (a collective, a matched send/recv). `beside` tasks start
+  /// with them but keep their own pace (the compute a collective overlaps). A task is a member of
+  /// at most one call; a beside task may be beside several, whose tasks then all start together.
+  void add_rendezvous(std::span<const TaskId> members, std::span<const TaskId> beside = {});
   ResourceId add_resource(const Resource& r);
   /// Stream `s` uses resource `r` in `role` (Share for FairShare; Victim or Aggressor for
   /// Interference).
@@ -157,11 +169,16 @@ class TaskGraphBuilder {
   std::vector<StreamInfo> streams_;
   std::vector<std::vector<TaskId>> orders_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges_;
-  // Rendezvous members, flat: rendezvous i is [offsets_[i], offsets_[i + 1]) of members_.
+  // add_rendezvous calls, flat: call i's members are [offsets_[i], offsets_[i + 1]) of
+  // members_, its beside tasks [beside_offsets_[i], beside_offsets_[i + 1]) of beside_.
   std::vector<TaskId> rendezvous_members_;
   std::vector<std::uint32_t> rendezvous_offsets_{0};
+  std::vector<TaskId> beside_;
+  std::vector<std::uint32_t> beside_offsets_{0};
   std::vector<Resource> resources_;
   std::vector<std::pair<StreamId, ResourceUse>> uses_;
+
+  void build_rendezvous(TaskGraph& g);
 };
 
 }  // namespace trainsim

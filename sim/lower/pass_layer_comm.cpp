@@ -2,9 +2,6 @@
 #include <array>
 #include <tuple>
 
-#include <fmt/format.h>
-
-#include "core/error.h"
 #include "lower/program.h"
 
 namespace trainsim {
@@ -17,8 +14,9 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
   // a flat list sorted by key afterwards (stable: members keep their order), cheaper than a map
   // of vectors for the m · stages collectives of a long pipeline. The group: the DP index for
   // TP (one TP group per DP replica), the EP block and TP index for EP.
+  // The last field: 0 for the collective's own tasks, 1 for the compute that starts with it.
   using Key = std::tuple<int, int, int, int, int, int, int>;
-  std::vector<std::pair<Key, TaskId>> members_of;
+  std::vector<std::pair<Key, std::pair<int, TaskId>>> members_of;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
@@ -86,7 +84,7 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
                       k.group_b};
         // On its own stream (NCCL's CUDA stream), and the next compute needs its result.
         const TaskId tc = p.builder.add_task(p.stream(r, k.stream), wc, task.microbatch);
-        members_of.emplace_back(key, tc);
+        members_of.push_back({key, {0, tc}});
         if (i + 1 < tasks.size())
           p.builder.add_dependency(tc, tasks[i + 1]);
         else
@@ -96,28 +94,14 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
         // compute (DeepSeek-V3 report, arXiv 2412.19437, §3.2.1).
         // Ring attention's KV blocks travel beside the attention blocks (Megatron-core's p2p
         // context parallelism), here beside the part's whole compute; the all-gather variant
-        // waits for its keys and values.
+        // waits for its keys and values. The compute starts with each collective it overlaps
+        // (with all of them at once when several do: their groups start together) and keeps its
+        // own pace, slowed by contention, not by the collective's link.
         const bool beside = k.kind == LayerComm::TP   ? l.tp_overlap
                             : k.kind == LayerComm::CP ? l.cp_ring
                                                       : type == TaskType::ForwardBackward;
-        if (beside && k.kind == LayerComm::EP && l.tp_overlap)
-          // The pair would start with its TP collectives and with its all-to-alls at once: a
-          // task meets one group at a time here.
-          throw ScenarioError(p.scenario.source, "parallelism.tp_overlap",
-                              fmt::format("tp_overlap with expert parallelism (ep = {}) and "
-                                          "overlapped F&B pairs ({}) is not modelled: turn "
-                                          "tp_overlap off or use another schedule",
-                                          l.ep, p.schedule.name));
-        if (beside && k.kind == LayerComm::EP && l.cp_ring && l.cp > 1)
-          // Likewise with ring attention's KV blocks, which travel beside every part.
-          throw ScenarioError(p.scenario.source, "parallelism.cp_comm",
-                              fmt::format("ring context parallelism (cp = {}) with expert "
-                                          "parallelism (ep = {}) and overlapped F&B pairs ({}) "
-                                          "is not modelled: use cp_comm: all_gather or another "
-                                          "schedule",
-                                          l.cp, l.ep, p.schedule.name));
         if (beside) {
-          members_of.emplace_back(key, t);
+          members_of.push_back({key, {1, t}});
         } else {
           p.builder.add_dependency(before, tc);  // after them, on the critical path
           before = tc;
@@ -127,13 +111,14 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
   }
   std::stable_sort(members_of.begin(), members_of.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<TaskId> group;
+  std::vector<TaskId> group, beside;
   for (std::size_t i = 0; i < members_of.size();) {
     group.clear();
+    beside.clear();
     std::size_t j = i;
     for (; j < members_of.size() && members_of[j].first == members_of[i].first; ++j)
-      group.push_back(members_of[j].second);
-    p.builder.add_rendezvous(group);
+      (members_of[j].second.first == 0 ? group : beside).push_back(members_of[j].second.second);
+    p.builder.add_rendezvous(group, beside);
     i = j;
   }
   return tails;

@@ -257,12 +257,6 @@ std::optional<std::pair<std::string, std::string>> context_parallel_refusal(cons
                           "flash2, flash3 or triton), got unfused: ring attention merges "
                           "block results by their log-sum-exp",
                           l.cp));
-  if (l.tp_overlap && l.cp_ring)
-    return no("parallelism.tp_overlap",
-              fmt::format("tp_overlap with ring context parallelism (cp = {}, cp_comm: ring) is "
-                          "not modelled (each would run beside the same compute): turn "
-                          "tp_overlap off or use cp_comm: all_gather",
-                          l.cp));
   return std::nullopt;
 }
 
