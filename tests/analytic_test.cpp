@@ -952,4 +952,30 @@ parallelism: {{dp: {}, cp: {}}}
   CHECK(b[1].bytes == Approx(s));
   CHECK(eight.cp_collectives(Op::W, 0).empty());
   CHECK(one.cp_collectives(Op::F, 0).empty());
+  // The ring merges each step's block into the running result, paced by the busiest rank.
+  // Output Q = 16,384 tokens × 32 heads × 128 = 64 Mi elements; keys and values' gradients KV =
+  // 16,384 × 8 × (128 + 128) = 32 Mi. Forward: the diagonal block rescaled (4 B per element),
+  // then 7 merges over all of the last rank's output (6 B): Q · (4 + 42). Backward: the first
+  // step's gradients copied, 4 (Q + KV), then rank 7's 7 steps add all of dQ and half of dKV:
+  // 6 · 7 · Q + 3 · 7 · KV (rank 0's other way round moves less, Q > KV). Launches: 8 + 7
+  // forward, 2 · 8 backward. None without CP, none with the all-gather variant.
+  const double q = 16384.0 * 32 * 128, kv = 16384.0 * 8 * 256;
+  const auto mf = find(eight, Op::F, "attention.merge");
+  const auto mb = find(eight, Op::B, "attention.merge.backward");
+  REQUIRE(mf);
+  REQUIRE(mb);
+  CHECK(mf->kind == Kernel::Kind::Memory);
+  CHECK(mf->bytes == Approx(46.0 * q));
+  CHECK(mb->bytes == Approx(4.0 * (q + kv) + 42.0 * q + 21.0 * kv));
+  CHECK(mf->launches == 15);
+  CHECK(mb->launches == 16);
+  CHECK(mf->count == 32);
+  CHECK(mf->attention_core);  // redone with the attention it belongs to
+  CHECK_FALSE(find(one, Op::F, "attention.merge"));
+  Scenario gathered = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 131072, global_batch_size: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}
+parallelism: {dp: 2, cp: 8, cp_comm: all_gather}
+)");
+  CHECK_FALSE(find(AnalyticCostModel(gathered), Op::F, "attention.merge"));
 }

@@ -212,12 +212,18 @@ TEST_CASE("engine: a task beside a collective starts with it and keeps its own p
 }
 
 TEST_CASE("engine: a task beside two collectives starts with both", "[engine]") {
-  // C (10 ns) beside collective A = {a0, a1} (6 ns) and collective B = {b0} (4 ns); a1 is
-  // ready at 4, b0 at 9 (their streams' first tasks): one start group, everything at 9. Two
-  // pace groups: A's members keep each other's pace, B's its own.
+  // C (10 ns) beside collective A = {a0, a1} (6 ns) and collective B = {b0} (4 ns). a1's
+  // stream runs at half rate while a 100 ns task runs on an aggressor stream (interference,
+  // factor 1): its first task (4 ns) ends at 8; b0 is ready at 9: one start group, everything
+  // at 9. Two pace groups: A's members both at a1's half rate, 6 ns → 21; B's and C at their
+  // own full rate, 13 and 19.
   TaskGraphBuilder b;
   const StreamId sc = b.add_stream({}), sa0 = b.add_stream({}), sa1 = b.add_stream({}),
-                 sb = b.add_stream({});
+                 sb = b.add_stream({}), sx = b.add_stream({});
+  const ResourceId sm = b.add_resource({ResourcePolicy::Interference, 1.0});
+  b.use_resource(sa1, sm, ResourceRole::Victim);
+  b.use_resource(sx, sm, ResourceRole::Aggressor);
+  b.add_task(sx, b.add_work({100}));
   const TaskId c = b.add_task(sc, b.add_work({10}));
   const WorkId wa = b.add_work({6});
   const TaskId a0 = b.add_task(sa0, wa);
@@ -236,9 +242,10 @@ TEST_CASE("engine: a task beside two collectives starts with both", "[engine]") 
   CHECK(r.g.pace[b0] != r.g.pace[a0]);
   for (TaskId t : {c, a0, a1, b0}) CHECK(r.start[t] == 9);
   CHECK(r.end[c] == 19);
-  CHECK(r.end[a0] == 15);
+  CHECK(r.end[a0] == 21);
+  CHECK(r.end[a1] == 21);
   CHECK(r.end[b0] == 13);
-  CHECK(r.result.makespan == 19);
+  CHECK(r.result.makespan == 100);
 }
 
 TEST_CASE("engine: contended runs are deterministic", "[engine][contention]") {

@@ -253,8 +253,6 @@ TEST_CASE("validate: context parallelism splits sequences it divides, with a fus
     s.layout.pp = 2;
     s.layout.tp_overlap = true;
     CHECK_NOTHROW(validate(s));
-    s.layout.cp_ring = false;
-    CHECK_NOTHROW(validate(s));
   }
 }
 

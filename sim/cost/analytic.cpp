@@ -313,6 +313,42 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   }
 }
 
+Kernel AnalyticCostModel::ring_merge(Op op) const {
+  // Ring attention computes each step's block apart and merges it into the running result
+  // (Transformer Engine's AttnFuncWithCPAndKVP2P, the attention of Megatron-core's p2p context
+  // parallelism): forward, the first (diagonal) step's output is rescaled into place (4 B per
+  // element: read, write, 16-bit), then one fused kernel per further step rescales that block's
+  // output by its log-sum-exp against the running one and adds it in
+  // (flash_attn_fwd_out_correction: reads both outputs, writes the running one: 6 B), beside a
+  // log-sum-exp correction per step (1/d of the elements, left out of the bytes); backward,
+  // the first step's dQ, dK, dV are copied (4 B), each further step's dQ added to the running dQ
+  // and the dK, dV arriving from the previous rank to the block's (6 B per element of each).
+  // Zig-zag: the diagonal step covers all of the rank's queries and keys. Of the cp − 1 others,
+  // rank r's first r pair all its queries with half the keys, the rest half its queries with
+  // all the keys. Each layer's ring waits for every rank, so the busiest rank sets the pace:
+  // forward the last (cp − 1 steps over all of its output); backward whichever end rank moves
+  // more (Q over cp − 1 steps and K, V over half of them, or the other way round).
+  const ModelSpec& m = *s_.model;
+  const double cp = s_.layout.cp, t = s_.layout.tp;
+  const double tokens = s_.training.micro_batch_size * s_.training.seq_len / cp;
+  const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / t);
+  const double q = tokens * static_cast<double>(m.heads) / t * static_cast<double>(m.v_head_dim());
+  const double kv = tokens * kv_heads * static_cast<double>(m.qk_head_dim() + m.v_head_dim());
+  const double later = cp - 1;  // steps after the diagonal one
+  const double bytes =
+      op == Op::F ? q * (4 + 6 * later)
+                  : 4 * (q + kv) + 6 * later * std::max(q, kv) + 3 * later * std::min(q, kv);
+  Kernel k{Kernel::Kind::Memory,
+           op == Op::F ? "attention.merge" : "attention.merge.backward",
+           {0, 0, 0},
+           1,
+           0,
+           bytes};
+  // Forward cp output and cp − 1 log-sum-exp corrections; backward two adds per step.
+  k.launches = static_cast<int>(op == Op::F ? 2 * cp - 1 : 2 * cp);
+  return k;
+}
+
 void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
                                           std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
@@ -347,6 +383,7 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
           heads,
           op == Op::F ? attn_fwd : 2.0 * attn_fwd,
           0});
+    if (cp > 1 && s_.layout.cp_ring) push(ring_merge(op));
     return;
   }
   // Unfused ("standard") attention: per (sequence, head) the s×s scores are formed in full

@@ -138,6 +138,8 @@ class AnalyticCostModel : public CostModel {
   /// `layers` layers of one kind (dense or MoE), each a run of every kernel.
   void layer_kernels(Op op, int layers, bool moe, bool recompute, std::vector<Kernel>& out) const;
   void attention_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
+  /// Ring context parallelism's per-step merges of block results, one layer's (memory-bound).
+  Kernel ring_merge(Op op) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
   /// PyTorch FSDP's own kernels (ZeRO-3): the shard cast before each all-gather, the gradient

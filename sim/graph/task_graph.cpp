@@ -136,6 +136,14 @@ void TaskGraphBuilder::build_rendezvous(TaskGraph& g) {
       }
     g.rendezvous_offsets.push_back(static_cast<std::uint32_t>(g.rendezvous_tasks.size()));
   }
+  // Tasks that start together cannot share a stream (one would wait for the other forever).
+  std::vector<std::uint32_t> seen(streams_.size(), kNone);
+  for (std::uint32_t r = 0; r + 1 < g.rendezvous_offsets.size(); ++r)
+    for (std::uint32_t i = g.rendezvous_offsets[r]; i < g.rendezvous_offsets[r + 1]; ++i) {
+      const StreamId s = tasks_[g.rendezvous_tasks[i]].stream;
+      TRAINSIM_CHECK(seen[s] != r, "tasks that start together are on different streams");
+      seen[s] = r;
+    }
 }
 
 TaskGraph TaskGraphBuilder::build() {

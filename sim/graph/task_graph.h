@@ -41,6 +41,8 @@ struct Work {
 struct Task {
   WorkId work = 0;
   StreamId stream = 0;
+  /// The start group (after TaskGraphBuilder::build; while building: the add_rendezvous call
+  /// the task is a member of, kNone − 1 when only beside calls, kNone when in none).
   RendezvousId rendezvous = kNone;
   std::int32_t microbatch = -1;
 };

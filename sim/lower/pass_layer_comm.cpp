@@ -14,7 +14,7 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
   // a flat list sorted by key afterwards (stable: members keep their order), cheaper than a map
   // of vectors for the m · stages collectives of a long pipeline. The group: the DP index for
   // TP (one TP group per DP replica), the EP block and TP index for EP.
-  // The last field: 0 for the collective's own tasks, 1 for the compute that starts with it.
+  // Each entry's value: (0, a collective's own task) or (1, the compute that starts with it).
   using Key = std::tuple<int, int, int, int, int, int, int>;
   std::vector<std::pair<Key, std::pair<int, TaskId>>> members_of;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {

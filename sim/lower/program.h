@@ -119,7 +119,9 @@ void add_p2p_pass(Program& p);
 /// the part (on the critical path), or with parallelism.tp_overlap starting together with it;
 /// expert parallelism's all-to-alls over the EP group, after the part and its TP collectives
 /// when those follow it, or starting together with the part when it is an overlapped F&B pair
-/// (DualPipeV; refused together with tp_overlap). Returns, per simulated rank, the collectives
+/// (DualPipe, DualPipeV); ring context parallelism's key/value exchange over the CP group,
+/// starting together with the part. A part beside several kinds starts with all of them and
+/// keeps its own pace (TaskGraphBuilder::add_rendezvous). Returns, per simulated rank, the collectives
 /// of its stream's last compute task, which a task added after that compute (the optimizer
 /// step) must wait for.
 std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p);

@@ -686,8 +686,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`ring`",
        "how context parallelism moves keys and values: `ring`, KV blocks passed around the cp "
        "ranks beside the attention blocks (cp − 1 steps; the backward sends KV and their "
-       "gradients), hidden unless longer than the compute (Megatron-core / Transformer Engine's "
-       "`p2p`); `all_gather`, KV all-gathered before the attention and their gradients "
+       "gradients), hidden unless longer than the compute, each step's block merged into the "
+       "running result by a memory-bound kernel (Megatron-core / Transformer Engine's `p2p`); "
+       "`all_gather`, KV all-gathered before the attention and their gradients "
        "reduce-scattered after it, on the critical path (Transformer Engine's `all_gather`, "
        "Llama 3's choice)",
        choice({"ring", "all_gather"}),
