@@ -34,6 +34,8 @@ std::vector<std::string> KnobPanel::keys() {
           "parallelism.tp",
           "parallelism.ep",
           "parallelism.cp",
+          "parallelism.cp_comm",
+          "parallelism.tp_overlap",
           "parallelism.zero",
           "training.recompute",
           "training.precision",
@@ -59,6 +61,8 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_spin("parallelism.tp", tr("tp"), 512);
   add_spin("parallelism.ep", tr("ep (experts split over)"), 4096);
   add_spin("parallelism.cp", tr("cp (sequence split over)"), 4096);
+  add_choice("parallelism.cp_comm", tr("cp keys and values"));
+  add_choice("parallelism.tp_overlap", tr("TP overlap (comm-GEMM)"));
   add_choice("parallelism.zero", tr("ZeRO stage"));
   add_choice("training.recompute", tr("recompute"));
   add_choice("training.precision", tr("precision (fp8: Hopper)"));
@@ -150,6 +154,8 @@ void KnobPanel::add_choice(const std::string& key, const QString& label) {
   if (rule.kind == ValueRule::Kind::Choice)
     for (std::string_view c : rule.choices)
       items << QString::fromUtf8(c.data(), static_cast<qsizetype>(c.size()));
+  else if (rule.kind == ValueRule::Kind::Bool)
+    items << QStringLiteral("false") << QStringLiteral("true");
   else  // a small integer range ("0–3")
     for (auto i = static_cast<int>(rule.min); i <= static_cast<int>(rule.max); ++i)
       items << QString::number(i);
@@ -184,8 +190,9 @@ std::map<std::string, QString> values_of(const Scenario& sc) {
 // and has no GPUs to lay out, no parameters to shard and no activations to recompute.
 bool KnobPanel::needs_model(const std::string& key) {
   return key == kDp || key == "parallelism.tp" || key == "parallelism.ep" ||
-         key == "parallelism.cp" || key == "parallelism.zero" || key == "training.recompute" ||
-         key == "training.precision" || key == "training.offload" ||
+         key == "parallelism.cp" || key == "parallelism.cp_comm" ||
+         key == "parallelism.tp_overlap" || key == "parallelism.zero" ||
+         key == "training.recompute" || key == "training.precision" || key == "training.offload" ||
          key == "training.offload_activations" || key == kMicroBatchSize;
 }
 

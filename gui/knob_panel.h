@@ -31,8 +31,8 @@ class KnobPanel : public QWidget {
   /// that apply_layout set.
   std::vector<std::string> overrides() const;
   /// Sets a whole layout ("dotted.key=value" each, as LayoutCandidate::overrides): knobs show
-  /// their values, other keys (sequence parallelism, TP overlap, …) are kept as overrides until
-  /// the next scenario is loaded. Emits nothing; the caller simulates.
+  /// their values, other keys (sequence parallelism, recompute layers, …) are kept as overrides
+  /// until the next scenario is loaded. Emits nothing; the caller simulates.
   void apply_layout(const std::vector<std::string>& sets);
   /// Schedules checked for comparison.
   std::vector<std::string> compare_schedules() const;

@@ -7,6 +7,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QLabel>
 #include <QSet>
 #include <QSettings>
@@ -193,6 +194,32 @@ class MainWindowTest : public QObject {
     QVERIFY(err->isHidden());
     QCOMPARE(w.outcome()->report.tp, 2);
     QCOMPARE(w.outcome()->report.pp, 2);
+  }
+  void tp_overlap_and_cp_comm_are_knobs() {
+    // llama3-8b-128k (tp 4 · cp 8, ring): TP's collectives follow their GEMMs, exposed. With the
+    // TP-overlap knob on they run beside the compute, together with the ring's KV blocks: a
+    // shorter step, no TP exposed. The all-gather variant puts the KV exchange on the critical
+    // path.
+    MainWindow w;
+    QVERIFY(w.open_scenario(QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/llama3-8b-128k.yaml")));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    auto* overlap = static_cast<QComboBox*>(w.knobs()->field("parallelism.tp_overlap"));
+    auto* kv = static_cast<QComboBox*>(w.knobs()->field("parallelism.cp_comm"));
+    QCOMPARE(overlap->currentText(), QStringLiteral("false"));
+    QCOMPARE(kv->currentText(), QStringLiteral("ring"));
+    const double plain = w.outcome()->report.step_time_s;
+    QVERIFY(w.outcome()->report.stages[0].exposed_tp_s > 0);
+    overlap->setCurrentText(QStringLiteral("true"));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QVERIFY(w.outcome()->report.step_time_s < plain);
+    QCOMPARE(w.outcome()->report.stages[0].exposed_tp_s, 0.0);
+    QCOMPARE(w.outcome()->report.stages[0].exposed_cp_s, 0.0);
+    kv->setCurrentText(QStringLiteral("all_gather"));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QVERIFY(w.outcome()->report.stages[0].exposed_cp_s > 0);
   }
   void out_of_memory_is_marked() {
     // dp 8 × pp 1: every GPU holds all of Llama-3.1-8B's 8.03 B parameters with Adam,
