@@ -198,6 +198,24 @@ TEST_CASE("analytic: sequence parallelism keeps the TP communication volume", "[
   CHECK(to_seconds(b.duration - a.duration) == Approx(32 * 2 * 8.4e-6).margin(1e-7));
 }
 
+TEST_CASE("analytic: a pipeline transfer under sequence parallelism is each TP rank's slice",
+          "[analytic]") {
+  Scenario s = base(4);
+  const AnalyticCostModel without(s);
+  s.layout.sequence_parallel = true;
+  const AnalyticCostModel with(s);
+  // Without SP every TP rank sends the whole replicated activation: 4096 tokens · 4096 · 2 B
+  // = 32 MiB. With SP (Megatron-LM's get_tensor_shapes: seq_length // t) its s/t slice: 8 MiB.
+  CHECK(without.activation_bytes() == Approx(4096.0 * 4096 * 2));
+  CHECK(with.activation_bytes() == Approx(4096.0 * 4096 * 2 / 4));
+  // So the transfer itself: the same latency, a quarter of the bytes on the link.
+  const LinkSpec& nic = s.cluster.link(LinkClass::InterNode);
+  const Cost a = without.p2p(LinkClass::InterNode, without.activation_bytes()),
+             b = with.p2p(LinkClass::InterNode, with.activation_bytes());
+  CHECK(to_seconds(a.duration - b.duration) ==
+        Approx(0.75 * 4096.0 * 4096 * 2 / nic.bandwidth).margin(1e-8));
+}
+
 TEST_CASE("analytic: recompute adds forward time to the backward but no model FLOPs",
           "[analytic][recompute]") {
   // Llama-3.1-8B, pp 4: stage 1 holds 8 layers and neither embedding nor head.

@@ -681,7 +681,12 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
 }
 
 double AnalyticCostModel::activation_bytes() const {
-  return tokens_ * static_cast<double>(s_.model->hidden) * 2.0;  // s·b·h bf16
+  // s·b·h in 16 bits from each TP rank to its peer in the next stage. Under sequence
+  // parallelism each TP rank holds and sends its s/t slice (Megatron-LM's
+  // schedules.get_tensor_shapes: seq_length // tensor-parallel size); without it every TP rank
+  // sends the whole, replicated tensor.
+  const double whole = tokens_ * static_cast<double>(s_.model->hidden) * 2.0;
+  return s_.layout.sequence_parallel ? whole / s_.layout.tp : whole;
 }
 
 Cost AnalyticCostModel::p2p(LinkClass link, double bytes) const {
