@@ -53,6 +53,19 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
     CHECK_THROWS_WITH(validate(s), Contains("test.yaml:6: parallelism.pp: pp × vpp = 4 × 16 = 64 "
                                             "stages exceed the model's 32 layers"));
   }
+  SECTION("a pipeline split that counts the embedding and the loss gives two more slots") {
+    // dp 4 · pp 2 · vpp 17 = 34 chunks: more than the 32 layers, as many as 32 + 2 slots.
+    s.layout.dp = 4;
+    s.layout.pp = 2;
+    s.layout.vpp = 17;
+    CHECK_THROWS_WITH(validate(s), Contains("stages exceed the model's 32 layers"));
+    s.layout.split = PipelineSplit{true, true};
+    CHECK_NOTHROW(validate(s));
+    s.layout.vpp = 18;  // 36 > 34
+    CHECK_THROWS_WITH(validate(s),
+                      Contains("parallelism.pp: pp × vpp = 2 × 18 = 36 stages exceed the model's "
+                               "32 layers and the 2 the pipeline split counts besides them"));
+  }
   SECTION("64 sequences are not a multiple of dp × b = 2 × 3") {
     s.training.micro_batch_size = 3;
     CHECK_THROWS_WITH(validate(s), Contains("test.yaml:2: training.global_batch_size") &&

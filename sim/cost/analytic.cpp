@@ -58,7 +58,7 @@ AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
     : s_(s),
       k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node,
                            s.training.attention)),
-      stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp)),
+      stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp, s.layout.split)),
       // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
       gemms_(gemms),

@@ -18,8 +18,9 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
   for (const auto& held : stages_by_rank_)
     for (std::size_t c = 0; c < held.size(); ++c)
       chunk_of_[static_cast<std::size_t>(held[c])] = static_cast<int>(c);
-  if (sc.model && sch.chain_stages() <= sc.model->layers)
-    for (const StageContent& c : partition_layers(sc.model->layers, sch.chain_stages()))
+  if (sc.model && sch.chain_stages() <= sc.model->layers + sc.layout.split.extra_slots())
+    for (const StageContent& c :
+         partition_layers(sc.model->layers, sch.chain_stages(), sc.layout.split))
       stage_layers_.push_back(c.layers);
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));

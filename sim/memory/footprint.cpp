@@ -85,7 +85,7 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   const int stages = s.layout.pp * s.layout.vpp;
   TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
   StageLayers out;
-  out.st = partition_layers(m.layers, stages)[static_cast<std::size_t>(stage)];
+  out.st = partition_layers(m.layers, stages, s.layout.split)[static_cast<std::size_t>(stage)];
   // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
   out.tokens =
       static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
@@ -130,7 +130,7 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
   StaticMemory out;
   if (!s.model) return out;
   const int stages = s.layout.pp * s.layout.vpp;
-  const auto parts = partition_layers(s.model->layers, stages);
+  const auto parts = partition_layers(s.model->layers, stages, s.layout.split);
   double every_expert = 0;  // the stages' parameters with all of their experts
   for (int st : stages_here) {
     TRAINSIM_CHECK(st >= 0 && st < stages, "stage out of range");

@@ -27,6 +27,12 @@ std::string layout_line(const StepReport& r) {
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
   if (r.ep > 1) s += fmt::format(" · ep {}", r.ep);
   if (r.cp > 1) s += fmt::format(" · cp {}", r.cp);
+  if (r.split.embedding || r.split.loss)
+    s += fmt::format(" · {} counted as {}",
+                     r.split.embedding && r.split.loss ? "embedding and loss"
+                     : r.split.embedding               ? "embedding"
+                                                       : "loss",
+                     r.split.extra_slots() > 1 ? "layers" : "a layer");
   s += fmt::format(" · {} micro-batches", r.microbatches);
   return s;
 }
@@ -156,8 +162,15 @@ nlohmann::json report_to_json(const StepReport& r) {
     j["model"] = nullptr;
   }
   j["schedule"] = r.schedule;
-  j["layout"] = {{"gpus", r.gpus}, {"dp", r.dp}, {"tp", r.tp}, {"pp", r.pp},
-                 {"vpp", r.vpp},   {"ep", r.ep}, {"cp", r.cp}, {"microbatches", r.microbatches}};
+  j["layout"] = {{"gpus", r.gpus},
+                 {"dp", r.dp},
+                 {"tp", r.tp},
+                 {"pp", r.pp},
+                 {"vpp", r.vpp},
+                 {"ep", r.ep},
+                 {"cp", r.cp},
+                 {"microbatches", r.microbatches},
+                 {"pipeline_split", {{"embedding", r.split.embedding}, {"loss", r.split.loss}}}};
   j["gpu"] = r.gpu;
   if (r.training) {
     // The training keys as the scenario schema reads them (a key without a value is null). The

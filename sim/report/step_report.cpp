@@ -99,6 +99,7 @@ StepReport make_report(const Timeline& tl) {
   r.vpp = sc.layout.vpp;
   r.ep = sc.layout.ep;
   r.cp = sc.layout.cp;
+  r.split = sc.layout.split;
   r.microbatches = sc.microbatches();
   if (sc.has_cluster) r.gpu = sc.cluster.gpu.name;
   if (sc.model) r.training = sc.training;

@@ -25,6 +25,7 @@
 
 #include "report/critical_path.h"
 #include "run/timeline.h"
+#include "scenario/layout.h"
 #include "scenario/model.h"
 
 namespace trainsim {
@@ -71,7 +72,8 @@ struct StepReport {
   std::string schedule;
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, microbatches = 0;
-  std::string gpu;  ///< device name, empty without a cluster
+  PipelineSplit split;  ///< what the layer split over stages counts besides the layers
+  std::string gpu;      ///< device name, empty without a cluster
   /// The training settings the durations depend on (attention kernel, optimizer, …); nullopt
   /// without a model (a costs-only study).
   std::optional<TrainingSpec> training;

@@ -30,6 +30,19 @@ struct FsdpSpec {
   bool reshard_after_forward = true;
 };
 
+/// What the split of layers over pipeline stages counts besides the Transformer layers
+/// (Megatron-core's --account-for-embedding-in-pipeline-split and
+/// --account-for-loss-in-pipeline-split): the input embedding and the output layer with its loss
+/// each as one layer, so the first and the last stage hold one layer fewer. Llama 3 405B
+/// balanced its pipeline so: 126 layers over 128 chunks, the first chunk the embedding alone and
+/// the last the output projection and loss alone (Llama Team, arXiv:2407.21783, §3.3.2).
+struct PipelineSplit {
+  bool embedding = false;
+  bool loss = false;
+  /// Layer slots the embedding and loss take: 0, 1 or 2.
+  int extra_slots() const { return (embedding ? 1 : 0) + (loss ? 1 : 0); }
+};
+
 struct Layout {
   int dp = 1;
   int tp = 1;
@@ -52,6 +65,7 @@ struct Layout {
   /// (Transformer Engine's `all_gather`, as Llama 3 trained).
   bool cp_ring = true;
   bool sequence_parallel = false;
+  PipelineSplit split;
   FsdpSpec fsdp;
   /// ZeRO-1/2: all-gather the updated parameters at the start of the next step's forward
   /// (Megatron's overlap_param_gather), unit by unit with `fsdp.prefetch`, instead of right

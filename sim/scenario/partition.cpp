@@ -4,15 +4,23 @@
 
 namespace trainsim {
 
-std::vector<StageContent> partition_layers(int layers, int stages) {
-  TRAINSIM_CHECK(stages >= 1 && stages <= layers, "need 1 <= stages <= layers");
+std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit split) {
+  // Slots: the layers, plus the embedding and the loss where the split counts them.
+  const int slots = layers + split.extra_slots();
+  TRAINSIM_CHECK(stages >= 1 && stages <= slots, "need 1 <= stages <= layer slots");
   std::vector<StageContent> out(static_cast<std::size_t>(stages));
-  const int base = layers / stages, extra = layers % stages;
+  const int base = slots / stages, extra = slots % stages;
+  for (int s = 0; s < stages; ++s)
+    out[static_cast<std::size_t>(s)].layers = base + (s >= 1 && s <= extra ? 1 : 0);
+  // The embedding's and the loss's slots are no Transformer layers. A one-stage pipeline holds
+  // both; base ≥ 1, so the first stage has its slot to give, and the last one too unless it is
+  // the first.
+  if (split.embedding) --out.front().layers;
+  if (split.loss) --out.back().layers;
   int next = 0;
-  for (int s = 0; s < stages; ++s) {
-    auto& st = out[static_cast<std::size_t>(s)];
+  for (auto& st : out) {
+    TRAINSIM_CHECK(st.layers >= 0, "a stage with a negative number of layers");
     st.first_layer = next;
-    st.layers = base + ((s >= 1 && s <= extra) || (extra == stages && s == 0) ? 1 : 0);
     next += st.layers;
   }
   out.front().embedding = true;

@@ -1,10 +1,12 @@
 #pragma once
 // Which layers each pipeline stage holds. The first stage also carries the input embedding and
 // the last the LM head and loss (Megatron's placement). Layers are spread evenly; a remainder
-// goes one each to stages 1, 2, … so the embedding stage is not the heaviest.
+// goes one each to stages 1, 2, … so the embedding stage is not the heaviest. A PipelineSplit
+// counts the embedding and the loss as layers of their own (a stage may then hold only one).
 #include <cstdint>  // std::int64_t
 #include <vector>   // std::vector
 
+#include "scenario/layout.h"
 #include "scenario/model.h"
 
 namespace trainsim {
@@ -16,8 +18,8 @@ struct StageContent {
   bool head = false;
 };
 
-/// Requires 1 <= stages <= layers (the loader checks it for users).
-std::vector<StageContent> partition_layers(int layers, int stages);
+/// Requires 1 <= stages <= layers + split.extra_slots() (the loader checks it for users).
+std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit split = {});
 
 /// Parameters one GPU holds for `stage` under TP degree `tp` and expert-parallel degree `ep`
 /// (embedding and head are vocabulary-parallel; a tied head still needs its own copy when it is

@@ -724,6 +724,17 @@ const std::vector<SchemaKey>& scenario_keys() {
        boolean(), field<&Scenario::layout, &Layout::tp_overlap>()},
       {"parallelism.sequence_parallel", "bool", "false", "Megatron sequence parallelism with TP",
        boolean(), field<&Scenario::layout, &Layout::sequence_parallel>()},
+      {"parallelism.pipeline_split", "", "", "", map(), {}},
+      {"parallelism.pipeline_split.embedding", "bool", "false",
+       "count the input embedding as one layer when splitting layers over pipeline stages: the "
+       "first stage holds one layer fewer (Megatron-core's "
+       "`--account-for-embedding-in-pipeline-split`)",
+       boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::embedding>()},
+      {"parallelism.pipeline_split.loss", "bool", "false",
+       "count the output layer and loss as one layer: the last stage holds one layer fewer "
+       "(`--account-for-loss-in-pipeline-split`); with both, pp × vpp may reach layers + 2 "
+       "(Llama 3 405B: 126 layers in 128 chunks)",
+       boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::loss>()},
       {"parallelism.rank_order",
        "`\"tp,dp,pp\"` permutation",
        "`tp,dp,pp`",

@@ -210,10 +210,15 @@ void check_fit(const Scenario& s, const Checker& c) {
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
       c.fail("parallelism.tp",
              fmt::format("tp = {} and kv_heads = {} must divide one another", l.tp, m.kv_heads));
-    if (m.layers < l.pp * l.vpp)
+    if (const int slots = m.layers + l.split.extra_slots(); slots < l.pp * l.vpp)
       c.fail(l.vpp > 1 && c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
-             fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", l.pp, l.vpp,
-                         l.pp * l.vpp, m.layers));
+             fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers{}", l.pp,
+                         l.vpp, l.pp * l.vpp, m.layers,
+                         l.split.extra_slots() > 0
+                             ? fmt::format(" and the {} the pipeline split counts besides them "
+                                           "(parallelism.pipeline_split)",
+                                           l.split.extra_slots())
+                             : std::string()));
   }
   if (s.costs) {
     const CostOverrides& co = *s.costs;

@@ -165,7 +165,8 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
       space.schedules.empty() ? std::vector<std::string>{""} : space.schedules;
 
   // Layers of the fullest of `stages` stages.
-  auto fullest_of = [&](int stages) { return (base.model->layers + stages - 1) / stages; };
+  const int slots = base.model->layers + base.layout.split.extra_slots();
+  auto fullest_of = [&](int stages) { return (slots + stages - 1) / stages; };
   // Recompute choices: the modes, then full recompute of N layers per stage for each N below the
   // fullest stage's layers (at or past it, it is plain full recompute).
   const bool default_recompute = space.recompute.empty() && space.recompute_layers.empty();

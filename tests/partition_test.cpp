@@ -1,0 +1,65 @@
+#include "scenario/partition.h"
+
+#include <numeric>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+using namespace trainsim;
+
+namespace {
+std::vector<int> layers_of(const std::vector<StageContent>& parts) {
+  std::vector<int> out;
+  for (const StageContent& st : parts) out.push_back(st.layers);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("partition: layers spread evenly, a remainder one each from stage 1 on", "[partition]") {
+  // 10 layers over 4 stages: 2 each, the 2 left over to stages 1 and 2 (not the embedding's).
+  const auto parts = partition_layers(10, 4);
+  CHECK(layers_of(parts) == std::vector<int>{2, 3, 3, 2});
+  CHECK(parts[0].first_layer == 0);
+  CHECK(parts[3].first_layer == 8);
+  CHECK(parts.front().embedding);
+  CHECK(!parts.front().head);
+  CHECK(parts.back().head);
+}
+
+TEST_CASE("partition: a split that counts the embedding and the loss as layers", "[partition]") {
+  // Llama 3 405B as Meta split it (arXiv:2407.21783, §3.3.2): 126 layers, 16 ranks × 8 chunks.
+  // 126 + 2 slots over 128 chunks: one each; the first chunk holds only the embedding, the last
+  // only the output layer and loss, so ranks 0 and 15 hold 7 layers and the others 8.
+  const auto parts = partition_layers(126, 128, PipelineSplit{true, true});
+  REQUIRE(parts.size() == 128);
+  CHECK(parts.front().layers == 0);
+  CHECK(parts.front().embedding);
+  CHECK(parts.back().layers == 0);
+  CHECK(parts.back().head);
+  for (std::size_t c = 1; c + 1 < parts.size(); ++c) CHECK(parts[c].layers == 1);
+  auto rank_layers = [&](int rank) {  // looped placement: chunk c on rank c mod 16
+    int n = 0;
+    for (int c = rank; c < 128; c += 16) n += parts[static_cast<std::size_t>(c)].layers;
+    return n;
+  };
+  CHECK(rank_layers(0) == 7);
+  CHECK(rank_layers(1) == 8);
+  CHECK(rank_layers(14) == 8);
+  CHECK(rank_layers(15) == 7);
+  CHECK(parts.back().first_layer == 126);  // every layer placed once, in order
+}
+
+TEST_CASE("partition: the embedding alone takes the first stage's slot", "[partition]") {
+  // 10 layers + the embedding = 11 slots over 4 stages: 2 each, 3 left over to stages 1–3;
+  // stage 0 gives its slot to the embedding: 1, 3, 3, 3.
+  CHECK(layers_of(partition_layers(10, 4, PipelineSplit{true, false})) ==
+        std::vector<int>{1, 3, 3, 3});
+  // The loss alone: 11 slots again, the last stage gives one up: 2, 3, 3, 2.
+  CHECK(layers_of(partition_layers(10, 4, PipelineSplit{false, true})) ==
+        std::vector<int>{2, 3, 3, 2});
+  // One stage holds everything, however the split counts.
+  const auto one = partition_layers(10, 1, PipelineSplit{true, true});
+  CHECK(one[0].layers == 10);
+  CHECK(one[0].embedding);
+  CHECK(one[0].head);
+}
