@@ -537,6 +537,40 @@ parallelism: {dp: 8}
         Approx(extra).epsilon(1e-4));
 }
 
+TEST_CASE("analytic: training.eager_ops runs only the named ops op by op", "[analytic][eager]") {
+  // Megatron-LM's legacy model: RMSNorm fused (apex), SwiGLU and RoPE as PyTorch ops. The
+  // same Llama-3.1-8B micro-batch as above: the norm is the compiled kernel (4 B per element,
+  // one launch), SwiGLU and RoPE the eager ones (10 B / 2 launches; 20 B / 10 launches).
+  auto model = [](const char* training) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    training)));
+  };
+  auto find = [](const AnalyticCostModel& m, std::string_view what) {
+    for (const Kernel& k : m.kernels(Op::F, 0))
+      if (k.what == what) return k;
+    FAIL("no kernel " << what);
+    return Kernel{};
+  };
+  const double nh = 4096.0 * 4096, nf = 4096.0 * 14336, qk = 4096.0 * (4096 + 1024);
+  const AnalyticCostModel legacy = model(", eager_ops: \"swiglu,rope\"");
+  CHECK(find(legacy, "norm").bytes == Approx(4 * nh));
+  CHECK(find(legacy, "norm").launches == 1);
+  CHECK(find(legacy, "swiglu").bytes == Approx(10 * nf));
+  CHECK(find(legacy, "swiglu").launches == 2);
+  CHECK(find(legacy, "rope").bytes == Approx(20 * qk));
+  CHECK(find(legacy, "rope").launches == 10);
+  // It overrides the runtime either way: eager with none eager is the compiled layer's kernels
+  // (the eager gradient accumulation stays the runtime's).
+  const AnalyticCostModel none = model(", runtime: eager, eager_ops: none");
+  CHECK(find(none, "norm").bytes == Approx(4 * nh));
+  CHECK(find(none, "swiglu").bytes == Approx(6 * nf));
+  CHECK(find(none, "rope").launches == 1);
+}
+
 TEST_CASE("analytic: eager gradient accumulation, the fp32 loss, the dense embedding gradient",
           "[analytic][eager]") {
   // Llama-3.1-8B on one stage (tp 1, dp 8), 4096-token micro-batches, 4 per step (global 32).

@@ -95,6 +95,21 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
              Catch::Contains("expected one of none, selective, full"));
 }
 
+TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope", "[scenario]") {
+  const Scenario s = parse_scenario(kGood, "s.yaml", {"training.eager_ops=swiglu, rope"});
+  REQUIRE(s.training.eager_ops);
+  CHECK(*s.training.eager_ops == EagerOps{false, true, true});
+  // Unset, it follows the runtime.
+  CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {"training.runtime=eager"}).training) ==
+        EagerOps{true, true, true});
+  CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {}).training) == EagerOps{});
+  for (const char* bad :
+       {"training.eager_ops=gelu", "training.eager_ops=rope,rope", "training.eager_ops=none,norm"})
+    CHECK_THAT(error_of(kGood, {bad}),
+               Catch::Contains("training.eager_ops: expected `none` or a comma-separated subset "
+                               "of norm, swiglu, rope"));
+}
+
 TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml",
                                     {"training.attention=triton", "training.fused_optimizer=false",

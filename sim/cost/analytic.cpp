@@ -247,8 +247,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   auto memory = [&](const char* what, double bytes) {
     push({Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, dir * bytes});
   };
-  // An eager runtime runs RMSNorm, SwiGLU and rotary embeddings op by op (constants.h).
-  const bool eager = s_.training.runtime == Runtime::Eager;
+  // An eager runtime runs RMSNorm, SwiGLU and rotary embeddings op by op (constants.h);
+  // training.eager_ops picks which.
+  const EagerOps eager = eager_ops(s_.training);
   const bool forward = op == Op::F;
   auto ops = [&](const char* what, double elements, double fwd_bytes, double bwd_bytes,
                  int fwd_kernels, int bwd_kernels, double share = 1) {
@@ -259,7 +260,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     push(k);
   };
   for (int i = 0; i < 2; ++i) {  // before attention and before the MLP
-    if (eager && m.norm == NormKind::RMSNorm)
+    if (eager.norm && m.norm == NormKind::RMSNorm)
       ops("norm", hs, constants::kEagerRmsNormForwardBytes, constants::kEagerRmsNormBackwardBytes,
           constants::kEagerRmsNormForwardKernels, constants::kEagerRmsNormBackwardKernels);
     else
@@ -282,7 +283,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // experts and the shared experts.
   const double kc = k * m.moe.capacity_factor;  // routed rows per token, padding included
   const double ff = moe ? n * (kc * fe + fs) / t : n * f / t;
-  if (m.mlp == MlpKind::SwiGLU && eager)
+  if (m.mlp == MlpKind::SwiGLU && eager.swiglu)
     ops("swiglu", ff, constants::kEagerSwigluForwardBytes, constants::kEagerSwigluBackwardBytes, 2,
         3);
   else
@@ -304,7 +305,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
             ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
                    static_cast<double>(m.mla.rope_dim))
             : n * (static_cast<double>(m.heads) * d + static_cast<double>(m.kv_heads) * d) / t;
-    if (eager)  // on head-major views of the projection: the generic, slower kernel
+    if (eager.rope)  // on head-major views of the projection: the generic, slower kernel
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels + 2,
           constants::kEagerStridedMemoryEfficiency / constants::kMemoryEfficiency);

@@ -52,6 +52,15 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Unfused };
 /// time as the reference implementations write them (RMSNorm, SwiGLU and rotary embeddings
 /// become several kernels, some over fp32 copies).
 enum class Runtime { Compiled, Eager };
+/// Which of those ops run op by op when a framework fuses some and not others: Megatron-LM's
+/// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)
+/// and rotary embeddings (megatron/model/rotary_pos_embedding.py) as PyTorch ops.
+struct EagerOps {
+  bool norm = false;
+  bool swiglu = false;
+  bool rope = false;
+  friend bool operator==(const EagerOps&, const EagerOps&) = default;
+};
 /// ZeRO-Offload (Ren et al., "ZeRO-Offload", USENIX ATC 2021): the optimizer states and step on
 /// the host CPU; the gradient shard goes down and the updated 16-bit weights come back over the
 /// GPU's host link.
@@ -92,6 +101,8 @@ struct TrainingSpec {
   /// stage's span (report/step_report.h), not one step's makespan.
   bool optimizer_post_validation = false;
   Runtime runtime = Runtime::Compiled;
+  /// The ops that run op by op; nullopt: all three with an eager runtime, none compiled.
+  std::optional<EagerOps> eager_ops;
   Offload offload = Offload::None;
   /// Activation offload: the saved activations of the first this many layers of each stage
   /// (model chunk) go to host memory over the host link after each forward and come back before
@@ -118,6 +129,14 @@ inline double grad_reduce_bytes(const TrainingSpec& t) {
   const bool fp32 = t.grad_reduce == GradReduce::FP32 ||
                     (t.grad_reduce == GradReduce::Default && t.fp32_grad_accumulation);
   return fp32 ? 4.0 : 2.0;
+}
+
+/// The ops that run op by op: training.eager_ops when given, else all three with an eager
+/// runtime and none compiled.
+inline EagerOps eager_ops(const TrainingSpec& t) {
+  if (t.eager_ops) return *t.eager_ops;
+  const bool e = t.runtime == Runtime::Eager;
+  return {e, e, e};
 }
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.

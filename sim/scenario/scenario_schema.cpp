@@ -252,6 +252,43 @@ std::optional<KeyValue> get_grad_reduce(const Scenario& s) {
   return v;
 }
 
+std::string put_eager_ops(Scenario& s, const KeyValue& v) {
+  const std::string bad =
+      "expected `none` or a comma-separated subset of norm, swiglu, rope, got \"" + v.text + "\"";
+  EagerOps ops;
+  std::stringstream ss(v.text);
+  int parts = 0;
+  bool none = false;
+  for (std::string part; std::getline(ss, part, ',');) {
+    part.erase(std::remove(part.begin(), part.end(), ' '), part.end());
+    ++parts;
+    bool* flag = part == "norm"     ? &ops.norm
+                 : part == "swiglu" ? &ops.swiglu
+                 : part == "rope"   ? &ops.rope
+                                    : nullptr;
+    if (part == "none")
+      none = true;
+    else if (!flag || *flag)
+      return bad;  // unknown or repeated
+    else
+      *flag = true;
+  }
+  if (parts == 0 || (none && parts > 1)) return bad;
+  s.training.eager_ops = ops;
+  return {};
+}
+std::optional<KeyValue> get_eager_ops(const Scenario& s) {
+  const EagerOps e = eager_ops(s.training);
+  std::string names;
+  const std::pair<bool, const char*> ops[] = {
+      {e.norm, "norm"}, {e.swiglu, "swiglu"}, {e.rope, "rope"}};
+  for (const auto& [on, name] : ops)
+    if (on) names += (names.empty() ? "" : ",") + std::string(name);
+  KeyValue v;
+  v.text = names.empty() ? "none" : names;
+  return v;
+}
+
 std::string put_rank_order(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected a permutation of \"tp,dp,pp\" (fastest first), got \"" + v.text + "\"";
@@ -580,6 +617,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "upcast), SwiGLU 2 kernels, rotary embeddings 5 per tensor (`sim/cost/constants.h`). GELU, "
        "LayerNorm and attention are single kernels either way",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
+      {"training.eager_ops",
+       "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`",
+       "all three with `runtime: eager`, `none` with `compiled`",
+       "which of those ops run op by op, the others fused, for frameworks that fuse some: "
+       "Megatron-LM's legacy model fuses its RMSNorm (apex) but runs SwiGLU and rotary "
+       "embeddings as PyTorch ops (`swiglu,rope`)",
+       text(),
+       {put_eager_ops, get_eager_ops}},
       {"training.offload", "`none`, `optimizer`", "`none`",
        "ZeRO-Offload (Ren et al., USENIX ATC 2021; DeepSpeed's offload_optimizer): the fp32 master "
        "weights and Adam states live in host memory, not on the GPU; after the backward each "
