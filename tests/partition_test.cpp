@@ -49,14 +49,15 @@ TEST_CASE("partition: a split that counts the embedding and the loss as layers",
   CHECK(parts.back().first_layer == 126);  // every layer placed once, in order
 }
 
-TEST_CASE("partition: the embedding alone takes the first stage's slot", "[partition]") {
-  // 10 layers + the embedding = 11 slots over 4 stages: 2 each, 3 left over to stages 1–3;
-  // stage 0 gives its slot to the embedding: 1, 3, 3, 3.
-  CHECK(layers_of(partition_layers(10, 4, PipelineSplit{true, false})) ==
-        std::vector<int>{1, 3, 3, 3});
-  // The loss alone: 11 slots again, the last stage gives one up: 2, 3, 3, 2.
-  CHECK(layers_of(partition_layers(10, 4, PipelineSplit{false, true})) ==
-        std::vector<int>{2, 3, 3, 2});
+TEST_CASE("partition: the loss alone takes the last stage's slot", "[partition]") {
+  // 11 layers over 4 stages: 2 each, the 3 left over to stages 1–3: 2, 3, 3, 3 (the embedding's
+  // stage holds fewer). With the loss counted, 12 slots, 3 each, and the last stage gives one
+  // up: 3, 3, 3, 2. With the embedding counted instead, stage 0 gives one: 2, 3, 3, 3.
+  CHECK(layers_of(partition_layers(11, 4)) == std::vector<int>{2, 3, 3, 3});
+  CHECK(layers_of(partition_layers(11, 4, PipelineSplit{false, true})) ==
+        std::vector<int>{3, 3, 3, 2});
+  CHECK(layers_of(partition_layers(11, 4, PipelineSplit{true, false})) ==
+        std::vector<int>{2, 3, 3, 3});
   // One stage holds everything, however the split counts.
   const auto one = partition_layers(10, 1, PipelineSplit{true, true});
   CHECK(one[0].layers == 10);

@@ -61,10 +61,11 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
     CHECK_THROWS_WITH(validate(s), Contains("stages exceed the model's 32 layers"));
     s.layout.split = PipelineSplit{true, true};
     CHECK_NOTHROW(validate(s));
-    s.layout.vpp = 18;  // 36 > 34
-    CHECK_THROWS_WITH(validate(s),
-                      Contains("parallelism.pp: pp × vpp = 2 × 18 = 36 stages exceed the model's "
-                               "32 layers and the 2 the pipeline split counts besides them"));
+    // Megatron-core gives every stage as many slots: 34 is no multiple of 2 × 16 = 32.
+    s.layout.vpp = 16;
+    CHECK_THROWS_WITH(validate(s), Contains("the model's 32 layers and the 2 the split counts "
+                                            "besides them, 34, must be a multiple of pp × vpp = "
+                                            "2 × 16 = 32"));
   }
   SECTION("64 sequences are not a multiple of dp × b = 2 × 3") {
     s.training.micro_batch_size = 3;

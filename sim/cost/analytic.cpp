@@ -148,7 +148,7 @@ void AnalyticCostModel::stage_layer_kernels(Op op, const StageContent& st,
       layer_kernels(Op::F, std::min(redo, dense), false, true, out);
       layer_kernels(Op::F, redo - std::min(redo, dense), true, true, out);
     }
-    if (s_.training.recompute == Recompute::Selective)
+    if (s_.training.recompute == Recompute::Selective && st.layers > 0)
       attention_kernels(Op::F, st.layers, true, out);
   }
   layer_kernels(op, dense, false, false, out);

@@ -54,7 +54,7 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Unfused };
 enum class Runtime { Compiled, Eager };
 /// Which of those ops run op by op when a framework fuses some and not others: Megatron-LM's
 /// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)
-/// and rotary embeddings (megatron/model/rotary_pos_embedding.py) as PyTorch ops.
+/// and rotary embeddings (Megatron-core's apply_rotary_pos_emb) as PyTorch ops.
 struct EagerOps {
   bool norm = false;
   bool swiglu = false;

@@ -273,7 +273,7 @@ std::string put_eager_ops(Scenario& s, const KeyValue& v) {
     else
       *flag = true;
   }
-  if (parts == 0 || (none && parts > 1)) return bad;
+  if (parts == 0 || (none && parts > 1) || v.text.back() == ',') return bad;
   s.training.eager_ops = ops;
   return {};
 }
@@ -622,7 +622,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "all three with `runtime: eager`, `none` with `compiled`",
        "which of those ops run op by op, the others fused, for frameworks that fuse some: "
        "Megatron-LM's legacy model fuses its RMSNorm (apex) but runs SwiGLU and rotary "
-       "embeddings as PyTorch ops (`swiglu,rope`)",
+       "embeddings as PyTorch ops (`swiglu,rope`); eager gradient accumulation still follows "
+       "`runtime`",
        text(),
        {put_eager_ops, get_eager_ops}},
       {"training.offload", "`none`, `optimizer`", "`none`",
@@ -777,8 +778,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::embedding>()},
       {"parallelism.pipeline_split.loss", "bool", "false",
        "count the output layer and loss as one layer: the last stage holds one layer fewer "
-       "(`--account-for-loss-in-pipeline-split`); with both, pp × vpp may reach layers + 2 "
-       "(Llama 3 405B: 126 layers in 128 chunks)",
+       "(`--account-for-loss-in-pipeline-split`); with either, the layers and the counted slots "
+       "must be a multiple of pp × vpp, every stage as many, as Megatron-core requires (Llama 3 "
+       "405B: 126 + 2 = 128 chunks of one)",
        boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::loss>()},
       {"parallelism.rank_order",
        "`\"tp,dp,pp\"` permutation",

@@ -210,7 +210,17 @@ void check_fit(const Scenario& s, const Checker& c) {
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
       c.fail("parallelism.tp",
              fmt::format("tp = {} and kv_heads = {} must divide one another", l.tp, m.kv_heads));
-    if (const int slots = m.layers + l.split.extra_slots(); slots < l.pp * l.vpp)
+    if (const int slots = m.layers + l.split.extra_slots();
+        l.split.extra_slots() > 0 && slots % (l.pp * l.vpp) != 0)
+      c.fail(
+          c.given("parallelism.pipeline_split.embedding") ? "parallelism.pipeline_split.embedding"
+                                                          : "parallelism.pipeline_split.loss",
+          fmt::format("the pipeline split gives every stage as many layer slots (Megatron-core's "
+                      "account-for-embedding/loss split): the model's {} layers and the {} the "
+                      "split counts besides them, {}, must be a multiple of pp × vpp = {} × {} "
+                      "= {}",
+                      m.layers, l.split.extra_slots(), slots, l.pp, l.vpp, l.pp * l.vpp));
+    else if (slots < l.pp * l.vpp)
       c.fail(l.vpp > 1 && c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
              fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers{}", l.pp,
                          l.vpp, l.pp * l.vpp, m.layers,

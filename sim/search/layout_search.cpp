@@ -17,6 +17,7 @@
 #include "report/report_format.h"
 #include "run/simulate.h"
 #include "run/variants.h"
+#include "scenario/partition.h"
 #include "scenario/validate_scenario.h"
 #include "schedules/registry.h"
 
@@ -166,7 +167,13 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
 
   // Layers of the fullest of `stages` stages.
   const int slots = base.model->layers + base.layout.split.extra_slots();
-  auto fullest_of = [&](int stages) { return (slots + stages - 1) / stages; };
+  auto fullest_of = [&](int stages) {
+    if (stages > slots) return 1;  // refused by validate; any count serves
+    int most = 0;
+    for (const StageContent& st : partition_layers(base.model->layers, stages, base.layout.split))
+      most = std::max(most, st.layers);
+    return most;
+  };
   // Recompute choices: the modes, then full recompute of N layers per stage for each N below the
   // fullest stage's layers (at or past it, it is plain full recompute).
   const bool default_recompute = space.recompute.empty() && space.recompute_layers.empty();
