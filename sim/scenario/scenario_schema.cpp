@@ -1,9 +1,7 @@
 #include "scenario/scenario_schema.h"
 
-#include <algorithm>    // std::find
 #include <cassert>      // assert
 #include <filesystem>   // std::filesystem::status
-#include <sstream>      // std::stringstream
 #include <type_traits>  // std::is_enum_v, …
 
 #include <fmt/format.h>
@@ -252,28 +250,35 @@ std::optional<KeyValue> get_grad_reduce(const Scenario& s) {
   return v;
 }
 
+// The comma-separated items of a text value, spaces removed; an empty item (",x", "x,,y",
+// "x,") stays, so the caller refuses it.
+std::vector<std::string> comma_items(const std::string& text) {
+  std::vector<std::string> items(1);
+  for (char ch : text)
+    if (ch == ',')
+      items.emplace_back();
+    else if (ch != ' ')
+      items.back() += ch;
+  return items;
+}
+
 std::string put_eager_ops(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected `none` or a comma-separated subset of norm, swiglu, rope, got \"" + v.text + "\"";
+  const std::vector<std::string> items = comma_items(v.text);
   EagerOps ops;
-  std::stringstream ss(v.text);
-  int parts = 0;
-  bool none = false;
-  for (std::string part; std::getline(ss, part, ',');) {
-    part.erase(std::remove(part.begin(), part.end(), ' '), part.end());
-    ++parts;
-    bool* flag = part == "norm"     ? &ops.norm
-                 : part == "swiglu" ? &ops.swiglu
-                 : part == "rope"   ? &ops.rope
-                                    : nullptr;
-    if (part == "none")
-      none = true;
-    else if (!flag || *flag)
-      return bad;  // unknown or repeated
-    else
-      *flag = true;
+  if (items.size() == 1 && items[0] == "none") {
+    s.training.eager_ops = ops;
+    return {};
   }
-  if (parts == 0 || (none && parts > 1) || v.text.back() == ',') return bad;
+  for (const std::string& item : items) {
+    bool* flag = item == "norm"     ? &ops.norm
+                 : item == "swiglu" ? &ops.swiglu
+                 : item == "rope"   ? &ops.rope
+                                    : nullptr;
+    if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
+    *flag = true;
+  }
   s.training.eager_ops = ops;
   return {};
 }
@@ -292,12 +297,7 @@ std::optional<KeyValue> get_eager_ops(const Scenario& s) {
 std::string put_rank_order(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected a permutation of \"tp,dp,pp\" (fastest first), got \"" + v.text + "\"";
-  std::vector<std::string> parts;
-  std::stringstream ss(v.text);
-  for (std::string part; std::getline(ss, part, ',');) {
-    part.erase(std::remove(part.begin(), part.end(), ' '), part.end());
-    parts.push_back(part);
-  }
+  const std::vector<std::string> parts = comma_items(v.text);
   if (parts.size() != 3) return bad;
   std::array<Axis, 3> order{};
   bool seen[3] = {false, false, false};

@@ -222,13 +222,8 @@ void check_fit(const Scenario& s, const Checker& c) {
                       m.layers, l.split.extra_slots(), slots, l.pp, l.vpp, l.pp * l.vpp));
     else if (slots < l.pp * l.vpp)
       c.fail(l.vpp > 1 && c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
-             fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers{}", l.pp,
-                         l.vpp, l.pp * l.vpp, m.layers,
-                         l.split.extra_slots() > 0
-                             ? fmt::format(" and the {} the pipeline split counts besides them "
-                                           "(parallelism.pipeline_split)",
-                                           l.split.extra_slots())
-                             : std::string()));
+             fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", l.pp, l.vpp,
+                         l.pp * l.vpp, m.layers));
   }
   if (s.costs) {
     const CostOverrides& co = *s.costs;
