@@ -110,6 +110,15 @@ TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope", "
                                "of norm, swiglu, rope"));
 }
 
+TEST_CASE("scenario: parallelism.rank_order takes a permutation of tp, dp, pp", "[scenario]") {
+  CHECK(parse_scenario(kGood, "s.yaml", {"parallelism.rank_order=dp, tp, pp"}).layout.order ==
+        std::array<Axis, 3>{Axis::DP, Axis::TP, Axis::PP});
+  for (const char* bad : {"parallelism.rank_order=tp,dp", "parallelism.rank_order=tp,tp,pp",
+                          "parallelism.rank_order=tp,dp,pp,"})
+    CHECK_THAT(error_of(kGood, {bad}),
+               Catch::Contains("parallelism.rank_order: expected a permutation of \"tp,dp,pp\""));
+}
+
 TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml",
                                     {"training.attention=triton", "training.fused_optimizer=false",
