@@ -1,6 +1,5 @@
 #include "scenario/partition.h"
 
-#include <numeric>
 #include <vector>
 
 #include <catch2/catch.hpp>
