@@ -55,6 +55,16 @@ TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][atten
   CHECK(find_attention_data("h200", AttentionKernel::Flash3) ==
         find_attention_data("h100-sxm", AttentionKernel::Flash3));
   CHECK(find_attention_data("h100-pcie", AttentionKernel::Triton) != nullptr);
+  // llm-foundry's Triton kernel: no chart; its two sources place it "slightly" either side of
+  // FlashAttention(-1), whose bars stand in on both GPUs (A100, 16k, d 128: 83 TFLOP/s forward +
+  // backward, forward 83 · (1 + 2.5·73/63) / 3.5 = 92.4).
+  for (const char* gpu : {"a100-sxm-80gb", "h100-sxm"})
+    for (double s : {1024.0, 16384.0})
+      CHECK(find_attention_data(gpu, AttentionKernel::Triton)->at(s, 128).forward_tflops ==
+            find_attention_data(gpu, AttentionKernel::Flash1)->at(s, 128).forward_tflops);
+  CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Triton)
+            ->at(16384, 128)
+            .forward_tflops == Approx(83 * (1 + 2.5 * 73.0 / 63) / 3.5));
   // Not measured: FlashAttention-3 on A100; custom GPUs; unfused attention (timed as GEMMs).
   CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Flash3) == nullptr);
   CHECK(find_attention_data("my-gpu", AttentionKernel::Flash2) == nullptr);

@@ -15,9 +15,9 @@ namespace {
 //
 // [FA2-A100] T. Dao, "FlashAttention-2", arXiv:2307.08691 (2023), the A100 80GB SXM4 forward +
 //   backward figure (also github.com/Dao-AILab/flash-attention assets/
-//   flash2_a100_fwd_bwd_benchmark.png), panels (c) and (d): FlashAttention-2, FlashAttention
-//   and "Triton" bars. The Triton bars time OpenAI's triton.ops.flash_attention (the repository's
-//   benchmarks/benchmark_flash_attention.py imports it), not flash_attn_triton.py.
+//   flash2_a100_fwd_bwd_benchmark.png), panels (c) and (d): FlashAttention-2 and FlashAttention
+//   bars. (Its "Triton" bars time OpenAI's triton.ops.flash_attention, which the repository's
+//   benchmarks/benchmark_flash_attention.py imports, not the kernel llm-foundry runs: unused.)
 // [FA2-H100] The same paper's H100 80GB SXM5 figure (assets/flash2_h100_fwd_bwd_benchmark.png),
 //   panels (c) and (d): FlashAttention-2 and FlashAttention bars.
 // [FA3] J. Shah et al., "FlashAttention-3", arXiv:2407.08608 (2024), the H100 80GB SXM5 FP16
@@ -34,11 +34,11 @@ constexpr SeqCurves kFa2A100{{88, 119, 140, 156, 165, 171}, {99, 133, 155, 173, 
 // FlashAttention (-1) on A100.
 constexpr SeqCurves kFa1A100{{58, 70, 77, 87, 92, 97}, {55, 62, 69, 76, 80, 83}};
 // llm-foundry's `attn_impl: triton` runs T. Dao's flash_attn_triton.py on a pre-MLIR Triton
-// (triton-pre-mlir), a kernel no chart times. Its own header says its forward + backward is
-// "slightly slower than" CUDA FlashAttention's. The chart's Triton bars (OpenAI's kernel, above)
-// stand in: at head dimension 128 they lie 2–9 % under FlashAttention(-1)'s (50/55 … 80/83),
-// "slightly slower" in the same sense.
-constexpr SeqCurves kTritonA100{{59, 75, 79, 76, 79, 80}, {50, 61, 68, 74, 78, 80}};
+// (triton-pre-mlir), a kernel no chart times. Both published comparisons put it beside CUDA
+// FlashAttention(-1), one on either side: its own header, "Overall Triton forward + backward is
+// slightly slower than CUDA forward + backward"; llm-foundry's TUTORIAL.md (commit 061f2c7),
+// "In our experiance, `triton` is slightly faster than `flash`" (its `flash` then
+// flash-attn 1.0.x). FlashAttention(-1)'s bars stand in, on A100 as on H100 (below).
 // FlashAttention-2 on H100: forward + backward and forward alone [H100-measured]. The papers'
 // bars ([FA2-H100], [FA3]) are higher: these lie 8–16 % below them at 4k–16k tokens and 24–39 %
 // at 512–2k (forward + backward, head dim 128: 100 … 303 against 163 … 328): a kernel in a training
@@ -76,9 +76,9 @@ const AttentionData kTritonA100Data{
     "a100-sxm-80gb",
     312e12,
     AttentionKernel::Triton,
-    "FlashAttention-2 paper, A100 fwd+bwd chart (OpenAI's Triton kernel, standing in for "
-    "llm-foundry's)",
-    kTritonA100,
+    "FlashAttention-2 paper, A100 fwd+bwd chart (FlashAttention, standing in for llm-foundry's "
+    "Triton kernel)",
+    kFa1A100,
     {}};
 const AttentionData kFa2H100Data{"h100-sxm",
                                  989e12,
@@ -101,8 +101,8 @@ const AttentionData kFa1H100Data{"h100-sxm",
                                  {}};
 // No chart times a Triton kernel on H100. llm-foundry's kernel runs FlashAttention-1's algorithm
 // on Ampere-style mma instructions (pre-MLIR Triton, its triton_pre_mlir_sm90 branch, emits no
-// Hopper wgmma), as FlashAttention(-1) does, and is "slightly slower" than it (above):
-// FlashAttention(-1)'s H100 bars stand in.
+// Hopper wgmma), as FlashAttention(-1) does, and sits beside it (above): FlashAttention(-1)'s
+// H100 bars stand in.
 const AttentionData kTritonH100Data{
     "h100-sxm",
     989e12,

@@ -581,8 +581,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        {put_grad_reduce, get_grad_reduce}},
       {"training.attention", "`flash1`, `flash2`, `flash3`, `triton`, `unfused`", "`flash2`",
        "the attention kernels: FlashAttention-1, -2 or -3; `triton`, llm-foundry's `attn_impl: "
-       "triton` (T. Dao's `flash_attn_triton.py` on pre-MLIR Triton; no chart times it: OpenAI's "
-       "Triton kernel's bars stand in on A100, FlashAttention-1's on H100); each timed by "
+       "triton` (T. Dao's `flash_attn_triton.py` on pre-MLIR Triton; no chart times it: "
+       "FlashAttention-1's bars stand in, beside which its sources place it); each timed by "
        "its published throughput at the sequence length and head dimension "
        "(`sim/cost/kernel_data.cpp`). Or unfused (\"standard\": QKᵀ and PV as batched GEMMs around "
        "a fused softmax and a dropout; stores the s² scores, Korthikanti's 5·a·s/h term; selective "
