@@ -189,13 +189,57 @@ TEST_CASE("analytic: sequence parallelism keeps the TP communication volume", "[
   const AnalyticCostModel with(s);
   // Per layer, 2 all-reduces (factor 2(t−1)/t, 2(t−1) hops) become 2 all-gather +
   // reduce-scatter pairs ((t−1)/t and t−1 hops each): the same bus bytes and hops; each pair
-  // pays one more NCCL base latency: 32 layers · 2 · 8.4 us = 537.6 us slower.
+  // pays one more NCCL base latency. The one stage also holds the vocabulary-parallel ends:
+  // forward, the embedding's all-reduce without SP (a reduce-scatter with it) and, with SP, the
+  // head's all-gather: one more pair, as a layer's. (2 · 32 + 1) · 8.4 us slower; the loss's 3
+  // small all-reduces are the same in both.
   const Cost a = without.tp_communication(Op::F, 0, LinkClass::IntraNode),
              b = with.tp_communication(Op::F, 0, LinkClass::IntraNode);
   // Traffic per GPU: all-reduce 2(t−1)/t·S = all-gather (t−1)/t·S + reduce-scatter (t−1)/t·S.
-  CHECK(b.bytes == Approx(a.bytes));
-  CHECK(a.bytes == Approx(32 * 2 * (2.0 * 3 / 4) * 4096.0 * 4096 * 2));  // t = 4, n·h bf16
-  CHECK(to_seconds(b.duration - a.duration) == Approx(32 * 2 * 8.4e-6).margin(1e-7));
+  const double S = 4096.0 * 4096 * 2;                  // n·h bf16, t = 4
+  const double loss = 3 * (2.0 * 3 / 4) * 4096.0 * 4;  // n fp32 values
+  CHECK(a.bytes == Approx((32 * 2 + 1) * (2.0 * 3 / 4) * S + loss));
+  CHECK(b.bytes == Approx(a.bytes));  // the embedding's half, the head's other half
+  CHECK(to_seconds(b.duration - a.duration) == Approx((32 * 2 + 1) * 8.4e-6).margin(1e-7));
+  // Backward: the embedding's all-gather under SP (nothing without), the head's input
+  // gradient reduce-scattered (all-reduced without SP); no loss collectives.
+  const Cost ab = without.tp_communication(Op::B, 0, LinkClass::IntraNode),
+             bb = with.tp_communication(Op::B, 0, LinkClass::IntraNode);
+  CHECK(ab.bytes == Approx((32 * 2 + 1) * (2.0 * 3 / 4) * S));
+  CHECK(bb.bytes == Approx(ab.bytes));
+}
+
+TEST_CASE("analytic: the vocabulary-parallel embedding and head add their TP collectives",
+          "[analytic]") {
+  // Llama-3.1-8B over tp 2 · pp 4 with SP (8 layers per stage): the first stage sums the
+  // embedding's slices (forward a reduce-scatter, backward an all-gather); the last gathers the
+  // head's input (forward an all-gather, backward a reduce-scatter of its gradient) and
+  // all-reduces the loss's 3 fp32 values per token; middle stages only their layers'.
+  const Scenario s = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {tp: 2, pp: 4, sequence_parallel: true}
+)");
+  const AnalyticCostModel m(s);
+  auto count = [&](Op op, int stage, Collective c) {
+    int n = 0;
+    for (const CollectiveRun& r : m.tp_collectives(op, stage))
+      if (r.kind == c) n += r.count;
+    return n;
+  };
+  // 8 layers: 2 · 8 = 16 of each kind per pass.
+  CHECK(count(Op::F, 1, Collective::AllGather) == 16);
+  CHECK(count(Op::F, 1, Collective::ReduceScatter) == 16);
+  CHECK(count(Op::F, 1, Collective::AllReduce) == 0);
+  CHECK(count(Op::F, 0, Collective::ReduceScatter) == 17);
+  CHECK(count(Op::B, 0, Collective::AllGather) == 17);
+  CHECK(count(Op::F, 3, Collective::AllGather) == 17);
+  CHECK(count(Op::F, 3, Collective::AllReduce) == 3);
+  CHECK(count(Op::B, 3, Collective::ReduceScatter) == 17);
+  CHECK(count(Op::B, 3, Collective::AllReduce) == 0);
+  // The loss's all-reduces carry n fp32 values: 4096 · 4 bytes.
+  for (const CollectiveRun& r : m.tp_collectives(Op::F, 3))
+    if (r.kind == Collective::AllReduce) CHECK(r.bytes == 4096.0 * 4);
 }
 
 TEST_CASE("analytic: a pipeline transfer under sequence parallelism is each TP rank's slice",

@@ -191,8 +191,10 @@ TEST_CASE("calibrated: point-to-point from sendrecv samples of any group size", 
 TEST_CASE("calibrated: TP collectives are timed by the profile's samples and named TP",
           "[calibration]") {
   // tp 2 on one node, no DP: each forward runs 2 all-reduces per layer of n·h bf16 bytes,
-  // n = 1024 tokens, h = 2048: 4 MiB each, exactly a sample (50 us). Llama-3.2-1B has 16
-  // layers, so one forward's TP time is 2 · 16 · 50 us = 1.6 ms with the profile.
+  // n = 1024 tokens, h = 2048: 4 MiB each, exactly a sample (50 us), and one more summing the
+  // vocabulary-parallel embedding's output. Llama-3.2-1B has 16 layers, so one forward's TP time
+  // is (2 · 16 + 1) · 50 us = 1.65 ms with the profile, plus the loss's 3 all-reduces of n fp32
+  // values (4 KiB, below the sample: the profile's α–β fit).
   const Scenario s = test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
 cluster: {gpu: h100-sxm, gpus_per_node: 2}
@@ -201,9 +203,10 @@ parallelism: {tp: 2}
   const auto m = model(s);
   const AnalyticCostModel a(s);
   const Cost tp = m.tp_communication(Op::F, 0, LinkClass::IntraNode);
-  CHECK(tp.duration == 2 * 16 * 50 * kNsPerUs);
+  const TimeNs loss = m.collective(Collective::AllReduce, 2, LinkClass::IntraNode, 4096).duration;
+  CHECK(tp.duration == (2 * 16 + 1) * 50 * kNsPerUs + 3 * loss);
   CHECK(tp.duration != a.tp_communication(Op::F, 0, LinkClass::IntraNode).duration);
   CHECK(tp.bytes == a.tp_communication(Op::F, 0, LinkClass::IntraNode).bytes);
   CHECK_THAT(m.sources(), Catch::Contains("from the profile: all_reduce×2 intra_node [TP] "
-                                          "(1 measured, 0 fitted)"));
+                                          "(1 measured, 1 fitted)"));
 }

@@ -635,12 +635,28 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // Per layer, 2 all-reduces of the n·h bf16 hidden state forward and 2 backward (Megatron
   // without SP); with SP each becomes an all-gather + reduce-scatter pair of the same volume.
   const double bytes = tokens_ * static_cast<double>(s_.model->hidden) * 2.0;
-  const int layers = stages_.at(static_cast<std::size_t>(stage)).layers;
-  if (layers == 0) return {};
-  if (s_.layout.sequence_parallel)
-    return {{Collective::AllGather, t, bytes, 2 * layers},
-            {Collective::ReduceScatter, t, bytes, 2 * layers}};
-  return {{Collective::AllReduce, t, bytes, 2 * layers}};
+  const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
+  int gathers = 2 * st.layers, scatters = 2 * st.layers, reduces = 2 * st.layers;
+  // The vocabulary-parallel ends (Megatron-core's VocabParallelEmbedding, the output layer as a
+  // ColumnParallelLinear, vocab_parallel_cross_entropy): each TP rank looks up or projects onto
+  // its slice of the vocabulary. The embedding's partial outputs are summed: forward, a
+  // reduce-scatter to the sequence-parallel region (its backward an all-gather), or without SP
+  // an all-reduce (backward nothing). The head gathers its input from the sequence-parallel
+  // region (backward a reduce-scatter of its input gradient), or without SP copies it (backward
+  // an all-reduce). The loss all-reduces, forward, three fp32 values per token across the
+  // vocabulary slices: the logits' maximum, the target's logit and the sum of exponentials.
+  const bool forward = op == Op::F;
+  if (st.embedding) (forward ? scatters : gathers) += 1, reduces += forward ? 1 : 0;
+  if (st.head) (forward ? gathers : scatters) += 1, reduces += forward ? 0 : 1;
+  std::vector<CollectiveRun> runs;
+  if (s_.layout.sequence_parallel) {
+    if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
+    if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
+  } else if (reduces > 0) {
+    runs.push_back({Collective::AllReduce, t, bytes, reduces});
+  }
+  if (st.head && forward) runs.push_back({Collective::AllReduce, t, tokens_ * 4.0, 3});
+  return runs;
 }
 
 std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) const {
