@@ -141,6 +141,40 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
         Approx(make_report(z1).volume.dp_bytes + cost->gradient_bytes(0) / 2));
 }
 
+TEST_CASE("DP pass: tied embeddings over a pipeline sum their gradients before the step",
+          "[passes][dp]") {
+  // Llama-3.2-1B (tied: the head is the embedding) over pp 2, one micro-batch, explicit
+  // F = 10 ms and B = 21 ms per stage, no transfer time: F0 0–10, F1 10–20, B1 20–41,
+  // B0 41–62 ms. Then the two ends all-reduce the V·h embedding gradient (bf16: 2 bytes each;
+  // e, the cost model's time over 2 GPUs of one node), and each stage steps its optimizer (o0,
+  // o1): makespan = 62 ms + e + max(o0, o1). Untied, the stages step as soon as their own
+  // backward ends: 62 ms + o0 (stage 1's step ends at 41 ms + o1, earlier).
+  auto pipeline = [](bool tied) {
+    return test::yaml(fmt::format(R"(model: {{preset: llama-3.2-1b, tied_embeddings: {}}}
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{pp: 2}}
+costs: {{forward: 10ms, backward: 21ms, p2p: 0ms}}
+contention: {{compute_slowdown: 0, link_sharing: false}}
+)",
+                                  tied));
+  };
+  const Scenario tied = pipeline(true), untied = pipeline(false);
+  const auto cost = make_cost_model(tied);
+  const double bytes = 128256.0 * 2048 * 2;
+  const TimeNs e =
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, bytes, 2).duration;
+  const TimeNs o0 = cost->optimizer(cost->stage_params(0)).duration,
+               o1 = cost->optimizer(cost->stage_params(1)).duration;
+  const Timeline tl = simulate(tied);
+  CHECK(tl.makespan == 62 * kNsPerMs + e + std::max(o0, o1));
+  CHECK(of_type(tl, TaskType::DpCollective).size() == 2);  // one on each end
+  const auto cu = make_cost_model(untied);
+  const Timeline tu = simulate(untied);
+  CHECK(of_type(tu, TaskType::DpCollective).empty());
+  CHECK(tu.makespan == 62 * kNsPerMs + cu->optimizer(cu->stage_params(0)).duration);
+}
+
 TEST_CASE("DP pass: ZeRO-Offload moves the shard's step to the host, over the host link",
           "[passes][dp][offload]") {
   // As the ZeRO-1 case above, with training.offload: optimizer. After the reduce-scatter: the

@@ -41,6 +41,16 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
   // all-reduce, keyed by (dp, tp, model stage).
   std::map<std::tuple<int, int, int>, std::vector<TaskId>> pairs;
   const Schedule& sch = p.schedule;
+  // Tied embeddings over a pipeline (one chain): the first stage's embedding and the last
+  // stage's copy of it as the output layer sum their gradients once the DP reduction is done,
+  // before the optimizer step (Megatron-core's finalize_model_grads,
+  // _allreduce_word_embedding_grads over the embedding group: the whole V/t × h gradient, in
+  // the gradient buffer's precision). Members keyed by (dp, tp).
+  const int embedding_pp = sch.stage_rank.empty() ? 0 : sch.stage_rank.front();
+  const int head_pp = sch.stage_rank.empty() ? 0 : sch.stage_rank[sch.chain_stages() - 1];
+  const bool tied_pair =
+      sc.model && sc.model->tied_embeddings && sch.chains == 1 && embedding_pp != head_pp;
+  std::map<std::tuple<int, int>, std::vector<TaskId>> embedding_pairs;
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
@@ -138,6 +148,30 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       pairs[{rank.coord.dp, rank.coord.tp, ms}].push_back(t);
       reductions.push_back(t);
     }
+    if (tied_pair && (rank.coord.pp == embedding_pp || rank.coord.pp == head_pp)) {
+      Coord partner = rank.coord;
+      partner.pp = rank.coord.pp == embedding_pp ? head_pp : embedding_pp;
+      const std::vector<int> members{rank.global, l.rank_of(partner)};
+      const ModelSpec& m = *sc.model;
+      const double bytes = static_cast<double>(m.vocab) * static_cast<double>(m.hidden) / l.tp *
+                           grad_reduce_bytes(sc.training);
+      const Cost c = p.cost.collective(Collective::AllReduce, 2, group_link(members, sc), bytes,
+                                       members_per_node(members, sc));
+      const int st = rank.coord.pp == embedding_pp ? 0 : sch.chain_stages() - 1;
+      const WorkId w =
+          p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 5, -1, p.link_scale(members));
+      const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
+      // After this end's last backward and its DP reduction (finish_grad_sync comes first).
+      const auto last = std::prev(compute.gradient_parts.lower_bound({r, st + 1, -1}));
+      TRAINSIM_CHECK(std::get<0>(last->first) == r && std::get<1>(last->first) == st,
+                     "every stage has a backward");
+      p.builder.add_dependency(last->second.back(), t);
+      for (TaskId u : reductions) p.builder.add_dependency(u, t);
+      for (const TaskId tail : tails[static_cast<std::size_t>(r)])
+        p.builder.add_dependency(tail, t);
+      embedding_pairs[{rank.coord.dp, rank.coord.tp}].push_back(t);
+      reductions.push_back(t);
+    }
     // Optimizer step on this GPU's shard: everything (ZeRO-0), else the dense parameters / dp
     // and the routed experts / (dp / ep) (ZeRO-1/2/3).
     const double shard =
@@ -188,6 +222,10 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     }
   }
   for (const auto& [key, members] : groups) p.builder.add_rendezvous(members);
+  for (const auto& [key, members] : embedding_pairs) {
+    TRAINSIM_CHECK(members.size() == 2, "both ends of a tied embedding are simulated");
+    p.builder.add_rendezvous(members);
+  }
   for (const auto& [key, members] : pairs) {
     TRAINSIM_CHECK(members.size() == 2, "both copies of a DualPipe stage are simulated");
     p.builder.add_rendezvous(members);
