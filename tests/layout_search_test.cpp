@@ -132,6 +132,29 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
   CHECK(j["results"][0]["report"]["step_time_s"].get<double>() == results[0].report.step_time_s);
 }
 
+TEST_CASE("search: ZeRO-3's buckets apply to ZeRO-3 layouts, the other stages run without",
+          "[search][zero3]") {
+  // A DeepSpeed-style ZeRO-3 scenario (dp 8, gather and reduce buckets) searched over ZeRO 1
+  // and 3: every layout runs; the ZeRO-3 ones keep the buckets, the ZeRO-1 ones drop them
+  // (validate() would refuse them there).
+  Scenario base = node8("llama-3.2-1b", 64, 1);
+  base.layout.zero = 3;
+  base.layout.fsdp.gather_bucket = 20e6;
+  base.layout.fsdp.reduce_bucket = 20e6;
+  SearchSpace space = sizes_only({1}, {1});
+  space.zero = {1, 3};
+  const auto results = search_layouts(base, space);
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) {
+    INFO(r.layout.words() << ": " << r.error);
+    CHECK(r.ran());
+    Scenario s = base;
+    r.layout.apply(s);
+    CHECK(s.layout.fsdp.gather_bucket.has_value() == (r.layout.zero == 3));
+    CHECK(s.layout.fsdp.reduce_bucket.has_value() == (r.layout.zero == 3));
+  }
+}
+
 TEST_CASE("search: a schedule that does not take the chunk count fails before any work",
           "[search]") {
   // 1F1B takes vpp 1, ZB-V vpp 2 (registry.h): of the 2 × 2 (schedule, vpp) pairs per layout,

@@ -286,6 +286,39 @@ TEST_CASE("ZeRO-3: parameters kept across micro-batches are gathered once", "[pa
   CHECK(make_memory_report(tl).stages[0].weights == Approx(2.0 * psi / 2));
 }
 
+TEST_CASE("ZeRO-3: gather and reduce buckets issue each unit as equal smaller collectives",
+          "[passes][zero3]") {
+  // zero3() units hold Ψ/2 of the 16-bit parameters: S = Ψ bytes gathered, Ψ/2 · 2 bytes of
+  // gradients reduce-scattered. A gather bucket of S/3 (just over) makes each gather 3
+  // all-gathers of S/3 back to back; a reduce bucket of a fifth of the unit's gradients makes
+  // 5 reduce-scatters of R/5. Each task's time: k × the cost model's time for a piece, its
+  // traffic k × a piece's (the same bus bytes as one whole collective).
+  const auto cost = make_cost_model(zero3(1, 2, 2));
+  const double psi = cost->stage_params(0), unit = psi, grads = cost->gradient_bytes(0) / 2;
+  const LinkClass nv = LinkClass::IntraNode;
+  Scenario s = zero3(1, 1000000, 2000000);
+  s.layout.fsdp.gather_bucket = unit / 3 + 1;
+  s.layout.fsdp.reduce_bucket = grads / 5 + 1;
+  const Timeline tl = simulate(s);
+  const TimeNs g3 = 3 * cost->collective(Collective::AllGather, 2, nv, unit / 3).duration;
+  const TimeNs r5 = 5 * cost->collective(Collective::ReduceScatter, 2, nv, grads / 5).duration;
+  const auto gathers = of_type(tl, TaskType::ParamGather);
+  const auto reduces = of_type(tl, TaskType::DpCollective);
+  REQUIRE(!gathers.empty());
+  REQUIRE(!reduces.empty());
+  for (const TaskId t : gathers) CHECK(tl.graph->work(t).duration == g3);
+  // The reduce-scatters (the all-gathers after the optimizer are ZeRO-1/2's, not here).
+  for (const TaskId t : reduces) CHECK(tl.graph->work(t).duration == r5);
+  // Smaller messages reach less of the link: the pieces together take longer than one whole.
+  CHECK(g3 > cost->collective(Collective::AllGather, 2, nv, unit).duration);
+  CHECK(r5 > cost->collective(Collective::ReduceScatter, 2, nv, grads).duration);
+  // Without buckets, one collective per unit as before.
+  const Timeline whole = simulate(zero3(1, 1000000, 2000000));
+  for (const TaskId t : of_type(whole, TaskType::ParamGather))
+    CHECK(whole.graph->work(t).duration ==
+          cost->collective(Collective::AllGather, 2, nv, unit).duration);
+}
+
 TEST_CASE("ZeRO-1/2: the parameter all-gather can move to the next forward", "[passes][zero]") {
   // param_gather: with-next-forward takes ZeRO-1's all-gather of the updated parameters off the
   // step's tail and issues it, bucket by bucket, before the forward that needs it. Here the

@@ -118,6 +118,28 @@ TEST_CASE("run --json: the training settings the durations depend on", "[report]
   CHECK(costs["training"].is_null());
 }
 
+TEST_CASE("run: the layout line names the ZeRO stage and ZeRO-3's buckets", "[report][zero3]") {
+  Scenario s = llama8b();
+  CHECK_THAT(format_report(make_report(simulate(s))),
+             Catch::Contains("· dp 2 · tp 1 · pp 4 · 32 micro-batches"));
+  s.layout.pp = 1;
+  s.layout.dp = 8;
+  s.layout.zero = 3;
+  s.training.global_batch_size = 8;
+  CHECK_THAT(format_report(make_report(simulate(s))),
+             Catch::Contains("· dp 8 · tp 1 · pp 1 · ZeRO-3 · 1 micro-batches"));
+  s.layout.fsdp.reduce_bucket = 20e6;
+  const StepReport r = make_report(simulate(s));
+  CHECK_THAT(
+      format_report(r),
+      Catch::Contains("ZeRO-3 (gathers in whole units, reduce-scatters in 20.00 MB pieces)"));
+  const nlohmann::json j = report_to_json(r);
+  CHECK(j["layout"]["zero"] == 3);
+  CHECK(j["layout"]["fsdp"]["reduce_bucket_bytes"] == 20e6);
+  CHECK(j["layout"]["fsdp"]["gather_bucket_bytes"].is_null());
+  CHECK(j["layout"]["fsdp"]["unit_layers"] == 1);
+}
+
 TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]") {
   // ZB-H2, p = 4, m = 8, F = I = W = 1 ms: period 24 ms, one step alone 27 ms (step_report_test).
   const Scenario s = test::yaml(

@@ -108,7 +108,8 @@ TEST_CASE("schema: each key's type, default and meaning are its README row's") {
 
 TEST_CASE("schema: keys_under lists a section's keys in table order") {
   CHECK(keys_under("parallelism.fsdp") ==
-        std::vector<std::string>{"unit_layers", "prefetch", "reshard_after_forward"});
+        std::vector<std::string>{"unit_layers", "prefetch", "reshard_after_forward",
+                                 "gather_bucket", "reduce_bucket"});
   CHECK(keys_under("slowdown[]") == std::vector<std::string>{"rank", "ranks", "compute", "link"});
   CHECK(keys_under("")[0] == "name");
   CHECK(keys_under("training.seq_len").empty());

@@ -89,6 +89,19 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
     CHECK_THROWS_WITH(validate(s), Contains("parallelism.param_gather: only applies to zero: 1 "
                                             "or 2"));
   }
+  SECTION("ZeRO-3's gather and reduce buckets need ZeRO-3") {
+    s.layout.zero = 3;
+    s.layout.fsdp.gather_bucket = 50e6;
+    s.layout.fsdp.reduce_bucket = 20e6;
+    CHECK_NOTHROW(validate(s));
+    s.layout.zero = 2;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.fsdp.gather_bucket: only applies to "
+                                            "zero: 3"));
+    s.layout.fsdp.gather_bucket.reset();
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.fsdp.reduce_bucket: only applies to "
+                                            "zero: 3 (the units ZeRO-3 gathers and "
+                                            "reduce-scatters), got zero: 2"));
+  }
 }
 
 TEST_CASE("validate: recompute_layers needs full recompute") {

@@ -61,7 +61,10 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     auto collective = [&](const Group& g, Collective op, double bytes, int st, int variant,
                           int phase, TaskId after) {
       if (g.size <= 1 || bytes <= 0) return kNone;
-      const Cost c = p.cost.collective(op, g.size, g.link, bytes, g.per_node);
+      // ZeRO-3 reduce-scatters each unit's gradients in parallelism.fsdp.reduce_bucket pieces.
+      const bool unit = l.zero == 3 && op == Collective::ReduceScatter;
+      const Cost c = p.bucketed(op, g.size, g.link, bytes, g.per_node,
+                                unit ? l.fsdp.reduce_bucket : std::nullopt);
       const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, variant, -1, g.slow);
       const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
       p.builder.add_dependency(after, t);

@@ -58,6 +58,15 @@ const std::vector<TaskId>* Program::parts_of(TaskId first) const {
   return it == parts_.end() ? nullptr : &it->second;
 }
 
+Cost Program::bucketed(Collective c, int n, LinkClass link, double bytes, int per_node,
+                       const std::optional<double>& bucket) const {
+  if (!bucket || bytes <= *bucket) return cost.collective(c, n, link, bytes, per_node);
+  TRAINSIM_CHECK(*bucket > 0, "validate() requires a positive bucket");
+  const double k = std::ceil(bytes / *bucket);
+  const Cost one = cost.collective(c, n, link, bytes / k, per_node);
+  return {static_cast<TimeNs>(one.duration * static_cast<TimeNs>(k)), one.flops * k, one.bytes * k};
+}
+
 int Program::buckets(int stage) const {
   const Layout& l = scenario.layout;
   if (l.dp_ranks() <= 1 || !cost.models_hardware()) return 1;

@@ -3,6 +3,7 @@
 // each rank's streams, and an index from (replica, stage, op, micro-batch) to compute tasks.
 #include <cstdint>        // std::uint64_t
 #include <map>            // std::map
+#include <optional>       // std::optional
 #include <tuple>          // std::tuple
 #include <unordered_map>  // std::unordered_map
 #include <utility>        // std::pair
@@ -40,6 +41,10 @@ struct Program {
   void set_parts(std::vector<TaskId> parts);
   /// Every part of the divided action whose first part is `first`, or nullptr when undivided.
   const std::vector<TaskId>* parts_of(TaskId first) const;
+  /// `bytes` moved by ⌈bytes / bucket⌉ equal collectives one after another (one without a
+  /// bucket, or when the bytes fit one): their summed time and traffic.
+  Cost bucketed(Collective c, int n, LinkClass link, double bytes, int per_node,
+                const std::optional<double>& bucket) const;
   /// Number of DP gradient buckets of `stage` (1 when gradients are not reduced per bucket;
   /// under ZeRO-3 one per FSDP unit).
   int buckets(int stage) const;
@@ -121,9 +126,9 @@ void add_p2p_pass(Program& p);
 /// when those follow it, or starting together with the part when it is an overlapped F&B pair
 /// (DualPipe, DualPipeV); ring context parallelism's key/value exchange over the CP group,
 /// starting together with the part. A part beside several kinds starts with all of them and
-/// keeps its own pace (TaskGraphBuilder::add_rendezvous). Returns, per simulated rank, the collectives
-/// of its stream's last compute task, which a task added after that compute (the optimizer
-/// step) must wait for.
+/// keeps its own pace (TaskGraphBuilder::add_rendezvous). Returns, per simulated rank, the
+/// collectives of its stream's last compute task, which a task added after that compute (the
+/// optimizer step) must wait for.
 std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p);
 /// Parameter all-gathers over the DP group on a gather stream, one per FSDP unit before each
 /// compute part that needs it (ComputeTasks::gathered), issued `fsdp.prefetch` parts ahead.

@@ -33,6 +33,14 @@ std::string layout_line(const StepReport& r) {
                      : r.split.embedding               ? "embedding"
                                                        : "loss",
                      r.split.extra_slots() > 1 ? "layers" : "a layer");
+  if (r.zero > 0) s += fmt::format(" · ZeRO-{}", r.zero);
+  if (r.zero == 3 && (r.fsdp.gather_bucket || r.fsdp.reduce_bucket)) {
+    auto piece = [](const std::optional<double>& b) {
+      return b ? format_bytes(*b) + " pieces" : std::string("whole units");
+    };
+    s += fmt::format(" (gathers in {}, reduce-scatters in {})", piece(r.fsdp.gather_bucket),
+                     piece(r.fsdp.reduce_bucket));
+  }
   s += fmt::format(" · {} micro-batches", r.microbatches);
   return s;
 }
@@ -170,7 +178,18 @@ nlohmann::json report_to_json(const StepReport& r) {
                  {"ep", r.ep},
                  {"cp", r.cp},
                  {"microbatches", r.microbatches},
-                 {"pipeline_split", {{"embedding", r.split.embedding}, {"loss", r.split.loss}}}};
+                 {"pipeline_split", {{"embedding", r.split.embedding}, {"loss", r.split.loss}}},
+                 {"zero", r.zero}};
+  if (r.zero == 3) {
+    auto bytes = [](const std::optional<double>& b) {
+      return b ? nlohmann::json(*b) : nlohmann::json(nullptr);
+    };
+    j["layout"]["fsdp"] = {{"unit_layers", r.fsdp.unit_layers},
+                           {"prefetch", r.fsdp.prefetch},
+                           {"reshard_after_forward", r.fsdp.reshard_after_forward},
+                           {"gather_bucket_bytes", bytes(r.fsdp.gather_bucket)},
+                           {"reduce_bucket_bytes", bytes(r.fsdp.reduce_bucket)}};
+  }
   j["gpu"] = r.gpu;
   if (r.training) {
     // The training keys as the scenario schema reads them (a key without a value is null). The

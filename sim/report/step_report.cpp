@@ -100,6 +100,8 @@ StepReport make_report(const Timeline& tl) {
   r.ep = sc.layout.ep;
   r.cp = sc.layout.cp;
   r.split = sc.layout.split;
+  r.zero = sc.layout.zero;
+  r.fsdp = sc.layout.fsdp;
   r.microbatches = sc.microbatches();
   if (sc.has_cluster) r.gpu = sc.cluster.gpu.name;
   if (sc.model) r.training = sc.training;

@@ -73,6 +73,8 @@ struct StepReport {
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, microbatches = 0;
   PipelineSplit split;  ///< what the layer split over stages counts besides the layers
+  int zero = 0;         ///< ZeRO stage
+  FsdpSpec fsdp;        ///< ZeRO-3's units (meaningful with zero 3)
   std::string gpu;      ///< device name, empty without a cluster
   /// The training settings the durations depend on (attention kernel, optimizer, …); nullopt
   /// without a model (a costs-only study).

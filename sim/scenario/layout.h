@@ -4,8 +4,9 @@
 // varies fastest, then DP, then PP; `rank_order` changes it. Context-parallel ranks live on the
 // DP axis, innermost (Megatron's tp-cp-dp-pp order): the DP axis has dp · cp positions, the cp
 // consecutive ones of a block share a batch and split its sequences.
-#include <array>   // std::array
-#include <string>  // std::string
+#include <array>     // std::array
+#include <optional>  // std::optional
+#include <string>    // std::string
 
 namespace trainsim {
 
@@ -28,6 +29,10 @@ struct FsdpSpec {
   /// forward and backward (FSDP's reshard_after_forward). false: gather each unit once per step
   /// and keep it across the micro-batches (the Playbook's advice when PP meets ZeRO-3).
   bool reshard_after_forward = true;
+  /// Bytes per collective: a unit's all-gather and reduce-scatter issued as ⌈unit / bucket⌉
+  /// equal collectives instead of one (DeepSpeed ZeRO-3 gathers module by module and reduces in
+  /// reduce_bucket_size buckets; empty: the whole unit at once, as PyTorch FSDP).
+  std::optional<double> gather_bucket, reduce_bucket;
 };
 
 /// What the split of layers over pipeline stages counts besides the Transformer layers

@@ -756,6 +756,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "ZeRO-3: free gathered units after each use (gather again before every F, B, I); false = "
        "gather once per step and keep them across micro-batches",
        boolean(), field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::reshard_after_forward>()},
+      {"parallelism.fsdp.gather_bucket", "bytes", "— (the whole unit)",
+       "each ZeRO-3 unit's all-gather as ⌈unit / bucket⌉ equal collectives one after another "
+       "(smaller messages reach less of the link's bandwidth). DeepSpeed ZeRO-3 gathers module by "
+       "module: about one weight matrix (e.g. 2·h·f bytes for an MLP's); PyTorch FSDP: the whole "
+       "unit",
+       quantity(Dimension::Bytes, true),
+       field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::gather_bucket>()},
+      {"parallelism.fsdp.reduce_bucket", "bytes", "— (the whole unit)",
+       "each ZeRO-3 unit's reduce-scatter as ⌈unit / bucket⌉ equal collectives. DeepSpeed ZeRO-3: "
+       "`reduce_bucket_size` elements × the reduce dtype's bytes; PyTorch FSDP: the whole unit",
+       quantity(Dimension::Bytes, true),
+       field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::reduce_bucket>()},
       {"parallelism.param_gather",
        "`after-optimizer`, `with-next-forward`",
        "`after-optimizer`",

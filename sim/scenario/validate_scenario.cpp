@@ -152,6 +152,14 @@ void check_layout(const Scenario& s, const Checker& c) {
     c.fail(
         c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
         fmt::format("pp × vpp = {} × {} stages exceed the limit of {}", l.pp, l.vpp, kMaxStages));
+  const std::pair<const char*, bool> buckets[] = {
+      {"parallelism.fsdp.gather_bucket", l.fsdp.gather_bucket.has_value()},
+      {"parallelism.fsdp.reduce_bucket", l.fsdp.reduce_bucket.has_value()}};
+  for (const auto& [key, set] : buckets)
+    if (set && l.zero != 3)
+      c.fail(key, fmt::format("only applies to zero: 3 (the units ZeRO-3 gathers and "
+                              "reduce-scatters), got zero: {}",
+                              l.zero));
   if (l.param_gather_with_forward && l.zero != 1 && l.zero != 2)
     c.fail("parallelism.param_gather",
            fmt::format("only applies to zero: 1 or 2 (ZeRO-3 gathers before every use; ZeRO-0 "

@@ -53,17 +53,20 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommVolume, tp_bytes, dp_bytes, pp_bytes, ep_
                                    host_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CriticalPath, compute_s, tp_s, dp_s, pp_s, ep_s, cp_s, host_s,
                                    optimizer_s, waiting_s, tasks)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipelineSplit, embedding, loss)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FsdpSpec, unit_layers, prefetch, reshard_after_forward,
+                                   gather_bucket, reduce_bucket)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s, imbalance_s,
                                    communication_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, model, schedule, gpus, dp,
-                                   tp, pp, vpp, ep, cp, microbatches, gpu, training, step_time_s,
-                                   one_step_s, overlapped_steps, pipeline_time_s, after_pipeline_s,
-                                   tokens_per_step, tokens_per_s, model_flops, tflops_per_gpu, mfu,
-                                   bubble_fraction_of_step, bubble_over_ideal, idle,
-                                   cost_per_million_tokens, price_per_gpu_hour, stages, p2p_bytes,
-                                   volume, critical, cost_sources, contention,
-                                   step_time_without_slowdown_s, measured, tasks, simulated_ranks,
-                                   folded)
+                                   tp, pp, vpp, ep, cp, microbatches, split, zero, fsdp, gpu,
+                                   training, step_time_s, one_step_s, overlapped_steps,
+                                   pipeline_time_s, after_pipeline_s, tokens_per_step, tokens_per_s,
+                                   model_flops, tflops_per_gpu, mfu, bubble_fraction_of_step,
+                                   bubble_over_ideal, idle, cost_per_million_tokens,
+                                   price_per_gpu_hour, stages, p2p_bytes, volume, critical,
+                                   cost_sources, contention, step_time_without_slowdown_s, measured,
+                                   tasks, simulated_ranks, folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
                                    ep, cp, precision, offload, offload_activations)

@@ -84,6 +84,9 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.layout.vpp = vpp;
   s.training.micro_batch_size = micro_batch_size;
   s.layout.zero = zero;
+  // How a framework issues ZeRO-3's gathers and reductions (DeepSpeed's buckets) has no
+  // meaning for another stage: dropped, so a DeepSpeed ZeRO-3 scenario's search can try 0–2.
+  if (zero != 3) s.layout.fsdp.gather_bucket = s.layout.fsdp.reduce_bucket = std::nullopt;
   s.layout.sequence_parallel = sequence_parallel;
   s.training.recompute = recompute;
   s.training.recompute_layers = recompute_layers;
