@@ -240,6 +240,21 @@ parallelism: {tp: 2, pp: 4, sequence_parallel: true}
   // The loss's all-reduces carry n fp32 values: 4096 · 4 bytes.
   for (const CollectiveRun& r : m.tp_collectives(Op::F, 3))
     if (r.kind == Collective::AllReduce) CHECK(r.bytes == 4096.0 * 4);
+  // Learned absolute positions are added to the summed embedding: Megatron-core all-reduces it
+  // and splits it locally (reduce_scatter_embeddings off); its backward is still an all-gather.
+  Scenario learned = s;
+  learned.model->position = PositionEmbedding::Learned;
+  const AnalyticCostModel ml(learned);
+  int reduces = 0, scatters = 0, gathers = 0;
+  for (const CollectiveRun& r : ml.tp_collectives(Op::F, 0)) {
+    if (r.kind == Collective::AllReduce) reduces += r.count;
+    if (r.kind == Collective::ReduceScatter) scatters += r.count;
+  }
+  for (const CollectiveRun& r : ml.tp_collectives(Op::B, 0))
+    if (r.kind == Collective::AllGather) gathers += r.count;
+  CHECK(reduces == 1);
+  CHECK(scatters == 16);
+  CHECK(gathers == 17);
 }
 
 TEST_CASE("analytic: a pipeline transfer under sequence parallelism is each TP rank's slice",

@@ -136,6 +136,35 @@ TEST_CASE("footprint: static memory follows the ZeRO paper for ZeRO 0 to 3", "[f
   }
 }
 
+TEST_CASE("footprint: a tied head on the embedding's own GPU shares its table", "[footprint]") {
+  // Llama-3.1-8B made tied, pp 2 · vpp 2 (4 chunks of 8 layers), tp 1. A GPU holding chunks 0
+  // and 3 (a V-shaped schedule's rank 0) holds the embedding once: the head's table is the
+  // same tensor, so stage_params' copy for chunk 3 (V·h) comes off. Holding chunks 0 and 1 (an
+  // interleaved rank 0), nothing is counted twice. DualPipe's two pipelines are two copies of
+  // the model: its rank 0's head is the other copy's, kept.
+  const Scenario s = test::yaml(R"(model: {preset: llama-3.1-8b, tied_embeddings: true}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}
+parallelism: {pp: 2, vpp: 2, dp: 4}
+training: {seq_len: 4096, global_batch_size: 8}
+)");
+  ModelSpec m = llama8b();
+  m.tied_embeddings = true;
+  const auto parts = partition_layers(32, 4);
+  const double table = 128256.0 * 4096;
+  const double p0 = static_cast<double>(stage_params(m, parts[0], 1, 4)),
+               p1 = static_cast<double>(stage_params(m, parts[1], 1, 4)),
+               p3 = static_cast<double>(stage_params(m, parts[3], 1, 4));
+  CHECK(p3 == Approx(p1 + table));  // the copy stage_params keeps for the head
+  const int v[] = {0, 3}, looped[] = {0, 1};
+  CHECK(tied_table_counted_twice(m, parts, v, 1) == 128256LL * 4096);
+  CHECK(tied_table_counted_twice(m, parts, looped, 1) == 0);
+  CHECK(static_memory(s, v).parameters == Approx(p0 + p3 - table));
+  CHECK(static_memory(s, looped).parameters == Approx(p0 + p1));
+  CHECK(static_memory(s, v, 2).parameters == Approx(p0 + p3));
+  m.tied_embeddings = false;
+  CHECK(tied_table_counted_twice(m, parts, v, 1) == 0);
+}
+
 TEST_CASE("report: 1F1B's stage 0 peaks at p micro-batches of its activation bytes",
           "[footprint][report]") {
   const Scenario s = test::yaml(

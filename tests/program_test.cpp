@@ -175,6 +175,37 @@ contention: {{compute_slowdown: 0, link_sharing: false}}
   CHECK(tu.makespan == 62 * kNsPerMs + cu->optimizer(cu->stage_params(0)).duration);
 }
 
+TEST_CASE("DP pass: the tied embedding's all-reduce joins its two ends' ranks, none on a V",
+          "[passes][dp]") {
+  // Llama-3.2-1B (tied) over tp 2 · pp 2 · dp 2. Interleaved, vpp 2: chunks 0–3 on ranks
+  // 0, 1, 0, 1, so the embedding (chunk 0) is on rank 0 and the head (chunk 3) on rank 1: each
+  // end all-reduces the V/t × h table's gradient, V·h/2 · 2 bytes (bf16) under ZeRO-1, this
+  // GPU's 1/dp shard of it under ZeRO-2. zb-v places chunks 0 and 3 both on rank 0: nothing to
+  // sum.
+  auto run = [](const std::string& schedule, int zero) {
+    return simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 2, pp: 2, dp: 2, vpp: 2, zero: {}}}
+schedule: {}
+)",
+                                           zero, schedule)));
+  };
+  const double table = 128256.0 * 2048 / 2 * 2;
+  auto ends = [&](const Timeline& tl, double bytes) {
+    std::set<int> pp;
+    const TaskGraph& g = *tl.graph;
+    for (TaskId t = 0; t < g.size(); ++t)
+      if (static_cast<TaskType>(g.work(t).type) == TaskType::DpCollective &&
+          g.work(t).bytes == Approx(bytes))
+        pp.insert(tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord.pp);
+    return pp;
+  };
+  CHECK(ends(run("interleaved-1f1b", 1), table) == std::set<int>{0, 1});
+  CHECK(ends(run("interleaved-1f1b", 2), table / 2) == std::set<int>{0, 1});
+  CHECK(ends(run("zb-v", 1), table).empty());
+}
+
 TEST_CASE("DP pass: ZeRO-Offload moves the shard's step to the host, over the host link",
           "[passes][dp][offload]") {
   // As the ZeRO-1 case above, with training.offload: optimizer. After the reduce-scatter: the

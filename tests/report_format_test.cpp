@@ -132,7 +132,7 @@ TEST_CASE("run: the layout line names the ZeRO stage and ZeRO-3's buckets", "[re
   const StepReport r = make_report(simulate(s));
   CHECK_THAT(
       format_report(r),
-      Catch::Contains("ZeRO-3 (gathers in whole units, reduce-scatters in 20.00 MB pieces)"));
+      Catch::Contains("ZeRO-3 (collectives of a unit gathered, ≤ 20.00 MB reduce-scattered)"));
   const nlohmann::json j = report_to_json(r);
   CHECK(j["layout"]["zero"] == 3);
   CHECK(j["layout"]["fsdp"]["reduce_bucket_bytes"] == 20e6);

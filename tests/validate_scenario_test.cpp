@@ -100,7 +100,8 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
     s.layout.fsdp.gather_bucket.reset();
     CHECK_THROWS_WITH(validate(s), Contains("parallelism.fsdp.reduce_bucket: only applies to "
                                             "zero: 3 (the units ZeRO-3 gathers and "
-                                            "reduce-scatters), got zero: 2"));
+                                            "reduce-scatters), got zero: 2 (remove it, or --set "
+                                            "parallelism.fsdp.reduce_bucket=null)"));
   }
 }
 

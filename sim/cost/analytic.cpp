@@ -636,25 +636,38 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // without SP); with SP each becomes an all-gather + reduce-scatter pair of the same volume.
   const double bytes = tokens_ * static_cast<double>(s_.model->hidden) * 2.0;
   const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
-  int gathers = 2 * st.layers, scatters = 2 * st.layers, reduces = 2 * st.layers;
-  // The vocabulary-parallel ends (Megatron-core's VocabParallelEmbedding, the output layer as a
+  const bool sp = s_.layout.sequence_parallel, forward = op == Op::F;
+  int gathers = sp ? 2 * st.layers : 0, scatters = gathers, reduces = sp ? 0 : 2 * st.layers;
+  // The vocabulary-parallel ends (Megatron-core's LanguageModelEmbedding, the output layer as a
   // ColumnParallelLinear, vocab_parallel_cross_entropy): each TP rank looks up or projects onto
-  // its slice of the vocabulary. The embedding's partial outputs are summed: forward, a
-  // reduce-scatter to the sequence-parallel region (its backward an all-gather), or without SP
-  // an all-reduce (backward nothing). The head gathers its input from the sequence-parallel
-  // region (backward a reduce-scatter of its input gradient), or without SP copies it (backward
-  // an all-reduce). The loss all-reduces, forward, three fp32 values per token across the
-  // vocabulary slices: the logits' maximum, the target's logit and the sum of exponentials.
-  const bool forward = op == Op::F;
-  if (st.embedding) (forward ? scatters : gathers) += 1, reduces += forward ? 1 : 0;
-  if (st.head) (forward ? gathers : scatters) += 1, reduces += forward ? 0 : 1;
-  std::vector<CollectiveRun> runs;
-  if (s_.layout.sequence_parallel) {
-    if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
-    if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
-  } else if (reduces > 0) {
-    runs.push_back({Collective::AllReduce, t, bytes, reduces});
+  // its slice of the vocabulary. The embedding's partial outputs are summed: without SP an
+  // all-reduce (backward nothing); with SP a reduce-scatter to the sequence-parallel region
+  // (backward an all-gather), unless learned absolute positions are added first: then an
+  // all-reduce and a local split (reduce_scatter_embeddings is off; backward an all-gather). The
+  // head gathers its input from the sequence-parallel region (backward a reduce-scatter of its
+  // input gradient), or without SP copies it (backward an all-reduce). The loss all-reduces,
+  // forward, three fp32 values per token across the vocabulary slices: the logits' maximum, the
+  // target's logit and the sum of exponentials.
+  if (st.embedding) {
+    if (!sp)
+      reduces += forward ? 1 : 0;
+    else if (!forward)
+      gathers += 1;
+    else if (s_.model->position == PositionEmbedding::Learned)
+      reduces += 1;
+    else
+      scatters += 1;
   }
+  if (st.head) {
+    if (!sp)
+      reduces += forward ? 0 : 1;
+    else
+      (forward ? gathers : scatters) += 1;
+  }
+  std::vector<CollectiveRun> runs;
+  if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
+  if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
+  if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});
   if (st.head && forward) runs.push_back({Collective::AllReduce, t, tokens_ * 4.0, 3});
   return runs;
 }

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "lower/program.h"
+#include "scenario/partition.h"
 
 namespace trainsim {
 
@@ -51,6 +52,9 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
   const bool tied_pair =
       sc.model && sc.model->tied_embeddings && sch.chains == 1 && embedding_pp != head_pp;
   std::map<std::tuple<int, int>, std::vector<TaskId>> embedding_pairs;
+  const std::vector<StageContent> parts =
+      sc.model ? partition_layers(sc.model->layers, sch.chain_stages(), l.split)
+               : std::vector<StageContent>{};
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
@@ -88,6 +92,13 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       TaskId after;
     };
     std::vector<Reduction> pending;
+    // A tied head on this rank's embedding's own rank (a V-shaped schedule, pp 1 with chunks)
+    // uses the embedding's table: stage_params counted it again for the head's stage.
+    const double twice =
+        sch.chains == 1 && sc.model
+            ? static_cast<double>(tied_table_counted_twice(*sc.model, parts, stages, l.tp))
+            : 0.0;
+    params -= twice;
     for (int st : stages) {
       const int ms = p.model_stage(st);
       params += p.cost.stage_params(ms);
@@ -110,7 +121,10 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       for (auto it = from; it != to; ++it) {
         const std::vector<TaskId>& ready = it->second;
         const int k = static_cast<int>(ready.size());
-        const double all = p.cost.gradient_bytes(ms) / k, routed = all * routed_share(st);
+        const bool head = twice > 0 && ms == sch.chain_stages() - 1;
+        const double grads =
+            p.cost.gradient_bytes(ms) * (head ? 1 - twice / p.cost.stage_params(ms) : 1.0);
+        const double all = grads / k, routed = all * routed_share(st);
         for (int j = 0; j < k; ++j, ++phase)
           pending.push_back({0, st, ms, phase, all, routed, ready[static_cast<std::size_t>(j)]});
       }
@@ -156,8 +170,11 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       partner.pp = rank.coord.pp == embedding_pp ? head_pp : embedding_pp;
       const std::vector<int> members{rank.global, l.rank_of(partner)};
       const ModelSpec& m = *sc.model;
-      const double bytes = static_cast<double>(m.vocab) * static_cast<double>(m.hidden) / l.tp *
+      // The whole table's gradient (Megatron's ZeRO-1 keeps it whole); under ZeRO-2/3 only this
+      // GPU's shard of it is left to sum.
+      const double whole = static_cast<double>(m.vocab) * static_cast<double>(m.hidden) / l.tp *
                            grad_reduce_bytes(sc.training);
+      const double bytes = l.zero >= 2 ? whole / l.dp_ranks() : whole;
       const Cost c = p.cost.collective(Collective::AllReduce, 2, group_link(members, sc), bytes,
                                        members_per_node(members, sc));
       const int st = rank.coord.pp == embedding_pp ? 0 : sch.chain_stages() - 1;

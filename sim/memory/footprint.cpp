@@ -126,7 +126,7 @@ double offloaded_activation_bytes(const Scenario& s, int stage) {
   return l.first(offloaded_layers(s.training, l.st.layers));
 }
 
-StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) {
+StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, int chains) {
   StaticMemory out;
   if (!s.model) return out;
   const int stages = s.layout.pp * s.layout.vpp;
@@ -139,6 +139,13 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
         static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages, s.layout.ep));
     every_expert += static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages));
   }
+  // A tied head on the embedding's own GPU uses its table, not a copy.
+  const double twice =
+      chains == 1
+          ? static_cast<double>(tied_table_counted_twice(*s.model, parts, stages_here, s.layout.tp))
+          : 0.0;
+  out.parameters -= twice;
+  every_expert -= twice;
   // Unsharded: what this GPU holds; sharded by ZeRO: dense / dp + experts / ep / (dp / ep),
   // over the dp · cp ranks of the DP group.
   const double psi = out.parameters, shard = every_expert / s.layout.dp_ranks();
@@ -160,7 +167,7 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here) 
     for (int st : stages_here) {
       const StageContent& part = parts[static_cast<std::size_t>(st)];
       if (part.embedding) linear -= table;
-      if (part.head && !(part.embedding && m.tied_embeddings)) linear -= table;
+      if (part.head && !(m.tied_embeddings && (part.embedding || twice > 0))) linear -= table;
     }
     out.fp8_weights = 2 * std::max(0.0, linear) / (zero >= 3 ? s.layout.dp_ranks() : 1);
     out.buffers += out.fp8_weights;

@@ -73,6 +73,9 @@ struct StaticMemory {
   double fp8_weights = 0;  ///< the FP8 weight copies, counted in buffers
   double total() const { return weights + gradients + optimizer + buffers; }
 };
-StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here);
+/// What one GPU holding the model stages `stages_here` keeps throughout the step. With one
+/// pipeline (`chains` 1) a tied head on the embedding's own GPU shares its table; DualPipe's two
+/// pipelines hold two copies of the model, each head another copy's.
+StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, int chains = 1);
 
 }  // namespace trainsim

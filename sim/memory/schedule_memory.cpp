@@ -45,7 +45,7 @@ std::vector<double> schedule_memory_peaks(const Scenario& s, const Schedule& sch
           break;
       }
     }
-    const StaticMemory fixed = static_memory(s, held[static_cast<std::size_t>(r)]);
+    const StaticMemory fixed = static_memory(s, held[static_cast<std::size_t>(r)], sch.chains);
     peaks.push_back(fixed.total() - (s.model ? 0 : fixed.buffers) + most);
   }
   return peaks;

@@ -106,7 +106,7 @@ MemoryReport make_memory_report(const Timeline& tl) {
   const auto events = activation_events(tl);
   const auto held = sch.model_stages_by_rank();
   for (int r = 0; r < sch.ranks; ++r) {
-    const StaticMemory fixed = static_memory(sc, held[static_cast<std::size_t>(r)]);
+    const StaticMemory fixed = static_memory(sc, held[static_cast<std::size_t>(r)], sch.chains);
     StageMemory s;
     s.stage = r;
     s.parameters = fixed.parameters;

@@ -33,13 +33,13 @@ std::string layout_line(const StepReport& r) {
                      : r.split.embedding               ? "embedding"
                                                        : "loss",
                      r.split.extra_slots() > 1 ? "layers" : "a layer");
-  if (r.zero > 0) s += fmt::format(" · ZeRO-{}", r.zero);
-  if (r.zero == 3 && (r.fsdp.gather_bucket || r.fsdp.reduce_bucket)) {
+  if (r.zero > 0 && r.dp * r.cp > 1) s += fmt::format(" · ZeRO-{}", r.zero);
+  if (r.zero == 3 && r.dp * r.cp > 1 && (r.fsdp.gather_bucket || r.fsdp.reduce_bucket)) {
     auto piece = [](const std::optional<double>& b) {
-      return b ? format_bytes(*b) + " pieces" : std::string("whole units");
+      return b ? "≤ " + format_bytes(*b) : std::string("a unit");
     };
-    s += fmt::format(" (gathers in {}, reduce-scatters in {})", piece(r.fsdp.gather_bucket),
-                     piece(r.fsdp.reduce_bucket));
+    s += fmt::format(" (collectives of {} gathered, {} reduce-scattered)",
+                     piece(r.fsdp.gather_bucket), piece(r.fsdp.reduce_bucket));
   }
   s += fmt::format(" · {} micro-batches", r.microbatches);
   return s;

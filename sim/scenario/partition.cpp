@@ -39,6 +39,18 @@ std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, in
   return p / tp;
 }
 
+std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<StageContent>& parts,
+                                      std::span<const int> stages_here, int tp) {
+  if (!m.tied_embeddings || parts.size() < 2) return 0;
+  bool embedding = false, head = false;
+  for (int s : stages_here) {
+    TRAINSIM_CHECK(s >= 0 && static_cast<std::size_t>(s) < parts.size(), "stage out of range");
+    embedding |= parts[static_cast<std::size_t>(s)].embedding;
+    head |= parts[static_cast<std::size_t>(s)].head;
+  }
+  return embedding && head ? m.vocab * m.hidden / tp : 0;
+}
+
 std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep) {
   TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
   return m.moe_layers_in(st.first_layer, st.layers) * (m.routed_expert_params() / ep) / tp;

@@ -4,6 +4,7 @@
 // goes one each to stages 1, 2, … so the embedding stage is not the heaviest. A PipelineSplit
 // counts the embedding and the loss as layers of their own (a stage may then hold only one).
 #include <cstdint>  // std::int64_t
+#include <span>     // std::span
 #include <vector>   // std::vector
 
 #include "scenario/layout.h"
@@ -26,6 +27,11 @@ std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit
 /// on another stage; each MoE layer's routed experts are split over ep ranks, then over tp).
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages,
                           int ep = 1);
+/// Of the stage_params of the stages one GPU holds (`stages_here`), what they count twice: a
+/// tied head on another of them than the embedding (a V-shaped schedule's last chunk, or pp 1
+/// with several chunks) uses the embedding's own table there, not a copy. 0 otherwise.
+std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<StageContent>& parts,
+                                      std::span<const int> stages_here, int tp);
 /// Of stage_params, the routed experts' parameters one GPU holds (0 for a dense model).
 std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep);
 

@@ -424,8 +424,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        integer(1, kMaxHeads), field<&Scenario::model, &ModelSpec::kv_heads>()},
       {"model.vocab", "integer ≥ 1", "preset", "vocabulary V", integer(1, kMaxVocab),
        field<&Scenario::model, &ModelSpec::vocab>()},
-      {"model.tied_embeddings", "bool", "preset / false", "LM head shares the embedding", boolean(),
-       field<&Scenario::model, &ModelSpec::tied_embeddings>()},
+      {"model.tied_embeddings", "bool", "preset / false",
+       "LM head shares the embedding; over a pipeline (the two on different ranks) the first and "
+       "last stage all-reduce its gradient before the optimizer step (Megatron-core's embedding "
+       "group)",
+       boolean(), field<&Scenario::model, &ModelSpec::tied_embeddings>()},
       {"model.mlp", "`swiglu` or `gelu`", "`swiglu`", "3 or 2 MLP matrices",
        choice({"swiglu", "gelu"}), field<&Scenario::model, &ModelSpec::mlp>()},
       {"model.position_embedding", "`rope`, `learned`, `alibi`", "`rope`",
@@ -759,13 +762,14 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"parallelism.fsdp.gather_bucket", "bytes", "— (the whole unit)",
        "each ZeRO-3 unit's all-gather as ⌈unit / bucket⌉ equal collectives one after another "
        "(smaller messages reach less of the link's bandwidth). DeepSpeed ZeRO-3 gathers module by "
-       "module: about one weight matrix (e.g. 2·h·f bytes for an MLP's); PyTorch FSDP: the whole "
-       "unit",
+       "module: about one weight matrix (a unit also carries its share of the embedding and head); "
+       "PyTorch FSDP: the whole unit. Only with zero 3 (refused otherwise; a search drops it)",
        quantity(Dimension::Bytes, true),
        field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::gather_bucket>()},
       {"parallelism.fsdp.reduce_bucket", "bytes", "— (the whole unit)",
        "each ZeRO-3 unit's reduce-scatter as ⌈unit / bucket⌉ equal collectives. DeepSpeed ZeRO-3: "
-       "`reduce_bucket_size` elements × the reduce dtype's bytes; PyTorch FSDP: the whole unit",
+       "`reduce_bucket_size` elements × the reduce dtype's bytes; PyTorch FSDP: the whole unit. "
+       "Only with zero 3",
        quantity(Dimension::Bytes, true),
        field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::reduce_bucket>()},
       {"parallelism.param_gather",

@@ -158,8 +158,8 @@ void check_layout(const Scenario& s, const Checker& c) {
   for (const auto& [key, set] : buckets)
     if (set && l.zero != 3)
       c.fail(key, fmt::format("only applies to zero: 3 (the units ZeRO-3 gathers and "
-                              "reduce-scatters), got zero: {}",
-                              l.zero));
+                              "reduce-scatters), got zero: {} (remove it, or --set {}=null)",
+                              l.zero, key));
   if (l.param_gather_with_forward && l.zero != 1 && l.zero != 2)
     c.fail("parallelism.param_gather",
            fmt::format("only applies to zero: 1 or 2 (ZeRO-3 gathers before every use; ZeRO-0 "
