@@ -151,7 +151,11 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
   const double psi = out.parameters, shard = every_expert / s.layout.dp_ranks();
   const int zero = s.layout.zero;
   out.weights = kHalf * (zero >= 3 ? shard : psi);
-  const double grad_bytes = kHalf + (s.training.fp32_grad_accumulation ? kFloat : 0);
+  // Megatron's fp32 main gradients take the 16-bit gradients' place (its gradient buffer is
+  // fp32; the weight-gradient GEMMs accumulate into it): 4 bytes per parameter, not 2 + 4
+  // (Megatron-LM README, distributed optimizer: bf16 parameters with fp32 gradients take 18
+  // bytes per parameter undistributed, 6 + 12/d distributed).
+  const double grad_bytes = s.training.fp32_grad_accumulation ? kFloat : kHalf;
   out.gradients = grad_bytes * (zero >= 2 ? shard : psi);
   // ZeRO-Offload keeps the master weights and Adam states in host memory.
   out.optimizer = s.training.offload == Offload::Optimizer

@@ -86,7 +86,7 @@ struct TrainingSpec {
   /// are recomputed, the others keep their activations (Megatron's `--recompute-method block
   /// --recompute-num-layers N`); 0 = every layer.
   int recompute_layers = 0;
-  bool fp32_grad_accumulation = false;  ///< Megatron's default: +4 bytes per parameter
+  bool fp32_grad_accumulation = false;  ///< Megatron's default: fp32 gradients (4 bytes, not 2)
   AttentionKernel attention = AttentionKernel::Flash2;
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.

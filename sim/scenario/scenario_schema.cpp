@@ -568,8 +568,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        integer(0, kMaxLayers),
        {put<&Scenario::training, &TrainingSpec::recompute_layers>, get_recompute_layers}},
       {"training.fp32_grad_accumulation", "bool", "false",
-       "fp32 gradient buffer (Megatron's default), +4 bytes per parameter", boolean(),
-       field<&Scenario::training, &TrainingSpec::fp32_grad_accumulation>()},
+       "fp32 gradient buffer (Megatron's default) in place of the 16-bit gradients: 4 bytes per "
+       "parameter instead of 2 (Megatron-LM README, distributed optimizer: bf16 parameters with "
+       "fp32 gradients, 18 bytes per parameter, 6 + 12/d distributed)",
+       boolean(), field<&Scenario::training, &TrainingSpec::fp32_grad_accumulation>()},
       {"training.grad_reduce_dtype",
        "`fp32`, `bf16`, `fp16` (16-bit: the training precision)",
        "`fp32` with `fp32_grad_accumulation`, else the training precision",
