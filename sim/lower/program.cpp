@@ -64,7 +64,7 @@ Cost Program::bucketed(Collective c, int n, LinkClass link, double bytes, int pe
   TRAINSIM_CHECK(*bucket > 0, "validate() requires a positive bucket");
   const double k = std::ceil(bytes / *bucket);
   const Cost one = cost.collective(c, n, link, bytes / k, per_node);
-  return {static_cast<TimeNs>(one.duration * static_cast<TimeNs>(k)), one.flops * k, one.bytes * k};
+  return {one.duration * static_cast<TimeNs>(k), one.flops * k, one.bytes * k};
 }
 
 int Program::buckets(int stage) const {
