@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Two kernel costs the published cases depend on and no public measurement gives
+(tests/published/README.md, "Known differences of structure"), timed on one GPU:
+
+1. FlashAttention-2 with attention dropout. Megatron-LM's default --attention-dropout 0.1 runs
+   inside the FlashAttention kernel (Philox random numbers per score, forward and again in the
+   backward); FlagPerf's Llama-3 runs kept it. SDPA's FlashAttention backend, bf16, causal, head
+   dim 128, dropout_p 0.0 against 0.1: the FlashAttention-2 paper's benchmark (batch × sequence =
+   16k tokens, hidden 2048) at 1k-16k tokens, and Llama-3-8B's attention (32 query heads, 8
+   key/value heads) at 8,192 tokens.
+2. The weight-gradient GEMM accumulating into an fp32 main gradient (Megatron's
+   gradient-accumulation fusion, Transformer Engine's accumulate=True: bf16 operands, C = D in
+   fp32, beta = 1; its epilogue reads and writes 8 bytes per output element where a bf16 GEMM
+   writes 2), against the same GEMM writing bf16, at Llama-3-8B's and Aquila2-7B's weight shapes
+   (tp 1 and 2) with 2,048-8,192 tokens as the reduction dimension. The fused form is timed as
+   torch.addmm(..., out_dtype=float32) into the fp32 buffer when this PyTorch has it; else an
+   fp32-output GEMM plus an add; the path taken is recorded.
+
+Usage (on a GPU machine with PyTorch): python3 calibrate/reference/kernel_probe.py --out DIR
+Writes DIR/kernel-probe.json. CUDA events, 3 warm-up and 10 timed runs each, medians; the L2
+cache is overwritten before every timed GEMM.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import traceback
+
+import torch
+import torch.nn.functional as F
+
+REPS, WARMUP = 10, 3
+
+
+def median_time(fn, flush=None):
+    """Median seconds of fn() over REPS CUDA-event-timed runs after WARMUP untimed ones."""
+    for _ in range(WARMUP):
+        fn()
+    times = []
+    for _ in range(REPS):
+        if flush is not None:
+            flush()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / 1e3)
+    return statistics.median(times)
+
+
+def attention_dropout(device, out):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    cases = [("paper", 16384 // s, 16, 16, s) for s in (1024, 2048, 4096, 8192, 16384)]
+    cases.append(("llama-3-8b", 1, 32, 8, 8192))
+    rows = []
+    for name, b, heads, kv_heads, s in cases:
+        d = 128
+        q = torch.randn(b, heads, s, d, device=device, dtype=torch.bfloat16, requires_grad=True)
+        # Grouped key/value heads repeated to the query heads (the FLOPs are the same; SDPA's
+        # FlashAttention backend need not support enable_gqa).
+        k = torch.randn(b, kv_heads, s, d, device=device, dtype=torch.bfloat16)
+        v = torch.randn(b, kv_heads, s, d, device=device, dtype=torch.bfloat16)
+        k = k.repeat_interleave(heads // kv_heads, dim=1).requires_grad_()
+        v = v.repeat_interleave(heads // kv_heads, dim=1).requires_grad_()
+        g = torch.randn(b, heads, s, d, device=device, dtype=torch.bfloat16)
+        flops = 4 * b * s * s * heads * d * 0.5  # causal, the papers' count
+        row = {"case": name, "batch": b, "heads": heads, "kv_heads": kv_heads, "seq": s,
+               "head_dim": d, "causal": True}
+        for p in (0.0, 0.1):
+            def forward():
+                return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+
+            def forward_backward():
+                forward().backward(g)
+
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                with torch.no_grad():
+                    tf = median_time(forward)
+                tfb = median_time(forward_backward)
+            key = f"p{p:g}"
+            row[key] = {"forward_s": tf, "forward_backward_s": tfb,
+                        "forward_tflops": flops / tf / 1e12,
+                        "backward_tflops": 2.5 * flops / max(tfb - tf, 1e-12) / 1e12}
+        row["forward_ratio"] = row["p0.1"]["forward_s"] / row["p0"]["forward_s"]
+        row["forward_backward_ratio"] = (row["p0.1"]["forward_backward_s"]
+                                         / row["p0"]["forward_backward_s"])
+        print(f"attention {name:10s} s {s:5d}: dropout 0.1 / 0: forward "
+              f"{row['forward_ratio']:.3f}, forward+backward {row['forward_backward_ratio']:.3f}",
+              flush=True)
+        rows.append(row)
+        del q, k, v, g
+    out["attention_dropout"] = rows
+
+
+def wgrad_accumulate(device, out):
+    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+
+    def flush():
+        flush_buf.zero_()
+
+    # (name, output features, input features): Llama-3-8B (qkv 6144 with 8 KV heads, SwiGLU's
+    # gate+up 28672) and Aquila2-7B (qkv 12288, gate+up 22016), tp 1, and Llama-3-8B at tp 2.
+    shapes = [("llama3-8b qkv", 6144, 4096), ("llama3-8b proj", 4096, 4096),
+              ("llama3-8b fc1", 28672, 4096), ("llama3-8b fc2", 4096, 14336),
+              ("llama3-8b qkv tp2", 3072, 4096), ("llama3-8b fc1 tp2", 14336, 4096),
+              ("llama3-8b fc2 tp2", 4096, 7168),
+              ("aquila2-7b qkv", 12288, 4096), ("aquila2-7b fc1", 22016, 4096)]
+    rows = []
+    path = None
+    for tokens in (2048, 4096, 8192):
+        for name, n_out, n_in in shapes:
+            dy = torch.randn(tokens, n_out, device=device, dtype=torch.bfloat16)
+            x = torch.randn(tokens, n_in, device=device, dtype=torch.bfloat16)
+            main = torch.zeros(n_out, n_in, device=device, dtype=torch.float32)
+            bf16_out = torch.empty(n_out, n_in, device=device, dtype=torch.bfloat16)
+            t_bf16 = median_time(lambda: torch.mm(dy.t(), x, out=bf16_out), flush)
+            candidates = [
+                ("torch.addmm out_dtype=float32 (fused, beta 1)",
+                 lambda: torch.addmm(main, dy.t(), x, out_dtype=torch.float32, out=main)),
+                ("torch.mm out_dtype=float32, then add_ (unfused)",
+                 lambda: main.add_(torch.mm(dy.t(), x, out_dtype=torch.float32))),
+                ("torch.mm bf16, then add_ into fp32 (unfused)",
+                 lambda: main.add_(torch.mm(dy.t(), x))),
+            ]
+            t_acc = None
+            for label, fn in candidates:
+                if path is not None and label != path:
+                    continue
+                try:
+                    fn()
+                    torch.cuda.synchronize()
+                except (TypeError, RuntimeError) as e:
+                    print(f"  {label}: unavailable ({str(e).splitlines()[0][:100]})", flush=True)
+                    continue
+                path = label
+                t_acc = median_time(fn, flush)
+                break
+            flops = 2.0 * tokens * n_out * n_in
+            rows.append({"shape": name, "m": n_out, "n": n_in, "k": tokens,
+                         "bf16_s": t_bf16, "bf16_tflops": flops / t_bf16 / 1e12,
+                         "fp32_accumulate_s": t_acc,
+                         "ratio": t_acc / t_bf16 if t_acc else None})
+            print(f"wgrad {name:18s} k {tokens:5d}: bf16 {flops / t_bf16 / 1e12:6.1f} TFLOP/s, "
+                  f"fp32 accumulate / bf16 {rows[-1]['ratio']:.3f}", flush=True)
+            del dy, x, main, bf16_out
+    out["wgrad_fp32_accumulate"] = {"path": path, "rows": rows}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="directory for kernel-probe.json")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    device = torch.device("cuda")
+    out = {"device": torch.cuda.get_device_name(device), "torch": torch.__version__,
+           "cuda": torch.version.cuda, "method": __doc__.split("Usage")[0].strip()}
+    failed = False
+    for probe in (attention_dropout, wgrad_accumulate):
+        try:
+            probe(device, out)
+        except Exception:  # one probe's failure must not lose the other's results
+            traceback.print_exc()
+            out.setdefault("failed", []).append(probe.__name__)
+            failed = True
+        torch.cuda.empty_cache()
+    with open(os.path.join(args.out, "kernel-probe.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
