@@ -381,8 +381,10 @@ TEST_CASE("DP pass: smaller buckets hide more of the reduction behind the backwa
 TEST_CASE("TP pass: with and without SP the traffic is equal and the collectives are exposed",
           "[passes][tp]") {
   // Llama-3.2-1B, tp 2, one GPU pair: each layer's 2 all-reduces (2(t−1)/t · S each) become 2
-  // all-gather + reduce-scatter pairs ((t−1)/t · S each): the same bytes per GPU. TP
-  // collectives run on the compute stream, so every one of them is exposed.
+  // all-gather + reduce-scatter pairs ((t−1)/t · S each): the same bytes per GPU. Under SP
+  // every TP collective waits for its compute and the next compute for it: all exposed. Without
+  // SP the backward's all-reduces run beside the backward (the test below): less is exposed than
+  // the collectives take.
   auto run = [](bool sp) {
     return make_report(simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
@@ -394,17 +396,22 @@ parallelism: {{tp: 2, sequence_parallel: {}}}
   const StepReport no_sp = run(false), sp = run(true);
   CHECK(no_sp.volume.tp_bytes > 0);
   CHECK(sp.volume.tp_bytes == Approx(no_sp.volume.tp_bytes));
-  double tp_time = 0;
-  const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
-training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
-cluster: {gpu: h100-sxm, gpus_per_node: 2}
-parallelism: {tp: 2}
-)"));
-  for (TaskId t = 0; t < tl.graph->size(); ++t)
-    if (static_cast<TaskType>(tl.graph->work(t).type) == TaskType::TpCollective &&
-        tl.ranks.ranks[tl.graph->streams[tl.graph->tasks[t].stream].owner].coord.tp == 0)
-      tp_time += to_seconds(tl.end[t] - tl.start[t]);
-  CHECK(no_sp.stages[0].exposed_tp_s == Approx(tp_time));
+  auto tp_time = [](bool sp) {
+    double seconds = 0;
+    const Timeline tl = simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{tp: 2, sequence_parallel: {}}}
+)",
+                                                        sp)));
+    for (TaskId t = 0; t < tl.graph->size(); ++t)
+      if (static_cast<TaskType>(tl.graph->work(t).type) == TaskType::TpCollective &&
+          tl.ranks.ranks[tl.graph->streams[tl.graph->tasks[t].stream].owner].coord.tp == 0)
+        seconds += to_seconds(tl.end[t] - tl.start[t]);
+    return seconds;
+  };
+  CHECK(sp.stages[0].exposed_tp_s == Approx(tp_time(true)));
+  CHECK(no_sp.stages[0].exposed_tp_s < 0.9 * tp_time(false));
 }
 
 TEST_CASE("TP pass: tp_overlap runs each collective beside its GEMMs", "[passes][tp]") {
@@ -1047,4 +1054,38 @@ schedule: dualpipe-v
   int switches = 0;
   for (std::size_t i = 1; i < dp.size(); ++i) switches += dp[i].second != dp[i - 1].second;
   CHECK(switches >= 8);  // at least once per micro-batch pair, not two blocks
+}
+
+TEST_CASE("TP pass: without SP the backward's all-reduces run beside it", "[passes][tp]") {
+  // tp 2, no SP, one stage, one micro-batch, F = 10 ms and B = 20 ms explicit, no contention.
+  // The backward's all-reduces are asynchronous (the cost model's hidden part hB): they start
+  // with the backward and end within it; only the forward's (cF) and whatever of the backward's
+  // outlasts the weight-gradient GEMMs (cB: this small model's GEMMs are shorter than its
+  // all-reduces) are exposed: F + cF + B + cB + o.
+  const Scenario s = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {tp: 2}
+costs: {forward: 10ms, backward: 20ms}
+contention: {compute_slowdown: 0}
+)");
+  const auto cost = make_cost_model(s);
+  const TimeNs cf = cost->tp_communication(Op::F, 0, LinkClass::IntraNode).duration;
+  const TimeNs cb = cost->tp_communication(Op::B, 0, LinkClass::IntraNode).duration;
+  const TimeNs hb = cost->tp_hidden_communication(Op::B, 0, LinkClass::IntraNode).duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  REQUIRE(cf > 0);
+  REQUIRE(hb > 0);
+  REQUIRE(hb < 20 * kNsPerMs);
+  const Timeline tl = simulate(s);
+  CHECK(tl.makespan == 30 * kNsPerMs + cf + cb + o);
+  starts_together(tl, TaskType::Backward, {TaskType::TpCollective});
+  CHECK(make_report(tl).stages[0].exposed_tp_s == Approx(to_seconds(cf + cb)));
+  // With the default contention the backward beside them runs at 1 / 1.189 of its pace while
+  // they do: it ends hB · 0.189 / 1.189 later.
+  Scenario slowed = s;
+  slowed.contention.compute_slowdown.reset();
+  const TimeNs expected =
+      30 * kNsPerMs + cf + cb + o + std::llround(0.189 / 1.189 * static_cast<double>(hb));
+  CHECK(std::llabs(simulate(slowed).makespan - expected) <= 1);  // to the nanosecond's rounding
 }

@@ -637,7 +637,23 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   const double bytes = tokens_ * static_cast<double>(s_.model->hidden) * 2.0;
   const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
   const bool sp = s_.layout.sequence_parallel, forward = op == Op::F;
-  int gathers = sp ? 2 * st.layers : 0, scatters = gathers, reduces = sp ? 0 : 2 * st.layers;
+  // Without SP a full backward's all-reduces of the column-parallel layers' input gradients
+  // (QKV's, the MLP's up projection's, the head's) are asynchronous: Megatron-LM's
+  // LinearWithGradAccumulationAndAsyncCommunication and Transformer Engine's Linear backward
+  // issue each before the layer's weight-gradient GEMM, which does not need it, and wait after
+  // it (Megatron's scripts set CUDA_DEVICE_MAX_CONNECTIONS=1 so the collective is scheduled
+  // first). Each hides under that GEMM; what outlasts it is on the critical path. A zero-bubble
+  // schedule's input-gradient pass has no weight gradient to hide under: blocking there.
+  // Under SP the same code issues the reduce-scatter of the input gradient beside the weight
+  // gradient and a re-gather of the layer's input beside the input-gradient GEMM; here the
+  // reduce-scatters stay blocking and the re-gathers are left out, a net that Korthikanti et al.
+  // 2022 Table 4 (one layer's backward, 11.8 ms measured, 11.9 modelled) and FlagPerf's seven
+  // A800 layouts bear out, where the structural form (both hidden, the compute beside them
+  // slowed by the contention constant) comes out 4 % fast on the layer and lets the error grow
+  // with the TP degree (tests/published/README.md).
+  const bool async = !sp && op == Op::B;
+  int gathers = sp ? 2 * st.layers : 0, scatters = gathers;
+  int reduces = sp || async ? 0 : 2 * st.layers;
   // The vocabulary-parallel ends (Megatron-core's LanguageModelEmbedding, the output layer as a
   // ColumnParallelLinear, vocab_parallel_cross_entropy): each TP rank looks up or projects onto
   // its slice of the vocabulary. The embedding's partial outputs are summed: without SP an
@@ -659,17 +675,44 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       scatters += 1;
   }
   if (st.head) {
-    if (!sp)
-      reduces += forward ? 0 : 1;
-    else
+    if (sp)
       (forward ? gathers : scatters) += 1;
+    else if (!forward && !async)
+      reduces += 1;
   }
   std::vector<CollectiveRun> runs;
+  if (async) {
+    // Per layer, each all-reduce hides under its own layer's GEMM: the stage's total over its
+    // layers (a stage's dense and MoE layers averaged).
+    if (st.layers > 0) {
+      const double n = st.layers;
+      runs.push_back({Collective::AllReduce, t, bytes, st.layers,
+                      wgrad_seconds(stage, {"qkv", "q", "q_up", "kv_up"}) / n});
+      runs.push_back({Collective::AllReduce, t, bytes, st.layers,
+                      wgrad_seconds(stage, {"mlp_up", "experts.up", "shared.up"}) / n});
+    }
+    if (st.head)
+      runs.push_back({Collective::AllReduce, t, bytes, 1, wgrad_seconds(stage, {"lm_head"})});
+  }
   if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
   if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
   if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});
   if (st.head && forward) runs.push_back({Collective::AllReduce, t, tokens_ * 4.0, 3});
   return runs;
+}
+
+double AnalyticCostModel::wgrad_seconds(int stage,
+                                        std::initializer_list<std::string_view> names) const {
+  double seconds = 0;
+  for (const Kernel& k : kernels(Op::B, stage)) {
+    if (k.kind != Kernel::Kind::Gemm || k.recompute) continue;
+    const std::string_view what = k.what;
+    for (std::string_view name : names)
+      if (what.size() == name.size() + 6 && what.substr(0, name.size()) == name &&
+          what.substr(name.size()) == ".wgrad")
+        seconds += k.count * kernel_seconds(k);
+  }
+  return seconds;
 }
 
 std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) const {

@@ -1,5 +1,8 @@
 #include "cost/cost_model.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace trainsim {
 
 double busbw_factor(Collective c, int n) {
@@ -33,10 +36,28 @@ Cost sum_of(const CostModel& m, const std::vector<CollectiveRun>& runs, LinkClas
   }
   return sum;
 }
+
+// The TP collectives' time on the critical path (blocking runs, and what an asynchronous run
+// outlasts the compute it hides under by) and hidden beside that compute.
+std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass link) {
+  Cost path, hidden;
+  for (const CollectiveRun& run : m.tp_collectives(op, stage)) {
+    const Cost one = m.collective(run.kind, run.group_size, link, run.bytes);
+    const TimeNs under = std::min(one.duration, seconds_to_ns(run.hide_s));
+    path.duration += (one.duration - under) * run.count;
+    hidden.duration += under * run.count;
+    (run.hide_s > 0 ? hidden : path).bytes += one.bytes * run.count;
+  }
+  return {path, hidden};
+}
 }  // namespace
 
 Cost CostModel::tp_communication(Op op, int stage, LinkClass link) const {
-  return sum_of(*this, tp_collectives(op, stage), link);
+  return tp_parts(*this, op, stage, link).first;
+}
+
+Cost CostModel::tp_hidden_communication(Op op, int stage, LinkClass link) const {
+  return tp_parts(*this, op, stage, link).second;
 }
 
 Cost CostModel::ep_communication(Op op, int stage, LinkClass link, int per_node) const {

@@ -27,6 +27,10 @@ struct CollectiveRun {
   int group_size = 1;
   double bytes = 0;
   int count = 1;
+  /// An asynchronous run (hide_s > 0): issued before compute that does not need its result and
+  /// waited for after it, so each run hides under hide_s seconds of that compute (as the model
+  /// listing it times it); only what outlasts them is on the critical path.
+  double hide_s = 0;
 };
 
 /// nccl-tests bus-bandwidth factor (nccl-tests doc/PERFORMANCE.md): 2(n−1)/n for all-reduce,
@@ -58,8 +62,11 @@ class CostModel {
   /// The tensor-parallel collectives one micro-batch of `op` on `stage` runs.
   virtual std::vector<CollectiveRun> tp_collectives(Op op, int stage) const = 0;
   /// Those collectives over `link`, summed, each timed by this model's collective() (so a
-  /// calibrated model's samples time TP collectives too).
+  /// calibrated model's samples time TP collectives too): the part on the critical path, after
+  /// the compute (the blocking runs, and what an asynchronous run outlasts its hide_s by).
   virtual Cost tp_communication(Op op, int stage, LinkClass link) const;
+  /// The rest: the asynchronous runs' time hidden beside the compute, with their bytes.
+  Cost tp_hidden_communication(Op op, int stage, LinkClass link) const;
   /// The expert-parallel all-to-alls one micro-batch of `op` on `stage` runs (token dispatch
   /// and combine of its MoE layers); none without expert parallelism.
   virtual std::vector<CollectiveRun> ep_collectives(Op /*op*/, int /*stage*/) const { return {}; }

@@ -31,7 +31,13 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
     };
     std::vector<Kind> kinds;
     if (l.tp > 1) {
+      // The asynchronous part first: on the one TP stream it starts with the compute, before
+      // the blocking part that waits for the compute's end. With comm-GEMM overlap both run
+      // beside the compute: one collective (below).
       auto m = group_members(l, rank.coord, Axis::TP);
+      if (!l.tp_overlap)
+        kinds.push_back({LayerComm::TPHidden, TaskType::TpCollective, StreamType::TensorParallel,
+                         group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
       kinds.push_back({LayerComm::TP, TaskType::TpCollective, StreamType::TensorParallel,
                        group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
     }
@@ -63,9 +69,17 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
       // alternate; summed per part they take the same time on the critical path).
       TaskId before = t;  // what the next collective of the chain waits for
       for (const Kind& k : kinds) {
-        Cost c = p.layer_comm_cost(k.kind, op, w.stage, k.link, k.per_node);
+        auto cost = [&](LayerComm kind, Op o, int stage) {
+          Cost c = p.layer_comm_cost(kind, o, stage, k.link, k.per_node);
+          if (kind == LayerComm::TP && l.tp_overlap) {  // the asynchronous part with it
+            const Cost h = p.layer_comm_cost(LayerComm::TPHidden, o, stage, k.link, k.per_node);
+            c = {c.duration + h.duration, c.flops + h.flops, c.bytes + h.bytes};
+          }
+          return c;
+        };
+        Cost c = cost(k.kind, op, w.stage);
         if (type == TaskType::ForwardBackward) {  // both halves' collectives
-          const Cost cb = p.layer_comm_cost(k.kind, Op::B, w.stage2, k.link, k.per_node);
+          const Cost cb = cost(k.kind, Op::B, w.stage2);
           c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
         }
         if (k.kind != LayerComm::TP && c.duration == 0 && c.bytes == 0)
@@ -89,7 +103,8 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
           p.builder.add_dependency(tc, tasks[i + 1]);
         else
           tails[static_cast<std::size_t>(r)].push_back(tc);
-        // Beside the compute it belongs to, starting with it: TP's with comm-GEMM overlap; the
+        // Beside the compute it belongs to, starting with it: TP's asynchronous part (the
+        // cost model's tp_hidden_communication); all of TP's with comm-GEMM overlap; the
         // all-to-alls of DualPipe's overlapped F&B pair, each chunk's hidden under the other's
         // compute (DeepSeek-V3 report, arXiv 2412.19437, §3.2.1).
         // Ring attention's KV blocks travel beside the attention blocks (Megatron-core's p2p
@@ -97,9 +112,10 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
         // waits for its keys and values. The compute starts with each collective it overlaps
         // (with all of them at once when several do: their groups start together) and keeps its
         // own pace, slowed by contention, not by the collective's link.
-        const bool beside = k.kind == LayerComm::TP   ? l.tp_overlap
-                            : k.kind == LayerComm::CP ? l.cp_ring
-                                                      : type == TaskType::ForwardBackward;
+        const bool beside = k.kind == LayerComm::TPHidden ? true
+                            : k.kind == LayerComm::TP     ? l.tp_overlap
+                            : k.kind == LayerComm::CP     ? l.cp_ring
+                                                          : type == TaskType::ForwardBackward;
         if (beside) {
           members_of.push_back({key, {1, t}});
         } else {

@@ -137,16 +137,27 @@ const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass
                                      int per_node) {
   TRAINSIM_CHECK(per_node >= 1 && per_node < 4096, "a group has 1 to 4095 members per node");
   stage = model_stage(stage);
-  const int how = (per_node * 2 + static_cast<int>(link)) * 3 + static_cast<int>(kind);
+  const int how = (per_node * 2 + static_cast<int>(link)) * 4 + static_cast<int>(kind);
   const auto key = cost_key(stage, how, static_cast<int>(op));
   auto it = layer_comm_costs_.find(key);
-  if (it == layer_comm_costs_.end())
-    it = layer_comm_costs_
-             .emplace(key, kind == LayerComm::TP ? cost.tp_communication(op, stage, link)
-                           : kind == LayerComm::EP
-                               ? cost.ep_communication(op, stage, link, per_node)
-                               : cost.cp_communication(op, stage, link, per_node))
-             .first;
+  if (it == layer_comm_costs_.end()) {
+    Cost c;
+    switch (kind) {
+      case LayerComm::TP:
+        c = cost.tp_communication(op, stage, link);
+        break;
+      case LayerComm::TPHidden:
+        c = cost.tp_hidden_communication(op, stage, link);
+        break;
+      case LayerComm::EP:
+        c = cost.ep_communication(op, stage, link, per_node);
+        break;
+      case LayerComm::CP:
+        c = cost.cp_communication(op, stage, link, per_node);
+        break;
+    }
+    it = layer_comm_costs_.emplace(key, c).first;
+  }
   return it->second;
 }
 

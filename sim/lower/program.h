@@ -20,7 +20,9 @@ namespace trainsim {
 
 /// The collectives that belong to a layer's compute: TP's (over the TP group) and expert
 /// parallelism's token all-to-alls (over the EP group).
-enum class LayerComm { TP, EP, CP };
+/// A layer's collectives by kind: TP's on the critical path, TP's hidden beside the compute
+/// (CostModel::tp_hidden_communication), EP's all-to-alls, CP's key/value exchange.
+enum class LayerComm { TP, TPHidden, EP, CP };
 
 struct Program {
   Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, RankSet rs);
