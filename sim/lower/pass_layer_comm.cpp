@@ -67,7 +67,8 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
                                                                                    : Op::I;
       // TP's collectives, then the EP all-to-alls (a simplification: in a layer they
       // alternate; summed per part they take the same time on the critical path).
-      TaskId before = t;  // what the next collective of the chain waits for
+      TaskId before = t;       // what the next collective of the chain waits for
+      bool hidden_tp = false;  // TP's asynchronous part was added
       for (const Kind& k : kinds) {
         auto cost = [&](LayerComm kind, Op o, int stage) {
           Cost c = p.layer_comm_cost(kind, o, stage, k.link, k.per_node);
@@ -82,8 +83,11 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
           const Cost cb = cost(k.kind, Op::B, w.stage2);
           c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
         }
-        if (k.kind != LayerComm::TP && c.duration == 0 && c.bytes == 0)
-          continue;  // a stage without MoE layers; a W (no keys or values move)
+        // Nothing to run: a stage without MoE layers; a W (no keys or values move); TP's
+        // blocking part when its asynchronous part holds it all. (A TP collective with neither
+        // part stays, a zero-length one, where a layer-less stage has none.)
+        if (c.duration == 0 && c.bytes == 0 && (k.kind != LayerComm::TP || hidden_tp)) continue;
+        if (k.kind == LayerComm::TPHidden) hidden_tp = true;
         if (w.parts > 1) c = {c.duration / w.parts, c.flops / w.parts, c.bytes / w.parts};
         // Works differ by op, link and the group's members per node (an all-to-all's time).
         const int variant = (k.per_node * 3 + Program::kind_of(op)) * 2 + static_cast<int>(k.link);
