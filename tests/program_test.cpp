@@ -378,13 +378,14 @@ TEST_CASE("DP pass: smaller buckets hide more of the reduction behind the backwa
   CHECK(test::makespan(dp_only(0, "100GB")) > test::makespan(dp_only(0, "700MB")));
 }
 
-TEST_CASE("TP pass: with and without SP the traffic is equal and the collectives are exposed",
+TEST_CASE("TP pass: SP adds the backward's re-gathers and the hidden collectives are not exposed",
           "[passes][tp]") {
-  // Llama-3.2-1B, tp 2, one GPU pair: each layer's 2 all-reduces (2(t−1)/t · S each) become 2
-  // all-gather + reduce-scatter pairs ((t−1)/t · S each): the same bytes per GPU. Under SP
-  // every TP collective waits for its compute and the next compute for it: all exposed. Without
-  // SP the backward's all-reduces run beside the backward (the test below): less is exposed than
-  // the collectives take.
+  // Llama-3.2-1B (16 layers, h 2048), tp 2, one GPU pair, 1,024 tokens: each layer's 2
+  // all-reduces (2(t−1)/t · S each) become 2 all-gather + reduce-scatter pairs ((t−1)/t · S
+  // each), the same bytes per GPU, and the backward re-gathers the inputs of the 2
+  // column-parallel layers and the head for their weight gradients: 33 · (1/2) · S more, S =
+  // 1024 · 2048 · 2 bytes. The backward's asynchronous collectives run beside it (the test
+  // below): less is exposed than the TP collectives take, with SP or without.
   auto run = [](bool sp) {
     return make_report(simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
@@ -395,7 +396,7 @@ parallelism: {{tp: 2, sequence_parallel: {}}}
   };
   const StepReport no_sp = run(false), sp = run(true);
   CHECK(no_sp.volume.tp_bytes > 0);
-  CHECK(sp.volume.tp_bytes == Approx(no_sp.volume.tp_bytes));
+  CHECK(sp.volume.tp_bytes == Approx(no_sp.volume.tp_bytes + 33 * 0.5 * 1024 * 2048 * 2));
   auto tp_time = [](bool sp) {
     double seconds = 0;
     const Timeline tl = simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
@@ -410,7 +411,7 @@ parallelism: {{tp: 2, sequence_parallel: {}}}
         seconds += to_seconds(tl.end[t] - tl.start[t]);
     return seconds;
   };
-  CHECK(sp.stages[0].exposed_tp_s == Approx(tp_time(true)));
+  CHECK(sp.stages[0].exposed_tp_s < 0.9 * tp_time(true));
   CHECK(no_sp.stages[0].exposed_tp_s < 0.9 * tp_time(false));
 }
 

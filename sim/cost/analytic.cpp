@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include <string_view>
 
@@ -629,6 +630,24 @@ Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
   return {seconds_to_ns(seconds), flops, bytes};
 }
 
+namespace {
+// Seconds of one backward's GEMMs of `stage` named `name + pass` for a name of `names` (e.g.
+// "qkv" and ".wgrad"), every layer's run together; recomputation's excluded.
+double backward_gemm_seconds(const AnalyticCostModel& m, int stage,
+                             std::initializer_list<std::string_view> names, std::string_view pass) {
+  double seconds = 0;
+  for (const Kernel& k : m.kernels(Op::B, stage)) {
+    if (k.kind != Kernel::Kind::Gemm || k.recompute) continue;
+    const std::string_view what = k.what;
+    for (std::string_view name : names)
+      if (what.size() == name.size() + pass.size() && what.substr(0, name.size()) == name &&
+          what.substr(name.size()) == pass)
+        seconds += k.count * m.kernel_seconds(k);
+  }
+  return seconds;
+}
+}  // namespace
+
 std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) const {
   const int t = s_.layout.tp;
   if (t <= 1 || op == Op::W) return {};
@@ -637,22 +656,21 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   const double bytes = tokens_ * static_cast<double>(s_.model->hidden) * 2.0;
   const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
   const bool sp = s_.layout.sequence_parallel, forward = op == Op::F;
-  // Without SP a full backward's all-reduces of the column-parallel layers' input gradients
-  // (QKV's, the MLP's up projection's, the head's) are asynchronous: Megatron-LM's
-  // LinearWithGradAccumulationAndAsyncCommunication and Transformer Engine's Linear backward
-  // issue each before the layer's weight-gradient GEMM, which does not need it, and wait after
-  // it (Megatron's scripts set CUDA_DEVICE_MAX_CONNECTIONS=1 so the collective is scheduled
-  // first). Each hides under that GEMM; what outlasts it is on the critical path. A zero-bubble
-  // schedule's input-gradient pass has no weight gradient to hide under: blocking there.
-  // Under SP the same code issues the reduce-scatter of the input gradient beside the weight
-  // gradient and a re-gather of the layer's input beside the input-gradient GEMM; here the
-  // reduce-scatters stay blocking and the re-gathers are left out, a net that Korthikanti et al.
-  // 2022 Table 4 (one layer's backward, 11.8 ms measured, 11.9 modelled) and FlagPerf's seven
-  // A800 layouts bear out, where the structural form (both hidden, the compute beside them
-  // slowed by the contention constant) comes out 4 % fast on the layer and lets the error grow
-  // with the TP degree (tests/published/README.md).
-  const bool async = !sp && op == Op::B;
-  int gathers = sp ? 2 * st.layers : 0, scatters = gathers;
+  // A full backward's collectives of the column-parallel layers (QKV, the MLP's up projection,
+  // the head) are asynchronous: Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication
+  // and Transformer Engine's Linear / LayerNormLinear / LayerNormMLP backward issue the input
+  // gradient's all-reduce (reduce-scatter under SP) before the layer's weight-gradient GEMM,
+  // which does not need it, and under SP the re-gather of the layer's input (its weight gradient
+  // needs the whole sequence) before the input-gradient GEMM, which does not; each is waited for
+  // after its GEMM (Megatron's scripts set CUDA_DEVICE_MAX_CONNECTIONS=1 so the collective is
+  // scheduled first). Each hides under its GEMM; what outlasts it is on the critical path. The
+  // row-parallel layers' gradient all-gathers under SP are needed at once: blocking. A
+  // zero-bubble schedule's input-gradient pass runs neither the weight gradients nor the
+  // re-gathers: its collectives block. Korthikanti et al. 2022 Table 4 (one layer of a 22B
+  // model over 8 A100s): backward 11.9 ms without SP and 11.8 with it, modelled 11.37 and 11.30
+  // (tests/published/README.md).
+  const bool async = op == Op::B;
+  int gathers = sp ? 2 * st.layers : 0, scatters = sp && !async ? 2 * st.layers : 0;
   int reduces = sp || async ? 0 : 2 * st.layers;
   // The vocabulary-parallel ends (Megatron-core's LanguageModelEmbedding, the output layer as a
   // ColumnParallelLinear, vocab_parallel_cross_entropy): each TP rank looks up or projects onto
@@ -675,44 +693,40 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       scatters += 1;
   }
   if (st.head) {
-    if (sp)
-      (forward ? gathers : scatters) += 1;
+    if (sp && forward)
+      gathers += 1;
     else if (!forward && !async)
-      reduces += 1;
+      (sp ? scatters : reduces) += 1;
   }
   std::vector<CollectiveRun> runs;
   if (async) {
-    // Per layer, each all-reduce hides under its own layer's GEMM: the stage's total over its
-    // layers (a stage's dense and MoE layers averaged).
+    // Per layer, each hides under its own layer's GEMM: the stage's total over its layers (a
+    // stage's dense and MoE layers averaged).
+    const Collective grad = sp ? Collective::ReduceScatter : Collective::AllReduce;
+    const std::initializer_list<std::string_view> attention{"qkv", "q", "q_up", "kv_up"},
+        mlp{"mlp_up", "experts.up", "shared.up"}, head{"lm_head"};
+    auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
+      return backward_gemm_seconds(*this, stage, names, pass);
+    };
     if (st.layers > 0) {
       const double n = st.layers;
-      runs.push_back({Collective::AllReduce, t, bytes, st.layers,
-                      wgrad_seconds(stage, {"qkv", "q", "q_up", "kv_up"}) / n});
-      runs.push_back({Collective::AllReduce, t, bytes, st.layers,
-                      wgrad_seconds(stage, {"mlp_up", "experts.up", "shared.up"}) / n});
+      for (const auto& names : {attention, mlp}) {
+        runs.push_back({grad, t, bytes, st.layers, seconds(names, ".wgrad") / n});
+        if (sp)
+          runs.push_back(
+              {Collective::AllGather, t, bytes, st.layers, seconds(names, ".dgrad") / n});
+      }
     }
-    if (st.head)
-      runs.push_back({Collective::AllReduce, t, bytes, 1, wgrad_seconds(stage, {"lm_head"})});
+    if (st.head) {
+      runs.push_back({grad, t, bytes, 1, seconds(head, ".wgrad")});
+      if (sp) runs.push_back({Collective::AllGather, t, bytes, 1, seconds(head, ".dgrad")});
+    }
   }
   if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
   if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
   if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});
   if (st.head && forward) runs.push_back({Collective::AllReduce, t, tokens_ * 4.0, 3});
   return runs;
-}
-
-double AnalyticCostModel::wgrad_seconds(int stage,
-                                        std::initializer_list<std::string_view> names) const {
-  double seconds = 0;
-  for (const Kernel& k : kernels(Op::B, stage)) {
-    if (k.kind != Kernel::Kind::Gemm || k.recompute) continue;
-    const std::string_view what = k.what;
-    for (std::string_view name : names)
-      if (what.size() == name.size() + 6 && what.substr(0, name.size()) == name &&
-          what.substr(name.size()) == ".wgrad")
-        seconds += k.count * kernel_seconds(k);
-  }
-  return seconds;
 }
 
 std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) const {
