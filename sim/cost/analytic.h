@@ -8,12 +8,10 @@
 // beside communication, transfers sharing a link) is lowering's contention pass and the engine's.
 // Does not model: kernel fusion beyond the listed kernels, GEMM shape effects other than wave
 // quantization, dropout, MoE, tree or NVLS collective algorithms.
-#include <array>             // std::array
-#include <initializer_list>  // std::initializer_list
-#include <optional>          // std::optional
-#include <string>            // std::string
-#include <string_view>       // std::string_view
-#include <vector>            // std::vector
+#include <array>     // std::array
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
 
 #include "cost/attention_table.h"
 #include "cost/bandwidth_table.h"
@@ -149,9 +147,6 @@ class AnalyticCostModel : public CostModel {
   void fsdp_kernels(Op op, int stage, std::vector<Kernel>& out) const;
   void head_kernels(Op op, std::vector<Kernel>& out) const;
   double memory_seconds(double bytes) const;
-  /// Seconds of the weight-gradient GEMMs named in `names` in one backward of `stage` (every
-  /// layer's run together).
-  double wgrad_seconds(int stage, std::initializer_list<std::string_view> names) const;
 
   Scenario s_;
   AnalyticConstants k_;
