@@ -23,18 +23,20 @@ namespace {
 // Llama-3.2-1B on one pipeline stage, dp 2 on one node, one micro-batch per step, explicit
 // F = 10 ms and B = 21 ms over the analytic model (which still costs collectives and the
 // optimizer). Gradients: 2Ψ bytes; `bucket` sets how many buckets they make. No contention
-// unless `slowdown` is given: these tests check each pass's own arithmetic, the contention
-// tests below add it.
-Scenario dp_only(int zero, const std::string& bucket, double slowdown = 0) {
+// unless `slowdown` (compute beside communication) or `comm_slowdown` (communication beside
+// compute) is given: these tests check each pass's own arithmetic, the contention tests below
+// add it.
+Scenario dp_only(int zero, const std::string& bucket, double slowdown = 0,
+                 double comm_slowdown = 0) {
   return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{dp: 2, zero: {}}}
 costs: {{forward: 10ms, backward: 21ms}}
 memory: {{bucket_size: {}}}
-contention: {{compute_slowdown: {}, link_sharing: false}}
+contention: {{compute_slowdown: {}, comm_slowdown: {}, link_sharing: false}}
 )",
-                                zero, bucket, slowdown));
+                                zero, bucket, slowdown, comm_slowdown));
 }
 
 std::vector<TaskId> of_type(const Timeline& tl, TaskType type) {
@@ -117,7 +119,7 @@ cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{dp: 2, zero: {}}}
 costs: {{forward: 10ms, backward: 21ms}}
 memory: {{bucket_size: 100GB}}
-contention: {{compute_slowdown: 0, link_sharing: false}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
                                   zero));
   };
@@ -155,7 +157,7 @@ training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{pp: 2}}
 costs: {{forward: 10ms, backward: 21ms, p2p: 0ms}}
-contention: {{compute_slowdown: 0, link_sharing: false}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
                                   tied));
   };
@@ -218,7 +220,7 @@ cluster: {gpu: h100-sxm, gpus_per_node: 2}
 parallelism: {dp: 2, zero: 1}
 costs: {forward: 10ms, backward: 21ms}
 memory: {bucket_size: 1GB}
-contention: {compute_slowdown: 0, link_sharing: false}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
 )");
   const auto c = make_cost_model(off);
   const double g = c->gradient_bytes(0), psi = c->stage_params(0);
@@ -249,7 +251,7 @@ training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{dp: 2, zero: 3, fsdp: {{unit_layers: 8, prefetch: {}, reshard_after_forward: {}}}}}
 costs: {{forward: {}ns, backward: {}ns}}
-contention: {{compute_slowdown: 0, link_sharing: false}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
                                 prefetch, reshard, f, b));
 }
@@ -426,7 +428,7 @@ training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{tp: 2, tp_overlap: {}}}
 costs: {{forward: 10ms, backward: 20ms}}
-contention: {{compute_slowdown: 0}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0}}
 )",
                                   overlap));
   };
@@ -466,6 +468,28 @@ TEST_CASE("contention: a bucket's all-reduce slows the backward part beside it",
         Approx(static_cast<double>(31 * kNsPerMs + o) + 1.2 * static_cast<double>(c)).margin(2));
 }
 
+TEST_CASE("contention: a bucket's all-reduce beside the backward runs slower itself",
+          "[passes][contention]") {
+  // dp_only with K = 2 buckets and comm_slowdown 0.25 (compute unslowed): AR0 starts with the
+  // backward's part 2 at 20.5 ms and runs at 1/1.25 of its pace while part 2 computes (1.25c ≤
+  // 10.5 ms): it takes 1.25c. AR1 starts when part 2 ends (31 ms), with no compute beside it:
+  // c. The step is 31 ms + c + o as without contention; AR0 alone is longer.
+  const Scenario probe = dp_only(0, "1GB");
+  const auto cost = make_cost_model(probe);
+  const double g = cost->gradient_bytes(0);
+  const std::string bucket = fmt::format("{}B", static_cast<long long>(g / 2 + 1));
+  const TimeNs c = cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 2).duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  REQUIRE(5 * c <= 4 * 10500 * kNsPerUs);
+  const Timeline tl = simulate(dp_only(0, bucket, 0, 0.25));
+  CHECK(tl.makespan == 31 * kNsPerMs + c + o);
+  const std::vector<TaskId> ar = of_type(tl, TaskType::DpCollective);
+  REQUIRE(ar.size() == 2);
+  CHECK(static_cast<double>(tl.end[ar[0]] - tl.start[ar[0]]) ==
+        Approx(1.25 * static_cast<double>(c)).margin(2));
+  CHECK(tl.end[ar[1]] - tl.start[ar[1]] == c);
+}
+
 TEST_CASE("contention: each GPU's compute, SMs and links are wired as resources",
           "[passes][contention]") {
   // One GPU per node (everything crosses the network), pp 2, dp 2: rank 0's DP collectives
@@ -479,31 +503,34 @@ parallelism: {dp: 2, pp: 2}
   const TaskGraph& g = *tl.graph;
   REQUIRE(!g.resources.empty());
   const std::uint32_t owner = static_cast<std::uint32_t>(tl.ranks.index_of_global[0]);
-  ResourceId sm = kNone, nic_dp = kNone, nic_send = kNone;
+  // Two SM resources: the compute is the victim of one (communication kernels slow it) and
+  // the aggressor of the other (it slows them); every communication stream the reverse.
+  ResourceId sm = kNone, sm_comm = kNone, nic_dp = kNone, nic_send = kNone;
   for (StreamId st = 0; st < g.streams.size(); ++st) {
     if (g.streams[st].owner != owner) continue;
     const auto type = static_cast<StreamType>(g.streams[st].type);
     for (const ResourceUse& u : g.uses_of(st)) {
       if (type == StreamType::Compute) {
-        CHECK(u.role == ResourceRole::Victim);
-        sm = u.resource;
+        (u.role == ResourceRole::Victim ? sm : sm_comm) = u.resource;
       } else if (u.role == ResourceRole::Share) {
         (type == StreamType::Send ? nic_send : nic_dp) =
             type == StreamType::Send || type == StreamType::DataParallel ? u.resource : kNone;
-      } else {
-        CHECK(u.role == ResourceRole::Aggressor);
-        CHECK(u.resource == sm);  // created with the compute stream, first
+      } else {  // created with the compute stream, first
+        CHECK(u.resource == (u.role == ResourceRole::Aggressor ? sm : sm_comm));
       }
     }
   }
   REQUIRE(sm != kNone);
+  REQUIRE(sm_comm != kNone);
+  CHECK(sm != sm_comm);
   CHECK(g.resources[sm].factor == Approx(0.189));
+  CHECK(g.resources[sm_comm].factor == Approx(0.129));
   REQUIRE(nic_dp != kNone);
   CHECK(nic_dp == nic_send);
   CHECK(g.resources[nic_dp].policy == ResourcePolicy::FairShare);
   // Contention only slows: the same step without it is not longer.
   Scenario off = s;
-  off.contention = {0.0, false};
+  off.contention = {0.0, 0.0, false};
   CHECK(test::makespan(off) <= tl.makespan);
 }
 
@@ -596,7 +623,7 @@ cluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: {}}}
 parallelism: {{dp: {}, ep: {}}}
 costs: {{forward: 10ms, backward: 20ms}}
 memory: {{bucket_size: 10GB}}
-contention: {{compute_slowdown: 0, link_sharing: false}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
                                   2 * dp, per_node, dp / per_node, dp, ep));
   };
@@ -635,7 +662,7 @@ training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 16}
 cluster: {gpu: h100-sxm, gpus_per_node: 4}
 parallelism: {dp: 2, pp: 2, vpp: 2, ep: 2}
 schedule: dualpipe-v
-contention: {compute_slowdown: 0, link_sharing: false}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
 )");
   const Timeline tl = simulate(s);
   const TaskGraph& g = *tl.graph;
@@ -743,7 +770,7 @@ cluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: {}}}
 parallelism: {{dp: {}, cp: 2, cp_comm: {}}}
 costs: {{forward: 10ms, backward: 20ms}}
 memory: {{bucket_size: 10GB}}
-contention: {{compute_slowdown: 0, link_sharing: false}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
                                   dp, per_node, 2 * dp / per_node, dp, comm));
   };
@@ -790,7 +817,7 @@ cluster: {gpu: h100-sxm, gpus_per_node: 4}
 parallelism: {tp: 2, cp: 2, tp_overlap: true}
 costs: {forward: 10ms, backward: 20ms}
 memory: {bucket_size: 10GB}
-contention: {compute_slowdown: 0, link_sharing: false}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
 )");
   const auto cost = make_cost_model(s);
   for (Op op : {Op::F, Op::B}) {
@@ -827,7 +854,7 @@ cluster: {{gpu: h100-sxm, gpus_per_node: {}}}
 parallelism: {{pp: {}}}
 schedule: {}
 costs: {{forward: 10ms, backward: 20ms}}
-contention: {{compute_slowdown: 0, link_sharing: false}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
                                   m, layers, pp, pp, schedule));
   };
@@ -900,7 +927,7 @@ training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: {}}}
 cluster: {{gpu: h100-sxm, gpus_per_node: {}}}
 parallelism: {{pp: 4, dp: {}, zero: {}}}
 schedule: dualpipe
-contention: {{compute_slowdown: 0, link_sharing: false}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
                                   8 * dp, 4 * dp, dp, zero));
   };
@@ -977,7 +1004,7 @@ TEST_CASE("EP with CP: the experts' all-to-alls carry a rank's s / cp tokens, ac
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: {}}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 4, nodes: {}}}
 parallelism: {{dp: {}, cp: 2, ep: 2}}
-contention: {{compute_slowdown: 0, link_sharing: false}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
                                   dp, nodes, dp));
   };
@@ -1068,7 +1095,7 @@ training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
 cluster: {gpu: h100-sxm, gpus_per_node: 2}
 parallelism: {tp: 2}
 costs: {forward: 10ms, backward: 20ms}
-contention: {compute_slowdown: 0}
+contention: {compute_slowdown: 0, comm_slowdown: 0}
 )");
   const auto cost = make_cost_model(s);
   const TimeNs cf = cost->tp_communication(Op::F, 0, LinkClass::IntraNode).duration;

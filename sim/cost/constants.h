@@ -74,6 +74,14 @@ inline constexpr double kGradClipBytesPerParam = 12.0;
 /// memory-bound optimizer 0–18%. 16–24 channels bracket this mean; the constant stays.
 inline constexpr double kOverlapComputeSlowdown = 0.189;
 
+/// How much longer communication kernels take while compute runs beside them on the same GPU:
+/// they share its SMs, caches and HBM with it. Measured on one H100 SXM by the same probe
+/// (calibrate/reference/overlap_probe.py, h100-sxm-overlap-paced.json): the stand-in CTAs copying
+/// at a collective's rates (40 GB/s to 1.5 TB/s, 8–32 CTAs) moved their bytes 10–17 % slower
+/// beside the real MPT-760m, MPT-13B and Llama-3.1-8B steps than alone; 0.129 is the median of
+/// the 36 pairs.
+inline constexpr double kOverlapCommSlowdown = 0.129;
+
 /// Eager (op-by-op) memory-bound kernels, bytes per element and kernels per run, from the PyTorch
 /// reference implementations (Hugging Face transformers' modeling_llama.py; IBM's fms
 /// LayerNormParameterized writes RMSNorm the same way), bf16 activations:

@@ -12,17 +12,23 @@ std::string add_contention_pass(Program& p) {
   const Layout& l = sc.layout;
   const double slowdown =
       sc.contention.compute_slowdown.value_or(constants::kOverlapComputeSlowdown);
+  const double comm_slowdown =
+      sc.contention.comm_slowdown.value_or(constants::kOverlapCommSlowdown);
   const bool share = sc.contention.link_sharing;
-  if (slowdown <= 0 && !share) return words;
-  if (slowdown > 0) words = fmt::format("compute +{:.1f}% beside communication", slowdown * 100);
-  if (share) words += std::string(words.empty() ? "" : " · ") + "links fair-shared";
+  if (slowdown <= 0 && comm_slowdown <= 0 && !share) return words;
+  auto say = [&](const std::string& what) { words += (words.empty() ? "" : " · ") + what; };
+  if (slowdown > 0) say(fmt::format("compute +{:.1f}% beside communication", slowdown * 100));
+  if (comm_slowdown > 0)
+    say(fmt::format("communication +{:.1f}% beside compute", comm_slowdown * 100));
+  if (share) say("links fair-shared");
   TaskGraphBuilder& b = p.builder;
   // Streams by owner, in creation order.
   std::vector<std::vector<StreamId>> owned(p.ranks.ranks.size());
   for (StreamId s = 0; s < b.stream_count(); ++s) owned[b.stream_info(s).owner].push_back(s);
   for (std::size_t r = 0; r < owned.size(); ++r) {
     const SimRank& rank = p.ranks.ranks[r];
-    ResourceId sm = kNone;
+    ResourceId sm = kNone;                // communication kernels slow the compute
+    ResourceId sm_comm = kNone;           // compute slows the communication kernels
     ResourceId link[2] = {kNone, kNone};  // by LinkClass: intra-node, inter-node
     auto link_of = [&](LinkClass c) {
       ResourceId& id = link[static_cast<int>(c)];
@@ -37,10 +43,15 @@ std::string add_contention_pass(Program& p) {
       if (type == StreamType::Host || type == StreamType::HostLink ||
           type == StreamType::HostLinkIn)
         continue;
+      const bool compute = type == StreamType::Compute;
       if (slowdown > 0) {
         if (sm == kNone) sm = b.add_resource({ResourcePolicy::Interference, slowdown});
-        b.use_resource(
-            s, sm, type == StreamType::Compute ? ResourceRole::Victim : ResourceRole::Aggressor);
+        b.use_resource(s, sm, compute ? ResourceRole::Victim : ResourceRole::Aggressor);
+      }
+      if (comm_slowdown > 0) {
+        if (sm_comm == kNone)
+          sm_comm = b.add_resource({ResourcePolicy::Interference, comm_slowdown});
+        b.use_resource(s, sm_comm, compute ? ResourceRole::Aggressor : ResourceRole::Victim);
       }
       if (!share || type == StreamType::Compute) continue;
       // The link this stream's traffic crosses: towards its peer, or its group's.

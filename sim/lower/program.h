@@ -151,9 +151,10 @@ void add_activation_offload_pass(Program& p);
 /// expert-data-parallel group, the rest over the DP group.
 void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
                            const std::vector<std::vector<TaskId>>& tails);
-/// Shared hardware, last: per simulated rank an SM resource (compute slowed by the
-/// communication running beside it, contention.compute_slowdown) and its NVLink and network
-/// links fair-shared by the transfers and collectives crossing them (contention.link_sharing).
+/// Shared hardware, last: per simulated rank two SM resources (compute slowed by the
+/// communication running beside it, contention.compute_slowdown; communication slowed by the
+/// compute beside it, contention.comm_slowdown) and its NVLink and network links fair-shared by
+/// the transfers and collectives crossing them (contention.link_sharing).
 /// Returns what it modelled, in words ("" when nothing).
 std::string add_contention_pass(Program& p);
 

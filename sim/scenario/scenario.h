@@ -160,6 +160,9 @@ struct ContentionSpec {
   /// Compute kernels run this much slower while communication kernels share the GPU's SMs
   /// (0.2 = 20% longer). Absent: the cost model's default (cost/constants.h).
   std::optional<double> compute_slowdown;
+  /// Communication kernels run this much slower while compute kernels run beside them.
+  /// Absent: the cost model's default (cost/constants.h).
+  std::optional<double> comm_slowdown;
   /// Transfers and collectives crossing the same link of a GPU (its NVLink, its NIC) share the
   /// link's bandwidth equally.
   bool link_sharing = true;

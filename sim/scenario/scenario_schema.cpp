@@ -812,6 +812,12 @@ const std::vector<SchemaKey>& scenario_keys() {
        "Default: the 18.9% average Lee et al. measured over GPT/Llama training on "
        "A100/H100/MI250/MI210 (arXiv 2507.03114); 0 turns it off",
        number(0, 10), field<&Scenario::contention, &ContentionSpec::compute_slowdown>()},
+      {"contention.comm_slowdown", "0–10", "0.129",
+       "communication kernels (collectives, sends) run this much longer while compute runs beside "
+       "them on the same GPU (SMs, caches and HBM shared). Default: 12.9%, the median slowdown of "
+       "collective-like copies beside real training steps on an H100 "
+       "(calibrate/reference/overlap_probe.py); 0 turns it off",
+       number(0, 10), field<&Scenario::contention, &ContentionSpec::comm_slowdown>()},
       {"contention.link_sharing", "bool", "true",
        "transfers and collectives crossing the same link of a GPU (its NVLink, its NIC) split its "
        "bandwidth equally (a DP all-reduce beside a pipeline send each get half)",
