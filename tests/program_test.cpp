@@ -447,6 +447,17 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0}}
         Approx(make_report(simulate(scenario(false))).volume.tp_bytes));
 }
 
+namespace {
+// dp_only's bucket size for 2 buckets, one bucket's all-reduce time c and the optimizer's o.
+std::tuple<std::string, TimeNs, TimeNs> two_buckets() {
+  const auto cost = make_cost_model(dp_only(0, "1GB"));
+  const double g = cost->gradient_bytes(0);
+  return {fmt::format("{}B", static_cast<long long>(g / 2 + 1)),
+          cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 2).duration,
+          cost->optimizer(cost->stage_params(0)).duration};
+}
+}  // namespace
+
 TEST_CASE("contention: a bucket's all-reduce slows the backward part beside it",
           "[passes][contention]") {
   // dp_only with K = 2 buckets and compute_slowdown 0.25: the backward's two 10.5 ms parts;
@@ -454,12 +465,7 @@ TEST_CASE("contention: a bucket's all-reduce slows the backward part beside it",
   // 10.5 ms), then at full rate: it ends at 20.5 + c + (10.5 − 0.8c) ms. AR1 (c) follows, then
   // the optimizer (o) with nothing beside it: 31 ms + 1.2c + o, i.e. 0.2c = c·f/(1+f) more
   // than without contention.
-  const Scenario probe = dp_only(0, "1GB");
-  const auto cost = make_cost_model(probe);
-  const double g = cost->gradient_bytes(0);
-  const std::string bucket = fmt::format("{}B", static_cast<long long>(g / 2 + 1));
-  const TimeNs c = cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 2).duration;
-  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  const auto [bucket, c, o] = two_buckets();
   REQUIRE(c <= 10500 * kNsPerUs);
   const TimeNs plain = test::makespan(dp_only(0, bucket));
   CHECK(plain == 31 * kNsPerMs + c + o);  // AR0 hidden behind part 2, AR1 exposed
@@ -474,12 +480,7 @@ TEST_CASE("contention: a bucket's all-reduce beside the backward runs slower its
   // backward's part 2 at 20.5 ms and runs at 1/1.25 of its pace while part 2 computes (1.25c ≤
   // 10.5 ms): it takes 1.25c. AR1 starts when part 2 ends (31 ms), with no compute beside it:
   // c. The step is 31 ms + c + o as without contention; AR0 alone is longer.
-  const Scenario probe = dp_only(0, "1GB");
-  const auto cost = make_cost_model(probe);
-  const double g = cost->gradient_bytes(0);
-  const std::string bucket = fmt::format("{}B", static_cast<long long>(g / 2 + 1));
-  const TimeNs c = cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 2).duration;
-  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  const auto [bucket, c, o] = two_buckets();
   REQUIRE(5 * c <= 4 * 10500 * kNsPerUs);
   const Timeline tl = simulate(dp_only(0, bucket, 0, 0.25));
   CHECK(tl.makespan == 31 * kNsPerMs + c + o);
