@@ -783,8 +783,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        {put_layout_flag<&Layout::param_gather_with_forward, 1>,
         get_layout_flag<&Layout::param_gather_with_forward, 1>}},
       {"parallelism.tp_overlap", "bool", "false",
-       "TP collectives overlap the GEMMs they belong to (comm-GEMM overlap) instead of following "
-       "them on the critical path",
+       "every TP collective overlaps the GEMMs it belongs to (comm-GEMM overlap) instead of "
+       "following them on the critical path; without it only the backward's asynchronous ones "
+       "(the column-parallel layers' input-gradient collectives and, under SP, their inputs' "
+       "re-gathers, as Megatron-LM and Transformer Engine issue them) run beside their GEMMs",
        boolean(), field<&Scenario::layout, &Layout::tp_overlap>()},
       {"parallelism.sequence_parallel", "bool", "false", "Megatron sequence parallelism with TP",
        boolean(), field<&Scenario::layout, &Layout::sequence_parallel>()},
