@@ -667,7 +667,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // row-parallel layers' gradient all-gathers under SP are needed at once: blocking. A
   // zero-bubble schedule's input-gradient pass runs neither the weight gradients nor the
   // re-gathers: its collectives block. Korthikanti et al. 2022 Table 4 (one layer of a 22B
-  // model over 8 A100s): backward 11.9 ms without SP and 11.8 with it, modelled 11.37 and 11.30
+  // model over 8 A100s): backward 11.9 ms without SP and 11.8 with it, modelled 11.37 and 11.24
   // (tests/published/README.md).
   const bool async = op == Op::B;
   int gathers = sp ? 2 * st.layers : 0, scatters = sp && !async ? 2 * st.layers : 0;
