@@ -631,17 +631,16 @@ Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
 }
 
 namespace {
-// Seconds of one backward's GEMMs of `stage` named `name + pass` for a name of `names` (e.g.
-// "qkv" and ".wgrad"), every layer's run together; recomputation's excluded.
-double backward_gemm_seconds(const AnalyticCostModel& m, int stage,
-                             std::initializer_list<std::string_view> names, std::string_view pass) {
+// Seconds of the GEMMs of `backward` (a backward's kernels) named `name + pass` for a name of
+// `names` (e.g. "qkv" and ".wgrad"), every layer's run together; recomputation's excluded.
+double gemm_seconds_named(const AnalyticCostModel& m, const std::vector<Kernel>& backward,
+                          std::initializer_list<std::string_view> names, std::string_view pass) {
   double seconds = 0;
-  for (const Kernel& k : m.kernels(Op::B, stage)) {
+  for (const Kernel& k : backward) {
     if (k.kind != Kernel::Kind::Gemm || k.recompute) continue;
     const std::string_view what = k.what;
     for (std::string_view name : names)
-      if (what.size() == name.size() + pass.size() && what.substr(0, name.size()) == name &&
-          what.substr(name.size()) == pass)
+      if (what.substr(0, name.size()) == name && what.substr(name.size()) == pass)
         seconds += k.count * m.kernel_seconds(k);
   }
   return seconds;
@@ -705,8 +704,9 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     const Collective grad = sp ? Collective::ReduceScatter : Collective::AllReduce;
     const std::initializer_list<std::string_view> attention{"qkv", "q", "q_up", "kv_up"},
         mlp{"mlp_up", "experts.up", "shared.up"}, head{"lm_head"};
+    const std::vector<Kernel> backward = kernels(Op::B, stage);
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
-      return backward_gemm_seconds(*this, stage, names, pass);
+      return gemm_seconds_named(*this, backward, names, pass);
     };
     if (st.layers > 0) {
       const double n = st.layers;
