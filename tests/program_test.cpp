@@ -417,21 +417,27 @@ parallelism: {{tp: 2, sequence_parallel: {}}}
   CHECK(no_sp.stages[0].exposed_tp_s < 0.9 * tp_time(false));
 }
 
-TEST_CASE("TP pass: tp_overlap runs each collective beside its GEMMs", "[passes][tp]") {
-  // tp 2, one stage, one micro-batch, F = 10 ms and B = 20 ms explicit. The forward's TP
-  // collectives take cF, the backward's cB (the cost model's). Exposed: F + cF + B + cB + o.
-  // Overlapped, each collective starts with its compute and the next compute waits for both:
-  // max(F, cF) + max(B + o, cB) — all hidden while cF ≤ F and cB ≤ B.
-  auto scenario = [](bool overlap) {
-    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+namespace {
+// Llama-3.2-1B at tp 2 (no SP) on one GPU pair, one stage, one micro-batch, F = 10 ms and
+// B = 20 ms explicit, no contention; `overlap`: parallelism.tp_overlap.
+Scenario tp2_explicit(bool overlap) {
+  return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
 parallelism: {{tp: 2, tp_overlap: {}}}
 costs: {{forward: 10ms, backward: 20ms}}
 contention: {{compute_slowdown: 0, comm_slowdown: 0}}
 )",
-                                  overlap));
-  };
+                                overlap));
+}
+}  // namespace
+
+TEST_CASE("TP pass: tp_overlap runs each collective beside its GEMMs", "[passes][tp]") {
+  // tp2_explicit. The forward's TP collectives take cF, the backward's cB on the critical path
+  // (the cost model's; its hidden part runs beside B, the test below). Exposed: F + cF + B + cB +
+  // o. Overlapped, each collective starts with its compute and the next compute waits for both:
+  // max(F, cF) + max(B + o, cB + hidden) — all hidden while cF ≤ F and cB + hidden ≤ B.
+  const auto scenario = tp2_explicit;
   const auto cost = make_cost_model(scenario(false));
   const TimeNs cf = cost->tp_communication(Op::F, 0, LinkClass::IntraNode).duration;
   const TimeNs cb = cost->tp_communication(Op::B, 0, LinkClass::IntraNode).duration;
@@ -1086,18 +1092,11 @@ schedule: dualpipe-v
 }
 
 TEST_CASE("TP pass: without SP the backward's all-reduces run beside it", "[passes][tp]") {
-  // tp 2, no SP, one stage, one micro-batch, F = 10 ms and B = 20 ms explicit, no contention.
-  // The backward's all-reduces are asynchronous (the cost model's hidden part hB): they start
-  // with the backward and end within it; only the forward's (cF) and whatever of the backward's
-  // outlasts the weight-gradient GEMMs (cB: this small model's GEMMs are shorter than its
-  // all-reduces) are exposed: F + cF + B + cB + o.
-  const Scenario s = test::yaml(R"(model: llama-3.2-1b
-training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
-cluster: {gpu: h100-sxm, gpus_per_node: 2}
-parallelism: {tp: 2}
-costs: {forward: 10ms, backward: 20ms}
-contention: {compute_slowdown: 0, comm_slowdown: 0}
-)");
+  // tp2_explicit without tp_overlap. The backward's all-reduces are asynchronous (the cost
+  // model's hidden part hB): they start with the backward and end within it; only the forward's
+  // (cF) and whatever of the backward's outlasts the weight-gradient GEMMs (cB: this small
+  // model's GEMMs are shorter than its all-reduces) are exposed: F + cF + B + cB + o.
+  const Scenario s = tp2_explicit(false);
   const auto cost = make_cost_model(s);
   const TimeNs cf = cost->tp_communication(Op::F, 0, LinkClass::IntraNode).duration;
   const TimeNs cb = cost->tp_communication(Op::B, 0, LinkClass::IntraNode).duration;
