@@ -45,6 +45,8 @@ expect 0 "kept free" -- "$bin" search "$src/scenarios/default.yaml" --headroom 1
 expect 0 "1 cases · mean |error|" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml"
 expect 0 "| case | GPUs |" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --markdown
 expect 0 '"mean_abs_error"' -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --json
+# Runs on two GPU presets (H100, H800): the summary per preset follows the overall one.
+expect 0 "by GPU" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" "$src/scenarios/deepseek-v3-2048.yaml"
 expect 3 "exceeds --max-error 0.01%" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --max-error 0.01
 expect 0 "attention.backward" -- "$bin" kernels "$src/scenarios/default.yaml"
 expect 0 '"passes"' -- "$bin" kernels "$src/scenarios/default.yaml" --json

@@ -227,3 +227,46 @@ TEST_CASE("run and memory: the model's parameter count, and a MoE's active count
   CHECK(report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})))["model"]
             .is_null());
 }
+
+TEST_CASE("check: the errors summarized per GPU preset, in name order", "[report][accuracy]") {
+  // h100 −10 % and −20 %, a100 +4 % and −2 %: a100 mean |e| 3 %, max 4 %, signed +1 %; h100
+  // mean |e| 15 %, max 20 %, signed −15 %.
+  auto checked = [](const std::string& gpu, double error) {
+    CheckedCase c;
+    c.step.scenario_name = gpu + "-case";
+    c.step.gpu = gpu;
+    c.step.gpus = 8;
+    c.accuracy.metric = "step time";
+    c.accuracy.measured = 1.0;
+    c.accuracy.predicted = 1.0 + error;
+    c.accuracy.step_time_error = error;
+    return c;
+  };
+  const std::vector<CheckedCase> cases{checked("h100-sxm", -0.10), checked("a100-sxm-80gb", 0.04),
+                                       checked("h100-sxm", -0.20), checked("a100-sxm-80gb", -0.02)};
+  const std::vector<GpuAccuracy> by = summarize_by_gpu(cases);
+  REQUIRE(by.size() == 2);
+  CHECK(by[0].gpu == "a100-sxm-80gb");
+  CHECK(by[0].summary.cases == 2);
+  CHECK(by[0].summary.mean_abs_error == Approx(0.03));
+  CHECK(by[0].summary.max_abs_error == Approx(0.04));
+  CHECK(by[0].summary.mean_error == Approx(0.01));
+  CHECK(by[1].gpu == "h100-sxm");
+  CHECK(by[1].summary.mean_abs_error == Approx(0.15));
+  CHECK(by[1].summary.max_abs_error == Approx(0.20));
+  CHECK(by[1].summary.mean_error == Approx(-0.15));
+
+  const std::string text = format_check(cases, false);
+  CHECK_THAT(text, Catch::Contains("by GPU"));
+  CHECK_THAT(text, Catch::Contains("-15.0%"));
+  const std::string md = format_check(cases, true);
+  CHECK_THAT(md, Catch::Contains("| h100-sxm | 2 | 15.0 % | 20.0 % | -15.0 % |"));
+  const nlohmann::json j = check_to_json(cases);
+  REQUIRE(j["by_gpu"].size() == 2);
+  CHECK(j["by_gpu"][1]["gpu"] == "h100-sxm");
+  CHECK(j["by_gpu"][1]["mean_error"].get<double>() == Approx(-0.15));
+  // One kind of GPU: its summary is the overall one, not repeated as a table.
+  const std::vector<CheckedCase> one{cases[0], cases[2]};
+  CHECK_THAT(format_check(one, false), !Catch::Contains("by GPU"));
+  CHECK_THAT(format_check(one, true), !Catch::Contains("| GPU |"));
+}

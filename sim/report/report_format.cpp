@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 
 #include "core/quantity.h"
 #include "report/accuracy.h"
@@ -408,8 +409,17 @@ AccuracySummary summarize(const std::vector<CheckedCase>& cases) {
   return summarize(all);
 }
 
+std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases) {
+  std::map<std::string, std::vector<Accuracy>> of;
+  for (const auto& c : cases) of[c.step.gpu].push_back(c.accuracy);
+  std::vector<GpuAccuracy> out;
+  for (const auto& [gpu, v] : of) out.push_back({gpu, summarize(v)});
+  return out;
+}
+
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
   const AccuracySummary sum = summarize(cases);
+  const std::vector<GpuAccuracy> by_gpu = summarize_by_gpu(cases);
   std::string o;
   if (markdown) {
     o += "| case | GPUs | layout | measured | predicted | step time error | source |\n";
@@ -424,6 +434,14 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
         "\n{} cases: mean |error| {:.1f} %, max |error| {:.1f} %, mean signed error "
         "{:+.1f} %.\n",
         sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100, sum.mean_error * 100);
+    if (by_gpu.size() > 1) {
+      o += "\n| GPU | cases | mean \\|error\\| | max \\|error\\| | mean signed |\n";
+      o += "|---|---|---|---|---|\n";
+      for (const auto& g : by_gpu)
+        o += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", g.gpu, g.summary.cases,
+                         g.summary.mean_abs_error * 100, g.summary.max_abs_error * 100,
+                         g.summary.mean_error * 100);
+    }
     return o;
   }
   std::size_t nw = 4;
@@ -441,6 +459,18 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
       "{} cases · mean |error| {:.1f}% · max |error| {:.1f}% · mean signed {:+.1f}%  (error: "
       "predicted step time vs measured; negative = predicted too fast)\n",
       sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100, sum.mean_error * 100);
+  if (by_gpu.size() > 1) {
+    std::size_t gw = 6;
+    for (const auto& g : by_gpu) gw = std::max(gw, g.gpu.size());
+    const std::string row = "  {:<{}}  {:>5}  {:>12}  {:>11}  {:>11}\n";
+    o += fmt::format(fmt::runtime(row), "by GPU", gw, "cases", "mean |error|", "max |error|",
+                     "mean signed");
+    for (const auto& g : by_gpu)
+      o += fmt::format(fmt::runtime(row), g.gpu, gw, g.summary.cases,
+                       fmt::format("{:.1f}%", g.summary.mean_abs_error * 100),
+                       fmt::format("{:.1f}%", g.summary.max_abs_error * 100),
+                       fmt::format("{:+.1f}%", g.summary.mean_error * 100));
+  }
   return o;
 }
 
@@ -463,6 +493,13 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
                   {"mean_abs_error", sum.mean_abs_error},
                   {"max_abs_error", sum.max_abs_error},
                   {"mean_error", sum.mean_error}};
+  j["by_gpu"] = nlohmann::json::array();
+  for (const auto& g : summarize_by_gpu(cases))
+    j["by_gpu"].push_back({{"gpu", g.gpu},
+                           {"cases", g.summary.cases},
+                           {"mean_abs_error", g.summary.mean_abs_error},
+                           {"max_abs_error", g.summary.max_abs_error},
+                           {"mean_error", g.summary.mean_error}});
   return j;
 }
 

@@ -33,10 +33,18 @@ struct CheckedCase {
 };
 /// Mean and largest |error| over the cases (accuracy.h's summarize of their accuracies).
 AccuracySummary summarize(const std::vector<CheckedCase>& cases);
-/// The cases as a table (text, or Markdown for README.md) with mean and max |error|.
+/// The same per GPU preset, in name order: how far the model is off on each kind of GPU.
+struct GpuAccuracy {
+  std::string gpu;
+  AccuracySummary summary;
+};
+std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases);
+/// The cases as a table (text, or Markdown for README.md) with mean and max |error|, then, when
+/// they span several GPU presets, the same per preset.
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);
 /// `{"cases": [{scenario, gpus, gpu, layout, metric, measured, predicted, step_time_error,
-/// source}], "summary": {cases, mean_abs_error, max_abs_error, mean_error}}`.
+/// source}], "summary": {cases, mean_abs_error, max_abs_error, mean_error}, "by_gpu": [{gpu,
+/// cases, mean_abs_error, max_abs_error, mean_error}]}`.
 nlohmann::json check_to_json(const std::vector<CheckedCase>& cases);
 
 }  // namespace trainsim
