@@ -507,6 +507,9 @@ TEST_CASE("analytic: a ring across nodes runs one channel per member of each nod
   // H100 preset: NVLink busbw 370 GB/s, one NIC per GPU at 47 GB/s. An all-gather of 1 GB over
   // 16 GPUs (2 nodes): with one member per node the NIC limits it (47 GB/s); with all 8 GPUs of
   // each node in the group, 8 rails carry it at once, min(370, 8 · 47 = 376) = 370 GB/s.
+  // Latency (NCCL's tuning model, ring): 8.4 µs, then each of the 15 steps at the network's
+  // 14 µs with one member per node (every hop leaves a node); with 8, the ring leaves each of
+  // the 2 nodes once: nNodes − 1 = 1 step at 14 µs and 14 at NVLink's 3.4 µs.
   const Scenario s = test::yaml(R"(model: llama-3.1-8b
 training: {seq_len: 4096, global_batch_size: 16}
 cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}
@@ -518,9 +521,47 @@ parallelism: {dp: 16}
   CHECK(to_seconds(
             m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 1).duration) ==
         Approx(alpha + factor * bytes / 47e9).epsilon(1e-6));
+  const double alpha8 = constants::kCollectiveBaseLatency + 1 * 14e-6 + 14 * 3.4e-6;
   CHECK(to_seconds(
             m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8).duration) ==
-        Approx(alpha + factor * bytes / 370e9).epsilon(1e-6));
+        Approx(alpha8 + factor * bytes / 370e9).epsilon(1e-6));
+  // An all-reduce's 30 steps cross the network 2 · nNodes = 4 times: 8.4 + 4 · 14 + 26 · 3.4 µs,
+  // then 2 · 15/16 of the bytes.
+  const double alpha_ar = constants::kCollectiveBaseLatency + 4 * 14e-6 + 26 * 3.4e-6;
+  CHECK(to_seconds(
+            m.collective(Collective::AllReduce, 16, LinkClass::InterNode, bytes, 8).duration) ==
+        Approx(alpha_ar + 2 * factor * bytes / 370e9).epsilon(1e-6));
+}
+
+TEST_CASE("analytic: between nodes a collective runs NCCL's quickest protocol",
+          "[analytic][collective]") {
+  // H100 preset (NVLink 370 GB/s, 47 GB/s per NIC). NCCL 2.18's ring prices (base, NVLink hop,
+  // network hop in µs; share of the bandwidth): Simple 8.4, 3.4, 14, 1; LL128 14, 1.9, 4, 0.92
+  // (0.7 with one GPU of the group per node); LL 6.6, 1.0, 2.7, ¼ up to 20.4 GB/s (39 over two
+  // nodes).
+  const Scenario s = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}
+parallelism: {dp: 16}
+)");
+  const AnalyticCostModel m(s);
+  auto seconds = [&](int n, double bytes, int per_node) {
+    return to_seconds(
+        m.collective(Collective::AllGather, n, LinkClass::InterNode, bytes, per_node).duration);
+  };
+  // 100 MB over 336 ranks, 2 per node (168 nodes, 94 GB/s): 335 steps, 167 across the network.
+  // Simple 8.4 + 168·3.4 + 167·14 = 2917.6 µs + 99.70 MB / 94 GB/s (1060.6) = 3978.2 µs;
+  // LL128 14 + 168·1.9 + 167·4 = 1001.2 µs + 99.70 MB / 86.48 GB/s (1152.9) = 2154.1 µs;
+  // LL 625.5 µs + 99.70 MB / 20.4 GB/s (4887.3) = 5512.8 µs. LL128 it is.
+  const double sent = 335.0 / 336 * 1e8;
+  CHECK(seconds(336, 1e8, 2) ==
+        Approx(14e-6 + 168 * 1.9e-6 + 167 * 4e-6 + sent / (0.92 * 94e9)).epsilon(1e-6));
+  // 64 KB over 16 ranks, one per node: Simple 8.4 + 15·14 = 218.4 µs; LL128 14 + 15·4 = 74 µs
+  // + 61,440 B / 32.9 GB/s; LL 6.6 + 15·2.7 = 47.1 µs + 61,440 B / 11.75 GB/s (5.2): LL.
+  CHECK(seconds(16, 65536, 1) ==
+        Approx(6.6e-6 + 15 * 2.7e-6 + 15.0 / 16 * 65536 / (47e9 / 4)).margin(1e-9));
+  // 1 GB over the same ranks: bandwidth rules, Simple (the test above).
+  CHECK(seconds(16, 1e9, 1) == Approx(8.4e-6 + 15 * 14e-6 + 15.0 / 16 * 1e9 / 47e9).epsilon(1e-6));
 }
 
 TEST_CASE("analytic: the attention core runs at the GPU's FlashAttention throughput",

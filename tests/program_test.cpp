@@ -373,6 +373,41 @@ TEST_CASE("ZeRO-1/2: the parameter all-gather can move to the next forward", "[p
   CHECK(test::makespan(moved) == test::makespan(base) + ag_half - ag_all);
 }
 
+TEST_CASE("ZeRO-1: over model chunks the next forward's gathers go a chunk ahead",
+          "[passes][zero]") {
+  // Llama-3.2-1B, pp 2 × vpp 4 (8 stages of 2 layers), dp 2, one bucket per chunk. Megatron's
+  // interleaved schedule gathers chunks 0 and 1 at the step's start and chunk c + 1 when chunk
+  // c's first forward begins; here a chunk's forward is one part, so chunk c + 1's gather
+  // starts as chunk c's first forward ends (the gather stream is idle by then), not, as one
+  // bucket ahead would have it, as chunk c − 1's ends.
+  const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 4}
+parallelism: {dp: 2, pp: 2, vpp: 4, zero: 1, param_gather: with-next-forward}
+schedule: interleaved-1f1b
+memory: {bucket_size: 100GB}
+)"));
+  const TaskGraph& g = *tl.graph;
+  auto on_first_rank = [&](TaskId t) {
+    const Coord& c = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord;
+    return c.dp == 0 && c.pp == 0 && c.tp == 0;
+  };
+  std::map<int, TaskId> gather, first_forward;  // by stage: pp rank 0 holds 0, 2, 4, 6
+  for (TaskId t = 0; t < g.size(); ++t) {
+    if (!on_first_rank(t)) continue;
+    const auto type = static_cast<TaskType>(g.work(t).type);
+    if (type == TaskType::ParamGather) gather[g.work(t).stage] = t;
+    if (type == TaskType::Forward && g.tasks[t].microbatch == 0) first_forward[g.work(t).stage] = t;
+  }
+  REQUIRE(gather.size() == 4);
+  REQUIRE(first_forward.size() == 4);
+  CHECK(tl.start[gather.at(0)] == 0);
+  CHECK(tl.start[gather.at(2)] == tl.end[gather.at(0)]);
+  CHECK(tl.start[gather.at(4)] == tl.end[first_forward.at(2)]);
+  CHECK(tl.start[gather.at(6)] == tl.end[first_forward.at(4)]);
+  CHECK(tl.end[first_forward.at(2)] > tl.end[first_forward.at(0)]);
+}
+
 TEST_CASE("DP pass: smaller buckets hide more of the reduction behind the backward",
           "[passes][dp]") {
   // One bucket exposes the whole all-reduce; many small ones expose about one bucket's worth

@@ -825,10 +825,35 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   double bandwidth = l.bandwidth;
   if (link == LinkClass::InterNode && per_node > 1)
     bandwidth = std::min(s_.cluster.intra_node.bandwidth, l.bandwidth * per_node);
-  // Ring steps: all-reduce 2(n−1), others n−1; α = base + steps · per-hop latency.
+  // Ring steps: all-reduce 2(n−1), others n−1; α = base + the latencies of the hops a piece
+  // crosses.
   const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
-  const double t = constants::kCollectiveBaseLatency + steps * l.latency + sent / bandwidth;
-  return {seconds_to_ns(t), 0, sent};
+  if (link != LinkClass::InterNode) {
+    const double t = constants::kCollectiveBaseLatency + steps * l.latency + sent / bandwidth;
+    return {seconds_to_ns(t), 0, sent};
+  }
+  // Between nodes, as NCCL's tuning model has it (src/graph/tuning.cc, ring): over k members
+  // per node the ring leaves each node once, so of its steps nNodes − 1 (all-reduce 2·nNodes)
+  // cross the network and the rest NVLink; and NCCL picks the protocol (Simple, LL128, LL)
+  // with the least time.
+  const int k = std::max(1, per_node);
+  const int nodes = (n + k - 1) / k;
+  const int inter =
+      k > 1 ? std::min(steps, c == Collective::AllReduce ? 2 * nodes : nodes - 1) : steps;
+  const double intra_scale = s_.cluster.intra_node.latency / constants::kSimpleIntraHop;
+  const double inter_scale = l.latency / constants::kSimpleInterHop;
+  double best = 0;
+  bool first = true;
+  for (const constants::RingProtocol& p : constants::kRingProtocols) {
+    double bw = bandwidth * (k > 1 ? p.bandwidth_share : p.bandwidth_share_one_per_node);
+    const double cap = nodes <= 2 ? p.max_bandwidth_two_nodes : p.max_bandwidth;
+    if (cap > 0) bw = std::min(bw, cap);
+    const double t = p.base + (steps - inter) * p.intra_hop * intra_scale +
+                     inter * p.inter_hop * inter_scale + sent / bw;
+    if (first || t < best) best = t;
+    first = false;
+  }
+  return {seconds_to_ns(best), 0, sent};
 }
 
 double AnalyticCostModel::stage_params(int stage) const {

@@ -34,6 +34,30 @@ inline constexpr double kKernelLaunch = 2e-6;
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
 inline constexpr double kCollectiveBaseLatency = 8.4e-6;
 
+/// NCCL's three protocols on a ring between nodes, as its tuning model prices them (NCCL 2.18.5,
+/// src/graph/tuning.cc, ncclTopoTuneModel; the version of MLPerf Training v3.1's H100 runs):
+/// base latency (baseLat), per-hop latency inside a node (hwLat NVLink, at least the network
+/// post overhead, 1 µs on x86 Intel hosts, × 3 for Simple) and across the network (hwLat NET),
+/// and the bandwidth each keeps of the link's: LL128 120/128 of it with two or more GPUs of the
+/// group per node (0.7 with one), LL a quarter, at most llMaxBws (39 GB/s over 2 nodes, 20.4
+/// over more, Intel hosts). NCCL runs the one with the least latency + bytes / bandwidth: LL
+/// and LL128 for small and mid-size pieces on many nodes, Simple for large ones. The per-hop
+/// latencies scale with the preset's (cluster.*.latency is Simple's).
+struct RingProtocol {
+  const char* name;
+  double base, intra_hop, inter_hop;  ///< seconds
+  double bandwidth_share;             ///< of the link's, with ≥ 2 GPUs of the group per node
+  double bandwidth_share_one_per_node;
+  double max_bandwidth_two_nodes, max_bandwidth;  ///< bytes/s; 0: no cap
+};
+inline constexpr RingProtocol kRingProtocols[] = {
+    {"Simple", 8.4e-6, 3.4e-6, 14.0e-6, 1.0, 1.0, 0, 0},
+    {"LL128", 14.0e-6, 1.9e-6, 4.0e-6, 0.92, 0.7, 0, 0},
+    {"LL", 6.6e-6, 1.0e-6, 2.7e-6, 0.25, 0.25, 39.0e9, 20.4e9},
+};
+/// NCCL's hwLat for Simple, the unit the preset latencies are given in (NVLink ring, network).
+inline constexpr double kSimpleIntraHop = 3.4e-6, kSimpleInterHop = 14.0e-6;
+
 /// Bytes a fused Adam step (one multi-tensor kernel: Megatron's, apex's FusedAdam,
 /// torch.optim.AdamW(fused=True)) moves per parameter over fp32 master weights: read the fp32
 /// gradient (4), read and write the master weight, momentum and variance (3 × 8) = 28. In the H100

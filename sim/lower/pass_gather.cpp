@@ -5,6 +5,12 @@ namespace trainsim {
 void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
   const Layout& l = p.scenario.layout;
   const int depth = l.fsdp.prefetch;
+  // ZeRO-1/2's gathers with the next forward over model chunks go chunk by chunk, a chunk ahead:
+  // Megatron-LM's interleaved schedule launches the parameter all-gathers of chunks 0 and 1 at
+  // the step's start and those of chunk c + 1, every bucket at once, when chunk c's first
+  // micro-batch begins its forward (schedules.py, forward_backward_pipelining_with_interleaving:
+  // config.param_sync_func); without chunks each bucket is gathered `depth` ahead, as FSDP does.
+  const bool chunk_ahead = l.zero != 3 && l.param_gather_with_forward && l.vpp > 1;
   // Members of each all-gather, keyed by (pp, tp, position in the rank's gather sequence): DP
   // peers run the same schedule, so their sequences match position by position.
   std::map<std::tuple<int, int, std::size_t>, std::vector<TaskId>> groups;
@@ -17,9 +23,13 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
     const int per_node = members_per_node(members, p.scenario);
     const double slow = p.link_scale(members);
     const StreamId gs = p.stream(r, StreamType::Gather);
-    // The compute parts that need a gathered unit, in the order the compute stream runs them.
+    // The compute parts that need a gathered unit, in the order the compute stream runs them;
+    // chunk_of_use: which of this rank's chunks (its n-th first forward) each belongs to, and
+    // first_part: the first part of each chunk's first forward.
     std::vector<TaskId> consumers;
     std::vector<int> stage_of;
+    std::vector<std::size_t> chunk_of_use;
+    std::vector<TaskId> first_part;
     for (const TaskId first : uses) {
       const std::vector<TaskId> one{first};
       const std::vector<TaskId>* divided = p.parts_of(first);
@@ -27,7 +37,9 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
       for (TaskId t : parts) {
         consumers.push_back(t);
         stage_of.push_back(p.builder.work(p.builder.task(t).work).stage);
+        chunk_of_use.push_back(first_part.size());
       }
+      first_part.push_back(parts.front());
     }
     for (std::size_t i = 0; i < consumers.size(); ++i) {
       const int st = stage_of[i];
@@ -37,10 +49,14 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
       const WorkId w = p.work(TaskType::ParamGather, st, p.chunk_of(st), c, 0, -1, slow);
       const TaskId g = p.builder.add_task(gs, w, p.builder.task(consumers[i]).microbatch);
       p.builder.add_dependency(g, consumers[i]);
-      // Prefetch depth d: gather i is issued once part i − d − 1 has finished, i.e. when part
-      // i − d starts computing (d = 0: on demand, right before its own part).
-      if (i >= static_cast<std::size_t>(depth) + 1)
+      if (chunk_ahead) {
+        // Chunk c ≥ 2 once chunk c − 1's first forward has begun (its first part done).
+        if (chunk_of_use[i] >= 2) p.builder.add_dependency(first_part[chunk_of_use[i] - 1], g);
+      } else if (i >= static_cast<std::size_t>(depth) + 1) {
+        // Prefetch depth d: gather i is issued once part i − d − 1 has finished, i.e. when part
+        // i − d starts computing (d = 0: on demand, right before its own part).
         p.builder.add_dependency(consumers[i - static_cast<std::size_t>(depth) - 1], g);
+      }
       groups[{rank.coord.pp, rank.coord.tp, i}].push_back(g);
     }
   }

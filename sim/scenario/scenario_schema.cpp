@@ -703,7 +703,9 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"cluster.inter_node.bandwidth", "bandwidth", "preset", "bus bandwidth between nodes",
        quantity(Dimension::Bandwidth, true),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::bandwidth>()},
-      {"cluster.inter_node.latency", "time", "14us", "per ring hop",
+      {"cluster.inter_node.latency", "time", "14us",
+       "per ring hop, NCCL's Simple protocol (its LL128 and LL hops scale with it; between nodes "
+       "each collective takes the quickest of the three, as NCCL's tuner does)",
        quantity(Dimension::Time, false),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::latency>()},
       {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes", map(), {}},
@@ -755,7 +757,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "ZeRO-3: layers per FSDP unit (one all-gather and one reduce-scatter each)",
        integer(1, kMaxCount), field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::unit_layers>()},
       {"parallelism.fsdp.prefetch", "0–64", "1",
-       "ZeRO-3 (and `param_gather`): unit i+d is gathered while unit i computes; 0 = on demand",
+       "ZeRO-3 (and `param_gather` without model chunks): unit i+d is gathered while unit i "
+       "computes; 0 = on demand",
        integer(0, 64), field<&Scenario::layout, &Layout::fsdp, &FsdpSpec::prefetch>()},
       {"parallelism.fsdp.reshard_after_forward", "bool", "true",
        "ZeRO-3: free gathered units after each use (gather again before every F, B, I); false = "
@@ -778,7 +781,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`after-optimizer`, `with-next-forward`",
        "`after-optimizer`",
        "ZeRO-1/2: all-gather the updated parameters right after the optimizer, or bucket by bucket "
-       "before the next step's first forward (Megatron's overlap_param_gather)",
+       "before the next step's first forward (Megatron's overlap_param_gather): `fsdp.prefetch` "
+       "buckets ahead, or with model chunks (vpp > 1) a chunk ahead, all its buckets at once "
+       "(chunks 0 and 1 at the step's start, chunk c + 1 when chunk c's first forward begins, as "
+       "Megatron's interleaved schedule does)",
        choice({"after-optimizer", "with-next-forward"}),
        {put_layout_flag<&Layout::param_gather_with_forward, 1>,
         get_layout_flag<&Layout::param_gather_with_forward, 1>}},
