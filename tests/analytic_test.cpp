@@ -562,6 +562,15 @@ parallelism: {dp: 16}
         Approx(6.6e-6 + 15 * 2.7e-6 + 15.0 / 16 * 65536 / (47e9 / 4)).margin(1e-9));
   // 1 GB over the same ranks: bandwidth rules, Simple (the test above).
   CHECK(seconds(16, 1e9, 1) == Approx(8.4e-6 + 15 * 14e-6 + 15.0 / 16 * 1e9 / 47e9).epsilon(1e-6));
+  // An all-reduce of a 25 MB bucket over 512 GPUs (64 nodes of 8, 370 GB/s): a ring's best is
+  // LL128, 14 + 894·1.9 + 128·4 = 2224.6 µs + 49.9 MB / 340.4 GB/s (146.6) = 2371.2 µs; NCCL's
+  // tree climbs 2·7 NVLink and 2·⌊log₂ 64⌋ = 12 network hops: LL128 14 + 14·1.25 + 12·8.5 =
+  // 133.5 µs + 2 · 25 MB / (0.8625 · 370 GB/s) (156.7) = 290.2 µs (Simple 370.9, LL 2526): the
+  // tree, eight times quicker.
+  CHECK(to_seconds(
+            m.collective(Collective::AllReduce, 512, LinkClass::InterNode, 25e6, 8).duration) ==
+        Approx(14e-6 + 14 * 1.25e-6 + 12 * 8.5e-6 + 2 * 25e6 / (0.92 * 120 / 128 * 370e9))
+            .margin(1e-9));
 }
 
 TEST_CASE("analytic: the attention core runs at the GPU's FlashAttention throughput",

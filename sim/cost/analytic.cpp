@@ -844,7 +844,7 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   const double inter_scale = l.latency / constants::kSimpleInterHop;
   double best = 0;
   bool first = true;
-  for (const constants::RingProtocol& p : constants::kRingProtocols) {
+  for (const constants::NcclProtocol& p : constants::kRingProtocols) {
     double bw = bandwidth * (k > 1 ? p.bandwidth_share : p.bandwidth_share_one_per_node);
     const double cap = nodes <= 2 ? p.max_bandwidth_two_nodes : p.max_bandwidth;
     if (cap > 0) bw = std::min(bw, cap);
@@ -852,6 +852,17 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
                      inter * p.inter_hop * inter_scale + sent / bw;
     if (first || t < best) best = t;
     first = false;
+  }
+  if (c == Collective::AllReduce && nodes > 1) {
+    const int log2_nodes = static_cast<int>(std::floor(std::log2(nodes)));
+    for (const constants::NcclProtocol& p : constants::kTreeProtocols) {
+      double bw = bandwidth * p.bandwidth_share;
+      const double cap = nodes <= 2 ? p.max_bandwidth_two_nodes : p.max_bandwidth;
+      if (cap > 0) bw = std::min(bw, cap);
+      const double t = p.base + 2 * (k - 1) * p.intra_hop * intra_scale +
+                       2 * log2_nodes * p.inter_hop * inter_scale + 2 * bytes / bw;
+      best = std::min(best, t);
+    }
   }
   return {seconds_to_ns(best), 0, sent};
 }

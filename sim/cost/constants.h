@@ -43,17 +43,27 @@ inline constexpr double kCollectiveBaseLatency = 8.4e-6;
 /// over more, Intel hosts). NCCL runs the one with the least latency + bytes / bandwidth: LL
 /// and LL128 for small and mid-size pieces on many nodes, Simple for large ones. The per-hop
 /// latencies scale with the preset's (cluster.*.latency is Simple's).
-struct RingProtocol {
+struct NcclProtocol {
   const char* name;
   double base, intra_hop, inter_hop;  ///< seconds
   double bandwidth_share;             ///< of the link's, with ≥ 2 GPUs of the group per node
   double bandwidth_share_one_per_node;
   double max_bandwidth_two_nodes, max_bandwidth;  ///< bytes/s; 0: no cap
 };
-inline constexpr RingProtocol kRingProtocols[] = {
+inline constexpr NcclProtocol kRingProtocols[] = {
     {"Simple", 8.4e-6, 3.4e-6, 14.0e-6, 1.0, 1.0, 0, 0},
     {"LL128", 14.0e-6, 1.9e-6, 4.0e-6, 0.92, 0.7, 0, 0},
     {"LL", 6.6e-6, 1.0e-6, 2.7e-6, 0.25, 0.25, 39.0e9, 20.4e9},
+};
+/// NCCL's tree for an all-reduce between nodes (the same source): each piece climbs and descends
+/// a tree over the nodes, 2 · (GPUs per node − 1) NVLink hops and 2 · ⌊log₂ nodes⌋ network hops
+/// (hwLat's Tree rows), at 0.92 of the link's bandwidth (LL128 × 120/128 of that, LL ÷ 3.8, capped
+/// as the ring's), moving twice the buffer (algorithm bandwidth half the bus bandwidth). NCCL
+/// takes it over the ring when latency rules: many nodes, small buckets.
+inline constexpr NcclProtocol kTreeProtocols[] = {
+    {"Tree/Simple", 0.0, 4.0e-6, 14.0e-6, 0.92, 0.92, 0, 0},
+    {"Tree/LL128", 14.0e-6, 1.25e-6, 8.5e-6, 0.92 * 120.0 / 128.0, 0.92 * 120.0 / 128.0, 0, 0},
+    {"Tree/LL", 6.8e-6, 0.6e-6, 5.0e-6, 0.92 / 3.8, 0.92 / 3.8, 39.0e9, 20.4e9},
 };
 /// NCCL's hwLat for Simple, the unit the preset latencies are given in (NVLink ring, network).
 inline constexpr double kSimpleIntraHop = 3.4e-6, kSimpleInterHop = 14.0e-6;

@@ -705,7 +705,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::bandwidth>()},
       {"cluster.inter_node.latency", "time", "14us",
        "per ring hop, NCCL's Simple protocol (its LL128 and LL hops scale with it; between nodes "
-       "each collective takes the quickest of the three, as NCCL's tuner does)",
+       "each collective takes the quickest of the three, an all-reduce also of NCCL's tree, as "
+       "NCCL's tuner does)",
        quantity(Dimension::Time, false),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::latency>()},
       {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes", map(), {}},
