@@ -376,10 +376,10 @@ TEST_CASE("ZeRO-1/2: the parameter all-gather can move to the next forward", "[p
 TEST_CASE("ZeRO-1: over model chunks the next forward's gathers go a chunk ahead",
           "[passes][zero]") {
   // Llama-3.2-1B, pp 2 × vpp 4 (8 stages of 2 layers), dp 2, one bucket per chunk. Megatron's
-  // interleaved schedule gathers chunks 0 and 1 at the step's start and chunk c + 1 when chunk
-  // c's first forward begins; here a chunk's forward is one part, so chunk c + 1's gather
-  // starts as chunk c's first forward ends (the gather stream is idle by then), not, as one
-  // bucket ahead would have it, as chunk c − 1's ends.
+  // interleaved schedule gathers chunks 0 and 1 at the step's start and chunk c + 1 as the
+  // forward of virtual micro-batch c·pp − r begins on pipeline rank r: on rank 0 chunk c's
+  // first forward, on rank 1 the forward before it (chunk c − 1's second micro-batch). A gather
+  // starts as the compute task before that forward ends (the gather stream is idle by then).
   const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
 cluster: {gpu: h100-sxm, gpus_per_node: 4}
@@ -388,24 +388,43 @@ schedule: interleaved-1f1b
 memory: {bucket_size: 100GB}
 )"));
   const TaskGraph& g = *tl.graph;
-  auto on_first_rank = [&](TaskId t) {
-    const Coord& c = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord;
-    return c.dp == 0 && c.pp == 0 && c.tp == 0;
+  struct Rank {
+    std::map<int, TaskId> gather;                   // by stage
+    std::map<std::pair<int, int>, TaskId> forward;  // by (stage, micro-batch)
+    std::vector<TaskId> compute;                    // in start order
   };
-  std::map<int, TaskId> gather, first_forward;  // by stage: pp rank 0 holds 0, 2, 4, 6
+  std::map<int, Rank> ranks;  // by pipeline rank, DP and TP rank 0
   for (TaskId t = 0; t < g.size(); ++t) {
-    if (!on_first_rank(t)) continue;
+    const Coord& c = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord;
+    if (c.dp != 0 || c.tp != 0) continue;
+    Rank& r = ranks[c.pp];
     const auto type = static_cast<TaskType>(g.work(t).type);
-    if (type == TaskType::ParamGather) gather[g.work(t).stage] = t;
-    if (type == TaskType::Forward && g.tasks[t].microbatch == 0) first_forward[g.work(t).stage] = t;
+    if (type == TaskType::ParamGather) r.gather[g.work(t).stage] = t;
+    if (type == TaskType::Forward) r.forward[{g.work(t).stage, g.tasks[t].microbatch}] = t;
+    if (is_compute(type)) r.compute.push_back(t);
   }
-  REQUIRE(gather.size() == 4);
-  REQUIRE(first_forward.size() == 4);
-  CHECK(tl.start[gather.at(0)] == 0);
-  CHECK(tl.start[gather.at(2)] == tl.end[gather.at(0)]);
-  CHECK(tl.start[gather.at(4)] == tl.end[first_forward.at(2)]);
-  CHECK(tl.start[gather.at(6)] == tl.end[first_forward.at(4)]);
-  CHECK(tl.end[first_forward.at(2)] > tl.end[first_forward.at(0)]);
+  for (auto& [pp, r] : ranks)
+    std::sort(r.compute.begin(), r.compute.end(),
+              [&](TaskId a, TaskId b) { return tl.start[a] < tl.start[b]; });
+  // The end of the compute task before `t` on its rank.
+  auto before = [&](const Rank& r, TaskId t) {
+    const auto it = std::find(r.compute.begin(), r.compute.end(), t);
+    REQUIRE(it != r.compute.begin());
+    return tl.end[*(it - 1)];
+  };
+  const Rank& r0 = ranks.at(0);
+  const Rank& r1 = ranks.at(1);
+  REQUIRE(r0.gather.size() == 4);  // stages 0, 2, 4, 6
+  REQUIRE(r1.gather.size() == 4);  // stages 1, 3, 5, 7
+  CHECK(tl.start[r0.gather.at(0)] == 0);
+  CHECK(tl.start[r0.gather.at(2)] == tl.end[r0.gather.at(0)]);
+  // Rank 0: chunk 2 as chunk 1's first forward begins, chunk 3 as chunk 2's.
+  CHECK(tl.start[r0.gather.at(4)] == before(r0, r0.forward.at({2, 0})));
+  CHECK(tl.start[r0.gather.at(6)] == before(r0, r0.forward.at({4, 0})));
+  // Rank 1: one forward earlier, as chunk 0's and chunk 1's second micro-batches begin.
+  CHECK(tl.start[r1.gather.at(5)] == before(r1, r1.forward.at({1, 1})));
+  CHECK(tl.start[r1.gather.at(7)] == before(r1, r1.forward.at({3, 1})));
+  CHECK(tl.start[r1.gather.at(5)] < tl.start[r1.forward.at({3, 0})]);
 }
 
 TEST_CASE("DP pass: smaller buckets hide more of the reduction behind the backward",

@@ -834,12 +834,13 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   }
   // Between nodes, as NCCL's tuning model has it (src/graph/tuning.cc, ring): over k members
   // per node the ring leaves each node once, so of its steps nNodes − 1 (all-reduce 2·nNodes)
-  // cross the network and the rest NVLink; and NCCL picks the protocol (Simple, LL128, LL)
-  // with the least time.
+  // cross the network and the rest NVLink (as NCCL counts them: with one member per node an
+  // all-reduce's 2·nNodes exceed its 2(n − 1) steps, the NVLink count going to −2); and NCCL
+  // picks the protocol (Simple, LL128, LL), for an all-reduce also the tree, with the least time.
   const int k = std::max(1, per_node);
   const int nodes = (n + k - 1) / k;
-  const int inter =
-      k > 1 ? std::min(steps, c == Collective::AllReduce ? 2 * nodes : nodes - 1) : steps;
+  const int inter = c == Collective::AllReduce ? 2 * nodes : nodes - 1;
+  const bool all_reduce = c == Collective::AllReduce;
   const double intra_scale = s_.cluster.intra_node.latency / constants::kSimpleIntraHop;
   const double inter_scale = l.latency / constants::kSimpleInterHop;
   double best = 0;
@@ -848,17 +849,22 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
     double bw = bandwidth * (k > 1 ? p.bandwidth_share : p.bandwidth_share_one_per_node);
     const double cap = nodes <= 2 ? p.max_bandwidth_two_nodes : p.max_bandwidth;
     if (cap > 0) bw = std::min(bw, cap);
-    const double t = p.base + (steps - inter) * p.intra_hop * intra_scale +
-                     inter * p.inter_hop * inter_scale + sent / bw;
+    double latency =
+        p.base + (steps - inter) * p.intra_hop * intra_scale + inter * p.inter_hop * inter_scale;
+    if (all_reduce) latency *= p.all_reduce_latency_factor;
+    const double t = latency + sent / bw;
     if (first || t < best) best = t;
     first = false;
   }
-  if (c == Collective::AllReduce && nodes > 1) {
+  if (all_reduce && nodes > 1) {
     const int log2_nodes = static_cast<int>(std::floor(std::log2(nodes)));
+    // ⌊log₂(bytes / 64)⌋, the index of the tree's correction by size.
+    const int log_size = bytes >= 128 ? static_cast<int>(std::floor(std::log2(bytes / 64))) : 0;
     for (const constants::NcclProtocol& p : constants::kTreeProtocols) {
       double bw = bandwidth * p.bandwidth_share;
       const double cap = nodes <= 2 ? p.max_bandwidth_two_nodes : p.max_bandwidth;
       if (cap > 0) bw = std::min(bw, cap);
+      if (log_size < 23) bw *= p.tree_correction[static_cast<std::size_t>(log_size)];
       const double t = p.base + 2 * (k - 1) * p.intra_hop * intra_scale +
                        2 * log2_nodes * p.inter_hop * inter_scale + 2 * bytes / bw;
       best = std::min(best, t);

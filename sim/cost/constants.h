@@ -1,4 +1,6 @@
 #pragma once
+#include <array>  // std::array
+
 // Every constant of the analytic cost model, in one place, each with its source. None is tuned
 // to match a particular measurement; a scenario's `efficiency:` section or a calibration
 // profile replaces them.
@@ -38,32 +40,59 @@ inline constexpr double kCollectiveBaseLatency = 8.4e-6;
 /// src/graph/tuning.cc, ncclTopoTuneModel; the version of MLPerf Training v3.1's H100 runs):
 /// base latency (baseLat), per-hop latency inside a node (hwLat NVLink, at least the network
 /// post overhead, 1 µs on x86 Intel hosts, × 3 for Simple) and across the network (hwLat NET),
-/// and the bandwidth each keeps of the link's: LL128 120/128 of it with two or more GPUs of the
+/// and the bandwidth each keeps of the link's: LL128 0.92 of it with two or more GPUs of the
 /// group per node (0.7 with one), LL a quarter, at most llMaxBws (39 GB/s over 2 nodes, 20.4
-/// over more, Intel hosts). NCCL runs the one with the least latency + bytes / bandwidth: LL
-/// and LL128 for small and mid-size pieces on many nodes, Simple for large ones. The per-hop
-/// latencies scale with the preset's (cluster.*.latency is Simple's).
+/// over more, Intel hosts). NCCL runs the one with the least latency + bytes / bandwidth
+/// (ncclTopoGetAlgoTime, which also stretches a ring all-reduce's Simple latency × 1.4 between
+/// nodes, the "plateau effect"): LL and LL128 for small and mid-size pieces on many nodes,
+/// Simple for large ones. The per-hop latencies scale with the preset's (cluster.*.latency is
+/// Simple's). Left out: the per-channel bandwidth caps (perChMax*Bws), which depend on the
+/// channel count NCCL picks, and the tables of other NCCL versions (2.17, MLPerf v3.0's, has
+/// other latencies: a Simple ring's network hop 9.6 µs).
 struct NcclProtocol {
   const char* name;
   double base, intra_hop, inter_hop;  ///< seconds
   double bandwidth_share;             ///< of the link's, with ≥ 2 GPUs of the group per node
   double bandwidth_share_one_per_node;
   double max_bandwidth_two_nodes, max_bandwidth;  ///< bytes/s; 0: no cap
+  /// A tree's bandwidth correction by size (treeCorrectionFactor: × [⌊log₂(bytes / 64)⌋] below
+  /// 2²³ · 64 bytes); all 1 for a ring.
+  std::array<double, 23> tree_correction;
+  /// ncclTopoGetAlgoTime's stretch of an all-reduce's latency between nodes (a ring's Simple:
+  /// × 1.4 from compute capability 8.0, the "plateau effect of ring").
+  double all_reduce_latency_factor = 1.0;
 };
+inline constexpr std::array<double, 23> kNoCorrection = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                                         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 inline constexpr NcclProtocol kRingProtocols[] = {
-    {"Simple", 8.4e-6, 3.4e-6, 14.0e-6, 1.0, 1.0, 0, 0},
-    {"LL128", 14.0e-6, 1.9e-6, 4.0e-6, 0.92, 0.7, 0, 0},
-    {"LL", 6.6e-6, 1.0e-6, 2.7e-6, 0.25, 0.25, 39.0e9, 20.4e9},
+    {"Simple", 8.4e-6, 3.4e-6, 14.0e-6, 1.0, 1.0, 0, 0, kNoCorrection, 1.4},
+    {"LL128", 14.0e-6, 1.9e-6, 4.0e-6, 0.92, 0.7, 0, 0, kNoCorrection},
+    {"LL", 6.6e-6, 1.0e-6, 2.7e-6, 0.25, 0.25, 39.0e9, 20.4e9, kNoCorrection},
 };
 /// NCCL's tree for an all-reduce between nodes (the same source): each piece climbs and descends
 /// a tree over the nodes, 2 · (GPUs per node − 1) NVLink hops and 2 · ⌊log₂ nodes⌋ network hops
 /// (hwLat's Tree rows), at 0.92 of the link's bandwidth (LL128 × 120/128 of that, LL ÷ 3.8, capped
-/// as the ring's), moving twice the buffer (algorithm bandwidth half the bus bandwidth). NCCL
-/// takes it over the ring when latency rules: many nodes, small buckets.
+/// as the ring's) times its correction by size, moving twice the buffer (algorithm bandwidth
+/// half the bus bandwidth). NCCL takes it over the ring when latency rules: many nodes, small
+/// buckets.
 inline constexpr NcclProtocol kTreeProtocols[] = {
-    {"Tree/Simple", 0.0, 4.0e-6, 14.0e-6, 0.92, 0.92, 0, 0},
-    {"Tree/LL128", 14.0e-6, 1.25e-6, 8.5e-6, 0.92 * 120.0 / 128.0, 0.92 * 120.0 / 128.0, 0, 0},
-    {"Tree/LL", 6.8e-6, 0.6e-6, 5.0e-6, 0.92 / 3.8, 0.92 / 3.8, 39.0e9, 20.4e9},
+    {"Tree/Simple", 0.0, 4.0e-6, 14.0e-6, 0.92, 0.92, 0, 0, {.9, .9, .9, .9, .9, .9, .9, .8,
+                                                             .7, .6, .6, .5, .5, .5, .5, .6,
+                                                             .7, .8, .7, .7, .8, .9, .9}},
+    {"Tree/LL128",
+     14.0e-6,
+     1.25e-6,
+     8.5e-6,
+     0.92 * 120.0 / 128.0,
+     0.92 * 120.0 / 128.0,
+     0,
+     0,
+     {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1}},
+    {"Tree/LL", 6.8e-6, 0.6e-6, 5.0e-6, 0.92 / 3.8, 0.92 / 3.8, 39.0e9, 20.4e9, {1,  1,  1,  1,  .9,
+                                                                                 .8, .7, .7, .7, .7,
+                                                                                 .6, .5, .4, .4, .5,
+                                                                                 .6, .7, .8, .9, 1,
+                                                                                 1,  1,  1}},
 };
 /// NCCL's hwLat for Simple, the unit the preset latencies are given in (NVLink ring, network).
 inline constexpr double kSimpleIntraHop = 3.4e-6, kSimpleInterHop = 14.0e-6;

@@ -1,3 +1,9 @@
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
 #include "lower/program.h"
 
 namespace trainsim {
@@ -7,9 +13,12 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
   const int depth = l.fsdp.prefetch;
   // ZeRO-1/2's gathers with the next forward over model chunks go chunk by chunk, a chunk ahead:
   // Megatron-LM's interleaved schedule launches the parameter all-gathers of chunks 0 and 1 at
-  // the step's start and those of chunk c + 1, every bucket at once, when chunk c's first
-  // micro-batch begins its forward (schedules.py, forward_backward_pipelining_with_interleaving:
-  // config.param_sync_func); without chunks each bucket is gathered `depth` ahead, as FSDP does.
+  // the step's start and those of chunk c + 1, every bucket at once, as the forward of virtual
+  // micro-batch c·pp − r begins on pipeline rank r (schedules.py,
+  // forward_backward_pipelining_with_interleaving, config.param_sync_func: param_sync_microbatch_id
+  // = microbatch_id + pipeline_parallel_rank): on rank 0 chunk c's first forward, on rank r the
+  // forward r before it, so the ranks launch together. Without chunks each bucket is gathered
+  // `depth` ahead, as FSDP does.
   const bool chunk_ahead = l.zero != 3 && l.param_gather_with_forward && l.vpp > 1;
   // Members of each all-gather, keyed by (pp, tp, position in the rank's gather sequence): DP
   // peers run the same schedule, so their sequences match position by position.
@@ -41,6 +50,30 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
       }
       first_part.push_back(parts.front());
     }
+    // Chunk-ahead launch points: for chunk c ≥ 2, the compute task before the forward that
+    // launches it (none: the step's start), so the gathers start as that forward begins.
+    std::vector<std::optional<TaskId>> launch(first_part.size());
+    if (chunk_ahead && first_part.size() > 2) {
+      const std::vector<TaskId>& order =
+          p.builder.stream_order(p.compute_stream[static_cast<std::size_t>(r)]);
+      // The first part of every forward, in the order the compute stream runs them.
+      std::vector<std::size_t> forwards;  // positions in `order`
+      std::unordered_map<TaskId, std::size_t> forward_index;
+      std::set<std::pair<int, int>> seen;  // (stage, micro-batch)
+      for (std::size_t j = 0; j < order.size(); ++j) {
+        const Work& w = p.builder.work(p.builder.task(order[j]).work);
+        if (static_cast<TaskType>(w.type) != TaskType::Forward) continue;
+        if (!seen.insert({w.stage, p.builder.task(order[j]).microbatch}).second) continue;
+        forward_index.emplace(order[j], forwards.size());
+        forwards.push_back(j);
+      }
+      for (std::size_t c = 2; c < first_part.size(); ++c) {
+        const std::size_t at = forward_index.at(first_part[c - 1]);
+        const std::size_t back = std::min(at, static_cast<std::size_t>(rank.coord.pp));
+        const std::size_t pos = forwards[at - back];
+        if (pos > 0) launch[c] = order[pos - 1];
+      }
+    }
     for (std::size_t i = 0; i < consumers.size(); ++i) {
       const int st = stage_of[i];
       // ZeRO-3 gathers each unit in parallelism.fsdp.gather_bucket pieces.
@@ -50,8 +83,7 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
       const TaskId g = p.builder.add_task(gs, w, p.builder.task(consumers[i]).microbatch);
       p.builder.add_dependency(g, consumers[i]);
       if (chunk_ahead) {
-        // Chunk c ≥ 2 once chunk c − 1's first forward has begun (its first part done).
-        if (chunk_of_use[i] >= 2) p.builder.add_dependency(first_part[chunk_of_use[i] - 1], g);
+        if (const auto& at = launch[chunk_of_use[i]]) p.builder.add_dependency(*at, g);
       } else if (i >= static_cast<std::size_t>(depth) + 1) {
         // Prefetch depth d: gather i is issued once part i − d − 1 has finished, i.e. when part
         // i − d starts computing (d = 0: on demand, right before its own part).

@@ -784,8 +784,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "ZeRO-1/2: all-gather the updated parameters right after the optimizer, or bucket by bucket "
        "before the next step's first forward (Megatron's overlap_param_gather): `fsdp.prefetch` "
        "buckets ahead, or with model chunks (vpp > 1) a chunk ahead, all its buckets at once "
-       "(chunks 0 and 1 at the step's start, chunk c + 1 when chunk c's first forward begins, as "
-       "Megatron's interleaved schedule does)",
+       "(chunks 0 and 1 at the step's start, chunk c + 1 when chunk c's first forward begins, on "
+       "pipeline rank r r forwards earlier, as Megatron's interleaved schedule does)",
        choice({"after-optimizer", "with-next-forward"}),
        {put_layout_flag<&Layout::param_gather_with_forward, 1>,
         get_layout_flag<&Layout::param_gather_with_forward, 1>}},
