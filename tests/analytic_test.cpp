@@ -148,8 +148,14 @@ TEST_CASE("analytic: collectives inside a node follow the measured nccl-tests sw
                        .collective(Collective::AllGather, 8, LinkClass::IntraNode, 1e9)
                        .duration) ==
         Approx(8.4e-6 + 7 * custom.cluster.intra_node.latency + 0.875 * 1e9 / 370e9).epsilon(1e-6));
-  // The report says where collectives came from.
+  // The report says where collectives came from: in a node the sweep, between nodes (none
+  // here) NCCL's tuning model.
   CHECK(m.sources().find("collectives in a node by size") != std::string::npos);
+  CHECK(m.sources().find("between nodes") == std::string::npos);
+  Scenario two_nodes = base();
+  two_nodes.cluster.nodes = 2;
+  CHECK(AnalyticCostModel(two_nodes).sources().find(
+            "collectives between nodes by NCCL's tuning model") != std::string::npos);
 }
 
 TEST_CASE("analytic: a slower NVLink stretches the measured sweep's bandwidth-bound part",

@@ -582,6 +582,8 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
 std::string AnalyticCostModel::sources() const {
   std::string s =
       k_.sources.empty() ? "analytic" : "analytic; published kernel data: " + k_.sources;
+  if (s_.cluster.nodes > 1)
+    s += "; collectives between nodes by NCCL's tuning model (ring or tree; Simple, LL128 or LL)";
   if (s_.training.precision == Precision::FP8) s += fmt::format("; {}", fp8_gemm_source());
   return s;
 }
