@@ -508,6 +508,18 @@ TEST_CASE("analytic: selective recompute redoes exactly the attention core",
         Approx(to_seconds(none.compute(Op::B, 0, 0).duration) + core_f).epsilon(1e-6));
 }
 
+namespace {
+// Llama-3.1-8B data-parallel over 16 H100s in 2 nodes: a model whose inter-node collectives the
+// tests below price.
+Scenario two_h100_nodes() {
+  return test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}
+parallelism: {dp: 16}
+)");
+}
+}  // namespace
+
 TEST_CASE("analytic: a ring across nodes runs one channel per member of each node",
           "[analytic][collective]") {
   // H100 preset: NVLink busbw 370 GB/s, one NIC per GPU at 47 GB/s. An all-gather of 1 GB over
@@ -516,12 +528,7 @@ TEST_CASE("analytic: a ring across nodes runs one channel per member of each nod
   // Latency (NCCL's tuning model, ring): 8.4 µs, then each of the 15 steps at the network's
   // 14 µs with one member per node (every hop leaves a node); with 8, the ring leaves each of
   // the 2 nodes once: nNodes − 1 = 1 step at 14 µs and 14 at NVLink's 3.4 µs.
-  const Scenario s = test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, global_batch_size: 16}
-cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}
-parallelism: {dp: 16}
-)");
-  const AnalyticCostModel m(s);
+  const AnalyticCostModel m(two_h100_nodes());
   const double bytes = 1e9, factor = 15.0 / 16;
   const double alpha = constants::kCollectiveBaseLatency + 15 * 14e-6;
   CHECK(to_seconds(
@@ -546,12 +553,7 @@ TEST_CASE("analytic: between nodes a collective runs NCCL's quickest protocol",
   // network hop in µs; share of the bandwidth): Simple 8.4, 3.4, 14, 1; LL128 14, 1.9, 4, 0.92
   // (0.7 with one GPU of the group per node); LL 6.6, 1.0, 2.7, ¼ up to 20.4 GB/s (39 over two
   // nodes).
-  const Scenario s = test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, global_batch_size: 16}
-cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}
-parallelism: {dp: 16}
-)");
-  const AnalyticCostModel m(s);
+  const AnalyticCostModel m(two_h100_nodes());
   auto seconds = [&](int n, double bytes, int per_node) {
     return to_seconds(
         m.collective(Collective::AllGather, n, LinkClass::InterNode, bytes, per_node).duration);
