@@ -68,7 +68,11 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
         forwards.push_back(j);
       }
       for (std::size_t c = 2; c < first_part.size(); ++c) {
-        const std::size_t at = forward_index.at(first_part[c - 1]);
+        // (A chunk whose first forward runs fused with a backward, as F&B, launches none: its
+        // gathers go at the step's start.)
+        const auto found = forward_index.find(first_part[c - 1]);
+        if (found == forward_index.end()) continue;
+        const std::size_t at = found->second;
         const std::size_t back = std::min(at, static_cast<std::size_t>(rank.coord.pp));
         const std::size_t pos = forwards[at - back];
         if (pos > 0) launch[c] = order[pos - 1];
