@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Two kernel costs the published cases depend on and no public measurement gives
+"""Three kernel costs the published cases depend on and no public measurement gives
 (tests/published/README.md, "Known differences of structure"), timed on one GPU:
 
 1. FlashAttention-2 with attention dropout. Megatron-LM's default --attention-dropout 0.1 runs
@@ -15,6 +15,11 @@
    (tp 1 and 2) with 2,048-8,192 tokens as the reduction dimension. The fused form is timed as
    torch.addmm(..., out_dtype=float32) into the fp32 buffer when this PyTorch has it; else an
    fp32-output GEMM plus an add; the path taken is recorded.
+3. cuDNN's fused attention, what Transformer Engine runs on Hopper when it may choose (it prefers
+   it to FlashAttention there; NVIDIA's MLPerf GPT-3 submissions of 2024 ran it): SDPA's cuDNN
+   backend beside its FlashAttention-2 backend, bf16, causal, head dims 64 and 128, the papers'
+   benchmark (16k tokens, hidden 2048) at 512-16k tokens, forward and forward + backward, dropout
+   0 and 0.1: the curve an `attention: cudnn` kernel would need (no chart at hand times it).
 
 Usage (on a GPU machine with PyTorch): python3 calibrate/reference/kernel_probe.py --out DIR
 Writes DIR/kernel-probe.json. CUDA events, 3 warm-up and 10 timed runs each, medians; the L2
@@ -94,6 +99,52 @@ def attention_dropout(device, out):
     out["attention_dropout"] = rows
 
 
+def cudnn_attention(device, out):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    if not hasattr(SDPBackend, "CUDNN_ATTENTION"):
+        raise RuntimeError("this PyTorch has no cuDNN SDPA backend")
+    rows = []
+    for d in (64, 128):
+        heads = 2048 // d
+        for s in (512, 1024, 2048, 4096, 8192, 16384):
+            b = 16384 // s
+            q, k, v = (torch.randn(b, heads, s, d, device=device, dtype=torch.bfloat16,
+                                   requires_grad=True) for _ in range(3))
+            g = torch.randn(b, heads, s, d, device=device, dtype=torch.bfloat16)
+            flops = 4 * b * s * s * heads * d * 0.5  # causal, the papers' count
+            row = {"batch": b, "heads": heads, "seq": s, "head_dim": d, "causal": True}
+            for backend, label in ((SDPBackend.CUDNN_ATTENTION, "cudnn"),
+                                   (SDPBackend.FLASH_ATTENTION, "flash2")):
+                for p in (0.0, 0.1):
+                    def forward():
+                        return F.scaled_dot_product_attention(q, k, v, dropout_p=p,
+                                                              is_causal=True)
+
+                    def forward_backward():
+                        forward().backward(g)
+
+                    key = f"{label} p{p:g}"
+                    try:
+                        with sdpa_kernel(backend):
+                            with torch.no_grad():
+                                tf = median_time(forward)
+                            tfb = median_time(forward_backward)
+                    except RuntimeError as e:
+                        row[key] = {"unavailable": str(e).splitlines()[0][:120]}
+                        continue
+                    row[key] = {"forward_s": tf, "forward_backward_s": tfb,
+                                "forward_tflops": flops / tf / 1e12,
+                                "forward_backward_tflops": 3.5 * flops / tfb / 1e12}
+            cu, fa = row.get("cudnn p0", {}), row.get("flash2 p0", {})
+            print(f"attention d {d:3d} s {s:5d}: cuDNN "
+                  f"{cu.get('forward_backward_tflops', float('nan')):6.1f}, FlashAttention-2 "
+                  f"{fa.get('forward_backward_tflops', float('nan')):6.1f} TFLOP/s fwd+bwd",
+                  flush=True)
+            rows.append(row)
+            del q, k, v, g
+    out["cudnn_attention"] = rows
+
+
 def wgrad_accumulate(device, out):
     flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
 
@@ -157,7 +208,7 @@ def main():
     out = {"device": torch.cuda.get_device_name(device), "torch": torch.__version__,
            "cuda": torch.version.cuda, "method": __doc__.split("Usage")[0].strip()}
     failed = False
-    for probe in (attention_dropout, wgrad_accumulate):
+    for probe in (attention_dropout, wgrad_accumulate, cudnn_attention):
         try:
             probe(device, out)
         except Exception:  # one probe's failure must not lose the other's results
