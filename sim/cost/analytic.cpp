@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 
 #include <string_view>
 
@@ -845,27 +846,25 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   const bool all_reduce = c == Collective::AllReduce;
   const double intra_scale = s_.cluster.intra_node.latency / constants::kSimpleIntraHop;
   const double inter_scale = l.latency / constants::kSimpleInterHop;
-  double best = 0;
-  bool first = true;
-  for (const constants::NcclProtocol& p : constants::kRingProtocols) {
-    double bw = bandwidth * (k > 1 ? p.bandwidth_share : p.bandwidth_share_one_per_node);
+  // A protocol's share of the link, within its cap.
+  auto share = [&](const constants::NcclProtocol& p, double fraction) {
     const double cap = nodes <= 2 ? p.max_bandwidth_two_nodes : p.max_bandwidth;
-    if (cap > 0) bw = std::min(bw, cap);
+    return cap > 0 ? std::min(bandwidth * fraction, cap) : bandwidth * fraction;
+  };
+  double best = std::numeric_limits<double>::infinity();
+  for (const constants::NcclProtocol& p : constants::kRingProtocols) {
+    const double bw = share(p, k > 1 ? p.bandwidth_share : p.bandwidth_share_one_per_node);
     double latency =
         p.base + (steps - inter) * p.intra_hop * intra_scale + inter * p.inter_hop * inter_scale;
     if (all_reduce) latency *= p.all_reduce_latency_factor;
-    const double t = latency + sent / bw;
-    if (first || t < best) best = t;
-    first = false;
+    best = std::min(best, latency + sent / bw);
   }
   if (all_reduce && nodes > 1) {
     const int log2_nodes = static_cast<int>(std::floor(std::log2(nodes)));
     // ⌊log₂(bytes / 64)⌋, the index of the tree's correction by size.
     const int log_size = bytes >= 128 ? static_cast<int>(std::floor(std::log2(bytes / 64))) : 0;
     for (const constants::NcclProtocol& p : constants::kTreeProtocols) {
-      double bw = bandwidth * p.bandwidth_share;
-      const double cap = nodes <= 2 ? p.max_bandwidth_two_nodes : p.max_bandwidth;
-      if (cap > 0) bw = std::min(bw, cap);
+      double bw = share(p, p.bandwidth_share);
       if (log_size < 23) bw *= p.tree_correction[static_cast<std::size_t>(log_size)];
       const double t = p.base + 2 * (k - 1) * p.intra_hop * intra_scale +
                        2 * log2_nodes * p.inter_hop * inter_scale + 2 * bytes / bw;

@@ -75,24 +75,20 @@ inline constexpr NcclProtocol kRingProtocols[] = {
 /// as the ring's) times its correction by size, moving twice the buffer (algorithm bandwidth
 /// half the bus bandwidth). NCCL takes it over the ring when latency rules: many nodes, small
 /// buckets.
+// NCCL's treeCorrectionFactor rows (Simple, LL128, LL).
+inline constexpr std::array<double, 23> kTreeSimpleCorrection = {
+    .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9};
+inline constexpr std::array<double, 23> kTreeLl128Correction = {
+    1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1};
+inline constexpr std::array<double, 23> kTreeLlCorrection = {
+    1, 1, 1, 1, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1, 1, 1, 1};
+inline constexpr double kTreeLl128Share = 0.92 * 120.0 / 128.0, kTreeLlShare = 0.92 / 3.8;
 inline constexpr NcclProtocol kTreeProtocols[] = {
-    {"Tree/Simple", 0.0, 4.0e-6, 14.0e-6, 0.92, 0.92, 0, 0, {.9, .9, .9, .9, .9, .9, .9, .8,
-                                                             .7, .6, .6, .5, .5, .5, .5, .6,
-                                                             .7, .8, .7, .7, .8, .9, .9}},
-    {"Tree/LL128",
-     14.0e-6,
-     1.25e-6,
-     8.5e-6,
-     0.92 * 120.0 / 128.0,
-     0.92 * 120.0 / 128.0,
-     0,
-     0,
-     {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1}},
-    {"Tree/LL", 6.8e-6, 0.6e-6, 5.0e-6, 0.92 / 3.8, 0.92 / 3.8, 39.0e9, 20.4e9, {1,  1,  1,  1,  .9,
-                                                                                 .8, .7, .7, .7, .7,
-                                                                                 .6, .5, .4, .4, .5,
-                                                                                 .6, .7, .8, .9, 1,
-                                                                                 1,  1,  1}},
+    {"Tree/Simple", 0.0, 4.0e-6, 14.0e-6, 0.92, 0.92, 0, 0, kTreeSimpleCorrection},
+    {"Tree/LL128", 14.0e-6, 1.25e-6, 8.5e-6, kTreeLl128Share, kTreeLl128Share, 0, 0,
+     kTreeLl128Correction},
+    {"Tree/LL", 6.8e-6, 0.6e-6, 5.0e-6, kTreeLlShare, kTreeLlShare, 39.0e9, 20.4e9,
+     kTreeLlCorrection},
 };
 /// NCCL's hwLat for Simple, the unit the preset latencies are given in (NVLink ring, network).
 inline constexpr double kSimpleIntraHop = 3.4e-6, kSimpleInterHop = 14.0e-6;
