@@ -199,16 +199,64 @@ def wgrad_accumulate(device, out):
     out["wgrad_fp32_accumulate"] = {"path": path, "rows": rows}
 
 
+def wgrad_sweep(device, out):
+    """The fp32-accumulating weight gradient over a grid of weight shapes and token counts, in
+    bf16 and fp16, with the fp32-output GEMM without accumulation (beta 0) beside it: how the
+    epilogue's extra bytes (fp32 read and write per output element) cost against the mainloop."""
+    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+
+    def flush():
+        flush_buf.zero_()
+
+    # Weight shapes (output features, input features) of the published cases' layers: hidden
+    # 2048-12288 at tp 1-8 (GPT-3 175B at tp 4 and 8: qkv 9216x12288 and 4608x12288, fc1
+    # 12288x12288 and 6144x12288, fc2 12288x12288/4 ...), Llama-2/3-70B at tp 8.
+    shapes = [(2048, 2048), (6144, 2048), (8192, 2048), (2048, 8192), (4096, 4096),
+              (12288, 4096), (4096, 11008), (5120, 5120), (15360, 5120), (5120, 13824),
+              (9216, 12288), (12288, 3072), (12288, 12288), (4608, 12288), (12288, 1536),
+              (6144, 12288), (12288, 6144), (1280, 8192), (8192, 1024), (7168, 8192),
+              (8192, 3584)]
+    rows = []
+    for dtype in (torch.bfloat16, torch.float16):
+        for tokens in (1024, 2048, 4096, 8192, 16384):
+            for n_out, n_in in shapes:
+                dy = torch.randn(tokens, n_out, device=device, dtype=dtype)
+                x = torch.randn(tokens, n_in, device=device, dtype=dtype)
+                main_grad = torch.zeros(n_out, n_in, device=device, dtype=torch.float32)
+                half_out = torch.empty(n_out, n_in, device=device, dtype=dtype)
+                t_half = median_time(lambda: torch.mm(dy.t(), x, out=half_out), flush)
+                t_fp32 = median_time(
+                    lambda: torch.mm(dy.t(), x, out_dtype=torch.float32, out=main_grad), flush)
+                t_acc = median_time(lambda: torch.addmm(main_grad, dy.t(), x,
+                                                        out_dtype=torch.float32, out=main_grad),
+                                    flush)
+                flops = 2.0 * tokens * n_out * n_in
+                rows.append({"dtype": str(dtype).split(".")[-1], "m": n_out, "n": n_in,
+                             "k": tokens, "half_s": t_half, "fp32_out_s": t_fp32,
+                             "fp32_accumulate_s": t_acc,
+                             "half_tflops": flops / t_half / 1e12})
+                del dy, x, main_grad, half_out
+            r = [row for row in rows if row["k"] == tokens and row["dtype"] in str(dtype)]
+            acc = statistics.median(row["fp32_accumulate_s"] / row["half_s"] for row in r)
+            o32 = statistics.median(row["fp32_out_s"] / row["half_s"] for row in r)
+            print(f"wgrad sweep {str(dtype):15s} k {tokens:5d}: median fp32 accumulate / half "
+                  f"{acc:.3f}, fp32 out / half {o32:.3f}", flush=True)
+    out["wgrad_sweep"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="directory for kernel-probe.json")
+    ap.add_argument("--only", nargs="*", help="run only these probes (function names)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     device = torch.device("cuda")
     out = {"device": torch.cuda.get_device_name(device), "torch": torch.__version__,
            "cuda": torch.version.cuda, "method": __doc__.split("Usage")[0].strip()}
     failed = False
-    for probe in (attention_dropout, wgrad_accumulate, cudnn_attention):
+    for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep):
+        if args.only and probe.__name__ not in args.only:
+            continue
         try:
             probe(device, out)
         except Exception:  # one probe's failure must not lose the other's results
@@ -216,8 +264,9 @@ def main():
             out.setdefault("failed", []).append(probe.__name__)
             failed = True
         torch.cuda.empty_cache()
-    with open(os.path.join(args.out, "kernel-probe.json"), "w") as f:
-        json.dump(out, f, indent=1)
+        # Written after every probe: a run stopped by its time limit keeps what it measured.
+        with open(os.path.join(args.out, "kernel-probe.json"), "w") as f:
+            json.dump(out, f, indent=1)
     return 1 if failed else 0
 
 
