@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -619,6 +621,69 @@ parallelism: {{dp: 8}}
   // FlashAttention-3 was never measured on A100: the constant fallback, 50 % of 312 TFLOP/s.
   CHECK(core("flash3", Op::F, 4096, "a100-sxm-80gb") ==
         Approx(fwd_flops(4096) / (312e12 * constants::kAttentionEfficiency)));
+}
+
+TEST_CASE("analytic: attention dropout slows the fused attention kernel by its measured ratio",
+          "[analytic][attention]") {
+  // dp8's Llama-3.1-8B at 4096 tokens on H100 with FlashAttention-2: the same core with
+  // training.dropout 0.1 takes kAttentionDropoutForward = 1.24 times as long forward and
+  // kAttentionDropoutBackward = 1.11 backward (medians measured on H100 SXM and H200,
+  // constants.h); dropout's probability does not matter (every score draws its random number).
+  auto core = [](const char* extra, Op op) {
+    const AnalyticCostModel m(dp8(extra));
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.kind == Kernel::Kind::Attention) return m.kernel_seconds(k);
+    return 0.0;
+  };
+  const double fwd = core("", Op::F), bwd = core("", Op::B);
+  REQUIRE(fwd > 0);
+  CHECK(core(", dropout: 0.1", Op::F) == Approx(1.24 * fwd));
+  CHECK(core(", dropout: 0.1", Op::B) == Approx(1.11 * bwd));
+  CHECK(core(", dropout: 0.5", Op::B) == Approx(1.11 * bwd));
+  // Unfused attention runs its dropout as kernels of its own: the score GEMMs are unchanged.
+  auto score_gemm = [](const char* extra) {
+    const AnalyticCostModel m(dp8(extra));
+    for (const Kernel& k : m.kernels(Op::F, 0))
+      if (k.kind == Kernel::Kind::Gemm && std::string_view(k.what) == "attention.scores")
+        return m.kernel_seconds(k);
+    return 0.0;
+  };
+  REQUIRE(score_gemm(", attention: unfused") > 0);
+  CHECK(score_gemm(", attention: unfused, dropout: 0.1") == score_gemm(", attention: unfused"));
+}
+
+TEST_CASE("analytic: an fp32 main gradient is accumulated in the weight-gradient GEMMs",
+          "[analytic][gemm]") {
+  // Megatron's gradient-accumulation fusion: each weight-gradient GEMM reads and writes the
+  // fp32 main gradient, 6 bytes per weight element more than a bf16 output (constants.h).
+  // Llama-3.1-8B at tp 1, one layer's weights: qkv (4096 + 2·1024) × 4096, attn_out 4096 ×
+  // 4096, the SwiGLU up 2·14336 × 4096, down 4096 × 14336: 4096 · 53,248 = 218,103,808
+  // elements; the untied head 128,256 × 4096 = 525,336,576.
+  auto find = [](const AnalyticCostModel& m, Op op) {
+    std::vector<Kernel> found;
+    for (const Kernel& k : m.kernels(op, 0))
+      if (std::string_view(k.what) == "wgrad.main_grad") found.push_back(k);
+    return found;
+  };
+  const AnalyticCostModel fused(dp8(", fp32_grad_accumulation: true")), plain(dp8(""));
+  for (Op op : {Op::W, Op::B}) {
+    const auto k = find(fused, op);
+    REQUIRE(k.size() == 2);  // the head's, then the layers' (the backward's order)
+    CHECK(k[0].count == 1);
+    CHECK(k[0].bytes == Approx(6 * 525336576.0));
+    CHECK(k[1].count == 32);
+    CHECK(k[1].bytes == Approx(6 * 218103808.0));
+    CHECK(k[1].launches == 0);  // the GEMM's own epilogue
+    // At the memory-bound kernels' rate: 1.309 GB / (3.35 TB/s · 0.8) = 488 µs per layer.
+    CHECK(fused.kernel_seconds(k[1]) == Approx(6 * 218103808.0 / (3.35e12 * 0.8)));
+    CHECK(find(plain, op).empty());
+  }
+  CHECK(find(fused, Op::F).empty());
+  CHECK(find(fused, Op::I).empty());
+  // The weight-gradient pass is longer by exactly these bytes' time.
+  const double extra = 6 * (32 * 218103808.0 + 525336576.0) / (3.35e12 * 0.8);
+  const TimeNs longer = fused.compute(Op::W, 0, 0).duration - plain.compute(Op::W, 0, 0).duration;
+  CHECK(static_cast<double>(longer) * 1e-9 == Approx(extra).margin(2e-9));
 }
 
 TEST_CASE("analytic: gradients are reduced in training.grad_reduce_dtype", "[analytic]") {

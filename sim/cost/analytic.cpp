@@ -182,7 +182,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // activation apart: the routed tokens, the activation's output and the up projection's
   // gradient are cast by kernels of their own.
   const bool fp8 = s_.training.precision == Precision::FP8;
-  double fp8_cast_elements = 0;
+  double fp8_cast_elements = 0, main_grad_elements = 0;
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
                    double useful = 1) {
     const std::string_view name = names[0];
@@ -203,7 +203,10 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     }
     if (op == Op::F) gemm(names[0], g);
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
-    if (op == Op::W || op == Op::B) gemm(names[2], {g.k, g.n, g.m});
+    if (op == Op::W || op == Op::B) {
+      gemm(names[2], {g.k, g.n, g.m});
+      main_grad_elements += g.k * g.n * batch;
+    }
   };
   for (const LayerGemm& g : attention_gemms()) gemms(g.names, g.shape);
   const double mats_up = m.mlp == MlpKind::SwiGLU ? 2.0 : 1.0;
@@ -240,6 +243,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     k.launches = op == Op::F ? 1 : 3;
     push(k);
   }
+  main_grad_accumulate(main_grad_elements, layers, recompute, out);
   if (op == Op::W) return;
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and
@@ -459,7 +463,10 @@ void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
     out.push_back({Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, 26 * logits});
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
   }
-  if (op == Op::W || op == Op::B) gemm("lm_head.wgrad", {g.k, g.n, g.m});
+  if (op == Op::W || op == Op::B) {
+    gemm("lm_head.wgrad", {g.k, g.n, g.m});
+    main_grad_accumulate(g.k * g.n, 1, false, out);
+  }
 }
 
 std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
@@ -528,6 +535,31 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
   }
 }
 
+void AnalyticCostModel::main_grad_accumulate(double elements, int count, bool recompute,
+                                             std::vector<Kernel>& out) const {
+  // Megatron-LM's gradient-accumulation fusion (Transformer Engine's fuse_wgrad_accumulation)
+  // has every weight-gradient GEMM add its product into the fp32 main gradient (beta = 1): the
+  // epilogue reads and writes 4 bytes per weight element where a 16-bit GEMM writes 2, 6 bytes
+  // more, for every micro-batch. Measured (calibrate/reference/h100-sxm-kernel-probe.json and
+  // h200-kernel-probe.json, `wgrad_sweep`: 21 weight shapes × 1,024-16,384 tokens, bf16 and
+  // fp16): the fused GEMM takes 1.81, 1.30, 1.10, 1.04, 1.02 times the 16-bit one's time at
+  // 1,024 … 16,384 tokens on H100 SXM (1.58 … 1.01 on H200, whose HBM is faster); the 16-bit
+  // GEMM's time plus these bytes at the memory-bound kernels' rate predicts the fused one with
+  // a mean |error| of 5 % (+3 % mean) over the 420 timings. No launch: it is the GEMM's own
+  // epilogue.
+  if (!s_.training.fp32_grad_accumulation || elements <= 0) return;
+  Kernel k{Kernel::Kind::Memory,
+           "wgrad.main_grad",
+           {0, 0, 0},
+           1,
+           0,
+           constants::kMainGradEpilogueBytes * elements};
+  k.count = count;
+  k.launches = 0;
+  k.recompute = recompute;
+  out.push_back(k);
+}
+
 void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const {
   // An eager runtime adds each micro-batch's weight gradients into the accumulated ones
   // (AccumulateGrad), every micro-batch but the first: charged as (m − 1) / m of one pass per
@@ -561,18 +593,25 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
              (k.fp8 ? fp8_gemm_time_ratio(k.gemm.m * k.batch, k.gemm.n, k.gemm.k) : 1.0);
     case Kernel::Kind::Attention: {
       const bool backward = std::string_view(k.what) != "attention";
+      // Attention dropout runs inside the fused kernel (random numbers for every score, in the
+      // forward and again in the backward); the measured and published timings are without it.
+      const double dropout = s_.training.dropout <= 0 ? 1.0
+                             : backward               ? constants::kAttentionDropoutBackward
+                                                      : constants::kAttentionDropoutForward;
       // A calibration profile's measured calls of this pass, head size and (causal) mask.
       if (attention_)
-        if (auto t = attention_->seconds(backward, k.gemm.m, k.gemm.k, k.batch, true)) return *t;
+        if (auto t = attention_->seconds(backward, k.gemm.m, k.gemm.k, k.batch, true))
+          return *t * dropout;
       if (!k_.attention)
-        return k.flops / (s_.cluster.gpu.peak_flops * constants::kAttentionEfficiency);
+        return dropout * k.flops / (s_.cluster.gpu.peak_flops * constants::kAttentionEfficiency);
       // The published throughputs count a backward as 2.5 forwards (it recomputes the scores);
       // k.flops counts it as 2 (model FLOPs). A GPU of the measured one's architecture with
       // another peak (H100 PCIe) runs the compute-bound kernel in proportion.
       const double paper_flops = backward ? k.flops / 2 * 2.5 : k.flops;
       const AttentionThroughput t = k_.attention->at(k.gemm.m, k.gemm.k);
       const double scale = s_.cluster.gpu.peak_flops / k_.attention->peak_flops;
-      return paper_flops / ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale);
+      return dropout * paper_flops /
+             ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale);
     }
     case Kernel::Kind::Memory:
       return memory_seconds(k.bytes) / k.bandwidth_share;
@@ -611,6 +650,7 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                        ? "calibration profile"
                    : k_.attention ? k_.attention->source
                                   : "constant (efficiency of peak)";
+        if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
         break;
       case Kernel::Kind::Memory:
         t.kind = "memory";

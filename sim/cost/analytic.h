@@ -142,6 +142,10 @@ class AnalyticCostModel : public CostModel {
   Kernel ring_merge(Op op) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
+  /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
+  /// epilogues (training.fp32_grad_accumulation), `count` times per micro-batch.
+  void main_grad_accumulate(double elements, int count, bool recompute,
+                            std::vector<Kernel>& out) const;
   /// PyTorch FSDP's own kernels (ZeRO-3): the shard cast before each all-gather, the gradient
   /// flatten, cast and divisions around each reduce-scatter (constants.h).
   void fsdp_kernels(Op op, int stage, std::vector<Kernel>& out) const;

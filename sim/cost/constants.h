@@ -21,6 +21,19 @@ inline constexpr int kGemmTile = 128;
 /// backward pass is slower.
 inline constexpr double kAttentionEfficiency = 0.50;
 
+/// Time of a fused attention kernel with dropout (any p > 0: the random numbers are drawn for
+/// every score whatever p is) over the same kernel without, forward and backward. Measured:
+/// PyTorch's FlashAttention-2 (SDPA's flash backend), bf16, causal, dropout 0.1 against 0, head
+/// dims 64 and 128, 512-16,384 tokens (batch × tokens = 16k), 18 shapes per GPU
+/// (calibrate/reference/h100-sxm-kernel-probe.json and h200-kernel-probe.json): forward medians
+/// 1.27 (H100 SXM) and 1.22 (H200), range 1.09-1.36; backward alone 1.10 and 1.11, range
+/// 1.05-1.20. FlashAttention-2 runs its Ampere code on Hopper, so the A100 is taken to pay the
+/// same share (xformers' CUTLASS kernel, another code, paid 3-4 % in the backward on an A100:
+/// facebookresearch/xformers PR 587). FlashAttention-3 has no dropout: a run with dropout runs
+/// FlashAttention-2's kernels.
+inline constexpr double kAttentionDropoutForward = 1.24;
+inline constexpr double kAttentionDropoutBackward = 1.11;
+
 /// Fraction of HBM bandwidth streaming (elementwise, norm, optimizer) kernels reach. STREAM
 /// copy/triad kernels sustain ≈ 3.0–3.1 of the 3.35 TB/s datasheet figure on H100 SXM (≈ 0.9);
 /// real training kernels mix reads and writes of several tensors and do less: 0.8. A
@@ -187,6 +200,13 @@ inline constexpr double kEagerStridedMemoryEfficiency = 0.40;
 /// 3 × 1.92 G parameters × 6 bytes = 34.6 GB (3.1 TB/s). Megatron's gradient-accumulation
 /// fusion accumulates inside the weight-gradient GEMM (beta = 1) instead: no kernel.
 inline constexpr double kGradAccumulateReadsWrites = 3;
+
+/// Bytes per weight element a weight-gradient GEMM that accumulates into an fp32 main gradient
+/// (Megatron's gradient-accumulation fusion: beta = 1, C = D in fp32) moves beyond a 16-bit
+/// GEMM's output: reads 4 and writes 4 where the 16-bit one writes 2. Timed at the memory-bound
+/// rate (kMemoryEfficiency); the measurement that supports it: AnalyticCostModel's
+/// main_grad_accumulate.
+inline constexpr double kMainGradEpilogueBytes = 4 + 4 - 2;
 
 /// The kernels PyTorch FSDP (FullyShardedDataParallel, FULL_SHARD, bf16 parameters over fp32
 /// shards, one unit per layer) runs beside its NCCL ones, per parameter of a unit, measured on
