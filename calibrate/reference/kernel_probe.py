@@ -244,6 +244,50 @@ def wgrad_sweep(device, out):
     out["wgrad_sweep"] = rows
 
 
+def fp8_epilogue(device, out):
+    """The FP8 weight gradient's output width: torch._scaled_mm (e4m3 operands, per-tensor
+    scales, the cuBLASLt GEMM Transformer Engine runs) writing fp32 against writing bf16, beside
+    the same pair in bf16, at the weight shapes of MLPerf's GPT-3 175B at tp 4 (qkv 9216 x
+    12288, proj 12288 x 3072, fc1 12288 x 12288, fc2 12288 x 12288) and Llama-3-8B's, with
+    1,024-8,192 tokens as the reduction: does the wider epilogue cost the same bytes behind the
+    twice as fast FP8 mainloop as behind the bf16 one? (_scaled_mm cannot accumulate into C; the
+    fp32 write is the part it can time.)"""
+    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+
+    def flush():
+        flush_buf.zero_()
+
+    fp8 = torch.float8_e4m3fn
+    one = torch.ones((), device=device, dtype=torch.float32)
+    shapes = [(9216, 12288), (12288, 3072), (12288, 12288), (6144, 4096), (4096, 4096),
+              (28672, 4096), (4096, 14336)]
+    rows = []
+    for tokens in (1024, 2048, 4096, 8192):
+        for n_out, n_in in shapes:
+            # dW (n_out x n_in) = dY^T (n_out x tokens) . X (tokens x n_in); _scaled_mm wants the
+            # first operand row-major and the second column-major.
+            dyt = torch.randn(n_out, tokens, device=device, dtype=torch.bfloat16)
+            x = torch.randn(n_in, tokens, device=device, dtype=torch.bfloat16)
+            dyt8, x8 = dyt.to(fp8), x.to(fp8)
+            row = {"m": n_out, "n": n_in, "k": tokens}
+            row["fp8_bf16_s"] = median_time(lambda: torch._scaled_mm(
+                dyt8, x8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16), flush)
+            row["fp8_fp32_s"] = median_time(lambda: torch._scaled_mm(
+                dyt8, x8.t(), scale_a=one, scale_b=one, out_dtype=torch.float32), flush)
+            row["bf16_bf16_s"] = median_time(lambda: torch.mm(dyt, x.t()), flush)
+            row["bf16_fp32_s"] = median_time(
+                lambda: torch.mm(dyt, x.t(), out_dtype=torch.float32), flush)
+            rows.append(row)
+            del dyt, x, dyt8, x8
+        r = [row for row in rows if row["k"] == tokens]
+        f8 = statistics.median(x["fp8_fp32_s"] / x["fp8_bf16_s"] for x in r)
+        b16 = statistics.median(x["bf16_fp32_s"] / x["bf16_bf16_s"] for x in r)
+        sp = statistics.median(x["bf16_bf16_s"] / x["fp8_bf16_s"] for x in r)
+        print(f"fp8 epilogue k {tokens:5d}: fp32 out / bf16 out: FP8 {f8:.3f}, bf16 {b16:.3f}; "
+              f"FP8 speed-up {sp:.2f}", flush=True)
+    out["fp8_epilogue"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="directory for kernel-probe.json")
@@ -254,7 +298,8 @@ def main():
     out = {"device": torch.cuda.get_device_name(device), "torch": torch.__version__,
            "cuda": torch.version.cuda, "method": __doc__.split("Usage")[0].strip()}
     failed = False
-    for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep):
+    for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep,
+                  fp8_epilogue):
         if args.only and probe.__name__ not in args.only:
             continue
         try:

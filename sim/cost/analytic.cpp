@@ -545,8 +545,10 @@ void AnalyticCostModel::main_grad_accumulate(double elements, int count, bool re
   // fp16): the fused GEMM takes 1.81, 1.30, 1.10, 1.04, 1.02 times the 16-bit one's time at
   // 1,024 … 16,384 tokens on H100 SXM (1.58 … 1.01 on H200, whose HBM is faster); the 16-bit
   // GEMM's time plus these bytes at the memory-bound kernels' rate predicts the fused one with
-  // a mean |error| of 5 % (+3 % mean) over the 420 timings. No launch: it is the GEMM's own
-  // epilogue.
+  // a mean |error| of 5 % (+3 % mean) over the 420 timings. Behind an FP8 mainloop (H100,
+  // `fp8_epilogue`: fp32 against bf16 output, the part torch can time) the same rate
+  // overestimates the extra by 4-12 % of the GEMM's time at 2,048 tokens. No launch: it is the
+  // GEMM's own epilogue.
   if (!s_.training.fp32_grad_accumulation || elements <= 0) return;
   Kernel k{Kernel::Kind::Memory,
            "wgrad.main_grad",
