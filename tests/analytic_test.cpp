@@ -640,6 +640,13 @@ TEST_CASE("analytic: attention dropout slows the fused attention kernel by its m
   CHECK(core(", dropout: 0.1", Op::F) == Approx(1.24 * fwd));
   CHECK(core(", dropout: 0.1", Op::B) == Approx(1.11 * bwd));
   CHECK(core(", dropout: 0.5", Op::B) == Approx(1.11 * bwd));
+  // cuDNN's kernel pays more for it: 2.16 forward, 1.19 backward (measured beside it).
+  const double cudnn_fwd = core(", attention: cudnn", Op::F);
+  const double cudnn_bwd = core(", attention: cudnn", Op::B);
+  REQUIRE(cudnn_fwd > 0);
+  CHECK(cudnn_fwd < fwd);  // 562 against 289 TFLOP/s forward at 4k, head dim 128
+  CHECK(core(", attention: cudnn, dropout: 0.1", Op::F) == Approx(2.16 * cudnn_fwd));
+  CHECK(core(", attention: cudnn, dropout: 0.1", Op::B) == Approx(1.19 * cudnn_bwd));
   // Unfused attention runs its dropout as kernels of its own: the score GEMMs are unchanged.
   auto score_gemm = [](const char* extra) {
     const AnalyticCostModel m(dp8(extra));

@@ -48,6 +48,20 @@ TEST_CASE("kernel data: a forward chart and a forward + backward chart give the 
   REQUIRE(fa3 != nullptr);
   CHECK(fa3->at(8192, 64).forward_tflops == Approx(460));
   CHECK(fa3->at(8192, 64).backward_tflops == Approx(1.5 * 2.5 / (3.5 / 273 - 1.0 / 295)));
+  // cuDNN's fused attention, measured on an H100 (head dim 128, 4k tokens: forward 562,
+  // forward + backward 435 TFLOP/s), so its backward 2.5 / (3.5/435 − 1/562) = 398.9; at 2k–4k
+  // halfway in log₂ (3k tokens): forward 478 + (562 − 478) · 0.585 = 527.1.
+  const AttentionData* cudnn = find_attention_data("h100-sxm", AttentionKernel::Cudnn);
+  REQUIRE(cudnn != nullptr);
+  CHECK(cudnn->at(4096, 128).forward_tflops == Approx(562));
+  CHECK(cudnn->at(4096, 128).backward_tflops == Approx(398.9).epsilon(1e-3));
+  CHECK(cudnn->at(3072, 128).forward_tflops ==
+        Approx(478 + 84 * (std::log2(3072.0) - 11)).epsilon(1e-9));
+  // Faster than FlashAttention-2 on the same GPU at every length, both passes.
+  for (double s : {512.0, 2048.0, 16384.0}) {
+    CHECK(cudnn->at(s, 128).forward_tflops > fa2->at(s, 128).forward_tflops);
+    CHECK(cudnn->at(s, 128).backward_tflops > fa2->at(s, 128).backward_tflops);
+  }
 }
 
 TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][attention]") {
@@ -67,6 +81,9 @@ TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][atten
             .forward_tflops == Approx(83 * (1 + 2.5 * 73.0 / 63) / 3.5));
   // Not measured: FlashAttention-3 on A100; custom GPUs; unfused attention (timed as GEMMs).
   CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Flash3) == nullptr);
+  CHECK(find_attention_data("a100-sxm-80gb", AttentionKernel::Cudnn) == nullptr);
+  CHECK(find_attention_data("h200", AttentionKernel::Cudnn) ==
+        find_attention_data("h100-sxm", AttentionKernel::Cudnn));
   CHECK(find_attention_data("my-gpu", AttentionKernel::Flash2) == nullptr);
   CHECK(find_attention_data("h100-sxm", AttentionKernel::Unfused) == nullptr);
   // Every chart is slower on A100 than on H100, and FlashAttention-2 beats the 2023 kernels.

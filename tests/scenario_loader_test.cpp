@@ -132,6 +132,11 @@ TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
   // Defaults: FlashAttention-2, a fused optimizer, clipping on.
   const Scenario d = parse_scenario(kGood, "s.yaml");
   CHECK(d.training.attention == AttentionKernel::Flash2);
+  // Each name maps to its own kernel (a choice's index is its enum's value).
+  CHECK(parse_scenario(kGood, "s.yaml", {"training.attention=cudnn"}).training.attention ==
+        AttentionKernel::Cudnn);
+  CHECK(parse_scenario(kGood, "s.yaml", {"training.attention=unfused"}).training.attention ==
+        AttentionKernel::Unfused);
   CHECK(d.training.fused_optimizer);
   CHECK(d.training.grad_clipping);
   CHECK_FALSE(d.training.optimizer_post_validation);
@@ -140,7 +145,7 @@ TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
              Catch::Contains("training.runtime") && Catch::Contains("compiled, eager"));
   CHECK_THAT(error_of(kGood, {"training.attention=flash4"}),
              Catch::Contains("training.attention") &&
-                 Catch::Contains("flash1, flash2, flash3, triton, unfused"));
+                 Catch::Contains("flash1, flash2, flash3, triton, cudnn, unfused"));
   CHECK_THAT(error_of(kGood, {"training.fused_optimizer=maybe"}),
              Catch::Contains("training.fused_optimizer"));
   CHECK_THAT(error_of(kGood, {"training.optimizer_post_validation=1.5"}),
@@ -300,7 +305,7 @@ TEST_CASE("scenario: set_value edits one key by its rule, naming the edit in err
   CHECK_THROWS_WITH(
       set_value(s, "training.attention=flash9", "here"),
       Catch::Contains("here: training.attention: expected one of flash1, flash2, flash3, "
-                      "triton, unfused"));
+                      "triton, cudnn, unfused"));
   CHECK_THROWS_WITH(set_value(s, "model.preset=llama-3.1-70b", "here"),
                     Catch::Contains("model.preset: cannot be edited on a loaded scenario"));
   CHECK_THROWS_WITH(set_value(s, "slowdown=[]", "here"), Catch::Contains("cannot be edited"));

@@ -597,9 +597,14 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       const bool backward = std::string_view(k.what) != "attention";
       // Attention dropout runs inside the fused kernel (random numbers for every score, in the
       // forward and again in the backward); the measured and published timings are without it.
-      const double dropout = s_.training.dropout <= 0 ? 1.0
-                             : backward               ? constants::kAttentionDropoutBackward
-                                                      : constants::kAttentionDropoutForward;
+      const bool cudnn = s_.training.attention == AttentionKernel::Cudnn;
+      double dropout = 1.0;
+      if (s_.training.dropout > 0 && cudnn)
+        dropout = backward ? constants::kCudnnAttentionDropoutBackward
+                           : constants::kCudnnAttentionDropoutForward;
+      else if (s_.training.dropout > 0)
+        dropout =
+            backward ? constants::kAttentionDropoutBackward : constants::kAttentionDropoutForward;
       // A calibration profile's measured calls of this pass, head size and (causal) mask.
       if (attention_)
         if (auto t = attention_->seconds(backward, k.gemm.m, k.gemm.k, k.batch, true))

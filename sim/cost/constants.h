@@ -33,6 +33,11 @@ inline constexpr double kAttentionEfficiency = 0.50;
 /// FlashAttention-2's kernels.
 inline constexpr double kAttentionDropoutForward = 1.24;
 inline constexpr double kAttentionDropoutBackward = 1.11;
+/// The same for cuDNN's fused attention (training.attention cudnn), measured beside it (SDPA's
+/// cuDNN backend, the same 12 shapes on each GPU, `cudnn_attention`): forward medians 2.19 (H100
+/// SXM) and 2.13 (H200), range 1.70-2.59; backward alone 1.18 and 1.19, range 0.92-1.39.
+inline constexpr double kCudnnAttentionDropoutForward = 2.16;
+inline constexpr double kCudnnAttentionDropoutBackward = 1.19;
 
 /// Fraction of HBM bandwidth streaming (elementwise, norm, optimizer) kernels reach. STREAM
 /// copy/triad kernels sustain ≈ 3.0–3.1 of the 3.35 TB/s datasheet figure on H100 SXM (≈ 0.9);

@@ -28,6 +28,11 @@ namespace {
 //   backend), the papers' benchmark (batch × length = 16k, hidden 2048), median of 10 calls
 //   timed with CUDA events: calibrate/reference/llama_step.py --attention-sweep, results in
 //   calibrate/reference/h100-sxm-attention.json.
+// [cuDNN-measured] Measured here the same way on an NVIDIA H100 80GB HBM3 (2026-11-27, PyTorch
+//   2.11.0+cu130 with cuDNN 9.19, scaled_dot_product_attention with the cuDNN backend, the
+//   papers' benchmark, median of 10 calls): calibrate/reference/kernel_probe.py, results in
+//   calibrate/reference/h100-sxm-kernel-probe.json (`cudnn_attention`; FlashAttention-2 timed
+//   beside it came within −6…+2 % of kFa2H100's forward + backward bars).
 
 // FlashAttention-2 on A100.
 constexpr SeqCurves kFa2A100{{88, 119, 140, 156, 165, 171}, {99, 133, 155, 173, 182, 189}};
@@ -53,6 +58,12 @@ constexpr SeqCurves kFa2H100PaperForward{{180, 229, 262, 284, 295, 299},
                                          {191, 260, 298, 319, 333, 335}};
 // FlashAttention (-1) on H100.
 constexpr SeqCurves kFa1H100{{104, 123, 136, 138, 149, 156}, {98, 109, 108, 126, 135, 137}};
+// cuDNN's fused attention on H100 (what Transformer Engine prefers on Hopper): forward +
+// backward and forward alone [cuDNN-measured]. 1.3–1.8 times FlashAttention-2's forward +
+// backward throughput.
+constexpr SeqCurves kCudnnH100{{118, 201, 286, 354, 407, 430}, {125, 221, 331, 435, 496, 558}};
+constexpr SeqCurves kCudnnH100Forward{{195, 312, 357, 422, 434, 462},
+                                      {285, 339, 478, 562, 555, 605}};
 // FlashAttention-3 forward on H100 [FA3].
 constexpr SeqCurves kFa3H100Forward{{197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}};
 
@@ -121,9 +132,16 @@ const AttentionData kFa3H100Data{"h100-sxm",
                                  &kFa2H100PaperData,
                                  kFa3BackwardSpeedup};
 
-const AttentionData* const kAll[] = {&kFa2A100Data, &kFa1A100Data, &kTritonA100Data,
-                                     &kFa2H100Data, &kFa1H100Data, &kTritonH100Data,
-                                     &kFa3H100Data};
+const AttentionData kCudnnH100Data{"h100-sxm",
+                                   989e12,
+                                   AttentionKernel::Cudnn,
+                                   "cuDNN fused attention measured on an H100 SXM (cuDNN 9.19)",
+                                   kCudnnH100,
+                                   kCudnnH100Forward};
+
+const AttentionData* const kAll[] = {&kFa2A100Data, &kFa1A100Data,  &kTritonA100Data,
+                                     &kFa2H100Data, &kFa1H100Data,  &kTritonH100Data,
+                                     &kFa3H100Data, &kCudnnH100Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {

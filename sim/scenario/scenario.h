@@ -45,7 +45,7 @@ inline const char* recompute_name(Recompute r) {
 /// -3, or the Triton FlashAttention kernel of 2023 (llm-foundry's `attn_impl: triton`) — or the
 /// unfused ("standard") kernels of older stacks: QKᵀ and PV as batched GEMMs around a fused
 /// scale-mask-softmax and a dropout, which store the s² scores for the backward.
-enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Unfused };
+enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Cudnn, Unfused };
 
 /// How the memory-bound ops of a layer run: fused, one kernel each (torch.compile, or a
 /// framework's hand-fused kernels: Megatron, Transformer Engine), or eager, one PyTorch op at a

@@ -586,15 +586,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "transient fp32 copy it makes is not in the memory figures",
        choice({"fp32", "bf16", "fp16"}),
        {put_grad_reduce, get_grad_reduce}},
-      {"training.attention", "`flash1`, `flash2`, `flash3`, `triton`, `unfused`", "`flash2`",
+      {"training.attention", "`flash1`, `flash2`, `flash3`, `triton`, `cudnn`, `unfused`",
+       "`flash2`",
        "the attention kernels: FlashAttention-1, -2 or -3; `triton`, llm-foundry's `attn_impl: "
        "triton` (T. Dao's `flash_attn_triton.py` on pre-MLIR Triton; no chart times it: "
-       "FlashAttention-1's bars stand in, beside which its sources place it); each timed by "
-       "its published throughput at the sequence length and head dimension "
-       "(`sim/cost/kernel_data.cpp`). Or unfused (\"standard\": QKᵀ and PV as batched GEMMs around "
+       "FlashAttention-1's bars stand in, beside which its sources place it); `cudnn`, cuDNN's "
+       "fused attention (what Transformer Engine runs on Hopper when it may choose; measured on "
+       "H100, Hopper only); each timed by its published or measured throughput at the sequence "
+       "length and head dimension (`sim/cost/kernel_data.cpp`). Or unfused (\"standard\": QKᵀ and "
+       "PV as batched GEMMs around "
        "a fused softmax and a dropout; stores the s² scores, Korthikanti's 5·a·s/h term; selective "
        "recompute recomputes them)",
-       choice({"flash1", "flash2", "flash3", "triton", "unfused"}),
+       choice({"flash1", "flash2", "flash3", "triton", "cudnn", "unfused"}),
        field<&Scenario::training, &TrainingSpec::attention>()},
       {"training.dropout", "0–0.99", "0",
        "hidden and attention dropout probability (GPT-3 style 0.1): above 0 the dropout kernels "
