@@ -640,6 +640,9 @@ TEST_CASE("analytic: attention dropout slows the fused attention kernel by its m
   CHECK(core(", dropout: 0.1", Op::F) == Approx(1.24 * fwd));
   CHECK(core(", dropout: 0.1", Op::B) == Approx(1.11 * bwd));
   CHECK(core(", dropout: 0.5", Op::B) == Approx(1.11 * bwd));
+  // FlashAttention-3 has no dropout: with it the run's kernels are FlashAttention-2's.
+  CHECK(core(", attention: flash3, dropout: 0.1", Op::F) == Approx(1.24 * fwd));
+  CHECK(core(", attention: flash3", Op::F) < fwd);
   // cuDNN's kernel pays more for it: 2.16 forward, 1.19 backward (measured beside it).
   const double cudnn_fwd = core(", attention: cudnn", Op::F);
   const double cudnn_bwd = core(", attention: cudnn", Op::B);
@@ -691,6 +694,26 @@ TEST_CASE("analytic: an fp32 main gradient is accumulated in the weight-gradient
   const double extra = 6 * (32 * 218103808.0 + 525336576.0) / (3.35e12 * 0.8);
   const TimeNs longer = fused.compute(Op::W, 0, 0).duration - plain.compute(Op::W, 0, 0).duration;
   CHECK(static_cast<double>(longer) * 1e-9 == Approx(extra).margin(2e-9));
+  // Eager PyTorch has no fused accumulation: AccumulateGrad adds the fp32 gradients instead
+  // (grad_accumulate, 3 × 4 bytes per parameter), not both.
+  Scenario two_micro = dp8(", fp32_grad_accumulation: true, runtime: eager");
+  two_micro.training.global_batch_size = 16;  // 2 micro-batches: AccumulateGrad runs
+  const AnalyticCostModel eager(two_micro);
+  CHECK(find(eager, Op::B).empty());
+  bool accumulate = false;
+  for (const Kernel& k : eager.kernels(Op::B, 0))
+    if (std::string_view(k.what) == "grad_accumulate") accumulate = true;
+  CHECK(accumulate);
+  // Under TP the backward's asynchronous collectives hide under the weight-gradient kernels,
+  // their epilogues included: base(2)'s QKV (4,096 × 3,072 × 4,096 per rank) window grows by
+  // 6 · 3,072 · 4,096 bytes at 0.8 · 3.35 TB/s = 28.2 µs.
+  Scenario tp2 = base(2);
+  tp2.training.fp32_grad_accumulation = true;
+  const AnalyticCostModel with(tp2), without(base(2));
+  const auto runs = with.tp_collectives(Op::B, 0), plain_runs = without.tp_collectives(Op::B, 0);
+  REQUIRE(runs.size() == plain_runs.size());
+  REQUIRE_FALSE(runs.empty());
+  CHECK(runs[0].hide_s - plain_runs[0].hide_s == Approx(6 * 3072.0 * 4096 / (3.35e12 * 0.8)));
 }
 
 TEST_CASE("analytic: gradients are reduced in training.grad_reduce_dtype", "[analytic]") {

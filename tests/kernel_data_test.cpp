@@ -50,7 +50,7 @@ TEST_CASE("kernel data: a forward chart and a forward + backward chart give the 
   CHECK(fa3->at(8192, 64).backward_tflops == Approx(1.5 * 2.5 / (3.5 / 273 - 1.0 / 295)));
   // cuDNN's fused attention, measured on an H100 (head dim 128, 4k tokens: forward 562,
   // forward + backward 435 TFLOP/s), so its backward 2.5 / (3.5/435 − 1/562) = 398.9; at 2k–4k
-  // halfway in log₂ (3k tokens): forward 478 + (562 − 478) · 0.585 = 527.1.
+  // 3k tokens, 0.585 of the way from 2k to 4k in log₂: forward 478 + (562 − 478) · 0.585 = 527.1.
   const AttentionData* cudnn = find_attention_data("h100-sxm", AttentionKernel::Cudnn);
   REQUIRE(cudnn != nullptr);
   CHECK(cudnn->at(4096, 128).forward_tflops == Approx(562));

@@ -17,7 +17,8 @@
 namespace trainsim {
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
-                                    const LinkSpec& intra_node, AttentionKernel attention) {
+                                    const LinkSpec& intra_node, AttentionKernel attention,
+                                    bool dropout) {
   AnalyticConstants k;
   k.gemm_efficiency = constants::kGemmEfficiency;
   k.memory_efficiency = o.memory.value_or(constants::kMemoryEfficiency);
@@ -31,9 +32,13 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
       from.push_back(fmt::format("GEMMs by shape ({}; at most {:.0f} TFLOP/s, sustained)",
                                  g->source(), g->sustained_tflops() * k.gemm_sweep_scale));
     }
-  if (const AttentionData* a = find_attention_data(gpu.preset, attention)) {
+  // FlashAttention-3 has no dropout: a run with attention dropout runs FlashAttention-2.
+  const bool fa2_for_fa3 = attention == AttentionKernel::Flash3 && dropout;
+  if (const AttentionData* a =
+          find_attention_data(gpu.preset, fa2_for_fa3 ? AttentionKernel::Flash2 : attention)) {
     k.attention = a;
-    from.push_back(fmt::format("attention by sequence length ({})", a->source));
+    from.push_back(fmt::format("attention by sequence length ({}{})", a->source,
+                               fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : ""));
   }
   // The measured collective sweep holds for the preset's own NVSwitch. A scenario that changes
   // only the link's bandwidth keeps its latency floor and ramp, the rest stretched by the ratio;
@@ -58,8 +63,8 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
 AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory, const AttentionTable* attention)
     : s_(s),
-      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node,
-                           s.training.attention)),
+      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node, s.training.attention,
+                           s.training.dropout > 0)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp, s.layout.split)),
       // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
@@ -545,11 +550,14 @@ void AnalyticCostModel::main_grad_accumulate(double elements, int count, bool re
   // fp16): the fused GEMM takes 1.81, 1.30, 1.10, 1.04, 1.02 times the 16-bit one's time at
   // 1,024 … 16,384 tokens on H100 SXM (1.58 … 1.01 on H200, whose HBM is faster); the 16-bit
   // GEMM's time plus these bytes at the memory-bound kernels' rate predicts the fused one with
-  // a mean |error| of 5 % (+3 % mean) over the 420 timings. Behind an FP8 mainloop (H100,
+  // a mean |error| of 5 % (+3 % mean) over the 420 timings (bf16 medians quoted; fp16's
+  // within 0.07). Behind an FP8 mainloop (H100,
   // `fp8_epilogue`: fp32 against bf16 output, the part torch can time) the same rate
   // overestimates the extra by 4-12 % of the GEMM's time at 2,048 tokens. No launch: it is the
   // GEMM's own epilogue.
-  if (!s_.training.fp32_grad_accumulation || elements <= 0) return;
+  // An eager runtime's fp32 gradients are added by AccumulateGrad instead
+  // (grad_accumulate_kernel).
+  if (!fused_main_grad() || elements <= 0) return;
   Kernel k{Kernel::Kind::Memory,
            "wgrad.main_grad",
            {0, 0, 0},
@@ -560,6 +568,16 @@ void AnalyticCostModel::main_grad_accumulate(double elements, int count, bool re
   k.launches = 0;
   k.recompute = recompute;
   out.push_back(k);
+}
+
+bool AnalyticCostModel::fused_main_grad() const {
+  return s_.training.fp32_grad_accumulation && s_.training.runtime != Runtime::Eager;
+}
+
+double AnalyticCostModel::main_grad_epilogue_seconds(const Kernel& wgrad) const {
+  if (!fused_main_grad()) return 0;
+  return memory_seconds(constants::kMainGradEpilogueBytes * wgrad.gemm.m * wgrad.gemm.n *
+                        wgrad.batch);
 }
 
 void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const {
@@ -605,10 +623,10 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       else if (s_.training.dropout > 0)
         dropout =
             backward ? constants::kAttentionDropoutBackward : constants::kAttentionDropoutForward;
-      // A calibration profile's measured calls of this pass, head size and (causal) mask.
+      // A calibration profile's measured calls of this pass, head size and (causal) mask: from
+      // a traced run (calibrate's trace import), its dropout already in them.
       if (attention_)
-        if (auto t = attention_->seconds(backward, k.gemm.m, k.gemm.k, k.batch, true))
-          return *t * dropout;
+        if (auto t = attention_->seconds(backward, k.gemm.m, k.gemm.k, k.batch, true)) return *t;
       if (!k_.attention)
         return dropout * k.flops / (s_.cluster.gpu.peak_flops * constants::kAttentionEfficiency);
       // The published throughputs count a backward as 2.5 forwards (it recomputes the scores);
@@ -657,7 +675,8 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                        ? "calibration profile"
                    : k_.attention ? k_.attention->source
                                   : "constant (efficiency of peak)";
-        if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
+        if (s_.training.dropout > 0 && t.source != "calibration profile")
+          t.source += " × dropout ratio (measured)";
         break;
       case Kernel::Kind::Memory:
         t.kind = "memory";
@@ -691,7 +710,9 @@ double gemm_seconds_named(const AnalyticCostModel& m, const std::vector<Kernel>&
     const std::string_view what = k.what;
     for (std::string_view name : names)
       if (what.substr(0, name.size()) == name && what.substr(name.size()) == pass)
-        seconds += k.count * m.kernel_seconds(k);
+        // A weight gradient's fp32 accumulation is the same kernel's epilogue.
+        seconds += k.count * (m.kernel_seconds(k) +
+                              (pass == ".wgrad" ? m.main_grad_epilogue_seconds(k) : 0.0));
   }
   return seconds;
 }

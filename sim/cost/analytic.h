@@ -51,7 +51,8 @@ struct AnalyticConstants {
 /// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
 /// else cost/constants.h.
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
-                                    const LinkSpec& intra_node, AttentionKernel attention);
+                                    const LinkSpec& intra_node, AttentionKernel attention,
+                                    bool dropout = false);
 
 /// One GEMM C[m×n] = A[m×k] · B[k×n].
 struct GemmShape {
@@ -131,6 +132,9 @@ class AnalyticCostModel : public CostModel {
   std::vector<Kernel> kernels(Op op, int stage) const;
   /// One run of `k`, without its launch cost.
   double kernel_seconds(const Kernel& k) const;
+  /// What accumulating weight-gradient GEMM `wgrad`'s output into the fp32 main gradient adds
+  /// to one run of it (its epilogue, `wgrad.main_grad`); 0 without the fused accumulation.
+  double main_grad_epilogue_seconds(const Kernel& wgrad) const;
 
  private:
   /// The layers of `st`: their recomputation, then the dense layers', then the MoE layers'.
@@ -143,7 +147,8 @@ class AnalyticCostModel : public CostModel {
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
   /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
-  /// epilogues (training.fp32_grad_accumulation), `count` times per micro-batch.
+  /// epilogues (training.fp32_grad_accumulation, not eager), `count` times per micro-batch.
+  bool fused_main_grad() const;
   void main_grad_accumulate(double elements, int count, bool recompute,
                             std::vector<Kernel>& out) const;
   /// PyTorch FSDP's own kernels (ZeRO-3): the shard cast before each all-gather, the gradient

@@ -24,13 +24,15 @@ inline constexpr double kAttentionEfficiency = 0.50;
 /// Time of a fused attention kernel with dropout (any p > 0: the random numbers are drawn for
 /// every score whatever p is) over the same kernel without, forward and backward. Measured:
 /// PyTorch's FlashAttention-2 (SDPA's flash backend), bf16, causal, dropout 0.1 against 0, head
-/// dims 64 and 128, 512-16,384 tokens (batch × tokens = 16k), 18 shapes per GPU
-/// (calibrate/reference/h100-sxm-kernel-probe.json and h200-kernel-probe.json): forward medians
-/// 1.27 (H100 SXM) and 1.22 (H200), range 1.09-1.36; backward alone 1.10 and 1.11, range
-/// 1.05-1.20. FlashAttention-2 runs its Ampere code on Hopper, so the A100 is taken to pay the
-/// same share (xformers' CUTLASS kernel, another code, paid 3-4 % in the backward on an A100:
-/// facebookresearch/xformers PR 587). FlashAttention-3 has no dropout: a run with dropout runs
-/// FlashAttention-2's kernels.
+/// dims 64 and 128, 512-16,384 tokens (batch × tokens = 16k), and Llama-3-8B's heads at one
+/// 8,192-token sequence: 18 shapes per GPU (calibrate/reference/h100-sxm-kernel-probe.json and
+/// h200-kernel-probe.json): forward medians 1.27 (H100 SXM) and 1.22 (H200), range 1.09-1.36;
+/// backward alone 1.10 and 1.11, range 1.05-1.20 but for one H100 shape at 0.88. FlashAttention-2
+/// runs its Ampere code on Hopper, so the A100 is taken to pay the same share (xformers'
+/// CUTLASS kernel, another code, paid 3-4 % in the backward on an A100: facebookresearch/xformers
+/// PR 587). FlashAttention-3 has no dropout: a run with dropout is timed as FlashAttention-2
+/// (AnalyticCostModel's resolve_constants). A calibration profile's attention samples come from
+/// a traced run, its dropout in them: no ratio.
 inline constexpr double kAttentionDropoutForward = 1.24;
 inline constexpr double kAttentionDropoutBackward = 1.11;
 /// The same for cuDNN's fused attention (training.attention cudnn), measured beside it (SDPA's

@@ -272,7 +272,7 @@ std::optional<std::pair<std::string, std::string>> context_parallel_refusal(cons
   if (t.attention == AttentionKernel::Unfused)
     return no("parallelism.cp",
               fmt::format("cp = {} needs a fused attention kernel (training.attention: flash1, "
-                          "flash2, flash3 or triton), got unfused: ring attention merges "
+                          "flash2, flash3, triton or cudnn), got unfused: ring attention merges "
                           "block results by their log-sum-exp",
                           l.cp));
   return std::nullopt;
