@@ -169,10 +169,41 @@ class MptModel(nn.Module):
         return F.cross_entropy(logits.float().view(-1, MPT_VOCAB), labels.view(-1))
 
 
-class Trainer:
-    """bf16 model, fp32 master weights, fused AdamW, gradient accumulation over micro-batches."""
+class MainGradLinear(torch.autograd.Function):
+    """A bias-free linear layer whose weight gradient is added into an fp32 `main_grad` by the
+    GEMM itself (beta = 1, fp32 C and D), as Megatron-LM's gradient-accumulation fusion and
+    Transformer Engine's fuse_wgrad_accumulation do; autograd sees no weight gradient."""
 
-    def __init__(self, layers, seq, micro, device, compile_model=False, arch="llama-3.1-8b", batch=1):
+    @staticmethod
+    def forward(ctx, x, weight, main_grad):
+        ctx.save_for_backward(x, weight)
+        ctx.main_grad = main_grad
+        return F.linear(x, weight)
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight = ctx.saved_tensors
+        dx = dy @ weight
+        dy2, x2 = dy.reshape(-1, dy.shape[-1]), x.reshape(-1, x.shape[-1])
+        torch.addmm(ctx.main_grad, dy2.t(), x2, out_dtype=torch.float32, out=ctx.main_grad)
+        return dx, None, None
+
+
+def use_main_grad(model):
+    """Every nn.Linear of `model` accumulates its weight gradient into weight.main_grad (fp32)."""
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            w = module.weight
+            w.main_grad = torch.zeros(w.shape, device=w.device, dtype=torch.float32)
+            module.forward = lambda x, w=w: MainGradLinear.apply(x, w, w.main_grad)
+
+
+class Trainer:
+    """bf16 model, fp32 master weights, fused AdamW, gradient accumulation over micro-batches
+    (autograd's bf16 .grad, or with `main_grad` the linear layers' fp32 main gradients)."""
+
+    def __init__(self, layers, seq, micro, device, compile_model=False, arch="llama-3.1-8b", batch=1,
+                 main_grad=False):
         torch.manual_seed(0)
         if arch in MPT:
             self.model = MptModel(layers, *MPT[arch], seq).to(device=device, dtype=torch.bfloat16)
@@ -184,6 +215,9 @@ class Trainer:
             if p.dim() == 2:
                 nn.init.normal_(p, std=0.02)
         self.params = [p for p in self.model.parameters()]
+        self.main_grad = main_grad
+        if main_grad:
+            use_main_grad(self.model)
         self.forward = torch.compile(self.model) if compile_model else self.model
         self.master = [p.detach().float().clone() for p in self.params]
         for m in self.master:
@@ -212,12 +246,15 @@ class Trainer:
                 events.append(("forward", f0, f1))
                 events.append(("backward", f1, b1))
         o0 = ev()
-        torch._foreach_copy_([m.grad for m in self.master], [p.grad for p in self.params])
+        grads = [p.main_grad if hasattr(p, "main_grad") else p.grad for p in self.params]
+        torch._foreach_copy_([m.grad for m in self.master], grads)
         torch.nn.utils.clip_grad_norm_(self.master, 1.0, foreach=True)
         self.opt.step()
         torch._foreach_copy_([p.data for p in self.params], self.master)
         for p in self.params:
             p.grad = None
+            if hasattr(p, "main_grad"):
+                p.main_grad.zero_()
         o1 = ev()
         if events is not None:
             events.append(("micro-batches", t0, o0))
@@ -402,6 +439,9 @@ def main():
     ap.add_argument("--arch", default="llama-3.1-8b", choices=["llama-3.1-8b", *MPT],
                     help="the layer: Llama-3.1-8B's, or an MPT of llm-foundry's benchmark table")
     ap.add_argument("--batch", type=int, default=1, help="sequences per micro-batch")
+    ap.add_argument("--main-grad", action="store_true",
+                    help="linear layers accumulate their weight gradients into fp32 main gradients "
+                         "inside the GEMM (Megatron's gradient-accumulation fusion)")
     ap.add_argument("--attention-sweep", action="store_true",
                     help="only time SDPA FlashAttention over sequence lengths and head dims")
     ap.add_argument("--long-attention", action="store_true",
@@ -414,6 +454,7 @@ def main():
            "torch": torch.__version__, "cuda": torch.version.cuda,
            "cudnn": torch.backends.cudnn.version(), "layers": args.layers, "seq": args.seq,
            "micro_batches": args.micro, "arch": args.arch, "batch": args.batch,
+           "main_grad": args.main_grad,
            "script": "calibrate/reference/llama_step.py"}
     try:
         nccl = torch.cuda.nccl.version()
@@ -455,8 +496,17 @@ def main():
         save()
 
     tr = Trainer(args.layers, args.seq, args.micro, device, compile_model=args.compile, arch=args.arch,
-                 batch=args.batch)
+                 batch=args.batch, main_grad=args.main_grad)
     out["parameters"] = sum(p.numel() for p in tr.params)
+    if args.main_grad:  # the linear weights' gradients land in main_grad, not in autograd's .grad
+        tokens, labels = tr.batches[0]
+        tr.forward(tokens, labels, tr.cos, tr.sin).backward()
+        linear = [p for p in tr.params if hasattr(p, "main_grad")]
+        assert linear and all(p.grad is None and p.main_grad.abs().sum() > 0 for p in linear)
+        for p in tr.params:
+            p.grad = None
+            if hasattr(p, "main_grad"):
+                p.main_grad.zero_()
     w0 = time.perf_counter()
     try:
         tr.step()

@@ -16,6 +16,16 @@
 
 namespace trainsim {
 
+double main_grad_visible_share(double tokens) {
+  const auto& p = constants::kMainGradVisibleShare;
+  if (tokens <= p.front().tokens) return p.front().share;
+  if (tokens >= p.back().tokens) return p.back().share;
+  std::size_t i = 1;
+  while (p[i].tokens < tokens) ++i;
+  const double f = std::log2(tokens / p[i - 1].tokens) / std::log2(p[i].tokens / p[i - 1].tokens);
+  return p[i - 1].share + f * (p[i].share - p[i - 1].share);
+}
+
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     const LinkSpec& intra_node, AttentionKernel attention,
                                     bool dropout) {
@@ -187,7 +197,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // activation apart: the routed tokens, the activation's output and the up projection's
   // gradient are cast by kernels of their own.
   const bool fp8 = s_.training.precision == Precision::FP8;
-  double fp8_cast_elements = 0, main_grad_elements = 0;
+  double fp8_cast_elements = 0, main_grad_elements = 0, main_grad_shown = 0;
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
                    double useful = 1) {
     const std::string_view name = names[0];
@@ -211,6 +221,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     if (op == Op::W || op == Op::B) {
       gemm(names[2], {g.k, g.n, g.m});
       main_grad_elements += g.k * g.n * batch;
+      main_grad_shown += g.k * g.n * batch * main_grad_visible_share(g.m);
     }
   };
   for (const LayerGemm& g : attention_gemms()) gemms(g.names, g.shape);
@@ -248,7 +259,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     k.launches = op == Op::F ? 1 : 3;
     push(k);
   }
-  main_grad_accumulate(main_grad_elements, layers, recompute, out);
+  main_grad_accumulate(main_grad_elements, main_grad_shown, layers, recompute, out);
   if (op == Op::W) return;
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and
@@ -470,7 +481,7 @@ void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
   }
   if (op == Op::W || op == Op::B) {
     gemm("lm_head.wgrad", {g.k, g.n, g.m});
-    main_grad_accumulate(g.k * g.n, 1, false, out);
+    main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), 1, false, out);
   }
 }
 
@@ -540,8 +551,8 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
   }
 }
 
-void AnalyticCostModel::main_grad_accumulate(double elements, int count, bool recompute,
-                                             std::vector<Kernel>& out) const {
+void AnalyticCostModel::main_grad_accumulate(double elements, double shown, int count,
+                                             bool recompute, std::vector<Kernel>& out) const {
   // Megatron-LM's gradient-accumulation fusion (Transformer Engine's fuse_wgrad_accumulation)
   // has every weight-gradient GEMM add its product into the fp32 main gradient (beta = 1): the
   // epilogue reads and writes 4 bytes per weight element where a 16-bit GEMM writes 2, 6 bytes
@@ -551,7 +562,10 @@ void AnalyticCostModel::main_grad_accumulate(double elements, int count, bool re
   // 1,024 … 16,384 tokens on H100 SXM (1.58 … 1.01 on H200, whose HBM is faster); the 16-bit
   // GEMM's time plus these bytes at the memory-bound kernels' rate predicts the fused one with
   // a mean |error| of 5 % (+3 % mean) over the 420 timings (bf16 medians quoted; fp16's
-  // within 0.07). Behind an FP8 mainloop (H100,
+  // within 0.07), too long where the micro-batch is long: past 2,048 tokens part of the
+  // epilogue runs beside other tiles' main loops. So each GEMM's bytes count by the share of
+  // their time its reduction length shows (kMainGradVisibleShare), as the kernel's bandwidth
+  // share. Behind an FP8 mainloop (H100,
   // `fp8_epilogue`: fp32 against bf16 output, the part torch can time) the same rate
   // overestimates the extra by 4-12 % of the GEMM's time at 2,048 tokens. No launch: it is the
   // GEMM's own epilogue.
@@ -567,6 +581,7 @@ void AnalyticCostModel::main_grad_accumulate(double elements, int count, bool re
   k.count = count;
   k.launches = 0;
   k.recompute = recompute;
+  k.bandwidth_share = elements / shown;
   out.push_back(k);
 }
 
@@ -577,7 +592,8 @@ bool AnalyticCostModel::fused_main_grad() const {
 double AnalyticCostModel::main_grad_epilogue_seconds(const Kernel& wgrad) const {
   if (!fused_main_grad()) return 0;
   return memory_seconds(constants::kMainGradEpilogueBytes * wgrad.gemm.m * wgrad.gemm.n *
-                        wgrad.batch);
+                        wgrad.batch) *
+         main_grad_visible_share(wgrad.gemm.k);
 }
 
 void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const {
@@ -682,6 +698,8 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
         t.kind = "memory";
         t.source = memory_ && memory_->seconds(k.bytes) ? "calibration profile"
                                                         : "HBM bandwidth × efficiency";
+        if (std::string_view(k.what) == "wgrad.main_grad")
+          t.source += " × the share the GEMM shows (measured)";
         break;
     }
     out.push_back(std::move(t));

@@ -50,6 +50,11 @@ struct AnalyticConstants {
 };
 /// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
 /// else cost/constants.h.
+/// The share of the fp32 main-gradient epilogue's time (at the memory-bound rate) that a
+/// weight-gradient GEMM over `tokens` (its reduction length) shows (constants.h
+/// kMainGradVisibleShare).
+double main_grad_visible_share(double tokens);
+
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     const LinkSpec& intra_node, AttentionKernel attention,
                                     bool dropout = false);
@@ -78,7 +83,8 @@ struct Kernel {
   bool recompute = false;  ///< recomputation: costs time, is not model FLOPs
   bool attention_core = false;  ///< part of the attention core (what selective recompute redoes)
   /// Memory: the share of the other memory-bound kernels' bandwidth this one reaches (below 1:
-  /// PyTorch's generic elementwise kernel on non-contiguous operands, constants.h).
+  /// PyTorch's generic elementwise kernel on non-contiguous operands, constants.h; above 1: the
+  /// traffic partly runs hidden inside a GEMM, `wgrad.main_grad`).
   double bandwidth_share = 1;
   bool fp8 = false;  ///< Gemm: runs in FP8 (training.precision fp8, cost/fp8_gemm.h)
 };
@@ -149,7 +155,8 @@ class AnalyticCostModel : public CostModel {
   /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
   /// epilogues (training.fp32_grad_accumulation, not eager), `count` times per micro-batch.
   bool fused_main_grad() const;
-  void main_grad_accumulate(double elements, int count, bool recompute,
+  /// `shown`: the elements weighted by main_grad_visible_share of their GEMM's tokens.
+  void main_grad_accumulate(double elements, double shown, int count, bool recompute,
                             std::vector<Kernel>& out) const;
   /// PyTorch FSDP's own kernels (ZeRO-3): the shard cast before each all-gather, the gradient
   /// flatten, cast and divisions around each reduce-scatter (constants.h).

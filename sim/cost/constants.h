@@ -211,9 +211,24 @@ inline constexpr double kGradAccumulateReadsWrites = 3;
 /// Bytes per weight element a weight-gradient GEMM that accumulates into an fp32 main gradient
 /// (Megatron's gradient-accumulation fusion: beta = 1, C = D in fp32) moves beyond a 16-bit
 /// GEMM's output: reads 4 and writes 4 where the 16-bit one writes 2. Timed at the memory-bound
-/// rate (kMemoryEfficiency); the measurement that supports it: AnalyticCostModel's
-/// main_grad_accumulate.
+/// rate (kMemoryEfficiency) times the share of that time the GEMM shows (below); the measurement
+/// behind both: AnalyticCostModel's main_grad_accumulate.
 inline constexpr double kMainGradEpilogueBytes = 4 + 4 - 2;
+
+/// The share of those bytes' time (at the memory-bound rate) that a weight-gradient GEMM
+/// accumulating into fp32 takes beyond the 16-bit GEMM, by its reduction length (the tokens of
+/// a micro-batch), log-linear between the points and held outside them: the rest runs beside
+/// other tiles' main loops. Medians of 42 timings per point (21 weight shapes, bf16 and fp16)
+/// on each of an H100 SXM and an H200, which agree within 0.06 (calibrate/reference/
+/// h100-sxm-kernel-probe.json and h200-kernel-probe.json, `wgrad_sweep`): 1.09 / 1.07 at 1,024
+/// tokens, 0.82 / 0.84 at 2,048, 0.51 / 0.52 at 4,096, 0.46 / 0.46 at 8,192, 0.43 / 0.39 at
+/// 16,384. In a real step (four Llama-3.1-8B layers on the H100, llama_step.py --main-grad
+/// against autograd's bf16 gradients, first micro-batch): 0.66 at 2,048 tokens, 0.53 at 8,192.
+struct TokensShare {
+  double tokens, share;
+};
+inline constexpr std::array<TokensShare, 5> kMainGradVisibleShare = {
+    {{1024, 1.08}, {2048, 0.83}, {4096, 0.52}, {8192, 0.46}, {16384, 0.41}}};
 
 /// The kernels PyTorch FSDP (FullyShardedDataParallel, FULL_SHARD, bf16 parameters over fp32
 /// shards, one unit per layer) runs beside its NCCL ones, per parameter of a unit, measured on
