@@ -451,6 +451,21 @@ void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out) const
                  1,
                  0,
                  2.0 * tokens_ * h * 2.0 + (op == Op::F ? 0.0 : table * 2.0)});
+  // With fp32 main gradients (Megatron) the embedding's gradient is no GEMM's: Megatron's
+  // gradient hook adds autograd's 16-bit gradient into the fp32 main gradient every micro-batch
+  // (DistributedDataParallel's param hook, main_grad.add_(grad)): read 2 and 4, write 4 bytes
+  // per element of the table and of learned positions (not split over TP).
+  if (op != Op::F && fused_main_grad()) {
+    const double positions = s_.model->position == PositionEmbedding::Learned
+                                 ? static_cast<double>(s_.training.seq_len) * h
+                                 : 0.0;
+    out.push_back({Kernel::Kind::Memory,
+                   "embedding.main_grad",
+                   {0, 0, 0},
+                   1,
+                   0,
+                   constants::kMainGradAddBytes * (table + positions)});
+  }
 }
 
 void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {

@@ -215,6 +215,11 @@ inline constexpr double kGradAccumulateReadsWrites = 3;
 /// behind both: AnalyticCostModel's main_grad_accumulate.
 inline constexpr double kMainGradEpilogueBytes = 4 + 4 - 2;
 
+/// Bytes per element a gradient that no GEMM accumulates (the embedding's) moves into the fp32
+/// main gradient: Megatron's hook reads the 16-bit gradient (2) and the main gradient (4) and
+/// writes it back (4).
+inline constexpr double kMainGradAddBytes = 2 + 4 + 4;
+
 /// The share of those bytes' time (at the memory-bound rate) that a weight-gradient GEMM
 /// accumulating into fp32 takes beyond the 16-bit GEMM, by its reduction length (the tokens of
 /// a micro-batch), log-linear between the points and held outside them: the rest runs beside

@@ -572,8 +572,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "parameter instead of 2 (Megatron-LM README, distributed optimizer: bf16 parameters with "
        "fp32 gradients, 18 bytes per parameter, 6 + 12/d distributed). The weight-gradient GEMMs "
        "add into it (Megatron's gradient-accumulation fusion): 6 bytes more per weight element "
-       "every micro-batch, `wgrad.main_grad` in `trainsim kernels` (under `runtime: eager`, "
-       "PyTorch's AccumulateGrad pass instead)",
+       "every micro-batch, `wgrad.main_grad` in `trainsim kernels`, and Megatron's hook adds the "
+       "embedding's gradient into it (`embedding.main_grad`); under `runtime: eager`, PyTorch's "
+       "AccumulateGrad pass instead",
        boolean(), field<&Scenario::training, &TrainingSpec::fp32_grad_accumulation>()},
       {"training.grad_reduce_dtype",
        "`fp32`, `bf16`, `fp16` (16-bit: the training precision)",
