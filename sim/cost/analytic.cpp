@@ -580,12 +580,10 @@ void AnalyticCostModel::main_grad_accumulate(double elements, double shown, int 
   // within 0.07), too long where the micro-batch is long: past 2,048 tokens part of the
   // epilogue runs beside other tiles' main loops. So each GEMM's bytes count by the share of
   // their time its reduction length shows (kMainGradVisibleShare), as the kernel's bandwidth
-  // share. Behind an FP8 mainloop (H100,
-  // `fp8_epilogue`: fp32 against bf16 output, the part torch can time) the same rate
-  // overestimates the extra by 4-12 % of the GEMM's time at 2,048 tokens. No launch: it is the
-  // GEMM's own epilogue.
-  // An eager runtime's fp32 gradients are added by AccumulateGrad instead
-  // (grad_accumulate_kernel).
+  // share. Behind an FP8 main loop (H100, `fp8_epilogue`: fp32 against bf16 output, the part
+  // torch can time) the same rate overestimates the extra by 4-12 % of the GEMM's time at 2,048
+  // tokens. No launch: it is the GEMM's own epilogue. An eager runtime's fp32 gradients are
+  // added by AccumulateGrad instead (grad_accumulate_kernel).
   if (!fused_main_grad() || elements <= 0) return;
   Kernel k{Kernel::Kind::Memory,
            "wgrad.main_grad",
