@@ -13,17 +13,14 @@
 #include "core/error.h"
 #include "cost/constants.h"
 #include "cost/fp8_gemm.h"
+#include "cost/interpolate.h"
 
 namespace trainsim {
 
 double main_grad_visible_share(double tokens) {
-  const auto& p = constants::kMainGradVisibleShare;
-  if (tokens <= p.front().tokens) return p.front().share;
-  if (tokens >= p.back().tokens) return p.back().share;
-  std::size_t i = 1;
-  while (p[i].tokens < tokens) ++i;
-  const double f = std::log2(tokens / p[i - 1].tokens) / std::log2(p[i].tokens / p[i - 1].tokens);
-  return p[i - 1].share + f * (p[i].share - p[i - 1].share);
+  const auto [i, f] = locate_log2(constants::kMainGradVisibleTokens, tokens);
+  const auto& share = constants::kMainGradVisibleShare;
+  return (1 - f) * share[i] + f * share[i + 1];
 }
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,

@@ -48,13 +48,14 @@ struct AnalyticConstants {
   double collective_bandwidth_scale = 1.0;
   std::string sources;  ///< which constants came from published kernel data
 };
-/// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
-/// else cost/constants.h.
 /// The share of the fp32 main-gradient epilogue's time (at the memory-bound rate) that a
 /// weight-gradient GEMM over `tokens` (its reduction length) shows (constants.h
 /// kMainGradVisibleShare).
 double main_grad_visible_share(double tokens);
 
+/// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
+/// else cost/constants.h. `dropout`: the run has attention dropout (FlashAttention-3 has none:
+/// FlashAttention-2's data then).
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     const LinkSpec& intra_node, AttentionKernel attention,
                                     bool dropout = false);
@@ -152,10 +153,12 @@ class AnalyticCostModel : public CostModel {
   Kernel ring_merge(Op op) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
-  /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
-  /// epilogues (training.fp32_grad_accumulation, not eager), `count` times per micro-batch.
+  /// Weight-gradient GEMMs accumulate into fp32 main gradients (training.fp32_grad_accumulation,
+  /// not eager).
   bool fused_main_grad() const;
-  /// `shown`: the elements weighted by main_grad_visible_share of their GEMM's tokens.
+  /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
+  /// epilogues, `count` times per micro-batch; `shown`: the elements weighted by
+  /// main_grad_visible_share of their GEMM's tokens.
   void main_grad_accumulate(double elements, double shown, int count, bool recompute,
                             std::vector<Kernel>& out) const;
   /// PyTorch FSDP's own kernels (ZeRO-3): the shard cast before each all-gather, the gradient

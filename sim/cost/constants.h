@@ -229,11 +229,8 @@ inline constexpr double kMainGradAddBytes = 2 + 4 + 4;
 /// tokens, 0.82 / 0.84 at 2,048, 0.51 / 0.52 at 4,096, 0.46 / 0.46 at 8,192, 0.43 / 0.39 at
 /// 16,384. In a real step (four Llama-3.1-8B layers on the H100, llama_step.py --main-grad
 /// against autograd's bf16 gradients, first micro-batch): 0.66 at 2,048 tokens, 0.53 at 8,192.
-struct TokensShare {
-  double tokens, share;
-};
-inline constexpr std::array<TokensShare, 5> kMainGradVisibleShare = {
-    {{1024, 1.08}, {2048, 0.83}, {4096, 0.52}, {8192, 0.46}, {16384, 0.41}}};
+inline constexpr std::array<double, 5> kMainGradVisibleTokens = {1024, 2048, 4096, 8192, 16384};
+inline constexpr std::array<double, 5> kMainGradVisibleShare = {1.08, 0.83, 0.52, 0.46, 0.41};
 
 /// The kernels PyTorch FSDP (FullyShardedDataParallel, FULL_SHARD, bf16 parameters over fp32
 /// shards, one unit per layer) runs beside its NCCL ones, per parameter of a unit, measured on

@@ -1,9 +1,9 @@
 #include "cost/fp8_gemm.h"
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstddef>
+
+#include "cost/interpolate.h"
 
 namespace trainsim {
 namespace {
@@ -34,22 +34,12 @@ constexpr double kRatio[4][4][6] = {
      /* m 16384 k 16384 */ {0.561, 0.489, 0.506, 0.584, 0.567, 0.572}},
 };
 
-// Index below and the weight of the one above for x on an axis, in log2, held at the ends.
-template <std::size_t N>
-std::pair<std::size_t, double> locate(const std::array<double, N>& axis, double x) {
-  const double l = std::log2(std::clamp(x, axis.front(), axis.back()));
-  std::size_t i = 0;
-  while (i + 2 < N && l > std::log2(axis[i + 1])) ++i;
-  const double lo = std::log2(axis[i]), hi = std::log2(axis[i + 1]);
-  return {i, (l - lo) / (hi - lo)};
-}
-
 }  // namespace
 
 double fp8_gemm_time_ratio(double m, double n, double k) {
-  const auto [im, fm] = locate(kM, m);
-  const auto [in, fn] = locate(kN, n);
-  const auto [ik, fk] = locate(kK, k);
+  const auto [im, fm] = locate_log2(kM, m);
+  const auto [in, fn] = locate_log2(kN, n);
+  const auto [ik, fk] = locate_log2(kK, k);
   double r = 0;
   for (int dm = 0; dm < 2; ++dm)
     for (int dk = 0; dk < 2; ++dk)
