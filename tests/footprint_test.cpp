@@ -95,6 +95,32 @@ TEST_CASE("footprint: fp8 keeps the linear GEMMs' inputs in 1 byte and an FP8 co
   CHECK(bf16.fp8_weights == 0);
 }
 
+TEST_CASE("footprint: FP8 parameters drop the layers' 16-bit weights, not the embedding's",
+          "[footprint][fp8]") {
+  // Llama-3.1-8B, stage 0 of pp 2: 16 layers and the embedding (128,256 × 4096). With
+  // training.fp8_params the layers' weights live only in their FP8 copy (2 bytes: row- and
+  // column-wise), so the 16-bit weights keep only the embedding: 2 bytes × 16 layer params less.
+  auto stage0 = [](const char* fp8_params, int zero) {
+    const Scenario s = test::yaml(fmt::format(
+        "model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
+        "parallelism: {{pp: 2, dp: 4, zero: {}}}\ntraining: {{seq_len: 4096, global_batch_size: "
+        "64, precision: fp8, fp8_params: {}}}\n",
+        zero, fp8_params));
+    const int stages[] = {0};
+    return static_memory(s, stages);
+  };
+  const double layers = 16.0 * llama8b().layer_params(0, 1);
+  const double table = 128256.0 * 4096;
+  const StaticMemory kept = stage0("false", 1), fp8 = stage0("true", 1);
+  CHECK(kept.weights == Approx(2 * (layers + table)));
+  CHECK(fp8.weights == Approx(2 * table));
+  CHECK(fp8.fp8_weights == Approx(kept.fp8_weights));
+  CHECK(kept.total() - fp8.total() == Approx(2 * layers));
+  // ZeRO-3 shards both over the 4 DP ranks: a quarter of the saving.
+  const StaticMemory kept3 = stage0("false", 3), fp83 = stage0("true", 3);
+  CHECK(kept3.weights - fp83.weights == Approx(2 * layers / 4));
+}
+
 TEST_CASE("footprint: ZeRO-Offload keeps the optimizer states in host memory",
           "[footprint][offload]") {
   // Stage 0 of pp 2, dp 4, ZeRO-2: weights 2Ψ, gradients 2Ψ/4 stay; the 12Ψ/4 of Adam go.

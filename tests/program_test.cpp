@@ -373,6 +373,25 @@ TEST_CASE("ZeRO-1/2: the parameter all-gather can move to the next forward", "[p
   CHECK(test::makespan(moved) == test::makespan(base) + ag_half - ag_all);
 }
 
+TEST_CASE("ZeRO-1: FP8 parameters gather one byte per layer weight", "[passes][zero][fp8]") {
+  // ZeRO-1 all-gathers the updated parameters after the step: 2Ψ bytes over dp 2, each GPU
+  // sending half. With training.fp8_params the layers' weights (L of Ψ; the tied embedding of
+  // Llama-3.2-1B stays 16-bit) travel in 1 byte, 2Ψ − L in all: each GPU sends L/2 less. Both
+  // the gather after the step and the one moved to the next forward (param_gather) shrink so.
+  for (const bool with_forward : {false, true}) {
+    Scenario base = dp_only(1, "100GB");
+    base.training.precision = Precision::FP8;
+    base.layout.param_gather_with_forward = with_forward;
+    Scenario fp8 = base;
+    fp8.training.fp8_params = true;
+    const ModelSpec& m = *base.model;
+    const double layers = static_cast<double>(m.layer_params(0, m.layers));
+    CHECK(make_report(simulate(base)).volume.dp_bytes -
+              make_report(simulate(fp8)).volume.dp_bytes ==
+          Approx(layers / 2));
+  }
+}
+
 TEST_CASE("ZeRO-1: over model chunks the next forward's gathers go a chunk ahead",
           "[passes][zero]") {
   // Llama-3.2-1B, pp 2 × vpp 4 (8 stages of 2 layers), dp 2, one bucket per chunk. Megatron's

@@ -129,6 +129,14 @@ TEST_CASE("validate: fp8 needs a GPU with FP8 tensor cores") {
           Contains("Ampere has none"));
 }
 
+TEST_CASE("validate: FP8 parameters need FP8 training") {
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "training.fp8_params=true"}));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.fp8_params=true"}),
+                    Contains("training.fp8_params: FP8 parameters need training.precision: fp8, "
+                             "got bf16"));
+}
+
 TEST_CASE("validate: optimizer offload needs a ZeRO stage") {
   CHECK_NOTHROW(
       parse_scenario(kBase, "test.yaml", {"training.offload=optimizer", "parallelism.zero=1"}));

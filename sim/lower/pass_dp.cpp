@@ -234,8 +234,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       // Updated bf16 parameters are gathered back from every shard (ZeRO-3 gathers before each
       // use instead; with param_gather the next forward does, add_param_gather_pass).
       for (int st : stages) {
-        const double all = 2.0 * p.cost.stage_params(p.model_stage(st)),
-                     routed = all * routed_share(st);
+        const double all = p.param_gather_bytes(st), routed = all * routed_share(st);
         collective(dp, Collective::AllGather, all - routed, st, 1, 1, opt);  // 1: the gather
         collective(experts, Collective::AllGather, routed, st, 3, 1, opt);
       }

@@ -20,8 +20,10 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
       chunk_of_[static_cast<std::size_t>(held[c])] = static_cast<int>(c);
   if (sc.model && sch.chain_stages() <= sc.model->layers + sc.layout.split.extra_slots())
     for (const StageContent& c :
-         partition_layers(sc.model->layers, sch.chain_stages(), sc.layout.split))
+         partition_layers(sc.model->layers, sch.chain_stages(), sc.layout.split)) {
       stage_layers_.push_back(c.layers);
+      stage_content_.push_back(c);
+    }
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
   // Room for the usual graph: per action its compute task, a send and a receive, and with TP a
@@ -86,7 +88,7 @@ int Program::gather_units(int stage) const {
     return (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers;
   }
   if (l.param_gather_with_forward && (l.zero == 1 || l.zero == 2)) {
-    const double bytes = 2.0 * cost.stage_params(model_stage(stage));
+    const double bytes = param_gather_bytes(stage);
     return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
   }
   return 0;
@@ -94,7 +96,18 @@ int Program::gather_units(int stage) const {
 
 double Program::gather_unit_bytes(int stage) const {
   const int u = gather_units(stage);
-  return u > 0 ? 2.0 * cost.stage_params(model_stage(stage)) / u : 0.0;
+  return u > 0 ? param_gather_bytes(stage) / u : 0.0;
+}
+
+double Program::param_gather_bytes(int stage) const {
+  const int ms = model_stage(stage);
+  const double all = 2.0 * cost.stage_params(ms);
+  if (!scenario.training.fp8_params || !scenario.model) return all;
+  TRAINSIM_CHECK(static_cast<std::size_t>(ms) < stage_content_.size(), "stage out of range");
+  const Layout& l = scenario.layout;
+  // The layer weights in FP8: one byte each fewer (the embedding and head stay 16-bit).
+  return all - static_cast<double>(stage_layer_params(
+                   *scenario.model, stage_content_[static_cast<std::size_t>(ms)], l.tp, l.ep));
 }
 
 bool Program::needs_gather(const Action& a, bool first_use) const {

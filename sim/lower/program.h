@@ -13,6 +13,7 @@
 #include "graph/task_graph.h"
 #include "lower/ranks.h"
 #include "lower/task_types.h"
+#include "scenario/partition.h"
 #include "scenario/scenario.h"
 #include "schedules/schedule.h"
 
@@ -54,8 +55,11 @@ struct Program {
   /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward: its 16-bit
   /// parameters / memory.bucket_size, rounded up; 0 when nothing is gathered before compute.
   int gather_units(int stage) const;
-  /// Bytes of one unit's gathered 16-bit parameters on one GPU (the all-gather's size S).
+  /// Bytes of one unit's gathered parameters on one GPU (the all-gather's size S).
   double gather_unit_bytes(int stage) const;
+  /// Bytes of `stage`'s parameters on one GPU as a data-parallel all-gather moves them: 2 per
+  /// parameter, 1 per layer weight under training.fp8_params.
+  double param_gather_bytes(int stage) const;
   /// True when `a`, the first use of its stage on its rank when `first_use`, needs its stage's
   /// parameters gathered first (ZeRO-3: every F, B and I unless kept across micro-batches, then
   /// only the first F; ZeRO-1/2 gathering with the next forward: the first F).
@@ -93,6 +97,7 @@ struct Program {
   std::vector<int> chunk_of_;
   std::vector<std::vector<int>> stages_by_rank_;
   std::vector<int> stage_layers_;
+  std::vector<StageContent> stage_content_;      // by model stage
   std::map<TaskId, std::vector<TaskId>> parts_;  // first part -> every part (task_types.h)
   // (type, stage, variant, chunk, stage2, scale ppm, part, parts, duration, bytes)
   std::map<std::tuple<int, int, int, int, int, long long, int, int, TimeNs, long long>, WorkId>

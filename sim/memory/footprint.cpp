@@ -175,6 +175,8 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
     }
     out.fp8_weights = 2 * std::max(0.0, linear) / (zero >= 3 ? s.layout.dp_ranks() : 1);
     out.buffers += out.fp8_weights;
+    // FP8 parameters: the FP8 copy is the weight; its 16-bit one is gone.
+    if (s.training.fp8_params) out.weights -= kHalf * (out.fp8_weights / 2);
   }
   return out;
 }

@@ -63,7 +63,8 @@ struct StaticMemory {
   /// the dp ranks and the experts over the dp / ep ranks holding the same ones: either way
   /// (stage parameters with every expert) / dp per GPU.
   double parameters = 0;
-  double weights = 0;    ///< 16-bit parameters (2Ψ), / dp under ZeRO-3
+  double weights = 0;    ///< 16-bit parameters (2Ψ), / dp under ZeRO-3; with training.fp8_params
+                         ///< not the layers' weights, held in fp8_weights only
   double gradients = 0;  ///< 16-bit gradients (2Ψ), + 4Ψ fp32 accumulation; / dp under ZeRO-2/3
   double optimizer = 0;  ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
   /// Runtime overhead (memory.runtime_overhead), with dp > 1 one gradient bucket in flight, and

@@ -29,6 +29,14 @@ std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit
   return out;
 }
 
+std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep) {
+  TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
+  std::int64_t p = m.layer_params(st.first_layer, st.layers);
+  // The routed experts: all of them counted above, 1/ep of them held here.
+  p -= m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1);
+  return p / tp;
+}
+
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages, int ep) {
   TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
   std::int64_t p = m.layer_params(st.first_layer, st.layers);

@@ -34,5 +34,8 @@ std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<Stag
                                       std::span<const int> stages_here, int tp);
 /// Of stage_params, the routed experts' parameters one GPU holds (0 for a dense model).
 std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep);
+/// Of stage_params, the Transformer layers' (without the embedding and the head): the weights
+/// FP8 training runs in FP8 (their norms, a few per layer, counted with them).
+std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep = 1);
 
 }  // namespace trainsim

@@ -87,6 +87,10 @@ struct TrainingSpec {
   /// --recompute-num-layers N`); 0 = every layer.
   int recompute_layers = 0;
   bool fp32_grad_accumulation = false;  ///< Megatron's default: fp32 gradients (4 bytes, not 2)
+  /// With FP8: the layers' linear weights kept only in FP8 (Transformer Engine's FP8 parameters,
+  /// NeMo's `fp8_params`, Megatron's `--fp8-param-gather`): no 16-bit copy, and the data-parallel
+  /// parameter all-gathers move 1 byte per such weight instead of 2.
+  bool fp8_params = false;
   AttentionKernel attention = AttentionKernel::Flash2;
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.

@@ -550,6 +550,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "(`sim/cost/fp8_gemm.h`), their operands quantized by cast-transpose kernels (the weights "
        "once per step), an FP8 copy of those weights kept, everything else bf16",
        choice({"bf16", "fp16", "fp8"}), field<&Scenario::training, &TrainingSpec::precision>()},
+      {"training.fp8_params", "bool", "false",
+       "with `precision: fp8`, the layers' linear weights kept only in FP8 (Transformer Engine's "
+       "FP8 parameters: NeMo's "
+       "`fp8_params`, Megatron's `--fp8-param-gather`): their 16-bit copy is gone (2 bytes per "
+       "such weight less; the FP8 copy and its transpose stay), and the data-parallel parameter "
+       "all-gathers (the distributed optimizer's, ZeRO-3's) move 1 byte per such weight instead "
+       "of 2. The embedding, the head and the norms stay 16-bit",
+       boolean(), field<&Scenario::training, &TrainingSpec::fp8_params>()},
       {"training.optimizer", "`adam`, `adamw`", "`adam`",
        "mixed-precision Adam (fused: 28 bytes of traffic per parameter, 40 with the fp32 master "
        "copies' gradient cast and weight copy; cost/constants.h)",
