@@ -19,11 +19,7 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
     for (std::size_t c = 0; c < held.size(); ++c)
       chunk_of_[static_cast<std::size_t>(held[c])] = static_cast<int>(c);
   if (sc.model && sch.chain_stages() <= sc.model->layers + sc.layout.split.extra_slots())
-    for (const StageContent& c :
-         partition_layers(sc.model->layers, sch.chain_stages(), sc.layout.split)) {
-      stage_layers_.push_back(c.layers);
-      stage_content_.push_back(c);
-    }
+    stage_content_ = partition_layers(sc.model->layers, sch.chain_stages(), sc.layout.split);
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
   // Room for the usual graph: per action its compute task, a send and a receive, and with TP a
@@ -83,8 +79,9 @@ int Program::gather_units(int stage) const {
   const Layout& l = scenario.layout;
   if (l.dp_ranks() <= 1 || !cost.models_hardware()) return 0;
   if (l.zero == 3) {
-    TRAINSIM_CHECK(!stage_layers_.empty(), "ZeRO-3 needs a model with layers");
-    const int layers = std::max(1, stage_layers_[static_cast<std::size_t>(model_stage(stage))]);
+    TRAINSIM_CHECK(!stage_content_.empty(), "ZeRO-3 needs a model with layers");
+    const int layers =
+        std::max(1, stage_content_[static_cast<std::size_t>(model_stage(stage))].layers);
     return (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers;
   }
   if (l.param_gather_with_forward && (l.zero == 1 || l.zero == 2)) {

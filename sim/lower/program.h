@@ -96,7 +96,6 @@ struct Program {
   std::vector<TaskId> task_index_;
   std::vector<int> chunk_of_;
   std::vector<std::vector<int>> stages_by_rank_;
-  std::vector<int> stage_layers_;
   std::vector<StageContent> stage_content_;      // by model stage
   std::map<TaskId, std::vector<TaskId>> parts_;  // first part -> every part (task_types.h)
   // (type, stage, variant, chunk, stage2, scale ppm, part, parts, duration, bytes)

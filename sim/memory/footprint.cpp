@@ -173,10 +173,11 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
       if (part.embedding) linear -= table;
       if (part.head && !(m.tied_embeddings && (part.embedding || twice > 0))) linear -= table;
     }
-    out.fp8_weights = 2 * std::max(0.0, linear) / (zero >= 3 ? s.layout.dp_ranks() : 1);
+    const double held = std::max(0.0, linear) / (zero >= 3 ? s.layout.dp_ranks() : 1);
+    out.fp8_weights = 2 * held;
     out.buffers += out.fp8_weights;
     // FP8 parameters: the FP8 copy is the weight; its 16-bit one is gone.
-    if (s.training.fp8_params) out.weights -= kHalf * (out.fp8_weights / 2);
+    if (s.training.fp8_params) out.weights -= kHalf * held;
   }
   return out;
 }

@@ -29,19 +29,22 @@ std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit
   return out;
 }
 
-std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep) {
+namespace {
+// The stage's Transformer layers over all TP ranks: every layer's parameters, of the routed
+// experts 1/ep.
+std::int64_t held_layer_params(const ModelSpec& m, const StageContent& st, int ep) {
   TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
-  std::int64_t p = m.layer_params(st.first_layer, st.layers);
-  // The routed experts: all of them counted above, 1/ep of them held here.
-  p -= m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1);
-  return p / tp;
+  return m.layer_params(st.first_layer, st.layers) -
+         m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1);
+}
+}  // namespace
+
+std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep) {
+  return held_layer_params(m, st, ep) / tp;
 }
 
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages, int ep) {
-  TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
-  std::int64_t p = m.layer_params(st.first_layer, st.layers);
-  // The routed experts: all of them counted above, 1/ep of them held here.
-  p -= m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1);
+  std::int64_t p = held_layer_params(m, st, ep);
   if (st.embedding) p += m.embedding_params();
   if (st.head && (!m.tied_embeddings || stages > 1)) p += m.vocab * m.hidden;
   return p / tp;

@@ -107,7 +107,8 @@ void check_mla(const Scenario& s, const Checker& c) {
     if (v == 0) c.fail(key, "required with model.mla.kv_rank (latent attention)");
 }
 
-// FP8 GEMMs need FP8 tensor cores (a preset that has them: the measured ratio is a Hopper GPU's).
+// FP8 GEMMs need FP8 tensor cores (a preset that has them: the measured ratio is a Hopper GPU's);
+// FP8 parameters need FP8 training.
 void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.fp8_params && s.training.precision != Precision::FP8)
     c.fail("training.fp8_params", fmt::format("FP8 parameters need training.precision: fp8, got {}",
