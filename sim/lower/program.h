@@ -52,8 +52,9 @@ struct Program {
   /// under ZeRO-3 one per FSDP unit).
   int buckets(int stage) const;
   /// FSDP units of `stage`: parameter all-gathers one use of it needs. ZeRO-3: its layers /
-  /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward: its 16-bit
-  /// parameters / memory.bucket_size, rounded up; 0 when nothing is gathered before compute.
+  /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward:
+  /// param_gather_bytes / memory.bucket_size, rounded up; 0 when nothing is gathered before
+  /// compute.
   int gather_units(int stage) const;
   /// Bytes of one unit's gathered parameters on one GPU (the all-gather's size S).
   double gather_unit_bytes(int stage) const;
