@@ -12,6 +12,7 @@
 #include "cost/collective_curve.h"
 #include "cost/constants.h"
 #include "cost/fp8_gemm.h"
+#include "cost/internode_sweep.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -533,19 +534,16 @@ TEST_CASE("analytic: a ring across nodes runs one channel per member of each nod
   const AnalyticCostModel m(two_h100_nodes());
   const double bytes = 1e9, factor = 15.0 / 16;
   const double alpha = constants::kCollectiveBaseLatency + 15 * 14e-6;
-  CHECK(to_seconds(
-            m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 1).duration) ==
+  CHECK(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 1) ==
         Approx(alpha + factor * bytes / 47e9).epsilon(1e-6));
   const double alpha8 = constants::kCollectiveBaseLatency + 1 * 14e-6 + 14 * 3.4e-6;
-  CHECK(to_seconds(
-            m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8).duration) ==
+  CHECK(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 8) ==
         Approx(alpha8 + factor * bytes / 370e9).epsilon(1e-6));
   // An all-reduce's 30 steps cross the network 2 · nNodes = 4 times: 8.4 + 4 · 14 + 26 · 3.4 =
   // 152.8 µs, which NCCL stretches × 1.4 between nodes (213.9 µs), then 2 · 15/16 of the bytes.
   // (NCCL's tree: 2·7·4 + 2·1·14 = 84 µs but 1 GB at 0.92 · 370 GB/s, twice: slower.)
   const double alpha_ar = 1.4 * (constants::kCollectiveBaseLatency + 4 * 14e-6 + 26 * 3.4e-6);
-  CHECK(to_seconds(
-            m.collective(Collective::AllReduce, 16, LinkClass::InterNode, bytes, 8).duration) ==
+  CHECK(m.tuning_model_seconds(Collective::AllReduce, 16, bytes, 8) ==
         Approx(alpha_ar + 2 * factor * bytes / 370e9).epsilon(1e-6));
 }
 
@@ -557,8 +555,7 @@ TEST_CASE("analytic: between nodes a collective runs NCCL's quickest protocol",
   // nodes).
   const AnalyticCostModel m(two_h100_nodes());
   auto seconds = [&](int n, double bytes, int per_node) {
-    return to_seconds(
-        m.collective(Collective::AllGather, n, LinkClass::InterNode, bytes, per_node).duration);
+    return m.tuning_model_seconds(Collective::AllGather, n, bytes, per_node);
   };
   // 100 MB over 336 ranks, 2 per node (168 nodes, 94 GB/s): 335 steps, 167 across the network.
   // Simple 8.4 + 168·3.4 + 167·14 = 2917.6 µs + 99.70 MB / 94 GB/s (1060.6) = 3978.2 µs;
@@ -579,10 +576,77 @@ TEST_CASE("analytic: between nodes a collective runs NCCL's quickest protocol",
   // (⌊log₂(25 MB / 64)⌋ = 18: LL128 × 0.9, Simple × 0.7, LL × 0.9): LL128 14 + 14·1.25 +
   // 12·8.5 = 133.5 µs + 2 · 25 MB / (0.8625 · 0.9 · 370 GB/s) (174.1) = 307.6 µs (Simple 433.8,
   // LL 2798): the tree, near eight times quicker.
-  CHECK(to_seconds(
-            m.collective(Collective::AllReduce, 512, LinkClass::InterNode, 25e6, 8).duration) ==
+  CHECK(m.tuning_model_seconds(Collective::AllReduce, 512, 25e6, 8) ==
         Approx(14e-6 + 14 * 1.25e-6 + 12 * 8.5e-6 + 2 * 25e6 / (0.92 * 120 / 128 * 0.9 * 370e9))
             .margin(1e-9));
+}
+
+TEST_CASE("analytic: between nodes the tuning model is scaled to the measured nccl-tests sweep",
+          "[analytic][collective]") {
+  const InterNodeSweep& sweep = *InterNodeSweep::for_preset("h100-sxm");
+  auto seconds = [](const AnalyticCostModel& m, Collective c, int n, double bytes, int per_node) {
+    return to_seconds(m.collective(c, n, LinkClass::InterNode, bytes, per_node).duration);
+  };
+  // On the sweep's own layout, 10 nodes of 8 H100s, a collective takes the measured time: the
+  // reduce-scatter of 134,216,960 B over 80 GPUs, 1,058.8 µs (data file), where NCCL's tuning
+  // model says 572.4 µs (LL128: 14 + 70 · 1.9 + 9 · 4 = 183 µs + 132.5 MB / 340.4 GB/s).
+  const AnalyticCostModel ten(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 80}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 10}
+parallelism: {dp: 80}
+)"));
+  const double rs = 134216960;
+  CHECK(ten.tuning_model_seconds(Collective::ReduceScatter, 80, rs, 8) ==
+        Approx(183e-6 + 79.0 / 80 * rs / (0.92 * 370e9)).epsilon(1e-6));
+  CHECK(seconds(ten, Collective::ReduceScatter, 80, rs, 8) == Approx(1058.8e-6).epsilon(1e-6));
+  // On 2 nodes the same measured ÷ model ratio (1.85) scales the tuning model's 2-node time.
+  const AnalyticCostModel two(two_h100_nodes());
+  const double ratio = 1058.8e-6 / ten.tuning_model_seconds(Collective::ReduceScatter, 80, rs, 8);
+  CHECK(ratio == Approx(1.85).epsilon(0.01));
+  CHECK(
+      seconds(two, Collective::ReduceScatter, 16, rs, 8) ==
+      Approx(two.tuning_model_seconds(Collective::ReduceScatter, 16, rs, 8) * ratio).epsilon(1e-6));
+  // Below the sweep's smallest size (33,553,920 B for an all-gather over 80) its ratio holds.
+  const double small = 1e6, edge = 33553920;
+  CHECK(seconds(two, Collective::AllGather, 16, small, 8) ==
+        Approx(two.tuning_model_seconds(Collective::AllGather, 16, small, 8) *
+               sweep.seconds(Collective::AllGather, 8, edge) /
+               two.tuning_model_seconds(Collective::AllGather, 80, edge, 8))
+            .epsilon(1e-6));
+  // Two members per node read the 2-per-node rows (10 nodes: 20 GPUs), where the tuning model
+  // is 4–12 % slow: the all-reduce of 256 MiB measured 5,270.4 µs.
+  const double ar = 268435456;
+  CHECK(seconds(two, Collective::AllReduce, 4, ar, 2) ==
+        Approx(two.tuning_model_seconds(Collective::AllReduce, 4, ar, 2) * 5270.4e-6 /
+               two.tuning_model_seconds(Collective::AllReduce, 20, ar, 2))
+            .epsilon(1e-6));
+  CHECK(two.tuning_model_seconds(Collective::AllReduce, 20, ar, 2) > 5270.4e-6);
+  // The durations line says so.
+  CHECK_THAT(two.sources(), Catch::Contains("scaled by size to the measured (nccl-tests on 10 "
+                                            "nodes of 8 H100, xxrjun/nccl-tests-cluster)"));
+}
+
+TEST_CASE("analytic: another GPU or another network keeps NCCL's tuning model alone",
+          "[analytic][collective]") {
+  // A100s have no measured sweep between nodes; an H100 with an H800's NVLink (another
+  // intra-node bandwidth) or another NIC is another machine than the one measured.
+  for (const char* cluster :
+       {"{gpu: a100-sxm-80gb, gpus_per_node: 8, nodes: 2}",
+        "{gpu: h100-sxm, gpus_per_node: 8, nodes: 2, intra_node: {bandwidth: 160GB/s}}",
+        "{gpu: h100-sxm, gpus_per_node: 8, nodes: 2, inter_node: {bandwidth: 25GB/s}}"}) {
+    CAPTURE(cluster);
+    const AnalyticCostModel m(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 16}}
+cluster: {}
+parallelism: {{dp: 16}}
+)",
+                                                     cluster)));
+    for (const double bytes : {1e6, 1e8, 1e10})
+      CHECK(to_seconds(
+                m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8).duration) ==
+            Approx(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 8)).margin(1e-9));
+    CHECK_THAT(m.sources(), !Catch::Contains("xxrjun"));
+  }
 }
 
 TEST_CASE("analytic: the attention core runs at the GPU's FlashAttention throughput",
@@ -1196,8 +1260,7 @@ parallelism: {{dp: 4, ep: {}}}
   // Across nodes an all-to-all is point-to-point to every peer at once: of 1 GB over 16 GPUs
   // with 8 in each node, 8/16 leaves through this GPU's NIC (47 GB/s, NDR) while 7/16 goes over
   // NVLink (370 GB/s) beside it; one NCCL base latency (8.4 us) and one network hop (14 us).
-  CHECK(to_seconds(
-            four.collective(Collective::AllToAll, 16, LinkClass::InterNode, 1e9, 8).duration) ==
+  CHECK(four.tuning_model_seconds(Collective::AllToAll, 16, 1e9, 8) ==
         Approx(8.4e-6 + 14e-6 + 0.5e9 / 47e9).epsilon(1e-6));
   // Parameters: the routed experts (3 · 1024 · 8 · 512 per layer) split over ep.
   CHECK(four.expert_params(0) == Approx(2 * 12582912.0 / 4));
@@ -1225,10 +1288,16 @@ parallelism: {{dp: 32, ep: 32}}
   };
   const AnalyticCostModel free(s(0)), limited(s(2));
   auto seconds = [](const AnalyticCostModel& m) {
+    return m.tuning_model_seconds(Collective::AllToAll, 32, 1e9, 8);
+  };
+  CHECK(seconds(free) == Approx(8.4e-6 + 14e-6 + 0.75e9 / 47e9).epsilon(1e-6));
+  // The measured sweep (every copy routed, as nccl-tests' all-to-all) scales both alike.
+  auto measured = [](const AnalyticCostModel& m) {
     return to_seconds(
         m.collective(Collective::AllToAll, 32, LinkClass::InterNode, 1e9, 8).duration);
   };
-  CHECK(seconds(free) == Approx(8.4e-6 + 14e-6 + 0.75e9 / 47e9).epsilon(1e-6));
+  CHECK(measured(limited) / seconds(limited) ==
+        Approx(measured(free) / seconds(free)).epsilon(1e-6));
   CHECK(seconds(limited) ==
         Approx(8.4e-6 + 14e-6 + std::max(0.1875e9 / 47e9, 0.875e9 / 370e9)).epsilon(1e-6));
   // Inside one node nothing changes; past top_k the limit is refused by key.

@@ -24,8 +24,8 @@ double main_grad_visible_share(double tokens) {
 }
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
-                                    const LinkSpec& intra_node, AttentionKernel attention,
-                                    bool dropout) {
+                                    const LinkSpec& intra_node, const LinkSpec& inter_node,
+                                    AttentionKernel attention, bool dropout) {
   AnalyticConstants k;
   k.gemm_efficiency = constants::kGemmEfficiency;
   k.memory_efficiency = o.memory.value_or(constants::kMemoryEfficiency);
@@ -62,6 +62,15 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
             "collectives in a node by size ({}; its bandwidth-bound part × {:.2f} for {:.0f} GB/s)",
             c->source(), k.collective_bandwidth_scale, intra_node.bandwidth / 1e9));
     }
+  // The measured sweep between nodes holds for the preset's own node and network only: a
+  // scenario that sets either link's bandwidth or latency (an H800's NVLink) describes another
+  // machine (the tuning model alone).
+  if (const GpuPreset* p = find_gpu_preset(gpu.preset))
+    if (inter_node.bandwidth == p->inter_node.bandwidth &&
+        inter_node.latency == p->inter_node.latency &&
+        intra_node.bandwidth == p->intra_node.bandwidth &&
+        intra_node.latency == p->intra_node.latency)
+      k.internode = InterNodeSweep::for_preset(gpu.preset);
   if (o.gemm) k.gemm_efficiency = *o.gemm;
   k.sources = fmt::format("{}", fmt::join(from, "; "));
   return k;
@@ -70,8 +79,8 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
 AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory, const AttentionTable* attention)
     : s_(s),
-      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node, s.training.attention,
-                           s.training.dropout > 0)),
+      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node, s.cluster.inter_node,
+                           s.training.attention, s.training.dropout > 0)),
       stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp, s.layout.split)),
       // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
@@ -673,8 +682,11 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
 std::string AnalyticCostModel::sources() const {
   std::string s =
       k_.sources.empty() ? "analytic" : "analytic; published kernel data: " + k_.sources;
-  if (s_.cluster.nodes > 1)
+  if (s_.cluster.nodes > 1) {
     s += "; collectives between nodes by NCCL's tuning model (ring or tree; Simple, LL128 or LL)";
+    if (k_.internode)
+      s += fmt::format(", scaled by size to the measured ({})", k_.internode->source());
+  }
   if (s_.training.precision == Precision::FP8) s += fmt::format("; {}", fp8_gemm_source());
   return s;
 }
@@ -895,7 +907,31 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
     const double scaled = floor + (measured - floor) * k_.collective_bandwidth_scale;
     return {seconds_to_ns(scaled), 0, sent};
   }
-  if (c == Collective::AllToAll && link == LinkClass::InterNode) {
+  if (link == LinkClass::InterNode) {
+    double t = tuning_model_seconds(c, n, bytes, per_node);
+    if (k_.internode) {
+      // Measured ÷ tuning model on the sweep's own layout at this size (held at the sweep's
+      // ends; nccl-tests' all-to-all routes every copy): the tuning model's rings with 8 GPUs
+      // per node are up to 2.5 times too quick.
+      const int g = InterNodeSweep::measured_per_node(per_node);
+      const double at = k_.internode->clamp_bytes(c, g, bytes);
+      t *= k_.internode->seconds(c, g, at) /
+           tuning_model_seconds(c, k_.internode->nodes() * g, at, g, false);
+    }
+    return {seconds_to_ns(t), 0, sent};
+  }
+  // Ring steps: all-reduce 2(n−1), others n−1; α = base + the latencies of the hops a piece
+  // crosses.
+  const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
+  const double t = constants::kCollectiveBaseLatency + steps * l.latency + sent / l.bandwidth;
+  return {seconds_to_ns(t), 0, sent};
+}
+
+double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes, int per_node,
+                                               bool routing) const {
+  const LinkSpec& l = s_.cluster.inter_node;
+  const double sent = busbw_factor(c, n) * bytes;
+  if (c == Collective::AllToAll) {
     // NCCL's all-to-all is a send and a receive to every peer at once (grouped point-to-point,
     // no ring): of S, (n − k)/n leaves through this GPU's own NIC and (k − 1)/n goes over
     // NVLink to the k − 1 members in its node, side by side; one hop of latency.
@@ -908,29 +944,21 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
     // expected, with N nodes in the group and its own node one of the M with chance M/N —
     // instead of once per remote copy, and is forwarded inside each node over NVLink to its
     // experts there: all copies but the ones on the receiving GPU, (k − 1)/k of S.
-    const int limit = s_.model ? s_.model->moe.node_limit : 0;
+    const int limit = routing && s_.model ? s_.model->moe.node_limit : 0;
     if (limit > 0 && s_.model->moe.top_k > 0 && n > k) {
       const double nodes = n / k, copies = s_.model->moe.top_k;
       const double crossing = std::min(limit * (nodes - 1) / nodes, copies * (n - k) / n);
       out = crossing / copies * bytes / l.bandwidth;
       in = (k - 1) / k * bytes / s_.cluster.intra_node.bandwidth;
     }
-    const double t = constants::kCollectiveBaseLatency + l.latency + std::max(out, in);
-    return {seconds_to_ns(t), 0, sent};
+    return constants::kCollectiveBaseLatency + l.latency + std::max(out, in);
   }
   // Between nodes, NCCL runs one ring channel per rail: with k members of the group in each
   // node, k NICs per node carry the traffic at once, up to what NVLink inside the node takes
   // (nccl-tests convention: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).
   double bandwidth = l.bandwidth;
-  if (link == LinkClass::InterNode && per_node > 1)
-    bandwidth = std::min(s_.cluster.intra_node.bandwidth, l.bandwidth * per_node);
-  // Ring steps: all-reduce 2(n−1), others n−1; α = base + the latencies of the hops a piece
-  // crosses.
+  if (per_node > 1) bandwidth = std::min(s_.cluster.intra_node.bandwidth, l.bandwidth * per_node);
   const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
-  if (link != LinkClass::InterNode) {
-    const double t = constants::kCollectiveBaseLatency + steps * l.latency + sent / bandwidth;
-    return {seconds_to_ns(t), 0, sent};
-  }
   // Between nodes, as NCCL's tuning model has it (src/graph/tuning.cc, ring): over k members
   // per node the ring leaves each node once, so of its steps nNodes − 1 (all-reduce 2·nNodes)
   // cross the network and the rest NVLink (as NCCL counts them: with one member per node an
@@ -967,7 +995,7 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
       best = std::min(best, t);
     }
   }
-  return {seconds_to_ns(best), 0, sent};
+  return best;
 }
 
 double AnalyticCostModel::stage_params(int stage) const {

@@ -19,6 +19,7 @@
 #include "cost/cost_model.h"
 #include "cost/gemm_efficiency.h"
 #include "cost/gemm_table.h"
+#include "cost/internode_sweep.h"
 #include "cost/kernel_data.h"
 #include "scenario/partition.h"
 #include "scenario/scenario.h"
@@ -46,6 +47,9 @@ struct AnalyticConstants {
   /// bandwidth (an A800's 400 GB/s NVLink against an A100's 600) keeps the measured curve's
   /// latency floor and ramp, its bandwidth-bound part stretched by this factor.
   double collective_bandwidth_scale = 1.0;
+  /// Measured collective times between nodes that scale NCCL's tuning model (nullptr: the
+  /// tuning model alone), cost/internode_sweep.h; only on the preset's own network.
+  const InterNodeSweep* internode = nullptr;
   std::string sources;  ///< which constants came from published kernel data
 };
 /// The share of the fp32 main-gradient epilogue's time (at the memory-bound rate) that a
@@ -57,8 +61,8 @@ double main_grad_visible_share(double tokens);
 /// else cost/constants.h. `dropout`: the run has attention dropout (FlashAttention-3 has none:
 /// FlashAttention-2's data then).
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
-                                    const LinkSpec& intra_node, AttentionKernel attention,
-                                    bool dropout = false);
+                                    const LinkSpec& intra_node, const LinkSpec& inter_node,
+                                    AttentionKernel attention, bool dropout = false);
 
 /// One GEMM C[m×n] = A[m×k] · B[k×n].
 struct GemmShape {
@@ -142,6 +146,12 @@ class AnalyticCostModel : public CostModel {
   /// What accumulating weight-gradient GEMM `wgrad`'s output into the fp32 main gradient adds
   /// to one run of it (its epilogue, `wgrad.main_grad`); 0 without the fused accumulation.
   double main_grad_epilogue_seconds(const Kernel& wgrad) const;
+  /// Seconds of a collective of `bytes` (nccl-tests S) over `n` GPUs between nodes, `per_node`
+  /// of them in each node, as NCCL's tuning model prices it: a ring or (all-reduce) a tree, its
+  /// quickest protocol; an all-to-all as sends to every peer at once, with the model's
+  /// node-limited routing when `routing` (collective() then scales it by the measured sweep).
+  double tuning_model_seconds(Collective c, int n, double bytes, int per_node,
+                              bool routing = true) const;
 
  private:
   /// The layers of `st`: their recomputation, then the dense layers', then the MoE layers'.
