@@ -1,13 +1,14 @@
 #pragma once
 // The analytic cost model: every GEMM of a layer (its projections and MLP) timed by a roofline
 // max(FLOPs / (peak · efficiency · wave quantization), bytes / HBM bandwidth), memory-bound ops
-// by bytes / (HBM bandwidth · efficiency), a fixed launch cost per kernel, collectives and p2p by
-// α–β with nccl-tests bus-bandwidth factors. Constants: cost/constants.h.
+// by bytes / (HBM bandwidth · efficiency), a fixed launch cost per kernel, collectives inside a
+// node by measured sweeps (else α–β with nccl-tests bus-bandwidth factors), between nodes by
+// NCCL's tuning model scaled to a measured sweep where a preset has one. Constants:
+// cost/constants.h.
 //
 // Durations are for work running alone; what overlapping work does to them (compute slowed
 // beside communication, transfers sharing a link) is lowering's contention pass and the engine's.
-// Does not model: kernel fusion beyond the listed kernels, GEMM shape effects other than wave
-// quantization, dropout, MoE, tree or NVLS collective algorithms.
+// Does not model: kernel fusion beyond the listed kernels, NVLS (NVLink SHARP) collectives.
 #include <array>     // std::array
 #include <optional>  // std::optional
 #include <string>    // std::string

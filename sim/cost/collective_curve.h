@@ -8,7 +8,8 @@
 // Between measured sizes the time is interpolated log–log; above the largest it grows at the
 // largest's bus bandwidth, below the smallest it stays at the smallest's (the latency floor).
 // Other group sizes (3, 5–7) take the next measured group's bus bandwidth at that size.
-// Does not hold: inter-node collectives (the analytic α–β model times them), fp32 or int8 data.
+// Does not hold: inter-node collectives (NCCL's tuning model and cost/internode_sweep.h time
+// them), fp32 or int8 data.
 #include <array>   // std::array
 #include <string>  // std::string
 #include <vector>  // std::vector

@@ -6,14 +6,14 @@
 // 32 MiB to 16 GiB.
 //
 // The analytic model prices a collective between nodes as NCCL's tuning model does (ring or
-// tree, Simple, LL128 or LL: analytic.cpp). That model, on this sweep's layouts, is within
-// −5 … +20 % with 1 or 2 GPUs per node, but with all 8 GPUs of each node in the group it is
-// 2–2.5 times too quick at 32–256 MiB (the measured ring spends ≈ 8 µs per step, not 4.6) and
-// 12 % too quick at 4–16 GiB (324 GB/s bus bandwidth reached, not 370). The model's time is
-// therefore scaled by measured ÷ model on the sweep's own layout (10 nodes, the measured GPUs
-// per node nearest the group's), at the same size: exact on that layout, the tuning model's
-// growth with the node count elsewhere. Sizes outside the sweep take the ratio at its nearest
-// end.
+// tree, Simple, LL128 or LL: analytic.cpp). On this sweep's layouts that model's time is 0.82–1.20
+// times the measured with 1 or 2 GPUs per node, 0.68–1.10 with 4, but 0.40–1.05 with all 8 GPUs
+// of each node in the group: 2–2.5 times too quick at 32–256 MiB (the measured ring spends
+// ≈ 8 µs per step, the model 4.6) and 12 % too quick at 4–16 GiB (an all-gather reaches 324
+// GB/s bus bandwidth, not 370). The model's time is therefore scaled by measured ÷ model on the
+// sweep's own layout (10 nodes, the measured GPUs per node nearest the group's), at the same size:
+// exact on that layout, the tuning model's growth with the node count elsewhere. Sizes outside the
+// sweep take the ratio at its nearest end.
 #include <array>   // std::array
 #include <string>  // std::string
 #include <vector>  // std::vector

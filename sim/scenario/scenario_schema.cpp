@@ -717,7 +717,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        quantity(Dimension::Time, false),
        field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::latency>()},
       {"cluster.inter_node", "", "", "", map(), {}},
-      {"cluster.inter_node.bandwidth", "bandwidth", "preset", "bus bandwidth between nodes",
+      {"cluster.inter_node.bandwidth", "bandwidth", "preset",
+       "bus bandwidth between nodes, per NIC. On an H100/H200 preset whose links are all its own, "
+       "collectives between nodes follow NCCL's tuning model scaled by message size to nccl-tests "
+       "measured on 10 nodes of 8 H100s; another value of this, of the latency or of an "
+       "intra_node key describes another machine: the tuning model alone",
        quantity(Dimension::Bandwidth, true),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::bandwidth>()},
       {"cluster.inter_node.latency", "time", "14us",
