@@ -342,7 +342,7 @@ TEST_CASE("analytic: a pipeline transfer under sequence parallelism is each TP r
   const Cost a = without.p2p(LinkClass::InterNode, without.activation_bytes()),
              b = with.p2p(LinkClass::InterNode, with.activation_bytes());
   CHECK(to_seconds(a.duration - b.duration) ==
-        Approx(0.75 * 4096.0 * 4096 * 2 / nic.bandwidth).margin(1e-8));
+        Approx(0.75 * 4096.0 * 4096 * 2 / nic.p2p()).margin(1e-8));
 }
 
 TEST_CASE("analytic: recompute adds forward time to the backward but no model FLOPs",
@@ -579,6 +579,39 @@ TEST_CASE("analytic: between nodes a collective runs NCCL's quickest protocol",
   CHECK(m.tuning_model_seconds(Collective::AllReduce, 512, 25e6, 8) ==
         Approx(14e-6 + 14 * 1.25e-6 + 12 * 8.5e-6 + 2 * 25e6 / (0.92 * 120 / 128 * 0.9 * 370e9))
             .margin(1e-9));
+}
+
+TEST_CASE("analytic: a pipeline send between nodes moves at NCCL's send/receive rate",
+          "[analytic][collective]") {
+  // H100 preset: one GPU pair sends at 24.9 GB/s between nodes under NCCL's defaults (nccl-tests
+  // sendrecv_perf), half the NIC's 47; after NCCL's base latency (8.4 µs) and one network hop
+  // (14 µs). 100 MB: 22.4 + 4016.1 µs.
+  const auto model = [](const std::string& inter_node, const char* gpu = "h100-sxm") {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 16}}
+cluster: {{gpu: {}, gpus_per_node: 8, nodes: 2{}}}
+parallelism: {{dp: 16}}
+)",
+                                                    gpu, inter_node)));
+  };
+  auto seconds = [](const AnalyticCostModel& m) {
+    return to_seconds(m.p2p(LinkClass::InterNode, 1e8).duration);
+  };
+  CHECK(seconds(model("")) == Approx(22.4e-6 + 1e8 / 24.9e9).epsilon(1e-6));
+  // Tuned (a larger NCCL_P2P_NET_CHUNKSIZE): the NIC's rate, never past it.
+  CHECK(seconds(model(", inter_node: {p2p_bandwidth: 47GB/s}")) ==
+        Approx(22.4e-6 + 1e8 / 47e9).epsilon(1e-6));
+  CHECK(seconds(model(", inter_node: {p2p_bandwidth: 80GB/s}")) ==
+        Approx(22.4e-6 + 1e8 / 47e9).epsilon(1e-6));
+  // A slower NIC than the preset's send/receive rate limits it.
+  CHECK(seconds(model(", inter_node: {bandwidth: 12.5GB/s}")) ==
+        Approx(22.4e-6 + 1e8 / 12.5e9).epsilon(1e-6));
+  // A100 (HDR, 23.5 GB/s): no send/receive figure, the NIC's rate.
+  CHECK(seconds(model("", "a100-sxm-80gb")) == Approx(22.4e-6 + 1e8 / 23.5e9).epsilon(1e-6));
+  // Inside a node: NVLink's bus bandwidth, as before.
+  const AnalyticCostModel m = model("");
+  CHECK(to_seconds(m.p2p(LinkClass::IntraNode, 1e8).duration) ==
+        Approx(8.4e-6 + 3.4e-6 + 1e8 / 370e9).epsilon(1e-6));
 }
 
 TEST_CASE("analytic: between nodes the tuning model is scaled to the measured nccl-tests sweep",

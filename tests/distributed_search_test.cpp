@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "report/report_format.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -89,4 +90,34 @@ TEST_CASE("distributed search: the halves make the whole", "[search][mpi]") {
   rank_search_results(all);
   CHECK(search_to_json(base, all) == search_to_json(base, search_layouts(base, space())));
   CHECK_THROWS_AS(evaluate_candidates(base, candidates, {0}, {0.95, 1}), InputError);
+}
+
+TEST_CASE("distributed search: training settings off their defaults and the cluster travel too",
+          "[search][mpi]") {
+  // A report whose training and cluster differ from every default the search above keeps:
+  // FP8 parameters, ZeRO-Offload, activation offload, eager ops, a tuned send/receive rate.
+  StepReport r;
+  r.training.emplace();
+  r.training->precision = Precision::FP8;
+  r.training->fp8_params = true;
+  r.training->offload = Offload::Optimizer;
+  r.training->offload_activation_layers = 3;
+  r.training->eager_ops = EagerOps{true, false, true};
+  r.cluster = priced().cluster;
+  r.cluster->inter_node.p2p_bandwidth = 40e9;
+  SearchResult row;
+  row.report = r;
+  const auto back = decode_results(encode_results({{7, row}}));
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].first == 7);
+  CHECK(report_to_json(back[0].second.report) == report_to_json(r));
+  const StepReport& b = back[0].second.report;
+  REQUIRE(b.training.has_value());
+  CHECK(b.training->fp8_params);
+  CHECK(b.training->offload == Offload::Optimizer);
+  CHECK(b.training->offload_activation_layers == 3);
+  CHECK(b.training->eager_ops == EagerOps{true, false, true});
+  REQUIRE(b.cluster.has_value());
+  CHECK(b.cluster->inter_node.p2p_bandwidth == 40e9);
+  CHECK(b.cluster->nodes == 2);
 }

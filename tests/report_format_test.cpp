@@ -87,6 +87,21 @@ parallelism: {dp: 8, ep: 8}
       report_to_json(make_report(simulate(llama8b(), {"", true})))["model"].contains("moe"));
 }
 
+TEST_CASE("run --json: the cluster and its links", "[report]") {
+  // llama8b() is one node of 8 H100s: the preset's links, the send/receive rate between nodes
+  // included (24.9 GB/s, sim/scenario/cluster.cpp).
+  Scenario s = llama8b();
+  auto j = report_to_json(make_report(simulate(s, {"", true})));
+  CHECK(j["cluster"]["gpus_per_node"] == 8);
+  CHECK(j["cluster"]["nodes"] == 1);
+  CHECK(j["cluster"]["intra_node"]["bandwidth"] == 370e9);
+  CHECK(j["cluster"]["inter_node"]["bandwidth"] == 47e9);
+  CHECK(j["cluster"]["inter_node"]["p2p_bandwidth"] == 24.9e9);
+  s.cluster.inter_node.p2p_bandwidth = 40e9;
+  j = report_to_json(make_report(simulate(s, {"", true})));
+  CHECK(j["cluster"]["inter_node"]["p2p_bandwidth"] == 40e9);
+}
+
 TEST_CASE("run --json: the training settings the durations depend on", "[report]") {
   Scenario s = llama8b();
   s.training.attention = AttentionKernel::Triton;

@@ -137,6 +137,15 @@ TEST_CASE("validate: FP8 parameters need FP8 training") {
                              "got bf16"));
 }
 
+TEST_CASE("validate: a send/receive bandwidth between nodes is a positive bandwidth") {
+  CHECK(parse_scenario(kBase, "test.yaml", {"cluster.inter_node.p2p_bandwidth=40GB/s"})
+            .cluster.inter_node.p2p_bandwidth == 40e9);
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"cluster.inter_node.p2p_bandwidth=0GB/s"}),
+                    Contains("cluster.inter_node.p2p_bandwidth"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"cluster.inter_node.p2p_bandwidth=fast"}),
+                    Contains("cluster.inter_node.p2p_bandwidth"));
+}
+
 TEST_CASE("validate: optimizer offload needs a ZeRO stage") {
   CHECK_NOTHROW(
       parse_scenario(kBase, "test.yaml", {"training.offload=optimizer", "parallelism.zero=1"}));

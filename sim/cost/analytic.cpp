@@ -889,7 +889,7 @@ double AnalyticCostModel::activation_bytes() const {
 
 Cost AnalyticCostModel::p2p(LinkClass link, double bytes) const {
   const LinkSpec& l = s_.cluster.link(link);
-  const double t = constants::kCollectiveBaseLatency + l.latency + bytes / l.bandwidth;
+  const double t = constants::kCollectiveBaseLatency + l.latency + bytes / l.p2p();
   return {seconds_to_ns(t), 0, bytes};
 }
 

@@ -20,8 +20,8 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
   r.scenario = s.source.empty() ? s.name : s.source;
   r.stages = s.layout.pp * s.layout.vpp;
   if (stage < 0 || stage >= r.stages)
-    throw InputError(fmt::format("--stage {} is out of range: this layout has stages 0 … {}",
-                                 stage, r.stages - 1));
+    throw InputError(fmt::format("--stage {} is out of range: this layout has stages 0 … {}", stage,
+                                 r.stages - 1));
   r.stage = stage;
   if (s.has_cluster) {
     r.gpu = s.cluster.gpu.name;
@@ -64,21 +64,20 @@ std::string format_kernel_report(const KernelReport& r) {
     return out + "(this scenario's durations come from its costs: section, not from kernels)\n";
   for (const KernelPass& p : r.passes) {
     auto pct = [&](double t) { return p.seconds > 0 ? 100 * t / p.seconds : 0.0; };
-    out += fmt::format("\n{} {}: GEMMs {} ({:.0f} %) · attention {} ({:.0f} %) · memory-bound {} "
-                       "({:.0f} %)\n",
-                       p.op, format_time(p.seconds), format_time(p.seconds_of("gemm")),
-                       pct(p.seconds_of("gemm")), format_time(p.seconds_of("attention")),
-                       pct(p.seconds_of("attention")), format_time(p.seconds_of("memory")),
-                       pct(p.seconds_of("memory")));
-    out += fmt::format("  {:<28} {:>5} {:>11} {:>7} {:>9} {:>8}  {}\n", "kernel", "runs",
-                       "time", "share", "TFLOP/s", "TB/s", "source");
+    out += fmt::format(
+        "\n{} {}: GEMMs {} ({:.0f} %) · attention {} ({:.0f} %) · memory-bound {} "
+        "({:.0f} %)\n",
+        p.op, format_time(p.seconds), format_time(p.seconds_of("gemm")), pct(p.seconds_of("gemm")),
+        format_time(p.seconds_of("attention")), pct(p.seconds_of("attention")),
+        format_time(p.seconds_of("memory")), pct(p.seconds_of("memory")));
+    out += fmt::format("  {:<28} {:>5} {:>11} {:>7} {:>9} {:>8}  {}\n", "kernel", "runs", "time",
+                       "share", "TFLOP/s", "TB/s", "source");
     for (const KernelRow& k : p.rows) {
-      const std::string rate = k.flops > 0 && k.seconds > 0
-                                   ? fmt::format("{:.1f}", k.flops / k.seconds / 1e12)
-                                   : "-";
-      const std::string bw =
-          k.kind == "memory" && k.seconds > 0 ? fmt::format("{:.2f}", k.bytes / k.seconds / 1e12)
-                                              : "-";
+      const std::string rate =
+          k.flops > 0 && k.seconds > 0 ? fmt::format("{:.1f}", k.flops / k.seconds / 1e12) : "-";
+      const std::string bw = k.kind == "memory" && k.seconds > 0
+                                 ? fmt::format("{:.2f}", k.bytes / k.seconds / 1e12)
+                                 : "-";
       out += fmt::format("  {:<28} {:>5} {:>11} {:>6.1f}% {:>9} {:>8}  {}\n",
                          k.recompute ? k.what + " (recompute)" : k.what, k.count,
                          format_time(k.seconds), pct(k.seconds), rate, bw, k.source);

@@ -14,15 +14,15 @@ namespace trainsim {
 
 struct KernelRow {
   std::string what, kind, source;
-  int count = 0;          ///< runs per micro-batch
-  double flops = 0;       ///< all runs
-  double bytes = 0;       ///< all runs
-  double seconds = 0;     ///< all runs, launches included
+  int count = 0;       ///< runs per micro-batch
+  double flops = 0;    ///< all runs
+  double bytes = 0;    ///< all runs
+  double seconds = 0;  ///< all runs, launches included
   bool recompute = false;
 };
 
 struct KernelPass {
-  std::string op;  ///< "forward" or "backward"
+  std::string op;               ///< "forward" or "backward"
   std::vector<KernelRow> rows;  ///< in the order the kernels first run
   double seconds = 0;           ///< the sum of the rows (= the cost model's compute time)
   double seconds_of(const std::string& kind) const;

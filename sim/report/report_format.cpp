@@ -192,16 +192,12 @@ nlohmann::json report_to_json(const StepReport& r) {
                            {"reduce_bucket_bytes", bytes(r.fsdp.reduce_bucket)}};
   }
   j["gpu"] = r.gpu;
-  if (r.training) {
-    // The training keys as the scenario schema reads them (a key without a value is null). The
-    // report keeps the training settings only for a scenario with a model: so has this one.
+  // A section's keys as the scenario schema reads them (a key without a value is null).
+  auto section = [](std::string_view section_name, const Scenario& sc) {
     using Kind = ValueRule::Kind;
-    Scenario sc;
-    sc.model.emplace();
-    sc.training = *r.training;
     nlohmann::json t = nlohmann::json::object();
-    for (const auto& [key, v] : values_under("training", sc)) {
-      const std::string name(key->path.substr(key->path.rfind('.') + 1));
+    for (const auto& [key, v] : values_under(section_name, sc)) {
+      const std::string name(key->path.substr(section_name.size() + 1));
       if (!v) {
         t[name] = nullptr;
         continue;
@@ -224,9 +220,27 @@ nlohmann::json report_to_json(const StepReport& r) {
           t[name] = v->text;
       }
     }
-    j["training"] = t;
+    return t;
+  };
+  if (r.training) {
+    // The report keeps the training settings only for a scenario with a model: so has this one.
+    Scenario sc;
+    sc.model.emplace();
+    sc.training = *r.training;
+    j["training"] = section("training", sc);
   } else {
     j["training"] = nullptr;
+  }
+  if (r.cluster) {
+    // Its keys, and its links' under intra_node and inter_node.
+    Scenario sc;
+    sc.has_cluster = true;
+    sc.cluster = *r.cluster;
+    j["cluster"] = section("cluster", sc);
+    for (const char* link : {"intra_node", "inter_node"})
+      j["cluster"][link] = section(fmt::format("cluster.{}", link), sc);
+  } else {
+    j["cluster"] = nullptr;
   }
   j["step_time_s"] = r.step_time_s;
   j["one_step_s"] = r.one_step_s;

@@ -105,6 +105,7 @@ StepReport make_report(const Timeline& tl) {
   r.microbatches = sc.microbatches();
   if (sc.has_cluster) r.gpu = sc.cluster.gpu.name;
   if (sc.model) r.training = sc.training;
+  if (sc.has_cluster) r.cluster = sc.cluster;
   r.step_time_s = to_seconds(tl.makespan);
   r.tasks = g.size();
   r.simulated_ranks = static_cast<int>(tl.ranks.ranks.size());

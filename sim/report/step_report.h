@@ -79,6 +79,8 @@ struct StepReport {
   /// The training settings the durations depend on (attention kernel, optimizer, …); nullopt
   /// without a model (a costs-only study).
   std::optional<TrainingSpec> training;
+  /// The GPUs, nodes and links the durations came from; nullopt without a cluster.
+  std::optional<ClusterSpec> cluster;
   /// The time per step: one step's makespan, or with training.optimizer_post_validation the
   /// steady-state period of overlapping steps, the longest stage span (a stage's first task's
   /// start to its last task's end on its GPU).

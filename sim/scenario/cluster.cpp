@@ -17,6 +17,13 @@ constexpr double kNetHopLatency = 14.0 * kUs;
 // clusters), i.e. 0.94 of the 50 GB/s line rate; HDR 200 Gb/s systems (DGX A100) take the same
 // fraction of 25 GB/s.
 constexpr double kNdrBusBw = 47 * kGB;
+// NCCL send/receive between nodes, one GPU pair per NIC, NCCL's defaults: 24.9 GB/s each way at
+// 64 MiB–16 GiB (nccl-tests sendrecv_perf over 10 nodes of H100 with one GPU each, NCCL 2.29.2:
+// xxrjun/nccl-tests-cluster, example-cluster01 multi-node nccl_N10_G1.log), half the NIC a ring
+// reaches on the same machines (48.9 GB/s): NCCL gives one peer few channels and 128 KiB
+// network chunks (NVIDIA/nccl#1272: 24.2 GB/s on Slingshot; #1496: a larger
+// NCCL_P2P_NET_CHUNKSIZE reached 40+ GB/s).
+constexpr double kNdrP2p = 24.9 * kGB;
 constexpr double kHdrBusBw = 0.94 * 25 * kGB;
 // Host link (PCIe 5.0 x16 on H100/H200 boards, 64 GB/s line rate each way): pinned copies
 // measured here at 55 GB/s each way on an H100 SXM machine, 4 GiB, one direction at a time
@@ -37,19 +44,19 @@ const std::array<GpuPreset, 4> kPresets{{
      kPcie5Copy / 2},
     {{"h100-sxm", "h100-sxm", 989e12, 3.35e12, 80 * kGiB, 132},
      {370 * kGB, kNvlinkHopLatency},
-     {kNdrBusBw, kNetHopLatency},
+     {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA H100 datasheet; nccl-tests 8xH100 ring busbw; NDR InfiniBand",
      true,
      kPcie5Copy},
     {{"h100-pcie", "h100-pcie", 756e12, 2.0e12, 80 * kGiB, 114},
      {64 * kGB, kNvlinkHopLatency},
-     {kNdrBusBw, kNetHopLatency},
+     {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA H100 PCIe datasheet; PCIe 5.0 x16 line rate; NDR InfiniBand",
      true,
      kPcie5Copy},
     {{"h200", "h200", 989e12, 4.8e12, 141 * kGiB, 132},
      {370 * kGB, kNvlinkHopLatency},
-     {kNdrBusBw, kNetHopLatency},
+     {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA H200 datasheet; NVLink 4 as H100; NDR InfiniBand",
      true,
      kPcie5Copy},

@@ -3,8 +3,9 @@
 // nodes). Bandwidths are nccl-tests *bus* bandwidths (nccl-tests doc/PERFORMANCE.md), latencies are
 // per ring hop. Does not model: topology beyond two link classes, NVSwitch SHARP, rail-optimised
 // fabrics.
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <algorithm>  // std::min
+#include <string>     // std::string
+#include <vector>     // std::vector
 
 namespace trainsim {
 
@@ -20,6 +21,11 @@ struct DeviceSpec {
 struct LinkSpec {
   double bandwidth = 0;  ///< achievable bus bandwidth, bytes/s
   double latency = 0;    ///< seconds per hop
+  /// What one pair of GPUs moves over this link by NCCL send/receive (pipeline transfers),
+  /// bytes/s, at most `bandwidth`; 0: `bandwidth`.
+  double p2p_bandwidth = 0;
+  /// The send/receive bandwidth in use: p2p_bandwidth when set, within the link's.
+  double p2p() const { return p2p_bandwidth > 0 ? std::min(p2p_bandwidth, bandwidth) : bandwidth; }
 };
 
 enum class LinkClass { IntraNode, InterNode };

@@ -730,6 +730,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "NCCL's tuner does)",
        quantity(Dimension::Time, false),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::latency>()},
+      {"cluster.inter_node.p2p_bandwidth", "bandwidth",
+       "preset: 24.9 GB/s on H100/H200, else `bandwidth`",
+       "what one pair of GPUs moves between nodes by NCCL send/receive (pipeline transfers), each "
+       "way, at most `bandwidth`. Default: nccl-tests sendrecv_perf between H100 nodes under "
+       "NCCL's defaults, half of what a ring reaches on the same NICs; NCCL_P2P_NET_CHUNKSIZE "
+       "or NCCL_NCHANNELS_PER_NET_PEER raise it",
+       quantity(Dimension::Bandwidth, true),
+       field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::p2p_bandwidth>()},
       {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes", map(), {}},
       {"parallelism.dp", "integer ≥ 1", "1", "data-parallel replicas", integer(1, kMaxParallel),
        field<&Scenario::layout, &Layout::dp>()},

@@ -34,10 +34,16 @@ namespace trainsim {
 // Every field of a search result, for the wire only (enums as their integers): a field added to
 // these structs and not here is caught by the round-trip test (tests/distributed_search_test.cpp),
 // which compares the JSON and table of a real search before and after the trip.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EagerOps, norm, swiglu, rope)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, global_batch_size,
                                    precision, recompute, recompute_layers, fp32_grad_accumulation,
-                                   attention, dropout, fused_optimizer, grad_clipping,
-                                   optimizer_post_validation, runtime, grad_reduce)
+                                   fp8_params, attention, dropout, fused_optimizer, grad_clipping,
+                                   optimizer_post_validation, runtime, eager_ops, offload,
+                                   offload_activation_layers, grad_reduce)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra_node, inter_node,
+                                   host_link, host_adam_rate)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Measured, metric, value, source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MoeSpec, experts, top_k, ffn_hidden, shared_ffn_hidden,
                                    dense_layers, capacity_factor)
@@ -60,7 +66,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s,
                                    communication_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, model, schedule, gpus, dp,
                                    tp, pp, vpp, ep, cp, microbatches, split, zero, fsdp, gpu,
-                                   training, step_time_s, one_step_s, overlapped_steps,
+                                   training, cluster, step_time_s, one_step_s, overlapped_steps,
                                    pipeline_time_s, after_pipeline_s, tokens_per_step, tokens_per_s,
                                    model_flops, tflops_per_gpu, mfu, bubble_fraction_of_step,
                                    bubble_over_ideal, idle, cost_per_million_tokens,
