@@ -18,9 +18,9 @@ constexpr double kNetHopLatency = 14.0 * kUs;
 // fraction of 25 GB/s.
 constexpr double kNdrBusBw = 47 * kGB;
 // NCCL send/receive between nodes, one GPU pair per NIC, NCCL's defaults: 24.9 GB/s each way at
-// 64 MiB–16 GiB (nccl-tests sendrecv_perf over 10 nodes of H100 with one GPU each, NCCL 2.29.2:
-// xxrjun/nccl-tests-cluster, example-cluster01 multi-node nccl_N10_G1.log), half the NIC a ring
-// reaches on the same machines (48.9 GB/s): NCCL gives one peer few channels and 128 KiB
+// 1–16 GiB, 24.6 at 64 MiB (nccl-tests sendrecv_perf over 10 nodes of H100 with one GPU each,
+// NCCL 2.29.2: xxrjun/nccl-tests-cluster, example-cluster01 multi-node nccl_N10_G1.log), half the
+// NIC a ring reaches on the same machines (48.9 GB/s): NCCL gives one peer few channels and 128 KiB
 // network chunks (NVIDIA/nccl#1272: 24.2 GB/s on Slingshot; #1496: a larger
 // NCCL_P2P_NET_CHUNKSIZE reached 40+ GB/s).
 constexpr double kNdrP2p = 24.9 * kGB;
