@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/quantity.h"
+#include "report/validation.h"
 #include "scenario/scenario_schema.h"
 #include "test_util.h"
 
@@ -284,4 +285,25 @@ TEST_CASE("check: the errors summarized per GPU preset, in name order", "[report
   const std::vector<CheckedCase> one{cases[0], cases[2]};
   CHECK_THAT(format_check(one, false), !Catch::Contains("by GPU"));
   CHECK_THAT(format_check(one, true), !Catch::Contains("| GPU |"));
+}
+
+TEST_CASE("run: the report quotes the validation record of its GPU", "[report][accuracy]") {
+  // llama8b() runs on H100 SXMs: the text and JSON carry the suite's h100-sxm record
+  // (report/validation.h); a GPU no published run used carries the whole suite's, gpu null.
+  Scenario s = llama8b();
+  const StepReport r = make_report(simulate(s, {"", true}));
+  const auto rec = validation_for_gpu("h100-sxm");
+  REQUIRE(rec);
+  CHECK_THAT(format_report(r),
+             Catch::Contains("validation           " + std::to_string(rec->cases) +
+                             " published h100-sxm runs"));
+  auto j = report_to_json(r);
+  CHECK(j["validation"]["gpu"] == "h100-sxm");
+  CHECK(j["validation"]["cases"] == rec->cases);
+  CHECK(j["validation"]["mean_error"].get<double>() == rec->mean_error);
+  s.cluster.gpu.name = "my-gpu";
+  s.cluster.gpu.preset.clear();
+  j = report_to_json(make_report(simulate(s, {"", true})));
+  CHECK(j["validation"]["gpu"].is_null());
+  CHECK(j["validation"]["cases"] == validation_overall().cases);
 }

@@ -86,7 +86,7 @@ struct SearchArgs {
 
 struct CheckArgs {
   std::vector<std::string> scenarios;
-  bool json = false, markdown = false;
+  bool json = false, markdown = false, validation_inc = false;
   double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
 };
 
@@ -207,7 +207,7 @@ int cmd_check(const CheckArgs& a) {
       throw ScenarioError(path, "measured",
                           "check needs a measured: section (one figure and its source) in every "
                           "scenario it is given");
-    if (!a.json && !a.markdown && isatty(STDERR_FILENO))
+    if (!a.json && !a.markdown && !a.validation_inc && isatty(STDERR_FILENO))
       std::cerr << fmt::format("\r[{}/{}] {}\x1b[K", i, a.scenarios.size(), sc.name) << std::flush;
     StepReport r = make_report(simulate(sc));
     auto acc = accuracy(r, *sc.measured);
@@ -216,8 +216,11 @@ int cmd_check(const CheckArgs& a) {
                           "the simulated step lacks what this metric needs (tokens or FLOPs)");
     cases.push_back({std::move(r), *acc});
   }
-  if (!a.json && !a.markdown && isatty(STDERR_FILENO)) std::cerr << "\r\x1b[K" << std::flush;
-  if (a.json)
+  if (!a.json && !a.markdown && !a.validation_inc && isatty(STDERR_FILENO))
+    std::cerr << "\r\x1b[K" << std::flush;
+  if (a.validation_inc)
+    std::cout << validation_inc(cases);
+  else if (a.json)
     std::cout << json_text(check_to_json(cases), 2) << "\n";
   else
     std::cout << format_check(cases, a.markdown);
@@ -685,6 +688,11 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   chk->add_flag("--json", ka.json, "Print the cases and the summary as JSON");
   chk->add_flag("--markdown", ka.markdown, "Print the table as Markdown (for a README)");
+  chk->add_flag("--validation-inc", ka.validation_inc,
+                "Print the per-GPU summary as sim/report/data/validation.inc, the record every "
+                "report quotes (run over the whole suite: tests/published/README.md)")
+      ->excludes("--json")
+      ->excludes("--markdown");
   chk->add_option("--max-mean-error", ka.max_mean_error,
                   "Exit 3 when the mean |step-time error| exceeds this many percent")
       ->check(CLI::NonNegativeNumber);

@@ -32,4 +32,10 @@ struct AccuracySummary {
 };
 AccuracySummary summarize(const std::vector<Accuracy>& cases);
 
+/// A summary for the cases of one GPU preset.
+struct GpuAccuracy {
+  std::string gpu;
+  AccuracySummary summary;
+};
+
 }  // namespace trainsim

@@ -9,6 +9,7 @@
 #include "core/quantity.h"
 #include "report/accuracy.h"
 #include "report/memory_report.h"
+#include "report/validation.h"
 #include "scenario/scenario_schema.h"
 
 namespace trainsim {
@@ -94,6 +95,8 @@ std::string format_report(const StepReport& r) {
                        metric_value(a->metric, a->measured), a->source,
                        metric_value(a->metric, a->predicted), a->step_time_error * 100);
   }
+  if (const std::string v = validation_line(r.gpu); !v.empty())
+    o += fmt::format("validation           {}\n", v);
   if (r.step_time_without_slowdown_s) {
     const double base = *r.step_time_without_slowdown_s;
     o += fmt::format("stragglers           step {} vs {} without the slowdowns ({:+.1f}%)\n",
@@ -295,6 +298,17 @@ nlohmann::json report_to_json(const StepReport& r) {
                        {"step_time_error", a->step_time_error},
                        {"source", a->source}};
   if (!j.contains("measured")) j["measured"] = nullptr;
+  if (r.gpu.empty()) {
+    j["validation"] = nullptr;
+  } else {
+    const auto own = validation_for_gpu(r.gpu);
+    const AccuracySummary s = own ? *own : validation_overall();
+    j["validation"] = {{"gpu", own ? nlohmann::json(r.gpu) : nlohmann::json(nullptr)},
+                       {"cases", s.cases},
+                       {"mean_abs_error", s.mean_abs_error},
+                       {"max_abs_error", s.max_abs_error},
+                       {"mean_error", s.mean_error}};
+  }
   j["step_time_without_slowdown_s"] = r.step_time_without_slowdown_s
                                           ? nlohmann::json(*r.step_time_without_slowdown_s)
                                           : nlohmann::json(nullptr);
@@ -485,6 +499,23 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
                        fmt::format("{:.1f}%", g.summary.max_abs_error * 100),
                        fmt::format("{:+.1f}%", g.summary.mean_error * 100));
   }
+  return o;
+}
+
+std::string validation_inc(const std::vector<CheckedCase>& cases) {
+  std::string o =
+      "// trainsim's validation record: `trainsim check` over tests/published/*.yaml,\n"
+      "// scenarios/llama3-405b-16k.yaml and scenarios/deepseek-v3-2048.yaml, per GPU preset and\n"
+      "// over all (gpu \"\"): {gpu, cases, mean |step-time error|, max |error|, mean signed\n"
+      "// error}. Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
+      "// validation_record fails when it differs from a fresh run. Read by "
+      "report/validation.cpp.\n";
+  const auto row = [](const std::string& gpu, const AccuracySummary& s) {
+    return fmt::format("    {{\"{}\", {}, {:.4f}, {:.4f}, {:.4f}}},\n", gpu, s.cases,
+                       s.mean_abs_error, s.max_abs_error, s.mean_error);
+  };
+  for (const auto& g : summarize_by_gpu(cases)) o += row(g.gpu, g.summary);
+  o += row("", summarize(cases));
   return o;
 }
 

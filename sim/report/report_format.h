@@ -34,10 +34,6 @@ struct CheckedCase {
 /// Mean and largest |error| over the cases (accuracy.h's summarize of their accuracies).
 AccuracySummary summarize(const std::vector<CheckedCase>& cases);
 /// The same per GPU preset, in name order: how far the model is off on each kind of GPU.
-struct GpuAccuracy {
-  std::string gpu;
-  AccuracySummary summary;
-};
 std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases);
 /// The cases as a table (text, or Markdown for README.md) with mean and max |error|, then, when
 /// they span several GPU presets, the same per preset.
@@ -46,5 +42,9 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);
 /// source}], "summary": {cases, mean_abs_error, max_abs_error, mean_error}, "by_gpu": [{gpu,
 /// cases, mean_abs_error, max_abs_error, mean_error}]}`.
 nlohmann::json check_to_json(const std::vector<CheckedCase>& cases);
+/// The suite's record as report/data/validation.inc rows (report/validation.h): one row per GPU
+/// preset in name order, then the whole suite's (gpu ""), each {gpu, cases, mean |error|, max
+/// |error|, mean signed error}, errors as fractions to four places.
+std::string validation_inc(const std::vector<CheckedCase>& cases);
 
 }  // namespace trainsim

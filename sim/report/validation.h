@@ -1,0 +1,33 @@
+#pragma once
+// How far trainsim's step times were off on its validation suite: the published, measured runs
+// of tests/published/ and the two published scenarios (Llama 3 405B, DeepSeek-V3), simulated
+// by `trainsim check` and summarized per GPU (by the device name reports print: a preset's,
+// or the one a scenario gives its GPU, as the suite's A800 and H800 files do). The report
+// prints the record of the scenario's GPU beside every prediction, so a reader sees how far
+// the model has been off on that kind of GPU, and in which direction, without reading the
+// suite.
+//
+// The figures are data (data/validation.inc), written by `trainsim check … --validation-inc`
+// and checked against a fresh run of the suite by CTest's `validation_record`: a model change
+// that moves them fails until the file is regenerated (tests/published/README.md says how).
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "report/accuracy.h"
+
+namespace trainsim {
+
+/// The suite's summary for the GPU named `gpu` (mean and largest |step-time error|, mean
+/// signed error), or nullopt when none of its runs used that GPU.
+std::optional<AccuracySummary> validation_for_gpu(const std::string& gpu);
+/// The summary over the whole suite.
+AccuracySummary validation_overall();
+/// Every GPU preset's summary, in name order.
+std::vector<GpuAccuracy> validation_by_gpu();
+
+/// One line for the text report: the record of `gpu`, or, for a preset the suite has no run
+/// on, the whole suite's; "" without a GPU.
+std::string validation_line(const std::string& gpu);
+
+}  // namespace trainsim

@@ -1,0 +1,56 @@
+#include "report/validation.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+using namespace trainsim;
+
+TEST_CASE("validation: the record is one summary per GPU preset and one over all",
+          "[report][accuracy]") {
+  const std::vector<GpuAccuracy> by = validation_by_gpu();
+  const AccuracySummary all = validation_overall();
+  REQUIRE(!by.empty());
+  // Every case ran on one GPU preset: the per-preset counts add up to the suite's, and so do
+  // the per-preset error sums (mean × cases), to the data's four decimals.
+  int cases = 0;
+  double abs_sum = 0, signed_sum = 0, largest = 0;
+  for (const auto& g : by) {
+    INFO(g.gpu);
+    CHECK(!g.gpu.empty());  // the device's name, as reports print it (the suite's own or a preset)
+    CHECK(g.summary.cases > 0);
+    CHECK(g.summary.mean_abs_error <= g.summary.max_abs_error);
+    CHECK(std::abs(g.summary.mean_error) <= g.summary.mean_abs_error + 1e-12);
+    cases += g.summary.cases;
+    abs_sum += g.summary.mean_abs_error * g.summary.cases;
+    signed_sum += g.summary.mean_error * g.summary.cases;
+    largest = std::max(largest, g.summary.max_abs_error);
+    const auto own = validation_for_gpu(g.gpu);
+    REQUIRE(own);
+    CHECK(own->cases == g.summary.cases);
+  }
+  CHECK(cases == all.cases);
+  CHECK(abs_sum / cases == Approx(all.mean_abs_error).margin(1e-4));
+  CHECK(signed_sum / cases == Approx(all.mean_error).margin(1e-4));
+  CHECK(largest == all.max_abs_error);
+  // Names sorted, as check's per-GPU table is.
+  for (std::size_t i = 1; i < by.size(); ++i) CHECK(by[i - 1].gpu < by[i].gpu);
+}
+
+TEST_CASE("validation: the report line quotes the GPU's record, or the suite's",
+          "[report][accuracy]") {
+  const auto h100 = validation_for_gpu("h100-sxm");
+  REQUIRE(h100);
+  const std::string line = validation_line("h100-sxm");
+  CHECK_THAT(line, Catch::StartsWith(std::to_string(h100->cases) + " published h100-sxm runs"));
+  CHECK_THAT(line,
+             Catch::Contains(fmt::format("mean |error| {:.1f} %", h100->mean_abs_error * 100)));
+  CHECK_THAT(line, Catch::Contains(h100->mean_error < 0 ? "too fast" : "too slow"));
+  // A GPU no published run used: the whole suite's record, said as such.
+  CHECK(!validation_for_gpu("my-gpu"));
+  const std::string other = validation_line("my-gpu");
+  CHECK_THAT(other, Catch::StartsWith("no published my-gpu run in the suite; all " +
+                                      std::to_string(validation_overall().cases)));
+  CHECK(validation_line("").empty());
+}
