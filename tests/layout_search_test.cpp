@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/memory_report.h"
+#include "report/validation.h"
 #include "run/simulate.h"
 #include "test_util.h"
 
@@ -126,10 +127,14 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
   const std::string text = format_search(base, results, 10);
   CHECK(text.find("cannot run: 3 layouts (all in --json), for 1 reason:") != std::string::npos);
   CHECK(text.find("  3 layouts like dp 2 · tp 1 · pp 4") != std::string::npos);
+  // Beside the ranking, how far step times on this GPU (H100 SXM) have been off
+  // (report/validation.h), and each candidate's report carries the same record.
+  CHECK(text.find("validation: " + validation_line("h100-sxm") + "\n") != std::string::npos);
   const nlohmann::json j = search_to_json(base, results);
   REQUIRE(j["results"].size() == 10);
   CHECK(j["results"][9]["ran"] == false);
   CHECK(j["results"][0]["report"]["step_time_s"].get<double>() == results[0].report.step_time_s);
+  CHECK(j["results"][0]["report"]["validation"]["gpu"] == "h100-sxm");
 }
 
 TEST_CASE("search: ZeRO-3's buckets apply to ZeRO-3 layouts, the other stages run without",

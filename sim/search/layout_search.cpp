@@ -15,6 +15,7 @@
 #include "memory/schedule_memory.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
+#include "report/validation.h"
 #include "run/simulate.h"
 #include "run/variants.h"
 #include "scenario/partition.h"
@@ -461,6 +462,9 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                            "the activations of N layers per stage offloaded to host memory; "
                          : ""),
         limit_words);
+    // How far step times on this GPU have been off, beside the ranking built on them.
+    if (const std::string v = validation_line(base.cluster.gpu.name); !v.empty())
+      o += fmt::format("validation: {}\n", v);
   } else {
     o += fmt::format("no layout fits in {}\n", limit_words);
   }
