@@ -53,4 +53,9 @@ TEST_CASE("validation: the report line quotes the GPU's record, or the suite's",
   CHECK_THAT(other, Catch::StartsWith("no published my-gpu run in the suite; all " +
                                       std::to_string(validation_overall().cases)));
   CHECK(validation_line("").empty());
+  // The record behind the line: the GPU's own, else the suite's (gpu ""), none without a GPU.
+  CHECK(validation_record("h100-sxm")->gpu == "h100-sxm");
+  CHECK(validation_record("my-gpu")->gpu.empty());
+  CHECK(validation_record("my-gpu")->summary.cases == validation_overall().cases);
+  CHECK(!validation_record(""));
 }

@@ -298,17 +298,14 @@ nlohmann::json report_to_json(const StepReport& r) {
                        {"step_time_error", a->step_time_error},
                        {"source", a->source}};
   if (!j.contains("measured")) j["measured"] = nullptr;
-  if (r.gpu.empty()) {
+  if (const auto v = validation_record(r.gpu))
+    j["validation"] = {{"gpu", v->gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(v->gpu)},
+                       {"cases", v->summary.cases},
+                       {"mean_abs_error", v->summary.mean_abs_error},
+                       {"max_abs_error", v->summary.max_abs_error},
+                       {"mean_error", v->summary.mean_error}};
+  else
     j["validation"] = nullptr;
-  } else {
-    const auto own = validation_for_gpu(r.gpu);
-    const AccuracySummary s = own ? *own : validation_overall();
-    j["validation"] = {{"gpu", own ? nlohmann::json(r.gpu) : nlohmann::json(nullptr)},
-                       {"cases", s.cases},
-                       {"mean_abs_error", s.mean_abs_error},
-                       {"max_abs_error", s.max_abs_error},
-                       {"mean_error", s.mean_error}};
-  }
   j["step_time_without_slowdown_s"] = r.step_time_without_slowdown_s
                                           ? nlohmann::json(*r.step_time_without_slowdown_s)
                                           : nlohmann::json(nullptr);

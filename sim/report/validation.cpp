@@ -26,11 +26,6 @@ AccuracySummary summary(const Row& r) {
   return s;
 }
 
-std::string direction(double mean_error) {
-  return fmt::format("{:.1f} % too {} on average", std::abs(mean_error) * 100,
-                     mean_error < 0 ? "fast" : "slow");
-}
-
 }  // namespace
 
 std::optional<AccuracySummary> validation_for_gpu(const std::string& gpu) {
@@ -53,19 +48,25 @@ std::vector<GpuAccuracy> validation_by_gpu() {
   return out;
 }
 
+std::optional<GpuAccuracy> validation_record(const std::string& gpu) {
+  if (gpu.empty()) return std::nullopt;
+  if (auto own = validation_for_gpu(gpu)) return GpuAccuracy{gpu, *own};
+  return GpuAccuracy{"", validation_overall()};
+}
+
 std::string validation_line(const std::string& gpu) {
-  if (gpu.empty()) return "";
-  if (auto s = validation_for_gpu(gpu))
-    return fmt::format(
-        "{} published {} run{}: mean |error| {:.1f} % (largest {:.1f} %), step time predicted "
-        "{} (tests/published/)",
-        s->cases, gpu, s->cases == 1 ? "" : "s", s->mean_abs_error * 100, s->max_abs_error * 100,
-        direction(s->mean_error));
-  const AccuracySummary all = validation_overall();
+  const auto rec = validation_record(gpu);
+  if (!rec) return "";
+  const AccuracySummary& s = rec->summary;
+  const std::string whose =
+      rec->gpu.empty()
+          ? fmt::format("no published {} run in the suite; all {}", gpu, s.cases)
+          : fmt::format("{} published {} run{}", s.cases, gpu, s.cases == 1 ? "" : "s");
   return fmt::format(
-      "no published {} run in the suite; all {}: mean |error| {:.1f} % (largest {:.1f} %), step "
-      "time predicted {} (tests/published/)",
-      gpu, all.cases, all.mean_abs_error * 100, all.max_abs_error * 100, direction(all.mean_error));
+      "{}: mean |error| {:.1f} % (largest {:.1f} %), step time predicted {:.1f} % too {} on "
+      "average (tests/published/)",
+      whose, s.mean_abs_error * 100, s.max_abs_error * 100, std::abs(s.mean_error) * 100,
+      s.mean_error < 0 ? "fast" : "slow");
 }
 
 }  // namespace trainsim

@@ -26,8 +26,10 @@ AccuracySummary validation_overall();
 /// Every GPU preset's summary, in name order.
 std::vector<GpuAccuracy> validation_by_gpu();
 
-/// One line for the text report: the record of `gpu`, or, for a preset the suite has no run
-/// on, the whole suite's; "" without a GPU.
+/// The record a report quotes for the GPU named `gpu`: its own, or, when no run of the suite
+/// used that GPU, the whole suite's (then `gpu` is ""); nullopt without a GPU (`gpu` empty).
+std::optional<GpuAccuracy> validation_record(const std::string& gpu);
+/// validation_record as one line for the text report; "" without a GPU.
 std::string validation_line(const std::string& gpu);
 
 }  // namespace trainsim
