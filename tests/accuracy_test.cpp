@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "run/simulate.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -20,7 +21,7 @@ StepReport report(double step_s, double tokens_per_step, int gpus, double tflops
 }
 
 Measured measured(Measured::Metric m, double v) {
-  return {m, v, "a paper"};
+  return {m, v, "a paper", ""};
 }
 
 }  // namespace
@@ -91,4 +92,13 @@ parallelism: {dp: 8}
                     Catch::Contains("measured.mfu"));
   CHECK_THROWS_WITH(test::yaml(base + "measured: {tokens: 4, source: x}\n"),
                     Catch::Contains("unknown key \"tokens\""));
+  // A series names the runs measured together; the accuracy carries it for the ranking.
+  const Scenario in =
+      test::yaml(base + "measured: {tokens_per_s: 5, source: x, series: table 1}\n");
+  CHECK(in.measured->series == "table 1");
+  CHECK(accuracy(make_report(simulate(in)), *in.measured)->series == "table 1");
+  CHECK(s.measured->series.empty());
+  CHECK_THROWS_WITH(
+      test::yaml(base + "measured: {mfu: 0.4, source: x, series: ''}\n"),
+      Catch::Contains("measured.series") && Catch::Contains("give the series a name"));
 }

@@ -48,6 +48,10 @@ expect 0 '"mean_abs_error"' -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml
 # Runs on two GPU presets (H100, H800): the summary per preset follows the overall one.
 expect 0 "by GPU" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" "$src/scenarios/deepseek-v3-2048.yaml"
 expect 3 "exceeds --max-error 0.01%" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --max-error 0.01
+# Two runs of one series (measured.series): the layout ranking under the errors, its bound.
+expect 0 "1 of 1 pairs ordered right (100.0%)" -- "$bin" check "$src/tests/published/flagperf-llama2-70b-h800-tp4pp8.yaml" "$src/tests/published/flagperf-llama2-70b-h800-tp8pp4.yaml" --min-ordered-pairs 100
+expect 3 "needs runs that share a measured.series" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --min-ordered-pairs 50
+expect 2 "give the series a name" -- "$bin" run "$src/scenarios/llama3-405b-16k.yaml" --set "measured.series=''"
 expect 0 "attention.backward" -- "$bin" kernels "$src/scenarios/default.yaml"
 expect 0 '"passes"' -- "$bin" kernels "$src/scenarios/default.yaml" --json
 expect 2 "--stage 9 is out of range: this layout has stages 0 … 3" -- "$bin" kernels "$src/scenarios/default.yaml" --stage 9

@@ -287,6 +287,48 @@ TEST_CASE("check: the errors summarized per GPU preset, in name order", "[report
   CHECK_THAT(format_check(one, true), !Catch::Contains("| GPU |"));
 }
 
+TEST_CASE("check: the layout ranking of runs measured together", "[report][accuracy]") {
+  // Series s: "fast" on 8 GPUs predicted 8 / 1000 = 0.008 GPU-s per token, measured 0.010;
+  // "slow" on 8 GPUs predicted 8 / 800 = 0.010, measured 0.0105; "big" on 16 GPUs predicted
+  // 16 / 1000 = 0.016, measured 0.0102. Measured fast < big < slow, predicted fast < slow <
+  // big: (big, slow) is misordered, big measured 0.0105 / 0.0102 − 1 = 2.9 % faster, predicted
+  // 0.016 / 0.010 − 1 = 60.0 % slower. 2 of 3 pairs, the fastest picked.
+  auto run = [](const std::string& name, const std::string& series, int gpus, double tps,
+                double measured_cost) {
+    CheckedCase c;
+    c.step.scenario_name = name;
+    c.step.gpu = "h100-sxm";
+    c.step.gpus = gpus;
+    c.step.tokens_per_s = tps;
+    c.accuracy.metric = "tokens/s";
+    c.accuracy.series = series;
+    c.accuracy.step_time_error = gpus / tps / measured_cost - 1;
+    return c;
+  };
+  const std::vector<CheckedCase> cases{
+      run("fast", "s", 8, 1000, 0.010), run("slow", "s", 8, 800, 0.0105),
+      run("big", "s", 16, 1000, 0.0102), run("lone", "", 8, 1000, 0.01)};
+  const std::string text = format_check(cases, false);
+  CHECK_THAT(text, Catch::Contains("layout ranking"));
+  CHECK_THAT(text, Catch::Contains("misordered: big measured 2.9% faster than slow, predicted "
+                                   "60.0% slower"));
+  CHECK_THAT(text, Catch::Contains("2 of 3 pairs ordered right (66.7%) · fastest picked in 1 of "
+                                   "1 series"));
+  CHECK_THAT(format_check(cases, true), Catch::Contains("| s | 3 | 2 of 3 | yes |"));
+  const nlohmann::json j = check_to_json(cases);
+  CHECK(j["cases"][0]["series"] == "s");
+  CHECK(j["cases"][3]["series"].is_null());
+  REQUIRE(j["ranking"]["series"].size() == 1);
+  CHECK(j["ranking"]["series"][0]["runs"][0]["name"] == "fast");
+  CHECK(j["ranking"]["series"][0]["runs"][1]["measured_gpu_seconds_per_token"].get<double>() ==
+        Approx(0.0102));
+  CHECK(j["ranking"]["series"][0]["misordered"][0] == nlohmann::json{"big", "slow"});
+  CHECK(j["ranking"]["summary"]["pairs"] == 3);
+  CHECK(j["ranking"]["summary"]["ordered_right"] == 2);
+  // No series among the cases: no ranking section.
+  CHECK_THAT(format_check({cases[3]}, false), !Catch::Contains("layout ranking"));
+}
+
 TEST_CASE("run: the report quotes the validation record of its GPU", "[report][accuracy]") {
   // llama8b() runs on H100 SXMs: the text and JSON carry the suite's h100-sxm record
   // (report/validation.h); a GPU no published run used carries the whole suite's, gpu null.

@@ -27,6 +27,7 @@
 #include "report/kernel_report.h"
 #include "report/measured_diff.h"
 #include "report/memory_report.h"
+#include "report/ranking.h"
 #include "report/report_format.h"
 #include "run/simulate.h"
 #include "run/variants.h"
@@ -88,6 +89,7 @@ struct CheckArgs {
   std::vector<std::string> scenarios;
   bool json = false, markdown = false, validation_inc = false;
   double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
+  double min_ordered_pairs = -1;               ///< percent; negative: no bound
 };
 
 struct KernelsArgs {
@@ -235,6 +237,20 @@ int cmd_check(const CheckArgs& a) {
     std::cerr << fmt::format("check: max |error| {:.2f}% exceeds --max-error {}%\n",
                              sum.max_abs_error * 100, a.max_error);
     failed = true;
+  }
+  if (a.min_ordered_pairs >= 0) {
+    const RankingSummary t = summarize(rank_series(cases));
+    const double share = t.pairs ? 100.0 * t.ordered_right / t.pairs : 0.0;
+    if (t.pairs == 0) {
+      std::cerr << "check: --min-ordered-pairs needs runs that share a measured.series (none "
+                   "do)\n";
+      failed = true;
+    } else if (share < a.min_ordered_pairs) {
+      std::cerr << fmt::format(
+          "check: {} of {} pairs ordered right ({:.1f}%), below --min-ordered-pairs {}%\n",
+          t.ordered_right, t.pairs, share, a.min_ordered_pairs);
+      failed = true;
+    }
   }
   return failed ? 3 : 0;
 }
@@ -682,7 +698,7 @@ int main(int argc, char** argv) {
       "check",
       "Simulate scenarios that carry a measured: figure (a published or measured run) and "
       "print predicted against measured, with the mean and largest step-time error, overall "
-      "and per GPU preset");
+      "and per GPU preset, and how well runs measured together (measured.series) are ranked");
   chk->add_option("scenarios", ka.scenarios, "Scenario YAML files, each with a measured: section")
       ->required()
       ->check(CLI::ExistingFile);
@@ -699,6 +715,10 @@ int main(int argc, char** argv) {
   chk->add_option("--max-error", ka.max_error,
                   "Exit 3 when any case's |step-time error| exceeds this many percent")
       ->check(CLI::NonNegativeNumber);
+  chk->add_option("--min-ordered-pairs", ka.min_ordered_pairs,
+                  "Exit 3 when fewer than this many percent of the series' pairs of runs are "
+                  "ordered right (fastest first, as measured)")
+      ->check(CLI::Range(0.0, 100.0));
 
   KernelsArgs na;
   auto* krn = scenario_command(

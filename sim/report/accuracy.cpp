@@ -8,6 +8,7 @@ namespace trainsim {
 std::optional<Accuracy> accuracy(const StepReport& r, const Measured& m) {
   Accuracy a;
   a.source = m.source;
+  a.series = m.series;
   a.measured = m.value;
   // ratio = measured step time / predicted step time, from the metric.
   double ratio = 0;

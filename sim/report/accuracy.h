@@ -20,6 +20,7 @@ struct Accuracy {
   double predicted = 0;        ///< the same metric from the simulated step
   double step_time_error = 0;  ///< (predicted − measured step time) / measured step time
   std::string source;
+  std::string series;  ///< `measured.series`: runs measured together share it ("": none)
 };
 
 /// The prediction of `r` against `m`; nullopt when `r` lacks what the metric needs (no tokens).
@@ -31,6 +32,12 @@ struct AccuracySummary {
   double mean_abs_error = 0, max_abs_error = 0, mean_error = 0;
 };
 AccuracySummary summarize(const std::vector<Accuracy>& cases);
+
+/// One case of `trainsim check`: a scenario's prediction against its `measured:` figure.
+struct CheckedCase {
+  StepReport step;
+  Accuracy accuracy;
+};
 
 /// A summary for the cases of one GPU preset.
 struct GpuAccuracy {

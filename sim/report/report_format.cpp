@@ -9,6 +9,7 @@
 #include "core/quantity.h"
 #include "report/accuracy.h"
 #include "report/memory_report.h"
+#include "report/ranking.h"
 #include "report/validation.h"
 #include "scenario/scenario_schema.h"
 
@@ -426,6 +427,57 @@ std::string short_layout(const StepReport& r) {
   return s;
 }
 
+// A gap between two runs as a percentage: "1.2%", or "<0.1%" for a near tie.
+std::string gap(double ratio) {
+  const double p = (ratio - 1) * 100;
+  return p < 0.05 ? "<0.1%" : fmt::format("{:.1f}%", p);
+}
+
+// "yes", or "no (+3.1%)": what the predicted fastest run costs over the measured fastest one.
+std::string picked(const SeriesRanking& s) {
+  return s.fastest_picked ? "yes" : fmt::format("no (+{:.1f}%)", s.regret * 100);
+}
+
+// "20 of 21 pairs ordered right (95.2%) · fastest picked in 3 of 3 series".
+std::string ranking_totals(const RankingSummary& t) {
+  return fmt::format("{} of {} pairs ordered right ({:.1f}%) · fastest picked in {} of {} series",
+                     t.ordered_right, t.pairs, t.pairs ? 100.0 * t.ordered_right / t.pairs : 0.0,
+                     t.fastest_picked, t.series);
+}
+
+// The ranking of the series among `cases` (report/ranking.h); "" when none has one.
+std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown) {
+  const std::vector<SeriesRanking> series = rank_series(cases);
+  if (series.empty()) return "";
+  const RankingSummary total = summarize(series);
+  const auto name = [&](const RankedRun& r) { return cases[r.index].step.scenario_name; };
+  std::string o;
+  if (markdown) {
+    o += "\n| series | runs | pairs ordered right | fastest picked |\n|---|---|---|---|\n";
+    for (const auto& s : series)
+      o += fmt::format("| {} | {} | {} of {} | {} |\n", cell(s.series), s.runs.size(),
+                       s.ordered_right, s.pairs, picked(s));
+    return o + "\nLayout ranking: " + ranking_totals(total) + ".\n";
+  }
+  std::size_t sw = 6;
+  for (const auto& s : series) sw = std::max(sw, s.series.size());
+  const std::string row = "  {:<{}}  {:>4}  {:>19}  {:>14}\n";
+  o += "layout ranking: runs measured together (measured.series) by GPU-seconds per token\n";
+  o +=
+      fmt::format(fmt::runtime(row), "series", sw, "runs", "pairs ordered right", "fastest picked");
+  for (const auto& s : series) {
+    o += fmt::format(fmt::runtime(row), s.series, sw, s.runs.size(),
+                     fmt::format("{} of {}", s.ordered_right, s.pairs), picked(s));
+    for (const auto& [i, j] : s.misordered) {
+      const RankedRun &a = s.runs[i], &b = s.runs[j];
+      o += fmt::format("    misordered: {} measured {} faster than {}, predicted {} slower\n",
+                       name(a), gap(b.measured / a.measured), name(b),
+                       gap(a.predicted / b.predicted));
+    }
+  }
+  return o + "  " + ranking_totals(total) + "\n";
+}
+
 }  // namespace
 
 AccuracySummary summarize(const std::vector<CheckedCase>& cases) {
@@ -467,7 +519,7 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
                          g.summary.mean_abs_error * 100, g.summary.max_abs_error * 100,
                          g.summary.mean_error * 100);
     }
-    return o;
+    return o + format_ranking(cases, true);
   }
   std::size_t nw = 4;
   for (const auto& c : cases) nw = std::max(nw, c.step.scenario_name.size());
@@ -496,7 +548,7 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
                        fmt::format("{:.1f}%", g.summary.max_abs_error * 100),
                        fmt::format("{:+.1f}%", g.summary.mean_error * 100));
   }
-  return o;
+  return o + format_ranking(cases, false);
 }
 
 std::string validation_inc(const std::vector<CheckedCase>& cases) {
@@ -520,16 +572,19 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
   nlohmann::json j;
   j["cases"] = nlohmann::json::array();
   for (const auto& c : cases)
-    j["cases"].push_back({{"scenario", c.step.scenario},
-                          {"name", c.step.scenario_name},
-                          {"gpus", c.step.gpus},
-                          {"gpu", c.step.gpu},
-                          {"layout", short_layout(c.step)},
-                          {"metric", c.accuracy.metric},
-                          {"measured", c.accuracy.measured},
-                          {"predicted", c.accuracy.predicted},
-                          {"step_time_error", c.accuracy.step_time_error},
-                          {"source", c.accuracy.source}});
+    j["cases"].push_back(
+        {{"scenario", c.step.scenario},
+         {"name", c.step.scenario_name},
+         {"gpus", c.step.gpus},
+         {"gpu", c.step.gpu},
+         {"layout", short_layout(c.step)},
+         {"metric", c.accuracy.metric},
+         {"measured", c.accuracy.measured},
+         {"predicted", c.accuracy.predicted},
+         {"step_time_error", c.accuracy.step_time_error},
+         {"source", c.accuracy.source},
+         {"series", c.accuracy.series.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json(c.accuracy.series)}});
   const AccuracySummary sum = summarize(cases);
   j["summary"] = {{"cases", sum.cases},
                   {"mean_abs_error", sum.mean_abs_error},
@@ -542,6 +597,30 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
                            {"mean_abs_error", g.summary.mean_abs_error},
                            {"max_abs_error", g.summary.max_abs_error},
                            {"mean_error", g.summary.mean_error}});
+  const std::vector<SeriesRanking> series = rank_series(cases);
+  j["ranking"]["series"] = nlohmann::json::array();
+  for (const auto& s : series) {
+    nlohmann::json runs = nlohmann::json::array(), wrong = nlohmann::json::array();
+    for (const auto& r : s.runs)
+      runs.push_back({{"name", cases[r.index].step.scenario_name},
+                      {"measured_gpu_seconds_per_token", r.measured},
+                      {"predicted_gpu_seconds_per_token", r.predicted}});
+    for (const auto& [a, b] : s.misordered)
+      wrong.push_back(
+          {cases[s.runs[a].index].step.scenario_name, cases[s.runs[b].index].step.scenario_name});
+    j["ranking"]["series"].push_back({{"series", s.series},
+                                      {"runs", std::move(runs)},
+                                      {"pairs", s.pairs},
+                                      {"ordered_right", s.ordered_right},
+                                      {"misordered", std::move(wrong)},
+                                      {"fastest_picked", s.fastest_picked},
+                                      {"regret", s.regret}});
+  }
+  const RankingSummary t = summarize(series);
+  j["ranking"]["summary"] = {{"series", t.series},
+                             {"pairs", t.pairs},
+                             {"ordered_right", t.ordered_right},
+                             {"fastest_picked", t.fastest_picked}};
   return j;
 }
 

@@ -26,11 +26,6 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows);
 /// `{"scenario", "schedules": [report_to_json + "memory": memory_to_json, ...]}`.
 nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows);
 
-/// One case of `trainsim check`: a scenario's prediction against its `measured:` figure.
-struct CheckedCase {
-  StepReport step;
-  Accuracy accuracy;
-};
 /// Mean and largest |error| over the cases (accuracy.h's summarize of their accuracies).
 AccuracySummary summarize(const std::vector<CheckedCase>& cases);
 /// The same per GPU preset, in name order: how far the model is off on each kind of GPU.

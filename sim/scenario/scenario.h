@@ -207,6 +207,9 @@ struct Measured {
   Metric metric = Metric::StepTime;
   double value = 0;  ///< seconds, tokens/s, TFLOP/s or a fraction, per `metric`
   std::string source;
+  /// Runs measured together (one source, software and cluster) carry the same series name;
+  /// `trainsim check` ranks each series' runs against each other (report/ranking.h). "": none.
+  std::string series;
 };
 
 struct Scenario {

@@ -374,6 +374,12 @@ std::string put_slowdown_ranks(Scenario& s, const KeyValue& v) {
   return {};
 }
 
+std::string put_measured_series(Scenario& s, const KeyValue& v) {
+  if (v.text.empty()) return "give the series a name (the runs measured together share it)";
+  put_step(s.measured)->series = v.text;
+  return {};
+}
+
 template <Measured::Metric M>
 std::string put_measured(Scenario& s, const KeyValue& v) {
   Measured& m = *put_step(s.measured);
@@ -1033,6 +1039,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "where the figure comes from (paper, table, row)",
        text(),
        {put<&Scenario::measured, &Measured::source>, nullptr}},
+      {"measured.series",
+       "text",
+       "—",
+       "runs measured together (one source, software and cluster) share a series name; "
+       "`trainsim check` ranks each series' runs by GPU-seconds per token, predicted against "
+       "measured (which layout is fastest)",
+       text(),
+       {put_measured_series, nullptr}},
       {"pricing", "map", "—", "", map(), {}},
       {"pricing.gpu_hour", "dollars", "—", "price per GPU-hour (enables cost per 1M tokens)",
        quantity(Dimension::Money, false), field<&Scenario::price_per_gpu_hour>()},

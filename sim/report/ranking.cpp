@@ -1,0 +1,62 @@
+#include "report/ranking.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+
+namespace trainsim {
+
+std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
+  std::map<std::string, std::vector<RankedRun>> of;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const CheckedCase& c = cases[i];
+    if (c.accuracy.series.empty()) continue;
+    assert(c.step.tokens_per_s > 0 && c.step.gpus > 0);  // check's cases have a model
+    RankedRun r;
+    r.index = i;
+    r.predicted = c.step.gpus / c.step.tokens_per_s;
+    // step_time_error = predicted step / measured step − 1, for the same tokens and GPUs.
+    r.measured = r.predicted / (1 + c.accuracy.step_time_error);
+    of[c.accuracy.series].push_back(r);
+  }
+  std::vector<SeriesRanking> out;
+  for (auto& [name, runs] : of) {
+    SeriesRanking s;
+    s.series = name;
+    std::sort(runs.begin(), runs.end(), [&](const RankedRun& a, const RankedRun& b) {
+      if (a.measured != b.measured) return a.measured < b.measured;
+      return cases[a.index].step.scenario_name < cases[b.index].step.scenario_name;
+    });
+    s.runs = runs;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      for (std::size_t j = i + 1; j < runs.size(); ++j) {
+        if (runs[i].measured == runs[j].measured) continue;  // a measured tie: no order to get
+        ++s.pairs;
+        if (runs[i].predicted < runs[j].predicted)
+          ++s.ordered_right;
+        else
+          s.misordered.emplace_back(i, j);
+      }
+    const auto pick = std::min_element(
+        runs.begin(), runs.end(),
+        [](const RankedRun& a, const RankedRun& b) { return a.predicted < b.predicted; });
+    s.fastest_picked = pick->measured == runs.front().measured;
+    s.regret = pick->measured / runs.front().measured - 1;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+RankingSummary summarize(const std::vector<SeriesRanking>& series) {
+  RankingSummary sum;
+  for (const SeriesRanking& s : series) {
+    if (s.runs.size() < 2) continue;
+    ++sum.series;
+    sum.pairs += s.pairs;
+    sum.ordered_right += s.ordered_right;
+    sum.fastest_picked += s.fastest_picked;
+  }
+  return sum;
+}
+
+}  // namespace trainsim
