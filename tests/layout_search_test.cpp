@@ -130,11 +130,15 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
   // Beside the ranking, how far step times on this GPU (H100 SXM) have been off
   // (report/validation.h), and each candidate's report carries the same record.
   CHECK(text.find("validation: " + validation_line("h100-sxm") + "\n") != std::string::npos);
+  // And how well the suite's runs measured together were ordered, the record a ranking needs.
+  CHECK(text.find("layout order: " + ranking_line() + "\n") != std::string::npos);
   const nlohmann::json j = search_to_json(base, results);
   REQUIRE(j["results"].size() == 10);
   CHECK(j["results"][9]["ran"] == false);
   CHECK(j["results"][0]["report"]["step_time_s"].get<double>() == results[0].report.step_time_s);
   CHECK(j["results"][0]["report"]["validation"]["gpu"] == "h100-sxm");
+  CHECK(j["validation_ranking"]["pairs"] == validation_ranking().pairs);
+  CHECK(j["validation_ranking"]["ordered_right"] == validation_ranking().ordered_right);
 }
 
 TEST_CASE("search: ZeRO-3's buckets apply to ZeRO-3 layouts, the other stages run without",

@@ -12,4 +12,4 @@ if ! diff -u "$record" <(printf '%s\n' "$fresh"); then
   echo "      scenarios/deepseek-v3-2048.yaml --validation-inc > sim/report/data/validation.inc"
   exit 1
 fi
-echo "validation record current ($(grep -c '^    {' "$record") rows)"
+echo "validation record current ($(grep -c '^ACCURACY(' "$record") rows)"

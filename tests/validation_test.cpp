@@ -59,3 +59,18 @@ TEST_CASE("validation: the report line quotes the GPU's record, or the suite's",
   CHECK(validation_record("my-gpu")->summary.cases == validation_overall().cases);
   CHECK(!validation_record(""));
 }
+
+TEST_CASE("validation: the layout ranking's record and its line", "[report][accuracy]") {
+  // The suite's series (report/ranking.h): at least one of two runs or more, so pairs; right
+  // pairs and picked series within their totals; the line quotes them.
+  const RankingSummary t = validation_ranking();
+  CHECK(t.series > 0);
+  CHECK(t.pairs >= t.series);  // a series of two runs or more has a pair, unless tied
+  CHECK(t.ordered_right <= t.pairs);
+  CHECK(t.fastest_picked <= t.series);
+  CHECK_THAT(ranking_line(),
+             Catch::StartsWith(fmt::format("{} of {} pairs of published runs measured together "
+                                           "ordered as measured; the measured fastest picked in "
+                                           "{} of {} series",
+                                           t.ordered_right, t.pairs, t.fastest_picked, t.series)));
+}

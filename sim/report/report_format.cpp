@@ -554,17 +554,21 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
 std::string validation_inc(const std::vector<CheckedCase>& cases) {
   std::string o =
       "// trainsim's validation record: `trainsim check` over tests/published/*.yaml,\n"
-      "// scenarios/llama3-405b-16k.yaml and scenarios/deepseek-v3-2048.yaml, per GPU preset and\n"
-      "// over all (gpu \"\"): {gpu, cases, mean |step-time error|, max |error|, mean signed\n"
-      "// error}. Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
-      "// validation_record fails when it differs from a fresh run. Read by "
-      "report/validation.cpp.\n";
+      "// scenarios/llama3-405b-16k.yaml and scenarios/deepseek-v3-2048.yaml. ACCURACY: per GPU\n"
+      "// preset and over all (gpu \"\"), {gpu, cases, mean |step-time error|, max |error|, mean\n"
+      "// signed error}; RANKING: the runs measured together (report/ranking.h), {series,\n"
+      "// pairs, pairs ordered right, series whose fastest run is picked}. Written by `trainsim\n"
+      "// check … --validation-inc`, never by hand; CTest's validation_record fails when it\n"
+      "// differs from a fresh run. Read by report/validation.cpp.\n";
   const auto row = [](const std::string& gpu, const AccuracySummary& s) {
-    return fmt::format("    {{\"{}\", {}, {:.4f}, {:.4f}, {:.4f}}},\n", gpu, s.cases,
+    return fmt::format("ACCURACY(\"{}\", {}, {:.4f}, {:.4f}, {:.4f})\n", gpu, s.cases,
                        s.mean_abs_error, s.max_abs_error, s.mean_error);
   };
   for (const auto& g : summarize_by_gpu(cases)) o += row(g.gpu, g.summary);
   o += row("", summarize(cases));
+  const RankingSummary t = summarize(rank_series(cases));
+  o += fmt::format("RANKING({}, {}, {}, {})\n", t.series, t.pairs, t.ordered_right,
+                   t.fastest_picked);
   return o;
 }
 

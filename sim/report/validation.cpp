@@ -13,9 +13,22 @@ struct Row {
   double mean_abs_error, max_abs_error, mean_error;
 };
 
+// The data file is a list of ACCURACY(…) rows and one RANKING(…) line, read twice.
+#define ACCURACY(gpu, cases, mean_abs, max_abs, mean) {gpu, cases, mean_abs, max_abs, mean},
+#define RANKING(series, pairs, ordered_right, fastest_picked)
 constexpr Row kRows[] = {
 #include "report/data/validation.inc"
 };
+#undef ACCURACY
+#undef RANKING
+#define ACCURACY(gpu, cases, mean_abs, max_abs, mean)
+#define RANKING(series, pairs, ordered_right, fastest_picked) \
+  { series, pairs, ordered_right, fastest_picked }
+constexpr RankingSummary kRanking =
+#include "report/data/validation.inc"
+    ;
+#undef ACCURACY
+#undef RANKING
 
 AccuracySummary summary(const Row& r) {
   AccuracySummary s;
@@ -52,6 +65,19 @@ std::optional<GpuAccuracy> validation_record(const std::string& gpu) {
   if (gpu.empty()) return std::nullopt;
   if (auto own = validation_for_gpu(gpu)) return GpuAccuracy{gpu, *own};
   return GpuAccuracy{"", validation_overall()};
+}
+
+RankingSummary validation_ranking() {
+  return kRanking;
+}
+
+std::string ranking_line() {
+  const RankingSummary& t = kRanking;
+  if (t.pairs == 0) return "";
+  return fmt::format(
+      "{} of {} pairs of published runs measured together ordered as measured; the measured "
+      "fastest picked in {} of {} series (tests/published/)",
+      t.ordered_right, t.pairs, t.fastest_picked, t.series);
 }
 
 std::string validation_line(const std::string& gpu) {

@@ -5,7 +5,8 @@
 // or the one a scenario gives its GPU, as the suite's A800 and H800 files do). The report
 // prints the record of the scenario's GPU beside every prediction, so a reader sees how far
 // the model has been off on that kind of GPU, and in which direction, without reading the
-// suite.
+// suite. A layout search also quotes how well the suite's runs measured together were ordered
+// (report/ranking.h): its ranking stands on that more than on the step times.
 //
 // The figures are data (data/validation.inc), written by `trainsim check … --validation-inc`
 // and checked against a fresh run of the suite by CTest's `validation_record`: a model change
@@ -15,6 +16,7 @@
 #include <vector>    // std::vector
 
 #include "report/accuracy.h"
+#include "report/ranking.h"
 
 namespace trainsim {
 
@@ -31,5 +33,12 @@ std::vector<GpuAccuracy> validation_by_gpu();
 std::optional<GpuAccuracy> validation_record(const std::string& gpu);
 /// validation_record as one line for the text report; "" without a GPU.
 std::string validation_line(const std::string& gpu);
+
+/// How well the suite's runs measured together (`measured.series`) are ordered: the layout
+/// ranking's summary (report/ranking.h), the record a layout search quotes under its ranking.
+RankingSummary validation_ranking();
+/// validation_ranking as one line ("48 of 49 pairs … ordered as measured; …"); "" when the
+/// suite has no series.
+std::string ranking_line();
 
 }  // namespace trainsim
