@@ -10,12 +10,14 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStringList>
 #include <QSvgRenderer>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "core/error.h"
 #include "core/quantity.h"
+#include "report/validation.h"
 #include "scenario/scenario_loader.h"
 #include "search/search_plot.h"
 
@@ -118,6 +120,10 @@ SearchView::SearchView(QWidget* parent) : QWidget(parent) {
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   outer->addWidget(split, 1);
+  record_ = new QLabel;
+  record_->setWordWrap(true);
+  record_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  outer->addWidget(record_);
   connect(button_, &QPushButton::clicked, this, &SearchView::run);
   connect(table_, &QTableWidget::cellActivated, this, [this](int row, int) { activate(row); });
 }
@@ -133,6 +139,10 @@ void SearchView::set_scenario(const std::string& path, const std::vector<std::st
 
 QString SearchView::status() const {
   return status_->text();
+}
+
+QString SearchView::record() const {
+  return record_->text();
 }
 
 void SearchView::run() {
@@ -223,6 +233,14 @@ void SearchView::show_results(std::shared_ptr<const Scenario> base,
   table_->sortItems(kRank);
   table_->resizeColumnsToContents();
   plot_->load(QByteArray::fromStdString(search_plot_svg(*base, results_)));
+  // How far this GPU's step times and the suite's layout order have been off (report/validation.h),
+  // the lines `trainsim search` prints under its ranking.
+  QStringList lines;
+  if (const std::string v = validation_line(base->cluster.gpu.name); !v.empty())
+    lines << tr("validation: %1").arg(QString::fromStdString(v));
+  if (const std::string v = ranking_line(); !v.empty())
+    lines << tr("layout order: %1").arg(QString::fromStdString(v));
+  record_->setText(lines.join('\n'));
 }
 
 void SearchView::activate(int row) {

@@ -33,6 +33,9 @@ class SearchView : public QWidget {
   const std::vector<SearchResult>& results() const { return results_; }
   QTableWidget* table() const { return table_; }
   QString status() const;
+  /// Under the plot, after a search: the track record behind the ranking (the GPU's
+  /// validation line and the layout-order line `trainsim search` prints); "" before.
+  QString record() const;
 
  signals:
   /// A row was activated: the `--set` overrides (and schedule) of its layout.
@@ -48,6 +51,7 @@ class SearchView : public QWidget {
   std::vector<SearchResult> results_;
   QPushButton* button_ = nullptr;
   QLabel* status_ = nullptr;
+  QLabel* record_ = nullptr;
   QTableWidget* table_ = nullptr;
   class Plot;
   Plot* plot_ = nullptr;

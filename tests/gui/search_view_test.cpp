@@ -8,6 +8,7 @@
 
 #include "gui_test.h"
 #include "main_window.h"
+#include "report/validation.h"
 #include "scenario/scenario_loader.h"
 
 using namespace trainsim;
@@ -35,6 +36,11 @@ class SearchViewTest : public QObject {
       QCOMPARE(got[i].report.step_time_s, expected[i].report.step_time_s);
     }
     QVERIFY(w.search_view()->status().contains(QStringLiteral("129 layouts")));
+    // Under the plot, the lines `trainsim search` prints under its ranking (report/validation.h).
+    QVERIFY(w.search_view()->record().contains(
+        QString::fromStdString("validation: " + validation_line("h100-sxm"))));
+    QVERIFY(w.search_view()->record().contains(
+        QString::fromStdString("layout order: " + ranking_line())));
     // Row 0 (the fastest that fits, dp 8 · ZeRO-2 here) opens in the Timeline: the knobs take
     // its layout and the simulated step is the search's.
     QVERIFY(expected[0].ran());
