@@ -24,12 +24,16 @@ CheckedCase run(const std::string& name, const std::string& series, int gpus, do
 // 16/1000 = 0.016, measured 0.011. Measured order B < C < A; predicted B < A < C: (B, C) and
 // (B, A) right, (C, A) wrong; B is both fastest. Series t: D 8/800 = 0.010, measured 0.020; E
 // 12/1000 = 0.012, measured 0.015: measured E first, predicted D first: picking D costs
-// 0.020 / 0.015 − 1 = 1/3. Series v: a measured tie (no pair). Series u: one run. X: no series.
+// 0.020 / 0.015 − 1 = 1/3. Series v: a measured tie (no pair). Series w: a predicted tie
+// (W1 measured 0.010, W2 0.012, both predicted 0.008): the pair is not ordered, and the pick is
+// the measured slower, W2, 20 % over W1. Series u: one run. X: no series.
 std::vector<CheckedCase> cases() {
-  return {
-      run("A", "s", 8, 800, 0.012),  run("X", "", 8, 1000, 0.01),    run("D", "t", 8, 800, 0.020),
-      run("B", "s", 8, 1000, 0.010), run("E", "t", 12, 1000, 0.015), run("C", "s", 16, 1000, 0.011),
-      run("U", "u", 8, 1000, 0.010), run("V1", "v", 8, 1000, 0.010), run("V2", "v", 8, 800, 0.010)};
+  return {run("A", "s", 8, 800, 0.012),   run("X", "", 8, 1000, 0.01),
+          run("D", "t", 8, 800, 0.020),   run("B", "s", 8, 1000, 0.010),
+          run("E", "t", 12, 1000, 0.015), run("C", "s", 16, 1000, 0.011),
+          run("U", "u", 8, 1000, 0.010),  run("V1", "v", 8, 1000, 0.010),
+          run("V2", "v", 8, 800, 0.010),  run("W1", "w", 8, 1000, 0.010),
+          run("W2", "w", 8, 1000, 0.012)};
 }
 
 }  // namespace
@@ -38,7 +42,7 @@ TEST_CASE("ranking: each series' runs in measured order, pairs ordered right or 
           "[report][accuracy]") {
   const auto all = cases();
   const std::vector<SeriesRanking> r = rank_series(all);
-  REQUIRE(r.size() == 4);  // s, t, u, v in name order; X has no series
+  REQUIRE(r.size() == 5);  // s, t, u, v, w in name order; X has no series
   const SeriesRanking& s = r[0];
   CHECK(s.series == "s");
   REQUIRE(s.runs.size() == 3);
@@ -67,13 +71,19 @@ TEST_CASE("ranking: each series' runs in measured order, pairs ordered right or 
   const SeriesRanking& v = r[3];
   CHECK(v.pairs == 0);  // measured tie: nothing to order
   CHECK(v.fastest_picked);
+  const SeriesRanking& w = r[4];
+  CHECK(w.pairs == 1);
+  CHECK(w.ordered_right == 0);
+  CHECK_FALSE(w.fastest_picked);
+  CHECK(w.regret == Approx(0.2));
 }
 
 TEST_CASE("ranking: the summary counts series of two runs or more", "[report][accuracy]") {
-  // s, t, v (u has one run): pairs 3 + 1 + 0, right 2 + 0 + 0, fastest picked in s and v.
+  // s, t, v, w (u has one run): pairs 3 + 1 + 0 + 1, right 2 + 0 + 0 + 0, fastest picked in s
+  // and v.
   const RankingSummary sum = summarize(rank_series(cases()));
-  CHECK(sum.series == 3);
-  CHECK(sum.pairs == 4);
+  CHECK(sum.series == 4);
+  CHECK(sum.pairs == 5);
   CHECK(sum.ordered_right == 2);
   CHECK(sum.fastest_picked == 2);
   CHECK(rank_series({run("X", "", 8, 1000, 0.01)}).empty());

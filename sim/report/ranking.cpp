@@ -37,9 +37,11 @@ std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
         else
           s.misordered.emplace_back(i, j);
       }
-    const auto pick = std::min_element(
-        runs.begin(), runs.end(),
-        [](const RankedRun& a, const RankedRun& b) { return a.predicted < b.predicted; });
+    // The predicted fastest; of runs predicted equally fast, the measured slowest (a tie picks
+    // nothing right).
+    const RankedRun* pick = &runs.front();
+    for (const RankedRun& r : runs)
+      if (r.predicted <= pick->predicted) pick = &r;
     s.fastest_picked = pick->measured == runs.front().measured;
     s.regret = pick->measured / runs.front().measured - 1;
     out.push_back(std::move(s));

@@ -32,8 +32,10 @@ struct SeriesRanking {
   int ordered_right = 0;        ///< of them, pairs the prediction orders the same way
   /// The pairs ordered wrong, as positions in `runs` (the measured faster run first).
   std::vector<std::pair<std::size_t, std::size_t>> misordered;
-  bool fastest_picked = false;  ///< the predicted fastest run is a measured fastest one
-  double regret = 0;            ///< measured cost of the predicted fastest / the fastest's − 1
+  /// The predicted fastest run (of runs predicted equally fast, the measured slowest) is a
+  /// measured fastest one.
+  bool fastest_picked = false;
+  double regret = 0;  ///< measured cost of the predicted fastest / the fastest's − 1
 };
 
 /// The series among `cases` (those with a `measured.series`), in name order. Every case needs
