@@ -325,6 +325,10 @@ TEST_CASE("check: the layout ranking of runs measured together", "[report][accur
   CHECK(j["ranking"]["series"][0]["misordered"][0] == nlohmann::json{"big", "slow"});
   CHECK(j["ranking"]["summary"]["pairs"] == 3);
   CHECK(j["ranking"]["summary"]["ordered_right"] == 2);
+  // A series of one run (a name no other case shares): nothing to rank, said as such.
+  const std::vector<CheckedCase> lone{run("solo", "only", 8, 1000, 0.01)};
+  CHECK_THAT(format_check(lone, false), Catch::Contains("- (one run)"));
+  CHECK_THAT(format_check(lone, false), Catch::Contains("0 of 0 pairs"));
   // No series among the cases: no ranking section.
   CHECK_THAT(format_check({cases[3]}, false), !Catch::Contains("layout ranking"));
 }

@@ -433,9 +433,16 @@ std::string gap(double ratio) {
   return p < 0.05 ? "<0.1%" : fmt::format("{:.1f}%", p);
 }
 
-// "yes", or "no (+3.1%)": what the predicted fastest run costs over the measured fastest one.
+// "yes", or "no (+3.1%)": what the predicted fastest run costs over the measured fastest one;
+// "-" for a series of one run (nothing to pick from).
 std::string picked(const SeriesRanking& s) {
+  if (s.runs.size() < 2) return "-";
   return s.fastest_picked ? "yes" : fmt::format("no (+{:.1f}%)", s.regret * 100);
+}
+
+// "20 of 21", or "- (one run)" for a series of one run (a name no other case shares).
+std::string ordered(const SeriesRanking& s) {
+  return s.runs.size() < 2 ? "- (one run)" : fmt::format("{} of {}", s.ordered_right, s.pairs);
 }
 
 // "20 of 21 pairs ordered right (95.2%) · fastest picked in 3 of 3 series".
@@ -455,8 +462,8 @@ std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown)
   if (markdown) {
     o += "\n| series | runs | pairs ordered right | fastest picked |\n|---|---|---|---|\n";
     for (const auto& s : series)
-      o += fmt::format("| {} | {} | {} of {} | {} |\n", cell(s.series), s.runs.size(),
-                       s.ordered_right, s.pairs, picked(s));
+      o += fmt::format("| {} | {} | {} | {} |\n", cell(s.series), s.runs.size(), ordered(s),
+                       picked(s));
     return o + "\nLayout ranking: " + ranking_totals(total) + ".\n";
   }
   std::size_t sw = 6;
@@ -466,8 +473,7 @@ std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown)
   o +=
       fmt::format(fmt::runtime(row), "series", sw, "runs", "pairs ordered right", "fastest picked");
   for (const auto& s : series) {
-    o += fmt::format(fmt::runtime(row), s.series, sw, s.runs.size(),
-                     fmt::format("{} of {}", s.ordered_right, s.pairs), picked(s));
+    o += fmt::format(fmt::runtime(row), s.series, sw, s.runs.size(), ordered(s), picked(s));
     for (const auto& [i, j] : s.misordered) {
       const RankedRun &a = s.runs[i], &b = s.runs[j];
       o += fmt::format("    misordered: {} measured {} faster than {}, predicted {} slower\n",
