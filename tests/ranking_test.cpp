@@ -78,6 +78,31 @@ TEST_CASE("ranking: each series' runs in measured order, pairs ordered right or 
   CHECK(w.regret == Approx(0.2));
 }
 
+TEST_CASE("ranking: runs published at the same figure are a tie", "[report][accuracy]") {
+  // Two runs measured at 3,000 tokens/s/GPU, predicted at 3,100 and 3,700 on 8 GPUs: their
+  // step-time errors come from accuracy() (predicted step / measured step − 1), and the measured
+  // costs derived back from them (8 / (3100 · 8) / (1 + e)) must compare equal: no pair, and
+  // either run is a measured fastest one.
+  std::vector<CheckedCase> cs;
+  const std::vector<std::pair<std::string, double>> runs{{"a", 3100.0}, {"b", 3700.0}};
+  for (const auto& [name, predicted] : runs) {
+    CheckedCase c;
+    c.step.scenario_name = name;
+    c.step.gpus = 8;
+    c.step.tokens_per_s = predicted * 8;
+    c.step.step_time_s = 1;
+    Measured m{Measured::Metric::TokensPerSPerGpu, 3000, "a table", "same"};
+    c.accuracy = *accuracy(c.step, m);
+    cs.push_back(c);
+  }
+  const auto r = rank_series(cs);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].runs[0].measured == r[0].runs[1].measured);
+  CHECK(r[0].runs[0].measured == Approx(1 / 3000.0));
+  CHECK(r[0].pairs == 0);
+  CHECK(r[0].fastest_picked);
+}
+
 TEST_CASE("ranking: the summary counts series of two runs or more", "[report][accuracy]") {
   // s, t, v, w (u has one run): pairs 3 + 1 + 0 + 1, right 2 + 0 + 0 + 0, fastest picked in s
   // and v.

@@ -329,6 +329,11 @@ TEST_CASE("check: the layout ranking of runs measured together", "[report][accur
   const std::vector<CheckedCase> lone{run("solo", "only", 8, 1000, 0.01)};
   CHECK_THAT(format_check(lone, false), Catch::Contains("- (one run)"));
   CHECK_THAT(format_check(lone, false), Catch::Contains("0 of 0 pairs"));
+  CHECK(check_to_json(lone)["ranking"]["series"][0]["fastest_picked"].is_null());
+  // A predicted tie ordered against the measured order is said as such.
+  const std::vector<CheckedCase> tie{run("p", "t", 8, 1000, 0.010), run("q", "t", 8, 1000, 0.011)};
+  CHECK_THAT(format_check(tie, false),
+             Catch::Contains("misordered: p measured 10.0% faster than q, predicted the same"));
   // No series among the cases: no ranking section.
   CHECK_THAT(format_check({cases[3]}, false), !Catch::Contains("layout ranking"));
 }

@@ -242,8 +242,8 @@ int cmd_check(const CheckArgs& a) {
     const RankingSummary t = summarize(rank_series(cases));
     const double share = t.pairs ? 100.0 * t.ordered_right / t.pairs : 0.0;
     if (t.pairs == 0) {
-      std::cerr << "check: --min-ordered-pairs needs runs that share a measured.series (none "
-                   "do)\n";
+      std::cerr << "check: --min-ordered-pairs needs a pair to order: two runs that share a "
+                   "measured.series with different measured figures (none here)\n";
       failed = true;
     } else if (share < a.min_ordered_pairs) {
       std::cerr << fmt::format(

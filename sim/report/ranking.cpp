@@ -2,9 +2,23 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <map>
 
 namespace trainsim {
+namespace {
+
+// `x` to 12 significant digits. The measured cost comes back from the step-time error through
+// two divisions, so two runs published at the same figure can differ in their last bits; a
+// published figure has far fewer digits than 12, so rounding makes them equal again (a tie)
+// without merging figures that differ.
+double significant12(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, 11 - std::floor(std::log10(x)));
+  return std::round(x * scale) / scale;
+}
+
+}  // namespace
 
 std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
   std::map<std::string, std::vector<RankedRun>> of;
@@ -16,7 +30,7 @@ std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
     r.index = i;
     r.predicted = c.step.gpus / c.step.tokens_per_s;
     // step_time_error = predicted step / measured step − 1, for the same tokens and GPUs.
-    r.measured = r.predicted / (1 + c.accuracy.step_time_error);
+    r.measured = significant12(r.predicted / (1 + c.accuracy.step_time_error));
     of[c.accuracy.series].push_back(r);
   }
   std::vector<SeriesRanking> out;

@@ -476,9 +476,10 @@ std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown)
     o += fmt::format(fmt::runtime(row), s.series, sw, s.runs.size(), ordered(s), picked(s));
     for (const auto& [i, j] : s.misordered) {
       const RankedRun &a = s.runs[i], &b = s.runs[j];
-      o += fmt::format("    misordered: {} measured {} faster than {}, predicted {} slower\n",
-                       name(a), gap(b.measured / a.measured), name(b),
-                       gap(a.predicted / b.predicted));
+      o += fmt::format("    misordered: {} measured {} faster than {}, predicted {}\n", name(a),
+                       gap(b.measured / a.measured), name(b),
+                       a.predicted == b.predicted ? std::string("the same")
+                                                  : gap(a.predicted / b.predicted) + " slower");
     }
   }
   return o + "  " + ranking_totals(total) + "\n";
@@ -618,13 +619,16 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
     for (const auto& [a, b] : s.misordered)
       wrong.push_back(
           {cases[s.runs[a].index].step.scenario_name, cases[s.runs[b].index].step.scenario_name});
-    j["ranking"]["series"].push_back({{"series", s.series},
-                                      {"runs", std::move(runs)},
-                                      {"pairs", s.pairs},
-                                      {"ordered_right", s.ordered_right},
-                                      {"misordered", std::move(wrong)},
-                                      {"fastest_picked", s.fastest_picked},
-                                      {"regret", s.regret}});
+    j["ranking"]["series"].push_back(
+        {{"series", s.series},
+         {"runs", std::move(runs)},
+         {"pairs", s.pairs},
+         {"ordered_right", s.ordered_right},
+         {"misordered", std::move(wrong)},
+         // A series of one run has nothing to pick from.
+         {"fastest_picked",
+          s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.fastest_picked)},
+         {"regret", s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.regret)}});
   }
   const RankingSummary t = summarize(series);
   j["ranking"]["summary"] = {{"series", t.series},
