@@ -10,7 +10,6 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSplitter>
-#include <QStringList>
 #include <QSvgRenderer>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -233,14 +232,9 @@ void SearchView::show_results(std::shared_ptr<const Scenario> base,
   table_->sortItems(kRank);
   table_->resizeColumnsToContents();
   plot_->load(QByteArray::fromStdString(search_plot_svg(*base, results_)));
-  // How far this GPU's step times and the suite's layout order have been off (report/validation.h),
-  // the lines `trainsim search` prints under its ranking.
-  QStringList lines;
-  if (const std::string v = validation_line(base->cluster.gpu.name); !v.empty())
-    lines << tr("validation: %1").arg(QString::fromStdString(v));
-  if (const std::string v = ranking_line(); !v.empty())
-    lines << tr("layout order: %1").arg(QString::fromStdString(v));
-  record_->setText(lines.join('\n'));
+  // How far this GPU's step times and the suite's layout order have been off: the lines
+  // `trainsim search` prints under its ranking (report/validation.h).
+  record_->setText(QString::fromStdString(search_record_lines(base->cluster.gpu.name)).trimmed());
 }
 
 void SearchView::activate(int row) {

@@ -74,3 +74,10 @@ TEST_CASE("validation: the layout ranking's record and its line", "[report][accu
                                            "{} of {} series",
                                            t.ordered_right, t.pairs, t.fastest_picked, t.series)));
 }
+
+TEST_CASE("validation: what a search prints under its ranking", "[report][accuracy]") {
+  // The GPU's record, then the layout order, a line each; without a GPU only the order.
+  CHECK(search_record_lines("h100-sxm") ==
+        "validation: " + validation_line("h100-sxm") + "\nlayout order: " + ranking_line() + "\n");
+  CHECK(search_record_lines("") == "layout order: " + ranking_line() + "\n");
+}

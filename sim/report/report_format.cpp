@@ -630,12 +630,15 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
           s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.fastest_picked)},
          {"regret", s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.regret)}});
   }
-  const RankingSummary t = summarize(series);
-  j["ranking"]["summary"] = {{"series", t.series},
-                             {"pairs", t.pairs},
-                             {"ordered_right", t.ordered_right},
-                             {"fastest_picked", t.fastest_picked}};
+  j["ranking"]["summary"] = ranking_summary_to_json(summarize(series));
   return j;
+}
+
+nlohmann::json ranking_summary_to_json(const RankingSummary& t) {
+  return {{"series", t.series},
+          {"pairs", t.pairs},
+          {"ordered_right", t.ordered_right},
+          {"fastest_picked", t.fastest_picked}};
 }
 
 }  // namespace trainsim

@@ -8,6 +8,7 @@
 
 #include "report/accuracy.h"
 #include "report/memory_report.h"
+#include "report/ranking.h"
 #include "report/step_report.h"
 
 namespace trainsim {
@@ -37,6 +38,9 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);
 /// source}], "summary": {cases, mean_abs_error, max_abs_error, mean_error}, "by_gpu": [{gpu,
 /// cases, mean_abs_error, max_abs_error, mean_error}]}`.
 nlohmann::json check_to_json(const std::vector<CheckedCase>& cases);
+/// `{series, pairs, ordered_right, fastest_picked}` (check's `ranking.summary`, search's
+/// `validation_ranking`).
+nlohmann::json ranking_summary_to_json(const RankingSummary& t);
 /// The suite's record as report/data/validation.inc rows (report/validation.h): one row per GPU
 /// preset in name order, then the whole suite's (gpu ""), each {gpu, cases, mean |error|, max
 /// |error|, mean signed error}, errors as fractions to four places.

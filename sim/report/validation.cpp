@@ -80,6 +80,15 @@ std::string ranking_line() {
       t.ordered_right, t.pairs, t.fastest_picked, t.series);
 }
 
+std::string search_record_lines(const std::string& gpu) {
+  std::string o;
+  // How far step times on this GPU have been off, beside the ranking built on them.
+  if (const std::string v = validation_line(gpu); !v.empty()) o += "validation: " + v + "\n";
+  // And how well the suite's runs measured together were ordered: what a ranking rests on.
+  if (const std::string v = ranking_line(); !v.empty()) o += "layout order: " + v + "\n";
+  return o;
+}
+
 std::string validation_line(const std::string& gpu) {
   const auto rec = validation_record(gpu);
   if (!rec) return "";

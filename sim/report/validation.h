@@ -41,4 +41,9 @@ RankingSummary validation_ranking();
 /// suite has no series.
 std::string ranking_line();
 
+/// What a layout search prints under its ranking, a line each (`validation: …` for the GPU
+/// named `gpu`, `layout order: …`), each ending in a newline; the CLI's table and the GUI's
+/// Search tab both show it.
+std::string search_record_lines(const std::string& gpu);
+
 }  // namespace trainsim

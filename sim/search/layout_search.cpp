@@ -462,11 +462,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                            "the activations of N layers per stage offloaded to host memory; "
                          : ""),
         limit_words);
-    // How far step times on this GPU have been off, beside the ranking built on them.
-    if (const std::string v = validation_line(base.cluster.gpu.name); !v.empty())
-      o += fmt::format("validation: {}\n", v);
-    // And how well the suite's runs measured together were ordered: what a ranking rests on.
-    if (const std::string v = ranking_line(); !v.empty()) o += fmt::format("layout order: {}\n", v);
+    o += search_record_lines(base.cluster.gpu.name);
   } else {
     o += fmt::format("no layout fits in {}\n", limit_words);
   }
@@ -569,11 +565,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
     one["report"] = r.ran() ? report_to_json(r.report) : nlohmann::json(nullptr);
     j["results"].push_back(std::move(one));
   }
-  const RankingSummary t = validation_ranking();
-  j["validation_ranking"] = {{"series", t.series},
-                             {"pairs", t.pairs},
-                             {"ordered_right", t.ordered_right},
-                             {"fastest_picked", t.fastest_picked}};
+  j["validation_ranking"] = ranking_summary_to_json(validation_ranking());
   return j;
 }
 
