@@ -64,6 +64,37 @@ TEST_CASE("kernel data: a forward chart and a forward + backward chart give the 
   }
 }
 
+TEST_CASE("kernel data: a launch of few heads runs its attention below the charted rate",
+          "[kernel_data][attention]") {
+  const AttentionData* fa2 = find_attention_data("h200", AttentionKernel::Flash2);
+  const AttentionData* cudnn = find_attention_data("h100-sxm", AttentionKernel::Cudnn);
+  REQUIRE(fa2 != nullptr);
+  REQUIRE(cudnn != nullptr);
+  // The charts' benchmark on an H100 (132 SMs): 16k tokens × 2048 hidden in heads of 128 is
+  // 2,048 query tiles of 128 rows, 15.515 per SM. The same launch runs at the charted rate.
+  CHECK(fa2->parallelism(false, 2048, 132, 128) == Approx(1.0));
+  CHECK(fa2->parallelism(true, 2048, 132, 128) == Approx(1.0));
+  // Head dimension 64: 32 heads, 4,096 tiles.
+  CHECK(fa2->parallelism(false, 4096, 132, 64) == Approx(1.0));
+  // Llama-3-8B at tp 8, one 8,192-token sequence: 4 heads × 64 tiles = 256, x = 1.939 per SM.
+  // FlashAttention-2 forward, c = 2.25: (1.939 / 4.189) / (15.515 / 17.765) = 0.4629 / 0.8733.
+  const double x = 256.0 / 132, b = 2048.0 / 132;
+  CHECK(fa2->parallelism(false, 256, 132, 128) == Approx((x / (x + 2.25)) / (b / (b + 2.25))));
+  CHECK(fa2->parallelism(false, 256, 132, 128) == Approx(0.530).margin(0.001));
+  // Its backward, c = 0.25: 0.8858 / 0.9841 = 0.900.
+  CHECK(fa2->parallelism(true, 256, 132, 128) == Approx(0.900).margin(0.001));
+  // cuDNN's forward, c = 1.6: (1.939 / 3.539) / (15.515 / 17.115) = 0.604; its backward lost
+  // nothing measurable.
+  CHECK(cudnn->parallelism(false, 256, 132, 128) == Approx(0.604).margin(0.001));
+  CHECK(cudnn->parallelism(true, 256, 132, 128) == 1.0);
+  // More tiles than the benchmark's run a little faster (8,192: x = 62.06, 0.965 / 0.873).
+  CHECK(fa2->parallelism(false, 8192, 132, 128) == Approx(1.105).margin(0.001));
+  // Fewer SMs fill with fewer tiles: the same 256 tiles on an H100 PCIe's 114 SMs, x = 2.246.
+  CHECK(fa2->parallelism(false, 256, 114, 128) > fa2->parallelism(false, 256, 132, 128));
+  // A GPU of unknown SM count: as charted.
+  CHECK(fa2->parallelism(false, 256, 0, 128) == 1.0);
+}
+
 TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][attention]") {
   // Hopper GPUs share H100 SXM's charts (the caller scales by peak).
   CHECK(find_attention_data("h200", AttentionKernel::Flash3) ==

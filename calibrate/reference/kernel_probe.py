@@ -21,6 +21,11 @@
    benchmark (16k tokens, hidden 2048) at 512-16k tokens, forward and forward + backward, dropout
    0 and 0.1: the curve an `attention: cudnn` kernel would need (no chart at hand times it).
 
+4. `attention_parallelism`: both attention kernels at batch 1 with 1-64 heads (what one
+   tensor-parallel rank launches at micro-batch 1) against the papers' benchmark, which always
+   fills the GPU with 16k tokens x 2048 hidden: how throughput falls as the launch's query tiles
+   per SM fall, forward and backward, causal or not, head dims 64 and 128, 2k-16k tokens.
+
 Usage (on a GPU machine with PyTorch): python3 calibrate/reference/kernel_probe.py --out DIR
 Writes DIR/kernel-probe.json. CUDA events, 3 warm-up and 10 timed runs each, medians; the L2
 cache is overwritten before every timed GEMM.
@@ -143,6 +148,59 @@ def cudnn_attention(device, out):
             rows.append(row)
             del q, k, v, g
     out["cudnn_attention"] = rows
+
+
+def attention_parallelism(device, out):
+    """Attention throughput against the work a launch gives the GPU: batch 1 and 1-64 heads (a
+    tensor-parallel rank's heads at micro-batch 1) at 2k-16k tokens, where the papers' benchmark
+    always launches 16k tokens x 2048 hidden (b x heads x s / 128 = 2,048 query tiles at head dim
+    128). FlashAttention-2 and cuDNN (SDPA backends), bf16, head dims 64 and 128, causal and not,
+    forward and forward + backward, no dropout; heads are keys' heads too (the kernels' grids run
+    over query heads)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    rows = []
+    backends = [(SDPBackend.FLASH_ATTENTION, "flash2")]
+    if hasattr(SDPBackend, "CUDNN_ATTENTION"):
+        backends.append((SDPBackend.CUDNN_ATTENTION, "cudnn"))
+    for backend, label in backends:
+        for d in (128, 64):
+            for causal in (True, False):
+                for s in (2048, 4096, 8192, 16384):
+                    for heads in (1, 2, 4, 8, 16, 32, 64):
+                        q, k, v = (torch.randn(1, heads, s, d, device=device, dtype=torch.bfloat16,
+                                               requires_grad=True) for _ in range(3))
+                        g = torch.randn(1, heads, s, d, device=device, dtype=torch.bfloat16)
+                        flops = 4 * s * s * heads * d * (0.5 if causal else 1.0)
+
+                        def forward():
+                            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+                        def forward_backward():
+                            forward().backward(g)
+
+                        row = {"kernel": label, "head_dim": d, "causal": causal, "seq": s,
+                               "batch": 1, "heads": heads}
+                        try:
+                            with sdpa_kernel(backend):
+                                with torch.no_grad():
+                                    tf = median_time(forward)
+                                tfb = median_time(forward_backward)
+                        except RuntimeError as e:
+                            row["unavailable"] = str(e).splitlines()[0][:120]
+                            rows.append(row)
+                            continue
+                        row |= {"forward_s": tf, "forward_backward_s": tfb,
+                                "forward_tflops": flops / tf / 1e12,
+                                "backward_tflops": 2.5 * flops / (tfb - tf) / 1e12}
+                        rows.append(row)
+                        del q, k, v, g
+                    line = [r for r in rows[-7:] if "forward_s" in r]
+                    print(f"{label} d {d:3d} causal {int(causal)} s {s:5d}: fwd " +
+                          " ".join(f"{r['forward_tflops']:4.0f}" for r in line) + " | bwd " +
+                          " ".join(f"{r['backward_tflops']:4.0f}" for r in line) +
+                          " TFLOP/s at 1..64 heads", flush=True)
+                    print("rows " + json.dumps(rows[-7:]), flush=True)  # kept if the run is cut
+    out["attention_parallelism"] = rows
 
 
 def wgrad_accumulate(device, out):
@@ -299,7 +357,7 @@ def main():
            "cuda": torch.version.cuda, "method": __doc__.split("Usage")[0].strip()}
     failed = False
     for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep,
-                  fp8_epilogue):
+                  fp8_epilogue, attention_parallelism):
         if args.only and probe.__name__ not in args.only:
             continue
         try:

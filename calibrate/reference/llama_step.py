@@ -34,7 +34,7 @@ import torch.nn.functional as F
 from torch import nn
 
 HIDDEN, FFN, HEADS, KV_HEADS, VOCAB = 4096, 14336, 32, 8, 128256
-HEAD_DIM = HIDDEN // HEADS
+HEAD_DIM = HIDDEN // HEADS  # 128; stays 128 under --tp
 EPS = 1e-5
 ROPE_THETA = 500000.0
 
@@ -439,6 +439,11 @@ def main():
     ap.add_argument("--arch", default="llama-3.1-8b", choices=["llama-3.1-8b", *MPT],
                     help="the layer: Llama-3.1-8B's, or an MPT of llm-foundry's benchmark table")
     ap.add_argument("--batch", type=int, default=1, help="sequences per micro-batch")
+    ap.add_argument("--tp", type=int, default=1,
+                    help="one tensor-parallel rank's shapes (Llama only): query and key/value heads, "
+                         "FFN and vocabulary divided by TP, hidden and head dim kept, no "
+                         "communication (Megatron's column/row-parallel split without sequence "
+                         "parallelism; scenario llama-4l-tpN-1gpu.yaml)")
     ap.add_argument("--main-grad", action="store_true",
                     help="linear layers accumulate their weight gradients into fp32 main gradients "
                          "inside the GEMM (Megatron's gradient-accumulation fusion)")
@@ -447,6 +452,11 @@ def main():
     ap.add_argument("--long-attention", action="store_true",
                     help="only time causal attention at 32K-128K tokens and context-parallel blocks")
     args = ap.parse_args()
+    if args.tp > 1:
+        global HEADS, KV_HEADS, FFN, VOCAB
+        if args.arch != "llama-3.1-8b" or KV_HEADS % args.tp:
+            ap.error("--tp takes Llama-3.1-8B and a divisor of its 8 key/value heads")
+        HEADS, KV_HEADS, FFN, VOCAB = HEADS // args.tp, KV_HEADS // args.tp, FFN // args.tp, VOCAB // args.tp
     os.makedirs(args.out, exist_ok=True)
     device = torch.device("cuda")
     props = torch.cuda.get_device_properties(device)
@@ -454,7 +464,8 @@ def main():
            "torch": torch.__version__, "cuda": torch.version.cuda,
            "cudnn": torch.backends.cudnn.version(), "layers": args.layers, "seq": args.seq,
            "micro_batches": args.micro, "arch": args.arch, "batch": args.batch,
-           "main_grad": args.main_grad,
+           "main_grad": args.main_grad, "tp": args.tp, "heads": HEADS, "kv_heads": KV_HEADS,
+           "ffn": FFN, "vocab": VOCAB,
            "script": "calibrate/reference/llama_step.py"}
     try:
         nccl = torch.cuda.nccl.version()

@@ -670,8 +670,14 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       const double paper_flops = backward ? k.flops / 2 * 2.5 : k.flops;
       const AttentionThroughput t = k_.attention->at(k.gemm.m, k.gemm.k);
       const double scale = s_.cluster.gpu.peak_flops / k_.attention->peak_flops;
+      // One launch per context-parallel block: its (sequence, head) pairs' query tiles, fewer
+      // or more per SM than the charts' benchmark filled the GPU with.
+      const double tiles =
+          k.batch / s_.layout.cp * std::ceil(k.gemm.m / constants::kAttentionTileRows);
+      const double parallel =
+          k_.attention->parallelism(backward, tiles, s_.cluster.gpu.sms, k.gemm.k);
       return dropout * paper_flops /
-             ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale);
+             ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale * parallel);
     }
     case Kernel::Kind::Memory:
       return memory_seconds(k.bytes) / k.bandwidth_share;

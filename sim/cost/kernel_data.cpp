@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "cost/constants.h"
 
 namespace trainsim {
 namespace {
@@ -74,11 +75,16 @@ constexpr double kForwardOverBackward = 73.0 / 63.0;
 // FlashAttention-3's backward is 1.5–1.75× FlashAttention-2's (FA3 paper §4.1): 1.5.
 constexpr double kFa3BackwardSpeedup = 1.5;
 
-const AttentionData kFa2A100Data{
-    "a100-sxm-80gb", 312e12, AttentionKernel::Flash2, "FlashAttention-2 paper, A100 fwd+bwd chart",
-    kFa2A100,        {}};
+const AttentionData kFa2A100Data{"a100-sxm-80gb",
+                                 312e12,
+                                 108,
+                                 AttentionKernel::Flash2,
+                                 "FlashAttention-2 paper, A100 fwd+bwd chart",
+                                 kFa2A100,
+                                 {}};
 const AttentionData kFa1A100Data{"a100-sxm-80gb",
                                  312e12,
+                                 108,
                                  AttentionKernel::Flash1,
                                  "FlashAttention-2 paper, A100 fwd+bwd chart (FlashAttention)",
                                  kFa1A100,
@@ -86,6 +92,7 @@ const AttentionData kFa1A100Data{"a100-sxm-80gb",
 const AttentionData kTritonA100Data{
     "a100-sxm-80gb",
     312e12,
+    108,
     AttentionKernel::Triton,
     "FlashAttention-2 paper, A100 fwd+bwd chart (FlashAttention, standing in for llm-foundry's "
     "Triton kernel)",
@@ -93,6 +100,7 @@ const AttentionData kTritonA100Data{
     {}};
 const AttentionData kFa2H100Data{"h100-sxm",
                                  989e12,
+                                 132,
                                  AttentionKernel::Flash2,
                                  "FlashAttention-2 measured on an H100 SXM (PyTorch 2.11 SDPA)",
                                  kFa2H100,
@@ -100,12 +108,14 @@ const AttentionData kFa2H100Data{"h100-sxm",
 // FlashAttention-3's paper states its backward against this FlashAttention-2 (not in kAll).
 const AttentionData kFa2H100PaperData{"h100-sxm",
                                       989e12,
+                                      132,
                                       AttentionKernel::Flash2,
                                       "FlashAttention-2 paper, H100 fwd+bwd chart",
                                       kFa2H100Paper,
                                       kFa2H100PaperForward};
 const AttentionData kFa1H100Data{"h100-sxm",
                                  989e12,
+                                 132,
                                  AttentionKernel::Flash1,
                                  "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention)",
                                  kFa1H100,
@@ -117,6 +127,7 @@ const AttentionData kFa1H100Data{"h100-sxm",
 const AttentionData kTritonH100Data{
     "h100-sxm",
     989e12,
+    132,
     AttentionKernel::Triton,
     "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention, standing in for llm-foundry's "
     "Triton kernel)",
@@ -124,6 +135,7 @@ const AttentionData kTritonH100Data{
     {}};
 const AttentionData kFa3H100Data{"h100-sxm",
                                  989e12,
+                                 132,
                                  AttentionKernel::Flash3,
                                  "FlashAttention-3 paper, forward chart; backward 1.5× "
                                  "FlashAttention-2's",
@@ -134,6 +146,7 @@ const AttentionData kFa3H100Data{"h100-sxm",
 
 const AttentionData kCudnnH100Data{"h100-sxm",
                                    989e12,
+                                   132,
                                    AttentionKernel::Cudnn,
                                    "cuDNN fused attention measured on an H100 SXM (cuDNN 9.19)",
                                    kCudnnH100,
@@ -171,6 +184,22 @@ AttentionThroughput AttentionData::at(double seq, double head_dim) const {
     t.backward_tflops = backward_scale * backward_from->at(seq, head_dim).backward_tflops;
   }
   return t;
+}
+
+double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, double head_dim) const {
+  TRAINSIM_CHECK(tiles > 0 && head_dim > 0, "attention launches tiles of a positive head size");
+  if (gpu_sms <= 0) return 1.0;
+  const bool cudnn = kernel == AttentionKernel::Cudnn;
+  const double c = backward ? (cudnn ? constants::kCudnnAttentionTileOverheadBackward
+                                     : constants::kAttentionTileOverheadBackward)
+                            : (cudnn ? constants::kCudnnAttentionTileOverheadForward
+                                     : constants::kAttentionTileOverheadForward);
+  if (c == 0) return 1.0;
+  // The charts' benchmark: 16k tokens of hidden 2048, in heads of the charted head dimension.
+  const double d = std::clamp(head_dim, 64.0, 128.0);
+  const double bench = 16384.0 * (2048.0 / d) / constants::kAttentionTileRows / sms;
+  const double x = tiles / gpu_sms;
+  return (x / (x + c)) / (bench / (bench + c));
 }
 
 const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel) {

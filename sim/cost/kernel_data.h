@@ -30,8 +30,9 @@ struct SeqCurves {
 /// chart, a forward-only chart, or both (the backward then follows from the two); without a
 /// chart of its own the backward is `backward_scale` × `backward_from`'s.
 struct AttentionData {
-  const char* gpu;  ///< the preset it was measured on
+  const char* gpu;    ///< the preset it was measured on
   double peak_flops;  ///< that GPU's dense 16-bit peak (datasheet), FLOP/s
+  int sms;            ///< that GPU's streaming multiprocessors (the benchmark's tiles per SM)
   AttentionKernel kernel;
   const char* source;  ///< paper and figure, for the report's `durations` line
   std::optional<SeqCurves> fwd_bwd, forward;
@@ -42,6 +43,13 @@ struct AttentionData {
   /// `head_dim`: linear in log₂(seq) between the charted lengths and linear in the head
   /// dimension between 64 and 128, held at the ends outside them.
   AttentionThroughput at(double seq, double head_dim) const;
+
+  /// Throughput at `tiles` query tiles (batch · heads · ⌈seq / 128⌉ of one launch) on a GPU of
+  /// `sms` SMs over the charted throughput at `head_dim`, whose benchmark launches 16k tokens ×
+  /// hidden 2048: x / (x + c) over the same at the benchmark's tiles per SM (constants.h,
+  /// kAttentionTileOverhead…). Below 1 for a launch of fewer tiles per SM than the benchmark's,
+  /// above for more; 1 where `sms` is unknown (0).
+  double parallelism(bool backward, double tiles, int sms, double head_dim) const;
 };
 
 /// The published curves of `kernel` for GPU preset `gpu`: measured on it, or on a GPU of the
