@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Three kernel costs the published cases depend on and no public measurement gives
+"""Kernel costs the published cases depend on and no public measurement gives
 (tests/published/README.md, "Known differences of structure"), timed on one GPU:
 
 1. FlashAttention-2 with attention dropout. Megatron-LM's default --attention-dropout 0.1 runs
