@@ -44,8 +44,9 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
   if (const AttentionData* a =
           find_attention_data(gpu.preset, fa2_for_fa3 ? AttentionKernel::Flash2 : attention)) {
     k.attention = a;
-    from.push_back(fmt::format("attention by sequence length ({}{})", a->source,
-                               fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : ""));
+    from.push_back(fmt::format(
+        "attention by sequence length ({}{}) and heads per launch (measured on an H200)", a->source,
+        fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : ""));
   }
   // The measured collective sweep holds for the preset's own NVSwitch. A scenario that changes
   // only the link's bandwidth keeps its latency floor and ramp, the rest stretched by the ratio;
@@ -639,6 +640,15 @@ void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& o
   out.push_back(k);
 }
 
+double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
+  if (!k_.attention || k.kind != Kernel::Kind::Attention) return 1.0;
+  // One launch per context-parallel block: its (sequence, head) pairs' query tiles, fewer or
+  // more per SM than the charts' benchmark filled the GPU with.
+  const double tiles = k.batch / s_.layout.cp * std::ceil(k.gemm.m / constants::kAttentionTileRows);
+  return k_.attention->parallelism(std::string_view(k.what) != "attention", tiles,
+                                   s_.cluster.gpu.sms, k.gemm.k);
+}
+
 double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
   switch (k.kind) {
     case Kernel::Kind::Gemm:
@@ -670,14 +680,9 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       const double paper_flops = backward ? k.flops / 2 * 2.5 : k.flops;
       const AttentionThroughput t = k_.attention->at(k.gemm.m, k.gemm.k);
       const double scale = s_.cluster.gpu.peak_flops / k_.attention->peak_flops;
-      // One launch per context-parallel block: its (sequence, head) pairs' query tiles, fewer
-      // or more per SM than the charts' benchmark filled the GPU with.
-      const double tiles =
-          k.batch / s_.layout.cp * std::ceil(k.gemm.m / constants::kAttentionTileRows);
-      const double parallel =
-          k_.attention->parallelism(backward, tiles, s_.cluster.gpu.sms, k.gemm.k);
       return dropout * paper_flops /
-             ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale * parallel);
+             ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale *
+              attention_parallelism(k));
     }
     case Kernel::Kind::Memory:
       return memory_seconds(k.bytes) / k.bandwidth_share;
@@ -719,8 +724,11 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                        ? "calibration profile"
                    : k_.attention ? k_.attention->source
                                   : "constant (efficiency of peak)";
-        if (s_.training.dropout > 0 && t.source != "calibration profile")
-          t.source += " × dropout ratio (measured)";
+        if (t.source != "calibration profile") {
+          if (const double p = attention_parallelism(k); std::abs(p - 1) >= 0.005)
+            t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
+          if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
+        }
         break;
       case Kernel::Kind::Memory:
         t.kind = "memory";

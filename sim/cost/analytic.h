@@ -162,6 +162,9 @@ class AnalyticCostModel : public CostModel {
   void attention_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
   /// Ring context parallelism's per-step merges of block results, one layer's (memory-bound).
   Kernel ring_merge(Op op) const;
+  /// A fused attention kernel's rate at its launch's query tiles over the charts' (1 without
+  /// charts): AttentionData::parallelism for one context-parallel block's launch.
+  double attention_parallelism(const Kernel& k) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
   /// Weight-gradient GEMMs accumulate into fp32 main gradients (training.fp32_grad_accumulation,
