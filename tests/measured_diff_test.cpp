@@ -222,20 +222,26 @@ TEST_CASE(
   std::remove(profile.c_str());
 }
 
-TEST_CASE("diff: one tensor-parallel rank's shapes on an H200: the attention of 4 heads") {
-  // calibrate/reference/llama_step.py --tp 8 --seq 8192 --micro 2 on an H200 (4 query heads
-  // and 1 key/value head; calibrate/reference/h200-tp-step.json) and its scenario,
-  // calibrate/reference/llama-4l-tp8-1gpu.yaml.
-  const Scenario sc = load_scenario(std::string(TRAINSIM_SOURCE_DIR) +
-                                    "/calibrate/reference/llama-4l-tp8-1gpu.yaml");
-  std::vector<TorchTrace> traces{read_torch_trace(std::string(TRAINSIM_TESTS_DIR) +
-                                                  "/data/kineto/h200-llama8b-4layers-tp8.json.gz")};
+// A one-GPU reference step (calibrate/reference/SCENARIO) against its trace
+// (tests/data/kineto/TRACE), at the median-length step but the first.
+MeasuredDiff diff_one_gpu(const std::string& scenario, const std::string& trace) {
+  const Scenario sc =
+      load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/" + scenario);
+  std::vector<TorchTrace> traces{
+      read_torch_trace(std::string(TRAINSIM_TESTS_DIR) + "/data/kineto/" + trace)};
   std::vector<StepBreakdown> steps{break_down_step(traces[0], pick_step(traces[0]))};
   const Timeline tl = simulate(sc);
   const StepReport r = make_report(tl);
   const auto model = make_cost_model(sc);
   std::vector<KernelReport> kernels{make_kernel_report(sc, *model, 0)};
-  const MeasuredDiff d = make_measured_diff(tl, r, kernels, traces, steps);
+  return make_measured_diff(tl, r, kernels, traces, steps);
+}
+
+TEST_CASE("diff: one tensor-parallel rank's shapes on an H200: the attention of 4 heads") {
+  // calibrate/reference/llama_step.py --tp 8 --seq 8192 --micro 2 on an H200 (4 query heads
+  // and 1 key/value head; calibrate/reference/h200-tp-step.json) and its scenario,
+  // calibrate/reference/llama-4l-tp8-1gpu.yaml.
+  const MeasuredDiff d = diff_one_gpu("llama-4l-tp8-1gpu.yaml", "h200-llama8b-4layers-tp8.json.gz");
   const RankDiff& rd = d.ranks[0];
   // #2 71,967.1 µs, #3 71,902.7, #4 71,943.4 → #3. Summed with Python over its GPU window: 32
   // FlashAttention kernels (forward, backward and its two helpers, 8 each), 9,675.1 µs.
@@ -251,16 +257,7 @@ TEST_CASE("diff: one tensor-parallel rank's shapes on an H200: the attention of 
 TEST_CASE("diff: a real H100 MPT-13B step (llm-foundry's layer) against its scenario") {
   // calibrate/reference/llama_step.py --arch mpt-13b on an H100 SXM: four layers, 2 micro-batches
   // of 2 × 2048 tokens. Its scenario: calibrate/reference/mpt-13b-4l-1gpu.yaml.
-  const Scenario sc =
-      load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/mpt-13b-4l-1gpu.yaml");
-  std::vector<TorchTrace> traces{read_torch_trace(std::string(TRAINSIM_TESTS_DIR) +
-                                                  "/data/kineto/h100-mpt13b-4layers.json.gz")};
-  std::vector<StepBreakdown> steps{break_down_step(traces[0], pick_step(traces[0]))};
-  const Timeline tl = simulate(sc);
-  const StepReport r = make_report(tl);
-  const auto model = make_cost_model(sc);
-  std::vector<KernelReport> kernels{make_kernel_report(sc, *model, 0)};
-  const MeasuredDiff d = make_measured_diff(tl, r, kernels, traces, steps);
+  const MeasuredDiff d = diff_one_gpu("mpt-13b-4l-1gpu.yaml", "h100-mpt13b-4layers.json.gz");
   const RankDiff& rd = d.ranks[0];
   // Every kernel of the step falls in a category the model predicts: nothing "other".
   CHECK(row(rd, "other").measured_s == 0);

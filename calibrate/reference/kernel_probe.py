@@ -60,6 +60,20 @@ def median_time(fn, flush=None):
     return statistics.median(times)
 
 
+def sdpa_times(backend, q, k, v, g, **kwargs):
+    """Median seconds of SDPA's forward (no autograd) and of forward + backward on `backend`."""
+    from torch.nn.attention import sdpa_kernel
+
+    def forward():
+        return F.scaled_dot_product_attention(q, k, v, **kwargs)
+
+    with sdpa_kernel(backend):
+        with torch.no_grad():
+            tf = median_time(forward)
+        tfb = median_time(lambda: forward().backward(g))
+    return tf, tfb
+
+
 def attention_dropout(device, out):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     cases = [("paper", 16384 // s, 16, 16, s) for s in (1024, 2048, 4096, 8192, 16384)]
@@ -105,7 +119,7 @@ def attention_dropout(device, out):
 
 
 def cudnn_attention(device, out):
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import SDPBackend
     if not hasattr(SDPBackend, "CUDNN_ATTENTION"):
         raise RuntimeError("this PyTorch has no cuDNN SDPA backend")
     rows = []
@@ -121,19 +135,9 @@ def cudnn_attention(device, out):
             for backend, label in ((SDPBackend.CUDNN_ATTENTION, "cudnn"),
                                    (SDPBackend.FLASH_ATTENTION, "flash2")):
                 for p in (0.0, 0.1):
-                    def forward():
-                        return F.scaled_dot_product_attention(q, k, v, dropout_p=p,
-                                                              is_causal=True)
-
-                    def forward_backward():
-                        forward().backward(g)
-
                     key = f"{label} p{p:g}"
                     try:
-                        with sdpa_kernel(backend):
-                            with torch.no_grad():
-                                tf = median_time(forward)
-                            tfb = median_time(forward_backward)
+                        tf, tfb = sdpa_times(backend, q, k, v, g, dropout_p=p, is_causal=True)
                     except RuntimeError as e:
                         row[key] = {"unavailable": str(e).splitlines()[0][:120]}
                         continue
@@ -157,7 +161,7 @@ def attention_parallelism(device, out):
     128). FlashAttention-2 and cuDNN (SDPA backends), bf16, head dims 64 and 128, causal and not,
     forward and forward + backward, no dropout; heads are keys' heads too (the kernels' grids run
     over query heads)."""
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import SDPBackend
     rows = []
     backends = [(SDPBackend.FLASH_ATTENTION, "flash2")]
     if hasattr(SDPBackend, "CUDNN_ATTENTION"):
@@ -172,19 +176,10 @@ def attention_parallelism(device, out):
                         g = torch.randn(1, heads, s, d, device=device, dtype=torch.bfloat16)
                         flops = 4 * s * s * heads * d * (0.5 if causal else 1.0)
 
-                        def forward():
-                            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-
-                        def forward_backward():
-                            forward().backward(g)
-
                         row = {"kernel": label, "head_dim": d, "causal": causal, "seq": s,
                                "batch": 1, "heads": heads}
                         try:
-                            with sdpa_kernel(backend):
-                                with torch.no_grad():
-                                    tf = median_time(forward)
-                                tfb = median_time(forward_backward)
+                            tf, tfb = sdpa_times(backend, q, k, v, g, is_causal=causal)
                         except RuntimeError as e:
                             row["unavailable"] = str(e).splitlines()[0][:120]
                             rows.append(row)

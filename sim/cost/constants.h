@@ -48,20 +48,21 @@ inline constexpr double kCudnnAttentionDropoutBackward = 1.19;
 /// batch × sequence = 16k tokens and hidden 2048 (2,048 tiles at head dim 128, 4,096 at 64):
 /// 15.5 tiles per SM on an H100, where a tensor-parallel rank's micro-batch of one sequence
 /// launches its heads ÷ tp (Llama-3-8B at tp 8, 8,192 tokens: 256 tiles, 1.9 per SM).
-/// Measured on an NVIDIA H200 (132 SMs, 2026-11-27; calibrate/reference/kernel_probe.py
-/// `attention_parallelism`, results h200-attention-parallelism.json): SDPA's FlashAttention-2 and
-/// cuDNN backends, bf16, batch 1 and 1-64 heads, head dims 64 and 128, 4k-16k tokens, causal, each
-/// series against its own point at 2,048 tiles; fitted over x ≥ 1.5 and, for the backward, calls of
-/// 1 ms or more (shorter ones wait on the host between the backward's kernels): FlashAttention-2
-/// forward c = 2.25 (rms 3 % over 26 points), backward 0.25 (rms 3.6 %, 21); cuDNN forward 1.6 (2.4
-/// %, 20), backward 0 (no loss measured). The kernels of real steps agree (four Llama-3.1-8B layers
+/// Measured on an NVIDIA H200 (132 SMs, 2026-11-27, twice; calibrate/reference/kernel_probe.py
+/// `attention_parallelism`, results h200-attention-parallelism.json and -repeat.json): SDPA's
+/// FlashAttention-2 and cuDNN backends, bf16, batch 1 and 1-64 heads, head dims 64 and 128,
+/// 4k-16k tokens, causal, each series against its own point at 2,048 tiles; fitted over both runs,
+/// x ≥ 1.5 and, for the backward, calls of 1 ms or more (shorter ones wait on the host between
+/// the backward's kernels): FlashAttention-2 forward c = 2.25 (each run alone the same; rms 2.7 %
+/// over 52 points), backward 0.25 (3.6 %, 42); cuDNN forward 1.7 (the runs alone 1.6 and 1.8; rms
+/// 3.5 %, 39), backward 0 (no loss measured). The kernels of real steps agree (four Llama-3.1-8B layers
 /// with one TP rank's shapes, tp 1-8, h200-tp-step.json): FlashAttention-2's forward at tp 2, 4,
 /// 8 ran 0.87, 0.77, 0.62 of its tp-1 rate (modelled 0.89, 0.73, 0.53), its backward 1.00,
 /// 0.96, 0.86 (0.99, 0.95, 0.90). FlashAttention(-1), llm-foundry's Triton kernel and
 /// FlashAttention-3, not measured, take FlashAttention-2's.
 inline constexpr double kAttentionTileOverheadForward = 2.25;
 inline constexpr double kAttentionTileOverheadBackward = 0.25;
-inline constexpr double kCudnnAttentionTileOverheadForward = 1.6;
+inline constexpr double kCudnnAttentionTileOverheadForward = 1.7;
 inline constexpr double kCudnnAttentionTileOverheadBackward = 0.0;
 /// The query tile of that count: 128 rows (FlashAttention-2's forward tile at head dim 128).
 inline constexpr double kAttentionTileRows = 128;
