@@ -44,9 +44,9 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
   if (const AttentionData* a =
           find_attention_data(gpu.preset, fa2_for_fa3 ? AttentionKernel::Flash2 : attention)) {
     k.attention = a;
-    from.push_back(fmt::format(
-        "attention by sequence length ({}{}) and heads per launch (measured on an H200)", a->source,
-        fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : ""));
+    from.push_back(fmt::format("attention by sequence length ({}{}){}", a->source,
+                               fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : "",
+                               gpu.sms > 0 ? " and heads per launch (measured on an H200)" : ""));
   }
   // The measured collective sweep holds for the preset's own NVSwitch. A scenario that changes
   // only the link's bandwidth keeps its latency floor and ramp, the rest stretched by the ratio;
