@@ -1407,6 +1407,12 @@ parallelism: {{dp: {}, cp: {}}}
   CHECK(a8->flops == Approx(4.0 * 16384 * 16384 * 4096 * 0.5 * 8));
   CHECK(a8->gemm.m == 16384);
   CHECK(a8->batch == Approx(32 * 8));  // 32 heads × 8 blocks
+  // Each block is its own launch of 32 heads × 16,384 / 128 tiles = 4,096 (31.03 per SM): its
+  // rate is the chart's at 16K (FlashAttention-2 on H100, forward 314 TFLOP/s) times
+  // (31.03 / 33.28) / (15.515 / 17.765) = 1.0677, not the 8 blocks' 32,768 tiles at once (1.10).
+  const double per_launch = (31.03 / 33.28) / (15.515 / 17.765);
+  CHECK(per_launch == Approx(1.0677).margin(1e-3));
+  CHECK(eight.kernel_seconds(*a8) == Approx(a8->flops / (314e12 * per_launch)).epsilon(1e-3));
   // Keys and values of the whole sequence, 8 heads × (128 + 128) × 2 bytes per token: S =
   // 131,072 · 2048 · 2 = 512 MiB per layer, all-gathered forward; backward also their gradients
   // reduce-scattered. None without CP, none for W.

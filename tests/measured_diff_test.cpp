@@ -219,6 +219,18 @@ TEST_CASE(
   CHECK(row(c.ranks[0], "attention").predicted_s ==
         Approx(row(c.ranks[0], "attention").measured_s).epsilon(0.05));
   CHECK_THAT(c.cost_sources, Catch::Contains("2 attention shape(s) from the profile"));
+  // Taken as they are: one sequence's 32 heads (1,024 tiles) would scale a chart's rate by 0.89
+  // for the launch's parallelism, but a measured call already ran at that launch.
+  const Scenario calibrated = load_scenario(dir + "llama-4l-1gpu.yaml", {"calibration=" + profile});
+  const KernelReport kr = make_kernel_report(calibrated, *make_cost_model(calibrated), 0);
+  int attention_rows = 0;
+  for (const KernelPass& p : kr.passes)
+    for (const KernelRow& k : p.rows)
+      if (k.kind == "attention") {
+        CHECK(k.source == "calibration profile");
+        ++attention_rows;
+      }
+  CHECK(attention_rows == 2);
   std::remove(profile.c_str());
 }
 

@@ -160,7 +160,8 @@ def attention_parallelism(device, out):
     always launches 16k tokens x 2048 hidden (b x heads x s / 128 = 2,048 query tiles at head dim
     128). FlashAttention-2 and cuDNN (SDPA backends), bf16, head dims 64 and 128, causal and not,
     forward and forward + backward, no dropout; heads are keys' heads too (the kernels' grids run
-    over query heads)."""
+    over query heads). The 2k rows reach at most 1,024 tiles: a fit against each length's
+    2,048-tile point (sim/cost/constants.h) uses 4k-16k."""
     from torch.nn.attention import SDPBackend
     rows = []
     backends = [(SDPBackend.FLASH_ATTENTION, "flash2")]
@@ -186,7 +187,7 @@ def attention_parallelism(device, out):
                             continue
                         row |= {"forward_s": tf, "forward_backward_s": tfb,
                                 "forward_tflops": flops / tf / 1e12,
-                                "backward_tflops": 2.5 * flops / (tfb - tf) / 1e12}
+                                "backward_tflops": 2.5 * flops / max(tfb - tf, 1e-12) / 1e12}
                         rows.append(row)
                         del q, k, v, g
                     line = [r for r in rows[-7:] if "forward_s" in r]

@@ -312,7 +312,8 @@ def time_matmuls(device, out):
 
 
 def time_attention(device, seq, out):
-    """SDPA forward and forward+backward, causal, b 1, 32 heads (GQA 8), head dim 128, bf16."""
+    """SDPA forward and forward+backward, causal, b 1, Llama's heads (32, GQA 8; ÷ --tp), head dim
+    128, bf16."""
     q = torch.randn(1, HEADS, seq, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
     k = torch.randn(1, KV_HEADS, seq, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
     v = torch.randn(1, KV_HEADS, seq, HEAD_DIM, device=device, dtype=torch.bfloat16, requires_grad=True)
@@ -452,8 +453,10 @@ def main():
     ap.add_argument("--long-attention", action="store_true",
                     help="only time causal attention at 32K-128K tokens and context-parallel blocks")
     args = ap.parse_args()
+    global HEADS, KV_HEADS, FFN, VOCAB
+    if args.tp < 1:
+        ap.error("--tp is 1 or more")
     if args.tp > 1:
-        global HEADS, KV_HEADS, FFN, VOCAB
         if args.arch != "llama-3.1-8b" or KV_HEADS % args.tp:
             ap.error("--tp takes Llama-3.1-8B and a divisor of its 8 key/value heads")
         HEADS, KV_HEADS, FFN, VOCAB = HEADS // args.tp, KV_HEADS // args.tp, FFN // args.tp, VOCAB // args.tp
