@@ -51,11 +51,12 @@ inline constexpr double kCudnnAttentionDropoutBackward = 1.19;
 /// Measured on an NVIDIA H200 (132 SMs, 2026-11-27, twice; calibrate/reference/kernel_probe.py
 /// `attention_parallelism`, results h200-attention-parallelism.json and -repeat.json): SDPA's
 /// FlashAttention-2 and cuDNN backends, bf16, batch 1 and 1-64 heads, head dims 64 and 128,
-/// 4k-16k tokens, causal, each series against its own point at 2,048 tiles; fitted over both runs,
-/// x ≥ 1.5 and, for the backward, calls of 1 ms or more (shorter ones wait on the host between
-/// the backward's kernels): FlashAttention-2 forward c = 2.25 (each run alone the same; rms 2.7 %
-/// over 52 points), backward 0.25 (3.6 %, 42); cuDNN forward 1.7 (the runs alone 1.6 and 1.8; rms
-/// 3.5 %, 39), backward 0 (no loss measured). The kernels of real steps agree (four Llama-3.1-8B
+/// 4k-16k tokens, causal, each series against its own point at 2,048 tiles; fitted over both runs
+/// (calibrate/reference/fit_attention_parallelism.py), x ≥ 1.5 and calls of 0.3 ms or more
+/// forward, 1 ms backward (shorter ones wait on the host between the backward's kernels):
+/// FlashAttention-2 forward c = 2.25 (each run alone the same; rms 2.7 % over 52 points), backward
+/// 0.25 (3.6 %, 42); cuDNN forward 1.7 (the runs alone 1.6 and 1.8; rms 3.5 %, 39), backward 0 (no
+/// loss measured). Without the forward's time floor: 2.30 and 1.85. The kernels of real steps agree (four Llama-3.1-8B
 /// layers with one TP rank's shapes, tp 1-8, h200-tp-step.json): FlashAttention-2's forward at tp
 /// 2, 4, 8 ran 0.87, 0.77, 0.62 of its tp-1 rate (modelled 0.89, 0.73, 0.53), its backward 1.00,
 /// 0.96, 0.86 (0.98, 0.95, 0.90). And so do longer sequences measured on an H100 in an earlier
