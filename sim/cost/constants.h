@@ -56,14 +56,15 @@ inline constexpr double kCudnnAttentionDropoutBackward = 1.19;
 /// forward, 1 ms backward (shorter ones wait on the host between the backward's kernels):
 /// FlashAttention-2 forward c = 2.25 (each run alone the same; rms 2.7 % over 52 points), backward
 /// 0.25 (3.6 %, 42); cuDNN forward 1.7 (the runs alone 1.6 and 1.8; rms 3.5 %, 39), backward 0 (no
-/// loss measured). Without the forward's time floor: 2.30 and 1.85. The kernels of real steps agree (four Llama-3.1-8B
-/// layers with one TP rank's shapes, tp 1-8, h200-tp-step.json): FlashAttention-2's forward at tp
-/// 2, 4, 8 ran 0.87, 0.77, 0.62 of its tp-1 rate (modelled 0.89, 0.73, 0.53), its backward 1.00,
-/// 0.96, 0.86 (0.98, 0.95, 0.90). And so do longer sequences measured on an H100 in an earlier
-/// session (h100-sxm-long-attention.json: 32 heads, one sequence, 8K-128K tokens, x = 15.5-248):
-/// forward 309, 331, 349-363, 337-342, 318 TFLOP/s against 314, 335, 347, 353, 356 modelled (the
-/// 16K chart's rate, held beyond it, times the factor). FlashAttention(-1), llm-foundry's Triton
-/// kernel and FlashAttention-3, not measured, take FlashAttention-2's.
+/// loss measured). Without the forward's time floor: 2.30 and 1.85. The kernels of real steps agree
+/// (four Llama-3.1-8B layers with one TP rank's shapes, tp 1-8, h200-tp-step.json):
+/// FlashAttention-2's forward at tp 2, 4, 8 ran 0.87, 0.77, 0.62 of its tp-1 rate (modelled 0.89,
+/// 0.73, 0.53), its backward 1.00, 0.96, 0.86 (0.98, 0.95, 0.90). And so do longer sequences
+/// measured on an H100 in an earlier session (h100-sxm-long-attention.json: 32 heads, one sequence,
+/// 8K-128K tokens, x = 15.5-248): forward 309, 331, 349-363, 337-342, 318 TFLOP/s against 314, 335,
+/// 347, 353, 356 modelled (the 16K chart's rate, held beyond it, times the factor).
+/// FlashAttention(-1), llm-foundry's Triton kernel and FlashAttention-3, not measured, take
+/// FlashAttention-2's.
 inline constexpr double kAttentionTileOverheadForward = 2.25;
 inline constexpr double kAttentionTileOverheadBackward = 0.25;
 inline constexpr double kCudnnAttentionTileOverheadForward = 1.7;
