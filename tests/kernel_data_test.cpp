@@ -81,18 +81,18 @@ TEST_CASE("kernel data: a launch of few heads runs its attention below the chart
   // Head dimension 64: 32 heads, 4,096 tiles.
   CHECK(fa2->parallelism(false, 4096, 132, 64) == Approx(1.0));
   // Llama-3-8B at tp 8, one 8,192-token sequence: 4 heads × 64 tiles = 256, x = 1.939 per SM.
-  // FlashAttention-2 forward, c = 2.25: (1.939 / 4.189) / (15.515 / 17.765) = 0.4629 / 0.8733.
+  // FlashAttention-2 forward, c = 2.30: (1.939 / 4.239) / (15.515 / 17.815) = 0.4575 / 0.8709.
   const double x = 256.0 / 132, b = 2048.0 / 132;
-  CHECK(fa2->parallelism(false, 256, 132, 128) == Approx((x / (x + 2.25)) / (b / (b + 2.25))));
-  CHECK(fa2->parallelism(false, 256, 132, 128) == Approx(0.530).margin(0.001));
+  CHECK(fa2->parallelism(false, 256, 132, 128) == Approx((x / (x + 2.30)) / (b / (b + 2.30))));
+  CHECK(fa2->parallelism(false, 256, 132, 128) == Approx(0.525).margin(0.001));
   // Its backward, c = 0.25: 0.8858 / 0.9841 = 0.900.
   CHECK(fa2->parallelism(true, 256, 132, 128) == Approx(0.900).margin(0.001));
   // cuDNN's forward, c = 1.7: (1.939 / 3.639) / (15.515 / 17.215) = 0.591; its backward lost
   // nothing measurable.
   CHECK(cudnn->parallelism(false, 256, 132, 128) == Approx(0.591).margin(0.001));
   CHECK(cudnn->parallelism(true, 256, 132, 128) == 1.0);
-  // More tiles than the benchmark's run a little faster (8,192: x = 62.06, 0.965 / 0.873).
-  CHECK(fa2->parallelism(false, 8192, 132, 128) == Approx(1.105).margin(0.001));
+  // More tiles than the benchmark's run a little faster (8,192: x = 62.06, 0.964 / 0.871).
+  CHECK(fa2->parallelism(false, 8192, 132, 128) == Approx(1.107).margin(0.001));
   // Fewer SMs fill with fewer tiles: the same 256 tiles on an H100 PCIe's 114 SMs, x = 2.246.
   CHECK(fa2->parallelism(false, 256, 114, 128) > fa2->parallelism(false, 256, 132, 128));
   // A GPU of unknown SM count: as charted.
