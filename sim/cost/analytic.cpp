@@ -643,7 +643,10 @@ void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& o
 double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
   if (!k_.attention || k.kind != Kernel::Kind::Attention) return 1.0;
   // One launch per context-parallel block: its (sequence, head) pairs' query tiles, fewer or
-  // more per SM than the charts' benchmark filled the GPU with.
+  // more per SM than the charts' benchmark filled the GPU with. Every block is counted with all
+  // s / cp of the rank's queries; the ring's half blocks that take only half of them (and the
+  // all-gather variant's per-chunk launches) hold half the tiles: an approximation on the fast
+  // side, which matters at few heads per rank.
   const double tiles = k.batch / s_.layout.cp * std::ceil(k.gemm.m / constants::kAttentionTileRows);
   return k_.attention->parallelism(std::string_view(k.what) != "attention", tiles,
                                    s_.cluster.gpu.sms, k.gemm.k);
