@@ -37,7 +37,7 @@ std::string validation_line(const std::string& gpu);
 /// How well the suite's runs measured together (`measured.series`) are ordered: the layout
 /// ranking's summary (report/ranking.h), the record a layout search quotes under its ranking.
 RankingSummary validation_ranking();
-/// validation_ranking as one line ("43 of 44 pairs … ordered as measured; …"); "" when the
+/// validation_ranking as one line ("45 of 45 pairs … ordered as measured; …"); "" when the
 /// suite has no series.
 std::string ranking_line();
 
