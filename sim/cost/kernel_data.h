@@ -1,9 +1,10 @@
 #pragma once
 // Published kernel-level measurements per GPU preset: the attention kernels' throughput by
-// sequence length and head dimension (cost/kernel_data.cpp cites each figure). A custom GPU,
-// or a kernel nobody measured on a preset, falls back to cost/constants.h.
+// sequence length and head dimension (cost/kernel_data.cpp cites each figure), and how a launch's
+// parallelism scales them. A custom GPU, or a kernel nobody measured on a preset, falls back to
+// cost/constants.h.
 //
-// GEMMs by shape: cost/gemm_efficiency.h. Not held (yet): collective bandwidth by message size.
+// GEMMs by shape: cost/gemm_efficiency.h; collectives by message size: cost/collective_curve.h.
 #include <array>     // std::array
 #include <optional>  // std::optional
 #include <string>    // std::string
