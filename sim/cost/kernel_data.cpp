@@ -57,8 +57,25 @@ constexpr SeqCurves kFa2H100Forward{{130, 188, 244, 275, 290, 293}, {155, 213, 2
 constexpr SeqCurves kFa2H100Paper{{141, 192, 232, 257, 273, 284}, {163, 221, 265, 294, 308, 328}};
 constexpr SeqCurves kFa2H100PaperForward{{180, 229, 262, 284, 295, 299},
                                          {191, 260, 298, 319, 333, 335}};
-// FlashAttention (-1) on H100.
-constexpr SeqCurves kFa1H100{{104, 123, 136, 138, 149, 156}, {98, 109, 108, 126, 135, 137}};
+// FlashAttention (-1) on H100: the paper's bars [FA2-H100], then as a training step would run
+// them. The bars of that H100 figure overstate a real H100's kernels: FlashAttention-2 measured
+// on an H100 (kFa2H100 above) lies 3–16 % below the figure's FlashAttention-2 bars
+// (kFa2H100Paper) at 4k–16k tokens and 19–39 % below at 512–2k, and the figure's FlashAttention
+// bars were timed by the same benchmark on the same machine. So each bar is scaled by
+// FlashAttention-2's measured-over-paper ratio at its length and head dimension (0.61 at 512
+// tokens and head dim 128 … 0.96 at 16k and head dim 64): the correction measured for one kernel
+// of the figure, carried to its neighbour, fitted to no run (FlashAttention-1 itself has no build
+// for PyTorch 2.x to time). Its effect on the suite: tests/published/README.md.
+constexpr SeqCurves kFa1H100Paper{{104, 123, 136, 138, 149, 156}, {98, 109, 108, 126, 135, 137}};
+constexpr SeqCurves scaled(const SeqCurves& c, const SeqCurves& measured, const SeqCurves& paper) {
+  SeqCurves out;
+  for (std::size_t i = 0; i < out.d64.size(); ++i) {
+    out.d64[i] = c.d64[i] * measured.d64[i] / paper.d64[i];
+    out.d128[i] = c.d128[i] * measured.d128[i] / paper.d128[i];
+  }
+  return out;
+}
+constexpr SeqCurves kFa1H100 = scaled(kFa1H100Paper, kFa2H100, kFa2H100Paper);
 // cuDNN's fused attention on H100 (what Transformer Engine prefers on Hopper): forward +
 // backward and forward alone [cuDNN-measured]. 1.3–1.8 times FlashAttention-2's forward +
 // backward throughput.
@@ -117,20 +134,21 @@ const AttentionData kFa1H100Data{"h100-sxm",
                                  989e12,
                                  132,
                                  AttentionKernel::Flash1,
-                                 "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention)",
+                                 "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention; "
+                                 "scaled as FlashAttention-2 measures on an H100)",
                                  kFa1H100,
                                  {}};
 // No chart times a Triton kernel on H100. llm-foundry's kernel runs FlashAttention-1's algorithm
 // on Ampere-style mma instructions (pre-MLIR Triton, its triton_pre_mlir_sm90 branch, emits no
 // Hopper wgmma), as FlashAttention(-1) does, and sits beside it (above): FlashAttention(-1)'s
-// H100 bars stand in.
+// H100 curves stand in (the paper's bars as a real H100 runs them, above).
 const AttentionData kTritonH100Data{
     "h100-sxm",
     989e12,
     132,
     AttentionKernel::Triton,
     "FlashAttention-2 paper, H100 fwd+bwd chart (FlashAttention, standing in for llm-foundry's "
-    "Triton kernel)",
+    "Triton kernel; scaled as FlashAttention-2 measures on an H100)",
     kFa1H100,
     {}};
 const AttentionData kFa3H100Data{"h100-sxm",
