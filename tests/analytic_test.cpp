@@ -919,10 +919,26 @@ parallelism: {{dp: 8}}
   CHECK(find(eager, Op::F, "rope").bandwidth_share == Approx(0.5));
   CHECK(find(eager, Op::B, "rope").bytes == Approx(24 * qk));
   CHECK(find(eager, Op::B, "rope").launches == 12);
-  // A LayerNorm model keeps its single ATen kernel even when eager.
+  // A LayerNorm model runs PyTorch's own LayerNorm kernels when eager (constants.h, measured
+  // in the H100 MPT-13B trace): forward one kernel, read + write (4 B) at 0.60 of HBM, 0.60 /
+  // 0.80 = 0.75 of the other memory-bound kernels' rate; backward the input gradient's kernel
+  // and the weight and bias gradients' (6 + 4 = 10 B, 2 launches) at 0.53 / 0.80 = 0.6625.
   const AnalyticCostModel layernorm = model(", norm: layernorm");
   CHECK(find(layernorm, Op::F, "norm").bytes == Approx(4 * nh));
   CHECK(find(layernorm, Op::F, "norm").launches == 1);
+  CHECK(find(layernorm, Op::F, "norm").bandwidth_share == Approx(0.75));
+  CHECK(find(layernorm, Op::B, "norm").bytes == Approx(10 * nh));
+  CHECK(find(layernorm, Op::B, "norm").launches == 2);
+  CHECK(find(layernorm, Op::B, "norm").bandwidth_share == Approx(0.6625));
+  // Fused (compiled), it is one kernel at the full memory-bound rate: 8 B backward.
+  const AnalyticCostModel fused_ln(test::yaml(R"(model: {preset: llama-3.1-8b, norm: layernorm}
+training: {seq_len: 4096, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)"));
+  CHECK(find(fused_ln, Op::B, "norm").bytes == Approx(8 * nh));
+  CHECK(find(fused_ln, Op::B, "norm").launches == 1);
+  CHECK(find(fused_ln, Op::B, "norm").bandwidth_share == Approx(1));
   // The forward of 32 layers grows by the extra bytes at 80 % of 3.35 TB/s plus 24 more
   // launches per layer (7 · 2 norms, 1 SwiGLU, 9 RoPE): norms 2·(36 − 4)·nh, SwiGLU (10 − 6)·nf,
   // RoPE 20·qk at half the bandwidth (= 40·qk) − 4·qk = 36·qk; × 32 layers.
@@ -1014,6 +1030,28 @@ parallelism: {{dp: 8, zero: {}}}
   const double rows = 2.0 * 4096 * 4096 * 2;
   CHECK(find(compiled, Op::B, "embedding.wgrad")->bytes == Approx(rows + 128256.0 * 4096 * 2));
   CHECK(find(compiled, Op::F, "embedding")->bytes == Approx(rows));
+  // An untied table has no gradients to sum. Tied (one stage holds the embedding and the head),
+  // autograd adds the lookup's and the head's gradients of the 128,256 × 4096 table every
+  // micro-batch's backward: read 2 + 2, write 2 bytes per element. Megatron's fused fp32 main
+  // gradient takes each by itself: no sum.
+  CHECK_FALSE(find(compiled, Op::B, "embedding.tied_grad_sum"));
+  const AnalyticCostModel tied(test::yaml(R"(model: {preset: llama-3.1-8b, tied_embeddings: true}
+training: {seq_len: 4096, global_batch_size: 32}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)"));
+  REQUIRE(find(tied, Op::B, "embedding.tied_grad_sum"));
+  CHECK(find(tied, Op::B, "embedding.tied_grad_sum")->bytes == Approx(6 * 128256.0 * 4096));
+  CHECK_FALSE(find(tied, Op::F, "embedding.tied_grad_sum"));
+  CHECK_FALSE(find(tied, Op::I, "embedding.tied_grad_sum"));  // zero bubble: with the W half
+  CHECK(find(tied, Op::W, "embedding.tied_grad_sum"));
+  const AnalyticCostModel tied_main_grad(
+      test::yaml(R"(model: {preset: llama-3.1-8b, tied_embeddings: true}
+training: {seq_len: 4096, global_batch_size: 32, fp32_grad_accumulation: true}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)"));
+  CHECK_FALSE(find(tied_main_grad, Op::B, "embedding.tied_grad_sum"));
   // A residual add's backward: autograd sums the two gradients at the layer input, read 2 write
   // 1 (4096 · 4096 bf16 each), as much traffic as the forward.
   CHECK(find(compiled, Op::B, "residual")->bytes == Approx(3 * 4096.0 * 4096 * 2));

@@ -292,8 +292,14 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     if (eager.norm && m.norm == NormKind::RMSNorm)
       ops("norm", hs, constants::kEagerRmsNormForwardBytes, constants::kEagerRmsNormBackwardBytes,
           constants::kEagerRmsNormForwardKernels, constants::kEagerRmsNormBackwardKernels);
+    else if (eager.norm)  // PyTorch's own LayerNorm kernels, at their measured rates
+      ops("norm", hs, constants::kEagerLayerNormForwardBytes,
+          constants::kEagerLayerNormBackwardBytes, 1, constants::kEagerLayerNormBackwardKernels,
+          (forward ? constants::kEagerLayerNormForwardMemoryEfficiency
+                   : constants::kEagerLayerNormBackwardMemoryEfficiency) /
+              constants::kMemoryEfficiency);
     else
-      memory("norm", 2 * hs * 2);  // one LayerNorm or RMSNorm kernel: read + write
+      memory("norm", 2 * hs * 2);  // one fused LayerNorm or RMSNorm kernel: read + write
   }
   if (s_.training.dropout > 0) {
     // Megatron's fused bias-dropout-add: read the branch and the residual, write the sum and
@@ -519,6 +525,7 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
     if (st.head) head_kernels(op, out);
     stage_layer_kernels(op, st, out);
     if (st.embedding) embedding_kernels(op, out);
+    if (st.embedding && st.head && op != Op::I) tied_grad_sum_kernel(out);
     if (op != Op::I) grad_accumulate_kernel(stage, out);
   }
   fsdp_kernels(op, stage, out);
@@ -603,6 +610,20 @@ void AnalyticCostModel::main_grad_accumulate(double elements, double shown, int 
   k.recompute = recompute;
   k.bandwidth_share = elements / shown;
   out.push_back(k);
+}
+
+void AnalyticCostModel::tied_grad_sum_kernel(std::vector<Kernel>& out) const {
+  // A tied table's two gradients, the lookup's and the output layer's, summed by autograd on
+  // the stage that holds both (constants.h); a fused fp32 main gradient takes each by itself.
+  if (!s_.model->tied_embeddings || fused_main_grad()) return;
+  const double table =
+      static_cast<double>(s_.model->vocab) / s_.layout.tp * static_cast<double>(s_.model->hidden);
+  out.push_back({Kernel::Kind::Memory,
+                 "embedding.tied_grad_sum",
+                 {0, 0, 0},
+                 1,
+                 0,
+                 constants::kTiedEmbeddingGradSumBytes * table});
 }
 
 bool AnalyticCostModel::fused_main_grad() const {

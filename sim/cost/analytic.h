@@ -167,6 +167,8 @@ class AnalyticCostModel : public CostModel {
   double attention_parallelism(const Kernel& k) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
+  /// Autograd's sum of a tied table's two gradients (on a stage with the embedding and head).
+  void tied_grad_sum_kernel(std::vector<Kernel>& out) const;
   /// Weight-gradient GEMMs accumulate into fp32 main gradients (training.fp32_grad_accumulation,
   /// not eager).
   bool fused_main_grad() const;

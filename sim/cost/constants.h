@@ -222,6 +222,31 @@ inline constexpr double kEagerSwigluForwardBytes = 10, kEagerSwigluBackwardBytes
 inline constexpr double kEagerRopeBytes = 20, kEagerRopeBackwardBytes = 24;
 inline constexpr int kEagerRopeKernels = 5;
 
+/// PyTorch's own LayerNorm (torch.nn.functional.layer_norm as eager code calls it: llm-foundry's
+/// MPT, Hugging Face's LayerNorm models), per element of the normalized tensor, bf16: forward one
+/// kernel reading x and writing y (4 bytes); backward two, layer_norm_grad_input (read dy and x,
+/// write dx: 6 bytes) then GammaBetaBackward (read dy and x again for the weight and bias
+/// gradients: 4 bytes) = 10. Both are row reductions in fp32 and reach less of the HBM bandwidth
+/// than an elementwise kernel: in the H100 trace of four MPT-13B layers
+/// (tests/data/kineto/h100-mpt13b-4layers.json.gz, 2 × 2,048 × 5,120 elements, medians of 18
+/// launches in each of three steps) the forward took 42.0 µs (2.00 TB/s, 0.60 of the 3.35 TB/s
+/// datasheet bandwidth) and the backward's two 67.2 + 51.3 µs (1.87 and 1.64 TB/s; together 10
+/// bytes at 1.77 TB/s, 0.53), where the model's one-kernel LayerNorm (read + write, twice that
+/// backward, at kMemoryEfficiency) had the backward at half its measured time. Used as a share of
+/// the memory-bound rate, as kEagerStridedMemoryEfficiency is. Fused LayerNorms (apex's,
+/// Transformer Engine's, torch.compile's) stay one kernel at the memory-bound rate.
+inline constexpr double kEagerLayerNormForwardBytes = 4, kEagerLayerNormBackwardBytes = 10;
+inline constexpr int kEagerLayerNormBackwardKernels = 2;
+inline constexpr double kEagerLayerNormForwardMemoryEfficiency = 0.60;
+inline constexpr double kEagerLayerNormBackwardMemoryEfficiency = 0.53;
+
+/// Bytes per element of a tied embedding table that autograd's sum of its two gradients moves
+/// (the lookup's and the output layer's reach the same weight: InputBuffer adds them, read 2 + 2,
+/// write 2), once per micro-batch's backward where no fused fp32 main gradient takes them
+/// (Megatron's hook adds each into main_grad instead). The H100 MPT-13B trace above: one
+/// 50,368 × 5,120 add per micro-batch, 501 µs (1.55 GB at 3.1 TB/s).
+inline constexpr double kTiedEmbeddingGradSumBytes = 6;
+
 /// Fraction of HBM bandwidth PyTorch's elementwise kernels reach on an operand that is not
 /// contiguous (a transposed view: q and k of the rotary embedding, head-major views of the
 /// token-major projection): they run the generic, non-vectorized `elementwise_kernel`. Measured

@@ -606,7 +606,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`flash2`",
        "the attention kernels: FlashAttention-1, -2 or -3; `triton`, llm-foundry's `attn_impl: "
        "triton` (T. Dao's `flash_attn_triton.py` on pre-MLIR Triton; no chart times it: "
-       "FlashAttention-1's bars stand in, beside which its sources place it); `cudnn`, cuDNN's "
+       "FlashAttention-1's bars stand in, beside which its sources place it; on Hopper both "
+       "scaled as FlashAttention-2 measures against the same chart on an H100); `cudnn`, cuDNN's "
        "fused attention (what Transformer Engine runs on Hopper when it may choose; measured on "
        "H100, Hopper only); each timed by its published or measured throughput at the sequence "
        "length and head dimension (`sim/cost/kernel_data.cpp`). Or unfused (\"standard\": QKᵀ and "
@@ -642,16 +643,22 @@ const std::vector<SchemaKey>& scenario_keys() {
        "how the memory-bound ops run: fused, one kernel each (torch.compile, Megatron's or "
        "Transformer Engine's fused kernels), or eager, one PyTorch op at a time as the Hugging "
        "Face reference code writes them: RMSNorm 8 kernels and 36 bytes per element forward (fp32 "
-       "upcast), SwiGLU 2 kernels, rotary embeddings 5 per tensor (`sim/cost/constants.h`). GELU, "
-       "LayerNorm and attention are single kernels either way",
+       "upcast), SwiGLU 2 kernels, rotary embeddings 5 per tensor, LayerNorm PyTorch's own "
+       "kernels (forward one, backward two: 10 bytes per element, at the 0.60 and 0.53 of HBM "
+       "bandwidth they reached in an H100 trace; fused, one kernel at the memory-bound rate) "
+       "(`sim/cost/constants.h`). GELU and attention are single kernels either way. Eager or "
+       "not, a tied embedding's two gradients are summed by autograd each micro-batch (6 bytes "
+       "per table element) unless `fp32_grad_accumulation` takes them into Megatron's main "
+       "gradient",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`",
        "all three with `runtime: eager`, `none` with `compiled`",
-       "which of those ops run op by op, the others fused, for frameworks that fuse some: "
-       "Megatron-LM's legacy model fuses its RMSNorm (apex) but runs SwiGLU and rotary "
-       "embeddings as PyTorch ops (`swiglu,rope`); eager gradient accumulation still follows "
-       "`runtime`",
+       "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
+       "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
+       "(apex) but runs SwiGLU and rotary embeddings as PyTorch ops (`swiglu,rope`); "
+       "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
+       "accumulation still follows `runtime`",
        text(),
        {put_eager_ops, get_eager_ops}},
       {"training.offload", "`none`, `optimizer`", "`none`",
