@@ -930,6 +930,9 @@ parallelism: {{dp: 8}}
   CHECK(find(layernorm, Op::B, "norm").bytes == Approx(10 * nh));
   CHECK(find(layernorm, Op::B, "norm").launches == 2);
   CHECK(find(layernorm, Op::B, "norm").bandwidth_share == Approx(0.6625));
+  // Timed at that share: 10 B × n·h over 3.35 TB/s × 0.80 × 0.6625 = 0.53 of HBM.
+  CHECK(layernorm.kernel_seconds(find(layernorm, Op::B, "norm")) ==
+        Approx(10 * nh / (3.35e12 * 0.53)));
   // Fused (compiled), it is one kernel at the full memory-bound rate: 8 B backward.
   const AnalyticCostModel fused_ln(test::yaml(R"(model: {preset: llama-3.1-8b, norm: layernorm}
 training: {seq_len: 4096, global_batch_size: 8}
@@ -1052,6 +1055,27 @@ cluster: {gpu: h100-sxm, gpus_per_node: 8}
 parallelism: {dp: 8}
 )"));
   CHECK_FALSE(find(tied_main_grad, Op::B, "embedding.tied_grad_sum"));
+  // Eager with fp32 accumulation has no fused main gradient (PyTorch's AccumulateGrad): summed.
+  const AnalyticCostModel tied_eager_fp32(
+      test::yaml(R"(model: {preset: llama-3.1-8b, tied_embeddings: true}
+training: {seq_len: 4096, global_batch_size: 32, fp32_grad_accumulation: true, runtime: eager}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)"));
+  CHECK(find(tied_eager_fp32, Op::B, "embedding.tied_grad_sum"));
+  // Over a pipeline the lookup and the head sit on different stages: no stage sums them (the
+  // embedding group's all-reduce does, lower/pass_dp.cpp).
+  const AnalyticCostModel tied_pp(test::yaml(R"(model: {preset: llama-3.1-8b, tied_embeddings: true}
+training: {seq_len: 4096, global_batch_size: 32}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 4, pp: 2}
+)"));
+  for (int stage : {0, 1}) {
+    bool summed = false;
+    for (const Kernel& k : tied_pp.kernels(Op::B, stage))
+      summed = summed || std::string_view(k.what) == "embedding.tied_grad_sum";
+    CHECK_FALSE(summed);
+  }
   // A residual add's backward: autograd sums the two gradients at the layer input, read 2 write
   // 1 (4096 · 4096 bf16 each), as much traffic as the forward.
   CHECK(find(compiled, Op::B, "residual")->bytes == Approx(3 * 4096.0 * 4096 * 2));

@@ -279,7 +279,8 @@ TEST_CASE("diff: a real H100 MPT-13B step (llm-foundry's layer) against its scen
   CHECK(std::abs(row(rd, "step").error()) < 0.05);
   // Its memory-bound kernels: 20.22 ms measured; 17.59 predicted (−13.0 %) with one fused
   // LayerNorm kernel and no sum of the tied table's gradients, 19.83 (−1.9 %) with PyTorch's own
-  // LayerNorm kernels at their measured rates and autograd's sum (constants.h).
+  // LayerNorm kernels at their measured rates and autograd's sum (constants.h). Those rates were
+  // read from this very trace: a check that they are applied as measured, not an independent one.
   CHECK(row(rd, "memory_bound").measured_s == Approx(20.218e-3).epsilon(1e-4));
   CHECK(std::abs(row(rd, "memory_bound").error()) < 0.05);
 }

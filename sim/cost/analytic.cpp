@@ -276,8 +276,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   auto memory = [&](const char* what, double bytes) {
     push({Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, dir * bytes});
   };
-  // An eager runtime runs RMSNorm, SwiGLU and rotary embeddings op by op (constants.h);
-  // training.eager_ops picks which.
+  // An eager runtime runs RMSNorm, SwiGLU and rotary embeddings op by op and LayerNorm as
+  // PyTorch's own kernels (constants.h); training.eager_ops picks which.
   const EagerOps eager = eager_ops(s_.training);
   const bool forward = op == Op::F;
   auto ops = [&](const char* what, double elements, double fwd_bytes, double bwd_bytes,
@@ -760,6 +760,8 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                                                         : "HBM bandwidth × efficiency";
         if (std::string_view(k.what) == "wgrad.main_grad")
           t.source += " × the share the GEMM shows (measured)";
+        else if (std::abs(k.bandwidth_share - 1) >= 0.005)
+          t.source += fmt::format(" × {:.2f}: this kernel's measured rate", k.bandwidth_share);
         break;
     }
     out.push_back(std::move(t));

@@ -89,8 +89,9 @@ struct Kernel {
   bool recompute = false;  ///< recomputation: costs time, is not model FLOPs
   bool attention_core = false;  ///< part of the attention core (what selective recompute redoes)
   /// Memory: the share of the other memory-bound kernels' bandwidth this one reaches (below 1:
-  /// PyTorch's generic elementwise kernel on non-contiguous operands, constants.h; above 1: the
-  /// traffic partly runs hidden inside a GEMM, `wgrad.main_grad`).
+  /// PyTorch's generic elementwise kernel on non-contiguous operands, its converting copy, its
+  /// LayerNorm's row reductions, constants.h; above 1: the traffic partly runs hidden inside a
+  /// GEMM, `wgrad.main_grad`).
   double bandwidth_share = 1;
   bool fp8 = false;  ///< Gemm: runs in FP8 (training.precision fp8, cost/fp8_gemm.h)
 };

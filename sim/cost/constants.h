@@ -233,8 +233,10 @@ inline constexpr int kEagerRopeKernels = 5;
 /// datasheet bandwidth) and the backward's two 67.2 + 51.3 µs (1.87 and 1.64 TB/s; together 10
 /// bytes at 1.77 TB/s, 0.53), where the model's one-kernel LayerNorm (read + write, twice that
 /// backward, at kMemoryEfficiency) had the backward at half its measured time. Used as a share of
-/// the memory-bound rate, as kEagerStridedMemoryEfficiency is. Fused LayerNorms (apex's,
-/// Transformer Engine's, torch.compile's) stay one kernel at the memory-bound rate.
+/// the memory-bound rate, as kEagerStridedMemoryEfficiency is: 0.75 and 0.66 of it, of an
+/// `efficiency.memory` override's or a profile's copy rate likewise. One shape measured (hidden
+/// 5,120); fused LayerNorms (apex's, Transformer Engine's, torch.compile's) stay one kernel at
+/// the memory-bound rate.
 inline constexpr double kEagerLayerNormForwardBytes = 4, kEagerLayerNormBackwardBytes = 10;
 inline constexpr int kEagerLayerNormBackwardKernels = 2;
 inline constexpr double kEagerLayerNormForwardMemoryEfficiency = 0.60;

@@ -433,7 +433,9 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"model.tied_embeddings", "bool", "preset / false",
        "LM head shares the embedding; over a pipeline (the two on different ranks) the first and "
        "last stage all-reduce its gradient before the optimizer step (Megatron-core's embedding "
-       "group)",
+       "group); on one stage autograd sums the lookup's and the head's gradients of the table "
+       "every micro-batch (6 bytes per element), unless Megatron's fused fp32 main gradient "
+       "(`fp32_grad_accumulation` without `runtime: eager`) takes each",
        boolean(), field<&Scenario::model, &ModelSpec::tied_embeddings>()},
       {"model.mlp", "`swiglu` or `gelu`", "`swiglu`", "3 or 2 MLP matrices",
        choice({"swiglu", "gelu"}), field<&Scenario::model, &ModelSpec::mlp>()},
@@ -643,13 +645,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "how the memory-bound ops run: fused, one kernel each (torch.compile, Megatron's or "
        "Transformer Engine's fused kernels), or eager, one PyTorch op at a time as the Hugging "
        "Face reference code writes them: RMSNorm 8 kernels and 36 bytes per element forward (fp32 "
-       "upcast), SwiGLU 2 kernels, rotary embeddings 5 per tensor, LayerNorm PyTorch's own "
-       "kernels (forward one, backward two: 10 bytes per element, at the 0.60 and 0.53 of HBM "
-       "bandwidth they reached in an H100 trace; fused, one kernel at the memory-bound rate) "
-       "(`sim/cost/constants.h`). GELU and attention are single kernels either way. Eager or "
-       "not, a tied embedding's two gradients are summed by autograd each micro-batch (6 bytes "
-       "per table element) unless `fp32_grad_accumulation` takes them into Megatron's main "
-       "gradient",
+       "upcast), SwiGLU 2 kernels, rotary embeddings 5 per tensor, LayerNorm as PyTorch's own "
+       "kernels: forward one kernel, 4 bytes per element, backward two, 10 bytes, at the 0.60 "
+       "and 0.53 of HBM bandwidth they reached in an H100 trace (`sim/cost/constants.h`). GELU "
+       "and attention are single kernels either way",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`",
