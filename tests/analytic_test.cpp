@@ -410,8 +410,11 @@ TEST_CASE("analytic: kernels() lists each kernel, and compute() is their sum", "
   const AnalyticCostModel m(s);
   const auto f = m.kernels(Op::F, 0);
   // Forward: embedding, then 11 layer kernels (4 GEMMs, attention, 2 norms, 2 residual adds,
-  // SwiGLU, rotary) each run 32 times, then the LM head GEMM and cross-entropy: 14 entries.
-  REQUIRE(f.size() == 14);
+  // SwiGLU, rotary) each run 32 times, then the final norm, the LM head GEMM and cross-entropy:
+  // 15 entries.
+  REQUIRE(f.size() == 15);
+  CHECK(std::string(f[f.size() - 3].what) == "final_norm");
+  CHECK(f[f.size() - 3].count == 1);
   CHECK(std::string(f.front().what) == "embedding");
   CHECK(std::string(f[1].what) == "qkv");
   CHECK(f[1].count == 32);
@@ -448,9 +451,12 @@ TEST_CASE("analytic: recomputed kernels are listed, marked, and not model FLOPs"
   // Full recompute: the 11 forward layer kernels run again before the backward ones.
   const auto rec = std::count_if(b.begin(), b.end(), [](const Kernel& k) { return k.recompute; });
   CHECK(rec == 11);
-  // After the head's 3 (loss gradient, dgrad, wgrad) come the recomputed forward kernels.
-  CHECK(std::string(b[3].what) == "qkv");
-  CHECK(b[3].recompute);
+  // After the head's 4 (loss gradient, dgrad, the final norm's backward, wgrad) come the
+  // recomputed forward kernels; the final norm, outside the layers, is not recomputed.
+  CHECK(std::string(b[2].what) == "final_norm");
+  CHECK_FALSE(b[2].recompute);
+  CHECK(std::string(b[4].what) == "qkv");
+  CHECK(b[4].recompute);
   s.training.recompute = Recompute::Selective;
   const AnalyticCostModel sel(s);
   const auto bs = sel.kernels(Op::B, 0);
@@ -944,15 +950,16 @@ parallelism: {dp: 8}
   CHECK(find(fused_ln, Op::B, "norm").bandwidth_share == Approx(1));
   // The forward of 32 layers grows by the extra bytes at 80 % of 3.35 TB/s plus 24 more
   // launches per layer (7 · 2 norms, 1 SwiGLU, 9 RoPE): norms 2·(36 − 4)·nh, SwiGLU (10 − 6)·nf,
-  // RoPE 20·qk at half the bandwidth (= 40·qk) − 4·qk = 36·qk; × 32 layers.
+  // RoPE 20·qk at half the bandwidth (= 40·qk) − 4·qk = 36·qk; × 32 layers; and the final norm
+  // before the head, (36 − 4)·nh and 7 launches more.
   const AnalyticCostModel compiled(test::yaml(R"(model: llama-3.1-8b
 training: {seq_len: 4096, global_batch_size: 8}
 cluster: {gpu: h100-sxm, gpus_per_node: 8}
 parallelism: {dp: 8}
 )"));
   const double bw = 3.35e12 * constants::kMemoryEfficiency;
-  const double extra =
-      (2 * 32 * nh + 4 * nf + 36 * qk) * 32 / bw + 24 * 32 * constants::kKernelLaunch;
+  const double extra = ((2 * 32 * nh + 4 * nf + 36 * qk) * 32 + 32 * nh) / bw +
+                       (24 * 32 + 7) * constants::kKernelLaunch;
   CHECK(to_seconds(eager.compute(Op::F, 0, 0).duration) -
             to_seconds(compiled.compute(Op::F, 0, 0).duration) ==
         Approx(extra).epsilon(1e-4));

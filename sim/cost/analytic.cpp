@@ -288,19 +288,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     k.bandwidth_share = share;
     push(k);
   };
-  for (int i = 0; i < 2; ++i) {  // before attention and before the MLP
-    if (eager.norm && m.norm == NormKind::RMSNorm)
-      ops("norm", hs, constants::kEagerRmsNormForwardBytes, constants::kEagerRmsNormBackwardBytes,
-          constants::kEagerRmsNormForwardKernels, constants::kEagerRmsNormBackwardKernels);
-    else if (eager.norm)  // PyTorch's own LayerNorm kernels, at their measured rates
-      ops("norm", hs, constants::kEagerLayerNormForwardBytes,
-          constants::kEagerLayerNormBackwardBytes, 1, constants::kEagerLayerNormBackwardKernels,
-          (forward ? constants::kEagerLayerNormForwardMemoryEfficiency
-                   : constants::kEagerLayerNormBackwardMemoryEfficiency) /
-              constants::kMemoryEfficiency);
-    else
-      memory("norm", 2 * hs * 2);  // one fused LayerNorm or RMSNorm kernel: read + write
-  }
+  for (int i = 0; i < 2; ++i) push(norm_kernel(op, "norm", hs));  // before attention, MLP
   if (s_.training.dropout > 0) {
     // Megatron's fused bias-dropout-add: read the branch and the residual, write the sum and
     // a 1-byte mask (backward: read the gradient and the mask, write two gradients).
@@ -449,6 +437,27 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   gemm("attention.scores.wgrad", {sq, d, sq}, product);  // dK = dSᵀ·Q
 }
 
+Kernel AnalyticCostModel::norm_kernel(Op op, const char* what, double elements) const {
+  const bool forward = op == Op::F;
+  Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, 0};
+  if (!eager_ops(s_.training).norm) {
+    k.bytes = (forward ? 1 : 2) * elements * 2 * 2;  // one fused kernel: read + write, bf16
+  } else if (s_.model->norm == NormKind::RMSNorm) {  // op by op (constants.h)
+    k.bytes = elements * (forward ? constants::kEagerRmsNormForwardBytes
+                                  : constants::kEagerRmsNormBackwardBytes);
+    k.launches =
+        forward ? constants::kEagerRmsNormForwardKernels : constants::kEagerRmsNormBackwardKernels;
+  } else {  // PyTorch's own LayerNorm kernels, at their measured rates
+    k.bytes = elements * (forward ? constants::kEagerLayerNormForwardBytes
+                                  : constants::kEagerLayerNormBackwardBytes);
+    k.launches = forward ? 1 : constants::kEagerLayerNormBackwardKernels;
+    k.bandwidth_share = (forward ? constants::kEagerLayerNormForwardMemoryEfficiency
+                                 : constants::kEagerLayerNormBackwardMemoryEfficiency) /
+                        constants::kMemoryEfficiency;
+  }
+  return k;
+}
+
 void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out) const {
   // Embedding lookup reads and writes n·h bf16 values. Its gradient is dense (PyTorch's
   // embedding_dense_backward, also under Megatron's vocabulary-parallel embedding): the V/t × h
@@ -499,13 +508,17 @@ void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
   // 128,256-wide fp32 row (513 kB) does not stay on chip between passes: in the H100 trace of
   // constants.h, PyTorch's softmax forward and backward ran at 3.0 and 2.9 TB/s counted so
   // (2,799 and 2,875 µs for 4,096 × 128,256 logits).
+  // The final norm before the head: on the sequence-parallel shard under SP.
+  const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;
   if (op == Op::F) {
+    out.push_back(norm_kernel(op, "final_norm", hs));
     gemm("lm_head", g);
     out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, 22 * logits});
   }
   if (op == Op::I || op == Op::B) {
     out.push_back({Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, 26 * logits});
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
+    out.push_back(norm_kernel(op, "final_norm", hs));
   }
   if (op == Op::W || op == Op::B) {
     gemm("lm_head.wgrad", {g.k, g.n, g.m});

@@ -167,6 +167,9 @@ class AnalyticCostModel : public CostModel {
   /// charts): AttentionData::parallelism for one context-parallel block's launch.
   double attention_parallelism(const Kernel& k) const;
   void embedding_kernels(Op op, std::vector<Kernel>& out) const;
+  /// One RMSNorm or LayerNorm over `elements` (a layer's two, the final one): one fused kernel,
+  /// or with training.eager_ops `norm` PyTorch's ops (RMSNorm) or own kernels (LayerNorm).
+  Kernel norm_kernel(Op op, const char* what, double elements) const;
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
   /// Autograd's sum of a tied table's two gradients (on a stage with the embedding and head).
   void tied_grad_sum_kernel(std::vector<Kernel>& out) const;
