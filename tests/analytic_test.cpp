@@ -965,6 +965,36 @@ parallelism: {dp: 8}
         Approx(extra).epsilon(1e-4));
 }
 
+TEST_CASE("analytic: SM-bound eager kernels run no faster on an H200 than on an H100",
+          "[analytic][eager]") {
+  // The eager rotary embedding (PyTorch's generic kernel on strided views) is bound by the SMs:
+  // priced at 0.40 of an H100's 3.35 TB/s (kEagerStridedMemoryEfficiency), it is capped on any
+  // GPU at that rate × its SMs / 132 (constants.h). An H200 (132 SMs, 4.8 TB/s) runs it in the
+  // H100's time; a residual add, bound by HBM, 3.35 / 4.8 of it. An A100 (108 SMs, 2.04 TB/s:
+  // 0.40 · 2.04 = 0.82 TB/s, under the cap of 1.34 · 108/132 = 1.10) keeps its HBM-share time.
+  auto model = [](const char* gpu) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 8, runtime: eager}}
+cluster: {{gpu: {}, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    gpu)));
+  };
+  auto seconds = [](const AnalyticCostModel& m, std::string_view what) {
+    for (const Kernel& k : m.kernels(Op::F, 0))
+      if (k.what == what) return m.kernel_seconds(k);
+    FAIL("no kernel " << what);
+    return 0.0;
+  };
+  const AnalyticCostModel h100 = model("h100-sxm"), h200 = model("h200"),
+                          a100 = model("a100-sxm-80gb");
+  const double qk = 4096.0 * (4096 + 1024);
+  CHECK(seconds(h100, "rope") == Approx(20 * qk / (3.35e12 * 0.40)));
+  CHECK(seconds(h200, "rope") == Approx(seconds(h100, "rope")));
+  CHECK(seconds(h200, "residual") == Approx(seconds(h100, "residual") * 3.35 / 4.8));
+  CHECK(seconds(a100, "rope") == Approx(20 * qk / (2.039e12 * 0.40)));
+}
+
 TEST_CASE("analytic: training.eager_ops runs only the named ops op by op", "[analytic][eager]") {
   // Megatron-LM's legacy model: RMSNorm fused (apex), SwiGLU and RoPE as PyTorch ops. The
   // same Llama-3.1-8B micro-batch as above: the norm is the compiled kernel (4 B per element,

@@ -328,11 +328,12 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
             ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
                    static_cast<double>(m.mla.rope_dim))
             : n * (static_cast<double>(m.heads) * d + static_cast<double>(m.kv_heads) * d) / t;
-    if (eager.rope)  // on head-major views of the projection: the generic, slower kernel
+    if (eager.rope) {  // on head-major views of the projection: the generic, slower kernel
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels + 2,
           constants::kEagerStridedMemoryEfficiency / constants::kMemoryEfficiency);
-    else
+      out.back().sm_bound = true;
+    } else
       memory("rope", 2.0 * qk * 2);  // read + write
   }
 }
@@ -589,6 +590,7 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
     cast.launches = units;
     cast.bandwidth_share =
         constants::kConvertingCopyMemoryEfficiency / constants::kMemoryEfficiency;
+    cast.sm_bound = true;
     out.push_back(cast);
   }
 }
@@ -721,8 +723,16 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
              ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale *
               attention_parallelism(k));
     }
-    case Kernel::Kind::Memory:
-      return memory_seconds(k.bytes) / k.bandwidth_share;
+    case Kernel::Kind::Memory: {
+      const double t = memory_seconds(k.bytes) / k.bandwidth_share;
+      const int sms = s_.cluster.gpu.sms;
+      if (!k.sm_bound || sms <= 0) return t;
+      // The rate its share gives on an H100 SXM, per SM, times this GPU's SMs.
+      const double capped = k.bandwidth_share * constants::kMemoryEfficiency *
+                            constants::kSmBoundReferenceBandwidth * sms /
+                            constants::kSmBoundReferenceSms;
+      return std::max(t, k.bytes / capped);
+    }
   }
   return 0;
 }

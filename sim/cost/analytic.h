@@ -93,6 +93,9 @@ struct Kernel {
   /// LayerNorm's row reductions, constants.h; above 1: the traffic partly runs hidden inside a
   /// GEMM, `wgrad.main_grad`).
   double bandwidth_share = 1;
+  /// Memory: bound by the SMs, not the HBM (PyTorch's strided elementwise kernel, its converting
+  /// copies): no faster than on an H100 SXM per SM (constants.h, kSmBoundReference…).
+  bool sm_bound = false;
   bool fp8 = false;  ///< Gemm: runs in FP8 (training.precision fp8, cost/fp8_gemm.h)
 };
 

@@ -260,6 +260,18 @@ inline constexpr double kTiedEmbeddingGradSumBytes = 6;
 /// a profile's copy rate likewise).
 inline constexpr double kEagerStridedMemoryEfficiency = 0.40;
 
+/// PyTorch's generic elementwise kernel on strided or broadcast operands and its converting
+/// copies are bound by the GPU's SMs, not its HBM: on an NVIDIA H200 (4.8 TB/s HBM3e) they took
+/// the same time per token as on the H100 SXM (3.35 TB/s) they were measured on, 16.8 against
+/// 17.9 ms and 10.1 against 10.8 ms per 16,384-token step of four Llama-3.1-8B layers, while the
+/// HBM-bound softmax ran 1.4 times as fast (calibrate/reference/h200-tp-step.json's tp-1 run
+/// beside tests/data/kineto/h100-llama8b-4layers.json.gz; tests/published/README.md). Their
+/// rates (kEagerStridedMemoryEfficiency, kConvertingCopyMemoryEfficiency) are H100 rates: on
+/// another GPU they are capped at the H100's bandwidth times its SMs over the H100's 132 (the two
+/// Hopper SXM parts share SMs and clocks); HBM-poorer GPUs (A100) stay below the cap.
+inline constexpr double kSmBoundReferenceBandwidth = 3.35e12;  ///< H100 SXM's HBM, bytes/s
+inline constexpr int kSmBoundReferenceSms = 132;               ///< H100 SXM's SMs
+
 /// Bytes per parameter an eager runtime's gradient accumulation moves for every micro-batch
 /// after the first: PyTorch's AccumulateGrad adds the new gradient into .grad (read 2, read 2,
 /// write 2 in 16-bit; 12 in fp32). The H100 trace above: 81 add kernels per step, 11.14 ms for
