@@ -448,6 +448,9 @@ Kernel AnalyticCostModel::norm_kernel(Op op, const char* what, double elements) 
                                   : constants::kEagerRmsNormBackwardBytes);
     k.launches =
         forward ? constants::kEagerRmsNormForwardKernels : constants::kEagerRmsNormBackwardKernels;
+    k.bandwidth_share = (forward ? constants::kEagerRmsNormForwardMemoryEfficiency
+                                 : constants::kEagerRmsNormBackwardMemoryEfficiency) /
+                        constants::kMemoryEfficiency;
   } else {  // PyTorch's own LayerNorm kernels, at their measured rates
     k.bytes = elements * (forward ? constants::kEagerLayerNormForwardBytes
                                   : constants::kEagerLayerNormBackwardBytes);

@@ -208,7 +208,16 @@ inline constexpr double kOverlapCommSlowdown = 0.129;
 ///   mean's backward (write 4); x²'s backward as a copy (4, 4), 2x (4, 4) and × the gradient
 ///   (4+4, 4); the two paths summed (4+4, 4); the upcast's backward (4, 2) = 92 bytes in 13
 ///   kernels, plus 3 on the row statistic and a memset = 17 launches.
+///   In that trace (36 norms a step, [1, 4096, 4096], ProfilerStep#3) the forward's kernels took
+///   280.6 µs a norm (the upcast, PyTorch's unvectorized converting copy, 56.2; x² 46.4; the mean
+///   33.6; x · rsqrt, a broadcast, 60.0; the downcast 34.9; weight · x, a broadcast, 49.6): 36
+///   bytes at 2.15 TB/s, 0.64 of the 3.35 TB/s datasheet bandwidth; the backward's 633.8 µs
+///   (the broadcast products, the row sums and the converting copy slowest): 92 bytes at
+///   2.44 TB/s, 0.73. Used as shares of the memory-bound rate (0.80 and 0.91 of it), as the
+///   LayerNorm's below.
 inline constexpr double kEagerRmsNormForwardBytes = 36, kEagerRmsNormBackwardBytes = 92;
+inline constexpr double kEagerRmsNormForwardMemoryEfficiency = 0.64;
+inline constexpr double kEagerRmsNormBackwardMemoryEfficiency = 0.73;
 inline constexpr int kEagerRmsNormForwardKernels = 8, kEagerRmsNormBackwardKernels = 17;
 ///   SwiGLU per element of the f-wide product: silu(gate) (2, 2), × up (4, 2) = 10 bytes, 2
 ///   kernels; backward: d(up) and d(silu) (4+2 each), silu's backward (4, 2) = 18 bytes, 3
