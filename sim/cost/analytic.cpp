@@ -281,11 +281,12 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   const EagerOps eager = eager_ops(s_.training);
   const bool forward = op == Op::F;
   auto ops = [&](const char* what, double elements, double fwd_bytes, double bwd_bytes,
-                 int fwd_kernels, int bwd_kernels, double share = 1) {
+                 int fwd_kernels, int bwd_kernels, double share = 1, bool sm_bound = false) {
     Kernel k{
         Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, elements * (forward ? fwd_bytes : bwd_bytes)};
     k.launches = forward ? fwd_kernels : bwd_kernels;
     k.bandwidth_share = share;
+    k.sm_bound = sm_bound;
     push(k);
   };
   for (int i = 0; i < 2; ++i) push(norm_kernel(op, "norm", hs));  // before attention, MLP
@@ -328,12 +329,11 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
             ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
                    static_cast<double>(m.mla.rope_dim))
             : n * (static_cast<double>(m.heads) * d + static_cast<double>(m.kv_heads) * d) / t;
-    if (eager.rope) {  // on head-major views of the projection: the generic, slower kernel
+    if (eager.rope)  // on head-major views of the projection: the generic, slower kernel
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels + 2,
-          constants::kEagerStridedMemoryEfficiency / constants::kMemoryEfficiency);
-      out.back().sm_bound = true;
-    } else
+          constants::kEagerStridedMemoryEfficiency / constants::kMemoryEfficiency, true);
+    else
       memory("rope", 2.0 * qk * 2);  // read + write
   }
 }
@@ -440,25 +440,24 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
 
 Kernel AnalyticCostModel::norm_kernel(Op op, const char* what, double elements) const {
   const bool forward = op == Op::F;
-  Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, 0};
-  if (!eager_ops(s_.training).norm) {
-    k.bytes = (forward ? 1 : 2) * elements * 2 * 2;  // one fused kernel: read + write, bf16
-  } else if (s_.model->norm == NormKind::RMSNorm) {  // op by op (constants.h)
-    k.bytes = elements * (forward ? constants::kEagerRmsNormForwardBytes
-                                  : constants::kEagerRmsNormBackwardBytes);
-    k.launches =
-        forward ? constants::kEagerRmsNormForwardKernels : constants::kEagerRmsNormBackwardKernels;
-    k.bandwidth_share = (forward ? constants::kEagerRmsNormForwardMemoryEfficiency
-                                 : constants::kEagerRmsNormBackwardMemoryEfficiency) /
-                        constants::kMemoryEfficiency;
-  } else {  // PyTorch's own LayerNorm kernels, at their measured rates
-    k.bytes = elements * (forward ? constants::kEagerLayerNormForwardBytes
-                                  : constants::kEagerLayerNormBackwardBytes);
-    k.launches = forward ? 1 : constants::kEagerLayerNormBackwardKernels;
-    k.bandwidth_share = (forward ? constants::kEagerLayerNormForwardMemoryEfficiency
-                                 : constants::kEagerLayerNormBackwardMemoryEfficiency) /
-                        constants::kMemoryEfficiency;
-  }
+  Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, (forward ? 1 : 2) * elements * 2 * 2};
+  if (!eager_ops(s_.training).norm) return k;  // one fused kernel: read + write, bf16
+  // PyTorch's kernels (constants.h): bytes, launches and measured HBM share by direction.
+  auto eager = [&](double fwd_bytes, double bwd_bytes, int fwd_kernels, int bwd_kernels,
+                   double fwd_efficiency, double bwd_efficiency) {
+    k.bytes = elements * (forward ? fwd_bytes : bwd_bytes);
+    k.launches = forward ? fwd_kernels : bwd_kernels;
+    k.bandwidth_share = (forward ? fwd_efficiency : bwd_efficiency) / constants::kMemoryEfficiency;
+  };
+  namespace c = constants;
+  if (s_.model->norm == NormKind::RMSNorm)  // op by op
+    eager(c::kEagerRmsNormForwardBytes, c::kEagerRmsNormBackwardBytes,
+          c::kEagerRmsNormForwardKernels, c::kEagerRmsNormBackwardKernels,
+          c::kEagerRmsNormForwardMemoryEfficiency, c::kEagerRmsNormBackwardMemoryEfficiency);
+  else  // PyTorch's own LayerNorm kernels
+    eager(c::kEagerLayerNormForwardBytes, c::kEagerLayerNormBackwardBytes, 1,
+          c::kEagerLayerNormBackwardKernels, c::kEagerLayerNormForwardMemoryEfficiency,
+          c::kEagerLayerNormBackwardMemoryEfficiency);
   return k;
 }
 
