@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report_format.h"
+#include "scenario/model.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -102,7 +103,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.training->fp8_params = true;
   r.training->offload = Offload::Optimizer;
   r.training->offload_activation_layers = 3;
-  r.training->eager_ops = EagerOps{true, false, true};
+  r.training->eager_ops = EagerOps{true, false, true, true};
   r.cluster = priced().cluster;
   r.cluster->inter_node.p2p_bandwidth = 40e9;
   SearchResult row;
@@ -116,8 +117,28 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   CHECK(b.training->fp8_params);
   CHECK(b.training->offload == Offload::Optimizer);
   CHECK(b.training->offload_activation_layers == 3);
-  CHECK(b.training->eager_ops == EagerOps{true, false, true});
+  CHECK(b.training->eager_ops == EagerOps{true, false, true, true});
   REQUIRE(b.cluster.has_value());
   CHECK(b.cluster->inter_node.p2p_bandwidth == 40e9);
   CHECK(b.cluster->nodes == 2);
+}
+
+TEST_CASE("distributed search: the model's latent attention, routing limit and biases travel",
+          "[search][mpi]") {
+  // DeepSeek-V3's preset: latent attention (its parameter count depends on the ranks) and
+  // node-limited routing (4 nodes), both in the report's JSON; plus biases.
+  StepReport r;
+  ModelSpec m = *find_model_preset("deepseek-v3");
+  m.linear_bias = true;
+  r.model = m;
+  SearchResult row;
+  row.report = r;
+  const StepReport b = decode_results(encode_results({{0, row}}))[0].second.report;
+  REQUIRE(b.model.has_value());
+  CHECK(b.model->mla.kv_rank == 512);
+  CHECK(b.model->mla.q_rank == 1536);
+  CHECK(b.model->moe.node_limit == 4);
+  CHECK(b.model->linear_bias);
+  CHECK(b.model->total_params() == m.total_params());
+  CHECK(report_to_json(b) == report_to_json(r));
 }

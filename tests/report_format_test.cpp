@@ -239,6 +239,24 @@ TEST_CASE("run and memory: the model's parameter count, and a MoE's active count
   CHECK(j["model"]["parameters"] == 46'702'526'464LL);
   CHECK(j["model"]["active_parameters"] == 12'879'659'008LL);
   CHECK(memory_to_json(make_memory_report(moe))["model"]["name"] == "mixtral-8x7b");
+  // The model's keys as resolved from the preset: its shape and kind (Mixtral: 32 layers of
+  // h 4096, 8 KV heads, no biases), its experts; the same object in `memory --json`.
+  CHECK(j["model"]["layers"] == 32);
+  CHECK(j["model"]["hidden"] == 4096);
+  CHECK(j["model"]["kv_heads"] == 8);
+  CHECK(j["model"]["mlp"] == "swiglu");
+  CHECK(j["model"]["linear_bias"] == false);
+  CHECK(j["model"]["moe"]["experts"] == 8);
+  CHECK_FALSE(j["model"].contains("mla"));
+  CHECK(memory_to_json(make_memory_report(moe))["model"] == j["model"]);
+  // Latent attention's widths (DeepSeek-V3's preset) in an object of their own.
+  ModelSpec v3 = *find_model_preset("deepseek-v3");
+  v3.linear_bias = true;
+  const auto mla = model_to_json(v3);
+  CHECK(mla["mla"]["kv_rank"] == 512);
+  CHECK(mla["mla"]["rope_head_dim"] == 64);
+  CHECK(mla["linear_bias"] == true);
+  CHECK_FALSE(mla.contains("head_dim"));
   // A costs-only study has no model to count.
   CHECK(report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})))["model"]
             .is_null());

@@ -95,19 +95,28 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
              Catch::Contains("expected one of none, selective, full"));
 }
 
-TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope", "[scenario]") {
+TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope, bias", "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml", {"training.eager_ops=swiglu, rope"});
   REQUIRE(s.training.eager_ops);
-  CHECK(*s.training.eager_ops == EagerOps{false, true, true});
+  CHECK(*s.training.eager_ops == EagerOps{false, true, true, false});
+  CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=bias,swiglu"}).training.eager_ops ==
+        EagerOps{false, true, false, true});
   // Unset, it follows the runtime.
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {"training.runtime=eager"}).training) ==
-        EagerOps{true, true, true});
+        EagerOps{true, true, true, true});
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {}).training) == EagerOps{});
-  for (const char* bad :
-       {"training.eager_ops=gelu", "training.eager_ops=rope,rope", "training.eager_ops=none,norm"})
+  for (const char* bad : {"training.eager_ops=gelu", "training.eager_ops=rope,rope",
+                          "training.eager_ops=none,norm", "training.eager_ops=bias,"})
     CHECK_THAT(error_of(kGood, {bad}),
                Catch::Contains("training.eager_ops: expected `none` or a comma-separated subset "
-                               "of norm, swiglu, rope"));
+                               "of norm, swiglu, rope, bias"));
+}
+
+TEST_CASE("scenario: model.linear_bias is a bool, off by default", "[scenario]") {
+  CHECK_FALSE(parse_scenario(kGood, "s.yaml", {}).model->linear_bias);
+  CHECK(parse_scenario(kGood, "s.yaml", {"model.linear_bias=true"}).model->linear_bias);
+  CHECK_THAT(error_of(kGood, {"model.linear_bias=yes please"}),
+             Catch::Contains("model.linear_bias"));
 }
 
 TEST_CASE("scenario: parallelism.rank_order takes a permutation of tp, dp, pp", "[scenario]") {

@@ -267,6 +267,36 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     push(k);
   }
   main_grad_accumulate(main_grad_elements, main_grad_shown, layers, recompute, out);
+  if (m.linear_bias && eager_ops(s_.training).bias && !m.is_mla()) {
+    // Biases as kernels of their own (legacy Megatron-LM, Megatron-DeepSpeed; Transformer
+    // Engine fuses both into its GEMMs' epilogues). Forward: ColumnParallelLinear adds its bias
+    // after the GEMM (`output + bias`: read and write the output, 4 bytes per element), the
+    // QKV projection's and, with SwiGLU, the MLP's up projection's (ParallelMLP adds it before
+    // the activation); GELU's joins the fused bias-GELU and the row-parallel layers' the
+    // bias-dropout-add. Backward: autograd sums each bias's gradient over the tokens
+    // (`grad_output.sum(0)`, reading the output gradient: 2 bytes per element); a row-parallel
+    // layer's over the whole hidden state on every TP rank, or its sequence-parallel shard.
+    // Part of the weight gradient when the backward is split.
+    const double qkv = attention_gemms().front().shape.m * attention_gemms().front().shape.n;
+    const double up = moe ? 0.0 : n * mats_up * f / t;
+    const double rows = s_.layout.sequence_parallel ? n * h / t : n * h;  // a row-parallel output
+    if (op == Op::F) {
+      const bool up_add = up > 0 && m.mlp == MlpKind::SwiGLU;
+      Kernel add{Kernel::Kind::Memory, "bias.add", {0, 0, 0}, 1, 0, 4 * (qkv + (up_add ? up : 0))};
+      add.launches = up_add ? 2 : 1;
+      push(add);
+    }
+    if (op == Op::W || op == Op::B) {
+      Kernel grad{Kernel::Kind::Memory,
+                  "bias.grad",
+                  {0, 0, 0},
+                  1,
+                  0,
+                  2 * (qkv + up + rows * (moe ? 1 : 2))};
+      grad.launches = moe ? 2 : 4;
+      push(grad);
+    }
+  }
   if (op == Op::W) return;
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and

@@ -9,6 +9,7 @@
 #include "cost/cost_model.h"
 #include "lower/task_types.h"
 #include "memory/footprint.h"
+#include "report/report_format.h"
 
 namespace trainsim {
 
@@ -192,10 +193,7 @@ std::string format_memory(const MemoryReport& m) {
 
 nlohmann::json memory_to_json(const MemoryReport& m) {
   nlohmann::json j;
-  if (m.model)
-    j["model"] = {{"name", m.model->name},
-                  {"parameters", m.model->total_params()},
-                  {"active_parameters", m.model->active_params()}};
+  if (m.model) j["model"] = model_to_json(*m.model);
   j["device_memory"] = m.device_memory;
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& s : m.stages)

@@ -156,24 +156,69 @@ std::string format_report(const StepReport& r) {
   return o;
 }
 
+namespace {
+// A section's keys as the scenario schema reads them (a key without a value is null).
+nlohmann::json section(std::string_view section_name, const Scenario& sc) {
+  using Kind = ValueRule::Kind;
+  nlohmann::json t = nlohmann::json::object();
+  for (const auto& [key, v] : values_under(section_name, sc)) {
+    const std::string name(key->path.substr(section_name.size() + 1));
+    if (!v) {
+      t[name] = nullptr;
+      continue;
+    }
+    switch (key->rule.kind) {
+      case Kind::Integer:
+        t[name] = v->integer;
+        break;
+      case Kind::Number:
+      case Kind::Quantity:
+        t[name] = v->number;
+        break;
+      case Kind::Bool:
+        t[name] = v->flag;
+        break;
+      case Kind::Choice:
+        t[name] = std::string(key->rule.choices.at(static_cast<std::size_t>(v->integer)));
+        break;
+      default:
+        t[name] = v->text;
+    }
+  }
+  return t;
+}
+}  // namespace
+
+nlohmann::json model_to_json(const ModelSpec& m) {
+  nlohmann::json j = {
+      {"name", m.name}, {"parameters", m.total_params()}, {"active_parameters", m.active_params()}};
+  Scenario sc;
+  sc.model = m;
+  // The shape and kind keys as resolved (the preset or config they came from is an input, not
+  // a setting; the moe and mla sections follow as objects of their own).
+  const nlohmann::json keys = section("model", sc);
+  for (const auto& [key, value] : keys.items())
+    if (key != "preset" && key != "hf_config" && key.find('.') == std::string::npos &&
+        !j.contains(key))
+      j[key] = value;
+  if (m.is_moe()) {
+    j["moe"] = {{"experts", m.moe.experts},
+                {"top_k", m.moe.top_k},
+                {"capacity_factor", m.moe.capacity_factor},
+                {"node_limit", m.moe.node_limit}};
+  }
+  if (m.is_mla()) {
+    j.erase("head_dim");  // latent attention's heads are the mla section's widths
+    j["mla"] = section("model.mla", sc);
+  }
+  return j;
+}
+
 nlohmann::json report_to_json(const StepReport& r) {
   nlohmann::json j;
   j["scenario"] = r.scenario;
   j["scenario_name"] = r.scenario_name;
-  if (r.model) {
-    j["model"] = {{"name", r.model->name},
-                  {"parameters", r.model->total_params()},
-                  {"active_parameters", r.model->active_params()}};
-    if (r.model->is_moe()) {
-      const MoeSpec& e = r.model->moe;
-      j["model"]["moe"] = {{"experts", e.experts},
-                           {"top_k", e.top_k},
-                           {"capacity_factor", e.capacity_factor},
-                           {"node_limit", e.node_limit}};
-    }
-  } else {
-    j["model"] = nullptr;
-  }
+  j["model"] = r.model ? model_to_json(*r.model) : nlohmann::json(nullptr);
   j["schedule"] = r.schedule;
   j["layout"] = {{"gpus", r.gpus},
                  {"dp", r.dp},
@@ -196,36 +241,6 @@ nlohmann::json report_to_json(const StepReport& r) {
                            {"reduce_bucket_bytes", bytes(r.fsdp.reduce_bucket)}};
   }
   j["gpu"] = r.gpu;
-  // A section's keys as the scenario schema reads them (a key without a value is null).
-  auto section = [](std::string_view section_name, const Scenario& sc) {
-    using Kind = ValueRule::Kind;
-    nlohmann::json t = nlohmann::json::object();
-    for (const auto& [key, v] : values_under(section_name, sc)) {
-      const std::string name(key->path.substr(section_name.size() + 1));
-      if (!v) {
-        t[name] = nullptr;
-        continue;
-      }
-      switch (key->rule.kind) {
-        case Kind::Integer:
-          t[name] = v->integer;
-          break;
-        case Kind::Number:
-        case Kind::Quantity:
-          t[name] = v->number;
-          break;
-        case Kind::Bool:
-          t[name] = v->flag;
-          break;
-        case Kind::Choice:
-          t[name] = std::string(key->rule.choices.at(static_cast<std::size_t>(v->integer)));
-          break;
-        default:
-          t[name] = v->text;
-      }
-    }
-    return t;
-  };
   if (r.training) {
     // The report keeps the training settings only for a scenario with a model: so has this one.
     Scenario sc;

@@ -15,6 +15,11 @@ namespace trainsim {
 
 std::string format_report(const StepReport& r);
 nlohmann::json report_to_json(const StepReport& r);
+/// The `model` object of `run --json` and `memory --json`: `name`, `parameters`,
+/// `active_parameters`, the scenario's `model` keys as resolved (`layers`, `hidden`, …,
+/// `linear_bias`, `mlp`, `position_embedding`, `norm`), `moe` for a mixture of experts and
+/// `mla` for latent attention.
+nlohmann::json model_to_json(const ModelSpec& m);
 /// One schedule of `trainsim compare`: its step and its memory, from the same Timeline.
 struct ComparedSchedule {
   StepReport step;

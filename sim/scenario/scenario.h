@@ -54,11 +54,14 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Cudnn, Unfused };
 enum class Runtime { Compiled, Eager };
 /// Which of those ops run op by op when a framework fuses some and not others: Megatron-LM's
 /// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)
-/// and rotary embeddings (Megatron-core's apply_rotary_pos_emb) as PyTorch ops.
+/// and rotary embeddings (Megatron-core's apply_rotary_pos_emb) as PyTorch ops, and adds the
+/// linear layers' biases (model.linear_bias) and sums their gradients as kernels of their own,
+/// where Transformer Engine fuses both into its GEMMs' epilogues.
 struct EagerOps {
   bool norm = false;
   bool swiglu = false;
   bool rope = false;
+  bool bias = false;
   friend bool operator==(const EagerOps&, const EagerOps&) = default;
 };
 /// ZeRO-Offload (Ren et al., "ZeRO-Offload", USENIX ATC 2021): the optimizer states and step on
@@ -105,7 +108,7 @@ struct TrainingSpec {
   /// stage's span (report/step_report.h), not one step's makespan.
   bool optimizer_post_validation = false;
   Runtime runtime = Runtime::Compiled;
-  /// The ops that run op by op; nullopt: all three with an eager runtime, none compiled.
+  /// The ops that run op by op; nullopt: all of them with an eager runtime, none compiled.
   std::optional<EagerOps> eager_ops;
   Offload offload = Offload::None;
   /// Activation offload: the saved activations of the first this many layers of each stage
@@ -135,12 +138,12 @@ inline double grad_reduce_bytes(const TrainingSpec& t) {
   return fp32 ? 4.0 : 2.0;
 }
 
-/// The ops that run op by op: training.eager_ops when given, else all three with an eager
+/// The ops that run op by op: training.eager_ops when given, else all of them with an eager
 /// runtime and none compiled.
 inline EagerOps eager_ops(const TrainingSpec& t) {
   if (t.eager_ops) return *t.eager_ops;
   const bool e = t.runtime == Runtime::Eager;
-  return {e, e, e};
+  return {e, e, e, e};
 }
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.

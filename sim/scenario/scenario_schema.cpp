@@ -264,7 +264,9 @@ std::vector<std::string> comma_items(const std::string& text) {
 
 std::string put_eager_ops(Scenario& s, const KeyValue& v) {
   const std::string bad =
-      "expected `none` or a comma-separated subset of norm, swiglu, rope, got \"" + v.text + "\"";
+      "expected `none` or a comma-separated subset of norm, swiglu, rope, "
+      "bias, got \"" +
+      v.text + "\"";
   const std::vector<std::string> items = comma_items(v.text);
   EagerOps ops;
   if (items.size() == 1 && items[0] == "none") {
@@ -275,6 +277,7 @@ std::string put_eager_ops(Scenario& s, const KeyValue& v) {
     bool* flag = item == "norm"     ? &ops.norm
                  : item == "swiglu" ? &ops.swiglu
                  : item == "rope"   ? &ops.rope
+                 : item == "bias"   ? &ops.bias
                                     : nullptr;
     if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
     *flag = true;
@@ -286,7 +289,7 @@ std::optional<KeyValue> get_eager_ops(const Scenario& s) {
   const EagerOps e = eager_ops(s.training);
   std::string names;
   const std::pair<bool, const char*> ops[] = {
-      {e.norm, "norm"}, {e.swiglu, "swiglu"}, {e.rope, "rope"}};
+      {e.norm, "norm"}, {e.swiglu, "swiglu"}, {e.rope, "rope"}, {e.bias, "bias"}};
   for (const auto& [on, name] : ops)
     if (on) names += (names.empty() ? "" : ",") + std::string(name);
   KeyValue v;
@@ -437,6 +440,17 @@ const std::vector<SchemaKey>& scenario_keys() {
        "every micro-batch (6 bytes per element), unless Megatron's fused fp32 main gradient "
        "(`fp32_grad_accumulation` without `runtime: eager`) takes each",
        boolean(), field<&Scenario::model, &ModelSpec::tied_embeddings>()},
+      {"model.linear_bias", "bool", "false",
+       "biases on the attention's and the MLP's projections (GPT-2/3, OPT, BLOOM, Megatron's "
+       "default `--add-bias-linear`). Free where a framework fuses them into its GEMMs' "
+       "epilogues and fused kernels (Transformer Engine, Megatron-core); with `training.eager_ops` "
+       "`bias` (legacy Megatron-LM and Megatron-DeepSpeed) the forward adds the QKV projection's "
+       "bias and, with SwiGLU, the MLP's up projection's as kernels of their own (4 bytes per "
+       "output element; the others join the fused bias-GELU and bias-dropout-add) and the "
+       "backward sums every bias's gradient over the tokens (`grad_output.sum(0)`: 2 bytes per "
+       "output element), `bias.add` and `bias.grad` in `trainsim kernels`. Their parameters "
+       "(under 0.05 % of a layer's) are not counted",
+       boolean(), field<&Scenario::model, &ModelSpec::linear_bias>()},
       {"model.mlp", "`swiglu` or `gelu`", "`swiglu`", "3 or 2 MLP matrices",
        choice({"swiglu", "gelu"}), field<&Scenario::model, &ModelSpec::mlp>()},
       {"model.position_embedding", "`rope`, `learned`, `alibi`", "`rope`",
@@ -652,11 +666,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and attention are single kernels either way",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
-       "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`",
-       "all three with `runtime: eager`, `none` with `compiled`",
+       "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`",
+       "all four with `runtime: eager`, `none` with `compiled`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
-       "(apex) but runs SwiGLU and rotary embeddings as PyTorch ops (`swiglu,rope`); "
+       "(apex) but runs SwiGLU and rotary embeddings as PyTorch ops and its linear layers' "
+       "biases (`model.linear_bias`) as adds and gradient sums of their own "
+       "(`swiglu,rope,bias`); "
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
        "accumulation still follows `runtime`",
        text(),

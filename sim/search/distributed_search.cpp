@@ -34,7 +34,7 @@ namespace trainsim {
 // Every field of a search result, for the wire only (enums as their integers): a field added to
 // these structs and not here is caught by the round-trip test (tests/distributed_search_test.cpp),
 // which compares the JSON and table of a real search before and after the trip.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EagerOps, norm, swiglu, rope)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EagerOps, norm, swiglu, rope, bias)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, global_batch_size,
                                    precision, recompute, recompute_layers, fp32_grad_accumulation,
                                    fp8_params, attention, dropout, fused_optimizer, grad_clipping,
@@ -46,9 +46,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra
                                    host_link, host_adam_rate)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Measured, metric, value, source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MoeSpec, experts, top_k, ffn_hidden, shared_ffn_hidden,
-                                   dense_layers, capacity_factor)
+                                   dense_layers, capacity_factor, node_limit)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LatentAttention, q_rank, kv_rank, rope_dim, nope_dim, v_dim)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelSpec, name, layers, hidden, ffn_hidden, heads, kv_heads,
-                                   vocab, tied_embeddings, mlp, position, norm, head_size, moe)
+                                   vocab, tied_embeddings, mlp, position, norm, head_size, moe, mla,
+                                   linear_bias)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageStats, stage, compute_busy_s, first_compute_start_s,
                                    last_compute_end_s, idle_s, optimizer_s, peak_in_flight,
                                    peak_activation_bytes, exposed_tp_s, exposed_dp_s, exposed_pp_s,
