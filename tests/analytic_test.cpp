@@ -13,6 +13,7 @@
 #include "cost/constants.h"
 #include "cost/fp8_gemm.h"
 #include "cost/internode_sweep.h"
+#include "memory/footprint.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -1088,6 +1089,34 @@ parallelism: {tp: 2}
   for (const Kernel& k : model("swiglu", ", eager_ops: bias, recompute: full").kernels(Op::B, 0))
     recomputed = recomputed || (k.what == std::string_view("bias.add") && k.recompute);
   CHECK(recomputed);
+}
+
+TEST_CASE("analytic: a fused loss moves 4 bytes per logit each way and keeps 16-bit logits",
+          "[analytic][loss]") {
+  // Llama-3.1-8B on one GPU's stage (tp 2), one 4096-token sequence: 4096 · 128,256 / 2 =
+  // 262,668,288 logits on this GPU. Unfused (PyTorch's fp32 cross-entropy): 22 bytes per logit
+  // forward, 26 backward; fused (apex's xentropy): 4 and 4.
+  auto model = [](bool fused) {
+    return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 4, fused_loss: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{tp: 2}}
+)",
+                                  fused));
+  };
+  auto bytes = [](const Scenario& s, Op op, std::string_view what) {
+    for (const Kernel& k : AnalyticCostModel(s).kernels(op, 0))
+      if (k.what == what) return k.bytes;
+    return 0.0;
+  };
+  const double logits = 4096.0 * 128256 / 2;
+  CHECK(bytes(model(false), Op::F, "cross_entropy") == Approx(22 * logits));
+  CHECK(bytes(model(false), Op::B, "cross_entropy.backward") == Approx(26 * logits));
+  CHECK(bytes(model(true), Op::F, "cross_entropy") == Approx(4 * logits));
+  CHECK(bytes(model(true), Op::B, "cross_entropy.backward") == Approx(4 * logits));
+  // What the backward keeps: fp32 log-probabilities (4 B per logit) or the 16-bit logits (2 B).
+  CHECK(stage_activation_bytes(model(false), 0) - stage_activation_bytes(model(true), 0) ==
+        Approx(2 * logits));
 }
 
 TEST_CASE("analytic: eager gradient accumulation, the fp32 loss, the dense embedding gradient",

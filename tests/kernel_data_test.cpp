@@ -59,6 +59,29 @@ TEST_CASE(
         Approx(76));
 }
 
+TEST_CASE("kernel data: FlashAttention-1 and the Triton kernel pad a head to their kernel's size",
+          "[kernel_data][attention]") {
+  // FlashAttention-1 runs heads of 65-128 on its hdim-128 kernel (fmha_api.cpp), the Triton
+  // kernel on the next power of two: a head of 96 takes a head of 128's time, so 96/128 of its
+  // throughput in useful FLOPs; 48 runs as 64. FlashAttention-2 has a kernel of 96: the charts
+  // interpolated, as the test above.
+  for (AttentionKernel k : {AttentionKernel::Flash1, AttentionKernel::Triton}) {
+    const AttentionData* d = find_attention_data("a100-sxm-80gb", k);
+    REQUIRE(d != nullptr);
+    CHECK(d->kernel_head_dim(96) == 128);
+    CHECK(d->kernel_head_dim(48) == 64);
+    CHECK(d->kernel_head_dim(128) == 128);
+    CHECK(d->kernel_head_dim(64) == 64);
+    CHECK(d->at(2048, 96).forward_tflops == Approx(0.75 * d->at(2048, 128).forward_tflops));
+    CHECK(d->at(2048, 96).backward_tflops == Approx(0.75 * d->at(2048, 128).backward_tflops));
+    CHECK(d->at(4096, 48).forward_tflops == Approx(0.75 * d->at(4096, 64).forward_tflops));
+  }
+  const AttentionData* fa2 = find_attention_data("a100-sxm-80gb", AttentionKernel::Flash2);
+  CHECK(fa2->kernel_head_dim(96) == 96);
+  CHECK(fa2->at(2048, 96).forward_tflops >
+        0.5 * (fa2->at(2048, 64).forward_tflops + fa2->at(2048, 128).forward_tflops) - 1e-9);
+}
+
 TEST_CASE("kernel data: a forward chart and a forward + backward chart give the backward",
           "[kernel_data][attention]") {
   // H100, FlashAttention-2, causal, d = 64, 8k, measured: forward 290, forward + backward 260:

@@ -541,15 +541,26 @@ void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
   // 128,256-wide fp32 row (513 kB) does not stay on chip between passes: in the H100 trace of
   // constants.h, PyTorch's softmax forward and backward ran at 3.0 and 2.9 TB/s counted so
   // (2,799 and 2,875 µs for 4,096 × 128,256 logits).
+  // A fused loss (training.fused_loss: apex's xentropy_kernel.cu, whose forward reduces each
+  // row twice, its maximum, then its sum of exponentials, and stores one log-sum-exp per row;
+  // its backward reads each logit once and writes the gradient over it) moves 4 bytes per
+  // logit each way instead.
+  const bool fused = s_.training.fused_loss;
   // The final norm before the head: on the sequence-parallel shard under SP.
   const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;
   if (op == Op::F) {
     out.push_back(norm_kernel(op, "final_norm", hs));
     gemm("lm_head", g);
-    out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, 22 * logits});
+    out.push_back(
+        {Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, (fused ? 4.0 : 22.0) * logits});
   }
   if (op == Op::I || op == Op::B) {
-    out.push_back({Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, 26 * logits});
+    out.push_back({Kernel::Kind::Memory,
+                   "cross_entropy.backward",
+                   {0, 0, 0},
+                   1,
+                   0,
+                   (fused ? 4.0 : 26.0) * logits});
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
     out.push_back(norm_kernel(op, "final_norm", hs));
   }
@@ -804,6 +815,10 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                    : k_.attention ? k_.attention->source
                                   : "constant (efficiency of peak)";
         if (t.source != "calibration profile") {
+          if (k_.attention)
+            if (const double d = k_.attention->kernel_head_dim(k.gemm.k); d != k.gemm.k)
+              t.source += fmt::format(" × {:.2f}: heads of {:g} run as {:g} (the kernel's size)",
+                                      k.gemm.k / d, k.gemm.k, d);
           if (const double p = attention_parallelism(k); std::abs(p - 1) >= 0.005)
             t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
           if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";

@@ -188,8 +188,27 @@ double lookup(const SeqCurves& c, double seq, double head_dim) {
 
 }  // namespace
 
+double AttentionData::kernel_head_dim(double head_dim) const {
+  // FlashAttention-1 (csrc/flash_attn/fmha_api.cpp, run_fmha_fwd and run_fmha_bwd: d ≤ 32, ≤ 64,
+  // ≤ 128 each run the hdim32, hdim64 or hdim128 kernel) and the Triton kernel of 2023
+  // (flash_attn_triton.py: BLOCK_HEADDIM = max(next_power_of_2(d), 16)) pad a head to the size
+  // they were compiled for; FlashAttention-2 and -3 and cuDNN have kernels for multiples of 32
+  // (or any size). Only the charted sizes matter here: 64 and 128.
+  if (kernel != AttentionKernel::Flash1 && kernel != AttentionKernel::Triton) return head_dim;
+  return head_dim > 64 && head_dim < 128 ? 128.0 : head_dim > 32 && head_dim < 64 ? 64.0 : head_dim;
+}
+
 AttentionThroughput AttentionData::at(double seq, double head_dim) const {
   TRAINSIM_CHECK(seq > 0 && head_dim > 0, "attention has a positive length and head dimension");
+  // A padded head takes the time of the kernel's head size: its useful FLOPs run at d / D of
+  // that size's throughput.
+  const double padded = kernel_head_dim(head_dim);
+  if (padded != head_dim) {
+    AttentionThroughput t = at(seq, padded);
+    t.forward_tflops *= head_dim / padded;
+    t.backward_tflops *= head_dim / padded;
+    return t;
+  }
   AttentionThroughput t;
   if (forward) t.forward_tflops = lookup(*forward, seq, head_dim);
   if (fwd_bwd) {

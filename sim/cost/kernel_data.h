@@ -42,8 +42,13 @@ struct AttentionData {
 
   /// Throughput of causal attention over sequences of `seq` tokens with head dimension
   /// `head_dim`: linear in log₂(seq) between the charted lengths and linear in the head
-  /// dimension between 64 and 128, held at the ends outside them.
+  /// dimension between 64 and 128, held at the ends outside them. A kernel that pads a head to
+  /// the size it was compiled for (kernel_head_dim) runs at that size's throughput × d / D.
   AttentionThroughput at(double seq, double head_dim) const;
+  /// The head size the kernel runs a head of `head_dim` as: FlashAttention-1's 32, 64 or 128 and
+  /// the Triton kernel's next power of two (between the charted 64 and 128: 128); the head
+  /// dimension itself for the kernels with instantiations at every multiple of 32.
+  double kernel_head_dim(double head_dim) const;
 
   /// Throughput at `tiles` query tiles (batch · heads · ⌈seq / 128⌉ of one launch) on a GPU of
   /// `sms` SMs over the charted throughput at `head_dim`, whose benchmark launches 16k tokens ×

@@ -115,7 +115,9 @@ double stage_activation_bytes(const Scenario& s, int stage) {
     const int t = s.layout.tp;
     const double n = static_cast<double>(l.tokens);
     bytes += kHalf * n * static_cast<double>(m.hidden) / (s.layout.sequence_parallel ? t : 1);
-    bytes += kFloat * n * static_cast<double>(m.vocab) / t;  // logits for the loss
+    // The loss keeps its fp32 log-probabilities for the backward, or fused (training.fused_loss)
+    // the 16-bit logits, with one log-sum-exp per token.
+    bytes += (s.training.fused_loss ? kHalf : kFloat) * n * static_cast<double>(m.vocab) / t;
   }
   return bytes;
 }

@@ -48,8 +48,9 @@ double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp,
 
 /// Activation bytes one micro-batch keeps on one GPU of global stage `stage` (one chunk of
 /// pp·vpp): its layers (with `training.recompute_layers`, the first N fully recomputed, the
-/// others keeping everything), plus on the last stage the LM head's input and the logits in fp32
-/// for the loss (vocabulary-parallel, / t), which full recompute does not drop. 0 without a model.
+/// others keeping everything), plus on the last stage the LM head's input and the logits for the
+/// loss (vocabulary-parallel, / t): fp32, or 16-bit with `training.fused_loss`; full recompute does
+/// not drop them. 0 without a model.
 double stage_activation_bytes(const Scenario& s, int stage);
 /// Of stage_activation_bytes, what the first `training.offload_activations` layers keep (each
 /// as that count does: recomputed or not, dense or MoE, with its attention extras): the bytes

@@ -101,6 +101,10 @@ struct TrainingSpec {
   /// The optimizer step as one fused multi-tensor kernel (Megatron, apex, AdamW(fused=True)),
   /// or one pass per operation (torch.optim.AdamW's default foreach path, Composer's).
   bool fused_optimizer = true;
+  /// The cross-entropy loss as one fused kernel over the 16-bit logits (apex's xentropy,
+  /// flash-attn's, Megatron-core's `--cross-entropy-loss-fusion`, Transformer Engine's), not
+  /// PyTorch's fp32 log-softmax and NLL over an upcast copy.
+  bool fused_loss = false;
   /// Gradient-norm clipping before the step (Megatron's and most recipes' default, 1.0).
   bool grad_clipping = true;
   /// Zero Bubble's optimizer post-validation (Qi et al. 2024, §4): no all-stage synchronisation

@@ -643,6 +643,16 @@ const std::vector<SchemaKey>& scenario_keys() {
        "bytes moved per parameter), or one pass per operation (`torch.optim.AdamW`'s default "
        "foreach path, Composer's `DecoupledAdamW`: 84 bytes)",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_optimizer>()},
+      {"training.fused_loss", "bool", "false",
+       "the cross-entropy loss as one fused kernel over the 16-bit logits (apex's `xentropy`, "
+       "flash-attn's `CrossEntropyLoss`, Megatron-core's `--cross-entropy-loss-fusion`, "
+       "Transformer Engine's): forward two passes over each logit (the row's maximum, then its "
+       "sum of exponentials: 4 bytes), backward one read and the gradient written in place (4 "
+       "bytes). Unfused (PyTorch's `cross_entropy` under autocast, Megatron's "
+       "`vocab_parallel_cross_entropy`): the logits upcast to fp32, a three-pass log-softmax and "
+       "its backward, 22 bytes per logit forward and 26 backward (`cross_entropy` in `trainsim "
+       "kernels`)",
+       boolean(), field<&Scenario::training, &TrainingSpec::fused_loss>()},
       {"training.grad_clipping", "bool", "true",
        "gradient-norm clipping before the step (12 bytes per parameter: the norm, then the "
        "rescale)",
