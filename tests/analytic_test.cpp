@@ -1091,6 +1091,50 @@ parallelism: {tp: 2}
   CHECK(recomputed);
 }
 
+TEST_CASE("analytic: comm-GEMM overlap runs the overlapped GEMMs in chunks of the tokens",
+          "[analytic][tp]") {
+  // Llama-3.1-8B at tp 4 with SP, one 8,192-token sequence (n = 8192). Transformer Engine's
+  // defaults: QKV's and the MLP's up projection's forward and the row-parallel layers' input
+  // gradients by ring exchange, tp = 4 chunks of 2,048 rows; the row-parallel forward by a
+  // pipeline of 4 chunks; the others whole. At tp 8 the ring's 8 chunks of 1,024 rows, the
+  // pipeline's still 4 (of 2,048).
+  auto model = [](int tp, bool overlap) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 8192, global_batch_size: 1}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}}}
+parallelism: {{tp: {}, sequence_parallel: true, tp_overlap: {}}}
+)",
+                                                    tp, tp, overlap)));
+  };
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) return k;
+    FAIL("no kernel " << what);
+    return Kernel{};
+  };
+  const AnalyticCostModel plain = model(4, false), over = model(4, true), tp8 = model(8, true);
+  for (const char* what : {"qkv", "mlp_up", "attn_out", "mlp_down"}) {
+    CHECK(find(plain, Op::F, what).splits == 1);
+    CHECK(find(over, Op::F, what).splits == 4);
+    CHECK(find(over, Op::F, what).gemm.m == 2048);
+    // The same FLOPs, timed as 4 GEMMs of a quarter of the rows.
+    CHECK(find(over, Op::F, what).flops == Approx(find(plain, Op::F, what).flops));
+    const Kernel k = find(over, Op::F, what);
+    CHECK(over.kernel_seconds(k) == Approx(4 * over.gemm_seconds(k.gemm)));
+    CHECK(over.kernel_seconds(k) >= plain.kernel_seconds(find(plain, Op::F, what)));
+  }
+  CHECK(find(over, Op::B, "attn_out.dgrad").splits == 4);
+  CHECK(find(over, Op::B, "mlp_down.dgrad").splits == 4);
+  for (const char* what : {"qkv.dgrad", "qkv.wgrad", "mlp_up.dgrad", "mlp_up.wgrad",
+                           "attn_out.wgrad", "mlp_down.wgrad"})
+    CHECK(find(over, Op::B, what).splits == 1);
+  CHECK(find(tp8, Op::F, "qkv").splits == 8);
+  CHECK(find(tp8, Op::F, "qkv").gemm.m == 1024);
+  CHECK(find(tp8, Op::B, "mlp_down.dgrad").splits == 8);
+  CHECK(find(tp8, Op::F, "mlp_down").splits == 4);
+  CHECK(find(tp8, Op::F, "mlp_down").gemm.m == 2048);
+}
+
 TEST_CASE("analytic: a fused loss moves 4 bytes per logit each way and keeps 16-bit logits",
           "[analytic][loss]") {
   // Llama-3.1-8B on one GPU's stage (tp 2), one 4096-token sequence: 4096 · 128,256 / 2 =

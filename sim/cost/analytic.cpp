@@ -210,9 +210,29 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     const std::string_view name = names[0];
     const bool in_fp8 = fp8 && name != "router";
     auto gemm = [&](const char* what, GemmShape shape) {
-      Kernel k{Kernel::Kind::Gemm,   what, shape, batch, useful * batch * shape.flops(),
-               batch * shape.bytes()};
+      // Comm-GEMM overlap (parallelism.tp_overlap) runs a GEMM beside its collective in chunks
+      // of the tokens: Transformer Engine's defaults (transformer_engine/pytorch/module/base.py,
+      // initialize_ub) overlap the all-gather before the column-parallel projections' forward and
+      // the row-parallel projections' input gradient by ring exchange, one chunk per TP rank
+      // (num_splits = tp), and the reduce-scatter after the row-parallel forward by a pipeline of
+      // 4 chunks; the other backward GEMMs run whole beside a bulk collective.
+      const std::string_view w = what;
+      const int splits =
+          !s_.layout.tp_overlap || t <= 1 ? 1
+          : w == "qkv" || w == "mlp_up" || w == "attn_out.dgrad" || w == "mlp_down.dgrad"
+              ? static_cast<int>(t)
+          : w == "attn_out" || w == "mlp_down" ? 4
+                                               : 1;
+      const GemmShape chunk{shape.m / splits, shape.n, shape.k};
+      Kernel k{Kernel::Kind::Gemm,
+               what,
+               chunk,
+               batch,
+               useful * batch * shape.flops(),
+               splits * batch * chunk.bytes()};
       k.fp8 = in_fp8;
+      k.splits = splits;
+      k.launches = splits;
       push(k);
     };
     if (in_fp8) {
@@ -736,7 +756,7 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
     case Kernel::Kind::Gemm:
       // A batch (the experts' grouped GEMM) is timed as one GEMM of batch·m rows: its FP8 ratio
       // too.
-      return gemm_seconds(k.gemm, k.batch) *
+      return k.splits * gemm_seconds(k.gemm, k.batch) *
              (k.fp8 ? fp8_gemm_time_ratio(k.gemm.m * k.batch, k.gemm.n, k.gemm.k) : 1.0);
     case Kernel::Kind::Attention: {
       const bool backward = std::string_view(k.what) != "attention";
@@ -806,6 +826,9 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                    : k_.gemm_sweep ? "GEMM sweep"
                                    : "roofline";
         if (k.fp8) t.source += " × FP8 ratio";
+        if (k.splits > 1)
+          t.source += fmt::format(", {} chunks of {:g} rows (comm-GEMM overlap)", k.splits,
+                                  k.gemm.m * k.batch);
         break;
       case Kernel::Kind::Attention:
         t.kind = "attention";

@@ -97,6 +97,10 @@ struct Kernel {
   /// copies): no faster than on an H100 SXM per SM (constants.h, kSmBoundReference…).
   bool sm_bound = false;
   bool fp8 = false;  ///< Gemm: runs in FP8 (training.precision fp8, cost/fp8_gemm.h)
+  /// Gemm: runs as this many GEMMs of `gemm` (a chunk of the tokens each) one after another:
+  /// comm-GEMM overlap decomposes a GEMM into the chunks its collective moves
+  /// (parallelism.tp_overlap). `flops` and `bytes` are the whole run's.
+  int splits = 1;
 };
 
 /// One GEMM of a layer with its three names (forward, input gradient, weight gradient).

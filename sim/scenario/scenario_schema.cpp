@@ -862,7 +862,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        "every TP collective overlaps the GEMMs it belongs to (comm-GEMM overlap) instead of "
        "following them on the critical path; without it only the backward's asynchronous ones "
        "(the column-parallel layers' input-gradient collectives and, under SP, their inputs' "
-       "re-gathers, as Megatron-LM and Transformer Engine issue them) run beside their GEMMs",
+       "re-gathers, as Megatron-LM and Transformer Engine issue them) run beside their GEMMs. "
+       "The overlapped GEMMs run in chunks of the tokens, as Transformer Engine's defaults "
+       "decompose them: QKV's and the MLP's up projection's forward and the row-parallel "
+       "layers' input gradients in tp chunks (ring exchange), the row-parallel forward in 4 "
+       "(pipeline); each chunk timed as a GEMM of its rows",
        boolean(), field<&Scenario::layout, &Layout::tp_overlap>()},
       {"parallelism.sequence_parallel", "bool", "false", "Megatron sequence parallelism with TP",
        boolean(), field<&Scenario::layout, &Layout::sequence_parallel>()},
