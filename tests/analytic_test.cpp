@@ -1133,6 +1133,35 @@ parallelism: {{tp: {}, sequence_parallel: true, tp_overlap: {}}}
   CHECK(find(tp8, Op::B, "mlp_down.dgrad").splits == 8);
   CHECK(find(tp8, Op::F, "mlp_down").splits == 4);
   CHECK(find(tp8, Op::F, "mlp_down").gemm.m == 2048);
+  // And each layer's collective hides under the GEMM it is fused with, only what outlasts it on
+  // the critical path: forward the all-gathers of the n·h hidden state (8192 · 4096 · 2 B) under
+  // QKV's and the up projection's GEMM, the reduce-scatters under the row-parallel ones; backward
+  // the row-parallel layers' gradient all-gathers under their input-gradient GEMMs (besides the
+  // asynchronous ones under the column-parallel layers' GEMMs). Without overlap they block.
+  auto hide = [&](const AnalyticCostModel& m, Op op, Collective c, const char* what) {
+    const double under = m.kernel_seconds(find(m, op, what));
+    for (const CollectiveRun& r : m.tp_collectives(op, 0))
+      if (r.kind == c && r.hide_s == Approx(under)) return r;
+    FAIL("no " << collective_name(c) << " under " << what);
+    return CollectiveRun{};
+  };
+  for (auto [c, what] : {std::pair{Collective::AllGather, "qkv"},
+                         {Collective::AllGather, "mlp_up"},
+                         {Collective::ReduceScatter, "attn_out"},
+                         {Collective::ReduceScatter, "mlp_down"}}) {
+    const CollectiveRun r = hide(over, Op::F, c, what);
+    CHECK(r.bytes == 8192.0 * 4096 * 2);
+    CHECK(r.count == 32);
+  }
+  hide(over, Op::B, Collective::AllGather, "attn_out.dgrad");
+  hide(over, Op::B, Collective::AllGather, "mlp_down.dgrad");
+  for (const CollectiveRun& r : plain.tp_collectives(Op::F, 0)) CHECK(r.hide_s == 0);
+  // What outlasts its GEMM is the critical path's; the two parts add up to the collectives.
+  const Cost path = over.tp_communication(Op::F, 0, LinkClass::IntraNode);
+  const Cost hidden = over.tp_hidden_communication(Op::F, 0, LinkClass::IntraNode);
+  CHECK(hidden.duration > 0);
+  CHECK(path.duration + hidden.duration ==
+        plain.tp_communication(Op::F, 0, LinkClass::IntraNode).duration);
 }
 
 TEST_CASE("analytic: a fused loss moves 4 bytes per logit each way and keeps 16-bit logits",

@@ -913,8 +913,16 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // model over 8 A100s): backward 11.9 ms without SP and 11.8 with it, modelled 11.37 and 11.24
   // (tests/published/README.md).
   const bool async = op == Op::B;
-  int gathers = sp ? 2 * st.layers : 0, scatters = sp && !async ? 2 * st.layers : 0;
-  int reduces = sp || async ? 0 : 2 * st.layers;
+  // With comm-GEMM overlap (parallelism.tp_overlap) every layer's collective runs inside the GEMM
+  // it is fused with (Transformer Engine's userbuffers: the all-gathers before QKV's and the MLP's
+  // up projection's forward and before the row-parallel layers' input gradients, the
+  // reduce-scatters after the row-parallel forward; without SP the all-reduces after it) and
+  // hides under that GEMM alone: what outlasts it is on the critical path, as for the
+  // asynchronous ones. A zero-bubble schedule's input-gradient pass keeps them blocking.
+  const bool fused = s_.layout.tp_overlap && op != Op::I && st.layers > 0;
+  int gathers = sp && !fused ? 2 * st.layers : 0,
+      scatters = sp && !async && !fused ? 2 * st.layers : 0;
+  int reduces = sp || async || fused ? 0 : 2 * st.layers;
   // The vocabulary-parallel ends (Megatron-core's LanguageModelEmbedding, the output layer as a
   // ColumnParallelLinear, vocab_parallel_cross_entropy): each TP rank looks up or projects onto
   // its slice of the vocabulary. The embedding's partial outputs are summed: without SP an
@@ -942,12 +950,35 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       (sp ? scatters : reduces) += 1;
   }
   std::vector<CollectiveRun> runs;
+  const std::initializer_list<std::string_view> column_in{"qkv", "q", "q_up", "kv_up"},
+      column_mlp{"mlp_up", "experts.up", "shared.up"}, row_attention{"attn_out"},
+      row_mlp{"mlp_down", "experts.down", "shared.down"};
+  if (fused) {
+    // Per layer, each under its own GEMM (a stage's dense and MoE layers averaged).
+    const std::vector<Kernel> ks = kernels(op, stage);
+    const double n = st.layers;
+    auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
+      return gemm_seconds_named(*this, ks, names, pass) / n;
+    };
+    if (forward && sp) {
+      for (const auto& names : {column_in, column_mlp})
+        runs.push_back({Collective::AllGather, t, bytes, st.layers, seconds(names, "")});
+      for (const auto& names : {row_attention, row_mlp})
+        runs.push_back({Collective::ReduceScatter, t, bytes, st.layers, seconds(names, "")});
+    } else if (forward) {
+      for (const auto& names : {row_attention, row_mlp})
+        runs.push_back({Collective::AllReduce, t, bytes, st.layers, seconds(names, "")});
+    } else if (sp) {
+      for (const auto& names : {row_attention, row_mlp})
+        runs.push_back({Collective::AllGather, t, bytes, st.layers, seconds(names, ".dgrad")});
+    }
+  }
   if (async) {
     // Per layer, each hides under its own layer's GEMM: the stage's total over its layers (a
     // stage's dense and MoE layers averaged).
     const Collective grad = sp ? Collective::ReduceScatter : Collective::AllReduce;
-    const std::initializer_list<std::string_view> attention{"qkv", "q", "q_up", "kv_up"},
-        mlp{"mlp_up", "experts.up", "shared.up"}, head{"lm_head"};
+    const std::initializer_list<std::string_view> attention = column_in, mlp = column_mlp,
+                                                  head{"lm_head"};
     const std::vector<Kernel> backward = kernels(Op::B, stage);
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, backward, names, pass);

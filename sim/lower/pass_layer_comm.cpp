@@ -32,12 +32,12 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
     std::vector<Kind> kinds;
     if (l.tp > 1) {
       // The asynchronous part first: on the one TP stream it starts with the compute, before
-      // the blocking part that waits for the compute's end. With comm-GEMM overlap both run
-      // beside the compute: one collective (below).
+      // the blocking part that waits for the compute's end. With comm-GEMM overlap each layer's
+      // collectives hide under the GEMMs they are fused with (the cost model's split): the same
+      // two parts.
       auto m = group_members(l, rank.coord, Axis::TP);
-      if (!l.tp_overlap)
-        kinds.push_back({LayerComm::TPHidden, TaskType::TpCollective, StreamType::TensorParallel,
-                         group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
+      kinds.push_back({LayerComm::TPHidden, TaskType::TpCollective, StreamType::TensorParallel,
+                       group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
       kinds.push_back({LayerComm::TP, TaskType::TpCollective, StreamType::TensorParallel,
                        group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
     }
@@ -71,12 +71,7 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
       bool hidden_tp = false;  // TP's asynchronous part was added
       for (const Kind& k : kinds) {
         auto cost = [&](LayerComm kind, Op o, int stage) {
-          Cost c = p.layer_comm_cost(kind, o, stage, k.link, k.per_node);
-          if (kind == LayerComm::TP && l.tp_overlap) {  // the asynchronous part with it
-            const Cost h = p.layer_comm_cost(LayerComm::TPHidden, o, stage, k.link, k.per_node);
-            c = {c.duration + h.duration, c.flops + h.flops, c.bytes + h.bytes};
-          }
-          return c;
+          return p.layer_comm_cost(kind, o, stage, k.link, k.per_node);
         };
         Cost c = cost(k.kind, op, w.stage);
         if (type == TaskType::ForwardBackward) {  // both halves' collectives
@@ -107,8 +102,8 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
           p.builder.add_dependency(tc, tasks[i + 1]);
         else
           tails[static_cast<std::size_t>(r)].push_back(tc);
-        // Beside the compute it belongs to, starting with it: TP's asynchronous part (the
-        // cost model's tp_hidden_communication); all of TP's with comm-GEMM overlap; the
+        // Beside the compute it belongs to, starting with it: TP's asynchronous part and what
+        // comm-GEMM overlap hides (the cost model's tp_hidden_communication); the
         // all-to-alls of DualPipe's overlapped F&B pair, each chunk's hidden under the other's
         // compute (DeepSeek-V3 report, arXiv 2412.19437, §3.2.1).
         // Ring attention's KV blocks travel beside the attention blocks (Megatron-core's p2p
@@ -117,7 +112,7 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
         // (with all of them at once when several do: their groups start together) and keeps its
         // own pace, slowed by contention, not by the collective's link.
         const bool beside = k.kind == LayerComm::TPHidden ? true
-                            : k.kind == LayerComm::TP     ? l.tp_overlap
+                            : k.kind == LayerComm::TP     ? false
                             : k.kind == LayerComm::CP     ? l.cp_ring
                                                           : type == TaskType::ForwardBackward;
         if (beside) {

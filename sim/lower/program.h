@@ -127,8 +127,10 @@ ComputeTasks add_compute_pass(Program& p);
 /// direct dependency instead.
 void add_p2p_pass(Program& p);
 /// The collectives of each F/B/I part that belong to its layers, each kind on the rank's stream
-/// of its own, meeting across its group, before the next compute: TP's over the TP group, after
-/// the part (on the critical path), or with parallelism.tp_overlap starting together with it;
+/// of its own, meeting across its group, before the next compute: TP's over the TP group, what
+/// hides under its GEMMs starting together with the part (the backward's asynchronous
+/// collectives; with parallelism.tp_overlap each layer's, under the GEMM it is fused with) and
+/// the rest after the part (on the critical path);
 /// expert parallelism's all-to-alls over the EP group, after the part and its TP collectives
 /// when those follow it, or starting together with the part when it is an overlapped F&B pair
 /// (DualPipe, DualPipeV); ring context parallelism's key/value exchange over the CP group,

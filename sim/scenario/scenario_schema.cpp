@@ -859,10 +859,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        {put_layout_flag<&Layout::param_gather_with_forward, 1>,
         get_layout_flag<&Layout::param_gather_with_forward, 1>}},
       {"parallelism.tp_overlap", "bool", "false",
-       "every TP collective overlaps the GEMMs it belongs to (comm-GEMM overlap) instead of "
-       "following them on the critical path; without it only the backward's asynchronous ones "
-       "(the column-parallel layers' input-gradient collectives and, under SP, their inputs' "
-       "re-gathers, as Megatron-LM and Transformer Engine issue them) run beside their GEMMs. "
+       "each layer's TP collectives run inside the GEMMs they are fused with (comm-GEMM "
+       "overlap, Transformer Engine's userbuffers: the all-gathers before QKV's and the MLP's "
+       "up projection's forward and before the row-parallel layers' input gradients, the "
+       "reduce-scatters, or without SP all-reduces, after the row-parallel forward), each "
+       "hidden under its own GEMM, what outlasts it on the critical path; without it they "
+       "block, and only the backward's asynchronous ones (the column-parallel layers' "
+       "input-gradient collectives and, under SP, their inputs' re-gathers, as Megatron-LM and "
+       "Transformer Engine issue them) hide under their GEMMs. "
        "The overlapped GEMMs run in chunks of the tokens, as Transformer Engine's defaults "
        "decompose them: QKV's and the MLP's up projection's forward and the row-parallel "
        "layers' input gradients in tp chunks (ring exchange), the row-parallel forward in 4 "

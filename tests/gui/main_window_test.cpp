@@ -197,9 +197,9 @@ class MainWindowTest : public QObject {
   }
   void tp_overlap_and_cp_comm_are_knobs() {
     // llama3-8b-128k (tp 4 · cp 8, ring): TP's collectives follow their GEMMs, exposed. With the
-    // TP-overlap knob on they run beside the compute, together with the ring's KV blocks: a
-    // shorter step, no TP exposed. The all-gather variant puts the KV exchange on the critical
-    // path.
+    // TP-overlap knob on each layer's hides under the GEMM it is fused with, beside the ring's KV
+    // blocks: a shorter step, less TP exposed (what outlasts its GEMM, and the vocabulary ends',
+    // which are not fused). The all-gather variant puts the KV exchange on the critical path.
     MainWindow w;
     QVERIFY(w.open_scenario(QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/llama3-8b-128k.yaml")));
     w.wait_for_simulation();
@@ -209,12 +209,13 @@ class MainWindowTest : public QObject {
     QCOMPARE(overlap->currentText(), QStringLiteral("false"));
     QCOMPARE(kv->currentText(), QStringLiteral("ring"));
     const double plain = w.outcome()->report.step_time_s;
-    QVERIFY(w.outcome()->report.stages[0].exposed_tp_s > 0);
+    const double exposed = w.outcome()->report.stages[0].exposed_tp_s;
+    QVERIFY(exposed > 0);
     overlap->setCurrentText(QStringLiteral("true"));
     w.wait_for_simulation();
     QVERIFY(w.last_error().isEmpty());
     QVERIFY(w.outcome()->report.step_time_s < plain);
-    QCOMPARE(w.outcome()->report.stages[0].exposed_tp_s, 0.0);
+    QVERIFY(w.outcome()->report.stages[0].exposed_tp_s < 0.5 * exposed);
     QCOMPARE(w.outcome()->report.stages[0].exposed_cp_s, 0.0);
     kv->setCurrentText(QStringLiteral("all_gather"));
     w.wait_for_simulation();
