@@ -72,6 +72,7 @@ TEST_CASE("kernel data: FlashAttention-1 and the Triton kernel pad a head to the
     CHECK(d->kernel_head_dim(48) == 64);
     CHECK(d->kernel_head_dim(128) == 128);
     CHECK(d->kernel_head_dim(64) == 64);
+    CHECK(d->kernel_head_dim(20) == 32);
     CHECK(d->at(2048, 96).forward_tflops == Approx(0.75 * d->at(2048, 128).forward_tflops));
     CHECK(d->at(2048, 96).backward_tflops == Approx(0.75 * d->at(2048, 128).backward_tflops));
     CHECK(d->at(4096, 48).forward_tflops == Approx(0.75 * d->at(4096, 64).forward_tflops));

@@ -247,6 +247,7 @@ TEST_CASE("run and memory: the model's parameter count, and a MoE's active count
   CHECK(j["model"]["mlp"] == "swiglu");
   CHECK(j["model"]["linear_bias"] == false);
   CHECK(j["model"]["moe"]["experts"] == 8);
+  CHECK(j["model"]["moe"]["ffn_hidden"] == 14336);
   CHECK_FALSE(j["model"].contains("mla"));
   CHECK(memory_to_json(make_memory_report(moe))["model"] == j["model"]);
   // Latent attention's widths (DeepSeek-V3's preset) in an object of their own.
@@ -257,6 +258,8 @@ TEST_CASE("run and memory: the model's parameter count, and a MoE's active count
   CHECK(mla["mla"]["rope_head_dim"] == 64);
   CHECK(mla["linear_bias"] == true);
   CHECK_FALSE(mla.contains("head_dim"));
+  CHECK_FALSE(mla.contains("kv_heads"));
+  CHECK(mla["moe"]["dense_layers"] == 3);
   // A costs-only study has no model to count.
   CHECK(report_to_json(make_report(simulate(test::pipeline(2, 4, 1, 2), {"", true})))["model"]
             .is_null());

@@ -218,7 +218,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       // 4 chunks; the other backward GEMMs run whole beside a bulk collective.
       const std::string_view w = what;
       const int splits =
-          !s_.layout.tp_overlap || t <= 1 ? 1
+          !te_overlap() ? 1
           : w == "qkv" || w == "mlp_up" || w == "attn_out.dgrad" || w == "mlp_down.dgrad"
               ? static_cast<int>(t)
           : w == "attn_out" || w == "mlp_down" ? 4
@@ -873,7 +873,7 @@ Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
 }
 
 namespace {
-// Seconds of the GEMMs of `backward` (a backward's kernels) named `name + pass` for a name of
+// Seconds of the GEMMs of `backward` (a pass's kernels) named `name + pass` for a name of
 // `names` (e.g. "qkv" and ".wgrad"), every layer's run together; recomputation's excluded.
 double gemm_seconds_named(const AnalyticCostModel& m, const std::vector<Kernel>& backward,
                           std::initializer_list<std::string_view> names, std::string_view pass) {
@@ -913,16 +913,19 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // model over 8 A100s): backward 11.9 ms without SP and 11.8 with it, modelled 11.37 and 11.24
   // (tests/published/README.md).
   const bool async = op == Op::B;
-  // With comm-GEMM overlap (parallelism.tp_overlap) every layer's collective runs inside the GEMM
-  // it is fused with (Transformer Engine's userbuffers: the all-gathers before QKV's and the MLP's
-  // up projection's forward and before the row-parallel layers' input gradients, the
-  // reduce-scatters after the row-parallel forward; without SP the all-reduces after it) and
-  // hides under that GEMM alone: what outlasts it is on the critical path, as for the
-  // asynchronous ones. A zero-bubble schedule's input-gradient pass keeps them blocking.
-  const bool fused = s_.layout.tp_overlap && op != Op::I && st.layers > 0;
+  // With comm-GEMM overlap as Transformer Engine runs it (te_overlap: parallelism.tp_overlap with
+  // SP, a dense model's QKV or MLP GEMMs) every layer's collective runs inside the GEMM it is
+  // fused with (the userbuffers' all-gathers before QKV's and the MLP's up projection's forward
+  // and before the row-parallel layers' input gradients, the reduce-scatters after the
+  // row-parallel forward) and hides under that GEMM alone: what outlasts it is on the critical
+  // path, as for the asynchronous ones. The column-parallel layers' input-gradient
+  // reduce-scatters of a zero-bubble input-gradient pass, with no weight gradient beside them,
+  // block. Otherwise (no SP, experts, latent attention) parallelism.tp_overlap is a generic
+  // overlap: every collective beside the whole pass (below).
+  const bool fused = te_overlap() && st.layers > 0;
   int gathers = sp && !fused ? 2 * st.layers : 0,
-      scatters = sp && !async && !fused ? 2 * st.layers : 0;
-  int reduces = sp || async || fused ? 0 : 2 * st.layers;
+      scatters = sp && !async && !(fused && forward) ? 2 * st.layers : 0;
+  int reduces = sp || async ? 0 : 2 * st.layers;
   // The vocabulary-parallel ends (Megatron-core's LanguageModelEmbedding, the output layer as a
   // ColumnParallelLinear, vocab_parallel_cross_entropy): each TP rank looks up or projects onto
   // its slice of the vocabulary. The embedding's partial outputs are summed: without SP an
@@ -950,25 +953,21 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       (sp ? scatters : reduces) += 1;
   }
   std::vector<CollectiveRun> runs;
-  const std::initializer_list<std::string_view> column_in{"qkv", "q", "q_up", "kv_up"},
-      column_mlp{"mlp_up", "experts.up", "shared.up"}, row_attention{"attn_out"},
-      row_mlp{"mlp_down", "experts.down", "shared.down"};
+  const std::initializer_list<std::string_view> column_in{"qkv"}, column_mlp{"mlp_up"},
+      row_attention{"attn_out"}, row_mlp{"mlp_down"};
   if (fused) {
-    // Per layer, each under its own GEMM (a stage's dense and MoE layers averaged).
+    // Per layer, each under its own GEMM (a dense model's: every layer alike).
     const std::vector<Kernel> ks = kernels(op, stage);
     const double n = st.layers;
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, ks, names, pass) / n;
     };
-    if (forward && sp) {
+    if (forward) {
       for (const auto& names : {column_in, column_mlp})
         runs.push_back({Collective::AllGather, t, bytes, st.layers, seconds(names, "")});
       for (const auto& names : {row_attention, row_mlp})
         runs.push_back({Collective::ReduceScatter, t, bytes, st.layers, seconds(names, "")});
-    } else if (forward) {
-      for (const auto& names : {row_attention, row_mlp})
-        runs.push_back({Collective::AllReduce, t, bytes, st.layers, seconds(names, "")});
-    } else if (sp) {
+    } else {
       for (const auto& names : {row_attention, row_mlp})
         runs.push_back({Collective::AllGather, t, bytes, st.layers, seconds(names, ".dgrad")});
     }
@@ -977,8 +976,8 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     // Per layer, each hides under its own layer's GEMM: the stage's total over its layers (a
     // stage's dense and MoE layers averaged).
     const Collective grad = sp ? Collective::ReduceScatter : Collective::AllReduce;
-    const std::initializer_list<std::string_view> attention = column_in, mlp = column_mlp,
-                                                  head{"lm_head"};
+    const std::initializer_list<std::string_view> attention{"qkv", "q", "q_up", "kv_up"},
+        mlp{"mlp_up", "experts.up", "shared.up"}, head{"lm_head"};
     const std::vector<Kernel> backward = kernels(Op::B, stage);
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, backward, names, pass);
@@ -1001,7 +1000,14 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
   if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});
   if (st.head && forward) runs.push_back({Collective::AllReduce, t, tokens_ * 4.0, 3});
+  if (s_.layout.tp_overlap && !te_overlap())
+    for (CollectiveRun& run : runs) run.beside_pass = true;
   return runs;
+}
+
+bool AnalyticCostModel::te_overlap() const {
+  return s_.layout.tp_overlap && s_.layout.tp > 1 && s_.layout.sequence_parallel &&
+         !s_.model->is_moe() && !s_.model->is_mla();
 }
 
 std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) const {

@@ -183,6 +183,10 @@ class AnalyticCostModel : public CostModel {
   /// Weight-gradient GEMMs accumulate into fp32 main gradients (training.fp32_grad_accumulation,
   /// not eager).
   bool fused_main_grad() const;
+  /// parallelism.tp_overlap as Transformer Engine's userbuffers run it: with SP, on a dense
+  /// model's QKV and MLP GEMMs (chunked, each collective under its own GEMM); otherwise the knob
+  /// is a generic overlap of the TP collectives with the whole pass.
+  bool te_overlap() const;
   /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
   /// epilogues, `count` times per micro-batch; `shown`: the elements weighted by
   /// main_grad_visible_share of their GEMM's tokens.

@@ -43,10 +43,11 @@ std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass l
   Cost path, hidden;
   for (const CollectiveRun& run : m.tp_collectives(op, stage)) {
     const Cost one = m.collective(run.kind, run.group_size, link, run.bytes);
-    const TimeNs under = std::min(one.duration, seconds_to_ns(run.hide_s));
+    const TimeNs under =
+        run.beside_pass ? one.duration : std::min(one.duration, seconds_to_ns(run.hide_s));
     path.duration += (one.duration - under) * run.count;
     hidden.duration += under * run.count;
-    (run.hide_s > 0 ? hidden : path).bytes += one.bytes * run.count;
+    (run.hide_s > 0 || run.beside_pass ? hidden : path).bytes += one.bytes * run.count;
   }
   return {path, hidden};
 }

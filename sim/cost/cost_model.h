@@ -31,6 +31,9 @@ struct CollectiveRun {
   /// waited for after it, so each run hides under hide_s seconds of that compute (as the model
   /// listing it times it); only what outlasts them is on the critical path.
   double hide_s = 0;
+  /// Runs beside the whole pass it belongs to (a generic comm-compute overlap): all of it hidden
+  /// beside that compute, none on the critical path.
+  bool beside_pass = false;
 };
 
 /// nccl-tests bus-bandwidth factor (nccl-tests doc/PERFORMANCE.md): 2(n−1)/n for all-reduce,

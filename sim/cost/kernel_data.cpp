@@ -193,9 +193,11 @@ double AttentionData::kernel_head_dim(double head_dim) const {
   // ≤ 128 each run the hdim32, hdim64 or hdim128 kernel) and the Triton kernel of 2023
   // (flash_attn_triton.py: BLOCK_HEADDIM = max(next_power_of_2(d), 16)) pad a head to the size
   // they were compiled for; FlashAttention-2 and -3 and cuDNN have kernels for multiples of 32
-  // (or any size). Only the charted sizes matter here: 64 and 128.
+  // (or any size).
   if (kernel != AttentionKernel::Flash1 && kernel != AttentionKernel::Triton) return head_dim;
-  return head_dim > 64 && head_dim < 128 ? 128.0 : head_dim > 32 && head_dim < 64 ? 64.0 : head_dim;
+  double size = 32;  // the smallest compiled size, then powers of two
+  while (size < head_dim) size *= 2;
+  return size;
 }
 
 AttentionThroughput AttentionData::at(double seq, double head_dim) const {

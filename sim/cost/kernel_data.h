@@ -46,8 +46,8 @@ struct AttentionData {
   /// the size it was compiled for (kernel_head_dim) runs at that size's throughput × d / D.
   AttentionThroughput at(double seq, double head_dim) const;
   /// The head size the kernel runs a head of `head_dim` as: FlashAttention-1's 32, 64 or 128 and
-  /// the Triton kernel's next power of two (between the charted 64 and 128: 128); the head
-  /// dimension itself for the kernels with instantiations at every multiple of 32.
+  /// the Triton kernel's next power of two (at least 32); the head dimension itself for the
+  /// kernels with instantiations at every multiple of 32.
   double kernel_head_dim(double head_dim) const;
 
   /// Throughput at `tiles` query tiles (batch · heads · ⌈seq / 128⌉ of one launch) on a GPU of

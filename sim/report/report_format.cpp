@@ -201,14 +201,11 @@ nlohmann::json model_to_json(const ModelSpec& m) {
     if (key != "preset" && key != "hf_config" && key.find('.') == std::string::npos &&
         !j.contains(key))
       j[key] = value;
-  if (m.is_moe()) {
-    j["moe"] = {{"experts", m.moe.experts},
-                {"top_k", m.moe.top_k},
-                {"capacity_factor", m.moe.capacity_factor},
-                {"node_limit", m.moe.node_limit}};
-  }
+  if (m.is_moe()) j["moe"] = section("model.moe", sc);
   if (m.is_mla()) {
-    j.erase("head_dim");  // latent attention's heads are the mla section's widths
+    // Latent attention's heads are the mla section's widths; it has no separate KV heads.
+    j.erase("head_dim");
+    j.erase("kv_heads");
     j["mla"] = section("model.mla", sc);
   }
   return j;

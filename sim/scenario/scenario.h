@@ -102,8 +102,8 @@ struct TrainingSpec {
   /// or one pass per operation (torch.optim.AdamW's default foreach path, Composer's).
   bool fused_optimizer = true;
   /// The cross-entropy loss as one fused kernel over the 16-bit logits (apex's xentropy,
-  /// flash-attn's, Megatron-core's `--cross-entropy-loss-fusion`, Transformer Engine's), not
-  /// PyTorch's fp32 log-softmax and NLL over an upcast copy.
+  /// flash-attn's, Transformer Engine's), not PyTorch's fp32 log-softmax and NLL over an upcast
+  /// copy (nor Megatron-core's "native" fusion, which still upcasts the logits).
   bool fused_loss = false;
   /// Gradient-norm clipping before the step (Megatron's and most recipes' default, 1.0).
   bool grad_clipping = true;
@@ -112,7 +112,8 @@ struct TrainingSpec {
   /// stage's span (report/step_report.h), not one step's makespan.
   bool optimizer_post_validation = false;
   Runtime runtime = Runtime::Compiled;
-  /// The ops that run op by op; nullopt: all of them with an eager runtime, none compiled.
+  /// The ops that run op by op; nullopt: norm, SwiGLU and RoPE with an eager runtime, none
+  /// compiled.
   std::optional<EagerOps> eager_ops;
   Offload offload = Offload::None;
   /// Activation offload: the saved activations of the first this many layers of each stage
@@ -142,12 +143,13 @@ inline double grad_reduce_bytes(const TrainingSpec& t) {
   return fp32 ? 4.0 : 2.0;
 }
 
-/// The ops that run op by op: training.eager_ops when given, else all of them with an eager
-/// runtime and none compiled.
+/// The ops that run op by op: training.eager_ops when given, else the norm, SwiGLU and rotary
+/// embeddings with an eager runtime (a linear layer's bias only when named: torch.nn.Linear adds
+/// it in cuBLASLt's epilogue) and none compiled.
 inline EagerOps eager_ops(const TrainingSpec& t) {
   if (t.eager_ops) return *t.eager_ops;
   const bool e = t.runtime == Runtime::Eager;
-  return {e, e, e, e};
+  return {e, e, e, false};
 }
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.

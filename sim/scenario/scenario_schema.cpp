@@ -645,11 +645,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        boolean(), field<&Scenario::training, &TrainingSpec::fused_optimizer>()},
       {"training.fused_loss", "bool", "false",
        "the cross-entropy loss as one fused kernel over the 16-bit logits (apex's `xentropy`, "
-       "flash-attn's `CrossEntropyLoss`, Megatron-core's `--cross-entropy-loss-fusion`, "
-       "Transformer Engine's): forward two passes over each logit (the row's maximum, then its "
+       "flash-attn's `CrossEntropyLoss`, Transformer Engine's, Megatron-core's "
+       "`cross_entropy_fusion_impl: te`): forward two passes over each logit (the row's maximum, "
+       "then its "
        "sum of exponentials: 4 bytes), backward one read and the gradient written in place (4 "
        "bytes). Unfused (PyTorch's `cross_entropy` under autocast, Megatron's "
-       "`vocab_parallel_cross_entropy`): the logits upcast to fp32, a three-pass log-softmax and "
+       "`vocab_parallel_cross_entropy`, and its \"native\" fusion, which still upcasts): the "
+       "logits "
+       "upcast to fp32, a three-pass log-softmax and "
        "its backward, 22 bytes per logit forward and 26 backward (`cross_entropy` in `trainsim "
        "kernels`)",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_loss>()},
@@ -677,7 +680,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`",
-       "all four with `runtime: eager`, `none` with `compiled`",
+       "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
        "(apex) but runs SwiGLU and rotary embeddings as PyTorch ops and its linear layers' "
@@ -859,18 +862,20 @@ const std::vector<SchemaKey>& scenario_keys() {
        {put_layout_flag<&Layout::param_gather_with_forward, 1>,
         get_layout_flag<&Layout::param_gather_with_forward, 1>}},
       {"parallelism.tp_overlap", "bool", "false",
-       "each layer's TP collectives run inside the GEMMs they are fused with (comm-GEMM "
-       "overlap, Transformer Engine's userbuffers: the all-gathers before QKV's and the MLP's "
-       "up projection's forward and before the row-parallel layers' input gradients, the "
-       "reduce-scatters, or without SP all-reduces, after the row-parallel forward), each "
-       "hidden under its own GEMM, what outlasts it on the critical path; without it they "
-       "block, and only the backward's asynchronous ones (the column-parallel layers' "
-       "input-gradient collectives and, under SP, their inputs' re-gathers, as Megatron-LM and "
-       "Transformer Engine issue them) hide under their GEMMs. "
+       "comm-GEMM overlap. With sequence parallelism on a dense model, as Transformer Engine's "
+       "userbuffers run it: each layer's TP collectives run inside the GEMMs they are fused with "
+       "(the all-gathers before QKV's and the MLP's up projection's forward and before the "
+       "row-parallel layers' input gradients, the reduce-scatters after the row-parallel "
+       "forward), each hidden under its own GEMM, what outlasts it on the critical path. Without "
+       "SP, or with experts or latent attention, which Transformer Engine does not fuse, a "
+       "generic overlap: every TP collective beside its whole pass. Off, they block, and only "
+       "the backward's asynchronous ones (the column-parallel layers' input-gradient "
+       "collectives and, under SP, their inputs' re-gathers, as Megatron-LM and Transformer "
+       "Engine issue them) hide under their GEMMs. "
        "The overlapped GEMMs run in chunks of the tokens, as Transformer Engine's defaults "
        "decompose them: QKV's and the MLP's up projection's forward and the row-parallel "
        "layers' input gradients in tp chunks (ring exchange), the row-parallel forward in 4 "
-       "(pipeline); each chunk timed as a GEMM of its rows",
+       "(pipeline); each chunk timed as a GEMM of its rows (Transformer Engine's overlap only)",
        boolean(), field<&Scenario::layout, &Layout::tp_overlap>()},
       {"parallelism.sequence_parallel", "bool", "false", "Megatron sequence parallelism with TP",
        boolean(), field<&Scenario::layout, &Layout::sequence_parallel>()},
