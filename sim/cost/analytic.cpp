@@ -297,7 +297,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // (`grad_output.sum(0)`, reading the output gradient: 2 bytes per element); a row-parallel
     // layer's over the whole hidden state on every TP rank, or its sequence-parallel shard.
     // Part of the weight gradient when the backward is split.
-    const double qkv = attention_gemms().front().shape.m * attention_gemms().front().shape.n;
+    const GemmShape qkv_out = attention_gemms().front().shape;
+    const double qkv = qkv_out.m * qkv_out.n;
     const double up = moe ? 0.0 : n * mats_up * f / t;
     const double rows = s_.layout.sequence_parallel ? n * h / t : n * h;  // a row-parallel output
     if (op == Op::F) {
@@ -953,11 +954,13 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       (sp ? scatters : reduces) += 1;
   }
   std::vector<CollectiveRun> runs;
+  // The GEMMs the collectives hide under: this pass's kernels (a full backward's for the
+  // asynchronous ones).
+  const std::vector<Kernel> ks = fused || async ? kernels(op, stage) : std::vector<Kernel>{};
   const std::initializer_list<std::string_view> column_in{"qkv"}, column_mlp{"mlp_up"},
       row_attention{"attn_out"}, row_mlp{"mlp_down"};
   if (fused) {
     // Per layer, each under its own GEMM (a dense model's: every layer alike).
-    const std::vector<Kernel> ks = kernels(op, stage);
     const double n = st.layers;
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, ks, names, pass) / n;
@@ -978,9 +981,8 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     const Collective grad = sp ? Collective::ReduceScatter : Collective::AllReduce;
     const std::initializer_list<std::string_view> attention{"qkv", "q", "q_up", "kv_up"},
         mlp{"mlp_up", "experts.up", "shared.up"}, head{"lm_head"};
-    const std::vector<Kernel> backward = kernels(Op::B, stage);
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
-      return gemm_seconds_named(*this, backward, names, pass);
+      return gemm_seconds_named(*this, ks, names, pass);
     };
     if (st.layers > 0) {
       const double n = st.layers;

@@ -70,12 +70,9 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
       TaskId before = t;       // what the next collective of the chain waits for
       bool hidden_tp = false;  // TP's asynchronous part was added
       for (const Kind& k : kinds) {
-        auto cost = [&](LayerComm kind, Op o, int stage) {
-          return p.layer_comm_cost(kind, o, stage, k.link, k.per_node);
-        };
-        Cost c = cost(k.kind, op, w.stage);
+        Cost c = p.layer_comm_cost(k.kind, op, w.stage, k.link, k.per_node);
         if (type == TaskType::ForwardBackward) {  // both halves' collectives
-          const Cost cb = cost(k.kind, Op::B, w.stage2);
+          const Cost cb = p.layer_comm_cost(k.kind, Op::B, w.stage2, k.link, k.per_node);
           c = {c.duration + cb.duration, c.flops + cb.flops, c.bytes + cb.bytes};
         }
         // Nothing to run: a stage without MoE layers; a W (no keys or values move); TP's
