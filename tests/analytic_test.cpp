@@ -12,6 +12,7 @@
 #include "cost/collective_curve.h"
 #include "cost/constants.h"
 #include "cost/fp8_gemm.h"
+#include "cost/gemm_efficiency.h"
 #include "cost/internode_sweep.h"
 #include "memory/footprint.h"
 #include "test_util.h"
@@ -1361,6 +1362,38 @@ parallelism: {{dp: 8}}
   // The step is faster; the sources say where the FP8 times come from.
   CHECK(fp8.compute(Op::B, 0, 0).duration < bf16.compute(Op::B, 0, 0).duration);
   CHECK_THAT(fp8.sources(), Catch::Contains("FP8/bf16 time ratio"));
+}
+
+TEST_CASE("analytic: an FP8 GEMM runs no faster than FP8 sustains at the power limit",
+          "[analytic][fp8]") {
+  const AnalyticCostModel fp8(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 32, precision: fp8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)"));
+  auto gemm = [](double m, double n, double k) {
+    Kernel g;
+    g.kind = Kernel::Kind::Gemm;
+    g.what = "probe";
+    g.gemm = {m, n, k};
+    g.fp8 = true;
+    return g;
+  };
+  const GemmEfficiency* sweep = GemmEfficiency::for_preset("h100-sxm");
+  REQUIRE(sweep);
+  // 16384 × 4096 × 16384: bf16 at the 728 TFLOP/s cap × the burst ratio 0.489 would be 1,489
+  // FP8 TFLOP/s; the floor holds it at 728 / 0.567 = 1,284 TFLOP/s.
+  const double big = 2.0 * 16384 * 4096 * 16384;
+  CHECK(fp8_gemm_time_ratio(16384, 4096, 16384) < fp8_sustained_time_ratio());
+  CHECK(fp8.kernel_seconds(gemm(16384, 4096, 16384)) ==
+        Approx(big * fp8_sustained_time_ratio() / (sweep->sustained_tflops() * 1e12)));
+  // 2048 × 1024 × 1024 (ratio 0.958, a short GEMM far below the cap): the ratio alone.
+  CHECK(fp8.kernel_seconds(gemm(2048, 1024, 1024)) ==
+        Approx(sweep->seconds(2048, 1024, 1024) * 0.958));
+  // Two chunks of the rows: twice one chunk's time, each floored alike.
+  Kernel halves = gemm(8192, 4096, 16384);
+  halves.splits = 2;
+  CHECK(fp8.kernel_seconds(halves) == Approx(2 * fp8.kernel_seconds(gemm(8192, 4096, 16384))));
 }
 
 namespace {

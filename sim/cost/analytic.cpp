@@ -754,11 +754,18 @@ double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
 
 double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
   switch (k.kind) {
-    case Kernel::Kind::Gemm:
+    case Kernel::Kind::Gemm: {
       // A batch (the experts' grouped GEMM) is timed as one GEMM of batch·m rows: its FP8 ratio
       // too.
-      return k.splits * gemm_seconds(k.gemm, k.batch) *
-             (k.fp8 ? fp8_gemm_time_ratio(k.gemm.m * k.batch, k.gemm.n, k.gemm.k) : 1.0);
+      const double bf16 = gemm_seconds(k.gemm, k.batch);
+      if (!k.fp8) return k.splits * bf16;
+      double fp8 = bf16 * fp8_gemm_time_ratio(k.gemm.m * k.batch, k.gemm.n, k.gemm.k);
+      // No faster than FP8 sustains at the power limit (cost/fp8_gemm.h).
+      if (k_.gemm_sweep)
+        fp8 = std::max(fp8, k.batch * k.gemm.flops() * fp8_sustained_time_ratio() /
+                                (k_.gemm_sweep->sustained_tflops() * 1e12 * k_.gemm_sweep_scale));
+      return k.splits * fp8;
+    }
     case Kernel::Kind::Attention: {
       const bool backward = std::string_view(k.what) != "attention";
       // Attention dropout runs inside the fused kernel (random numbers for every score, in the
@@ -809,7 +816,13 @@ std::string AnalyticCostModel::sources() const {
     if (k_.internode)
       s += fmt::format(", scaled by size to the measured ({})", k_.internode->source());
   }
-  if (s_.training.precision == Precision::FP8) s += fmt::format("; {}", fp8_gemm_source());
+  if (s_.training.precision == Precision::FP8) {
+    s += fmt::format("; {}", fp8_gemm_source());
+    if (k_.gemm_sweep)
+      s += fmt::format(
+          " (at most {:.0f} TFLOP/s, sustained)",
+          k_.gemm_sweep->sustained_tflops() * k_.gemm_sweep_scale / fp8_sustained_time_ratio());
+  }
   return s;
 }
 

@@ -15,6 +15,14 @@
 // (calibrate/reference/h200-fp8-gemm.json) gives ratios 1.01 × these at the median (0.93–1.08
 // for 80 % of the shapes beyond the smallest): one table serves H100 and H200.
 //
+// Sustained, as bf16 is (cost/gemm_efficiency.h): at the power limit an FP8 GEMM's clock drops
+// too, so the per-shape ratio, taken from short back-to-back bursts, must not carry a GEMM past
+// what FP8 sustains. The grid's longest GEMMs (m·n·k ≥ 2^42, the bf16 sweep's threshold, 6–25 ms
+// in FP8) ran at 1,220–1,248 FP8 TFLOP/s on the H100 (ratios 0.5635, 0.5655, 0.5667, 0.5717,
+// 0.5845: median 0.567) and 1,193–1,258 on the H200 (median 0.558), against up to 1,437 for
+// 1–3 ms bursts. So no FP8 GEMM runs faster than the GPU's sustained bf16 throughput ÷ 0.567
+// (H100: 728 ÷ 0.567 = 1,284 TFLOP/s; measured 1,238 beside 705 bf16).
+//
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.
 
@@ -22,6 +30,11 @@ namespace trainsim {
 
 /// FP8 time over bf16 time of one m×n×k GEMM (see above).
 double fp8_gemm_time_ratio(double m, double n, double k);
+
+/// FP8 time over bf16 time at the power limit: the median ratio of the grid's longest GEMMs
+/// (see above). An FP8 GEMM takes at least this times its FLOPs at the GPU's sustained bf16
+/// throughput.
+double fp8_sustained_time_ratio();
 
 /// Where the ratio comes from, for the report's durations line.
 const char* fp8_gemm_source();
