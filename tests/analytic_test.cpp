@@ -329,6 +329,65 @@ parallelism: {tp: 2, pp: 4, sequence_parallel: true}
   CHECK(gathers == 33);
 }
 
+TEST_CASE("analytic: full recomputation replays the recomputed layers' TP, EP and CP collectives",
+          "[analytic]") {
+  // Llama-3.1-8B over tp 2 · pp 4 (8 layers per stage), a middle stage.
+  auto model = [](const char* extra) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 2, pp: 4, sequence_parallel: true}}
+)",
+                                                    extra)));
+  };
+  auto count = [](const std::vector<CollectiveRun>& runs, Collective c) {
+    int n = 0;
+    for (const CollectiveRun& r : runs)
+      if (r.kind == c) n += r.count;
+    return n;
+  };
+  const AnalyticCostModel none = model("recompute: none"), full = model("recompute: full"),
+                          three = model("recompute: full, recompute_layers: 3"),
+                          selective = model("recompute: selective");
+  // Without recomputation the backward has 32 all-gathers (16 row-parallel gradients, 16
+  // re-gathered inputs) and no reduce-scatter blocking (the 16 column-parallel gradients' are
+  // asynchronous, listed as runs of their own: 16 as well).
+  const int gathers = count(none.tp_collectives(Op::B, 1), Collective::AllGather);
+  const int scatters = count(none.tp_collectives(Op::B, 1), Collective::ReduceScatter);
+  CHECK(gathers == 32);
+  CHECK(scatters == 16);
+  // Full: each of the 8 layers' forward again, 2 all-gathers and 2 reduce-scatters each.
+  CHECK(count(full.tp_collectives(Op::B, 1), Collective::AllGather) == gathers + 16);
+  CHECK(count(full.tp_collectives(Op::B, 1), Collective::ReduceScatter) == scatters + 16);
+  // Three layers recomputed: 6 of each; a zero-bubble input-gradient pass replays them too.
+  CHECK(count(three.tp_collectives(Op::B, 1), Collective::AllGather) == gathers + 6);
+  CHECK(count(three.tp_collectives(Op::I, 1), Collective::ReduceScatter) ==
+        count(none.tp_collectives(Op::I, 1), Collective::ReduceScatter) + 6);
+  // The forward and selective recomputation (the attention core: no collective) add none.
+  CHECK(count(full.tp_collectives(Op::F, 1), Collective::AllGather) == 16);
+  CHECK(count(selective.tp_collectives(Op::B, 1), Collective::AllGather) == gathers);
+  // Without SP each replayed layer all-reduces twice; the backward's own are asynchronous.
+  const AnalyticCostModel no_sp(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: full}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {tp: 2, pp: 4}
+)"));
+  int blocking = 0;
+  for (const CollectiveRun& r : no_sp.tp_collectives(Op::B, 1))
+    if (r.kind == Collective::AllReduce && r.hide_s == 0) blocking += r.count;
+  CHECK(blocking == 16);
+  // Context parallelism: the backward gathers keys and values for its own use and again for the
+  // replayed forward (8 + 8), and reduce-scatters their gradients once (8).
+  const AnalyticCostModel cp(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: full}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {cp: 2, pp: 4}
+)"));
+  CHECK(count(cp.cp_collectives(Op::B, 1), Collective::AllGather) == 16);
+  CHECK(count(cp.cp_collectives(Op::B, 1), Collective::ReduceScatter) == 8);
+  CHECK(count(cp.cp_collectives(Op::F, 1), Collective::AllGather) == 8);
+}
+
 TEST_CASE("analytic: a pipeline transfer under sequence parallelism is each TP rank's slice",
           "[analytic]") {
   Scenario s = base(4);
@@ -1589,6 +1648,14 @@ parallelism: {{dp: 4, ep: {}}}
     CHECK(runs[0].count == 4);
   }
   CHECK(two.ep_collectives(Op::W, 0).empty());
+  // Full recomputation replays both layers' dispatch and combine in the backward: 4 + 4; one
+  // recomputed layer of the two, 4 + 2; the forward unchanged.
+  Scenario redo = s(2);
+  redo.training.recompute = Recompute::Full;
+  CHECK(AnalyticCostModel(redo).ep_collectives(Op::B, 0)[0].count == 8);
+  CHECK(AnalyticCostModel(redo).ep_collectives(Op::F, 0)[0].count == 4);
+  redo.training.recompute_layers = 1;
+  CHECK(AnalyticCostModel(redo).ep_collectives(Op::B, 0)[0].count == 6);
   // Timed by the collective model: 4 all-to-alls over 4 GPUs, (4 − 1)/4 · S sent each.
   const Cost c = four.ep_communication(Op::F, 0, LinkClass::IntraNode);
   const Cost one = four.collective(Collective::AllToAll, 4, LinkClass::IntraNode, 4194304.0);

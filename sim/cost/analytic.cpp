@@ -1011,6 +1011,28 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       if (sp) runs.push_back({Collective::AllGather, t, bytes, 1, seconds(head, ".dgrad")});
     }
   }
+  // Full recomputation replays the recomputed layers' forward inside this backward (or
+  // input-gradient pass), their TP collectives with it: Megatron's checkpointed layers run their
+  // forward again, all-reduces or (SP) gathers and scatters included; under comm-GEMM overlap
+  // each again hidden under its own forward GEMM. Selective recompute redoes only the attention
+  // core, which has none.
+  if (const int redo = forward ? 0 : recomputed_layers(s_.training, st.layers); redo > 0) {
+    if (fused) {
+      const std::vector<Kernel> fk = kernels(Op::F, stage);
+      auto seconds = [&](std::initializer_list<std::string_view> names) {
+        return gemm_seconds_named(*this, fk, names, "") / st.layers;
+      };
+      for (const auto& names : {column_in, column_mlp})
+        runs.push_back({Collective::AllGather, t, bytes, redo, seconds(names)});
+      for (const auto& names : {row_attention, row_mlp})
+        runs.push_back({Collective::ReduceScatter, t, bytes, redo, seconds(names)});
+    } else if (sp) {
+      gathers += 2 * redo;
+      scatters += 2 * redo;
+    } else {
+      reduces += 2 * redo;
+    }
+  }
   if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
   if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
   if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});
@@ -1040,7 +1062,11 @@ std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) c
   // A capacity factor (or the load imbalance) c pads the buffers by c.
   const double bytes = n * s_.model->moe.top_k * s_.model->moe.capacity_factor *
                        static_cast<double>(s_.model->hidden) * 2.0;
-  return {{Collective::AllToAll, ep, bytes, 2 * moe}};
+  // Full recomputation replays the recomputed MoE layers' dispatch and combine in the backward
+  // (the model's dense layers come first: stage_layer_kernels).
+  const int redo = op == Op::F ? 0 : recomputed_layers(s_.training, st.layers);
+  const int redo_moe = std::max(0, redo - (st.layers - moe));
+  return {{Collective::AllToAll, ep, bytes, 2 * (moe + redo_moe)}};
 }
 
 std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) const {
@@ -1058,8 +1084,11 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
   // Backward: the keys and values again (their blocks are not kept), and their gradients
   // reduced back to their owners (Transformer Engine's ring sends the dKV blocks along; its
   // all-gather variant reduce-scatters them).
+  // Full recomputation gathers the recomputed layers' keys and values once more, for their
+  // replayed forward.
   if (op == Op::F) return {{Collective::AllGather, cp, bytes, st.layers}};
-  return {{Collective::AllGather, cp, bytes, st.layers},
+  const int redo = recomputed_layers(s_.training, st.layers);
+  return {{Collective::AllGather, cp, bytes, st.layers + redo},
           {Collective::ReduceScatter, cp, bytes, st.layers}};
 }
 

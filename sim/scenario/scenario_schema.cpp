@@ -585,7 +585,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "copies' gradient cast and weight copy; cost/constants.h)",
        choice({"adam", "adamw"}), ignore()},
       {"training.recompute", "`none`, `selective`, `full`", "`none`",
-       "activation recomputation before the backward (memory: `sim/memory/footprint.h`)",
+       "activation recomputation before the backward (memory: `sim/memory/footprint.h`): "
+       "`selective` redoes the attention core, `full` each layer's whole forward, its TP, EP and "
+       "CP collectives included",
        choice({"none", "selective", "full"}),
        field<&Scenario::training, &TrainingSpec::recompute>()},
       {"training.recompute_layers",
