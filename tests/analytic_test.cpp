@@ -1151,6 +1151,39 @@ parallelism: {tp: 2}
   CHECK(recomputed);
 }
 
+TEST_CASE("analytic: eager_ops qkv_split prices Megatron-DeepSpeed's sliced QKV split",
+          "[analytic][eager]") {
+  // Llama-2-7B's shapes at tp 2, one 4,096-token sequence: QKV's output per GPU n · 3h / t =
+  // 4096 · 12288 / 2 = 25,165,824 elements; V's n · h / t = 8,388,608.
+  auto model = [](const char* ops) {
+    return AnalyticCostModel(
+        test::yaml(fmt::format(R"(model: {{layers: 1, hidden: 4096, ffn_hidden: 11008,
+        heads: 32, vocab: 32000, mlp: swiglu, norm: rmsnorm, position_embedding: rope}}
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 1, eager_ops: "{}"}}
+cluster: {{gpu: a100-sxm-80gb, gpus_per_node: 2}}
+parallelism: {{tp: 2}}
+)",
+                               ops)));
+  };
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) return k;
+    return Kernel{};
+  };
+  const AnalyticCostModel split = model("swiglu,rope,qkv_split"), plain = model("swiglu,rope");
+  // Backward: 22 bytes per element of the output (three zero fills, the slices' copies, two
+  // in-place sums), 8 launches; forward: V copied contiguous, 4 bytes per V element.
+  CHECK(find(split, Op::B, "qkv.split_grad").bytes == 22.0 * 25165824);
+  CHECK(find(split, Op::B, "qkv.split_grad").launches == 8);
+  CHECK(find(split, Op::F, "qkv.split").bytes == 4.0 * 8388608);
+  // The input-gradient pass of a split backward carries it, the weight-gradient pass does not.
+  CHECK(find(split, Op::I, "qkv.split_grad").bytes == 22.0 * 25165824);
+  CHECK(find(split, Op::W, "qkv.split_grad").bytes == 0);
+  CHECK(find(plain, Op::B, "qkv.split_grad").bytes == 0);
+  CHECK(find(plain, Op::F, "qkv.split").bytes == 0);
+  CHECK(split.compute(Op::B, 0, 0).duration > plain.compute(Op::B, 0, 0).duration);
+}
+
 TEST_CASE("analytic: comm-GEMM overlap runs the overlapped GEMMs in chunks of the tokens",
           "[analytic][tp]") {
   // Llama-3.1-8B at tp 4 with SP, one 8,192-token sequence (n = 8192). Transformer Engine's

@@ -95,22 +95,26 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
              Catch::Contains("expected one of none, selective, full"));
 }
 
-TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope, bias", "[scenario]") {
+TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope, bias, qkv_split",
+          "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml", {"training.eager_ops=swiglu, rope"});
   REQUIRE(s.training.eager_ops);
   CHECK(*s.training.eager_ops == EagerOps{false, true, true, false});
   CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=bias,swiglu"}).training.eager_ops ==
         EagerOps{false, true, false, true});
+  CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=qkv_split"}).training.eager_ops ==
+        EagerOps{false, false, false, false, true});
   // Unset, it follows the runtime.
   // (A linear layer's bias only when named: torch.nn.Linear adds it in cuBLASLt's epilogue.)
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {"training.runtime=eager"}).training) ==
         EagerOps{true, true, true, false});
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {}).training) == EagerOps{});
-  for (const char* bad : {"training.eager_ops=gelu", "training.eager_ops=rope,rope",
-                          "training.eager_ops=none,norm", "training.eager_ops=bias,"})
+  for (const char* bad :
+       {"training.eager_ops=gelu", "training.eager_ops=rope,rope", "training.eager_ops=none,norm",
+        "training.eager_ops=bias,", "training.eager_ops=qkv"})
     CHECK_THAT(error_of(kGood, {bad}),
                Catch::Contains("training.eager_ops: expected `none` or a comma-separated subset "
-                               "of norm, swiglu, rope, bias"));
+                               "of norm, swiglu, rope, bias, qkv_split"));
 }
 
 TEST_CASE("scenario: model.linear_bias is a bool, off by default", "[scenario]") {

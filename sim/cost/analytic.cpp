@@ -319,6 +319,23 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     }
   }
   if (op == Op::W) return;
+  if (eager_ops(s_.training).qkv_split && !m.is_mla()) {
+    // QKV's output split by slicing a view (constants.h): forward, V copied contiguous; backward,
+    // the output's gradient assembled from three zero-filled full-width ones.
+    const GemmShape qkv_out = attention_gemms().front().shape;
+    const double values = n * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
+                          static_cast<double>(m.v_head_dim());
+    const bool fwd = op == Op::F;
+    Kernel split{Kernel::Kind::Memory,
+                 fwd ? "qkv.split" : "qkv.split_grad",
+                 {0, 0, 0},
+                 1,
+                 0,
+                 fwd ? constants::kEagerQkvSplitValueCopyBytes * values
+                     : constants::kEagerQkvSplitBackwardBytes * qkv_out.m * qkv_out.n};
+    split.launches = fwd ? 1 : constants::kEagerQkvSplitBackwardKernels;
+    push(split);
+  }
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and
   // residual adds see the full hidden state unless sequence parallelism splits it over TP ranks.

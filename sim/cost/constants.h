@@ -230,6 +230,18 @@ inline constexpr double kEagerSwigluForwardBytes = 10, kEagerSwigluBackwardBytes
 ///   and 8 bytes, 1 kernel.
 inline constexpr double kEagerRopeBytes = 20, kEagerRopeBackwardBytes = 24;
 inline constexpr int kEagerRopeKernels = 5;
+///   QKV split by slicing (Megatron-DeepSpeed's ParallelAttention.split_tensor: Q, K and V as
+///   slices and selects of a view of QKV's output), per element of that output, backward only:
+///   autograd's slice_backward and select_backward each allocate the whole output's gradient,
+///   zero it (write 2) and copy their slice's gradient in (read 2 and write 2 over the three
+///   slices), and the view's input buffer sums the three in place (read 4, write 2, twice) =
+///   3 · 2 + 4 + 2 · 6 = 22 bytes, 8 kernels. Forward, V (a strided select) is copied contiguous
+///   for FlashAttention (`rearrange(...).contiguous()`: read 2, write 2 per V element; Q and K
+///   come contiguous out of the rotary embedding). torch.split, as Megatron-LM and Megatron-core
+///   split it, runs one concatenation of the gradients instead (4 bytes), left out.
+inline constexpr double kEagerQkvSplitBackwardBytes = 22;
+inline constexpr int kEagerQkvSplitBackwardKernels = 8;
+inline constexpr double kEagerQkvSplitValueCopyBytes = 4;
 
 /// PyTorch's own LayerNorm (torch.nn.functional.layer_norm as eager code calls it: llm-foundry's
 /// MPT, Hugging Face's LayerNorm models), per element of the normalized tensor, bf16: forward one

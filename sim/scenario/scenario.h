@@ -56,12 +56,15 @@ enum class Runtime { Compiled, Eager };
 /// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)
 /// and rotary embeddings (Megatron-core's apply_rotary_pos_emb) as PyTorch ops, and adds the
 /// linear layers' biases (model.linear_bias) and sums their gradients as kernels of their own,
-/// where Transformer Engine fuses both into its GEMMs' epilogues.
+/// where Transformer Engine fuses both into its GEMMs' epilogues. Megatron-DeepSpeed also splits
+/// QKV's output into Q, K and V by slicing a view, whose backward autograd runs as a zero-filled
+/// full-width gradient per slice, the three summed (`qkv_split`).
 struct EagerOps {
   bool norm = false;
   bool swiglu = false;
   bool rope = false;
   bool bias = false;
+  bool qkv_split = false;
   friend bool operator==(const EagerOps&, const EagerOps&) = default;
 };
 /// ZeRO-Offload (Ren et al., "ZeRO-Offload", USENIX ATC 2021): the optimizer states and step on
@@ -149,7 +152,7 @@ inline double grad_reduce_bytes(const TrainingSpec& t) {
 inline EagerOps eager_ops(const TrainingSpec& t) {
   if (t.eager_ops) return *t.eager_ops;
   const bool e = t.runtime == Runtime::Eager;
-  return {e, e, e, false};
+  return {e, e, e, false, false};
 }
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.

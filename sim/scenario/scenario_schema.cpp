@@ -265,7 +265,7 @@ std::vector<std::string> comma_items(const std::string& text) {
 std::string put_eager_ops(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected `none` or a comma-separated subset of norm, swiglu, rope, "
-      "bias, got \"" +
+      "bias, qkv_split, got \"" +
       v.text + "\"";
   const std::vector<std::string> items = comma_items(v.text);
   EagerOps ops;
@@ -274,11 +274,12 @@ std::string put_eager_ops(Scenario& s, const KeyValue& v) {
     return {};
   }
   for (const std::string& item : items) {
-    bool* flag = item == "norm"     ? &ops.norm
-                 : item == "swiglu" ? &ops.swiglu
-                 : item == "rope"   ? &ops.rope
-                 : item == "bias"   ? &ops.bias
-                                    : nullptr;
+    bool* flag = item == "norm"        ? &ops.norm
+                 : item == "swiglu"    ? &ops.swiglu
+                 : item == "rope"      ? &ops.rope
+                 : item == "bias"      ? &ops.bias
+                 : item == "qkv_split" ? &ops.qkv_split
+                                       : nullptr;
     if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
     *flag = true;
   }
@@ -288,8 +289,11 @@ std::string put_eager_ops(Scenario& s, const KeyValue& v) {
 std::optional<KeyValue> get_eager_ops(const Scenario& s) {
   const EagerOps e = eager_ops(s.training);
   std::string names;
-  const std::pair<bool, const char*> ops[] = {
-      {e.norm, "norm"}, {e.swiglu, "swiglu"}, {e.rope, "rope"}, {e.bias, "bias"}};
+  const std::pair<bool, const char*> ops[] = {{e.norm, "norm"},
+                                              {e.swiglu, "swiglu"},
+                                              {e.rope, "rope"},
+                                              {e.bias, "bias"},
+                                              {e.qkv_split, "qkv_split"}};
   for (const auto& [on, name] : ops)
     if (on) names += (names.empty() ? "" : ",") + std::string(name);
   KeyValue v;
@@ -681,13 +685,16 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and attention are single kernels either way",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
-       "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`",
+       "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`",
        "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
        "(apex) but runs SwiGLU and rotary embeddings as PyTorch ops and its linear layers' "
        "biases (`model.linear_bias`) as adds and gradient sums of their own "
-       "(`swiglu,rope,bias`); "
+       "(`swiglu,rope,bias`); Megatron-DeepSpeed also slices QKV's output into Q, K and V, "
+       "whose backward fills a zeroed full-width gradient per slice and sums the three "
+       "(`qkv_split`: 22 bytes per element of QKV's output, `qkv.split_grad` in "
+       "`trainsim kernels`); "
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
        "accumulation still follows `runtime`",
        text(),
