@@ -572,8 +572,9 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"training.precision", "`bf16`, `fp16`, `fp8`", "`bf16`",
        "2-byte activations and weights. `fp8` (Hopper GPUs only), Transformer Engine's recipe: "
        "the layers' linear GEMMs (not the attention core, the LM head or the router) in FP8 with "
-       "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100 "
-       "(`sim/cost/fp8_gemm.h`), their operands quantized by cast-transpose kernels (the weights "
+       "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100, no "
+       "faster than FP8 sustains at the power limit (`sim/cost/fp8_gemm.h`), their operands "
+       "quantized by cast-transpose kernels (the weights "
        "once per step), an FP8 copy of those weights kept, everything else bf16",
        choice({"bf16", "fp16", "fp8"}), field<&Scenario::training, &TrainingSpec::precision>()},
       {"training.fp8_params", "bool", "false",
