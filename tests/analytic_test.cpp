@@ -1474,7 +1474,7 @@ parallelism: {dp: 8}
   const GemmEfficiency* sweep = GemmEfficiency::for_preset("h100-sxm");
   REQUIRE(sweep);
   // 16384 × 4096 × 16384: bf16 at the 728 TFLOP/s cap × the burst ratio 0.489 would be 1,489
-  // FP8 TFLOP/s; the floor holds it at 728 / 0.567 = 1,284 TFLOP/s.
+  // FP8 TFLOP/s; the floor holds it at 727.7 / 0.567 = 1,283 TFLOP/s.
   const double big = 2.0 * 16384 * 4096 * 16384;
   CHECK(fp8_gemm_time_ratio(16384, 4096, 16384) < fp8_sustained_time_ratio());
   CHECK(fp8.kernel_seconds(gemm(16384, 4096, 16384)) ==

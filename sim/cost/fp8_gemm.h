@@ -21,7 +21,7 @@
 // in FP8) ran at 1,220–1,248 FP8 TFLOP/s on the H100 (ratios 0.5635, 0.5655, 0.5667, 0.5717,
 // 0.5845: median 0.567) and 1,193–1,258 on the H200 (median 0.558), against up to 1,437 for
 // 1–3 ms bursts. So no FP8 GEMM runs faster than the GPU's sustained bf16 throughput ÷ 0.567
-// (H100: 728 ÷ 0.567 = 1,284 TFLOP/s; measured 1,238 beside 705 bf16).
+// (H100: 727.7 ÷ 0.567 = 1,283 TFLOP/s; measured 1,238 beside 705 bf16).
 //
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.
