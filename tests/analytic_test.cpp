@@ -329,7 +329,7 @@ parallelism: {tp: 2, pp: 4, sequence_parallel: true}
   CHECK(gathers == 33);
 }
 
-TEST_CASE("analytic: full recomputation replays the recomputed layers' TP, EP and CP collectives",
+TEST_CASE("analytic: recomputation replays the recomputed layers' TP, EP and CP collectives",
           "[analytic]") {
   // Llama-3.1-8B over tp 2 · pp 4 (8 layers per stage), a middle stage.
   auto model = [](const char* extra) {
@@ -386,6 +386,13 @@ parallelism: {cp: 2, pp: 4}
   CHECK(count(cp.cp_collectives(Op::B, 1), Collective::AllGather) == 16);
   CHECK(count(cp.cp_collectives(Op::B, 1), Collective::ReduceScatter) == 8);
   CHECK(count(cp.cp_collectives(Op::F, 1), Collective::AllGather) == 8);
+  // Selective recompute replays every layer's attention core, its key/value exchange with it.
+  const AnalyticCostModel cp_selective(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: selective}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {cp: 2, pp: 4}
+)"));
+  CHECK(count(cp_selective.cp_collectives(Op::B, 1), Collective::AllGather) == 16);
 }
 
 TEST_CASE("analytic: a pipeline transfer under sequence parallelism is each TP rank's slice",
@@ -1473,7 +1480,7 @@ parallelism: {dp: 8}
   };
   const GemmEfficiency* sweep = GemmEfficiency::for_preset("h100-sxm");
   REQUIRE(sweep);
-  // 16384 × 4096 × 16384: bf16 at the 728 TFLOP/s cap × the burst ratio 0.489 would be 1,489
+  // 16384 × 4096 × 16384: bf16 at the 727.7 TFLOP/s cap ÷ the burst ratio 0.489 would be 1,488
   // FP8 TFLOP/s; the floor holds it at 727.7 / 0.567 = 1,283 TFLOP/s.
   const double big = 2.0 * 16384 * 4096 * 16384;
   CHECK(fp8_gemm_time_ratio(16384, 4096, 16384) < fp8_sustained_time_ratio());
@@ -1482,10 +1489,14 @@ parallelism: {dp: 8}
   // 2048 × 1024 × 1024 (ratio 0.958, a short GEMM far below the cap): the ratio alone.
   CHECK(fp8.kernel_seconds(gemm(2048, 1024, 1024)) ==
         Approx(sweep->seconds(2048, 1024, 1024) * 0.958));
-  // Two chunks of the rows: twice one chunk's time, each floored alike.
+  // Two chunks of 8192 rows (ratio 0.531 at 8192 × 4096 × 16384, below 0.567; bf16 at the cap):
+  // each floored, 2 · 2 · 8192 · 4096 · 16384 · 0.567 / 727.7e12.
   Kernel halves = gemm(8192, 4096, 16384);
   halves.splits = 2;
-  CHECK(fp8.kernel_seconds(halves) == Approx(2 * fp8.kernel_seconds(gemm(8192, 4096, 16384))));
+  CHECK(fp8_gemm_time_ratio(8192, 4096, 16384) < fp8_sustained_time_ratio());
+  CHECK(fp8.kernel_seconds(halves) ==
+        Approx(2 * 2.0 * 8192 * 4096 * 16384 * fp8_sustained_time_ratio() /
+               (sweep->sustained_tflops() * 1e12)));
 }
 
 namespace {
@@ -1689,6 +1700,16 @@ parallelism: {{dp: 4, ep: {}}}
   CHECK(AnalyticCostModel(redo).ep_collectives(Op::F, 0)[0].count == 4);
   redo.training.recompute_layers = 1;
   CHECK(AnalyticCostModel(redo).ep_collectives(Op::B, 0)[0].count == 6);
+  // The first layer dense (model.moe.dense_layers 1): one MoE layer, its dispatch and combine (2)
+  // in each pass. Recomputing only the first layer replays dense work: still 2 in the backward;
+  // recomputing both adds the MoE layer's 2: 4.
+  Scenario mixed = s(2);
+  mixed.model->moe.dense_layers = 1;
+  mixed.training.recompute = Recompute::Full;
+  mixed.training.recompute_layers = 1;
+  CHECK(AnalyticCostModel(mixed).ep_collectives(Op::B, 0)[0].count == 2);
+  mixed.training.recompute_layers = 0;  // every layer
+  CHECK(AnalyticCostModel(mixed).ep_collectives(Op::B, 0)[0].count == 4);
   // Timed by the collective model: 4 all-to-alls over 4 GPUs, (4 − 1)/4 · S sent each.
   const Cost c = four.ep_communication(Op::F, 0, LinkClass::IntraNode);
   const Cost one = four.collective(Collective::AllToAll, 4, LinkClass::IntraNode, 4194304.0);

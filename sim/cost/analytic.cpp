@@ -1032,7 +1032,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // input-gradient pass), their TP collectives with it: Megatron's checkpointed layers run their
   // forward again, all-reduces or (SP) gathers and scatters included; under comm-GEMM overlap
   // each again hidden under its own forward GEMM. Selective recompute redoes only the attention
-  // core, which has none.
+  // core, which has no TP collective (its context-parallel exchange: cp_collectives).
   if (const int redo = forward ? 0 : recomputed_layers(s_.training, st.layers); redo > 0) {
     if (fused) {
       const std::vector<Kernel> fk = kernels(Op::F, stage);
@@ -1101,10 +1101,14 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
   // Backward: the keys and values again (their blocks are not kept), and their gradients
   // reduced back to their owners (Transformer Engine's ring sends the dKV blocks along; its
   // all-gather variant reduce-scatters them).
-  // Full recomputation gathers the recomputed layers' keys and values once more, for their
-  // replayed forward.
+  // Recomputation gathers the keys and values once more for the replayed attention: the fully
+  // recomputed layers' forward, or under selective recompute every layer's attention core
+  // (Megatron-core checkpoints the core attention, Transformer Engine's context-parallel exchange
+  // inside it).
   if (op == Op::F) return {{Collective::AllGather, cp, bytes, st.layers}};
-  const int redo = recomputed_layers(s_.training, st.layers);
+  const int redo = s_.training.recompute == Recompute::Selective
+                       ? st.layers
+                       : recomputed_layers(s_.training, st.layers);
   return {{Collective::AllGather, cp, bytes, st.layers + redo},
           {Collective::ReduceScatter, cp, bytes, st.layers}};
 }

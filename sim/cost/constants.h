@@ -230,14 +230,18 @@ inline constexpr double kEagerSwigluForwardBytes = 10, kEagerSwigluBackwardBytes
 ///   and 8 bytes, 1 kernel.
 inline constexpr double kEagerRopeBytes = 20, kEagerRopeBackwardBytes = 24;
 inline constexpr int kEagerRopeKernels = 5;
-///   QKV split by slicing (Megatron-DeepSpeed's ParallelAttention.split_tensor: Q, K and V as
-///   slices and selects of a view of QKV's output), per element of that output, backward only:
+///   QKV split by slicing (microsoft/Megatron-DeepSpeed megatron/model/transformer.py at 11f2d934,
+///   ParallelAttention.split_tensor, until 2024-07 when it moved to torch.split: Q, K and V as a
+///   slice and two selects of a view of QKV's output), per element of that output:
 ///   autograd's slice_backward and select_backward each allocate the whole output's gradient,
 ///   zero it (write 2) and copy their slice's gradient in (read 2 and write 2 over the three
 ///   slices), and the view's input buffer sums the three in place (read 4, write 2, twice) =
 ///   3 · 2 + 4 + 2 · 6 = 22 bytes, 8 kernels. Forward, V (a strided select) is copied contiguous
 ///   for FlashAttention (`rearrange(...).contiguous()`: read 2, write 2 per V element; Q and K
-///   come contiguous out of the rotary embedding). torch.split, as Megatron-LM and Megatron-core
+///   come contiguous out of the rotary embedding). As the four FlagPerf runs had it: micro-batch
+///   1, as many key/value heads as query heads, rotary embeddings; with more sequences per
+///   micro-batch Q and K are copied too, with grouped-query heads repeat_kv copies K and V (not
+///   priced). torch.split, as Megatron-LM and Megatron-core
 ///   split it, runs one concatenation of the gradients instead (4 bytes), left out.
 inline constexpr double kEagerQkvSplitBackwardBytes = 22;
 inline constexpr int kEagerQkvSplitBackwardKernels = 8;

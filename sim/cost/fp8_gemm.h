@@ -21,7 +21,10 @@
 // in FP8) ran at 1,220–1,248 FP8 TFLOP/s on the H100 (ratios 0.5635, 0.5655, 0.5667, 0.5717,
 // 0.5845: median 0.567) and 1,193–1,258 on the H200 (median 0.558), against up to 1,437 for
 // 1–3 ms bursts. So no FP8 GEMM runs faster than the GPU's sustained bf16 throughput ÷ 0.567
-// (H100: 727.7 ÷ 0.567 = 1,283 TFLOP/s; measured 1,238 beside 705 bf16).
+// (H100: 727.7 ÷ 0.567 = 1,283 TFLOP/s; measured 1,238 beside 705 bf16). The H100's ratio serves
+// the H200 too: its own median, 0.558, would put its cap at 1,248 rather than 1,228 (measured
+// directly: 1,224). Only with the preset's GEMM sweep: not with `efficiency.gemm`; a calibration
+// profile's bf16 times are floored by the sweep's sustained rate all the same.
 //
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.

@@ -572,8 +572,9 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"training.precision", "`bf16`, `fp16`, `fp8`", "`bf16`",
        "2-byte activations and weights. `fp8` (Hopper GPUs only), Transformer Engine's recipe: "
        "the layers' linear GEMMs (not the attention core, the LM head or the router) in FP8 with "
-       "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100, no "
-       "faster than FP8 sustains at the power limit (`sim/cost/fp8_gemm.h`), their operands "
+       "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100 (on a "
+       "preset with a GEMM sweep no faster than FP8 sustains at the power limit; "
+       "`sim/cost/fp8_gemm.h`), their operands "
        "quantized by cast-transpose kernels (the weights "
        "once per step), an FP8 copy of those weights kept, everything else bf16",
        choice({"bf16", "fp16", "fp8"}), field<&Scenario::training, &TrainingSpec::precision>()},
@@ -591,8 +592,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"adam", "adamw"}), ignore()},
       {"training.recompute", "`none`, `selective`, `full`", "`none`",
        "activation recomputation before the backward (memory: `sim/memory/footprint.h`): "
-       "`selective` redoes the attention core, `full` each layer's whole forward, its TP, EP and "
-       "CP collectives included",
+       "`selective` redoes the attention core (under context parallelism its key and value "
+       "exchange "
+       "too), `full` each layer's whole forward, its TP, EP and CP collectives included",
        choice({"none", "selective", "full"}),
        field<&Scenario::training, &TrainingSpec::recompute>()},
       {"training.recompute_layers",
@@ -694,8 +696,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "biases (`model.linear_bias`) as adds and gradient sums of their own "
        "(`swiglu,rope,bias`); Megatron-DeepSpeed also slices QKV's output into Q, K and V, "
        "whose backward fills a zeroed full-width gradient per slice and sums the three "
-       "(`qkv_split`: 22 bytes per element of QKV's output, `qkv.split_grad` in "
-       "`trainsim kernels`); "
+       "(`qkv_split`: 22 bytes per element of QKV's output backward, V copied contiguous forward; "
+       "`qkv.split_grad` and `qkv.split` in `trainsim kernels`; Megatron-DeepSpeed before "
+       "2024-07, which then moved to `torch.split`); "
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
        "accumulation still follows `runtime`",
        text(),
