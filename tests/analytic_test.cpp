@@ -1158,7 +1158,7 @@ parallelism: {tp: 2}
   CHECK(recomputed);
 }
 
-TEST_CASE("analytic: eager_ops qkv_split prices Megatron-DeepSpeed's sliced QKV split",
+TEST_CASE("analytic: eager_ops qkv_split and rope_interleave price their copies",
           "[analytic][eager]") {
   // Llama-2-7B's shapes at tp 2, one 4,096-token sequence: QKV's output per GPU n · 3h / t =
   // 4096 · 12288 / 2 = 25,165,824 elements; V's n · h / t = 8,388,608.
@@ -1189,6 +1189,15 @@ parallelism: {{tp: 2}}
   CHECK(find(plain, Op::B, "qkv.split_grad").bytes == 0);
   CHECK(find(plain, Op::F, "qkv.split").bytes == 0);
   CHECK(split.compute(Op::B, 0, 0).duration > plain.compute(Op::B, 0, 0).duration);
+  // FlagScale's rotary interleave: Q, K and V copied each way, 4 bytes per element of QKV's
+  // output (25,165,824), one kernel per tensor, in the forward and in the input gradient.
+  const AnalyticCostModel interleave = model("swiglu,rope,rope_interleave");
+  for (const Op op : {Op::F, Op::B, Op::I}) {
+    CHECK(find(interleave, op, "qkv.interleave").bytes == 4.0 * 25165824);
+    CHECK(find(interleave, op, "qkv.interleave").launches == 3);
+    CHECK(find(plain, op, "qkv.interleave").bytes == 0);
+  }
+  CHECK(find(interleave, Op::W, "qkv.interleave").bytes == 0);
 }
 
 TEST_CASE("analytic: comm-GEMM overlap runs the overlapped GEMMs in chunks of the tokens",

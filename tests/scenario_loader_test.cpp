@@ -95,8 +95,7 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
              Catch::Contains("expected one of none, selective, full"));
 }
 
-TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope, bias, qkv_split",
-          "[scenario]") {
+TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml", {"training.eager_ops=swiglu, rope"});
   REQUIRE(s.training.eager_ops);
   CHECK(*s.training.eager_ops == EagerOps{false, true, true, false});
@@ -104,6 +103,8 @@ TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope, bi
         EagerOps{false, true, false, true});
   CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=qkv_split"}).training.eager_ops ==
         EagerOps{false, false, false, false, true});
+  CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=rope,rope_interleave"})
+             .training.eager_ops == EagerOps{false, false, true, false, false, true});
   // Unset, it follows the runtime.
   // (A linear layer's bias only when named: torch.nn.Linear adds it in cuBLASLt's epilogue.)
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {"training.runtime=eager"}).training) ==
@@ -114,7 +115,7 @@ TEST_CASE("scenario: training.eager_ops takes a subset of norm, swiglu, rope, bi
         "training.eager_ops=bias,", "training.eager_ops=qkv"})
     CHECK_THAT(error_of(kGood, {bad}),
                Catch::Contains("training.eager_ops: expected `none` or a comma-separated subset "
-                               "of norm, swiglu, rope, bias, qkv_split"));
+                               "of norm, swiglu, rope, bias, qkv_split, rope_interleave"));
 }
 
 TEST_CASE("scenario: model.linear_bias is a bool, off by default", "[scenario]") {

@@ -336,6 +336,19 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     split.launches = fwd ? 1 : constants::kEagerQkvSplitBackwardKernels;
     push(split);
   }
+  if (eager_ops(s_.training).rope_interleave && !m.is_mla()) {
+    // Q, K and V copied after the rotary embedding to re-interleave their head dimensions, their
+    // gradients copied back (constants.h).
+    const GemmShape qkv_out = attention_gemms().front().shape;
+    Kernel interleave{Kernel::Kind::Memory,
+                      "qkv.interleave",
+                      {0, 0, 0},
+                      1,
+                      0,
+                      constants::kEagerRopeInterleaveBytes * qkv_out.m * qkv_out.n};
+    interleave.launches = 3;
+    push(interleave);
+  }
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and
   // residual adds see the full hidden state unless sequence parallelism splits it over TP ranks.

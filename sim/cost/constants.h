@@ -246,6 +246,12 @@ inline constexpr int kEagerRopeKernels = 5;
 inline constexpr double kEagerQkvSplitBackwardBytes = 22;
 inline constexpr int kEagerQkvSplitBackwardKernels = 8;
 inline constexpr double kEagerQkvSplitValueCopyBytes = 4;
+///   Rotary interleave (FlagScale's --rotary-interleaved-patch, megatron/model/transformer.py at
+///   ed55532: after the rotary embedding, each of Q, K and V rearranged '... (two d) -> ... two d',
+///   transposed and rearranged back to '... (d two)', a reshape of a non-contiguous view, so a
+///   copy), per element of Q, K and V: read 2, write 2 forward; backward the gradient takes the
+///   same reshapes in reverse, the same copy: 4 bytes each way, one kernel per tensor.
+inline constexpr double kEagerRopeInterleaveBytes = 4;
 
 /// PyTorch's own LayerNorm (torch.nn.functional.layer_norm as eager code calls it: llm-foundry's
 /// MPT, Hugging Face's LayerNorm models), per element of the normalized tensor, bf16: forward one

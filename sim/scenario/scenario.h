@@ -58,13 +58,16 @@ enum class Runtime { Compiled, Eager };
 /// linear layers' biases (model.linear_bias) and sums their gradients as kernels of their own,
 /// where Transformer Engine fuses both into its GEMMs' epilogues. Megatron-DeepSpeed also splits
 /// QKV's output into Q, K and V by slicing a view, whose backward autograd runs as a zero-filled
-/// full-width gradient per slice, the three summed (`qkv_split`).
+/// full-width gradient per slice, the three summed (`qkv_split`). FlagScale's
+/// --rotary-interleaved-patch re-interleaves Q, K and V's head dimensions after the rotary
+/// embedding by einops reshapes that copy them, and their gradients back (`rope_interleave`).
 struct EagerOps {
   bool norm = false;
   bool swiglu = false;
   bool rope = false;
   bool bias = false;
   bool qkv_split = false;
+  bool rope_interleave = false;
   friend bool operator==(const EagerOps&, const EagerOps&) = default;
 };
 /// ZeRO-Offload (Ren et al., "ZeRO-Offload", USENIX ATC 2021): the optimizer states and step on
@@ -152,7 +155,7 @@ inline double grad_reduce_bytes(const TrainingSpec& t) {
 inline EagerOps eager_ops(const TrainingSpec& t) {
   if (t.eager_ops) return *t.eager_ops;
   const bool e = t.runtime == Runtime::Eager;
-  return {e, e, e, false, false};
+  return {e, e, e, false, false, false};
 }
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.

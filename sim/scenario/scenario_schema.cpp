@@ -265,7 +265,7 @@ std::vector<std::string> comma_items(const std::string& text) {
 std::string put_eager_ops(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected `none` or a comma-separated subset of norm, swiglu, rope, "
-      "bias, qkv_split, got \"" +
+      "bias, qkv_split, rope_interleave, got \"" +
       v.text + "\"";
   const std::vector<std::string> items = comma_items(v.text);
   EagerOps ops;
@@ -274,12 +274,13 @@ std::string put_eager_ops(Scenario& s, const KeyValue& v) {
     return {};
   }
   for (const std::string& item : items) {
-    bool* flag = item == "norm"        ? &ops.norm
-                 : item == "swiglu"    ? &ops.swiglu
-                 : item == "rope"      ? &ops.rope
-                 : item == "bias"      ? &ops.bias
-                 : item == "qkv_split" ? &ops.qkv_split
-                                       : nullptr;
+    bool* flag = item == "norm"              ? &ops.norm
+                 : item == "swiglu"          ? &ops.swiglu
+                 : item == "rope"            ? &ops.rope
+                 : item == "bias"            ? &ops.bias
+                 : item == "qkv_split"       ? &ops.qkv_split
+                 : item == "rope_interleave" ? &ops.rope_interleave
+                                             : nullptr;
     if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
     *flag = true;
   }
@@ -289,11 +290,9 @@ std::string put_eager_ops(Scenario& s, const KeyValue& v) {
 std::optional<KeyValue> get_eager_ops(const Scenario& s) {
   const EagerOps e = eager_ops(s.training);
   std::string names;
-  const std::pair<bool, const char*> ops[] = {{e.norm, "norm"},
-                                              {e.swiglu, "swiglu"},
-                                              {e.rope, "rope"},
-                                              {e.bias, "bias"},
-                                              {e.qkv_split, "qkv_split"}};
+  const std::pair<bool, const char*> ops[] = {
+      {e.norm, "norm"}, {e.swiglu, "swiglu"},       {e.rope, "rope"},
+      {e.bias, "bias"}, {e.qkv_split, "qkv_split"}, {e.rope_interleave, "rope_interleave"}};
   for (const auto& [on, name] : ops)
     if (on) names += (names.empty() ? "" : ",") + std::string(name);
   KeyValue v;
@@ -688,7 +687,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and attention are single kernels either way",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
-       "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`",
+       "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`, "
+       "`rope_interleave`",
        "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
@@ -698,7 +698,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "whose backward fills a zeroed full-width gradient per slice and sums the three "
        "(`qkv_split`: 22 bytes per element of QKV's output backward, V copied contiguous forward; "
        "`qkv.split_grad` and `qkv.split` in `trainsim kernels`; Megatron-DeepSpeed before "
-       "2024-07, which then moved to `torch.split`); "
+       "2024-07, which then moved to `torch.split`); FlagScale's `--rotary-interleaved-patch` "
+       "copies Q, K and V after the rotary embedding to re-interleave their head dimensions, "
+       "and their gradients back (`rope_interleave`: 4 bytes per element each way, "
+       "`qkv.interleave`); "
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
        "accumulation still follows `runtime`",
        text(),
