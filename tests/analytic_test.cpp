@@ -332,13 +332,14 @@ parallelism: {tp: 2, pp: 4, sequence_parallel: true}
 TEST_CASE("analytic: recomputation replays the recomputed layers' TP, EP and CP collectives",
           "[analytic]") {
   // Llama-3.1-8B over tp 2 · pp 4 (8 layers per stage), a middle stage.
-  auto model = [](const char* extra) {
+  auto model = [](const char* extra,
+                  const char* parallelism = "tp: 2, pp: 4, sequence_parallel: true") {
     return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
 training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, {}}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{tp: 2, pp: 4, sequence_parallel: true}}
+parallelism: {{{}}}
 )",
-                                                    extra)));
+                                                    extra, parallelism)));
   };
   auto count = [](const std::vector<CollectiveRun>& runs, Collective c) {
     int n = 0;
@@ -367,31 +368,19 @@ parallelism: {{tp: 2, pp: 4, sequence_parallel: true}}
   CHECK(count(full.tp_collectives(Op::F, 1), Collective::AllGather) == 16);
   CHECK(count(selective.tp_collectives(Op::B, 1), Collective::AllGather) == gathers);
   // Without SP each replayed layer all-reduces twice; the backward's own are asynchronous.
-  const AnalyticCostModel no_sp(test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: full}
-cluster: {gpu: h100-sxm, gpus_per_node: 8}
-parallelism: {tp: 2, pp: 4}
-)"));
+  const AnalyticCostModel no_sp = model("recompute: full", "tp: 2, pp: 4");
   int blocking = 0;
   for (const CollectiveRun& r : no_sp.tp_collectives(Op::B, 1))
     if (r.kind == Collective::AllReduce && r.hide_s == 0) blocking += r.count;
   CHECK(blocking == 16);
   // Context parallelism: the backward gathers keys and values for its own use and again for the
   // replayed forward (8 + 8), and reduce-scatters their gradients once (8).
-  const AnalyticCostModel cp(test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: full}
-cluster: {gpu: h100-sxm, gpus_per_node: 8}
-parallelism: {cp: 2, pp: 4}
-)"));
+  const AnalyticCostModel cp = model("recompute: full", "cp: 2, pp: 4");
   CHECK(count(cp.cp_collectives(Op::B, 1), Collective::AllGather) == 16);
   CHECK(count(cp.cp_collectives(Op::B, 1), Collective::ReduceScatter) == 8);
   CHECK(count(cp.cp_collectives(Op::F, 1), Collective::AllGather) == 8);
   // Selective recompute replays every layer's attention core, its key/value exchange with it.
-  const AnalyticCostModel cp_selective(test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: selective}
-cluster: {gpu: h100-sxm, gpus_per_node: 8}
-parallelism: {cp: 2, pp: 4}
-)"));
+  const AnalyticCostModel cp_selective = model("recompute: selective", "cp: 2, pp: 4");
   CHECK(count(cp_selective.cp_collectives(Op::B, 1), Collective::AllGather) == 16);
 }
 
