@@ -241,8 +241,8 @@ inline constexpr int kEagerRopeKernels = 5;
 ///   come contiguous out of the rotary embedding). As the four FlagPerf runs had it: micro-batch
 ///   1, as many key/value heads as query heads, rotary embeddings; with more sequences per
 ///   micro-batch Q and K are copied too, with grouped-query heads repeat_kv copies K and V (not
-///   priced). torch.split, as Megatron-LM and Megatron-core
-///   split it, runs one concatenation of the gradients instead (4 bytes), left out.
+///   priced). torch.split, as Megatron-LM and Megatron-core split it, runs one concatenation of
+///   the gradients instead (4 bytes), left out.
 inline constexpr double kEagerQkvSplitBackwardBytes = 22;
 inline constexpr int kEagerQkvSplitBackwardKernels = 8;
 inline constexpr double kEagerQkvSplitValueCopyBytes = 4;

@@ -573,8 +573,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "the layers' linear GEMMs (not the attention core, the LM head or the router) in FP8 with "
        "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100 (on a "
        "preset with a GEMM sweep no faster than FP8 sustains at the power limit; "
-       "`sim/cost/fp8_gemm.h`), their operands "
-       "quantized by cast-transpose kernels (the weights "
+       "`sim/cost/fp8_gemm.h`), their operands quantized by cast-transpose kernels (the weights "
        "once per step), an FP8 copy of those weights kept, everything else bf16",
        choice({"bf16", "fp16", "fp8"}), field<&Scenario::training, &TrainingSpec::precision>()},
       {"training.fp8_params", "bool", "false",
@@ -592,8 +591,8 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"training.recompute", "`none`, `selective`, `full`", "`none`",
        "activation recomputation before the backward (memory: `sim/memory/footprint.h`): "
        "`selective` redoes the attention core (under context parallelism its key and value "
-       "exchange "
-       "too), `full` each layer's whole forward, its TP, EP and CP collectives included",
+       "exchange too), `full` each layer's whole forward, its TP, EP and CP collectives "
+       "included",
        choice({"none", "selective", "full"}),
        field<&Scenario::training, &TrainingSpec::recompute>()},
       {"training.recompute_layers",
