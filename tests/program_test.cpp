@@ -503,6 +503,21 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0}}
 )",
                                 overlap, sp));
 }
+
+// Without overlap: the forward's and the backward's TP collectives on the critical path (cF, cB)
+// and the optimizer step (o), each inside the explicit F = 10 ms and B = 20 ms.
+struct Tp2Times {
+  TimeNs cf, cb, o;
+};
+Tp2Times tp2_times(const CostModel& plain) {
+  const Tp2Times t{plain.tp_communication(Op::F, 0, LinkClass::IntraNode).duration,
+                   plain.tp_communication(Op::B, 0, LinkClass::IntraNode).duration,
+                   plain.optimizer(plain.stage_params(0)).duration};
+  REQUIRE(t.cf > 0);
+  REQUIRE(t.cf <= 10 * kNsPerMs);
+  REQUIRE(t.cb <= 20 * kNsPerMs);
+  return t;
+}
 }  // namespace
 
 TEST_CASE("TP pass: without SP, tp_overlap runs each collective beside the whole pass",
@@ -513,13 +528,7 @@ TEST_CASE("TP pass: without SP, tp_overlap runs each collective beside the whole
   // o. Overlapped, each collective starts with its compute and the next compute waits for both:
   // max(F, cF) + max(B + o, cB + hidden) — all hidden while cF ≤ F and cB + hidden ≤ B.
   const auto scenario = [](bool overlap) { return tp2_explicit(overlap); };
-  const auto cost = make_cost_model(scenario(false));
-  const TimeNs cf = cost->tp_communication(Op::F, 0, LinkClass::IntraNode).duration;
-  const TimeNs cb = cost->tp_communication(Op::B, 0, LinkClass::IntraNode).duration;
-  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
-  REQUIRE(cf > 0);
-  REQUIRE(cf <= 10 * kNsPerMs);
-  REQUIRE(cb <= 20 * kNsPerMs);
+  const auto [cf, cb, o] = tp2_times(*make_cost_model(scenario(false)));
   CHECK(test::makespan(scenario(false)) == 30 * kNsPerMs + cf + cb + o);
   const Timeline tl = simulate(scenario(true));
   CHECK(tl.makespan == 30 * kNsPerMs + o);
@@ -541,15 +550,10 @@ TEST_CASE("TP pass: tp_overlap hides each layer's collectives under the GEMM the
   // without, F + cF' + B + cB' + o with.
   const auto plain = make_cost_model(tp2_explicit(false, true));
   const auto over = make_cost_model(tp2_explicit(true, true));
-  const TimeNs cf = plain->tp_communication(Op::F, 0, LinkClass::IntraNode).duration;
-  const TimeNs cb = plain->tp_communication(Op::B, 0, LinkClass::IntraNode).duration;
+  const auto [cf, cb, o] = tp2_times(*plain);
   const TimeNs cf2 = over->tp_communication(Op::F, 0, LinkClass::IntraNode).duration;
   const TimeNs cb2 = over->tp_communication(Op::B, 0, LinkClass::IntraNode).duration;
   const TimeNs h = over->tp_hidden_communication(Op::F, 0, LinkClass::IntraNode).duration;
-  const TimeNs o = plain->optimizer(plain->stage_params(0)).duration;
-  REQUIRE(cf > 0);
-  REQUIRE(cf <= 10 * kNsPerMs);
-  REQUIRE(cb <= 20 * kNsPerMs);
   CHECK(plain->tp_hidden_communication(Op::F, 0, LinkClass::IntraNode).duration == 0);
   REQUIRE(h > 0);
   CHECK(cf2 + h == cf);

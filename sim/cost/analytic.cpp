@@ -287,7 +287,13 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     push(k);
   }
   main_grad_accumulate(main_grad_elements, main_grad_shown, layers, recompute, out);
-  if (m.linear_bias && eager_ops(s_.training).bias && !m.is_mla()) {
+  const EagerOps eager = eager_ops(s_.training);
+  // Elements of QKV's output on this GPU (what its bias, split and interleave copies touch).
+  auto qkv_elements = [&] {
+    const GemmShape g = attention_gemms().front().shape;
+    return g.m * g.n;
+  };
+  if (m.linear_bias && eager.bias && !m.is_mla()) {
     // Biases as kernels of their own (legacy Megatron-LM, Megatron-DeepSpeed; Transformer
     // Engine fuses both into its GEMMs' epilogues). Forward: ColumnParallelLinear adds its bias
     // after the GEMM (`output + bias`: read and write the output, 4 bytes per element), the
@@ -297,8 +303,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // (`grad_output.sum(0)`, reading the output gradient: 2 bytes per element); a row-parallel
     // layer's over the whole hidden state on every TP rank, or its sequence-parallel shard.
     // Part of the weight gradient when the backward is split.
-    const GemmShape qkv_out = attention_gemms().front().shape;
-    const double qkv = qkv_out.m * qkv_out.n;
+    const double qkv = qkv_elements();
     const double up = moe ? 0.0 : n * mats_up * f / t;
     const double rows = s_.layout.sequence_parallel ? n * h / t : n * h;  // a row-parallel output
     if (op == Op::F) {
@@ -319,10 +324,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     }
   }
   if (op == Op::W) return;
-  if (eager_ops(s_.training).qkv_split && !m.is_mla()) {
+  if (eager.qkv_split && !m.is_mla()) {
     // QKV's output split by slicing a view (constants.h): forward, V copied contiguous; backward,
     // the output's gradient assembled from three zero-filled full-width ones.
-    const GemmShape qkv_out = attention_gemms().front().shape;
     const double values = n * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
                           static_cast<double>(m.v_head_dim());
     const bool fwd = op == Op::F;
@@ -332,20 +336,19 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
                  1,
                  0,
                  fwd ? constants::kEagerQkvSplitValueCopyBytes * values
-                     : constants::kEagerQkvSplitBackwardBytes * qkv_out.m * qkv_out.n};
+                     : constants::kEagerQkvSplitBackwardBytes * qkv_elements()};
     split.launches = fwd ? 1 : constants::kEagerQkvSplitBackwardKernels;
     push(split);
   }
-  if (eager_ops(s_.training).rope_interleave && !m.is_mla()) {
+  if (eager.rope_interleave && !m.is_mla()) {
     // Q, K and V copied after the rotary embedding to re-interleave their head dimensions, their
     // gradients copied back (constants.h).
-    const GemmShape qkv_out = attention_gemms().front().shape;
     Kernel interleave{Kernel::Kind::Memory,
                       "qkv.interleave",
                       {0, 0, 0},
                       1,
                       0,
-                      constants::kEagerRopeInterleaveBytes * qkv_out.m * qkv_out.n};
+                      constants::kEagerRopeInterleaveBytes * qkv_elements()};
     interleave.launches = 3;
     push(interleave);
   }
@@ -358,8 +361,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     push({Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, dir * bytes});
   };
   // An eager runtime runs RMSNorm, SwiGLU and rotary embeddings op by op and LayerNorm as
-  // PyTorch's own kernels (constants.h); training.eager_ops picks which.
-  const EagerOps eager = eager_ops(s_.training);
+  // PyTorch's own kernels (constants.h); training.eager_ops picks which (`eager`, above).
   const bool forward = op == Op::F;
   auto ops = [&](const char* what, double elements, double fwd_bytes, double bwd_bytes,
                  int fwd_kernels, int bwd_kernels, double share = 1, bool sm_bound = false) {
