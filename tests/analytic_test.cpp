@@ -1147,7 +1147,7 @@ parallelism: {tp: 2}
   CHECK(recomputed);
 }
 
-TEST_CASE("analytic: eager_ops qkv_split and rope_interleave price their copies",
+TEST_CASE("analytic: eager_ops qkv_split, qkv_cat and rope_interleave price their copies",
           "[analytic][eager]") {
   // Llama-2-7B's shapes at tp 2, one 4,096-token sequence: QKV's output per GPU n · 3h / t =
   // 4096 · 12288 / 2 = 25,165,824 elements; V's n · h / t = 8,388,608.
@@ -1187,6 +1187,27 @@ parallelism: {{tp: 2}}
     CHECK(find(plain, op, "qkv.interleave").bytes == 0);
   }
   CHECK(find(interleave, Op::W, "qkv.interleave").bytes == 0);
+  // torch.split's backward: one concatenation of the three gradients, 4 bytes per element of
+  // QKV's output (25,165,824), in the backward and the input-gradient pass only.
+  const AnalyticCostModel cat = model("swiglu,rope,qkv_cat");
+  for (const Op op : {Op::B, Op::I}) {
+    CHECK(find(cat, op, "qkv.cat_grad").bytes == 4.0 * 25165824);
+    CHECK(find(cat, op, "qkv.cat_grad").launches == 1);
+    CHECK(find(plain, op, "qkv.cat_grad").bytes == 0);
+  }
+  CHECK(find(cat, Op::F, "qkv.cat_grad").bytes == 0);
+  CHECK(find(cat, Op::W, "qkv.cat_grad").bytes == 0);
+  CHECK(cat.compute(Op::B, 0, 0).duration > plain.compute(Op::B, 0, 0).duration);
+  CHECK(cat.compute(Op::F, 0, 0).duration == plain.compute(Op::F, 0, 0).duration);
+  // Grouped-query heads: 8 key/value heads of 128 for the 32 query heads, so QKV's output per
+  // GPU is n · (h + 2 · 8 · 128) / t = 4096 · 6144 / 2 = 12,582,912 elements.
+  const AnalyticCostModel gqa(test::yaml(R"(model: {layers: 1, hidden: 4096, ffn_hidden: 14336,
+        heads: 32, kv_heads: 8, vocab: 32000, mlp: swiglu, norm: rmsnorm}
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 1, eager_ops: qkv_cat}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {tp: 2}
+)"));
+  CHECK(find(gqa, Op::B, "qkv.cat_grad").bytes == 4.0 * 12582912);
 }
 
 TEST_CASE("analytic: comm-GEMM overlap runs the overlapped GEMMs in chunks of the tokens",

@@ -105,6 +105,8 @@ TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[s
         EagerOps{false, false, false, false, true});
   CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=rope,rope_interleave"})
              .training.eager_ops == EagerOps{false, false, true, false, false, true});
+  CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=norm,qkv_cat"}).training.eager_ops ==
+        EagerOps{true, false, false, false, false, false, true});
   // Unset, it follows the runtime.
   // (A linear layer's bias only when named: torch.nn.Linear adds it in cuBLASLt's epilogue.)
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {"training.runtime=eager"}).training) ==
@@ -112,10 +114,10 @@ TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[s
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {}).training) == EagerOps{});
   for (const char* bad :
        {"training.eager_ops=gelu", "training.eager_ops=rope,rope", "training.eager_ops=none,norm",
-        "training.eager_ops=bias,", "training.eager_ops=qkv"})
+        "training.eager_ops=bias,", "training.eager_ops=qkv", "training.eager_ops=qkv_cat,qkv_cat"})
     CHECK_THAT(error_of(kGood, {bad}),
                Catch::Contains("training.eager_ops: expected `none` or a comma-separated subset "
-                               "of norm, swiglu, rope, bias, qkv_split, rope_interleave"));
+                               "of norm, swiglu, rope, bias, qkv_split, qkv_cat, rope_interleave"));
 }
 
 TEST_CASE("scenario: model.linear_bias is a bool, off by default", "[scenario]") {

@@ -340,6 +340,17 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     split.launches = fwd ? 1 : constants::kEagerQkvSplitBackwardKernels;
     push(split);
   }
+  if (eager.qkv_cat && !m.is_mla() && op != Op::F) {
+    // QKV's output split by torch.split: its backward concatenates the three gradients into the
+    // output's (constants.h).
+    Kernel cat{Kernel::Kind::Memory,
+               "qkv.cat_grad",
+               {0, 0, 0},
+               1,
+               0,
+               constants::kEagerQkvCatBytes * qkv_elements()};
+    push(cat);
+  }
   if (eager.rope_interleave && !m.is_mla()) {
     // Q, K and V copied after the rotary embedding to re-interleave their head dimensions, their
     // gradients copied back (constants.h).

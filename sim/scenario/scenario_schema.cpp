@@ -265,7 +265,7 @@ std::vector<std::string> comma_items(const std::string& text) {
 std::string put_eager_ops(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected `none` or a comma-separated subset of norm, swiglu, rope, "
-      "bias, qkv_split, rope_interleave, got \"" +
+      "bias, qkv_split, qkv_cat, rope_interleave, got \"" +
       v.text + "\"";
   const std::vector<std::string> items = comma_items(v.text);
   EagerOps ops;
@@ -279,6 +279,7 @@ std::string put_eager_ops(Scenario& s, const KeyValue& v) {
                  : item == "rope"            ? &ops.rope
                  : item == "bias"            ? &ops.bias
                  : item == "qkv_split"       ? &ops.qkv_split
+                 : item == "qkv_cat"         ? &ops.qkv_cat
                  : item == "rope_interleave" ? &ops.rope_interleave
                                              : nullptr;
     if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
@@ -290,9 +291,13 @@ std::string put_eager_ops(Scenario& s, const KeyValue& v) {
 std::optional<KeyValue> get_eager_ops(const Scenario& s) {
   const EagerOps e = eager_ops(s.training);
   std::string names;
-  const std::pair<bool, const char*> ops[] = {
-      {e.norm, "norm"}, {e.swiglu, "swiglu"},       {e.rope, "rope"},
-      {e.bias, "bias"}, {e.qkv_split, "qkv_split"}, {e.rope_interleave, "rope_interleave"}};
+  const std::pair<bool, const char*> ops[] = {{e.norm, "norm"},
+                                              {e.swiglu, "swiglu"},
+                                              {e.rope, "rope"},
+                                              {e.bias, "bias"},
+                                              {e.qkv_split, "qkv_split"},
+                                              {e.qkv_cat, "qkv_cat"},
+                                              {e.rope_interleave, "rope_interleave"}};
   for (const auto& [on, name] : ops)
     if (on) names += (names.empty() ? "" : ",") + std::string(name);
   KeyValue v;
@@ -687,7 +692,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`, "
-       "`rope_interleave`",
+       "`qkv_cat`, `rope_interleave`",
        "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
@@ -697,7 +702,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        "whose backward fills a zeroed full-width gradient per slice and sums the three "
        "(`qkv_split`: 22 bytes per element of QKV's output backward, V copied contiguous forward; "
        "`qkv.split_grad` and `qkv.split` in `trainsim kernels`; Megatron-DeepSpeed before "
-       "2024-07, which then moved to `torch.split`); FlagScale's `--rotary-interleaved-patch` "
+       "2024-07, which then moved to `torch.split`); Megatron-core and llm-foundry split it by "
+       "`torch.split`, whose backward concatenates the three gradients (`qkv_cat`: 4 bytes per "
+       "element of QKV's output, `qkv.cat_grad`; not where Transformer Engine's fused attention "
+       "leaves them side by side: multi-head attention without a rotary embedding); "
+       "FlagScale's `--rotary-interleaved-patch` "
        "copies Q, K and V after the rotary embedding to re-interleave their head dimensions, "
        "and their gradients back (`rope_interleave`: 4 bytes per element each way, "
        "`qkv.interleave`); "

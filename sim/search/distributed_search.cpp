@@ -34,7 +34,8 @@ namespace trainsim {
 // Every field of a search result, for the wire only (enums as their integers): a field added to
 // these structs and not here is caught by the round-trip test (tests/distributed_search_test.cpp),
 // which compares the JSON and table of a real search before and after the trip.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EagerOps, norm, swiglu, rope, bias, qkv_split, rope_interleave)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EagerOps, norm, swiglu, rope, bias, qkv_split, rope_interleave,
+                                   qkv_cat)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, global_batch_size,
                                    precision, recompute, recompute_layers, fp32_grad_accumulation,
                                    fp8_params, attention, dropout, fused_optimizer, fused_loss,
