@@ -1208,6 +1208,13 @@ cluster: {gpu: h100-sxm, gpus_per_node: 2}
 parallelism: {tp: 2}
 )"));
   CHECK(find(gqa, Op::B, "qkv.cat_grad").bytes == 4.0 * 12582912);
+  // Latent attention has no fused QKV output to split: nothing priced.
+  const AnalyticCostModel mla(test::yaml(R"(model: {preset: deepseek-v3, layers: 4}
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 1, eager_ops: qkv_cat}
+cluster: {gpu: h100-sxm, gpus_per_node: 1}
+)"));
+  CHECK(find(mla, Op::B, "qkv.cat_grad").bytes == 0);
+  CHECK(find(mla, Op::B, "attn_out.dgrad").flops > 0);  // the layer itself is there
 }
 
 TEST_CASE("analytic: comm-GEMM overlap runs the overlapped GEMMs in chunks of the tokens",

@@ -103,7 +103,12 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.training->fp8_params = true;
   r.training->offload = Offload::Optimizer;
   r.training->offload_activation_layers = 3;
-  r.training->eager_ops = EagerOps{true, false, true, true, true, true, true};
+  r.training->eager_ops = EagerOps{.norm = true,
+                                   .rope = true,
+                                   .bias = true,
+                                   .qkv_split = true,
+                                   .rope_interleave = true,
+                                   .qkv_cat = true};
   r.cluster = priced().cluster;
   r.cluster->inter_node.p2p_bandwidth = 40e9;
   SearchResult row;
@@ -117,7 +122,12 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   CHECK(b.training->fp8_params);
   CHECK(b.training->offload == Offload::Optimizer);
   CHECK(b.training->offload_activation_layers == 3);
-  CHECK(b.training->eager_ops == EagerOps{true, false, true, true, true, true, true});
+  CHECK(b.training->eager_ops == EagerOps{.norm = true,
+                                          .rope = true,
+                                          .bias = true,
+                                          .qkv_split = true,
+                                          .rope_interleave = true,
+                                          .qkv_cat = true});
   REQUIRE(b.cluster.has_value());
   CHECK(b.cluster->inter_node.p2p_bandwidth == 40e9);
   CHECK(b.cluster->nodes == 2);

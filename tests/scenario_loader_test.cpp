@@ -98,19 +98,19 @@ TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]"
 TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[scenario]") {
   const Scenario s = parse_scenario(kGood, "s.yaml", {"training.eager_ops=swiglu, rope"});
   REQUIRE(s.training.eager_ops);
-  CHECK(*s.training.eager_ops == EagerOps{false, true, true, false});
+  CHECK(*s.training.eager_ops == EagerOps{.swiglu = true, .rope = true});
   CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=bias,swiglu"}).training.eager_ops ==
-        EagerOps{false, true, false, true});
+        EagerOps{.swiglu = true, .bias = true});
   CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=qkv_split"}).training.eager_ops ==
-        EagerOps{false, false, false, false, true});
+        EagerOps{.qkv_split = true});
   CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=rope,rope_interleave"})
-             .training.eager_ops == EagerOps{false, false, true, false, false, true});
+             .training.eager_ops == EagerOps{.rope = true, .rope_interleave = true});
   CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=norm,qkv_cat"}).training.eager_ops ==
-        EagerOps{true, false, false, false, false, false, true});
+        EagerOps{.norm = true, .qkv_cat = true});
   // Unset, it follows the runtime.
   // (A linear layer's bias only when named: torch.nn.Linear adds it in cuBLASLt's epilogue.)
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {"training.runtime=eager"}).training) ==
-        EagerOps{true, true, true, false});
+        EagerOps{.norm = true, .swiglu = true, .rope = true});
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {}).training) == EagerOps{});
   for (const char* bad :
        {"training.eager_ops=gelu", "training.eager_ops=rope,rope", "training.eager_ops=none,norm",

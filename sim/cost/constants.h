@@ -241,24 +241,28 @@ inline constexpr int kEagerRopeKernels = 5;
 ///   come contiguous out of the rotary embedding). As the four FlagPerf runs had it: micro-batch
 ///   1, as many key/value heads as query heads, rotary embeddings; with more sequences per
 ///   micro-batch Q and K are copied too, with grouped-query heads repeat_kv copies K and V (not
-///   priced). torch.split, as Megatron-core and llm-foundry split it, runs one concatenation of
-///   the gradients instead (kEagerQkvCatBytes).
+///   priced). torch.split, as Megatron-core, Megatron-LM, FlagScale and llm-foundry split it, runs
+///   one concatenation of the gradients instead (kEagerQkvCatBytes).
 inline constexpr double kEagerQkvSplitBackwardBytes = 22;
 inline constexpr int kEagerQkvSplitBackwardKernels = 8;
 inline constexpr double kEagerQkvSplitValueCopyBytes = 4;
 ///   QKV split by torch.split (Megatron-core's SelfAttention.get_query_key_value_tensors,
-///   core_r0.6.0 to core_v0.13.1, through Transformer Engine's _SplitAlongDim; llm-foundry's
-///   MultiheadAttention at 061f2c7, `qkv.split`): the forward returns views, the backward
-///   concatenates the Q, K and V gradients into QKV's output gradient, one torch.cat kernel
-///   (read 2, write 2 per element of that output) = 4 bytes. Transformer Engine's _SplitAlongDim
-///   (v1.4) skips the concatenation when the three gradients already lie side by side in one
-///   buffer, as its fused attention leaves them for multi-head attention without a rotary
-///   embedding (MLPerf's GPT-3: not priced there); grouped-query heads (Megatron-core copies Q
-///   into heads by `reshape`), a rotary embedding (new Q and K tensors) or separately allocated
-///   gradients (llm-foundry's Triton kernel: `torch.empty_like` per tensor) leave them apart.
-///   The forward copies some stacks add (Megatron-core's Q reshape under grouped-query heads,
-///   Transformer Engine's `.contiguous()` of a V slice beside a rotated K, its FlashAttention
-///   path's K and V) depend on the version and the attention path and are not priced.
+///   core_r0.6.0 to core_v0.13.1; Megatron-LM's legacy ParallelAttention and FlagScale's;
+///   llm-foundry's GroupedQueryAttention.forward at 061f2c7, `qkv.split`): the forward returns
+///   views, the backward concatenates the Q, K and V gradients into QKV's output gradient, one
+///   torch.cat kernel (read 2, write 2 per element of that output) = 4 bytes. Megatron-core
+///   splits through Transformer Engine's _SplitAlongDim where it can import it (TE before 2.3;
+///   from 2.3 the class is TE's `SplitAlongDim` in transformer_engine/pytorch/utils.py, the import
+///   fails and Megatron-core falls back to torch.split). _SplitAlongDim (v1.4) skips the
+///   concatenation when the three gradients already lie side by side in one buffer, as TE's fused
+///   attention leaves them only for its packed layouts, Q, K and V of one shape: multi-head
+///   attention (MLPerf's GPT-3 on TE before 2.3: not priced there). Grouped-query heads (TE
+///   returns dQ apart from dK and dV), a rotary embedding (new Q and K tensors) or separately
+///   allocated gradients (llm-foundry's Triton kernel: `torch.empty_like` per tensor) leave them
+///   apart. The forward copies some stacks add (Megatron-core's Q reshape under grouped-query
+///   heads with more than one group per rank, Transformer Engine's `.contiguous()` of a V slice
+///   beside a rotated K, its FlashAttention path's K and V) depend on the version and the
+///   attention path and are not priced.
 inline constexpr double kEagerQkvCatBytes = 4;
 ///   Rotary interleave (FlagScale's --rotary-interleaved-patch, megatron/model/transformer.py at
 ///   ed55532: after the rotary embedding, each of Q, K and V rearranged '... (two d) -> ... two d',

@@ -58,8 +58,9 @@ enum class Runtime { Compiled, Eager };
 /// linear layers' biases (model.linear_bias) and sums their gradients as kernels of their own,
 /// where Transformer Engine fuses both into its GEMMs' epilogues. Megatron-DeepSpeed also splits
 /// QKV's output into Q, K and V by slicing a view, whose backward autograd runs as a zero-filled
-/// full-width gradient per slice, the three summed (`qkv_split`); Megatron-core and llm-foundry
-/// split it by torch.split, whose backward concatenates the three gradients (`qkv_cat`).
+/// full-width gradient per slice, the three summed (`qkv_split`); Megatron-core, Megatron-LM,
+/// FlagScale and llm-foundry split it by torch.split, whose backward concatenates the three
+/// gradients (`qkv_cat`).
 /// FlagScale's --rotary-interleaved-patch re-interleaves Q, K and V's head dimensions after the
 /// rotary embedding by einops reshapes that copy them, and their gradients back
 /// (`rope_interleave`).
