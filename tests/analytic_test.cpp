@@ -1579,6 +1579,56 @@ TEST_CASE("analytic: a MoE layer's forward GEMMs are 2·n·(its active parameter
         Approx(2 * n * ((layers - 3 * 8192.0) / 2 + 3 * 8192.0 + 32000.0 * 1024 / 2)));
 }
 
+TEST_CASE("analytic: the experts' GEMMs run grouped, 4 streams at a time or one by one",
+          "[analytic][moe]") {
+  // 8 experts of 512 (GELU), top 1, 2,048 tokens: 256 rows per expert. On a GPU of 16 SMs with
+  // no GEMM sweep (the roofline at 0.8 of 100 TFLOP/s), one expert's up projection
+  // {256, 512, 1024} is 2 × 4 = 8 tiles of 128², half a wave: it runs at half the rate alone.
+  // 4 or 8 of them at once fill whole waves. Each is 2·256·512·1024 = 268,435,456 FLOPs,
+  // 3.36 µs at 80 TFLOP/s (compute-bound: its 2·(256 + 512)·1024 + 2·256·512 bytes take 1.8 µs at
+  // 1 TB/s).
+  auto model = [](const char* how) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: {{layers: 1, hidden: 1024,
+        ffn_hidden: 4096, heads: 8, vocab: 1000, mlp: gelu,
+        moe: {{experts: 8, top_k: 1, ffn_hidden: 512}}}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 1, expert_gemms: {}}}
+cluster: {{gpu: {{name: toy, peak_flops: 100TFLOPS, hbm_bandwidth: 1TB/s, memory: 80GB, sms: 16}},
+          gpus_per_node: 1}}
+)",
+                                                    how)));
+  };
+  auto up = [](const AnalyticCostModel& m) {
+    for (const Kernel& k : m.kernels(Op::F, 0))
+      if (std::string_view(k.what) == "experts.up") return k;
+    FAIL("no experts.up");
+    return Kernel{};
+  };
+  const double one = 268435456.0 / 80e12;  // one expert's GEMM at the full rate
+  const AnalyticCostModel grouped = model("grouped"), streams = model("multi_stream"),
+                          sequential = model("sequential");
+  // One kernel over all 64 tiles: 4 full waves.
+  CHECK(grouped.kernel_seconds(up(grouped)) == Approx(8 * one));
+  CHECK(up(grouped).launches == 1);
+  // Two rounds of 4 concurrent GEMMs (32 tiles, 2 full waves each): as fast, 8 launches.
+  CHECK(streams.kernel_seconds(up(streams)) == Approx(8 * one));
+  CHECK(up(streams).launches == 8);
+  // One after another, each half a wave: twice as long.
+  CHECK(sequential.kernel_seconds(up(sequential)) == Approx(16 * one));
+  CHECK(up(sequential).launches == 8);
+  // The model FLOPs are the same every way; unset, the GEMMs take Transformer Engine's streams.
+  CHECK(up(grouped).flops == up(sequential).flops);
+  CHECK(small_moe().training.expert_gemms == ExpertGemms::MultiStream);
+  // 6 experts on 4 streams: a round of 4, then the 2 left, together.
+  const AnalyticCostModel six(test::yaml(R"(model: {layers: 1, hidden: 1024, ffn_hidden: 4096,
+        heads: 8, vocab: 1000, mlp: gelu, moe: {experts: 6, top_k: 1, ffn_hidden: 512}}
+training: {seq_len: 1536, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: {name: toy, peak_flops: 100TFLOPS, hbm_bandwidth: 1TB/s, memory: 80GB, sms: 16},
+          gpus_per_node: 1}
+)"));
+  // 4 at once: 32 tiles, 2 full waves (4 · one); the last 2: 16 tiles, one full wave (2 · one).
+  CHECK(six.kernel_seconds(up(six)) == Approx(6 * one));
+}
+
 TEST_CASE("analytic: full recompute of a MoE stage redoes its dense and MoE forwards",
           "[analytic][moe]") {
   const AnalyticCostModel full(small_moe(1, "full"));

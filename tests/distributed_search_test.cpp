@@ -103,6 +103,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.training->fp8_params = true;
   r.training->offload = Offload::Optimizer;
   r.training->offload_activation_layers = 3;
+  r.training->expert_gemms = ExpertGemms::Sequential;
   r.training->eager_ops = EagerOps{.norm = true,
                                    .rope = true,
                                    .bias = true,
@@ -122,6 +123,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   CHECK(b.training->fp8_params);
   CHECK(b.training->offload == Offload::Optimizer);
   CHECK(b.training->offload_activation_layers == 3);
+  CHECK(b.training->expert_gemms == ExpertGemms::Sequential);
   CHECK(b.training->eager_ops == EagerOps{.norm = true,
                                           .rope = true,
                                           .bias = true,

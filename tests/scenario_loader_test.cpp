@@ -120,6 +120,18 @@ TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[s
                                "of norm, swiglu, rope, bias, qkv_split, qkv_cat, rope_interleave"));
 }
 
+TEST_CASE("scenario: training.expert_gemms names how the experts' GEMMs run", "[scenario]") {
+  CHECK(parse_scenario(kGood, "s.yaml", {}).training.expert_gemms == ExpertGemms::MultiStream);
+  CHECK(
+      parse_scenario(kGood, "s.yaml", {"training.expert_gemms=sequential"}).training.expert_gemms ==
+      ExpertGemms::Sequential);
+  CHECK(parse_scenario(kGood, "s.yaml", {"training.expert_gemms=grouped"}).training.expert_gemms ==
+        ExpertGemms::Grouped);
+  CHECK_THAT(error_of(kGood, {"training.expert_gemms=fused"}),
+             Catch::Contains("training.expert_gemms") && Catch::Contains("multi_stream") &&
+                 Catch::Contains("grouped") && Catch::Contains("sequential"));
+}
+
 TEST_CASE("scenario: model.linear_bias is a bool, off by default", "[scenario]") {
   CHECK_FALSE(parse_scenario(kGood, "s.yaml", {}).model->linear_bias);
   CHECK(parse_scenario(kGood, "s.yaml", {"model.linear_bias=true"}).model->linear_bias);

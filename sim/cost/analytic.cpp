@@ -206,7 +206,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   const bool fp8 = s_.training.precision == Precision::FP8;
   double fp8_cast_elements = 0, main_grad_elements = 0, main_grad_shown = 0;
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
-                   double useful = 1) {
+                   double useful = 1, bool experts = false) {
     const std::string_view name = names[0];
     const bool in_fp8 = fp8 && name != "router";
     auto gemm = [&](const char* what, GemmShape shape) {
@@ -233,6 +233,16 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       k.fp8 = in_fp8;
       k.splits = splits;
       k.launches = splits;
+      if (experts) {
+        // The local experts' GEMMs: one grouped kernel, or one cuBLAS GEMM each, up to
+        // kGroupedLinearStreams of them at once or one after another (training.expert_gemms).
+        const ExpertGemms how = s_.training.expert_gemms;
+        k.together = how == ExpertGemms::Grouped ? batch
+                     : how == ExpertGemms::MultiStream
+                         ? std::min<double>(batch, constants::kGroupedLinearStreams)
+                         : 1.0;
+        if (how != ExpertGemms::Grouped) k.launches = splits * static_cast<int>(batch);
+      }
       push(k);
     };
     if (in_fp8) {
@@ -273,9 +283,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     const double ep = s_.layout.ep, local = experts / ep, rows = n * k * c / local;
     gemms({"router", "router.dgrad", "router.wgrad"}, {n, experts, h});
     gemms({"experts.up", "experts.up.dgrad", "experts.up.wgrad"}, {rows, mats_up * fe / t, h},
-          local, 1 / c);
+          local, 1 / c, true);
     gemms({"experts.down", "experts.down.dgrad", "experts.down.wgrad"}, {rows, h, fe / t}, local,
-          1 / c);
+          1 / c, true);
     if (fs > 0) {
       gemms({"shared.up", "shared.up.dgrad", "shared.up.wgrad"}, {n, mats_up * fs / t, h});
       gemms({"shared.down", "shared.down.dgrad", "shared.down.wgrad"}, {n, h, fs / t});
@@ -798,16 +808,24 @@ double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
 double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
   switch (k.kind) {
     case Kernel::Kind::Gemm: {
-      // A batch (the experts' grouped GEMM) is timed as one GEMM of batch·m rows: its FP8 ratio
-      // too.
-      const double bf16 = gemm_seconds(k.gemm, k.batch);
-      if (!k.fp8) return k.splits * bf16;
-      double fp8 = bf16 * fp8_gemm_time_ratio(k.gemm.m * k.batch, k.gemm.n, k.gemm.k);
-      // No faster than FP8 sustains at the power limit (cost/fp8_gemm.h).
-      if (k_.gemm_sweep)
-        fp8 = std::max(fp8, k.batch * k.gemm.flops() * fp8_sustained_time_ratio() /
-                                (k_.gemm_sweep->sustained_tflops() * 1e12 * k_.gemm_sweep_scale));
-      return k.splits * fp8;
+      // `n` GEMMs of the batch run at once, timed as one GEMM of n·m rows: its FP8 ratio too.
+      auto at_once = [&](double n) {
+        const double bf16 = gemm_seconds(k.gemm, n);
+        if (!k.fp8) return bf16;
+        double fp8 = bf16 * fp8_gemm_time_ratio(k.gemm.m * n, k.gemm.n, k.gemm.k);
+        // No faster than FP8 sustains at the power limit (cost/fp8_gemm.h).
+        if (k_.gemm_sweep)
+          fp8 = std::max(fp8, n * k.gemm.flops() * fp8_sustained_time_ratio() /
+                                  (k_.gemm_sweep->sustained_tflops() * 1e12 * k_.gemm_sweep_scale));
+        return fp8;
+      };
+      // The whole batch as one kernel (a batched or grouped GEMM), or in groups of `together`
+      // one after another (the experts' GEMMs one or a stream's worth at a time), the last group
+      // what is left.
+      const double together = k.together > 0 ? std::min(k.together, k.batch) : k.batch;
+      const double groups = std::floor(k.batch / together), rest = k.batch - groups * together;
+      const double t = groups * at_once(together) + (rest > 0 ? at_once(rest) : 0.0);
+      return k.splits * t;
     }
     case Kernel::Kind::Attention: {
       const bool backward = std::string_view(k.what) != "attention";
@@ -878,7 +896,8 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
     switch (k.kind) {
       case Kernel::Kind::Gemm:
         t.kind = "gemm";
-        t.source = gemms_ && k.batch == 1 && gemms_->seconds(k.gemm.m, k.gemm.n, k.gemm.k)
+        t.source = gemms_ && (k.batch == 1 || k.together == 1) &&
+                           gemms_->seconds(k.gemm.m, k.gemm.n, k.gemm.k)
                        ? "calibration profile"
                    : k_.gemm_sweep ? "GEMM sweep"
                                    : "roofline";
@@ -886,6 +905,13 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
         if (k.splits > 1)
           t.source += fmt::format(", {} chunks of {:g} rows (comm-GEMM overlap)", k.splits,
                                   k.gemm.m * k.batch);
+        if (k.together > 0)  // the experts' GEMMs (training.expert_gemms)
+          t.source += k.together >= k.batch ? fmt::format(", {:g} experts in one kernel", k.batch)
+                      : k.together > 1      ? fmt::format(
+                                                  ", {:g} experts {:g} at a time (one GEMM each on "
+                                                       "Transformer Engine's streams)",
+                                                  k.batch, k.together)
+                                       : fmt::format(", {:g} experts one after another", k.batch);
         break;
       case Kernel::Kind::Attention:
         t.kind = "attention";

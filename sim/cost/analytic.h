@@ -101,6 +101,9 @@ struct Kernel {
   /// comm-GEMM overlap decomposes a GEMM into the chunks its collective moves
   /// (parallelism.tp_overlap). `flops` and `bytes` are the whole run's.
   int splits = 1;
+  /// Gemm: how many GEMMs of the batch run at once, each group timed as one GEMM of their rows
+  /// together (training.expert_gemms); 0: the whole batch, one kernel.
+  double together = 0;
 };
 
 /// One GEMM of a layer with its three names (forward, input gradient, weight gradient).

@@ -264,6 +264,12 @@ inline constexpr double kEagerQkvSplitValueCopyBytes = 4;
 ///   beside a rotated K, its FlashAttention path's K and V) depend on the version and the
 ///   attention path and are not priced.
 inline constexpr double kEagerQkvCatBytes = 4;
+
+/// The CUDA streams Transformer Engine's GroupedLinear spreads its per-expert cuBLAS GEMMs over,
+/// round robin (transformer_engine/common/util/multi_stream.cpp, v2.5: num_compute_streams = 4;
+/// gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm): up to 4 experts' GEMMs share the GPU at
+/// once, timed as one GEMM of their rows together (training.expert_gemms: multi_stream).
+inline constexpr int kGroupedLinearStreams = 4;
 ///   Rotary interleave (FlagScale's --rotary-interleaved-patch, megatron/model/transformer.py at
 ///   ed55532: after the rotary embedding, each of Q, K and V rearranged '... (two d) -> ... two d',
 ///   transposed and rearranged back to '... (d two)', a reshape of a non-contiguous view, so a

@@ -52,6 +52,12 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Cudnn, Unfused };
 /// time as the reference implementations write them (RMSNorm, SwiGLU and rotary embeddings
 /// become several kernels, some over fp32 copies).
 enum class Runtime { Compiled, Eager };
+/// How a mixture-of-experts layer runs its local experts' GEMMs: one grouped kernel over every
+/// expert's tiles (CUTLASS's grouped GEMM, DeepGEMM's, torch._grouped_mm), one cuBLAS GEMM per
+/// expert spread over Transformer Engine's compute streams (its GroupedLinear: Megatron-core's
+/// TEGroupedMLP under --moe-grouped-gemm), or one cuBLAS GEMM per expert in turn (Megatron-core's
+/// SequentialMLP, its legacy GroupedMLP on the grouped_gemm package's default cuBLAS mode).
+enum class ExpertGemms { MultiStream, Grouped, Sequential };
 /// Which of those ops run op by op when a framework fuses some and not others: Megatron-LM's
 /// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)
 /// and rotary embeddings (Megatron-core's apply_rotary_pos_emb) as PyTorch ops, and adds the
@@ -131,6 +137,7 @@ struct TrainingSpec {
   /// its backward (PyTorch's save_on_cpu, Megatron's --cpu-offloading-num-layers); 0 = off.
   int offload_activation_layers = 0;
   GradReduce grad_reduce = GradReduce::Default;
+  ExpertGemms expert_gemms = ExpertGemms::MultiStream;
 };
 
 /// How many of a stage's `stage_layers` layers offload their activations.

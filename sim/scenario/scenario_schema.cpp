@@ -715,6 +715,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "accumulation still follows `runtime`",
        text(),
        {put_eager_ops, get_eager_ops}},
+      {"training.expert_gemms", "`multi_stream`, `grouped`, `sequential`", "`multi_stream`",
+       "how a mixture-of-experts layer runs its local experts' GEMMs: `multi_stream`, one cuBLAS "
+       "GEMM per expert spread over Transformer Engine's 4 compute streams (its GroupedLinear, "
+       "Megatron-core's TEGroupedMLP under `--moe-grouped-gemm` since core 0.8), up to 4 experts "
+       "at once, timed as one GEMM of their rows together; `grouped`, one kernel over every "
+       "expert's tiles, timed as one GEMM of all their rows (CUTLASS's grouped GEMM, DeepGEMM, "
+       "torch._grouped_mm); `sequential`, one expert's GEMM after another, each timed by its own "
+       "shape (Megatron-core's SequentialMLP, and its legacy GroupedMLP on the grouped_gemm "
+       "package's default cuBLAS mode). Small experts (few rows each, narrow) run well below the "
+       "GPU's rate one at a time; `trainsim kernels` says which. No effect without experts",
+       choice({"multi_stream", "grouped", "sequential"}),
+       field<&Scenario::training, &TrainingSpec::expert_gemms>()},
       {"training.offload", "`none`, `optimizer`", "`none`",
        "ZeRO-Offload (Ren et al., USENIX ATC 2021; DeepSpeed's offload_optimizer): the fp32 master "
        "weights and Adam states live in host memory, not on the GPU; after the backward each "

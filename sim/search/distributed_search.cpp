@@ -40,7 +40,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, glob
                                    precision, recompute, recompute_layers, fp32_grad_accumulation,
                                    fp8_params, attention, dropout, fused_optimizer, fused_loss,
                                    grad_clipping, optimizer_post_validation, runtime, eager_ops,
-                                   offload, offload_activation_layers, grad_reduce)
+                                   offload, offload_activation_layers, grad_reduce,
+                                   expert_gemms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra_node, inter_node,
