@@ -90,7 +90,8 @@ void run_kernels(GemmBench& bench, const std::vector<Kernel>& ks) {
         const Kernel& k = ks[x];
         if (k.kind == Kernel::Kind::Gemm) {
           const auto [m, n, kk] = shape_of(k.gemm);
-          // A batched GEMM, or one run in chunks (comm-GEMM overlap), one by one.
+          // A batched GEMM, or one run in chunks (comm-GEMM overlap), one by one: the experts'
+          // GEMMs too, as training.expert_gemms: sequential runs them, whatever the scenario says.
           for (double b = 0; b < k.batch * k.splits; ++b) bench.run(m, n, kk);
         } else if (k.kind == Kernel::Kind::Attention) {
           for (const auto& [m, n, kk] : attention_gemms(k)) bench.run(m, n, kk);

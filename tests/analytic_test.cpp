@@ -1581,52 +1581,76 @@ TEST_CASE("analytic: a MoE layer's forward GEMMs are 2·n·(its active parameter
 
 TEST_CASE("analytic: the experts' GEMMs run grouped, 4 streams at a time or one by one",
           "[analytic][moe]") {
-  // 8 experts of 512 (GELU), top 1, 2,048 tokens: 256 rows per expert. On a GPU of 16 SMs with
+  // 8 experts of 256 (GELU), top 1, 2,048 tokens: 256 rows per expert. On a GPU of 16 SMs with
   // no GEMM sweep (the roofline at 0.8 of 100 TFLOP/s), one expert's up projection
-  // {256, 512, 1024} is 2 × 4 = 8 tiles of 128², half a wave: it runs at half the rate alone.
-  // 4 or 8 of them at once fill whole waves. Each is 2·256·512·1024 = 268,435,456 FLOPs,
-  // 3.36 µs at 80 TFLOP/s (compute-bound: its 2·(256 + 512)·1024 + 2·256·512 bytes take 1.8 µs at
-  // 1 TB/s).
-  auto model = [](const char* how) {
+  // {256, 256, 1024} is 2 × 2 = 4 tiles of 128², a quarter wave: alone it runs at a quarter of
+  // the rate; 2 at once (8 tiles) at half; 4 or 8 at once fill whole waves. Each is
+  // 2·256·256·1024 = 134,217,728 FLOPs, 1.68 µs at 80 TFLOP/s (compute-bound: its
+  // 2·(256·1024 + 1024·256 + 256·256) bytes take 1.18 µs at 1 TB/s).
+  auto model = [](const char* how, int experts = 8, int seq = 2048) {
     return AnalyticCostModel(test::yaml(fmt::format(R"(model: {{layers: 1, hidden: 1024,
         ffn_hidden: 4096, heads: 8, vocab: 1000, mlp: gelu,
-        moe: {{experts: 8, top_k: 1, ffn_hidden: 512}}}}
-training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 1, expert_gemms: {}}}
+        moe: {{experts: {}, top_k: 1, ffn_hidden: 256}}}}
+training: {{seq_len: {}, micro_batch_size: 1, global_batch_size: 1, expert_gemms: {}}}
 cluster: {{gpu: {{name: toy, peak_flops: 100TFLOPS, hbm_bandwidth: 1TB/s, memory: 80GB, sms: 16}},
           gpus_per_node: 1}}
 )",
-                                                    how)));
+                                                    experts, seq, how)));
   };
-  auto up = [](const AnalyticCostModel& m) {
-    for (const Kernel& k : m.kernels(Op::F, 0))
-      if (std::string_view(k.what) == "experts.up") return k;
-    FAIL("no experts.up");
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (std::string_view(k.what) == what) return k;
+    FAIL("no " << what);
     return Kernel{};
   };
-  const double one = 268435456.0 / 80e12;  // one expert's GEMM at the full rate
+  auto up = [&](const AnalyticCostModel& m) { return find(m, Op::F, "experts.up"); };
+  const double one = 134217728.0 / 80e12;  // one expert's GEMM at the full rate
   const AnalyticCostModel grouped = model("grouped"), streams = model("multi_stream"),
                           sequential = model("sequential");
-  // One kernel over all 64 tiles: 4 full waves.
+  // One kernel over all 32 tiles: 2 full waves.
   CHECK(grouped.kernel_seconds(up(grouped)) == Approx(8 * one));
   CHECK(up(grouped).launches == 1);
-  // Two rounds of 4 concurrent GEMMs (32 tiles, 2 full waves each): as fast, 8 launches.
+  // Two rounds of 4 GEMMs at once (16 tiles, a full wave each): as fast, 8 launches (groups of
+  // 2 would take 16 · one).
+  CHECK(up(streams).together == 4);
   CHECK(streams.kernel_seconds(up(streams)) == Approx(8 * one));
   CHECK(up(streams).launches == 8);
-  // One after another, each half a wave: twice as long.
-  CHECK(sequential.kernel_seconds(up(sequential)) == Approx(16 * one));
+  // One after another, each a quarter wave: 4 times as long.
+  CHECK(sequential.kernel_seconds(up(sequential)) == Approx(32 * one));
   CHECK(up(sequential).launches == 8);
-  // The model FLOPs are the same every way; unset, the GEMMs take Transformer Engine's streams.
+  // The model FLOPs are the same every way; unset, the GEMMs take the 4 streams.
   CHECK(up(grouped).flops == up(sequential).flops);
   CHECK(small_moe().training.expert_gemms == ExpertGemms::MultiStream);
-  // 6 experts on 4 streams: a round of 4, then the 2 left, together.
-  const AnalyticCostModel six(test::yaml(R"(model: {layers: 1, hidden: 1024, ffn_hidden: 4096,
-        heads: 8, vocab: 1000, mlp: gelu, moe: {experts: 6, top_k: 1, ffn_hidden: 512}}
-training: {seq_len: 1536, micro_batch_size: 1, global_batch_size: 1}
-cluster: {gpu: {name: toy, peak_flops: 100TFLOPS, hbm_bandwidth: 1TB/s, memory: 80GB, sms: 16},
-          gpus_per_node: 1}
-)"));
-  // 4 at once: 32 tiles, 2 full waves (4 · one); the last 2: 16 tiles, one full wave (2 · one).
-  CHECK(six.kernel_seconds(up(six)) == Approx(6 * one));
+  // 6 experts (1,536 tokens: 256 rows each) on 4 streams: a round of 4 (4 · one), then the 2
+  // left together, half a wave (4 · one); one after another 6 quarter waves (24 · one).
+  CHECK(model("multi_stream", 6, 1536).kernel_seconds(up(model("multi_stream", 6, 1536))) ==
+        Approx(8 * one));
+  CHECK(model("sequential", 6, 1536).kernel_seconds(up(model("sequential", 6, 1536))) ==
+        Approx(24 * one));
+  // `trainsim kernels` says how they ran.
+  auto source = [](const AnalyticCostModel& m) {
+    for (const KernelTime& t : m.kernel_times(Op::F, 0))
+      if (t.what == "experts.up") return t.source;
+    return std::string();
+  };
+  CHECK_THAT(source(grouped), Catch::Contains("8 experts in one kernel"));
+  CHECK_THAT(source(streams), Catch::Contains("8 experts, 4 at a time"));
+  CHECK_THAT(source(sequential), Catch::Contains("8 experts one after another"));
+  CHECK_THAT(source(model("multi_stream", 4, 1024)), Catch::Contains("4 experts, 4 at a time"));
+  // On the H100's measured sweep, GEMMs on parallel streams never take longer than one after
+  // another (Mixtral's experts at tp 8: 3,072 rows of 3,584 × 4,096 each, where the sweep's
+  // interpolation would price 4 together a little slower than 4 apart).
+  auto mixtral = [](const char* how) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: {{preset: mixtral-8x7b, layers: 2}}
+training: {{seq_len: 4096, micro_batch_size: 3, global_batch_size: 24, expert_gemms: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 8, sequence_parallel: true}}
+)",
+                                                    how)));
+  };
+  const AnalyticCostModel ms = mixtral("multi_stream"), seq = mixtral("sequential");
+  for (const char* what : {"experts.up.dgrad", "experts.up.wgrad", "experts.down.dgrad"})
+    CHECK(ms.kernel_seconds(find(ms, Op::B, what)) <= seq.kernel_seconds(find(seq, Op::B, what)));
 }
 
 TEST_CASE("analytic: full recompute of a MoE stage redoes its dense and MoE forwards",

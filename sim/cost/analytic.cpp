@@ -823,8 +823,14 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       // one after another (the experts' GEMMs one or a stream's worth at a time), the last group
       // what is left.
       const double together = k.together > 0 ? std::min(k.together, k.batch) : k.batch;
+      // GEMMs on parallel streams take no longer than one after another (the sweep's shapes
+      // interpolate apart): each group of separate GEMMs at most n times one of them.
+      const bool separate = k.together > 0 && k.launches > k.splits;
+      auto group = [&](double n) {
+        return separate ? std::min(at_once(n), n * at_once(1)) : at_once(n);
+      };
       const double groups = std::floor(k.batch / together), rest = k.batch - groups * together;
-      const double t = groups * at_once(together) + (rest > 0 ? at_once(rest) : 0.0);
+      const double t = groups * group(together) + (rest > 0 ? group(rest) : 0.0);
       return k.splits * t;
     }
     case Kernel::Kind::Attention: {
@@ -905,13 +911,15 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
         if (k.splits > 1)
           t.source += fmt::format(", {} chunks of {:g} rows (comm-GEMM overlap)", k.splits,
                                   k.gemm.m * k.batch);
-        if (k.together > 0)  // the experts' GEMMs (training.expert_gemms)
-          t.source += k.together >= k.batch ? fmt::format(", {:g} experts in one kernel", k.batch)
-                      : k.together > 1      ? fmt::format(
-                                                  ", {:g} experts {:g} at a time (one GEMM each on "
-                                                       "Transformer Engine's streams)",
-                                                  k.batch, k.together)
-                                       : fmt::format(", {:g} experts one after another", k.batch);
+        if (k.together > 0) {  // the experts' GEMMs (training.expert_gemms)
+          const std::string experts =
+              fmt::format("{:g} expert{}", k.batch, k.batch == 1 ? "" : "s");
+          t.source += k.launches == k.splits ? fmt::format(", {} in one kernel", experts)
+                      : k.together > 1
+                          ? fmt::format(", {}, {:g} at a time (one GEMM each, on parallel streams)",
+                                        experts, k.together)
+                          : fmt::format(", {} one after another", experts);
+        }
         break;
       case Kernel::Kind::Attention:
         t.kind = "attention";

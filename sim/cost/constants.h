@@ -264,18 +264,21 @@ inline constexpr double kEagerQkvSplitValueCopyBytes = 4;
 ///   beside a rotated K, its FlashAttention path's K and V) depend on the version and the
 ///   attention path and are not priced.
 inline constexpr double kEagerQkvCatBytes = 4;
-
-/// The CUDA streams Transformer Engine's GroupedLinear spreads its per-expert cuBLAS GEMMs over,
-/// round robin (transformer_engine/common/util/multi_stream.cpp, v2.5: num_compute_streams = 4;
-/// gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm): up to 4 experts' GEMMs share the GPU at
-/// once, timed as one GEMM of their rows together (training.expert_gemms: multi_stream).
-inline constexpr int kGroupedLinearStreams = 4;
 ///   Rotary interleave (FlagScale's --rotary-interleaved-patch, megatron/model/transformer.py at
 ///   ed55532: after the rotary embedding, each of Q, K and V rearranged '... (two d) -> ... two d',
 ///   transposed and rearranged back to '... (d two)', a reshape of a non-contiguous view, so a
 ///   copy), per element of Q, K and V: read 2, write 2 forward; backward the gradient takes the
 ///   same reshapes in reverse, the same copy: 4 bytes each way, one kernel per tensor.
 inline constexpr double kEagerRopeInterleaveBytes = 4;
+
+/// The CUDA streams Transformer Engine's GroupedLinear (TE 1.9 on) spreads its per-expert cuBLAS
+/// GEMMs over, round robin (transformer_engine/common/util/multi_stream.cpp, v2.5:
+/// num_compute_streams = 4; gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm), as the
+/// grouped_gemm package Megatron-core's legacy GroupedMLP installs does on Hopper
+/// (fanshiqing/grouped_gemm v1.0, csrc/grouped_gemm.cu: NUM_STREAM 4, cuBLAS handle i % 4): up to
+/// 4 experts' GEMMs share the GPU at once, timed as one GEMM of their rows together
+/// (training.expert_gemms: multi_stream).
+inline constexpr int kGroupedLinearStreams = 4;
 
 /// PyTorch's own LayerNorm (torch.nn.functional.layer_norm as eager code calls it: llm-foundry's
 /// MPT, Hugging Face's LayerNorm models), per element of the normalized tensor, bf16: forward one

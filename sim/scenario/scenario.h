@@ -52,11 +52,11 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Cudnn, Unfused };
 /// time as the reference implementations write them (RMSNorm, SwiGLU and rotary embeddings
 /// become several kernels, some over fp32 copies).
 enum class Runtime { Compiled, Eager };
-/// How a mixture-of-experts layer runs its local experts' GEMMs: one grouped kernel over every
-/// expert's tiles (CUTLASS's grouped GEMM, DeepGEMM's, torch._grouped_mm), one cuBLAS GEMM per
-/// expert spread over Transformer Engine's compute streams (its GroupedLinear: Megatron-core's
-/// TEGroupedMLP under --moe-grouped-gemm), or one cuBLAS GEMM per expert in turn (Megatron-core's
-/// SequentialMLP, its legacy GroupedMLP on the grouped_gemm package's default cuBLAS mode).
+/// How a mixture-of-experts layer runs its local experts' GEMMs: one cuBLAS GEMM per expert spread
+/// over 4 CUDA streams (Transformer Engine's GroupedLinear: Megatron-core's TEGroupedMLP under
+/// --moe-grouped-gemm; its legacy GroupedMLP's grouped_gemm package on Hopper), one grouped kernel
+/// over every expert's tiles (CUTLASS's grouped GEMM, DeepGEMM's, torch._grouped_mm), or one cuBLAS
+/// GEMM per expert in turn (Megatron-core's SequentialMLP, tgale96/grouped_gemm's default mode).
 enum class ExpertGemms { MultiStream, Grouped, Sequential };
 /// Which of those ops run op by op when a framework fuses some and not others: Megatron-LM's
 /// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)

@@ -717,14 +717,17 @@ const std::vector<SchemaKey>& scenario_keys() {
        {put_eager_ops, get_eager_ops}},
       {"training.expert_gemms", "`multi_stream`, `grouped`, `sequential`", "`multi_stream`",
        "how a mixture-of-experts layer runs its local experts' GEMMs: `multi_stream`, one cuBLAS "
-       "GEMM per expert spread over Transformer Engine's 4 compute streams (its GroupedLinear, "
-       "Megatron-core's TEGroupedMLP under `--moe-grouped-gemm` since core 0.8), up to 4 experts "
-       "at once, timed as one GEMM of their rows together; `grouped`, one kernel over every "
-       "expert's tiles, timed as one GEMM of all their rows (CUTLASS's grouped GEMM, DeepGEMM, "
-       "torch._grouped_mm); `sequential`, one expert's GEMM after another, each timed by its own "
-       "shape (Megatron-core's SequentialMLP, and its legacy GroupedMLP on the grouped_gemm "
-       "package's default cuBLAS mode). Small experts (few rows each, narrow) run well below the "
-       "GPU's rate one at a time; `trainsim kernels` says which. No effect without experts",
+       "GEMM per expert spread over 4 CUDA streams (Transformer Engine's GroupedLinear, from TE "
+       "1.9: Megatron-core's TEGroupedMLP under `--moe-grouped-gemm` from core 0.8; on Hopper also "
+       "its legacy GroupedMLP, whose grouped_gemm package, fanshiqing's v1.0, runs 4 streams), "
+       "up to 4 experts at once, timed as one GEMM of their rows together and no slower than one "
+       "after another; `grouped`, one kernel over every expert's tiles, timed as one GEMM of all "
+       "their rows (CUTLASS's grouped GEMM, TE 2.8's opt-in NVTE_USE_CUTLASS_GROUPED_GEMM on "
+       "Hopper, DeepGEMM, torch._grouped_mm); `sequential`, one expert's GEMM after another, each "
+       "timed by its own shape (Megatron-core's SequentialMLP without `--moe-grouped-gemm`, "
+       "tgale96/grouped_gemm's default cuBLAS mode). Small experts (few rows each, narrow) run "
+       "well below the GPU's rate one at a time; `trainsim kernels` says which. No effect "
+       "without experts",
        choice({"multi_stream", "grouped", "sequential"}),
        field<&Scenario::training, &TrainingSpec::expert_gemms>()},
       {"training.offload", "`none`, `optimizer`", "`none`",
