@@ -303,6 +303,12 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     const GemmShape g = attention_gemms().front().shape;
     return g.m * g.n;
   };
+  // A copy of QKV's output (or its gradient) that a framework runs apart: `bytes` in `launches`.
+  auto qkv_copy = [&](const char* what, double bytes, int launches) {
+    Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, bytes};
+    k.launches = launches;
+    push(k);
+  };
   if (m.linear_bias && eager.bias && !m.is_mla()) {
     // Biases as kernels of their own (legacy Megatron-LM, Megatron-DeepSpeed; Transformer
     // Engine fuses both into its GEMMs' epilogues). Forward: ColumnParallelLinear adds its bias
@@ -339,39 +345,21 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // the output's gradient assembled from three zero-filled full-width ones.
     const double values = n * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
                           static_cast<double>(m.v_head_dim());
-    const bool fwd = op == Op::F;
-    Kernel split{Kernel::Kind::Memory,
-                 fwd ? "qkv.split" : "qkv.split_grad",
-                 {0, 0, 0},
-                 1,
-                 0,
-                 fwd ? constants::kEagerQkvSplitValueCopyBytes * values
-                     : constants::kEagerQkvSplitBackwardBytes * qkv_elements()};
-    split.launches = fwd ? 1 : constants::kEagerQkvSplitBackwardKernels;
-    push(split);
+    if (op == Op::F)
+      qkv_copy("qkv.split", constants::kEagerQkvSplitValueCopyBytes * values, 1);
+    else
+      qkv_copy("qkv.split_grad", constants::kEagerQkvSplitBackwardBytes * qkv_elements(),
+               constants::kEagerQkvSplitBackwardKernels);
   }
   if (eager.qkv_cat && !m.is_mla() && op != Op::F) {
     // QKV's output split by torch.split: its backward concatenates the three gradients into the
     // output's (constants.h).
-    Kernel cat{Kernel::Kind::Memory,
-               "qkv.cat_grad",
-               {0, 0, 0},
-               1,
-               0,
-               constants::kEagerQkvCatBytes * qkv_elements()};
-    push(cat);
+    qkv_copy("qkv.cat_grad", constants::kEagerQkvCatBytes * qkv_elements(), 1);
   }
   if (eager.rope_interleave && !m.is_mla()) {
     // Q, K and V copied after the rotary embedding to re-interleave their head dimensions, their
     // gradients copied back (constants.h).
-    Kernel interleave{Kernel::Kind::Memory,
-                      "qkv.interleave",
-                      {0, 0, 0},
-                      1,
-                      0,
-                      constants::kEagerRopeInterleaveBytes * qkv_elements()};
-    interleave.launches = 3;
-    push(interleave);
+    qkv_copy("qkv.interleave", constants::kEagerRopeInterleaveBytes * qkv_elements(), 3);
   }
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and

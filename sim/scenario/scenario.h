@@ -166,7 +166,7 @@ inline double grad_reduce_bytes(const TrainingSpec& t) {
 inline EagerOps eager_ops(const TrainingSpec& t) {
   if (t.eager_ops) return *t.eager_ops;
   const bool e = t.runtime == Runtime::Eager;
-  return {e, e, e, false, false, false};
+  return {.norm = e, .swiglu = e, .rope = e};
 }
 
 /// One `slowdown:` entry: chosen GPUs compute or communicate slower (or faster) by a factor.
