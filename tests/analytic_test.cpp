@@ -1664,6 +1664,118 @@ TEST_CASE("analytic: full recompute of a MoE stage redoes its dense and MoE forw
   CHECK(full.compute(Op::I, 0, 0).duration > none.compute(Op::I, 0, 0).duration);
 }
 
+TEST_CASE("analytic: selective recompute's modules replay their own forward kernels",
+          "[analytic][moe][recompute]") {
+  // small_moe: 1 dense layer and 3 MoE layers; per token, dense MLP 12,582,912 parameters,
+  // MoE router 8,192 + 2 experts 12,582,912 + shared expert 3,145,728.
+  const double n = 2048;
+  auto modules = [](const char* list) {
+    return AnalyticCostModel(
+        small_moe(1, fmt::format("selective, recompute_modules: \"{}\"", list).c_str()));
+  };
+  auto recomputed = [](const AnalyticCostModel& m, std::string_view what) {
+    double bytes = 0;
+    int runs = 0;
+    for (const Kernel& k : m.kernels(Op::I, 0))
+      if (k.recompute && k.what == what) {
+        bytes += k.count * k.bytes;
+        runs += k.count;
+      }
+    return std::pair{bytes, runs};
+  };
+  // moe: the MoE layers' router, experts and shared expert GEMMs again, 2n·3·15,736,832.
+  const AnalyticCostModel moe = modules("moe");
+  CHECK(gemm_flops(moe, Op::I, true) == Approx(2 * n * 3 * 15'736'832.0));
+  // mlp: the dense layer's MLP, 2n·12,582,912; with moe, both.
+  CHECK(gemm_flops(modules("mlp"), Op::I, true) == Approx(2 * n * 12'582'912.0));
+  CHECK(gemm_flops(modules("mlp,moe"), Op::I, true) ==
+        Approx(2 * n * (12'582'912.0 + 3 * 15'736'832.0)));
+  // shared_experts: the shared expert's GEMMs, 2n·3·3,145,728.
+  const AnalyticCostModel shared = modules("shared_experts");
+  CHECK(gemm_flops(shared, Op::I, true) == Approx(2 * n * 3 * 3'145'728.0));
+  // moe_act: no GEMM, the MoE layers' activation over the routed experts' elements: of its
+  // forward kernel (2 · 2048 routed and 1024 shared per token) 0.8; shared_experts the other 0.2.
+  const AnalyticCostModel act = modules("moe_act");
+  CHECK(gemm_flops(act, Op::I, true) == 0);
+  double forward_swiglu = 0;
+  for (const Kernel& k : act.kernels(Op::F, 0))
+    if (std::string_view(k.what) == "swiglu") forward_swiglu = k.bytes;  // the MoE layers' run
+  CHECK(recomputed(act, "swiglu").first == Approx(3 * 0.8 * forward_swiglu));
+  CHECK(recomputed(shared, "swiglu").first == Approx(3 * 0.2 * forward_swiglu));
+  CHECK(recomputed(moe, "swiglu").first == Approx(3 * forward_swiglu));
+  // layernorm: each MoE layer's pre-MLP norm (Megatron-core runs it apart from a GEMM); the
+  // dense layer's norms are fused into its GEMMs.
+  CHECK(recomputed(modules("layernorm"), "norm").second == 3);
+  CHECK(recomputed(modules("mlp"), "norm").second == 1);
+  // Without core_attn the attention core is not replayed; with it, once per layer.
+  CHECK(recomputed(moe, "attention").second == 0);
+  CHECK(recomputed(modules("core_attn,moe"), "attention").second == 4);
+  // Replays cost time, no model FLOPs.
+  const AnalyticCostModel none(small_moe());
+  CHECK(moe.compute(Op::I, 0, 0).duration > none.compute(Op::I, 0, 0).duration);
+  CHECK(moe.compute(Op::I, 0, 0).flops == none.compute(Op::I, 0, 0).flops);
+}
+
+TEST_CASE("analytic: recompute modules replay the TP and EP collectives of what they redo",
+          "[analytic][moe][recompute]") {
+  auto model = [](const char* list, const char* parallelism) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model:
+  layers: 4
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, dense_layers: 1}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, recompute: selective,
+  recompute_modules: "{}"}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{{}}}
+)",
+                                                    list, parallelism)));
+  };
+  auto count = [](const std::vector<CollectiveRun>& runs, Collective c) {
+    int n = 0;
+    for (const CollectiveRun& r : runs)
+      if (r.kind == c) n += r.count;
+    return n;
+  };
+  // tp 2 with SP: the backward's own 2 · 4 = 8 blocking gathers of row-parallel gradients and
+  // 8 asynchronous re-gathers; `moe` replays the 3 MoE layers' MLP half (a gather and a scatter
+  // each), `mlp` the dense layer's, both all 4.
+  const char* tp = "tp: 2, dp: 4, sequence_parallel: true";
+  const AnalyticCostModel attn = model("core_attn", tp), moe = model("moe", tp),
+                          both = model("mlp,moe", tp);
+  const int gathers = count(attn.tp_collectives(Op::B, 0), Collective::AllGather);
+  const int scatters = count(attn.tp_collectives(Op::B, 0), Collective::ReduceScatter);
+  CHECK(count(moe.tp_collectives(Op::B, 0), Collective::AllGather) == gathers + 3);
+  CHECK(count(moe.tp_collectives(Op::B, 0), Collective::ReduceScatter) == scatters + 3);
+  CHECK(count(both.tp_collectives(Op::B, 0), Collective::AllGather) == gathers + 4);
+  // The forward's are unchanged.
+  CHECK(count(both.tp_collectives(Op::F, 0), Collective::AllGather) ==
+        count(attn.tp_collectives(Op::F, 0), Collective::AllGather));
+  // ep 4: each MoE layer's dispatch and combine, forward and backward (2 · 3), and `moe` replays
+  // them in the backward (+ 2 · 3); `moe_act` does not.
+  const char* ep = "dp: 8, ep: 4";
+  CHECK(count(model("moe_act", ep).ep_collectives(Op::B, 0), Collective::AllToAll) == 6);
+  CHECK(count(model("moe", ep).ep_collectives(Op::B, 0), Collective::AllToAll) == 12);
+  CHECK(count(model("moe", ep).ep_collectives(Op::F, 0), Collective::AllToAll) == 6);
+}
+
+TEST_CASE("analytic: without core_attn no key/value exchange is replayed",
+          "[analytic][recompute]") {
+  const AnalyticCostModel m(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: selective,
+  recompute_modules: mlp}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {cp: 2, pp: 4}
+)"));
+  // The backward's own gather of each of the 8 layers' keys and values, no replay.
+  int gathers = 0;
+  for (const CollectiveRun& r : m.cp_collectives(Op::B, 1))
+    if (r.kind == Collective::AllGather) gathers += r.count;
+  CHECK(gathers == 8);
+}
+
 TEST_CASE("analytic: latent attention's GEMMs are 2·n·(its parameters) - the latents are not split",
           "[analytic][moe]") {
   auto scenario = [](int tp) {

@@ -222,6 +222,11 @@ TEST_CASE("footprint: unfused attention with dropout stores 5·a·s²·b bytes p
   // Selective recompute recomputes the core: nothing extra is stored.
   tr.recompute = Recompute::Selective;
   CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) == 0);
+  // Unless its modules leave the attention core out.
+  tr.recompute_modules = RecomputeModules{.core_attn = false, .mlp = true};
+  CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) ==
+        Approx(5 * a * s * s * b + 2 * s * b * h));
+  tr.recompute_modules.reset();
   // FlashAttention without dropout stores no scores.
   tr.recompute = Recompute::None;
   tr.attention = AttentionKernel::Flash2;
@@ -269,6 +274,75 @@ TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' ten
   CHECK(first ==
         2 * m.attention_params() + m.mlp_params(false) + m.mlp_params(true) + 32000LL * 1024);
   CHECK(first + second == m.total_params());
+}
+
+TEST_CASE("footprint: selective recompute's modules keep what Megatron-core keeps",
+          "[footprint][moe][recompute]") {
+  const ModelSpec m = moe_model(1);
+  const std::int64_t n = 2048;
+  const double h = 1024, stats = 4.0 * n * 8;
+  auto bytes = [&](bool moe_layer, RecomputeModules r, bool fp8 = false) {
+    return layer_activation_bytes(m, n, 1, false, Recompute::Selective, moe_layer, fp8, r);
+  };
+  // The MoE layer's 16-bit words per token without recompute (test above): norms 4h, routed
+  // copies 4h, router 16, attention 4h, experts' and shared expert's MLP tensors 15,360; the
+  // dense layer's 4h + 4h + 3f = 20,480. The attention core alone (the default) changes neither.
+  const double moe_words = 4 * h + 4 * h + 16 + 4 * h + 15360, dense_words = 20480;
+  CHECK(bytes(true, {}) == Approx(2.0 * n * moe_words + stats));
+  CHECK(bytes(false, {}) == Approx(2.0 * n * dense_words + stats));
+  // layernorm: the MoE layer's pre-MLP norm runs apart (its output h not kept); the dense
+  // layer's two are fused into their GEMMs: nothing saved.
+  CHECK(bytes(true, {.layernorm = true}) == Approx(2.0 * n * (moe_words - h) + stats));
+  CHECK(bytes(false, {.layernorm = true}) == Approx(2.0 * n * dense_words + stats));
+  // mlp: the dense MLP keeps only its input: 3f and the fused pre-MLP norm's output go,
+  // 20,480 − 12,288 − 1,024 = 7h. A MoE layer has no dense MLP.
+  CHECK(bytes(false, {.mlp = true}) == Approx(2.0 * n * 7 * h + stats));
+  CHECK(bytes(true, {.mlp = true}) == Approx(2.0 * n * moe_words + stats));
+  // moe: the routed copies, router probabilities and every expert's tensors go: the norms and
+  // the attention's 8h stay.
+  CHECK(bytes(true, {.moe = true}) == Approx(2.0 * n * 8 * h + stats));
+  // moe_act: the routed experts' activation outputs, k·f_e = 2 · 2048; shared_experts: the
+  // shared expert's 3 · 1024.
+  CHECK(bytes(true, {.moe_act = true}) == Approx(2.0 * n * (moe_words - 4096) + stats));
+  CHECK(bytes(true, {.shared_experts = true}) == Approx(2.0 * n * (moe_words - 3072) + stats));
+  CHECK(bytes(true, {.moe_act = true, .shared_experts = true}) ==
+        Approx(2.0 * n * (moe_words - 7168) + stats));
+  // FP8 keeps the GEMM inputs at 1 byte: both norms' outputs 2h, the attention output h and
+  // the down projections' inputs 4,096 + 1,024, 8,192 words. Without the routed activation
+  // outputs (moe_act) their FP8 copies go too: 4,096 words at 1 byte.
+  CHECK(bytes(true, {}, true) == Approx(2.0 * n * moe_words - 8192.0 * n + stats));
+  CHECK(bytes(true, {.moe_act = true}, true) ==
+        Approx(2.0 * n * (moe_words - 4096) - 4096.0 * n + stats));
+  // Without selective recompute the modules are not consulted.
+  CHECK(layer_activation_bytes(m, n, 1, false, Recompute::None, true, false, {.moe = true}) ==
+        Approx(2.0 * n * moe_words + stats));
+}
+
+TEST_CASE("footprint: latent attention's recompute modules drop its Q, K, V and input norm",
+          "[footprint][recompute]") {
+  // A latent-attention layer (dense MLP): h 1024, 8 heads, q_rank 256, kv_rank 128, rope 32,
+  // nope 64, v 64: per head Q of d = 96, K and V of 96 + 64.
+  ModelSpec m;
+  m.layers = 2;
+  m.hidden = 1024;
+  m.ffn_hidden = 4096;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.vocab = 32000;
+  m.mla = LatentAttention{256, 128, 32, 64, 64};
+  const std::int64_t n = 1024;
+  const double h = 1024, stats = 4.0 * n * 8;
+  // Words per token: norms 4h, latents 256 + 128 + 32 = 416, Q 8·96 = 768, attention output
+  // 8·64 = 512, K and V 8·160 = 1,280, MLP 3f = 12,288.
+  const double words = 4 * h + 416 + 768 + 512 + 1280 + 12288;
+  auto bytes = [&](RecomputeModules r) {
+    return layer_activation_bytes(m, n, 1, false, Recompute::Selective, false, false, r);
+  };
+  CHECK(bytes({}) == Approx(2.0 * n * words + stats));
+  // mla_up_proj: Q, K and V go (768 + 1,280); the latents, their inputs, stay.
+  CHECK(bytes({.mla_up_proj = true}) == Approx(2.0 * n * (words - 2048) + stats));
+  // layernorm: latent attention's input norm runs apart: its output h goes.
+  CHECK(bytes({.layernorm = true}) == Approx(2.0 * n * (words - h) + stats));
 }
 
 TEST_CASE("footprint: expert parallelism splits the routed experts, ZeRO shards them over dp",

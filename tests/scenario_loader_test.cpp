@@ -120,6 +120,29 @@ TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[s
                                "of norm, swiglu, rope, bias, qkv_split, qkv_cat, rope_interleave"));
 }
 
+TEST_CASE("scenario: training.recompute_modules names Megatron-core's selective modules",
+          "[scenario][recompute]") {
+  const std::string sel = "training.recompute=selective";
+  // Unset: the attention core alone under selective recompute, nothing otherwise.
+  CHECK(recompute_modules(parse_scenario(kGood, "s.yaml", {sel}).training) == RecomputeModules{});
+  CHECK(recompute_modules(parse_scenario(kGood, "s.yaml", {}).training) ==
+        RecomputeModules{.core_attn = false});
+  const Scenario s =
+      parse_scenario(kGood, "s.yaml", {sel, "training.recompute_modules=layernorm, mlp"});
+  CHECK(recompute_modules(s.training) ==
+        RecomputeModules{.core_attn = false, .layernorm = true, .mlp = true});
+  CHECK(recompute_modules(
+            parse_scenario(kGood, "s.yaml", {sel, "training.recompute_modules=none"}).training) ==
+        RecomputeModules{.core_attn = false});
+  for (const char* bad :
+       {"training.recompute_modules=attention", "training.recompute_modules=mlp,mlp",
+        "training.recompute_modules=none,mlp", "training.recompute_modules=mlp,"})
+    CHECK_THAT(error_of(kGood, {sel, bad}),
+               Catch::Contains("training.recompute_modules: expected `none` or a comma-separated "
+                               "subset of core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
+                               "shared_experts"));
+}
+
 TEST_CASE("scenario: training.expert_gemms names how the experts' GEMMs run", "[scenario]") {
   CHECK(parse_scenario(kGood, "s.yaml", {}).training.expert_gemms == ExpertGemms::MultiStream);
   CHECK(

@@ -118,6 +118,39 @@ TEST_CASE("validate: recompute_layers needs full recompute") {
                     Contains("only applies to recompute: full") && Contains("got recompute: none"));
 }
 
+TEST_CASE("validate: recompute_modules needs selective recompute and the modules' layers") {
+  Scenario s = parse_scenario(kBase, "test.yaml",
+                              {"training.recompute=selective", "training.recompute_modules=mlp"});
+  s.training.recompute = Recompute::Full;
+  CHECK_THROWS_WITH(validate(s), Contains("--set training.recompute_modules=mlp: "
+                                          "training.recompute_modules: only applies to recompute: "
+                                          "selective") &&
+                                     Contains("got recompute: full"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"training.recompute_modules=mlp"}),
+      Contains("only applies to recompute: selective") && Contains("got recompute: none"));
+  // As Megatron-core: mla_up_proj needs latent attention, moe_act grouped expert GEMMs.
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.recompute=selective", "training.recompute_modules=mla_up_proj"}),
+      Contains("mla_up_proj needs latent attention"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.recompute=selective", "training.recompute_modules=moe_act"}),
+      Contains("moe_act needs a mixture of experts"));
+  const std::vector<std::string> moe_act = {"model.moe.experts=8", "model.moe.top_k=2",
+                                            "training.recompute=selective",
+                                            "training.recompute_modules=moe_act"};
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", moe_act));
+  std::vector<std::string> sequential = moe_act;
+  sequential.push_back("training.expert_gemms=sequential");
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", sequential),
+                    Contains("moe_act needs grouped expert GEMMs") && Contains("got sequential"));
+  // A module the model lacks elsewhere changes nothing and is accepted (Megatron-core too).
+  CHECK_NOTHROW(parse_scenario(
+      kBase, "test.yaml", {"training.recompute=selective", "training.recompute_modules=moe,mlp"}));
+}
+
 TEST_CASE("validate: fp8 needs a GPU with FP8 tensor cores") {
   // The base scenario's GPU is Hopper: fp8 is accepted; on A100 it is refused by key, with why.
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8"}));

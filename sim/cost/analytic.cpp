@@ -172,11 +172,62 @@ void AnalyticCostModel::stage_layer_kernels(Op op, const StageContent& st,
       layer_kernels(Op::F, std::min(redo, dense), false, true, out);
       layer_kernels(Op::F, redo - std::min(redo, dense), true, true, out);
     }
-    if (s_.training.recompute == Recompute::Selective && st.layers > 0)
-      attention_kernels(Op::F, st.layers, true, out);
+    if (s_.training.recompute == Recompute::Selective && st.layers > 0) {
+      if (recompute_modules(s_.training).core_attn) attention_kernels(Op::F, st.layers, true, out);
+      module_recompute_kernels(dense, false, out);
+      module_recompute_kernels(sparse, true, out);
+    }
   }
   layer_kernels(op, dense, false, false, out);
   layer_kernels(op, sparse, true, false, out);
+}
+
+void AnalyticCostModel::module_recompute_kernels(int layers, bool moe,
+                                                 std::vector<Kernel>& out) const {
+  const RecomputeModules r = recompute_modules(s_.training);
+  const ModelSpec& m = *s_.model;
+  // Of a MoE layer's activation kernel (routed and shared experts' elements together), the
+  // routed experts' share.
+  const double routed = m.moe.top_k * m.moe.capacity_factor * static_cast<double>(m.expert_ffn());
+  const double shared = static_cast<double>(m.moe.shared_ffn_hidden);
+  const double routed_share = moe ? routed / (routed + shared) : 0.0;
+  // The norms replayed: those Megatron-core runs apart from a GEMM under `layernorm` (latent
+  // attention's input norm, a MoE layer's pre-MLP norm) and, under `mlp`, the pre-MLP norm
+  // Transformer Engine fuses into a dense MLP's first GEMM. A layer's two norms cost alike.
+  int norms = r.layernorm ? (m.is_mla() ? 1 : 0) + (moe ? 1 : 0) : 0;
+  if (r.mlp && !moe) norms = std::min(2, norms + 1);
+  if (layers == 0 ||
+      (norms == 0 && !r.mla_up_proj && !r.mlp && !r.moe && !r.moe_act && !r.shared_experts))
+    return;
+  std::vector<Kernel> forward;
+  layer_kernels(Op::F, layers, moe, true, forward);
+  for (Kernel& k : forward) {
+    const std::string_view w = k.what;
+    const bool activation = w == "swiglu" || w == "gelu";
+    double share = 0;  // of the kernel's work replayed
+    if (w == "norm" && norms > 0) {
+      --norms;
+      share = 1;
+    } else if (r.mla_up_proj && m.is_mla() && (w == "q_up" || w == "kv_up" || w == "rope")) {
+      share = 1;
+    } else if (!moe) {
+      if (r.mlp && (w == "mlp_up" || w == "mlp_down" || activation)) share = 1;
+    } else if (r.moe) {
+      if (w == "router" || w == "router.topk" || w == "moe.permute" || w == "moe.unpermute" ||
+          w == "experts.up" || w == "experts.down" || w == "shared.up" || w == "shared.down" ||
+          activation)
+        share = 1;
+    } else {
+      if (activation)
+        share = (r.moe_act ? routed_share : 0.0) + (r.shared_experts ? 1 - routed_share : 0.0);
+      else if (r.shared_experts && (w == "shared.up" || w == "shared.down"))
+        share = 1;
+    }
+    if (share <= 0) continue;
+    k.bytes *= share;
+    k.flops *= share;
+    out.push_back(k);
+  }
 }
 
 void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recompute,
@@ -1079,8 +1130,28 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // Full recomputation replays the recomputed layers' forward inside this backward (or
   // input-gradient pass), their TP collectives with it: Megatron's checkpointed layers run their
   // forward again, all-reduces or (SP) gathers and scatters included; under comm-GEMM overlap
-  // each again hidden under its own forward GEMM. Selective recompute redoes only the attention
-  // core, which has no TP collective (its context-parallel exchange: cp_collectives).
+  // each again hidden under its own forward GEMM. Selective recompute's attention core has no TP
+  // collective (its context-parallel exchange: cp_collectives); its `mlp` and `moe` modules
+  // replay their MLP half's (above).
+  // Selective recompute's `mlp` and `moe` modules replay the MLP half of a layer's forward, its
+  // gathers and scatters (or all-reduce) with it.
+  const RecomputeModules modules = recompute_modules(s_.training);
+  if (!forward && st.layers > 0 && (modules.mlp || modules.moe)) {
+    const int sparse = s_.model->moe_layers_in(st.first_layer, st.layers);
+    const int redo_mlp = (modules.mlp ? st.layers - sparse : 0) + (modules.moe ? sparse : 0);
+    if (redo_mlp > 0 && fused) {
+      const std::vector<Kernel> fk = kernels(Op::F, stage);
+      runs.push_back({Collective::AllGather, t, bytes, redo_mlp,
+                      gemm_seconds_named(*this, fk, column_mlp, "") / st.layers});
+      runs.push_back({Collective::ReduceScatter, t, bytes, redo_mlp,
+                      gemm_seconds_named(*this, fk, row_mlp, "") / st.layers});
+    } else if (sp) {
+      gathers += redo_mlp;
+      scatters += redo_mlp;
+    } else {
+      reduces += redo_mlp;
+    }
+  }
   if (const int redo = forward ? 0 : recomputed_layers(s_.training, st.layers); redo > 0) {
     if (fused) {
       const std::vector<Kernel> fk = kernels(Op::F, stage);
@@ -1129,8 +1200,11 @@ std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) c
                        static_cast<double>(s_.model->hidden) * 2.0;
   // Full recomputation replays the recomputed MoE layers' dispatch and combine in the backward
   // (the model's dense layers come first: stage_layer_kernels).
+  // Selective recompute's `moe` module replays every MoE layer's.
   const int redo = op == Op::F ? 0 : recomputed_layers(s_.training, st.layers);
-  const int redo_moe = std::max(0, redo - (st.layers - moe));
+  const int redo_moe = op == Op::F                          ? 0
+                       : recompute_modules(s_.training).moe ? moe
+                                                            : std::max(0, redo - (st.layers - moe));
   return {{Collective::AllToAll, ep, bytes, 2 * (moe + redo_moe)}};
 }
 
@@ -1155,7 +1229,7 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
   // inside it).
   if (op == Op::F) return {{Collective::AllGather, cp, bytes, st.layers}};
   const int redo = s_.training.recompute == Recompute::Selective
-                       ? st.layers
+                       ? (recompute_modules(s_.training).core_attn ? st.layers : 0)
                        : recomputed_layers(s_.training, st.layers);
   return {{Collective::AllGather, cp, bytes, st.layers + redo},
           {Collective::ReduceScatter, cp, bytes, st.layers}};

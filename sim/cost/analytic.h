@@ -171,6 +171,9 @@ class AnalyticCostModel : public CostModel {
   /// `layers` layers of one kind (dense or MoE), each a run of every kernel.
   void layer_kernels(Op op, int layers, bool moe, bool recompute, std::vector<Kernel>& out) const;
   void attention_kernels(Op op, int layers, bool recompute, std::vector<Kernel>& out) const;
+  /// The forward kernels selective recompute's modules other than the attention core
+  /// (training.recompute_modules) run again in the backward, for `layers` dense or MoE layers.
+  void module_recompute_kernels(int layers, bool moe, std::vector<Kernel>& out) const;
   /// Ring context parallelism's per-step merges of block results, one layer's (memory-bound).
   Kernel ring_merge(Op op) const;
   /// A fused attention kernel's rate at its launch's query tiles over the charts' (1 without

@@ -14,7 +14,8 @@ constexpr double kAdamBytesPerParam =
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
-                              Recompute recompute, bool moe_layer, bool fp8) {
+                              Recompute recompute, bool moe_layer, bool fp8,
+                              const RecomputeModules& modules) {
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
   const double t = tp;
   if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
@@ -30,30 +31,68 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   if (m.is_mla()) replicated += static_cast<double>(m.mla.q_rank + m.mla.kv_rank + m.mla.rope_dim);
   double mlp = mats * static_cast<double>(m.ffn_hidden);
   double down_input = static_cast<double>(m.ffn_hidden);  // the down projection's input
+  // The routed tokens in expert order and the experts' outputs (k·h each, the combine's
+  // backward needs them), the router's fp32 probabilities (2E 16-bit words), and each routed
+  // and shared expert's own MLP tensors. A capacity factor c > 1 pads the routed copies and
+  // the experts' tensors by c.
+  const double k = m.moe.top_k * m.moe.capacity_factor;
   if (moe_layer) {
-    // The routed tokens in expert order and the experts' outputs (k·h each, the combine's
-    // backward needs them), the router's fp32 probabilities (2E 16-bit words), and each
-    // routed and shared expert's own MLP tensors.
-    // A capacity factor c > 1 pads the routed copies and the experts' tensors by c.
-    const double k = m.moe.top_k * m.moe.capacity_factor;
     replicated += 2 * k * h + 2.0 * m.moe.experts;
     down_input =
         k * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.moe.shared_ffn_hidden);
     mlp = mats * down_input;
   }
-  const double sharded = q + out + kv + mlp;      // Q, K, V, attention output, MLP tensors
+  double sharded = q + out + kv + mlp;            // Q, K, V, attention output, MLP tensors
   const double stats = kFloat * n * m.heads / t;  // FlashAttention log-sum-exp, fp32
+  // Selective recompute's modules: what each leaves out, replicated (norm outputs, routed
+  // copies) and sharded (MLP tensors), and of the GEMM inputs kept in FP8, the norms' outputs
+  // (`norms_fp8`) and the down projections' inputs (`down_fp8`).
+  double norms_fp8 = 2 * h, down_fp8 = down_input;
+  if (recompute == Recompute::Selective) {
+    if (modules.layernorm) {
+      const double apart = (m.is_mla() ? 1.0 : 0.0) + (moe_layer ? 1.0 : 0.0);
+      replicated -= apart * h;
+      norms_fp8 -= apart * h;
+    }
+    if (modules.mla_up_proj && m.is_mla()) sharded -= q + kv;
+    if (modules.mlp && !moe_layer) {
+      replicated -= h;  // the pre-MLP norm's output, inside the fused MLP
+      norms_fp8 -= h;
+      sharded -= mlp;
+      down_fp8 = 0;
+    }
+    if (moe_layer) {
+      const double routed = k * static_cast<double>(m.expert_ffn());
+      const double shared = static_cast<double>(m.moe.shared_ffn_hidden);
+      if (modules.moe) {
+        replicated -= 2 * k * h + 2.0 * m.moe.experts;
+        sharded -= mlp;
+        down_fp8 = 0;
+      } else {
+        if (modules.moe_act) {
+          sharded -= routed;
+          down_fp8 -= routed;
+        }
+        if (modules.shared_experts) {
+          sharded -= mats * shared;
+          down_fp8 -= shared;
+        }
+      }
+    }
+  }
   const double per_token = sp ? (replicated + sharded) / t : replicated + sharded / t;
   // FP8: the GEMM inputs kept at 1 byte instead of 2 (the norm outputs replicated like the
   // norms, the rest sharded).
   const double fp8_kept =
-      fp8 ? (sp ? (2 * h + out + down_input) / t : 2 * h + (out + down_input) / t) : 0.0;
+      fp8 ? (sp ? (norms_fp8 + out + down_fp8) / t : norms_fp8 + (out + down_fp8) / t) : 0.0;
   return kHalf * n * per_token - n * fp8_kept + stats;
 }
 
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
                              Recompute recompute, int cp) {
-  if (recompute != Recompute::None) return 0;
+  if (recompute == Recompute::Full ||
+      (recompute == Recompute::Selective && recompute_modules(tr).core_attn))
+    return 0;
   const double seq = tr.seq_len / static_cast<double>(cp), b = tr.micro_batch_size;
   const double scores = b * m.heads / static_cast<double>(tp) * seq * seq;
   double bytes = 0;
@@ -99,8 +138,10 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   out.redone = recomputed_layers(s.training, out.st.layers);
   out.dense = out.st.layers - m.moe_layers_in(out.st.first_layer, out.st.layers);
   out.full = layer_activation_bytes(m, out.tokens, t, sp, Recompute::Full);
-  out.dense_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8) + attention;
-  out.moe_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8) + attention;
+  const RecomputeModules modules = recompute_modules(s.training);
+  out.dense_kept =
+      layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8, modules) + attention;
+  out.moe_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8, modules) + attention;
   return out;
 }
 

@@ -31,16 +31,25 @@ namespace trainsim {
 /// Transformer Engine keeps for the weight gradient are its FP8 casts, 1 byte each: both norms'
 /// outputs (2h), the attention output (a·dv) and the down projection's input (f; top_k
 /// experts' and the shared experts' in a MoE layer).
+/// Selective recompute's `modules` (training.recompute_modules) keep less: `layernorm` drops
+/// the outputs of the norms Megatron-core runs apart from a GEMM (latent attention's input
+/// norm, a MoE layer's pre-MLP norm; Transformer Engine fuses the others into their GEMMs),
+/// `mla_up_proj` latent attention's per-head Q, K and V, `mlp` a dense layer's MLP tensors and
+/// the pre-MLP norm's output inside it (only the layer's residual kept), `moe` everything of a
+/// MoE layer's MLP past its input (routed copies, router probabilities, experts' and shared
+/// experts' tensors), `moe_act` the routed experts' activation outputs, `shared_experts` the
+/// shared experts' tensors; an FP8 copy goes with its tensor.
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
-                              Recompute recompute, bool moe_layer = false, bool fp8 = false);
+                              Recompute recompute, bool moe_layer = false, bool fp8 = false,
+                              const RecomputeModules& modules = {.core_attn = false});
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
 /// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0
-/// under selective or full recompute, which recompute them). Unfused attention stores the softmax
-/// output, 2 bytes per score, and with dropout its 1-byte mask and 2-byte output: 2·E or 5·E bytes
-/// for E = b·(a/t)·s² scores (Korthikanti et al. 2022: the 5·a·s/h term of 34 + 5·a·s/h). Hidden
-/// dropout (after the attention output and after the MLP) stores two 1-byte masks of the n·h hidden
-/// state
+/// under full recompute, or selective recompute of the attention core, which recompute them).
+/// Unfused attention stores the softmax output, 2 bytes per score, and with dropout its 1-byte mask
+/// and 2-byte output: 2·E or 5·E bytes for E = b·(a/t)·s² scores (Korthikanti et al. 2022: the
+/// 5·a·s/h term of 34 + 5·a·s/h). Hidden dropout (after the attention output and after the MLP)
+/// stores two 1-byte masks of the n·h hidden state
 /// (/ t with sequence parallelism). Under context parallelism (`cp`) a GPU holds s / cp of
 /// each sequence.
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,

@@ -80,6 +80,23 @@ struct EagerOps {
   bool qkv_cat = false;
   friend bool operator==(const EagerOps&, const EagerOps&) = default;
 };
+/// The modules selective recompute runs again before the backward (Megatron-core's
+/// `--recompute-granularity selective --recompute-modules`, core_v0.13 to core_v0.15,
+/// TransformerConfig.recompute_modules; its default, and trainsim's selective before this key,
+/// is the attention core alone). `core_attn`, `mlp`, `moe` and `shared_experts` are checkpointed
+/// (only their input kept, their whole forward replayed); `layernorm`, `mla_up_proj` and
+/// `moe_act` discard their output after its consumer ran and recompute it before that
+/// consumer's backward (CheckpointWithoutOutput).
+struct RecomputeModules {
+  bool core_attn = true;   ///< the attention core (scores, dropout masks; CP's key/value exchange)
+  bool layernorm = false;  ///< the norms Megatron-core runs apart from a GEMM (not TE-fused)
+  bool mla_up_proj = false;     ///< latent attention's Q and KV up-projections and their RoPE
+  bool mlp = false;             ///< a dense layer's MLP (with its TP collectives)
+  bool moe = false;             ///< a MoE layer's whole MLP: router, dispatch, experts, combine
+  bool moe_act = false;         ///< the routed experts' activation function
+  bool shared_experts = false;  ///< a MoE layer's shared experts
+  friend bool operator==(const RecomputeModules&, const RecomputeModules&) = default;
+};
 /// ZeRO-Offload (Ren et al., "ZeRO-Offload", USENIX ATC 2021): the optimizer states and step on
 /// the host CPU; the gradient shard goes down and the updated 16-bit weights come back over the
 /// GPU's host link.
@@ -105,6 +122,8 @@ struct TrainingSpec {
   /// are recomputed, the others keep their activations (Megatron's `--recompute-method block
   /// --recompute-num-layers N`); 0 = every layer.
   int recompute_layers = 0;
+  /// With selective recompute: the modules recomputed; nullopt: the attention core alone.
+  std::optional<RecomputeModules> recompute_modules;
   bool fp32_grad_accumulation = false;  ///< Megatron's default: fp32 gradients (4 bytes, not 2)
   /// With FP8: the layers' linear weights kept only in FP8 (Transformer Engine's FP8 parameters,
   /// NeMo's `fp8_params`, Megatron's `--fp8-param-gather`): no 16-bit copy, and the data-parallel
@@ -151,6 +170,13 @@ inline int recomputed_layers(const TrainingSpec& t, int stage_layers) {
   if (t.recompute != Recompute::Full) return 0;
   return t.recompute_layers > 0 && t.recompute_layers < stage_layers ? t.recompute_layers
                                                                      : stage_layers;
+}
+
+/// The modules recomputed before the backward under selective recompute
+/// (training.recompute_modules, by default the attention core); none otherwise.
+inline RecomputeModules recompute_modules(const TrainingSpec& t) {
+  if (t.recompute != Recompute::Selective) return {.core_attn = false};
+  return t.recompute_modules.value_or(RecomputeModules{});
 }
 
 /// Bytes per parameter the data-parallel gradient reduction sends: 4 in fp32, else 2.

@@ -305,6 +305,45 @@ std::optional<KeyValue> get_eager_ops(const Scenario& s) {
   return v;
 }
 
+// training.recompute_modules, Megatron-core's names in its order.
+constexpr std::pair<bool RecomputeModules::*, const char*> kRecomputeModules[] = {
+    {&RecomputeModules::core_attn, "core_attn"},
+    {&RecomputeModules::moe_act, "moe_act"},
+    {&RecomputeModules::layernorm, "layernorm"},
+    {&RecomputeModules::mla_up_proj, "mla_up_proj"},
+    {&RecomputeModules::mlp, "mlp"},
+    {&RecomputeModules::moe, "moe"},
+    {&RecomputeModules::shared_experts, "shared_experts"}};
+
+std::string put_recompute_modules(Scenario& s, const KeyValue& v) {
+  const std::string bad =
+      "expected `none` or a comma-separated subset of core_attn, moe_act, layernorm, "
+      "mla_up_proj, mlp, moe, shared_experts, got \"" +
+      v.text + "\"";
+  const std::vector<std::string> items = comma_items(v.text);
+  RecomputeModules modules{.core_attn = false};
+  if (items.size() != 1 || items[0] != "none")
+    for (const std::string& item : items) {
+      bool* flag = nullptr;
+      for (const auto& [member, name] : kRecomputeModules)
+        if (item == name) flag = &(modules.*member);
+      if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
+      *flag = true;
+    }
+  s.training.recompute_modules = modules;
+  return {};
+}
+std::optional<KeyValue> get_recompute_modules(const Scenario& s) {
+  if (s.training.recompute != Recompute::Selective) return std::nullopt;
+  const RecomputeModules r = recompute_modules(s.training);
+  std::string names;
+  for (const auto& [member, name] : kRecomputeModules)
+    if (r.*member) names += (names.empty() ? "" : ",") + std::string(name);
+  KeyValue v;
+  v.text = names.empty() ? "none" : names;
+  return v;
+}
+
 std::string put_rank_order(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected a permutation of \"tp,dp,pp\" (fastest first), got \"" + v.text + "\"";
@@ -595,9 +634,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"adam", "adamw"}), ignore()},
       {"training.recompute", "`none`, `selective`, `full`", "`none`",
        "activation recomputation before the backward (memory: `sim/memory/footprint.h`): "
-       "`selective` redoes the attention core (under context parallelism its key and value "
-       "exchange too), `full` each layer's whole forward, its TP, EP and CP collectives "
-       "included",
+       "`selective` redoes the modules of `training.recompute_modules`, by default the attention "
+       "core (under context parallelism its key and value exchange too), `full` each layer's "
+       "whole forward, its TP, EP and CP collectives included",
        choice({"none", "selective", "full"}),
        field<&Scenario::training, &TrainingSpec::recompute>()},
       {"training.recompute_layers",
@@ -609,6 +648,26 @@ const std::vector<SchemaKey>& scenario_keys() {
        "every layer)",
        integer(0, kMaxLayers),
        {put<&Scenario::training, &TrainingSpec::recompute_layers>, get_recompute_layers}},
+      {"training.recompute_modules",
+       "`none` or a comma-separated subset of `core_attn`, `moe_act`, `layernorm`, "
+       "`mla_up_proj`, `mlp`, `moe`, `shared_experts`, with `recompute: selective`",
+       "`core_attn`",
+       "what selective recompute runs again before the backward, as Megatron-core's "
+       "`--recompute-modules` (core_v0.13+) names it: `core_attn` the attention core (its scores "
+       "and dropout masks; under context parallelism its key and value exchange); `layernorm` "
+       "the norms that run apart from a GEMM (Megatron-core's Transformer Engine layers fuse "
+       "the others: a MoE layer's pre-MLP norm, latent attention's input norm), their outputs "
+       "not kept; `mla_up_proj` latent attention's Q and KV up-projections and their rotary "
+       "embedding, the per-head Q, K and V not kept; `mlp` a dense layer's MLP, its TP "
+       "collectives replayed, only its input kept; `moe` a MoE layer's MLP, router, dispatch "
+       "and combine all-to-alls and experts included, only its input kept; `moe_act` the "
+       "routed experts' activation, its output not kept (needs grouped expert GEMMs: "
+       "`training.expert_gemms` not `sequential`); `shared_experts` the shared experts' MLP. A "
+       "module a layer lacks changes nothing there (`moe` on a dense layer); the FP8 casts of "
+       "replayed GEMMs and the shared experts' own TP collectives are not repeated. "
+       "`--json` echoes it (`null` without selective recompute)",
+       text(),
+       {put_recompute_modules, get_recompute_modules}},
       {"training.fp32_grad_accumulation", "bool", "false",
        "fp32 gradient buffer (Megatron's default) in place of the 16-bit gradients: 4 bytes per "
        "parameter instead of 2 (Megatron-LM README, distributed optimizer: bf16 parameters with "

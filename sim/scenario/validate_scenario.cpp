@@ -179,6 +179,23 @@ void check_batch(const Scenario& s, const Checker& c) {
            fmt::format("only applies to recompute: full (the first N layers of each stage "
                        "recomputed), got recompute: {}",
                        recompute_name(t.recompute)));
+  if (t.recompute_modules) {
+    const RecomputeModules& r = *t.recompute_modules;
+    if (t.recompute != Recompute::Selective)
+      c.fail("training.recompute_modules",
+             fmt::format("only applies to recompute: selective (the modules recomputed), got "
+                         "recompute: {}",
+                         recompute_name(t.recompute)));
+    else if (r.mla_up_proj && s.model && !s.model->is_mla())
+      c.fail("training.recompute_modules",
+             "mla_up_proj needs latent attention (model.mla), as in Megatron-core");
+    else if (r.moe_act && s.model && !s.model->is_moe())
+      c.fail("training.recompute_modules", "moe_act needs a mixture of experts (model.moe)");
+    else if (r.moe_act && t.expert_gemms == ExpertGemms::Sequential)
+      c.fail("training.recompute_modules",
+             "moe_act needs grouped expert GEMMs (Megatron-core's --moe-grouped-gemm): "
+             "training.expert_gemms multi_stream or grouped, got sequential");
+  }
   // The batch is given as global_batch_size or as microbatches: blame the one the file gave.
   const std::string gbs = !c.given("training.global_batch_size") && c.given("training.microbatches")
                               ? "training.microbatches"

@@ -36,12 +36,14 @@ namespace trainsim {
 // which compares the JSON and table of a real search before and after the trip.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EagerOps, norm, swiglu, rope, bias, qkv_split, rope_interleave,
                                    qkv_cat)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RecomputeModules, core_attn, layernorm, mla_up_proj, mlp, moe,
+                                   moe_act, shared_experts)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, global_batch_size,
-                                   precision, recompute, recompute_layers, fp32_grad_accumulation,
-                                   fp8_params, attention, dropout, fused_optimizer, fused_loss,
-                                   grad_clipping, optimizer_post_validation, runtime, eager_ops,
-                                   offload, offload_activation_layers, grad_reduce,
-                                   expert_gemms)
+                                   precision, recompute, recompute_layers, recompute_modules,
+                                   fp32_grad_accumulation, fp8_params, attention, dropout,
+                                   fused_optimizer, fused_loss, grad_clipping,
+                                   optimizer_post_validation, runtime, eager_ops, offload,
+                                   offload_activation_layers, grad_reduce, expert_gemms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra_node, inter_node,

@@ -91,6 +91,9 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.layout.sequence_parallel = sequence_parallel;
   s.training.recompute = recompute;
   s.training.recompute_layers = recompute_layers;
+  // The scenario's selective modules hold where the search tries selective recompute; the other
+  // modes have none.
+  if (recompute != Recompute::Selective) s.training.recompute_modules.reset();
   s.layout.tp_overlap = tp_overlap;
   s.layout.ep = ep;
   s.layout.cp = cp;
