@@ -1812,6 +1812,109 @@ parallelism: {{tp: {}, dp: {}}}
   CHECK(core.flops == Approx(2.0 * 8 * 2048.0 * 2048 * (96 + 64) * constants::kCausalFraction));
 }
 
+TEST_CASE("analytic: mla_up_proj replays latent attention's Q and KV up-projections and RoPE",
+          "[analytic][recompute]") {
+  auto model = [](int q_rank) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model:
+  layers: 2
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  mla: {{q_rank: {}, kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, recompute: selective,
+  recompute_modules: "mla_up_proj,layernorm"}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    q_rank)));
+  };
+  auto replayed = [](const AnalyticCostModel& m, std::string_view what) {
+    int runs = 0;
+    for (const Kernel& k : m.kernels(Op::I, 0))
+      if (k.recompute && k.what == what) runs += k.count;
+    return runs;
+  };
+  // q_rank 256: the Q up-projection 256 → 8·96 and the KV up-projection 128 → 8·128, both
+  // layers: 2 · 2n · (196,608 + 131,072) FLOPs. The down projections stay.
+  const AnalyticCostModel latent = model(256);
+  CHECK(gemm_flops(latent, Op::I, true) == Approx(2 * 2.0 * 2048 * (196'608 + 131'072)));
+  CHECK(replayed(latent, "rope") == 2);
+  CHECK(replayed(latent, "q_down") == 0);
+  // layernorm: each layer's input norm (latent attention runs it apart); the dense MLP's is fused.
+  CHECK(replayed(latent, "norm") == 2);
+  // q_rank 0: Q is projected straight from the hidden state (1024 → 8·96), inside the same
+  // checkpoint: 2 · 2n · (786,432 + 131,072).
+  CHECK(gemm_flops(model(0), Op::I, true) == Approx(2 * 2.0 * 2048 * (786'432 + 131'072)));
+}
+
+TEST_CASE("analytic: recompute modules under FP8, nested, without SP and with comm-GEMM overlap",
+          "[analytic][moe][recompute]") {
+  auto moe_model = [](const char* list, const char* precision) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model:
+  layers: 4
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, shared_ffn_hidden: 1024, dense_layers: 1}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, precision: {},
+  recompute: selective, recompute_modules: "{}"}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    precision, list)));
+  };
+  auto replayed_bytes = [](const AnalyticCostModel& m, std::string_view what) {
+    double bytes = 0;
+    for (const Kernel& k : m.kernels(Op::I, 0))
+      if (k.recompute && k.what == what) bytes += k.count * k.bytes;
+    return bytes;
+  };
+  // FP8: replaying the MoE layers casts the experts' inputs again, the routed tokens (n·k·h) and
+  // the activation outputs (n·k·f_e), 4 bytes per element: 3 layers · 4 · 2048 · 2 · (1024 +
+  // 2048). Without `moe` no cast is replayed; in bf16 none exists.
+  CHECK(replayed_bytes(moe_model("moe", "fp8"), "fp8.cast") ==
+        Approx(3 * 4.0 * 2048 * 2 * (1024 + 2048)));
+  CHECK(replayed_bytes(moe_model("moe_act,shared_experts", "fp8"), "fp8.cast") == 0);
+  CHECK(replayed_bytes(moe_model("moe", "bf16"), "fp8.cast") == 0);
+  // Nested checkpoints: with `moe` the shared expert's GEMMs run twice more with
+  // `shared_experts` (2n·3·3,145,728 a replay), the activation's routed part once more with
+  // `moe_act` (0.8 of the kernel).
+  CHECK(gemm_flops(moe_model("moe,shared_experts", "bf16"), Op::I, true) ==
+        Approx(2.0 * 2048 * 3 * (15'736'832.0 + 3'145'728.0)));
+  CHECK(replayed_bytes(moe_model("moe,moe_act", "bf16"), "swiglu") ==
+        Approx(1.8 * replayed_bytes(moe_model("moe", "bf16"), "swiglu")));
+  // A dense model's `mlp` replay under TP: without SP one blocking all-reduce per layer (the
+  // backward's own are asynchronous); with Transformer Engine's comm-GEMM overlap its gather and
+  // scatter each hidden under the replayed MLP GEMM it is fused with.
+  auto dense = [](const char* list, const char* parallelism) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, recompute: selective,
+  recompute_modules: "{}"}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{{}}}
+)",
+                                                    list, parallelism)));
+  };
+  auto blocking = [](const AnalyticCostModel& m, Collective c) {
+    int n = 0;
+    for (const CollectiveRun& r : m.tp_collectives(Op::B, 1))
+      if (r.kind == c && r.hide_s == 0) n += r.count;
+    return n;
+  };
+  const char* no_sp = "tp: 2, pp: 4";
+  CHECK(blocking(dense("mlp", no_sp), Collective::AllReduce) ==
+        blocking(dense("core_attn", no_sp), Collective::AllReduce) + 8);
+  const char* overlap = "tp: 2, pp: 4, sequence_parallel: true, tp_overlap: true";
+  int hidden_gathers = 0, hidden_gathers_attn = 0;
+  for (const CollectiveRun& r : dense("mlp", overlap).tp_collectives(Op::B, 1))
+    if (r.kind == Collective::AllGather && r.hide_s > 0) hidden_gathers += r.count;
+  for (const CollectiveRun& r : dense("core_attn", overlap).tp_collectives(Op::B, 1))
+    if (r.kind == Collective::AllGather && r.hide_s > 0) hidden_gathers_attn += r.count;
+  CHECK(hidden_gathers == hidden_gathers_attn + 8);
+}
+
 TEST_CASE("published: one Megatron layer of the 22B GPT on 8 A100s takes Korthikanti's times",
           "[analytic][published]") {
   // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",

@@ -219,9 +219,12 @@ TEST_CASE("footprint: unfused attention with dropout stores 5·a·s²·b bytes p
   // TP splits the heads: the scores / t; without SP the hidden masks stay whole.
   CHECK(attention_extra_bytes(m, tr, 4, false, tr.recompute) ==
         Approx(5 * a * s * s * b / 4 + 2 * s * b * h));
-  // Selective recompute recomputes the core: nothing extra is stored.
+  // Selective recompute recomputes the core: of the extras only the hidden-dropout masks, which
+  // lie outside it, are stored.
   tr.recompute = Recompute::Selective;
-  CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) == 0);
+  CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) == Approx(2 * s * b * h));
+  // Full recompute stores none of them.
+  CHECK(attention_extra_bytes(m, tr, 1, false, Recompute::Full) == 0);
   // Unless its modules leave the attention core out.
   tr.recompute_modules = RecomputeModules{.core_attn = false, .mlp = true};
   CHECK(attention_extra_bytes(m, tr, 1, false, tr.recompute) ==
@@ -313,6 +316,9 @@ TEST_CASE("footprint: selective recompute's modules keep what Megatron-core keep
   CHECK(bytes(true, {}, true) == Approx(2.0 * n * moe_words - 8192.0 * n + stats));
   CHECK(bytes(true, {.moe_act = true}, true) ==
         Approx(2.0 * n * (moe_words - 4096) - 4096.0 * n + stats));
+  // moe under FP8: its input, the pre-MLP norm's output, is kept in 16 bits as the checkpoint's
+  // input, so of the 8,192 FP8 words only the other norm's h and the attention output's h stay.
+  CHECK(bytes(true, {.moe = true}, true) == Approx(2.0 * n * 8 * h - 2048.0 * n + stats));
   // Without selective recompute the modules are not consulted.
   CHECK(layer_activation_bytes(m, n, 1, false, Recompute::None, true, false, {.moe = true}) ==
         Approx(2.0 * n * moe_words + stats));

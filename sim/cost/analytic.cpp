@@ -201,31 +201,51 @@ void AnalyticCostModel::module_recompute_kernels(int layers, bool moe,
     return;
   std::vector<Kernel> forward;
   layer_kernels(Op::F, layers, moe, true, forward);
+  // The routed experts' inputs cast to FP8 again where `moe` replays their GEMMs (Transformer
+  // Engine's grouped linear layers cast them; the others' casts are fused into a norm or the
+  // activation, or fall outside the modules).
+  double cast_elements = 0;
   for (Kernel& k : forward) {
     const std::string_view w = k.what;
     const bool activation = w == "swiglu" || w == "gelu";
+    const bool shared_gemm = w == "shared.up" || w == "shared.down";
     double share = 0;  // of the kernel's work replayed
     if (w == "norm" && norms > 0) {
       --norms;
       share = 1;
-    } else if (r.mla_up_proj && m.is_mla() && (w == "q_up" || w == "kv_up" || w == "rope")) {
+    } else if (r.mla_up_proj && m.is_mla() &&
+               (w == "q" || w == "q_up" || w == "kv_up" || w == "rope")) {
       share = 1;
     } else if (!moe) {
       if (r.mlp && (w == "mlp_up" || w == "mlp_down" || activation)) share = 1;
     } else if (r.moe) {
-      if (w == "router" || w == "router.topk" || w == "moe.permute" || w == "moe.unpermute" ||
-          w == "experts.up" || w == "experts.down" || w == "shared.up" || w == "shared.down" ||
-          activation)
+      // Nested checkpoints: replaying the MoE layer runs a checkpointed shared expert or
+      // discarded activation once more before their own backward.
+      if (activation)
+        share = 1 + (r.moe_act ? routed_share : 0.0) + (r.shared_experts ? 1 - routed_share : 0.0);
+      else if (shared_gemm)
+        share = r.shared_experts ? 2 : 1;
+      else if (w == "router" || w == "router.topk" || w == "moe.permute" || w == "moe.unpermute" ||
+               w == "experts.up" || w == "experts.down")
         share = 1;
+      if (k.fp8 && (w == "experts.up" || w == "experts.down"))
+        cast_elements += k.splits * k.batch * k.gemm.m * k.gemm.k;
     } else {
       if (activation)
         share = (r.moe_act ? routed_share : 0.0) + (r.shared_experts ? 1 - routed_share : 0.0);
-      else if (r.shared_experts && (w == "shared.up" || w == "shared.down"))
+      else if (r.shared_experts && shared_gemm)
         share = 1;
     }
     if (share <= 0) continue;
     k.bytes *= share;
     k.flops *= share;
+    out.push_back(k);
+  }
+  if (cast_elements > 0) {
+    // Read 16-bit, write FP8 row- and column-wise: 4 bytes per element (layer_kernels).
+    Kernel k{Kernel::Kind::Memory, "fp8.cast", {0, 0, 0}, 1, 0, 4 * cast_elements};
+    k.count = layers;
+    k.recompute = true;
     out.push_back(k);
   }
 }

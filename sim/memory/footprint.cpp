@@ -68,6 +68,9 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
         replicated -= 2 * k * h + 2.0 * m.moe.experts;
         sharded -= mlp;
         down_fp8 = 0;
+        // The checkpoint keeps its input, the pre-MLP norm's output, in 16 bits (unless
+        // `layernorm` discards it, above): no FP8 copy of it.
+        if (!modules.layernorm) norms_fp8 -= h;
       } else {
         if (modules.moe_act) {
           sharded -= routed;
@@ -90,13 +93,16 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
 
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
                              Recompute recompute, int cp) {
-  if (recompute == Recompute::Full ||
-      (recompute == Recompute::Selective && recompute_modules(tr).core_attn))
-    return 0;
+  if (recompute == Recompute::Full) return 0;
+  // Selective recompute of the attention core keeps none of its scores; the bias-dropout-adds
+  // after the attention and the MLP lie outside it (Megatron's checkpointed core attention, and
+  // Korthikanti et al.'s 34·s·b·h, which counts their masks): their masks stay.
+  const bool core = recompute == Recompute::Selective && recompute_modules(tr).core_attn;
   const double seq = tr.seq_len / static_cast<double>(cp), b = tr.micro_batch_size;
   const double scores = b * m.heads / static_cast<double>(tp) * seq * seq;
   double bytes = 0;
-  if (tr.attention == AttentionKernel::Unfused) bytes += (tr.dropout > 0 ? 5.0 : 2.0) * scores;
+  if (tr.attention == AttentionKernel::Unfused && !core)
+    bytes += (tr.dropout > 0 ? 5.0 : 2.0) * scores;
   if (tr.dropout > 0) bytes += 2.0 * b * seq * static_cast<double>(m.hidden) / (sp ? tp : 1);
   return bytes;
 }

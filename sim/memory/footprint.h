@@ -45,7 +45,8 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
 /// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0
-/// under full recompute, or selective recompute of the attention core, which recompute them).
+/// under full recompute; selective recompute of the attention core recomputes its scores but
+/// keeps the hidden-dropout masks, which lie outside it).
 /// Unfused attention stores the softmax output, 2 bytes per score, and with dropout its 1-byte mask
 /// and 2-byte output: 2·E or 5·E bytes for E = b·(a/t)·s² scores (Korthikanti et al. 2022: the
 /// 5·a·s/h term of 34 + 5·a·s/h). Hidden dropout (after the attention output and after the MLP)

@@ -81,12 +81,12 @@ struct EagerOps {
   friend bool operator==(const EagerOps&, const EagerOps&) = default;
 };
 /// The modules selective recompute runs again before the backward (Megatron-core's
-/// `--recompute-granularity selective --recompute-modules`, core_v0.13 to core_v0.15,
-/// TransformerConfig.recompute_modules; its default, and trainsim's selective before this key,
-/// is the attention core alone). `core_attn`, `mlp`, `moe` and `shared_experts` are checkpointed
-/// (only their input kept, their whole forward replayed); `layernorm`, `mla_up_proj` and
-/// `moe_act` discard their output after its consumer ran and recompute it before that
-/// consumer's backward (CheckpointWithoutOutput).
+/// `--recompute-granularity selective --recompute-modules`, core_v0.12 to core_v0.15 (
+/// `shared_experts` from core_v0.14), TransformerConfig.recompute_modules; its default, and
+/// trainsim's selective before this key, is the attention core alone). `core_attn`, `mlp`, `moe`
+/// and `shared_experts` are checkpointed (only their input kept, their whole forward replayed);
+/// `layernorm`, `mla_up_proj` and `moe_act` discard their output after its consumer ran and
+/// recompute it before that consumer's backward (CheckpointWithoutOutput).
 struct RecomputeModules {
   bool core_attn = true;   ///< the attention core (scores, dropout masks; CP's key/value exchange)
   bool layernorm = false;  ///< the norms Megatron-core runs apart from a GEMM (not TE-fused)
@@ -97,6 +97,22 @@ struct RecomputeModules {
   bool shared_experts = false;  ///< a MoE layer's shared experts
   friend bool operator==(const RecomputeModules&, const RecomputeModules&) = default;
 };
+/// Each module's flag and Megatron-core's name for it, in its order (training.recompute_modules).
+inline constexpr std::pair<bool RecomputeModules::*, const char*> kRecomputeModuleNames[] = {
+    {&RecomputeModules::core_attn, "core_attn"},
+    {&RecomputeModules::moe_act, "moe_act"},
+    {&RecomputeModules::layernorm, "layernorm"},
+    {&RecomputeModules::mla_up_proj, "mla_up_proj"},
+    {&RecomputeModules::mlp, "mlp"},
+    {&RecomputeModules::moe, "moe"},
+    {&RecomputeModules::shared_experts, "shared_experts"}};
+/// The modules of `r` by name, comma-separated ("core_attn,mlp"); "none" for none.
+inline std::string recompute_modules_text(const RecomputeModules& r) {
+  std::string names;
+  for (const auto& [member, name] : kRecomputeModuleNames)
+    if (r.*member) names += (names.empty() ? "" : ",") + std::string(name);
+  return names.empty() ? "none" : names;
+}
 /// ZeRO-Offload (Ren et al., "ZeRO-Offload", USENIX ATC 2021): the optimizer states and step on
 /// the host CPU; the gradient shard goes down and the updated 16-bit weights come back over the
 /// GPU's host link.

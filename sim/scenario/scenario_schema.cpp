@@ -305,16 +305,6 @@ std::optional<KeyValue> get_eager_ops(const Scenario& s) {
   return v;
 }
 
-// training.recompute_modules, Megatron-core's names in its order.
-constexpr std::pair<bool RecomputeModules::*, const char*> kRecomputeModules[] = {
-    {&RecomputeModules::core_attn, "core_attn"},
-    {&RecomputeModules::moe_act, "moe_act"},
-    {&RecomputeModules::layernorm, "layernorm"},
-    {&RecomputeModules::mla_up_proj, "mla_up_proj"},
-    {&RecomputeModules::mlp, "mlp"},
-    {&RecomputeModules::moe, "moe"},
-    {&RecomputeModules::shared_experts, "shared_experts"}};
-
 std::string put_recompute_modules(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected `none` or a comma-separated subset of core_attn, moe_act, layernorm, "
@@ -325,7 +315,7 @@ std::string put_recompute_modules(Scenario& s, const KeyValue& v) {
   if (items.size() != 1 || items[0] != "none")
     for (const std::string& item : items) {
       bool* flag = nullptr;
-      for (const auto& [member, name] : kRecomputeModules)
+      for (const auto& [member, name] : kRecomputeModuleNames)
         if (item == name) flag = &(modules.*member);
       if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
       *flag = true;
@@ -335,12 +325,8 @@ std::string put_recompute_modules(Scenario& s, const KeyValue& v) {
 }
 std::optional<KeyValue> get_recompute_modules(const Scenario& s) {
   if (s.training.recompute != Recompute::Selective) return std::nullopt;
-  const RecomputeModules r = recompute_modules(s.training);
-  std::string names;
-  for (const auto& [member, name] : kRecomputeModules)
-    if (r.*member) names += (names.empty() ? "" : ",") + std::string(name);
   KeyValue v;
-  v.text = names.empty() ? "none" : names;
+  v.text = recompute_modules_text(recompute_modules(s.training));
   return v;
 }
 
@@ -653,18 +639,21 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`mla_up_proj`, `mlp`, `moe`, `shared_experts`, with `recompute: selective`",
        "`core_attn`",
        "what selective recompute runs again before the backward, as Megatron-core's "
-       "`--recompute-modules` (core_v0.13+) names it: `core_attn` the attention core (its scores "
-       "and dropout masks; under context parallelism its key and value exchange); `layernorm` "
-       "the norms that run apart from a GEMM (Megatron-core's Transformer Engine layers fuse "
-       "the others: a MoE layer's pre-MLP norm, latent attention's input norm), their outputs "
-       "not kept; `mla_up_proj` latent attention's Q and KV up-projections and their rotary "
-       "embedding, the per-head Q, K and V not kept; `mlp` a dense layer's MLP, its TP "
-       "collectives replayed, only its input kept; `moe` a MoE layer's MLP, router, dispatch "
-       "and combine all-to-alls and experts included, only its input kept; `moe_act` the "
-       "routed experts' activation, its output not kept (needs grouped expert GEMMs: "
-       "`training.expert_gemms` not `sequential`); `shared_experts` the shared experts' MLP. A "
-       "module a layer lacks changes nothing there (`moe` on a dense layer); the FP8 casts of "
-       "replayed GEMMs and the shared experts' own TP collectives are not repeated. "
+       "`--recompute-modules` (core_v0.12+; `shared_experts` from core_v0.14) names it: "
+       "`core_attn` the attention core (its scores and attention dropout; under context "
+       "parallelism its key and value exchange); `layernorm` the norms that run apart from a "
+       "GEMM (Megatron-core's Transformer Engine layers fuse the others: a MoE layer's pre-MLP "
+       "norm, latent attention's input norm), their outputs not kept; `mla_up_proj` latent "
+       "attention's Q and KV up-projections and their rotary embedding, the per-head Q, K and V "
+       "not kept; `mlp` a dense layer's MLP, its TP collectives replayed, only its input kept; "
+       "`moe` a MoE layer's MLP, router, dispatch and combine all-to-alls, experts and their FP8 "
+       "input casts included, only its input kept (a `moe_act` or `shared_experts` inside it "
+       "runs once more, as nested checkpoints do); `moe_act` the routed experts' activation, "
+       "its output not kept (needs grouped expert GEMMs: `training.expert_gemms` not "
+       "`sequential`); `shared_experts` the shared experts' MLP. A module a layer lacks changes "
+       "nothing there (`moe` on a dense layer); the bias-dropout-adds between the modules keep "
+       "their masks. Megatron-core refuses `layernorm` and `moe_act` under FP8 before core_v0.14 "
+       "and with its default delayed scaling after (trainsim does not model the FP8 recipe). "
        "`--json` echoes it (`null` without selective recompute)",
        text(),
        {put_recompute_modules, get_recompute_modules}},
