@@ -184,7 +184,7 @@ void check_batch(const Scenario& s, const Checker& c) {
     if (t.recompute != Recompute::Selective)
       c.fail("training.recompute_modules",
              fmt::format("only applies to recompute: selective (the modules recomputed), got "
-                         "recompute: {}",
+                         "recompute: {} (remove it, or --set training.recompute_modules=null)",
                          recompute_name(t.recompute)));
     else if (r.mla_up_proj && s.model && !s.model->is_mla())
       c.fail("training.recompute_modules",
