@@ -246,7 +246,13 @@ std::vector<std::string> KnobPanel::overrides() const {
       out.push_back("training.global_batch_size=" + std::to_string(gbs));
       continue;
     }
-    if (v != knobs_.at(key).original) out.push_back(key + "=" + v.toStdString());
+    if (v != knobs_.at(key).original) {
+      out.push_back(key + "=" + v.toStdString());
+      // A scenario's selective modules mean nothing to the other modes: dropped with them, as
+      // `trainsim search` drops them.
+      if (key == "training.recompute" && v != QStringLiteral("selective"))
+        out.push_back("training.recompute_modules=null");
+    }
   }
   for (const auto& [key, v] : extra_) out.push_back(key + "=" + v);
   return out;

@@ -238,6 +238,29 @@ TEST_CASE(
   CHECK_THROWS_WITH(layout_candidates(node8(), bad), Catch::Contains("--zero takes 0 to 3, got 4"));
 }
 
+TEST_CASE("search: a candidate's overrides drop what it drops from the scenario", "[search]") {
+  // A scenario with selective recompute of the MLP and DeepSpeed-style ZeRO-3 buckets: where the
+  // search tries full recompute or ZeRO 1, the overrides alone (as trainsim-gui opens a result)
+  // load, without the modules or the buckets; where it tries selective, the modules hold.
+  const Scenario base =
+      parse_scenario(node8().canonical_yaml, "t.yaml",
+                     {"training.recompute=selective", "training.recompute_modules=mlp",
+                      "parallelism.zero=3", "parallelism.fsdp.gather_bucket=64MB"});
+  SearchSpace space = sizes_only({1}, {1});
+  space.zero = {1, 3};
+  space.recompute = {Recompute::Selective, Recompute::Full};
+  const auto cs = layout_candidates(base, space);
+  REQUIRE(cs.size() == 4);
+  for (const auto& c : cs) {
+    INFO(c.words());
+    const Scenario sc = parse_scenario(base.canonical_yaml, "t.yaml", c.overrides());
+    CHECK(sc.layout.zero == c.zero);
+    CHECK(sc.training.recompute == c.recompute);
+    CHECK(recompute_modules(sc.training).mlp == (c.recompute == Recompute::Selective));
+    CHECK(sc.layout.fsdp.gather_bucket.has_value() == (c.zero == 3));
+  }
+}
+
 TEST_CASE("search: recompute of N layers per stage is a choice where N is below the stage's",
           "[search]") {
   // Llama-3.1-8B (32 layers) with --recompute none,4,16 at tp 1, ZeRO 0, SP off: pp 1 and 2

@@ -112,21 +112,30 @@ std::string LayoutCandidate::recompute_text() const {
 }
 
 std::vector<std::string> LayoutCandidate::overrides() const {
-  return {fmt::format("parallelism.dp={}", dp),
-          fmt::format("parallelism.tp={}", tp),
-          fmt::format("parallelism.pp={}", pp),
-          fmt::format("parallelism.vpp={}", vpp),
-          fmt::format("training.micro_batch_size={}", micro_batch_size),
-          fmt::format("parallelism.zero={}", zero),
-          fmt::format("parallelism.sequence_parallel={}", sequence_parallel),
-          fmt::format("training.recompute={}", recompute_name(recompute)),
-          fmt::format("training.recompute_layers={}", recompute_layers),
-          fmt::format("parallelism.tp_overlap={}", tp_overlap),
-          fmt::format("parallelism.ep={}", ep),
-          fmt::format("parallelism.cp={}", cp),
-          fmt::format("training.precision={}", precision_name(precision)),
-          fmt::format("training.offload={}", offload_name(offload)),
-          fmt::format("training.offload_activations={}", offload_activations)};
+  std::vector<std::string> out = {
+      fmt::format("parallelism.dp={}", dp),
+      fmt::format("parallelism.tp={}", tp),
+      fmt::format("parallelism.pp={}", pp),
+      fmt::format("parallelism.vpp={}", vpp),
+      fmt::format("training.micro_batch_size={}", micro_batch_size),
+      fmt::format("parallelism.zero={}", zero),
+      fmt::format("parallelism.sequence_parallel={}", sequence_parallel),
+      fmt::format("training.recompute={}", recompute_name(recompute)),
+      fmt::format("training.recompute_layers={}", recompute_layers),
+      fmt::format("parallelism.tp_overlap={}", tp_overlap),
+      fmt::format("parallelism.ep={}", ep),
+      fmt::format("parallelism.cp={}", cp),
+      fmt::format("training.precision={}", precision_name(precision)),
+      fmt::format("training.offload={}", offload_name(offload)),
+      fmt::format("training.offload_activations={}", offload_activations)};
+  // What apply() drops, dropped by key too, so the overrides reproduce the layout on a scenario
+  // that sets them (`trainsim-gui` opens a search result this way).
+  if (zero != 3) {
+    out.push_back("parallelism.fsdp.gather_bucket=null");
+    out.push_back("parallelism.fsdp.reduce_bucket=null");
+  }
+  if (recompute != Recompute::Selective) out.push_back("training.recompute_modules=null");
+  return out;
 }
 
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space) {
