@@ -665,7 +665,9 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   srch->add_option("--recompute", xa.recompute,
                    "Recompute modes to try: none,selective,full, or N: full recompute of the "
-                   "first N layers of each stage (default: none,selective,full)")
+                   "first N layers of each stage (default: none,selective,full); selective "
+                   "recomputes the scenario's training.recompute_modules (default: the "
+                   "attention core)")
       ->delimiter(',');
   srch->add_option("--tp-overlap", xa.tp_overlap,
                    "TP comm-GEMM overlap: off,on (default: the scenario's; only off at tp 1)")
