@@ -20,6 +20,14 @@
 using namespace trainsim;
 
 namespace {
+// How many collectives of kind `c` the runs hold.
+int count(const std::vector<CollectiveRun>& runs, Collective c) {
+  int n = 0;
+  for (const CollectiveRun& r : runs)
+    if (r.kind == c) n += r.count;
+  return n;
+}
+
 Scenario base(int tp = 1) {
   return test::yaml(fmt::format(R"(model: llama-3.1-8b
 training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8}}
@@ -340,12 +348,6 @@ cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
 parallelism: {{{}}}
 )",
                                                     extra, parallelism)));
-  };
-  auto count = [](const std::vector<CollectiveRun>& runs, Collective c) {
-    int n = 0;
-    for (const CollectiveRun& r : runs)
-      if (r.kind == c) n += r.count;
-    return n;
   };
   const AnalyticCostModel none = model("recompute: none"), full = model("recompute: full"),
                           three = model("recompute: full, recompute_layers: 3"),
@@ -1527,8 +1529,9 @@ parallelism: {dp: 8}
 
 namespace {
 // A small mixture of experts: h 1024, 8 heads of 128, 8 experts of 2048 (top 2) and a shared
-// expert of 1024, the first of 4 layers dense (f 4096); one stage, n = 2048 tokens.
-Scenario small_moe(int tp = 1, const char* recompute = "none") {
+// expert of 1024, the first of 4 layers dense (f 4096); one stage, n = 2048 tokens; `training`
+// adds training keys, `parallelism` is the layout.
+Scenario moe_scenario(const std::string& training, const std::string& parallelism) {
   return test::yaml(fmt::format(R"(model:
   layers: 4
   hidden: 1024
@@ -1536,11 +1539,15 @@ Scenario small_moe(int tp = 1, const char* recompute = "none") {
   heads: 8
   vocab: 32000
   moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, shared_ffn_hidden: 1024, dense_layers: 1}}
-training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, recompute: {}}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, {}}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{tp: {}, dp: {}}}
+parallelism: {{{}}}
 )",
-                                recompute, tp, 8 / tp));
+                                training, parallelism));
+}
+Scenario small_moe(int tp = 1, const char* recompute = "none") {
+  return moe_scenario(fmt::format("recompute: {}", recompute),
+                      fmt::format("tp: {}, dp: {}", tp, 8 / tp));
 }
 
 // Model FLOPs of every GEMM of `op` on stage 0, and of the non-recomputed ones.
@@ -1719,25 +1726,8 @@ TEST_CASE("analytic: selective recompute's modules replay their own forward kern
 TEST_CASE("analytic: recompute modules replay the TP and EP collectives of what they redo",
           "[analytic][moe][recompute]") {
   auto model = [](const char* list, const char* parallelism) {
-    return AnalyticCostModel(test::yaml(fmt::format(R"(model:
-  layers: 4
-  hidden: 1024
-  ffn_hidden: 4096
-  heads: 8
-  vocab: 32000
-  moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, dense_layers: 1}}
-training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, recompute: selective,
-  recompute_modules: "{}"}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{{}}}
-)",
-                                                    list, parallelism)));
-  };
-  auto count = [](const std::vector<CollectiveRun>& runs, Collective c) {
-    int n = 0;
-    for (const CollectiveRun& r : runs)
-      if (r.kind == c) n += r.count;
-    return n;
+    return AnalyticCostModel(moe_scenario(
+        fmt::format("recompute: selective, recompute_modules: \"{}\"", list), parallelism));
   };
   // tp 2 with SP: the backward's own 2 · 4 = 8 blocking gathers of row-parallel gradients and
   // 8 asynchronous re-gathers; `moe` replays the 3 MoE layers' MLP half (a gather and a scatter
@@ -1851,19 +1841,10 @@ parallelism: {{dp: 8}}
 TEST_CASE("analytic: recompute modules under FP8, nested, without SP and with comm-GEMM overlap",
           "[analytic][moe][recompute]") {
   auto moe_model = [](const char* list, const char* precision) {
-    return AnalyticCostModel(test::yaml(fmt::format(R"(model:
-  layers: 4
-  hidden: 1024
-  ffn_hidden: 4096
-  heads: 8
-  vocab: 32000
-  moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, shared_ffn_hidden: 1024, dense_layers: 1}}
-training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, precision: {},
-  recompute: selective, recompute_modules: "{}"}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{dp: 8}}
-)",
-                                                    precision, list)));
+    return AnalyticCostModel(
+        moe_scenario(fmt::format("precision: {}, recompute: selective, recompute_modules: \"{}\"",
+                                 precision, list),
+                     "dp: 8"));
   };
   auto replayed_bytes = [](const AnalyticCostModel& m, std::string_view what) {
     double bytes = 0;
