@@ -8,6 +8,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QSet>
 #include <QSettings>
@@ -16,6 +17,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
@@ -221,6 +223,40 @@ class MainWindowTest : public QObject {
     w.wait_for_simulation();
     QVERIFY(w.last_error().isEmpty());
     QVERIFY(w.outcome()->report.stages[0].exposed_cp_s > 0);
+  }
+  void the_recompute_knob_drops_selective_modules() {
+    // A scenario recomputing Mixtral's MoE layers (training.recompute_modules: moe): the
+    // recompute knob's other modes run without the modules (as `trainsim search` tries them),
+    // and back on selective the file's modules hold again.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("moe.yaml"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(
+        "model: {preset: mixtral-8x7b, layers: 8}\n"
+        "training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 64,\n"
+        "  recompute: selective, recompute_modules: moe}\n"
+        "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+        "parallelism: {tp: 2, pp: 2, dp: 2, zero: 1}\n");
+    f.close();
+    MainWindow w;
+    QVERIFY(w.open_scenario(path));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    const double moe = w.outcome()->report.step_time_s;
+    auto* recompute = static_cast<QComboBox*>(w.knobs()->field("training.recompute"));
+    recompute->setCurrentText(QStringLiteral("none"));
+    w.wait_for_simulation();
+    QVERIFY2(w.last_error().isEmpty(), qPrintable(w.last_error()));
+    QVERIFY(w.outcome()->report.step_time_s < moe);  // nothing replayed
+    recompute->setCurrentText(QStringLiteral("full"));
+    w.wait_for_simulation();
+    QVERIFY2(w.last_error().isEmpty(), qPrintable(w.last_error()));
+    recompute->setCurrentText(QStringLiteral("selective"));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QCOMPARE(w.outcome()->report.step_time_s, moe);
   }
   void out_of_memory_is_marked() {
     // dp 8 × pp 1: every GPU holds all of Llama-3.1-8B's 8.03 B parameters with Adam,
