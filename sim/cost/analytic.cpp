@@ -1152,7 +1152,24 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // forward again, all-reduces or (SP) gathers and scatters included; under comm-GEMM overlap
   // each again hidden under its own forward GEMM. Selective recompute's attention core has no TP
   // collective (its context-parallel exchange: cp_collectives); its `mlp` and `moe` modules
-  // replay their MLP half's (above).
+  // replay their MLP half's (below).
+  if (const int redo = forward ? 0 : recomputed_layers(s_.training, st.layers); redo > 0) {
+    if (fused) {
+      const std::vector<Kernel> fk = kernels(Op::F, stage);
+      auto seconds = [&](std::initializer_list<std::string_view> names) {
+        return gemm_seconds_named(*this, fk, names, "") / st.layers;
+      };
+      for (const auto& names : {column_in, column_mlp})
+        runs.push_back({Collective::AllGather, t, bytes, redo, seconds(names)});
+      for (const auto& names : {row_attention, row_mlp})
+        runs.push_back({Collective::ReduceScatter, t, bytes, redo, seconds(names)});
+    } else if (sp) {
+      gathers += 2 * redo;
+      scatters += 2 * redo;
+    } else {
+      reduces += 2 * redo;
+    }
+  }
   // Selective recompute's `mlp` and `moe` modules replay the MLP half of a layer's forward, its
   // gathers and scatters (or all-reduce) with it.
   const RecomputeModules modules = recompute_modules(s_.training);
@@ -1170,23 +1187,6 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       scatters += redo_mlp;
     } else {
       reduces += redo_mlp;
-    }
-  }
-  if (const int redo = forward ? 0 : recomputed_layers(s_.training, st.layers); redo > 0) {
-    if (fused) {
-      const std::vector<Kernel> fk = kernels(Op::F, stage);
-      auto seconds = [&](std::initializer_list<std::string_view> names) {
-        return gemm_seconds_named(*this, fk, names, "") / st.layers;
-      };
-      for (const auto& names : {column_in, column_mlp})
-        runs.push_back({Collective::AllGather, t, bytes, redo, seconds(names)});
-      for (const auto& names : {row_attention, row_mlp})
-        runs.push_back({Collective::ReduceScatter, t, bytes, redo, seconds(names)});
-    } else if (sp) {
-      gathers += 2 * redo;
-      scatters += 2 * redo;
-    } else {
-      reduces += 2 * redo;
     }
   }
   if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
