@@ -48,12 +48,9 @@ std::string layout_line(const StepReport& r) {
     s += r.training->recompute_layers > 0
              ? fmt::format(" · full recompute of {} layers a stage", r.training->recompute_layers)
              : std::string(" · full recompute");
-  else if (r.training && r.training->recompute == Recompute::Selective) {
-    std::string modules = recompute_modules_text(recompute_modules(*r.training));
-    for (std::size_t i = modules.find(','); i != std::string::npos; i = modules.find(',', i + 2))
-      modules.replace(i, 1, ", ");
-    s += fmt::format(" · selective recompute ({})", modules);
-  }
+  else if (r.training && r.training->recompute == Recompute::Selective)
+    s += fmt::format(" · selective recompute ({})",
+                     flag_names(recompute_modules(*r.training), kRecomputeModuleNames, ", "));
   s += fmt::format(" · {} micro-batches", r.microbatches);
   return s;
 }

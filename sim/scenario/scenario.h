@@ -2,9 +2,11 @@
 // A Scenario is the user's whole question in one value: model, training batch, cluster,
 // parallel layout, schedule, optional explicit costs and pricing. It is produced by
 // scenario_loader.h (which validates everything) and read by every later layer.
+#include <cstddef>   // std::size_t
 #include <map>       // std::map
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "core/time.h"
@@ -106,12 +108,24 @@ inline constexpr std::pair<bool RecomputeModules::*, const char*> kRecomputeModu
     {&RecomputeModules::mlp, "mlp"},
     {&RecomputeModules::moe, "moe"},
     {&RecomputeModules::shared_experts, "shared_experts"}};
-/// The modules of `r` by name, comma-separated ("core_attn,mlp"); "none" for none.
-inline std::string recompute_modules_text(const RecomputeModules& r) {
-  std::string names;
-  for (const auto& [member, name] : kRecomputeModuleNames)
-    if (r.*member) names += (names.empty() ? "" : ",") + std::string(name);
-  return names.empty() ? "none" : names;
+/// Each op's flag and name (training.eager_ops).
+inline constexpr std::pair<bool EagerOps::*, const char*> kEagerOpNames[] = {
+    {&EagerOps::norm, "norm"},
+    {&EagerOps::swiglu, "swiglu"},
+    {&EagerOps::rope, "rope"},
+    {&EagerOps::bias, "bias"},
+    {&EagerOps::qkv_split, "qkv_split"},
+    {&EagerOps::qkv_cat, "qkv_cat"},
+    {&EagerOps::rope_interleave, "rope_interleave"}};
+/// The names of the flags set in `value`, in the table's order, joined by `separator`; "none"
+/// for none (training.eager_ops, training.recompute_modules).
+template <typename T, std::size_t N>
+std::string flag_names(const T& value, const std::pair<bool T::*, const char*> (&names)[N],
+                       const char* separator = ",") {
+  std::string out;
+  for (const auto& [member, name] : names)
+    if (value.*member) out += (out.empty() ? "" : separator) + std::string(name);
+  return out.empty() ? "none" : out;
 }
 /// ZeRO-Offload (Ren et al., "ZeRO-Offload", USENIX ATC 2021): the optimizer states and step on
 /// the host CPU; the gradient shard goes down and the updated 16-bit weights come back over the

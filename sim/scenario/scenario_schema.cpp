@@ -262,71 +262,42 @@ std::vector<std::string> comma_items(const std::string& text) {
   return items;
 }
 
-std::string put_eager_ops(Scenario& s, const KeyValue& v) {
-  const std::string bad =
-      "expected `none` or a comma-separated subset of norm, swiglu, rope, "
-      "bias, qkv_split, qkv_cat, rope_interleave, got \"" +
-      v.text + "\"";
-  const std::vector<std::string> items = comma_items(v.text);
-  EagerOps ops;
-  if (items.size() == 1 && items[0] == "none") {
-    s.training.eager_ops = ops;
-    return {};
+// training.`*Field`, a subset of the named flags of `Names` (training.eager_ops,
+// training.recompute_modules): `none`, or names each at most once, comma-separated; anything else
+// (an unknown or empty name, `none` among others, a repeat) is refused with the names allowed.
+template <auto Field, const auto& Names>
+std::string put_flags(Scenario& s, const KeyValue& v) {
+  typename std::remove_reference_t<decltype(s.training.*Field)>::value_type value{};
+  std::string allowed;
+  for (const auto& [member, name] : Names) {
+    value.*member = false;
+    allowed += (allowed.empty() ? "" : ", ") + std::string(name);
   }
-  for (const std::string& item : items) {
-    bool* flag = item == "norm"              ? &ops.norm
-                 : item == "swiglu"          ? &ops.swiglu
-                 : item == "rope"            ? &ops.rope
-                 : item == "bias"            ? &ops.bias
-                 : item == "qkv_split"       ? &ops.qkv_split
-                 : item == "qkv_cat"         ? &ops.qkv_cat
-                 : item == "rope_interleave" ? &ops.rope_interleave
-                                             : nullptr;
-    if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
-    *flag = true;
-  }
-  s.training.eager_ops = ops;
-  return {};
-}
-std::optional<KeyValue> get_eager_ops(const Scenario& s) {
-  const EagerOps e = eager_ops(s.training);
-  std::string names;
-  const std::pair<bool, const char*> ops[] = {{e.norm, "norm"},
-                                              {e.swiglu, "swiglu"},
-                                              {e.rope, "rope"},
-                                              {e.bias, "bias"},
-                                              {e.qkv_split, "qkv_split"},
-                                              {e.qkv_cat, "qkv_cat"},
-                                              {e.rope_interleave, "rope_interleave"}};
-  for (const auto& [on, name] : ops)
-    if (on) names += (names.empty() ? "" : ",") + std::string(name);
-  KeyValue v;
-  v.text = names.empty() ? "none" : names;
-  return v;
-}
-
-std::string put_recompute_modules(Scenario& s, const KeyValue& v) {
   const std::string bad =
-      "expected `none` or a comma-separated subset of core_attn, moe_act, layernorm, "
-      "mla_up_proj, mlp, moe, shared_experts, got \"" +
-      v.text + "\"";
+      "expected `none` or a comma-separated subset of " + allowed + ", got \"" + v.text + "\"";
   const std::vector<std::string> items = comma_items(v.text);
-  RecomputeModules modules{.core_attn = false};
   if (items.size() != 1 || items[0] != "none")
     for (const std::string& item : items) {
       bool* flag = nullptr;
-      for (const auto& [member, name] : kRecomputeModuleNames)
-        if (item == name) flag = &(modules.*member);
-      if (!flag || *flag) return bad;  // unknown (or empty, or `none` among others) or repeated
+      for (const auto& [member, name] : Names)
+        if (item == name) flag = &(value.*member);
+      if (!flag || *flag) return bad;
       *flag = true;
     }
-  s.training.recompute_modules = modules;
+  s.training.*Field = value;
   return {};
 }
+
+std::optional<KeyValue> get_eager_ops(const Scenario& s) {
+  KeyValue v;
+  v.text = flag_names(eager_ops(s.training), kEagerOpNames);
+  return v;
+}
+
 std::optional<KeyValue> get_recompute_modules(const Scenario& s) {
   if (s.training.recompute != Recompute::Selective) return std::nullopt;
   KeyValue v;
-  v.text = recompute_modules_text(recompute_modules(s.training));
+  v.text = flag_names(recompute_modules(s.training), kRecomputeModuleNames);
   return v;
 }
 
@@ -656,7 +627,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and with its default delayed scaling after (trainsim does not model the FP8 recipe). "
        "`--json` echoes it (`null` without selective recompute)",
        text(),
-       {put_recompute_modules, get_recompute_modules}},
+       {put_flags<&TrainingSpec::recompute_modules, kRecomputeModuleNames>, get_recompute_modules}},
       {"training.fp32_grad_accumulation", "bool", "false",
        "fp32 gradient buffer (Megatron's default) in place of the 16-bit gradients: 4 bytes per "
        "parameter instead of 2 (Megatron-LM README, distributed optimizer: bf16 parameters with "
@@ -762,7 +733,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
        "accumulation still follows `runtime`",
        text(),
-       {put_eager_ops, get_eager_ops}},
+       {put_flags<&TrainingSpec::eager_ops, kEagerOpNames>, get_eager_ops}},
       {"training.expert_gemms", "`multi_stream`, `grouped`, `sequential`", "`multi_stream`",
        "how a mixture-of-experts layer runs its local experts' GEMMs: `multi_stream`, one cuBLAS "
        "GEMM per expert spread over 4 CUDA streams (Transformer Engine's GroupedLinear, from TE "
