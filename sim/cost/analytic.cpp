@@ -196,9 +196,9 @@ void AnalyticCostModel::module_recompute_kernels(int layers, bool moe,
   // Transformer Engine fuses into a dense MLP's first GEMM. A layer's two norms cost alike.
   int norms = r.layernorm ? (m.is_mla() ? 1 : 0) + (moe ? 1 : 0) : 0;
   if (r.mlp && !moe) norms = std::min(2, norms + 1);
-  if (layers == 0 ||
-      (norms == 0 && !r.mla_up_proj && !r.mlp && !r.moe && !r.moe_act && !r.shared_experts))
-    return;
+  RecomputeModules others = r;  // the attention core replays apart (attention_kernels)
+  others.core_attn = false;
+  if (layers == 0 || others == RecomputeModules{.core_attn = false}) return;
   std::vector<Kernel> forward;
   layer_kernels(Op::F, layers, moe, true, forward);
   // The routed experts' inputs cast to FP8 again where `moe` replays their GEMMs (Transformer
