@@ -2177,3 +2177,71 @@ parallelism: {dp: 2, cp: 8, cp_comm: all_gather}
 )");
   CHECK_FALSE(find(AnalyticCostModel(gathered), Op::F, "attention.merge"));
 }
+
+TEST_CASE("analytic: multi-token prediction runs a lookup, norms, a projection, a layer and a head",
+          "[analytic][mtp]") {
+  // Llama-3.1-8B, tp 2 with SP, pp 1, 4,096 tokens per micro-batch, without and with one
+  // module (model.mtp_layers). The module's forward GEMMs: its layer's, 2·n·218,103,808 / t;
+  // its projection's, 2·n·(2h · h) / t = 2·4096·33,554,432 / 2; and the head again,
+  // 2·n·V·h / t = 2·4096·525,336,576 / 2: model FLOPs, not recompute.
+  auto scenario = [](int mtp) {
+    return test::yaml(fmt::format(R"(model: {{preset: llama-3.1-8b, mtp_layers: {}}}
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 2, dp: 4, sequence_parallel: true}}
+)",
+                                  mtp));
+  };
+  const AnalyticCostModel none(scenario(0)), one(scenario(1));
+  auto gemm_flops = [](const std::vector<Kernel>& ks) {
+    double f = 0;
+    for (const Kernel& k : ks)
+      if (k.kind == Kernel::Kind::Gemm && !k.recompute) f += k.flops * k.count;
+    return f;
+  };
+  auto runs = [](const std::vector<Kernel>& ks, std::string_view what) {
+    int n = 0;
+    for (const Kernel& k : ks)
+      if (what == k.what) n += k.count;
+    return n;
+  };
+  const std::vector<Kernel> f0 = none.kernels(Op::F, 0), f1 = one.kernels(Op::F, 0);
+  const double n = 4096;
+  CHECK(gemm_flops(f1) - gemm_flops(f0) ==
+        Approx(2 * n * (218103808.0 + 33554432.0 + 525336576.0) / 2));
+  CHECK(runs(f1, "lm_head") == 2);
+  CHECK(runs(f1, "cross_entropy") == 2);
+  CHECK(runs(f1, "mtp.embedding") == 1);
+  CHECK(runs(f1, "mtp.norm") == 2);
+  CHECK(runs(f1, "mtp.eh_proj") == 1);
+  CHECK(runs(f1, "qkv") == 33);
+  CHECK(runs(f0, "mtp.eh_proj") == 0);
+  // Backward: the projection's input and weight gradients, the second head's, and the
+  // lookup's dense table gradient.
+  const std::vector<Kernel> b1 = one.kernels(Op::B, 0);
+  CHECK(runs(b1, "mtp.eh_proj.dgrad") == 1);
+  CHECK(runs(b1, "mtp.eh_proj.wgrad") == 1);
+  CHECK(runs(b1, "lm_head.wgrad") == 2);
+  CHECK(runs(b1, "mtp.embedding.wgrad") == 1);
+  CHECK(gemm_flops(b1) - gemm_flops(none.kernels(Op::B, 0)) ==
+        Approx(2 * (gemm_flops(f1) - gemm_flops(f0))));
+  // TP, forward: the module's layer gathers and scatters twice, its lookup scatters to the
+  // sequence-parallel region like the embedding, its head gathers its input, its projection
+  // gathers its [n, 2h] input and its output, and its loss all-reduces three values per token:
+  // 5 all-gathers, 3 reduce-scatters, 3 all-reduces more.
+  const auto t0 = none.tp_collectives(Op::F, 0), t1 = one.tp_collectives(Op::F, 0);
+  CHECK(count(t1, Collective::AllGather) - count(t0, Collective::AllGather) == 5);
+  CHECK(count(t1, Collective::ReduceScatter) - count(t0, Collective::ReduceScatter) == 3);
+  CHECK(count(t1, Collective::AllReduce) - count(t0, Collective::AllReduce) == 3);
+  // Backward: the layer's re-gathers and gradient reduce-scatters (2 each), the lookup's and
+  // the output split's all-gathers, the projection's input re-gather and gradient
+  // reduce-scatter, the head's re-gather and gradient reduce-scatter: 8 and 4 more.
+  const auto u0 = none.tp_collectives(Op::B, 0), u1 = one.tp_collectives(Op::B, 0);
+  CHECK(count(u1, Collective::AllGather) - count(u0, Collective::AllGather) == 8);
+  CHECK(count(u1, Collective::ReduceScatter) - count(u0, Collective::ReduceScatter) == 4);
+  CHECK(count(u1, Collective::AllReduce) == count(u0, Collective::AllReduce));
+  // The projection's input collectives move two hidden states: 2 · n · 2h bytes in bf16.
+  bool wide = false;
+  for (const CollectiveRun& r : t1) wide |= r.bytes == Approx(2 * n * 4096 * 2.0);
+  CHECK(wide);
+}

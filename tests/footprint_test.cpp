@@ -440,3 +440,25 @@ TEST_CASE("footprint: activation offload moves the first N layers' activations",
   const double input = layer_activation_bytes(m, 1024, 1, false, Recompute::Full);
   CHECK(offloaded_activation_bytes(scenario(4, "full"), 0) == Approx(2 * input + 2 * layer));
 }
+
+TEST_CASE("footprint: a multi-token prediction module keeps its layer, inputs and logits",
+          "[footprint][mtp]") {
+  // As the LM-head case above, with one module on stage 3: its layer (a ninth), the second
+  // head's final-norm input and fp32 logits (2·n·h + 4·n·V), and the embedding's output and the
+  // [n, 2h] concatenation (3·n·h bf16 values).
+  const Scenario s = test::yaml(
+      "model: {preset: llama-3.1-8b, mtp_layers: 1}\n"
+      "cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+      "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64}\n");
+  const double layer = layer_activation_bytes(llama8b(), 4096, 1, false, Recompute::None);
+  const double n = 4096, h = 4096;
+  CHECK(stage_activation_bytes(s, 0) == Approx(8 * layer));
+  CHECK(stage_activation_bytes(s, 3) ==
+        Approx(9 * layer + 2 * (2.0 * n * h + 4.0 * n * 128256) + 2.0 * 3 * n * h));
+  // Its parameters: the layer, the 2h × h projection and the table's copy for the lookup.
+  const int last[] = {3};
+  Scenario without = s;
+  without.model->mtp_layers = 0;
+  CHECK(static_memory(s, last).parameters - static_memory(without, last).parameters ==
+        Approx(218103808.0 + 2 * h * h + 128256 * h));
+}

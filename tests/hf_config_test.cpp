@@ -188,11 +188,11 @@ TEST_CASE("hf config: mixtures of experts count their published totals and activ
 
 TEST_CASE("hf config: DeepSeek's latent attention, shared experts and dense first layers",
           "[hf_config]") {
-  // deepseek-ai/DeepSeek-V3 (its num_nextn_predict_layers set to 0: see below). Per layer,
+  // deepseek-ai/DeepSeek-V3 (its num_nextn_predict_layers set to 0 first: see below). Per layer,
   // latent attention: q down 7168·1536 = 11,010,048, q up 1536·128·192 = 37,748,736, kv down
   // 7168·(512 + 64) = 4,128,768, kv up 512·128·256 = 16,777,216, output 128·128·7168 =
   // 117,440,512: 187,105,280. Three dense layers of 3·7168·18432 = 396,361,728; 58 MoE layers of
-  // router 7168·256 + 3·7168·(256·2048 + 2048) = 11,318,132,736. With two 129280 × 7168
+  // router 7168·256 + 3·7168·(256·2048 + 2048) = 11,320,164,352. With two 129280 × 7168
   // embeddings: 671,025,397,760 (the paper: 671 B). Active, 8 experts and the shared one:
   // 7168·256 + 3·7168·9·2048 = 398,196,736 per MoE layer → 37,551,276,032 (the paper: 37 B,
   // which leaves out the input embedding's 0.93 B lookup; trainsim counts every weight a token
@@ -216,10 +216,21 @@ TEST_CASE("hf config: DeepSeek's latent attention, shared experts and dense firs
   CHECK(m.total_params() == 671'025'397'760LL);
   CHECK(m.active_params() == 37'551'276'032LL);
   CHECK(find_model_preset("deepseek-v3")->total_params() == m.total_params());
-  // The released config's multi-token prediction module is refused by name, with the way out.
+  CHECK(m.mtp_layers == 0);
+  // The released config's multi-token prediction module, read: one module of a 2·7168² =
+  // 102,760,448 projection and a MoE layer of 187,105,280 + 11,320,164,352, 11,610,030,080 in
+  // all (DeepSeek's 14 B also counts its copies of the embedding and head, 2 · 0.93 B), not in
+  // the model's count; the preset has it too.
   v3["num_nextn_predict_layers"] = 1;
-  CHECK_THAT(error_of(v3),
-             Catch::Contains("\"num_nextn_predict_layers\": 1") && Catch::Contains("set it to 0"));
+  const ModelSpec with_mtp = load(v3);
+  CHECK(with_mtp.mtp_layers == 1);
+  CHECK(with_mtp.mtp_module_params() == 11'610'030'080LL);
+  CHECK(with_mtp.total_params() == m.total_params());
+  CHECK(find_model_preset("deepseek-v3")->mtp_layers == 1);
+  v3["num_nextn_predict_layers"] = -1;
+  CHECK_THAT(error_of(v3), Catch::Contains("\"num_nextn_predict_layers\" must be an integer in "
+                                           "[0, ") &&
+                               Catch::Contains("got -1"));
 
   // deepseek-ai/DeepSeek-V2-Lite: Q projected directly (q_lora_rank null), 64 experts of 1408
   // (top 6), 2 shared, the first layer dense. Attention 2048·16·192 + 2048·576 + 512·16·256 +

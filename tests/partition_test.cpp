@@ -1,5 +1,6 @@
 #include "scenario/partition.h"
 
+#include <cstdint>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -62,4 +63,43 @@ TEST_CASE("partition: the loss alone takes the last stage's slot", "[partition]"
   CHECK(one[0].layers == 10);
   CHECK(one[0].embedding);
   CHECK(one[0].head);
+}
+
+TEST_CASE("partition: multi-token prediction modules join the head's stage, with their params",
+          "[partition][mtp]") {
+  // Llama-3.1-8B (untied, V = 128,256, h = 4,096; a layer 218,103,808 parameters) with one
+  // multi-token prediction module over pp 4: 8 layers each, and the module's layer (numbered 32)
+  // after the last stage's 8: 9 layers there, 1 of them the module's. Besides the layer, the
+  // module holds its 2h × h projection (33,554,432) and, the model being untied, a copy of the
+  // embedding's table for its lookup (V·h = 525,336,576) beside the head's.
+  const ModelSpec* preset = find_model_preset("llama-3.1-8b");
+  REQUIRE(preset);
+  ModelSpec m = *preset;
+  m.mtp_layers = 1;
+  const auto parts = partition_model(m, 4);
+  CHECK(layers_of(parts) == std::vector<int>{8, 8, 8, 9});
+  CHECK(parts.back().mtp == 1);
+  CHECK(parts.back().first_layer == 24);
+  CHECK(parts.front().mtp == 0);
+  const std::int64_t layer = 218'103'808, table = 525'336'576, proj = 33'554'432;
+  CHECK(stage_params(m, parts[2], 1, 4) == 8 * layer);
+  CHECK(stage_params(m, parts[3], 1, 4) == 9 * layer + 2 * table + proj);
+  CHECK(stage_params(m, parts[3], 2, 4) == (9 * layer + 2 * table + proj) / 2);
+  // The projection runs in FP8 with the layers; the tables do not.
+  CHECK(stage_layer_params(m, parts[3], 1) == 9 * layer + proj);
+  // On one stage the lookup uses the embedding itself: 33 layers, the embedding, the head.
+  const auto one = partition_model(m, 1);
+  CHECK(one[0].layers == 33);
+  CHECK(stage_params(m, one[0], 1, 1) == 33 * layer + 2 * table + proj);
+  // A tied model's head stage already holds the table: no second copy.
+  m.tied_embeddings = true;
+  CHECK(stage_params(m, partition_model(m, 4)[3], 1, 4) == 9 * layer + table + proj);
+  // Untied, on a GPU that holds the embedding's chunk too (a V: chunks 0 and 3), the module's
+  // copy is the embedding itself, counted twice.
+  m.tied_embeddings = false;
+  const int v[] = {0, 3};
+  CHECK(tied_table_counted_twice(m, parts, v, 1) == table);
+  m.mtp_layers = 0;
+  CHECK(tied_table_counted_twice(m, partition_model(m, 4), v, 1) == 0);
+  CHECK(stage_params(m, partition_model(m, 4)[3], 1, 4) == 8 * layer + table);
 }

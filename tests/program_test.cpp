@@ -1229,3 +1229,25 @@ TEST_CASE("TP pass: without SP the backward's all-reduces run beside it", "[pass
       30 * kNsPerMs + cf + cb + o + std::llround(0.189 / 1.189 * static_cast<double>(hb));
   CHECK(std::llabs(simulate(slowed).makespan - expected) <= 1);  // to the nanosecond's rounding
 }
+
+TEST_CASE("DP pass: multi-token prediction's copy of an untied table is summed with the first's",
+          "[passes][dp][mtp]") {
+  // Llama-3.2-1B untied over pp 2: without multi-token prediction no stage shares a table.
+  // With a module on stage 1 its lookup's copy of the V × h embedding is all-reduced with stage
+  // 0's before the step (Megatron-core's embedding group also where mtp_num_layers): 2 bytes per
+  // element (bf16 gradients), one collective on each end.
+  auto run = [](int mtp) {
+    return simulate(test::yaml(
+        fmt::format(R"(model: {{preset: llama-3.2-1b, tied_embeddings: false, mtp_layers: {}}}
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{pp: 2}}
+)",
+                    mtp)));
+  };
+  const Timeline without = run(0), with = run(1);
+  CHECK(of_type(without, TaskType::DpCollective).empty());
+  const auto sums = of_type(with, TaskType::DpCollective);
+  REQUIRE(sums.size() == 2);
+  for (TaskId t : sums) CHECK(with.graph->work(t).bytes == Approx(128256.0 * 2048 * 2));
+}

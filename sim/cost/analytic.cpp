@@ -82,7 +82,7 @@ AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
     : s_(s),
       k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node, s.cluster.inter_node,
                            s.training.attention, s.training.dropout > 0)),
-      stages_(partition_layers(s.model.value().layers, s.layout.pp * s.layout.vpp, s.layout.split)),
+      stages_(partition_model(s.model.value(), s.layout.pp * s.layout.vpp, s.layout.split)),
       // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
       gemms_(gemms),
@@ -624,21 +624,27 @@ Kernel AnalyticCostModel::norm_kernel(Op op, const char* what, double elements) 
   return k;
 }
 
-void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out) const {
+void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out, int mtp) const {
   // Embedding lookup reads and writes n·h bf16 values. Its gradient is dense (PyTorch's
   // embedding_dense_backward, also under Megatron's vocabulary-parallel embedding): the V/t × h
   // table's gradient written as zeros, then the n rows' gradients read and scattered into it
   // (H100 trace of constants.h: 0.67 ms per micro-batch for 128,256 × 4,096).
   // Nothing upstream needs its input gradient.
+  // Multi-token prediction's lookups (of the tokens k further ahead) each make a gradient of the
+  // whole table too: autograd's for the lookup, summed into the table's like the tied head's.
   if (op == Op::I) return;
   const double h = static_cast<double>(s_.model->hidden);
   const double table = static_cast<double>(s_.model->vocab) / s_.layout.tp * h;
-  out.push_back({Kernel::Kind::Memory,
-                 op == Op::F ? "embedding" : "embedding.wgrad",
-                 {0, 0, 0},
-                 1,
-                 0,
-                 2.0 * tokens_ * h * 2.0 + (op == Op::F ? 0.0 : table * 2.0)});
+  const bool main = mtp == 0;
+  Kernel lookup{Kernel::Kind::Memory,
+                op == Op::F ? (main ? "embedding" : "mtp.embedding")
+                            : (main ? "embedding.wgrad" : "mtp.embedding.wgrad"),
+                {0, 0, 0},
+                1,
+                0,
+                2.0 * tokens_ * h * 2.0 + (op == Op::F ? 0.0 : table * 2.0)};
+  lookup.count = main ? 1 : mtp;
+  out.push_back(lookup);
   // With fp32 main gradients (Megatron) the embedding's gradient is no GEMM's: Megatron's
   // gradient hook adds autograd's 16-bit gradient into the fp32 main gradient every micro-batch
   // (DistributedDataParallel's param hook, main_grad.add_(grad)): read 2 and 4, write 4 bytes
@@ -647,21 +653,68 @@ void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out) const
     const double positions = s_.model->position == PositionEmbedding::Learned
                                  ? static_cast<double>(s_.training.seq_len) * h
                                  : 0.0;
-    out.push_back({Kernel::Kind::Memory,
-                   "embedding.main_grad",
-                   {0, 0, 0},
-                   1,
-                   0,
-                   constants::kMainGradAddBytes * (table + positions)});
+    Kernel add{Kernel::Kind::Memory,
+               main ? "embedding.main_grad" : "mtp.embedding.main_grad",
+               {0, 0, 0},
+               1,
+               0,
+               constants::kMainGradAddBytes * (table + positions)};
+    add.count = lookup.count;
+    out.push_back(add);
   }
 }
 
-void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
+void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out) const {
+  // Megatron-core's MultiTokenPredictionLayer (core_v0.14, multi_token_prediction.py): the
+  // embedding of the tokens rolled one further (embedding_kernels), enorm and hnorm, their
+  // concatenation [n, 2h] (torch.cat: both read, the result written; its backward passes views)
+  // and eh_proj, a column-parallel 2h → h/t GEMM (in FP8 under FP8, its input cast: 4 bytes per
+  // element, as layer_kernels' casts). Then its Transformer layer (the stage's last layers) and
+  // the final norm, head and loss (head_kernels).
+  if (modules == 0) return;
+  const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(s_.model->hidden);
+  const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;  // a norm's elements
+  const bool fp8 = s_.training.precision == Precision::FP8;
+  const GemmShape g{n, h / t, 2 * h};
+  auto push = [&](Kernel k, int per_module = 1) {
+    k.count = per_module * modules;
+    out.push_back(k);
+  };
+  auto gemm = [&](const char* what, GemmShape shape) {
+    Kernel k{Kernel::Kind::Gemm, what, shape, 1, shape.flops(), shape.bytes()};
+    k.fp8 = fp8;
+    push(k);
+  };
+  auto cast = [&](double elements) {
+    if (fp8) push({Kernel::Kind::Memory, "mtp.fp8.cast", {0, 0, 0}, 1, 0, 4 * elements});
+  };
+  if (op == Op::F) {
+    embedding_kernels(op, out, modules);
+    push(norm_kernel(op, "mtp.norm", hs), 2);
+    push({Kernel::Kind::Memory, "mtp.concat", {0, 0, 0}, 1, 0, 2.0 * 2 * hs * 2});
+    cast(n * 2 * h);
+    gemm("mtp.eh_proj", g);
+    return;
+  }
+  if (op == Op::I || op == Op::B) {
+    cast(n * h / t);
+    gemm("mtp.eh_proj.dgrad", {g.m, g.k, g.n});
+    push(norm_kernel(op, "mtp.norm", hs), 2);
+  }
+  if (op == Op::W || op == Op::B) {
+    gemm("mtp.eh_proj.wgrad", {g.k, g.n, g.m});
+    main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), modules, false, out);
+    embedding_kernels(op, out, modules);
+  }
+}
+
+void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(m.vocab) / t;
   const GemmShape g{n, v, h};   // logits (vocabulary-parallel)
   const double logits = n * v;  // elements on this GPU
+  const std::size_t first = out.size();
   auto gemm = [&](const char* what, GemmShape s) {
     out.push_back({Kernel::Kind::Gemm, what, s, 1, s.flops(), s.bytes()});
   };
@@ -701,18 +754,23 @@ void AnalyticCostModel::head_kernels(Op op, std::vector<Kernel>& out) const {
     gemm("lm_head.wgrad", {g.k, g.n, g.m});
     main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), 1, false, out);
   }
+  for (std::size_t i = first; i < out.size(); ++i) out[i].count *= count;
 }
 
 std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
   const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
   std::vector<Kernel> out;
   // Forward runs embedding → layers → head; the backward passes the other way.
+  // Multi-token prediction's modules (on the head's stage) run after the model's layers: each its
+  // lookup, norms and projection, its layer (the stage's last), then a head and loss of its own.
   if (op == Op::F) {
     if (st.embedding) embedding_kernels(op, out);
     stage_layer_kernels(op, st, out);
-    if (st.head) head_kernels(op, out);
+    mtp_kernels(op, st.mtp, out);
+    if (st.head) head_kernels(op, 1 + st.mtp, out);
   } else {
-    if (st.head) head_kernels(op, out);
+    if (st.head) head_kernels(op, 1 + st.mtp, out);
+    mtp_kernels(op, st.mtp, out);
     stage_layer_kernels(op, st, out);
     if (st.embedding) embedding_kernels(op, out);
     if (st.embedding && st.head && op != Op::I) tied_grad_sum_kernel(out);
@@ -1085,24 +1143,41 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // head gathers its input from the sequence-parallel region (backward a reduce-scatter of its
   // input gradient), or without SP copies it (backward an all-reduce). The loss all-reduces,
   // forward, three fp32 values per token across the vocabulary slices: the logits' maximum, the
-  // target's logit and the sum of exponentials.
-  if (st.embedding) {
-    if (!sp)
-      reduces += forward ? 1 : 0;
-    else if (!forward)
-      gathers += 1;
-    else if (s_.model->position == PositionEmbedding::Learned)
-      reduces += 1;
-    else
-      scatters += 1;
-  }
-  if (st.head) {
-    if (sp && forward)
-      gathers += 1;
-    else if (!forward && !async)
-      (sp ? scatters : reduces) += 1;
-  }
+  // target's logit and the sum of exponentials. Multi-token prediction's modules each look up
+  // the embedding and run the head and loss again.
+  const int lookups = (st.embedding ? 1 : 0) + st.mtp, heads = st.head ? 1 + st.mtp : 0;
+  if (!sp)
+    reduces += forward ? lookups : 0;
+  else if (!forward)
+    gathers += lookups;
+  else if (s_.model->position == PositionEmbedding::Learned)
+    reduces += lookups;
+  else
+    scatters += lookups;
+  if (sp && forward)
+    gathers += heads;
+  else if (!forward && !async)
+    (sp ? scatters : reduces) += heads;
+  // Multi-token prediction's eh_proj (column-parallel, 2h → h/t): under SP its [n, 2h] input is
+  // all-gathered (backward: re-gathered for the weight gradient, its gradient reduce-scattered),
+  // without SP its input gradient all-reduced; its output is then gathered whole
+  // (gather_from_tensor_model_parallel_region) and, under SP, split to the sequence-parallel
+  // region, whose backward all-gathers. Blocking, each the volume of two hidden states (input)
+  // or one (output).
   std::vector<CollectiveRun> runs;
+  if (st.mtp > 0) {
+    const int m = st.mtp;
+    if (forward) {
+      if (sp) runs.push_back({Collective::AllGather, t, 2 * bytes, m});
+      gathers += m;
+    } else if (sp) {
+      runs.push_back({Collective::AllGather, t, 2 * bytes, m});
+      runs.push_back({Collective::ReduceScatter, t, 2 * bytes, m});
+      gathers += m;
+    } else {
+      runs.push_back({Collective::AllReduce, t, 2 * bytes, m});
+    }
+  }
   // The GEMMs the collectives hide under: this pass's kernels (a full backward's for the
   // asynchronous ones).
   const std::vector<Kernel> ks = fused || async ? kernels(op, stage) : std::vector<Kernel>{};
@@ -1142,9 +1217,10 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
               {Collective::AllGather, t, bytes, st.layers, seconds(names, ".dgrad") / n});
       }
     }
-    if (st.head) {
-      runs.push_back({grad, t, bytes, 1, seconds(head, ".wgrad")});
-      if (sp) runs.push_back({Collective::AllGather, t, bytes, 1, seconds(head, ".dgrad")});
+    if (heads > 0) {
+      runs.push_back({grad, t, bytes, heads, seconds(head, ".wgrad") / heads});
+      if (sp)
+        runs.push_back({Collective::AllGather, t, bytes, heads, seconds(head, ".dgrad") / heads});
     }
   }
   // Full recomputation replays the recomputed layers' forward inside this backward (or
@@ -1192,7 +1268,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
   if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
   if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});
-  if (st.head && forward) runs.push_back({Collective::AllReduce, t, tokens_ * 4.0, 3});
+  if (heads > 0 && forward) runs.push_back({Collective::AllReduce, t, tokens_ * 4.0, 3 * heads});
   if (s_.layout.tp_overlap && !te_overlap())
     for (CollectiveRun& run : runs) run.beside_pass = true;
   return runs;

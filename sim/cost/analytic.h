@@ -179,7 +179,13 @@ class AnalyticCostModel : public CostModel {
   /// A fused attention kernel's rate at its launch's query tiles over the charts' (1 without
   /// charts): AttentionData::parallelism for one context-parallel block's launch.
   double attention_parallelism(const Kernel& k) const;
-  void embedding_kernels(Op op, std::vector<Kernel>& out) const;
+  /// The input embedding's lookup and gradient; `mtp`: the lookups of that many multi-token
+  /// prediction modules (their names prefixed `mtp.`).
+  void embedding_kernels(Op op, std::vector<Kernel>& out, int mtp = 0) const;
+  /// Of `modules` multi-token prediction modules, what runs besides their Transformer layers
+  /// (counted with the stage's) and their heads and losses (head_kernels): the embedding lookups,
+  /// the two norms, the concatenation and the 2h → h projection.
+  void mtp_kernels(Op op, int modules, std::vector<Kernel>& out) const;
   /// One RMSNorm or LayerNorm over `elements` (a layer's two, the final one): one fused kernel,
   /// or with training.eager_ops `norm` PyTorch's ops (RMSNorm) or own kernels (LayerNorm).
   Kernel norm_kernel(Op op, const char* what, double elements) const;
@@ -201,7 +207,9 @@ class AnalyticCostModel : public CostModel {
   /// PyTorch FSDP's own kernels (ZeRO-3): the shard cast before each all-gather, the gradient
   /// flatten, cast and divisions around each reduce-scatter (constants.h).
   void fsdp_kernels(Op op, int stage, std::vector<Kernel>& out) const;
-  void head_kernels(Op op, std::vector<Kernel>& out) const;
+  /// The final norm, the LM head and the loss, `count` times (the main model's and each
+  /// multi-token prediction module's, sharing the head's weights).
+  void head_kernels(Op op, int count, std::vector<Kernel>& out) const;
   double memory_seconds(double bytes) const;
 
   Scenario s_;

@@ -46,14 +46,16 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
   // stage's copy of it as the output layer sum their gradients once the DP reduction is done,
   // before the optimizer step (Megatron-core's finalize_model_grads,
   // _allreduce_word_embedding_grads over the embedding group: the whole V/t × h gradient, in
-  // the gradient buffer's precision). Members keyed by (dp, tp).
+  // the gradient buffer's precision). Multi-token prediction's copy of the table on the last
+  // stage is summed the same way (_get_shared_word_embedding_weight: also where
+  // mtp_num_layers). Members keyed by (dp, tp).
   const int embedding_pp = sch.stage_rank.empty() ? 0 : sch.stage_rank.front();
   const int head_pp = sch.stage_rank.empty() ? 0 : sch.stage_rank[sch.chain_stages() - 1];
-  const bool tied_pair =
-      sc.model && sc.model->tied_embeddings && sch.chains == 1 && embedding_pp != head_pp;
+  const bool tied_pair = sc.model && (sc.model->tied_embeddings || sc.model->mtp_layers > 0) &&
+                         sch.chains == 1 && embedding_pp != head_pp;
   std::map<std::tuple<int, int>, std::vector<TaskId>> embedding_pairs;
   const std::vector<StageContent> parts =
-      sc.model ? partition_layers(sc.model->layers, sch.chain_stages(), l.split)
+      sc.model ? partition_model(*sc.model, sch.chain_stages(), l.split)
                : std::vector<StageContent>{};
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];

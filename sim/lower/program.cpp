@@ -19,7 +19,7 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
     for (std::size_t c = 0; c < held.size(); ++c)
       chunk_of_[static_cast<std::size_t>(held[c])] = static_cast<int>(c);
   if (sc.model && sch.chain_stages() <= sc.model->layers + sc.layout.split.extra_slots())
-    stage_content_ = partition_layers(sc.model->layers, sch.chain_stages(), sc.layout.split);
+    stage_content_ = partition_model(*sc.model, sch.chain_stages(), sc.layout.split);
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));
   // Room for the usual graph: per action its compute task, a send and a receive, and with TP a

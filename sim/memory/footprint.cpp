@@ -130,7 +130,7 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   const int stages = s.layout.pp * s.layout.vpp;
   TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
   StageLayers out;
-  out.st = partition_layers(m.layers, stages, s.layout.split)[static_cast<std::size_t>(stage)];
+  out.st = partition_model(m, stages, s.layout.split)[static_cast<std::size_t>(stage)];
   // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
   out.tokens =
       static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
@@ -158,13 +158,23 @@ double stage_activation_bytes(const Scenario& s, int stage) {
   const ModelSpec& m = *s.model;
   const StageLayers l = stage_layers(s, stage);
   double bytes = l.first(l.st.layers);
+  const int t = s.layout.tp;
+  const double n = static_cast<double>(l.tokens), h = static_cast<double>(m.hidden);
+  const double sp = s.layout.sequence_parallel ? t : 1;
   if (l.st.head) {
-    const int t = s.layout.tp;
-    const double n = static_cast<double>(l.tokens);
-    bytes += kHalf * n * static_cast<double>(m.hidden) / (s.layout.sequence_parallel ? t : 1);
-    // The loss keeps its fp32 log-probabilities for the backward, or fused (training.fused_loss)
-    // the 16-bit logits, with one log-sum-exp per token.
-    bytes += (s.training.fused_loss ? kHalf : kFloat) * n * static_cast<double>(m.vocab) / t;
+    // The final norm's input, and the loss's fp32 log-probabilities for the backward, or fused
+    // (training.fused_loss) the 16-bit logits with one log-sum-exp per token: for the model's
+    // head and each multi-token prediction module's.
+    const double logits =
+        (s.training.fused_loss ? kHalf : kFloat) * n * static_cast<double>(m.vocab) / t;
+    bytes += (1 + l.st.mtp) * (kHalf * n * h / sp + logits);
+  }
+  // A multi-token prediction module (its layer counted above) keeps the embedding's output
+  // (enorm's input) and the concatenation [n, 2h] (eh_proj's input; under FP8 also its FP8
+  // copy). The hidden state hnorm reads is the final norm's input, counted with the head.
+  if (l.st.mtp > 0) {
+    const double fp8 = s.training.precision == Precision::FP8 ? 2 * n * h / sp : 0.0;
+    bytes += l.st.mtp * (kHalf * 3 * n * h / sp + fp8);
   }
   return bytes;
 }
@@ -179,7 +189,7 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
   StaticMemory out;
   if (!s.model) return out;
   const int stages = s.layout.pp * s.layout.vpp;
-  const auto parts = partition_layers(s.model->layers, stages, s.layout.split);
+  const auto parts = partition_model(*s.model, stages, s.layout.split);
   double every_expert = 0;  // the stages' parameters with all of their experts
   for (int st : stages_here) {
     TRAINSIM_CHECK(st >= 0 && st < stages, "stage out of range");
@@ -221,6 +231,8 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
       const StageContent& part = parts[static_cast<std::size_t>(st)];
       if (part.embedding) linear -= table;
       if (part.head && !(m.tied_embeddings && (part.embedding || twice > 0))) linear -= table;
+      // Multi-token prediction's copy of an untied embedding (stage_params).
+      if (part.mtp > 0 && !part.embedding && !m.tied_embeddings && twice == 0) linear -= table;
     }
     const double held = std::max(0.0, linear) / (zero >= 3 ? s.layout.dp_ranks() : 1);
     out.fp8_weights = 2 * held;

@@ -209,6 +209,7 @@ nlohmann::json model_to_json(const ModelSpec& m) {
         !j.contains(key))
       j[key] = value;
   if (m.is_moe()) j["moe"] = section("model.moe", sc);
+  if (m.mtp_layers > 0) j["mtp_parameters"] = m.mtp_layers * m.mtp_module_params();
   if (m.is_mla()) {
     // Latent attention's heads are the mla section's widths; it has no separate KV heads.
     j.erase("head_dim");

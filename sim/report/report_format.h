@@ -17,8 +17,8 @@ std::string format_report(const StepReport& r);
 nlohmann::json report_to_json(const StepReport& r);
 /// The `model` object of `run --json` and `memory --json`: `name`, `parameters`,
 /// `active_parameters`, the scenario's `model` keys as resolved (`layers`, `hidden`, …,
-/// `linear_bias`, `mlp`, `position_embedding`, `norm`), `moe` for a mixture of experts and
-/// `mla` for latent attention.
+/// `linear_bias`, `mlp`, `position_embedding`, `norm`, `mtp_layers`), `moe` for a mixture of
+/// experts, `mla` for latent attention and `mtp_parameters` with multi-token prediction.
 nlohmann::json model_to_json(const ModelSpec& m);
 /// One schedule of `trainsim compare`: its step and its memory, from the same Timeline.
 struct ComparedSchedule {

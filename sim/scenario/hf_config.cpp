@@ -189,13 +189,6 @@ MoeSpec read_experts(const ConfigReader& c, std::int64_t ffn_hidden) {
         fmt::format("\"moe_layer_freq\": {} puts experts in only some layers; trainsim "
                     "models MoE in every layer after the first_k_dense_replace",
                     json_text(*freq)));
-  if (const nlohmann::json* mtp = c.first({"num_nextn_predict_layers"});
-      mtp && !(mtp->is_number_integer() && mtp->get<long long>() == 0))
-    c.fail(
-        fmt::format("\"num_nextn_predict_layers\": {} adds DeepSeek-V3's multi-token "
-                    "prediction modules, which trainsim does not model; set it to 0 to plan "
-                    "the main model (the 671 B of the paper's count)",
-                    json_text(*mtp)));
   if (const nlohmann::json* step = c.first({"decoder_sparse_step"});
       step && !(step->is_number_integer() && step->get<long long>() == 1))
     c.fail(
@@ -289,6 +282,14 @@ ModelSpec model_from_hf_json(const nlohmann::json& j, const std::string& file) {
     m.mla.rope_dim = c.size({"qk_rope_head_dim"}, kMaxWidth);
     m.mla.nope_dim = c.size({"qk_nope_head_dim"}, kMaxWidth);
     m.mla.v_dim = c.size({"v_head_dim"}, kMaxWidth);
+  }
+  // DeepSeek-V3's multi-token prediction modules (MiMo and GLM-4.5 name them alike).
+  if (const nlohmann::json* mtp = c.first({"num_nextn_predict_layers"})) {
+    if (!mtp->is_number_integer() || mtp->get<long long>() < 0 ||
+        mtp->get<long long>() > kMaxLayers)
+      c.fail(fmt::format("\"num_nextn_predict_layers\" must be an integer in [0, {}], got {}",
+                         kMaxLayers, json_text(*mtp)));
+    m.mtp_layers = mtp->get<int>();
   }
 
   // Gemma's and Qwen3's head size is its own; others' is h / a.

@@ -3,10 +3,11 @@
 // row per family the model describes exactly (gated or plain MLP, the LM head's tying default,
 // positions, norm, the family's key names, and for the mixture-of-experts families mixtral,
 // qwen2_moe, qwen3_moe, olmoe, deepseek_v2 and deepseek_v3 the experts: count, top-k, width,
-// shared experts, DeepSeek's dense first layers and latent attention); `head_dim` is read. A
-// config that describes more than ModelSpec holds — experts in another family, MoE in only
-// some layers (`decoder_sparse_step`, `mlp_only_layers`, `moe_layer_freq`), DeepSeek-V3's
-// multi-token prediction, an unknown model_type — is refused with the field's name instead of
+// shared experts, DeepSeek's dense first layers and latent attention); `head_dim` and DeepSeek's
+// multi-token prediction modules (`num_nextn_predict_layers`) are read. A config that describes
+// more than ModelSpec holds — experts in another family, MoE in only some layers
+// (`decoder_sparse_step`, `mlp_only_layers`, `moe_layer_freq`), an unknown model_type — is
+// refused with the field's name instead of
 // being read as a smaller model. A config without `model_type` (written by hand) is read by the
 // common Llama key names, its MLP gated when `hidden_act` is silu.
 #include <string>  // std::string

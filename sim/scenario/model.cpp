@@ -65,11 +65,12 @@ const std::array<ModelSpec, 7> kPresets{{
      128,
      MoeSpec{128, 8, 768, 0, 0},
      {}},
-    // deepseek-ai/DeepSeek-V3: 671 B parameters, 37 B active (arXiv 2412.19437, §1; its
-    // multi-token-prediction module, 14 B more, is not part of that count nor modelled here).
-    // Its routing sends each token to experts on at most 4 nodes (§3.2.2).
+    // deepseek-ai/DeepSeek-V3: 671 B parameters, 37 B active (arXiv 2412.19437, §1), trained
+    // with one multi-token prediction module (§2.2, §4.2: depth D = 1; its 14 B, with copies of
+    // the embedding and head, are not part of that count). Its routing sends each token to
+    // experts on at most 4 nodes (§3.2.2).
     {"deepseek-v3", 61, 7168, 18432, 128, 128, 129280, false, SwiGLU, Rotary, RMSNorm, 0,
-     MoeSpec{256, 8, 2048, 2048, 3, 1, 4}, LatentAttention{1536, 512, 64, 128, 128}},
+     MoeSpec{256, 8, 2048, 2048, 3, 1, 4}, LatentAttention{1536, 512, 64, 128, 128}, false, 1},
 }};
 
 }  // namespace
@@ -123,6 +124,10 @@ std::string parameter_summary(const ModelSpec& m) {
   std::string s = format_count(static_cast<double>(m.total_params())) + " parameters";
   if (m.is_moe())
     s += fmt::format(", {} active per token", format_count(static_cast<double>(m.active_params())));
+  if (m.mtp_layers > 0)
+    s += fmt::format(" (+ {} in {} multi-token prediction module{})",
+                     format_count(static_cast<double>(m.mtp_layers * m.mtp_module_params())),
+                     m.mtp_layers, m.mtp_layers == 1 ? "" : "s");
   return s;
 }
 

@@ -71,6 +71,12 @@ struct ModelSpec {
   /// none here). They cost time only where they run as kernels of their own (training.eager_ops
   /// `bias`); their parameters are not counted.
   bool linear_bias = false;
+  /// Multi-token prediction modules (DeepSeek-V3, arXiv 2412.19437, §2.2; Megatron-core's
+  /// `--mtp-num-layers`, multi_token_prediction.py): after the last layer, each looks up the
+  /// embedding of the tokens one further ahead, normalizes it and the hidden state (two norms),
+  /// projects their concatenation 2h → h, runs one Transformer layer of the model's last kind and
+  /// the shared head and loss. They sit on the head's pipeline stage. 0: none.
+  int mtp_layers = 0;
 
   std::int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
   bool is_mla() const { return mla.kv_rank > 0; }
@@ -105,7 +111,12 @@ struct ModelSpec {
   std::int64_t embedding_params() const { return vocab * hidden; }
   /// LM head V·h, or 0 when tied to the input embedding.
   std::int64_t head_params() const { return tied_embeddings ? 0 : vocab * hidden; }
+  /// The main model's parameters (the multi-token prediction modules are not counted: they are
+  /// training-only, and papers quote the model without them).
   std::int64_t total_params() const;
+  /// One multi-token prediction module: its 2h × h projection and a layer of the last kind (the
+  /// embedding and head it shares are not counted).
+  std::int64_t mtp_module_params() const { return 2 * hidden * hidden + layer_params(layers, 1); }
   /// Parameters one token passes through (total_params for a dense model): what MoE papers
   /// call activated parameters.
   std::int64_t active_params() const;

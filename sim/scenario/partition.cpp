@@ -29,13 +29,21 @@ std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit
   return out;
 }
 
+std::vector<StageContent> partition_model(const ModelSpec& m, int stages, PipelineSplit split) {
+  std::vector<StageContent> out = partition_layers(m.layers, stages, split);
+  out.back().layers += m.mtp_layers;
+  out.back().mtp = m.mtp_layers;
+  return out;
+}
+
 namespace {
 // The stage's Transformer layers over all TP ranks: every layer's parameters, of the routed
-// experts 1/ep.
+// experts 1/ep; and multi-token prediction's 2h → h projections.
 std::int64_t held_layer_params(const ModelSpec& m, const StageContent& st, int ep) {
   TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
   return m.layer_params(st.first_layer, st.layers) -
-         m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1);
+         m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1) +
+         st.mtp * 2 * m.hidden * m.hidden;
 }
 }  // namespace
 
@@ -47,12 +55,16 @@ std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, in
   std::int64_t p = held_layer_params(m, st, ep);
   if (st.embedding) p += m.embedding_params();
   if (st.head && (!m.tied_embeddings || stages > 1)) p += m.vocab * m.hidden;
+  // Multi-token prediction looks up the embedding: an untied model's head stage holds a copy
+  // of its table (Megatron-core builds the embedding where mtp_process; a tied head's table
+  // serves both).
+  if (st.mtp > 0 && !st.embedding && !m.tied_embeddings) p += m.vocab * m.hidden;
   return p / tp;
 }
 
 std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<StageContent>& parts,
                                       std::span<const int> stages_here, int tp) {
-  if (!m.tied_embeddings || parts.size() < 2) return 0;
+  if (parts.size() < 2 || !(m.tied_embeddings || parts.back().mtp > 0)) return 0;
   bool embedding = false, head = false;
   for (int s : stages_here) {
     TRAINSIM_CHECK(s >= 0 && static_cast<std::size_t>(s) < parts.size(), "stage out of range");

@@ -3,6 +3,8 @@
 // the last the LM head and loss (Megatron's placement). Layers are spread evenly; a remainder
 // goes one each to stages 1, 2, … so the embedding stage is not the heaviest. A PipelineSplit
 // counts the embedding and the loss as layers of their own (a stage may then hold only one).
+// Multi-token prediction modules go with the head, after the last layer (Megatron-core's
+// placement: on the last pipeline stage, outside the layer split).
 #include <cstdint>  // std::int64_t
 #include <span>     // std::span
 #include <vector>   // std::vector
@@ -14,28 +16,35 @@ namespace trainsim {
 
 struct StageContent {
   int first_layer = 0;
-  int layers = 0;
+  int layers = 0;  ///< Transformer layers, the multi-token prediction modules' included
+  int mtp = 0;     ///< of `layers`, the last ones: multi-token prediction modules' (head stage)
   bool embedding = false;
   bool head = false;
 };
 
 /// Requires 1 <= stages <= layers + split.extra_slots() (the loader checks it for users).
 std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit split = {});
+/// partition_layers of the model's layers, with its multi-token prediction modules' layers
+/// (numbered after the model's) added to the head's stage.
+std::vector<StageContent> partition_model(const ModelSpec& m, int stages, PipelineSplit split = {});
 
 /// Parameters one GPU holds for `stage` under TP degree `tp` and expert-parallel degree `ep`
 /// (embedding and head are vocabulary-parallel; a tied head still needs its own copy when it is
-/// on another stage; each MoE layer's routed experts are split over ep ranks, then over tp).
+/// on another stage, and so do multi-token prediction modules the embedding's table they look
+/// up; each MoE layer's routed experts are split over ep ranks, then over tp).
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages,
                           int ep = 1);
 /// Of the stage_params of the stages one GPU holds (`stages_here`), what they count twice: a
-/// tied head on another of them than the embedding (a V-shaped schedule's last chunk, or pp 1
-/// with several chunks) uses the embedding's own table there, not a copy. 0 otherwise.
+/// tied head, or multi-token prediction's lookup, on another of them than the embedding (a
+/// V-shaped schedule's last chunk, or pp 1 with several chunks) uses the embedding's own table
+/// there, not a copy. 0 otherwise.
 std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<StageContent>& parts,
                                       std::span<const int> stages_here, int tp);
 /// Of stage_params, the routed experts' parameters one GPU holds (0 for a dense model).
 std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep);
-/// Of stage_params, the Transformer layers' (without the embedding and the head): the weights
-/// FP8 training runs in FP8 (their norms, a few per layer, counted with them).
+/// Of stage_params, the Transformer layers' and multi-token prediction's projections (without
+/// the embedding and the head): the weights FP8 training runs in FP8 (their norms, a few per
+/// layer, counted with them).
 std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep = 1);
 
 }  // namespace trainsim

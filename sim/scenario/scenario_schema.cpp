@@ -473,6 +473,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and the attention output are a·d wide, K and V k·d",
        integer(1, kMaxWidth),
        {put<&Scenario::model, &ModelSpec::head_size>, get_head_dim}},
+      {"model.mtp_layers", "integer ≥ 0", "preset (deepseek-v3: 1) / 0",
+       "multi-token prediction modules (DeepSeek-V3 §2.2; Megatron-core's `--mtp-num-layers`; a "
+       "Hugging Face config's `num_nextn_predict_layers`), on the head's pipeline stage after the "
+       "last layer (Megatron-core's placement; the layer split does not count them). Each runs "
+       "the embedding lookup of the tokens one further ahead, two norms, their concatenation, a "
+       "column-parallel 2h → h projection, a Transformer layer of the model's last kind (with "
+       "its recompute, TP, EP and CP traffic), the final norm and the shared head and loss "
+       "(`mtp.*` kernels and `lm_head` run 1 + N times in `trainsim kernels`). An untied model's "
+       "last stage holds a copy of the embedding, whose gradient it all-reduces with the first "
+       "stage's as a tied head's. Its FLOPs count as model FLOPs; its parameters are not in "
+       "`parameters` (the papers' count) but in `mtp_parameters`",
+       integer(0, kMaxLayers), field<&Scenario::model, &ModelSpec::mtp_layers>()},
       {"model.moe",
        "map",
        "— (a dense model)",

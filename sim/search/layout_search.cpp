@@ -186,7 +186,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   auto fullest_of = [&](int stages) {
     if (stages > slots) return 1;  // refused by validate; any count serves
     int most = 0;
-    for (const StageContent& st : partition_layers(base.model->layers, stages, base.layout.split))
+    for (const StageContent& st : partition_model(*base.model, stages, base.layout.split))
       most = std::max(most, st.layers);
     return most;
   };
