@@ -2233,9 +2233,10 @@ parallelism: {{tp: 2, dp: 4, sequence_parallel: true}}
   CHECK(count(t1, Collective::AllGather) - count(t0, Collective::AllGather) == 5);
   CHECK(count(t1, Collective::ReduceScatter) - count(t0, Collective::ReduceScatter) == 3);
   CHECK(count(t1, Collective::AllReduce) - count(t0, Collective::AllReduce) == 3);
-  // Backward: the layer's re-gathers and gradient reduce-scatters (2 each), the lookup's and
-  // the output split's all-gathers, the projection's input re-gather and gradient
-  // reduce-scatter, the head's re-gather and gradient reduce-scatter: 8 and 4 more.
+  // Backward: the layer's (4 all-gathers: 2 blocking, 2 re-gathers of column-parallel inputs;
+  // 2 gradient reduce-scatters), the lookup's and the output split's all-gathers, the
+  // projection's input re-gather and gradient reduce-scatter, the head's re-gather and gradient
+  // reduce-scatter: 8 all-gathers and 4 reduce-scatters more.
   const auto u0 = none.tp_collectives(Op::B, 0), u1 = one.tp_collectives(Op::B, 0);
   CHECK(count(u1, Collective::AllGather) - count(u0, Collective::AllGather) == 8);
   CHECK(count(u1, Collective::ReduceScatter) - count(u0, Collective::ReduceScatter) == 4);
@@ -2244,4 +2245,34 @@ parallelism: {{tp: 2, dp: 4, sequence_parallel: true}}
   bool wide = false;
   for (const CollectiveRun& r : t1) wide |= r.bytes == Approx(2 * n * 4096 * 2.0);
   CHECK(wide);
+
+  // Full recompute (Megatron-core's uniform method) replays the module's whole block before its
+  // backward: norms, concatenation, projection (and its two all-gathers), its layer and its
+  // final norm, not the lookup; the block method (recompute_layers) skips the module.
+  auto recomputed = [](const std::vector<Kernel>& ks, std::string_view what) {
+    int r = 0;
+    for (const Kernel& k : ks)
+      if (k.recompute && what == k.what) r += k.count;
+    return r;
+  };
+  Scenario full = scenario(1);
+  full.training.recompute = Recompute::Full;
+  const AnalyticCostModel uniform(full);
+  const std::vector<Kernel> bu = uniform.kernels(Op::B, 0);
+  CHECK(recomputed(bu, "mtp.eh_proj") == 1);
+  CHECK(recomputed(bu, "mtp.norm") == 2);
+  CHECK(recomputed(bu, "final_norm") == 1);
+  CHECK(recomputed(bu, "mtp.embedding") == 0);
+  CHECK(recomputed(bu, "qkv") == 33);
+  Scenario none_full = scenario(0);
+  none_full.training.recompute = Recompute::Full;
+  // The layer's replay: 2 all-gathers (and 2 reduce-scatters); the projection's: 2.
+  CHECK(count(uniform.tp_collectives(Op::B, 0), Collective::AllGather) -
+            count(AnalyticCostModel(none_full).tp_collectives(Op::B, 0), Collective::AllGather) ==
+        8 + 2 + 2);
+  full.training.recompute_layers = 100;
+  const AnalyticCostModel block(full);
+  const std::vector<Kernel> bb = block.kernels(Op::B, 0);
+  CHECK(recomputed(bb, "mtp.eh_proj") == 0);
+  CHECK(recomputed(bb, "qkv") == 32);
 }

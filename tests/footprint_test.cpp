@@ -444,8 +444,8 @@ TEST_CASE("footprint: activation offload moves the first N layers' activations",
 TEST_CASE("footprint: a multi-token prediction module keeps its layer, inputs and logits",
           "[footprint][mtp]") {
   // As the LM-head case above, with one module on stage 3: its layer (a ninth), the second
-  // head's final-norm input and fp32 logits (2·n·h + 4·n·V), and the embedding's output and the
-  // [n, 2h] concatenation (3·n·h bf16 values).
+  // head's final-norm input and fp32 logits (2·n·h + 4·n·V), and the embedding's output, the
+  // normalized hidden state hnorm reads and the [n, 2h] concatenation (4·n·h bf16 values).
   const Scenario s = test::yaml(
       "model: {preset: llama-3.1-8b, mtp_layers: 1}\n"
       "cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
@@ -454,11 +454,47 @@ TEST_CASE("footprint: a multi-token prediction module keeps its layer, inputs an
   const double n = 4096, h = 4096;
   CHECK(stage_activation_bytes(s, 0) == Approx(8 * layer));
   CHECK(stage_activation_bytes(s, 3) ==
-        Approx(9 * layer + 2 * (2.0 * n * h + 4.0 * n * 128256) + 2.0 * 3 * n * h));
+        Approx(9 * layer + 2 * (2.0 * n * h + 4.0 * n * 128256) + 2.0 * 4 * n * h));
+  // Full recompute checkpoints the module's block: its layer keeps its input (n·h), the block
+  // the embedding's output (n·h); the heads keep as before. Recomputing only the first 4 layers
+  // (the block method) leaves the module, which it skips, whole.
+  const double full = layer_activation_bytes(llama8b(), 4096, 1, false, Recompute::Full);
+  Scenario recomputed = s;
+  recomputed.training.recompute = Recompute::Full;
+  CHECK(stage_activation_bytes(recomputed, 3) ==
+        Approx(9 * full + 2 * (2.0 * n * h + 4.0 * n * 128256) + 2.0 * n * h));
+  recomputed.training.recompute_layers = 4;
+  CHECK(stage_activation_bytes(recomputed, 3) ==
+        Approx(4 * full + 5 * layer + 2 * (2.0 * n * h + 4.0 * n * 128256) + 2.0 * 4 * n * h));
   // Its parameters: the layer, the 2h × h projection and the table's copy for the lookup.
   const int last[] = {3};
   Scenario without = s;
   without.model->mtp_layers = 0;
   CHECK(static_memory(s, last).parameters - static_memory(without, last).parameters ==
         Approx(218103808.0 + 2 * h * h + 128256 * h));
+}
+
+TEST_CASE("footprint: on a DualPipe rank the module shares the embedding beside it",
+          "[footprint][mtp]") {
+  // Llama-3.1-8B untied with one module over pp 4 under DualPipe: rank 0 holds model stages 0
+  // (the embedding) and 3 (the module's copy of the table). DeepSeek-V3 §3.2.3 places them so
+  // that the module shares the embedding: V·h counted once. Without the module the two copies
+  // of the model keep their own tables (a tied head's included).
+  const Scenario s = test::yaml(R"(model: {preset: llama-3.1-8b, mtp_layers: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}
+parallelism: {pp: 4, dp: 2}
+training: {seq_len: 4096, global_batch_size: 64}
+)");
+  const auto parts = partition_model(*s.model, 4);
+  const double p0 = static_cast<double>(stage_params(*s.model, parts[0], 1, 4)),
+               p3 = static_cast<double>(stage_params(*s.model, parts[3], 1, 4));
+  const int dualpipe_rank0[] = {0, 3};
+  CHECK(static_memory(s, dualpipe_rank0, 2).parameters == Approx(p0 + p3 - 128256.0 * 4096));
+  Scenario tied = s;
+  tied.model->mtp_layers = 0;
+  tied.model->tied_embeddings = true;
+  const auto tparts = partition_model(*tied.model, 4);
+  CHECK(static_memory(tied, dualpipe_rank0, 2).parameters ==
+        Approx(static_cast<double>(stage_params(*tied.model, tparts[0], 1, 4) +
+                                   stage_params(*tied.model, tparts[3], 1, 4))));
 }

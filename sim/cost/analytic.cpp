@@ -168,7 +168,7 @@ void AnalyticCostModel::stage_layer_kernels(Op op, const StageContent& st,
   // but is not model FLOPs.
   if (op == Op::I || op == Op::B) {
     // Full: the forward of every layer again, or of the first training.recompute_layers.
-    if (const int redo = recomputed_layers(s_.training, st.layers); redo > 0) {
+    if (const int redo = recomputed_layers(s_.training, st.layers, st.mtp); redo > 0) {
       layer_kernels(Op::F, std::min(redo, dense), false, true, out);
       layer_kernels(Op::F, redo - std::min(redo, dense), true, true, out);
     }
@@ -664,13 +664,19 @@ void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out, int m
   }
 }
 
-void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out) const {
+bool AnalyticCostModel::mtp_recomputed() const {
+  return s_.training.recompute == Recompute::Full && s_.training.recompute_layers <= 0;
+}
+
+void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out,
+                                    bool recompute) const {
   // Megatron-core's MultiTokenPredictionLayer (core_v0.14, multi_token_prediction.py): the
   // embedding of the tokens rolled one further (embedding_kernels), enorm and hnorm, their
   // concatenation [n, 2h] (torch.cat: both read, the result written; its backward passes views)
   // and eh_proj, a column-parallel 2h → h/t GEMM (in FP8 under FP8, its input cast: 4 bytes per
   // element, as layer_kernels' casts). Then its Transformer layer (the stage's last layers) and
-  // the final norm, head and loss (head_kernels).
+  // the final norm, head and loss (head_kernels). Full recompute checkpoints the block from the
+  // norms to the final norm (_checkpointed_forward): they run again, the lookup before it not.
   if (modules == 0) return;
   const double t = s_.layout.tp, n = tokens_, h = static_cast<double>(s_.model->hidden);
   const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;  // a norm's elements
@@ -678,6 +684,7 @@ void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out
   const GemmShape g{n, h / t, 2 * h};
   auto push = [&](Kernel k, int per_module = 1) {
     k.count = per_module * modules;
+    k.recompute = recompute;
     out.push_back(k);
   };
   auto gemm = [&](const char* what, GemmShape shape) {
@@ -689,11 +696,12 @@ void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out
     if (fp8) push({Kernel::Kind::Memory, "mtp.fp8.cast", {0, 0, 0}, 1, 0, 4 * elements});
   };
   if (op == Op::F) {
-    embedding_kernels(op, out, modules);
+    if (!recompute) embedding_kernels(op, out, modules);
     push(norm_kernel(op, "mtp.norm", hs), 2);
     push({Kernel::Kind::Memory, "mtp.concat", {0, 0, 0}, 1, 0, 2.0 * 2 * hs * 2});
     cast(n * 2 * h);
     gemm("mtp.eh_proj", g);
+    if (recompute) push(norm_kernel(op, "final_norm", hs));
     return;
   }
   if (op == Op::I || op == Op::B) {
@@ -770,6 +778,7 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
     if (st.head) head_kernels(op, 1 + st.mtp, out);
   } else {
     if (st.head) head_kernels(op, 1 + st.mtp, out);
+    if (op != Op::W && mtp_recomputed()) mtp_kernels(Op::F, st.mtp, out, true);
     mtp_kernels(op, st.mtp, out);
     stage_layer_kernels(op, st, out);
     if (st.embedding) embedding_kernels(op, out);
@@ -1164,9 +1173,14 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // (gather_from_tensor_model_parallel_region) and, under SP, split to the sequence-parallel
   // region, whose backward all-gathers. Blocking, each the volume of two hidden states (input)
   // or one (output).
+  // Full recompute replays the forward's in the backward (mtp_recomputed).
   std::vector<CollectiveRun> runs;
   if (st.mtp > 0) {
     const int m = st.mtp;
+    if (!forward && mtp_recomputed()) {
+      if (sp) runs.push_back({Collective::AllGather, t, 2 * bytes, m});
+      gathers += m;
+    }
     if (forward) {
       if (sp) runs.push_back({Collective::AllGather, t, 2 * bytes, m});
       gathers += m;
@@ -1229,7 +1243,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // each again hidden under its own forward GEMM. Selective recompute's attention core has no TP
   // collective (its context-parallel exchange: cp_collectives); its `mlp` and `moe` modules
   // replay their MLP half's (below).
-  if (const int redo = forward ? 0 : recomputed_layers(s_.training, st.layers); redo > 0) {
+  if (const int redo = forward ? 0 : recomputed_layers(s_.training, st.layers, st.mtp); redo > 0) {
     if (fused) {
       const std::vector<Kernel> fk = kernels(Op::F, stage);
       auto seconds = [&](std::initializer_list<std::string_view> names) {
@@ -1297,7 +1311,7 @@ std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) c
   // Full recomputation replays the recomputed MoE layers' dispatch and combine in the backward
   // (the model's dense layers come first: stage_layer_kernels).
   // Selective recompute's `moe` module replays every MoE layer's.
-  const int redo = op == Op::F ? 0 : recomputed_layers(s_.training, st.layers);
+  const int redo = op == Op::F ? 0 : recomputed_layers(s_.training, st.layers, st.mtp);
   const int redo_moe = op == Op::F                          ? 0
                        : recompute_modules(s_.training).moe ? moe
                                                             : std::max(0, redo - (st.layers - moe));
@@ -1326,7 +1340,7 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
   if (op == Op::F) return {{Collective::AllGather, cp, bytes, st.layers}};
   const int redo = s_.training.recompute == Recompute::Selective
                        ? (recompute_modules(s_.training).core_attn ? st.layers : 0)
-                       : recomputed_layers(s_.training, st.layers);
+                       : recomputed_layers(s_.training, st.layers, st.mtp);
   return {{Collective::AllGather, cp, bytes, st.layers + redo},
           {Collective::ReduceScatter, cp, bytes, st.layers}};
 }

@@ -95,10 +95,14 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     };
     std::vector<Reduction> pending;
     // A tied head on this rank's embedding's own rank (a V-shaped schedule, pp 1 with chunks)
-    // uses the embedding's table: stage_params counted it again for the head's stage.
+    // uses the embedding's table: stage_params counted it again for the head's stage. So does
+    // multi-token prediction's lookup there, also under DualPipe, whose two copies of the model
+    // DeepSeek-V3 places so that the module shares the embedding on its rank (§3.2.3).
+    std::vector<int> model_stages;
+    for (int st : stages) model_stages.push_back(p.model_stage(st));
     const double twice =
-        sch.chains == 1 && sc.model
-            ? static_cast<double>(tied_table_counted_twice(*sc.model, parts, stages, l.tp))
+        sc.model && (sch.chains == 1 || sc.model->mtp_layers > 0)
+            ? static_cast<double>(tied_table_counted_twice(*sc.model, parts, model_stages, l.tp))
             : 0.0;
     params -= twice;
     for (int st : stages) {

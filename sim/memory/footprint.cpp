@@ -141,7 +141,7 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   const Recompute rest = mode == Recompute::Full ? Recompute::None : mode;
   const bool fp8 = s.training.precision == Precision::FP8;
   const double attention = attention_extra_bytes(m, s.training, t, sp, rest, s.layout.cp);
-  out.redone = recomputed_layers(s.training, out.st.layers);
+  out.redone = recomputed_layers(s.training, out.st.layers, out.st.mtp);
   out.dense = out.st.layers - m.moe_layers_in(out.st.first_layer, out.st.layers);
   out.full = layer_activation_bytes(m, out.tokens, t, sp, Recompute::Full);
   const RecomputeModules modules = recompute_modules(s.training);
@@ -170,11 +170,16 @@ double stage_activation_bytes(const Scenario& s, int stage) {
     bytes += (1 + l.st.mtp) * (kHalf * n * h / sp + logits);
   }
   // A multi-token prediction module (its layer counted above) keeps the embedding's output
-  // (enorm's input) and the concatenation [n, 2h] (eh_proj's input; under FP8 also its FP8
-  // copy). The hidden state hnorm reads is the final norm's input, counted with the head.
+  // (enorm's input), the hidden state hnorm normalizes (the decoder's or the module before's
+  // normalized output) and the concatenation [n, 2h] (eh_proj's input; under FP8 also its FP8
+  // copy). Under full recompute (Megatron-core's uniform method) the checkpointed block keeps
+  // only its inputs: the embedding's output beside the hidden state its layer counts.
   if (l.st.mtp > 0) {
-    const double fp8 = s.training.precision == Precision::FP8 ? 2 * n * h / sp : 0.0;
-    bytes += l.st.mtp * (kHalf * 3 * n * h / sp + fp8);
+    const bool checkpointed =
+        s.training.recompute == Recompute::Full && s.training.recompute_layers <= 0;
+    const double fp8 =
+        s.training.precision == Precision::FP8 && !checkpointed ? 2 * n * h / sp : 0.0;
+    bytes += l.st.mtp * (kHalf * (checkpointed ? 1 : 4) * n * h / sp + fp8);
   }
   return bytes;
 }
@@ -198,9 +203,11 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
         static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages, s.layout.ep));
     every_expert += static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages));
   }
-  // A tied head on the embedding's own GPU uses its table, not a copy.
+  // A tied head on the embedding's own GPU uses its table, not a copy; so does multi-token
+  // prediction's lookup, also on a DualPipe rank (DeepSeek-V3 §3.2.3: the module shares the
+  // embedding of the model copy beside it).
   const double twice =
-      chains == 1
+      chains == 1 || s.model->mtp_layers > 0
           ? static_cast<double>(tied_table_counted_twice(*s.model, parts, stages_here, s.layout.tp))
           : 0.0;
   out.parameters -= twice;

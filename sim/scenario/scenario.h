@@ -194,12 +194,14 @@ inline int offloaded_layers(const TrainingSpec& t, int stage_layers) {
   return t.offload_activation_layers < stage_layers ? t.offload_activation_layers : stage_layers;
 }
 
-/// How many of a stage's `stage_layers` layers run their forward again in the backward (full
-/// recompute): all of them, or the first `recompute_layers`.
-inline int recomputed_layers(const TrainingSpec& t, int stage_layers) {
+/// How many of a stage's `stage_layers` layers, the last `mtp` of them multi-token prediction
+/// modules', run their forward again in the backward (full recompute): all of them, or the first
+/// `recompute_layers` of the others (Megatron-core's block method skips the modules:
+/// multi_token_prediction.py, _checkpointed_forward).
+inline int recomputed_layers(const TrainingSpec& t, int stage_layers, int mtp = 0) {
   if (t.recompute != Recompute::Full) return 0;
-  return t.recompute_layers > 0 && t.recompute_layers < stage_layers ? t.recompute_layers
-                                                                     : stage_layers;
+  if (t.recompute_layers <= 0) return stage_layers;
+  return t.recompute_layers < stage_layers - mtp ? t.recompute_layers : stage_layers - mtp;
 }
 
 /// The modules recomputed before the backward under selective recompute

@@ -479,11 +479,15 @@ const std::vector<SchemaKey>& scenario_keys() {
        "last layer (Megatron-core's placement; the layer split does not count them). Each runs "
        "the embedding lookup of the tokens one further ahead, two norms, their concatenation, a "
        "column-parallel 2h → h projection, a Transformer layer of the model's last kind (with "
-       "its recompute, TP, EP and CP traffic), the final norm and the shared head and loss "
-       "(`mtp.*` kernels and `lm_head` run 1 + N times in `trainsim kernels`). An untied model's "
-       "last stage holds a copy of the embedding, whose gradient it all-reduces with the first "
-       "stage's as a tied head's. Its FLOPs count as model FLOPs; its parameters are not in "
-       "`parameters` (the papers' count) but in `mtp_parameters`",
+       "its TP, EP and CP traffic), the final norm and the shared head and loss (`mtp.*` kernels "
+       "and `lm_head` run 1 + N times in `trainsim kernels`). Full recompute replays the block "
+       "from the norms to the final norm; `training.recompute_layers` (Megatron-core's block "
+       "method) skips it. An untied model's last stage holds a copy of the embedding, whose "
+       "gradient it all-reduces with the first stage's as a tied head's (on a DualPipe or "
+       "V-shaped rank that also holds the embedding, it shares that one, DeepSeek-V3 §3.2.3). "
+       "Its FLOPs count as model FLOPs; its parameters are not in `parameters` (the papers' "
+       "count) but in `mtp_parameters`. Not expressible: Megatron-core's layouts (core_v0.16+) "
+       "that give the modules a stage of their own",
        integer(0, kMaxLayers), field<&Scenario::model, &ModelSpec::mtp_layers>()},
       {"model.moe",
        "map",
