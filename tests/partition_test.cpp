@@ -103,3 +103,23 @@ TEST_CASE("partition: multi-token prediction modules join the head's stage, with
   CHECK(tied_table_counted_twice(m, partition_model(m, 4), v, 1) == 0);
   CHECK(stage_params(m, partition_model(m, 4)[3], 1, 4) == 8 * layer + table);
 }
+
+TEST_CASE("partition: a split that counts the modules leaves their stage fewer model layers",
+          "[partition][mtp]") {
+  // DeepSeek-V3: 61 layers, the embedding, the loss and one module counted: 64 slots over 16
+  // stages, 4 each. Stage 0: the embedding and layers 0-2; stages 1-14: 4 layers each (3-58);
+  // stage 15: the loss, layers 59 and 60 and the module (numbered 61). Without the module
+  // counted, 63 slots: stages 1-14 take the remainder rule's 4 (last stage 3 + the module).
+  const ModelSpec* preset = find_model_preset("deepseek-v3");
+  REQUIRE(preset);
+  const auto parts = partition_model(*preset, 16, PipelineSplit{true, true, true});
+  CHECK(layer_slots(*preset, PipelineSplit{true, true, true}) == 64);
+  CHECK(parts.front().layers == 3);
+  for (std::size_t s = 1; s + 1 < parts.size(); ++s) CHECK(parts[s].layers == 4);
+  CHECK(parts.back().layers == 3);
+  CHECK(parts.back().mtp == 1);
+  CHECK(parts.back().first_layer == 59);
+  const auto uncounted = partition_model(*preset, 16);
+  CHECK(uncounted.back().layers == 4);  // 3 of the model's, and the module
+  CHECK(uncounted.back().mtp == 1);
+}

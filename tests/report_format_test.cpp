@@ -379,3 +379,24 @@ TEST_CASE("run: the report quotes the validation record of its GPU", "[report][a
   CHECK(j["validation"]["gpu"].is_null());
   CHECK(j["validation"]["cases"] == validation_overall().cases);
 }
+
+TEST_CASE("run: multi-token prediction in the model line, the layout line and the JSON",
+          "[report][mtp]") {
+  // Llama-3.1-8B with two modules over pp 4: 32 + 2 modules + embedding + loss = 36 slots, 9 a
+  // stage. Each module: its 2h × h projection and a layer, 33,554,432 + 218,103,808.
+  Scenario s = llama8b();
+  s.model->mtp_layers = 2;
+  s.layout.split = PipelineSplit{true, true, true};
+  const StepReport r = make_report(simulate(s, {"", true}));
+  const std::string text = format_report(r);
+  CHECK_THAT(text,
+             Catch::Contains("8.03 B parameters (+ 503 M in 2 multi-token prediction modules)"));
+  CHECK_THAT(text, Catch::Contains("embedding, loss and multi-token prediction counted as layers"));
+  const auto j = report_to_json(r);
+  CHECK(j["model"]["mtp_layers"] == 2);
+  CHECK(j["model"]["mtp_parameters"] == 2 * (33554432LL + 218103808LL));
+  CHECK(j["layout"]["pipeline_split"]["mtp"] == true);
+  s.layout.split = PipelineSplit{false, true, false};
+  CHECK_THAT(format_report(make_report(simulate(s, {"", true}))),
+             Catch::Contains("loss counted as a layer"));
+}

@@ -67,6 +67,29 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
                                             "besides them, 34, must be a multiple of pp × vpp = "
                                             "2 × 16 = 32"));
   }
+  SECTION("a split that counts multi-token prediction needs the modules and room for them") {
+    // pp 4 · 32 layers: with the module counted, 33 slots are no multiple of 4; with the
+    // embedding and the loss too, 35 neither; one module more, 36 = 4 × 9: valid.
+    s.layout.split.mtp = true;
+    CHECK_THROWS_WITH(validate(s), Contains("parallelism.pipeline_split.mtp: counts multi-token "
+                                            "prediction modules in the split, but "
+                                            "model.mtp_layers is 0"));
+    s.model->mtp_layers = 1;
+    CHECK_THROWS_WITH(validate(s), Contains("the model's 32 layers and the 1 the split counts "
+                                            "besides them, 33, must be a multiple of pp × vpp = "
+                                            "4 × 1 = 4"));
+    s.layout.split.embedding = s.layout.split.loss = true;
+    CHECK_THROWS_WITH(validate(s), Contains("35, must be a multiple"));
+    s.model->mtp_layers = 2;
+    CHECK_NOTHROW(validate(s));
+    // 32 chunks of pp 4 · vpp 8: 36 slots are no multiple of 32; 64 modules (96 + 2 = 98 no);
+    // with 30 modules, 64 slots, 2 a chunk: the last chunk's one slot beside the loss cannot
+    // hold 30 modules.
+    s.model->mtp_layers = 30;
+    s.layout.vpp = 8;
+    CHECK_THROWS_WITH(validate(s), Contains("the last stage's 2 layer slot(s) cannot hold the 30 "
+                                            "multi-token prediction module(s) beside the loss"));
+  }
   SECTION("64 sequences are not a multiple of dp × b = 2 × 3") {
     s.training.micro_batch_size = 3;
     CHECK_THROWS_WITH(validate(s), Contains("test.yaml:2: training.global_batch_size") &&

@@ -18,7 +18,7 @@ Program::Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, R
   for (const auto& held : stages_by_rank_)
     for (std::size_t c = 0; c < held.size(); ++c)
       chunk_of_[static_cast<std::size_t>(held[c])] = static_cast<int>(c);
-  if (sc.model && sch.chain_stages() <= sc.model->layers + sc.layout.split.extra_slots())
+  if (sc.model && sch.chain_stages() <= layer_slots(*sc.model, sc.layout.split))
     stage_content_ = partition_model(*sc.model, sch.chain_stages(), sc.layout.split);
   for (int r = 0; r < static_cast<int>(ranks.ranks.size()); ++r)
     compute_stream.push_back(stream(r, StreamType::Compute));

@@ -30,12 +30,16 @@ std::string layout_line(const StepReport& r) {
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
   if (r.ep > 1) s += fmt::format(" · ep {}", r.ep);
   if (r.cp > 1) s += fmt::format(" · cp {}", r.cp);
-  if (r.split.embedding || r.split.loss)
-    s += fmt::format(" · {} counted as {}",
-                     r.split.embedding && r.split.loss ? "embedding and loss"
-                     : r.split.embedding               ? "embedding"
-                                                       : "loss",
-                     r.split.extra_slots() > 1 ? "layers" : "a layer");
+  if (r.split.any()) {
+    std::vector<std::string> counted;
+    if (r.split.embedding) counted.emplace_back("embedding");
+    if (r.split.loss) counted.emplace_back("loss");
+    if (r.split.mtp) counted.emplace_back("multi-token prediction");
+    std::string names = counted.front();
+    for (std::size_t i = 1; i < counted.size(); ++i)
+      names += (i + 1 == counted.size() ? " and " : ", ") + counted[i];
+    s += fmt::format(" · {} counted as {}", names, counted.size() > 1 ? "layers" : "a layer");
+  }
   if (r.zero > 0 && r.dp * r.cp > 1) s += fmt::format(" · ZeRO-{}", r.zero);
   if (r.zero == 3 && r.dp * r.cp > 1 && (r.fsdp.gather_bucket || r.fsdp.reduce_bucket)) {
     auto piece = [](const std::optional<double>& b) {
@@ -233,7 +237,8 @@ nlohmann::json report_to_json(const StepReport& r) {
                  {"ep", r.ep},
                  {"cp", r.cp},
                  {"microbatches", r.microbatches},
-                 {"pipeline_split", {{"embedding", r.split.embedding}, {"loss", r.split.loss}}},
+                 {"pipeline_split",
+                  {{"embedding", r.split.embedding}, {"loss", r.split.loss}, {"mtp", r.split.mtp}}},
                  {"zero", r.zero}};
   if (r.zero == 3) {
     auto bytes = [](const std::optional<double>& b) {

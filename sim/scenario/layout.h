@@ -41,11 +41,17 @@ struct FsdpSpec {
 /// each as one layer, so the first and the last stage hold one layer fewer. Llama 3 405B
 /// balanced its pipeline so: 126 layers over 128 chunks, the first chunk the embedding alone and
 /// the last the output projection and loss alone (Llama Team, arXiv:2407.21783, §3.3.2).
+/// `mtp`: the multi-token prediction modules' layers counted in the split too (the last stage
+/// holds as many of the model's layers fewer), as Megatron-core's pipeline layouts (core_v0.16+,
+/// pipeline_model_parallel_layout's `m`) can place them; otherwise they come on top of the last
+/// stage's share.
 struct PipelineSplit {
   bool embedding = false;
   bool loss = false;
+  bool mtp = false;
   /// Layer slots the embedding and loss take: 0, 1 or 2.
   int extra_slots() const { return (embedding ? 1 : 0) + (loss ? 1 : 0); }
+  bool any() const { return embedding || loss || mtp; }
 };
 
 struct Layout {

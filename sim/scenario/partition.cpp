@@ -30,10 +30,16 @@ std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit
 }
 
 std::vector<StageContent> partition_model(const ModelSpec& m, int stages, PipelineSplit split) {
-  std::vector<StageContent> out = partition_layers(m.layers, stages, split);
-  out.back().layers += m.mtp_layers;
+  std::vector<StageContent> out =
+      partition_layers(split.mtp ? m.layers + m.mtp_layers : m.layers, stages, split);
+  if (!split.mtp) out.back().layers += m.mtp_layers;
+  TRAINSIM_CHECK(out.back().layers >= m.mtp_layers, "validate: the last stage holds the modules");
   out.back().mtp = m.mtp_layers;
   return out;
+}
+
+int layer_slots(const ModelSpec& m, const PipelineSplit& split) {
+  return m.layers + split.extra_slots() + (split.mtp ? m.mtp_layers : 0);
 }
 
 namespace {

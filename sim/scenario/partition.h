@@ -25,8 +25,12 @@ struct StageContent {
 /// Requires 1 <= stages <= layers + split.extra_slots() (the loader checks it for users).
 std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit split = {});
 /// partition_layers of the model's layers, with its multi-token prediction modules' layers
-/// (numbered after the model's) added to the head's stage.
+/// (numbered after the model's) added to the head's stage: on top of its share, or with
+/// `split.mtp` counted in the split as the last of its layers.
 std::vector<StageContent> partition_model(const ModelSpec& m, int stages, PipelineSplit split = {});
+/// What partition_model spreads over the stages: the model's layers, the embedding's and loss's
+/// slots, and with `split.mtp` the multi-token prediction modules' layers.
+int layer_slots(const ModelSpec& m, const PipelineSplit& split);
 
 /// Parameters one GPU holds for `stage` under TP degree `tp` and expert-parallel degree `ep`
 /// (embedding and head are vocabulary-parallel; a tied head still needs its own copy when it is

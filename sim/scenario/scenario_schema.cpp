@@ -966,6 +966,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "must be a multiple of pp × vpp, every stage as many, as Megatron-core requires (Llama 3 "
        "405B: 126 + 2 = 128 chunks of one)",
        boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::loss>()},
+      {"parallelism.pipeline_split.mtp", "bool", "false",
+       "count the multi-token prediction modules (`model.mtp_layers`) in the split: the last "
+       "stage holds as many of the model's layers fewer, where otherwise they come on top of its "
+       "share (Megatron-core's pipeline layouts, core_v0.16+, can place them so); the same "
+       "multiple rule (DeepSeek-V3: 61 layers + embedding + loss + 1 module = 64 slots, 4 per "
+       "stage at pp 16)",
+       boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::mtp>()},
       {"parallelism.rank_order",
        "`\"tp,dp,pp\"` permutation",
        "`tp,dp,pp`",

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "scenario/limits.h"
+#include "scenario/partition.h"
 #include "scenario/scenario_schema.h"
 
 namespace trainsim {
@@ -239,16 +240,29 @@ void check_fit(const Scenario& s, const Checker& c) {
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
       c.fail("parallelism.tp",
              fmt::format("tp = {} and kv_heads = {} must divide one another", l.tp, m.kv_heads));
-    if (const int slots = m.layers + l.split.extra_slots();
-        l.split.extra_slots() > 0 && slots % (l.pp * l.vpp) != 0)
+    const int slots = layer_slots(m, l.split);
+    const char* split_key =
+        c.given("parallelism.pipeline_split.embedding") ? "parallelism.pipeline_split.embedding"
+        : c.given("parallelism.pipeline_split.loss")    ? "parallelism.pipeline_split.loss"
+                                                        : "parallelism.pipeline_split.mtp";
+    if (l.split.mtp && m.mtp_layers == 0)
+      c.fail("parallelism.pipeline_split.mtp",
+             "counts multi-token prediction modules in the split, but model.mtp_layers is 0: "
+             "drop it or give the model its modules");
+    else if (l.split.any() && slots % (l.pp * l.vpp) != 0)
       c.fail(
-          c.given("parallelism.pipeline_split.embedding") ? "parallelism.pipeline_split.embedding"
-                                                          : "parallelism.pipeline_split.loss",
+          split_key,
           fmt::format("the pipeline split gives every stage as many layer slots (Megatron-core's "
                       "account-for-embedding/loss split): the model's {} layers and the {} the "
                       "split counts besides them, {}, must be a multiple of pp × vpp = {} × {} "
                       "= {}",
-                      m.layers, l.split.extra_slots(), slots, l.pp, l.vpp, l.pp * l.vpp));
+                      m.layers, slots - m.layers, slots, l.pp, l.vpp, l.pp * l.vpp));
+    else if (l.split.mtp && slots / (l.pp * l.vpp) - (l.split.loss ? 1 : 0) < m.mtp_layers)
+      c.fail("parallelism.pipeline_split.mtp",
+             fmt::format("the last stage's {} layer slot(s) cannot hold the {} multi-token "
+                         "prediction module(s){}: use fewer stages",
+                         slots / (l.pp * l.vpp), m.mtp_layers,
+                         l.split.loss ? " beside the loss" : ""));
     else if (slots < l.pp * l.vpp)
       c.fail(l.vpp > 1 && c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
              fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", l.pp, l.vpp,

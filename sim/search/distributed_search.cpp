@@ -65,7 +65,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommVolume, tp_bytes, dp_bytes, pp_bytes, ep_
                                    host_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CriticalPath, compute_s, tp_s, dp_s, pp_s, ep_s, cp_s, host_s,
                                    optimizer_s, waiting_s, tasks)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipelineSplit, embedding, loss)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipelineSplit, embedding, loss, mtp)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FsdpSpec, unit_layers, prefetch, reshard_after_forward,
                                    gather_bucket, reduce_bucket)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s, imbalance_s,

@@ -182,7 +182,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
       space.schedules.empty() ? std::vector<std::string>{""} : space.schedules;
 
   // Layers of the fullest of `stages` stages.
-  const int slots = base.model->layers + base.layout.split.extra_slots();
+  const int slots = layer_slots(*base.model, base.layout.split);
   auto fullest_of = [&](int stages) {
     if (stages > slots) return 1;  // refused by validate; any count serves
     int most = 0;
