@@ -664,10 +664,6 @@ void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out, int m
   }
 }
 
-bool AnalyticCostModel::mtp_recomputed() const {
-  return s_.training.recompute == Recompute::Full && s_.training.recompute_layers <= 0;
-}
-
 void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out,
                                     bool recompute) const {
   // Megatron-core's MultiTokenPredictionLayer (core_v0.14, multi_token_prediction.py): the
@@ -778,7 +774,7 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
     if (st.head) head_kernels(op, 1 + st.mtp, out);
   } else {
     if (st.head) head_kernels(op, 1 + st.mtp, out);
-    if (op != Op::W && mtp_recomputed()) mtp_kernels(Op::F, st.mtp, out, true);
+    if (op != Op::W && recomputes_mtp_blocks(s_.training)) mtp_kernels(Op::F, st.mtp, out, true);
     mtp_kernels(op, st.mtp, out);
     stage_layer_kernels(op, st, out);
     if (st.embedding) embedding_kernels(op, out);
@@ -1173,11 +1169,11 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // (gather_from_tensor_model_parallel_region) and, under SP, split to the sequence-parallel
   // region, whose backward all-gathers. Blocking, each the volume of two hidden states (input)
   // or one (output).
-  // Full recompute replays the forward's in the backward (mtp_recomputed).
+  // Full recompute replays the forward's in the backward (recomputes_mtp_blocks).
   std::vector<CollectiveRun> runs;
   if (st.mtp > 0) {
     const int m = st.mtp;
-    if (!forward && mtp_recomputed()) {
+    if (!forward && recomputes_mtp_blocks(s_.training)) {
       if (sp) runs.push_back({Collective::AllGather, t, 2 * bytes, m});
       gathers += m;
     }

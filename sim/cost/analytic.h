@@ -185,11 +185,9 @@ class AnalyticCostModel : public CostModel {
   /// Of `modules` multi-token prediction modules, what runs besides their Transformer layers
   /// (counted with the stage's) and their heads and losses (head_kernels): the embedding lookups,
   /// the two norms, the concatenation and the 2h → h projection. `recompute` (a forward under
-  /// full recompute, mtp_recomputed): what the checkpointed block runs again, the lookup not.
+  /// full recompute, recomputes_mtp_blocks): what the checkpointed block runs again, the lookup
+  /// not.
   void mtp_kernels(Op op, int modules, std::vector<Kernel>& out, bool recompute = false) const;
-  /// Full recompute replays whole multi-token prediction blocks (Megatron-core's uniform method;
-  /// its block method, training.recompute_layers, skips them).
-  bool mtp_recomputed() const;
   /// One RMSNorm or LayerNorm over `elements` (a layer's two, the final one): one fused kernel,
   /// or with training.eager_ops `norm` PyTorch's ops (RMSNorm) or own kernels (LayerNorm).
   Kernel norm_kernel(Op op, const char* what, double elements) const;

@@ -175,8 +175,7 @@ double stage_activation_bytes(const Scenario& s, int stage) {
   // copy). Under full recompute (Megatron-core's uniform method) the checkpointed block keeps
   // only its inputs: the embedding's output beside the hidden state its layer counts.
   if (l.st.mtp > 0) {
-    const bool checkpointed =
-        s.training.recompute == Recompute::Full && s.training.recompute_layers <= 0;
+    const bool checkpointed = recomputes_mtp_blocks(s.training);
     const double fp8 =
         s.training.precision == Precision::FP8 && !checkpointed ? 2 * n * h / sp : 0.0;
     bytes += l.st.mtp * (kHalf * (checkpointed ? 1 : 4) * n * h / sp + fp8);

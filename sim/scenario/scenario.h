@@ -204,6 +204,12 @@ inline int recomputed_layers(const TrainingSpec& t, int stage_layers, int mtp = 
   return t.recompute_layers < stage_layers - mtp ? t.recompute_layers : stage_layers - mtp;
 }
 
+/// Whether full recompute replays the multi-token prediction modules' whole blocks (norms to
+/// final norm), as Megatron-core's uniform method does; its block method skips them.
+inline bool recomputes_mtp_blocks(const TrainingSpec& t) {
+  return t.recompute == Recompute::Full && t.recompute_layers <= 0;
+}
+
 /// The modules recomputed before the backward under selective recompute
 /// (training.recompute_modules, by default the attention core); none otherwise.
 inline RecomputeModules recompute_modules(const TrainingSpec& t) {
