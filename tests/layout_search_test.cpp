@@ -549,3 +549,20 @@ parallelism: {dp: 8}
   CHECK_THAT(off->layout.words(), Catch::Contains("optimizer offload"));
   CHECK(search_to_csv(small, results).find(",precision,offload,") != std::string::npos);
 }
+
+TEST_CASE("search: a split that counts the modules refuses the stage counts it cannot split",
+          "[search][mtp]") {
+  // Llama-3.2-1B's 16 layers with 6 modules, embedding, loss and modules counted: 24 slots. pp 1:
+  // all on one stage; pp 2: 12 each, 11 beside the loss for the 6 modules; pp 4: 6 each, 5 left,
+  // too few; pp 8: 3 each, too few. A refused count is a row with validate()'s reason (the
+  // search had stopped on the partition's internal check).
+  Scenario base = node8("{preset: llama-3.2-1b, mtp_layers: 6}", 64, 1);
+  base.layout.split = PipelineSplit{true, true, true};
+  const auto results = search_layouts(base, sizes_only({1}));
+  REQUIRE(results.size() == 4);
+  for (const auto& r : results) {
+    CHECK(r.ran() == (r.layout.pp <= 2));
+    if (!r.ran())
+      CHECK(r.error.find("too few for the 6 multi-token prediction") != std::string::npos);
+  }
+}

@@ -122,4 +122,20 @@ TEST_CASE("partition: a split that counts the modules leaves their stage fewer m
   const auto uncounted = partition_model(*preset, 16);
   CHECK(uncounted.back().layers == 4);  // 3 of the model's, and the module
   CHECK(uncounted.back().mtp == 1);
+  // What fits: 64 slots split evenly over 16 (4 a stage, 3 beside the loss for the module) or
+  // 32 (2, 1 left); not over 64 (the loss takes the last stage's one slot), 15 (no even split)
+  // or 65 (more stages than slots). Seven modules (70 slots) over 10 stages leave 6 beside the
+  // loss: too few; over 5, 13: enough.
+  const PipelineSplit all{true, true, true};
+  CHECK(partition_fits(*preset, all, 16));
+  CHECK(partition_fits(*preset, all, 32));
+  CHECK_FALSE(partition_fits(*preset, all, 64));
+  CHECK_FALSE(partition_fits(*preset, all, 15));
+  CHECK_FALSE(partition_fits(*preset, all, 65));
+  CHECK(partition_fits(*preset, PipelineSplit{}, 15));  // the remainder rule
+  ModelSpec seven = *preset;
+  seven.mtp_layers = 7;
+  CHECK_FALSE(partition_fits(seven, all, 10));
+  CHECK(partition_fits(seven, all, 5));
+  CHECK(partition_model(seven, 5, all).back().mtp == 7);
 }

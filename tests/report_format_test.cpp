@@ -399,4 +399,9 @@ TEST_CASE("run: multi-token prediction in the model line, the layout line and th
   s.layout.split = PipelineSplit{false, true, false};
   CHECK_THAT(format_report(make_report(simulate(s, {"", true}))),
              Catch::Contains("loss counted as a layer"));
+  // Four modules alone take four slots (36 over pp 4).
+  s.model->mtp_layers = 4;
+  s.layout.split = PipelineSplit{false, false, true};
+  CHECK_THAT(format_report(make_report(simulate(s, {"", true}))),
+             Catch::Contains("· multi-token prediction counted as layers ·"));
 }

@@ -87,8 +87,9 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
     // hold 30 modules.
     s.model->mtp_layers = 30;
     s.layout.vpp = 8;
-    CHECK_THROWS_WITH(validate(s), Contains("the last stage's 2 layer slot(s) cannot hold the 30 "
-                                            "multi-token prediction module(s) beside the loss"));
+    CHECK_THROWS_WITH(validate(s), Contains("the last stage has 1 layer slot(s) left beside the "
+                                            "loss, too few for the 30 multi-token prediction "
+                                            "module(s)"));
   }
   SECTION("64 sequences are not a multiple of dp × b = 2 × 3") {
     s.training.micro_batch_size = 3;

@@ -38,7 +38,8 @@ std::string layout_line(const StepReport& r) {
     std::string names = counted.front();
     for (std::size_t i = 1; i < counted.size(); ++i)
       names += (i + 1 == counted.size() ? " and " : ", ") + counted[i];
-    s += fmt::format(" · {} counted as {}", names, counted.size() > 1 ? "layers" : "a layer");
+    const int slots = r.split.extra_slots() + (r.split.mtp && r.model ? r.model->mtp_layers : 0);
+    s += fmt::format(" · {} counted as {}", names, slots > 1 ? "layers" : "a layer");
   }
   if (r.zero > 0 && r.dp * r.cp > 1) s += fmt::format(" · ZeRO-{}", r.zero);
   if (r.zero == 3 && r.dp * r.cp > 1 && (r.fsdp.gather_bucket || r.fsdp.reduce_bucket)) {

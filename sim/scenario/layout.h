@@ -42,7 +42,7 @@ struct FsdpSpec {
 /// balanced its pipeline so: 126 layers over 128 chunks, the first chunk the embedding alone and
 /// the last the output projection and loss alone (Llama Team, arXiv:2407.21783, §3.3.2).
 /// `mtp`: the multi-token prediction modules' layers counted in the split too (the last stage
-/// holds as many of the model's layers fewer), as Megatron-core's pipeline layouts (core_v0.16+,
+/// holds as many of the model's layers fewer), as Megatron-core's pipeline layouts (core_v0.13+,
 /// pipeline_model_parallel_layout's `m`) can place them; otherwise they come on top of the last
 /// stage's share.
 struct PipelineSplit {

@@ -42,6 +42,13 @@ int layer_slots(const ModelSpec& m, const PipelineSplit& split) {
   return m.layers + split.extra_slots() + (split.mtp ? m.mtp_layers : 0);
 }
 
+bool partition_fits(const ModelSpec& m, const PipelineSplit& split, int stages) {
+  const int slots = layer_slots(m, split);
+  if (stages < 1 || stages > slots) return false;
+  if (split.any() && slots % stages != 0) return false;
+  return !(split.mtp && stages > 1 && slots / stages - (split.loss ? 1 : 0) < m.mtp_layers);
+}
+
 namespace {
 // The stage's Transformer layers over all TP ranks: every layer's parameters, of the routed
 // experts 1/ep; and multi-token prediction's 2h → h projections.

@@ -31,6 +31,10 @@ std::vector<StageContent> partition_model(const ModelSpec& m, int stages, Pipeli
 /// What partition_model spreads over the stages: the model's layers, the embedding's and loss's
 /// slots, and with `split.mtp` the multi-token prediction modules' layers.
 int layer_slots(const ModelSpec& m, const PipelineSplit& split);
+/// Whether partition_model can split `m` over `stages` with `split`: no more stages than slots;
+/// with a split, as many slots each (Megatron-core's rule); with the modules counted, room for
+/// them beside the loss on the last stage. validate() refuses the rest with its reason.
+bool partition_fits(const ModelSpec& m, const PipelineSplit& split, int stages);
 
 /// Parameters one GPU holds for `stage` under TP degree `tp` and expert-parallel degree `ep`
 /// (embedding and head are vocabulary-parallel; a tied head still needs its own copy when it is

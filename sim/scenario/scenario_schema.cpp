@@ -486,7 +486,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "gradient it all-reduces with the first stage's as a tied head's (on a DualPipe or "
        "V-shaped rank that also holds the embedding, it shares that one, DeepSeek-V3 §3.2.3). "
        "Its FLOPs count as model FLOPs; its parameters are not in `parameters` (the papers' "
-       "count) but in `mtp_parameters`. Not expressible: Megatron-core's layouts (core_v0.16+) "
+       "count) but in `mtp_parameters`. Not expressible: Megatron-core's layouts (core_v0.13+) "
        "that give the modules a stage of their own",
        integer(0, kMaxLayers), field<&Scenario::model, &ModelSpec::mtp_layers>()},
       {"model.moe",
@@ -969,7 +969,7 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"parallelism.pipeline_split.mtp", "bool", "false",
        "count the multi-token prediction modules (`model.mtp_layers`) in the split: the last "
        "stage holds as many of the model's layers fewer, where otherwise they come on top of its "
-       "share (Megatron-core's pipeline layouts, core_v0.16+, can place them so); the same "
+       "share (Megatron-core's pipeline layouts, core_v0.13+, can place them so); the same "
        "multiple rule (DeepSeek-V3: 61 layers + embedding + loss + 1 module = 64 slots, 4 per "
        "stage at pp 16)",
        boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::mtp>()},

@@ -240,29 +240,31 @@ void check_fit(const Scenario& s, const Checker& c) {
     if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
       c.fail("parallelism.tp",
              fmt::format("tp = {} and kv_heads = {} must divide one another", l.tp, m.kv_heads));
-    const int slots = layer_slots(m, l.split);
-    const char* split_key =
-        c.given("parallelism.pipeline_split.embedding") ? "parallelism.pipeline_split.embedding"
-        : c.given("parallelism.pipeline_split.loss")    ? "parallelism.pipeline_split.loss"
-                                                        : "parallelism.pipeline_split.mtp";
+    const int slots = layer_slots(m, l.split), stages = l.pp * l.vpp;
+    // The key to blame: one the split counts by, a given one first.
+    const char* split_key = "parallelism.pipeline_split.mtp";
+    for (const auto& [on, key] :
+         {std::pair{l.split.loss, "parallelism.pipeline_split.loss"},
+          std::pair{l.split.embedding, "parallelism.pipeline_split.embedding"}})
+      if (on && (c.given(key) || !l.split.mtp)) split_key = key;
     if (l.split.mtp && m.mtp_layers == 0)
       c.fail("parallelism.pipeline_split.mtp",
              "counts multi-token prediction modules in the split, but model.mtp_layers is 0: "
              "drop it or give the model its modules");
-    else if (l.split.any() && slots % (l.pp * l.vpp) != 0)
+    else if (l.split.any() && slots % stages != 0)
       c.fail(
           split_key,
           fmt::format("the pipeline split gives every stage as many layer slots (Megatron-core's "
-                      "account-for-embedding/loss split): the model's {} layers and the {} the "
-                      "split counts besides them, {}, must be a multiple of pp × vpp = {} × {} "
-                      "= {}",
-                      m.layers, slots - m.layers, slots, l.pp, l.vpp, l.pp * l.vpp));
-    else if (l.split.mtp && slots / (l.pp * l.vpp) - (l.split.loss ? 1 : 0) < m.mtp_layers)
+                      "account-for-embedding/loss split, the modules as a layout places them): "
+                      "the model's {} layers and the {} the split counts besides them, {}, "
+                      "must be a multiple of pp × vpp = {} × {} = {}",
+                      m.layers, slots - m.layers, slots, l.pp, l.vpp, stages));
+    else if (l.split.mtp && stages > 1 && slots / stages - (l.split.loss ? 1 : 0) < m.mtp_layers)
       c.fail("parallelism.pipeline_split.mtp",
-             fmt::format("the last stage's {} layer slot(s) cannot hold the {} multi-token "
-                         "prediction module(s){}: use fewer stages",
-                         slots / (l.pp * l.vpp), m.mtp_layers,
-                         l.split.loss ? " beside the loss" : ""));
+             fmt::format("the last stage has {} layer slot(s){}, too few for the {} multi-token "
+                         "prediction module(s): use fewer stages",
+                         slots / stages - (l.split.loss ? 1 : 0),
+                         l.split.loss ? " left beside the loss" : "", m.mtp_layers));
     else if (slots < l.pp * l.vpp)
       c.fail(l.vpp > 1 && c.given("parallelism.vpp") ? "parallelism.vpp" : "parallelism.pp",
              fmt::format("pp × vpp = {} × {} = {} stages exceed the model's {} layers", l.pp, l.vpp,

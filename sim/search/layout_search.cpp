@@ -184,7 +184,8 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   // Layers of the fullest of `stages` stages.
   const int slots = layer_slots(*base.model, base.layout.split);
   auto fullest_of = [&](int stages) {
-    if (stages > slots) return 1;  // refused by validate; any count serves
+    // Refused by validate (too many stages, an uneven split): any count serves.
+    if (stages > slots || !partition_fits(*base.model, base.layout.split, stages)) return 1;
     int most = 0;
     for (const StageContent& st : partition_model(*base.model, stages, base.layout.split))
       most = std::max(most, st.layers);
