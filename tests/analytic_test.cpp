@@ -200,6 +200,36 @@ parallelism: {dp: 8}
   CHECK_THAT(AnalyticCostModel(a800).sources(), Catch::Contains("× 1.50 for 157 GB/s"));
 }
 
+TEST_CASE("analytic: a B200 node's collectives follow its own sweep",
+          "[analytic][collectives][b200]") {
+  // cost/data/nccl_b200_sxm.inc: an all-gather of 512 MiB over 8 B200s takes 761.42 us (617 GB/s
+  // busbw), 1.84 times faster than over 8 H100s (1401.50 us, nccl_h100_sxm.inc); 256 MiB 393.10.
+  const Scenario b200 = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 8}
+cluster: {gpu: b200, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+  Scenario h100 = b200;
+  h100.cluster = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)")
+                     .cluster;
+  auto t = [](const Scenario& s, double bytes) {
+    return to_seconds(AnalyticCostModel(s)
+                          .collective(Collective::AllGather, 8, LinkClass::IntraNode, bytes)
+                          .duration);
+  };
+  CHECK(t(b200, 536870912) == Approx(761.42e-6).epsilon(1e-4));
+  CHECK(t(b200, 268435456) == Approx(393.10e-6).epsilon(1e-4));
+  CHECK(t(h100, 536870912) == Approx(1401.50e-6).epsilon(1e-4));
+  // The preset's own link: the sweep as measured, named in the durations line.
+  CHECK_THAT(AnalyticCostModel(b200).sources(),
+             Catch::Contains("collectives in a node by size (nccl-tests sweep") &&
+                 !Catch::Contains("for 680 GB/s"));
+}
+
 TEST_CASE("analytic: sequence parallelism keeps the forward's TP volume, its backward re-gathers",
           "[analytic]") {
   Scenario s = base(4);

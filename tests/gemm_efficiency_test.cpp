@@ -1,6 +1,7 @@
 #include "cost/gemm_efficiency.h"
 
 #include <cmath>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -41,6 +42,22 @@ TEST_CASE("GEMM sweep: no shape runs faster than the GPU sustains at its power l
   // A100's sweep is flat: a burst figure lies within 2 % of the sustained one (8192³: 256.87
   // measured, 253.78 used).
   CHECK(a100->tflops(8192, 8192, 8192) == Approx(253.78).margin(0.01));
+}
+
+TEST_CASE("GEMM sweep: B200 has its own, at about twice H100's sustained rate",
+          "[gemm][sweep][b200]") {
+  const GemmEfficiency* b200 = GemmEfficiency::for_preset("b200");
+  REQUIRE(b200);
+  CHECK(std::string(b200->measured_on()) == "b200");
+  // Its longest GEMMs (cost/data/gemm_b200_sxm.inc): 16384³ 1537.91, 32768×16384×8192 1490.64,
+  // 32768×8192×16384 1583.27, 32768×16384² 1397.42: median (1490.64 + 1537.91) / 2 = 1514.275
+  // (67 % of the 2,250 dense peak; H100's 727.71 is 74 % of 989).
+  CHECK(b200->sustained_tflops() == Approx(1514.275).margin(0.01));
+  // Below it the measurement stands (4096³: 1224.09; 8192 × 4096²: 1391.77), above it the cap
+  // (32768 × 8192 × 16384 measured 1583.27).
+  CHECK(b200->tflops(4096, 4096, 4096) == Approx(1224.09).margin(0.01));
+  CHECK(b200->tflops(8192, 4096, 4096) == Approx(1391.77).margin(0.01));
+  CHECK(b200->tflops(32768, 8192, 16384) == Approx(1514.275).margin(0.01));
 }
 
 TEST_CASE("GEMM sweep: off the grid, edge throughput above and edge time below", "[gemm][sweep]") {

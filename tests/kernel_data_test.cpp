@@ -193,6 +193,11 @@ TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][atten
   CHECK(find_attention_data("h200", AttentionKernel::Cudnn) ==
         find_attention_data("h100-sxm", AttentionKernel::Cudnn));
   CHECK(find_attention_data("my-gpu", AttentionKernel::Flash2) == nullptr);
+  // B200: cuDNN only (its own curve, not Hopper's); nobody timed FlashAttention-2 on it.
+  REQUIRE(find_attention_data("b200", AttentionKernel::Cudnn) != nullptr);
+  CHECK(find_attention_data("b200", AttentionKernel::Cudnn) !=
+        find_attention_data("h100-sxm", AttentionKernel::Cudnn));
+  CHECK(find_attention_data("b200", AttentionKernel::Flash2) == nullptr);
   CHECK(find_attention_data("h100-sxm", AttentionKernel::Unfused) == nullptr);
   // Every chart is slower on A100 than on H100, and FlashAttention-2 beats the 2023 kernels.
   for (double s : {512.0, 2048.0, 16384.0}) {
@@ -204,6 +209,27 @@ TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][atten
           a100_fa2);
     CHECK(find_attention_data("h100-sxm", AttentionKernel::Flash2)->at(s, 128).forward_tflops >
           a100_fa2);
+  }
+}
+
+TEST_CASE("kernel data: cuDNN on B200, from NVIDIA's GB200 benchmark",
+          "[kernel_data][attention][b200]") {
+  const AttentionData* b200 = find_attention_data("b200", AttentionKernel::Cudnn);
+  REQUIRE(b200 != nullptr);
+  // Measured on a GB200 (2.5 PFLOP/s dense a GPU, 148 SMs): the caller scales by the preset's
+  // peak.
+  CHECK(b200->peak_flops == 2.5e15);
+  CHECK(b200->sms == 148);
+  // 8k tokens, head dim 128 (kernel_data.cpp): forward 1412, forward + backward 1276, so the
+  // backward takes 3.5 / 1276 − 1 / 1412 per forward FLOP: 2.5 / (0.0027429 − 0.0007082) = 1228.7.
+  CHECK(b200->at(8192, 128).forward_tflops == Approx(1412));
+  CHECK(b200->at(8192, 128).backward_tflops == Approx(1228.7).epsilon(1e-3));
+  // At every charted length it runs 2.0–2.9 times H100's cuDNN curve (peaks 2.5 / 0.989 = 2.53).
+  const AttentionData* h100 = find_attention_data("h100-sxm", AttentionKernel::Cudnn);
+  for (double s : {512.0, 2048.0, 8192.0, 16384.0}) {
+    const double r = b200->at(s, 128).forward_tflops / h100->at(s, 128).forward_tflops;
+    CHECK(r > 1.8);
+    CHECK(r < 2.9);
   }
 }
 

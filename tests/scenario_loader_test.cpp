@@ -86,7 +86,7 @@ TEST_CASE("scenario: batch not divisible by dp × micro-batch", "[scenario]") {
 TEST_CASE("scenario: unknown presets list the presets", "[scenario]") {
   CHECK_THAT(error_of(kGood, {"model=llama-9"}),
              Catch::Contains("model: unknown model preset") && Catch::Contains("llama-3.1-70b"));
-  CHECK_THAT(error_of(kGood, {"cluster.gpu=b200"}),
+  CHECK_THAT(error_of(kGood, {"cluster.gpu=mi300x"}),
              Catch::Contains("cluster.gpu: unknown GPU preset") && Catch::Contains("h100-pcie"));
 }
 

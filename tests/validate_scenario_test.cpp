@@ -179,10 +179,11 @@ TEST_CASE("validate: fp8 needs a GPU with FP8 tensor cores") {
   // The base scenario's GPU is Hopper: fp8 is accepted; on A100 it is refused by key, with why.
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8"}));
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=h200"}));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=b200"}));
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=a100-sxm-80gb"}),
       Contains("training.precision: fp8 needs a GPU with FP8 tensor cores (cluster.gpu: "
-               "h100-sxm, h100-pcie, h200), got a100-sxm-80gb") &&
+               "h100-sxm, h100-pcie, h200, b200), got a100-sxm-80gb") &&
           Contains("Ampere has none"));
 }
 

@@ -1007,6 +1007,7 @@ std::string AnalyticCostModel::sources() const {
   }
   if (s_.training.precision == Precision::FP8) {
     s += fmt::format("; {}", fp8_gemm_source());
+    if (s_.cluster.gpu.preset == "b200") s += ", standing in on B200";
     if (k_.gemm_sweep)
       s += fmt::format(
           " (at most {:.0f} TFLOP/s, sustained)",

@@ -17,6 +17,9 @@ constexpr CollectiveCurve::Row kH100[] = {
 constexpr CollectiveCurve::Row kH200[] = {
 #include "cost/data/nccl_h200_sxm.inc"
 };
+constexpr CollectiveCurve::Row kB200[] = {
+#include "cost/data/nccl_b200_sxm.inc"
+};
 constexpr const char* kSource = "nccl-tests sweep, NVIDIA aiconfigurator database";
 
 int group_index(int gpus) {
@@ -43,10 +46,12 @@ CollectiveCurve::CollectiveCurve(const char* source, const Row* rows, int count)
 
 const CollectiveCurve* CollectiveCurve::for_preset(const std::string& preset) {
   static const CollectiveCurve a100(kSource, kA100, std::size(kA100)),
-      h100(kSource, kH100, std::size(kH100)), h200(kSource, kH200, std::size(kH200));
+      h100(kSource, kH100, std::size(kH100)), h200(kSource, kH200, std::size(kH200)),
+      b200(kSource, kB200, std::size(kB200));
   if (preset == "a100-sxm-80gb") return &a100;
   if (preset == "h100-sxm") return &h100;
   if (preset == "h200") return &h200;
+  if (preset == "b200") return &b200;
   return nullptr;
 }
 

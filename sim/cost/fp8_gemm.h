@@ -26,6 +26,13 @@
 // directly: 1,224). Only with the preset's GEMM sweep: not with `efficiency.gemm`; a calibration
 // profile's bf16 times are floored by the sweep's sustained rate all the same.
 //
+// B200 (Blackwell) has no FP8 grid measured here: the H100's ratio and sustained ratio stand in
+// (its FP8 tensor rate is twice its bf16, as Hopper's: the Blackwell datasheet). NVIDIA's
+// aiconfigurator database (cost/data/, commit 095f58a5, gemm_perf.parquet's `fp8` rows, which
+// time TensorRT-LLM's FP8 linear with its activation's quantization, so above these ratios)
+// gives the two GPUs alike ratios at this grid's large shapes (m, k ≥ 4096, n = 16384): B200
+// 0.48–0.64, H100 0.51–0.62.
+//
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.
 

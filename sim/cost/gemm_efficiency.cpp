@@ -23,8 +23,11 @@ constexpr GemmEfficiency::Point kH100[] = {
 constexpr GemmEfficiency::Point kH200[] = {
 #include "cost/data/gemm_h200_sxm.inc"
 };
+constexpr GemmEfficiency::Point kB200[] = {
+#include "cost/data/gemm_b200_sxm.inc"
+};
 static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
-              std::size(kH200) == kPoints);
+              std::size(kH200) == kPoints && std::size(kB200) == kPoints);
 
 // GEMMs of at least 2^42 multiply-adds (≥ 8.8 TFLOP, ≥ 11 ms on an H100) run long enough to
 // reach the GPU's power limit; the median of their throughputs is what a GPU sustains.
@@ -58,12 +61,14 @@ GemmEfficiency::GemmEfficiency(const char* source, const char* measured_on, cons
 
 const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
   static const GemmEfficiency a100(kSource, "a100-sxm-80gb", kA100, kPoints),
-      h100(kSource, "h100-sxm", kH100, kPoints), h200(kSource, "h200", kH200, kPoints);
+      h100(kSource, "h100-sxm", kH100, kPoints), h200(kSource, "h200", kH200, kPoints),
+      b200(kSource, "b200", kB200, kPoints);
   if (preset == "a100-sxm-80gb") return &a100;
   // H100 PCIe is the same Hopper GPU with fewer SMs at a lower clock: H100 SXM's sweep, its
   // compute-bound times scaled by peak (the caller scales), as the attention data does.
   if (preset == "h100-sxm" || preset == "h100-pcie") return &h100;
   if (preset == "h200") return &h200;
+  if (preset == "b200") return &b200;
   return nullptr;
 }
 

@@ -1,18 +1,19 @@
 #pragma once
 // Measured bf16 GEMM throughput by shape for the GPU presets that have a published sweep
-// (cost/data/, NVIDIA's aiconfigurator database: A100 SXM, H100 SXM, H200 SXM; H100 PCIe reads
-// H100 SXM's, its times scaled by the two peaks). Between grid
-// points the throughput is interpolated trilinearly in log2(m), log2(n), log2(k); above the grid
-// it stays at the edge's; below it the time stays at the edge's (a GEMM smaller than the
-// smallest measured one takes at least as long as nothing, and no longer than that one).
+// (cost/data/, NVIDIA's aiconfigurator database: A100 SXM, H100 SXM, H200 SXM, B200; H100 PCIe
+// reads H100 SXM's, its times scaled by the two peaks). Between grid points the throughput is
+// interpolated trilinearly in log2(m), log2(n), log2(k); above the grid it stays at the edge's;
+// below it the time stays at the edge's (a GEMM smaller than the smallest measured one takes at
+// least as long as nothing, and no longer than that one).
 //
 // Sustained, not burst: each sweep point is a short burst of one GEMM replayed, and a GPU that
 // reaches its power limit lowers its clock. Standard Kernel ("In Pursuit of High-Fidelity GPU
 // Kernel Benchmarking", 2026-02-24) time a 16384³ 16-bit GEMM on an H100 SXM at 11.04 ms from
 // idle and 12.36 ms back to back at the 700 W limit (797 vs 712 TFLOP/s). The sweeps show the
 // same: their longest GEMMs (m·n·k ≥ 2^42, 11 ms and more) run at a median 728 TFLOP/s on
-// H100 and 696 on H200 against 780–820 for 1–3 ms ones, while A100's stay flat (254). Training
-// keeps the GPU loaded for seconds, so no GEMM is timed faster than that sustained median.
+// H100, 696 on H200 and 1,514 on B200 against 780–820 for 1–3 ms ones on Hopper, while A100's
+// stay flat (254). Training keeps the GPU loaded for seconds, so no GEMM is timed faster than
+// that sustained median.
 //
 // Does not model: shapes that are not multiples of the grid's tiles (interpolation smooths tile
 // and wave quantization away), fp8.
@@ -22,7 +23,7 @@ namespace trainsim {
 
 class GemmEfficiency {
  public:
-  /// The sweep for GPU preset `preset` (a100-sxm-80gb, h100-sxm, h200; h100-pcie reads H100
+  /// The sweep for GPU preset `preset` (a100-sxm-80gb, h100-sxm, h200, b200; h100-pcie reads H100
   /// SXM's), or nullptr.
   static const GemmEfficiency* for_preset(const std::string& preset);
 

@@ -84,6 +84,29 @@ constexpr SeqCurves kFa1H100 = scaled(kFa1H100Paper, kFa2H100, kFa2H100Paper);
 constexpr SeqCurves kCudnnH100{{118, 201, 286, 354, 407, 430}, {125, 221, 331, 435, 496, 558}};
 constexpr SeqCurves kCudnnH100Forward{{195, 312, 357, 422, 434, 462},
                                       {285, 339, 478, 562, 555, 605}};
+// cuDNN's fused attention on B200: forward + backward and forward alone. No B200 curve is
+// published; NVIDIA's own benchmark of cuDNN on a GB200 (the same Blackwell GPU at up to 1,200 W,
+// 2.5 PFLOP/s dense BF16 a GPU in the GB200 NVL72 datasheet) is [cuDNN-GB200]:
+// NVIDIA/cudnn-frontend
+// benchmark/sdpa_benchmark_training/results/llama3.1/gb200/llama3.1_20260424_100750.csv (commit
+// 3929da2, cuDNN 9.22): bf16, causal (top_left), batch 2, 64 query and 8 key-value heads of 128,
+// 2k-16k tokens, median of 10, the papers' FLOP convention (a causal mask counts s(s+1)/2
+// scores; backward 2.5× the forward). Carried to this file's benchmark in three steps:
+// 1. its launches (batch 2 × 64 heads: x = s/148 tiles per SM) to the papers' 2,048 tiles by
+//    the forward's parallelism factor (constants.h, c = 1.7; the backward's is flat): forward
+//    ÷ 1.00, 1.06, 1.09, 1.11 at 2k, 4k, 8k, 16k;
+// 2. × what cuDNN measured here over what the same benchmark gives on a Hopper GPU: its H200 rows
+//    (results/h200_919_only_cudnn/llama3.1_20260227_034703.csv, cuDNN 9.19, batch 1, 64 heads,
+//    carried the same way to 2,048 tiles) against the H200 measured here through PyTorch's SDPA
+//    with the same cuDNN (calibrate/reference/h200-kernel-probe.json): forward 0.80, 0.86, 0.98,
+//    1.00 and forward + backward 0.89, 0.91, 0.94, 0.90 at 2k … 16k (the correction kFa1H100
+//    takes, for the same reason: a curve as a step's kernels run, not as a bare benchmark's);
+// 3. 512 and 1k tokens and head dim 64, which the benchmark leaves out, at the H100 curve's
+//    ratios to its own 2k point and to its head dim 128 (kCudnnH100 above).
+// The caller scales by B200's peak over GB200's (2.25 / 2.5).
+constexpr SeqCurves kCudnnB200{{297, 506, 720, 882, 1047, 960}, {315, 556, 833, 1084, 1276, 1246}};
+constexpr SeqCurves kCudnnB200Forward{{360, 576, 659, 858, 1104, 1180},
+                                      {526, 626, 883, 1142, 1412, 1546}};
 // FlashAttention-3 forward on H100 [FA3].
 constexpr SeqCurves kFa3H100Forward{{197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}};
 
@@ -172,9 +195,18 @@ const AttentionData kCudnnH100Data{"h100-sxm",
                                    kCudnnH100,
                                    kCudnnH100Forward};
 
-const AttentionData* const kAll[] = {&kFa2A100Data, &kFa1A100Data,  &kTritonA100Data,
-                                     &kFa2H100Data, &kFa1H100Data,  &kTritonH100Data,
-                                     &kFa3H100Data, &kCudnnH100Data};
+const AttentionData kCudnnB200Data{"b200",
+                                   2.5e15,
+                                   148,
+                                   AttentionKernel::Cudnn,
+                                   "cuDNN fused attention benchmarked by NVIDIA on a GB200 "
+                                   "(cudnn-frontend), scaled as cuDNN measures on a Hopper GPU",
+                                   kCudnnB200,
+                                   kCudnnB200Forward};
+
+const AttentionData* const kAll[] = {&kFa2A100Data, &kFa1A100Data,   &kTritonA100Data,
+                                     &kFa2H100Data, &kFa1H100Data,   &kTritonH100Data,
+                                     &kFa3H100Data, &kCudnnH100Data, &kCudnnB200Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {

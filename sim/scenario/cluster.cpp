@@ -35,7 +35,18 @@ constexpr double kPcie5Copy = 55 * kGB;
 // all-reduce on 8 GPUs in nccl-tests' busbw convention (H100 ≈ 370 GB/s, A100 ≈ 230–240 GB/s). H100
 // PCIe has no NVSwitch: PCIe 5.0 x16 line rate 64 GB/s per direction (no measured busbw at hand;
 // calibrate to refine).
-const std::array<GpuPreset, 4> kPresets{{
+//
+// B200 (HGX / DGX B200, 1,000 W): NVIDIA's Blackwell datasheet (the HGX B200 column: 2.25
+// PFLOP/s dense FP16/BF16 and 4.5 FP8 a GPU, half the sparse figures; 7.7 TB/s of HBM3e a GPU,
+// 62 TB/s for eight), 180 GiB as NVIDIA's aiconfigurator system file counts it
+// (aic-core/src/aiconfigurator_core/systems/b200_sxm.yaml at commit 095f58a5, mem_capacity), 148
+// SMs (what CUDA reports on a B200). NVLink 5 with NVSwitch: the same nccl-tests sweep that gives
+// H100's collectives (cost/data/nccl_b200_sxm.inc against nccl_h100_sxm.inc, 8 GPUs, 512 MiB) puts
+// B200's all-gather and reduce-scatter at 617 and 613 GB/s busbw against H100's 335 and 336
+// (× 1.84): H100's 370 × 1.84 = 680. Between nodes DGX B200 has the same eight ConnectX-7
+// 400 Gb/s NICs (NDR InfiniBand) as DGX H100, and a PCIe 5.0 x16 host link.
+constexpr double kB200NvlinkBusBw = 370 * kGB * (617.0 / 335.0);
+const std::array<GpuPreset, 5> kPresets{{
     {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
      {235 * kGB, kNvlinkHopLatency},
      {kHdrBusBw, kNetHopLatency},
@@ -58,6 +69,13 @@ const std::array<GpuPreset, 4> kPresets{{
      {370 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA H200 datasheet; NVLink 4 as H100; NDR InfiniBand",
+     true,
+     kPcie5Copy},
+    {{"b200", "b200", 2.25e15, 7.7e12, 180 * kGiB, 148},
+     {kB200NvlinkBusBw, kNvlinkHopLatency},
+     {kNdrBusBw, kNetHopLatency, kNdrP2p},
+     "NVIDIA Blackwell datasheet (HGX B200); NVLink 5 at the measured sweep's ratio to H100; NDR "
+     "InfiniBand",
      true,
      kPcie5Copy},
 }};

@@ -671,8 +671,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "triton` (T. Dao's `flash_attn_triton.py` on pre-MLIR Triton; no chart times it: "
        "FlashAttention-1's bars stand in, beside which its sources place it; on Hopper both "
        "scaled as FlashAttention-2 measures against the same chart on an H100); `cudnn`, cuDNN's "
-       "fused attention (what Transformer Engine runs on Hopper when it may choose; measured on "
-       "H100, Hopper only); each timed by its published or measured throughput at the sequence "
+       "fused attention (what Transformer Engine runs on Hopper and Blackwell when it may choose; "
+       "measured on H100 for Hopper, NVIDIA's GB200 benchmark for B200, where it is the only "
+       "kernel with data: another falls back to half the peak (`sim/cost/constants.h`)); each "
+       "timed by its published or measured throughput at the sequence "
        "length and head dimension (`sim/cost/kernel_data.cpp`). Or unfused (\"standard\": QKᵀ and "
        "PV as batched GEMMs around "
        "a fused softmax and a dropout; stores the s² scores, Korthikanti's 5·a·s/h term; selective "
@@ -787,7 +789,7 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"cluster.gpu",
        "preset or map",
        "required",
-       "`a100-sxm-80gb`, `h100-sxm`, `h100-pcie`, `h200` (table below)",
+       "`a100-sxm-80gb`, `h100-sxm`, `h100-pcie`, `h200`, `b200` (table below)",
        none(),
        {}},
       {"cluster.gpu.preset",
@@ -823,7 +825,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        number(1, 1e15), field<&Scenario::cluster, &ClusterSpec::host_adam_rate>()},
       {"cluster.intra_node", "", "", "", map(), {}},
       {"cluster.intra_node.bandwidth", "bandwidth", "preset",
-       "nccl-tests bus bandwidth inside a node. On an A100/H100/H200 preset, collectives inside a "
+       "nccl-tests bus bandwidth inside a node. On an A100/H100/H200/B200 preset, collectives "
+       "inside a "
        "node follow the preset's measured nccl-tests sweep; another bandwidth (an A800's or "
        "H800's 400 GB/s NVLink) keeps the sweep's latency floor and stretches the rest by preset "
        "÷ this (the report's `durations` line gives the factor)",
@@ -1056,7 +1059,7 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"efficiency", "map", "cost/constants.h", "analytic-model overrides", map(), {}},
       {"efficiency.gemm", "0.01–1", "the preset's measured sweep, else 0.80",
        "fraction of peak FLOP/s for large GEMMs (roofline with wave quantization); set, it "
-       "replaces the A100/H100/H200 presets' measured GEMM-by-shape sweeps "
+       "replaces the A100/H100/H200/B200 presets' measured GEMM-by-shape sweeps "
        "(`sim/cost/gemm_efficiency.h`)",
        number(0.01, 1), field<&Scenario::efficiency, &EfficiencyOverrides::gemm>()},
       {"efficiency.memory", "0.01–1", "0.80", "fraction of HBM bandwidth for streaming kernels",
