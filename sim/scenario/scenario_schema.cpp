@@ -586,9 +586,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        integer(1, kMaxMicrobatches),
        {}},
       {"training.precision", "`bf16`, `fp16`, `fp8`", "`bf16`",
-       "2-byte activations and weights. `fp8` (Hopper GPUs only), Transformer Engine's recipe: "
+       "2-byte activations and weights. `fp8` (Hopper and B200 only), Transformer Engine's recipe: "
        "the layers' linear GEMMs (not the attention core, the LM head or the router) in FP8 with "
-       "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100 (on a "
+       "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100 (also on "
+       "B200; on a "
        "preset with a GEMM sweep no faster than FP8 sustains at the power limit; "
        "`sim/cost/fp8_gemm.h`), their operands quantized by cast-transpose kernels (the weights "
        "once per step), an FP8 copy of those weights kept, everything else bf16",
