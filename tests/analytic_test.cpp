@@ -1521,6 +1521,70 @@ parallelism: {{dp: 8}}
   CHECK_THAT(fp8.sources(), Catch::Contains("FP8/bf16 time ratio"));
 }
 
+TEST_CASE("analytic: per-tensor current scaling casts what delayed scaling fuses, after an amax",
+          "[analytic][fp8]") {
+  // The same Llama-3.1-8B stage as above (n = 4096 tokens, m = 4 micro-batches), FP8 with
+  // training.fp8_recipe tensorwise. Forward: the norms' outputs (qkv's and mlp_up's inputs,
+  // 4096 · 4096 each) and SwiGLU's (mlp_down's, 4096 · 14336) written in 16 bits, then cast: 4
+  // bytes per element; the attention output and a quarter of the weights by standalone casts
+  // that first read for the amax: 6. Backward: qkv's, attn_out's and mlp_down's output gradients
+  // by standalone casts (6 bytes), SwiGLU's backward output, mlp_up's (4096 · 28672), cast after
+  // it (4).
+  auto model = [](const char* recipe) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_recipe: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    recipe)));
+  };
+  auto cast_bytes = [](const AnalyticCostModel& m, Op op) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (std::string_view(k.what) == "fp8.cast") return k.bytes;
+    return 0.0;
+  };
+  const AnalyticCostModel delayed = model("delayed"), current = model("tensorwise");
+  const double n = 4096, weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
+  CHECK(cast_bytes(delayed, Op::F) == Approx(4 * (n * 4096 + weights / 4)));
+  CHECK(cast_bytes(current, Op::F) ==
+        Approx(4 * n * (4096 + 4096 + 14336) + 6 * (n * 4096 + weights / 4)));
+  CHECK(cast_bytes(delayed, Op::B) == Approx(4 * n * (6144 + 4096 + 4096)));
+  CHECK(cast_bytes(current, Op::B) == Approx(6 * n * (6144 + 4096 + 4096) + 4 * n * 28672));
+  // The GEMMs themselves are the same.
+  CHECK(current.compute(Op::B, 0, 0).duration > delayed.compute(Op::B, 0, 0).duration);
+}
+
+TEST_CASE(
+    "analytic: FP8 copies by GPU: no transposes on Blackwell, none of FP8 parameters' weights",
+    "[analytic][fp8][b200]") {
+  // The same Llama-3.1-8B stage (n = 4096 tokens, m = 4), delayed scaling. A standalone cast
+  // writes FP8 row- and column-wise on Hopper (read 2, write 2: 4 bytes per element), row-wise
+  // only on B200, whose FP8 GEMMs take either layout (3). With training.fp8_params the weights
+  // are FP8 already: Hopper's backward needs their transpose (read 1, write 1: 2 bytes), B200's
+  // nothing.
+  auto model = [](const char* gpu, bool fp8_params) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_params: {}}}
+cluster: {{gpu: {}, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    fp8_params, gpu)));
+  };
+  auto cast_bytes = [](const AnalyticCostModel& m, Op op) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (std::string_view(k.what) == "fp8.cast") return k.bytes;
+    return 0.0;
+  };
+  const double n = 4096, weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
+  // Forward: the attention output (n · 4096) and a quarter of the weights.
+  CHECK(cast_bytes(model("h100-sxm", false), Op::F) == Approx(4 * (n * 4096 + weights / 4)));
+  CHECK(cast_bytes(model("b200", false), Op::F) == Approx(3 * (n * 4096 + weights / 4)));
+  CHECK(cast_bytes(model("h100-sxm", true), Op::F) == Approx(4 * n * 4096 + 2 * weights / 4));
+  CHECK(cast_bytes(model("b200", true), Op::F) == Approx(3 * n * 4096));
+  // Backward: the output gradients of qkv, attn_out and mlp_down.
+  CHECK(cast_bytes(model("b200", false), Op::B) == Approx(3 * n * (6144 + 4096 + 4096)));
+}
+
 TEST_CASE("analytic: an FP8 GEMM runs no faster than FP8 sustains at the power limit",
           "[analytic][fp8]") {
   const AnalyticCostModel fp8(test::yaml(R"(model: llama-3.1-8b

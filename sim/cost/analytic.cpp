@@ -243,7 +243,8 @@ void AnalyticCostModel::module_recompute_kernels(int layers, bool moe,
   }
   if (cast_elements > 0) {
     // Read 16-bit, write FP8 row- and column-wise: 4 bytes per element (layer_kernels).
-    Kernel k{Kernel::Kind::Memory, "fp8.cast", {0, 0, 0}, 1, 0, 4 * cast_elements};
+    Kernel k{
+        Kernel::Kind::Memory, "fp8.cast", {0, 0, 0}, 1, 0, fp8_cast_bytes(false) * cast_elements};
     k.count = layers;
     k.recompute = true;
     out.push_back(k);
@@ -275,7 +276,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // activation apart: the routed tokens, the activation's output and the up projection's
   // gradient are cast by kernels of their own.
   const bool fp8 = s_.training.precision == Precision::FP8;
-  double fp8_cast_elements = 0, main_grad_elements = 0, main_grad_shown = 0;
+  double fp8_cast = 0, main_grad_elements = 0, main_grad_shown = 0;  // cast bytes
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
                    double useful = 1, bool experts = false) {
     const std::string_view name = names[0];
@@ -320,9 +321,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       const bool fused_grad = name == "mlp_up" || name == "shared.up";
       const bool cast_input = name == "attn_out" || name == "experts.up" || name == "experts.down";
       if (op == Op::F)
-        fp8_cast_elements += (cast_input ? g.m * g.k * batch : 0.0) +
-                             (recompute ? 0.0 : g.k * g.n * batch / s_.microbatches());
-      if ((op == Op::I || op == Op::B) && !fused_grad) fp8_cast_elements += g.m * g.n * batch;
+        fp8_cast += g.m * g.k * batch * fp8_cast_bytes(!cast_input) +
+                    (recompute ? 0.0 : g.k * g.n * batch / s_.microbatches() * fp8_weight_bytes());
+      if (op == Op::I || op == Op::B) fp8_cast += g.m * g.n * batch * fp8_cast_bytes(fused_grad);
     }
     if (op == Op::F) gemm(names[0], g);
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
@@ -362,8 +363,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       gemms({"shared.down", "shared.down.dgrad", "shared.down.wgrad"}, {n, h, fs / t});
     }
   }
-  if (fp8_cast_elements > 0) {
-    Kernel k{Kernel::Kind::Memory, "fp8.cast", {0, 0, 0}, 1, 0, 4 * fp8_cast_elements};
+  if (fp8_cast > 0) {
+    Kernel k{Kernel::Kind::Memory, "fp8.cast", {0, 0, 0}, 1, 0, fp8_cast};
     k.launches = op == Op::F ? 1 : 3;
     push(k);
   }
@@ -689,7 +690,13 @@ void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out
     push(k);
   };
   auto cast = [&](double elements) {
-    if (fp8) push({Kernel::Kind::Memory, "mtp.fp8.cast", {0, 0, 0}, 1, 0, 4 * elements});
+    if (fp8)
+      push({Kernel::Kind::Memory,
+            "mtp.fp8.cast",
+            {0, 0, 0},
+            1,
+            0,
+            fp8_cast_bytes(false) * elements});
   };
   if (op == Op::F) {
     if (!recompute) embedding_kernels(op, out, modules);
@@ -1288,6 +1295,29 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
 bool AnalyticCostModel::te_overlap() const {
   return s_.layout.tp_overlap && s_.layout.tp > 1 && s_.layout.sequence_parallel &&
          !s_.model->is_moe() && !s_.model->is_mla();
+}
+
+double AnalyticCostModel::fp8_cast_bytes(bool fused) const {
+  // Delayed scaling: a cast reads 16 bits and writes FP8 row-wise and, where the GPU's FP8 GEMMs
+  // need the transpose (Hopper), column-wise: 4 bytes, 3 on Blackwell; a norm or activation
+  // writes its FP8 output itself. Current scaling (Transformer Engine 2.x,
+  // transformer_engine/pytorch/csrc/extensions/normalization.cpp and activation.cpp,
+  // FUSED_NORM_AMAX_FP8 / FUSED_ACTIVATION_AMAX_FP8) writes that output in 16 bits with its
+  // amax, then casts it (4 bytes more: the 16-bit write and read, the FP8 writes), and a
+  // standalone cast first reads the tensor for its amax (2 more).
+  const bool current = s_.training.fp8_recipe == Fp8Recipe::Tensorwise;
+  if (fused) return current ? 4.0 : 0.0;
+  const GpuPreset* p = find_gpu_preset(s_.cluster.gpu.preset);
+  return (p && p->fp8_any_layout ? 3.0 : 4.0) + (current ? 2.0 : 0.0);
+}
+
+double AnalyticCostModel::fp8_weight_bytes() const {
+  if (!s_.training.fp8_params) return fp8_cast_bytes(false);
+  // FP8 parameters: the optimizer writes the FP8 weight (its shard, counted with the step); the
+  // forward reads it as it is, the backward's input-gradient GEMM on Hopper its transpose (read
+  // 1 byte, write 1: Float8Tensor's columnwise data), which Blackwell does without.
+  const GpuPreset* p = find_gpu_preset(s_.cluster.gpu.preset);
+  return p && p->fp8_any_layout ? 0.0 : 2.0;
 }
 
 std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) const {

@@ -201,6 +201,14 @@ class AnalyticCostModel : public CostModel {
   /// model's QKV and MLP GEMMs (chunked, each collective under its own GEMM); otherwise the knob
   /// is a generic overlap of the TP collectives with the whole pass.
   bool te_overlap() const;
+  /// Bytes per element of an FP8 quantization (training.fp8_recipe): `fused`, one a norm, the
+  /// activation or its backward produces (free under delayed scaling, a cast of its own after
+  /// a 16-bit output under current scaling), or a standalone cast.
+  double fp8_cast_bytes(bool fused) const;
+  /// Bytes per element of a linear weight's FP8 copy, made once per step (cached over the
+  /// micro-batches): a cast of the 16-bit weight, or with training.fp8_params the transpose of
+  /// the FP8 one where the GPU's FP8 GEMMs need it.
+  double fp8_weight_bytes() const;
   /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
   /// epilogues, `count` times per micro-batch; `shown`: the elements weighted by
   /// main_grad_visible_share of their GEMM's tokens.

@@ -77,7 +77,8 @@ const std::array<GpuPreset, 5> kPresets{{
      "NVIDIA Blackwell datasheet (HGX B200); NVLink 5 at the measured sweep's ratio to H100; NDR "
      "InfiniBand",
      true,
-     kPcie5Copy},
+     kPcie5Copy,
+     true},
 }};
 
 }  // namespace

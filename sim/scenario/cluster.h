@@ -59,6 +59,10 @@ struct GpuPreset {
   /// FP8 tensor cores (the datasheet lists FP8 Tensor Core throughput): training.precision fp8.
   bool fp8 = false;
   double host_link = 0;  ///< pinned host↔device copy bandwidth each way, bytes/s
+  /// FP8 GEMMs take either operand transposed (Blackwell; Hopper's take only the TN layout):
+  /// Transformer Engine then keeps no transposed FP8 copy of a tensor
+  /// (transformer_engine/pytorch/utils.py, is_non_tn_fp8_gemm_supported: sm100 and later).
+  bool fp8_any_layout = false;
 };
 const GpuPreset* find_gpu_preset(const std::string& name);
 std::vector<std::string> gpu_preset_names();

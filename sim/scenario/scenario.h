@@ -60,6 +60,10 @@ enum class Runtime { Compiled, Eager };
 /// over every expert's tiles (CUTLASS's grouped GEMM, DeepGEMM's, torch._grouped_mm), or one cuBLAS
 /// GEMM per expert in turn (Megatron-core's SequentialMLP, tgale96/grouped_gemm's default mode).
 enum class ExpertGemms { MultiStream, Grouped, Sequential };
+/// How Transformer Engine scales FP8 tensors (Megatron-core's `--fp8-recipe`): from the amax
+/// history of earlier steps (delayed), or from each tensor's own amax, found by a pass of its
+/// own before the cast (per-tensor current scaling, `tensorwise`).
+enum class Fp8Recipe { Delayed, Tensorwise };
 /// Which of those ops run op by op when a framework fuses some and not others: Megatron-LM's
 /// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)
 /// and rotary embeddings (Megatron-core's apply_rotary_pos_emb) as PyTorch ops, and adds the
@@ -159,6 +163,8 @@ struct TrainingSpec {
   /// NeMo's `fp8_params`, Megatron's `--fp8-param-gather`): no 16-bit copy, and the data-parallel
   /// parameter all-gathers move 1 byte per such weight instead of 2.
   bool fp8_params = false;
+  /// With FP8: how the quantized tensors are scaled (what their casts cost).
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;
   AttentionKernel attention = AttentionKernel::Flash2;
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.

@@ -598,10 +598,24 @@ const std::vector<SchemaKey>& scenario_keys() {
        "with `precision: fp8`, the layers' linear weights kept only in FP8 (Transformer Engine's "
        "FP8 parameters: NeMo's "
        "`fp8_params`, Megatron's `--fp8-param-gather`): their 16-bit copy is gone (2 bytes per "
-       "such weight less; the FP8 copy and its transpose stay), and the data-parallel parameter "
+       "such weight less; the FP8 copy and its transpose stay), the per-step cast of the weights "
+       "becomes their transpose on Hopper (2 bytes per element) and nothing on B200, and the "
+       "data-parallel parameter "
        "all-gathers (the distributed optimizer's, ZeRO-3's) move 1 byte per such weight instead "
        "of 2. The embedding, the head and the norms stay 16-bit",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_params>()},
+      {"training.fp8_recipe", "`delayed`, `tensorwise`", "`delayed`",
+       "with `precision: fp8`, how Transformer Engine scales each FP8 tensor (Megatron-core's "
+       "`--fp8-recipe`, NeMo's `fp8_recipe`): `delayed`, from the amax history of earlier "
+       "steps, so the norms and activations before the GEMMs write their outputs in FP8 and a "
+       "standalone cast (the attention output, the gradients) reads 16-bit and writes FP8 row- "
+       "and, on Hopper, column-wise: 4 bytes per element, 3 on B200, whose FP8 GEMMs need no "
+       "transposed copy (`fp8.cast`); `tensorwise`, per-tensor current scaling (TE 2.x's "
+       "Float8CurrentScaling), from each tensor's own amax: the norm or activation writes its "
+       "output in 16-bit with the amax and a cast follows (4 bytes per element more), and a "
+       "standalone cast first reads the tensor for its amax (2 more). Block scalings (`mxfp8`, "
+       "`blockwise`) are not modelled",
+       choice({"delayed", "tensorwise"}), field<&Scenario::training, &TrainingSpec::fp8_recipe>()},
       {"training.optimizer", "`adam`, `adamw`", "`adam`",
        "mixed-precision Adam (fused: 28 bytes of traffic per parameter, 40 with the fp32 master "
        "copies' gradient cast and weight copy; cost/constants.h)",

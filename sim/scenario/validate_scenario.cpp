@@ -114,6 +114,9 @@ void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.fp8_params && s.training.precision != Precision::FP8)
     c.fail("training.fp8_params", fmt::format("FP8 parameters need training.precision: fp8, got {}",
                                               precision_name(s.training.precision)));
+  if (s.training.fp8_recipe != Fp8Recipe::Delayed && s.training.precision != Precision::FP8)
+    c.fail("training.fp8_recipe", fmt::format("an FP8 recipe needs training.precision: fp8, got {}",
+                                              precision_name(s.training.precision)));
   if (s.training.precision != Precision::FP8 || !s.model) return;
   const std::string& p = s.cluster.gpu.preset;
   const GpuPreset* preset = find_gpu_preset(p);

@@ -40,8 +40,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RecomputeModules, core_attn, layernorm, mla_u
                                    moe_act, shared_experts)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, global_batch_size,
                                    precision, recompute, recompute_layers, recompute_modules,
-                                   fp32_grad_accumulation, fp8_params, attention, dropout,
-                                   fused_optimizer, fused_loss, grad_clipping,
+                                   fp32_grad_accumulation, fp8_params, fp8_recipe, attention,
+                                   dropout, fused_optimizer, fused_loss, grad_clipping,
                                    optimizer_post_validation, runtime, eager_ops, offload,
                                    offload_activation_layers, grad_reduce, expert_gemms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
