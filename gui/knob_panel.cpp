@@ -65,7 +65,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_choice("parallelism.tp_overlap", tr("TP overlap (comm-GEMM)"));
   add_choice("parallelism.zero", tr("ZeRO stage"));
   add_choice("training.recompute", tr("recompute"));
-  add_choice("training.precision", tr("precision (fp8: Hopper)"));
+  add_choice("training.precision", tr("precision (fp8: Hopper, B200)"));
   add_choice("training.offload", tr("optimizer offload (ZeRO ≥ 1)"));
   add_spin("training.offload_activations", tr("activation offload (layers)"), 4096);
   add_spin(kMicroBatchSize, tr("micro-batch size b"), 4096);

@@ -205,7 +205,7 @@ TEST_CASE("analytic: a B200 node's collectives follow its own sweep",
   // cost/data/nccl_b200_sxm.inc: an all-gather of 512 MiB over 8 B200s takes 761.42 us (617 GB/s
   // busbw), 1.84 times faster than over 8 H100s (1401.50 us, nccl_h100_sxm.inc); 256 MiB 393.10.
   const Scenario b200 = test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, global_batch_size: 8}
+training: {seq_len: 4096, global_batch_size: 8, attention: cudnn}
 cluster: {gpu: b200, gpus_per_node: 8}
 parallelism: {dp: 8}
 )");
@@ -822,8 +822,9 @@ parallelism: {{dp: 8}}
   // 1.0179.
   CHECK(core("flash2", Op::F, 4096, "h100-pcie") ==
         Approx(fwd_flops(4096) / (289e12 * 756.0 / 989.0 * 1.0179)).epsilon(1e-4));
-  // FlashAttention-3 was never measured on A100: the constant fallback, 50 % of 312 TFLOP/s.
-  CHECK(core("flash3", Op::F, 4096, "a100-sxm-80gb") ==
+  // cuDNN's fused attention was never measured on A100: the constant fallback, 50 % of 312
+  // TFLOP/s (FlashAttention-3 does not run there: validate refuses it).
+  CHECK(core("cudnn", Op::F, 4096, "a100-sxm-80gb") ==
         Approx(fwd_flops(4096) / (312e12 * constants::kAttentionEfficiency)));
 }
 
@@ -1564,7 +1565,8 @@ TEST_CASE(
   // nothing.
   auto model = [](const char* gpu, bool fp8_params) {
     return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
-training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_params: {}}}
+training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_params: {},
+           attention: cudnn}}
 cluster: {{gpu: {}, gpus_per_node: 8}}
 parallelism: {{dp: 8}}
 )",
@@ -1583,6 +1585,42 @@ parallelism: {{dp: 8}}
   CHECK(cast_bytes(model("b200", true), Op::F) == Approx(3 * n * 4096));
   // Backward: the output gradients of qkv, attn_out and mlp_down.
   CHECK(cast_bytes(model("b200", false), Op::B) == Approx(3 * n * (6144 + 4096 + 4096)));
+}
+
+TEST_CASE("analytic: FP8 casts a framework runs apart from the norms and the activation",
+          "[analytic][fp8]") {
+  // The same Llama-3.1-8B stage (n = 4096, m = 4) on H100, delayed scaling. With the norms'
+  // quantization apart: their outputs (qkv's and mlp_up's inputs, n · 4096 each) cast, 4 bytes
+  // per element; with the activation's: SwiGLU's output (mlp_down's input, n · 14336) forward,
+  // its backward's (mlp_up's output gradient, n · 28672) backward. Under sequence parallelism
+  // (tp 2) a norm's output is cast on this rank's n / 2 tokens before the FP8 all-gather.
+  auto model = [](const char* casts, const char* layout) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_standalone_casts: "{}"}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {}
+)",
+                                                    casts, layout)));
+  };
+  auto cast_bytes = [](const AnalyticCostModel& m, Op op) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (std::string_view(k.what) == "fp8.cast") return k.bytes;
+    return 0.0;
+  };
+  const double n = 4096;
+  const char* dp8 = "{dp: 8}";
+  const AnalyticCostModel none = model("none", dp8), norm = model("norm", dp8),
+                          act = model("activation", dp8);
+  CHECK(cast_bytes(norm, Op::F) - cast_bytes(none, Op::F) == Approx(4 * n * 4096 * 2));
+  CHECK(cast_bytes(norm, Op::B) == Approx(cast_bytes(none, Op::B)));
+  CHECK(cast_bytes(act, Op::F) - cast_bytes(none, Op::F) == Approx(4 * n * 14336));
+  CHECK(cast_bytes(act, Op::B) - cast_bytes(none, Op::B) == Approx(4 * n * 28672));
+  // tp 2 with SP: the norms' outputs n / 2 · 4096 each; the activation's n · 14336 / 2.
+  const char* sp = "{dp: 4, tp: 2, sequence_parallel: true}";
+  CHECK(cast_bytes(model("norm", sp), Op::F) - cast_bytes(model("none", sp), Op::F) ==
+        Approx(4 * n / 2 * 4096 * 2));
+  CHECK(cast_bytes(model("activation", sp), Op::F) - cast_bytes(model("none", sp), Op::F) ==
+        Approx(4 * n * 14336 / 2));
 }
 
 TEST_CASE("analytic: an FP8 GEMM runs no faster than FP8 sustains at the power limit",

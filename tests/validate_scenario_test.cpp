@@ -179,7 +179,9 @@ TEST_CASE("validate: fp8 needs a GPU with FP8 tensor cores") {
   // The base scenario's GPU is Hopper: fp8 is accepted; on A100 it is refused by key, with why.
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8"}));
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=h200"}));
-  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=b200"}));
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "cluster.gpu=b200", "training.attention=cudnn"}));
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=a100-sxm-80gb"}),
       Contains("training.precision: fp8 needs a GPU with FP8 tensor cores (cluster.gpu: "
@@ -197,6 +199,35 @@ TEST_CASE("validate: an FP8 recipe needs FP8 training, and is one Transformer En
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "training.fp8_recipe=mxfp8"}),
       Contains("training.fp8_recipe") && Contains("delayed") && Contains("tensorwise"));
+}
+
+TEST_CASE("validate: FP8 casts need FP8 training, and their names are the table's") {
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "training.fp8_standalone_casts=norm,activation"}));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.fp8_standalone_casts=none"}));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"training.fp8_standalone_casts=activation"}),
+      Contains("training.fp8_standalone_casts: FP8 casts need training.precision: fp8, got bf16"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "training.fp8_standalone_casts=gelu"}),
+      Contains("training.fp8_standalone_casts") && Contains("norm, activation"));
+}
+
+TEST_CASE("validate: attention kernels the GPU runs and trainsim has figures for") {
+  // FlashAttention-3 is Hopper's alone; on B200 only cuDNN's is measured.
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.attention=flash3"}));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
+                                   {"training.attention=flash3", "cluster.gpu=a100-sxm-80gb"}),
+                    Contains("training.attention: flash3 runs on Hopper GPUs only"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200"}),
+                    Contains("training.attention: flash2 has no measured throughput on b200") &&
+                        Contains("use cudnn"));
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200", "training.attention=cudnn"}));
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200", "training.attention=unfused"}));
 }
 
 TEST_CASE("validate: FP8 parameters need FP8 training") {

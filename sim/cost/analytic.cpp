@@ -242,7 +242,7 @@ void AnalyticCostModel::module_recompute_kernels(int layers, bool moe,
     out.push_back(k);
   }
   if (cast_elements > 0) {
-    // Read 16-bit, write FP8 row- and column-wise: 4 bytes per element (layer_kernels).
+    // A standalone cast of each routed token (fp8_cast_bytes).
     Kernel k{
         Kernel::Kind::Memory, "fp8.cast", {0, 0, 0}, 1, 0, fp8_cast_bytes(false) * cast_elements};
     k.count = layers;
@@ -267,9 +267,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // `useful`: the share of the GEMMs' FLOPs that are model FLOPs (less than 1 where padding
   // to an expert capacity runs too).
   // FP8 (Transformer Engine): every linear GEMM but the router's runs in FP8. Its operands are
-  // quantized (read bf16, write FP8 row- and column-wise: 4 bytes per element) where no kernel
-  // before it does that already: TE's LayerNormLinear/LayerNormMLP write the norms' and the
-  // activation's outputs in FP8 and fuse the activation's backward with the cast, so the forward
+  // quantized (fp8_cast_bytes: by the recipe and the GPU) where no kernel before it does that
+  // already: TE's LayerNormLinear/LayerNormMLP write the norms' and the activation's outputs
+  // in FP8 and fuse the activation's backward with the cast, so the forward
   // casts only the attention output (attn_out's input) and the backward the output gradients
   // of the other projections; the weights once per step (cached over the micro-batches; a
   // recomputed forward reuses them). Megatron's grouped experts (TEGroupedMLP) run their
@@ -320,10 +320,27 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     if (in_fp8) {
       const bool fused_grad = name == "mlp_up" || name == "shared.up";
       const bool cast_input = name == "attn_out" || name == "experts.up" || name == "experts.down";
+      // Under sequence parallelism TE quantizes the layer's input (a norm's output) and the
+      // row-parallel outputs' gradients on this rank's n / t tokens, then all-gathers them in
+      // FP8 (layernorm_linear.py's quantized all-gather; base.py, _grad_output_preprocess).
+      const bool shard = s_.layout.sequence_parallel && t > 1;
+      const double in_share =
+          shard && (name == "qkv" || name == "mlp_up" || name == "shared.up") ? 1 / t : 1.0;
+      const double grad_share =
+          shard && (name == "attn_out" || name == "mlp_down" || name == "shared.down") ? 1 / t
+                                                                                       : 1.0;
+      // The kernel before a GEMM that is not a standalone cast's: a norm (QKV, the MLP's up
+      // projection) or the activation (its down projection; its backward before the up
+      // projection's input gradient), fused unless training.fp8_standalone_casts says not.
+      const Fp8Casts apart = s_.training.fp8_standalone_casts.value_or(Fp8Casts{});
+      const bool after_activation = name == "mlp_down" || name == "shared.down";
+      const bool input_fused = !cast_input && !(after_activation ? apart.activation : apart.norm);
+      const bool grad_fused = fused_grad && !apart.activation;
       if (op == Op::F)
-        fp8_cast += g.m * g.k * batch * fp8_cast_bytes(!cast_input) +
+        fp8_cast += g.m * g.k * batch * in_share * fp8_cast_bytes(input_fused) +
                     (recompute ? 0.0 : g.k * g.n * batch / s_.microbatches() * fp8_weight_bytes());
-      if (op == Op::I || op == Op::B) fp8_cast += g.m * g.n * batch * fp8_cast_bytes(fused_grad);
+      if (op == Op::I || op == Op::B)
+        fp8_cast += g.m * g.n * batch * grad_share * fp8_cast_bytes(grad_fused);
     }
     if (op == Op::F) gemm(names[0], g);
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
@@ -1298,17 +1315,19 @@ bool AnalyticCostModel::te_overlap() const {
 }
 
 double AnalyticCostModel::fp8_cast_bytes(bool fused) const {
-  // Delayed scaling: a cast reads 16 bits and writes FP8 row-wise and, where the GPU's FP8 GEMMs
-  // need the transpose (Hopper), column-wise: 4 bytes, 3 on Blackwell; a norm or activation
-  // writes its FP8 output itself. Current scaling (Transformer Engine 2.x,
+  // A cast reads 16 bits and writes FP8 row-wise and, where the GPU's FP8 GEMMs need the
+  // transpose (Hopper), column-wise: 4 bytes per element, 3 on Blackwell. Delayed scaling: a
+  // norm or activation writes its FP8 output itself (fused: nothing more than its own 16-bit
+  // write, which it is charged). Current scaling (Transformer Engine 2.x,
   // transformer_engine/pytorch/csrc/extensions/normalization.cpp and activation.cpp,
-  // FUSED_NORM_AMAX_FP8 / FUSED_ACTIVATION_AMAX_FP8) writes that output in 16 bits with its
-  // amax, then casts it (4 bytes more: the 16-bit write and read, the FP8 writes), and a
-  // standalone cast first reads the tensor for its amax (2 more).
+  // FUSED_NORM_AMAX_FP8 / FUSED_ACTIVATION_AMAX_FP8): that output is written in 16 bits with its
+  // amax and then cast (the cast's 4 or 3 bytes), and a standalone cast first reads the tensor
+  // for its amax (quantizer.cpp, nvte_compute_amax before nvte_quantize: 2 bytes more).
   const bool current = s_.training.fp8_recipe == Fp8Recipe::Tensorwise;
-  if (fused) return current ? 4.0 : 0.0;
   const GpuPreset* p = find_gpu_preset(s_.cluster.gpu.preset);
-  return (p && p->fp8_any_layout ? 3.0 : 4.0) + (current ? 2.0 : 0.0);
+  const double cast = p && p->fp8_any_layout ? 3.0 : 4.0;
+  if (fused) return current ? cast : 0.0;
+  return cast + (current ? 2.0 : 0.0);
 }
 
 double AnalyticCostModel::fp8_weight_bytes() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "scenario/cluster.h"
 #include "scenario/partition.h"
 
 namespace trainsim {
@@ -241,7 +242,10 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
       if (part.mtp > 0 && !part.embedding && !m.tied_embeddings && twice == 0) linear -= table;
     }
     const double held = std::max(0.0, linear) / (zero >= 3 ? s.layout.dp_ranks() : 1);
-    out.fp8_weights = 2 * held;
+    // The FP8 copy and, where the GPU's FP8 GEMMs need it (Hopper, not Blackwell), its
+    // transpose (cluster.h, GpuPreset::fp8_any_layout).
+    const GpuPreset* gpu = find_gpu_preset(s.cluster.gpu.preset);
+    out.fp8_weights = (gpu && gpu->fp8_any_layout ? 1 : 2) * held;
     out.buffers += out.fp8_weights;
     // FP8 parameters: the FP8 copy is the weight; its 16-bit one is gone.
     if (s.training.fp8_params) out.weights -= kHalf * held;

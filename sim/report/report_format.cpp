@@ -594,7 +594,7 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
       "// check … --validation-inc`, never by hand; CTest's validation_record fails when it\n"
       "// differs from a fresh run. Read by report/validation.cpp.\n";
   const auto row = [](const std::string& gpu, const AccuracySummary& s) {
-    return fmt::format("ACCURACY(\"{}\", {}, {:.4f}, {:.4f}, {:.4f})\n", gpu, s.cases,
+    return fmt::format("ACCURACY(\"{}\", {}, {:.5f}, {:.5f}, {:.5f})\n", gpu, s.cases,
                        s.mean_abs_error, s.max_abs_error, s.mean_error);
   };
   for (const auto& g : summarize_by_gpu(cases)) o += row(g.gpu, g.summary);

@@ -63,6 +63,9 @@ struct GpuPreset {
   /// Transformer Engine then keeps no transposed FP8 copy of a tensor
   /// (transformer_engine/pytorch/utils.py, is_non_tn_fp8_gemm_supported: sm100 and later).
   bool fp8_any_layout = false;
+  /// Compute capability × 10 (80 Ampere, 90 Hopper, 100 Blackwell): which fused attention
+  /// kernels run on it (training.attention).
+  int sm = 0;
 };
 const GpuPreset* find_gpu_preset(const std::string& name);
 std::vector<std::string> gpu_preset_names();

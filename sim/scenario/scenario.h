@@ -121,6 +121,18 @@ inline constexpr std::pair<bool EagerOps::*, const char*> kEagerOpNames[] = {
     {&EagerOps::qkv_split, "qkv_split"},
     {&EagerOps::qkv_cat, "qkv_cat"},
     {&EagerOps::rope_interleave, "rope_interleave"}};
+/// The FP8 quantizations that run as casts of their own, where Transformer Engine's fused
+/// modules would have the kernel before them write FP8 (training.fp8_standalone_casts): `norm`,
+/// the norms before QKV and the MLP (TE's cuDNN norms, NVTE_NORM_FWD_USE_CUDNN=1, take its
+/// unfused path); `activation`, the MLP's activation and its backward (Megatron-core's MLP
+/// runs them outside TE unless TE's op fuser does, `--use-transformer-engine-op-fuser`).
+struct Fp8Casts {
+  bool norm = false;
+  bool activation = false;
+  friend bool operator==(const Fp8Casts&, const Fp8Casts&) = default;
+};
+inline constexpr std::pair<bool Fp8Casts::*, const char*> kFp8CastNames[] = {
+    {&Fp8Casts::norm, "norm"}, {&Fp8Casts::activation, "activation"}};
 /// The names of the flags set in `value`, in the table's order, joined by `separator`; "none"
 /// for none (training.eager_ops, training.recompute_modules).
 template <typename T, std::size_t N>
@@ -165,6 +177,8 @@ struct TrainingSpec {
   bool fp8_params = false;
   /// With FP8: how the quantized tensors are scaled (what their casts cost).
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;
+  /// With FP8: the quantizations run apart from the kernel before them; nullopt: none.
+  std::optional<Fp8Casts> fp8_standalone_casts;
   AttentionKernel attention = AttentionKernel::Flash2;
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.

@@ -294,6 +294,12 @@ std::optional<KeyValue> get_eager_ops(const Scenario& s) {
   return v;
 }
 
+std::optional<KeyValue> get_fp8_casts(const Scenario& s) {
+  KeyValue v;
+  v.text = flag_names(s.training.fp8_standalone_casts.value_or(Fp8Casts{}), kFp8CastNames);
+  return v;
+}
+
 std::optional<KeyValue> get_recompute_modules(const Scenario& s) {
   if (s.training.recompute != Recompute::Selective) return std::nullopt;
   KeyValue v;
@@ -616,6 +622,20 @@ const std::vector<SchemaKey>& scenario_keys() {
        "standalone cast first reads the tensor for its amax (2 more). Block scalings (`mxfp8`, "
        "`blockwise`) are not modelled",
        choice({"delayed", "tensorwise"}), field<&Scenario::training, &TrainingSpec::fp8_recipe>()},
+      {"training.fp8_standalone_casts",
+       "`none` or a comma-separated subset of `norm`, `activation`",
+       "`none`",
+       "with `precision: fp8`, the quantizations that run as casts of their own (`fp8.cast`: 4 "
+       "bytes per element, 3 on B200, 2 more under `fp8_recipe: tensorwise`) where Transformer "
+       "Engine's fused modules have the kernel before them write FP8: `norm`, the norms' outputs "
+       "before QKV and the MLP (TE's cuDNN norms, NVTE_NORM_FWD_USE_CUDNN=1, take its unfused "
+       "path; under sequence parallelism each rank's n / tp tokens); `activation`, the MLP's "
+       "activation output and its backward's (Megatron-core's MLP runs the activation outside "
+       "TE, `bias_swiglu_impl` or `bias_gelu_impl`, unless TE's op fuser does, "
+       "`--use-transformer-engine-op-fuser`; TE's own LayerNormMLP fuses it). `none`: both "
+       "fused",
+       text(),
+       {put_flags<&TrainingSpec::fp8_standalone_casts, kFp8CastNames>, get_fp8_casts}},
       {"training.optimizer", "`adam`, `adamw`", "`adam`",
        "mixed-precision Adam (fused: 28 bytes of traffic per parameter, 40 with the fp32 master "
        "copies' gradient cast and weight copy; cost/constants.h)",

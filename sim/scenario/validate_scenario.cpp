@@ -117,6 +117,11 @@ void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.fp8_recipe != Fp8Recipe::Delayed && s.training.precision != Precision::FP8)
     c.fail("training.fp8_recipe", fmt::format("an FP8 recipe needs training.precision: fp8, got {}",
                                               precision_name(s.training.precision)));
+  if (s.training.fp8_standalone_casts.value_or(Fp8Casts{}) != Fp8Casts{} &&
+      s.training.precision != Precision::FP8)
+    c.fail("training.fp8_standalone_casts",
+           fmt::format("FP8 casts need training.precision: fp8, got {}",
+                       precision_name(s.training.precision)));
   if (s.training.precision != Precision::FP8 || !s.model) return;
   const std::string& p = s.cluster.gpu.preset;
   const GpuPreset* preset = find_gpu_preset(p);
@@ -347,12 +352,40 @@ std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelS
   return std::nullopt;
 }
 
+// A fused attention kernel the preset's GPU runs and trainsim has figures for: FlashAttention-3
+// is Hopper's alone (its README: H100 / H800, sm90); on Blackwell only cuDNN's is measured
+// (cost/kernel_data.cpp), the others would fall back to a fixed share of peak that a Hopper-era
+// kernel does not reach there. A custom GPU is not checked.
+void check_attention(const Scenario& s, const Checker& c) {
+  if (!s.model) return;
+  const GpuPreset* p = find_gpu_preset(s.cluster.gpu.preset);
+  if (!p || p->sm == 0) return;
+  const AttentionKernel a = s.training.attention;
+  const char* name = a == AttentionKernel::Flash1   ? "flash1"
+                     : a == AttentionKernel::Flash2 ? "flash2"
+                     : a == AttentionKernel::Flash3 ? "flash3"
+                     : a == AttentionKernel::Triton ? "triton"
+                                                    : nullptr;
+  if (!name) return;  // cudnn, unfused
+  if (p->sm >= 100)
+    c.fail("training.attention",
+           fmt::format("{} has no measured throughput on {} (Blackwell): use cudnn (what "
+                       "Transformer Engine runs there) or unfused",
+                       name, s.cluster.gpu.preset));
+  else if (a == AttentionKernel::Flash3 && p->sm != 90)
+    c.fail("training.attention",
+           fmt::format("flash3 runs on Hopper GPUs only (h100-sxm, h100-pcie, h200), got {}: use "
+                       "flash2, flash1, triton, cudnn or unfused",
+                       s.cluster.gpu.preset));
+}
+
 void validate(const Scenario& s) {
   const Checker c(s);
   check_ranges(s, c);
   check_moe(s, c);
   check_mla(s, c);
   check_precision(s, c);
+  check_attention(s, c);
   check_offload(s, c);
   check_layout(s, c);
   check_batch(s, c);

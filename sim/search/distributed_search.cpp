@@ -36,6 +36,7 @@ namespace trainsim {
 // which compares the JSON and table of a real search before and after the trip.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EagerOps, norm, swiglu, rope, bias, qkv_split, rope_interleave,
                                    qkv_cat)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Fp8Casts, norm, activation)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RecomputeModules, core_attn, layernorm, mla_up_proj, mlp, moe,
                                    moe_act, shared_experts)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, global_batch_size,

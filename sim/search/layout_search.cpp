@@ -98,6 +98,12 @@ void LayoutCandidate::apply(Scenario& s) const {
   s.layout.ep = ep;
   s.layout.cp = cp;
   s.training.precision = precision;
+  // FP8's own keys mean nothing in 16-bit: a 16-bit candidate drops them (overrides() too).
+  if (precision != Precision::FP8) {
+    s.training.fp8_params = false;
+    s.training.fp8_recipe = Fp8Recipe::Delayed;
+    s.training.fp8_standalone_casts.reset();
+  }
   s.training.offload = offload;
   s.training.offload_activation_layers = offload_activations;
   // The keys set are those overrides() names; the search is their origin.
@@ -135,6 +141,11 @@ std::vector<std::string> LayoutCandidate::overrides() const {
     out.push_back("parallelism.fsdp.reduce_bucket=null");
   }
   if (recompute != Recompute::Selective) out.push_back("training.recompute_modules=null");
+  if (precision != Precision::FP8) {
+    out.push_back("training.fp8_params=false");
+    out.push_back("training.fp8_recipe=delayed");
+    out.push_back("training.fp8_standalone_casts=none");
+  }
   return out;
 }
 
