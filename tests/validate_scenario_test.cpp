@@ -222,8 +222,9 @@ TEST_CASE("validate: attention kernels the GPU runs and trainsim has figures for
                                    {"training.attention=flash3", "cluster.gpu=a100-sxm-80gb"}),
                     Contains("training.attention: flash3 runs on Hopper GPUs only"));
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200"}),
-                    Contains("training.attention: flash2 has no measured throughput on b200") &&
-                        Contains("use cudnn"));
+                    Contains("training.attention: flash2 (the default) has no measured "
+                             "throughput on b200") &&
+                        Contains("set training.attention: cudnn"));
   CHECK_NOTHROW(
       parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200", "training.attention=cudnn"}));
   CHECK_NOTHROW(

@@ -367,11 +367,12 @@ void check_attention(const Scenario& s, const Checker& c) {
                      : a == AttentionKernel::Triton ? "triton"
                                                     : nullptr;
   if (!name) return;  // cudnn, unfused
+  const char* deflt = c.given("training.attention") ? "" : " (the default)";
   if (p->sm >= 100)
     c.fail("training.attention",
-           fmt::format("{} has no measured throughput on {} (Blackwell): use cudnn (what "
-                       "Transformer Engine runs there) or unfused",
-                       name, s.cluster.gpu.preset));
+           fmt::format("{}{} has no measured throughput on {} (Blackwell): set "
+                       "training.attention: cudnn (what Transformer Engine runs there) or unfused",
+                       name, deflt, s.cluster.gpu.preset));
   else if (a == AttentionKernel::Flash3 && p->sm != 90)
     c.fail("training.attention",
            fmt::format("flash3 runs on Hopper GPUs only (h100-sxm, h100-pcie, h200), got {}: use "
