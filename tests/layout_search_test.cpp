@@ -516,6 +516,34 @@ parallelism: {{dp: 8}}
   CHECK_THAT(a100[1].error, Catch::Contains("no FP8 tensor cores"));
 }
 
+TEST_CASE("search: a 16-bit candidate of an FP8 scenario drops the FP8 keys", "[search][fp8]") {
+  // The scenario trains in FP8 with FP8 parameters, current scaling and standalone activation
+  // casts; searching bf16 too must run the bf16 layout (those keys mean nothing there, and
+  // validate refuses them without FP8) and reproduce it from its overrides.
+  SearchSpace space;
+  space.tp = {1};
+  space.pp = {1};
+  space.zero = {1};
+  space.recompute = {Recompute::None};
+  space.precision = {Precision::BF16, Precision::FP8};
+  const Scenario fp8 = test::yaml(R"(model: {layers: 4, hidden: 2048, ffn_hidden: 8192, heads: 16,
+  vocab: 32000}
+training: {seq_len: 2048, global_batch_size: 16, precision: fp8, fp8_params: true,
+           fp8_recipe: tensorwise, fp8_standalone_casts: activation}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+  const auto results = search_layouts(fp8, space);
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK(r.ran());
+  const auto bf16 = results[0].layout.precision == Precision::BF16 ? results[0] : results[1];
+  CHECK(bf16.layout.precision == Precision::BF16);
+  const std::vector<std::string> o = bf16.layout.overrides();
+  for (const char* set : {"training.fp8_params=false", "training.fp8_recipe=delayed",
+                          "training.fp8_standalone_casts=none"})
+    CHECK(std::find(o.begin(), o.end(), set) != o.end());
+}
+
 TEST_CASE("search: optimizer offload is a dimension, not tried at ZeRO-0", "[search][offload]") {
   // dp 8 only, ZeRO 0 or 1, offload none or optimizer: 3 layouts (no offload at ZeRO-0).
   SearchSpace space;
