@@ -12,8 +12,8 @@
 // idle and 12.36 ms back to back at the 700 W limit (797 vs 712 TFLOP/s). The sweeps show the
 // same: their longest GEMMs (m·n·k ≥ 2^42: 11 ms and more on H100, 5.6 on B200) run at a
 // median 728 TFLOP/s on H100, 696 on H200 and 1,514 on B200 against 780–820 for 1–3 ms ones on
-// Hopper, while A100's stay flat (254). Training keeps the GPU loaded for seconds, so no GEMM is timed faster
-// than that sustained median.
+// Hopper, while A100's stay flat (254). Training keeps the GPU loaded for seconds, so no GEMM is
+// timed faster than that sustained median.
 //
 // Does not model: shapes that are not multiples of the grid's tiles (interpolation smooths tile
 // and wave quantization away), fp8.
