@@ -516,7 +516,8 @@ parallelism: {{dp: 8}}
   CHECK_THAT(a100[1].error, Catch::Contains("no FP8 tensor cores"));
 }
 
-TEST_CASE("search: a 16-bit candidate of an FP8 scenario drops the FP8 keys", "[search][fp8]") {
+TEST_CASE("search: a candidate drops the keys its layout cannot take (FP8 ones, ZeRO-1/2 ones)",
+          "[search][fp8]") {
   // The scenario trains in FP8 with FP8 parameters, current scaling and standalone activation
   // casts; searching bf16 too must run the bf16 layout (those keys mean nothing there, and
   // validate refuses them without FP8) and reproduce it from its overrides.
@@ -531,7 +532,7 @@ TEST_CASE("search: a 16-bit candidate of an FP8 scenario drops the FP8 keys", "[
 training: {seq_len: 2048, global_batch_size: 16, precision: fp8, fp8_params: true,
            fp8_recipe: tensorwise, fp8_standalone_casts: activation}
 cluster: {gpu: h100-sxm, gpus_per_node: 8}
-parallelism: {dp: 8}
+parallelism: {dp: 8, zero: 1, param_gather: with-next-forward}
 )");
   const auto results = search_layouts(fp8, space);
   REQUIRE(results.size() == 2);
@@ -542,6 +543,19 @@ parallelism: {dp: 8}
   for (const char* set : {"training.fp8_params=false", "training.fp8_recipe=delayed",
                           "training.fp8_standalone_casts=none"})
     CHECK(std::find(o.begin(), o.end(), set) != o.end());
+  // The same for ZeRO-0 and ZeRO-3 candidates of a scenario that gathers ZeRO-1's parameters
+  // with the next forward: they run, without it.
+  space.zero = {0, 1, 3};
+  space.precision = {Precision::FP8};
+  const auto zeros = search_layouts(fp8, space);
+  REQUIRE(zeros.size() == 3);
+  for (const auto& r : zeros) {
+    CHECK(r.ran());
+    const std::vector<std::string> z = r.layout.overrides();
+    const bool dropped =
+        std::find(z.begin(), z.end(), "parallelism.param_gather=after-optimizer") != z.end();
+    CHECK(dropped == (r.layout.zero != 1));
+  }
 }
 
 TEST_CASE("search: optimizer offload is a dimension, not tried at ZeRO-0", "[search][offload]") {

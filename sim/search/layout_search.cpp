@@ -88,6 +88,8 @@ void LayoutCandidate::apply(Scenario& s) const {
   // How a framework issues ZeRO-3's gathers and reductions (DeepSpeed's buckets) has no
   // meaning for another stage: dropped, so a DeepSpeed ZeRO-3 scenario's search can try 0–2.
   if (zero != 3) s.layout.fsdp.gather_bucket = s.layout.fsdp.reduce_bucket = std::nullopt;
+  // Gathering the parameters with the next forward is ZeRO-1/2's: other stages drop it.
+  if (zero != 1 && zero != 2) s.layout.param_gather_with_forward = false;
   s.layout.sequence_parallel = sequence_parallel;
   s.training.recompute = recompute;
   s.training.recompute_layers = recompute_layers;
@@ -141,6 +143,7 @@ std::vector<std::string> LayoutCandidate::overrides() const {
     out.push_back("parallelism.fsdp.reduce_bucket=null");
   }
   if (recompute != Recompute::Selective) out.push_back("training.recompute_modules=null");
+  if (zero != 1 && zero != 2) out.push_back("parallelism.param_gather=after-optimizer");
   if (precision != Precision::FP8) {
     out.push_back("training.fp8_params=false");
     out.push_back("training.fp8_recipe=delayed");
