@@ -269,9 +269,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // FP8 (Transformer Engine): every linear GEMM but the router's runs in FP8. Its operands are
   // quantized (fp8_cast_bytes: by the recipe and the GPU) where no kernel before it does that
   // already: TE's LayerNormLinear/LayerNormMLP write the norms' and the activation's outputs
-  // in FP8 and fuse the activation's backward with the cast, so the forward
-  // casts only the attention output (attn_out's input) and the backward the output gradients
-  // of the other projections; the weights once per step (cached over the micro-batches; a
+  // in FP8 and fuse the activation's backward with the cast (unless the framework runs them
+  // apart: training.fp8_standalone_casts), so the forward casts only the attention output
+  // (attn_out's input) and the backward the output gradients of the other projections; the weights once per step (cached over the micro-batches; a
   // recomputed forward reuses them). Megatron's grouped experts (TEGroupedMLP) run their
   // activation apart: the routed tokens, the activation's output and the up projection's
   // gradient are cast by kernels of their own.
