@@ -271,10 +271,10 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // already: TE's LayerNormLinear/LayerNormMLP write the norms' and the activation's outputs
   // in FP8 and fuse the activation's backward with the cast (unless the framework runs them
   // apart: training.fp8_standalone_casts), so the forward casts only the attention output
-  // (attn_out's input) and the backward the output gradients of the other projections; the weights once per step (cached over the micro-batches; a
-  // recomputed forward reuses them). Megatron's grouped experts (TEGroupedMLP) run their
-  // activation apart: the routed tokens, the activation's output and the up projection's
-  // gradient are cast by kernels of their own.
+  // (attn_out's input) and the backward the output gradients of the other projections; the weights
+  // once per step (cached over the micro-batches; a recomputed forward reuses them). Megatron's
+  // grouped experts (TEGroupedMLP) run their activation apart: the routed tokens, the activation's
+  // output and the up projection's gradient are cast by kernels of their own.
   const bool fp8 = s_.training.precision == Precision::FP8;
   double fp8_cast = 0, main_grad_elements = 0, main_grad_shown = 0;  // cast bytes
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
