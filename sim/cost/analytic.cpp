@@ -27,6 +27,7 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
                                     const LinkSpec& intra_node, const LinkSpec& inter_node,
                                     AttentionKernel attention, bool dropout) {
   AnalyticConstants k;
+  k.preset = find_gpu_preset(gpu.preset);
   k.gemm_efficiency = constants::kGemmEfficiency;
   k.memory_efficiency = o.memory.value_or(constants::kMemoryEfficiency);
   k.kernel_launch = o.kernel_launch ? to_seconds(*o.kernel_launch) : constants::kKernelLaunch;
@@ -1031,7 +1032,7 @@ std::string AnalyticCostModel::sources() const {
   }
   if (s_.training.precision == Precision::FP8) {
     s += fmt::format("; {}", fp8_gemm_source());
-    if (s_.cluster.gpu.preset == "b200") s += ", standing in on B200";
+    if (k_.preset && k_.preset->sm >= 100) s += ", standing in on B200";
     if (k_.gemm_sweep)
       s += fmt::format(
           " (at most {:.0f} TFLOP/s, sustained)",
@@ -1324,8 +1325,7 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused) const {
   // amax and then cast (the cast's 4 or 3 bytes), and a standalone cast first reads the tensor
   // for its amax (quantizer.cpp, nvte_compute_amax before nvte_quantize: 2 bytes more).
   const bool current = s_.training.fp8_recipe == Fp8Recipe::Tensorwise;
-  const GpuPreset* p = find_gpu_preset(s_.cluster.gpu.preset);
-  const double cast = p && p->fp8_any_layout ? 3.0 : 4.0;
+  const double cast = k_.preset && k_.preset->fp8_any_layout ? 3.0 : 4.0;
   if (fused) return current ? cast : 0.0;
   return cast + (current ? 2.0 : 0.0);
 }
@@ -1335,8 +1335,7 @@ double AnalyticCostModel::fp8_weight_bytes() const {
   // FP8 parameters: the optimizer writes the FP8 weight (its shard, counted with the step); the
   // forward reads it as it is, the backward's input-gradient GEMM on Hopper its transpose (read
   // 1 byte, write 1: Float8Tensor's columnwise data), which Blackwell does without.
-  const GpuPreset* p = find_gpu_preset(s_.cluster.gpu.preset);
-  return p && p->fp8_any_layout ? 0.0 : 2.0;
+  return k_.preset && k_.preset->fp8_any_layout ? 0.0 : 2.0;
 }
 
 std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) const {

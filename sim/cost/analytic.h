@@ -51,6 +51,8 @@ struct AnalyticConstants {
   /// Measured collective times between nodes that scale NCCL's tuning model (nullptr: the
   /// tuning model alone), cost/internode_sweep.h; only on the preset's own network.
   const InterNodeSweep* internode = nullptr;
+  /// The scenario's GPU preset (nullptr for a custom GPU): its FP8 layouts and architecture.
+  const GpuPreset* preset = nullptr;
   std::string sources;  ///< which constants came from published kernel data
 };
 /// The share of the fp32 main-gradient epilogue's time (at the memory-bound rate) that a

@@ -373,11 +373,15 @@ void check_attention(const Scenario& s, const Checker& c) {
            fmt::format("{}{} has no measured throughput on {} (Blackwell): set "
                        "training.attention: cudnn (what Transformer Engine runs there) or unfused",
                        name, deflt, s.cluster.gpu.preset));
-  else if (a == AttentionKernel::Flash3 && p->sm != 90)
+  else if (a == AttentionKernel::Flash3 && p->sm != 90) {
+    std::vector<std::string> hopper;
+    for (const std::string& n : gpu_preset_names())
+      if (find_gpu_preset(n)->sm == 90) hopper.push_back(n);
     c.fail("training.attention",
-           fmt::format("flash3 runs on Hopper GPUs only (h100-sxm, h100-pcie, h200), got {}: use "
-                       "flash2, flash1, triton, cudnn or unfused",
-                       s.cluster.gpu.preset));
+           fmt::format("flash3 runs on Hopper GPUs only ({}), got {}: use flash2, flash1, triton, "
+                       "cudnn or unfused",
+                       fmt::join(hopper, ", "), s.cluster.gpu.preset));
+  }
 }
 
 void validate(const Scenario& s) {
