@@ -1522,6 +1522,15 @@ parallelism: {{dp: 8}}
   CHECK_THAT(fp8.sources(), Catch::Contains("FP8/bf16 time ratio"));
 }
 
+namespace {
+// Bytes of the FP8 casts of one micro-batch's `op` on stage 0 (0 without any).
+double cast_bytes(const AnalyticCostModel& m, Op op) {
+  for (const Kernel& k : m.kernels(op, 0))
+    if (std::string_view(k.what) == "fp8.cast") return k.bytes;
+  return 0.0;
+}
+}  // namespace
+
 TEST_CASE("analytic: per-tensor current scaling casts what delayed scaling fuses, after an amax",
           "[analytic][fp8]") {
   // The same Llama-3.1-8B stage as above (n = 4096 tokens, m = 4 micro-batches), FP8 with
@@ -1538,11 +1547,6 @@ cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
 parallelism: {{dp: 8}}
 )",
                                                     recipe)));
-  };
-  auto cast_bytes = [](const AnalyticCostModel& m, Op op) {
-    for (const Kernel& k : m.kernels(op, 0))
-      if (std::string_view(k.what) == "fp8.cast") return k.bytes;
-    return 0.0;
   };
   const AnalyticCostModel delayed = model("delayed"), current = model("tensorwise");
   const double n = 4096, weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
@@ -1572,11 +1576,6 @@ parallelism: {{dp: 8}}
 )",
                                                     fp8_params, gpu)));
   };
-  auto cast_bytes = [](const AnalyticCostModel& m, Op op) {
-    for (const Kernel& k : m.kernels(op, 0))
-      if (std::string_view(k.what) == "fp8.cast") return k.bytes;
-    return 0.0;
-  };
   const double n = 4096, weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
   // Forward: the attention output (n · 4096) and a quarter of the weights.
   CHECK(cast_bytes(model("h100-sxm", false), Op::F) == Approx(4 * (n * 4096 + weights / 4)));
@@ -1601,11 +1600,6 @@ cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
 parallelism: {}
 )",
                                                     casts, layout)));
-  };
-  auto cast_bytes = [](const AnalyticCostModel& m, Op op) {
-    for (const Kernel& k : m.kernels(op, 0))
-      if (std::string_view(k.what) == "fp8.cast") return k.bytes;
-    return 0.0;
   };
   const double n = 4096;
   const char* dp8 = "{dp: 8}";
