@@ -2224,6 +2224,58 @@ parallelism: {{dp: 4, ep: 2}}
   CHECK(padded.compute(Op::F, 0, 0).flops == Approx(even.compute(Op::F, 0, 0).flops));
 }
 
+TEST_CASE("analytic: under context parallelism each block's launch runs at its own tiles",
+          "[analytic][cp]") {
+  // Llama-3.1-8B (32 heads of 128), 8,192-token sequences over cp 2: 4,096 tokens a rank, one
+  // sequence per micro-batch, FlashAttention-2 on H100 (132 SMs; forward c = 2.30, backward
+  // 0.25 tiles per SM; the charts' benchmark 15.515 tiles per SM).
+  auto model = [](const char* comm) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, attention: flash2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 4, cp: 2, cp_comm: {}}}
+)",
+                                                    comm)));
+  };
+  auto core = [](const AnalyticCostModel& m, Op op) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.kind == Kernel::Kind::Attention) return k;
+    return Kernel{};
+  };
+  auto p = [](double tiles, double c) {
+    const double x = tiles / 132, bench = 15.515;
+    return (x / (x + c)) / (bench / (bench + c));
+  };
+  const double cf = constants::kAttentionTileOverheadForward,
+               cb = constants::kAttentionTileOverheadBackward;
+  // A launch of all 4,096 queries: 32 heads × 32 tiles = 1,024 (7.76 per SM); of half: 512.
+  CHECK(p(1024, cf) == Approx(0.8857).margin(1e-4));
+  CHECK(p(512, cf) == Approx(0.7208).margin(1e-4));
+  // Ring: the diagonal block and one other, a unit of work each. Rank 0's other block pairs
+  // half its queries with all the received keys: its forward 1 / 0.8857 + 1 / 0.7208 = 2.5164
+  // units' time, rank 1's (all its queries, half the keys) 2.2581: rank 0 sets the pace,
+  // 2 / 2.5164 = 0.7948 of the charts' rate (it had been 0.8857, every block counted whole).
+  const AnalyticCostModel ring = model("ring"), gathered = model("all_gather");
+  CHECK(ring.attention_parallelism(core(ring, Op::F)) ==
+        Approx(2 / (1 / p(1024, cf) + 1 / p(512, cf))));
+  CHECK(ring.attention_parallelism(core(ring, Op::F)) == Approx(0.7948).margin(1e-4));
+  // The backward's kernels tile the keys: rank 1's second block (half the keys) is the slow
+  // one, 2 / (1 / 0.9844 + 1 / 0.9546) = 0.9693.
+  CHECK(ring.attention_parallelism(core(ring, Op::B)) ==
+        Approx(2 / (1 / p(1024, cb) + 1 / p(512, cb))));
+  CHECK(ring.attention_parallelism(core(ring, Op::B)) == Approx(0.9693).margin(1e-4));
+  // All-gather: one launch per query chunk of 2,048 tokens (512 tiles), the forward all at
+  // 0.7208. Backward, over the keys up to each chunk: rank 0's chunks 0 and 3 take ¼ unit over
+  // 1 chunk of keys (512 tiles) and 1¾ over 4 (2,048: the charts' 15.515 per SM, × 1); rank 1's
+  // chunks 1 and 2 take ¾ over 2 (1,024) and 1¼ over 3 (1,536): 0.7619 + 1.2566 = 2.0185 units'
+  // time against rank 0's 2.0119, so 2 / 2.0185 = 0.9908.
+  CHECK(gathered.attention_parallelism(core(gathered, Op::F)) == Approx(p(512, cf)));
+  const double rank1 = 0.75 / p(1024, cb) + 1.25 / p(1536, cb);
+  CHECK(rank1 > 0.25 / p(512, cb) + 1.75);
+  CHECK(gathered.attention_parallelism(core(gathered, Op::B)) == Approx(2 / rank1));
+  CHECK(gathered.attention_parallelism(core(gathered, Op::B)) == Approx(0.9908).margin(1e-4));
+}
+
 TEST_CASE("analytic: context parallelism splits the tokens and exchanges keys and values",
           "[analytic][cp]") {
   // Llama-3.1-8B (32 layers, 8 KV heads of 128), 131,072-token sequences, one stage, tp 1,
@@ -2254,12 +2306,17 @@ parallelism: {{dp: {}, cp: {}}}
   CHECK(a8->flops == Approx(4.0 * 16384 * 16384 * 4096 * 0.5 * 8));
   CHECK(a8->gemm.m == 16384);
   CHECK(a8->batch == Approx(32 * 8));  // 32 heads × 8 blocks
-  // Each block is its own launch of 32 heads × 16,384 / 128 tiles = 4,096 (31.03 per SM): its
-  // rate is the chart's at 16K (FlashAttention-2 on H100, forward 314 TFLOP/s) times
-  // (31.03 / 33.33) / (15.515 / 17.815) = 1.0690, not the 8 blocks' 32,768 tiles at once (1.11).
-  const double per_launch = (31.03 / 33.33) / (15.515 / 17.815);
-  CHECK(per_launch == Approx(1.0690).margin(1e-3));
-  CHECK(eight.kernel_seconds(*a8) == Approx(a8->flops / (314e12 * per_launch)).epsilon(1e-3));
+  // Each block is its own launch, not the 8 blocks' 32,768 tiles at once (1.11). The diagonal
+  // block launches 32 heads × 16,384 / 128 tiles = 4,096 (31.03 per SM): the chart's rate at 16K
+  // (FlashAttention-2 on H100, forward 314 TFLOP/s) times (31.03 / 33.33) / (15.515 / 17.815) =
+  // 1.0690. Of the 7 others rank 0's forward runs every one over half its queries: 2,048 tiles,
+  // the charts' own 15.515 per SM (× 1). Each block is a unit of work, and the slowest rank sets
+  // the pace: 8 / (1 / 1.0690 + 7 / 1) = 1.0081.
+  const double diagonal = (31.03 / 33.33) / (15.515 / 17.815);
+  CHECK(diagonal == Approx(1.0690).margin(1e-3));
+  const double per_unit = 8 / (1 / diagonal + 7);
+  CHECK(per_unit == Approx(1.0081).margin(1e-3));
+  CHECK(eight.kernel_seconds(*a8) == Approx(a8->flops / (314e12 * per_unit)).epsilon(1e-3));
   // Keys and values of the whole sequence, 8 heads × (128 + 128) × 2 bytes per token: S =
   // 131,072 · 2048 · 2 = 512 MiB per layer, all-gathered forward; backward also their gradients
   // reduce-scattered. None without CP, none for W.

@@ -942,14 +942,40 @@ void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& o
 
 double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
   if (!k_.attention || k.kind != Kernel::Kind::Attention) return 1.0;
-  // One launch per context-parallel block: its (sequence, head) pairs' query tiles, fewer or
-  // more per SM than the charts' benchmark filled the GPU with. Every block is counted with all
-  // s / cp of the rank's queries; the ring's half blocks that take only half of them (and the
-  // all-gather variant's per-chunk launches) hold half the tiles: an approximation on the fast
-  // side, which matters at few heads per rank.
-  const double tiles = k.batch / s_.layout.cp * std::ceil(k.gemm.m / constants::kAttentionTileRows);
-  return k_.attention->parallelism(std::string_view(k.what) != "attention", tiles,
-                                   s_.cluster.gpu.sms, k.gemm.k);
+  const bool backward = std::string_view(k.what) != "attention";
+  // One launch per context-parallel block, its (sequence, head) pairs' tiles fewer or more per
+  // SM than the charts' benchmark filled the GPU with. `whole`: the tiles of all s / cp of the
+  // rank's tokens; a launch of `share` of them runs at parallelism(share · whole).
+  const double cp = s_.layout.cp;
+  const double heads = k.batch / cp;
+  auto rate = [&](double share) {
+    const double tiles = heads * std::ceil(share * k.gemm.m / constants::kAttentionTileRows);
+    return k_.attention->parallelism(backward, tiles, s_.cluster.gpu.sms, k.gemm.k);
+  };
+  if (cp <= 1) return rate(1.0);
+  // Under context parallelism a rank's attention is cp units of work (a unit: one causal
+  // attention over its s / cp tokens). The forward's kernels tile the queries and the backward's
+  // the keys (FlashAttention-2's and cuDNN's backward loop over key blocks). Each layer waits
+  // for every rank, so the slowest rank's launches set the pace: the effective rate is
+  // cp / max over ranks r of Σ work / rate(tiles), of its launches.
+  double slowest = 0;
+  for (int r = 0; r < s_.layout.cp; ++r) {
+    double t = 0;
+    if (s_.layout.cp_ring) {
+      // Ring (zig-zag): the diagonal block (a unit, all its queries and keys); r blocks of all
+      // its queries against half of another rank's keys, cp − 1 − r of half its queries
+      // against all of them (a unit each; ring_merge above).
+      t = 1 / rate(1.0) + r / rate(backward ? 0.5 : 1.0) +
+          (cp - 1 - r) / rate(backward ? 1.0 : 0.5);
+    } else {
+      // All-gather: one launch per query chunk of s / (2·cp) tokens (chunks r and 2·cp − 1 − r)
+      // against the keys up to it: chunk i takes (i + ½) / 2 units over i + 1 chunks of keys.
+      for (const double i : {static_cast<double>(r), 2 * cp - 1 - r})
+        t += (i + 0.5) / 2 / rate(backward ? (i + 1) / 2 : 0.5);
+    }
+    slowest = std::max(slowest, t);
+  }
+  return cp / slowest;
 }
 
 double AnalyticCostModel::kernel_seconds(const Kernel& k) const {

@@ -166,6 +166,10 @@ class AnalyticCostModel : public CostModel {
   /// node-limited routing when `routing` (collective() then scales it by the measured sweep).
   double tuning_model_seconds(Collective c, int n, double bytes, int per_node,
                               bool routing = true) const;
+  /// A fused attention kernel's rate at its launches' tiles over the charts' (1 without charts):
+  /// AttentionData::parallelism of each launch (under context parallelism each block's or query
+  /// chunk's, on the slowest rank), weighted by its work.
+  double attention_parallelism(const Kernel& k) const;
 
  private:
   /// The layers of `st`: their recomputation, then the dense layers', then the MoE layers'.
@@ -178,9 +182,6 @@ class AnalyticCostModel : public CostModel {
   void module_recompute_kernels(int layers, bool moe, std::vector<Kernel>& out) const;
   /// Ring context parallelism's per-step merges of block results, one layer's (memory-bound).
   Kernel ring_merge(Op op) const;
-  /// A fused attention kernel's rate at its launch's query tiles over the charts' (1 without
-  /// charts): AttentionData::parallelism for one context-parallel block's launch.
-  double attention_parallelism(const Kernel& k) const;
   /// The input embedding's lookup and gradient; `mtp`: the lookups of that many multi-token
   /// prediction modules (their names prefixed `mtp.`).
   void embedding_kernels(Op op, std::vector<Kernel>& out, int mtp = 0) const;
