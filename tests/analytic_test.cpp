@@ -267,6 +267,48 @@ TEST_CASE("analytic: sequence parallelism keeps the forward's TP volume, its bac
   CHECK(bb.bytes + bh.bytes == Approx(ab.bytes + 65 * (3.0 / 4) * S));
 }
 
+TEST_CASE("analytic: current scaling under SP all-reduces each gathered tensor's amax over TP",
+          "[analytic][fp8]") {
+  // Llama-3.1-8B (32 dense layers) at tp 4 with SP, FP8. Transformer Engine's current scaling
+  // reduces one fp32 amax (4 bytes) over the TP group before each cast whose output is
+  // all-gathered: forward QKV's and the MLP's inputs, backward the attention output's and the
+  // MLP down projection's output gradients, 2 per layer each way; delayed scaling none.
+  auto model = [](const char* extra) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8, precision: fp8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 4, dp: 2, sequence_parallel: true}}
+)",
+                                                    extra)));
+  };
+  auto amax = [](const AnalyticCostModel& m, Op op) {
+    int n = 0;
+    for (const CollectiveRun& r : m.tp_collectives(op, 0))
+      if (r.kind == Collective::AllReduce && r.bytes == 4.0) {
+        CHECK(r.group_size == 4);
+        CHECK(r.hide_s == 0);  // the cast waits for it
+        n += r.count;
+      }
+    return n;
+  };
+  const AnalyticCostModel delayed = model(""), current = model(", fp8_recipe: tensorwise"),
+                          replayed = model(", fp8_recipe: tensorwise, recompute: full");
+  CHECK(amax(delayed, Op::F) == 0);
+  CHECK(amax(delayed, Op::B) == 0);
+  CHECK(amax(current, Op::F) == 64);
+  CHECK(amax(current, Op::B) == 64);
+  // Full recompute replays the 32 layers' forward, its 64 reductions with it.
+  CHECK(amax(replayed, Op::B) == 128);
+  // Each is one latency-bound collective: the pass takes 64 of them longer than delayed
+  // scaling's communication (the same gathers and scatters otherwise).
+  const Cost d = delayed.tp_communication(Op::F, 0, LinkClass::IntraNode),
+             c = current.tp_communication(Op::F, 0, LinkClass::IntraNode);
+  // The preset's nccl-tests sweep at its smallest size: 9.5 µs over 4 H100s.
+  const Cost one = current.collective(Collective::AllReduce, 4, LinkClass::IntraNode, 4.0);
+  CHECK(to_seconds(one.duration) == Approx(9.46e-6).margin(0.1e-6));
+  CHECK(c.duration - d.duration == 64 * one.duration);
+}
+
 TEST_CASE("analytic: without SP the backward's all-reduces hide under the weight gradients",
           "[analytic]") {
   // Llama-3.1-8B at tp 4, 4,096 tokens, one stage. Megatron-LM and Transformer Engine issue the

@@ -1327,6 +1327,27 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       reduces += redo_mlp;
     }
   }
+  // Per-tensor current scaling (training.fp8_recipe tensorwise) under SP: every rank of the TP
+  // group must quantize the tensor it all-gathers with one scale, so the quantizer all-reduces
+  // its amax (one fp32 value, MAX) over the TP group first, and the cast waits for it:
+  // Transformer Engine 2.8's _customize_quantizers_float8_current_scaling
+  // (transformer_engine/pytorch/module/layernorm_linear.py, layernorm_mlp.py, linear.py) sets
+  // with_amax_reduction on the column-parallel layers' input quantizers (QKV's and the MLP's up
+  // projection's, forward) and the row-parallel layers' gradient quantizers (the attention
+  // output's and the MLP's down projection's, backward). A MoE layer's experts are not
+  // sequence-parallel modules: its attention's one each way. Full recompute replays the
+  // forward's. Latent attention's projections are left out.
+  if (sp && s_.training.precision == Precision::FP8 &&
+      s_.training.fp8_recipe == Fp8Recipe::Tensorwise && !s_.model->is_mla() && st.layers > 0) {
+    const int sparse = s_.model->moe_layers_in(st.first_layer, st.layers);
+    auto per_pass = [&](int layers) {
+      const int dense = std::min(layers, st.layers - sparse);
+      return 2 * dense + (layers - dense);
+    };
+    int amax = per_pass(st.layers);
+    if (!forward) amax += per_pass(recomputed_layers(s_.training, st.layers, st.mtp));
+    runs.push_back({Collective::AllReduce, t, 4.0, amax});
+  }
   if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
   if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
   if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});

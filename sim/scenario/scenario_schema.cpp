@@ -619,7 +619,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "transposed copy (`fp8.cast`); `tensorwise`, per-tensor current scaling (TE 2.x's "
        "Float8CurrentScaling), from each tensor's own amax: the norm or activation writes its "
        "output in 16-bit with the amax and a cast follows (4 bytes per element more), and a "
-       "standalone cast first reads the tensor for its amax (2 more). Block scalings (`mxfp8`, "
+       "standalone cast first reads the tensor for its amax (2 more); under sequence "
+       "parallelism the casts whose outputs are all-gathered (QKV's and the MLP's inputs, the "
+       "row-parallel layers' output gradients) first all-reduce their amax over the TP group "
+       "(4 bytes, 2 a layer each way). Block scalings (`mxfp8`, "
        "`blockwise`) are not modelled",
        choice({"delayed", "tensorwise"}), field<&Scenario::training, &TrainingSpec::fp8_recipe>()},
       {"training.fp8_standalone_casts",
