@@ -277,6 +277,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // grouped experts (TEGroupedMLP) run their activation apart: the routed tokens, the activation's
   // output and the up projection's gradient are cast by kernels of their own.
   const bool fp8 = s_.training.precision == Precision::FP8;
+  const bool lora = s_.training.lora_rank > 0;
   double fp8_cast = 0, main_grad_elements = 0, main_grad_shown = 0;  // cast bytes
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
                    double useful = 1, bool experts = false) {
@@ -337,19 +338,29 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       const bool after_activation = name == "mlp_down" || name == "shared.down";
       const bool input_fused = !cast_input && !(after_activation ? apart.activation : apart.norm);
       const bool grad_fused = fused_grad && !apart.activation;
+      // The weights' casts (or FP8 parameters' transposes) once a step, their cost spread over
+      // the micro-batches; without the transpose cache each micro-batch's backward transposes.
+      const bool transpose_each = fp8_transposes_each_microbatch();
       if (op == Op::F)
         fp8_cast += g.m * g.k * batch * in_share * fp8_cast_bytes(input_fused) +
-                    (recompute ? 0.0 : g.k * g.n * batch / s_.microbatches() * fp8_weight_bytes());
+                    (recompute || transpose_each
+                         ? 0.0
+                         : g.k * g.n * batch / s_.microbatches() * fp8_weight_bytes());
+      if ((op == Op::I || op == Op::B) && transpose_each)
+        fp8_cast += g.k * g.n * batch * fp8_weight_bytes();
       if (op == Op::I || op == Op::B)
         fp8_cast += g.m * g.n * batch * grad_share * fp8_cast_bytes(grad_fused);
     }
     if (op == Op::F) gemm(names[0], g);
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
-    if (op == Op::W || op == Op::B) {
+    // Under LoRA the model's own weights are frozen: no weight gradient (Transformer Engine's
+    // requires_wgrad), the adapters' instead (lora_kernels).
+    if ((op == Op::W || op == Op::B) && !lora) {
       gemm(names[2], {g.k, g.n, g.m});
       main_grad_elements += g.k * g.n * batch;
       main_grad_shown += g.k * g.n * batch * main_grad_visible_share(g.m);
     }
+    if (lora) lora_kernels(op, name, g, push);
   };
   for (const LayerGemm& g : attention_gemms()) gemms(g.names, g.shape);
   const double mats_up = m.mlp == MlpKind::SwiGLU ? 2.0 : 1.0;
@@ -520,6 +531,56 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   }
 }
 
+void AnalyticCostModel::lora_kernels(Op op, std::string_view target, const GemmShape& g,
+                                     const std::function<void(Kernel)>& push) const {
+  // A LoRA adapter beside a frozen linear layer of this GPU's shape g = {n, out, in} (NeMo's
+  // LoraKQVAdapter and kin, nemo/collections/nlp/modules/common/megatron/adapters): its input
+  // through dropout (`pre`), x·A (r wide) then ·B, scaled by alpha / r and added into the
+  // layer's output, in 16-bit. Backward: the output gradient scaled, both products' input
+  // gradients (I) and weight gradients (W), the dropout's mask applied and the adapter's input
+  // gradient added into the layer's.
+  const LoraTargets on = lora_targets(s_.training);
+  const bool carries = (target == "qkv" && on.qkv) || (target == "attn_out" && on.attn_out) ||
+                       (target == "mlp_up" && on.mlp_up) || (target == "mlp_down" && on.mlp_down);
+  if (!carries) return;
+  const double r = s_.training.lora_rank, n = g.m, out = g.n, in = g.k;
+  const bool dropout = s_.training.lora_dropout > 0;
+  auto gemm = [&](const char* what, GemmShape shape) {
+    push({Kernel::Kind::Gemm, what, shape, 1, shape.flops(), shape.bytes()});
+  };
+  auto memory = [&](const char* what, double bytes, int launches = 1) {
+    Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, bytes};
+    k.launches = launches;
+    push(k);
+  };
+  if (op == Op::F) {
+    if (dropout) memory("lora.dropout", 5 * n * in);  // read, write, 1-byte mask
+    gemm("lora.down", {n, r, in});
+    gemm("lora.up", {n, out, r});
+    memory("lora.add", 10 * n * out, 2);  // scale (read, write), add (read two, write)
+  }
+  if (op == Op::I || op == Op::B) {
+    memory("lora.add.backward", 4 * n * out);  // the output gradient scaled
+    gemm("lora.up.dgrad", {n, r, out});
+    gemm("lora.down.dgrad", {n, in, r});
+    if (dropout) memory("lora.dropout.backward", 5 * n * in);
+    memory("lora.input_grad_add", 6 * n * in);
+  }
+  if (op == Op::W || op == Op::B) {
+    gemm("lora.up.wgrad", {r, out, n});
+    gemm("lora.down.wgrad", {in, r, n});
+  }
+}
+
+double AnalyticCostModel::stage_lora_params(int stage) const {
+  return static_cast<double>(trainsim::stage_lora_params(
+      *s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp, s_.training));
+}
+
+double AnalyticCostModel::trainable_params(int stage) const {
+  return s_.training.lora_rank > 0 ? stage_lora_params(stage) : stage_params(stage);
+}
+
 Kernel AnalyticCostModel::ring_merge(Op op) const {
   // Ring attention computes each step's block apart and merges it into the running result
   // (Transformer Engine's AttnFuncWithCPAndKVP2P, the attention of Megatron-core's p2p context
@@ -652,6 +713,7 @@ void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out, int m
   // Multi-token prediction's lookups (of the tokens k further ahead) each make a gradient of the
   // whole table too: autograd's for the lookup, summed into the table's like the tied head's.
   if (op == Op::I) return;
+  if (op != Op::F && s_.training.lora_rank > 0) return;  // a frozen table: no gradient
   const double h = static_cast<double>(s_.model->hidden);
   const double table = static_cast<double>(s_.model->vocab) / s_.layout.tp * h;
   const bool main = mtp == 0;
@@ -779,7 +841,7 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
     out.push_back(norm_kernel(op, "final_norm", hs));
   }
-  if (op == Op::W || op == Op::B) {
+  if ((op == Op::W || op == Op::B) && s_.training.lora_rank <= 0) {
     gemm("lm_head.wgrad", {g.k, g.n, g.m});
     main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), 1, false, out);
   }
@@ -803,7 +865,8 @@ std::vector<Kernel> AnalyticCostModel::kernels(Op op, int stage) const {
     mtp_kernels(op, st.mtp, out);
     stage_layer_kernels(op, st, out);
     if (st.embedding) embedding_kernels(op, out);
-    if (st.embedding && st.head && op != Op::I) tied_grad_sum_kernel(out);
+    if (st.embedding && st.head && op != Op::I && s_.training.lora_rank <= 0)
+      tied_grad_sum_kernel(out);
     if (op != Op::I) grad_accumulate_kernel(stage, out);
   }
   fsdp_kernels(op, stage, out);
@@ -833,6 +896,7 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
   }
   if (op == Op::F || op == Op::I) return;  // the gradient side: where weight gradients are made
   const double rb = grad_reduce_bytes(s_.training);
+  const double grads = trainable_params(stage);  // all but LoRA's frozen weights
   // Flatten (4 bytes) and the two divisions (read and write in the reduce dtype: the whole flat
   // gradient, then the shard); a bf16-reduced shard cast back to the fp32 parameters.
   Kernel flat{Kernel::Kind::Memory,
@@ -840,17 +904,13 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
               {0, 0, 0},
               1,
               0,
-              params * (constants::kFsdpFlattenBytes + 2 * rb + 2 * rb / dp +
-                        (rb < 4 ? constants::kFsdpCastBytes / dp : 0))};
+              grads * (constants::kFsdpFlattenBytes + 2 * rb + 2 * rb / dp +
+                       (rb < 4 ? constants::kFsdpCastBytes / dp : 0))};
   flat.launches = 3 * units;
   out.push_back(flat);
   if (rb >= 4) {  // the flat bf16 gradient cast to fp32 before the reduce-scatter
-    Kernel cast{Kernel::Kind::Memory,
-                "fsdp.grad_cast",
-                {0, 0, 0},
-                1,
-                0,
-                params * constants::kFsdpCastBytes};
+    Kernel cast{
+        Kernel::Kind::Memory, "fsdp.grad_cast", {0, 0, 0}, 1, 0, grads * constants::kFsdpCastBytes};
     cast.launches = units;
     cast.bandwidth_share =
         constants::kConvertingCopyMemoryEfficiency / constants::kMemoryEfficiency;
@@ -932,7 +992,7 @@ void AnalyticCostModel::grad_accumulate_kernel(int stage, std::vector<Kernel>& o
            1,
            0,
            static_cast<double>(m - 1) / m * constants::kGradAccumulateReadsWrites * bytes_per *
-               stage_params(stage) * shard};
+               trainable_params(stage) * shard};
   // One add per weight tensor: a layer's GEMM weights and its two norms.
   const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
   const int per_layer = static_cast<int>(attention_gemms().size()) + 2 + 2;
@@ -1270,18 +1330,22 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, ks, names, pass);
     };
+    // Under LoRA the layers are frozen (Transformer Engine: requires_wgrad false): no weight
+    // gradient hides the input gradient's collective, which so blocks, and no input is
+    // re-gathered (ln_out_needs_gather needs weight.requires_grad).
+    const bool regather = sp && s_.training.lora_rank <= 0;
     if (st.layers > 0) {
       const double n = st.layers;
       for (const auto& names : {attention, mlp}) {
         runs.push_back({grad, t, bytes, st.layers, seconds(names, ".wgrad") / n});
-        if (sp)
+        if (regather)
           runs.push_back(
               {Collective::AllGather, t, bytes, st.layers, seconds(names, ".dgrad") / n});
       }
     }
     if (heads > 0) {
       runs.push_back({grad, t, bytes, heads, seconds(head, ".wgrad") / heads});
-      if (sp)
+      if (regather)
         runs.push_back({Collective::AllGather, t, bytes, heads, seconds(head, ".dgrad") / heads});
     }
   }
@@ -1375,6 +1439,10 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused) const {
   const double cast = k_.preset && k_.preset->fp8_any_layout ? 3.0 : 4.0;
   if (fused) return current ? cast : 0.0;
   return cast + (current ? 2.0 : 0.0);
+}
+
+bool AnalyticCostModel::fp8_transposes_each_microbatch() const {
+  return s_.training.fp8_params && !s_.training.fp8_transpose_cache && fp8_weight_bytes() > 0;
 }
 
 double AnalyticCostModel::fp8_weight_bytes() const {
@@ -1570,7 +1638,7 @@ double AnalyticCostModel::expert_params(int stage) const {
 
 double AnalyticCostModel::gradient_bytes(int stage) const {
   // Reduced in training.grad_reduce_dtype: by default the precision they accumulate in.
-  return grad_reduce_bytes(s_.training) * stage_params(stage);
+  return grad_reduce_bytes(s_.training) * trainable_params(stage);
 }
 
 Cost AnalyticCostModel::host_transfer(double bytes) const {

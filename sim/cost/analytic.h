@@ -9,10 +9,12 @@
 // Durations are for work running alone; what overlapping work does to them (compute slowed
 // beside communication, transfers sharing a link) is lowering's contention pass and the engine's.
 // Does not model: kernel fusion beyond the listed kernels, NVLS (NVLink SHARP) collectives.
-#include <array>     // std::array
-#include <optional>  // std::optional
-#include <string>    // std::string
-#include <vector>    // std::vector
+#include <array>        // std::array
+#include <functional>   // std::function
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 #include "cost/attention_table.h"
 #include "cost/bandwidth_table.h"
@@ -136,6 +138,10 @@ class AnalyticCostModel : public CostModel {
   double gradient_bytes(int stage) const override;
   Cost optimizer(double params) const override;
   double stage_params(int stage) const override;
+  double trainable_params(int stage) const override;
+  /// The LoRA adapters' parameters one GPU holds for `stage` (training.lora_rank): r × (input +
+  /// output width) per target per layer; 0 without LoRA.
+  double stage_lora_params(int stage) const;
   /// bytes / cluster.host_link (a copy engine's transfer: no launch cost, no GPU time).
   Cost host_transfer(double bytes) const override;
   /// params / cluster.host_adam_rate.
@@ -180,6 +186,10 @@ class AnalyticCostModel : public CostModel {
   /// The forward kernels selective recompute's modules other than the attention core
   /// (training.recompute_modules) run again in the backward, for `layers` dense or MoE layers.
   void module_recompute_kernels(int layers, bool moe, std::vector<Kernel>& out) const;
+  /// The kernels of the LoRA adapter beside linear layer `target` of shape `g` (this GPU's), if
+  /// training.lora_targets names it, each given to `push`.
+  void lora_kernels(Op op, std::string_view target, const GemmShape& g,
+                    const std::function<void(Kernel)>& push) const;
   /// Ring context parallelism's per-step merges of block results, one layer's (memory-bound).
   Kernel ring_merge(Op op) const;
   /// The input embedding's lookup and gradient; `mtp`: the lookups of that many multi-token
@@ -212,6 +222,9 @@ class AnalyticCostModel : public CostModel {
   /// micro-batches): a cast of the 16-bit weight, or with training.fp8_params the transpose of
   /// the FP8 one where the GPU's FP8 GEMMs need it.
   double fp8_weight_bytes() const;
+  /// FP8 parameters without the transpose cache on Hopper: each micro-batch's backward makes the
+  /// weights' transposes (fp8_weight_bytes each), not each step's first forward.
+  bool fp8_transposes_each_microbatch() const;
   /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
   /// epilogues, `count` times per micro-batch; `shown`: the elements weighted by
   /// main_grad_visible_share of their GEMM's tokens.

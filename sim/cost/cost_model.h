@@ -104,6 +104,9 @@ class CostModel {
   /// Of stage_params, the routed experts' (reduced over the expert-data-parallel group, not
   /// the whole DP group, under expert parallelism); 0 for a dense model.
   virtual double expert_params(int /*stage*/) const { return 0; }
+  /// Parameters one GPU trains for `stage` (gradients, optimizer step, their reduction and
+  /// gather): stage_params, or under LoRA (training.lora_rank) only the adapters'.
+  virtual double trainable_params(int stage) const { return stage_params(stage); }
   /// True when the model has hardware to cost collectives and optimizer steps (false for a
   /// costs-only pipeline study).
   virtual bool models_hardware() const = 0;
@@ -160,6 +163,9 @@ class LayeredCostModel : public CostModel {
   }
   double expert_params(int stage) const override {
     return fallback_ ? fallback_->expert_params(stage) : 0.0;
+  }
+  double trainable_params(int stage) const override {
+    return fallback_ ? fallback_->trainable_params(stage) : 0.0;
   }
   bool models_hardware() const override { return fallback_ && fallback_->models_hardware(); }
   std::vector<KernelTime> kernel_times(Op op, int stage) const override {

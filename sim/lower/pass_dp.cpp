@@ -52,7 +52,8 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
   const int embedding_pp = sch.stage_rank.empty() ? 0 : sch.stage_rank.front();
   const int head_pp = sch.stage_rank.empty() ? 0 : sch.stage_rank[sch.chain_stages() - 1];
   const bool tied_pair = sc.model && (sc.model->tied_embeddings || sc.model->mtp_layers > 0) &&
-                         sch.chains == 1 && embedding_pp != head_pp;
+                         sch.chains == 1 && embedding_pp != head_pp &&
+                         sc.training.lora_rank <= 0;  // a frozen table has no gradient
   std::map<std::tuple<int, int>, std::vector<TaskId>> embedding_pairs;
   const std::vector<StageContent> parts =
       sc.model ? partition_model(*sc.model, sch.chain_stages(), l.split)
@@ -100,14 +101,15 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     // DeepSeek-V3 places so that the module shares the embedding on its rank (§3.2.3).
     std::vector<int> model_stages;
     for (int st : stages) model_stages.push_back(p.model_stage(st));
+    // (Under LoRA the table is frozen: nothing of it is trained, reduced or stepped.)
     const double twice =
-        sc.model && (sch.chains == 1 || sc.model->mtp_layers > 0)
+        sc.model && (sch.chains == 1 || sc.model->mtp_layers > 0) && sc.training.lora_rank <= 0
             ? static_cast<double>(tied_table_counted_twice(*sc.model, parts, model_stages, l.tp))
             : 0.0;
     params -= twice;
     for (int st : stages) {
       const int ms = p.model_stage(st);
-      params += p.cost.stage_params(ms);
+      params += p.cost.trainable_params(ms);
       expert_params += p.cost.expert_params(ms);
       if (sch.chains > 1) {
         const auto last = std::prev(compute.gradient_parts.lower_bound({r, st + 1, -1}));
@@ -129,7 +131,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
         const int k = static_cast<int>(ready.size());
         const bool head = twice > 0 && ms == sch.chain_stages() - 1;
         const double grads =
-            p.cost.gradient_bytes(ms) * (head ? 1 - twice / p.cost.stage_params(ms) : 1.0);
+            p.cost.gradient_bytes(ms) * (head ? 1 - twice / p.cost.trainable_params(ms) : 1.0);
         const double all = grads / k, routed = all * routed_share(st);
         for (int j = 0; j < k; ++j, ++phase)
           pending.push_back({0, st, ms, phase, all, routed, ready[static_cast<std::size_t>(j)]});
@@ -215,7 +217,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       const StreamId link = p.stream(r, StreamType::HostLink);
       const int first = p.model_stage(stages.front());
       const double grads =
-          shard * (p.cost.gradient_bytes(first) / std::max(1.0, p.cost.stage_params(first)));
+          shard * (p.cost.gradient_bytes(first) / std::max(1.0, p.cost.trainable_params(first)));
       // Works are shared by key: a pipeline rank's shard is its own (variant: pp, and which way).
       const int pp = rank.coord.pp;
       const TaskId down = p.builder.add_task(

@@ -98,6 +98,10 @@ double Program::gather_unit_bytes(int stage) const {
 
 double Program::param_gather_bytes(int stage) const {
   const int ms = model_stage(stage);
+  // ZeRO-1/2 gather what the optimizer updated: under LoRA only the adapters (16-bit); ZeRO-3
+  // gathers every weight it uses, frozen or not.
+  if (scenario.training.lora_rank > 0 && scenario.layout.zero != 3)
+    return 2.0 * cost.trainable_params(ms);
   const double all = 2.0 * cost.stage_params(ms);
   if (!scenario.training.fp8_params || !scenario.model) return all;
   TRAINSIM_CHECK(static_cast<std::size_t>(ms) < stage_content_.size(), "stage out of range");

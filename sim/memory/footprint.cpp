@@ -16,7 +16,8 @@ constexpr double kAdamBytesPerParam =
 
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
                               Recompute recompute, bool moe_layer, bool fp8,
-                              const RecomputeModules& modules) {
+                              const RecomputeModules& modules, const LoraTargets& lora,
+                              bool lora_masks) {
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
   const double t = tp;
   if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
@@ -84,12 +85,28 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
       }
     }
   }
+  // LoRA: a frozen projection keeps no input of its own. The norms' outputs (QKV's and the
+  // MLP's inputs) and the down projection's input stay only as an adapter's input, in 16 bits;
+  // the attention output stays as the attention kernel's own (its backward reads it), in 16
+  // bits. Each adapter's dropout keeps a 1-byte mask of its input.
+  double fp8_out = out, masks = 0;
+  if (lora != LoraTargets{}) {
+    replicated -= ((lora.qkv ? 0 : 1) + (lora.mlp_up ? 0 : 1)) * h;
+    if (!lora.mlp_down) sharded -= down_input;
+    norms_fp8 = down_fp8 = fp8_out = 0;
+    if (lora_masks) {
+      const double on_norms = (lora.qkv ? h : 0) + (lora.mlp_up ? h : 0);
+      const double on_shards = (lora.attn_out ? out : 0) + (lora.mlp_down ? down_input : 0);
+      masks = n * (sp ? (on_norms + on_shards) / t : on_norms + on_shards / t);
+    }
+  }
   const double per_token = sp ? (replicated + sharded) / t : replicated + sharded / t;
   // FP8: the GEMM inputs kept at 1 byte instead of 2 (the norm outputs replicated like the
   // norms, the rest sharded).
   const double fp8_kept =
-      fp8 ? (sp ? (norms_fp8 + out + down_fp8) / t : norms_fp8 + (out + down_fp8) / t) : 0.0;
-  return kHalf * n * per_token - n * fp8_kept + stats;
+      fp8 ? (sp ? (norms_fp8 + fp8_out + down_fp8) / t : norms_fp8 + (fp8_out + down_fp8) / t)
+          : 0.0;
+  return kHalf * n * per_token - n * fp8_kept + stats + masks;
 }
 
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
@@ -146,9 +163,14 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   out.dense = out.st.layers - m.moe_layers_in(out.st.first_layer, out.st.layers);
   out.full = layer_activation_bytes(m, out.tokens, t, sp, Recompute::Full);
   const RecomputeModules modules = recompute_modules(s.training);
+  const LoraTargets lora = lora_targets(s.training);
+  const bool masks = s.training.lora_dropout > 0;
   out.dense_kept =
-      layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8, modules) + attention;
-  out.moe_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8, modules) + attention;
+      layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8, modules, lora, masks) +
+      attention;
+  out.moe_kept =
+      layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8, modules, lora, masks) +
+      attention;
   return out;
 }
 
@@ -217,16 +239,26 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
   const double psi = out.parameters, shard = every_expert / s.layout.dp_ranks();
   const int zero = s.layout.zero;
   out.weights = kHalf * (zero >= 3 ? shard : psi);
+  // LoRA: the model's weights are frozen; what trains, and so has gradients and optimizer
+  // states, is the adapters (16-bit weights of their own beside the frozen ones).
+  double lora = 0;
+  if (s.training.lora_rank > 0)
+    for (int st : stages_here)
+      lora += static_cast<double>(stage_lora_params(*s.model, parts[static_cast<std::size_t>(st)],
+                                                    s.layout.tp, s.training));
+  const double trained = s.training.lora_rank > 0 ? lora : psi;
+  const double trained_shard = s.training.lora_rank > 0 ? lora / s.layout.dp_ranks() : shard;
+  out.weights += kHalf * (zero >= 3 ? lora / s.layout.dp_ranks() : lora);
   // Megatron's fp32 main gradients take the 16-bit gradients' place (its gradient buffer is
   // fp32; the weight-gradient GEMMs accumulate into it): 4 bytes per parameter, not 2 + 4
   // (Megatron-LM README, distributed optimizer: bf16 parameters with fp32 gradients take 18
   // bytes per parameter undistributed, 6 + 12/d distributed).
   const double grad_bytes = s.training.fp32_grad_accumulation ? kFloat : kHalf;
-  out.gradients = grad_bytes * (zero >= 2 ? shard : psi);
+  out.gradients = grad_bytes * (zero >= 2 ? trained_shard : trained);
   // ZeRO-Offload keeps the master weights and Adam states in host memory.
   out.optimizer = s.training.offload == Offload::Optimizer
                       ? 0.0
-                      : kAdamBytesPerParam * (zero >= 1 ? shard : psi);
+                      : kAdamBytesPerParam * (zero >= 1 ? trained_shard : trained);
   out.buffers = s.memory.runtime_overhead + (s.layout.dp_ranks() > 1 ? s.memory.bucket_size : 0);
   if (s.training.precision == Precision::FP8) {
     // The layers' linear weights: all but the embedding and head (vocabulary-parallel) and the
@@ -245,7 +277,10 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
     // The FP8 copy and, where the GPU's FP8 GEMMs need it (Hopper, not Blackwell), its
     // transpose (cluster.h, GpuPreset::fp8_any_layout).
     const GpuPreset* gpu = find_gpu_preset(s.cluster.gpu.preset);
-    out.fp8_weights = (gpu && gpu->fp8_any_layout ? 1 : 2) * held;
+    // Without the transpose cache (training.fp8_transpose_cache) FP8 parameters hold none.
+    const bool transposed = !(gpu && gpu->fp8_any_layout) &&
+                            !(s.training.fp8_params && !s.training.fp8_transpose_cache);
+    out.fp8_weights = (transposed ? 2 : 1) * held;
     out.buffers += out.fp8_weights;
     // FP8 parameters: the FP8 copy is the weight; its 16-bit one is gone.
     if (s.training.fp8_params) out.weights -= kHalf * held;

@@ -39,9 +39,14 @@ namespace trainsim {
 /// MoE layer's MLP past its input (routed copies, router probabilities, experts' and shared
 /// experts' tensors), `moe_act` the routed experts' activation outputs, `shared_experts` the
 /// shared experts' tensors; an FP8 copy goes with its tensor.
+/// Under LoRA (`lora`: the adapters' targets, none without LoRA) the frozen projections keep
+/// no input for a weight gradient (Transformer Engine's backward_needs_input): the norms'
+/// outputs and the down projection's input go, but where an adapter needs them for its own
+/// weight gradient (16-bit, its dropout's 1-byte mask beside it with `lora_masks`).
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
                               Recompute recompute, bool moe_layer = false, bool fp8 = false,
-                              const RecomputeModules& modules = {.core_attn = false});
+                              const RecomputeModules& modules = {.core_attn = false},
+                              const LoraTargets& lora = {}, bool lora_masks = false);
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
 /// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0
@@ -74,9 +79,12 @@ struct StaticMemory {
   /// the dp ranks and the experts over the dp / ep ranks holding the same ones: either way
   /// (stage parameters with every expert) / dp per GPU.
   double parameters = 0;
-  double weights = 0;    ///< 16-bit parameters (2Ψ), / dp under ZeRO-3; with training.fp8_params
-                         ///< not the layers' weights, held in fp8_weights only
-  double gradients = 0;  ///< 16-bit gradients (2Ψ), + 4Ψ fp32 accumulation; / dp under ZeRO-2/3
+  double weights = 0;  ///< 16-bit parameters (2Ψ), / dp under ZeRO-3; with training.fp8_params
+                       ///< not the layers' weights, held in fp8_weights only; under LoRA
+                       ///< the adapters' too
+  /// 16-bit gradients (2Ψ), + 4Ψ fp32 accumulation; / dp under ZeRO-2/3. Under LoRA
+  /// (training.lora_rank) Ψ here and in `optimizer` is the adapters' count, not the model's.
+  double gradients = 0;
   double optimizer = 0;  ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
   /// Runtime overhead (memory.runtime_overhead), with dp > 1 one gradient bucket in flight, and
   /// under training.precision fp8 the layers' linear weights in FP8, row- and column-wise

@@ -56,6 +56,9 @@ std::string layout_line(const StepReport& r) {
   else if (r.training && r.training->recompute == Recompute::Selective)
     s += fmt::format(" · selective recompute ({})",
                      flag_names(recompute_modules(*r.training), kRecomputeModuleNames, ", "));
+  if (r.training && r.training->lora_rank > 0)
+    s += fmt::format(" · LoRA rank {} on {}", r.training->lora_rank,
+                     flag_names(lora_targets(*r.training), kLoraTargetNames, ", "));
   s += fmt::format(" · {} micro-batches", r.microbatches);
   return s;
 }

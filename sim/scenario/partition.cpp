@@ -1,5 +1,7 @@
 #include "scenario/partition.h"
 
+#include <cmath>
+
 #include "core/error.h"
 
 namespace trainsim {
@@ -73,6 +75,24 @@ std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, in
   // serves both).
   if (st.mtp > 0 && !st.embedding && !m.tied_embeddings) p += m.vocab * m.hidden;
   return p / tp;
+}
+
+std::int64_t stage_lora_params(const ModelSpec& m, const StageContent& st, int tp,
+                               const TrainingSpec& t) {
+  const LoraTargets on = lora_targets(t);
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+  const double q = static_cast<double>(m.heads * m.qk_head_dim());
+  const double kv = static_cast<double>(m.kv_heads * m.qk_head_dim());
+  const double v = static_cast<double>(m.heads * m.v_head_dim());
+  const double up = m.mlp == MlpKind::SwiGLU ? 2 * f : f;
+  // (input, output) widths on one GPU: column-parallel QKV and up projection, row-parallel
+  // attention output and down projection.
+  double per_layer = 0;
+  if (on.qkv) per_layer += h + (q + 2 * kv) / tp;
+  if (on.attn_out) per_layer += v / tp + h;
+  if (on.mlp_up) per_layer += h + up / tp;
+  if (on.mlp_down) per_layer += f / tp + h;
+  return static_cast<std::int64_t>(std::llround(t.lora_rank * per_layer * st.layers));
 }
 
 std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<StageContent>& parts,

@@ -11,6 +11,7 @@
 
 #include "scenario/layout.h"
 #include "scenario/model.h"
+#include "scenario/scenario.h"
 
 namespace trainsim {
 
@@ -50,6 +51,12 @@ std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<Stag
                                       std::span<const int> stages_here, int tp);
 /// Of stage_params, the routed experts' parameters one GPU holds (0 for a dense model).
 std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep);
+/// The LoRA adapters' parameters one GPU holds for `stage` under TP degree `tp`
+/// (training.lora_rank r, training.lora_targets): per layer and target, A (r × the GPU's input
+/// width) and B (its output width × r), r × (input + output), the layer's TP split on the wide
+/// side; 0 without LoRA.
+std::int64_t stage_lora_params(const ModelSpec& m, const StageContent& st, int tp,
+                               const TrainingSpec& t);
 /// Of stage_params, the Transformer layers' and multi-token prediction's projections (without
 /// the embedding and the head): the weights FP8 training runs in FP8 (their norms, a few per
 /// layer, counted with them).

@@ -133,6 +133,22 @@ struct Fp8Casts {
 };
 inline constexpr std::pair<bool Fp8Casts::*, const char*> kFp8CastNames[] = {
     {&Fp8Casts::norm, "norm"}, {&Fp8Casts::activation, "activation"}};
+/// The linear layers that carry LoRA adapters (Hu et al., "LoRA: Low-Rank Adaptation of Large
+/// Language Models", arXiv:2106.09685): a layer's QKV, attention output, MLP up (gate + up) and
+/// down projections (training.lora_targets; NeMo's `target_modules` linear_qkv, linear_proj,
+/// linear_fc1, linear_fc2).
+struct LoraTargets {
+  bool qkv = false;
+  bool attn_out = false;
+  bool mlp_up = false;
+  bool mlp_down = false;
+  friend bool operator==(const LoraTargets&, const LoraTargets&) = default;
+};
+inline constexpr std::pair<bool LoraTargets::*, const char*> kLoraTargetNames[] = {
+    {&LoraTargets::qkv, "qkv"},
+    {&LoraTargets::attn_out, "attn_out"},
+    {&LoraTargets::mlp_up, "mlp_up"},
+    {&LoraTargets::mlp_down, "mlp_down"}};
 /// The names of the flags set in `value`, in the table's order, joined by `separator`; "none"
 /// for none (training.eager_ops, training.recompute_modules).
 template <typename T, std::size_t N>
@@ -175,6 +191,10 @@ struct TrainingSpec {
   /// NeMo's `fp8_params`, Megatron's `--fp8-param-gather`): no 16-bit copy, and the data-parallel
   /// parameter all-gathers move 1 byte per such weight instead of 2.
   bool fp8_params = false;
+  /// With FP8 parameters on Hopper: each weight's FP8 transpose kept between uses (Transformer
+  /// Engine's parameter transpose cache); false (NeMo's `disable_parameter_transpose_cache`):
+  /// made again for every micro-batch's backward and not held.
+  bool fp8_transpose_cache = true;
   /// With FP8: how the quantized tensors are scaled (what their casts cost).
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;
   /// With FP8: the quantizations run apart from the kernel before them; nullopt: none.
@@ -207,7 +227,20 @@ struct TrainingSpec {
   int offload_activation_layers = 0;
   GradReduce grad_reduce = GradReduce::Default;
   ExpertGemms expert_gemms = ExpertGemms::MultiStream;
+  /// LoRA fine-tuning: the rank of the adapters; 0 = every weight trained (no LoRA). Above 0
+  /// the model's own weights are frozen and only the adapters train.
+  int lora_rank = 0;
+  /// With LoRA: the layers that carry adapters; nullopt: all four (NeMo 2's default).
+  std::optional<LoraTargets> lora_targets;
+  /// With LoRA: dropout on each adapter's input (NeMo's adapter_dropout, position `pre`).
+  double lora_dropout = 0;
 };
+
+/// With LoRA (training.lora_rank > 0), the layers that carry adapters; none without.
+inline LoraTargets lora_targets(const TrainingSpec& t) {
+  if (t.lora_rank <= 0) return {};
+  return t.lora_targets.value_or(LoraTargets{true, true, true, true});
+}
 
 /// How many of a stage's `stage_layers` layers offload their activations.
 inline int offloaded_layers(const TrainingSpec& t, int stage_layers) {

@@ -300,6 +300,13 @@ std::optional<KeyValue> get_fp8_casts(const Scenario& s) {
   return v;
 }
 
+std::optional<KeyValue> get_lora_targets(const Scenario& s) {
+  if (s.training.lora_rank <= 0) return std::nullopt;
+  KeyValue v;
+  v.text = flag_names(lora_targets(s.training), kLoraTargetNames);
+  return v;
+}
+
 std::optional<KeyValue> get_recompute_modules(const Scenario& s) {
   if (s.training.recompute != Recompute::Selective) return std::nullopt;
   KeyValue v;
@@ -610,6 +617,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "all-gathers (the distributed optimizer's, ZeRO-3's) move 1 byte per such weight instead "
        "of 2. The embedding, the head and the norms stay 16-bit",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_params>()},
+      {"training.fp8_transpose_cache", "bool", "true",
+       "with FP8 parameters on Hopper (whose FP8 GEMMs need the weights' transposes for the "
+       "input gradients), each weight's FP8 transpose kept between uses (Transformer Engine's "
+       "parameter transpose cache: 1 byte per such weight in memory, made once a step); false "
+       "(NeMo's `disable_parameter_transpose_cache: True`): not held, made again in every "
+       "micro-batch's backward (2 bytes per element each time). No effect on B200",
+       boolean(), field<&Scenario::training, &TrainingSpec::fp8_transpose_cache>()},
       {"training.fp8_recipe", "`delayed`, `tensorwise`", "`delayed`",
        "with `precision: fp8`, how Transformer Engine scales each FP8 tensor (Megatron-core's "
        "`--fp8-recipe`, NeMo's `fp8_recipe`): `delayed`, from the amax history of earlier "
@@ -823,6 +837,37 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and `dualpipe`",
        integer(0, kMaxLayers),
        field<&Scenario::training, &TrainingSpec::offload_activation_layers>()},
+      {"training.lora_rank", "integer ≥ 0", "0",
+       "LoRA fine-tuning (Hu et al. 2021, arXiv:2106.09685): the rank r of the adapters; 0 trains "
+       "every weight. Above 0 the model's own weights are frozen: no weight-gradient GEMM, no "
+       "gradient, optimizer state, gradient reduction or parameter all-gather but the adapters' "
+       "(ZeRO-3 still gathers the frozen weights, FSDP's flat parameters hold them); the embedding "
+       "has no backward, and under sequence parallelism a frozen layer neither re-gathers its "
+       "input nor has a weight gradient to hide its input gradient's reduce-scatter under "
+       "(Transformer Engine: `ln_out_needs_gather`, `requires_wgrad`). Each target of "
+       "`lora_targets` adds x·A (n × r × its input width) and its output ·B (n × its output "
+       "width × r) in 16-bit, their scale and add into the layer's output (10 bytes per output "
+       "element, `lora.add`), and backward both GEMMs' input and weight gradients and the add of "
+       "the adapter's input gradient (6 bytes per input element). Activation memory is counted "
+       "as full training keeps it (frozen layers need not keep their GEMM inputs: an upper "
+       "bound); the adapters' TP collectives (r wide) are left out. Dense models without latent "
+       "attention or multi-token prediction",
+       integer(0, kMaxWidth), field<&Scenario::training, &TrainingSpec::lora_rank>()},
+      {"training.lora_targets",
+       "`none` or a comma-separated subset of `qkv`, `attn_out`, `mlp_up`, `mlp_down`, with "
+       "`lora_rank`",
+       "all four (NeMo 2's `target_modules`)",
+       "the linear layers that carry adapters: QKV, the attention output, the MLP's up (gate and "
+       "up) and down projections (NeMo's `linear_qkv`, `linear_proj`, `linear_fc1`, "
+       "`linear_fc2`; its `attention` is `qkv,attn_out`); `--json` echoes them (`null` without "
+       "LoRA)",
+       text(),
+       {put_flags<&TrainingSpec::lora_targets, kLoraTargetNames>, get_lora_targets}},
+      {"training.lora_dropout", "0–0.99, with `lora_rank`", "0",
+       "dropout on each adapter's input (NeMo's `adapter_dropout`, position `pre`): its mask "
+       "drawn and applied forward, applied backward, 5 bytes per input element each way "
+       "(`lora.dropout`)",
+       number(0, 0.99), field<&Scenario::training, &TrainingSpec::lora_dropout>()},
       {"cluster", "map", "required with a model", "", none(), {}},
       {"cluster.gpu",
        "preset or map",

@@ -114,6 +114,10 @@ void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.fp8_params && s.training.precision != Precision::FP8)
     c.fail("training.fp8_params", fmt::format("FP8 parameters need training.precision: fp8, got {}",
                                               precision_name(s.training.precision)));
+  if (!s.training.fp8_transpose_cache && !s.training.fp8_params)
+    c.fail("training.fp8_transpose_cache",
+           "the transpose cache is FP8 parameters' (Float8Tensor's): give training.fp8_params: "
+           "true, or leave this out");
   if (s.training.fp8_recipe != Fp8Recipe::Delayed && s.training.precision != Precision::FP8)
     c.fail("training.fp8_recipe", fmt::format("an FP8 recipe needs training.precision: fp8, got {}",
                                               precision_name(s.training.precision)));
@@ -134,6 +138,35 @@ void check_precision(const Scenario& s, const Checker& c) {
                      fmt::join(with, ", "), p.empty() ? s.cluster.gpu.name : p,
                      preset ? "its datasheet lists no FP8 tensor cores (Ampere has none)"
                             : "a custom GPU's FP8 GEMM speed is unknown"));
+}
+
+// LoRA: adapters on a dense model's linear layers; its keys need a rank.
+void check_lora(const Scenario& s, const Checker& c) {
+  const TrainingSpec& t = s.training;
+  if (t.lora_rank <= 0) {
+    if (t.lora_targets && c.given("training.lora_targets"))
+      c.fail("training.lora_targets", "applies to LoRA only: give training.lora_rank > 0");
+    if (t.lora_dropout > 0)
+      c.fail("training.lora_dropout", "applies to LoRA only: give training.lora_rank > 0");
+    return;
+  }
+  if (lora_targets(t) == LoraTargets{})
+    c.fail("training.lora_targets",
+           "LoRA with no target trains nothing: give some of qkv, attn_out, mlp_up, mlp_down");
+  if (!s.model) {
+    c.fail("training.lora_rank", "LoRA needs a model (a costs-only study has no weights)");
+    return;
+  }
+  const ModelSpec& m = *s.model;
+  const char* unmodelled = m.is_moe()         ? "a mixture of experts"
+                           : m.is_mla()       ? "latent attention"
+                           : m.mtp_layers > 0 ? "multi-token prediction"
+                                              : nullptr;
+  if (unmodelled)
+    c.fail("training.lora_rank",
+           fmt::format("LoRA on {} is not modelled: LoRA applies to dense models with standard "
+                       "attention and no multi-token prediction modules",
+                       unmodelled));
 }
 
 // ZeRO-Offload keeps the optimizer's shard on the host: DeepSpeed's offload_optimizer needs a
@@ -390,6 +423,7 @@ void validate(const Scenario& s) {
   check_moe(s, c);
   check_mla(s, c);
   check_precision(s, c);
+  check_lora(s, c);
   check_attention(s, c);
   check_offload(s, c);
   check_layout(s, c);
