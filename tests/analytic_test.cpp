@@ -2501,3 +2501,123 @@ parallelism: {{tp: 2, dp: 4, sequence_parallel: true}}
   CHECK(recomputed(bb, "mtp.eh_proj") == 0);
   CHECK(recomputed(bb, "qkv") == 32);
 }
+
+TEST_CASE("analytic: LoRA freezes the model's weights and runs the adapters' kernels",
+          "[analytic][lora]") {
+  // Llama-3.1-8B (h 4,096; QKV 4,096 → 6,144; 32 layers), 4,096 tokens, one stage, tp 1.
+  auto scenario = [](const char* extra) {
+    return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                  extra));
+  };
+  const AnalyticCostModel full(scenario("")),
+      lora(scenario(", lora_rank: 16, lora_targets: 'qkv,attn_out', lora_dropout: 0.1"));
+  auto named = [](const std::vector<Kernel>& ks, std::string_view what) {
+    std::vector<Kernel> found;
+    for (const Kernel& k : ks)
+      if (k.what == what) found.push_back(k);
+    return found;
+  };
+  const std::vector<Kernel> b = lora.kernels(Op::B, 0), f = lora.kernels(Op::F, 0);
+  // No weight gradient but the adapters': not the layers', the head's or the embedding's.
+  for (const Kernel& k : b) {
+    const std::string_view w = k.what;
+    if (w.ends_with(".wgrad")) CHECK(w.starts_with("lora."));
+  }
+  CHECK(named(full.kernels(Op::B, 0), "qkv.wgrad").size() == 1);
+  CHECK(named(b, "embedding.wgrad").empty());
+  // Per layer and target, x·A then ·B: QKV's {4,096, 16, 4,096} and {4,096, 6,144, 16}.
+  const auto down = named(f, "lora.down"), up = named(f, "lora.up");
+  REQUIRE(down.size() == 2);  // QKV's and the attention output's
+  REQUIRE(up.size() == 2);
+  CHECK(down[0].count == 32);
+  CHECK(down[0].gemm.m == 4096);
+  CHECK(down[0].gemm.n == 16);
+  CHECK(down[0].gemm.k == 4096);
+  CHECK(down[0].flops == Approx(2.0 * 4096 * 16 * 4096));
+  CHECK(up[0].gemm.n == 6144);
+  CHECK(up[0].gemm.k == 16);
+  CHECK(up[1].gemm.n == 4096);  // the attention output's
+  // The adapter's scale and add, 10 bytes per output element; its dropout, 5 per input element.
+  CHECK(named(f, "lora.add")[0].bytes == Approx(10.0 * 4096 * 6144));
+  CHECK(named(f, "lora.dropout")[0].bytes == Approx(5.0 * 4096 * 4096));
+  CHECK(named(b, "lora.input_grad_add")[0].bytes == Approx(6.0 * 4096 * 4096));
+  CHECK(named(b, "lora.down.wgrad")[0].gemm.m == 4096);  // dA: the input width × r, over n
+  CHECK(named(b, "lora.down.wgrad")[0].gemm.n == 16);
+  CHECK(named(b, "lora.down.wgrad")[0].gemm.k == 4096);
+  // What trains: 16 · ((4,096 + 6,144) + (4,096 + 4,096)) = 294,912 a layer, 9,437,184 in all;
+  // its gradients reduced in bf16.
+  CHECK(lora.trainable_params(0) == 9'437'184);
+  CHECK(lora.stage_params(0) == full.stage_params(0));
+  CHECK(lora.gradient_bytes(0) == Approx(2.0 * 9'437'184));
+  // The backward's model FLOPs: the input gradients only (half of full training's backward),
+  // and the adapters' four products a target.
+  double fb = 0, lb = 0, adapters = 0;
+  for (const Kernel& k : full.kernels(Op::B, 0))
+    if (k.kind == Kernel::Kind::Gemm) fb += k.flops * k.count;
+  for (const Kernel& k : b)
+    if (k.kind == Kernel::Kind::Gemm) {
+      lb += k.flops * k.count;
+      if (std::string_view(k.what).starts_with("lora.")) adapters += k.flops * k.count;
+    }
+  CHECK(lb - adapters == Approx(fb / 2));
+  CHECK(adapters == Approx(32 * 4 * 2.0 * 4096 * 16 * ((4096 + 6144) + (4096 + 4096)) / 2));
+}
+
+TEST_CASE("analytic: a frozen layer under SP neither re-gathers its input nor hides its gradient",
+          "[analytic][lora]") {
+  // tp 2 with SP: the column-parallel layers' input-gradient reduce-scatters hide under their
+  // weight gradients and their inputs are re-gathered for them; under LoRA neither.
+  auto model = [](const char* extra) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 2, dp: 4, sequence_parallel: true}}
+)",
+                                                    extra)));
+  };
+  const AnalyticCostModel full = model(""), lora = model(", lora_rank: 16");
+  auto hidden = [](const AnalyticCostModel& m, Collective c) {
+    int n = 0;
+    for (const CollectiveRun& r : m.tp_collectives(Op::B, 0))
+      if (r.kind == c && r.hide_s > 0) n += r.count;
+    return n;
+  };
+  // Full training: per layer 2 reduce-scatters and 2 re-gathers hidden, and the head's: 65 each.
+  CHECK(hidden(full, Collective::ReduceScatter) == 65);
+  CHECK(hidden(full, Collective::AllGather) == 65);
+  CHECK(hidden(lora, Collective::ReduceScatter) == 0);
+  CHECK(hidden(lora, Collective::AllGather) == 0);
+  int blocking_rs = 0;
+  for (const CollectiveRun& r : lora.tp_collectives(Op::B, 0))
+    if (r.kind == Collective::ReduceScatter) blocking_rs += r.count;
+  CHECK(blocking_rs == 65);
+}
+
+TEST_CASE("analytic: without the transpose cache each micro-batch transposes the FP8 weights",
+          "[analytic][fp8]") {
+  // Llama-3.1-8B in FP8 with FP8 parameters on H100, 4 micro-batches: a layer's weights are
+  // 218,103,808 elements; their transposes (2 bytes each) once a step, a quarter charged to each
+  // micro-batch's forward, or in full in every micro-batch's backward.
+  auto model = [](bool cache) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 32, precision: fp8,
+  fp8_params: true, fp8_transpose_cache: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    cache)));
+  };
+  auto cast = [](const AnalyticCostModel& m, Op op) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (std::string_view(k.what) == "fp8.cast") return k.bytes;
+    return 0.0;
+  };
+  const AnalyticCostModel cached = model(true), each = model(false);
+  const double weights = 218'103'808;
+  CHECK(cast(cached, Op::F) - cast(each, Op::F) == Approx(weights * 2 / 4));
+  CHECK(cast(each, Op::B) - cast(cached, Op::B) == Approx(weights * 2));
+}

@@ -498,3 +498,39 @@ training: {seq_len: 4096, global_batch_size: 64}
         Approx(static_cast<double>(stage_params(*tied.model, tparts[0], 1, 4) +
                                    stage_params(*tied.model, tparts[3], 1, 4))));
 }
+
+TEST_CASE("footprint: LoRA keeps the adapters' inputs and masks, and trains only the adapters",
+          "[footprint][lora]") {
+  // Llama-3.1-8B, 4,096 tokens, tp 1. Full training keeps 17h 16-bit words a token (above):
+  // norm inputs and outputs 4h, Q, K, V, attention output and MLP tensors 13h. Under LoRA on QKV
+  // and the attention output the frozen MLP keeps neither its input (the second norm's output,
+  // h) nor the down projection's (f = 3.5h): 12.5h, 25·n·h bytes; the two adapters' dropout
+  // masks, a byte per input element, QKV's h and the attention output's h: 2·n·h.
+  const std::int64_t n = 4096;
+  const double h = 4096;
+  const LoraTargets attention{.qkv = true, .attn_out = true};
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, false, {}, attention,
+                               true) == Approx(27 * n * h + 4.0 * n * 32));
+  // Without the masks, and with every target (all inputs kept for the adapters): 34·n·h again.
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, false, {}, attention,
+                               false) == Approx(25 * n * h + 4.0 * n * 32));
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, false, {},
+                               LoraTargets{true, true, true, true}, false) ==
+        Approx(34 * n * h + 4.0 * n * 32));
+  // The static memory of dp 8, ZeRO-1: rank-16 adapters on QKV (4,096 → 6,144) and the
+  // attention output (4,096 → 4,096), r·(in + out) = 16 · 18,432 = 294,912 a layer, 9,437,184 in
+  // all: their 16-bit weights beside the model's, their 16-bit gradients, their Adam states / 8.
+  const Scenario s = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 8, lora_rank: 16, lora_targets: "qkv,attn_out"}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8, zero: 1}
+)");
+  const std::vector<int> here{0};
+  const StaticMemory lora = static_memory(s, here);
+  const double adapters = 9'437'184;
+  CHECK(stage_lora_params(llama8b(), partition_model(llama8b(), 1)[0], 1, s.training) ==
+        adapters);
+  CHECK(lora.weights == Approx(2 * (lora.parameters + adapters)));
+  CHECK(lora.gradients == Approx(2 * adapters));
+  CHECK(lora.optimizer == Approx(12 * adapters / 8));
+}

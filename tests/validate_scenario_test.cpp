@@ -419,3 +419,33 @@ TEST_CASE("validate: with context parallelism ep divides dp · cp") {
   CHECK_THROWS_WITH(test::yaml(moe(3)),
                     Contains("parallelism.ep: ep = 3 must divide dp · cp = 2 · 4 = 8"));
 }
+
+TEST_CASE("validate: LoRA needs a rank, a target and a dense model, the transpose cache FP8 params",
+          "[lora]") {
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",
+                               {"training.lora_rank=16", "training.lora_targets=qkv,attn_out",
+                                "training.lora_dropout=0.1"}));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.lora_targets=qkv"}),
+                    Contains("training.lora_targets: applies to LoRA only: give "
+                             "training.lora_rank > 0"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.lora_dropout=0.1"}),
+                    Contains("training.lora_dropout: applies to LoRA only"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"training.lora_rank=16", "training.lora_targets=none"}),
+      Contains("training.lora_targets: LoRA with no target trains nothing"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"training.lora_rank=16", "training.lora_targets=q"}),
+      Contains("expected `none` or a comma-separated subset of qkv, attn_out, mlp_up, mlp_down"));
+  // A mixture of experts: not modelled, said so by key.
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
+                                   {"model.moe.experts=8", "model.moe.top_k=2",
+                                    "training.lora_rank=16"}),
+                    Contains("training.lora_rank: LoRA on a mixture of experts is not modelled"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "training.fp8_transpose_cache=false"}),
+      Contains("training.fp8_transpose_cache: the transpose cache is FP8 parameters'"));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",
+                               {"training.precision=fp8", "training.fp8_params=true",
+                                "training.fp8_transpose_cache=false"}));
+}
