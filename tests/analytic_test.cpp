@@ -2621,3 +2621,32 @@ parallelism: {{dp: 8}}
   CHECK(cast(cached, Op::F) - cast(each, Op::F) == Approx(weights * 2 / 4));
   CHECK(cast(each, Op::B) - cast(cached, Op::B) == Approx(weights * 2));
 }
+
+TEST_CASE("analytic: FP8 attention runs at cuDNN's FP8 time and casts around it", "[analytic][fp8]") {
+  // Llama-3.1-8B in FP8 on B200, 8,192 tokens, tp 1: the attention core at FP8 over bf16 time
+  // (forward 0.921, backward 0.793 at 8K), and the casts of Q (32 heads of 128), K and V (8
+  // each) and the output forward: 3 bytes · n · (2·4,096 + 2·1,024).
+  auto model = [](bool fp8_attention) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, precision: fp8,
+  attention: cudnn, fp8_attention: {}}}
+cluster: {{gpu: b200, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    fp8_attention)));
+  };
+  const AnalyticCostModel bf16 = model(false), fp8 = model(true);
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) return k;
+    return Kernel{};
+  };
+  for (const Op op : {Op::F, Op::B}) {
+    const char* what = op == Op::F ? "attention" : "attention.backward";
+    CHECK(fp8.kernel_seconds(find(fp8, op, what)) ==
+          Approx(bf16.kernel_seconds(find(bf16, op, what)) *
+                 cudnn_fp8_attention_time_ratio(op != Op::F, 8192)));
+    CHECK(find(fp8, op, "attention.fp8_cast").bytes == Approx(3.0 * 8192 * (2 * 4096 + 2 * 1024)));
+    CHECK(find(bf16, op, "attention.fp8_cast").bytes == 0);
+  }
+}

@@ -449,3 +449,27 @@ TEST_CASE("validate: LoRA needs a rank, a target and a dense model, the transpos
                                {"training.precision=fp8", "training.fp8_params=true",
                                 "training.fp8_transpose_cache=false"}));
 }
+
+TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]") {
+  const std::vector<std::string> b200{"training.precision=fp8", "cluster.gpu=b200",
+                                      "training.attention=cudnn"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), b200.begin(), b200.end());
+    return extra;
+  };
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", with({"training.fp8_attention=true"})));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.fp8_attention=true"}),
+                    Contains("training.fp8_attention: FP8 attention needs training.precision: "
+                             "fp8, got bf16"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "training.attention=cudnn",
+                      "training.fp8_attention=true"}),
+      Contains("training.fp8_attention: FP8 attention has figures on b200 only") &&
+          Contains("got h100-sxm"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "cluster.gpu=b200", "training.attention=unfused",
+                      "training.fp8_attention=true"}),
+      Contains("give training.attention: cudnn"));
+}

@@ -652,6 +652,16 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
           op == Op::F ? attn_fwd : 2.0 * attn_fwd,
           0});
     if (cp > 1 && s_.layout.cp_ring) push(ring_merge(op));
+    if (s_.training.fp8_attention) {
+      // Transformer Engine's FP8 attention casts Q, K and V to FP8 and the output back to 16
+      // bits (read 2, write 1 or the other way: 3 bytes an element), the backward the output's
+      // gradient in and Q, K and V's gradients out.
+      const double q = b * sq * static_cast<double>(m.heads) / t * d;
+      const double kv = b * sq * std::max(1.0, static_cast<double>(m.kv_heads) / t) * (d + dv);
+      Kernel k{Kernel::Kind::Memory, "attention.fp8_cast", {0, 0, 0}, 1, 0, 3 * (2 * q + kv)};
+      k.launches = 4;
+      push(k);
+    }
     return;
   }
   // Unfused ("standard") attention: per (sequence, head) the s×s scores are formed in full
@@ -1090,7 +1100,10 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       const double paper_flops = backward ? k.flops / 2 * 2.5 : k.flops;
       const AttentionThroughput t = k_.attention->at(k.gemm.m, k.gemm.k);
       const double scale = s_.cluster.gpu.peak_flops / k_.attention->peak_flops;
-      return dropout * paper_flops /
+      // FP8 attention (training.fp8_attention): the FP8 kernel's time over the bf16 one's.
+      const double fp8 =
+          s_.training.fp8_attention ? cudnn_fp8_attention_time_ratio(backward, k.gemm.m) : 1.0;
+      return fp8 * dropout * paper_flops /
              ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale *
               attention_parallelism(k));
     }
@@ -1170,6 +1183,8 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
           if (const double p = attention_parallelism(k); std::abs(p - 1) >= 0.005)
             t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
           if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
+          if (s_.training.fp8_attention)
+            t.source += " × FP8 over bf16 time (cuDNN on a B200, NVIDIA's benchmark)";
         }
         break;
       case Kernel::Kind::Memory:

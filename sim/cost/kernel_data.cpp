@@ -275,6 +275,26 @@ double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, doub
   return (x / (x + c)) / (bench / (bench + c));
 }
 
+double cudnn_fp8_attention_time_ratio(bool backward, double seq) {
+  // NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training/artifacts/
+  // sdpa_fp8_benchmark_results_NVIDIA_B200.csv (commit 0b1577c8): cuDNN's SDPA on a B200,
+  // batch 1, 128 query and 8 key-value heads of 128, causal, fp8 and bf16 rows of the same run,
+  // at 512, 1k, … 128k tokens: forward time 0.044 / 0.035 ms, 0.067 / 0.061, 0.141 / 0.151,
+  // 0.447 / 0.482, 1.464 / 1.589, 5.197 / 5.962, 19.751 / 23.228, 77.531 / 94.215,
+  // 307.690 / 395.922; backward 0.126 / 0.107, 0.228 / 0.228, 0.618 / 0.630, 1.414 / 1.650,
+  // 4.382 / 5.526, 14.964 / 19.094, 55.593 / 74.527, 216.304 / 284.695, 870.832 / 1,248.042.
+  static constexpr std::array<double, 9> kForward{1.257, 1.098, 0.934, 0.927, 0.921,
+                                                  0.872, 0.850, 0.823, 0.777};
+  static constexpr std::array<double, 9> kBackward{1.178, 1.000, 0.981, 0.857, 0.793,
+                                                   0.784, 0.746, 0.760, 0.698};
+  TRAINSIM_CHECK(seq > 0, "attention has a positive length");
+  const auto& r = backward ? kBackward : kForward;
+  const double x = std::clamp(std::log2(seq) - 9.0, 0.0, 8.0);
+  const auto i = static_cast<std::size_t>(std::min(std::floor(x), 7.0));
+  const double f = x - static_cast<double>(i);
+  return (1 - f) * r[i] + f * r[i + 1];
+}
+
 const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel) {
   // H200 and H100 PCIe are Hopper GPUs like H100 SXM (the caller scales by peak).
   const std::string as = gpu == "h200" || gpu == "h100-pcie" ? "h100-sxm" : gpu;

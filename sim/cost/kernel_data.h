@@ -58,6 +58,12 @@ struct AttentionData {
   double parallelism(bool backward, double tiles, int sms, double head_dim) const;
 };
 
+/// FP8 over bf16 time of cuDNN's fused causal attention on a B200, forward or backward, at
+/// `seq` tokens (linear in log₂ seq over 512 … 131,072, held at the ends): Transformer Engine's
+/// FP8 dot-product attention (training.fp8_attention). Measured by NVIDIA in one run of both
+/// precisions (cost/kernel_data.cpp cites it); no figures for other GPUs.
+double cudnn_fp8_attention_time_ratio(bool backward, double seq);
+
 /// The published curves of `kernel` for GPU preset `gpu`: measured on it, or on a GPU of the
 /// same architecture (scale them by the peaks' ratio: the fused kernels are compute-bound);
 /// nullptr for a custom GPU, a kernel not measured on that architecture, or the unfused

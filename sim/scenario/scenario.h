@@ -200,6 +200,9 @@ struct TrainingSpec {
   /// With FP8: the quantizations run apart from the kernel before them; nullopt: none.
   std::optional<Fp8Casts> fp8_standalone_casts;
   AttentionKernel attention = AttentionKernel::Flash2;
+  /// With FP8 and cuDNN's attention: its FP8 form (Transformer Engine's FP8 dot-product
+  /// attention, NVTE_FP8_DPA, NeMo's `fp8_dot_product_attention`).
+  bool fp8_attention = false;
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.
   double dropout = 0;

@@ -733,6 +733,15 @@ const std::vector<SchemaKey>& scenario_keys() {
        "recompute recomputes them)",
        choice({"flash1", "flash2", "flash3", "triton", "cudnn", "unfused"}),
        field<&Scenario::training, &TrainingSpec::attention>()},
+      {"training.fp8_attention", "bool", "false",
+       "with `precision: fp8` and `attention: cudnn` on B200, the attention core in FP8 "
+       "(Transformer Engine's FP8 dot-product attention: NVTE_FP8_DPA, NeMo's "
+       "`fp8_dot_product_attention`): each pass at cuDNN's FP8-over-bf16 time as NVIDIA measured "
+       "it on a B200 by sequence length (8,192 tokens: forward 0.92, backward 0.79; "
+       "`sim/cost/kernel_data.cpp`), plus the casts around it, 3 bytes per element of Q, K, V "
+       "and the output forward and of their gradients backward (`attention.fp8_cast`). Refused "
+       "on other GPUs (no figures)",
+       boolean(), field<&Scenario::training, &TrainingSpec::fp8_attention>()},
       {"training.dropout", "0–0.99", "0",
        "hidden and attention dropout probability (GPT-3 style 0.1): above 0 the dropout kernels "
        "run (fused bias-dropout-add) and their masks are stored; a fused attention kernel draws "

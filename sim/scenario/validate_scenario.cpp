@@ -126,6 +126,24 @@ void check_precision(const Scenario& s, const Checker& c) {
     c.fail("training.fp8_standalone_casts",
            fmt::format("FP8 casts need training.precision: fp8, got {}",
                        precision_name(s.training.precision)));
+  if (s.training.fp8_attention) {
+    if (s.training.precision != Precision::FP8)
+      c.fail("training.fp8_attention",
+             fmt::format("FP8 attention needs training.precision: fp8, got {}",
+                         precision_name(s.training.precision)));
+    else if (s.training.attention != AttentionKernel::Cudnn)
+      c.fail("training.fp8_attention",
+             "FP8 attention is cuDNN's fused attention in FP8: give training.attention: cudnn");
+    else if (s.model) {
+      const GpuPreset* gpu = find_gpu_preset(s.cluster.gpu.preset);
+      if (!gpu || gpu->sm < 100)
+        c.fail("training.fp8_attention",
+               fmt::format("FP8 attention has figures on b200 only (NVIDIA's cudnn-frontend "
+                           "benchmark), got {}",
+                           s.cluster.gpu.preset.empty() ? s.cluster.gpu.name
+                                                        : s.cluster.gpu.preset));
+    }
+  }
   if (s.training.precision != Precision::FP8 || !s.model) return;
   const std::string& p = s.cluster.gpu.preset;
   const GpuPreset* preset = find_gpu_preset(p);
