@@ -2622,7 +2622,8 @@ parallelism: {{dp: 8}}
   CHECK(cast(each, Op::B) - cast(cached, Op::B) == Approx(weights * 2));
 }
 
-TEST_CASE("analytic: FP8 attention runs at cuDNN's FP8 time and casts around it", "[analytic][fp8]") {
+TEST_CASE("analytic: FP8 attention runs at cuDNN's FP8 time and casts around it",
+          "[analytic][fp8]") {
   // Llama-3.1-8B in FP8 on B200, 8,192 tokens, tp 1: the attention core at FP8 over bf16 time
   // (forward 0.921, backward 0.793 at 8K), and the casts of Q (32 heads of 128), K and V (8
   // each) and the output forward: 3 bytes · n · (2·4,096 + 2·1,024).
@@ -2649,4 +2650,86 @@ parallelism: {{dp: 8}}
     CHECK(find(fp8, op, "attention.fp8_cast").bytes == Approx(3.0 * 8192 * (2 * 4096 + 2 * 1024)));
     CHECK(find(bf16, op, "attention.fp8_cast").bytes == 0);
   }
+}
+
+TEST_CASE("analytic: LoRA's adapters under TP split both sides and exchange their outputs",
+          "[analytic][lora]") {
+  // Llama 2 70B (h 8,192; QKV 8,192 → 10,240; 80 layers), rank-16 adapters on QKV and the
+  // attention output, tp 2 with SP, 8,192 tokens: Cisco's MLPerf v5.1 layout, whose log gives
+  // 22,282,240 trainable parameters a rank: 80 · 16 · (8,192 + 10,240 + 8,192 + 8,192) / 2.
+  auto model = [](const char* extra) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: {{name: llama2-70b, layers: 80,
+  hidden: 8192, ffn_hidden: 28672, heads: 64, kv_heads: 8, vocab: 32000}}
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, lora_rank: 16,
+  lora_targets: "qkv,attn_out"{}}}
+cluster: {{gpu: h200, gpus_per_node: 8, nodes: 2}}
+parallelism: {{tp: 2, dp: 8, sequence_parallel: true}}
+)",
+                                                    extra)));
+  };
+  const AnalyticCostModel gather = model(""), a2a = model(", lora_all_to_all: true");
+  CHECK(gather.trainable_params(0) == 22'282'240);
+  // QKV's adapter: A split over r (8 of 16), B over the output (5,120); the attention output's:
+  // A over its input (4,096), B over the output (4,096 of 8,192), its add on the SP shard.
+  std::vector<Kernel> downs, ups;
+  for (const Kernel& k : gather.kernels(Op::F, 0)) {
+    if (std::string_view(k.what) == "lora.down") downs.push_back(k);
+    if (std::string_view(k.what) == "lora.up") ups.push_back(k);
+  }
+  REQUIRE(downs.size() == 2);
+  CHECK(downs[0].gemm.n == 8);
+  CHECK(downs[0].gemm.k == 8192);
+  CHECK(ups[0].gemm.n == 5120);
+  CHECK(downs[1].gemm.n == 16);
+  CHECK(downs[1].gemm.k == 4096);
+  CHECK(ups[1].gemm.n == 4096);
+  // The adapters' collectives a layer, forward: QKV's r-wide output gathered (n·r·2 bytes), the
+  // attention output's A output all-reduced, and its output brought to the layer's: gathered
+  // whole (n·h·2) or, with the all-to-all, its n × h / 2 shard exchanged.
+  const double n = 8192, narrow = n * 16 * 2, wide = n * 8192 * 2;
+  auto count = [](const AnalyticCostModel& m, Op op, Collective c, double bytes) {
+    int k = 0;
+    for (const CollectiveRun& r : m.tp_collectives(op, 0))
+      if (r.kind == c && r.bytes == bytes && r.hide_s == 0) k += r.count;
+    return k;
+  };
+  CHECK(count(gather, Op::F, Collective::AllGather, narrow) == 80);
+  CHECK(count(gather, Op::F, Collective::AllReduce, narrow) == 80);
+  CHECK(count(a2a, Op::F, Collective::AllToAll, wide / 2) == 80);
+  CHECK(count(a2a, Op::B, Collective::AllToAll, wide / 2) == 80);
+  CHECK(count(a2a, Op::B, Collective::AllReduce, narrow) == 160);  // both B's input gradients
+  // Without the all-to-all the output is gathered whole forward, and SP's scatter gathers
+  // again backward: one blocking n × h all-gather each way beyond the layer's own.
+  CHECK(count(gather, Op::F, Collective::AllGather, wide) -
+            count(a2a, Op::F, Collective::AllGather, wide) ==
+        80);
+}
+
+TEST_CASE("analytic: under LoRA the userbuffers leave the adapted norm's GEMM input unfused",
+          "[analytic][lora]") {
+  // tp 2, SP, comm-GEMM overlap: QKV's input all-gather hides under QKV's forward GEMM, but
+  // with an attention adapter Transformer Engine returns the norm's output and gathers it by a
+  // plain all-gather (blocking); the MLP's still hides.
+  auto model = [](const char* extra) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 2, dp: 4, sequence_parallel: true, tp_overlap: true}}
+)",
+                                                    extra)));
+  };
+  auto gathers = [](const AnalyticCostModel& m) {
+    std::vector<double> hidden;
+    for (const CollectiveRun& r : m.tp_collectives(Op::F, 0))
+      if (r.kind == Collective::AllGather && r.bytes == 4096.0 * 4096 * 2 &&  // n·h, 16-bit
+          r.count == 32)                                                      // every layer's
+        hidden.push_back(r.hide_s);
+    return hidden;
+  };
+  const auto full = gathers(model("")), lora = gathers(model(", lora_rank: 16, lora_targets: qkv"));
+  REQUIRE(full.size() == 2);
+  REQUIRE(lora.size() == 2);
+  CHECK(full[0] > 0);
+  CHECK(lora[0] == 0);                // QKV's
+  CHECK(lora[1] == Approx(full[1]));  // the MLP's
 }

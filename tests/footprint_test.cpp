@@ -505,18 +505,33 @@ TEST_CASE("footprint: LoRA keeps the adapters' inputs and masks, and trains only
   // norm inputs and outputs 4h, Q, K, V, attention output and MLP tensors 13h. Under LoRA on QKV
   // and the attention output the frozen MLP keeps neither its input (the second norm's output,
   // h) nor the down projection's (f = 3.5h): 12.5h, 25·n·h bytes; the two adapters' dropout
-  // masks, a byte per input element, QKV's h and the attention output's h: 2·n·h.
+  // masks, a byte per input element, QKV's h and the attention output's h: 2·n·h; and the
+  // attention output's dropout copy, kept beside the output the attention keeps: 2·n·h.
   const std::int64_t n = 4096;
   const double h = 4096;
   const LoraTargets attention{.qkv = true, .attn_out = true};
   CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, false, {}, attention,
-                               true) == Approx(27 * n * h + 4.0 * n * 32));
+                               true) == Approx(29 * n * h + 4.0 * n * 32));
+  // tp 2 with SP: the QKV adapter's input and its mask are the gathered sequence and stay
+  // whole (2·n·h + n·h); the other 16-bit tensors, 25·n·h − 2·n·h, halve, and so do the
+  // attention output's mask and dropout copy ((n·h + 2·n·h) / 2).
+  CHECK(layer_activation_bytes(llama8b(), n, 2, true, Recompute::None, false, false, {}, attention,
+                               true) == Approx((25 - 2) * n * h / 2 + 2 * n * h + n * h +
+                                               (n * h + 2 * n * h) / 2 + 4.0 * n * 32 / 2));
+  // With selective recompute of the MLP, which already lets the MLP's tensors go, LoRA takes
+  // away only the first norm's output (h), QKV's adapter keeping it: never below what the
+  // recompute alone keeps minus that.
+  const RecomputeModules mlp{.core_attn = false, .mlp = true};
+  const double recomputed =
+      layer_activation_bytes(llama8b(), n, 1, false, Recompute::Selective, false, false, mlp);
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::Selective, false, false, mlp,
+                               attention, false) == Approx(recomputed));
   // Without the masks, and with every target (all inputs kept for the adapters): 34·n·h again.
   CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, false, {}, attention,
                                false) == Approx(25 * n * h + 4.0 * n * 32));
   CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, false, {},
-                               LoraTargets{true, true, true, true}, false) ==
-        Approx(34 * n * h + 4.0 * n * 32));
+                               LoraTargets{true, true, true, true},
+                               false) == Approx(34 * n * h + 4.0 * n * 32));
   // The static memory of dp 8, ZeRO-1: rank-16 adapters on QKV (4,096 → 6,144) and the
   // attention output (4,096 → 4,096), r·(in + out) = 16 · 18,432 = 294,912 a layer, 9,437,184 in
   // all: their 16-bit weights beside the model's, their 16-bit gradients, their Adam states / 8.
@@ -528,8 +543,7 @@ parallelism: {dp: 8, zero: 1}
   const std::vector<int> here{0};
   const StaticMemory lora = static_memory(s, here);
   const double adapters = 9'437'184;
-  CHECK(stage_lora_params(llama8b(), partition_model(llama8b(), 1)[0], 1, s.training) ==
-        adapters);
+  CHECK(stage_lora_params(llama8b(), partition_model(llama8b(), 1)[0], 1, s.training) == adapters);
   CHECK(lora.weights == Approx(2 * (lora.parameters + adapters)));
   CHECK(lora.gradients == Approx(2 * adapters));
   CHECK(lora.optimizer == Approx(12 * adapters / 8));

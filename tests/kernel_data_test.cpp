@@ -238,8 +238,10 @@ TEST_CASE("kernel data: cuDNN on B200, from NVIDIA's GB200 benchmark",
 TEST_CASE("kernel data: cuDNN's FP8 attention on B200 by sequence length", "[kernel_data][fp8]") {
   // NVIDIA's benchmark of both precisions in one run (kernel_data.cpp): at 8,192 tokens the FP8
   // forward took 1.464 ms against 1.589, the backward 4.382 against 5.526.
-  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 8192) == Approx(1.464 / 1.589).epsilon(1e-3));
-  CHECK(trainsim::cudnn_fp8_attention_time_ratio(true, 8192) == Approx(4.382 / 5.526).epsilon(1e-3));
+  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 8192) ==
+        Approx(1.464 / 1.589).epsilon(1e-3));
+  CHECK(trainsim::cudnn_fp8_attention_time_ratio(true, 8192) ==
+        Approx(4.382 / 5.526).epsilon(1e-3));
   // Linear in log₂ of the length between the measured ones: 16,384 and 32,768 tokens' backward
   // 0.784 and 0.746, so 0.765 halfway (23,170 tokens).
   CHECK(trainsim::cudnn_fp8_attention_time_ratio(true, std::sqrt(16384.0 * 32768.0)) ==

@@ -437,10 +437,10 @@ TEST_CASE("validate: LoRA needs a rank, a target and a dense model, the transpos
       parse_scenario(kBase, "test.yaml", {"training.lora_rank=16", "training.lora_targets=q"}),
       Contains("expected `none` or a comma-separated subset of qkv, attn_out, mlp_up, mlp_down"));
   // A mixture of experts: not modelled, said so by key.
-  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
-                                   {"model.moe.experts=8", "model.moe.top_k=2",
-                                    "training.lora_rank=16"}),
-                    Contains("training.lora_rank: LoRA on a mixture of experts is not modelled"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"model.moe.experts=8", "model.moe.top_k=2", "training.lora_rank=16"}),
+      Contains("training.lora_rank: LoRA on a mixture of experts is not modelled"));
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml",
                      {"training.precision=fp8", "training.fp8_transpose_cache=false"}),
@@ -461,15 +461,33 @@ TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.fp8_attention=true"}),
                     Contains("training.fp8_attention: FP8 attention needs training.precision: "
                              "fp8, got bf16"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
+                                   {"training.precision=fp8", "training.attention=cudnn",
+                                    "training.fp8_attention=true"}),
+                    Contains("training.fp8_attention: FP8 attention has figures on b200 only") &&
+                        Contains("got h100-sxm"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
+                                   {"training.precision=fp8", "cluster.gpu=b200",
+                                    "training.attention=unfused", "training.fp8_attention=true"}),
+                    Contains("give training.attention: cudnn"));
+}
+
+TEST_CASE("validate: LoRA's rank splits over TP, and its all-to-all needs SP", "[lora]") {
+  // dp 1 · tp 2 · pp 4 = 8 GPUs.
+  const std::vector<std::string> tp2{"parallelism.dp=1", "parallelism.tp=2"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), tp2.begin(), tp2.end());
+    return extra;
+  };
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", with({"training.lora_rank=16"})));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", with({"training.lora_rank=15"})),
+                    Contains("training.lora_rank: rank 15 must be a multiple of tp = 2"));
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml",
-                     {"training.precision=fp8", "training.attention=cudnn",
-                      "training.fp8_attention=true"}),
-      Contains("training.fp8_attention: FP8 attention has figures on b200 only") &&
-          Contains("got h100-sxm"));
-  CHECK_THROWS_WITH(
-      parse_scenario(kBase, "test.yaml",
-                     {"training.precision=fp8", "cluster.gpu=b200", "training.attention=unfused",
-                      "training.fp8_attention=true"}),
-      Contains("give training.attention: cudnn"));
+                     with({"training.lora_rank=16", "training.lora_all_to_all=true"})),
+      Contains("training.lora_all_to_all: the adapters' all-to-all exchanges sequence-parallel "
+               "shards"));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",
+                               with({"training.lora_rank=16", "training.lora_all_to_all=true",
+                                     "parallelism.sequence_parallel=true"})));
 }

@@ -291,8 +291,11 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       // (num_splits = tp), and the reduce-scatter after the row-parallel forward by a pipeline of
       // 4 chunks; the other backward GEMMs run whole beside a bulk collective.
       const std::string_view w = what;
+      // (A norm whose output LoRA takes leaves its GEMM's gather unfused: that GEMM runs whole.)
+      const LoraNormOutputs apart = lora_norm_outputs(s_.training);
+      const bool unfused = (w == "qkv" && apart.attention) || (w == "mlp_up" && apart.mlp);
       const int splits =
-          !te_overlap() ? 1
+          !te_overlap() || unfused ? 1
           : w == "qkv" || w == "mlp_up" || w == "attn_out.dgrad" || w == "mlp_down.dgrad"
               ? static_cast<int>(t)
           : w == "attn_out" || w == "mlp_down" ? 4
@@ -543,7 +546,20 @@ void AnalyticCostModel::lora_kernels(Op op, std::string_view target, const GemmS
   const bool carries = (target == "qkv" && on.qkv) || (target == "attn_out" && on.attn_out) ||
                        (target == "mlp_up" && on.mlp_up) || (target == "mlp_down" && on.mlp_down);
   if (!carries) return;
-  const double r = s_.training.lora_rank, n = g.m, out = g.n, in = g.k;
+  // Under TP (NeMo's ParallelLinearAdapter) a column-parallel target's (QKV, up projection)
+  // adapter takes the whole input, A split over r and its r-wide output gathered, B over the
+  // output like the layer; a row-parallel target's (attention output, down projection) takes
+  // the layer's input shard, A split over it and its output all-reduced, B over the output
+  // (h / tp), whose result reaches the layer's output by an exchange (tp_collectives): under
+  // sequence parallelism on n / tp tokens of the whole width, else gathered whole.
+  const double t = s_.layout.tp;
+  const bool column = target == "qkv" || target == "mlp_up";
+  const double r = s_.training.lora_rank, n = g.m, in = g.k;
+  const double a_cols = column ? r / t : r;   // A's output width on this GPU
+  const double out = column ? g.n : g.n / t;  // B's output width on this GPU
+  const double added = column ? n * g.n       // output elements the adapter adds into
+                       : s_.layout.sequence_parallel ? n * g.n / t
+                                                     : n * g.n;
   const bool dropout = s_.training.lora_dropout > 0;
   auto gemm = [&](const char* what, GemmShape shape) {
     push({Kernel::Kind::Gemm, what, shape, 1, shape.flops(), shape.bytes()});
@@ -555,20 +571,20 @@ void AnalyticCostModel::lora_kernels(Op op, std::string_view target, const GemmS
   };
   if (op == Op::F) {
     if (dropout) memory("lora.dropout", 5 * n * in);  // read, write, 1-byte mask
-    gemm("lora.down", {n, r, in});
+    gemm("lora.down", {n, a_cols, in});
     gemm("lora.up", {n, out, r});
-    memory("lora.add", 10 * n * out, 2);  // scale (read, write), add (read two, write)
+    memory("lora.add", 10 * added, 2);  // scale (read, write), add (read two, write)
   }
   if (op == Op::I || op == Op::B) {
-    memory("lora.add.backward", 4 * n * out);  // the output gradient scaled
+    memory("lora.add.backward", 4 * added);  // the output gradient scaled
     gemm("lora.up.dgrad", {n, r, out});
-    gemm("lora.down.dgrad", {n, in, r});
+    gemm("lora.down.dgrad", {n, in, a_cols});
     if (dropout) memory("lora.dropout.backward", 5 * n * in);
     memory("lora.input_grad_add", 6 * n * in);
   }
   if (op == Op::W || op == Op::B) {
     gemm("lora.up.wgrad", {r, out, n});
-    gemm("lora.down.wgrad", {in, r, n});
+    gemm("lora.down.wgrad", {in, a_cols, n});
   }
 }
 
@@ -1326,9 +1342,17 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, ks, names, pass) / n;
     };
+    // Under LoRA the norm beside an adapter's layer returns its output, and TE gathers that
+    // GEMM's input by a plain all-gather instead (LoraNormOutputs): blocking.
+    const LoraNormOutputs apart = lora_norm_outputs(s_.training);
+    auto hide = [&](const std::initializer_list<std::string_view>& names, double s) {
+      // (Copies of an initializer_list share its array: compare where it begins.)
+      return (names.begin() == column_in.begin() ? apart.attention : apart.mlp) ? 0.0 : s;
+    };
     if (forward) {
       for (const auto& names : {column_in, column_mlp})
-        runs.push_back({Collective::AllGather, t, bytes, st.layers, seconds(names, "")});
+        runs.push_back(
+            {Collective::AllGather, t, bytes, st.layers, hide(names, seconds(names, ""))});
       for (const auto& names : {row_attention, row_mlp})
         runs.push_back({Collective::ReduceScatter, t, bytes, st.layers, seconds(names, "")});
     } else {
@@ -1376,8 +1400,11 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       auto seconds = [&](std::initializer_list<std::string_view> names) {
         return gemm_seconds_named(*this, fk, names, "") / st.layers;
       };
-      for (const auto& names : {column_in, column_mlp})
-        runs.push_back({Collective::AllGather, t, bytes, redo, seconds(names)});
+      const LoraNormOutputs apart = lora_norm_outputs(s_.training);
+      runs.push_back(
+          {Collective::AllGather, t, bytes, redo, apart.attention ? 0.0 : seconds(column_in)});
+      runs.push_back(
+          {Collective::AllGather, t, bytes, redo, apart.mlp ? 0.0 : seconds(column_mlp)});
       for (const auto& names : {row_attention, row_mlp})
         runs.push_back({Collective::ReduceScatter, t, bytes, redo, seconds(names)});
     } else if (sp) {
@@ -1404,6 +1431,42 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       scatters += redo_mlp;
     } else {
       reduces += redo_mlp;
+    }
+  }
+  // LoRA's adapters under TP (NeMo's ParallelLinearAdapter; lora_kernels): a column-parallel
+  // target's r-wide output all-gathered forward and its B's input gradient all-reduced backward
+  // (without SP also A's n × h input gradient: SP's backward reduce-scatters it with the
+  // layer's); a row-parallel target's A output all-reduced forward, its B's input gradient
+  // backward, and its output (h / tp wide) brought to the layer's: an all-to-all of the n × h /
+  // tp shard each way (training.lora_all_to_all) or an all-gather of n × h whose backward,
+  // under SP, gathers again. Blocking, every layer's; full recompute replays the forward's.
+  if (s_.training.lora_rank > 0 && st.layers > 0) {
+    const LoraTargets on = lora_targets(s_.training);
+    const int column = (on.qkv ? 1 : 0) + (on.mlp_up ? 1 : 0);
+    const int row = (on.attn_out ? 1 : 0) + (on.mlp_down ? 1 : 0);
+    const double narrow = tokens_ * s_.training.lora_rank * 2.0;  // n × r, 16-bit
+    const bool a2a = s_.training.lora_all_to_all;
+    auto add = [&](Collective c, double size, int count) {
+      if (count > 0) runs.push_back({c, t, size, count});
+    };
+    auto forward_runs = [&](int layers) {
+      add(Collective::AllGather, narrow, column * layers);
+      add(Collective::AllReduce, narrow, row * layers);
+      if (a2a)
+        add(Collective::AllToAll, bytes / t, row * layers);
+      else
+        add(Collective::AllGather, bytes, row * layers);
+    };
+    if (forward) {
+      forward_runs(st.layers);
+    } else {
+      add(Collective::AllReduce, narrow, (column + row) * st.layers);
+      if (!sp) add(Collective::AllReduce, bytes, column * st.layers);
+      if (a2a)
+        add(Collective::AllToAll, bytes / t, row * st.layers);
+      else if (sp)
+        add(Collective::AllGather, bytes, row * st.layers);
+      forward_runs(recomputed_layers(s_.training, st.layers, st.mtp));
     }
   }
   // Per-tensor current scaling (training.fp8_recipe tensorwise) under SP: every rank of the TP

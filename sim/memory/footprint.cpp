@@ -85,19 +85,30 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
       }
     }
   }
-  // LoRA: a frozen projection keeps no input of its own. The norms' outputs (QKV's and the
-  // MLP's inputs) and the down projection's input stay only as an adapter's input, in 16 bits;
-  // the attention output stays as the attention kernel's own (its backward reads it), in 16
-  // bits. Each adapter's dropout keeps a 1-byte mask of its input.
-  double fp8_out = out, masks = 0;
+  // LoRA: a frozen projection keeps no input of its own (Transformer Engine's
+  // backward_needs_input). The norms' outputs (QKV's and the MLP's inputs) and the down
+  // projection's input stay only as an adapter's input, in 16 bits: a column-parallel adapter's
+  // whole, under SP the gathered sequence (NeMo's linear_in runs without SP). The attention
+  // output stays as the attention kernel's own (its backward reads it), in 16 bits. An
+  // adapter's dropout keeps a 1-byte mask of its input and, beside the attention output, its
+  // own 16-bit output. What selective recompute's `mlp` already let go stays gone.
+  double fp8_out = out, masks = 0, gathered = 0;  // gathered: 16-bit words whole under SP
   if (lora != LoraTargets{}) {
-    replicated -= ((lora.qkv ? 0 : 1) + (lora.mlp_up ? 0 : 1)) * h;
-    if (!lora.mlp_down) sharded -= down_input;
+    const bool mlp_gone = recompute == Recompute::Selective && modules.mlp && !moe_layer;
+    replicated -= h;  // the first norm's output
+    if (lora.qkv) gathered += h;
+    if (!mlp_gone) {
+      replicated -= h;  // the second norm's output
+      if (lora.mlp_up) gathered += h;
+      if (!lora.mlp_down) sharded -= down_input;
+    }
     norms_fp8 = down_fp8 = fp8_out = 0;
     if (lora_masks) {
-      const double on_norms = (lora.qkv ? h : 0) + (lora.mlp_up ? h : 0);
-      const double on_shards = (lora.attn_out ? out : 0) + (lora.mlp_down ? down_input : 0);
-      masks = n * (sp ? (on_norms + on_shards) / t : on_norms + on_shards / t);
+      const double on_norms = (lora.qkv ? h : 0) + (lora.mlp_up && !mlp_gone ? h : 0);
+      const double on_shards =
+          (lora.attn_out ? out : 0) + (lora.mlp_down && !mlp_gone ? down_input : 0);
+      masks = n * (on_norms + on_shards / t);
+      if (lora.attn_out) sharded += out;  // the dropout's copy of the attention output
     }
   }
   const double per_token = sp ? (replicated + sharded) / t : replicated + sharded / t;
@@ -106,7 +117,7 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   const double fp8_kept =
       fp8 ? (sp ? (norms_fp8 + fp8_out + down_fp8) / t : norms_fp8 + (fp8_out + down_fp8) / t)
           : 0.0;
-  return kHalf * n * per_token - n * fp8_kept + stats + masks;
+  return kHalf * n * (per_token + gathered) - n * fp8_kept + stats + masks;
 }
 
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,

@@ -85,14 +85,15 @@ std::int64_t stage_lora_params(const ModelSpec& m, const StageContent& st, int t
   const double kv = static_cast<double>(m.kv_heads * m.qk_head_dim());
   const double v = static_cast<double>(m.heads * m.v_head_dim());
   const double up = m.mlp == MlpKind::SwiGLU ? 2 * f : f;
-  // (input, output) widths on one GPU: column-parallel QKV and up projection, row-parallel
-  // attention output and down projection.
+  // A (r × input width) and B (output width × r), both split over the TP ranks (NeMo's
+  // ParallelLinearAdapter: a column-parallel target's A over r and B over its output, a
+  // row-parallel one's A over its input and B over its output).
   double per_layer = 0;
-  if (on.qkv) per_layer += h + (q + 2 * kv) / tp;
-  if (on.attn_out) per_layer += v / tp + h;
-  if (on.mlp_up) per_layer += h + up / tp;
-  if (on.mlp_down) per_layer += f / tp + h;
-  return static_cast<std::int64_t>(std::llround(t.lora_rank * per_layer * st.layers));
+  if (on.qkv) per_layer += h + q + 2 * kv;
+  if (on.attn_out) per_layer += v + h;
+  if (on.mlp_up) per_layer += h + up;
+  if (on.mlp_down) per_layer += f + h;
+  return static_cast<std::int64_t>(std::llround(t.lora_rank * per_layer / tp * st.layers));
 }
 
 std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<StageContent>& parts,

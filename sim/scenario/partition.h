@@ -52,9 +52,9 @@ std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<Stag
 /// Of stage_params, the routed experts' parameters one GPU holds (0 for a dense model).
 std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep);
 /// The LoRA adapters' parameters one GPU holds for `stage` under TP degree `tp`
-/// (training.lora_rank r, training.lora_targets): per layer and target, A (r × the GPU's input
-/// width) and B (its output width × r), r × (input + output), the layer's TP split on the wide
-/// side; 0 without LoRA.
+/// (training.lora_rank r, training.lora_targets): per layer and target, A (r × its input width)
+/// and B (its output width × r), r × (input + output) / tp (NeMo splits both over the TP
+/// ranks); 0 without LoRA.
 std::int64_t stage_lora_params(const ModelSpec& m, const StageContent& st, int tp,
                                const TrainingSpec& t);
 /// Of stage_params, the Transformer layers' and multi-token prediction's projections (without

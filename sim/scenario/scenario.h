@@ -237,12 +237,30 @@ struct TrainingSpec {
   std::optional<LoraTargets> lora_targets;
   /// With LoRA: dropout on each adapter's input (NeMo's adapter_dropout, position `pre`).
   double lora_dropout = 0;
+  /// With LoRA under TP and sequence parallelism: a row-parallel target's adapter output reaches
+  /// the layer's by an all-to-all (NeMo's `a2a_experimental`), not an all-gather.
+  bool lora_all_to_all = false;
+};
+
+/// Whether LoRA's adapters make Transformer Engine return a norm's output beside its GEMM
+/// (NeMo's LoRA mixins set return_layernorm_output): on QKV's LayerNormLinear with an attention
+/// target, on the MLP's with an MLP target. TE then neither fuses that GEMM's input all-gather
+/// into userbuffers (layernorm_linear.py, ub_overlap_ag_fprop) nor lets the norm write FP8.
+struct LoraNormOutputs {
+  bool attention = false;
+  bool mlp = false;
 };
 
 /// With LoRA (training.lora_rank > 0), the layers that carry adapters; none without.
 inline LoraTargets lora_targets(const TrainingSpec& t) {
   if (t.lora_rank <= 0) return {};
   return t.lora_targets.value_or(LoraTargets{true, true, true, true});
+}
+
+/// Which norms' outputs LoRA's adapters take (LoraNormOutputs); none without LoRA.
+inline LoraNormOutputs lora_norm_outputs(const TrainingSpec& t) {
+  const LoraTargets on = lora_targets(t);
+  return {on.qkv || on.attn_out, on.mlp_up || on.mlp_down};
 }
 
 /// How many of a stage's `stage_layers` layers offload their activations.

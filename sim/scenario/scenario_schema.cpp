@@ -621,8 +621,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "with FP8 parameters on Hopper (whose FP8 GEMMs need the weights' transposes for the "
        "input gradients), each weight's FP8 transpose kept between uses (Transformer Engine's "
        "parameter transpose cache: 1 byte per such weight in memory, made once a step); false "
-       "(NeMo's `disable_parameter_transpose_cache: True`): not held, made again in every "
-       "micro-batch's backward (2 bytes per element each time). No effect on B200",
+       "(NeMo's `disable_parameter_transpose_cache: True` with Transformer Engine up to 1.10, "
+       "whose FP8 parameters then cache no transpose; from 1.11 the flag leaves FP8 parameters' "
+       "transposes cached): not held, made again in every micro-batch's backward (2 bytes per "
+       "element each time). No effect on B200",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_transpose_cache>()},
       {"training.fp8_recipe", "`delayed`, `tensorwise`", "`delayed`",
        "with `precision: fp8`, how Transformer Engine scales each FP8 tensor (Megatron-core's "
@@ -847,20 +849,27 @@ const std::vector<SchemaKey>& scenario_keys() {
        integer(0, kMaxLayers),
        field<&Scenario::training, &TrainingSpec::offload_activation_layers>()},
       {"training.lora_rank", "integer ≥ 0", "0",
-       "LoRA fine-tuning (Hu et al. 2021, arXiv:2106.09685): the rank r of the adapters; 0 trains "
-       "every weight. Above 0 the model's own weights are frozen: no weight-gradient GEMM, no "
-       "gradient, optimizer state, gradient reduction or parameter all-gather but the adapters' "
-       "(ZeRO-3 still gathers the frozen weights, FSDP's flat parameters hold them); the embedding "
-       "has no backward, and under sequence parallelism a frozen layer neither re-gathers its "
-       "input nor has a weight gradient to hide its input gradient's reduce-scatter under "
-       "(Transformer Engine: `ln_out_needs_gather`, `requires_wgrad`). Each target of "
-       "`lora_targets` adds x·A (n × r × its input width) and its output ·B (n × its output "
-       "width × r) in 16-bit, their scale and add into the layer's output (10 bytes per output "
-       "element, `lora.add`), and backward both GEMMs' input and weight gradients and the add of "
-       "the adapter's input gradient (6 bytes per input element). Activation memory is counted "
-       "as full training keeps it (frozen layers need not keep their GEMM inputs: an upper "
-       "bound); the adapters' TP collectives (r wide) are left out. Dense models without latent "
-       "attention or multi-token prediction",
+       "LoRA fine-tuning (Hu et al. 2021, arXiv:2106.09685): the rank r of the adapters, a "
+       "multiple of tp; 0 trains every weight. Above 0 the model's own weights are frozen: no "
+       "weight-gradient GEMM, no gradient, optimizer state, gradient reduction or parameter "
+       "all-gather but the adapters' (ZeRO-3 still gathers the frozen weights; its reduction of "
+       "the adapters' gradients alone assumes frozen and trained weights in separate flat "
+       "parameters, as FSDP2 and DeepSpeed keep them); the embedding has no backward; a frozen "
+       "layer keeps no GEMM input for a weight gradient, and under sequence parallelism neither "
+       "re-gathers its input nor has a weight gradient to hide its input gradient's "
+       "reduce-scatter under (Transformer Engine: `backward_needs_input`, `ln_out_needs_gather`). "
+       "Each target of `lora_targets` adds, as NeMo's ParallelLinearAdapter runs it, x·A and "
+       "its output ·B in 16-bit, both split over the TP ranks, their scale and add into the "
+       "layer's output (10 bytes per output element, `lora.add`), and backward both GEMMs' input "
+       "and weight gradients and the add of the adapter's input gradient (6 bytes per input "
+       "element); under TP a column-parallel target's r-wide output is all-gathered and a "
+       "row-parallel one's all-reduced, each B's input gradient all-reduced, a row-parallel "
+       "target's output brought to the layer's (`lora_all_to_all`) and, without sequence "
+       "parallelism, a column-parallel adapter's input gradient all-reduced. With an adapter "
+       "beside a norm, Transformer Engine returns that norm's output and gathers its GEMM's input "
+       "outside the userbuffers (`tp_overlap`). The adapter keeps its input (a column-parallel "
+       "one the whole sequence under SP). Dense models without latent attention or multi-token "
+       "prediction",
        integer(0, kMaxWidth), field<&Scenario::training, &TrainingSpec::lora_rank>()},
       {"training.lora_targets",
        "`none` or a comma-separated subset of `qkv`, `attn_out`, `mlp_up`, `mlp_down`, with "
@@ -872,6 +881,12 @@ const std::vector<SchemaKey>& scenario_keys() {
        "LoRA)",
        text(),
        {put_flags<&TrainingSpec::lora_targets, kLoraTargetNames>, get_lora_targets}},
+      {"training.lora_all_to_all", "bool", "false",
+       "with LoRA under tensor and sequence parallelism: a row-parallel target's adapter output "
+       "(n × h / tp on each rank) reaches the layer's sequence-parallel output by an all-to-all "
+       "each way (NeMo's `a2a_experimental`, MLPerf's `LORA_A2A=1`), not an all-gather of n × h "
+       "(whose backward, under sequence parallelism, gathers again)",
+       boolean(), field<&Scenario::training, &TrainingSpec::lora_all_to_all>()},
       {"training.lora_dropout", "0–0.99, with `lora_rank`", "0",
        "dropout on each adapter's input (NeMo's `adapter_dropout`, position `pre`): its mask "
        "drawn and applied forward, applied backward, 5 bytes per input element each way "

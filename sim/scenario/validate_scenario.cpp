@@ -137,11 +137,11 @@ void check_precision(const Scenario& s, const Checker& c) {
     else if (s.model) {
       const GpuPreset* gpu = find_gpu_preset(s.cluster.gpu.preset);
       if (!gpu || gpu->sm < 100)
-        c.fail("training.fp8_attention",
-               fmt::format("FP8 attention has figures on b200 only (NVIDIA's cudnn-frontend "
-                           "benchmark), got {}",
-                           s.cluster.gpu.preset.empty() ? s.cluster.gpu.name
-                                                        : s.cluster.gpu.preset));
+        c.fail(
+            "training.fp8_attention",
+            fmt::format("FP8 attention has figures on b200 only (NVIDIA's cudnn-frontend "
+                        "benchmark), got {}",
+                        s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
   if (s.training.precision != Precision::FP8 || !s.model) return;
@@ -166,8 +166,19 @@ void check_lora(const Scenario& s, const Checker& c) {
       c.fail("training.lora_targets", "applies to LoRA only: give training.lora_rank > 0");
     if (t.lora_dropout > 0)
       c.fail("training.lora_dropout", "applies to LoRA only: give training.lora_rank > 0");
+    if (t.lora_all_to_all)
+      c.fail("training.lora_all_to_all", "applies to LoRA only: give training.lora_rank > 0");
     return;
   }
+  if (t.lora_all_to_all && !(s.layout.sequence_parallel && s.layout.tp > 1))
+    c.fail("training.lora_all_to_all",
+           "the adapters' all-to-all exchanges sequence-parallel shards: it needs tp > 1 with "
+           "parallelism.sequence_parallel");
+  if (t.lora_rank % s.layout.tp != 0)
+    c.fail("training.lora_rank",
+           fmt::format("rank {} must be a multiple of tp = {}: a column-parallel target's A is "
+                       "split over the TP ranks (Megatron's divide asserts it)",
+                       t.lora_rank, s.layout.tp));
   if (lora_targets(t) == LoraTargets{})
     c.fail("training.lora_targets",
            "LoRA with no target trains nothing: give some of qkv, attn_out, mlp_up, mlp_down");
