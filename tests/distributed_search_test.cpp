@@ -110,6 +110,14 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
                                    .qkv_split = true,
                                    .rope_interleave = true,
                                    .qkv_cat = true};
+  // FP8's standalone casts, transpose cache and attention, and LoRA's keys.
+  r.training->fp8_standalone_casts = Fp8Casts{.norm = true, .activation = true};
+  r.training->fp8_transpose_cache = false;
+  r.training->fp8_attention = true;
+  r.training->lora_rank = 16;
+  r.training->lora_targets = LoraTargets{.qkv = true, .mlp_down = true};
+  r.training->lora_dropout = 0.1;
+  r.training->lora_all_to_all = true;
   r.cluster = priced().cluster;
   r.cluster->inter_node.p2p_bandwidth = 40e9;
   SearchResult row;
@@ -130,6 +138,13 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
                                           .qkv_split = true,
                                           .rope_interleave = true,
                                           .qkv_cat = true});
+  CHECK(b.training->fp8_standalone_casts == Fp8Casts{.norm = true, .activation = true});
+  CHECK_FALSE(b.training->fp8_transpose_cache);
+  CHECK(b.training->fp8_attention);
+  CHECK(b.training->lora_rank == 16);
+  CHECK(b.training->lora_targets == LoraTargets{.qkv = true, .mlp_down = true});
+  CHECK(b.training->lora_dropout == 0.1);
+  CHECK(b.training->lora_all_to_all);
   REQUIRE(b.cluster.has_value());
   CHECK(b.cluster->inter_node.p2p_bandwidth == 40e9);
   CHECK(b.cluster->nodes == 2);
