@@ -41,6 +41,7 @@ std::vector<std::string> KnobPanel::keys() {
           "training.precision",
           "training.offload",
           "training.offload_activations",
+          "training.lora_rank",
           kMicroBatchSize};
 }
 
@@ -68,6 +69,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_choice("training.precision", tr("precision (fp8: Hopper, B200)"));
   add_choice("training.offload", tr("optimizer offload (ZeRO ≥ 1)"));
   add_spin("training.offload_activations", tr("activation offload (layers)"), 4096);
+  add_spin("training.lora_rank", tr("LoRA rank (0: off)"), 4096);
   add_spin(kMicroBatchSize, tr("micro-batch size b"), 4096);
   general_error_ = new QLabel;
   general_error_->setWordWrap(true);
@@ -193,7 +195,8 @@ bool KnobPanel::needs_model(const std::string& key) {
          key == "parallelism.cp" || key == "parallelism.cp_comm" ||
          key == "parallelism.tp_overlap" || key == "parallelism.zero" ||
          key == "training.recompute" || key == "training.precision" || key == "training.offload" ||
-         key == "training.offload_activations" || key == kMicroBatchSize;
+         key == "training.offload_activations" || key == "training.lora_rank" ||
+         key == kMicroBatchSize;
 }
 
 void KnobPanel::set_scenario(const Scenario& sc) {
