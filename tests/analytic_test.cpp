@@ -2733,3 +2733,50 @@ parallelism: {{tp: 2, dp: 4, sequence_parallel: true, tp_overlap: true}}
   CHECK(lora[0] == 0);                // QKV's
   CHECK(lora[1] == Approx(full[1]));  // the MLP's
 }
+
+TEST_CASE("analytic: context parallelism by all-to-all attends over the whole sequence",
+          "[analytic][cp]") {
+  // Llama-3.1-8B (32 heads of 128, 8 key-value heads), 8,192-token sequences over cp 2, tp 1:
+  // with the all-to-all each rank runs one causal attention of 8,192 tokens over 16 heads (the
+  // ring's two blocks of 4,096 tokens over 32 heads are the same work).
+  auto model = [](const char* comm) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, attention: flash2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 4, cp: 2, cp_comm: {}}}
+)",
+                                                    comm)));
+  };
+  auto core = [](const AnalyticCostModel& m) {
+    for (const Kernel& k : m.kernels(Op::F, 0))
+      if (k.kind == Kernel::Kind::Attention) return k;
+    return Kernel{};
+  };
+  const AnalyticCostModel ring = model("ring"), a2a = model("all_to_all");
+  const Kernel r = core(ring), a = core(a2a);
+  CHECK(a.gemm.m == 8192);
+  CHECK(a.batch == 16);
+  CHECK(r.gemm.m == 4096);
+  CHECK(a.flops == Approx(r.flops));
+  // One launch of 16 heads × 64 tiles = 1,024 tiles (7.76 per SM): FlashAttention-2's forward
+  // at (7.758 / 10.058) / (15.515 / 17.815) = 0.8857 of its charted rate, at 8K tokens.
+  CHECK(a2a.attention_parallelism(a) == Approx(0.8857).margin(1e-4));
+  // No ring merges. The exchanges, per layer: forward Q (4,096 tokens × 4,096 × 2 bytes), K and
+  // V (4,096 × 1,024 × 2 each) and the output (as Q), all-to-all over the 2 CP ranks; backward
+  // the same four sizes (the output's gradient in, Q, K and V's out).
+  for (const Kernel& k : a2a.kernels(Op::F, 0)) CHECK(std::string_view(k.what) != "attention.merge");
+  const double q = 4096.0 * 4096 * 2, kv = 4096.0 * 1024 * 2;
+  for (const Op op : {Op::F, Op::B}) {
+    const auto runs = a2a.cp_collectives(op, 0);
+    REQUIRE(runs.size() == 4);
+    for (const CollectiveRun& c : runs) {
+      CHECK(c.kind == Collective::AllToAll);
+      CHECK(c.group_size == 2);
+      CHECK(c.count == 32);
+    }
+    CHECK(runs[0].bytes == Approx(q));
+    CHECK(runs[1].bytes == Approx(kv));
+    CHECK(runs[2].bytes == Approx(kv));
+    CHECK(runs[3].bytes == Approx(q));
+  }
+}

@@ -1155,7 +1155,7 @@ schedule: dualpipe
 )");
   starts_together(simulate(paired), TaskType::ForwardBackward,
                   {TaskType::CpCollective, TaskType::EpCollective});
-  paired.layout.cp_ring = false;
+  paired.layout.cp_comm = CpComm::AllGather;
   CHECK_NOTHROW(simulate(paired));
 }
 

@@ -491,3 +491,17 @@ TEST_CASE("validate: LoRA's rank splits over TP, and its all-to-all needs SP", "
                                with({"training.lora_rank=16", "training.lora_all_to_all=true",
                                      "parallelism.sequence_parallel=true"})));
 }
+
+TEST_CASE("validate: context parallelism by all-to-all needs heads that divide by cp", "[cp]") {
+  // Llama-3.1-8B: 32 query and 8 key-value heads. dp 1 · cp 2 · pp 4 splits them; cp 16 (with
+  // 16 × 4 = 64 GPUs) leaves 8 key-value heads for 16 ranks.
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",
+                               {"parallelism.dp=1", "parallelism.cp=2",
+                                "parallelism.cp_comm=all_to_all", "training.attention=flash2"}));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"parallelism.dp=1", "parallelism.cp=16", "cluster.nodes=8",
+                      "parallelism.cp_comm=all_to_all", "training.attention=flash2"}),
+      Contains("parallelism.cp_comm: all_to_all splits each TP rank's 32 query and 8 key-value "
+               "heads over cp = 16"));
+}

@@ -644,7 +644,10 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   // attentions, 1/cp of the whole sequence's. Timed at a causal s/cp attention's rate: on an
   // H100 (calibrate/reference/h100-sxm-long-attention.json) the non-causal half blocks of a
   // 131,072-token sequence ran 0–8 % faster than the causal block beside them.
+  // Under the all-to-all (cp_comm all_to_all) a rank attends over the whole sequence with
+  // heads / cp: one causal attention of s tokens, the same work.
   const double cp = s_.layout.cp;
+  const bool a2a = s_.layout.cp_comm == CpComm::AllToAll && cp > 1;
   const double sq = s_.training.seq_len / cp, b = s_.training.micro_batch_size;
   // Heads of d for the scores (q·k) and of dv for the values: equal but in latent attention.
   const double d = static_cast<double>(m.qk_head_dim());
@@ -661,13 +664,14 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   // counted (the convention of MFU here); the backward's four products twice that.
   const double attn_fwd = 4.0 * b * sq * sq * h / t * constants::kCausalFraction * cp;
   if (s_.training.attention != AttentionKernel::Unfused) {
+    const double s = a2a ? sq * cp : sq;  // its length, and (sequence, head) pairs
     push({Kernel::Kind::Attention,
           op == Op::F ? "attention" : "attention.backward",
-          {sq, sq, d},
-          heads,
+          {s, s, d},
+          a2a ? heads / cp / cp : heads,
           op == Op::F ? attn_fwd : 2.0 * attn_fwd,
           0});
-    if (cp > 1 && s_.layout.cp_ring) push(ring_merge(op));
+    if (cp > 1 && s_.layout.cp_ring()) push(ring_merge(op));
     if (s_.training.fp8_attention) {
       // Transformer Engine's FP8 attention casts Q, K and V to FP8 and the output back to 16
       // bits (read 2, write 1 or the other way: 3 bytes an element), the backward the output's
@@ -1033,12 +1037,14 @@ double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
   // SM than the charts' benchmark filled the GPU with. `whole`: the tiles of all s / cp of the
   // rank's tokens; a launch of `share` of them runs at parallelism(share · whole).
   const double cp = s_.layout.cp;
-  const double heads = k.batch / cp;
+  // The all-to-all's one launch holds the rank's heads / cp over the whole sequence.
+  const bool a2a = s_.layout.cp_comm == CpComm::AllToAll;
+  const double heads = a2a ? k.batch : k.batch / cp;
   auto rate = [&](double share) {
     const double tiles = heads * std::ceil(share * k.gemm.m / constants::kAttentionTileRows);
     return k_.attention->parallelism(backward, tiles, s_.cluster.gpu.sms, k.gemm.k);
   };
-  if (cp <= 1) return rate(1.0);
+  if (cp <= 1 || a2a) return rate(1.0);
   // Under context parallelism a rank's attention is cp units of work (a unit: one causal
   // attention over its s / cp tokens). The forward's kernels tile the queries and the backward's
   // the keys (FlashAttention-2's and cuDNN's backward loop over key blocks). Each layer waits
@@ -1047,7 +1053,7 @@ double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
   double slowest = 0;
   for (int r = 0; r < s_.layout.cp; ++r) {
     double t = 0;
-    if (s_.layout.cp_ring) {
+    if (s_.layout.cp_ring()) {
       // Ring (zig-zag): the diagonal block (a unit, all its queries and keys); r blocks of all
       // its queries against half of another rank's keys, cp − 1 − r of half its queries
       // against all of them (a unit each; ring_merge above).
@@ -1575,10 +1581,30 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
   // recomputed layers' forward, or under selective recompute every layer's attention core
   // (Megatron-core checkpoints the core attention, Transformer Engine's context-parallel exchange
   // inside it).
-  if (op == Op::F) return {{Collective::AllGather, cp, bytes, st.layers}};
   const int redo = s_.training.recompute == Recompute::Selective
                        ? (recompute_modules(s_.training).core_attn ? st.layers : 0)
                        : recomputed_layers(s_.training, st.layers, st.mtp);
+  if (s_.layout.cp_comm == CpComm::AllToAll) {
+    // Transformer Engine's `a2a` (AttnFuncWithCPAndQKVOA2A): Q, K and V each exchanged from
+    // this rank's s / cp tokens of all its heads to all s tokens of heads / cp before the
+    // attention, its output back after it; backward the output's gradient in and Q, K and V's
+    // gradients out. Each all-to-all's S: the rank's s / cp tokens of that tensor, 16-bit.
+    const double n = tokens_;
+    const double q = n * static_cast<double>(m.heads) / s_.layout.tp * m.qk_head_dim() * 2.0;
+    const double o = n * static_cast<double>(m.heads) / s_.layout.tp * m.v_head_dim() * 2.0;
+    const double k = n * kv_heads * m.qk_head_dim() * 2.0, v = n * kv_heads * m.v_head_dim() * 2.0;
+    // The same four sizes each way: forward Q, K, V in and the output out; backward the
+    // output's gradient in and Q, K and V's out (the exchanged Q, K and V are kept), and a
+    // recomputed attention's forward again.
+    const int layers = st.layers, forwards = op == Op::F ? layers : redo;
+    std::vector<CollectiveRun> runs;
+    for (const double size : {q, k, v, o}) {
+      const int count = forwards + (op == Op::F ? 0 : layers);
+      if (count > 0) runs.push_back({Collective::AllToAll, cp, size, count});
+    }
+    return runs;
+  }
+  if (op == Op::F) return {{Collective::AllGather, cp, bytes, st.layers}};
   return {{Collective::AllGather, cp, bytes, st.layers + redo},
           {Collective::ReduceScatter, cp, bytes, st.layers}};
 }

@@ -110,7 +110,7 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
         // own pace, slowed by contention, not by the collective's link.
         const bool beside = k.kind == LayerComm::TPHidden ? true
                             : k.kind == LayerComm::TP     ? false
-                            : k.kind == LayerComm::CP     ? l.cp_ring
+                            : k.kind == LayerComm::CP     ? l.cp_ring()
                                                           : type == TaskType::ForwardBackward;
         if (beside) {
           members_of.push_back({key, {1, t}});

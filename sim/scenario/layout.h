@@ -12,6 +12,11 @@ namespace trainsim {
 
 enum class Axis { TP = 0, DP = 1, PP = 2 };
 
+/// How context parallelism reaches the other ranks' keys and values (parallelism.cp_comm):
+/// Transformer Engine's `p2p` ring, its `all_gather`, or its `a2a` (DeepSpeed-Ulysses: each rank
+/// attends over the whole sequence with heads / cp).
+enum class CpComm { Ring, AllGather, AllToAll };
+
 struct Coord {
   int dp = 0;
   int tp = 0;
@@ -72,9 +77,12 @@ struct Layout {
   /// ranks (Megatron's data-parallel group with CP).
   int cp = 1;
   /// Ring attention: the KV blocks travel the ring beside the attention blocks (Megatron-core /
-  /// Transformer Engine's `p2p`); false: all-gathered before the attention, on the critical path
-  /// (Transformer Engine's `all_gather`, as Llama 3 trained).
-  bool cp_ring = true;
+  /// Transformer Engine's `p2p`); all-gather: before the attention, on the critical path
+  /// (Transformer Engine's `all_gather`, as Llama 3 trained); all-to-all: Q, K and V exchanged
+  /// from sequence to head shards before the attention and its output back after it, on the
+  /// critical path (Transformer Engine's `a2a`).
+  CpComm cp_comm = CpComm::Ring;
+  bool cp_ring() const { return cp_comm == CpComm::Ring; }
   bool sequence_parallel = false;
   PipelineSplit split;
   FsdpSpec fsdp;

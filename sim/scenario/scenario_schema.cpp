@@ -992,18 +992,19 @@ const std::vector<SchemaKey>& scenario_keys() {
        "innermost of the DP axis (next to TP: inside a node); with `ep` the expert groups span "
        "them first. Needs a fused attention kernel",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::cp>()},
-      {"parallelism.cp_comm",
-       "`ring`, `all_gather`",
-       "`ring`",
+      {"parallelism.cp_comm", "`ring`, `all_gather`, `all_to_all`", "`ring`",
        "how context parallelism moves keys and values: `ring`, KV blocks passed around the cp "
        "ranks beside the attention blocks (cp − 1 steps; the backward sends KV and their "
        "gradients), hidden unless longer than the compute, each step's block merged into the "
        "running result by a memory-bound kernel (Megatron-core / Transformer Engine's `p2p`); "
        "`all_gather`, KV all-gathered before the attention and their gradients "
        "reduce-scattered after it, on the critical path (Transformer Engine's `all_gather`, "
-       "Llama 3's choice)",
-       choice({"ring", "all_gather"}),
-       {put_layout_flag<&Layout::cp_ring, 0>, get_layout_flag<&Layout::cp_ring, 0>}},
+       "Llama 3's choice); `all_to_all`, Q, K and V exchanged from sequence shards to head "
+       "shards before the attention and its output back after it, each rank attending over "
+       "the whole sequence with heads / cp (Transformer Engine's `a2a`, DeepSpeed-Ulysses; the "
+       "backward exchanges the output's gradient and Q, K and V's), on the critical path; its "
+       "heads and key-value heads per TP rank must divide by cp",
+       choice({"ring", "all_gather", "all_to_all"}), field<&Scenario::layout, &Layout::cp_comm>()},
       {"parallelism.zero", "0–3", "0",
        "ZeRO stage: 1 shards optimizer states (gradients reduce-scattered once, after the last "
        "micro-batch), 2 also gradients (reduce-scattered per bucket after every micro-batch's "

@@ -292,6 +292,17 @@ void check_fit(const Scenario& s, const Checker& c) {
   if (const auto why = expert_parallel_refusal(l, s.model ? &*s.model : nullptr))
     c.fail("parallelism.ep", *why);
   if (const auto why = context_parallel_refusal(l, s.training)) c.fail(why->first, why->second);
+  // The all-to-all hands each CP rank heads / cp of its TP rank's query and key-value heads
+  // (Transformer Engine's a2a asserts both divide).
+  if (l.cp > 1 && l.cp_comm == CpComm::AllToAll && s.model) {
+    const std::int64_t q = s.model->heads / l.tp,
+                       kv = std::max<std::int64_t>(1, s.model->kv_heads / l.tp);
+    if (q % l.cp != 0 || kv % l.cp != 0)
+      c.fail("parallelism.cp_comm",
+             fmt::format("all_to_all splits each TP rank's {} query and {} key-value heads over "
+                         "cp = {}: both must divide by it (use ring or all_gather)",
+                         q, kv, l.cp));
+  }
   if (s.has_cluster && l.world() != s.cluster.gpus())
     c.fail(gpus_key,
            l.cp > 1 ? fmt::format("dp × cp × tp × pp = {} × {} × {} × {} = {} must equal the GPU "
