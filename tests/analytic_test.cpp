@@ -2764,7 +2764,8 @@ parallelism: {{dp: 4, cp: 2, cp_comm: {}}}
   // No ring merges. The exchanges, per layer: forward Q (4,096 tokens × 4,096 × 2 bytes), K and
   // V (4,096 × 1,024 × 2 each) and the output (as Q), all-to-all over the 2 CP ranks; backward
   // the same four sizes (the output's gradient in, Q, K and V's out).
-  for (const Kernel& k : a2a.kernels(Op::F, 0)) CHECK(std::string_view(k.what) != "attention.merge");
+  for (const Kernel& k : a2a.kernels(Op::F, 0))
+    CHECK(std::string_view(k.what) != "attention.merge");
   const double q = 4096.0 * 4096 * 2, kv = 4096.0 * 1024 * 2;
   for (const Op op : {Op::F, Op::B}) {
     const auto runs = a2a.cp_collectives(op, 0);
