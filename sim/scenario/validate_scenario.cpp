@@ -293,7 +293,8 @@ void check_fit(const Scenario& s, const Checker& c) {
     c.fail("parallelism.ep", *why);
   if (const auto why = context_parallel_refusal(l, s.training)) c.fail(why->first, why->second);
   // The all-to-all hands each CP rank heads / cp of its TP rank's query and key-value heads
-  // (Transformer Engine's a2a asserts both divide).
+  // (Transformer Engine 2.8's AttnFuncWithCPAndQKVOA2A asserts both divide:
+  // transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py).
   if (l.cp > 1 && l.cp_comm == CpComm::AllToAll && s.model) {
     const std::int64_t q = s.model->heads / l.tp,
                        kv = std::max<std::int64_t>(1, s.model->kv_heads / l.tp);
