@@ -46,6 +46,24 @@ parallelism: {{dp: 8}}
 )",
                                 training_extra));
 }
+
+// Llama-3.1-8B, 8,192-token sequences over cp 2 (4,096 tokens a rank), dp 4, tp 1, one sequence
+// per micro-batch, FlashAttention-2 on H100; `comm` is parallelism.cp_comm.
+AnalyticCostModel cp2_8k(const char* comm) {
+  return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, attention: flash2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 4, cp: 2, cp_comm: {}}}
+)",
+                                                  comm)));
+}
+
+// The fused attention core of `op` on stage 0.
+Kernel attention_core(const AnalyticCostModel& m, Op op) {
+  for (const Kernel& k : m.kernels(op, 0))
+    if (k.kind == Kernel::Kind::Attention) return k;
+  return Kernel{};
+}
 }  // namespace
 
 TEST_CASE("analytic: layer GEMM FLOPs are 2·n·(layer parameters)", "[analytic]") {
@@ -2271,19 +2289,6 @@ TEST_CASE("analytic: under context parallelism each block's launch runs at its o
   // Llama-3.1-8B (32 heads of 128), 8,192-token sequences over cp 2: 4,096 tokens a rank, one
   // sequence per micro-batch, FlashAttention-2 on H100 (132 SMs; forward c = 2.30, backward
   // 0.25 tiles per SM; the charts' benchmark 15.515 tiles per SM).
-  auto model = [](const char* comm) {
-    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
-training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, attention: flash2}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{dp: 4, cp: 2, cp_comm: {}}}
-)",
-                                                    comm)));
-  };
-  auto core = [](const AnalyticCostModel& m, Op op) {
-    for (const Kernel& k : m.kernels(op, 0))
-      if (k.kind == Kernel::Kind::Attention) return k;
-    return Kernel{};
-  };
   auto p = [](double tiles, double c) {
     const double x = tiles / 132, bench = 15.515;
     return (x / (x + c)) / (bench / (bench + c));
@@ -2297,25 +2302,26 @@ parallelism: {{dp: 4, cp: 2, cp_comm: {}}}
   // half its queries with all the received keys: its forward 1 / 0.8857 + 1 / 0.7208 = 2.5164
   // units' time, rank 1's (all its queries, half the keys) 2.2581: rank 0 sets the pace,
   // 2 / 2.5164 = 0.7948 of the charts' rate (it had been 0.8857, every block counted whole).
-  const AnalyticCostModel ring = model("ring"), gathered = model("all_gather");
-  CHECK(ring.attention_parallelism(core(ring, Op::F)) ==
+  const AnalyticCostModel ring = cp2_8k("ring"), gathered = cp2_8k("all_gather");
+  CHECK(ring.attention_parallelism(attention_core(ring, Op::F)) ==
         Approx(2 / (1 / p(1024, cf) + 1 / p(512, cf))));
-  CHECK(ring.attention_parallelism(core(ring, Op::F)) == Approx(0.7948).margin(1e-4));
+  CHECK(ring.attention_parallelism(attention_core(ring, Op::F)) == Approx(0.7948).margin(1e-4));
   // The backward's kernels tile the keys: rank 1's second block (half the keys) is the slow
   // one, 2 / (1 / 0.9844 + 1 / 0.9546) = 0.9693.
-  CHECK(ring.attention_parallelism(core(ring, Op::B)) ==
+  CHECK(ring.attention_parallelism(attention_core(ring, Op::B)) ==
         Approx(2 / (1 / p(1024, cb) + 1 / p(512, cb))));
-  CHECK(ring.attention_parallelism(core(ring, Op::B)) == Approx(0.9693).margin(1e-4));
+  CHECK(ring.attention_parallelism(attention_core(ring, Op::B)) == Approx(0.9693).margin(1e-4));
   // All-gather: one launch per query chunk of 2,048 tokens (512 tiles), the forward all at
   // 0.7208. Backward, over the keys up to each chunk: rank 0's chunks 0 and 3 take ¼ unit over
   // 1 chunk of keys (512 tiles) and 1¾ over 4 (2,048: the charts' 15.515 per SM, × 1); rank 1's
   // chunks 1 and 2 take ¾ over 2 (1,024) and 1¼ over 3 (1,536): 0.7619 + 1.2566 = 2.0185 units'
   // time against rank 0's 2.0119, so 2 / 2.0185 = 0.9908.
-  CHECK(gathered.attention_parallelism(core(gathered, Op::F)) == Approx(p(512, cf)));
+  CHECK(gathered.attention_parallelism(attention_core(gathered, Op::F)) == Approx(p(512, cf)));
   const double rank1 = 0.75 / p(1024, cb) + 1.25 / p(1536, cb);
   CHECK(rank1 > 0.25 / p(512, cb) + 1.75);
-  CHECK(gathered.attention_parallelism(core(gathered, Op::B)) == Approx(2 / rank1));
-  CHECK(gathered.attention_parallelism(core(gathered, Op::B)) == Approx(0.9908).margin(1e-4));
+  CHECK(gathered.attention_parallelism(attention_core(gathered, Op::B)) == Approx(2 / rank1));
+  CHECK(gathered.attention_parallelism(attention_core(gathered, Op::B)) ==
+        Approx(0.9908).margin(1e-4));
 }
 
 TEST_CASE("analytic: context parallelism splits the tokens and exchanges keys and values",
@@ -2739,21 +2745,8 @@ TEST_CASE("analytic: context parallelism by all-to-all attends over the whole se
   // Llama-3.1-8B (32 heads of 128, 8 key-value heads), 8,192-token sequences over cp 2, tp 1:
   // with the all-to-all each rank runs one causal attention of 8,192 tokens over 16 heads (the
   // ring's two blocks of 4,096 tokens over 32 heads are the same work).
-  auto model = [](const char* comm) {
-    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
-training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, attention: flash2}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{dp: 4, cp: 2, cp_comm: {}}}
-)",
-                                                    comm)));
-  };
-  auto core = [](const AnalyticCostModel& m) {
-    for (const Kernel& k : m.kernels(Op::F, 0))
-      if (k.kind == Kernel::Kind::Attention) return k;
-    return Kernel{};
-  };
-  const AnalyticCostModel ring = model("ring"), a2a = model("all_to_all");
-  const Kernel r = core(ring), a = core(a2a);
+  const AnalyticCostModel ring = cp2_8k("ring"), a2a = cp2_8k("all_to_all");
+  const Kernel r = attention_core(ring, Op::F), a = attention_core(a2a, Op::F);
   CHECK(a.gemm.m == 8192);
   CHECK(a.batch == 16);
   CHECK(r.gemm.m == 4096);

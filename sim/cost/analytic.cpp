@@ -278,6 +278,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // output and the up projection's gradient are cast by kernels of their own.
   const bool fp8 = s_.training.precision == Precision::FP8;
   const bool lora = s_.training.lora_rank > 0;
+  // A norm whose output LoRA takes leaves its GEMM's gather unfused: that GEMM runs whole.
+  const LoraNormOutputs apart = lora_norm_outputs(s_.training);
   double fp8_cast = 0, main_grad_elements = 0, main_grad_shown = 0;  // cast bytes
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
                    double useful = 1, bool experts = false) {
@@ -291,8 +293,6 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       // (num_splits = tp), and the reduce-scatter after the row-parallel forward by a pipeline of
       // 4 chunks; the other backward GEMMs run whole beside a bulk collective.
       const std::string_view w = what;
-      // (A norm whose output LoRA takes leaves its GEMM's gather unfused: that GEMM runs whole.)
-      const LoraNormOutputs apart = lora_norm_outputs(s_.training);
       const bool unfused = (w == "qkv" && apart.attention) || (w == "mlp_up" && apart.mlp);
       const int splits =
           !te_overlap() || unfused ? 1
@@ -588,13 +588,10 @@ void AnalyticCostModel::lora_kernels(Op op, std::string_view target, const GemmS
   }
 }
 
-double AnalyticCostModel::stage_lora_params(int stage) const {
+double AnalyticCostModel::trainable_params(int stage) const {
+  if (s_.training.lora_rank <= 0) return stage_params(stage);
   return static_cast<double>(trainsim::stage_lora_params(
       *s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp, s_.training));
-}
-
-double AnalyticCostModel::trainable_params(int stage) const {
-  return s_.training.lora_rank > 0 ? stage_lora_params(stage) : stage_params(stage);
 }
 
 Kernel AnalyticCostModel::ring_merge(Op op) const {
@@ -1285,6 +1282,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // block. Otherwise (no SP, experts, latent attention) parallelism.tp_overlap is a generic
   // overlap: every collective beside the whole pass (below).
   const bool fused = te_overlap() && st.layers > 0;
+  const LoraNormOutputs apart = lora_norm_outputs(s_.training);
   int gathers = sp && !fused ? 2 * st.layers : 0,
       scatters = sp && !async && !(fused && forward) ? 2 * st.layers : 0;
   int reduces = sp || async ? 0 : 2 * st.layers;
@@ -1348,17 +1346,13 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, ks, names, pass) / n;
     };
-    // Under LoRA the norm beside an adapter's layer returns its output, and TE gathers that
-    // GEMM's input by a plain all-gather instead (LoraNormOutputs): blocking.
-    const LoraNormOutputs apart = lora_norm_outputs(s_.training);
-    auto hide = [&](const std::initializer_list<std::string_view>& names, double s) {
-      // (Copies of an initializer_list share its array: compare where it begins.)
-      return (names.begin() == column_in.begin() ? apart.attention : apart.mlp) ? 0.0 : s;
-    };
     if (forward) {
-      for (const auto& names : {column_in, column_mlp})
-        runs.push_back(
-            {Collective::AllGather, t, bytes, st.layers, hide(names, seconds(names, ""))});
+      // Under LoRA the norm beside an adapter's layer returns its output, and TE gathers that
+      // GEMM's input by a plain all-gather instead (LoraNormOutputs): blocking.
+      runs.push_back({Collective::AllGather, t, bytes, st.layers,
+                      apart.attention ? 0.0 : seconds(column_in, "")});
+      runs.push_back(
+          {Collective::AllGather, t, bytes, st.layers, apart.mlp ? 0.0 : seconds(column_mlp, "")});
       for (const auto& names : {row_attention, row_mlp})
         runs.push_back({Collective::ReduceScatter, t, bytes, st.layers, seconds(names, "")});
     } else {
@@ -1406,7 +1400,6 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       auto seconds = [&](std::initializer_list<std::string_view> names) {
         return gemm_seconds_named(*this, fk, names, "") / st.layers;
       };
-      const LoraNormOutputs apart = lora_norm_outputs(s_.training);
       runs.push_back(
           {Collective::AllGather, t, bytes, redo, apart.attention ? 0.0 : seconds(column_in)});
       runs.push_back(

@@ -138,10 +138,9 @@ class AnalyticCostModel : public CostModel {
   double gradient_bytes(int stage) const override;
   Cost optimizer(double params) const override;
   double stage_params(int stage) const override;
+  /// Under LoRA (training.lora_rank) the adapters' parameters (scenario/partition.h,
+  /// stage_lora_params).
   double trainable_params(int stage) const override;
-  /// The LoRA adapters' parameters one GPU holds for `stage` (training.lora_rank): r × (input +
-  /// output width) per target per layer; 0 without LoRA.
-  double stage_lora_params(int stage) const;
   /// bytes / cluster.host_link (a copy engine's transfer: no launch cost, no GPU time).
   Cost host_transfer(double bytes) const override;
   /// params / cluster.host_adam_rate.

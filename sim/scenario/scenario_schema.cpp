@@ -337,7 +337,7 @@ std::optional<KeyValue> get_rank_order(const Scenario& s) {
 }
 
 // A two-way choice held as a layout bool: the choice at index `on` sets it
-// (parallelism.param_gather: 1, "with-next-forward"; parallelism.cp_comm: 0, "ring").
+// (parallelism.param_gather: 1, "with-next-forward").
 template <bool Layout::*M, int on>
 std::string put_layout_flag(Scenario& s, const KeyValue& v) {
   s.layout.*M = v.integer == on;
