@@ -29,10 +29,15 @@ constexpr GemmEfficiency::Point kB200[] = {
 static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
               std::size(kH200) == kPoints && std::size(kB200) == kPoints);
 
-// GEMMs of at least 2^42 multiply-adds (≥ 8.8 TFLOP: ≥ 11 ms on an H100, ≥ 5.6 ms on a B200,
-// where whether that reaches the power limit is not measured) run long enough to reach the
-// GPU's power limit; the median of their throughputs is what a GPU sustains.
-constexpr double kSustainedWork = 4398046511104.0;  // 2^42 = m·n·k
+// A GEMM whose one call lasts at least this long reaches the GPU's power limit when replayed
+// back to back; the median of those GEMMs' throughputs is what a GPU sustains. On B200 clocks
+// start to drop after about 5 ms of unbroken compute (flashinfer-ai/flashinfer PR #2899,
+// GPU_POWER_THROTTLE_THRESHOLD_MS = 5.0), and the sweeps agree: on H100 and B200 the 1–3 ms
+// GEMMs run fastest (those of m·n·k = 2^39 and 2^40: medians 783 and 791 TFLOP/s on H100, 1,501
+// and 1,607 on B200), the 5–6 ms ones begin to drop (H100 706–786, B200 1,491–1,583) and those
+// of 11 ms and more are down (H100 702–747, H200 693–710, B200 1,397). A100 (400 W) stays flat at
+// every length.
+constexpr double kSustainedCall = 0.010;  // seconds
 
 constexpr const char* kSource = "bf16 GEMM sweep, NVIDIA aiconfigurator database";
 
@@ -52,7 +57,7 @@ GemmEfficiency::GemmEfficiency(const char* source, const char* measured_on, cons
   TRAINSIM_CHECK(count == kPoints, "a GEMM sweep covers the whole grid");
   std::vector<double> longest;
   for (int i = 0; i < count; ++i)
-    if (static_cast<double>(points[i].m) * points[i].n * points[i].k >= kSustainedWork)
+    if (2.0 * points[i].m * points[i].n * points[i].k / (points[i].tflops * 1e12) >= kSustainedCall)
       longest.push_back(points[i].tflops);
   TRAINSIM_CHECK(!longest.empty(), "the grid holds GEMMs long enough to reach the power limit");
   std::sort(longest.begin(), longest.end());

@@ -9,11 +9,13 @@
 // Sustained, not burst: each sweep point is a short burst of one GEMM replayed, and a GPU that
 // reaches its power limit lowers its clock. Standard Kernel ("In Pursuit of High-Fidelity GPU
 // Kernel Benchmarking", 2026-02-24) time a 16384³ 16-bit GEMM on an H100 SXM at 11.04 ms from
-// idle and 12.36 ms back to back at the 700 W limit (797 vs 712 TFLOP/s). The sweeps show the
-// same: their longest GEMMs (m·n·k ≥ 2^42: 11 ms and more on H100, 5.6 on B200) run at a
-// median 728 TFLOP/s on H100, 696 on H200 and 1,514 on B200 against 780–820 for 1–3 ms ones on
-// Hopper, while A100's stay flat (254). Training keeps the GPU loaded for seconds, so no GEMM is
-// timed faster than that sustained median.
+// idle and 12.36 ms back to back at the 700 W limit (797 vs 712 TFLOP/s); on a B200 at 1,000 W
+// clocks fall from 1,965 to about 1,580 MHz after about 5 ms of unbroken compute (flashinfer-ai/
+// flashinfer PR #2899). The sweeps show the same: their GEMMs whose one call lasts 10 ms or more
+// run at a median 728 TFLOP/s on H100 (four of them, 11.8–23.6 ms), 696 on H200 (four) and
+// 1,397 on B200 (one, 12.6 ms; its 5.6–5.9 ms ones still ran at 1,491–1,583) against 780–820
+// for 1–3 ms ones on Hopper and 1,500–1,620 on B200, while A100's stay flat (253). Training
+// keeps the GPU loaded for seconds, so no GEMM is timed faster than that sustained median.
 //
 // Does not model: shapes that are not multiples of the grid's tiles (interpolation smooths tile
 // and wave quantization away), fp8.
@@ -29,8 +31,8 @@ class GemmEfficiency {
 
   /// Throughput, TFLOP/s, of one m×n×k GEMM (see above for shapes off the grid).
   double tflops(double m, double n, double k) const;
-  /// What the GPU sustains at its power limit: the median throughput of the sweep's longest
-  /// GEMMs (m·n·k ≥ 2^42; see above). tflops() never exceeds it.
+  /// What the GPU sustains at its power limit: the median throughput of the sweep's GEMMs whose
+  /// one call lasts 10 ms or more (see above). tflops() never exceeds it.
   double sustained_tflops() const;
   /// Seconds of one m×n×k GEMM: 2·m·n·k / throughput.
   double seconds(double m, double n, double k) const;
