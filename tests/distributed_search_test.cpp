@@ -114,6 +114,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.training->fp8_standalone_casts = Fp8Casts{.norm = true, .activation = true};
   r.training->fp8_transpose_cache = false;
   r.training->fp8_attention = true;
+  r.training->cudnn_version = CudnnVersion{9, 13};
   r.training->lora_rank = 16;
   r.training->lora_targets = LoraTargets{.qkv = true, .mlp_down = true};
   r.training->lora_dropout = 0.1;
@@ -141,6 +142,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   CHECK(b.training->fp8_standalone_casts == Fp8Casts{.norm = true, .activation = true});
   CHECK_FALSE(b.training->fp8_transpose_cache);
   CHECK(b.training->fp8_attention);
+  CHECK(b.training->cudnn_version == CudnnVersion{9, 13});
   CHECK(b.training->lora_rank == 16);
   CHECK(b.training->lora_targets == LoraTargets{.qkv = true, .mlp_down = true});
   CHECK(b.training->lora_dropout == 0.1);

@@ -212,7 +212,7 @@ TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][atten
   }
 }
 
-TEST_CASE("kernel data: cuDNN on B200, from NVIDIA's GB200 benchmark",
+TEST_CASE("kernel data: cuDNN on B200, newest from NVIDIA's GB200 benchmark",
           "[kernel_data][attention][b200]") {
   const AttentionData* b200 = find_attention_data("b200", AttentionKernel::Cudnn);
   REQUIRE(b200 != nullptr);
@@ -231,6 +231,40 @@ TEST_CASE("kernel data: cuDNN on B200, from NVIDIA's GB200 benchmark",
     CHECK(r > 1.8);
     CHECK(r < 2.9);
   }
+  // Its figures were timed at a free clock; a step runs at the power limit: 1,237 / 1,450.
+  CHECK(b200->sustained == Approx(0.853));
+  CHECK(find_attention_data("h100-sxm", AttentionKernel::Cudnn)->sustained == 1.0);
+}
+
+TEST_CASE("kernel data: cuDNN by release (training.cudnn_version)",
+          "[kernel_data][attention][b200][cudnn]") {
+  const AttentionData* newest = find_attention_data("b200", AttentionKernel::Cudnn);
+  const AttentionData* v913 =
+      find_attention_data("b200", AttentionKernel::Cudnn, CudnnVersion{9, 13});
+  REQUIRE(newest != nullptr);
+  REQUIRE(v913 != nullptr);
+  // Without a release: the newest measured (the GB200 benchmark, from 9.17 on).
+  CHECK(newest->from == CudnnVersion{9, 17});
+  CHECK(v913 != newest);
+  // 9.13.1 on a B200 itself (peak 2.25 PFLOP/s, no scaling): at 8k, forward 1,171.3 measured at
+  // 128 heads, ÷ 1.0894 for that launch's parallelism = 1,075; backward 942.5, so forward +
+  // backward 3.5 / (1 / 1,075 + 2.5 / 942.5) = 977 (kernel_data.cpp).
+  CHECK(v913->peak_flops == 2.25e15);
+  CHECK(v913->at(8192, 128).forward_tflops == Approx(1075));
+  CHECK(v913->at(8192, 128).backward_tflops == Approx(942.5).epsilon(2e-3));
+  CHECK(v913->sustained == Approx(0.853));
+  // The newest at or before the release: 9.16 still 9.13's, 9.17 and later the newest; an older
+  // release than any measured (9.9, the MLPerf v5.0 containers') takes the oldest.
+  CHECK(find_attention_data("b200", AttentionKernel::Cudnn, CudnnVersion{9, 16}) == v913);
+  CHECK(find_attention_data("b200", AttentionKernel::Cudnn, CudnnVersion{9, 9}) == v913);
+  CHECK(find_attention_data("b200", AttentionKernel::Cudnn, CudnnVersion{9, 17}) == newest);
+  CHECK(find_attention_data("b200", AttentionKernel::Cudnn, CudnnVersion{10, 0}) == newest);
+  // 9.13 runs slower than the newest at 8k (the B200 curve against the GB200 one scaled by the
+  // peaks, 2.25 / 2.5): forward 1,075 against 0.9 × 1,412 = 1,271.
+  CHECK(v913->at(8192, 128).forward_tflops < newest->at(8192, 128).forward_tflops * 2.25 / 2.5);
+  // Hopper has one measurement: every release prices alike.
+  CHECK(find_attention_data("h100-sxm", AttentionKernel::Cudnn, CudnnVersion{9, 0}) ==
+        find_attention_data("h100-sxm", AttentionKernel::Cudnn));
 }
 
 }  // namespace trainsim

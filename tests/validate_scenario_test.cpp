@@ -472,6 +472,35 @@ TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]
                     Contains("give training.attention: cudnn"));
 }
 
+TEST_CASE("validate: training.cudnn_version is a cuDNN release, for cuDNN's attention", "[cudnn]") {
+  const std::vector<std::string> cudnn{"cluster.gpu=b200", "training.attention=cudnn"};
+  auto with = [&](std::string v) {
+    std::vector<std::string> o = cudnn;
+    o.push_back("training.cudnn_version=" + v);
+    return o;
+  };
+  // MAJOR.MINOR, or with the patch and build (ignored).
+  for (const char* v : {"9.13", "9.13.1", "9.13.1.26"})
+    CHECK(parse_scenario(kBase, "test.yaml", with(v)).training.cudnn_version ==
+          CudnnVersion{9, 13});
+  // 9.9 is older than 9.13, not 9.90: compared as numbers, part by part.
+  CHECK(*parse_scenario(kBase, "test.yaml", with("9.9")).training.cudnn_version <
+        CudnnVersion{9, 13});
+  // Without it: none (the newest measured).
+  CHECK_FALSE(parse_scenario(kBase, "test.yaml", cudnn).training.cudnn_version);
+  for (const char* bad : {"9", "nine", "9.x", "9.13.1.26.0", "9..1", "-9.1", "9.13."})
+    CHECK_THROWS_WITH(
+        parse_scenario(kBase, "test.yaml", with(bad)),
+        Contains("training.cudnn_version") && Contains("expected a cuDNN release as MAJOR.MINOR"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", with("8.6")),
+                    Contains("training.cudnn_version: expected 8.9 or later"));
+  // Only cuDNN's attention reads it.
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.attention=flash2", "training.cudnn_version=9.13"}),
+      Contains("training.cudnn_version: a cuDNN release prices cuDNN's fused attention only"));
+}
+
 TEST_CASE("validate: LoRA's rank splits over TP, and its all-to-all needs SP", "[lora]") {
   // dp 1 · tp 2 · pp 4 = 8 GPUs.
   const std::vector<std::string> tp2{"parallelism.dp=1", "parallelism.tp=2"};

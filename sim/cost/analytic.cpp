@@ -25,7 +25,8 @@ double main_grad_visible_share(double tokens) {
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     const LinkSpec& intra_node, const LinkSpec& inter_node,
-                                    AttentionKernel attention, bool dropout) {
+                                    AttentionKernel attention, bool dropout,
+                                    std::optional<CudnnVersion> cudnn) {
   AnalyticConstants k;
   k.preset = find_gpu_preset(gpu.preset);
   k.gemm_efficiency = constants::kGemmEfficiency;
@@ -42,8 +43,8 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
     }
   // FlashAttention-3 has no dropout: a run with attention dropout runs FlashAttention-2.
   const bool fa2_for_fa3 = attention == AttentionKernel::Flash3 && dropout;
-  if (const AttentionData* a =
-          find_attention_data(gpu.preset, fa2_for_fa3 ? AttentionKernel::Flash2 : attention)) {
+  if (const AttentionData* a = find_attention_data(
+          gpu.preset, fa2_for_fa3 ? AttentionKernel::Flash2 : attention, cudnn)) {
     k.attention = a;
     from.push_back(fmt::format("attention by sequence length ({}{}){}", a->source,
                                fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : "",
@@ -82,7 +83,7 @@ AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory, const AttentionTable* attention)
     : s_(s),
       k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node, s.cluster.inter_node,
-                           s.training.attention, s.training.dropout > 0)),
+                           s.training.attention, s.training.dropout > 0, s.training.cudnn_version)),
       stages_(partition_model(s.model.value(), s.layout.pp * s.layout.vpp, s.layout.split)),
       // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
@@ -1118,7 +1119,8 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       // another peak (H100 PCIe) runs the compute-bound kernel in proportion.
       const double paper_flops = backward ? k.flops / 2 * 2.5 : k.flops;
       const AttentionThroughput t = k_.attention->at(k.gemm.m, k.gemm.k);
-      const double scale = s_.cluster.gpu.peak_flops / k_.attention->peak_flops;
+      const double scale =
+          s_.cluster.gpu.peak_flops / k_.attention->peak_flops * k_.attention->sustained;
       // FP8 attention (training.fp8_attention): the FP8 kernel's time over the bf16 one's.
       const double fp8 =
           s_.training.fp8_attention ? cudnn_fp8_attention_time_ratio(backward, k.gemm.m) : 1.0;
@@ -1201,6 +1203,9 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                                       k.gemm.k / d, k.gemm.k, d);
           if (const double p = attention_parallelism(k); std::abs(p - 1) >= 0.005)
             t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
+          if (k_.attention && k_.attention->sustained != 1)
+            t.source +=
+                fmt::format(" × {:.2f} at the power limit (measured)", k_.attention->sustained);
           if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
           if (s_.training.fp8_attention)
             t.source += " × FP8 over bf16 time (cuDNN on a B200, NVIDIA's benchmark)";

@@ -64,10 +64,11 @@ double main_grad_visible_share(double tokens);
 
 /// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
 /// else cost/constants.h. `dropout`: the run has attention dropout (FlashAttention-3 has none:
-/// FlashAttention-2's data then).
+/// FlashAttention-2's data then). `cudnn`: the cuDNN release (training.cudnn_version).
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     const LinkSpec& intra_node, const LinkSpec& inter_node,
-                                    AttentionKernel attention, bool dropout = false);
+                                    AttentionKernel attention, bool dropout = false,
+                                    std::optional<CudnnVersion> cudnn = std::nullopt);
 
 /// One GEMM C[m×n] = A[m×k] · B[k×n].
 struct GemmShape {

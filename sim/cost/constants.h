@@ -73,6 +73,18 @@ inline constexpr double kCudnnAttentionTileOverheadBackward = 0.0;
 /// The query tile of that count: 128 rows (FlashAttention-2's forward tile at head dim 128).
 inline constexpr double kAttentionTileRows = 128;
 
+/// A B200's attention throughput at its power limit over its throughput at a free clock.
+/// NVIDIA's cudnn-frontend benchmark, the source of the B200 attention curves
+/// (cost/kernel_data.cpp), pauses between calls to keep the GPU from throttling; a training step
+/// holds it at the limit. flashinfer-ai/flashinfer PR #2899 (2026-03-26) timed FlashAttention-4's
+/// bf16 forward (batch 4, 8,192 tokens, 16 heads of 128) on a B200 back to back: 1,450 TFLOP/s at
+/// its peak, 1,237 once fully throttled (power near 1,000 W, SM clock 1,965 → about 1,580 MHz):
+/// 0.853. The GEMM sweep's own longest GEMM agrees (1,397 TFLOP/s against 1,607 for the 1–3 ms
+/// ones: 0.87, cost/gemm_efficiency.h). Hopper's curves were timed here back to back (warm-up
+/// and ten calls, no pauses) and match the kernels of a real step (calibrate/reference/), so they
+/// take none.
+inline constexpr double kB200AttentionSustained = 0.853;
+
 /// Fraction of HBM bandwidth streaming (elementwise, norm, optimizer) kernels reach. STREAM
 /// copy/triad kernels sustain ≈ 3.0–3.1 of the 3.35 TB/s datasheet figure on H100 SXM (≈ 0.9);
 /// real training kernels mix reads and writes of several tensors and do less: 0.8. A

@@ -107,6 +107,25 @@ constexpr SeqCurves kCudnnH100Forward{{195, 312, 357, 422, 434, 462},
 constexpr SeqCurves kCudnnB200{{297, 506, 720, 882, 1047, 960}, {315, 556, 833, 1084, 1276, 1246}};
 constexpr SeqCurves kCudnnB200Forward{{360, 576, 659, 858, 1104, 1180},
                                       {526, 626, 883, 1142, 1412, 1546}};
+// cuDNN 9.13.1's fused attention on a B200 (what the MLPerf v5.x B200 runs link: 9.9–9.13),
+// NVIDIA's own measurement [cuDNN-B200]: NVIDIA/cudnn-frontend
+// benchmark/sdpa_benchmark_training/artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv (commit
+// 0b1577c8, NGC PyTorch 25.09 with cuDNN 9.13.1, free clock, the benchmark pausing to keep the
+// GPU from throttling): PyTorch SDPA's cuDNN backend (the route measured here on Hopper), bf16,
+// causal, batch 1, 128 query and 8 key-value heads of 128, median of 10, the papers' FLOP
+// convention. Forward 84.0, 254.5, 478.9, 855.7, 1,171.3, 1,332.4 TFLOP/s and backward 134.2,
+// 308.5, 371.5, 701.3, 942.5, 1,074.8 at 512 … 16k tokens. Carried to this file's benchmark:
+// its launches (128 heads: x = s / 148 tiles per SM) to the papers' 2,048 tiles by the forward's
+// parallelism factor (constants.h, c = 1.7; the backward's is flat): forward ÷ 0.75, 0.90, 1.00,
+// 1.06, 1.09, 1.11; head dim 64, which it leaves out, at kCudnnH100's ratios to head dim 128.
+// The same file of cuDNN 9.10.2 (commit 9793df5, NGC 25.06) lies within 2 % of it from 2k to
+// 32k tokens. cuDNN's later releases run faster on Blackwell (GB300: 9.13.1 against 9.17,
+// forward + backward at 8k 1,215 against 1,422 TFLOP/s, the same benchmark's GB300 files), so
+// it prices releases before 9.17 (training.cudnn_version) and the GB200 benchmark above later
+// ones.
+constexpr SeqCurves kCudnn913B200{{120, 273, 343, 593, 802, 855}, {127, 301, 397, 729, 977, 1109}};
+constexpr SeqCurves kCudnn913B200Forward{{76, 260, 358, 607, 841, 920},
+                                         {112, 282, 479, 809, 1075, 1205}};
 // FlashAttention-3 forward on H100 [FA3].
 constexpr SeqCurves kFa3H100Forward{{197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}};
 
@@ -199,14 +218,31 @@ const AttentionData kCudnnB200Data{"b200",
                                    2.5e15,
                                    148,
                                    AttentionKernel::Cudnn,
-                                   "cuDNN fused attention benchmarked by NVIDIA on a GB200 "
+                                   "cuDNN 9.22 fused attention benchmarked by NVIDIA on a GB200 "
                                    "(cudnn-frontend), scaled as cuDNN measures on a Hopper GPU",
                                    kCudnnB200,
-                                   kCudnnB200Forward};
+                                   kCudnnB200Forward,
+                                   nullptr,
+                                   1,
+                                   {9, 17},
+                                   constants::kB200AttentionSustained};
 
-const AttentionData* const kAll[] = {&kFa2A100Data, &kFa1A100Data,   &kTritonA100Data,
-                                     &kFa2H100Data, &kFa1H100Data,   &kTritonH100Data,
-                                     &kFa3H100Data, &kCudnnH100Data, &kCudnnB200Data};
+const AttentionData kCudnn913B200Data{"b200",
+                                      2.25e15,
+                                      148,
+                                      AttentionKernel::Cudnn,
+                                      "cuDNN 9.13.1 fused attention measured by NVIDIA on a B200 "
+                                      "(cudnn-frontend)",
+                                      kCudnn913B200,
+                                      kCudnn913B200Forward,
+                                      nullptr,
+                                      1,
+                                      {},
+                                      constants::kB200AttentionSustained};
+
+const AttentionData* const kAll[] = {
+    &kFa2A100Data,    &kFa1A100Data, &kTritonA100Data, &kFa2H100Data,   &kFa1H100Data,
+    &kTritonH100Data, &kFa3H100Data, &kCudnnH100Data,  &kCudnnB200Data, &kCudnn913B200Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {
@@ -295,12 +331,24 @@ double cudnn_fp8_attention_time_ratio(bool backward, double seq) {
   return (1 - f) * r[i] + f * r[i + 1];
 }
 
-const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel) {
+const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel,
+                                         std::optional<CudnnVersion> cudnn) {
   // H200 and H100 PCIe are Hopper GPUs like H100 SXM (the caller scales by peak).
   const std::string as = gpu == "h200" || gpu == "h100-pcie" ? "h100-sxm" : gpu;
-  for (const AttentionData* d : kAll)
-    if (as == d->gpu && kernel == d->kernel) return d;
-  return nullptr;
+  // Of a kernel's measurements, the newest release's at or before `cudnn` (the newest of all
+  // without one; the oldest for a release older than every measurement).
+  const AttentionData* newest = nullptr;
+  const AttentionData* oldest = nullptr;
+  const AttentionData* at_or_before = nullptr;
+  for (const AttentionData* d : kAll) {
+    if (as != d->gpu || kernel != d->kernel) continue;
+    if (!newest || d->from > newest->from) newest = d;
+    if (!oldest || d->from < oldest->from) oldest = d;
+    if (cudnn && d->from <= *cudnn && (!at_or_before || d->from > at_or_before->from))
+      at_or_before = d;
+  }
+  if (!cudnn) return newest;
+  return at_or_before ? at_or_before : oldest;
 }
 
 }  // namespace trainsim

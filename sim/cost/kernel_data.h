@@ -39,6 +39,12 @@ struct AttentionData {
   std::optional<SeqCurves> fwd_bwd, forward;
   const AttentionData* backward_from = nullptr;
   double backward_scale = 1;
+  /// cuDNN's: the earliest release these figures price (training.cudnn_version), up to the next
+  /// measurement's; {0, 0} for every release before that (and for the other kernels).
+  CudnnVersion from{};
+  /// Throughput at the GPU's power limit over the figures' (timed at a free clock):
+  /// constants.h, kB200AttentionSustained; 1 for figures timed as a step runs its kernels.
+  double sustained = 1;
 
   /// Throughput of causal attention over sequences of `seq` tokens with head dimension
   /// `head_dim`: linear in log₂(seq) between the charted lengths and linear in the head
@@ -67,7 +73,10 @@ double cudnn_fp8_attention_time_ratio(bool backward, double seq);
 /// The published curves of `kernel` for GPU preset `gpu`: measured on it, or on a GPU of the
 /// same architecture (scale them by the peaks' ratio: the fused kernels are compute-bound);
 /// nullptr for a custom GPU, a kernel not measured on that architecture, or the unfused
-/// kernels (timed as GEMMs and memory-bound kernels).
-const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel);
+/// kernels (timed as GEMMs and memory-bound kernels). Where cuDNN was measured at several
+/// releases: the newest measured at or before `cudnn` (the oldest measured for an older
+/// release), the newest of all without one.
+const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel,
+                                         std::optional<CudnnVersion> cudnn = std::nullopt);
 
 }  // namespace trainsim

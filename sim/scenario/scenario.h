@@ -2,6 +2,7 @@
 // A Scenario is the user's whole question in one value: model, training batch, cluster,
 // parallel layout, schedule, optional explicit costs and pricing. It is produced by
 // scenario_loader.h (which validates everything) and read by every later layer.
+#include <compare>   // operator<=>
 #include <cstddef>   // std::size_t
 #include <map>       // std::map
 #include <optional>  // std::optional
@@ -174,6 +175,14 @@ inline const char* offload_name(Offload o) {
 /// gradient accumulation, else 16-bit.
 enum class GradReduce { Default, Half, FP32 };
 
+/// A cuDNN release, MAJOR.MINOR (training.cudnn_version): which of its fused attention's
+/// measurements prices `attention: cudnn`.
+struct CudnnVersion {
+  int major = 0;
+  int minor = 0;
+  friend auto operator<=>(const CudnnVersion&, const CudnnVersion&) = default;
+};
+
 struct TrainingSpec {
   int seq_len = 0;
   int micro_batch_size = 1;
@@ -203,6 +212,8 @@ struct TrainingSpec {
   /// With FP8 and cuDNN's attention: its FP8 form (Transformer Engine's FP8 dot-product
   /// attention, NVTE_FP8_DPA, NeMo's `fp8_dot_product_attention`).
   bool fp8_attention = false;
+  /// With `attention: cudnn`: the cuDNN release the run links; nullopt: the newest one measured.
+  std::optional<CudnnVersion> cudnn_version;
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.
   double dropout = 0;

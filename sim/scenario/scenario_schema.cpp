@@ -314,6 +314,35 @@ std::optional<KeyValue> get_recompute_modules(const Scenario& s) {
   return v;
 }
 
+// training.cudnn_version: MAJOR.MINOR, optionally with the patch and build (which change nothing
+// here), e.g. "9.13", "9.13.1" or "9.13.1.26" (as NGC's release notes and the logs spell it).
+std::string put_cudnn_version(Scenario& s, const KeyValue& v) {
+  const std::string bad =
+      "expected a cuDNN release as MAJOR.MINOR (e.g. 9.13), got \"" + v.text + "\"";
+  std::vector<int> parts;
+  std::string digits;
+  for (std::size_t i = 0; i <= v.text.size(); ++i) {
+    if (i == v.text.size() || v.text[i] == '.') {
+      if (digits.empty() || digits.size() > 3) return bad;
+      parts.push_back(std::stoi(digits));
+      digits.clear();
+    } else if (v.text[i] >= '0' && v.text[i] <= '9') {
+      digits += v.text[i];
+    } else {
+      return bad;
+    }
+  }
+  if (parts.size() < 2 || parts.size() > 4) return bad;
+  s.training.cudnn_version = CudnnVersion{parts[0], parts[1]};
+  return {};
+}
+std::optional<KeyValue> get_cudnn_version(const Scenario& s) {
+  if (!s.training.cudnn_version) return std::nullopt;
+  KeyValue v;
+  v.text = fmt::format("{}.{}", s.training.cudnn_version->major, s.training.cudnn_version->minor);
+  return v;
+}
+
 std::string put_rank_order(Scenario& s, const KeyValue& v) {
   const std::string bad =
       "expected a permutation of \"tp,dp,pp\" (fastest first), got \"" + v.text + "\"";
@@ -726,8 +755,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "FlashAttention-1's bars stand in, beside which its sources place it; on Hopper both "
        "scaled as FlashAttention-2 measures against the same chart on an H100); `cudnn`, cuDNN's "
        "fused attention (what Transformer Engine runs on Hopper and Blackwell when it may choose; "
-       "measured on H100 for Hopper, NVIDIA's GB200 benchmark for B200, where it is the only "
-       "kernel with data: another falls back to half the peak (`sim/cost/constants.h`)); each "
+       "measured on H100 for Hopper, NVIDIA's benchmarks for B200 (by `cudnn_version`), where it "
+       "is the only kernel with data: another falls back to half the peak "
+       "(`sim/cost/constants.h`)); each "
        "timed by its published or measured throughput at the sequence "
        "length and head dimension (`sim/cost/kernel_data.cpp`). Or unfused (\"standard\": QKᵀ and "
        "PV as batched GEMMs around "
@@ -744,6 +774,17 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and the output forward and of their gradients backward (`attention.fp8_cast`). Refused "
        "on other GPUs (no figures)",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_attention>()},
+      {"training.cudnn_version",
+       "text",
+       "the newest measured",
+       "with `attention: cudnn`, the cuDNN release the run links, MAJOR.MINOR (e.g. `9.13`; "
+       "NGC's PyTorch containers list theirs): its fused attention's speed changed from release "
+       "to release. On B200, releases up to 9.16 take NVIDIA's B200 measurement of cuDNN 9.13.1 "
+       "(9.10.2 ran within 2 % of it; older ones take it too), later ones the GB200 benchmark of "
+       "9.22; on Hopper the one curve, measured with 9.19, serves every release "
+       "(`sim/cost/kernel_data.cpp`)",
+       text(),
+       {put_cudnn_version, get_cudnn_version}},
       {"training.dropout", "0–0.99", "0",
        "hidden and attention dropout probability (GPT-3 style 0.1): above 0 the dropout kernels "
        "run (fused bias-dropout-add) and their masks are stored; a fused attention kernel draws "

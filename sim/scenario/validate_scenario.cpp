@@ -144,6 +144,18 @@ void check_precision(const Scenario& s, const Checker& c) {
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
+  if (s.training.cudnn_version) {
+    const CudnnVersion& v = *s.training.cudnn_version;
+    if (s.training.attention != AttentionKernel::Cudnn)
+      c.fail("training.cudnn_version",
+             "a cuDNN release prices cuDNN's fused attention only: give training.attention: "
+             "cudnn, or drop the key");
+    else if (v.major < 8 || (v.major == 8 && v.minor < 9) || v.major > 99)
+      c.fail("training.cudnn_version",
+             fmt::format("expected 8.9 or later (cuDNN's fused flash attention arrived in 8.9), "
+                         "got {}.{}",
+                         v.major, v.minor));
+  }
   if (s.training.precision != Precision::FP8 || !s.model) return;
   const std::string& p = s.cluster.gpu.preset;
   const GpuPreset* preset = find_gpu_preset(p);
