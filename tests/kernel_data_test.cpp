@@ -262,9 +262,33 @@ TEST_CASE("kernel data: cuDNN by release (training.cudnn_version)",
   // 9.13 runs slower than the newest at 8k (the B200 curve against the GB200 one scaled by the
   // peaks, 2.25 / 2.5): forward 1,075 against 0.9 × 1,412 = 1,271.
   CHECK(v913->at(8192, 128).forward_tflops < newest->at(8192, 128).forward_tflops * 2.25 / 2.5);
-  // Hopper has one measurement: every release prices alike.
-  CHECK(find_attention_data("h100-sxm", AttentionKernel::Cudnn, CudnnVersion{9, 0}) ==
-        find_attention_data("h100-sxm", AttentionKernel::Cudnn));
+}
+
+TEST_CASE("kernel data: cuDNN 9.1 and 9.4 on Hopper, as NVIDIA's H200 benchmark sets them",
+          "[kernel_data][attention][cudnn]") {
+  auto at = [](int major, int minor) {
+    return find_attention_data("h200", AttentionKernel::Cudnn, CudnnVersion{major, minor});
+  };
+  const AttentionData* v919 = find_attention_data("h100-sxm", AttentionKernel::Cudnn);
+  REQUIRE(v919 != nullptr);
+  CHECK(v919->from == CudnnVersion{9, 19});
+  // Releases from 9.4 to 9.18 take 9.4's; older ones (9.0, NGC 24.02's) 9.1's; 9.19 on the
+  // measured curve.
+  CHECK(at(9, 19) == v919);
+  CHECK(at(9, 7) == at(9, 4));
+  CHECK(at(9, 18) == at(9, 4));
+  CHECK(at(9, 0) == at(9, 3));
+  CHECK(at(9, 0) != at(9, 4));
+  CHECK(at(9, 4) != v919);
+  // 8k tokens, head dim 128: the backward at 0.857 (9.1) and 0.854 (9.4) of 9.19's, the forward
+  // at 0.936 and 1.055 (kernel_data.cpp). 9.19's backward there: 3.5 / 496 − 1 / 555 per forward
+  // FLOP, 2.5 / (0.0070565 − 0.0018018) = 475.8.
+  const double b919 = v919->at(8192, 128).backward_tflops;
+  CHECK(b919 == Approx(475.8).epsilon(2e-3));
+  CHECK(at(9, 1)->at(8192, 128).backward_tflops == Approx(0.857 * b919).epsilon(5e-3));
+  CHECK(at(9, 4)->at(8192, 128).backward_tflops == Approx(0.854 * b919).epsilon(5e-3));
+  CHECK(at(9, 1)->at(8192, 128).forward_tflops == Approx(0.936 * 555).epsilon(5e-3));
+  CHECK(at(9, 4)->at(8192, 128).forward_tflops == Approx(1.055 * 555).epsilon(5e-3));
 }
 
 }  // namespace trainsim

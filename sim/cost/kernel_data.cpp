@@ -84,6 +84,27 @@ constexpr SeqCurves kFa1H100 = scaled(kFa1H100Paper, kFa2H100, kFa2H100Paper);
 constexpr SeqCurves kCudnnH100{{118, 201, 286, 354, 407, 430}, {125, 221, 331, 435, 496, 558}};
 constexpr SeqCurves kCudnnH100Forward{{195, 312, 357, 422, 434, 462},
                                       {285, 339, 478, 562, 555, 605}};
+// cuDNN's earlier releases on Hopper, from NVIDIA's own benchmark of the cuDNN frontend on an
+// H200 (NVIDIA/cudnn-frontend benchmark/benchmark_results.csv; the README locks the clocks with
+// `nvidia-smi -ac 3201,1980`, an H200's memory clock): cuDNN 9.1.0 (commit b740542, 2024-05-07,
+// its sample output "cudnn backend version : 90100") and 9.4.0 (commit de355c7, 2024-09-23:
+// "Updated benchmark numbers with cudnn 9.4.0"), bf16, causal, 16 heads of 128 at 4k, 8k and 16k
+// tokens (2,048 query tiles each): forward 542.3, 572.9, 586.8 and 613.5, 646.0, 650.0 TFLOP/s;
+// backward 443.6, 463.5, 497.7 and 438.5, 461.9, 488.6. Against the same benchmark with cuDNN
+// 9.19.1 on an H200 (results/h200_919_only_cudnn/llama3.1_20260227_034703.csv, commit df73764:
+// 64 query and 8 key-value heads, batch 1; forward 591, 644, 673 → 591, 612, 623 at 2,048 tiles by
+// the forward's parallelism factor; backward 474, 541, 579), 9.1 ran the forward at 0.918, 0.936,
+// 0.942 and the backward at 0.936, 0.857, 0.860 of 9.19's; 9.4 the forward at 1.038, 1.055,
+// 1.043 and the backward at 0.925, 0.854, 0.844 (the backward's gain came after 9.4; which
+// release between 9.5 and 9.18 brought it, no published figure says). Those ratios scale the
+// 9.19 curve measured here (kCudnnH100 above), the 4k ones held below 4k, head dim 64 as 128:
+// 9.1's prices releases before 9.4, 9.4's those up to 9.18 (training.cudnn_version).
+constexpr SeqCurves kCudnn91H100{{110, 187, 266, 330, 357, 378}, {117, 206, 309, 405, 434, 491}};
+constexpr SeqCurves kCudnn91H100Forward{{179, 286, 328, 387, 406, 435},
+                                        {262, 311, 439, 516, 519, 570}};
+constexpr SeqCurves kCudnn94H100{{111, 190, 271, 336, 366, 382}, {117, 209, 313, 412, 445, 496}};
+constexpr SeqCurves kCudnn94H100Forward{{202, 324, 371, 438, 458, 482},
+                                        {296, 352, 496, 583, 586, 631}};
 // cuDNN's fused attention on B200: forward + backward and forward alone. No B200 curve is
 // published; NVIDIA's own benchmark of cuDNN on a GB200 (the same Blackwell GPU at up to 1,200 W,
 // 2.5 PFLOP/s dense BF16 a GPU in the GB200 NVL72 datasheet) is [cuDNN-GB200]:
@@ -212,7 +233,29 @@ const AttentionData kCudnnH100Data{"h100-sxm",
                                    AttentionKernel::Cudnn,
                                    "cuDNN fused attention measured on an H100 SXM (cuDNN 9.19)",
                                    kCudnnH100,
-                                   kCudnnH100Forward};
+                                   kCudnnH100Forward,
+                                   nullptr,
+                                   1,
+                                   {9, 19}};
+const AttentionData kCudnn94H100Data{"h100-sxm",
+                                     989e12,
+                                     132,
+                                     AttentionKernel::Cudnn,
+                                     "cuDNN fused attention measured on an H100 SXM (cuDNN 9.19), "
+                                     "at cuDNN 9.4's speed on an H200 (NVIDIA's benchmark)",
+                                     kCudnn94H100,
+                                     kCudnn94H100Forward,
+                                     nullptr,
+                                     1,
+                                     {9, 4}};
+const AttentionData kCudnn91H100Data{"h100-sxm",
+                                     989e12,
+                                     132,
+                                     AttentionKernel::Cudnn,
+                                     "cuDNN fused attention measured on an H100 SXM (cuDNN 9.19), "
+                                     "at cuDNN 9.1's speed on an H200 (NVIDIA's benchmark)",
+                                     kCudnn91H100,
+                                     kCudnn91H100Forward};
 
 const AttentionData kCudnnB200Data{"b200",
                                    2.5e15,
@@ -240,9 +283,10 @@ const AttentionData kCudnn913B200Data{"b200",
                                       {},
                                       constants::kB200AttentionSustained};
 
-const AttentionData* const kAll[] = {
-    &kFa2A100Data,    &kFa1A100Data, &kTritonA100Data, &kFa2H100Data,   &kFa1H100Data,
-    &kTritonH100Data, &kFa3H100Data, &kCudnnH100Data,  &kCudnnB200Data, &kCudnn913B200Data};
+const AttentionData* const kAll[] = {&kFa2A100Data,     &kFa1A100Data,   &kTritonA100Data,
+                                     &kFa2H100Data,     &kFa1H100Data,   &kTritonH100Data,
+                                     &kFa3H100Data,     &kCudnnH100Data, &kCudnn94H100Data,
+                                     &kCudnn91H100Data, &kCudnnB200Data, &kCudnn913B200Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {

@@ -778,11 +778,12 @@ const std::vector<SchemaKey>& scenario_keys() {
        "text",
        "the newest measured",
        "with `attention: cudnn`, the cuDNN release the run links, MAJOR.MINOR (e.g. `9.13`; "
-       "NGC's PyTorch containers list theirs): its fused attention's speed changed from release "
-       "to release. On B200, releases up to 9.16 take NVIDIA's B200 measurement of cuDNN 9.13.1 "
-       "(9.10.2 ran within 2 % of it; older ones take it too), later ones the GB200 benchmark of "
-       "9.22; on Hopper the one curve, measured with 9.19, serves every release "
-       "(`sim/cost/kernel_data.cpp`)",
+       "NGC's PyTorch containers list theirs: 24.02 9.0, 24.09 9.4, 25.01 9.7, 25.09 9.13): its "
+       "fused attention's speed changed from release to release, as NVIDIA's own benchmarks "
+       "time it. Each release takes the newest measurement at or before it (an older one the "
+       "oldest): on Hopper 9.1's and 9.4's (their backward at 0.84–0.94 of 9.19's) scale the "
+       "curve measured with 9.19; on B200 releases up to 9.16 take the B200 measurement of "
+       "9.13.1, later ones the GB200 benchmark of 9.22 (`sim/cost/kernel_data.cpp`)",
        text(),
        {put_cudnn_version, get_cudnn_version}},
       {"training.dropout", "0–0.99", "0",
