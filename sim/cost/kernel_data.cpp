@@ -140,10 +140,10 @@ constexpr SeqCurves kCudnnB200Forward{{360, 576, 659, 858, 1104, 1180},
 // parallelism factor (constants.h, c = 1.7; the backward's is flat): forward ÷ 0.75, 0.90, 1.00,
 // 1.06, 1.09, 1.11; head dim 64, which it leaves out, at kCudnnH100's ratios to head dim 128.
 // The same file of cuDNN 9.10.2 (commit 9793df5, NGC 25.06) lies within 2 % of it from 2k to
-// 32k tokens. cuDNN's later releases run faster on Blackwell (GB300: 9.13.1 against 9.17,
-// forward + backward at 8k 1,215 against 1,422 TFLOP/s, the same benchmark's GB300 files), so
-// it prices releases before 9.17 (training.cudnn_version) and the GB200 benchmark above later
-// ones.
+// 32k tokens. cuDNN's later releases run faster on Blackwell (the same benchmark's GB300 files:
+// 9.13.1 through PyTorch against 9.17 through the frontend, forward + backward at 8k 1,215 against
+// 1,422 TFLOP/s, part of it the route), so it prices releases before 9.17
+// (training.cudnn_version) and the GB200 benchmark above, carried to PyTorch's route, later ones.
 constexpr SeqCurves kCudnn913B200{{120, 273, 343, 593, 802, 855}, {127, 301, 397, 729, 977, 1109}};
 constexpr SeqCurves kCudnn913B200Forward{{76, 260, 358, 607, 841, 920},
                                          {112, 282, 479, 809, 1075, 1205}};
