@@ -2658,6 +2658,32 @@ parallelism: {{dp: 8}}
   }
 }
 
+TEST_CASE("analytic: cuDNN's attention at the release a run links, B200's at its power limit",
+          "[analytic][cudnn][b200]") {
+  // Llama-3.1-8B in bf16 on B200, one sequence of 8,192 tokens, tp 1: 32 heads × 64 query tiles
+  // = 2,048 tiles, the curves' own benchmark launch (parallelism 1). One layer's forward is
+  // 4 · 8,192² · 4,096 · ½ = 5.4976e11 FLOPs. With cuDNN 9.13 it runs at B200's 9.13.1 curve,
+  // 1,075 TFLOP/s forward (kernel_data.cpp), × 0.853 at the power limit: 0.5995 ms. Without a
+  // release, the newest (the GB200 curve, 1,412 × 2.25 / 2.5 = 1,270.8) × 0.853: 0.5072 ms.
+  auto forward = [](const char* release) {
+    const AnalyticCostModel m(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, attention: cudnn{}}}
+cluster: {{gpu: b200, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                     release)));
+    for (const Kernel& k : m.kernels(Op::F, 0))
+      if (std::string_view(k.what) == "attention") return m.kernel_seconds(k);
+    FAIL("no attention kernel");
+    return 0.0;
+  };
+  const double flops = 4.0 * 8192 * 8192 * 4096 * 0.5;
+  CHECK(forward(", cudnn_version: 9.13") == Approx(flops / (1075e12 * 0.853)).epsilon(2e-3));
+  CHECK(forward(", cudnn_version: 9.9") == Approx(forward(", cudnn_version: 9.13")));
+  CHECK(forward("") == Approx(flops / (1412e12 * 2.25 / 2.5 * 0.853)).epsilon(2e-3));
+  CHECK(forward(", cudnn_version: 9.19") == Approx(forward("")));
+}
+
 TEST_CASE("analytic: LoRA's adapters under TP split both sides and exchange their outputs",
           "[analytic][lora]") {
   // Llama 2 70B (h 8,192; QKV 8,192 → 10,240; 80 layers), rank-16 adapters on QKV and the

@@ -488,12 +488,20 @@ TEST_CASE("validate: training.cudnn_version is a cuDNN release, for cuDNN's atte
         CudnnVersion{9, 13});
   // Without it: none (the newest measured).
   CHECK_FALSE(parse_scenario(kBase, "test.yaml", cudnn).training.cudnn_version);
-  for (const char* bad : {"9", "nine", "9.x", "9.13.1.26.0", "9..1", "-9.1", "9.13."})
+  // Leading zeros, spaces and over-long parts are not a release's spelling either.
+  for (const char* bad : {"9", "nine", "9.x", "9.13.1.26.0", "9..1", "-9.1", "9.13.", "09.4",
+                          "9.04", "9 .4", "9.1000"})
     CHECK_THROWS_WITH(
         parse_scenario(kBase, "test.yaml", with(bad)),
         Contains("training.cudnn_version") && Contains("expected a cuDNN release as MAJOR.MINOR"));
-  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", with("8.6")),
-                    Contains("training.cudnn_version: expected 8.9 or later"));
+  // From 8.9 (cuDNN's first fused flash attention) to 10.x; an NGC container's tag is refused
+  // rather than read as a release.
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", with("8.9")));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", with("10.2")));
+  for (const char* out : {"8.6", "7.6", "25.09", "24.02", "11.0"})
+    CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", with(out)),
+                      Contains("training.cudnn_version: expected a cuDNN release from 8.9") &&
+                          Contains("10.x, got \"" + std::string(out) + "\""));
   // Only cuDNN's attention reads it.
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml",

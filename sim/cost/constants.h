@@ -79,8 +79,9 @@ inline constexpr double kAttentionTileRows = 128;
 /// holds it at the limit. flashinfer-ai/flashinfer PR #2899 (2026-03-26) timed FlashAttention-4's
 /// bf16 forward (batch 4, 8,192 tokens, 16 heads of 128) on a B200 back to back: 1,450 TFLOP/s at
 /// its peak, 1,237 once fully throttled (power near 1,000 W, SM clock 1,965 → about 1,580 MHz):
-/// 0.853. The GEMM sweep's own longest GEMM agrees (1,397 TFLOP/s against 1,607 for the 1–3 ms
-/// ones: 0.87, cost/gemm_efficiency.h). Hopper's curves were timed here back to back (warm-up
+/// 0.853. The GEMM sweep's own longest GEMM agrees (1,397 TFLOP/s against 1,607–1,624 for the
+/// 1–3 ms ones: 0.86–0.87, cost/gemm_efficiency.h). It is the power limit's, not the GPU's: the
+/// GB200 curve is scaled to B200's peak (its clock and SMs) apart from it. Hopper's curves were timed here back to back (warm-up
 /// and ten calls, no pauses) and match the kernels of a real step (calibrate/reference/), so they
 /// take none.
 inline constexpr double kB200AttentionSustained = 0.853;

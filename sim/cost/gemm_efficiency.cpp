@@ -32,9 +32,9 @@ static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
 // A GEMM whose one call lasts at least this long reaches the GPU's power limit when replayed
 // back to back; the median of those GEMMs' throughputs is what a GPU sustains. On B200 clocks
 // start to drop after about 5 ms of unbroken compute (flashinfer-ai/flashinfer PR #2899,
-// GPU_POWER_THROTTLE_THRESHOLD_MS = 5.0), and the sweeps agree: on H100 and B200 the 1–3 ms
-// GEMMs run fastest (those of m·n·k = 2^39 and 2^40: medians 783 and 791 TFLOP/s on H100, 1,501
-// and 1,607 on B200), the 5–6 ms ones begin to drop (H100 706–786, B200 1,491–1,583) and those
+// GPU_POWER_THROTTLE_THRESHOLD_MS = 5.0), and the sweeps agree: the 1–3 ms GEMMs run fastest
+// (on H100 those of m·n·k = 2^39 and 2^40: medians 783 and 791 TFLOP/s; on B200 2^40 and 2^41:
+// 1,607 and 1,624), the 5–6 ms ones begin to drop (H100 706–786, B200 1,491–1,583) and those
 // of 11 ms and more are down (H100 702–747, H200 693–710, B200 1,397). A100 (400 W) stays flat at
 // every length.
 constexpr double kSustainedCall = 0.010;  // seconds

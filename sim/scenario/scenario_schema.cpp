@@ -321,9 +321,11 @@ std::string put_cudnn_version(Scenario& s, const KeyValue& v) {
       "expected a cuDNN release as MAJOR.MINOR (e.g. 9.13), got \"" + v.text + "\"";
   std::vector<int> parts;
   std::string digits;
+  bool leading_zero = false;
   for (std::size_t i = 0; i <= v.text.size(); ++i) {
     if (i == v.text.size() || v.text[i] == '.') {
       if (digits.empty() || digits.size() > 3) return bad;
+      leading_zero = leading_zero || (digits.size() > 1 && digits[0] == '0');
       parts.push_back(std::stoi(digits));
       digits.clear();
     } else if (v.text[i] >= '0' && v.text[i] <= '9') {
@@ -333,7 +335,16 @@ std::string put_cudnn_version(Scenario& s, const KeyValue& v) {
     }
   }
   if (parts.size() < 2 || parts.size() > 4) return bad;
-  s.training.cudnn_version = CudnnVersion{parts[0], parts[1]};
+  const CudnnVersion release{parts[0], parts[1]};
+  // From 8.9, cuDNN's first fused flash attention, to 10.x; an NGC container's tag (25.09) is not
+  // a release and is not read as one.
+  if (release < CudnnVersion{8, 9} || release.major > 10)
+    return "expected a cuDNN release from 8.9 (its first fused flash attention) to 10.x, got \"" +
+           v.text +
+           "\" (an NGC container's tag such as 25.09 is not one: its release notes name the "
+           "cuDNN it ships)";
+  if (leading_zero) return bad;  // 9.04 is no release's spelling
+  s.training.cudnn_version = release;
   return {};
 }
 std::optional<KeyValue> get_cudnn_version(const Scenario& s) {
@@ -783,7 +794,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "time it. Each release takes the newest measurement at or before it (an older one the "
        "oldest): on Hopper 9.1's and 9.4's (their backward at 0.84–0.94 of 9.19's) scale the "
        "curve measured with 9.19; on B200 releases up to 9.16 take the B200 measurement of "
-       "9.13.1, later ones the GB200 benchmark of 9.22 (`sim/cost/kernel_data.cpp`)",
+       "9.13.1, later ones the GB200 benchmark of 9.22 (`sim/cost/kernel_data.cpp`); a GPU "
+       "without cuDNN figures (A100, a custom GPU) prices cuDNN's attention the same whatever "
+       "the release",
        text(),
        {put_cudnn_version, get_cudnn_version}},
       {"training.dropout", "0–0.99", "0",

@@ -110,6 +110,14 @@ void check_mla(const Scenario& s, const Checker& c) {
 
 // FP8 GEMMs need FP8 tensor cores (a preset that has them: the measured ratio is a Hopper GPU's);
 // FP8 parameters need FP8 training.
+// training.cudnn_version (its range is the parser's): for cuDNN's attention only.
+void check_cudnn_version(const Scenario& s, const Checker& c) {
+  if (s.training.cudnn_version && s.training.attention != AttentionKernel::Cudnn)
+    c.fail("training.cudnn_version",
+           "a cuDNN release prices cuDNN's fused attention only: give training.attention: "
+           "cudnn, or drop the key");
+}
+
 void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.fp8_params && s.training.precision != Precision::FP8)
     c.fail("training.fp8_params", fmt::format("FP8 parameters need training.precision: fp8, got {}",
@@ -143,18 +151,6 @@ void check_precision(const Scenario& s, const Checker& c) {
                         "benchmark), got {}",
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
-  }
-  if (s.training.cudnn_version) {
-    const CudnnVersion& v = *s.training.cudnn_version;
-    if (s.training.attention != AttentionKernel::Cudnn)
-      c.fail("training.cudnn_version",
-             "a cuDNN release prices cuDNN's fused attention only: give training.attention: "
-             "cudnn, or drop the key");
-    else if (v.major < 8 || (v.major == 8 && v.minor < 9) || v.major > 99)
-      c.fail("training.cudnn_version",
-             fmt::format("expected 8.9 or later (cuDNN's fused flash attention arrived in 8.9), "
-                         "got {}.{}",
-                         v.major, v.minor));
   }
   if (s.training.precision != Precision::FP8 || !s.model) return;
   const std::string& p = s.cluster.gpu.preset;
@@ -476,6 +472,7 @@ void validate(const Scenario& s) {
   check_moe(s, c);
   check_mla(s, c);
   check_precision(s, c);
+  check_cudnn_version(s, c);
   check_lora(s, c);
   check_attention(s, c);
   check_offload(s, c);
