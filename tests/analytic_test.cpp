@@ -2682,6 +2682,20 @@ parallelism: {{dp: 8}}
   CHECK(forward(", cudnn_version: 9.9") == Approx(forward(", cudnn_version: 9.13")));
   CHECK(forward("") == Approx(flops / (1412e12 * 2.25 / 2.5 * 0.853)).epsilon(2e-3));
   CHECK(forward(", cudnn_version: 9.19") == Approx(forward("")));
+  // The durations line says which release's figures price the run's.
+  auto sources = [](const char* release) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, attention: cudnn{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    release)))
+        .sources();
+  };
+  CHECK_THAT(sources(", cudnn_version: 9.7"),
+             Catch::Contains("at cuDNN 9.4's speed on an H200 (NVIDIA's benchmark), for the "
+                             "run's cuDNN 9.7"));
+  CHECK_THAT(sources(""), Catch::Contains("(cuDNN 9.19), the newest release measured"));
 }
 
 TEST_CASE("analytic: LoRA's adapters under TP split both sides and exchange their outputs",

@@ -46,7 +46,12 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
   if (const AttentionData* a = find_attention_data(
           gpu.preset, fa2_for_fa3 ? AttentionKernel::Flash2 : attention, cudnn)) {
     k.attention = a;
-    from.push_back(fmt::format("attention by sequence length ({}{}){}", a->source,
+    // Which release a cuDNN curve prices: the run's (training.cudnn_version), or the newest.
+    std::string release;
+    if (attention == AttentionKernel::Cudnn)
+      release = cudnn ? fmt::format(", for the run's cuDNN {}.{}", cudnn->major, cudnn->minor)
+                      : ", the newest release measured";
+    from.push_back(fmt::format("attention by sequence length ({}{}{}){}", a->source, release,
                                fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : "",
                                gpu.sms > 0 ? " and heads per launch (measured on an H200)" : ""));
   }
