@@ -106,6 +106,42 @@ TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters af
             c1->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration);
 }
 
+TEST_CASE("DP pass: ZeRO-1 with overlap_grad_reduce reduce-scatters each bucket in the backward",
+          "[passes][dp]") {
+  // As ZeRO-0's test above, with reduce-scatters: G in buckets of G/3, the 21 ms backward cut
+  // into three 7 ms parts, bucket j's reduce-scatter (r) after part j and bucket j − 1: ends
+  // e_j = max(10 + 7j, e_{j−1}) + r. Then the optimizer on Ψ/2 and the all-gather of the updated
+  // 16-bit parameters (2Ψ bytes), as ZeRO-1 without it.
+  const Scenario probe = dp_only(1, "1GB");
+  const auto cost = make_cost_model(probe);
+  const double g = cost->gradient_bytes(0), psi = cost->stage_params(0);
+  Scenario s = dp_only(1, fmt::format("{}B", static_cast<long long>(g / 3 + 1)));
+  s.layout.grad_reduce_with_backward = true;
+  const TimeNs r =
+      cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, g / 3).duration;
+  TimeNs e = 0;
+  for (int j = 1; j <= 3; ++j) e = std::max(10 * kNsPerMs + 7 * j * kNsPerMs, e) + r;
+  const Timeline tl = simulate(s);
+  CHECK(tl.makespan ==
+        e + cost->optimizer(psi / 2).duration +
+            cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration);
+  // Three reduce-scatters, each after its part, then the parameters' all-gather (a DP
+  // collective too).
+  const auto parts = of_type(tl, TaskType::Backward);
+  const auto dp = of_type(tl, TaskType::DpCollective);
+  REQUIRE(parts.size() == 3);
+  REQUIRE(dp.size() == 4);
+  for (std::size_t j = 0; j < 3; ++j)
+    CHECK(tl.start[dp[j]] >= 10 * kNsPerMs + static_cast<TimeNs>(j + 1) * 7 * kNsPerMs);
+  // Without it the same buckets make one reduce-scatter of G after the whole backward (and the
+  // all-gather).
+  s.layout.grad_reduce_with_backward = false;
+  const Timeline once = simulate(s);
+  CHECK(of_type(once, TaskType::DpCollective).size() == 2);
+  CHECK(of_type(once, TaskType::Backward).size() == 1);
+  CHECK(once.makespan > tl.makespan);
+}
+
 TEST_CASE("DP pass: ZeRO-2/3 reduce every micro-batch's gradients, ZeRO-0/1 the last one's",
           "[passes][dp]") {
   // dp 2, two micro-batches per step (F0 B0 F1 B1 on one stage), one bucket. ZeRO-1 keeps

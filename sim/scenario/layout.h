@@ -90,6 +90,10 @@ struct Layout {
   /// (Megatron's overlap_param_gather), unit by unit with `fsdp.prefetch`, instead of right
   /// after the optimizer step.
   bool param_gather_with_forward = false;
+  /// ZeRO-1: reduce-scatter the gradients bucket by bucket as the last micro-batch's backward
+  /// completes them (Megatron's overlap_grad_reduce with its distributed optimizer), instead of
+  /// once after it. ZeRO-0 and -2 always reduce by bucket, ZeRO-3 by unit.
+  bool grad_reduce_with_backward = false;
   /// TP collectives overlap the neighbouring GEMMs (chunked comm-GEMM overlap, as Megatron's
   /// tp_comm_overlap): they run beside the compute they belong to instead of after it.
   bool tp_overlap = false;

@@ -1062,7 +1062,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"ring", "all_gather", "all_to_all"}), field<&Scenario::layout, &Layout::cp_comm>()},
       {"parallelism.zero", "0–3", "0",
        "ZeRO stage: 1 shards optimizer states (gradients reduce-scattered once, after the last "
-       "micro-batch), 2 also gradients (reduce-scattered per bucket after every micro-batch's "
+       "micro-batch, or with `overlap_grad_reduce` by bucket during its backward), 2 also "
+       "gradients (reduce-scattered per bucket after every micro-batch's "
        "backward), 3 also parameters (FSDP: all-gathered per unit before each use, gradients "
        "reduce-scattered per unit after every backward)",
        integer(0, 3), field<&Scenario::layout, &Layout::zero>()},
@@ -1102,6 +1103,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"after-optimizer", "with-next-forward"}),
        {put_layout_flag<&Layout::param_gather_with_forward, 1>,
         get_layout_flag<&Layout::param_gather_with_forward, 1>}},
+      {"parallelism.overlap_grad_reduce", "bool", "false",
+       "ZeRO-1: reduce-scatter the gradients bucket by bucket (`memory.bucket_size`) as the last "
+       "micro-batch's backward completes them, beside the rest of it (Megatron's "
+       "`overlap_grad_reduce` with its distributed optimizer, NeMo's `overlap_grad_sync`), "
+       "instead of once after it. ZeRO-0 and ZeRO-2 always reduce by bucket during the backward "
+       "and ZeRO-3 by unit: there it changes nothing",
+       boolean(), field<&Scenario::layout, &Layout::grad_reduce_with_backward>()},
       {"parallelism.tp_overlap", "bool", "false",
        "comm-GEMM overlap. With sequence parallelism on a dense model, as Transformer Engine's "
        "userbuffers run it: each layer's TP collectives run inside the GEMMs they are fused with "
