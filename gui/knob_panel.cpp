@@ -37,6 +37,7 @@ std::vector<std::string> KnobPanel::keys() {
           "parallelism.cp_comm",
           "parallelism.tp_overlap",
           "parallelism.zero",
+          "parallelism.overlap_grad_reduce",
           "training.recompute",
           "training.precision",
           "training.offload",
@@ -65,6 +66,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_choice("parallelism.cp_comm", tr("cp keys and values"));
   add_choice("parallelism.tp_overlap", tr("TP overlap (comm-GEMM)"));
   add_choice("parallelism.zero", tr("ZeRO stage"));
+  add_choice("parallelism.overlap_grad_reduce", tr("ZeRO-1 reduce in the backward"));
   add_choice("training.recompute", tr("recompute"));
   add_choice("training.precision", tr("precision (fp8: Hopper, B200)"));
   add_choice("training.offload", tr("optimizer offload (ZeRO ≥ 1)"));
@@ -194,7 +196,8 @@ bool KnobPanel::needs_model(const std::string& key) {
   return key == kDp || key == "parallelism.tp" || key == "parallelism.ep" ||
          key == "parallelism.cp" || key == "parallelism.cp_comm" ||
          key == "parallelism.tp_overlap" || key == "parallelism.zero" ||
-         key == "training.recompute" || key == "training.precision" || key == "training.offload" ||
+         key == "parallelism.overlap_grad_reduce" || key == "training.recompute" ||
+         key == "training.precision" || key == "training.offload" ||
          key == "training.offload_activations" || key == "training.lora_rank" ||
          key == kMicroBatchSize;
 }
