@@ -71,7 +71,8 @@ int Program::buckets(int stage) const {
   if (l.zero == 3) return gather_units(stage);  // each unit's gradients reduce-scattered
   // Bucketed reduction overlapping the backward: ZeRO-0 all-reduce, ZeRO-2 reduce-scatter and,
   // with Megatron's overlap_grad_reduce, ZeRO-1's reduce-scatter in the last backward.
-  if (l.zero != 0 && l.zero != 2 && !(l.zero == 1 && l.grad_reduce_with_backward)) return 1;
+  const bool bucketed = l.zero == 0 || l.zero == 2 || l.grad_reduce_with_backward;
+  if (!bucketed) return 1;
   const double bytes = cost.gradient_bytes(model_stage(stage));
   return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
 }
