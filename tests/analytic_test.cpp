@@ -2189,6 +2189,26 @@ parallelism: {{dp: 4, ep: {}}}
   CHECK(AnalyticCostModel(mixed).ep_collectives(Op::B, 0)[0].count == 2);
   mixed.training.recompute_layers = 0;  // every layer
   CHECK(AnalyticCostModel(mixed).ep_collectives(Op::B, 0)[0].count == 4);
+  // FP8 dispatch (training.fp8_dispatch, FP8 training): of each pass's 2 all-to-alls a layer
+  // the one towards the experts carries 1 byte per value and a 4-byte scale per 128:
+  // 1024 · 2 · 1024 values · (1 + 4/128) = 2,162,688 bytes, the other stays 4,194,304. Forward
+  // 2 layers → 2 of each; under full recompute the backward 4 of each (8 in all, as above).
+  Scenario fp8 = s(2);
+  fp8.training.precision = Precision::FP8;
+  fp8.training.fp8_dispatch = true;
+  for (const Op op : {Op::F, Op::B}) {
+    const auto runs = AnalyticCostModel(fp8).ep_collectives(op, 0);
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0].bytes == 2162688.0);
+    CHECK(runs[0].count == 2);
+    CHECK(runs[1].bytes == 4194304.0);
+    CHECK(runs[1].count == 2);
+  }
+  fp8.training.recompute = Recompute::Full;
+  const auto redone = AnalyticCostModel(fp8).ep_collectives(Op::B, 0);
+  REQUIRE(redone.size() == 2);
+  CHECK(redone[0].count == 4);
+  CHECK(redone[1].count == 4);
   // Timed by the collective model: 4 all-to-alls over 4 GPUs, (4 − 1)/4 · S sent each.
   const Cost c = four.ep_communication(Op::F, 0, LinkClass::IntraNode);
   const Cost one = four.collective(Collective::AllToAll, 4, LinkClass::IntraNode, 4194304.0);

@@ -104,6 +104,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.training->offload = Offload::Optimizer;
   r.training->offload_activation_layers = 3;
   r.training->expert_gemms = ExpertGemms::Sequential;
+  r.training->fp8_dispatch = true;
   r.training->eager_ops = EagerOps{.norm = true,
                                    .rope = true,
                                    .bias = true,
@@ -133,6 +134,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   CHECK(b.training->offload == Offload::Optimizer);
   CHECK(b.training->offload_activation_layers == 3);
   CHECK(b.training->expert_gemms == ExpertGemms::Sequential);
+  CHECK(b.training->fp8_dispatch);
   CHECK(b.training->eager_ops == EagerOps{.norm = true,
                                           .rope = true,
                                           .bias = true,

@@ -472,6 +472,27 @@ TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]
                     Contains("give training.attention: cudnn"));
 }
 
+TEST_CASE("validate: FP8 dispatch needs FP8 training and expert parallelism", "[fp8][moe]") {
+  // A 4-layer MoE of 8 experts on 8 GPUs as dp 8.
+  const char* const moe =
+      "model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"
+      "        moe: {experts: 8, top_k: 2}}\n"
+      "training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 8}\n"
+      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+      "parallelism: {dp: 8}\n";
+  CHECK_NOTHROW(
+      parse_scenario(moe, "moe.yaml",
+                     {"training.precision=fp8", "parallelism.ep=4", "training.fp8_dispatch=true"}));
+  CHECK_THROWS_WITH(
+      parse_scenario(moe, "moe.yaml", {"parallelism.ep=4", "training.fp8_dispatch=true"}),
+      Contains("training.fp8_dispatch: FP8 dispatch needs training.precision: fp8, "
+               "got bf16"));
+  CHECK_THROWS_WITH(
+      parse_scenario(moe, "moe.yaml", {"training.precision=fp8", "training.fp8_dispatch=true"}),
+      Contains("training.fp8_dispatch: FP8 dispatch sends tokens to other ranks' experts") &&
+          Contains("parallelism.ep 2 or more, got 1"));
+}
+
 TEST_CASE("validate: training.cudnn_version is a cuDNN release, for cuDNN's attention", "[cudnn]") {
   const std::vector<std::string> cudnn{"cluster.gpu=b200", "training.attention=cudnn"};
   auto with = [&](std::string v) {

@@ -1553,8 +1553,9 @@ std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) c
   // backward. Routing is taken as even: (ep − 1) / ep of the buffer leaves the GPU.
   const double n = s_.layout.sequence_parallel ? tokens_ / s_.layout.tp : tokens_;
   // A capacity factor (or the load imbalance) c pads the buffers by c.
-  const double bytes = n * s_.model->moe.top_k * s_.model->moe.capacity_factor *
-                       static_cast<double>(s_.model->hidden) * 2.0;
+  const double values = n * s_.model->moe.top_k * s_.model->moe.capacity_factor *
+                        static_cast<double>(s_.model->hidden);
+  const double bytes = values * 2.0;
   // Full recomputation replays the recomputed MoE layers' dispatch and combine in the backward
   // (the model's dense layers come first: stage_layer_kernels).
   // Selective recompute's `moe` module replays every MoE layer's.
@@ -1562,7 +1563,15 @@ std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) c
   const int redo_moe = op == Op::F                          ? 0
                        : recompute_modules(s_.training).moe ? moe
                                                             : std::max(0, redo - (st.layers - moe));
-  return {{Collective::AllToAll, ep, bytes, 2 * (moe + redo_moe)}};
+  // Each pass moves one all-to-all towards the experts and one back per MoE layer: forward the
+  // dispatch and the combine; backward the combine's gradient (the experts' output gradient,
+  // towards them) and the dispatch's (their input gradient, back). FP8 dispatch
+  // (training.fp8_dispatch) sends the ones towards the experts at 1 byte per value and a 4-byte
+  // scale per 128 (DeepSeek-V3, arXiv:2412.19437, §3.3.1–3.3.2).
+  const int each_way = moe + redo_moe;
+  if (!s_.training.fp8_dispatch) return {{Collective::AllToAll, ep, bytes, 2 * each_way}};
+  return {{Collective::AllToAll, ep, values * constants::kFp8DispatchBytesPerValue, each_way},
+          {Collective::AllToAll, ep, bytes, each_way}};
 }
 
 std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) const {

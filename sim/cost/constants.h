@@ -81,9 +81,9 @@ inline constexpr double kAttentionTileRows = 128;
 /// its peak, 1,237 once fully throttled (power near 1,000 W, SM clock 1,965 → about 1,580 MHz):
 /// 0.853. The GEMM sweep's own longest GEMM agrees (1,397 TFLOP/s against 1,607–1,624 for the
 /// 1–3 ms ones: 0.86–0.87, cost/gemm_efficiency.h). It is the power limit's, not the GPU's: the
-/// GB200 curve is scaled to B200's peak (its clock and SMs) apart from it. Hopper's curves were timed here back to back (warm-up
-/// and ten calls, no pauses) and match the kernels of a real step (calibrate/reference/), so they
-/// take none.
+/// GB200 curve is scaled to B200's peak (its clock and SMs) apart from it. Hopper's curves were
+/// timed here back to back (warm-up and ten calls, no pauses) and match the kernels of a real step
+/// (calibrate/reference/), so they take none.
 inline constexpr double kB200AttentionSustained = 0.853;
 
 /// Fraction of HBM bandwidth streaming (elementwise, norm, optimizer) kernels reach. STREAM
@@ -97,6 +97,11 @@ inline constexpr double kMemoryEfficiency = 0.80;
 /// once per kernel of AnalyticCostModel::kernels (a layer's forward: 4 GEMMs, attention, 2 norms,
 /// 2 residual adds, the activation and rotary = 11 kernels).
 inline constexpr double kKernelLaunch = 2e-6;
+
+/// Bytes per value of an FP8 token dispatch (training.fp8_dispatch): the FP8 value and one fp32
+/// scale per 1×128 tile of a token's activations (DeepSeek-V3 Technical Report, arXiv:2412.19437,
+/// §3.3.1 fine-grained quantization; §3.3.2 dispatches the quantized activations).
+inline constexpr double kFp8DispatchBytesPerValue = 1.0 + 4.0 / 128.0;
 
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
 inline constexpr double kCollectiveBaseLatency = 8.4e-6;

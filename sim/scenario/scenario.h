@@ -241,6 +241,11 @@ struct TrainingSpec {
   int offload_activation_layers = 0;
   GradReduce grad_reduce = GradReduce::Default;
   ExpertGemms expert_gemms = ExpertGemms::MultiStream;
+  /// With FP8 and expert parallelism: the tokens go to their experts in FP8 (DeepSeek-V3's
+  /// low-precision dispatch): the forward dispatch and its backward counterpart, the gradient
+  /// before the experts' down projection, carry 1 byte per value plus a 4-byte scale per 128;
+  /// the combine all-to-alls stay 16-bit.
+  bool fp8_dispatch = false;
   /// LoRA fine-tuning: the rank of the adapters; 0 = every weight trained (no LoRA). Above 0
   /// the model's own weights are frozen and only the adapters train.
   int lora_rank = 0;

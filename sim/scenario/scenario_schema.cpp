@@ -885,6 +885,16 @@ const std::vector<SchemaKey>& scenario_keys() {
        "without experts",
        choice({"multi_stream", "grouped", "sequential"}),
        field<&Scenario::training, &TrainingSpec::expert_gemms>()},
+      {"training.fp8_dispatch", "bool", "false",
+       "with `precision: fp8` and expert parallelism (`parallelism.ep` > 1), the tokens sent to "
+       "their experts in FP8, as DeepSeek-V3 trained (arXiv:2412.19437, §3.3.2: the activations "
+       "quantized before the experts' up projections and then dispatched, the same for the "
+       "gradient before their down projections; both combines kept in BF16): the forward "
+       "dispatch all-to-all and, in the backward, the one that carries the experts' output "
+       "gradient to them move 1 byte per value plus a 4-byte scale per 128 values (§3.3.1's 1×128 "
+       "tiles: 1.03 bytes, against 2); the combine all-to-alls and the one returning the experts' "
+       "input gradient stay 16-bit. A recomputed forward's dispatch is FP8 too",
+       boolean(), field<&Scenario::training, &TrainingSpec::fp8_dispatch>()},
       {"training.offload", "`none`, `optimizer`", "`none`",
        "ZeRO-Offload (Ren et al., USENIX ATC 2021; DeepSpeed's offload_optimizer): the fp32 master "
        "weights and Adam states live in host memory, not on the GPU; after the backward each "

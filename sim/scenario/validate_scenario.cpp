@@ -152,6 +152,17 @@ void check_precision(const Scenario& s, const Checker& c) {
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
+  if (s.training.fp8_dispatch) {
+    if (s.training.precision != Precision::FP8)
+      c.fail("training.fp8_dispatch",
+             fmt::format("FP8 dispatch needs training.precision: fp8, got {}",
+                         precision_name(s.training.precision)));
+    else if (s.layout.ep <= 1)
+      c.fail("training.fp8_dispatch",
+             fmt::format("FP8 dispatch sends tokens to other ranks' experts: it needs expert "
+                         "parallelism, parallelism.ep 2 or more, got {}",
+                         s.layout.ep));
+  }
   if (s.training.precision != Precision::FP8 || !s.model) return;
   const std::string& p = s.cluster.gpu.preset;
   const GpuPreset* preset = find_gpu_preset(p);

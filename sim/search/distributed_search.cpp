@@ -48,7 +48,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, glob
                                    cudnn_version, dropout, fused_optimizer, fused_loss,
                                    grad_clipping, optimizer_post_validation, runtime, eager_ops,
                                    offload, offload_activation_layers, grad_reduce, expert_gemms,
-                                   lora_rank, lora_targets, lora_dropout, lora_all_to_all)
+                                   fp8_dispatch, lora_rank, lora_targets, lora_dropout,
+                                   lora_all_to_all)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra_node, inter_node,
