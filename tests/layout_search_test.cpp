@@ -518,9 +518,10 @@ parallelism: {{dp: 8}}
 
 TEST_CASE("search: a candidate drops the keys its layout cannot take (FP8 ones, ZeRO-1/2 ones)",
           "[search][fp8]") {
-  // The scenario trains in FP8 with FP8 parameters, current scaling and standalone activation
-  // casts; searching bf16 too must run the bf16 layout (those keys mean nothing there, and
-  // validate refuses them without FP8) and reproduce it from its overrides.
+  // The scenario trains in FP8 with FP8 parameters, current scaling, standalone activation
+  // casts and FP8 dispatch (idle without experts); searching bf16 too must run the bf16 layout
+  // (those keys mean nothing there, and validate refuses them without FP8) and reproduce it from
+  // its overrides.
   SearchSpace space;
   space.tp = {1};
   space.pp = {1};
@@ -530,7 +531,7 @@ TEST_CASE("search: a candidate drops the keys its layout cannot take (FP8 ones, 
   const Scenario fp8 = test::yaml(R"(model: {layers: 4, hidden: 2048, ffn_hidden: 8192, heads: 16,
   vocab: 32000}
 training: {seq_len: 2048, global_batch_size: 16, precision: fp8, fp8_params: true,
-           fp8_recipe: tensorwise, fp8_standalone_casts: activation}
+           fp8_recipe: tensorwise, fp8_standalone_casts: activation, fp8_dispatch: true}
 cluster: {gpu: h100-sxm, gpus_per_node: 8}
 parallelism: {dp: 8, zero: 1, param_gather: with-next-forward}
 )");
@@ -541,7 +542,8 @@ parallelism: {dp: 8, zero: 1, param_gather: with-next-forward}
   CHECK(bf16.layout.precision == Precision::BF16);
   const std::vector<std::string> o = bf16.layout.overrides();
   for (const char* set : {"training.fp8_params=false", "training.fp8_recipe=delayed",
-                          "training.fp8_standalone_casts=none"})
+                          "training.fp8_standalone_casts=none", "training.fp8_attention=false",
+                          "training.fp8_dispatch=false"})
     CHECK(std::find(o.begin(), o.end(), set) != o.end());
   // The same for ZeRO-0 and ZeRO-3 candidates of a scenario that gathers ZeRO-1's parameters
   // with the next forward: they run, without it.

@@ -4,6 +4,7 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "report/memory_report.h"
@@ -174,6 +175,47 @@ TEST_CASE("zero-bubble family: both bubble conventions follow from the closed-fo
         CHECK(r.bubble_over_ideal == Approx(double(c.total - c.busy) / c.busy));
       }
     }
+}
+
+TEST_CASE("report: DualPipe's overlapped F&B pairs count in the costs its bubble replays",
+          "[report][moe]") {
+  // A MoE on 8 nodes of 2 H100s, pp 4 · dp 4 · ep 4 (the all-to-alls cross nodes), FP8, full
+  // recompute, under DualPipe: its F&B pairs hide each other's all-to-alls, and the compute
+  // beside them runs slower (contention), so a pair takes more than its stages' lone F + B. The
+  // idle split replays the schedule on per-stage costs, a pair as F + B; those costs must give
+  // each rank the compute it ran. Taken from the lone F and B alone, they fell short by the
+  // pairs' stretch: the balanced pipeline came out shorter than the compute and the bubble too
+  // small (DeepSeek-V3's file: clamped to 0).
+  const Scenario s = test::yaml(R"(model: {layers: 8, hidden: 2048, ffn_hidden: 4096, heads: 16,
+        vocab: 32000, moe: {experts: 8, top_k: 2, ffn_hidden: 1024}}
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 32, precision: fp8,
+           recompute: full}
+cluster: {gpu: h100-sxm, gpus_per_node: 2, nodes: 8}
+parallelism: {pp: 4, dp: 4, ep: 4}
+)");
+  const Timeline tl = simulate(s, {"dualpipe", true});
+  const auto costs = simulated_stage_costs(tl);
+  REQUIRE(costs.has_value());
+  const StepReport r = make_report(tl);
+  // Rank r's actions at these costs, as the replay times them (F, I, W; a fused B, alone or in
+  // a pair, I + W), against the compute the rank ran (its two stages r and 2p − 1 − r).
+  for (int rank = 0; rank < 4; ++rank) {
+    double replayed = 0;
+    for (const Action& a : tl.schedule.actions[static_cast<std::size_t>(rank)]) {
+      const auto st = static_cast<std::size_t>(a.stage);
+      const TimeNs i = costs->backward_input[st], w = costs->backward_weight[st];
+      replayed += static_cast<double>(a.op == Op::F   ? costs->forward[st]
+                                      : a.op == Op::I ? i
+                                      : a.op == Op::W ? w
+                                                      : i + w);
+    }
+    INFO("rank " << rank);
+    CHECK(replayed * 1e-9 ==
+          Approx(r.stages[static_cast<std::size_t>(rank)].compute_busy_s).epsilon(1e-3));
+  }
+  CHECK(r.idle.pipeline_bubble_s > 0);
+  CHECK(r.idle.total_s ==
+        Approx(r.idle.pipeline_bubble_s + r.idle.imbalance_s + r.idle.communication_s));
 }
 
 TEST_CASE("report: DualPipe's idle splits into its bubble and the ranks' unequal work",

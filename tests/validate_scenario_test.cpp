@@ -2,6 +2,7 @@
 // each error names the key and where its value came from.
 #include <catch2/catch.hpp>
 
+#include "cost/analytic.h"
 #include "scenario/validate_scenario.h"
 #include "test_util.h"
 
@@ -472,7 +473,8 @@ TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]
                     Contains("give training.attention: cudnn"));
 }
 
-TEST_CASE("validate: FP8 dispatch needs FP8 training and expert parallelism", "[fp8][moe]") {
+TEST_CASE("validate: FP8 dispatch needs FP8 training, and is idle without expert parallelism",
+          "[fp8][moe]") {
   // A 4-layer MoE of 8 experts on 8 GPUs as dp 8.
   const char* const moe =
       "model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"
@@ -487,10 +489,10 @@ TEST_CASE("validate: FP8 dispatch needs FP8 training and expert parallelism", "[
       parse_scenario(moe, "moe.yaml", {"parallelism.ep=4", "training.fp8_dispatch=true"}),
       Contains("training.fp8_dispatch: FP8 dispatch needs training.precision: fp8, "
                "got bf16"));
-  CHECK_THROWS_WITH(
-      parse_scenario(moe, "moe.yaml", {"training.precision=fp8", "training.fp8_dispatch=true"}),
-      Contains("training.fp8_dispatch: FP8 dispatch sends tokens to other ranks' experts") &&
-          Contains("parallelism.ep 2 or more, got 1"));
+  // ep 1 sends no tokens: accepted (a search over ep keeps the key), no all-to-all to price.
+  const Scenario idle =
+      parse_scenario(moe, "moe.yaml", {"training.precision=fp8", "training.fp8_dispatch=true"});
+  CHECK(AnalyticCostModel(idle).ep_collectives(Op::F, 0).empty());
 }
 
 TEST_CASE("validate: training.cudnn_version is a cuDNN release, for cuDNN's attention", "[cudnn]") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "core/intervals.h"
@@ -14,19 +15,34 @@ namespace trainsim {
 
 namespace {
 
-// Per global stage, the mean duration of one micro-batch's F, I (or fused B) and W in the
-// simulated step (all pieces of a divided action summed). nullopt when a stage ran none of
-// some op the schedule needs costed (e.g. only DualPipe's overlapped F&B pairs).
+// The same costs with every stage given the mean over stages.
+StageCosts balanced(StageCosts c) {
+  for (auto* v : {&c.forward, &c.backward_input, &c.backward_weight}) {
+    double total = 0;
+    for (TimeNs x : *v) total += static_cast<double>(x);
+    const auto m = static_cast<TimeNs>(total / static_cast<double>(v->size()));
+    std::fill(v->begin(), v->end(), m);
+  }
+  return c;
+}
+
+}  // namespace
+
 std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
   const TaskGraph& g = *tl.graph;
   const auto S = static_cast<std::size_t>(tl.schedule.stages);
   enum { F, B, I, W, kOps };
-  std::vector<std::array<TimeNs, kOps>> sum(S, {0, 0, 0, 0});
+  std::vector<std::array<double, kOps>> sum(S, {0, 0, 0, 0});
   std::vector<std::array<double, kOps>> count(S, {0, 0, 0, 0});
+  // Overlapped pairs by (forward stage, backward stage): total duration, and how many.
+  std::map<std::pair<std::size_t, std::size_t>, std::array<double, 2>> pairs;
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
     const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
     if (rank.coord.tp != 0 || rank.coord.dp != 0 || w.stage < 0) continue;
+    if (static_cast<std::size_t>(w.stage) >= S) continue;
+    const auto st = static_cast<std::size_t>(w.stage);
+    const auto d = static_cast<double>(tl.end[t] - tl.start[t]);
     int op = -1;
     switch (static_cast<TaskType>(w.type)) {
       case TaskType::Forward:
@@ -41,48 +57,64 @@ std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
       case TaskType::BackwardWeight:
         op = W;
         break;
+      case TaskType::ForwardBackward: {
+        if (w.stage2 < 0 || static_cast<std::size_t>(w.stage2) >= S) break;
+        auto& p = pairs[{st, static_cast<std::size_t>(w.stage2)}];
+        p[0] += d;
+        if (w.part == 0) p[1] += 1;
+        break;
+      }
       default:
         break;
     }
-    if (op < 0 || static_cast<std::size_t>(w.stage) >= S) continue;
-    const auto st = static_cast<std::size_t>(w.stage);
-    sum[st][static_cast<std::size_t>(op)] += tl.end[t] - tl.start[t];
+    if (op < 0) continue;
+    sum[st][static_cast<std::size_t>(op)] += d;
     if (w.part == 0) count[st][static_cast<std::size_t>(op)] += 1;
   }
-  StageCosts c;
   auto mean = [&](std::size_t st, int op) {
     const auto o = static_cast<std::size_t>(op);
-    return count[st][o] > 0 ? static_cast<TimeNs>(static_cast<double>(sum[st][o]) / count[st][o])
-                            : TimeNs{-1};
+    return count[st][o] > 0 ? sum[st][o] / count[st][o] : -1.0;
+  };
+  // Each stage's lone costs: F, and the backward, its fused B and its I + W runs together,
+  // split between I and W as the I and W runs split (all I without them).
+  struct Lone {
+    double f = -1, i = -1, w = -1, backwards = 0;
+  };
+  std::vector<Lone> lone(S);
+  for (std::size_t st = 0; st < S; ++st) {
+    const double f = mean(st, F), i = mean(st, I), w = mean(st, W);
+    const double runs = count[st][B] + (i >= 0 && w >= 0 ? count[st][I] : 0);
+    if (f < 0 || runs <= 0) return std::nullopt;
+    const double whole = (sum[st][B] + (i >= 0 && w >= 0 ? sum[st][I] + sum[st][W] : 0)) / runs;
+    const double input_share = i >= 0 && w >= 0 && i + w > 0 ? i / (i + w) : 1.0;
+    lone[st] = {f, whole * input_share, whole * (1 - input_share), runs};
+  }
+  // The pairs' shares, added to the lone runs: a pair of mean duration d over lone costs
+  // f_a + (i_b + w_b) = e gives stage a's F f_a · d / e and stage b's I and W likewise.
+  std::vector<std::array<double, 3>> extra(S, {0, 0, 0}), extra_n(S, {0, 0, 0});
+  for (const auto& [stages, p] : pairs) {
+    if (p[1] <= 0) continue;
+    const auto [a, b] = stages;
+    const double e = lone[a].f + lone[b].i + lone[b].w;
+    if (e <= 0) continue;
+    const double k = p[0] / p[1] / e;
+    extra[a][0] += p[1] * k * lone[a].f, extra_n[a][0] += p[1];
+    extra[b][1] += p[1] * k * lone[b].i, extra_n[b][1] += p[1];
+    extra[b][2] += p[1] * k * lone[b].w, extra_n[b][2] += p[1];
+  }
+  StageCosts c;
+  auto blend = [](double lone_mean, double lone_n, double more, double more_n) {
+    return static_cast<TimeNs>((lone_mean * lone_n + more) / (lone_n + more_n));
   };
   for (std::size_t st = 0; st < S; ++st) {
-    const TimeNs f = mean(st, F), b = mean(st, B), i = mean(st, I), w = mean(st, W);
-    if (f < 0) return std::nullopt;
-    c.forward.push_back(f);
-    if (i >= 0 && w >= 0) {
-      c.backward_input.push_back(i), c.backward_weight.push_back(w);
-    } else if (b >= 0) {
-      c.backward_input.push_back(b), c.backward_weight.push_back(0);
-    } else {
-      return std::nullopt;
-    }
+    const Lone& l = lone[st];
+    c.forward.push_back(blend(l.f, count[st][F], extra[st][0], extra_n[st][0]));
+    c.backward_input.push_back(blend(l.i, l.backwards, extra[st][1], extra_n[st][1]));
+    c.backward_weight.push_back(blend(l.w, l.backwards, extra[st][2], extra_n[st][2]));
   }
   c.p2p.assign(S > 0 ? S - 1 : 0, 0);
   return c;
 }
-
-// The same costs with every stage given the mean over stages.
-StageCosts balanced(StageCosts c) {
-  for (auto* v : {&c.forward, &c.backward_input, &c.backward_weight}) {
-    double total = 0;
-    for (TimeNs x : *v) total += static_cast<double>(x);
-    const auto m = static_cast<TimeNs>(total / static_cast<double>(v->size()));
-    std::fill(v->begin(), v->end(), m);
-  }
-  return c;
-}
-
-}  // namespace
 
 StepReport make_report(const Timeline& tl) {
   const Scenario& sc = tl.scenario;

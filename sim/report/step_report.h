@@ -27,6 +27,7 @@
 #include "run/timeline.h"
 #include "scenario/layout.h"
 #include "scenario/model.h"
+#include "schedules/schedule.h"
 
 namespace trainsim {
 
@@ -122,5 +123,11 @@ struct StepReport {
 };
 
 StepReport make_report(const Timeline& tl);
+
+/// Per global stage, the mean simulated duration of one micro-batch's F, I (or fused B) and W,
+/// the costs the idle split above replays the schedule on. DualPipe's overlapped F&B pairs are
+/// shared between their F and B in the proportion of the stages' lone ones, so that a pair,
+/// replayed as F + B, takes what it took. nullopt when a stage ran no lone F or backward.
+std::optional<StageCosts> simulated_stage_costs(const Timeline& tl);
 
 }  // namespace trainsim

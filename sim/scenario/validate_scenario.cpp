@@ -152,17 +152,12 @@ void check_precision(const Scenario& s, const Checker& c) {
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
-  if (s.training.fp8_dispatch) {
-    if (s.training.precision != Precision::FP8)
-      c.fail("training.fp8_dispatch",
-             fmt::format("FP8 dispatch needs training.precision: fp8, got {}",
-                         precision_name(s.training.precision)));
-    else if (s.layout.ep <= 1)
-      c.fail("training.fp8_dispatch",
-             fmt::format("FP8 dispatch sends tokens to other ranks' experts: it needs expert "
-                         "parallelism, parallelism.ep 2 or more, got {}",
-                         s.layout.ep));
-  }
+  // Without expert parallelism it has nothing to send (no effect, as expert_gemms without
+  // experts), so a search over ep keeps it.
+  if (s.training.fp8_dispatch && s.training.precision != Precision::FP8)
+    c.fail("training.fp8_dispatch",
+           fmt::format("FP8 dispatch needs training.precision: fp8, got {}",
+                       precision_name(s.training.precision)));
   if (s.training.precision != Precision::FP8 || !s.model) return;
   const std::string& p = s.cluster.gpu.preset;
   const GpuPreset* preset = find_gpu_preset(p);

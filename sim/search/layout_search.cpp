@@ -105,6 +105,8 @@ void LayoutCandidate::apply(Scenario& s) const {
     s.training.fp8_params = false;
     s.training.fp8_recipe = Fp8Recipe::Delayed;
     s.training.fp8_standalone_casts.reset();
+    s.training.fp8_attention = false;
+    s.training.fp8_dispatch = false;
   }
   s.training.offload = offload;
   s.training.offload_activation_layers = offload_activations;
@@ -148,6 +150,8 @@ std::vector<std::string> LayoutCandidate::overrides() const {
     out.push_back("training.fp8_params=false");
     out.push_back("training.fp8_recipe=delayed");
     out.push_back("training.fp8_standalone_casts=none");
+    out.push_back("training.fp8_attention=false");
+    out.push_back("training.fp8_dispatch=false");
   }
   return out;
 }
