@@ -28,7 +28,10 @@ printf '0F0,0B0\n1B0,1F0\n' > "$tmp/bad.csv"
 expect 2 "1B0 comes before 1F0" -- "$bin" schedule --csv "$tmp/bad.csv"
 expect 0 "rank   3 |" -- "$bin" schedule --pp 4 -m 8 --timeline --width 60
 expect 0 "bubble" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms --backward-weight 1ms
-expect 2 "backward_input" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms
+expect 2 "go together: give both" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms
+expect 0 "zb-h1 splits the backward: input and weight gradients 1.000 ms each" -- "$bin" schedule --pp 4 -m 8 -s zb-h1 --timeline
+expect 2 "--forward 1: \"1\" has no unit" -- "$bin" schedule --pp 4 -m 8 --timeline --forward 1
+expect 2 "--pp: must be 1 or more, got 0" -- "$bin" schedule --pp 0
 expect 0 "OUT OF MEMORY: stage 3" -- "$bin" memory "$src/scenarios/default.yaml" --schedule afab
 expect 0 '"out_of_memory"' -- "$bin" memory "$src/scenarios/default.yaml" --json
 expect 0 '"memory"' -- "$bin" run "$src/scenarios/default.yaml" --json

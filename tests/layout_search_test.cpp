@@ -164,26 +164,18 @@ TEST_CASE("search: ZeRO-3's buckets apply to ZeRO-3 layouts, the other stages ru
   }
 }
 
-TEST_CASE("search: a schedule that does not take the chunk count fails before any work",
-          "[search]") {
-  // 1F1B takes vpp 1, ZB-V vpp 2 (registry.h): of the 2 × 2 (schedule, vpp) pairs per layout,
-  // two cannot run; they carry the generator's message and no memory was computed for them.
+TEST_CASE("search: a schedule is not tried at a chunk count it does not take", "[search]") {
+  // 1F1B takes vpp 1, ZB-V vpp 2 (registry.h): of the 2 × 2 (schedule, vpp) pairs per layout
+  // only those two are candidates (the others had been listed as "cannot run" with the
+  // generator's message), and both run.
   SearchSpace space = sizes_only({1}, {2}, {}, {"1f1b", "zb-v"});
   space.vpp = {1, 2};
   const auto results = search_layouts(node8(), space, {0, 1});
-  REQUIRE(results.size() == 4);
-  int mismatched = 0;
+  REQUIRE(results.size() == 2);
   for (const auto& r : results) {
-    const bool takes = (r.layout.schedule == "1f1b") == (r.layout.vpp == 1);
-    CHECK(r.error.empty() == takes);  // (one that takes it may still be ruled out on memory)
-    if (takes) continue;
-    ++mismatched;
-    CHECK(r.static_memory == 0);
-    CHECK(r.error.find(r.layout.schedule == "zb-v"
-                           ? "it needs vpp = 2, got vpp = 1"
-                           : "runs one chunk per rank (vpp = 1)") != std::string::npos);
+    CHECK((r.layout.schedule == "1f1b") == (r.layout.vpp == 1));
+    CHECK(r.error.empty());
   }
-  CHECK(mismatched == 2);
 }
 
 TEST_CASE("search: refuses what it cannot lay out", "[search]") {
@@ -609,4 +601,37 @@ TEST_CASE("search: a split that counts the modules refuses the stage counts it c
     if (!r.ran())
       CHECK(r.error.find("too few for the 6 multi-token prediction") != std::string::npos);
   }
+}
+
+TEST_CASE("search: each schedule at the chunk counts it takes", "[search]") {
+  // A vpp-1 scenario of 8 layers on 4 GPUs, pp 4 · tp 1 only: without --vpp, zb-v (which takes
+  // 2 chunks only) runs at 2 and 1f1b at the scenario's 1, so both run; with --vpp 1,2 each
+  // schedule keeps only the counts it takes: 1f1b at 1, interleaved-1f1b at 2, 2 of the 2 × 2
+  // pairs (dp 1: ZeRO 0 only, so one candidate each).
+  const Scenario s = test::yaml(R"(model: {layers: 8, hidden: 1024, ffn_hidden: 4096, heads: 8,
+  vocab: 32000}
+training: {seq_len: 1024, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 4}
+parallelism: {pp: 4}
+)");
+  SearchSpace space;
+  space.tp = {1};
+  space.pp = {4};
+  space.recompute = {Recompute::None};
+  space.schedules = {"zb-v", "1f1b"};
+  const auto nearest = layout_candidates(s, space);
+  REQUIRE(nearest.size() == 2);  // dp 1: ZeRO 0 only
+  for (const auto& c : nearest) CHECK(c.vpp == (c.schedule == "zb-v" ? 2 : 1));
+  for (const auto& r : search_layouts(s, space)) CHECK(r.ran());
+  space.schedules = {"1f1b", "interleaved-1f1b"};
+  space.vpp = {1, 2};
+  const auto pairs = layout_candidates(s, space);
+  REQUIRE(pairs.size() == 2);
+  for (const auto& c : pairs) CHECK(c.vpp == (c.schedule == "1f1b" ? 1 : 2));
+  // Only pairs no schedule takes: an error that says which counts each takes.
+  space.vpp = {3};
+  space.schedules = {"1f1b"};
+  CHECK_THROWS_WITH(layout_candidates(s, space),
+                    Catch::Contains("each schedule needs a --vpp it takes") &&
+                        Catch::Contains("1f1b 1") && Catch::Contains("interleaved-1f1b 2 or more"));
 }

@@ -110,6 +110,13 @@ TEST_CASE("variants: --vary specs make every combination, the first varying slow
   CHECK_THROWS_WITH(vary({"parallelism.zero=0,,1"}), Contains("an empty value"));
   CHECK_THROWS_WITH(vary({"parallelism.zero=[]"}), Contains("a non-empty list"));
   CHECK_THROWS_WITH(vary({"parallelism.zero=[[1]]"}), Contains("must be a scalar"));
+  // An unknown key fails once, before any variant, naming the keys its section has.
+  CHECK_THROWS_AS(vary({"parallelism.zoro=0,1"}), ScenarioError);
+  CHECK_THROWS_WITH(vary({"parallelism.zoro=0,1"}),
+                    Contains("--vary parallelism.zoro=0,1: parallelism.zoro: unknown key \"zoro\"; "
+                             "allowed keys under parallelism: dp, tp, pp,"));
+  CHECK_THROWS_WITH(vary({"zoro=1"}), Contains("allowed keys at the top: name, description, "
+                                               "model, training,"));
 }
 
 TEST_CASE("variants: edits of one scenario side by side - one that cannot be is a row") {

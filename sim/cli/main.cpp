@@ -49,6 +49,25 @@
 
 namespace {
 
+// Range checks with plain messages (CLI11's PositiveNumber prints the double range up to
+// 1.8e308 in full).
+CLI::Validator at_least(double low) {
+  return CLI::Validator(
+      [low](std::string& text) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(text, &used);
+          if (used != text.size()) return fmt::format("expected a number, got {}", text);
+        } catch (const std::exception&) {
+          return fmt::format("expected a number, got {}", text);
+        }
+        if (!(v >= low)) return fmt::format("must be {:g} or more, got {}", low, text);
+        return {};
+      },
+      fmt::format("≥ {:g}", low), fmt::format("at least {:g}", low));
+}
+
 using namespace trainsim;
 
 struct RunArgs {
@@ -501,6 +520,19 @@ int cmd_schedule(const ScheduleArgs& a) {
     return 0;
   }
   if (a.timeline) {
+    // The times are the user's options: checked by their own names (the --set lines below
+    // would name scenario keys the user did not type).
+    for (const auto& [flag, text] :
+         {std::pair<const char*, const std::string&>{"--forward", a.forward},
+          {"--backward", a.backward},
+          {"--backward-input", a.backward_input},
+          {"--backward-weight", a.backward_weight},
+          {"--overlap", a.overlap},
+          {"--p2p", a.p2p}}) {
+      std::string why;
+      if (!text.empty() && !parse_quantity(text, Dimension::Time, &why))
+        throw InputError(fmt::format("{} {}: {}", flag, text, why));
+    }
     // Simulate the schedule as a costs-only pipeline study with the given per-stage costs.
     std::vector<std::string> sets{
         fmt::format("parallelism.pp={}", s.ranks),
@@ -511,9 +543,29 @@ int cmd_schedule(const ScheduleArgs& a) {
         fmt::format("training.optimizer_post_validation={}", a.post_validation)};
     if (!a.overlap.empty())
       sets.push_back(fmt::format("costs.forward_backward_overlap={}", a.overlap));
+    // A schedule that splits the backward into I and W, given only --backward: each half of it
+    // (said below the chart), rather than an error about keys the user did not type.
+    const bool splits = std::any_of(s.actions.begin(), s.actions.end(), [](const auto& list) {
+      return std::any_of(list.begin(), list.end(),
+                         [](const Action& x) { return x.op == Op::I || x.op == Op::W; });
+    });
+    std::string split_note;
     if (!a.backward_input.empty() || !a.backward_weight.empty()) {
+      if (a.backward_input.empty() || a.backward_weight.empty())
+        throw InputError("--backward-input and --backward-weight go together: give both");
       sets.push_back(fmt::format("costs.backward_input={}", a.backward_input));
       sets.push_back(fmt::format("costs.backward_weight={}", a.backward_weight));
+    } else if (splits) {
+      std::string why;
+      const auto b = parse_quantity(a.backward, Dimension::Time, &why);
+      if (!b) throw InputError(fmt::format("--backward {}: {}", a.backward, why));
+      const std::string half = format_time(*b / 2);
+      sets.push_back(fmt::format("costs.backward_input={}s", *b / 2));
+      sets.push_back(fmt::format("costs.backward_weight={}s", *b / 2));
+      split_note = fmt::format(
+          "{} splits the backward: input and weight gradients {} each, half of --backward {} "
+          "(--backward-input, --backward-weight to set them)\n",
+          s.name, half, a.backward);
     } else {
       sets.push_back(fmt::format("costs.backward={}", a.backward));
     }
@@ -530,6 +582,7 @@ int cmd_schedule(const ScheduleArgs& a) {
       std::cout << fmt::format("{}: {} ranks are too many rows to draw (at most {}); the step:\n",
                                s.name, s.ranks, kMaxGridRanks);
     const StepReport r = make_report(tl);
+    std::cout << split_note;
     std::cout << fmt::format(
         "bubble {:.4f} of the step, {:.4f} over ideal{}\n", r.bubble_fraction_of_step,
         r.bubble_over_ideal,
@@ -640,7 +693,9 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   srch->add_option("--pp", xa.pp, "PP sizes to try (default: every divisor of GPUs / tp)")
       ->delimiter(',');
-  srch->add_option("--vpp", xa.vpp, "Chunks per rank to try (default: the scenario's)")
+  srch->add_option("--vpp", xa.vpp,
+                   "Chunks per rank to try, each with the schedules that take it (default: the "
+                   "scenario's, or the nearest a schedule takes: zb-v and dualpipe-v 2)")
       ->delimiter(',');
   srch->add_option("--ep", xa.ep,
                    "Expert-parallel degrees to try for a mixture of experts (default: the "
@@ -692,7 +747,7 @@ int main(int argc, char** argv) {
                    ".png file");
   srch->add_option("--top", xa.top, "Rows of the ranked table")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   srch->add_flag("--json", xa.json, "Print every candidate, ranked, as JSON")->excludes("--csv");
 
   CheckArgs ka;
@@ -713,10 +768,10 @@ int main(int argc, char** argv) {
       ->excludes("--markdown");
   chk->add_option("--max-mean-error", ka.max_mean_error,
                   "Exit 3 when the mean |step-time error| exceeds this many percent")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   chk->add_option("--max-error", ka.max_error,
                   "Exit 3 when any case's |step-time error| exceeds this many percent")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   chk->add_option("--min-ordered-pairs", ka.min_ordered_pairs,
                   "Exit 3 when fewer than this many percent of the series' pairs of runs are "
                   "ordered right (fastest first, as measured)")
@@ -753,15 +808,13 @@ int main(int argc, char** argv) {
 
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
-  sch->add_option("--pp", sa.pp, "Pipeline ranks")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  sch->add_option("--pp", sa.pp, "Pipeline ranks")->capture_default_str()->check(at_least(1));
   sch->add_option("--microbatches,-m", sa.microbatches, "Micro-batches")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   sch->add_option("--vpp", sa.vpp, "Model chunks per rank")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   sch->add_option("--schedule,-s", sa.schedule, "Schedule name")->capture_default_str();
   sch->add_flag("--list", sa.list, "List the registered schedules");
   sch->add_option("--option,-o", sa.options,

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "scenario/scenario_loader.h"
+#include "scenario/scenario_schema.h"
 #include "scenario/validate_scenario.h"
 #include "schedules/registry.h"
 
@@ -101,6 +102,8 @@ std::vector<Variant> vary(const std::vector<std::string>& specs) {
       throw InputError(
           fmt::format("--vary {}: expected key.path=v1,v2,… (e.g. parallelism.zero=0,1,3)", spec));
     const std::string key = spec.substr(0, eq), list = spec.substr(eq + 1);
+    // An unknown key fails here, once, not in every variant.
+    if (!find_key(key)) throw ScenarioError("--vary " + spec, key, unknown_key_message(key));
     std::vector<std::string> values;
     if (list.front() == '[') {  // YAML flow: commas may sit inside quoted values
       YAML::Node n;

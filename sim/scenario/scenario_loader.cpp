@@ -728,6 +728,21 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   return parse_scenario(read_input_file(path, "scenario"), path, overrides);
 }
 
+std::string unknown_key_message(const std::string& path) {
+  // The deepest known section above the key, and what it holds.
+  std::string section = path;
+  for (;;) {
+    const auto dot = section.rfind('.');
+    section = dot == std::string::npos ? std::string() : section.substr(0, dot);
+    if (section.empty() || is_section(section)) break;
+  }
+  const std::string name = section.empty() ? path : path.substr(section.size() + 1);
+  std::string allowed;
+  for (const std::string& k : keys_under(section)) allowed += (allowed.empty() ? "" : ", ") + k;
+  return fmt::format("unknown key \"{}\"; allowed keys {}: {}", name,
+                     section.empty() ? "at the top" : "under " + section, allowed);
+}
+
 void set_value(Scenario& s, const std::string& assignment, const std::string& by) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -740,7 +755,7 @@ void set_value(Scenario& s, const std::string& assignment, const std::string& by
     throw ScenarioError(
         by, path,
         key ? "cannot be edited on a loaded scenario; give it in the file or with --set"
-            : "unknown key (scenarios/README.md lists them)");
+            : unknown_key_message(path));
   if (path.rfind("model.", 0) == 0 && !s.model)
     throw ScenarioError(by, path, "the scenario has no model (it gives costs)");
   YAML::Node node;

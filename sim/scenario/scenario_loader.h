@@ -17,6 +17,10 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides = {});
 
+/// "unknown key \"zoro\"; allowed keys under parallelism: dp, tp, …": for a key path no
+/// schema row has (--set, --vary and the GUI say it the same way).
+std::string unknown_key_message(const std::string& path);
+
 /// Edits one value of a loaded scenario, as `--set` edits a file: `assignment` is
 /// "dotted.key=value" (value in YAML syntax), read by the key's rule in the schema
 /// (scenario_schema.h) and put in place; `by` becomes the key's origin and names it in errors

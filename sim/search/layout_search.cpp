@@ -156,6 +156,24 @@ std::vector<std::string> LayoutCandidate::overrides() const {
   return out;
 }
 
+namespace {
+
+// The chunk counts each registered schedule takes, for messages: "1f1b 1, interleaved-1f1b 2 or
+// more, zb-v 2, …".
+std::string chunk_rules() {
+  std::string out;
+  for (const ScheduleEntry& e : schedule_entries()) {
+    if (!out.empty()) out += ", ";
+    out += e.max_chunks == e.min_chunks ? fmt::format("{} {}", e.name, e.min_chunks)
+           : e.max_chunks == kAnyChunks
+               ? fmt::format("{} {} or more", e.name, e.min_chunks)
+               : fmt::format("{} {} to {}", e.name, e.min_chunks, e.max_chunks);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space) {
   if (!base.model)
     throw InputError(
@@ -235,6 +253,12 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
         kept.push_back(n);
     return kept;
   };
+  // The registry entry of a candidate's schedule ("" the scenario's own; none for a CSV).
+  auto schedule_entry = [&](const std::string& name) -> const ScheduleEntry* {
+    if (name.empty() && !base.schedule.csv.empty()) return nullptr;
+    return &find_schedule(name.empty() ? base.schedule.name : name);
+  };
+  int skipped_pairs = 0;  // --vpp × --schedules pairs a schedule does not take
   std::vector<LayoutCandidate> out;
   for (int tp : tps) {
     if (gpus % tp != 0) continue;
@@ -246,11 +270,23 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
       for (int cp : cps) {
         if (gpus % (tp * pp * cp) != 0) continue;
         const int dp = gpus / (tp * pp * cp);
-        for (int vpp : vpps)
+        for (int asked_vpp : vpps)
           for (int b : mbs) {
             // The global batch stays what the scenario says: dp · b must divide it.
             if (base.training.global_batch_size % (dp * b) != 0) continue;
-            for (const auto& sched : schedules)
+            for (const auto& sched : schedules) {
+              // Each schedule at the chunk counts it takes (registry.h): without --vpp the
+              // nearest to the scenario's (zb-v's 2 for a scenario at 1, as compare does);
+              // with --vpp only the listed ones it takes (1f1b skips 2, interleaved 1).
+              int vpp = asked_vpp;
+              if (const ScheduleEntry* e = schedule_entry(sched)) {
+                if (space.vpp.empty())
+                  vpp = e->nearest_chunks(base.layout.vpp);
+                else if (!e->accepts_chunks(asked_vpp)) {
+                  ++skipped_pairs;
+                  continue;
+                }
+              }
               for (int z : values_or(space.zero, {0, 1, 2, 3}, dp * cp == 1))
                 for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
                   for (const auto& [rc, layers] : recomputes(vpp * pp))
@@ -284,14 +320,17 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                               c.offload_activations = acts;
                               out.push_back(std::move(c));
                             }
+            }
           }
       }
   }
   if (out.empty())
     throw InputError(fmt::format(
         "search: no layout to try: tp × pp (× cp) must divide the cluster's {} GPUs and dp × "
-        "micro-batch size must divide the global batch of {} sequences",
-        gpus, base.training.global_batch_size));
+        "micro-batch size must divide the global batch of {} sequences{}",
+        gpus, base.training.global_batch_size,
+        skipped_pairs > 0 ? ", and each schedule needs a --vpp it takes (" + chunk_rules() + ")"
+                          : ""));
   return out;
 }
 
@@ -494,8 +533,10 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                          : ""),
         limit_words);
     o += search_record_lines(base.cluster.gpu.name);
-  } else {
+  } else if (oom > 0) {
     o += fmt::format("no layout fits in {}\n", limit_words);
+  } else {
+    o += "no layout can run (why below)\n";
   }
   if (oom > 0) {
     const SearchResult& r = results[fit];
