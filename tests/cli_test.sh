@@ -45,7 +45,7 @@ expect 0 "129 layouts: 126 fit, 3 out of memory (3 of them ruled out before simu
 expect 0 "10 layouts: 9 fit, 1 out of memory" -- "$bin" search "$src/scenarios/default.yaml" --zero 0 --sp off --recompute none
 expect 0 "rank,dp,tp,pp" -- "$bin" search "$src/scenarios/default.yaml" --tp 2 --csv
 expect 0 "kept free" -- "$bin" search "$src/scenarios/default.yaml" --headroom 10% -j 1
-expect 0 "1 cases · mean |error|" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml"
+expect 0 "1 case · mean |error|" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml"
 expect 0 "| case | GPUs |" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --markdown
 expect 0 '"mean_abs_error"' -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --json
 # Runs on two GPU presets (H100, H800): the summary per preset follows the overall one.

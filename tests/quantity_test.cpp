@@ -39,3 +39,10 @@ TEST_CASE("quantity: counts print to 3 significant digits with a short-scale suf
   CHECK(format_count(1.01e12) == "1.01 T");
   CHECK(format_count(512) == "512");
 }
+
+TEST_CASE("quantity: a count and its noun, singular for one", "[quantity]") {
+  CHECK(counted(1, "rank") == "1 rank");
+  CHECK(counted(4, "rank") == "4 ranks");
+  CHECK(counted(0, "case") == "0 cases");
+  CHECK(counted(16384, "GPU") == "16,384 GPUs");
+}

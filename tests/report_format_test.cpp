@@ -405,3 +405,22 @@ TEST_CASE("run: multi-token prediction in the model line, the layout line and th
   CHECK_THAT(format_report(make_report(simulate(s, {"", true}))),
              Catch::Contains("· multi-token prediction counted as layers ·"));
 }
+
+TEST_CASE("report: an edited preset says so beside its name", "[report]") {
+  // Llama-3.1-8B cut to 8 layers on the command line: 8 × 218,112,000 + 2 × 525,336,576 (the
+  // untied embedding and head) + 4,096 = 2,795,573,248, shown 2.80 B: not the preset's 8.03 B,
+  // and the line says why.
+  const Scenario edited = parse_scenario(
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+      "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: "
+      "64}\n",
+      "test.yaml", {"model.layers=8"});
+  const Timeline tl = simulate(edited, {"1f1b", true});
+  CHECK_THAT(format_report(make_report(tl)),
+             Catch::Contains("model      llama-3.1-8b (--set model.layers=8) · 2.80 B parameters"));
+  CHECK_THAT(format_memory(make_memory_report(tl)),
+             Catch::Contains("model llama-3.1-8b (--set model.layers=8) · 2.80 B parameters"));
+  // The file's own model, and a whole preset swapped in, name no edit.
+  CHECK_THAT(format_report(make_report(simulate(llama8b(), {"1f1b", true}))),
+             Catch::Contains("model      llama-3.1-8b · 8.03 B parameters"));
+}

@@ -163,4 +163,8 @@ std::string thousands(double v) {
   return out;
 }
 
+std::string counted(double n, std::string_view noun) {
+  return fmt::format("{} {}{}", thousands(n), noun, n == 1 ? "" : "s");
+}
+
 }  // namespace trainsim

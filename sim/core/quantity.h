@@ -25,5 +25,8 @@ std::string format_bytes(double bytes);
 std::string format_count(double n);
 /// 1234567 -> "1,234,567" (rounded to an integer).
 std::string thousands(double v);
+/// A count and its noun, singular for 1: counted(1, "rank") = "1 rank", counted(4, "rank") =
+/// "4 ranks", the number with thousands' commas.
+std::string counted(double n, std::string_view noun);
 
 }  // namespace trainsim

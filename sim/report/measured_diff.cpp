@@ -88,9 +88,10 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     const StepBreakdown& b = steps[i];
     if (t.world_size != world)
       d.notes.push_back(
-          fmt::format("{}: the trace's world size is {}, the scenario's {} GPUs: "
+          fmt::format("{}: the trace's world size is {}, the scenario's {}: "
                       "rank {} is compared with pipeline rank {} of the scenario",
-                      t.file, t.world_size, world, t.rank, s.layout.coord_of(t.rank % world).pp));
+                      t.file, t.world_size, counted(world, "GPU"), t.rank,
+                      s.layout.coord_of(t.rank % world).pp));
     // The preset's family ("h100" of h100-sxm) should appear in the traced device's name.
     if (!t.device.empty() && !r.gpu.empty()) {
       std::string family = r.gpu.substr(0, r.gpu.find('-')), dev = t.device;

@@ -103,6 +103,7 @@ MemoryReport make_memory_report(const Timeline& tl) {
   const Schedule& sch = tl.schedule;
   MemoryReport m;
   m.model = sc.model;
+  m.model_edits = sc.command_line_edits("model.");
   if (sc.has_cluster) m.device_memory = sc.cluster.gpu.memory;
   const auto events = activation_events(tl);
   const auto held = sch.model_stages_by_rank();
@@ -166,8 +167,9 @@ std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, cons
 }
 
 std::string format_memory(const MemoryReport& m) {
-  std::string o =
-      m.model ? fmt::format("model {} · {}\n", m.model->name, parameter_summary(*m.model)) : "";
+  std::string o = m.model ? fmt::format("model {}{} · {}\n", m.model->name,
+                                        edits_note(m.model_edits), parameter_summary(*m.model))
+                          : "";
   o += fmt::format(
       "memory per GPU{}\n",
       m.device_memory > 0 ? fmt::format(" (device {})", format_bytes(m.device_memory)) : "");

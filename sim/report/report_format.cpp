@@ -24,7 +24,7 @@ std::string metric_value(const std::string& metric, double v) {
 }
 
 std::string layout_line(const StepReport& r) {
-  std::string s = fmt::format("{} GPUs", r.gpus);
+  std::string s = counted(r.gpus, "GPU");
   if (!r.gpu.empty()) s += " × " + r.gpu;
   s += fmt::format(" · dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
@@ -68,7 +68,10 @@ std::string layout_line(const StepReport& r) {
 std::string format_report(const StepReport& r) {
   std::string o;
   o += fmt::format("scenario   {} ({})\n", r.scenario_name, r.scenario);
-  if (r.model) o += fmt::format("model      {} · {}\n", r.model->name, parameter_summary(*r.model));
+  if (r.model) {
+    o += fmt::format("model      {}{} · {}\n", r.model->name, edits_note(r.model_edits),
+                     parameter_summary(*r.model));
+  }
   o += fmt::format("schedule   {}\n", r.schedule);
   o += fmt::format("layout     {}\n", layout_line(r));
   o += "--------- OUTPUT BREAKDOWN ---------\n";
@@ -166,8 +169,9 @@ std::string format_report(const StepReport& r) {
                      format_time(s.first_compute_start_s), format_time(s.last_compute_end_s),
                      s.peak_in_flight,
                      s.peak_activation_bytes > 0 ? format_bytes(s.peak_activation_bytes) : "-");
-  o += fmt::format("simulated {} tasks on {} ranks{}\n", thousands(static_cast<double>(r.tasks)),
-                   r.simulated_ranks, r.folded ? " (identical TP/DP peers folded)" : "");
+  o += fmt::format("simulated {} on {}{}\n", counted(static_cast<double>(r.tasks), "task"),
+                   counted(r.simulated_ranks, "rank"),
+                   r.folded ? " (identical TP/DP peers folded)" : "");
   return o;
 }
 
@@ -544,9 +548,10 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
                        metric_value(c.accuracy.metric, c.accuracy.predicted),
                        c.accuracy.step_time_error * 100, cell(c.accuracy.source));
     o += fmt::format(
-        "\n{} cases: mean |error| {:.1f} %, max |error| {:.1f} %, mean signed error "
+        "\n{}: mean |error| {:.1f} %, max |error| {:.1f} %, mean signed error "
         "{:+.1f} %.\n",
-        sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100, sum.mean_error * 100);
+        counted(sum.cases, "case"), sum.mean_abs_error * 100, sum.max_abs_error * 100,
+        sum.mean_error * 100);
     if (by_gpu.size() > 1) {
       o += "\n| GPU | cases | mean \\|error\\| | max \\|error\\| | mean signed |\n";
       o += "|---|---|---|---|---|\n";
@@ -569,9 +574,10 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
                      metric_value(c.accuracy.metric, c.accuracy.predicted),
                      fmt::format("{:+.1f}%", c.accuracy.step_time_error * 100));
   o += fmt::format(
-      "{} cases · mean |error| {:.1f}% · max |error| {:.1f}% · mean signed {:+.1f}%  (error: "
+      "{} · mean |error| {:.1f}% · max |error| {:.1f}% · mean signed {:+.1f}%  (error: "
       "predicted step time vs measured; negative = predicted too fast)\n",
-      sum.cases, sum.mean_abs_error * 100, sum.max_abs_error * 100, sum.mean_error * 100);
+      counted(sum.cases, "case"), sum.mean_abs_error * 100, sum.max_abs_error * 100,
+      sum.mean_error * 100);
   if (by_gpu.size() > 1) {
     std::size_t gw = 6;
     for (const auto& g : by_gpu) gw = std::max(gw, g.gpu.size());

@@ -123,6 +123,8 @@ StepReport make_report(const Timeline& tl) {
   r.scenario = sc.source.empty() ? sc.name : sc.source;
   r.scenario_name = sc.name;
   r.model = sc.model;
+  // (A whole model swapped for a preset names itself: only keys under it.)
+  r.model_edits = sc.command_line_edits("model.");
   r.schedule = tl.schedule.name;
   r.gpus = sc.layout.world();
   r.dp = sc.layout.dp;

@@ -70,6 +70,9 @@ struct StepReport {
   std::string scenario;  ///< path or name
   std::string scenario_name;
   std::optional<ModelSpec> model;  ///< the model trained (none in a costs-only study)
+  /// The command-line edits of the model (`--set model.layers=8`, `--vary …`), so the report
+  /// does not pass an edited preset off as the preset.
+  std::vector<std::string> model_edits;
   std::string schedule;
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, microbatches = 0;

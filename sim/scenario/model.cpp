@@ -120,6 +120,12 @@ std::int64_t ModelSpec::active_params() const {
          sparse * active_mlp_params(true) + embedding_params() + head_params();
 }
 
+std::string edits_note(const std::vector<std::string>& edits) {
+  std::string out;
+  for (const std::string& e : edits) out += (out.empty() ? " (" : ", ") + e;
+  return out.empty() ? out : out + ")";
+}
+
 std::string parameter_summary(const ModelSpec& m) {
   std::string s = format_count(static_cast<double>(m.total_params())) + " parameters";
   if (m.is_moe())

@@ -126,6 +126,9 @@ struct ModelSpec {
 /// token": what `run` and `memory` print, so a user sees at once what was loaded.
 std::string parameter_summary(const ModelSpec& m);
 
+/// " (--set model.layers=8, …)" after a model's name in a report, "" without edits.
+std::string edits_note(const std::vector<std::string>& edits);
+
 /// The named presets (llama-3.2-1b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b,
 /// mixtral-8x7b, qwen3-30b-a3b, deepseek-v3), or nullptr.
 const ModelSpec* find_model_preset(const std::string& name);

@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>  // std::find
 // A Scenario is the user's whole question in one value: model, training batch, cluster,
 // parallel layout, schedule, optional explicit costs and pricing. It is produced by
 // scenario_loader.h (which validates everything) and read by every later layer.
@@ -435,6 +436,17 @@ struct Scenario {
       k.resize(cut);
     }
     return source.empty() ? "scenario" : source;
+  }
+  /// The command-line edits (`--set …`, `--vary …`) of keys under `section` ("model."), each
+  /// once, in key order: what a report names beside an edited preset.
+  std::vector<std::string> command_line_edits(const std::string& section) const {
+    std::vector<std::string> out;
+    for (const auto& [key, by] : origins)
+      if (key.rfind(section, 0) == 0 &&
+          (by.rfind("--set ", 0) == 0 || by.rfind("--vary ", 0) == 0) &&
+          std::find(out.begin(), out.end(), by) == out.end())
+        out.push_back(by);
+    return out;
   }
   /// Records that code (not the file) set `key`, e.g. "trainsim compare: retried at vpp 2".
   void set_origin(const std::string& key, const std::string& by) { origins[key] = by; }
