@@ -349,3 +349,26 @@ parallelism: {tp: 2}
   CHECK(r.idle.communication_s > 0);
   CHECK(r.idle.communication_s == Approx(r.idle.total_s));
 }
+
+TEST_CASE("report: the step is the wait before the pipeline, the pipeline and what follows it",
+          "[report]") {
+  // ZeRO-3 on one stage: the first forward waits for its first unit's parameter gather, so the
+  // pipeline phase starts after 0; the three parts add up to the step. Without gathers (ZeRO-1
+  // after the optimizer) the first forward starts at 0.
+  const auto s = [](int zero) {
+    return test::yaml(fmt::format(R"(model: {{layers: 4, hidden: 2048, ffn_hidden: 8192, heads: 16,
+  vocab: 32000}}
+training: {{seq_len: 2048, global_batch_size: 16}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{dp: 8, zero: {}}}
+)",
+                                  zero));
+  };
+  const StepReport z3 = make_report(simulate(s(3), {"1f1b", true}));
+  CHECK(z3.before_pipeline_s > 0);
+  CHECK(z3.before_pipeline_s + z3.pipeline_time_s + z3.after_pipeline_s ==
+        Approx(z3.step_time_s).epsilon(1e-9));
+  const StepReport z1 = make_report(simulate(s(1), {"1f1b", true}));
+  CHECK(z1.before_pipeline_s == 0);
+  CHECK(z1.pipeline_time_s + z1.after_pipeline_s == Approx(z1.step_time_s).epsilon(1e-9));
+}

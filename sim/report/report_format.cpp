@@ -79,6 +79,9 @@ std::string format_report(const StepReport& r) {
   if (r.overlapped_steps)
     o += fmt::format("  steps overlap      optimizer post-validation (one step alone: {})\n",
                      format_time(r.one_step_s));
+  if (r.before_pipeline_s > 0)
+    o += fmt::format("  before pipeline    {}  (the first forward's parameter gathers)\n",
+                     format_time(r.before_pipeline_s));
   o += fmt::format("  pipeline phase     {}\n", format_time(r.pipeline_time_s));
   o += fmt::format("  after pipeline     {}  (gradient reduction, optimizer)\n",
                    format_time(r.after_pipeline_s));
@@ -283,6 +286,7 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["one_step_s"] = r.one_step_s;
   j["steps_overlap"] = r.overlapped_steps;
   j["pipeline_time_s"] = r.pipeline_time_s;
+  j["before_pipeline_s"] = r.before_pipeline_s;
   j["after_pipeline_s"] = r.after_pipeline_s;
   j["tokens_per_step"] = r.tokens_per_step;
   j["tokens_per_s"] = r.tokens_per_s;

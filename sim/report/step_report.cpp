@@ -211,6 +211,7 @@ StepReport make_report(const Timeline& tl) {
     r.after_pipeline_s = std::max(0.0, to_seconds(period - compute_span));
   } else {
     r.after_pipeline_s = to_seconds(tl.makespan - finish);
+    r.before_pipeline_s = to_seconds(begin);
   }
   r.pipeline_time_s = to_seconds(pipeline);
   double idle_sum = 0, busy_sum = 0;

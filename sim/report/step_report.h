@@ -94,8 +94,11 @@ struct StepReport {
   bool overlapped_steps = false;  ///< training.optimizer_post_validation
   double pipeline_time_s = 0;     ///< first F to last backward (steps overlapping: the longest
                                   ///< stage's first F to last backward)
-  double after_pipeline_s = 0;    ///< DP reduction and optimizer after the pipeline drains
-  double tokens_per_step = 0;     ///< 0 when unknown (no model)
+  /// Before the first F: the first parameter gathers (ZeRO-3, or ZeRO-1/2 gathering with the
+  /// forward) it waits for; 0 when it starts at once or steps overlap.
+  double before_pipeline_s = 0;
+  double after_pipeline_s = 0;  ///< DP reduction and optimizer after the pipeline drains
+  double tokens_per_step = 0;   ///< 0 when unknown (no model)
   double tokens_per_s = 0;
   double model_flops = 0;  ///< whole cluster, per step
   double tflops_per_gpu = 0;
