@@ -55,7 +55,8 @@ TEST_CASE("scenario: wrong type names the value and what is expected", "[scenari
   std::string text = kGood;
   text.replace(text.find("dp: 2"), 5, "dp: two");
   CHECK_THAT(error_of(text),
-             Catch::Contains("s.yaml:10: parallelism.dp: expected an integer >= 1, got \"two\""));
+             Catch::Contains(
+                 "s.yaml:10: parallelism.dp: expected an integer in [1, 1048576], got \"two\""));
 }
 
 TEST_CASE("scenario: an integer below its minimum is rejected", "[scenario]") {

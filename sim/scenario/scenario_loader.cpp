@@ -162,13 +162,15 @@ class Reader {
   }
 
   long long integer(const Field& f, long long min, long long max = 1LL << 50) const {
+    // One wording whatever is wrong (not a number, a fraction, out of range): the range, its
+    // upper end only where a key has a tight one.
+    const std::string want = max >= (1LL << 30)
+                                 ? fmt::format("expected an integer >= {}", min)
+                                 : fmt::format("expected an integer in [{}, {}]", min, max);
     long long v = 0;
     if (!f.node.IsScalar() || !YAML::convert<long long>::decode(f.node, v))
-      fail(f, fmt::format("expected an integer >= {}, got {}", min, show(f.node)));
-    if (v < min || v > max) {
-      if (max >= (1LL << 30)) fail(f, fmt::format("expected an integer >= {}, got {}", min, v));
-      fail(f, fmt::format("expected an integer in [{}, {}], got {}", min, max, v));
-    }
+      fail(f, fmt::format("{}, got {}", want, show(f.node)));
+    if (v < min || v > max) fail(f, fmt::format("{}, got {}", want, v));
     return v;
   }
 
