@@ -671,7 +671,7 @@ int main(int argc, char** argv) {
                   "none,full. Each value is read by the key's rule, as in the file; an edit that "
                   "cannot run is listed as skipped. A YAML list keeps commas inside values: "
                   "parallelism.rank_order='[\"tp,dp,pp\", \"dp,tp,pp\"]'")
-      ->type_name("KEY=V,…");
+      ->type_name("KEY=V1,V2");
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,
                   "Write one Chrome trace per schedule into this folder");

@@ -85,7 +85,7 @@ std::string allowed_units(Dimension dim) {
     case Dimension::Flops:
       return "FLOPS, GFLOPS, TFLOPS, PFLOPS or FLOP/s forms (e.g. \"989TFLOPS\")";
     case Dimension::Money:
-      return "a number of dollars, optionally with \"$\" (e.g. \"2.5\")";
+      return "an amount in dollars, optionally with \"$\" (e.g. \"2.5\")";
   }
   return "";
 }
@@ -99,7 +99,9 @@ std::optional<double> parse_quantity(std::string_view text, Dimension dim, std::
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc() || ptr == begin) {
     if (error)
-      *error = fmt::format("expected a quantity in {}, got \"{}\"", allowed_units(dim), text);
+      *error = dim == Dimension::Money
+                   ? fmt::format("expected {}, got \"{}\"", allowed_units(dim), text)
+                   : fmt::format("expected a quantity in {}, got \"{}\"", allowed_units(dim), text);
     return std::nullopt;
   }
   std::string_view unit = trim(std::string_view(ptr, static_cast<std::size_t>(end - ptr)));
