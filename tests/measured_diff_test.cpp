@@ -203,6 +203,14 @@ TEST_CASE(
   // The model's answer for this real step: 364.3 ms predicted against 365.3 measured (−0.3 %)
   // when this test was written; a change that moves it past 5 % needs a reason.
   CHECK(std::abs(row(rd, "step").error()) < 0.05);
+  // The same trace against the scenario with 32 layers, not the traced 4: 1.98 s against
+  // 365 ms (28 more layers of ~58 ms each, forward and backward of 4 micro-batches), 5.4 times,
+  // which a note calls out.
+  const MeasuredDiff wrong = diff({"model.layers=32"});
+  CHECK(row(wrong.ranks[0], "step").error() > 1);
+  REQUIRE(wrong.notes.size() == 1);
+  CHECK_THAT(wrong.notes[0], Catch::Contains("times the measured one: check that the scenario "
+                                             "describes the traced run"));
 
   // The trace's own GEMM samples as the profile: the simulated GEMM time is then the measured
   // one, up to the median per shape (the 2 steps' calls) against one step's sum: within 1 %.

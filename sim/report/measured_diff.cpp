@@ -128,6 +128,17 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
         st.comm_tp_s + st.comm_dp_s + st.comm_pp_s + st.comm_gather_s + st.comm_ep_s;
     auto busy = [&](KernelCategory c) { return to_seconds(b.busy_of(c)); };
     rd.rows.push_back({"step", to_seconds(b.span), r.step_time_s});
+    // Off by more than half or twice over: the model, batch or layout likely differ from the
+    // traced run's (trainsim's published runs are within −35…+21 %).
+    if (const double measured = to_seconds(b.span); measured > 0) {
+      const double ratio = r.step_time_s / measured;
+      if (ratio > 2 || ratio < 0.5)
+        d.notes.push_back(fmt::format(
+            "{}: the simulated step is {:.2g} times the measured one: check that the scenario "
+            "describes the traced run (model and its layers, micro-batch size and count, "
+            "sequence length, layout)",
+            t.file, ratio));
+    }
     rd.rows.push_back({"gemm", busy(KernelCategory::Gemm), kind_s[0] * stretch, unstretched > 0});
     rd.rows.push_back(
         {"attention", busy(KernelCategory::Attention), kind_s[1] * stretch, unstretched > 0});
