@@ -76,11 +76,13 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
   // The error is (predicted − measured) / measured.
   const auto& s = row(rd, "step");
   CHECK(s.error() == Approx((s.predicted_s - s.measured_s) / s.measured_s));
-  // Two caveats: the trace's 2 ranks against the scenario's 8 GPUs, and A100 against H100.
-  REQUIRE(d.notes.size() == 2);
+  // Three caveats: the trace's 2 ranks against the scenario's 8 GPUs, A100 against H100, and a
+  // CNN's step against a Llama one, many times its length.
+  REQUIRE(d.notes.size() == 3);
   CHECK_THAT(d.notes[0], Catch::Contains("world size is 2"));
   CHECK_THAT(d.notes[1],
              Catch::Contains("ran on NVIDIA A100-PG509-200, the scenario simulates h100-sxm"));
+  CHECK_THAT(d.notes[2], Catch::Contains("times the measured one"));
 }
 
 TEST_CASE("diff: communication split into TP, DP and PP by each collective's group size") {
@@ -99,7 +101,7 @@ TEST_CASE("diff: communication split into TP, DP and PP by each collective's gro
   CHECK(row(rd, "communication_pp").predicted_s == Approx(st.comm_pp_s));
   CHECK(row(rd, "communication_pp_exposed").predicted_s == Approx(st.exposed_pp_s));
   for (const DiffRow& x : rd.rows) CHECK(x.what.rfind("communication_tp", 0) == std::string::npos);
-  CHECK(d.notes.size() == 2);  // the world size and device notes only: nothing unattributed
+  CHECK(d.notes.size() == 3);  // the world size, device and step notes only: none unattributed
   const std::string text = format_measured_diff(d);
   CHECK_THAT(text, Catch::Contains("\n    DP "));
   CHECK_THAT(text, Catch::Contains("\n      exposed "));
@@ -109,8 +111,8 @@ TEST_CASE("diff: communication split into TP, DP and PP by each collective's gro
   for (auto& g : f.steps[0].comm_groups) g.group_size = 0;
   const MeasuredDiff u = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
   CHECK(row(u.ranks[0], "communication_dp").measured_s == 0);
-  REQUIRE(u.notes.size() == 3);
-  CHECK_THAT(u.notes[2], Catch::Contains("12.300 ms of communication (7 kernels) not split"));
+  REQUIRE(u.notes.size() == 4);
+  CHECK_THAT(u.notes[3], Catch::Contains("12.300 ms of communication (7 kernels) not split"));
 }
 
 TEST_CASE("diff: text, JSON and the side-by-side Perfetto trace") {
