@@ -32,6 +32,8 @@ expect 2 "go together: give both" -- "$bin" schedule --pp 4 -m 8 --timeline --ba
 expect 0 "zb-h1 splits the backward: input and weight gradients 1.000 ms each" -- "$bin" schedule --pp 4 -m 8 -s zb-h1 --timeline
 expect 2 "--forward 1: \"1\" has no unit" -- "$bin" schedule --pp 4 -m 8 --timeline --forward 1
 expect 2 "--pp: must be 1 or more, got 0" -- "$bin" schedule --pp 0
+expect 2 "--pp: expected a whole number ≥ 1, got 1e3" -- "$bin" schedule --pp 1e3
+expect 2 "--max-mean-error: must be 0 or more, got -1" -- "$bin" check --max-mean-error -1 "$src/scenarios/llama3-405b-16k.yaml"
 expect 0 "OUT OF MEMORY: stage 3" -- "$bin" memory "$src/scenarios/default.yaml" --schedule afab
 expect 0 '"out_of_memory"' -- "$bin" memory "$src/scenarios/default.yaml" --json
 expect 0 '"memory"' -- "$bin" run "$src/scenarios/default.yaml" --json

@@ -635,3 +635,28 @@ parallelism: {pp: 4}
                     Catch::Contains("each schedule needs a --vpp it takes") &&
                         Catch::Contains("1f1b 1") && Catch::Contains("interleaved-1f1b 2 or more"));
 }
+
+TEST_CASE("search: a scenario's CSV schedule keeps the scenario's chunk count", "[search]") {
+  // The scenario runs tests/data/1f1b_p4_m8.csv (1F1B, pp 4, 8 micro-batches): no registry entry
+  // says which vpp it takes, so the candidates keep the scenario's (1), and run.
+  const std::string csv = std::string(TRAINSIM_TESTS_DIR) + "/data/1f1b_p4_m8.csv";
+  const Scenario s = test::yaml(fmt::format(R"(model: {{layers: 8, hidden: 1024, ffn_hidden: 4096,
+  heads: 8, vocab: 32000}}
+training: {{seq_len: 1024, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4}}
+parallelism: {{pp: 4}}
+schedule: {{csv: {}}}
+)",
+                                            csv));
+  SearchSpace space;
+  space.tp = {1};
+  space.pp = {4};
+  space.recompute = {Recompute::None};
+  const auto results = search_layouts(s, space);
+  REQUIRE_FALSE(results.empty());
+  for (const auto& r : results) {
+    CHECK(r.layout.vpp == 1);
+    CHECK(r.layout.schedule.empty());
+    CHECK(r.ran());
+  }
+}

@@ -117,6 +117,14 @@ TEST_CASE("variants: --vary specs make every combination, the first varying slow
                              "allowed keys under parallelism: dp, tp, pp,"));
   CHECK_THROWS_WITH(vary({"zoro=1"}), Contains("allowed keys at the top: name, description, "
                                                "model, training,"));
+  // Keys that exist but no edit sets, and paths into a value or a list, fail once too.
+  CHECK_THROWS_WITH(vary({"parallelism=1,2"}), Contains("cannot be edited on a loaded scenario"));
+  CHECK_THROWS_WITH(vary({"slowdown[0].rank=1,2"}), Contains("slowdown is a list: give it whole"));
+  CHECK_THROWS_WITH(vary({"model.moe.top_k.x=1"}),
+                    Contains("model.moe.top_k is a value, not a section"));
+  CHECK_THROWS_WITH(vary({"schedule.group_size=2,4"}), Contains("a schedule option is read with "
+                                                                "the file"));
+  CHECK_THROWS_WITH(vary({"parallelism.=1"}), Contains("empty key in path"));
 }
 
 TEST_CASE("variants: edits of one scenario side by side - one that cannot be is a row") {

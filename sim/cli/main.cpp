@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <optional>
@@ -50,19 +51,28 @@
 namespace {
 
 // Range checks with plain messages (CLI11's PositiveNumber prints the double range up to
-// 1.8e308 in full).
-CLI::Validator at_least(double low) {
+// 1.8e308 in full): a number, or for an integer option a whole number, at least `low`.
+CLI::Validator at_least(double low, bool whole = false) {
   return CLI::Validator(
-      [low](std::string& text) -> std::string {
-        double v = 0;
-        try {
-          std::size_t used = 0;
-          v = std::stod(text, &used);
-          if (used != text.size()) return fmt::format("expected a number, got {}", text);
-        } catch (const std::exception&) {
-          return fmt::format("expected a number, got {}", text);
+      [low, whole](std::string& text) -> std::string {
+        const std::string_view t = text;
+        const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+        const std::string_view v = b == std::string_view::npos ? t : t.substr(b, e - b + 1);
+        const std::string want = whole ? "a whole number" : "a number";
+        double x = 0;
+        if (whole) {
+          long long n = 0;
+          const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+          if (ec != std::errc() || ptr != v.data() + v.size() || v.empty())
+            return fmt::format("expected {} ≥ {:g}, got {}", want, low, text);
+          x = static_cast<double>(n);
+        } else {
+          const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+          if (ec != std::errc() || ptr != v.data() + v.size() || v.empty() || !std::isfinite(x))
+            return fmt::format("expected {} ≥ {:g}, got {}", want, low, text);
         }
-        if (!(v >= low)) return fmt::format("must be {:g} or more, got {}", low, text);
+        if (!(x >= low)) return fmt::format("must be {:g} or more, got {}", low, text);
+        text = std::string(v);
         return {};
       },
       fmt::format("≥ {:g}", low), fmt::format("at least {:g}", low));
@@ -747,7 +757,7 @@ int main(int argc, char** argv) {
                    ".png file");
   srch->add_option("--top", xa.top, "Rows of the ranked table")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->transform(at_least(1, true));
   srch->add_flag("--json", xa.json, "Print every candidate, ranked, as JSON")->excludes("--csv");
 
   CheckArgs ka;
@@ -768,10 +778,10 @@ int main(int argc, char** argv) {
       ->excludes("--markdown");
   chk->add_option("--max-mean-error", ka.max_mean_error,
                   "Exit 3 when the mean |step-time error| exceeds this many percent")
-      ->check(at_least(0));
+      ->transform(at_least(0));
   chk->add_option("--max-error", ka.max_error,
                   "Exit 3 when any case's |step-time error| exceeds this many percent")
-      ->check(at_least(0));
+      ->transform(at_least(0));
   chk->add_option("--min-ordered-pairs", ka.min_ordered_pairs,
                   "Exit 3 when fewer than this many percent of the series' pairs of runs are "
                   "ordered right (fastest first, as measured)")
@@ -808,13 +818,13 @@ int main(int argc, char** argv) {
 
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
-  sch->add_option("--pp", sa.pp, "Pipeline ranks")->capture_default_str()->check(at_least(1));
+  sch->add_option("--pp", sa.pp, "Pipeline ranks")->capture_default_str()->transform(at_least(1, true));
   sch->add_option("--microbatches,-m", sa.microbatches, "Micro-batches")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->transform(at_least(1, true));
   sch->add_option("--vpp", sa.vpp, "Model chunks per rank")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->transform(at_least(1, true));
   sch->add_option("--schedule,-s", sa.schedule, "Schedule name")->capture_default_str();
   sch->add_flag("--list", sa.list, "List the registered schedules");
   sch->add_option("--option,-o", sa.options,

@@ -134,7 +134,7 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
       const double ratio = r.step_time_s / measured;
       if (ratio > 2 || ratio < 0.5)
         d.notes.push_back(fmt::format(
-            "{}: the simulated step is {:.2g} times the measured one: check that the scenario "
+            "{}: the simulated step is {:.2f} times the measured one: check that the scenario "
             "describes the traced run (model and its layers, micro-batch size and count, "
             "sequence length, layout)",
             t.file, ratio));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -104,7 +105,7 @@ std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
   }
   StageCosts c;
   auto blend = [](double lone_mean, double lone_n, double more, double more_n) {
-    return static_cast<TimeNs>((lone_mean * lone_n + more) / (lone_n + more_n));
+    return static_cast<TimeNs>(std::llround((lone_mean * lone_n + more) / (lone_n + more_n)));
   };
   for (std::size_t st = 0; st < S; ++st) {
     const Lone& l = lone[st];
@@ -268,8 +269,8 @@ StepReport make_report(const Timeline& tl) {
     if (m_u > 0) r.bubble_fraction_of_step = r.idle.pipeline_bubble_s / m_u;
     if (mean_busy > 0) r.bubble_over_ideal = r.idle.pipeline_bubble_s / mean_busy;
   } else {
-    // Costs the replay cannot take (DualPipe's overlapped pairs only): all idle is reported as
-    // bubble, as measured.
+    // No costs to replay (a stage ran no lone F or backward to apportion by): all idle is
+    // reported as bubble, as measured.
     r.idle.pipeline_bubble_s = r.idle.total_s;
     if (pipeline > 0) r.bubble_fraction_of_step = idle_sum / pp / r.pipeline_time_s;
     if (busy_sum > 0) r.bubble_over_ideal = idle_sum / busy_sum;

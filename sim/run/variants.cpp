@@ -102,8 +102,8 @@ std::vector<Variant> vary(const std::vector<std::string>& specs) {
       throw InputError(
           fmt::format("--vary {}: expected key.path=v1,v2,… (e.g. parallelism.zero=0,1,3)", spec));
     const std::string key = spec.substr(0, eq), list = spec.substr(eq + 1);
-    // An unknown key fails here, once, not in every variant.
-    if (!find_key(key)) throw ScenarioError("--vary " + spec, key, unknown_key_message(key));
+    // A key no edit can set fails here, once, not in every variant.
+    if (const auto why = edit_refusal(key)) throw ScenarioError("--vary " + spec, key, *why);
     std::vector<std::string> values;
     if (list.front() == '[') {  // YAML flow: commas may sit inside quoted values
       YAML::Node n;

@@ -243,9 +243,9 @@ struct TrainingSpec {
   GradReduce grad_reduce = GradReduce::Default;
   ExpertGemms expert_gemms = ExpertGemms::MultiStream;
   /// With FP8 and expert parallelism: the tokens go to their experts in FP8 (DeepSeek-V3's
-  /// low-precision dispatch): the forward dispatch and its backward counterpart, the gradient
-  /// before the experts' down projection, carry 1 byte per value plus a 4-byte scale per 128;
-  /// the combine all-to-alls stay 16-bit.
+  /// low-precision dispatch): the forward dispatch and the combine's backward (the gradient
+  /// before the experts' down projection, sent towards them) carry 1 byte per value plus a
+  /// 4-byte scale per 128; the combine and the dispatch's backward stay 16-bit.
   bool fp8_dispatch = false;
   /// LoRA fine-tuning: the rank of the adapters; 0 = every weight trained (no LoRA). Above 0
   /// the model's own weights are frozen and only the adapters train.
@@ -438,11 +438,12 @@ struct Scenario {
     return source.empty() ? "scenario" : source;
   }
   /// The command-line edits (`--set …`, `--vary …`) of keys under `section` ("model."), each
-  /// once, in key order: what a report names beside an edited preset.
+  /// once, in key order: what a report names beside an edited preset (a whole preset or config
+  /// swapped in, `section.preset` or `section.hf_config`, names itself).
   std::vector<std::string> command_line_edits(const std::string& section) const {
     std::vector<std::string> out;
     for (const auto& [key, by] : origins)
-      if (key.rfind(section, 0) == 0 &&
+      if (key.rfind(section, 0) == 0 && key != section + "preset" && key != section + "hf_config" &&
           (by.rfind("--set ", 0) == 0 || by.rfind("--vary ", 0) == 0) &&
           std::find(out.begin(), out.end(), by) == out.end())
         out.push_back(by);

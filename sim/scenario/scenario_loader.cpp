@@ -730,13 +730,30 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   return parse_scenario(read_input_file(path, "scenario"), path, overrides);
 }
 
-std::string unknown_key_message(const std::string& path) {
-  // The deepest known section above the key, and what it holds.
+std::optional<std::string> edit_refusal(const std::string& path) {
+  if (path.empty() || path.front() == '.' || path.back() == '.' ||
+      path.find("..") != std::string::npos)
+    return "empty key in path (write it as section.key, e.g. parallelism.zero)";
+  if (const SchemaKey* key = find_key(path)) {
+    const bool batch = path == "training.microbatches" || path == "training.global_batch_size";
+    if ((key->access.apply || batch) && key->rule.kind != ValueRule::Kind::List)
+      return std::nullopt;
+    return "cannot be edited on a loaded scenario; give it in the file or with --set";
+  }
+  if (path.rfind("schedule.", 0) == 0)
+    return "a schedule option is read with the file: give it there or with --set (or, in "
+           "`trainsim schedule`, -o KEY=VALUE)";
+  // The deepest prefix the schema knows: a section lists its keys; a value or list has none.
   std::string section = path;
   for (;;) {
-    const auto dot = section.rfind('.');
-    section = dot == std::string::npos ? std::string() : section.substr(0, dot);
+    const auto cut = section.find_last_of(".[");
+    section = cut == std::string::npos ? std::string() : section.substr(0, cut);
     if (section.empty() || is_section(section)) break;
+    if (const SchemaKey* above = find_key(section))
+      return above->rule.kind == ValueRule::Kind::List
+                 ? fmt::format("{} is a list: give it whole, in the file or with --set", section)
+                 : fmt::format("{} is a value, not a section: it has no key \"{}\"", section,
+                               path.substr(section.size() + 1));
   }
   const std::string name = section.empty() ? path : path.substr(section.size() + 1);
   std::string allowed;
@@ -750,14 +767,9 @@ void set_value(Scenario& s, const std::string& assignment, const std::string& by
   if (eq == std::string::npos || eq == 0)
     throw ScenarioError(by, "", "expected key.path=value, e.g. parallelism.zero=1");
   const std::string path = assignment.substr(0, eq);
+  if (const auto why = edit_refusal(path)) throw ScenarioError(by, path, *why);
   const SchemaKey* key = find_key(path);
-  using Kind = ValueRule::Kind;
   const bool batch = path == "training.microbatches" || path == "training.global_batch_size";
-  if (!key || (!key->access.apply && !batch) || key->rule.kind == Kind::List)
-    throw ScenarioError(
-        by, path,
-        key ? "cannot be edited on a loaded scenario; give it in the file or with --set"
-            : unknown_key_message(path));
   if (path.rfind("model.", 0) == 0 && !s.model)
     throw ScenarioError(by, path, "the scenario has no model (it gives costs)");
   YAML::Node node;

@@ -2,6 +2,7 @@
 // Reads a scenario YAML file (keys documented in scenarios/README.md), applies `--set` overrides
 // and validates every field. Any problem throws ScenarioError naming file, line, key, the value
 // and what is allowed; nothing is half-loaded.
+#include <optional>
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -17,9 +18,10 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides = {});
 
-/// "unknown key \"zoro\"; allowed keys under parallelism: dp, tp, …": for a key path no
-/// schema row has (--set, --vary and the GUI say it the same way).
-std::string unknown_key_message(const std::string& path);
+/// Why `path` cannot be edited on a loaded scenario (set_value: `--vary` and the GUI), or
+/// nullopt: an unknown key with the keys its section allows, a key that is a value not a
+/// section, a key only the file (or `--set`, read with it) can give.
+std::optional<std::string> edit_refusal(const std::string& path);
 
 /// Edits one value of a loaded scenario, as `--set` edits a file: `assignment` is
 /// "dotted.key=value" (value in YAML syntax), read by the key's rule in the schema
