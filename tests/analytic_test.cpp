@@ -2204,6 +2204,14 @@ parallelism: {{dp: 4, ep: {}}}
     CHECK(runs[1].bytes == 4194304.0);
     CHECK(runs[1].count == 2);
   }
+  // The experts' input is quantized once per token before it is sent, not per routed row
+  // after: the forward's casts move (n·k·c − n)·h = (2048 − 1024) · 1024 elements fewer, at a
+  // standalone cast's 4 bytes each on H100 (delayed scaling) = 4,194,304 bytes.
+  Scenario plain = fp8;
+  plain.training.fp8_dispatch = false;
+  CHECK(forward_kernel(AnalyticCostModel(plain), "fp8.cast").bytes -
+            forward_kernel(AnalyticCostModel(fp8), "fp8.cast").bytes ==
+        Approx(4194304.0));
   fp8.training.recompute = Recompute::Full;
   const auto redone = AnalyticCostModel(fp8).ep_collectives(Op::B, 0);
   REQUIRE(redone.size() == 2);

@@ -350,8 +350,14 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       // The weights' casts (or FP8 parameters' transposes) once a step, their cost spread over
       // the micro-batches; without the transpose cache each micro-batch's backward transposes.
       const bool transpose_each = fp8_transposes_each_microbatch();
+      // FP8 dispatch (training.fp8_dispatch) quantizes each token once before it is sent
+      // (DeepSeek-V3 §3.3.2), not each of its top_k · capacity routed rows after.
+      const double routed_share =
+          name == "experts.up" && s_.training.fp8_dispatch && s_.layout.ep > 1
+              ? 1 / (m.moe.top_k * m.moe.capacity_factor)
+              : 1.0;
       if (op == Op::F)
-        fp8_cast += g.m * g.k * batch * in_share * fp8_cast_bytes(input_fused) +
+        fp8_cast += g.m * g.k * batch * in_share * routed_share * fp8_cast_bytes(input_fused) +
                     (recompute || transpose_each
                          ? 0.0
                          : g.k * g.n * batch / s_.microbatches() * fp8_weight_bytes());

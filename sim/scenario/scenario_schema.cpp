@@ -893,7 +893,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "dispatch all-to-all and, in the backward, the one that carries the experts' output "
        "gradient to them move 1 byte per value plus a 4-byte scale per 128 values (§3.3.1's 1×128 "
        "tiles: 1.03 bytes, against 2); the combine all-to-alls and the one returning the experts' "
-       "input gradient stay 16-bit. A recomputed forward's dispatch is FP8 too. No effect without "
+       "input gradient stay 16-bit. A recomputed forward's dispatch is FP8 too, and each token is "
+       "quantized once before it is sent (not each of its top_k routed rows after). No effect "
+       "without "
        "expert parallelism",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_dispatch>()},
       {"training.offload", "`none`, `optimizer`", "`none`",
