@@ -2196,7 +2196,7 @@ parallelism: {{dp: 4, ep: {}}}
   Scenario fp8 = s(2);
   fp8.training.precision = Precision::FP8;
   fp8.training.fp8_dispatch = true;
-  for (const Op op : {Op::F, Op::B}) {
+  for (const Op op : {Op::F, Op::B, Op::I}) {  // (I: a split backward's input gradient)
     const auto runs = AnalyticCostModel(fp8).ep_collectives(op, 0);
     REQUIRE(runs.size() == 2);
     CHECK(runs[0].bytes == 2162688.0);
