@@ -20,6 +20,15 @@ const char* const kBase =
     "  dp: 2\n"                                                                // line 5
     "  pp: 4\n";                                                               // line 6
 
+// A 4-layer MoE of 8 experts on 8 GPUs as dp 8 (the parallelism map starts on line 6).
+const char* const kMoe =
+    "model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"  // line 1
+    "        moe: {experts: 8, top_k: 2}}\n"                                       // line 2
+    "training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 8}\n"        // line 3
+    "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"                                 // line 4
+    "parallelism:\n"                                                               // line 5
+    "  dp: 8\n";                                                                   // line 6
+
 }  // namespace
 
 TEST_CASE("validate: a parsed scenario passes, and so does a consistent edit") {
@@ -320,13 +329,7 @@ TEST_CASE(
     "validate: expert parallelism needs experts it divides, DP ranks to carve from, and no "
     "ZeRO-3") {
   // A 4-layer MoE of 8 experts on 8 GPUs as dp 8 (the parallelism map starts on line 6).
-  const char* const moe =
-      "model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"  // line 1
-      "        moe: {experts: 8, top_k: 2}}\n"                                       // line 2
-      "training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 8}\n"        // line 3
-      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"                                 // line 4
-      "parallelism:\n"                                                               // line 5
-      "  dp: 8\n";                                                                   // line 6
+  const char* const moe = kMoe;
   Scenario s = test::yaml(moe);
   for (int ep : {1, 2, 4, 8}) {
     s.layout.ep = ep;
@@ -475,13 +478,7 @@ TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]
 
 TEST_CASE("validate: FP8 dispatch needs FP8 training, and is idle without expert parallelism",
           "[fp8][moe]") {
-  // A 4-layer MoE of 8 experts on 8 GPUs as dp 8.
-  const char* const moe =
-      "model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"
-      "        moe: {experts: 8, top_k: 2}}\n"
-      "training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 8}\n"
-      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
-      "parallelism: {dp: 8}\n";
+  const char* const moe = kMoe;  // 8 experts on 8 GPUs as dp 8
   CHECK_NOTHROW(
       parse_scenario(moe, "moe.yaml",
                      {"training.precision=fp8", "parallelism.ep=4", "training.fp8_dispatch=true"}));
