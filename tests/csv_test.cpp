@@ -1,5 +1,7 @@
 #include "schedules/csv.h"
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <catch2/catch.hpp>
@@ -61,7 +63,9 @@ TEST_CASE("csv: a loaded schedule that deadlocks is reported with the grid", "[c
 }
 
 TEST_CASE("csv: a scenario simulates a CSV schedule like the built-in one", "[csv]") {
-  const std::string path = std::string(TRAINSIM_TESTS_DIR) + "/data/1f1b_p4_m8.csv";
+  // Written to a scratch file, not tests/data (other tests read that copy at the same time).
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "trainsim_csv_test_1f1b_p4_m8.csv").string();
   { std::ofstream(path) << schedule_to_csv(make_schedule("1f1b", {4, 8, 1, {}, {}})); }
   Scenario s = test::pipeline(4, 8, 1, 2, 0.1);
   s.schedule.csv = path;
@@ -72,6 +76,7 @@ TEST_CASE("csv: a scenario simulates a CSV schedule like the built-in one", "[cs
   wrong.schedule.name = "csv";
   CHECK_THROWS_WITH(simulate(wrong),
                     Catch::Contains("8 micro-batches") && Catch::Contains("m = 16"));
+  std::remove(path.c_str());
 }
 
 TEST_CASE("csv: DualPipeV's overlapped pairs are written and read as OVERLAP_F_B cells", "[csv]") {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -9,6 +12,8 @@
 #include "report/memory_report.h"
 #include "report/validation.h"
 #include "run/simulate.h"
+#include "schedules/csv.h"
+#include "schedules/registry.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -637,9 +642,11 @@ parallelism: {pp: 4}
 }
 
 TEST_CASE("search: a scenario's CSV schedule keeps the scenario's chunk count", "[search]") {
-  // The scenario runs tests/data/1f1b_p4_m8.csv (1F1B, pp 4, 8 micro-batches): no registry entry
+  // The scenario runs a CSV of 1F1B (pp 4, 8 micro-batches), written here: no registry entry
   // says which vpp it takes, so the candidates keep the scenario's (1), and run.
-  const std::string csv = std::string(TRAINSIM_TESTS_DIR) + "/data/1f1b_p4_m8.csv";
+  const std::string csv =
+      (std::filesystem::temp_directory_path() / "trainsim_search_test_1f1b_p4_m8.csv").string();
+  { std::ofstream(csv) << schedule_to_csv(make_schedule("1f1b", {4, 8, 1, {}, {}})); }
   const Scenario s = test::yaml(fmt::format(R"(model: {{layers: 8, hidden: 1024, ffn_hidden: 4096,
   heads: 8, vocab: 32000}}
 training: {{seq_len: 1024, global_batch_size: 8}}
@@ -655,8 +662,10 @@ schedule: {{csv: {}}}
   const auto results = search_layouts(s, space);
   REQUIRE_FALSE(results.empty());
   for (const auto& r : results) {
+    INFO(r.error);
     CHECK(r.layout.vpp == 1);
     CHECK(r.layout.schedule.empty());
     CHECK(r.ran());
   }
+  std::remove(csv.c_str());
 }
