@@ -92,16 +92,18 @@ std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
   }
   // The pairs' shares, added to the lone runs: a pair of mean duration d over lone costs
   // f_a + (i_b + w_b) = e gives stage a's F f_a · d / e and stage b's I and W likewise.
-  std::vector<std::array<double, 3>> extra(S, {0, 0, 0}), extra_n(S, {0, 0, 0});
+  // Per stage: the pairs' F, I and W time, and how many pairs gave its F and its backward.
+  std::vector<std::array<double, 3>> extra(S, {0, 0, 0});
+  std::vector<std::array<double, 2>> paired(S, {0, 0});
   for (const auto& [stages, p] : pairs) {
     if (p[1] <= 0) continue;
     const auto [a, b] = stages;
     const double e = lone[a].f + lone[b].i + lone[b].w;
     if (e <= 0) continue;
     const double k = p[0] / p[1] / e;
-    extra[a][0] += p[1] * k * lone[a].f, extra_n[a][0] += p[1];
-    extra[b][1] += p[1] * k * lone[b].i, extra_n[b][1] += p[1];
-    extra[b][2] += p[1] * k * lone[b].w, extra_n[b][2] += p[1];
+    extra[a][0] += p[1] * k * lone[a].f, paired[a][0] += p[1];
+    extra[b][1] += p[1] * k * lone[b].i, extra[b][2] += p[1] * k * lone[b].w;
+    paired[b][1] += p[1];
   }
   StageCosts c;
   auto blend = [](double lone_mean, double lone_n, double more, double more_n) {
@@ -109,9 +111,9 @@ std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
   };
   for (std::size_t st = 0; st < S; ++st) {
     const Lone& l = lone[st];
-    c.forward.push_back(blend(l.f, count[st][F], extra[st][0], extra_n[st][0]));
-    c.backward_input.push_back(blend(l.i, l.backwards, extra[st][1], extra_n[st][1]));
-    c.backward_weight.push_back(blend(l.w, l.backwards, extra[st][2], extra_n[st][2]));
+    c.forward.push_back(blend(l.f, count[st][F], extra[st][0], paired[st][0]));
+    c.backward_input.push_back(blend(l.i, l.backwards, extra[st][1], paired[st][1]));
+    c.backward_weight.push_back(blend(l.w, l.backwards, extra[st][2], paired[st][1]));
   }
   c.p2p.assign(S > 0 ? S - 1 : 0, 0);
   return c;
