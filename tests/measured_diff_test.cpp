@@ -76,13 +76,28 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
   // The error is (predicted − measured) / measured.
   const auto& s = row(rd, "step");
   CHECK(s.error() == Approx((s.predicted_s - s.measured_s) / s.measured_s));
-  // Three caveats: the trace's 2 ranks against the scenario's 8 GPUs, A100 against H100, and a
-  // CNN's step against a Llama one, many times its length.
-  REQUIRE(d.notes.size() == 3);
+  // Idle while waiting for the CPU: measured only (the simulator has no host), the breakdown's
+  // figure.
+  CHECK(row(rd, "idle_host").measured_s == Approx(to_seconds(f.steps[0].idle_host)));
+  CHECK_FALSE(row(rd, "idle_host").predicted_known);
+  // Four caveats: the trace's 2 ranks against the scenario's 8 GPUs, A100 against H100, a
+  // CNN's step against a Llama one, many times its length, and a host-bound trace: 163.125 ms of
+  // the step's 213.533 ms (76 %) waiting for the CPU, in 821 gaps (step_breakdown_test).
+  REQUIRE(d.notes.size() == 4);
   CHECK_THAT(d.notes[0], Catch::Contains("world size is 2"));
   CHECK_THAT(d.notes[1],
              Catch::Contains("ran on NVIDIA A100-PG509-200, the scenario simulates h100-sxm"));
   CHECK_THAT(d.notes[2], Catch::Contains("times the measured one"));
+  CHECK_THAT(d.notes[3], Catch::Contains("the GPU waited 163.125 ms (76 % of the step, 821 gaps) "
+                                         "for the CPU") &&
+                             Catch::Contains("does not simulate host time"));
+  // Below 5 % of the step, no note: the same trace with its waits cut to 5 % less a nanosecond.
+  f.steps[0].idle_host = static_cast<TimeNs>(0.05 * static_cast<double>(f.steps[0].span)) - 1;
+  CHECK(make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps).notes.size() == 3);
+  // A trace without launch records: no such row (nothing to tell the waits apart by).
+  f.steps[0].launches_known = false;
+  for (const DiffRow& x : make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps).ranks[0].rows)
+    CHECK(x.what != "idle_host");
 }
 
 TEST_CASE("diff: communication split into TP, DP and PP by each collective's group size") {
@@ -101,7 +116,8 @@ TEST_CASE("diff: communication split into TP, DP and PP by each collective's gro
   CHECK(row(rd, "communication_pp").predicted_s == Approx(st.comm_pp_s));
   CHECK(row(rd, "communication_pp_exposed").predicted_s == Approx(st.exposed_pp_s));
   for (const DiffRow& x : rd.rows) CHECK(x.what.rfind("communication_tp", 0) == std::string::npos);
-  CHECK(d.notes.size() == 3);  // the world size, device and step notes only: none unattributed
+  // The world size, device, step and host-bound notes only: none unattributed.
+  CHECK(d.notes.size() == 4);
   const std::string text = format_measured_diff(d);
   CHECK_THAT(text, Catch::Contains("\n    DP "));
   CHECK_THAT(text, Catch::Contains("\n      exposed "));
@@ -111,7 +127,7 @@ TEST_CASE("diff: communication split into TP, DP and PP by each collective's gro
   for (auto& g : f.steps[0].comm_groups) g.group_size = 0;
   const MeasuredDiff u = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
   CHECK(row(u.ranks[0], "communication_dp").measured_s == 0);
-  REQUIRE(u.notes.size() == 4);
+  REQUIRE(u.notes.size() == 5);
   CHECK_THAT(u.notes[3], Catch::Contains("12.300 ms of communication (7 kernels) not split"));
 }
 
@@ -123,9 +139,12 @@ TEST_CASE("diff: text, JSON and the side-by-side Perfetto trace") {
   CHECK_THAT(text, Catch::Contains("largest differences"));
   CHECK_THAT(text, Catch::Contains("measured collectives: all_reduce"));
   CHECK_THAT(text, Catch::Contains("not in the model: 16 kernel families"));
+  CHECK_THAT(text, Catch::Contains("\n    waiting on CPU   163.125 ms            -"));
   const auto j = measured_diff_to_json(d);
   CHECK(j["ranks"][0]["step"]["measured_s"].get<double>() == Approx(to_seconds(f.steps[0].span)));
   CHECK(j["ranks"][0]["other"]["predicted_s"].is_null());
+  CHECK(j["ranks"][0]["idle_host"]["measured_s"].get<double>() == Approx(0.163125173));
+  CHECK(j["ranks"][0]["idle_host"]["predicted_s"].is_null());
   CHECK(j["ranks"][0].contains("communication_exposed"));
   CHECK(j["ranks"][0].contains("memory_bound"));
 

@@ -1,7 +1,10 @@
 #include "measured/step_breakdown.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <string>
 
@@ -49,6 +52,14 @@ TEST_CASE("a step's breakdown adds up: categories, overlap, exposed communicatio
   for (std::size_t c = 0; c < b.busy.size(); ++c) CHECK(b.busy[c] <= b.sum[c]);
   CHECK(b.comm_exposed <= b.busy_of(KernelCategory::Communication));
   CHECK(b.compute_busy + b.comm_exposed + b.idle == b.span);
+  // Waiting for the CPU (Python over the JSON, times to ns as the reader rounds them: in start
+  // order, a gap where every earlier kernel has ended, closed by kernels whose cudaLaunchKernel
+  // (same correlation id) all began after it opened): 821 gaps, 163,125,173 ns of the 163.8 ms
+  // idle. A small CNN's host-bound step.
+  CHECK(b.launches_known);
+  CHECK(b.host_gaps == 821);
+  CHECK(b.idle_host == 163'125'173);
+  CHECK(b.idle_host <= b.idle);
   // A CNN: cuDNN convolutions and batch norms are not modelled, listed by family.
   REQUIRE_FALSE(b.other.empty());
   CHECK(b.other.front().family == "bn_bw_1C11_kernel_new");
@@ -95,4 +106,44 @@ TEST_CASE("a window of times makes the kernels starting in it a step") {
     CHECK_THROWS_WITH(pick_step(again, bad),
                       Catch::Contains("sampled_rank-0.json.gz") && Catch::Contains(bad));
   }
+}
+
+TEST_CASE("idle splits into waiting for the CPU and waiting with work launched") {
+  // Launch calls and kernels by hand (µs from 1 s): K1 runs 20–30. K2, launched at 40 once the
+  // GPU went idle at 30, starts at 50: 20 µs waiting for the CPU. K3, launched at 45, before K2
+  // ends at 60, starts at 70: 10 µs idle with work launched. K4 (launched at 90, after K3 ended
+  // at 80) and K5 (launched at 50) start together at 100 on two streams: K5 was launched, so
+  // those 20 µs are not the CPU's. K6 has no launch record and starts at 130 (20 µs, not the
+  // CPU's: nothing says when it was launched). K7, launched at 145 after K6 ended at 140,
+  // starts at 150: 10 µs the CPU's. Idle 20 + 10 + 20 + 20 + 10 = 80 µs, 30 of them in 2 gaps
+  // waiting for the CPU.
+  std::string events =
+      R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+          "ts": 1000000, "dur": 1000})";
+  struct K {
+    int id, launch, start, stream;
+  };
+  for (const K& k : {K{1, 10, 20, 7}, K{2, 40, 50, 7}, K{3, 45, 70, 7}, K{4, 90, 100, 7},
+                     K{5, 50, 100, 8}, K{6, -1, 130, 7}, K{7, 145, 150, 7}}) {
+    if (k.launch >= 0)
+      events += fmt::format(
+          R"(, {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                "tid": 1, "ts": {}, "dur": 3, "args": {{"correlation": {}}}}})",
+          1000000 + k.launch, k.id);
+    events += fmt::format(
+        R"(, {{"ph": "X", "cat": "kernel", "name": "elementwise_kernel_{}", "pid": 0, "tid": {},
+              "ts": {}, "dur": 10, "args": {{"correlation": {}, "stream": {}}}}})",
+        k.id, k.stream, 1000000 + k.start, k.launch >= 0 ? k.id : 100 + k.id, k.stream);
+  }
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "step_breakdown_test_idle.json").string();
+  std::ofstream(path, std::ios::binary) << "{\"traceEvents\": [" << events << "]}";
+  auto t = read_torch_trace(path);
+  const auto b = break_down_step(t, pick_step(t));
+  CHECK(b.span == 140'000);  // 20 … 160 µs
+  CHECK(b.idle == 80'000);
+  CHECK(b.launches_known);
+  CHECK(b.idle_host == 30'000);
+  CHECK(b.host_gaps == 2);
+  std::remove(path.c_str());
 }

@@ -83,6 +83,37 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
   b.compute_busy = union_length(compute);
   b.comm_exposed = busy_all - b.compute_busy;  // = uncovered(communication, compute)
   b.idle = b.span - busy_all;
+  // Idle gaps by what ended them: in start order, a gap opens where every kernel so far has
+  // ended and closes at the next start; the kernel starting then was launched after the gap
+  // opened (the GPU waited for the CPU) or before it (the GPU waited with that work launched).
+  std::vector<const TraceKernel*> order;
+  int launched = 0;
+  for (const auto& k : t.kernels)
+    if (k.step == step) {
+      order.push_back(&k);
+      launched += k.launch >= 0;
+    }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const TraceKernel* a, const TraceKernel* b) { return a->start < b->start; });
+  b.launches_known = launched > 0;
+  TRAINSIM_CHECK(!order.empty(), "a step with kernels has kernels");
+  TimeNs end = order.front()->start + order.front()->dur;
+  for (std::size_t i = 1; i < order.size();) {
+    // The kernels starting when the gap (if any) closes: the GPU waited for the CPU only if
+    // none of them had been launched when it opened.
+    const TimeNs start = order[i]->start, opened = end;
+    bool late = true;
+    std::size_t j = i;
+    for (; j < order.size() && order[j]->start == start; ++j) {
+      late = late && order[j]->launch > opened;
+      end = std::max(end, order[j]->start + order[j]->dur);
+    }
+    if (start > opened && late) {
+      b.idle_host += start - opened;
+      ++b.host_gaps;
+    }
+    i = j;
+  }
   b.collectives = sorted(coll);
   for (const auto& [key, g] : groups)
     b.comm_groups.push_back(

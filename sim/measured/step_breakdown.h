@@ -38,6 +38,14 @@ struct StepBreakdown {
   TimeNs compute_busy = 0;  ///< union of every non-communication kernel
   TimeNs comm_exposed = 0;  ///< communication while no other kernel runs
   TimeNs idle = 0;          ///< span − union of every kernel
+  /// The part of `idle` spent waiting for the CPU: the gaps, every stream idle, after which the
+  /// next kernel to start had been launched (TraceKernel::launch) only once the gap had begun.
+  /// The GPU had run out of launched work; a host-bound run (many short kernels, an eager
+  /// framework's per-operator time) shows it. The rest of `idle` waited with work launched: on
+  /// an event from another stream, a copy from the host, a synchronization.
+  TimeNs idle_host = 0;
+  int host_gaps = 0;            ///< how many gaps idle_host adds up
+  bool launches_known = false;  ///< whether the step's kernels carry their launch calls
   /// Communication per collective (all_reduce, all_gather, …; "" unknown): summed durations.
   std::vector<FamilyTime> collectives;
   std::vector<FamilyTime> other;  ///< `Other` kernels by family, most time first

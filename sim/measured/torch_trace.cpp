@@ -451,6 +451,7 @@ struct Reader {
       const KernelIds& r = ids[i];
       const auto l = launches.find(r.correlation);
       const TimeNs when = l != launches.end() ? l->second.ts : k.start;
+      if (l != launches.end()) k.launch = l->second.ts;
       k.step = step_at(when);
       if (l != launches.end() && !k.copy && k.kind.category != KernelCategory::Communication)
         for (const auto& s : optimizer)

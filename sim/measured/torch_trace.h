@@ -65,6 +65,9 @@ struct TraceKernel {
   KernelClass kind;
   int stream = 0;
   TimeNs start = 0, dur = 0;
+  /// When the CPU began the runtime call that launched it (cudaLaunchKernel, cudaMemcpyAsync …;
+  /// its `correlation`), on the trace's clock; −1 when the trace has no such call.
+  TimeNs launch = -1;
   int step = -1;        ///< index into TorchTrace::steps, −1 outside every step
   int shape = -1;       ///< index into TorchTrace::gemm_shapes, −1 when unknown
   int collective = -1;  ///< index into TorchTrace::collectives, −1 when unknown

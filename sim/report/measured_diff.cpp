@@ -21,6 +21,8 @@ namespace trainsim {
 namespace {
 
 // The kernel report's kinds, in the order of the gemm, attention and memory_bound rows.
+// A note names the measured time the GPU waited for the CPU from this share of the step on.
+constexpr double kHostBoundNote = 0.05;
 constexpr const char* kCostKinds[] = {"gemm", "attention", "memory"};
 
 // A row's label in the text table: the communication rows indented under it, exposed parts
@@ -31,7 +33,8 @@ std::string label(const std::string& what) {
       {"communication_tp", "  TP"},     {"communication_tp_exposed", "    exposed"},
       {"communication_dp", "  DP"},     {"communication_dp_exposed", "    exposed"},
       {"communication_pp", "  PP"},     {"communication_pp_exposed", "    exposed"},
-      {"communication_ep", "  EP"},     {"communication_ep_exposed", "    exposed"}};
+      {"communication_ep", "  EP"},     {"communication_ep_exposed", "    exposed"},
+      {"idle_host", "  waiting on CPU"}};
   const auto it = labels.find(what);
   return it == labels.end() ? what : it->second;
 }
@@ -186,6 +189,21 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     rd.rows.push_back(
         {"idle", to_seconds(b.idle),
          std::max(0.0, r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)});
+    // The part of the idle time the GPU waited for the CPU to launch its next kernel
+    // (step_breakdown.h): the simulator has no host, so no such figure.
+    if (b.launches_known) {
+      rd.rows.push_back({"idle_host", to_seconds(b.idle_host), 0, false});
+      if (const double measured = to_seconds(b.span);
+          measured > 0 && to_seconds(b.idle_host) >= kHostBoundNote * measured)
+        d.notes.push_back(fmt::format(
+            "{}: the GPU waited {} ({:.0f} % of the step, {}) for the CPU to launch its next "
+            "kernel: the traced run is host-bound there, and trainsim does not simulate host "
+            "time (it charges efficiency.kernel_launch per kernel on the GPU); CUDA graphs, or "
+            "fewer and longer kernels (fused operators, larger micro-batches, less tensor "
+            "parallelism), close such gaps",
+            t.file, format_time(to_seconds(b.idle_host)), 100 * to_seconds(b.idle_host) / measured,
+            counted(b.host_gaps, "gap")));
+    }
     rd.rows.push_back({"other", busy(KernelCategory::Other), 0, false});
     rd.other = b.other;
     rd.collectives = b.collectives;
