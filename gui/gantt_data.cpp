@@ -37,6 +37,8 @@ const char* box_kind_name(BoxKind k) {
       return "DP / ZeRO";
     case BoxKind::P2p:
       return "p2p";
+    case BoxKind::Launch:
+      return "CPU launches";
     case BoxKind::Gemm:
       return "GEMM";
     case BoxKind::Attention:
@@ -86,6 +88,8 @@ BoxKind box_kind(const Work& w) {
     case TaskType::SendGradient:
     case TaskType::RecvGradient:
       return BoxKind::P2p;
+    case TaskType::Launch:
+      return BoxKind::Launch;
   }
   return BoxKind::Forward;
 }

@@ -28,6 +28,7 @@ enum class BoxKind : std::uint8_t {
   HostLink,         ///< activation offload's copies to and from host memory
   DataParallel,     ///< gradient reduction and ZeRO parameter gathers
   P2p,
+  Launch,  ///< the CPU issuing a compute task's kernels (efficiency.host_per_kernel)
   // Kernels of a measured step (a PyTorch profiler trace), by kernel_class.h's category; a
   // measured optimizer kernel is Optimizer.
   Gemm,

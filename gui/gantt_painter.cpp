@@ -41,6 +41,8 @@ QColor box_color(BoxKind k) {
       return QColor(0xd9, 0x4f, 0x4f);
     case BoxKind::P2p:
       return QColor(0x8d, 0x6e, 0x63);
+    case BoxKind::Launch:  // the CPU: a pale grey, apart from every GPU kind
+      return QColor(0xb0, 0xbe, 0xc5);
     // Measured kernels: GEMM and attention in the blues and teals of compute, NCCL in the red
     // of DP, memory-bound grey-green, unknown grey.
     case BoxKind::Gemm:

@@ -11,6 +11,7 @@
 
 #include "cost/collective_curve.h"
 #include "cost/constants.h"
+#include "cost/explicit_costs.h"
 #include "cost/fp8_gemm.h"
 #include "cost/gemm_efficiency.h"
 #include "cost/internode_sweep.h"
@@ -2836,4 +2837,42 @@ TEST_CASE("analytic: context parallelism by all-to-all attends over the whole se
     CHECK(runs[2].bytes == Approx(kv));
     CHECK(runs[3].bytes == Approx(q));
   }
+}
+
+TEST_CASE("analytic: the CPU issues each kernel in efficiency.host_per_kernel, eager by default",
+          "[analytic][launch]") {
+  auto scenario = [](const char* runtime, const char* per_kernel) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1, runtime: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 1}}
+{})",
+                                  runtime, per_kernel));
+  };
+  // Compiled, one GPU: every kernel of kernel_times is one launch (no split GEMMs, no op
+  // sequences), so the kernels issued are their runs, each at the override's 5 µs.
+  const AnalyticCostModel set(scenario("compiled", "efficiency: {host_per_kernel: 5us}"));
+  for (const Op op : {Op::F, Op::B}) {
+    double runs = 0;
+    for (const KernelTime& k : set.kernel_times(op, 0)) runs += k.count;
+    const HostLaunch h = set.host_launch(op, 0);
+    CHECK(h.kernels == runs);
+    CHECK(h.time == seconds_to_ns(runs * 5e-6));
+  }
+  // Compiled without the key: the CPU keeps ahead, nothing to issue.
+  const AnalyticCostModel compiled(scenario("compiled", ""));
+  CHECK(compiled.host_launch(Op::F, 0).time == 0);
+  CHECK(compiled.host_launch(Op::F, 0).kernels == 0);
+  // Eager: RMSNorm's 8 kernels, SwiGLU's 2 and RoPE's 5 per tensor, each at the measured
+  // 48.3 µs (constants.h); more kernels than compiled, the same time each.
+  const AnalyticCostModel eager(scenario("eager", ""));
+  const HostLaunch e = eager.host_launch(Op::F, 0);
+  CHECK(e.kernels > set.host_launch(Op::F, 0).kernels);
+  CHECK(e.time == seconds_to_ns(e.kernels * constants::kEagerHostPerKernel));
+  // Explicit compute durations stand for the whole work, the CPU's part included.
+  const Scenario timed = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1, runtime: eager}
+cluster: {gpu: h100-sxm, gpus_per_node: 1}
+costs: {forward: 10ms, backward: 20ms}
+)");
+  CHECK(make_cost_model(timed)->host_launch(Op::F, 0).kernels == 0);
 }

@@ -88,16 +88,35 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
   CHECK_THAT(d.notes[1],
              Catch::Contains("ran on NVIDIA A100-PG509-200, the scenario simulates h100-sxm"));
   CHECK_THAT(d.notes[2], Catch::Contains("times the measured one"));
-  CHECK_THAT(d.notes[3], Catch::Contains("the GPU waited 163.125 ms (76 % of the step, 821 gaps) "
-                                         "for the CPU") &&
-                             Catch::Contains("does not simulate host time"));
+  // Its CPU set the pace: 1,258 launch calls over 213,310,813 ns, 169,698 ns apart, the time per
+  // kernel the note offers for the scenario (which, compiled, does not simulate its CPU).
+  CHECK_THAT(d.notes[3],
+             Catch::Contains("the GPU waited 163.125 ms (76 % of the step, 821 gaps) "
+                             "for the CPU") &&
+                 Catch::Contains("issued 1,258 kernels in 213.311 ms, 169.698 us each") &&
+                 Catch::Contains("--set efficiency.host_per_kernel=169.7us"));
+  // A scenario whose CPU issues its kernels (1 ms each): the wait is simulated too, and the
+  // note compares.
+  {
+    Scenario cpu = f.sc;
+    cpu.efficiency.host_per_kernel = kNsPerMs;
+    const Timeline tl = simulate(cpu);
+    const StepReport r = make_report(tl);
+    const MeasuredDiff m = make_measured_diff(tl, r, f.kernels, f.traces, f.steps);
+    const auto& st = r.stages[static_cast<std::size_t>(m.ranks[0].stage)];
+    REQUIRE(st.launch_s > 0);
+    CHECK(row(m.ranks[0], "idle_host").predicted_known);
+    CHECK(row(m.ranks[0], "idle_host").predicted_s == Approx(st.launch_wait_s));
+    REQUIRE(m.notes.size() == 4);
+    CHECK_THAT(m.notes[3], Catch::Contains("the scenario issues its own kernels at 1.000 ms each"));
+  }
   // Below 5 % of the step, no note: the same trace with its waits cut to 5 % less a nanosecond.
   f.steps[0].idle_host = static_cast<TimeNs>(0.05 * static_cast<double>(f.steps[0].span)) - 1;
   CHECK(make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps).notes.size() == 3);
   // A trace without launch records: no such row (nothing to tell the waits apart by).
   f.steps[0].launches_known = false;
-  for (const DiffRow& x : make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps).ranks[0].rows)
-    CHECK(x.what != "idle_host");
+  const MeasuredDiff without = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
+  for (const DiffRow& x : without.ranks[0].rows) CHECK(x.what != "idle_host");
 }
 
 TEST_CASE("diff: communication split into TP, DP and PP by each collective's group size") {

@@ -8,11 +8,13 @@
 #include <tuple>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cost/explicit_costs.h"
 #include "lower/task_types.h"
 #include "memory/footprint.h"
 #include "report/memory_report.h"
+#include "report/report_format.h"
 #include "report/step_report.h"
 #include "test_util.h"
 
@@ -1286,4 +1288,56 @@ parallelism: {{pp: 2}}
   const auto sums = of_type(with, TaskType::DpCollective);
   REQUIRE(sums.size() == 2);
   for (TaskId t : sums) CHECK(with.graph->work(t).bytes == Approx(128256.0 * 2048 * 2));
+}
+
+TEST_CASE("launch pass: the CPU issues each task's kernels ahead of the GPU, or holds it back",
+          "[passes][launch]") {
+  // Llama-3.2-1B on one GPU, two micro-batches of 256 tokens (F0 B0 F1 B1), the CPU issuing
+  // each kernel in `per_kernel`; no contention.
+  auto scenario = [](const char* per_kernel) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 256, micro_batch_size: 1, global_batch_size: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 1}}
+efficiency: {{host_per_kernel: {}}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
+)",
+                                  per_kernel));
+  };
+  const Scenario slow = scenario("1ms");
+  const auto cost = make_cost_model(slow);
+  const TimeNs f = cost->compute(Op::F, 0, 0).duration, b = cost->compute(Op::B, 0, 0).duration;
+  const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
+  const HostLaunch hf = cost->host_launch(Op::F, 0), hb = cost->host_launch(Op::B, 0);
+  // One kernel's issue: 1 ms. The CPU is the slower by far: issuing a pass takes longer than
+  // its first kernel's issue and the whole pass on the GPU together.
+  REQUIRE(hf.time == seconds_to_ns(hf.kernels * 1e-3));
+  REQUIRE(hf.time > kNsPerMs + f);
+  REQUIRE(hb.time > kNsPerMs + b);
+  // The CPU issues F0, B0, F1, B1 back to back from 0, each task starting after its first
+  // kernel's issue and the next after its last; the optimizer (its own launches not counted)
+  // after B1's last: 2 · (hF + hB) + o.
+  const Timeline tl = simulate(slow);
+  CHECK(tl.makespan == 2 * (hf.time + hb.time) + o);
+  // Four tasks, each issued in two (its first kernel, the rest).
+  CHECK(of_type(tl, TaskType::Launch).size() == 8);
+  const StepReport r = make_report(tl);
+  CHECK(r.stages[0].launch_s == Approx(to_seconds(2 * (hf.time + hb.time))));
+  // The GPU waited for all but its own compute until the optimizer could start.
+  CHECK(r.stages[0].launch_wait_s == Approx(to_seconds(2 * (hf.time + hb.time) - 2 * (f + b))));
+  CHECK(r.critical.launch_s > 0);
+  CHECK(r.host_per_kernel_s == Approx(1e-3));
+  CHECK_THAT(format_report(r), Catch::Contains("CPU launches         1.000 ms a kernel"));
+  const auto j = report_to_json(r);
+  CHECK(j["stages"][0]["launch_s"].get<double>() == Approx(r.stages[0].launch_s));
+  CHECK(j["stages"][0]["launch_wait_s"].get<double>() == Approx(r.stages[0].launch_wait_s));
+  CHECK(j["critical_path_s"]["launch"].get<double>() == Approx(r.critical.launch_s));
+  // The pipeline phase's idle by cause: all of it waiting for the CPU (one stage, no bubble).
+  CHECK(j["idle_s"]["launch"].get<double>() == Approx(r.idle.total_s));
+
+  // A CPU far ahead of the GPU (1 µs a kernel): only the first kernel's issue delays the step.
+  const Timeline fast = simulate(scenario("1us"));
+  const Timeline none = simulate(scenario("0us"));
+  CHECK(of_type(none, TaskType::Launch).empty());
+  CHECK(fast.makespan == none.makespan + kNsPerUs);
+  CHECK(make_report(fast).stages[0].launch_wait_s == Approx(1e-6));
 }

@@ -60,6 +60,9 @@ TEST_CASE("a step's breakdown adds up: categories, overlap, exposed communicatio
   CHECK(b.host_gaps == 821);
   CHECK(b.idle_host == 163'125'173);
   CHECK(b.idle_host <= b.idle);
+  // Every kernel of the step has its launch call, the first 213,310,813 ns before the last.
+  CHECK(b.launches == 1258);
+  CHECK(b.launch_span == 213'310'813);
   // A CNN: cuDNN convolutions and batch norms are not modelled, listed by family.
   REQUIRE_FALSE(b.other.empty());
   CHECK(b.other.front().family == "bn_bw_1C11_kernel_new");
@@ -145,5 +148,8 @@ TEST_CASE("idle splits into waiting for the CPU and waiting with work launched")
   CHECK(b.launches_known);
   CHECK(b.idle_host == 30'000);
   CHECK(b.host_gaps == 2);
+  // Six of the seven have a launch call, the first at 10 µs, the last at 145.
+  CHECK(b.launches == 6);
+  CHECK(b.launch_span == 135'000);
   std::remove(path.c_str());
 }

@@ -1237,6 +1237,23 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
   return out;
 }
 
+double host_per_kernel_seconds(const Scenario& s) {
+  if (const auto& o = s.efficiency.host_per_kernel) return to_seconds(*o);
+  return s.training.runtime == Runtime::Eager ? constants::kEagerHostPerKernel : 0.0;
+}
+
+double AnalyticCostModel::host_per_kernel() const {
+  return host_per_kernel_seconds(s_);
+}
+
+HostLaunch AnalyticCostModel::host_launch(Op op, int stage) const {
+  const double per_kernel = host_per_kernel();
+  if (per_kernel <= 0) return {};
+  double launches = 0;
+  for (const Kernel& k : kernels(op, stage)) launches += static_cast<double>(k.count) * k.launches;
+  return {seconds_to_ns(launches * per_kernel), launches};
+}
+
 Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
   double seconds = 0, flops = 0, bytes = 0;
   for (const Kernel& k : kernels(op, stage)) {

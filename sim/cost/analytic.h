@@ -70,6 +70,10 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
                                     AttentionKernel attention, bool dropout = false,
                                     std::optional<CudnnVersion> cudnn = std::nullopt);
 
+/// The CPU's time to issue one kernel, seconds: efficiency.host_per_kernel, else
+/// constants.h kEagerHostPerKernel under `training.runtime: eager`, else 0 (CostModel::host_time).
+double host_per_kernel_seconds(const Scenario& s);
+
 /// One GEMM C[m×n] = A[m×k] · B[k×n].
 struct GemmShape {
   double m, n, k;
@@ -149,6 +153,11 @@ class AnalyticCostModel : public CostModel {
   bool models_hardware() const override { return true; }
   std::string sources() const override;
   std::vector<KernelTime> kernel_times(Op op, int stage) const override;
+  /// The kernels compute() counts (each run's launches), efficiency.host_per_kernel each
+  /// (host_per_kernel_seconds).
+  HostLaunch host_launch(Op op, int stage) const override;
+  /// The CPU's time to issue one kernel, seconds (see host_time).
+  double host_per_kernel() const;
 
   /// Time of one GEMM in seconds: measured (the GEMM table) when covered, else the roofline
   /// (exposed for tests and calibration).

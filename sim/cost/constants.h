@@ -98,6 +98,18 @@ inline constexpr double kMemoryEfficiency = 0.80;
 /// 2 residual adds, the activation and rotary = 11 kernels).
 inline constexpr double kKernelLaunch = 2e-6;
 
+/// CPU time to issue one kernel in an eager PyTorch step (`training.runtime: eager`), seconds:
+/// the Python module code, the dispatcher and the launch call between one launch and the next.
+/// Measured here on a recorded step whose CPU never waited for the GPU (its launch calls took
+/// 7–8 µs at the median, 26 µs at the 99th percentile: the launch queue never filled, so the
+/// CPU set its own pace): tests/data/kineto/h200-llama8b-4layers-tp8.json.gz, ProfilerStep#3
+/// and #4, 1,158 kernels launched (both CPU threads, the forward's and autograd's) in 56.5 ms
+/// of the CPU's step, 48.3 µs each (median interval 35 µs). Under torch.profiler with
+/// record_shapes, whose own bookkeeping per operator is in it: an upper estimate of an
+/// unprofiled run. A fused framework's (`runtime: compiled`) per-kernel CPU time is not
+/// measured here: 0, its CPU assumed ahead of the GPU. Override: efficiency.host_per_kernel.
+inline constexpr double kEagerHostPerKernel = 48.3e-6;
+
 /// Bytes per value of an FP8 token dispatch (training.fp8_dispatch): the FP8 value and one fp32
 /// scale per 1×128 tile of a token's activations (DeepSeek-V3 Technical Report, arXiv:2412.19437,
 /// §3.3.1 fine-grained quantization; §3.3.2 dispatches the quantized activations).

@@ -41,6 +41,12 @@ struct CollectiveRun {
 double busbw_factor(Collective c, int group_size);
 const char* collective_name(Collective c);
 
+/// The CPU's part in a piece of GPU work: it issues `kernels` kernels in `time`.
+struct HostLaunch {
+  TimeNs time = 0;
+  double kernels = 0;
+};
+
 /// One kernel of a micro-batch's work as a model times it (`trainsim kernels`).
 struct KernelTime {
   std::string what;        ///< e.g. "qkv.dgrad", "attention.backward", "norm"
@@ -115,6 +121,9 @@ class CostModel {
   /// The kernels one micro-batch of `op` on `stage` runs, as compute() times them; empty when
   /// the model does not time kernels (explicit costs).
   virtual std::vector<KernelTime> kernel_times(Op /*op*/, int /*stage*/) const { return {}; }
+  /// The CPU issuing the kernels of one micro-batch of `op` on `stage`: how many, and its time
+  /// (efficiency.host_per_kernel each); none when the CPU keeps ahead of the GPU.
+  virtual HostLaunch host_launch(Op /*op*/, int /*stage*/) const { return {}; }
 };
 
 /// A model layered over another: every duration comes from `fallback` (or is zero when it is
@@ -170,6 +179,9 @@ class LayeredCostModel : public CostModel {
   bool models_hardware() const override { return fallback_ && fallback_->models_hardware(); }
   std::vector<KernelTime> kernel_times(Op op, int stage) const override {
     return fallback_ ? fallback_->kernel_times(op, stage) : std::vector<KernelTime>{};
+  }
+  HostLaunch host_launch(Op op, int stage) const override {
+    return fallback_ ? fallback_->host_launch(op, stage) : HostLaunch{};
   }
 
  protected:

@@ -40,6 +40,12 @@ Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
   return base;
 }
 
+HostLaunch ExplicitCostModel::host_launch(Op op, int stage) const {
+  const bool given = !c_.forward.empty() || !c_.backward.empty() || !c_.backward_input.empty() ||
+                     !c_.backward_weight.empty();
+  return given ? HostLaunch{} : LayeredCostModel::host_launch(op, stage);
+}
+
 Cost ExplicitCostModel::overlapped(int forward_stage, int backward_stage, int rank) const {
   Cost c = CostModel::overlapped(forward_stage, backward_stage, rank);
   if (!c_.forward_backward_overlap.empty())

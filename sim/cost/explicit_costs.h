@@ -26,6 +26,9 @@ class ExplicitCostModel : public LayeredCostModel {
   Cost p2p(LinkClass link, double bytes) const override;
   /// Empty: the scenario's costs replace the kernels' times.
   std::vector<KernelTime> kernel_times(Op, int) const override { return {}; }
+  /// The fallback's, unless the scenario gives compute durations (which then stand for the
+  /// whole work, the CPU's share included): 0.
+  HostLaunch host_launch(Op op, int stage) const override;
   std::string sources() const override {
     return "scenario costs" + (fallback() ? " over " + fallback()->sources() : std::string());
   }

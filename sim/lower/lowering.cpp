@@ -12,6 +12,7 @@ Lowered lower(const Scenario& sc, const Schedule& sch, const CostModel& cost, bo
   add_param_gather_pass(p, compute);
   add_activation_offload_pass(p);
   add_dp_optimizer_pass(p, compute, tails);
+  add_launch_pass(p);
   std::string contention = add_contention_pass(p);
   return {p.builder.build(), std::move(p.ranks), std::move(contention)};
 }

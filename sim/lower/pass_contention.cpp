@@ -38,10 +38,10 @@ std::string add_contention_pass(Program& p) {
     for (StreamId s : owned[r]) {
       const StreamInfo& si = b.stream_info(s);
       const auto type = static_cast<StreamType>(si.type);
-      // The host CPU and the host link's copy engines take no SMs and cross neither NVLink nor
-      // the network.
+      // The host CPU (its optimizer step, its kernel launches) and the host link's copy engines
+      // take no SMs and cross neither NVLink nor the network.
       if (type == StreamType::Host || type == StreamType::HostLink ||
-          type == StreamType::HostLinkIn)
+          type == StreamType::HostLinkIn || type == StreamType::Launch)
         continue;
       const bool compute = type == StreamType::Compute;
       if (slowdown > 0) {

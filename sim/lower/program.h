@@ -158,6 +158,14 @@ void add_activation_offload_pass(Program& p);
 /// expert-data-parallel group, the rest over the DP group.
 void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
                            const std::vector<std::vector<TaskId>>& tails);
+/// The CPU issuing each compute task's kernels (CostModel::host_launch,
+/// efficiency.host_per_kernel) on each rank's `launch` stream, in schedule order and never
+/// waiting for the GPU: a compute task (or part) starts after its first kernel is issued, and
+/// the task after it on the compute stream after its last; kernels shorter than their issue
+/// time leave the GPU waiting. Nothing when the CPU keeps ahead (no launches). The optimizer's
+/// and the collectives' launches are not counted. After every pass that adds to the compute
+/// stream.
+void add_launch_pass(Program& p);
 /// Shared hardware, last: per simulated rank two SM resources (compute slowed by the
 /// communication running beside it, contention.compute_slowdown; communication slowed by the
 /// compute beside it, contention.comm_slowdown) and its NVLink and network links fair-shared by

@@ -42,6 +42,8 @@ const char* task_type_name(TaskType t) {
       return "activation-offload";
     case TaskType::ActivationReload:
       return "activation-reload";
+    case TaskType::Launch:
+      return "launch";
   }
   return "?";
 }
@@ -84,6 +86,8 @@ const char* task_type_letter(TaskType t) {
       return "d2h";
     case TaskType::ActivationReload:
       return "h2d";
+    case TaskType::Launch:
+      return "cpu";
   }
   return "?";
 }
@@ -112,6 +116,8 @@ const char* stream_type_name(StreamType s) {
       return "host-cpu";
     case StreamType::HostLinkIn:
       return "host-link-in";
+    case StreamType::Launch:
+      return "launch";
   }
   return "?";
 }

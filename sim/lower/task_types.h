@@ -38,6 +38,9 @@ enum class TaskType : std::uint8_t {
   ActivationOffload,
   /// Activation offload: those activations back to the GPU, before the backward needs them.
   ActivationReload,
+  /// The CPU issuing one compute task's kernels (efficiency.host_per_kernel), before the task
+  /// can start: CPU time, not GPU time.
+  Launch,
 };
 
 enum class StreamType : std::uint8_t {
@@ -49,9 +52,10 @@ enum class StreamType : std::uint8_t {
   TensorParallel,
   ExpertParallel,
   ContextParallel,
-  HostLink,   ///< the GPU's copy engine to host memory (and ZeRO-Offload's both ways)
-  Host,       ///< the host CPU
-  HostLinkIn  ///< the GPU's copy engine from host memory (activation reloads: PCIe is duplex)
+  HostLink,    ///< the GPU's copy engine to host memory (and ZeRO-Offload's both ways)
+  Host,        ///< the host CPU
+  HostLinkIn,  ///< the GPU's copy engine from host memory (activation reloads: PCIe is duplex)
+  Launch       ///< the CPU thread issuing the GPU's kernels
 };
 
 const char* task_type_name(TaskType t);    ///< "forward", "send-activation", …

@@ -87,15 +87,19 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
   // ended and closes at the next start; the kernel starting then was launched after the gap
   // opened (the GPU waited for the CPU) or before it (the GPU waited with that work launched).
   std::vector<const TraceKernel*> order;
-  int launched = 0;
+  TimeNs first_launch = 0, last_launch = 0;
   for (const auto& k : t.kernels)
     if (k.step == step) {
       order.push_back(&k);
-      launched += k.launch >= 0;
+      if (k.launch < 0) continue;
+      first_launch = b.launches == 0 ? k.launch : std::min(first_launch, k.launch);
+      last_launch = std::max(last_launch, k.launch);
+      ++b.launches;
     }
+  b.launch_span = last_launch - first_launch;
   std::stable_sort(order.begin(), order.end(),
                    [](const TraceKernel* a, const TraceKernel* b) { return a->start < b->start; });
-  b.launches_known = launched > 0;
+  b.launches_known = b.launches > 0;
   TRAINSIM_CHECK(!order.empty(), "a step with kernels has kernels");
   TimeNs end = order.front()->start + order.front()->dur;
   for (std::size_t i = 1; i < order.size();) {

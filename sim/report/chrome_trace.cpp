@@ -86,6 +86,7 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
                       : type == TaskType::CpCollective                            ? "cp"
                       : type == TaskType::ParamGather                             ? "zero-gather"
                       : is_host_transfer(type) || type == TaskType::HostOptimizer ? "offload"
+                      : type == TaskType::Launch                                  ? "cpu"
                                                                                   : "dp";
     emit(fmt::format(
         R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"op":"{}","microbatch":{},"stage":{},"chunk":{},"flops":{},"bytes":{}}}}})",

@@ -51,6 +51,8 @@ CriticalPath critical_path(const Timeline& tl) {
       cp.cp_s += d;
     else if (type == TaskType::ActivationOffload || type == TaskType::ActivationReload)
       cp.host_s += d;
+    else if (type == TaskType::Launch)
+      cp.launch_s += d;
     else if (type == TaskType::DpCollective || type == TaskType::ParamGather)
       cp.dp_s += d;
     else

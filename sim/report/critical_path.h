@@ -18,6 +18,7 @@ struct CriticalPath {
   double ep_s = 0;         ///< expert parallelism's all-to-alls
   double cp_s = 0;         ///< context parallelism's key/value exchange
   double host_s = 0;       ///< activation offload's copies to and from host memory
+  double launch_s = 0;     ///< the CPU issuing kernels (efficiency.host_per_kernel)
   double optimizer_s = 0;  ///< the optimizer step
   double waiting_s = 0;    ///< time no constraint explains (0 in a well-formed run)
   std::size_t tasks = 0;   ///< tasks on the chain

@@ -190,19 +190,33 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
         {"idle", to_seconds(b.idle),
          std::max(0.0, r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)});
     // The part of the idle time the GPU waited for the CPU to launch its next kernel
-    // (step_breakdown.h): the simulator has no host, so no such figure.
+    // (step_breakdown.h); simulated where the scenario's CPU issues kernels
+    // (efficiency.host_per_kernel > 0), else not.
+    const bool simulated_cpu = st.launch_s > 0;
     if (b.launches_known) {
-      rd.rows.push_back({"idle_host", to_seconds(b.idle_host), 0, false});
+      rd.rows.push_back({"idle_host", to_seconds(b.idle_host), st.launch_wait_s, simulated_cpu});
       if (const double measured = to_seconds(b.span);
-          measured > 0 && to_seconds(b.idle_host) >= kHostBoundNote * measured)
+          measured > 0 && to_seconds(b.idle_host) >= kHostBoundNote * measured) {
+        // The GPU waited for the CPU: the CPU set the pace, and its time between launches is
+        // its time per kernel.
+        const double per_s = b.launches > 1 ? to_seconds(b.launch_span) / (b.launches - 1) : 0.0;
+        const std::string per = per_s > 0 ? format_time(per_s) : "?";
         d.notes.push_back(fmt::format(
             "{}: the GPU waited {} ({:.0f} % of the step, {}) for the CPU to launch its next "
-            "kernel: the traced run is host-bound there, and trainsim does not simulate host "
-            "time (it charges efficiency.kernel_launch per kernel on the GPU); CUDA graphs, or "
-            "fewer and longer kernels (fused operators, larger micro-batches, less tensor "
-            "parallelism), close such gaps",
+            "kernel: the traced run is host-bound there. Its CPU issued {} in {}, {} each; {}",
             t.file, format_time(to_seconds(b.idle_host)), 100 * to_seconds(b.idle_host) / measured,
-            counted(b.host_gaps, "gap")));
+            counted(b.host_gaps, "gap"), counted(b.launches, "kernel"),
+            format_time(to_seconds(b.launch_span)), per,
+            simulated_cpu
+                ? fmt::format("the scenario issues its own kernels at {} each "
+                              "(efficiency.host_per_kernel) and waits {} for them",
+                              format_time(r.host_per_kernel_s), format_time(st.launch_wait_s))
+                : fmt::format("the scenario does not simulate its CPU (efficiency.host_per_kernel "
+                              "0): --set efficiency.host_per_kernel={:.1f}us does. CUDA graphs, "
+                              "or fewer and longer kernels (fused operators, larger "
+                              "micro-batches, less tensor parallelism), close such gaps",
+                              per_s * 1e6)));
+      }
     }
     rd.rows.push_back({"other", busy(KernelCategory::Other), 0, false});
     rd.other = b.other;
@@ -249,7 +263,7 @@ std::string format_measured_diff(const MeasuredDiff& d) {
     // The largest differences among the parts (not the step, not the sub-rows of communication).
     std::vector<const DiffRow*> parts;
     for (const DiffRow& row : rd.rows)
-      if (row.predicted_known && row.what != "step" &&
+      if (row.predicted_known && row.what != "step" && row.what != "idle_host" &&
           row.what.rfind("communication_", 0) == std::string::npos)
         parts.push_back(&row);
     std::stable_sort(parts.begin(), parts.end(), [](const DiffRow* a, const DiffRow* b) {

@@ -79,9 +79,14 @@ std::string format_report(const StepReport& r) {
   if (r.overlapped_steps)
     o += fmt::format("  steps overlap      optimizer post-validation (one step alone: {})\n",
                      format_time(r.one_step_s));
+  double launch = 0, launch_wait = 0, launch_busy = 0;  // the busiest stage's CPU
+  for (const auto& st : r.stages)
+    if (st.launch_s > launch) launch = st.launch_s, launch_busy = st.compute_busy_s;
+  for (const auto& st : r.stages) launch_wait = std::max(launch_wait, st.launch_wait_s);
   if (r.before_pipeline_s > 0)
-    o += fmt::format("  before pipeline    {}  (the first forward's parameter gathers)\n",
-                     format_time(r.before_pipeline_s));
+    o += fmt::format(
+        "  before pipeline    {}  (the first forward's {})\n", format_time(r.before_pipeline_s),
+        launch > 0 ? "parameter gathers or its first kernel's launch" : "parameter gathers");
   o += fmt::format("  pipeline phase     {}\n", format_time(r.pipeline_time_s));
   o += fmt::format("  after pipeline     {}  (gradient reduction, optimizer)\n",
                    format_time(r.after_pipeline_s));
@@ -105,9 +110,10 @@ std::string format_report(const StepReport& r) {
                    r.bubble_over_ideal);
   o += fmt::format(
       "stage idle           {} per stage (mean): pipeline bubble {} · imbalance {} · "
-      "communication {}\n",
+      "communication {}{}\n",
       format_time(r.idle.total_s), format_time(r.idle.pipeline_bubble_s),
-      format_time(r.idle.imbalance_s), format_time(r.idle.communication_s));
+      format_time(r.idle.imbalance_s), format_time(r.idle.communication_s),
+      launch > 0 ? " · CPU launches " + format_time(r.idle.launch_s) : std::string());
   if (r.cost_per_million_tokens)
     o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
                      *r.cost_per_million_tokens, *r.price_per_gpu_hour);
@@ -152,16 +158,24 @@ std::string format_report(const StepReport& r) {
                      r.volume.host_bytes > 0 ? " · host link " + format_bytes(r.volume.host_bytes)
                                              : std::string());
   }
+  if (launch > 0)
+    o += fmt::format(
+        "CPU launches         {} a kernel (efficiency.host_per_kernel): {} of issuing on the "
+        "busiest stage's CPU against {} of its GPU's compute; the GPU waited {} for it\n",
+        format_time(r.host_per_kernel_s), format_time(launch), format_time(launch_busy),
+        format_time(launch_wait));
   if (!r.cost_sources.empty()) o += fmt::format("durations            {}\n", r.cost_sources);
   if (!r.contention.empty()) o += fmt::format("contention           {}\n", r.contention);
   o += fmt::format(
-      "critical path        compute {} · TP {} · DP {} · PP {}{}{}{} · optimizer {}  ({} "
+      "critical path        compute {} · TP {} · DP {} · PP {}{}{}{}{} · optimizer {}  ({} "
       "tasks)\n",
       format_time(r.critical.compute_s), format_time(r.critical.tp_s), format_time(r.critical.dp_s),
       format_time(r.critical.pp_s),
       r.ep > 1 ? " · EP " + format_time(r.critical.ep_s) : std::string(),
       r.cp > 1 ? " · CP " + format_time(r.critical.cp_s) : std::string(),
       r.critical.host_s > 0 ? " · host link " + format_time(r.critical.host_s) : std::string(),
+      r.critical.launch_s > 0 ? " · CPU launches " + format_time(r.critical.launch_s)
+                              : std::string(),
       format_time(r.critical.optimizer_s), r.critical.tasks);
   o += "------------------------------------\n";
   o += "stage   compute busy      idle        first start   last end   peak in flight  "
@@ -298,7 +312,8 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["idle_s"] = {{"total", r.idle.total_s},
                  {"pipeline_bubble", r.idle.pipeline_bubble_s},
                  {"imbalance", r.idle.imbalance_s},
-                 {"communication", r.idle.communication_s}};
+                 {"communication", r.idle.communication_s},
+                 {"launch", r.idle.launch_s}};
   j["cost_per_1m_tokens"] = r.cost_per_million_tokens ? nlohmann::json(*r.cost_per_million_tokens)
                                                       : nlohmann::json(nullptr);
   nlohmann::json stages = nlohmann::json::array();
@@ -318,16 +333,25 @@ nlohmann::json report_to_json(const StepReport& r) {
                         {"ep", s.exposed_ep_s},
                         {"cp", s.exposed_cp_s},
                         {"host", s.exposed_host_s},
-                        {"zero_gather", s.exposed_gather_s}}}});
+                        {"zero_gather", s.exposed_gather_s}}},
+                      {"launch_s", s.launch_s},
+                      {"launch_wait_s", s.launch_wait_s}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
+  j["host_per_kernel_s"] = r.host_per_kernel_s;
   j["duration_sources"] = r.cost_sources;
   j["contention"] = r.contention;
-  j["critical_path_s"] = {{"compute", r.critical.compute_s}, {"tp", r.critical.tp_s},
-                          {"dp", r.critical.dp_s},           {"pp", r.critical.pp_s},
-                          {"ep", r.critical.ep_s},           {"cp", r.critical.cp_s},
-                          {"host", r.critical.host_s},       {"optimizer", r.critical.optimizer_s},
-                          {"waiting", r.critical.waiting_s}, {"tasks", r.critical.tasks}};
+  j["critical_path_s"] = {{"compute", r.critical.compute_s},
+                          {"tp", r.critical.tp_s},
+                          {"dp", r.critical.dp_s},
+                          {"pp", r.critical.pp_s},
+                          {"ep", r.critical.ep_s},
+                          {"cp", r.critical.cp_s},
+                          {"host", r.critical.host_s},
+                          {"launch", r.critical.launch_s},
+                          {"optimizer", r.critical.optimizer_s},
+                          {"waiting", r.critical.waiting_s},
+                          {"tasks", r.critical.tasks}};
   if (r.measured)
     if (auto a = accuracy(r, *r.measured))
       j["measured"] = {{"metric", a->metric},

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/intervals.h"
+#include "cost/analytic.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "schedules/zb_auto.h"
@@ -154,6 +155,7 @@ StepReport make_report(const Timeline& tl) {
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
   // Every task of the stage's representative GPU (gathers, reductions, optimizer included).
   std::vector<TimeNs> rank_first(first), rank_last(last);
+  std::vector<TimeNs> launch(busy.size(), 0), launch_wait(busy.size(), 0);
   // Intervals per stage (representative GPU) of compute and of each communication kind.
   using Intervals = std::vector<Interval>;
   std::vector<Intervals> compute_iv(static_cast<std::size_t>(pp)), tp_iv(compute_iv.size()),
@@ -184,6 +186,10 @@ StepReport make_report(const Timeline& tl) {
       r.p2p_bytes += w.bytes * rank.multiplicity;
     if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
     const auto s = static_cast<std::size_t>(rank.coord.pp);
+    if (type == TaskType::Launch) {  // the CPU's, not the GPU's (below)
+      launch[s] += tl.end[t] - tl.start[t];
+      continue;
+    }
     rank_first[s] = std::min(rank_first[s], tl.start[t]);
     rank_last[s] = std::max(rank_last[s], tl.end[t]);
     if (is_pipeline_compute(type)) {
@@ -193,6 +199,31 @@ StepReport make_report(const Timeline& tl) {
     } else if (type == TaskType::Optimizer || type == TaskType::HostOptimizer ||
                type == TaskType::HostTransfer) {  // ZeRO-Offload's step: down, CPU, up
       opt[s] += tl.end[t] - tl.start[t];
+    }
+  }
+  // Waiting for the CPU: a task whose kernels' issue (its launch predecessors) ended after
+  // everything else it waits for (its other predecessors, the task before it on its stream)
+  // waited that much longer.
+  if (std::any_of(launch.begin(), launch.end(), [](TimeNs x) { return x > 0; })) {
+    std::vector<TimeNs> ready(g.size(), 0), issued(g.size(), -1);
+    for (TaskId u = 0; u < g.size(); ++u) {
+      const bool cpu = static_cast<TaskType>(g.work(u).type) == TaskType::Launch;
+      for (auto v : g.successors(u)) {
+        TimeNs& x = cpu ? issued[v] : ready[v];
+        x = std::max(x, tl.end[u]);
+      }
+    }
+    for (StreamId st = 0; st < g.streams.size(); ++st) {
+      const auto order = g.stream(st);
+      for (std::size_t i = 1; i < order.size(); ++i)
+        ready[order[i]] = std::max(ready[order[i]], tl.end[order[i - 1]]);
+    }
+    for (TaskId t = 0; t < g.size(); ++t) {
+      if (issued[t] < 0) continue;
+      const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
+      if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
+      launch_wait[static_cast<std::size_t>(rank.coord.pp)] +=
+          std::max<TimeNs>(0, issued[t] - ready[t]);
     }
   }
   const auto events = activation_events(tl);
@@ -246,6 +277,9 @@ StepReport make_report(const Timeline& tl) {
     st.comm_dp_s = to_seconds(union_length(dp_iv[i]));
     st.comm_pp_s = to_seconds(union_length(pp_iv[i]));
     st.comm_gather_s = to_seconds(union_length(gather_iv[i]));
+    st.launch_s = to_seconds(launch[i]);
+    st.launch_wait_s = to_seconds(launch_wait[i]);
+    r.idle.launch_s += st.launch_wait_s / pp;
     r.volume.tp_bytes = std::max(r.volume.tp_bytes, vol[i].tp_bytes);
     r.volume.dp_bytes = std::max(r.volume.dp_bytes, vol[i].dp_bytes);
     r.volume.pp_bytes = std::max(r.volume.pp_bytes, vol[i].pp_bytes);
@@ -266,14 +300,17 @@ StepReport make_report(const Timeline& tl) {
     const double m_a = to_seconds(replay(tl.schedule, *costs));
     r.idle.pipeline_bubble_s = std::clamp(m_u - mean_busy, 0.0, r.idle.total_s);
     r.idle.imbalance_s = std::clamp(m_a - m_u, 0.0, r.idle.total_s - r.idle.pipeline_bubble_s);
-    r.idle.communication_s =
-        std::max(0.0, r.idle.total_s - r.idle.pipeline_bubble_s - r.idle.imbalance_s);
+    r.idle.launch_s =
+        std::min(r.idle.launch_s, r.idle.total_s - r.idle.pipeline_bubble_s - r.idle.imbalance_s);
+    r.idle.communication_s = std::max(
+        0.0, r.idle.total_s - r.idle.pipeline_bubble_s - r.idle.imbalance_s - r.idle.launch_s);
     if (m_u > 0) r.bubble_fraction_of_step = r.idle.pipeline_bubble_s / m_u;
     if (mean_busy > 0) r.bubble_over_ideal = r.idle.pipeline_bubble_s / mean_busy;
   } else {
     // No costs to replay (a stage ran no lone F or backward to apportion by): all idle is
     // reported as bubble, as measured.
     r.idle.pipeline_bubble_s = r.idle.total_s;
+    r.idle.launch_s = 0;
     if (pipeline > 0) r.bubble_fraction_of_step = idle_sum / pp / r.pipeline_time_s;
     if (busy_sum > 0) r.bubble_over_ideal = idle_sum / busy_sum;
   }
@@ -286,6 +323,7 @@ StepReport make_report(const Timeline& tl) {
   }
   r.critical = critical_path(tl);
   r.cost_sources = tl.cost_sources;
+  if (sc.model) r.host_per_kernel_s = host_per_kernel_seconds(sc);
   r.contention = tl.contention;
   r.price_per_gpu_hour = sc.price_per_gpu_hour;
   r.measured = sc.measured;

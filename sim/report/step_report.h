@@ -54,6 +54,10 @@ struct StageStats {
   /// The same transfers' whole time (union of their intervals), hidden or not.
   double comm_tp_s = 0, comm_dp_s = 0, comm_pp_s = 0, comm_gather_s = 0, comm_ep_s = 0,
          comm_cp_s = 0, comm_host_s = 0;
+  /// The CPU issuing the stage's compute kernels over the step (efficiency.host_per_kernel; 0
+  /// when the CPU keeps ahead), and the part of the compute stream's idle time spent waiting
+  /// for it: each compute task's start after everything else it waits for had ended.
+  double launch_s = 0, launch_wait_s = 0;
 };
 
 /// Bytes one GPU sends per step, by kind: a collective's bus factor × S, a p2p message whole.
@@ -109,6 +113,7 @@ struct StepReport {
   struct Idle {
     double total_s = 0;  ///< T − C
     double pipeline_bubble_s = 0, imbalance_s = 0, communication_s = 0;
+    double launch_s = 0;  ///< waiting for the CPU's kernel launches (StageStats::launch_wait_s)
   } idle;
   std::optional<double> cost_per_million_tokens;  ///< needs pricing and tokens
   std::optional<double> price_per_gpu_hour;
@@ -118,6 +123,8 @@ struct StepReport {
   CriticalPath critical;     ///< what the step's end waited on, by kind
   std::string cost_sources;  ///< where the durations came from
   std::string contention;    ///< what slowed overlapping work (lowering's words)
+  /// The CPU's time to issue one kernel (efficiency.host_per_kernel; 0: the CPU keeps ahead).
+  double host_per_kernel_s = 0;
   /// With `slowdown` entries: the step time of the same scenario without them (set by the
   /// caller that simulated both).
   std::optional<double> step_time_without_slowdown_s;

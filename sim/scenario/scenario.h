@@ -379,6 +379,9 @@ struct EfficiencyOverrides {
   std::optional<double> gemm;           ///< fraction of peak FLOP/s a large GEMM reaches
   std::optional<double> memory;         ///< fraction of HBM bandwidth streaming kernels reach
   std::optional<TimeNs> kernel_launch;  ///< fixed cost per kernel
+  /// The CPU's time to issue one kernel (cost/constants.h kEagerHostPerKernel); 0: the CPU
+  /// keeps ahead of the GPU (CUDA graphs, or unknown).
+  std::optional<TimeNs> host_per_kernel;
 };
 
 /// `measured:` — what a real run of this scenario measured (one figure) and where it was

@@ -843,7 +843,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "trace), SwiGLU 2 kernels, rotary embeddings 5 per tensor, LayerNorm as PyTorch's own "
        "kernels: forward one kernel, 4 bytes per element, backward two, 10 bytes, at the 0.60 "
        "and 0.53 of HBM bandwidth they reached in an H100 trace (`sim/cost/constants.h`). GELU "
-       "and attention are single kernels either way",
+       "and attention are single kernels either way. Eager, the CPU's time to issue each kernel "
+       "is simulated too (`efficiency.host_per_kernel`)",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`, "
@@ -1251,6 +1252,17 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"efficiency.kernel_launch", "time", "2us", "fixed cost per kernel",
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::kernel_launch>()},
+      {"efficiency.host_per_kernel", "time", "48.3us with `training.runtime: eager`, else 0",
+       "the CPU's time to issue one kernel (Python, dispatcher, launch call): each rank's CPU "
+       "issues its compute's kernels in schedule order, running ahead of its GPU, and a "
+       "compute task starts no earlier than its kernels are issued, so kernels shorter than "
+       "this leave the GPU waiting (the `launch` rows of the timeline; `CPU launches` in the "
+       "report). Eager: measured on a recorded eager PyTorch step whose CPU never waited, "
+       "under the profiler, an upper estimate (`sim/cost/constants.h`); a fused framework's is "
+       "not measured, 0 (its CPU assumed ahead). 0 for a run under CUDA graphs. "
+       "Communication kernels' launches are not counted",
+       quantity(Dimension::Time, false),
+       time_field<&Scenario::efficiency, &EfficiencyOverrides::host_per_kernel>()},
       {"memory", "map", "", "what a GPU holds besides model state and activations", map(), {}},
       {"memory.runtime_overhead", "bytes", "1.5GB",
        "CUDA context, library workspaces, allocator slack (Playbook: 1–2 GB)",

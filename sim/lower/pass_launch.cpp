@@ -1,0 +1,77 @@
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "lower/program.h"
+
+namespace trainsim {
+
+void add_launch_pass(Program& p) {
+  const Schedule& s = p.schedule;
+  // The CPU's part in one micro-batch of (op, model stage), asked once each.
+  std::map<std::pair<int, int>, HostLaunch> asked;
+  auto host = [&](Op op, int stage) {
+    const std::pair<int, int> key{static_cast<int>(op), p.model_stage(stage)};
+    const auto it = asked.find(key);
+    if (it != asked.end()) return it->second;
+    return asked[key] = p.cost.host_launch(op, key.second);
+  };
+  for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
+    const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
+    const int replica = p.ranks.replica(rank);
+    const auto& list = s.actions[static_cast<std::size_t>(rank.coord.pp)];
+    // Each compute task's place on its stream: the task after it waits for its last kernel's
+    // issue.
+    const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
+    const std::vector<TaskId> order = p.builder.stream_order(cs);  // a copy: streams are added
+    std::map<TaskId, std::size_t> place;
+    for (std::size_t i = 0; i < order.size(); ++i) place[order[i]] = i;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Action& a = list[i];
+      HostLaunch h = host(a.op, a.stage);
+      int stage2 = -1;
+      if (a.overlapped_with_next) {  // an F&B pair: one task, both actions' kernels
+        const Action& b = list[++i];
+        const HostLaunch hb = host(b.op, b.stage);
+        h.time += hb.time;
+        h.kernels += hb.kernels;
+        stage2 = b.stage;
+      }
+      if (h.time <= 0 || h.kernels <= 0) continue;
+      const TaskId first = p.task_of(replica, a.stage, a.op, a.microbatch);
+      const std::vector<TaskId>* parts = p.parts_of(first);
+      const std::vector<TaskId> one{first};
+      const std::vector<TaskId>& tasks = parts ? *parts : one;
+      // A divided action's kernels are issued part by part, in equal shares (the layers are
+      // alike). Each part's issue in two: its first kernel, which the part starts after, and
+      // the rest, which the next task on the compute stream starts after (the GPU runs the
+      // part's kernels as they come; when the CPU is the slower, its wait shows before the next
+      // task, not inside this one).
+      const int k = static_cast<int>(tasks.size());
+      const TimeNs share = h.time / k;
+      const TimeNs one_kernel =
+          std::min(share, static_cast<TimeNs>(static_cast<double>(h.time) / h.kernels));
+      const StreamId ls = p.stream(r, StreamType::Launch);
+      for (int j = 0; j < k; ++j) {
+        const TimeNs d = j + 1 < k ? share : h.time - share * (k - 1);
+        const TaskId part = tasks[static_cast<std::size_t>(j)];
+        const TaskId head =
+            p.builder.add_task(ls,
+                               p.work(TaskType::Launch, a.stage, p.chunk_of(a.stage),
+                                      {one_kernel, 0, 0}, 0, stage2, 1.0, j, k),
+                               a.microbatch);
+        p.builder.add_dependency(head, part);
+        if (d <= one_kernel) continue;
+        const TaskId rest =
+            p.builder.add_task(ls,
+                               p.work(TaskType::Launch, a.stage, p.chunk_of(a.stage),
+                                      {d - one_kernel, 0, 0}, 1, stage2, 1.0, j, k),
+                               a.microbatch);
+        const std::size_t at = place.at(part);
+        if (at + 1 < order.size()) p.builder.add_dependency(rest, order[at + 1]);
+      }
+    }
+  }
+}
+
+}  // namespace trainsim
