@@ -33,6 +33,9 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
     const std::vector<KernelTime> kernels = model.kernel_times(op, stage);
     if (kernels.empty()) continue;
     KernelPass pass{name, {}, 0};
+    const HostLaunch cpu = model.host_launch(op, stage);
+    pass.cpu_seconds = to_seconds(cpu.time);
+    pass.launches = cpu.kernels;
     for (const KernelTime& k : kernels) {
       // The same kernel twice in a layer (two norms, two residual adds) is one row.
       KernelRow* row = nullptr;
@@ -70,6 +73,14 @@ std::string format_kernel_report(const KernelReport& r) {
         p.op, format_time(p.seconds), format_time(p.seconds_of("gemm")), pct(p.seconds_of("gemm")),
         format_time(p.seconds_of("attention")), pct(p.seconds_of("attention")),
         format_time(p.seconds_of("memory")), pct(p.seconds_of("memory")));
+    if (p.cpu_seconds > 0)
+      out += fmt::format(
+          "  the CPU issues its {} in {}{}\n", counted(p.launches, "kernel"),
+          format_time(p.cpu_seconds),
+          p.cpu_seconds > p.seconds
+              ? fmt::format(": {:.1f} times the GPU's time, the GPU waits for it",
+                            p.cpu_seconds / p.seconds)
+              : fmt::format(", {:.0f} % of the GPU's time", 100 * p.cpu_seconds / p.seconds));
     out += fmt::format("  {:<28} {:>5} {:>11} {:>7} {:>9} {:>8}  {}\n", "kernel", "runs", "time",
                        "share", "TFLOP/s", "TB/s", "source");
     for (const KernelRow& k : p.rows) {
@@ -102,7 +113,11 @@ nlohmann::json kernel_report_to_json(const KernelReport& r) {
                       {"seconds", k.seconds},
                       {"recompute", k.recompute},
                       {"source", k.source}});
-    j["passes"].push_back({{"op", p.op}, {"seconds", p.seconds}, {"kernels", rows}});
+    j["passes"].push_back({{"op", p.op},
+                           {"seconds", p.seconds},
+                           {"cpu_seconds", p.cpu_seconds},
+                           {"launches", p.launches},
+                           {"kernels", rows}});
   }
   return j;
 }

@@ -25,6 +25,9 @@ struct KernelPass {
   std::string op;               ///< "forward" or "backward"
   std::vector<KernelRow> rows;  ///< in the order the kernels first run
   double seconds = 0;           ///< the sum of the rows (= the cost model's compute time)
+  /// The CPU issuing the pass's kernels (CostModel::host_launch): its time and how many it
+  /// launches; 0 when the CPU keeps ahead of the GPU (efficiency.host_per_kernel 0).
+  double cpu_seconds = 0, launches = 0;
   double seconds_of(const std::string& kind) const;
 };
 
