@@ -76,8 +76,8 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
   // The error is (predicted − measured) / measured.
   const auto& s = row(rd, "step");
   CHECK(s.error() == Approx((s.predicted_s - s.measured_s) / s.measured_s));
-  // Idle while waiting for the CPU: measured only (the simulator has no host), the breakdown's
-  // figure.
+  // Idle while waiting for the CPU: the breakdown's figure; not predicted, as the default
+  // scenario (compiled) does not simulate its CPU.
   CHECK(row(rd, "idle_host").measured_s == Approx(to_seconds(f.steps[0].idle_host)));
   CHECK_FALSE(row(rd, "idle_host").predicted_known);
   // Four caveats: the trace's 2 ranks against the scenario's 8 GPUs, A100 against H100, a
@@ -93,7 +93,7 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
   CHECK_THAT(d.notes[3],
              Catch::Contains("the GPU waited 163.125 ms (76 % of the step, 821 gaps) "
                              "for the CPU") &&
-                 Catch::Contains("issued 1,258 kernels in 213.311 ms, 169.698 us each") &&
+                 Catch::Contains("made 1,258 launch calls in 213.311 ms, 169.698 us apart") &&
                  Catch::Contains("--set efficiency.host_per_kernel=169.7us"));
   // A scenario whose CPU issues its kernels (1 ms each): the wait is simulated too, and the
   // note compares.

@@ -1322,8 +1322,11 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   CHECK(of_type(tl, TaskType::Launch).size() == 8);
   const StepReport r = make_report(tl);
   CHECK(r.stages[0].launch_s == Approx(to_seconds(2 * (hf.time + hb.time))));
-  // The GPU waited for all but its own compute until the optimizer could start.
-  CHECK(r.stages[0].launch_wait_s == Approx(to_seconds(2 * (hf.time + hb.time) - 2 * (f + b))));
+  // From F0's start (after its first kernel's 1 ms issue, the "before pipeline" part) the GPU
+  // waited for all but its own compute until the optimizer could start.
+  CHECK(r.before_pipeline_s == Approx(1e-3));
+  CHECK(r.stages[0].launch_wait_s ==
+        Approx(to_seconds(2 * (hf.time + hb.time) - 2 * (f + b) - kNsPerMs)));
   CHECK(r.critical.launch_s > 0);
   CHECK(r.host_per_kernel_s == Approx(1e-3));
   CHECK_THAT(format_report(r), Catch::Contains("CPU launches         1.000 ms a kernel"));
@@ -1339,5 +1342,45 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   const Timeline none = simulate(scenario("0us"));
   CHECK(of_type(none, TaskType::Launch).empty());
   CHECK(fast.makespan == none.makespan + kNsPerUs);
-  CHECK(make_report(fast).stages[0].launch_wait_s == Approx(1e-6));
+  CHECK(make_report(fast).before_pipeline_s == Approx(1e-6));
+  CHECK(make_report(fast).stages[0].launch_wait_s == 0);
+}
+
+TEST_CASE("launch pass: what waits for a task's output waits for its last kernel's issue",
+          "[passes][launch]") {
+  // Two stages of Llama-3.2-1B's layers (pp 2), 1 ms a kernel: the CPU is far slower than the
+  // GPU. Stage 1's first forward needs stage 0's F0 activation, which exists only once every
+  // kernel of F0 has been issued and run: it starts after stage 0's CPU issued F0's last kernel
+  // (the transfer after it), not when F0's GPU time alone would end.
+  const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 256, micro_batch_size: 1, global_batch_size: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {pp: 2}
+efficiency: {host_per_kernel: 1ms}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
+)"));
+  const TaskGraph& g = *tl.graph;
+  auto find = [&](int pp, TaskType type, int mb) {
+    for (TaskId t = 0; t < g.size(); ++t)
+      if (static_cast<TaskType>(g.work(t).type) == type && g.tasks[t].microbatch == mb &&
+          tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord.pp == pp)
+        return t;
+    return kNone;
+  };
+  // When stage 0's CPU has issued all of F0's kernels: the end of the second task on its launch
+  // stream (F0 is the first action; its first kernel's issue, then the rest).
+  TimeNs issued = -1;
+  for (StreamId s = 0; s < g.streams.size(); ++s)
+    if (static_cast<StreamType>(g.streams[s].type) == StreamType::Launch &&
+        tl.ranks.ranks[g.streams[s].owner].coord.pp == 0)
+      issued = tl.end[g.stream(s)[1]];
+  const TaskId f0 = find(0, TaskType::Forward, 0), f1 = find(1, TaskType::Forward, 0);
+  REQUIRE(f0 != kNone);
+  REQUIRE(f1 != kNone);
+  REQUIRE(issued > tl.end[f0]);  // the CPU still issuing F0 long after its GPU time
+  CHECK(tl.start[f1] >= issued);
+  // The send of F0's activation waits for the issue too.
+  const TaskId send = find(0, TaskType::SendActivation, 0);
+  REQUIRE(send != kNone);
+  CHECK(tl.start[send] >= issued);
 }

@@ -103,8 +103,9 @@ inline constexpr double kKernelLaunch = 2e-6;
 /// Measured here on a recorded step whose CPU never waited for the GPU (its launch calls took
 /// 7–8 µs at the median, 26 µs at the 99th percentile: the launch queue never filled, so the
 /// CPU set its own pace): tests/data/kineto/h200-llama8b-4layers-tp8.json.gz, ProfilerStep#3
-/// and #4, 1,158 kernels launched (both CPU threads, the forward's and autograd's) in 56.5 ms
-/// of the CPU's step, 48.3 µs each (median interval 35 µs). Under torch.profiler with
+/// and #4, 1,158 kernels and copies launched (both CPU threads, the forward's and autograd's),
+/// the first launch call 55.85 ms before the last: 48.3 µs apart on average (median 35 µs;
+/// the step's CPU span, 56.5 ms). Under torch.profiler with
 /// record_shapes, whose own bookkeeping per operator is in it: an upper estimate of an
 /// unprofiled run. A fused framework's (`runtime: compiled`) per-kernel CPU time is not
 /// measured here: 0, its CPU assumed ahead of the GPU. Override: efficiency.host_per_kernel.

@@ -148,6 +148,10 @@ class TaskGraphBuilder {
   TaskId add_task(StreamId stream, WorkId work, std::int32_t microbatch = -1);
   /// `after` waits for `before` to finish.
   void add_dependency(TaskId before, TaskId after);
+  /// The dependencies added so far, (before, after), in the order they were added.
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>>& dependencies() const {
+    return edges_;
+  }
   /// `members` start together once all of them (and every `beside` task) are ready, and progress
   /// together at the slowest one's rate (a collective, a matched send/recv). `beside` tasks start
   /// with them but keep their own pace (the compute a collective overlaps). A task is a member of

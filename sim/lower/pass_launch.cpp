@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "lower/program.h"
@@ -16,12 +17,16 @@ void add_launch_pass(Program& p) {
     if (it != asked.end()) return it->second;
     return asked[key] = p.cost.host_launch(op, key.second);
   };
+  // Per compute task (or part) issued: the task issuing its last kernels. Whatever waits for the
+  // part's end waits for them too (below).
+  std::map<TaskId, TaskId> rest_of;
+  std::set<std::pair<TaskId, TaskId>> gated;  // (rest, task) dependencies added
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const int replica = p.ranks.replica(rank);
     const auto& list = s.actions[static_cast<std::size_t>(rank.coord.pp)];
-    // Each compute task's place on its stream: the task after it waits for its last kernel's
-    // issue.
+    // Each compute task's place on its stream: the task after it there (the GPU runs them in
+    // order) waits for its last kernel's issue too.
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
     const std::vector<TaskId> order = p.builder.stream_order(cs);  // a copy: streams are added
     std::map<TaskId, std::size_t> place;
@@ -44,9 +49,8 @@ void add_launch_pass(Program& p) {
       const std::vector<TaskId>& tasks = parts ? *parts : one;
       // A divided action's kernels are issued part by part, in equal shares (the layers are
       // alike). Each part's issue in two: its first kernel, which the part starts after, and
-      // the rest, which the next task on the compute stream starts after (the GPU runs the
-      // part's kernels as they come; when the CPU is the slower, its wait shows before the next
-      // task, not inside this one).
+      // the rest, which everything after the part waits for (the GPU runs the part's kernels as
+      // they come; when the CPU is the slower, its wait shows after the part, not inside it).
       const int k = static_cast<int>(tasks.size());
       const TimeNs share = h.time / k;
       const TimeNs one_kernel =
@@ -67,10 +71,22 @@ void add_launch_pass(Program& p) {
                                p.work(TaskType::Launch, a.stage, p.chunk_of(a.stage),
                                       {d - one_kernel, 0, 0}, 1, stage2, 1.0, j, k),
                                a.microbatch);
+        rest_of[part] = rest;
         const std::size_t at = place.at(part);
-        if (at + 1 < order.size()) p.builder.add_dependency(rest, order[at + 1]);
+        if (at + 1 < order.size() && gated.insert({rest, order[at + 1]}).second)
+          p.builder.add_dependency(rest, order[at + 1]);
       }
     }
+  }
+  // Every task waiting for an issued part (its sends, the collectives after it, the gradient
+  // reductions it completes) waits for its last kernels' issue as well: the part's output is
+  // not there before they ran.
+  const std::size_t edges = p.builder.dependencies().size();
+  for (std::size_t e = 0; e < edges; ++e) {
+    const auto [before, after] = p.builder.dependencies()[e];
+    const auto it = rest_of.find(before);
+    if (it == rest_of.end() || after == it->second) continue;
+    if (gated.insert({it->second, after}).second) p.builder.add_dependency(it->second, after);
   }
 }
 

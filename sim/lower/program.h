@@ -161,7 +161,8 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
 /// The CPU issuing each compute task's kernels (CostModel::host_launch,
 /// efficiency.host_per_kernel) on each rank's `launch` stream, in schedule order and never
 /// waiting for the GPU: a compute task (or part) starts after its first kernel is issued, and
-/// the task after it on the compute stream after its last; kernels shorter than their issue
+/// what needs its result (the next task on the compute stream, its sends, collectives and
+/// gradient reductions) after its last; kernels shorter than their issue
 /// time leave the GPU waiting. Nothing when the CPU keeps ahead (no launches). The optimizer's
 /// and the collectives' launches are not counted. After every pass that adds to the compute
 /// stream.

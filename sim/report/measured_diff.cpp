@@ -203,9 +203,11 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
         const std::string per = per_s > 0 ? format_time(per_s) : "?";
         d.notes.push_back(fmt::format(
             "{}: the GPU waited {} ({:.0f} % of the step, {}) for the CPU to launch its next "
-            "kernel: the traced run is host-bound there. Its CPU issued {} in {}, {} each; {}",
+            "kernel: the traced run is host-bound there. Its CPU made {} in {}, {} apart (kernels, "
+            "copies and collectives alike; the simulated CPU issues the model's compute kernels "
+            "only); {}",
             t.file, format_time(to_seconds(b.idle_host)), 100 * to_seconds(b.idle_host) / measured,
-            counted(b.host_gaps, "gap"), counted(b.launches, "kernel"),
+            counted(b.host_gaps, "gap"), counted(b.launches, "launch call"),
             format_time(to_seconds(b.launch_span)), per,
             simulated_cpu
                 ? fmt::format("the scenario issues its own kernels at {} each "

@@ -31,7 +31,8 @@ struct DiffRow {
   /// step, gemm, attention, memory_bound, optimizer, communication, communication_exposed (a part
   /// of communication), communication_tp / _dp / _pp / _ep and their _exposed parts (where the
   /// layout or the trace has them; DP includes ZeRO's parameter gathers), idle, idle_host (a part
-  /// of idle: the GPU waiting for the CPU to launch work; measured only), other: the JSON
+  /// of idle: the GPU waiting for the CPU to launch work; predicted where the scenario simulates
+  /// its CPU), other: the JSON
   /// key; the text table writes it as a label.
   std::string what;
   double measured_s = 0;

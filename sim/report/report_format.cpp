@@ -79,17 +79,18 @@ std::string format_report(const StepReport& r) {
   if (r.overlapped_steps)
     o += fmt::format("  steps overlap      optimizer post-validation (one step alone: {})\n",
                      format_time(r.one_step_s));
-  double launch = 0, launch_wait = 0, launch_busy = 0;  // the busiest stage's CPU
+  double launch = 0, launch_wait = 0, launch_busy = 0;  // the busiest CPU's stage
   for (const auto& st : r.stages)
-    if (st.launch_s > launch) launch = st.launch_s, launch_busy = st.compute_busy_s;
-  for (const auto& st : r.stages) launch_wait = std::max(launch_wait, st.launch_wait_s);
+    if (st.launch_s > launch)
+      launch = st.launch_s, launch_busy = st.compute_busy_s, launch_wait = st.launch_wait_s;
   if (r.before_pipeline_s > 0)
     o += fmt::format(
         "  before pipeline    {}  (the first forward's {})\n", format_time(r.before_pipeline_s),
         launch > 0 ? "parameter gathers or its first kernel's launch" : "parameter gathers");
   o += fmt::format("  pipeline phase     {}\n", format_time(r.pipeline_time_s));
-  o += fmt::format("  after pipeline     {}  (gradient reduction, optimizer)\n",
-                   format_time(r.after_pipeline_s));
+  o += fmt::format("  after pipeline     {}  (gradient reduction, optimizer{})\n",
+                   format_time(r.after_pipeline_s),
+                   launch > 0 ? ", the last backward's kernel launches" : "");
   if (r.tokens_per_step > 0) {
     o += fmt::format("tokens per step      {}\n", thousands(r.tokens_per_step));
     o += fmt::format("throughput           {} tokens/s ({} per GPU)\n", thousands(r.tokens_per_s),
@@ -161,7 +162,7 @@ std::string format_report(const StepReport& r) {
   if (launch > 0)
     o += fmt::format(
         "CPU launches         {} a kernel (efficiency.host_per_kernel): {} of issuing on the "
-        "busiest stage's CPU against {} of its GPU's compute; the GPU waited {} for it\n",
+        "busiest stage's CPU against {} of its GPU's compute; that GPU waited {} for it\n",
         format_time(r.host_per_kernel_s), format_time(launch), format_time(launch_busy),
         format_time(launch_wait));
   if (!r.cost_sources.empty()) o += fmt::format("durations            {}\n", r.cost_sources);
@@ -430,8 +431,20 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   }
   o += "bubble: the schedule's own (a balanced pipeline of these costs, free communication);\n"
        "idle: stage idle from unequal stages / from waiting on communication, of the pipeline "
-       "phase;\n"
-       "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
+       "phase;\n";
+  // Where the CPU's kernel launches are simulated, what each schedule's stages wait for their own
+  // CPU (the rest of the idle time; waits for another stage's CPU count as communication).
+  std::vector<std::string> cpu;
+  for (const auto& row : rows)
+    if (row.step.idle.launch_s > 0 && row.step.pipeline_time_s > 0)
+      cpu.push_back(fmt::format("{} {:.2f}", row.step.schedule,
+                                row.step.idle.launch_s / row.step.pipeline_time_s));
+  if (!cpu.empty())
+    o += fmt::format(
+        "      and waiting for the stage's own CPU's kernel launches (efficiency.host_per_kernel): "
+        "{};\n",
+        fmt::join(cpu, ", "));
+  o += "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
        "1F1B: p);\nactivations at peak: the most activation memory one GPU of any stage holds;\n"
        "GPU memory peak: the most one GPU holds (weights, gradients, optimizer, activations, "
        "buffers)";

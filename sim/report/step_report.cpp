@@ -155,7 +155,8 @@ StepReport make_report(const Timeline& tl) {
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
   // Every task of the stage's representative GPU (gathers, reductions, optimizer included).
   std::vector<TimeNs> rank_first(first), rank_last(last);
-  std::vector<TimeNs> launch(busy.size(), 0), launch_wait(busy.size(), 0);
+  std::vector<TimeNs> launch(busy.size(), 0), launch_wait(busy.size(), 0),
+      launch_wait_pipe(busy.size(), 0);
   // Intervals per stage (representative GPU) of compute and of each communication kind.
   using Intervals = std::vector<Interval>;
   std::vector<Intervals> compute_iv(static_cast<std::size_t>(pp)), tp_iv(compute_iv.size()),
@@ -201,9 +202,14 @@ StepReport make_report(const Timeline& tl) {
       opt[s] += tl.end[t] - tl.start[t];
     }
   }
-  // Waiting for the CPU: a task whose kernels' issue (its launch predecessors) ended after
-  // everything else it waits for (its other predecessors, the task before it on its stream)
-  // waited that much longer.
+  const auto events = activation_events(tl);
+  const TimeNs begin = *std::min_element(first.begin(), first.end());
+  const TimeNs finish = *std::max_element(last.begin(), last.end());
+  TimeNs pipeline = finish - begin;
+  // Waiting for the CPU: a compute task whose kernels' issue (its launch predecessors) ended
+  // after everything else it waits for (its other predecessors, the task before it on its
+  // stream) waited that much longer. Counted from the first forward on (what a trace of the
+  // step shows), and apart within the pipeline phase (the idle split below).
   if (std::any_of(launch.begin(), launch.end(), [](TimeNs x) { return x > 0; })) {
     std::vector<TimeNs> ready(g.size(), 0), issued(g.size(), -1);
     for (TaskId u = 0; u < g.size(); ++u) {
@@ -218,18 +224,18 @@ StepReport make_report(const Timeline& tl) {
       for (std::size_t i = 1; i < order.size(); ++i)
         ready[order[i]] = std::max(ready[order[i]], tl.end[order[i - 1]]);
     }
+    auto overlap = [](TimeNs a0, TimeNs a1, TimeNs b0, TimeNs b1) {
+      return std::max<TimeNs>(0, std::min(a1, b1) - std::max(a0, b0));
+    };
     for (TaskId t = 0; t < g.size(); ++t) {
-      if (issued[t] < 0) continue;
+      if (issued[t] <= ready[t] || !is_compute(static_cast<TaskType>(g.work(t).type))) continue;
       const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
       if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
-      launch_wait[static_cast<std::size_t>(rank.coord.pp)] +=
-          std::max<TimeNs>(0, issued[t] - ready[t]);
+      const auto s = static_cast<std::size_t>(rank.coord.pp);
+      launch_wait[s] += overlap(ready[t], issued[t], begin, tl.makespan);
+      launch_wait_pipe[s] += overlap(ready[t], issued[t], begin, finish);
     }
   }
-  const auto events = activation_events(tl);
-  const TimeNs begin = *std::min_element(first.begin(), first.end());
-  const TimeNs finish = *std::max_element(last.begin(), last.end());
-  TimeNs pipeline = finish - begin;
   r.one_step_s = r.step_time_s;
   r.overlapped_steps = sc.training.optimizer_post_validation;
   if (r.overlapped_steps) {
@@ -238,6 +244,7 @@ StepReport make_report(const Timeline& tl) {
     TimeNs period = 0, compute_span = 0;
     for (std::size_t s = 0; s < first.size(); ++s) {
       if (rank_first[s] <= rank_last[s]) period = std::max(period, rank_last[s] - rank_first[s]);
+      period = std::max(period, launch[s]);  // its CPU issues a step's kernels in each period
       if (first[s] <= last[s]) compute_span = std::max(compute_span, last[s] - first[s]);
     }
     pipeline = compute_span;
@@ -279,7 +286,7 @@ StepReport make_report(const Timeline& tl) {
     st.comm_gather_s = to_seconds(union_length(gather_iv[i]));
     st.launch_s = to_seconds(launch[i]);
     st.launch_wait_s = to_seconds(launch_wait[i]);
-    r.idle.launch_s += st.launch_wait_s / pp;
+    r.idle.launch_s += to_seconds(launch_wait_pipe[i]) / pp;
     r.volume.tp_bytes = std::max(r.volume.tp_bytes, vol[i].tp_bytes);
     r.volume.dp_bytes = std::max(r.volume.dp_bytes, vol[i].dp_bytes);
     r.volume.pp_bytes = std::max(r.volume.pp_bytes, vol[i].pp_bytes);
@@ -300,6 +307,8 @@ StepReport make_report(const Timeline& tl) {
     const double m_a = to_seconds(replay(tl.schedule, *costs));
     r.idle.pipeline_bubble_s = std::clamp(m_u - mean_busy, 0.0, r.idle.total_s);
     r.idle.imbalance_s = std::clamp(m_a - m_u, 0.0, r.idle.total_s - r.idle.pipeline_bubble_s);
+    // Within the pipeline phase the compute stream's waits for the CPU are idle time; what the
+    // bubble and imbalance already explain is not counted twice.
     r.idle.launch_s =
         std::min(r.idle.launch_s, r.idle.total_s - r.idle.pipeline_bubble_s - r.idle.imbalance_s);
     r.idle.communication_s = std::max(
@@ -323,7 +332,9 @@ StepReport make_report(const Timeline& tl) {
   }
   r.critical = critical_path(tl);
   r.cost_sources = tl.cost_sources;
-  if (sc.model) r.host_per_kernel_s = host_per_kernel_seconds(sc);
+  // The CPU's time per kernel, where the step simulates its CPU at all.
+  if (std::any_of(launch.begin(), launch.end(), [](TimeNs x) { return x > 0; }))
+    r.host_per_kernel_s = host_per_kernel_seconds(sc);
   r.contention = tl.contention;
   r.price_per_gpu_hour = sc.price_per_gpu_hour;
   r.measured = sc.measured;

@@ -55,8 +55,9 @@ struct StageStats {
   double comm_tp_s = 0, comm_dp_s = 0, comm_pp_s = 0, comm_gather_s = 0, comm_ep_s = 0,
          comm_cp_s = 0, comm_host_s = 0;
   /// The CPU issuing the stage's compute kernels over the step (efficiency.host_per_kernel; 0
-  /// when the CPU keeps ahead), and the part of the compute stream's idle time spent waiting
-  /// for it: each compute task's start after everything else it waits for had ended.
+  /// when the CPU keeps ahead), and the compute stream's time waiting for it from the first
+  /// forward on (what a trace of the step shows): each compute task's start after everything
+  /// else it waits for had ended.
   double launch_s = 0, launch_wait_s = 0;
 };
 
@@ -113,7 +114,9 @@ struct StepReport {
   struct Idle {
     double total_s = 0;  ///< T − C
     double pipeline_bubble_s = 0, imbalance_s = 0, communication_s = 0;
-    double launch_s = 0;  ///< waiting for the CPU's kernel launches (StageStats::launch_wait_s)
+    /// Waiting for the CPU's kernel launches within the pipeline phase (StageStats::launch_wait_s
+    /// there; what the bubble and imbalance explain not counted twice).
+    double launch_s = 0;
   } idle;
   std::optional<double> cost_per_million_tokens;  ///< needs pricing and tokens
   std::optional<double> price_per_gpu_hour;

@@ -1254,13 +1254,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        time_field<&Scenario::efficiency, &EfficiencyOverrides::kernel_launch>()},
       {"efficiency.host_per_kernel", "time", "48.3us with `training.runtime: eager`, else 0",
        "the CPU's time to issue one kernel (Python, dispatcher, launch call): each rank's CPU "
-       "issues its compute's kernels in schedule order, running ahead of its GPU, and a "
-       "compute task starts no earlier than its kernels are issued, so kernels shorter than "
-       "this leave the GPU waiting (the `launch` rows of the timeline; `CPU launches` in the "
+       "issues its compute's kernels in schedule order, running ahead of its GPU; a compute "
+       "task starts once its first kernel is issued, and what needs its result (the next "
+       "compute, its sends and collectives) once its last is, so kernels shorter than this "
+       "leave the GPU waiting (the `launch` rows of the timeline; `CPU launches` in the "
        "report). Eager: measured on a recorded eager PyTorch step whose CPU never waited, "
        "under the profiler, an upper estimate (`sim/cost/constants.h`); a fused framework's is "
-       "not measured, 0 (its CPU assumed ahead). 0 for a run under CUDA graphs. "
-       "Communication kernels' launches are not counted",
+       "not measured, 0 (its CPU assumed ahead). `0us` for a run under CUDA graphs. The "
+       "optimizer's and the collectives' launches are not counted",
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::host_per_kernel>()},
       {"memory", "map", "", "what a GPU holds besides model state and activations", map(), {}},
