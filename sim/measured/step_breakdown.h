@@ -39,7 +39,8 @@ struct StepBreakdown {
   TimeNs comm_exposed = 0;  ///< communication while no other kernel runs
   TimeNs idle = 0;          ///< span − union of every kernel
   /// The part of `idle` spent waiting for the CPU: the gaps, every stream idle, after which the
-  /// next kernel to start had been launched (TraceKernel::launch) only once the gap had begun.
+  /// next kernel to start had been launched (TraceKernel::launch: the launch call's start; a
+  /// call begun before the gap counts as launched) only once the gap had begun.
   /// The GPU had run out of launched work; a host-bound run (many short kernels, an eager
   /// framework's per-operator time) shows it. The rest of `idle` waited with work launched: on
   /// an event from another stream, a copy from the host, a synchronization.

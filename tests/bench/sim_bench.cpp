@@ -111,6 +111,14 @@ void BM_llama405b_16384_interleaved_expanded(benchmark::State& st) {
   run(st, llama405b(true), false);
 }
 
+// The same step with each rank's CPU issuing its kernels (runtime eager's 48.3 µs a kernel):
+// the launch pass's tasks and edges on the largest layout.
+void BM_llama405b_16384_cpu_launches_folded(benchmark::State& st) {
+  Scenario s = llama405b();
+  s.efficiency.host_per_kernel = 48'300;
+  run(st, s, true);
+}
+
 void BM_gpt_1t_tp8_pp64_m512_folded(benchmark::State& st) {
   run(st, gpt_1t(), true);
 }
@@ -152,6 +160,7 @@ void BM_search_llama70b_64_every_dimension(benchmark::State& st) {
 
 }  // namespace
 
+BENCHMARK(BM_llama405b_16384_cpu_launches_folded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_gpt_1t_tp8_pp64_m512_folded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_search_llama70b_64_default)
     ->Arg(1)
