@@ -248,6 +248,8 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
                          .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1)
                          .arg(100 * r.idle.imbalance_s / phase, 0, 'f', 1)
                          .arg(100 * r.idle.communication_s / phase, 0, 'f', 1);
+      if (r.idle.launch_s > 0)
+        text += QStringLiteral(", CPU launches %1 %").arg(100 * r.idle.launch_s / phase, 0, 'f', 1);
       // Another scenario (A/B) or another layout than the open one's: say which.
       const StepReport& open = outcome_->report;
       if (r.scenario != open.scenario || r.gpus != open.gpus || r.dp != open.dp ||

@@ -365,13 +365,19 @@ void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
   compare_->set_outcome(o);
   show_outcome_with_measured();
   const double phase = o->report.pipeline_time_s > 0 ? o->report.pipeline_time_s : 1.0;
+  // The stage's own CPU's launches, where the step simulates them (efficiency.host_per_kernel).
+  const QString cpu =
+      o->report.idle.launch_s > 0
+          ? tr(", CPU launches %1 %").arg(100 * o->report.idle.launch_s / phase, 0, 'f', 1)
+          : QString();
   status_->setText(tr("%1 · step %2 s · bubble %3 % · idle from imbalance %4 %, communication "
-                      "%5 % · %6 tasks · simulated in %7 ms")
+                      "%5 %%6 · %7 tasks · simulated in %8 ms")
                        .arg(QString::fromStdString(o->report.schedule))
                        .arg(o->report.step_time_s, 0, 'f', 4)
                        .arg(100 * o->report.bubble_fraction_of_step, 0, 'f', 1)
                        .arg(100 * o->report.idle.imbalance_s / phase, 0, 'f', 1)
                        .arg(100 * o->report.idle.communication_s / phase, 0, 'f', 1)
+                       .arg(cpu)
                        .arg(o->report.tasks)
                        .arg(o->seconds * 1e3, 0, 'f', 0));
 }
