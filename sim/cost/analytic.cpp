@@ -1248,7 +1248,6 @@ double AnalyticCostModel::host_per_kernel() const {
 
 HostLaunch AnalyticCostModel::host_launch(Op op, int stage) const {
   const double per_kernel = host_per_kernel();
-  if (per_kernel <= 0) return {};
   double launches = 0;
   for (const Kernel& k : kernels(op, stage)) launches += static_cast<double>(k.count) * k.launches;
   return {seconds_to_ns(launches * per_kernel), launches};

@@ -156,8 +156,9 @@ class AnalyticCostModel : public CostModel {
   /// The kernels compute() counts (each run's launches), efficiency.host_per_kernel each
   /// (host_per_kernel_seconds).
   HostLaunch host_launch(Op op, int stage) const override;
-  /// The CPU's time to issue one kernel, seconds (see host_time).
+  /// The CPU's time to issue one kernel, seconds (host_per_kernel_seconds).
   double host_per_kernel() const;
+  bool simulates_cpu() const override { return host_per_kernel() > 0; }
 
   /// Time of one GEMM in seconds: measured (the GEMM table) when covered, else the roofline
   /// (exposed for tests and calibration).

@@ -121,9 +121,12 @@ class CostModel {
   /// The kernels one micro-batch of `op` on `stage` runs, as compute() times them; empty when
   /// the model does not time kernels (explicit costs).
   virtual std::vector<KernelTime> kernel_times(Op /*op*/, int /*stage*/) const { return {}; }
-  /// The CPU issuing the kernels of one micro-batch of `op` on `stage`: how many, and its time
-  /// (efficiency.host_per_kernel each); none when the CPU keeps ahead of the GPU.
+  /// The CPU issuing the kernels of one micro-batch of `op` on `stage`: how many (0 when the
+  /// model does not time kernels), and its time (efficiency.host_per_kernel each; 0 when the
+  /// CPU keeps ahead of the GPU).
   virtual HostLaunch host_launch(Op /*op*/, int /*stage*/) const { return {}; }
+  /// Whether host_launch ever takes CPU time (false: the CPU keeps ahead, nothing to simulate).
+  virtual bool simulates_cpu() const { return false; }
 };
 
 /// A model layered over another: every duration comes from `fallback` (or is zero when it is
@@ -183,6 +186,7 @@ class LayeredCostModel : public CostModel {
   HostLaunch host_launch(Op op, int stage) const override {
     return fallback_ ? fallback_->host_launch(op, stage) : HostLaunch{};
   }
+  bool simulates_cpu() const override { return fallback_ && fallback_->simulates_cpu(); }
 
  protected:
   const CostModel* fallback() const { return fallback_.get(); }

@@ -40,10 +40,21 @@ Cost ExplicitCostModel::compute(Op op, int stage, int rank) const {
   return base;
 }
 
+namespace {
+// Whether the scenario gives compute durations: they stand for the whole work, the CPU's part
+// included.
+bool times_compute(const CostOverrides& c) {
+  return !c.forward.empty() || !c.backward.empty() || !c.backward_input.empty() ||
+         !c.backward_weight.empty();
+}
+}  // namespace
+
 HostLaunch ExplicitCostModel::host_launch(Op op, int stage) const {
-  const bool given = !c_.forward.empty() || !c_.backward.empty() || !c_.backward_input.empty() ||
-                     !c_.backward_weight.empty();
-  return given ? HostLaunch{} : LayeredCostModel::host_launch(op, stage);
+  return times_compute(c_) ? HostLaunch{} : LayeredCostModel::host_launch(op, stage);
+}
+
+bool ExplicitCostModel::simulates_cpu() const {
+  return !times_compute(c_) && LayeredCostModel::simulates_cpu();
 }
 
 Cost ExplicitCostModel::overlapped(int forward_stage, int backward_stage, int rank) const {

@@ -29,6 +29,7 @@ class ExplicitCostModel : public LayeredCostModel {
   /// The fallback's, unless the scenario gives compute durations (which then stand for the
   /// whole work, the CPU's share included): 0.
   HostLaunch host_launch(Op op, int stage) const override;
+  bool simulates_cpu() const override;
   std::string sources() const override {
     return "scenario costs" + (fallback() ? " over " + fallback()->sources() : std::string());
   }

@@ -8,6 +8,7 @@
 namespace trainsim {
 
 void add_launch_pass(Program& p) {
+  if (!p.cost.simulates_cpu()) return;  // the CPU keeps ahead: nothing to add
   const Schedule& s = p.schedule;
   // The CPU's part in one micro-batch of (op, model stage), asked once each.
   std::map<std::pair<int, int>, HostLaunch> asked;

@@ -115,14 +115,17 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     // Predicted compute by kind: every stage (chunk) this pipeline rank holds.
     std::vector<double> kind_s(3, 0);
     double unstretched = 0;
+    double launches = 0;  // the kernels the simulated CPU issues in the step (KernelPass)
     for (const int c : held.at(static_cast<std::size_t>(rd.stage))) {
       if (static_cast<std::size_t>(c) >= kernels.size()) continue;
-      for (const KernelPass& p : kernels[static_cast<std::size_t>(c)].passes)
+      for (const KernelPass& p : kernels[static_cast<std::size_t>(c)].passes) {
+        launches += p.launches * m;
         for (std::size_t k = 0; k < 3; ++k) {
           const double v = p.seconds_of(kCostKinds[k]) * m;
           kind_s[k] += v;
           unstretched += v;
         }
+      }
     }
     const double stretch = unstretched > 0 ? st.compute_busy_s / unstretched : 1;
     const double exposed =
@@ -198,9 +201,16 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
       if (const double measured = to_seconds(b.span);
           measured > 0 && to_seconds(b.idle_host) >= kHostBoundNote * measured) {
         // The GPU waited for the CPU: the CPU set the pace, and its time between launches is
-        // its time per kernel.
+        // its time per launch call. Over the simulated step's own kernels (fewer: compute only),
+        // the time per kernel that makes the simulated CPU take the trace's CPU time.
         const double per_s = b.launches > 1 ? to_seconds(b.launch_span) / (b.launches - 1) : 0.0;
         const std::string per = per_s > 0 ? format_time(per_s) : "?";
+        const double fit_s = launches > 0 ? to_seconds(b.launch_span) / launches : per_s;
+        const std::string whose =
+            launches > 0 ? fmt::format("its {} a step take the trace's {}",
+                                       counted(launches, "simulated kernel"),
+                                       format_time(to_seconds(b.launch_span)))
+                         : std::string("each kernel takes the trace's time per launch call");
         d.notes.push_back(fmt::format(
             "{}: the GPU waited {} ({:.0f} % of the step, {}) for the CPU to launch its next "
             "kernel: the traced run is host-bound there. Its CPU made {} in {}, {} apart (kernels, "
@@ -214,10 +224,10 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
                               "(efficiency.host_per_kernel) and waits {} for them",
                               format_time(r.host_per_kernel_s), format_time(st.launch_wait_s))
                 : fmt::format("the scenario does not simulate its CPU (efficiency.host_per_kernel "
-                              "0): --set efficiency.host_per_kernel={:.1f}us does. CUDA graphs, "
-                              "or fewer and longer kernels (fused operators, larger "
+                              "0): --set efficiency.host_per_kernel={:.1f}us does ({}). CUDA "
+                              "graphs, or fewer and longer kernels (fused operators, larger "
                               "micro-batches, less tensor parallelism), close such gaps",
-                              per_s * 1e6)));
+                              fit_s * 1e6, whose)));
       }
     }
     rd.rows.push_back({"other", busy(KernelCategory::Other), 0, false});
