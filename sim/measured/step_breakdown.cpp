@@ -96,9 +96,7 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
       last_launch = std::max(last_launch, k.launch);
       ++b.launches;
     }
-  b.launch_span = last_launch - first_launch;
-  std::stable_sort(order.begin(), order.end(),
-                   [](const TraceKernel* a, const TraceKernel* b) { return a->start < b->start; });
+  b.launch_span = last_launch - first_launch;  // `order` is in start order, as t.kernels is
   b.launches_known = b.launches > 0;
   TRAINSIM_CHECK(!order.empty(), "a step with kernels has kernels");
   TimeNs end = order.front()->start + order.front()->dur;

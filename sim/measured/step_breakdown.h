@@ -48,8 +48,8 @@ struct StepBreakdown {
   int host_gaps = 0;            ///< how many gaps idle_host adds up
   bool launches_known = false;  ///< whether the step's kernels carry their launch calls
   /// The step's kernels with a launch call, and the CPU time from the first call to the last:
-  /// when the GPU waits for the CPU, launch_span / (launches − 1) is the CPU's time per kernel
-  /// (efficiency.host_per_kernel).
+  /// when the GPU waits for the CPU, the CPU's time for the step's launches (`trainsim diff`
+  /// spreads it over the simulated step's kernels for efficiency.host_per_kernel).
   int launches = 0;
   TimeNs launch_span = 0;
   /// Communication per collective (all_reduce, all_gather, …; "" unknown): summed durations.

@@ -21,9 +21,9 @@ namespace trainsim {
 namespace {
 
 // The kernel report's kinds, in the order of the gemm, attention and memory_bound rows.
+constexpr const char* kCostKinds[] = {"gemm", "attention", "memory"};
 // A note names the measured time the GPU waited for the CPU from this share of the step on.
 constexpr double kHostBoundNote = 0.05;
-constexpr const char* kCostKinds[] = {"gemm", "attention", "memory"};
 
 // A row's label in the text table: the communication rows indented under it, exposed parts
 // under theirs.
