@@ -47,6 +47,13 @@ TEST_CASE("kernel report: the rows sum to the cost model's compute time", "[kern
   CHECK(qkv->flops == Approx(32 * 2.0 * 4096 * 4096 * 6144));
   CHECK(format_kernel_report(r).find("qkv") != std::string::npos);
   CHECK(kernel_report_to_json(r)["passes"][1]["op"] == "backward");
+  // One GPU's times; the step's 8 GPUs run them at the slowest one's pace, 1 + 0.010 · 1.42360
+  // (E[max of 8 standard normals]) with the default spread.
+  CHECK(r.compute_pace == Approx(1.0142360));
+  CHECK(kernel_report_to_json(r)["compute_pace"].get<double>() == Approx(1.0142360));
+  CHECK_THAT(format_kernel_report(r),
+             Catch::Contains("the step runs them at the pace of the slowest of its 8 GPUs, 1.4% "
+                             "longer"));
 }
 
 TEST_CASE("kernel report: the stage is checked, and explicit costs have no kernels",

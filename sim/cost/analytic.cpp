@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "cost/constants.h"
+#include "cost/gpu_spread.h"
 #include "cost/fp8_gemm.h"
 #include "cost/interpolate.h"
 
@@ -94,7 +95,8 @@ AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
       gemms_(gemms),
       memory_(memory),
-      attention_(attention) {
+      attention_(attention),
+      pace_(slowest_gpu_factor(gpu_speed_spread(s), s.layout.world())) {
   TRAINSIM_CHECK(s.has_cluster, "the analytic model needs a cluster");
 }
 

@@ -159,6 +159,8 @@ class AnalyticCostModel : public CostModel {
   /// The CPU's time to issue one kernel, seconds (host_per_kernel_seconds).
   double host_per_kernel() const;
   bool simulates_cpu() const override { return host_per_kernel() > 0; }
+  /// slowest_gpu_factor of the scenario's spread (gpu_speed_spread) over the layout's GPUs.
+  double compute_pace() const override { return pace_; }
 
   /// Time of one GEMM in seconds: measured (the GEMM table) when covered, else the roofline
   /// (exposed for tests and calibration).
@@ -255,6 +257,7 @@ class AnalyticCostModel : public CostModel {
   const GemmTable* gemms_ = nullptr;
   const BandwidthTable* memory_ = nullptr;
   const AttentionTable* attention_ = nullptr;
+  double pace_ = 1.0;  ///< compute_pace()
 };
 
 }  // namespace trainsim

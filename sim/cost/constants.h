@@ -224,6 +224,26 @@ inline constexpr double kOverlapComputeSlowdown = 0.189;
 /// the 36 pairs.
 inline constexpr double kOverlapCommSlowdown = 0.129;
 
+/// Coefficient of variation of sustained compute speed across the GPUs of one cluster
+/// (cost/gpu_spread.h: a synchronous step runs at its slowest GPU's pace). Measured by Wei,
+/// Pradeep and Bhatele, "The Case of the Elusive Application Performance on Production GPU
+/// Supercomputers" (IPDPS 2026), on NERSC Perlmutter's A100s: a bf16 cuBLAS GEMM (m = n = k =
+/// 32768, FP32 accumulation) timed on each GPU of every job of 16 or 64 nodes (four A100s each)
+/// the study ran (extract_data_perlmutter/gemm_extract.py), each row one GPU's mean over 75
+/// repetitions (about 20 s), published as github.com/hpcgroup/perf-variability-ipdps26
+/// plot/perlmutter/gemm/gemm_data.csv. Over a sample of 18,250 of its rows (25 stretches spread
+/// through the file), the 40 GB nodes' (node ids below 8000, as the repository's plotting script
+/// labels them) 17,747 GPU runs spread with a coefficient of variation of
+/// 1.09 % (1.02 % from the interquartile range; the 1st and 99th percentiles 0.977 and 1.029 of
+/// the median), the 80 GB nodes' 503 with 0.82 % (0.84 %); the 4,694 GPUs timed more than once
+/// varied between runs by only 5 % of that variance, so a GPU's speed is its own, not a passing
+/// state. 1.0 %, between the two.
+/// No such figure is published for H100, H200 or B200 (Sinha et al., SC22, arXiv 2208.11035,
+/// report V100 clusters' spread of the same order: "8% (max 22%) average performance
+/// variation", about 1.5 % as a standard deviation if it is a box plot's whisker span, 5.4 of
+/// them, as their artifact's plotting script computes it): the A100's stands in.
+inline constexpr double kGpuSpeedSpread = 0.010;
+
 /// Eager (op-by-op) memory-bound kernels, bytes per element and kernels per run, from the PyTorch
 /// reference implementations (Hugging Face transformers' modeling_llama.py; IBM's fms
 /// LayerNormParameterized writes RMSNorm the same way), bf16 activations:

@@ -127,6 +127,9 @@ class CostModel {
   virtual HostLaunch host_launch(Op /*op*/, int /*stage*/) const { return {}; }
   /// Whether host_launch ever takes CPU time (false: the CPU keeps ahead, nothing to simulate).
   virtual bool simulates_cpu() const { return false; }
+  /// Every compute duration of the job × this: a synchronous step runs at the pace of the
+  /// slowest of its GPUs (gpu_spread.h); 1 for one GPU, or where the durations are given.
+  virtual double compute_pace() const { return 1.0; }
 };
 
 /// A model layered over another: every duration comes from `fallback` (or is zero when it is
@@ -187,6 +190,7 @@ class LayeredCostModel : public CostModel {
     return fallback_ ? fallback_->host_launch(op, stage) : HostLaunch{};
   }
   bool simulates_cpu() const override { return fallback_ && fallback_->simulates_cpu(); }
+  double compute_pace() const override { return fallback_ ? fallback_->compute_pace() : 1.0; }
 
  protected:
   const CostModel* fallback() const { return fallback_.get(); }

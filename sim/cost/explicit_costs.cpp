@@ -57,6 +57,10 @@ bool ExplicitCostModel::simulates_cpu() const {
   return !times_compute(c_) && LayeredCostModel::simulates_cpu();
 }
 
+double ExplicitCostModel::compute_pace() const {
+  return times_compute(c_) ? 1.0 : LayeredCostModel::compute_pace();
+}
+
 Cost ExplicitCostModel::overlapped(int forward_stage, int backward_stage, int rank) const {
   Cost c = CostModel::overlapped(forward_stage, backward_stage, rank);
   if (!c_.forward_backward_overlap.empty())

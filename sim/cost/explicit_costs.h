@@ -30,6 +30,8 @@ class ExplicitCostModel : public LayeredCostModel {
   /// whole work, the CPU's share included): 0.
   HostLaunch host_launch(Op op, int stage) const override;
   bool simulates_cpu() const override;
+  /// 1 where `costs:` time the compute (they are what the job's steps took), else the fallback's.
+  double compute_pace() const override;
   std::string sources() const override {
     return "scenario costs" + (fallback() ? " over " + fallback()->sources() : std::string());
   }

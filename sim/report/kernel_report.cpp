@@ -29,6 +29,8 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
     r.hbm_bandwidth = s.cluster.gpu.hbm_bandwidth;
   }
   r.sources = model.sources();
+  r.compute_pace = model.compute_pace();
+  r.gpus = s.layout.world();
   for (const auto& [op, name] : {std::pair{Op::F, "forward"}, std::pair{Op::B, "backward"}}) {
     const std::vector<KernelTime> kernels = model.kernel_times(op, stage);
     if (kernels.empty()) continue;
@@ -63,6 +65,11 @@ std::string format_kernel_report(const KernelReport& r) {
     out += fmt::format("gpu        {} ({:.0f} TFLOP/s dense 16-bit, {:.2f} TB/s HBM)\n", r.gpu,
                        r.peak_flops / 1e12, r.hbm_bandwidth / 1e12);
   out += fmt::format("durations  {}\n", r.sources);
+  if (r.compute_pace != 1.0)
+    out += fmt::format(
+        "pace       one GPU's times; the step runs them at the pace of the slowest of its {} "
+        "GPUs, {:.1f}% longer (cluster.gpu_speed_spread)\n",
+        r.gpus, (r.compute_pace - 1) * 100);
   if (r.passes.empty())
     return out + "(this scenario's durations come from its costs: section, not from kernels)\n";
   for (const KernelPass& p : r.passes) {
@@ -98,10 +105,15 @@ std::string format_kernel_report(const KernelReport& r) {
 }
 
 nlohmann::json kernel_report_to_json(const KernelReport& r) {
-  nlohmann::json j{{"scenario", r.scenario},     {"gpu", r.gpu},
-                   {"stage", r.stage},           {"stages", r.stages},
-                   {"peak_flops", r.peak_flops}, {"hbm_bandwidth", r.hbm_bandwidth},
-                   {"sources", r.sources},       {"passes", nlohmann::json::array()}};
+  nlohmann::json j{{"scenario", r.scenario},
+                   {"gpu", r.gpu},
+                   {"stage", r.stage},
+                   {"stages", r.stages},
+                   {"peak_flops", r.peak_flops},
+                   {"hbm_bandwidth", r.hbm_bandwidth},
+                   {"sources", r.sources},
+                   {"compute_pace", r.compute_pace},
+                   {"passes", nlohmann::json::array()}};
   for (const KernelPass& p : r.passes) {
     nlohmann::json rows = nlohmann::json::array();
     for (const KernelRow& k : p.rows)

@@ -37,6 +37,10 @@ struct KernelReport {
   double peak_flops = 0, hbm_bandwidth = 0;
   std::vector<KernelPass> passes;  ///< empty when the model does not time kernels
   std::string sources;             ///< the model's sources() line
+  /// The step runs these kernels at its slowest GPU's pace: their times × this
+  /// (CostModel::compute_pace; 1 on one GPU) on `gpus` GPUs.
+  double compute_pace = 1.0;
+  int gpus = 1;
 };
 
 /// The kernels of pipeline stage `stage` (a chunk index, 0 … pp·vpp − 1) under `model`.

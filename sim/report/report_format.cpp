@@ -167,6 +167,11 @@ std::string format_report(const StepReport& r) {
         format_time(launch_wait));
   if (!r.cost_sources.empty()) o += fmt::format("durations            {}\n", r.cost_sources);
   if (!r.contention.empty()) o += fmt::format("contention           {}\n", r.contention);
+  if (r.compute_pace != 1.0)
+    o += fmt::format(
+        "slowest GPU          compute +{:.1f}%: the step runs at the pace of the slowest of its {} "
+        "GPUs, whose speeds spread {:.1f}% (cluster.gpu_speed_spread)\n",
+        (r.compute_pace - 1) * 100, r.gpus, r.gpu_speed_spread * 100);
   o += fmt::format(
       "critical path        compute {} · TP {} · DP {} · PP {}{}{}{}{} · optimizer {}  ({} "
       "tasks)\n",
@@ -340,6 +345,8 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
   j["host_per_kernel_s"] = r.host_per_kernel_s;
+  j["compute_pace"] = r.compute_pace;
+  j["gpu_speed_spread"] = r.gpu_speed_spread;
   j["duration_sources"] = r.cost_sources;
   j["contention"] = r.contention;
   j["critical_path_s"] = {{"compute", r.critical.compute_s},

@@ -9,6 +9,7 @@
 
 #include "core/intervals.h"
 #include "cost/analytic.h"
+#include "cost/gpu_spread.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "schedules/zb_auto.h"
@@ -336,6 +337,8 @@ StepReport make_report(const Timeline& tl) {
   if (std::any_of(launch.begin(), launch.end(), [](TimeNs x) { return x > 0; }))
     r.host_per_kernel_s = host_per_kernel_seconds(sc);
   r.contention = tl.contention;
+  r.compute_pace = tl.compute_pace;
+  if (r.compute_pace != 1.0) r.gpu_speed_spread = gpu_speed_spread(sc);
   r.price_per_gpu_hour = sc.price_per_gpu_hour;
   r.measured = sc.measured;
   if (sc.price_per_gpu_hour && r.tokens_per_step > 0)

@@ -121,6 +121,7 @@ Timeline simulate(const Scenario& sc, Schedule schedule, const CostModel& cost,
   check_cancel(opt);
   tl.cost_sources = cost.sources();
   tl.contention = lowered.contention;
+  tl.compute_pace = cost.compute_pace();
   auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
   tl.ranks = std::move(lowered.ranks);
   Engine engine(*graph);

@@ -22,8 +22,9 @@ struct Timeline {
   std::vector<TimeNs> start;  ///< per task
   std::vector<TimeNs> end;    ///< per task
   TimeNs makespan = 0;
-  std::string cost_sources;  ///< where the durations came from (CostModel::sources())
-  std::string contention;    ///< what slowed overlapping work ("" when nothing did)
+  std::string cost_sources;   ///< where the durations came from (CostModel::sources())
+  std::string contention;     ///< what slowed overlapping work ("" when nothing did)
+  double compute_pace = 1.0;  ///< every GPU's compute × this (CostModel::compute_pace)
 };
 
 }  // namespace trainsim

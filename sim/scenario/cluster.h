@@ -4,6 +4,7 @@
 // per ring hop. Does not model: topology beyond two link classes, NVSwitch SHARP, rail-optimised
 // fabrics.
 #include <algorithm>  // std::min
+#include <optional>   // std::optional
 #include <string>     // std::string
 #include <vector>     // std::vector
 
@@ -43,6 +44,10 @@ struct ClusterSpec {
   /// cores of an H100 machine (calibrate/reference/h100-sxm-host-offload.json; foreach 1.17 s);
   /// a node with fewer cores per GPU is slower.
   double host_adam_rate = 4.2e9;
+  /// Coefficient of variation of the GPUs' sustained compute speed across the cluster: a
+  /// synchronous step runs at its slowest GPU's pace (cost/gpu_spread.h). Absent: the cost
+  /// model's default (cost/constants.h kGpuSpeedSpread); 0: all GPUs alike.
+  std::optional<double> gpu_speed_spread;
 
   int gpus() const { return gpus_per_node * nodes; }
   const LinkSpec& link(LinkClass c) const {

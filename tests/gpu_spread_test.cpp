@@ -1,0 +1,105 @@
+#include "cost/gpu_spread.h"
+
+#include <cmath>
+#include <numbers>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cost/constants.h"
+#include "cost/explicit_costs.h"
+#include "report/report_format.h"
+#include "report/step_report.h"
+#include "test_util.h"
+
+using namespace trainsim;
+
+TEST_CASE("gpu spread: the expected largest of n standard normal draws", "[cost][gpu_spread]") {
+  const double sqrt_pi = std::sqrt(std::numbers::pi);
+  CHECK(expected_max_standard_normal(1) == 0);
+  // Closed forms: E[max of 2] = 1/√π, of 3 = 3/(2√π), of 4 = 3/(2√π)·(1 + (2/π)·asin(1/3)).
+  CHECK(expected_max_standard_normal(2) == Approx(1 / sqrt_pi).epsilon(1e-9));
+  CHECK(expected_max_standard_normal(3) == Approx(1.5 / sqrt_pi).epsilon(1e-9));
+  CHECK(expected_max_standard_normal(4) ==
+        Approx(1.5 / sqrt_pi * (1 + 2 / std::numbers::pi * std::asin(1.0 / 3))).epsilon(1e-9));
+  // Tabulated (Teichroew 1956; Harter 1961): 1.53875 at 10, 2.50759 at 100, 3.24144 at 1,000.
+  CHECK(expected_max_standard_normal(10) == Approx(1.53875).epsilon(1e-5));
+  CHECK(expected_max_standard_normal(100) == Approx(2.50759).epsilon(1e-5));
+  CHECK(expected_max_standard_normal(1000) == Approx(3.24144).epsilon(1e-5));
+  // More GPUs, a slower slowest one; the integration holds up to the largest jobs.
+  double last = 0;
+  for (int n : {2, 8, 64, 512, 4096, 32768, 1 << 20, 1 << 30}) {
+    const double e = expected_max_standard_normal(n);
+    CHECK(e > last);
+    last = e;
+  }
+  CHECK(last < 6.5);  // the largest of 2^30 draws lies near 6.1
+}
+
+TEST_CASE("gpu spread: the pace of the slowest GPU", "[cost][gpu_spread]") {
+  // 1 + spread · E[max of n]: 8 GPUs at 1 % → 1 + 0.01 · 1.42360.
+  CHECK(slowest_gpu_factor(0.01, 8) == Approx(1.0142360).epsilon(1e-7));
+  CHECK(slowest_gpu_factor(0.02, 2) == Approx(1 + 0.02 / std::sqrt(std::numbers::pi)));
+  CHECK(slowest_gpu_factor(0, 1024) == 1.0);
+  CHECK(slowest_gpu_factor(0.05, 1) == 1.0);
+}
+
+namespace {
+Scenario dp8(const std::string& extra) {
+  return test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8)" +
+                    extra + R"(}
+parallelism: {dp: 8}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
+)");
+}
+}  // namespace
+
+TEST_CASE("gpu spread: every GPU computes at the slowest of the job's GPUs' pace",
+          "[cost][gpu_spread][report]") {
+  const Scenario even = dp8(", gpu_speed_spread: 0");
+  const Scenario spread = dp8(", gpu_speed_spread: 0.02");
+  const Scenario defaulted = dp8("");
+  CHECK(make_cost_model(even)->compute_pace() == 1.0);
+  // The default: constants.h's spread over the layout's 8 GPUs.
+  CHECK(make_cost_model(defaulted)->compute_pace() ==
+        Approx(1 + constants::kGpuSpeedSpread * 1.4236003));
+  // 8 GPUs spreading 2 %: the slowest computes 1 + 0.02 · 1.42360 = 1.028472 times as long.
+  const double pace = 1 + 0.02 * 1.4236003;
+  REQUIRE(make_cost_model(spread)->compute_pace() == Approx(pace));
+  const StepReport a = make_report(simulate(even)), b = make_report(simulate(spread));
+  // Two micro-batches of F and B on each GPU, each task's duration × the pace (rounded to a ns).
+  CHECK(b.stages[0].compute_busy_s == Approx(a.stages[0].compute_busy_s * pace).epsilon(1e-6));
+  CHECK(b.step_time_s > a.step_time_s);
+  CHECK(a.compute_pace == 1.0);
+  CHECK(a.gpu_speed_spread == 0);
+  CHECK(b.compute_pace == Approx(pace));
+  CHECK(b.gpu_speed_spread == 0.02);
+  CHECK_THAT(format_report(b),
+             Catch::Contains("slowest GPU          compute +2.8%: the step runs at the pace of the "
+                             "slowest of its 8 GPUs, whose speeds spread 2.0%"));
+  CHECK_THAT(format_report(a), !Catch::Contains("slowest GPU"));
+  const auto j = report_to_json(b);
+  CHECK(j["compute_pace"].get<double>() == Approx(pace));
+  CHECK(j["gpu_speed_spread"].get<double>() == 0.02);
+}
+
+TEST_CASE("gpu spread: one GPU, or durations given by `costs:`, keep their pace",
+          "[cost][gpu_spread]") {
+  const Scenario one = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 1, gpu_speed_spread: 0.05}
+)");
+  CHECK(make_cost_model(one)->compute_pace() == 1.0);
+  // Explicit compute costs are what the job's steps took: 4 pipeline GPUs, no pace.
+  Scenario given = test::pipeline(4, 8, 1, 2);
+  CHECK(make_cost_model(given)->compute_pace() == 1.0);
+  const Scenario costs_over_model = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, gpu_speed_spread: 0.05}
+parallelism: {dp: 8}
+costs: {forward: 1ms, backward: 2ms}
+)");
+  CHECK(make_cost_model(costs_over_model)->compute_pace() == 1.0);
+}
