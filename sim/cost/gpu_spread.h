@@ -5,7 +5,9 @@
 // pace of the slowest of its GPUs, the further behind the median the more GPUs it has.
 // Sustained speeds are taken as normally distributed across a cluster's GPUs with coefficient
 // of variation `spread` (cluster.gpu_speed_spread, constants.h kGpuSpeedSpread): the slowest of
-// n is expected spread · E[max of n standard normals] behind the median.
+// n is expected spread · E[max of n standard normals] behind the median. The pace applies to
+// every compute task whole, its memory-bound kernels too, though a kernel bound by HBM (whose
+// clock does not vary with the SMs') varies less: a simplification.
 
 namespace trainsim {
 

@@ -67,9 +67,9 @@ std::string format_kernel_report(const KernelReport& r) {
   out += fmt::format("durations  {}\n", r.sources);
   if (r.compute_pace != 1.0)
     out += fmt::format(
-        "pace       one GPU's times; the step runs them at the pace of the slowest of its {} "
-        "GPUs, {:.1f}% longer (cluster.gpu_speed_spread)\n",
-        r.gpus, (r.compute_pace - 1) * 100);
+        "pace       one GPU's times; the step runs them at the pace of the slowest of its {}, "
+        "{:.1f}% longer (cluster.gpu_speed_spread)\n",
+        counted(r.gpus, "GPU"), (r.compute_pace - 1) * 100);
   if (r.passes.empty())
     return out + "(this scenario's durations come from its costs: section, not from kernels)\n";
   for (const KernelPass& p : r.passes) {
