@@ -33,7 +33,7 @@ TEST_CASE("critical path: an exposed DP all-reduce and the optimizer end the ste
   // all-reduce of all gradients (c) and the optimizer (o) — nothing overlaps.
   const Scenario s = test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}
-cluster: {gpu: h100-sxm, gpus_per_node: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}
 parallelism: {dp: 2}
 costs: {forward: 10ms, backward: 21ms}
 memory: {bucket_size: 100GB}

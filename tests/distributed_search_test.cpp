@@ -122,6 +122,9 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.training->lora_all_to_all = true;
   r.cluster = priced().cluster;
   r.cluster->inter_node.p2p_bandwidth = 40e9;
+  r.cluster->gpu_speed_spread = 0.02;  // and the slowest GPU's pace it sets
+  r.compute_pace = 1.0284720;
+  r.gpu_speed_spread = 0.02;
   SearchResult row;
   row.report = r;
   const auto back = decode_results(encode_results({{7, row}}));

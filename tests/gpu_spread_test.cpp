@@ -8,6 +8,7 @@
 
 #include "cost/constants.h"
 #include "cost/explicit_costs.h"
+#include "lower/task_types.h"
 #include "report/report_format.h"
 #include "report/step_report.h"
 #include "test_util.h"
@@ -74,11 +75,12 @@ TEST_CASE("gpu spread: every GPU computes at the slowest of the job's GPUs' pace
   CHECK(b.step_time_s > a.step_time_s);
   CHECK(a.compute_pace == 1.0);
   CHECK(a.gpu_speed_spread == 0);
+  CHECK(make_report(simulate(defaulted)).gpu_speed_spread == constants::kGpuSpeedSpread);
   CHECK(b.compute_pace == Approx(pace));
   CHECK(b.gpu_speed_spread == 0.02);
   CHECK_THAT(format_report(b),
-             Catch::Contains("slowest GPU          compute +2.8%: the step runs at the pace of the "
-                             "slowest of its 8 GPUs, whose speeds spread 2.0%"));
+             Catch::Contains("slowest GPU          modelled compute +2.8%: the step runs at the "
+                             "pace of the slowest of its 8 GPUs, whose speeds spread 2.0%"));
   CHECK_THAT(format_report(a), !Catch::Contains("slowest GPU"));
   const auto j = report_to_json(b);
   CHECK(j["compute_pace"].get<double>() == Approx(pace));
@@ -92,14 +94,54 @@ training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}
 cluster: {gpu: h100-sxm, gpus_per_node: 1, gpu_speed_spread: 0.05}
 )");
   CHECK(make_cost_model(one)->compute_pace() == 1.0);
-  // Explicit compute costs are what the job's steps took: 4 pipeline GPUs, no pace.
-  Scenario given = test::pipeline(4, 8, 1, 2);
-  CHECK(make_cost_model(given)->compute_pace() == 1.0);
-  const Scenario costs_over_model = test::yaml(R"(model: llama-3.2-1b
-training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 16}
-cluster: {gpu: h100-sxm, gpus_per_node: 8, gpu_speed_spread: 0.05}
-parallelism: {dp: 8}
-costs: {forward: 1ms, backward: 2ms}
-)");
-  CHECK(make_cost_model(costs_over_model)->compute_pace() == 1.0);
+  // A costs-only pipeline study has no GPUs to differ.
+  CHECK(make_cost_model(test::pipeline(4, 8, 1, 2))->compute_pace() == 1.0);
+  // 8 GPUs spreading 5 %: 1 + 0.05 · 1.42360 = 1.071180 for what the model times; the forward
+  // and backward `costs:` gives are what the job's steps took and keep their durations.
+  auto given = [](const char* costs) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 16}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, gpu_speed_spread: 0.05}}
+parallelism: {{dp: 8}}
+costs: {}
+)",
+                                  costs));
+  };
+  const double pace = 1 + 0.05 * 1.4236003;
+  const Scenario both = given("{forward: 1ms, backward: 2ms}");
+  const auto model = make_cost_model(both);
+  CHECK(model->compute_pace() == Approx(pace));
+  CHECK(model->pace_of(Op::F, 0, 0) == 1.0);
+  CHECK(model->pace_of(Op::B, 0, 0) == 1.0);
+  CHECK(model->overlapped_pace(0, 0, 0) == 1.0);
+  const Timeline tl = simulate(both);
+  int forwards = 0;
+  for (TaskId t = 0; t < tl.graph->size(); ++t) {
+    const Work& w = tl.graph->work(t);
+    switch (static_cast<TaskType>(w.type)) {
+      case TaskType::Forward:
+        ++forwards;
+        CHECK(w.duration == kNsPerMs);
+        break;
+      case TaskType::Backward:
+        CHECK(w.duration <= 2 * kNsPerMs);  // (in parts where buckets complete)
+        break;
+      case TaskType::Optimizer: {
+        // The optimizer the model times runs at the pace (rounded to a nanosecond).
+        const double o = static_cast<double>(model->optimizer(model->stage_params(0)).duration);
+        CHECK(w.duration == std::llround(o * pace));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  CHECK(forwards == 2);
+  // Only the forward given: the modelled backward takes the pace, and an F&B pair (F + B) each
+  // part's, weighted by its duration.
+  const auto half = make_cost_model(given("{forward: 1ms}"));
+  CHECK(half->pace_of(Op::F, 0, 0) == 1.0);
+  CHECK(half->pace_of(Op::B, 0, 0) == Approx(pace));
+  const double b = static_cast<double>(half->compute(Op::B, 0, 0).duration);
+  CHECK(half->overlapped_pace(0, 0, 0) == Approx((1e6 + b * pace) / (1e6 + b)));
 }

@@ -63,17 +63,22 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
   CHECK_FALSE(row(rd, "other").predicted_known);
   // Predicted side: the step is the simulated step; GEMM + attention + memory-bound are the
   // simulated compute busy time of the stage (the kernel report's shares, scaled by the
-  // stretch from overlapping communication); idle is what the step leaves.
+  // stretch from overlapping communication) as one GPU computes it: without the slowest of
+  // the 8 GPUs' pace (1 + 0.010 · 1.42360); idle is what the step leaves, that pace's part in it.
   CHECK(row(rd, "step").predicted_s == Approx(f.r.step_time_s));
+  REQUIRE(f.r.compute_pace == Approx(1.0142360));
   const double compute = row(rd, "gemm").predicted_s + row(rd, "attention").predicted_s +
                          row(rd, "memory_bound").predicted_s;
-  CHECK(compute == Approx(st.compute_busy_s).epsilon(1e-9));
+  CHECK(compute == Approx(st.compute_busy_s / f.r.compute_pace).epsilon(1e-9));
   CHECK(row(rd, "gemm").predicted_s > row(rd, "memory_bound").predicted_s);
   const double exposed =
       st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s + st.exposed_ep_s;
   CHECK(row(rd, "communication_exposed").predicted_s == Approx(exposed));
+  CHECK(row(rd, "optimizer").predicted_s == Approx(st.optimizer_s / f.r.compute_pace));
   CHECK(row(rd, "idle").predicted_s ==
-        Approx(std::max(0.0, f.r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)));
+        Approx(std::max(0.0, f.r.step_time_s - (st.compute_busy_s + st.optimizer_s) /
+                                                   f.r.compute_pace -
+                                 exposed)));
   // The error is (predicted − measured) / measured.
   const auto& s = row(rd, "step");
   CHECK(s.error() == Approx((s.predicted_s - s.measured_s) / s.measured_s));
@@ -83,8 +88,10 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
   CHECK_FALSE(row(rd, "idle_host").predicted_known);
   // Four caveats: the trace's 2 ranks against the scenario's 8 GPUs, A100 against H100, a
   // CNN's step against a Llama one, many times its length, and a host-bound trace: 163.125 ms of
-  // the step's 213.533 ms (76 %) waiting for the CPU, in 821 gaps (step_breakdown_test).
-  REQUIRE(d.notes.size() == 4);
+  // the step's 213.533 ms (76 %) waiting for the CPU, in 821 gaps (step_breakdown_test); and
+  // what the rows leave out: the slowest GPU's pace.
+  REQUIRE(d.notes.size() == 5);
+  CHECK_THAT(d.notes[4], Catch::Contains("the slowest of its 8 GPUs, 1.4% longer"));
   CHECK_THAT(d.notes[0], Catch::Contains("world size is 2"));
   CHECK_THAT(d.notes[1],
              Catch::Contains("ran on NVIDIA A100-PG509-200, the scenario simulates h100-sxm"));
@@ -118,12 +125,12 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
     REQUIRE(st.launch_s > 0);
     CHECK(row(m.ranks[0], "idle_host").predicted_known);
     CHECK(row(m.ranks[0], "idle_host").predicted_s == Approx(st.launch_wait_s));
-    REQUIRE(m.notes.size() == 4);
+    REQUIRE(m.notes.size() == 5);
     CHECK_THAT(m.notes[3], Catch::Contains("the scenario issues its own kernels at 1.000 ms each"));
   }
   // Below 5 % of the step, no note: the same trace with its waits cut to 5 % less a nanosecond.
   f.steps[0].idle_host = static_cast<TimeNs>(0.05 * static_cast<double>(f.steps[0].span)) - 1;
-  CHECK(make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps).notes.size() == 3);
+  CHECK(make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps).notes.size() == 4);
   // A trace without launch records: no such row (nothing to tell the waits apart by).
   f.steps[0].launches_known = false;
   const MeasuredDiff without = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
@@ -146,8 +153,8 @@ TEST_CASE("diff: communication split into TP, DP and PP by each collective's gro
   CHECK(row(rd, "communication_pp").predicted_s == Approx(st.comm_pp_s));
   CHECK(row(rd, "communication_pp_exposed").predicted_s == Approx(st.exposed_pp_s));
   for (const DiffRow& x : rd.rows) CHECK(x.what.rfind("communication_tp", 0) == std::string::npos);
-  // The world size, device, step and host-bound notes only: none unattributed.
-  CHECK(d.notes.size() == 4);
+  // The world size, device, step, host-bound and pace notes only: none unattributed.
+  CHECK(d.notes.size() == 5);
   const std::string text = format_measured_diff(d);
   CHECK_THAT(text, Catch::Contains("\n    DP "));
   CHECK_THAT(text, Catch::Contains("\n      exposed "));
@@ -157,7 +164,7 @@ TEST_CASE("diff: communication split into TP, DP and PP by each collective's gro
   for (auto& g : f.steps[0].comm_groups) g.group_size = 0;
   const MeasuredDiff u = make_measured_diff(f.tl, f.r, f.kernels, f.traces, f.steps);
   CHECK(row(u.ranks[0], "communication_dp").measured_s == 0);
-  REQUIRE(u.notes.size() == 5);
+  REQUIRE(u.notes.size() == 6);
   CHECK_THAT(u.notes[3], Catch::Contains("12.300 ms of communication (7 kernels) not split"));
 }
 

@@ -1,5 +1,6 @@
 // The lowering passes (lower/program.h) on tiny layouts, with expected times derived from the
-// cost model's own durations (the arithmetic is in the comments).
+// cost model's own durations (the arithmetic is in the comments). Their clusters set
+// gpu_speed_spread 0: every GPU at one GPU's pace (gpu_spread_test covers the slowest GPU's).
 #include "lower/program.h"
 
 #include <initializer_list>
@@ -32,7 +33,7 @@ Scenario dp_only(int zero, const std::string& bucket, double slowdown = 0,
                  double comm_slowdown = 0) {
   return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
 parallelism: {{dp: 2, zero: {}}}
 costs: {{forward: 10ms, backward: 21ms}}
 memory: {{bucket_size: {}}}
@@ -153,7 +154,7 @@ TEST_CASE("DP pass: ZeRO-2/3 reduce every micro-batch's gradients, ZeRO-0/1 the 
   auto two = [](int zero) {
     return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
 parallelism: {{dp: 2, zero: {}}}
 costs: {{forward: 10ms, backward: 21ms}}
 memory: {{bucket_size: 100GB}}
@@ -192,7 +193,7 @@ TEST_CASE("DP pass: tied embeddings over a pipeline sum their gradients before t
   auto pipeline = [](bool tied) {
     return test::yaml(fmt::format(R"(model: {{preset: llama-3.2-1b, tied_embeddings: {}}}
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
 parallelism: {{pp: 2}}
 costs: {{forward: 10ms, backward: 21ms, p2p: 0ms}}
 contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
@@ -225,7 +226,7 @@ TEST_CASE("DP pass: the tied embedding's all-reduce joins its two ends' ranks, n
   auto run = [](const std::string& schedule, int zero) {
     return simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, gpu_speed_spread: 0}}
 parallelism: {{tp: 2, pp: 2, dp: 2, vpp: 2, zero: {}}}
 schedule: {}
 )",
@@ -254,7 +255,7 @@ TEST_CASE("DP pass: ZeRO-Offload moves the shard's step to the host, over the ho
   // Ψ/2 bytes) back, then the all-gather. The GPU's compute stream runs no optimizer.
   const Scenario off = test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2, offload: optimizer}
-cluster: {gpu: h100-sxm, gpus_per_node: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}
 parallelism: {dp: 2, zero: 1}
 costs: {forward: 10ms, backward: 21ms}
 memory: {bucket_size: 1GB}
@@ -286,7 +287,7 @@ namespace {
 Scenario zero3(int prefetch, TimeNs f, TimeNs b, bool reshard = true) {
   return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
 parallelism: {{dp: 2, zero: 3, fsdp: {{unit_layers: 8, prefetch: {}, reshard_after_forward: {}}}}}
 costs: {{forward: {}ns, backward: {}ns}}
 contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
@@ -439,7 +440,7 @@ TEST_CASE("ZeRO-1: over model chunks the next forward's gathers go a chunk ahead
   // starts as the compute task before that forward ends (the gather stream is idle by then).
   const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
-cluster: {gpu: h100-sxm, gpus_per_node: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}
 parallelism: {dp: 2, pp: 2, vpp: 4, zero: 1, param_gather: with-next-forward}
 schedule: interleaved-1f1b
 memory: {bucket_size: 100GB}
@@ -502,7 +503,7 @@ TEST_CASE("TP pass: SP adds the backward's re-gathers and the hidden collectives
   auto run = [](bool sp) {
     return make_report(simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
 parallelism: {{tp: 2, sequence_parallel: {}}}
 )",
                                                        sp))));
@@ -514,7 +515,7 @@ parallelism: {{tp: 2, sequence_parallel: {}}}
     double seconds = 0;
     const Timeline tl = simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
 parallelism: {{tp: 2, sequence_parallel: {}}}
 )",
                                                         sp)));
@@ -534,7 +535,7 @@ namespace {
 Scenario tp2_explicit(bool overlap, bool sp = false) {
   return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
 parallelism: {{tp: 2, tp_overlap: {}, sequence_parallel: {}}}
 costs: {{forward: 10ms, backward: 20ms}}
 contention: {{compute_slowdown: 0, comm_slowdown: 0}}
@@ -653,7 +654,7 @@ TEST_CASE("contention: each GPU's compute, SMs and links are wired as resources"
   // and its sends to stage 1 share rank 0's NIC; its compute is slowed by both.
   const Scenario s = test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
-cluster: {gpu: h100-sxm, gpus_per_node: 1, nodes: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 1, nodes: 4, gpu_speed_spread: 0}
 parallelism: {dp: 2, pp: 2}
 )");
   const Timeline tl = simulate(s);
@@ -735,7 +736,7 @@ TEST_CASE("stragglers: a slow DP peer slows its whole group's all-reduce and unf
           "[passes][slowdown]") {
   const std::string s = R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 4}
-cluster: {gpu: h100-sxm, gpus_per_node: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}
 parallelism: {dp: 4, zero: 0}
 memory: {bucket_size: 100GB}
 )";
@@ -776,7 +777,7 @@ TEST_CASE("EP pass: each part's all-to-alls follow it on the critical path - fol
     return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000, moe: {{experts: 8, top_k: 2, ffn_hidden: 512}}}}
 training: {{seq_len: 512, micro_batch_size: 2, global_batch_size: {}}}
-cluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: {}, gpu_speed_spread: 0}}
 parallelism: {{dp: {}, ep: {}}}
 costs: {{forward: 10ms, backward: 20ms}}
 memory: {{bucket_size: 10GB}}
@@ -816,7 +817,7 @@ TEST_CASE("EP pass: DualPipeV's overlapped F&B pairs hide their all-to-alls", "[
   const Scenario s = test::yaml(R"(model: {layers: 8, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000, moe: {experts: 8, top_k: 2, ffn_hidden: 512}}
 training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 16}
-cluster: {gpu: h100-sxm, gpus_per_node: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}
 parallelism: {dp: 2, pp: 2, vpp: 2, ep: 2}
 schedule: dualpipe-v
 contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
@@ -878,7 +879,7 @@ TEST_CASE("EP pass: with TP the optimizer waits for both, and F&B pairs start wi
     return test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000, moe: {experts: 8, top_k: 2, ffn_hidden: 512}}
 training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 4}
-cluster: {gpu: h100-sxm, gpus_per_node: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}
 parallelism: {tp: 2, dp: 2, ep: 2, tp_overlap: true)" +
                       extra + "}\n");
   };
@@ -902,7 +903,7 @@ parallelism: {tp: 2, dp: 2, ep: 2, tp_overlap: true)" +
   const Scenario uneven = test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 2048,
         heads: 8, vocab: 1000, moe: {experts: 6, top_k: 2, ffn_hidden: 512}}
 training: {seq_len: 512, micro_batch_size: 1, global_batch_size: 12}
-cluster: {gpu: h100-sxm, gpus_per_node: 4, nodes: 3}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, nodes: 3, gpu_speed_spread: 0}
 parallelism: {dp: 12, ep: 6}
 )");
   const Timeline unfolded = simulate(uneven, {"", true});
@@ -923,7 +924,7 @@ TEST_CASE("CP pass: ring KV blocks travel beside the compute, all-gathered ones 
     return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000}}
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: {}}}
-cluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: {}, gpu_speed_spread: 0}}
 parallelism: {{dp: {}, cp: 2, cp_comm: {}}}
 costs: {{forward: 10ms, backward: 20ms}}
 memory: {{bucket_size: 10GB}}
@@ -970,7 +971,7 @@ TEST_CASE("CP pass: with tp_overlap the compute starts with its TP collective an
   const Scenario s = test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000}
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
-cluster: {gpu: h100-sxm, gpus_per_node: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}
 parallelism: {tp: 2, cp: 2, tp_overlap: true}
 costs: {forward: 10ms, backward: 20ms}
 memory: {bucket_size: 10GB}
@@ -1007,7 +1008,7 @@ TEST_CASE("offload pass: activations go to host memory after F and come back bef
   auto scenario = [](int layers, int pp, int m, const char* schedule = "1f1b") {
     return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 1024, micro_batch_size: 1, microbatches: {}, offload_activations: {}}}
-cluster: {{gpu: h100-sxm, gpus_per_node: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}, gpu_speed_spread: 0}}
 parallelism: {{pp: {}}}
 schedule: {}
 costs: {{forward: 10ms, backward: 20ms}}
@@ -1064,7 +1065,7 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 TEST_CASE("offload pass: DualPipeV's overlapped F&B pairs are refused", "[passes][offload]") {
   CHECK_THROWS_WITH(simulate(test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, microbatches: 8, offload_activations: 2}
-cluster: {gpu: h100-sxm, gpus_per_node: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}
 parallelism: {pp: 2, vpp: 2}
 schedule: dualpipe-v
 )")),
@@ -1081,7 +1082,7 @@ TEST_CASE("DP pass: DualPipe sums each model stage's gradients with its copy on 
     return test::yaml(fmt::format(R"(model: {{layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000}}
 training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: {}}}
-cluster: {{gpu: h100-sxm, gpus_per_node: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: {}, gpu_speed_spread: 0}}
 parallelism: {{pp: 4, dp: {}, zero: {}}}
 schedule: dualpipe
 contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
@@ -1159,7 +1160,7 @@ TEST_CASE("EP with CP: the experts' all-to-alls carry a rank's s / cp tokens, ac
     return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000, moe: {{experts: 4, top_k: 2, ffn_hidden: 512, capacity_factor: 1}}}}
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: {}}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 4, nodes: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4, nodes: {}, gpu_speed_spread: 0}}
 parallelism: {{dp: {}, cp: 2, ep: 2}}
 contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
@@ -1187,7 +1188,7 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   Scenario paired = test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000, moe: {experts: 4, top_k: 2, ffn_hidden: 512}}
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
-cluster: {gpu: h100-sxm, gpus_per_node: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, gpu_speed_spread: 0}
 parallelism: {pp: 2, dp: 2, cp: 2, ep: 2}
 schedule: dualpipe
 )");
@@ -1209,7 +1210,7 @@ TEST_CASE(
     return test::yaml(fmt::format(R"(model: {{layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
         vocab: 1000}}
 training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: 16}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 4}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}}
 parallelism: {{pp: 2, vpp: 2, dp: 2, zero: {}}}
 memory: {{bucket_size: 1MB}}
 schedule: dualpipe-v
@@ -1278,7 +1279,7 @@ TEST_CASE("DP pass: multi-token prediction's copy of an untied table is summed w
     return simulate(test::yaml(
         fmt::format(R"(model: {{preset: llama-3.2-1b, tied_embeddings: false, mtp_layers: {}}}
 training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
 parallelism: {{pp: 2}}
 )",
                     mtp)));
@@ -1297,7 +1298,7 @@ TEST_CASE("launch pass: the CPU issues each task's kernels ahead of the GPU, or 
   auto scenario = [](const char* per_kernel) {
     return test::yaml(fmt::format(R"(model: llama-3.2-1b
 training: {{seq_len: 256, micro_batch_size: 1, global_batch_size: 2}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 1}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 1, gpu_speed_spread: 0}}
 efficiency: {{host_per_kernel: {}}}
 contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 )",
@@ -1354,7 +1355,7 @@ TEST_CASE("launch pass: what waits for a task's output waits for its last kernel
   // (the transfer after it), not when F0's GPU time alone would end.
   const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 256, micro_batch_size: 1, global_batch_size: 4}
-cluster: {gpu: h100-sxm, gpus_per_node: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}
 parallelism: {pp: 2}
 efficiency: {host_per_kernel: 1ms}
 contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}

@@ -127,9 +127,17 @@ class CostModel {
   virtual HostLaunch host_launch(Op /*op*/, int /*stage*/) const { return {}; }
   /// Whether host_launch ever takes CPU time (false: the CPU keeps ahead, nothing to simulate).
   virtual bool simulates_cpu() const { return false; }
-  /// Every compute duration of the job × this: a synchronous step runs at the pace of the
-  /// slowest of its GPUs (gpu_spread.h); 1 for one GPU, or where the durations are given.
+  /// Every modelled compute duration of the job × this: a synchronous step runs at the pace of
+  /// the slowest of its GPUs (gpu_spread.h); 1 for one GPU.
   virtual double compute_pace() const { return 1.0; }
+  /// The pace of one micro-batch of `op` on `stage`: compute_pace(), or 1 where the scenario
+  /// gives its duration (`costs:`, what the job's steps took).
+  virtual double pace_of(Op /*op*/, int /*stage*/, int /*rank*/) const { return compute_pace(); }
+  /// The pace of DualPipe's overlapped pair (overlapped()), the same way.
+  virtual double overlapped_pace(int /*forward_stage*/, int /*backward_stage*/,
+                                 int /*rank*/) const {
+    return compute_pace();
+  }
 };
 
 /// A model layered over another: every duration comes from `fallback` (or is zero when it is
@@ -191,6 +199,12 @@ class LayeredCostModel : public CostModel {
   }
   bool simulates_cpu() const override { return fallback_ && fallback_->simulates_cpu(); }
   double compute_pace() const override { return fallback_ ? fallback_->compute_pace() : 1.0; }
+  double pace_of(Op op, int stage, int rank) const override {
+    return fallback_ ? fallback_->pace_of(op, stage, rank) : 1.0;
+  }
+  double overlapped_pace(int forward_stage, int backward_stage, int rank) const override {
+    return fallback_ ? fallback_->overlapped_pace(forward_stage, backward_stage, rank) : 1.0;
+  }
 
  protected:
   const CostModel* fallback() const { return fallback_.get(); }

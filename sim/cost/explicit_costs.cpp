@@ -57,8 +57,31 @@ bool ExplicitCostModel::simulates_cpu() const {
   return !times_compute(c_) && LayeredCostModel::simulates_cpu();
 }
 
-double ExplicitCostModel::compute_pace() const {
-  return times_compute(c_) ? 1.0 : LayeredCostModel::compute_pace();
+bool ExplicitCostModel::gives(Op op) const {
+  switch (op) {
+    case Op::F:
+      return !c_.forward.empty();
+    case Op::B:
+      return !c_.backward.empty() || !c_.backward_input.empty();
+    case Op::I:
+    case Op::W:
+      return !c_.backward_input.empty();
+  }
+  return false;
+}
+
+double ExplicitCostModel::pace_of(Op op, int stage, int rank) const {
+  return gives(op) ? 1.0 : LayeredCostModel::pace_of(op, stage, rank);
+}
+
+double ExplicitCostModel::overlapped_pace(int forward_stage, int backward_stage, int rank) const {
+  if (!c_.forward_backward_overlap.empty()) return 1.0;
+  // F + B (CostModel::overlapped): each part at its own pace, weighted by its duration.
+  const double f = static_cast<double>(compute(Op::F, forward_stage, rank).duration);
+  const double b = static_cast<double>(compute(Op::B, backward_stage, rank).duration);
+  if (f + b <= 0) return 1.0;
+  return (f * pace_of(Op::F, forward_stage, rank) + b * pace_of(Op::B, backward_stage, rank)) /
+         (f + b);
 }
 
 Cost ExplicitCostModel::overlapped(int forward_stage, int backward_stage, int rank) const {

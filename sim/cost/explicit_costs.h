@@ -30,13 +30,17 @@ class ExplicitCostModel : public LayeredCostModel {
   /// whole work, the CPU's share included): 0.
   HostLaunch host_launch(Op op, int stage) const override;
   bool simulates_cpu() const override;
-  /// 1 where `costs:` time the compute (they are what the job's steps took), else the fallback's.
-  double compute_pace() const override;
+  /// 1 for the durations `costs:` gives (what the job's steps took), else the fallback's pace.
+  double pace_of(Op op, int stage, int rank) const override;
+  double overlapped_pace(int forward_stage, int backward_stage, int rank) const override;
   std::string sources() const override {
     return "scenario costs" + (fallback() ? " over " + fallback()->sources() : std::string());
   }
 
  private:
+  /// Whether `costs:` gives the duration of `op`.
+  bool gives(Op op) const;
+
   CostOverrides c_;
   int vpp_;
   std::string source_;

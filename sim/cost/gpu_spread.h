@@ -7,7 +7,10 @@
 // of variation `spread` (cluster.gpu_speed_spread, constants.h kGpuSpeedSpread): the slowest of
 // n is expected spread · E[max of n standard normals] behind the median. The pace applies to
 // every compute task whole, its memory-bound kernels too, though a kernel bound by HBM (whose
-// clock does not vary with the SMs') varies less: a simplification.
+// clock does not vary with the SMs') varies less: a simplification. And to every stage alike:
+// where pipeline stages are unequal a slow GPU in a stage that waits anyway costs less, so the
+// pace is an upper bound there. Durations a scenario gives (`costs:`) keep theirs
+// (CostModel::pace_of).
 
 namespace trainsim {
 

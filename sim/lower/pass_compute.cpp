@@ -69,9 +69,11 @@ ComputeTasks add_compute_pass(Program& p) {
                                           "separate tasks; use zero 0, 1 or 2",
                                           p.scenario.layout.zero, s.name));
         const Cost c = p.cost.overlapped(p.model_stage(a.stage), p.model_stage(b.stage), pp);
+        const double pace =
+            p.cost.overlapped_pace(p.model_stage(a.stage), p.model_stage(b.stage), pp);
         // The Work records both stages: the pair's cost depends on which two chunks overlap.
-        const WorkId w =
-            p.work(TaskType::ForwardBackward, a.stage, p.chunk_of(a.stage), c, 0, b.stage, scale);
+        const WorkId w = p.work(TaskType::ForwardBackward, a.stage, p.chunk_of(a.stage), c, 0,
+                                b.stage, scale * pace);
         const TaskId t = p.builder.add_task(cs, w, a.microbatch);
         p.task_of(replica, a.stage, a.op, a.microbatch) = t;
         p.task_of(replica, b.stage, b.op, b.microbatch) = t;
@@ -79,6 +81,8 @@ ComputeTasks add_compute_pass(Program& p) {
         continue;
       }
       const Cost c = p.compute_cost(a.op, a.stage, pp);
+      // The job's slowest GPU sets every GPU's pace (a duration `costs:` gives keeps its own).
+      const double paced = scale * p.cost.pace_of(a.op, p.model_stage(a.stage), pp);
       // Divided into parts where a DP bucket's gradients complete (a backward whose gradients
       // are reduced) and where each FSDP unit's gathered parameters are needed.
       const bool reduced = reduces(i);
@@ -87,7 +91,7 @@ ComputeTasks add_compute_pass(Program& p) {
       TRAINSIM_CHECK(kg == 0 || kb == 1 || kg == kb, "bucket and unit boundaries coincide");
       const int k = std::max({1, kb, kg});
       if (k == 1) {
-        const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c, 0, -1, scale);
+        const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c, 0, -1, paced);
         const TaskId t = p.builder.add_task(cs, w, a.microbatch);
         p.task_of(replica, a.stage, a.op, a.microbatch) = t;
         if (kg == 1) out.gathered[static_cast<std::size_t>(r)].push_back(t);
@@ -100,7 +104,7 @@ ComputeTasks add_compute_pass(Program& p) {
       for (int j = 0; j < k; ++j) {
         const Cost cj{j + 1 < k ? piece : c.duration - piece * (k - 1), c.flops / k, c.bytes / k};
         const WorkId w =
-            p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), cj, 0, -1, scale, j, k);
+            p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), cj, 0, -1, paced, j, k);
         parts.push_back(p.builder.add_task(cs, w, a.microbatch));
       }
       p.task_of(replica, a.stage, a.op, a.microbatch) = parts.front();

@@ -234,7 +234,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       p.builder.add_dependency(cpu, opt);
     } else {
       const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp,
-                               -1, p.compute_scale(r));
+                               -1, p.compute_scale(r) * p.cost.compute_pace());
       opt = p.builder.add_task(cs, wo, -1);
       after_backward(opt);
     }

@@ -121,8 +121,7 @@ bool Program::needs_gather(const Action& a, bool first_use) const {
 }
 
 double Program::compute_scale(int r) const {
-  return cost.compute_pace() *
-         scenario.compute_factor(ranks.ranks[static_cast<std::size_t>(r)].global);
+  return scenario.compute_factor(ranks.ranks[static_cast<std::size_t>(r)].global);
 }
 
 double Program::link_scale(const std::vector<int>& members) const {

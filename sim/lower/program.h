@@ -86,9 +86,9 @@ struct Program {
   /// (-1 otherwise).
   WorkId work(TaskType type, int stage, int chunk, const Cost& c, int variant = 0, int stage2 = -1,
               double scale = 1.0, int part = 0, int parts = 1);
-  /// Straggler factors: compute on simulated rank `r` (the job's slowest-GPU pace,
-  /// CostModel::compute_pace, × the scenario's `slowdown` entries naming it); the slowest link
-  /// among global ranks `members` (a collective or a transfer runs at its slowest member's pace).
+  /// Straggler factors (scenario `slowdown`): compute on simulated rank `r`, on top of the job's
+  /// slowest-GPU pace (CostModel::compute_pace, pace_of); the slowest link among global ranks
+  /// `members` (a collective or a transfer runs at its slowest member's pace).
   double compute_scale(int r) const;
   double link_scale(const std::vector<int>& members) const;
   /// The stream of `type` owned by simulated rank `owner` towards `peer` (created on demand).

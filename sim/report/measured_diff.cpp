@@ -127,7 +127,10 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
         }
       }
     }
-    const double stretch = unstretched > 0 ? st.compute_busy_s / unstretched : 1;
+    // The simulated GPU computes at the job's slowest GPU's pace; the traced one at its own, its
+    // wait for the slowest inside its collectives or idle: its kernels are compared with one
+    // GPU's (the pace taken out of the stretch).
+    const double stretch = unstretched > 0 ? st.compute_busy_s / unstretched / r.compute_pace : 1;
     const double exposed =
         st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s + st.exposed_ep_s;
     const double comm =
@@ -150,7 +153,8 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
         {"attention", busy(KernelCategory::Attention), kind_s[1] * stretch, unstretched > 0});
     rd.rows.push_back(
         {"memory_bound", busy(KernelCategory::MemoryBound), kind_s[2] * stretch, unstretched > 0});
-    rd.rows.push_back({"optimizer", busy(KernelCategory::Optimizer), st.optimizer_s});
+    rd.rows.push_back(
+        {"optimizer", busy(KernelCategory::Optimizer), st.optimizer_s / r.compute_pace});
     rd.rows.push_back({"communication", busy(KernelCategory::Communication), comm});
     rd.rows.push_back({"communication_exposed", to_seconds(b.comm_exposed), exposed});
     // Communication by what it serves. Measured: each collective attributed by its group size
@@ -189,9 +193,11 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
           "group size (PyTorch before 2.2 records none) or the size is not the layout's tp or "
           "dp alone",
           t.file, format_time(p.busy), p.kernels));
+    // The GPU's own compute, the rest of the slowest GPU's pace waited for as idle time.
     rd.rows.push_back(
         {"idle", to_seconds(b.idle),
-         std::max(0.0, r.step_time_s - st.compute_busy_s - st.optimizer_s - exposed)});
+         std::max(0.0, r.step_time_s - (st.compute_busy_s + st.optimizer_s) / r.compute_pace -
+                           exposed)});
     // The part of the idle time the GPU waited for the CPU to launch its next kernel
     // (step_breakdown.h); simulated where the scenario's CPU issues kernels
     // (efficiency.host_per_kernel > 0), else not.
@@ -235,6 +241,12 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     rd.collectives = b.collectives;
     d.ranks.push_back(std::move(rd));
   }
+  if (r.compute_pace != 1.0)
+    d.notes.push_back(fmt::format(
+        "the predicted kernel rows are one GPU's; the simulated step runs them at the pace of the "
+        "slowest of its {}, {:.1f}% longer (cluster.gpu_speed_spread), which a traced GPU shows "
+        "as waiting in its collectives or idle",
+        counted(world, "GPU"), (r.compute_pace - 1) * 100));
   return d;
 }
 

@@ -338,7 +338,7 @@ StepReport make_report(const Timeline& tl) {
     r.host_per_kernel_s = host_per_kernel_seconds(sc);
   r.contention = tl.contention;
   r.compute_pace = tl.compute_pace;
-  if (r.compute_pace != 1.0) r.gpu_speed_spread = gpu_speed_spread(sc);
+  if (sc.has_cluster) r.gpu_speed_spread = gpu_speed_spread(sc);
   r.price_per_gpu_hour = sc.price_per_gpu_hour;
   r.measured = sc.measured;
   if (sc.price_per_gpu_hour && r.tokens_per_step > 0)

@@ -128,9 +128,9 @@ struct StepReport {
   std::string contention;    ///< what slowed overlapping work (lowering's words)
   /// The CPU's time to issue one kernel (efficiency.host_per_kernel; 0: the CPU keeps ahead).
   double host_per_kernel_s = 0;
-  /// Every GPU's compute × this: the slowest of the job's GPUs sets the pace
-  /// (cost/gpu_spread.h), their speeds spreading by `gpu_speed_spread` (cluster.gpu_speed_spread;
-  /// 0 where the pace is 1).
+  /// Every GPU's modelled compute × this: the slowest of the job's GPUs sets the pace
+  /// (cost/gpu_spread.h), their speeds spreading by `gpu_speed_spread` (cluster.gpu_speed_spread
+  /// or its default; 0 without a cluster).
   double compute_pace = 1.0;
   double gpu_speed_spread = 0;
   /// With `slowdown` entries: the step time of the same scenario without them (set by the

@@ -999,14 +999,17 @@ const std::vector<SchemaKey>& scenario_keys() {
        "the host CPU's Adam step, parameters per second per GPU (`training.offload`; measured: "
        "fused AdamW on 16 cores of an H100 machine; fewer cores per GPU, slower)",
        number(1, 1e15), field<&Scenario::cluster, &ClusterSpec::host_adam_rate>()},
-      {"cluster.gpu_speed_spread", "0–0.5", "0.010",
+      {"cluster.gpu_speed_spread", "0–0.2", "0.010",
        "how much the GPUs' sustained compute speeds differ: their coefficient of variation. A "
-       "synchronous step waits for its slowest GPU, so every GPU's compute runs at the pace of "
-       "the slowest of the job's n: × (1 + spread · E[largest of n standard normal draws]), "
-       "+1.4 % at 8 GPUs, +2.3 % at 64, +3.2 % at 1,024 with the default. Default: 1.0 %, the "
+       "synchronous step waits for its slowest GPU, so every GPU's modelled compute runs at the "
+       "pace of the slowest of the job's n: × (1 + spread · E[largest of n standard normal "
+       "draws]), +1.4 % at 8 GPUs, +2.3 % at 64, +3.2 % at 1,024 with the default (durations "
+       "`costs:` gives keep theirs; an upper bound where pipeline stages are unequal, as a slow "
+       "GPU in a stage that waits anyway costs less; `slowdown` factors apply on top). "
+       "Default: 1.0 %, the "
        "spread of a bf16 cuBLAS GEMM's time over the A100s of NERSC's Perlmutter (Wei, Pradeep "
        "and Bhatele, IPDPS 2026; cost/constants.h); 0: all GPUs alike",
-       number(0, 0.5), field<&Scenario::cluster, &ClusterSpec::gpu_speed_spread>()},
+       number(0, 0.2), field<&Scenario::cluster, &ClusterSpec::gpu_speed_spread>()},
       {"cluster.intra_node", "", "", "", map(), {}},
       {"cluster.intra_node.bandwidth", "bandwidth", "preset",
        "nccl-tests bus bandwidth inside a node. On an A100/H100/H200/B200 preset, collectives "
@@ -1312,15 +1315,15 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"slowdown[].compute",
        "0.01–100",
        "1",
-       "factor on those GPUs' compute durations / on the transfers and collectives they take part "
-       "in",
+       "factor on those GPUs' compute durations (on top of the job's slowest-GPU pace, "
+       "`cluster.gpu_speed_spread`) / on the transfers and collectives they take part in",
        number(0.01, 100),
        {put<&Scenario::slowdowns, &Slowdown::compute>, nullptr}},
       {"slowdown[].link",
        "0.01–100",
        "1",
-       "factor on those GPUs' compute durations / on the transfers and collectives they take part "
-       "in",
+       "factor on those GPUs' compute durations (on top of the job's slowest-GPU pace, "
+       "`cluster.gpu_speed_spread`) / on the transfers and collectives they take part in",
        number(0.01, 100),
        {put<&Scenario::slowdowns, &Slowdown::link>, nullptr}},
       {"measured",
