@@ -145,3 +145,67 @@ costs: {}
   const double b = static_cast<double>(half->compute(Op::B, 0, 0).duration);
   CHECK(half->overlapped_pace(0, 0, 0) == Approx((1e6 + b * pace) / (1e6 + b)));
 }
+
+TEST_CASE("gpu spread: the pace lengthens every compute task once, and nothing else",
+          "[cost][gpu_spread]") {
+  // The same step at spread 0 and 2 %, task by task (the graphs are built alike): compute
+  // (forward, backward, its input and weight halves, DualPipe's F&B pairs, the optimizer) ×
+  // the pace to the nanosecond; collectives, transfers and the CPU's launches unchanged.
+  struct Case {
+    const char* name;
+    int gpus;
+    const char* rest;
+  };
+  const Case cases[] = {
+      {"dualpipe-v, MoE, dp = ep = 2", 4,
+       "model: {layers: 8, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000, moe: {experts: "
+       "8, top_k: 2, ffn_hidden: 512}}\ntraining: {seq_len: 512, micro_batch_size: 1, "
+       "global_batch_size: 16}\nparallelism: {dp: 2, pp: 2, vpp: 2, ep: 2}\nschedule: "
+       "dualpipe-v\n"},
+      {"zb-h1 (split backward), tp 2, ZeRO-1", 8,
+       "model: llama-3.2-1b\ntraining: {seq_len: 1024, micro_batch_size: 1, global_batch_size: "
+       "8}\nparallelism: {dp: 2, tp: 2, pp: 2, zero: 1}\nschedule: zb-h1\n"},
+      {"eager, the CPU issuing kernels, ZeRO-3", 2,
+       "model: llama-3.2-1b\ntraining: {seq_len: 256, micro_batch_size: 1, global_batch_size: 4, "
+       "runtime: eager}\nparallelism: {dp: 2, zero: 3}\n"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    auto at = [&](double spread) {
+      return test::yaml(fmt::format(
+          "{}cluster: {{gpu: h100-sxm, gpus_per_node: {}, gpu_speed_spread: {}}}\ncontention: "
+          "{{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}\n",
+          c.rest, c.gpus, spread));
+    };
+    const Scenario even = at(0), spread = at(0.02);
+    const double pace = make_cost_model(spread)->compute_pace();
+    REQUIRE(pace == Approx(1 + 0.02 * expected_max_standard_normal(c.gpus)));
+    const Timeline a = simulate(even), b = simulate(spread);
+    REQUIRE(a.graph->size() == b.graph->size());
+    int paced = 0, kept = 0, launches = 0;
+    for (TaskId t = 0; t < a.graph->size(); ++t) {
+      const Work& wa = a.graph->work(t);
+      const Work& wb = b.graph->work(t);
+      REQUIRE(wa.type == wb.type);
+      switch (static_cast<TaskType>(wa.type)) {
+        case TaskType::Forward:
+        case TaskType::Backward:
+        case TaskType::BackwardInput:
+        case TaskType::BackwardWeight:
+        case TaskType::ForwardBackward:
+        case TaskType::Optimizer:
+          ++paced;
+          CHECK(static_cast<double>(wb.duration) ==
+                Approx(static_cast<double>(wa.duration) * pace).margin(1));
+          break;
+        default:
+          ++kept;
+          if (static_cast<TaskType>(wa.type) == TaskType::Launch) ++launches;
+          CHECK(wb.duration == wa.duration);
+      }
+    }
+    CHECK(paced > 0);
+    CHECK(kept > 0);
+    if (std::string(c.name).starts_with("eager")) CHECK(launches > 0);
+  }
+}
