@@ -75,10 +75,10 @@ TEST_CASE("diff: measured categories beside the simulated ones, adding up to the
       st.exposed_tp_s + st.exposed_dp_s + st.exposed_pp_s + st.exposed_gather_s + st.exposed_ep_s;
   CHECK(row(rd, "communication_exposed").predicted_s == Approx(exposed));
   CHECK(row(rd, "optimizer").predicted_s == Approx(st.optimizer_s / f.r.compute_pace));
-  CHECK(row(rd, "idle").predicted_s ==
-        Approx(std::max(0.0, f.r.step_time_s - (st.compute_busy_s + st.optimizer_s) /
-                                                   f.r.compute_pace -
-                                 exposed)));
+  CHECK(
+      row(rd, "idle").predicted_s ==
+      Approx(std::max(0.0, f.r.step_time_s -
+                               (st.compute_busy_s + st.optimizer_s) / f.r.compute_pace - exposed)));
   // The error is (predicted − measured) / measured.
   const auto& s = row(rd, "step");
   CHECK(s.error() == Approx((s.predicted_s - s.measured_s) / s.measured_s));

@@ -12,8 +12,8 @@
 
 #include "core/error.h"
 #include "cost/constants.h"
-#include "cost/gpu_spread.h"
 #include "cost/fp8_gemm.h"
+#include "cost/gpu_spread.h"
 #include "cost/interpolate.h"
 
 namespace trainsim {

@@ -65,13 +65,13 @@ std::string format_kernel_report(const KernelReport& r) {
     out += fmt::format("gpu        {} ({:.0f} TFLOP/s dense 16-bit, {:.2f} TB/s HBM)\n", r.gpu,
                        r.peak_flops / 1e12, r.hbm_bandwidth / 1e12);
   out += fmt::format("durations  {}\n", r.sources);
+  if (r.passes.empty())
+    return out + "(this scenario's durations come from its costs: section, not from kernels)\n";
   if (r.compute_pace != 1.0)
     out += fmt::format(
         "pace       one GPU's times; the step runs them at the pace of the slowest of its {}, "
         "{:.1f}% longer (cluster.gpu_speed_spread)\n",
         counted(r.gpus, "GPU"), (r.compute_pace - 1) * 100);
-  if (r.passes.empty())
-    return out + "(this scenario's durations come from its costs: section, not from kernels)\n";
   for (const KernelPass& p : r.passes) {
     auto pct = [&](double t) { return p.seconds > 0 ? 100 * t / p.seconds : 0.0; };
     out += fmt::format(

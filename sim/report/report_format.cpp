@@ -169,9 +169,8 @@ std::string format_report(const StepReport& r) {
   if (!r.contention.empty()) o += fmt::format("contention           {}\n", r.contention);
   if (r.compute_pace != 1.0)
     o += fmt::format(
-        "slowest GPU          modelled compute +{:.1f}%: the step runs at the pace of the slowest of its "
-        "{}, "
-        "whose speeds spread {:.1f}% (cluster.gpu_speed_spread)\n",
+        "slowest GPU          modelled compute +{:.1f}%: the step runs at the pace of the "
+        "slowest of its {}, whose speeds spread {:.1f}% (cluster.gpu_speed_spread)\n",
         (r.compute_pace - 1) * 100, counted(r.gpus, "GPU"), r.gpu_speed_spread * 100);
   o += fmt::format(
       "critical path        compute {} · TP {} · DP {} · PP {}{}{}{}{} · optimizer {}  ({} "
