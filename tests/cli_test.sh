@@ -57,6 +57,15 @@ expect 3 "exceeds --max-error 0.01%" -- "$bin" check "$src/scenarios/llama3-405b
 # Two runs of one series (measured.series): the layout ranking under the errors, its bound.
 expect 0 "1 of 1 pairs ordered right (100.0%)" -- "$bin" check "$src/tests/published/flagperf-llama2-70b-h800-tp4pp8.yaml" "$src/tests/published/flagperf-llama2-70b-h800-tp8pp4.yaml" --min-ordered-pairs 100
 expect 3 "needs a pair to order" -- "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --min-ordered-pairs 50
+# --set applies to every scenario checked: its prediction is `run --set`'s, and it moves.
+mpt=$src/tests/published/mpt-13b-h100-64gpu-s2048.yaml
+even=$("$bin" run "$mpt" --set cluster.gpu_speed_spread=0 | sed -n 's/^throughput *\([0-9,]*\) tokens.*/\1/p')
+paced=$("$bin" run "$mpt" | sed -n 's/^throughput *\([0-9,]*\) tokens.*/\1/p')
+[ -n "$even" ] && [ "$even" != "$paced" ] || { echo "FAIL: the spread did not move MPT-13B's throughput ($even, $paced)"; fail=1; }
+expect 0 " $even tokens/s" -- "$bin" check "$mpt" --set cluster.gpu_speed_spread=0
+expect 0 " $paced tokens/s" -- "$bin" check "$mpt"
+expect 2 "--set excludes --validation-inc" -- "$bin" check "$mpt" --set cluster.gpu_speed_spread=0 --validation-inc
+expect 2 "cluster.nope: unknown key" -- "$bin" check "$mpt" --set cluster.nope=1
 # A pair ordered wrong: tp 8 · pp 4 given a measured 900 tokens/s/GPU (published: 641.93), faster
 # than tp 4 · pp 8's 791, while predicted slower: 0 of 1, below the bound.
 sed 's/tokens_per_s_per_gpu: 641.93$/tokens_per_s_per_gpu: 900/' \

@@ -116,6 +116,7 @@ struct SearchArgs {
 
 struct CheckArgs {
   std::vector<std::string> scenarios;
+  std::vector<std::string> sets;  ///< --set, applied to every scenario
   bool json = false, markdown = false, validation_inc = false;
   double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
   double min_ordered_pairs = -1;               ///< percent; negative: no bound
@@ -233,7 +234,7 @@ int cmd_check(const CheckArgs& a) {
   std::size_t i = 0;
   for (const auto& path : a.scenarios) {
     ++i;
-    Scenario sc = load_scenario(path);
+    Scenario sc = load_scenario(path, a.sets);
     if (!sc.measured)
       throw ScenarioError(path, "measured",
                           "check needs a measured: section (one figure and its source) in every "
@@ -769,13 +770,18 @@ int main(int argc, char** argv) {
   chk->add_option("scenarios", ka.scenarios, "Scenario YAML files, each with a measured: section")
       ->required()
       ->check(CLI::ExistingFile);
+  chk->add_option("--set", ka.sets,
+                  "Override a scenario key in every scenario, e.g. --set "
+                  "cluster.gpu_speed_spread=0 (repeatable; scenarios/README.md): what one "
+                  "assumption does to every case");
   chk->add_flag("--json", ka.json, "Print the cases and the summary as JSON");
   chk->add_flag("--markdown", ka.markdown, "Print the table as Markdown (for a README)");
   chk->add_flag("--validation-inc", ka.validation_inc,
                 "Print the per-GPU summary as sim/report/data/validation.inc, the record every "
                 "report quotes (run over the whole suite: tests/published/README.md)")
       ->excludes("--json")
-      ->excludes("--markdown");
+      ->excludes("--markdown")
+      ->excludes("--set");
   chk->add_option("--max-mean-error", ka.max_mean_error,
                   "Exit 3 when the mean |step-time error| exceeds this many percent")
       ->transform(at_least(0));
@@ -818,7 +824,9 @@ int main(int argc, char** argv) {
 
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
-  sch->add_option("--pp", sa.pp, "Pipeline ranks")->capture_default_str()->transform(at_least(1, true));
+  sch->add_option("--pp", sa.pp, "Pipeline ranks")
+      ->capture_default_str()
+      ->transform(at_least(1, true));
   sch->add_option("--microbatches,-m", sa.microbatches, "Micro-batches")
       ->capture_default_str()
       ->transform(at_least(1, true));
