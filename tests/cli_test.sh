@@ -66,6 +66,9 @@ expect 0 " $even tokens/s" -- "$bin" check "$mpt" --set cluster.gpu_speed_spread
 expect 0 " $paced tokens/s" -- "$bin" check "$mpt"
 expect 2 "--set excludes --validation-inc" -- "$bin" check "$mpt" --set cluster.gpu_speed_spread=0 --validation-inc
 expect 2 "cluster.nope: unknown key" -- "$bin" check "$mpt" --set cluster.nope=1
+# --set takes one value: the files after it are still the scenarios.
+expect 0 "2 cases · mean" -- "$bin" check --set cluster.gpu_speed_spread=0 "$mpt" "$src/tests/published/mpt-7b-h100-8gpu-s2048.yaml"
+expect 0 "dp 4 · tp 1 · pp 2" -- "$bin" compare --set parallelism.pp=2 --set parallelism.dp=4 "$src/scenarios/default.yaml" "$src/scenarios/default.yaml"
 # A pair ordered wrong: tp 8 · pp 4 given a measured 900 tokens/s/GPU (published: 641.93), faster
 # than tp 4 · pp 8's 791, while predicted slower: 0 of 1, below the bound.
 sed 's/tokens_per_s_per_gpu: 641.93$/tokens_per_s_per_gpu: 900/' \

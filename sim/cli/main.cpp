@@ -631,9 +631,11 @@ CLI::App* scenario_command(CLI::App& app, const std::string& name, const std::st
   std::string sections;
   for (const std::string& k : keys_under(""))
     sections += (sections.empty() ? "" : ", ") + k + (is_section(k) ? ".*" : "");
+  // One value each time (allow_extra_args false): scenario files after it stay positional.
   sub->add_option("--set", sets,
                   "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable); keys: " +
-                      sections + " (scenarios/README.md)");
+                      sections + " (scenarios/README.md)")
+      ->allow_extra_args(false);
   return sub;
 }
 
@@ -773,7 +775,8 @@ int main(int argc, char** argv) {
   chk->add_option("--set", ka.sets,
                   "Override a scenario key in every scenario, e.g. --set "
                   "cluster.gpu_speed_spread=0 (repeatable; scenarios/README.md): what one "
-                  "assumption does to every case");
+                  "assumption does to every case")
+      ->allow_extra_args(false);
   chk->add_flag("--json", ka.json, "Print the cases and the summary as JSON");
   chk->add_flag("--markdown", ka.markdown, "Print the table as Markdown (for a README)");
   chk->add_flag("--validation-inc", ka.validation_inc,
