@@ -230,7 +230,8 @@ inline constexpr double kOverlapCommSlowdown = 0.129;
 /// Supercomputers" (IPDPS 2026), on NERSC Perlmutter's A100s: a bf16 cuBLAS GEMM (m = n = k =
 /// 32768, FP32 accumulation) timed on each GPU of every job of 16 or 64 nodes (four A100s each)
 /// the study ran (extract_data_perlmutter/gemm_extract.py), each row one GPU's mean over 75
-/// repetitions (about 20 s), published as github.com/hpcgroup/perf-variability-ipdps26
+/// repetitions after 25 warm-up ones (about 20 s; github.com/hpcgroup/gpu-benchmarks
+/// matmul/perlmutter/gemm.cu), published as github.com/hpcgroup/perf-variability-ipdps26
 /// plot/perlmutter/gemm/gemm_data.csv. Over a sample of 18,250 of its rows (25 stretches spread
 /// through the file), the 40 GB nodes' (node ids below 8000, as the repository's plotting script
 /// labels them) 17,747 GPU runs spread with a coefficient of variation of
