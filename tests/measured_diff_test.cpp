@@ -357,3 +357,39 @@ TEST_CASE("diff: a real H100 MPT-13B step (llm-foundry's layer) against its scen
   CHECK(row(rd, "memory_bound").measured_s == Approx(20.218e-3).epsilon(1e-4));
   CHECK(std::abs(row(rd, "memory_bound").error()) < 0.05);
 }
+
+TEST_CASE("diff: a whole MPT-125M step on an H200 (head dim 64, small GEMMs)") {
+  // calibrate/reference/llama_step.py --arch mpt-125m --layers 12 --batch 32 --seq 2048 --micro 2
+  // on an H200 (calibrate/reference/h200-small-mpt.json); its scenario
+  // calibrate/reference/mpt-125m-1gpu.yaml.
+  const MeasuredDiff d = diff_one_gpu("mpt-125m-1gpu.yaml", "h200-mpt125m.json.gz");
+  const RankDiff& rd = d.ranks[0];
+  // GPU windows of #2, #3, #4: 354.19, 351.67, 355.46 ms; the first skipped, the shorter of the
+  // other two is #3. Summed with Python over the kernels its CPU launched: 96 FlashAttention
+  // kernels (forward, backward and its two helpers, 12 layers × 2 micro-batches each), 78,996.1 µs.
+  CHECK(rd.step == "ProfilerStep#3");
+  CHECK(row(rd, "step").measured_s == Approx(351.6696e-3).epsilon(1e-5));
+  CHECK(row(rd, "attention").measured_s == Approx(78.9961e-3).epsilon(1e-5));
+  CHECK(row(rd, "other").measured_s == 0);
+  // 354.2 ms predicted (+0.7 %) when this test was written: GEMMs +10.5 % (the GPU held 1,980 MHz
+  // between memory-bound kernels; the sweep's rate is the sustained one), attention +15.3 %
+  // (twelve heads of 64 at 2,048 tokens), memory-bound −14.9 %.
+  CHECK(std::abs(row(rd, "step").error()) < 0.05);
+}
+
+TEST_CASE("diff: a whole MPT-1B step at 32,768 tokens on an H200: attention is 74 % of it") {
+  // calibrate/reference/llama_step.py --arch mpt-1b --layers 24 --batch 1 --seq 32768 --micro 2
+  // on an H200 (calibrate/reference/h200-small-mpt.json); its scenario
+  // calibrate/reference/mpt-1b-32k-1gpu.yaml.
+  const MeasuredDiff d = diff_one_gpu("mpt-1b-32k-1gpu.yaml", "h200-mpt1b-32k.json.gz");
+  const RankDiff& rd = d.ranks[0];
+  // GPU windows of #2, #3, #4: 3,200.31, 3,206.83, 3,190.61 ms → #4. Its 192 FlashAttention
+  // kernels (24 layers × 2 micro-batches × 4) took 2,368,539.9 µs, summed with Python.
+  CHECK(rd.step == "ProfilerStep#4");
+  CHECK(row(rd, "attention").measured_s == Approx(2.3685399).epsilon(1e-5));
+  // 16 heads of 128 at 32K tokens: the 16K point of the H100's measured curve, × 1.07 for the
+  // launch's parallelism, predicted 2.381 s (+0.5 %). The step 3.282 s against 3.191 (+2.9 %),
+  // GEMMs +15.8 % (as above).
+  CHECK(std::abs(row(rd, "attention").error()) < 0.05);
+  CHECK(std::abs(row(rd, "step").error()) < 0.05);
+}

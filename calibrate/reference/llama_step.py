@@ -126,8 +126,10 @@ class Model(nn.Module):
 # MosaicML's MPT as llm-foundry v0.3.0 builds it (llmfoundry/models/mpt/modeling_mpt.py, MPTBlock):
 # LayerNorm without bias, one fused Wqkv projection, GELU MLP of 4·d, learned positions, the
 # output projection tied to the token embedding. d_model and heads of the benchmark table's
-# models (scripts/train/benchmarking/README.md); head dim 128; vocabulary 50368.
-MPT = {"mpt-760m": (1536, 12), "mpt-7b": (4096, 32), "mpt-13b": (5120, 40)}
+# models (scripts/train/benchmarking/README.md); head dim 128 (64 for 125m and 350m); vocabulary
+# 50368.
+MPT = {"mpt-125m": (768, 12), "mpt-350m": (1024, 16), "mpt-760m": (1536, 12), "mpt-1b": (2048, 16),
+       "mpt-7b": (4096, 32), "mpt-13b": (5120, 40)}
 MPT_VOCAB = 50368
 
 
@@ -467,9 +469,12 @@ def main():
            "torch": torch.__version__, "cuda": torch.version.cuda,
            "cudnn": torch.backends.cudnn.version(), "layers": args.layers, "seq": args.seq,
            "micro_batches": args.micro, "arch": args.arch, "batch": args.batch,
-           "main_grad": args.main_grad, "tp": args.tp, "heads": HEADS, "kv_heads": KV_HEADS,
-           "ffn": FFN, "vocab": VOCAB,
-           "script": "calibrate/reference/llama_step.py"}
+           "main_grad": args.main_grad, "tp": args.tp, "script": "calibrate/reference/llama_step.py"}
+    if args.arch in MPT:  # the shapes the run had (MPT's heads are of d_model / heads)
+        d, heads = MPT[args.arch]
+        out.update({"hidden": d, "heads": heads, "kv_heads": heads, "ffn": 4 * d, "vocab": MPT_VOCAB})
+    else:
+        out.update({"heads": HEADS, "kv_heads": KV_HEADS, "ffn": FFN, "vocab": VOCAB})
     try:
         nccl = torch.cuda.nccl.version()
         out["nccl"] = ".".join(map(str, nccl)) if isinstance(nccl, tuple) else str(nccl)
