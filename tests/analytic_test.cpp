@@ -1080,19 +1080,27 @@ parallelism: {{dp: 8}}
   CHECK(find(eager, Op::B, "rope").bytes == Approx(24 * qk));
   CHECK(find(eager, Op::B, "rope").launches == 12);
   // A LayerNorm model runs PyTorch's own LayerNorm kernels when eager (constants.h, measured
-  // in the H100 MPT-13B trace): forward one kernel, read + write (4 B) at 0.60 of HBM, 0.60 /
-  // 0.80 = 0.75 of the other memory-bound kernels' rate; backward the input gradient's kernel
-  // and the weight and bias gradients' (6 + 4 = 10 B, 2 launches) at 0.53 / 0.80 = 0.6625.
+  // in the H100 MPT-13B trace at hidden 5,120): forward one kernel, read + write (4 B) at 0.60 of
+  // HBM, 0.60 / 0.80 = 0.75 of the other memory-bound kernels' rate; backward the input
+  // gradient's kernel and the weight and bias gradients' (6 + 4 = 10 B, 2 launches) at 0.53 /
+  // 0.80 = 0.6625. At this model's 4,096 the H200 width sweep's rates over 5,120's scale them:
+  // forward 2,926 / 2,942, backward 2,477 / 2,294 GB/s.
+  const double ln_fwd = 0.75 * 2926 / 2942, ln_bwd = 0.6625 * 2477 / 2294;
   const AnalyticCostModel layernorm = model(", norm: layernorm");
   CHECK(find(layernorm, Op::F, "norm").bytes == Approx(4 * nh));
   CHECK(find(layernorm, Op::F, "norm").launches == 1);
-  CHECK(find(layernorm, Op::F, "norm").bandwidth_share == Approx(0.75));
+  CHECK(find(layernorm, Op::F, "norm").bandwidth_share == Approx(ln_fwd));
   CHECK(find(layernorm, Op::B, "norm").bytes == Approx(10 * nh));
   CHECK(find(layernorm, Op::B, "norm").launches == 2);
-  CHECK(find(layernorm, Op::B, "norm").bandwidth_share == Approx(0.6625));
-  // Timed at that share: 10 B × n·h over 3.35 TB/s × 0.80 × 0.6625 = 0.53 of HBM.
+  CHECK(find(layernorm, Op::B, "norm").bandwidth_share == Approx(ln_bwd));
+  // Timed at that share: 10 B × n·h over 3.35 TB/s × 0.80 × ln_bwd.
   CHECK(layernorm.kernel_seconds(find(layernorm, Op::B, "norm")) ==
-        Approx(10 * nh / (3.35e12 * 0.53)));
+        Approx(10 * nh / (3.35e12 * 0.80 * ln_bwd)));
+  // MPT-125M's rows of 768: 1,542 / 2,942 forward and 1,131 / 2,294 backward, about half the
+  // rate of the wide rows (the whole MPT-125M step on an H200 ran its LayerNorms so).
+  const AnalyticCostModel narrow = model(", norm: layernorm, hidden: 768, heads: 6, kv_heads: 2");
+  CHECK(find(narrow, Op::F, "norm").bandwidth_share == Approx(0.75 * 1542 / 2942));
+  CHECK(find(narrow, Op::B, "norm").bandwidth_share == Approx(0.6625 * 1131 / 2294));
   // Fused (compiled), it is one kernel at the full memory-bound rate: 8 B backward.
   const AnalyticCostModel fused_ln(test::yaml(R"(model: {preset: llama-3.1-8b, norm: layernorm}
 training: {seq_len: 4096, global_batch_size: 8}
@@ -2876,4 +2884,19 @@ cluster: {gpu: h100-sxm, gpus_per_node: 1}
 costs: {forward: 10ms, backward: 20ms}
 )");
   CHECK(make_cost_model(timed)->host_launch(Op::F, 0).kernels == 0);
+}
+
+TEST_CASE("eager LayerNorm's rate by row width: the H200 sweep over its rate at 5,120") {
+  // constants.h kEagerLayerNormWidthSweep: GB/s at 65,536 rows.
+  CHECK(eager_layernorm_width_factor(5120, true) == Approx(1));
+  CHECK(eager_layernorm_width_factor(5120, false) == Approx(1));
+  CHECK(eager_layernorm_width_factor(768, true) == Approx(1542.0 / 2942));
+  CHECK(eager_layernorm_width_factor(2048, false) == Approx(2236.0 / 2294));
+  // Linear in log(width) between the measured widths: 1,280 lies ln(1.25) / ln(1.5) = 0.5503 of
+  // the way from 1,024 to 1,536, 1,836 + 0.5503 · (2,216 − 1,836) = 2,045.1 GB/s.
+  CHECK(eager_layernorm_width_factor(1280, true) ==
+        Approx((1836 + std::log(1.25) / std::log(1.5) * 380) / 2942));
+  // Held at the ends: narrower than 768 as 768, wider than 12,288 as 12,288.
+  CHECK(eager_layernorm_width_factor(256, true) == Approx(1542.0 / 2942));
+  CHECK(eager_layernorm_width_factor(16384, false) == Approx(2395.0 / 2294));
 }

@@ -373,8 +373,11 @@ TEST_CASE("diff: a whole MPT-125M step on an H200 (head dim 64, small GEMMs)") {
   CHECK(row(rd, "other").measured_s == 0);
   // 354.2 ms predicted (+0.7 %) when this test was written: GEMMs +10.5 % (the GPU held 1,980 MHz
   // between memory-bound kernels; the sweep's rate is the sustained one), attention +15.3 %
-  // (twelve heads of 64 at 2,048 tokens), memory-bound −14.9 %.
-  CHECK(std::abs(row(rd, "step").error()) < 0.05);
+  // (twelve heads of 64 at 2,048 tokens), memory-bound −14.9 %. With the LayerNorms at the rate
+  // of rows of 768 (constants.h kEagerLayerNormWidthSweep): memory-bound 133.4 ms (−5.4 %), the
+  // step 367.5 ms (+4.5 %), the GEMMs' and attention's excess no longer offset.
+  CHECK(std::abs(row(rd, "memory_bound").error()) < 0.08);
+  CHECK(std::abs(row(rd, "step").error()) < 0.06);
 }
 
 TEST_CASE("diff: a whole MPT-1B step at 32,768 tokens on an H200: attention is 74 % of it") {
@@ -388,8 +391,8 @@ TEST_CASE("diff: a whole MPT-1B step at 32,768 tokens on an H200: attention is 7
   CHECK(rd.step == "ProfilerStep#4");
   CHECK(row(rd, "attention").measured_s == Approx(2.3685399).epsilon(1e-5));
   // 16 heads of 128 at 32K tokens: the 16K point of the H100's measured curve, × 1.07 for the
-  // launch's parallelism, predicted 2.381 s (+0.5 %). The step 3.282 s against 3.191 (+2.9 %),
-  // GEMMs +15.8 % (as above).
+  // launch's parallelism, predicted 2.381 s (+0.5 %). The step 3.284 s against 3.191 (+2.9 %),
+  // GEMMs +15.8 % (as above), memory-bound −8.5 %.
   CHECK(std::abs(row(rd, "attention").error()) < 0.05);
   CHECK(std::abs(row(rd, "step").error()) < 0.05);
 }

@@ -26,6 +26,12 @@
    fills the GPU with 16k tokens x 2048 hidden: how throughput falls as the launch's query tiles
    per SM fall, forward and backward, causal or not, head dims 64 and 128, 2k-16k tokens.
 
+5. `norm_sweep`: PyTorch's own LayerNorm (F.layer_norm: its vectorized forward kernel, and the
+   backward's layer_norm_grad_input and GammaBetaBackward) and the eager RMSNorm of Hugging
+   Face's Llama code (llama_step.py's RMSNorm), bf16, forward and backward, over the hidden sizes
+   of the published cases (768 to 12,288) at 8,192 and 65,536 rows: how the rate of these row
+   reductions depends on the row's width (sim/cost/constants.h had one width measured, 5,120).
+
 Usage (on a GPU machine with PyTorch): python3 calibrate/reference/kernel_probe.py --out DIR
 Writes DIR/kernel-probe.json. CUDA events, 3 warm-up and 10 timed runs each, medians; the L2
 cache is overwritten before every timed GEMM.
@@ -342,6 +348,47 @@ def fp8_epilogue(device, out):
     out["fp8_epilogue"] = rows
 
 
+def norm_sweep(device, out):
+    """LayerNorm (with and without bias) and the eager RMSNorm, forward and backward, by hidden
+    size: seconds and GB/s at the bytes per element sim/cost/constants.h counts (LayerNorm 4
+    forward, 10 backward; RMSNorm 36 and 92)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import llama_step  # noqa: E402  (its RMSNorm, as the reference steps run it)
+    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+
+    def flush():
+        flush_buf.zero_()
+
+    rows = []
+    for tokens in (8192, 65536):
+        for d in (768, 1024, 1536, 2048, 2560, 3072, 4096, 5120, 6144, 7168, 8192, 12288):
+            x = torch.randn(tokens, d, device=device, dtype=torch.bfloat16, requires_grad=True)
+            g = torch.randn(tokens, d, device=device, dtype=torch.bfloat16)
+            for kind in ("layernorm", "layernorm_bias", "rmsnorm_eager"):
+                if kind == "rmsnorm_eager":
+                    mod = llama_step.RMSNorm(d).to(device=device, dtype=torch.bfloat16)
+                    fwd_bytes, bwd_bytes = 36, 92
+                else:
+                    mod = torch.nn.LayerNorm(d, bias=kind == "layernorm_bias").to(
+                        device=device, dtype=torch.bfloat16)
+                    fwd_bytes, bwd_bytes = 4, 10
+                params = tuple(mod.parameters())
+                t_f = median_time(lambda: mod(x), flush)
+                y = mod(x)
+                t_b = median_time(
+                    lambda: torch.autograd.grad(y, (x, *params), g, retain_graph=True), flush)
+                n = tokens * d
+                rows.append({"kind": kind, "tokens": tokens, "hidden": d, "forward_s": t_f,
+                             "backward_s": t_b, "forward_gbps": fwd_bytes * n / t_f / 1e9,
+                             "backward_gbps": bwd_bytes * n / t_b / 1e9})
+                print(f"{kind:15s} {tokens:6d} x {d:5d}: fwd {t_f * 1e6:8.1f} us "
+                      f"{rows[-1]['forward_gbps']:6.0f} GB/s  bwd {t_b * 1e6:8.1f} us "
+                      f"{rows[-1]['backward_gbps']:6.0f} GB/s", flush=True)
+                del y, mod, params
+            del x, g
+    out["norm_sweep"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="directory for kernel-probe.json")
@@ -353,7 +400,7 @@ def main():
            "cuda": torch.version.cuda, "method": __doc__.split("Usage")[0].strip()}
     failed = False
     for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep,
-                  fp8_epilogue, attention_parallelism):
+                  fp8_epilogue, attention_parallelism, norm_sweep):
         if args.only and probe.__name__ not in args.only:
             continue
         try:

@@ -722,6 +722,24 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
   gemm("attention.scores.wgrad", {sq, d, sq}, product);  // dK = dSᵀ·Q
 }
 
+double eager_layernorm_width_factor(double hidden, bool forward) {
+  const auto& sweep = constants::kEagerLayerNormWidthSweep;
+  auto rate = [&](double h) {
+    auto at = [&](const constants::LayerNormWidthRate& r) {
+      return forward ? r.forward_gbps : r.backward_gbps;
+    };
+    if (h <= sweep[0].hidden) return at(sweep[0]);
+    for (std::size_t i = 1; i < std::size(sweep); ++i)
+      if (h <= sweep[i].hidden) {
+        const double f =
+            std::log(h / sweep[i - 1].hidden) / std::log(sweep[i].hidden / sweep[i - 1].hidden);
+        return at(sweep[i - 1]) + f * (at(sweep[i]) - at(sweep[i - 1]));
+      }
+    return at(sweep[std::size(sweep) - 1]);
+  };
+  return rate(hidden) / rate(constants::kEagerLayerNormReferenceHidden);
+}
+
 Kernel AnalyticCostModel::norm_kernel(Op op, const char* what, double elements) const {
   const bool forward = op == Op::F;
   Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, (forward ? 1 : 2) * elements * 2 * 2};
@@ -738,10 +756,13 @@ Kernel AnalyticCostModel::norm_kernel(Op op, const char* what, double elements) 
     eager(c::kEagerRmsNormForwardBytes, c::kEagerRmsNormBackwardBytes,
           c::kEagerRmsNormForwardKernels, c::kEagerRmsNormBackwardKernels,
           c::kEagerRmsNormForwardMemoryEfficiency, c::kEagerRmsNormBackwardMemoryEfficiency);
-  else  // PyTorch's own LayerNorm kernels
+  else {  // PyTorch's own LayerNorm kernels, at the rate of the model's row width
+    const double h = static_cast<double>(s_.model->hidden);
     eager(c::kEagerLayerNormForwardBytes, c::kEagerLayerNormBackwardBytes, 1,
-          c::kEagerLayerNormBackwardKernels, c::kEagerLayerNormForwardMemoryEfficiency,
-          c::kEagerLayerNormBackwardMemoryEfficiency);
+          c::kEagerLayerNormBackwardKernels,
+          c::kEagerLayerNormForwardMemoryEfficiency * eager_layernorm_width_factor(h, true),
+          c::kEagerLayerNormBackwardMemoryEfficiency * eager_layernorm_width_factor(h, false));
+  }
   return k;
 }
 

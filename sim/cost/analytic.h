@@ -62,6 +62,11 @@ struct AnalyticConstants {
 /// kMainGradVisibleShare).
 double main_grad_visible_share(double tokens);
 
+/// PyTorch's eager LayerNorm kernels' rate at rows of `hidden` elements over their rate at the
+/// width their efficiency was measured at (constants.h kEagerLayerNormWidthSweep, 5,120 → 1);
+/// `forward`: the forward kernel, else the backward's two.
+double eager_layernorm_width_factor(double hidden, bool forward);
+
 /// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
 /// else cost/constants.h. `dropout`: the run has attention dropout (FlashAttention-3 has none:
 /// FlashAttention-2's data then). `cudnn`: the cuDNN release (training.cudnn_version).

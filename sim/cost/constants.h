@@ -344,13 +344,32 @@ inline constexpr int kGroupedLinearStreams = 4;
 /// bytes at 1.77 TB/s, 0.53), where the model's one-kernel LayerNorm (read + write, twice that
 /// backward, at kMemoryEfficiency) had the backward at half its measured time. Used as a share of
 /// the memory-bound rate, as kEagerStridedMemoryEfficiency is: 0.75 and 0.66 of it, of an
-/// `efficiency.memory` override's or a profile's copy rate likewise. One shape measured (hidden
-/// 5,120); fused LayerNorms (apex's, Transformer Engine's, torch.compile's) stay one kernel at
-/// the memory-bound rate.
+/// `efficiency.memory` override's or a profile's copy rate likewise, at that row width (hidden
+/// 5,120); other widths scale it by kEagerLayerNormWidthSweep. Fused LayerNorms (apex's,
+/// Transformer Engine's, torch.compile's) stay one kernel at the memory-bound rate.
 inline constexpr double kEagerLayerNormForwardBytes = 4, kEagerLayerNormBackwardBytes = 10;
 inline constexpr int kEagerLayerNormBackwardKernels = 2;
 inline constexpr double kEagerLayerNormForwardMemoryEfficiency = 0.60;
 inline constexpr double kEagerLayerNormBackwardMemoryEfficiency = 0.53;
+inline constexpr double kEagerLayerNormReferenceHidden = 5120;
+/// How the rate of those row reductions depends on the row's width (the normalized hidden size):
+/// PyTorch 2.11's LayerNorm (torch.nn.LayerNorm without bias, bf16) timed alone on an NVIDIA H200,
+/// 65,536 rows, L2 flushed, medians of 10 after 3 warm-ups, at the bytes counted above (4 forward,
+/// 10 backward per element), GB/s (calibrate/reference/kernel_probe.py --only norm_sweep,
+/// calibrate/reference/h200-norm-sweep.json, 2026-11-29). Narrow rows run far below the rate of
+/// wide ones: 768 at 0.52 (forward) and 0.49 (backward) of 5,120's, where the whole MPT-125M
+/// step on the same GPU measured its LayerNorms (tests/data/kineto/h200-mpt125m.json.gz). The
+/// rate at a width over the rate at 5,120 scales the H100's measured efficiencies above,
+/// interpolated linearly in log(width), held at the ends. With a bias the rates are within
+/// −8 … +13 % of these; at 8,192 rows the narrow widths run slower still (768: 1,209 and 1,146
+/// GB/s), not modelled (the published LayerNorm runs have 4,096-65,536 rows per micro-batch).
+struct LayerNormWidthRate {
+  double hidden, forward_gbps, backward_gbps;
+};
+inline constexpr LayerNormWidthRate kEagerLayerNormWidthSweep[] = {
+    {768, 1542, 1131},  {1024, 1836, 1243}, {1536, 2216, 1886}, {2048, 2461, 2236},
+    {2560, 2657, 2532}, {3072, 2774, 2684}, {4096, 2926, 2477}, {5120, 2942, 2294},
+    {6144, 2720, 2357}, {7168, 2564, 2366}, {8192, 2424, 2387}, {12288, 2342, 2395}};
 
 /// Bytes per element of a tied embedding table that autograd's sum of its two gradients moves
 /// (the lookup's and the output layer's reach the same weight: InputBuffer adds them, read 2 + 2,
