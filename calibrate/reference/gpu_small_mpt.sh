@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole small MPT models in one eager step each (llm-foundry's benchmark shapes and micro-batches,
-# two micro-batches per step; calibrate/reference/mpt-{125m,350m,1b}-*-1gpu.yaml): MPT-125M and
+# two micro-batches per step; calibrate/reference/mpt-125m-1gpu.yaml, mpt-350m-1gpu.yaml,
+# mpt-1b-1gpu.yaml, mpt-1b-32k-1gpu.yaml): MPT-125M and
 # -350M (head dim 64) at 32 × 2,048 tokens, MPT-1B at 14 × 2,048 and at 1 × 32,768 tokens, with
 # torch's FlashAttention-2 in place of llm-foundry's Triton kernel. Writes under OUT: log.txt,
 # smi.csv, <case>/reference.json, and trace.json.gz for mpt-125m and mpt-1b-s32768.

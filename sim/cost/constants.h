@@ -361,8 +361,10 @@ inline constexpr double kEagerLayerNormReferenceHidden = 5120;
 /// step on the same GPU measured its LayerNorms (tests/data/kineto/h200-mpt125m.json.gz). The
 /// rate at a width over the rate at 5,120 scales the H100's measured efficiencies above,
 /// interpolated linearly in log(width), held at the ends. With a bias the rates are within
-/// −8 … +13 % of these; at 8,192 rows the narrow widths run slower still (768: 1,209 and 1,146
-/// GB/s), not modelled (the published LayerNorm runs have 4,096-65,536 rows per micro-batch).
+/// −7.3 … +13.3 % of these. At 8,192 rows the rates differ, by width not in one direction (768:
+/// 1,209 forward, 1,146 backward; 5,120: 2,535 and 1,869), and the ratio to 5,120 with them
+/// (768 backward 0.61 instead of 0.49): not modelled, the rows of a micro-batch taken as many (the
+/// published LayerNorm runs have 4,096-65,536; the H100 efficiencies above were measured at 4,096).
 struct LayerNormWidthRate {
   double hidden, forward_gbps, backward_gbps;
 };
@@ -370,6 +372,14 @@ inline constexpr LayerNormWidthRate kEagerLayerNormWidthSweep[] = {
     {768, 1542, 1131},  {1024, 1836, 1243}, {1536, 2216, 1886}, {2048, 2461, 2236},
     {2560, 2657, 2532}, {3072, 2774, 2684}, {4096, 2926, 2477}, {5120, 2942, 2294},
     {6144, 2720, 2357}, {7168, 2564, 2366}, {8192, 2424, 2387}, {12288, 2342, 2395}};
+static_assert(
+    [] {
+      for (std::size_t i = 1; i < std::size(kEagerLayerNormWidthSweep); ++i)
+        if (kEagerLayerNormWidthSweep[i].hidden <= kEagerLayerNormWidthSweep[i - 1].hidden)
+          return false;
+      return true;
+    }(),
+    "kEagerLayerNormWidthSweep: widths strictly increasing (eager_layernorm_width_factor)");
 
 /// Bytes per element of a tied embedding table that autograd's sum of its two gradients moves
 /// (the lookup's and the output layer's reach the same weight: InputBuffer adds them, read 2 + 2,

@@ -842,7 +842,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "upcast; 0.64 of HBM bandwidth forward, 0.73 backward, as its kernels ran in an H100 "
        "trace), SwiGLU 2 kernels, rotary embeddings 5 per tensor, LayerNorm as PyTorch's own "
        "kernels: forward one kernel, 4 bytes per element, backward two, 10 bytes, at the 0.60 "
-       "and 0.53 of HBM bandwidth they reached in an H100 trace (`sim/cost/constants.h`). GELU "
+       "and 0.53 of HBM bandwidth they reached in an H100 trace at hidden 5,120, scaled by row "
+       "width as an H200 timed them (768: about half that rate; `sim/cost/constants.h`). GELU "
        "and attention are single kernels either way. Eager, the CPU's time to issue each kernel "
        "is simulated too (`efficiency.host_per_kernel`)",
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
