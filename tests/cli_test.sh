@@ -157,6 +157,13 @@ expect 0 "window 0 ns..50.000 ms" -- "$bin" diff "$src/scenarios/default.yaml" "
 expect 2 "the window's end must come after its start" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 5s..4s
 expect 2 "no GPU kernels" -- "$bin" diff "$src/scenarios/default.yaml" "$k/cpu_only_rank-34.json.gz"
 expect 2 "both are rank 0" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" "$k/sampled_rank-0.json.gz"
+# --kernels: each compute category's measured families and predicted kernels, --top of each.
+ref="$src/calibrate/reference/mpt-125m-1gpu.yaml"
+expect 0 "vectorized_elementwise_kernel<GeluBackwardCUDAKernelImpl>" -- "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" --kernels
+expect 0 "… 35 more" -- "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" --kernels --top 3
+"$bin" diff "$ref" "$k/h200-mpt125m.json.gz" | grep -q "kernels by category" &&
+  { echo "FAIL: diff lists kernels without --kernels"; fail=1; }
+expect 2 "--top" -- "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" --kernels --top 0
 head -c 5000 "$src/scenarios/default.yaml" > "$tmp/notrace.json"
 expect 2 "not a readable trace" -- "$bin" diff "$src/scenarios/default.yaml" "$tmp/notrace.json"
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi

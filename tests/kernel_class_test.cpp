@@ -84,9 +84,30 @@ TEST_CASE("kernel names from real traces land in the cost model's categories") {
 }
 
 TEST_CASE("a kernel's family drops namespaces, template arguments and parameters") {
+  // PyTorch's elementwise templates keep the operation: the functor among their template
+  // arguments (names from tests/data/kineto/h200-mpt125m.json.gz).
   CHECK(kernel_family("void at::native::vectorized_elementwise_kernel<4, "
                       "at::native::FillFunctor<float>>(int, …)") ==
-        "vectorized_elementwise_kernel");
+        "vectorized_elementwise_kernel<FillFunctor>");
+  CHECK(kernel_family("void at::native::vectorized_elementwise_kernel<4, "
+                      "at::native::AUnaryFunctor<float, float, float, "
+                      "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 2ul> "
+                      ">(int, …)") == "vectorized_elementwise_kernel<MulFunctor>");
+  CHECK(kernel_family("void at::native::elementwise_kernel<128, 4, "
+                      "at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::"
+                      "BFloat16> >(at::TensorIteratorBase&, …)::{lambda(int)#1}>(int, …)") ==
+        "elementwise_kernel<CUDAFunctor_add>");
+  CHECK(kernel_family("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_"
+                      "cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda("
+                      "float)#1}, std::array<char*, 2ul>, 4, …>(…)") ==
+        "unrolled_elementwise_kernel<direct_copy_kernel_cuda>");
+  CHECK(kernel_family("void at::native::vectorized_elementwise_kernel<8, at::native::"
+                      "GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::"
+                      "{lambda()#2}…>(int, …)") ==
+        "vectorized_elementwise_kernel<GeluBackwardCUDAKernelImpl>");
+  CHECK(kernel_family("void (anonymous namespace)::elementwise_kernel_with_index<int, "
+                      "at::native::arange_cuda_out(c10::Scalar const&, …)::{lambda(long)#1}>(int, "
+                      "…)") == "elementwise_kernel_with_index<arange_cuda_out>");
   CHECK(kernel_family("void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned "
                       "int, 1, 128, 1>(…)") == "CatArrayBatchedCopy");
   CHECK(kernel_family(

@@ -1,5 +1,6 @@
 #include "report/measured_diff.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -395,4 +396,48 @@ TEST_CASE("diff: a whole MPT-1B step at 32,768 tokens on an H200: attention is 7
   // GEMMs +15.8 % (as above), memory-bound −8.5 %.
   CHECK(std::abs(row(rd, "attention").error()) < 0.05);
   CHECK(std::abs(row(rd, "step").error()) < 0.05);
+}
+
+TEST_CASE(
+    "diff --kernels: each compute category's measured families beside its predicted kernels") {
+  // The whole MPT-125M step on an H200 (above): one GPU, no communication, so the step's stretch
+  // and pace are 1 and each category's predicted kernels add up to its predicted row.
+  const MeasuredDiff d = diff_one_gpu("mpt-125m-1gpu.yaml", "h200-mpt125m.json.gz");
+  const RankDiff& rd = d.ranks[0];
+  REQUIRE(rd.kernels.size() == 3);
+  for (const CategoryKernels& ck : rd.kernels) {
+    double sum = 0;
+    for (const auto& k : ck.predicted) sum += k.seconds;
+    CHECK(sum == Approx(row(rd, ck.what).predicted_s).epsilon(1e-9));
+  }
+  const CategoryKernels& att = rd.kernels[1];
+  CHECK(att.what == "attention");
+  // Predicted: 12 layers × 2 micro-batches of each pass's one attention kernel.
+  REQUIRE(att.predicted.size() == 2);
+  CHECK(att.predicted[0].name == "backward attention.backward");
+  CHECK(att.predicted[0].runs == 24);
+  CHECK(att.predicted[1].name == "forward attention");
+  CHECK(att.predicted[1].runs == 24);
+  // Measured: FlashAttention-2's forward, 24 kernels, 19,581 µs (Python over the trace's step #3).
+  REQUIRE(att.measured.size() == 4);
+  CHECK(att.measured[1].family == "flash_fwd_kernel");
+  CHECK(att.measured[1].count == 24);
+  CHECK(to_seconds(att.measured[1].time) == Approx(19.581e-3).epsilon(1e-3));
+  // The memory-bound families name PyTorch's pointwise operations: GELU's backward, 24 kernels.
+  const CategoryKernels& mem = rd.kernels[2];
+  const auto gelu = std::find_if(mem.measured.begin(), mem.measured.end(), [](const auto& f) {
+    return f.family == "vectorized_elementwise_kernel<GeluBackwardCUDAKernelImpl>";
+  });
+  REQUIRE(gelu != mem.measured.end());
+  CHECK(gelu->count == 24);
+  // Text: only with --kernels; the longest `most` of each list and what the rest add up to.
+  CHECK(format_measured_diff(d).find("kernels by category") == std::string::npos);
+  const std::string text = format_measured_diff(d, true, 3);
+  CHECK(text.find("kernels by category") != std::string::npos);
+  CHECK(text.find("backward attention.backward") != std::string::npos);
+  CHECK(text.find("… 35 more") != std::string::npos);  // 38 memory-bound families, 3 shown
+  // JSON: always, every kernel.
+  const nlohmann::json j = measured_diff_to_json(d);
+  CHECK(j["ranks"][0]["kernels"]["attention"]["predicted"].size() == 2);
+  CHECK(j["ranks"][0]["kernels"]["memory_bound"]["measured"].size() == mem.measured.size());
 }

@@ -153,3 +153,37 @@ TEST_CASE("idle splits into waiting for the CPU and waiting with work launched")
   CHECK(b.launch_span == 135'000);
   std::remove(path.c_str());
 }
+
+TEST_CASE("every category's kernels by family: counts and times add up to the category's") {
+  // The H200 trace of one tensor-parallel rank's step (calibrate/reference/llama_step.py --tp 8,
+  // tests/data/kineto/README.md), ProfilerStep#3 (measured_diff_test picks it).
+  auto t = read_torch_trace(data("h200-llama8b-4layers-tp8.json.gz"));
+  const int i = pick_step(t);
+  REQUIRE(t.steps[static_cast<std::size_t>(i)].name == "ProfilerStep#3");
+  const auto b = break_down_step(t, i);
+  for (std::size_t c = 0; c < b.families.size(); ++c) {
+    int count = 0;
+    TimeNs time = 0;
+    for (const auto& f : b.families[c]) {
+      count += f.count;
+      time += f.time;
+    }
+    CHECK(count == b.count[c]);
+    CHECK(time == b.sum[c]);
+    for (std::size_t j = 1; j < b.families[c].size(); ++j)
+      CHECK(b.families[c][j - 1].time >= b.families[c][j].time);  // most time first
+  }
+  CHECK(b.families[static_cast<std::size_t>(KernelCategory::Other)].size() == b.other.size());
+  // FlashAttention's four kernels, 8 of each (4 layers × 2 micro-batches), summed with Python
+  // over the kernels step #3's CPU launched: the backward's main kernel 6,480.667 µs, the forward
+  // 3,068.204, convert_dq 65.087, dot_do_o 61.121 (µs to ns: the reader's rounding, ≤ 1 ns each).
+  const auto& att = b.families[static_cast<std::size_t>(KernelCategory::Attention)];
+  REQUIRE(att.size() == 4);
+  CHECK(att[0].family == "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel");
+  CHECK(att[1].family == "flash_fwd_kernel");
+  CHECK(att[2].family == "flash_bwd_convert_dq_kernel");
+  CHECK(att[3].family == "flash_bwd_dot_do_o_kernel");
+  for (const auto& f : att) CHECK(f.count == 8);
+  CHECK(std::abs(att[0].time - 6'480'667) <= 8);
+  CHECK(std::abs(att[1].time - 3'068'204) <= 8);
+}

@@ -136,6 +136,8 @@ struct DiffArgs {
   std::string step;  ///< ProfilerStep name or number; "" picks one
   std::string trace_out;
   bool json = false;
+  bool kernels = false;  ///< list each compute category's kernels, measured and predicted
+  std::size_t most = 8;
 };
 
 struct ScheduleArgs {
@@ -222,7 +224,8 @@ int cmd_diff(const DiffArgs& a) {
   const StepReport r = make_report(tl);
   const MeasuredDiff d = make_measured_diff(tl, r, traces, picked);
   if (!a.trace_out.empty()) write_measured_trace_file(tl, traces, picked, a.trace_out);
-  std::cout << (a.json ? json_text(measured_diff_to_json(d), 2) + "\n" : format_measured_diff(d));
+  std::cout << (a.json ? json_text(measured_diff_to_json(d), 2) + "\n"
+                       : format_measured_diff(d, a.kernels, a.most));
   if (!a.trace_out.empty() && !a.json) std::cout << "trace written to " << a.trace_out << "\n";
   return 0;
 }
@@ -824,6 +827,12 @@ int main(int argc, char** argv) {
   dif->add_option("--trace", da.trace_out,
                   "Write one Chrome trace (Perfetto) with the simulated and the measured step");
   dif->add_flag("--json", da.json, "Print as JSON");
+  dif->add_flag("--kernels", da.kernels,
+                "Also list, per compute category (GEMM, attention, memory-bound), the measured "
+                "kernels by family and the predicted kernels, longest first (JSON: always)");
+  dif->add_option("--top", da.most, "With --kernels: how many of each list to show")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
 
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");

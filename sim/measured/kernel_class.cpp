@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <memory>
+#include <set>
+#include <string_view>
 
 #include <cxxabi.h>
 
@@ -164,6 +166,48 @@ std::string kernel_family(std::string_view name) {
         s.substr(open + 1, end == std::string::npos ? std::string::npos : end - open - 1);
     if (const auto colon = arg.rfind("::"); colon != std::string::npos) arg.erase(0, colon + 2);
     if (!arg.empty()) return arg;
+  }
+  // PyTorch's elementwise kernel templates (vectorized_elementwise_kernel, elementwise_kernel,
+  // unrolled_elementwise_kernel, elementwise_kernel_with_index) run every pointwise op: the
+  // operation is the template's functor, the first name there that qualifies nothing and wraps
+  // nothing, e.g. GeluCUDAKernelImpl, CUDAFunctor_add, FillFunctor, direct_copy_kernel_cuda.
+  if (open != std::string::npos && s[open] == '<' &&
+      (base.ends_with("elementwise_kernel") || base == "elementwise_kernel_with_index")) {
+    static const std::set<std::string_view> kWrappers{"gpu_kernel_impl_nocast",
+                                                      "gpu_kernel_impl",
+                                                      "AUnaryFunctor",
+                                                      "BUnaryFunctor",
+                                                      "BinaryFunctor",
+                                                      "float",
+                                                      "double",
+                                                      "int",
+                                                      "long",
+                                                      "unsigned",
+                                                      "bool",
+                                                      "char",
+                                                      "short",
+                                                      "BFloat16",
+                                                      "Half",
+                                                      "TensorIteratorBase",
+                                                      "Scalar",
+                                                      "array"};
+    const std::string_view args = std::string_view(s).substr(open + 1, 400);
+    for (std::size_t i = 0; i < args.size();) {
+      const auto c = static_cast<unsigned char>(args[i]);
+      if (!(std::isalpha(c) || c == '_')) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < args.size() &&
+             (std::isalnum(static_cast<unsigned char>(args[j])) || args[j] == '_'))
+        ++j;
+      const std::string_view id = args.substr(i, j - i);
+      const bool qualifier = args.substr(j, 2) == "::";
+      i = j;
+      if (qualifier || kWrappers.contains(id)) continue;
+      return base + "<" + std::string(id) + ">";
+    }
   }
   while (!base.empty() && base.back() == ' ') base.pop_back();
   if (base.empty()) base = s;

@@ -48,7 +48,8 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
   b.span = s.gpu_end - s.gpu_begin;
   std::array<Intervals, kKernelCategories> per;
   Intervals all, compute;
-  std::map<std::string, FamilyTime> coll, other;
+  std::map<std::string, FamilyTime> coll;
+  std::array<std::map<std::string, FamilyTime>, kKernelCategories> fams;
   std::map<std::pair<std::string, int>, std::pair<int, Intervals>> groups;
   for (const auto& k : t.kernels) {
     if (k.step != step) continue;
@@ -70,13 +71,11 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
       ++g.first;
       g.second.emplace_back(k.start, k.start + k.dur);
     }
-    if (k.kind.category == KernelCategory::Other) {
-      const std::string fam = kernel_family(t.names[k.name]);
-      auto& f = other[fam];
-      f.family = fam;
-      ++f.count;
-      f.time += k.dur;
-    }
+    const std::string fam = kernel_family(t.names[k.name]);
+    auto& f = fams[c][fam];
+    f.family = fam;
+    ++f.count;
+    f.time += k.dur;
   }
   for (std::size_t c = 0; c < per.size(); ++c) b.busy[c] = union_length(per[c]);
   const TimeNs busy_all = union_length(all);
@@ -120,7 +119,8 @@ StepBreakdown break_down_step(const TorchTrace& t, int step) {
   for (const auto& [key, g] : groups)
     b.comm_groups.push_back(
         {key.first, key.second, g.first, union_length(g.second), uncovered(g.second, compute)});
-  b.other = sorted(other);
+  for (std::size_t c = 0; c < fams.size(); ++c) b.families[c] = sorted(fams[c]);
+  b.other = b.families[static_cast<std::size_t>(KernelCategory::Other)];
   return b;
 }
 

@@ -55,6 +55,9 @@ struct StepBreakdown {
   /// Communication per collective (all_reduce, all_gather, …; "" unknown): summed durations.
   std::vector<FamilyTime> collectives;
   std::vector<FamilyTime> other;  ///< `Other` kernels by family, most time first
+  /// Every category's kernels by family, most time first (index = the KernelCategory; the
+  /// `Other` entry is `other`): what `trainsim diff --kernels` lists.
+  std::array<std::vector<FamilyTime>, kKernelCategories> families;
   /// Communication per (collective, group size), in that order: what `trainsim diff` attributes
   /// to TP, DP or PP by the scenario's layout.
   std::vector<CommGroupTime> comm_groups;

@@ -1,6 +1,7 @@
 #include "report/measured_diff.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -68,6 +69,51 @@ std::string family_list(const std::vector<FamilyTime>& fs, std::size_t most) {
   return fmt::format("{}{}", fmt::join(parts, ", "), fs.size() > most ? ", …" : "");
 }
 
+// Each compute category's measured families and predicted kernels, the `most` longest of each
+// and what the rest add up to.
+std::string format_category_kernels(const RankDiff& rd, std::size_t most) {
+  std::string out =
+      "  kernels by category: measured by family (summed durations), predicted by kernel (one "
+      "GPU's, before the step's stretch beside communication and its slowest GPU's pace)\n";
+  auto line = [](const std::string& name, double n, double seconds) {
+    constexpr std::size_t kWidth = 60;
+    const std::string shown = name.size() > kWidth ? name.substr(0, kWidth - 1) + "…" : name;
+    return fmt::format("      {:<60} {:>7} {:>12}\n", shown, fmt::format("{:.0f}", n),
+                       format_time(seconds));
+  };
+  for (const CategoryKernels& ck : rd.kernels) {
+    double measured = 0, predicted = 0;
+    for (const auto& f : ck.measured) measured += to_seconds(f.time);
+    for (const auto& k : ck.predicted) predicted += k.seconds;
+    out += fmt::format("  {}: measured {} in {} families, predicted {} in {} kernels\n",
+                       label(ck.what), format_time(measured), ck.measured.size(),
+                       format_time(predicted), ck.predicted.size());
+    out += fmt::format("    {:<62} {:>7} {:>12}\n", "measured", "count", "time");
+    double rest = 0;
+    for (std::size_t i = 0; i < ck.measured.size(); ++i) {
+      const auto& f = ck.measured[i];
+      if (i < most)
+        out += line(f.family.empty() ? "unknown" : f.family, f.count, to_seconds(f.time));
+      else
+        rest += to_seconds(f.time);
+    }
+    if (ck.measured.size() > most)
+      out += fmt::format("      … {} more, {}\n", ck.measured.size() - most, format_time(rest));
+    out += fmt::format("    {:<62} {:>7} {:>12}\n", "predicted", "runs", "time");
+    rest = 0;
+    for (std::size_t i = 0; i < ck.predicted.size(); ++i) {
+      const auto& k = ck.predicted[i];
+      if (i < most)
+        out += line(k.name, k.runs, k.seconds);
+      else
+        rest += k.seconds;
+    }
+    if (ck.predicted.size() > most)
+      out += fmt::format("      … {} more, {}\n", ck.predicted.size() - most, format_time(rest));
+  }
+  return out;
+}
+
 }  // namespace
 
 MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
@@ -116,6 +162,8 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
     std::vector<double> kind_s(3, 0);
     double unstretched = 0;
     double launches = 0;  // the kernels the simulated CPU issues in the step (KernelPass)
+    // And kernel by kernel, each kind's rows merged by pass and name over the held stages.
+    std::array<std::map<std::string, PredictedKernel>, 3> by_kernel;
     for (const int c : held.at(static_cast<std::size_t>(rd.stage))) {
       if (static_cast<std::size_t>(c) >= kernels.size()) continue;
       for (const KernelPass& p : kernels[static_cast<std::size_t>(c)].passes) {
@@ -125,7 +173,31 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
           kind_s[k] += v;
           unstretched += v;
         }
+        for (const KernelRow& row : p.rows)
+          for (std::size_t k = 0; k < 3; ++k) {
+            if (row.kind != kCostKinds[k]) continue;
+            const std::string name =
+                fmt::format("{} {}{}", p.op, row.what, row.recompute ? " (recompute)" : "");
+            PredictedKernel& pk = by_kernel[k][name];
+            pk.name = name;
+            pk.runs += row.count * m;
+            pk.seconds += row.seconds * m;
+          }
       }
+    }
+    for (std::size_t k = 0; k < 3; ++k) {
+      static constexpr KernelCategory kCategory[] = {
+          KernelCategory::Gemm, KernelCategory::Attention, KernelCategory::MemoryBound};
+      CategoryKernels ck{k == 0   ? "gemm"
+                         : k == 1 ? "attention"
+                                  : "memory_bound",
+                         b.families[static_cast<std::size_t>(kCategory[k])],
+                         {}};
+      for (const auto& [name, pk] : by_kernel[k]) ck.predicted.push_back(pk);
+      std::stable_sort(
+          ck.predicted.begin(), ck.predicted.end(),
+          [](const PredictedKernel& a, const PredictedKernel& b) { return a.seconds > b.seconds; });
+      rd.kernels.push_back(std::move(ck));
     }
     // The simulated GPU computes at the job's slowest GPU's pace; the traced one at its own, its
     // wait for the slowest inside its collectives or idle: its kernels are compared with one
@@ -266,7 +338,7 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
   return make_measured_diff(tl, r, kernels, traces, b);
 }
 
-std::string format_measured_diff(const MeasuredDiff& d) {
+std::string format_measured_diff(const MeasuredDiff& d, bool kernels, std::size_t most) {
   std::string out = fmt::format("measured vs simulated · {} · {} · {}\n", d.scenario,
                                 d.gpu.empty() ? "no gpu" : d.gpu, d.schedule);
   out += fmt::format("durations  {}\n", d.cost_sources);
@@ -305,6 +377,7 @@ std::string format_measured_diff(const MeasuredDiff& d) {
       out += fmt::format("  not in the model: {} kernel families, {}: {}\n", rd.other.size(),
                          format_time(to_seconds(total)), family_list(rd.other, 5));
     }
+    if (kernels) out += format_category_kernels(rd, most);
   }
   return out;
 }
@@ -342,6 +415,14 @@ nlohmann::json measured_diff_to_json(const MeasuredDiff& d) {
     };
     r["collectives"] = families(rd.collectives);
     r["not_in_model"] = families(rd.other);
+    nlohmann::json ks = nlohmann::json::object();
+    for (const CategoryKernels& ck : rd.kernels) {
+      nlohmann::json predicted = nlohmann::json::array();
+      for (const auto& k : ck.predicted)
+        predicted.push_back({{"name", k.name}, {"runs", k.runs}, {"time_s", k.seconds}});
+      ks[ck.what] = {{"measured", families(ck.measured)}, {"predicted", predicted}};
+    }
+    r["kernels"] = ks;
     j["ranks"].push_back(r);
   }
   return j;

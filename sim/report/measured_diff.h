@@ -42,12 +42,30 @@ struct DiffRow {
   double error() const { return measured_s > 0 ? (predicted_s - measured_s) / measured_s : 0; }
 };
 
+/// One predicted kernel of a category over the step: a kernel report row ("forward norm",
+/// "backward qkv.dgrad"; "(recompute)" when it runs again before its backward), its runs and time
+/// summed over the stages the rank holds × the micro-batches: one GPU's kernel times, before the
+/// simulated step stretches them beside communication or paces them to its slowest GPU.
+struct PredictedKernel {
+  std::string name;
+  double runs = 0, seconds = 0;
+};
+
+/// A compute category's kernels, measured by family (summed durations: kernels overlapping on
+/// several streams count each) and predicted by kernel, most time first.
+struct CategoryKernels {
+  std::string what;  ///< gemm, attention, memory_bound (as the rows)
+  std::vector<FamilyTime> measured;
+  std::vector<PredictedKernel> predicted;
+};
+
 struct RankDiff {
   std::string file, step, device;
   int rank = 0, stage = 0;
   std::vector<DiffRow> rows;
-  std::vector<FamilyTime> other;        ///< measured kernels the model lacks
-  std::vector<FamilyTime> collectives;  ///< measured communication by collective
+  std::vector<FamilyTime> other;         ///< measured kernels the model lacks
+  std::vector<FamilyTime> collectives;   ///< measured communication by collective
+  std::vector<CategoryKernels> kernels;  ///< gemm, attention, memory_bound
 };
 
 struct MeasuredDiff {
@@ -71,8 +89,9 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
                                 const std::vector<int>& steps);
 
 /// The text table: one block per rank, rows measured / predicted / error, then the three
-/// largest differences and the kernels the model lacks.
-std::string format_measured_diff(const MeasuredDiff& d);
+/// largest differences and the kernels the model lacks; with `kernels`, each compute category's
+/// measured kernel families and predicted kernels, the `most` longest of each.
+std::string format_measured_diff(const MeasuredDiff& d, bool kernels = false, std::size_t most = 8);
 
 /// One Chrome trace (Perfetto) with the simulated step (write_chrome_trace's processes) and,
 /// as neighbouring processes "measured rank R", each trace's compared step: its kernels, one
