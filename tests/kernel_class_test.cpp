@@ -66,6 +66,10 @@ TEST_CASE("kernel names from real traces land in the cost model's categories") {
             "float*, float>(…)") == KernelCategory::Optimizer);
   CHECK(cat("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
             "namespace)::launch_clamp_scalar(…)::{lambda()#1}>") == KernelCategory::MemoryBound);
+  // A pointwise kernel whatever its operation is called (its family names the functor, which
+  // the not-modelled rules' "conv" must not match).
+  CHECK(cat("void at::native::vectorized_elementwise_kernel<4, at::native::ConvertFunctor<float>>"
+            "(int, …)") == KernelCategory::MemoryBound);
   // Memory-bound: PyTorch pointwise and reductions, LayerNorm, softmax, cat, Inductor's Triton.
   CHECK(cat("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, …>>") ==
         KernelCategory::MemoryBound);

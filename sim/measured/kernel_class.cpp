@@ -82,7 +82,10 @@ const char* kernel_category_name(KernelCategory c) {
 
 KernelClass classify_kernel(std::string_view name) {
   const std::string l = lower(name);
-  const std::string fam = lower(kernel_family(name));
+  // The family without an elementwise template's operation (kernel_family's `<functor>`): a
+  // pointwise kernel is one whatever its functor is named (fbgemm's, a "convert").
+  std::string fam = lower(kernel_family(name));
+  fam = fam.substr(0, fam.find('<'));
   if (has(l, "nccl")) return {KernelCategory::Communication, collective_of(l)};
   // cuDNN's fused attention (PyTorch's SDPA under torch.compile on Hopper) runs its backward's
   // preprocessing and dQ conversion as cudnn::fusion::compute_dot_do_o… / convert_dq_to_16bits.
