@@ -164,6 +164,7 @@ expect 0 "… 35 more" -- "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" --kernels
 "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" | grep -q "kernels by category" &&
   { echo "FAIL: diff lists kernels without --kernels"; fail=1; }
 expect 2 "--top" -- "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" --kernels --top 0
+expect 2 "--kernels" -- "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" --top 3
 head -c 5000 "$src/scenarios/default.yaml" > "$tmp/notrace.json"
 expect 2 "not a readable trace" -- "$bin" diff "$src/scenarios/default.yaml" "$tmp/notrace.json"
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi

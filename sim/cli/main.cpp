@@ -827,12 +827,14 @@ int main(int argc, char** argv) {
   dif->add_option("--trace", da.trace_out,
                   "Write one Chrome trace (Perfetto) with the simulated and the measured step");
   dif->add_flag("--json", da.json, "Print as JSON");
-  dif->add_flag("--kernels", da.kernels,
-                "Also list, per compute category (GEMM, attention, memory-bound), the measured "
-                "kernels by family and the predicted kernels, longest first (JSON: always)");
+  auto* kernels_flag =
+      dif->add_flag("--kernels", da.kernels,
+                    "Also list, per compute category (GEMM, attention, memory-bound), the measured "
+                    "kernels by family and the predicted kernels, longest first (JSON: always)");
   dif->add_option("--top", da.most, "With --kernels: how many of each list to show")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(CLI::Range(1, 1000))
+      ->needs(kernels_flag);
 
   ScheduleArgs sa;
   auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
