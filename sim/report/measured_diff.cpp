@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,8 +22,16 @@
 namespace trainsim {
 namespace {
 
-// The kernel report's kinds, in the order of the gemm, attention and memory_bound rows.
-constexpr const char* kCostKinds[] = {"gemm", "attention", "memory"};
+// The compute kinds, in the order of the gemm, attention and memory_bound rows: the kernel
+// report's kind, the row's name, the measured category.
+struct ComputeKind {
+  const char* kind;
+  const char* row;
+  KernelCategory category;
+};
+constexpr ComputeKind kComputeKinds[] = {{"gemm", "gemm", KernelCategory::Gemm},
+                                         {"attention", "attention", KernelCategory::Attention},
+                                         {"memory", "memory_bound", KernelCategory::MemoryBound}};
 // A note names the measured time the GPU waited for the CPU from this share of the step on.
 constexpr double kHostBoundNote = 0.05;
 
@@ -81,6 +90,20 @@ std::string format_category_kernels(const RankDiff& rd, std::size_t most) {
     return fmt::format("      {:<60} {:>7} {:>12}\n", shown, fmt::format("{:.0f}", n),
                        format_time(seconds));
   };
+  // One list: a header, the first `most` entries, what the rest add up to.
+  auto list = [&](const char* title, const char* n_title, const auto& xs, auto entry) {
+    out += fmt::format("    {:<62} {:>7} {:>12}\n", title, n_title, "time");
+    double rest = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const auto [name, n, seconds] = entry(xs[i]);
+      if (i < most)
+        out += line(name, n, seconds);
+      else
+        rest += seconds;
+    }
+    if (xs.size() > most)
+      out += fmt::format("      … {} more, {}\n", xs.size() - most, format_time(rest));
+  };
   for (const CategoryKernels& ck : rd.kernels) {
     double measured = 0, predicted = 0;
     for (const auto& f : ck.measured) measured += to_seconds(f.time);
@@ -88,28 +111,13 @@ std::string format_category_kernels(const RankDiff& rd, std::size_t most) {
     out += fmt::format("  {}: measured {} in {} families, predicted {} in {} kernels\n",
                        label(ck.what), format_time(measured), ck.measured.size(),
                        format_time(predicted), ck.predicted.size());
-    out += fmt::format("    {:<62} {:>7} {:>12}\n", "measured", "count", "time");
-    double rest = 0;
-    for (std::size_t i = 0; i < ck.measured.size(); ++i) {
-      const auto& f = ck.measured[i];
-      if (i < most)
-        out += line(f.family.empty() ? "unknown" : f.family, f.count, to_seconds(f.time));
-      else
-        rest += to_seconds(f.time);
-    }
-    if (ck.measured.size() > most)
-      out += fmt::format("      … {} more, {}\n", ck.measured.size() - most, format_time(rest));
-    out += fmt::format("    {:<62} {:>7} {:>12}\n", "predicted", "runs", "time");
-    rest = 0;
-    for (std::size_t i = 0; i < ck.predicted.size(); ++i) {
-      const auto& k = ck.predicted[i];
-      if (i < most)
-        out += line(k.name, k.runs, k.seconds);
-      else
-        rest += k.seconds;
-    }
-    if (ck.predicted.size() > most)
-      out += fmt::format("      … {} more, {}\n", ck.predicted.size() - most, format_time(rest));
+    list("measured", "count", ck.measured, [](const FamilyTime& f) {
+      return std::tuple<std::string, double, double>{f.family.empty() ? "unknown" : f.family,
+                                                     f.count, to_seconds(f.time)};
+    });
+    list("predicted", "runs", ck.predicted, [](const PredictedKernel& k) {
+      return std::tuple<std::string, double, double>{k.name, k.runs, k.seconds};
+    });
   }
   return out;
 }
@@ -169,13 +177,13 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
       for (const KernelPass& p : kernels[static_cast<std::size_t>(c)].passes) {
         launches += p.launches * m;
         for (std::size_t k = 0; k < 3; ++k) {
-          const double v = p.seconds_of(kCostKinds[k]) * m;
+          const double v = p.seconds_of(kComputeKinds[k].kind) * m;
           kind_s[k] += v;
           unstretched += v;
         }
         for (const KernelRow& row : p.rows)
           for (std::size_t k = 0; k < 3; ++k) {
-            if (row.kind != kCostKinds[k]) continue;
+            if (row.kind != kComputeKinds[k].kind) continue;
             const std::string name =
                 fmt::format("{} {}{}", p.op, row.what, row.recompute ? " (recompute)" : "");
             PredictedKernel& pk = by_kernel[k][name];
@@ -186,12 +194,8 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
       }
     }
     for (std::size_t k = 0; k < 3; ++k) {
-      static constexpr KernelCategory kCategory[] = {
-          KernelCategory::Gemm, KernelCategory::Attention, KernelCategory::MemoryBound};
-      CategoryKernels ck{k == 0   ? "gemm"
-                         : k == 1 ? "attention"
-                                  : "memory_bound",
-                         b.families[static_cast<std::size_t>(kCategory[k])],
+      CategoryKernels ck{kComputeKinds[k].row,
+                         b.families[static_cast<std::size_t>(kComputeKinds[k].category)],
                          {}};
       for (const auto& [name, pk] : by_kernel[k]) ck.predicted.push_back(pk);
       std::stable_sort(
@@ -220,11 +224,9 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
             "sequence length, layout)",
             t.file, ratio));
     }
-    rd.rows.push_back({"gemm", busy(KernelCategory::Gemm), kind_s[0] * stretch, unstretched > 0});
-    rd.rows.push_back(
-        {"attention", busy(KernelCategory::Attention), kind_s[1] * stretch, unstretched > 0});
-    rd.rows.push_back(
-        {"memory_bound", busy(KernelCategory::MemoryBound), kind_s[2] * stretch, unstretched > 0});
+    for (std::size_t k = 0; k < 3; ++k)
+      rd.rows.push_back({kComputeKinds[k].row, busy(kComputeKinds[k].category), kind_s[k] * stretch,
+                         unstretched > 0});
     rd.rows.push_back(
         {"optimizer", busy(KernelCategory::Optimizer), st.optimizer_s / r.compute_pace});
     rd.rows.push_back({"communication", busy(KernelCategory::Communication), comm});
