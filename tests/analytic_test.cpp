@@ -249,6 +249,28 @@ parallelism: {dp: 8}
                  !Catch::Contains("for 680 GB/s"));
 }
 
+TEST_CASE("analytic: a GB200 NVLink domain: B200's sweep up to 8 GPUs, its busbw beyond",
+          "[analytic][collectives][gb200]") {
+  // A node of this preset is the rack's NVLink domain (72 GPUs here). Up to 8 GPUs B200's
+  // measured sweep (cost/data/nccl_b200_sxm.inc: all-gather of 512 MiB over 8, 761.42 us); over
+  // 36 the ring's α–β on the preset's link: 8.4 us NCCL base + 35 hops × 3.4 us + (35/36) · 512
+  // MiB / (370 · 617/335 GB/s) = 8.4 + 119 + 766.5 = 893.9 us.
+  const Scenario gb200 = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 72, attention: cudnn}
+cluster: {gpu: gb200, gpus_per_node: 72}
+parallelism: {dp: 72}
+)");
+  const AnalyticCostModel m(gb200);
+  auto t = [&](int n, double bytes) {
+    return to_seconds(m.collective(Collective::AllGather, n, LinkClass::IntraNode, bytes).duration);
+  };
+  CHECK(t(8, 536870912) == Approx(761.42e-6).epsilon(1e-4));
+  const double busbw = 370e9 * 617.0 / 335.0;
+  CHECK(t(36, 536870912) ==
+        Approx(8.4e-6 + 35 * 3.4e-6 + 35.0 / 36.0 * 536870912 / busbw).epsilon(1e-6));
+  CHECK(t(36, 536870912) == Approx(893.9e-6).epsilon(1e-3));
+}
+
 TEST_CASE("analytic: sequence parallelism keeps the forward's TP volume, its backward re-gathers",
           "[analytic]") {
   Scenario s = base(4);

@@ -63,6 +63,23 @@ TEST_CASE("GEMM sweep: B200 has its own, at about twice H100's sustained rate",
   CHECK(b200->tflops(32768, 8192, 16384) == Approx(1397.42).margin(0.01));
 }
 
+TEST_CASE("GEMM sweep: GB200 has its own, its bursts faster than B200's, its sustained rate alike",
+          "[gemm][sweep][gb200]") {
+  const GemmEfficiency* gb200 = GemmEfficiency::for_preset("gb200");
+  REQUIRE(gb200);
+  CHECK(gb200 != GemmEfficiency::for_preset("b200"));
+  CHECK(std::string(gb200->measured_on()) == "gb200");
+  // cost/data/gemm_gb200.inc: of its GEMMs only 32768×16384² lasts ≥ 10 ms (2·2^43 / 1422.62e12 =
+  // 12.4 ms): 1422.62, 2 % above B200's 1397.42 though its 1–3 ms bursts run 1.07 times as fast.
+  CHECK(gb200->sustained_tflops() == Approx(1422.62).margin(0.01));
+  // Below the cap as measured (8192 × 4096²: 1395.18); above it capped: 4096³ ran 1504.67 in a
+  // 0.09 ms burst, 16384³ 1908.04 in 4.6 ms, 32768 × 8192 × 16384 1827.67.
+  CHECK(gb200->tflops(4096, 4096, 4096) == Approx(1422.62).margin(0.01));
+  CHECK(gb200->tflops(8192, 4096, 4096) == Approx(1395.18).margin(0.01));
+  CHECK(gb200->tflops(16384, 16384, 16384) == Approx(1422.62).margin(0.01));
+  CHECK(gb200->tflops(32768, 8192, 16384) == Approx(1422.62).margin(0.01));
+}
+
 TEST_CASE("GEMM sweep: off the grid, edge throughput above and edge time below", "[gemm][sweep]") {
   const GemmEfficiency* a100 = GemmEfficiency::for_preset("a100-sxm-80gb");
   REQUIRE(a100);

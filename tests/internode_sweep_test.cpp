@@ -13,8 +13,9 @@ using namespace trainsim;
 TEST_CASE("internode sweep: the H100 and H200 presets read it, the others do not", "[internode]") {
   const InterNodeSweep* h100 = InterNodeSweep::for_preset("h100-sxm");
   REQUIRE(h100 != nullptr);
-  CHECK(InterNodeSweep::for_preset("h200") == h100);  // the same HGX board and network
-  CHECK(InterNodeSweep::for_preset("b200") == h100);  // DGX B200: the same eight 400 Gb/s NICs
+  CHECK(InterNodeSweep::for_preset("h200") == h100);   // the same HGX board and network
+  CHECK(InterNodeSweep::for_preset("b200") == h100);   // DGX B200: the same eight 400 Gb/s NICs
+  CHECK(InterNodeSweep::for_preset("gb200") == h100);  // GB200 NVL72: one such NIC a GPU
   CHECK(InterNodeSweep::for_preset("a100-sxm-80gb") == nullptr);
   CHECK(InterNodeSweep::for_preset("h100-pcie") == nullptr);
   CHECK(h100->nodes() == 10);

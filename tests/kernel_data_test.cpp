@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -235,6 +236,20 @@ TEST_CASE("kernel data: cuDNN on B200, newest from NVIDIA's GB200 benchmark",
   // back as a step runs its kernels, do not (analytic_test derives the durations).
   CHECK(b200->sustained < 1.0);
   CHECK(find_attention_data("h100-sxm", AttentionKernel::Cudnn)->sustained == 1.0);
+}
+
+TEST_CASE("kernel data: GB200 reads B200's cuDNN figures, whose newest are GB200's own",
+          "[kernel_data][attention][gb200]") {
+  // The same Blackwell GPU at a higher power limit: the caller scales each curve by the preset's
+  // peak over the one it was measured at (2.5 / 2.5 for the GB200 benchmark, 2.5 / 2.25 for the
+  // B200 one of cuDNN 9.13).
+  for (std::optional<CudnnVersion> v :
+       {std::optional<CudnnVersion>{}, std::optional<CudnnVersion>{CudnnVersion{9, 13}},
+        std::optional<CudnnVersion>{CudnnVersion{9, 22}}})
+    CHECK(find_attention_data("gb200", AttentionKernel::Cudnn, v) ==
+          find_attention_data("b200", AttentionKernel::Cudnn, v));
+  CHECK(find_attention_data("gb200", AttentionKernel::Cudnn)->peak_flops == 2.5e15);
+  CHECK(find_attention_data("gb200", AttentionKernel::Flash2) == nullptr);
 }
 
 TEST_CASE("kernel data: cuDNN by release (training.cudnn_version)",

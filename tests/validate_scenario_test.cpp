@@ -195,7 +195,7 @@ TEST_CASE("validate: fp8 needs a GPU with FP8 tensor cores") {
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=a100-sxm-80gb"}),
       Contains("training.precision: fp8 needs a GPU with FP8 tensor cores (cluster.gpu: "
-               "h100-sxm, h100-pcie, h200, b200), got a100-sxm-80gb") &&
+               "h100-sxm, h100-pcie, h200, b200, gb200), got a100-sxm-80gb") &&
           Contains("Ampere has none"));
 }
 
@@ -465,11 +465,13 @@ TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.fp8_attention=true"}),
                     Contains("training.fp8_attention: FP8 attention needs training.precision: "
                              "fp8, got bf16"));
-  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
-                                   {"training.precision=fp8", "training.attention=cudnn",
-                                    "training.fp8_attention=true"}),
-                    Contains("training.fp8_attention: FP8 attention has figures on b200 only") &&
-                        Contains("got h100-sxm"));
+  CHECK_THROWS_WITH(
+      parse_scenario(
+          kBase, "test.yaml",
+          {"training.precision=fp8", "training.attention=cudnn", "training.fp8_attention=true"}),
+      Contains("training.fp8_attention: FP8 attention has figures on Blackwell only (b200, "
+               "gb200") &&
+          Contains("got h100-sxm"));
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
                                    {"training.precision=fp8", "cluster.gpu=b200",
                                     "training.attention=unfused", "training.fp8_attention=true"}),

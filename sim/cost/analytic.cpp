@@ -1186,7 +1186,8 @@ std::string AnalyticCostModel::sources() const {
   }
   if (s_.training.precision == Precision::FP8) {
     s += fmt::format("; {}", fp8_gemm_source());
-    if (k_.preset && k_.preset->sm >= 100) s += ", standing in on B200";
+    if (k_.preset && k_.preset->sm >= 100)
+      s += fmt::format(", standing in on {}", k_.preset->device.name == "gb200" ? "GB200" : "B200");
     if (k_.gemm_sweep)
       s += fmt::format(
           " (at most {:.0f} TFLOP/s, sustained)",

@@ -34,7 +34,9 @@
 // 0.48–0.64, H100 0.51–0.62; over its 154 shapes of m·n·k ≥ 2^42, a median 0.529 on B200 (FP8
 // 2,583 TFLOP/s) and 0.549 on H100 (1,303). So B200's FP8 cap is 1,397 ÷ 0.567 = 2,465 TFLOP/s
 // (its bf16 sustained rate: cost/gemm_efficiency.h), below the 2,659–2,854 that the database's
-// four longest power-of-two shapes ran in bursts of 3–4 ms, short of B200's power limit.
+// four longest power-of-two shapes ran in bursts of 3–4 ms, short of B200's power limit. GB200
+// likewise: the database's median over the same 154 shapes is 0.531, and its cap 1,423 ÷ 0.567 =
+// 2,510 TFLOP/s.
 //
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.

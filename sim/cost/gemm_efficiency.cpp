@@ -26,8 +26,12 @@ constexpr GemmEfficiency::Point kH200[] = {
 constexpr GemmEfficiency::Point kB200[] = {
 #include "cost/data/gemm_b200_sxm.inc"
 };
+constexpr GemmEfficiency::Point kGb200[] = {
+#include "cost/data/gemm_gb200.inc"
+};
 static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
-              std::size(kH200) == kPoints && std::size(kB200) == kPoints);
+              std::size(kH200) == kPoints && std::size(kB200) == kPoints &&
+              std::size(kGb200) == kPoints);
 
 // A GEMM whose one call lasts at least this long reaches the GPU's power limit when replayed
 // back to back; the median of those GEMMs' throughputs is what a GPU sustains. On B200 clocks
@@ -35,8 +39,8 @@ static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
 // GPU_POWER_THROTTLE_THRESHOLD_MS = 5.0), and the sweeps agree: the 1–3 ms GEMMs run fastest
 // (on H100 those of m·n·k = 2^39 and 2^40: medians 783 and 791 TFLOP/s; on B200 2^40 and 2^41:
 // 1,607 and 1,624), the 5–6 ms ones begin to drop (H100 706–786, B200 1,491–1,583) and those
-// of 11 ms and more are down (H100 702–747, H200 693–710, B200 1,397). A100 (400 W) stays flat at
-// every length.
+// of 11 ms and more are down (H100 702–747, H200 693–710, B200 1,397; GB200, at up to 1,200 W,
+// 1,731 at the 1–3 ms median and 1,423 past 10 ms). A100 (400 W) stays flat at every length.
 constexpr double kSustainedCall = 0.010;  // seconds
 
 constexpr const char* kSource = "bf16 GEMM sweep, NVIDIA aiconfigurator database";
@@ -68,13 +72,14 @@ GemmEfficiency::GemmEfficiency(const char* source, const char* measured_on, cons
 const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
   static const GemmEfficiency a100(kSource, "a100-sxm-80gb", kA100, kPoints),
       h100(kSource, "h100-sxm", kH100, kPoints), h200(kSource, "h200", kH200, kPoints),
-      b200(kSource, "b200", kB200, kPoints);
+      b200(kSource, "b200", kB200, kPoints), gb200(kSource, "gb200", kGb200, kPoints);
   if (preset == "a100-sxm-80gb") return &a100;
   // H100 PCIe is the same Hopper GPU with fewer SMs at a lower clock: H100 SXM's sweep, its
   // compute-bound times scaled by peak (the caller scales), as the attention data does.
   if (preset == "h100-sxm" || preset == "h100-pcie") return &h100;
   if (preset == "h200") return &h200;
   if (preset == "b200") return &b200;
+  if (preset == "gb200") return &gb200;
   return nullptr;
 }
 

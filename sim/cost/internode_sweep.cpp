@@ -43,8 +43,10 @@ InterNodeSweep::InterNodeSweep(const char* source, int nodes, const Row* rows, i
 const InterNodeSweep* InterNodeSweep::for_preset(const std::string& preset) {
   static const InterNodeSweep h100(kSource, 10, kH100, std::size(kH100));
   // The network bounds these sizes: H200 and B200 systems (HGX H200, DGX B200) have the same
-  // eight ConnectX-7 400 Gb/s NICs a node as the DGX H100s measured.
-  if (preset == "h100-sxm" || preset == "h200" || preset == "b200") return &h100;
+  // eight ConnectX-7 400 Gb/s NICs a node as the DGX H100s measured; a GB200 NVL72 rack one
+  // ConnectX-7 400 Gb/s NIC a GPU (four a compute tray) as well.
+  if (preset == "h100-sxm" || preset == "h200" || preset == "b200" || preset == "gb200")
+    return &h100;
   return nullptr;
 }
 

@@ -377,8 +377,11 @@ double cudnn_fp8_attention_time_ratio(bool backward, double seq) {
 
 const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel,
                                          std::optional<CudnnVersion> cudnn) {
-  // H200 and H100 PCIe are Hopper GPUs like H100 SXM (the caller scales by peak).
-  const std::string as = gpu == "h200" || gpu == "h100-pcie" ? "h100-sxm" : gpu;
+  // H200 and H100 PCIe are Hopper GPUs like H100 SXM, GB200's Blackwell GPU is B200's at a
+  // higher power limit (the caller scales by peak: the GB200 curve is GB200's own).
+  const std::string as = gpu == "h200" || gpu == "h100-pcie" ? "h100-sxm"
+                         : gpu == "gb200"                    ? "b200"
+                                                             : gpu;
   // Of a kernel's measurements, the newest release's at or before `cudnn` (the newest of all
   // without one; the oldest for a release older than every measurement).
   const AttentionData* newest = nullptr;

@@ -46,7 +46,22 @@ constexpr double kPcie5Copy = 55 * kGB;
 // (× 1.84): H100's 370 × 1.84 = 680. Between nodes DGX B200 has the same eight ConnectX-7
 // 400 Gb/s NICs (NDR InfiniBand) as DGX H100, and a PCIe 5.0 x16 host link.
 constexpr double kB200NvlinkBusBw = 370 * kGB * (617.0 / 335.0);
-const std::array<GpuPreset, 5> kPresets{{
+//
+// GB200 (one Blackwell GPU of a GB200 NVL72 rack, up to 1,200 W): NVIDIA's GB200 NVL72 datasheet
+// (72 GPUs: 180 PFLOP/s dense FP16/BF16 and 360 FP8, 576 TB/s of HBM3e, i.e. 2.5 PFLOP/s, 5 and
+// 8 TB/s a GPU), 189,471 MiB as nvidia-smi reports it (MLPerf Training v5.1's system description
+// NVIDIA/systems/tyche_ngpu512_ngc25.09_nemo.json, "accelerator_memory_capacity"; aiconfigurator's
+// systems/gb200.yaml, mem_capacity), 148 SMs as B200. Its NVLink 5 is B200's (1.8 TB/s a GPU
+// through NVSwitch) but spans the rack: a trainsim "node" of this preset is the NVLink domain a job
+// uses (cluster.gpus_per_node: up to 72; MLPerf's 512-GPU jobs take 8 racks of 64, Slurm's
+// SEGMENT=16 compute trays). Inside it B200's busbw (the two GPUs' nccl-tests rows agree:
+// cost/collective_curve.cpp), between domains one ConnectX-7 400 Gb/s NIC a GPU (the system
+// description: 4 a 4-GPU tray), NDR InfiniBand as above. The host link is NVLink-C2C: 900 GB/s
+// between a Grace CPU and its two GPUs (the datasheet's per-superchip figure, both directions),
+// 225 GB/s each way a GPU when both copy, at the share of line rate the PCIe copies measured here
+// reach (55 of 64): 193 GB/s, not measured.
+constexpr double kGb200C2cCopy = 225 * kGB * (55.0 / 64.0);
+const std::array<GpuPreset, 6> kPresets{{
     {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
      {235 * kGB, kNvlinkHopLatency},
      {kHdrBusBw, kNetHopLatency},
@@ -86,6 +101,15 @@ const std::array<GpuPreset, 5> kPresets{{
      "InfiniBand",
      true,
      kPcie5Copy,
+     true,
+     100},
+    {{"gb200", "gb200", 2.5e15, 8.0e12, 189471.0 * 1024 * 1024, 148},
+     {kB200NvlinkBusBw, kNvlinkHopLatency},
+     {kNdrBusBw, kNetHopLatency, kNdrP2p},
+     "NVIDIA GB200 NVL72 datasheet (a GPU's share); NVLink 5 as B200 across the rack's NVLink "
+     "domain; NDR InfiniBand between domains; NVLink-C2C host link",
+     true,
+     kGb200C2cCopy,
      true,
      100},
 }};

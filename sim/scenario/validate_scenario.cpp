@@ -147,8 +147,8 @@ void check_precision(const Scenario& s, const Checker& c) {
       if (!gpu || gpu->sm < 100)
         c.fail(
             "training.fp8_attention",
-            fmt::format("FP8 attention has figures on b200 only (NVIDIA's cudnn-frontend "
-                        "benchmark), got {}",
+            fmt::format("FP8 attention has figures on Blackwell only (b200, gb200: NVIDIA's "
+                        "cudnn-frontend benchmark), got {}",
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
