@@ -271,6 +271,32 @@ parallelism: {dp: 72}
   CHECK(t(36, 536870912) == Approx(893.9e-6).epsilon(1e-3));
 }
 
+TEST_CASE("presets: GB200 and GB300 racks, a GPU's share of the datasheet",
+          "[analytic][gb200][gb300]") {
+  const GpuPreset* gb200 = find_gpu_preset("gb200");
+  const GpuPreset* gb300 = find_gpu_preset("gb300");
+  REQUIRE(gb200);
+  REQUIRE(gb300);
+  // 180 PFLOP/s dense BF16 and 576 TB/s over 72 GPUs; nvidia-smi's 189,471 and 284,208 MiB.
+  for (const GpuPreset* p : {gb200, gb300}) {
+    CHECK(p->device.peak_flops == 180e15 / 72);
+    CHECK(p->device.hbm_bandwidth == Approx(576e12 / 72));
+    CHECK(p->fp8);
+    CHECK(p->sm == 100);
+    // NVLink 5 inside the domain as B200's (370 GB/s × 617 / 335).
+    CHECK(p->intra_node.bandwidth == Approx(370e9 * 617.0 / 335.0));
+    // NVLink-C2C: 225 GB/s a GPU each way at PCIe's measured 55 / 64 of line rate.
+    CHECK(p->host_link == Approx(225e9 * 55.0 / 64.0));
+  }
+  CHECK(gb200->device.memory == 189471.0 * 1024 * 1024);
+  CHECK(gb300->device.memory == 284208.0 * 1024 * 1024);
+  // Between racks: GB200's ConnectX-7 NDR (47 GB/s busbw), GB300's ConnectX-8 XDR at the same
+  // share of twice the line rate (0.94 × 100 GB/s), its send/receive twice NDR's 24.9.
+  CHECK(gb200->inter_node.bandwidth == Approx(47e9));
+  CHECK(gb300->inter_node.bandwidth == Approx(94e9));
+  CHECK(gb300->inter_node.p2p() == Approx(2 * 24.9e9));
+}
+
 TEST_CASE("analytic: sequence parallelism keeps the forward's TP volume, its backward re-gathers",
           "[analytic]") {
   Scenario s = base(4);

@@ -16,6 +16,8 @@ TEST_CASE("internode sweep: the H100 and H200 presets read it, the others do not
   CHECK(InterNodeSweep::for_preset("h200") == h100);   // the same HGX board and network
   CHECK(InterNodeSweep::for_preset("b200") == h100);   // DGX B200: the same eight 400 Gb/s NICs
   CHECK(InterNodeSweep::for_preset("gb200") == h100);  // GB200 NVL72: one such NIC a GPU
+  // GB300 NVL72's ConnectX-8 XDR 800 Gb/s NICs are not those measured: NCCL's model alone.
+  CHECK(InterNodeSweep::for_preset("gb300") == nullptr);
   CHECK(InterNodeSweep::for_preset("a100-sxm-80gb") == nullptr);
   CHECK(InterNodeSweep::for_preset("h100-pcie") == nullptr);
   CHECK(h100->nodes() == 10);

@@ -252,6 +252,35 @@ TEST_CASE("kernel data: GB200 reads B200's cuDNN figures, whose newest are GB200
   CHECK(find_attention_data("gb200", AttentionKernel::Flash2) == nullptr);
 }
 
+TEST_CASE("kernel data: GB300 has its own cuDNN curve, for every release",
+          "[kernel_data][attention][gb300]") {
+  const AttentionData* gb300 = find_attention_data("gb300", AttentionKernel::Cudnn);
+  REQUIRE(gb300 != nullptr);
+  CHECK(gb300 != find_attention_data("b200", AttentionKernel::Cudnn));
+  CHECK(find_attention_data("gb300", AttentionKernel::Cudnn, CudnnVersion{9, 0}) == gb300);
+  CHECK(find_attention_data("gb300", AttentionKernel::Cudnn, CudnnVersion{9, 22}) == gb300);
+  CHECK(gb300->peak_flops == 2.5e15);
+  CHECK(gb300->sms == 160);
+  // 8k (kernel_data.cpp): forward 1,495.7 measured at 128 heads (x = 8192 / 160 = 51.2 tiles per
+  // SM) over the charts' 2,048 tiles (12.8 per SM): (51.2 / 52.9) / (12.8 / 14.5) = 1.0964, so
+  // 1,495.7 / 1.0964 = 1,364; backward 1,130.1, so forward + backward 3.5 / (1 / 1,364 + 2.5 /
+  // 1,130.1) = 1,188.
+  CHECK(gb300->at(8192, 128).forward_tflops == Approx(1364));
+  CHECK(gb300->at(8192, 128).backward_tflops == Approx(1130.1).epsilon(2e-3));
+  // Blackwell Ultra's attention runs faster than Blackwell's at the same release: 9.13 on a B200
+  // forward 1,075 at 8k.
+  const AttentionData* b200 =
+      find_attention_data("b200", AttentionKernel::Cudnn, CudnnVersion{9, 13});
+  CHECK(gb300->at(8192, 128).forward_tflops > 1.2 * b200->at(8192, 128).forward_tflops);
+  // At its power limit: its GEMMs' long-over-short share (constants.h), not B200's.
+  CHECK(gb300->sustained == Approx(0.910));
+  // FP8 attention: GB300's own fp8-over-bf16 times (8k: forward 0.827, backward 0.760), B200's
+  // elsewhere (0.921, 0.793).
+  CHECK(cudnn_fp8_attention_time_ratio(false, 8192, "gb300") == Approx(0.827));
+  CHECK(cudnn_fp8_attention_time_ratio(true, 8192, "gb300") == Approx(0.760));
+  CHECK(cudnn_fp8_attention_time_ratio(false, 8192, "gb200") == Approx(0.921));
+}
+
 TEST_CASE("kernel data: cuDNN by release (training.cudnn_version)",
           "[kernel_data][attention][b200][cudnn]") {
   const AttentionData* newest = find_attention_data("b200", AttentionKernel::Cudnn);

@@ -1,6 +1,7 @@
 #include "cost/analytic.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -17,6 +18,13 @@
 #include "cost/interpolate.h"
 
 namespace trainsim {
+namespace {
+// A preset name as a GPU model is written (b200 -> B200).
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+}  // namespace
 
 double main_grad_visible_share(double tokens) {
   const auto [i, f] = locate_log2(constants::kMainGradVisibleTokens, tokens);
@@ -1156,8 +1164,9 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       const double scale =
           s_.cluster.gpu.peak_flops / k_.attention->peak_flops * k_.attention->sustained;
       // FP8 attention (training.fp8_attention): the FP8 kernel's time over the bf16 one's.
-      const double fp8 =
-          s_.training.fp8_attention ? cudnn_fp8_attention_time_ratio(backward, k.gemm.m) : 1.0;
+      const double fp8 = s_.training.fp8_attention ? cudnn_fp8_attention_time_ratio(
+                                                         backward, k.gemm.m, s_.cluster.gpu.preset)
+                                                   : 1.0;
       return fp8 * dropout * paper_flops /
              ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale *
               attention_parallelism(k));
@@ -1187,7 +1196,7 @@ std::string AnalyticCostModel::sources() const {
   if (s_.training.precision == Precision::FP8) {
     s += fmt::format("; {}", fp8_gemm_source());
     if (k_.preset && k_.preset->sm >= 100)
-      s += fmt::format(", standing in on {}", k_.preset->device.name == "gb200" ? "GB200" : "B200");
+      s += fmt::format(", standing in on {}", upper(k_.preset->device.name));
     if (k_.gemm_sweep)
       s += fmt::format(
           " (at most {:.0f} TFLOP/s, sustained)",
@@ -1243,7 +1252,8 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                 fmt::format(" × {:.2f} at the power limit (measured)", k_.attention->sustained);
           if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
           if (s_.training.fp8_attention)
-            t.source += " × FP8 over bf16 time (cuDNN on a B200, NVIDIA's benchmark)";
+            t.source += fmt::format(" × FP8 over bf16 time (cuDNN on a {}, NVIDIA's benchmark)",
+                                    s_.cluster.gpu.preset == "gb300" ? "GB300" : "B200");
         }
         break;
       case Kernel::Kind::Memory:
@@ -1288,6 +1298,7 @@ Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
 }
 
 namespace {
+
 // Seconds of the GEMMs of `backward` (a pass's kernels) named `name + pass` for a name of
 // `names` (e.g. "qkv" and ".wgrad"), every layer's run together; recomputation's excluded.
 double gemm_seconds_named(const AnalyticCostModel& m, const std::vector<Kernel>& backward,

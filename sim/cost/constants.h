@@ -85,6 +85,12 @@ inline constexpr double kAttentionTileRows = 128;
 /// timed here back to back (warm-up and ten calls, no pauses) and match the kernels of a real step
 /// (calibrate/reference/), so they take none.
 inline constexpr double kB200AttentionSustained = 0.853;
+/// The same for a GB300 (1,400 W), whose attention curve the same benchmark timed with pauses:
+/// no back-to-back attention measurement is published, so its own GEMMs give the share, as B200's
+/// agreed with its measured one. In NVIDIA's aiconfigurator database the GB300's bf16 GEMMs of 10
+/// ms or more run at a median 1,744 TFLOP/s (cost/gemm_efficiency.h) against 1,917 for the grid's
+/// 1–3 ms ones: 0.910.
+inline constexpr double kGb300AttentionSustained = 0.910;
 
 /// Fraction of HBM bandwidth streaming (elementwise, norm, optimizer) kernels reach. STREAM
 /// copy/triad kernels sustain ≈ 3.0–3.1 of the 3.35 TB/s datasheet figure on H100 SXM (≈ 0.9);

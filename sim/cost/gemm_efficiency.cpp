@@ -29,9 +29,16 @@ constexpr GemmEfficiency::Point kB200[] = {
 constexpr GemmEfficiency::Point kGb200[] = {
 #include "cost/data/gemm_gb200.inc"
 };
+constexpr GemmEfficiency::Point kGb300[] = {
+#include "cost/data/gemm_gb300.inc"
+};
+// GB300's sustained bf16 throughput (gemm_efficiency.h): the median of the 69 bf16 GEMMs of 10 ms
+// or more in the database file gemm_gb300.inc's grid comes from (none of the grid's lasts that
+// long).
+constexpr double kGb300Sustained = 1743.8;
 static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
               std::size(kH200) == kPoints && std::size(kB200) == kPoints &&
-              std::size(kGb200) == kPoints);
+              std::size(kGb200) == kPoints && std::size(kGb300) == kPoints);
 
 // A GEMM whose one call lasts at least this long reaches the GPU's power limit when replayed
 // back to back; the median of those GEMMs' throughputs is what a GPU sustains. On B200 clocks
@@ -56,9 +63,13 @@ std::pair<int, double> locate(double x, int first, int count) {
 }  // namespace
 
 GemmEfficiency::GemmEfficiency(const char* source, const char* measured_on, const Point* points,
-                               int count)
+                               int count, double sustained)
     : source_(source), measured_on_(measured_on), points_(points), count_(count) {
   TRAINSIM_CHECK(count == kPoints, "a GEMM sweep covers the whole grid");
+  if (sustained > 0) {
+    sustained_ = sustained;
+    return;
+  }
   std::vector<double> longest;
   for (int i = 0; i < count; ++i)
     if (2.0 * points[i].m * points[i].n * points[i].k / (points[i].tflops * 1e12) >= kSustainedCall)
@@ -72,7 +83,8 @@ GemmEfficiency::GemmEfficiency(const char* source, const char* measured_on, cons
 const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
   static const GemmEfficiency a100(kSource, "a100-sxm-80gb", kA100, kPoints),
       h100(kSource, "h100-sxm", kH100, kPoints), h200(kSource, "h200", kH200, kPoints),
-      b200(kSource, "b200", kB200, kPoints), gb200(kSource, "gb200", kGb200, kPoints);
+      b200(kSource, "b200", kB200, kPoints), gb200(kSource, "gb200", kGb200, kPoints),
+      gb300(kSource, "gb300", kGb300, kPoints, kGb300Sustained);
   if (preset == "a100-sxm-80gb") return &a100;
   // H100 PCIe is the same Hopper GPU with fewer SMs at a lower clock: H100 SXM's sweep, its
   // compute-bound times scaled by peak (the caller scales), as the attention data does.
@@ -80,6 +92,7 @@ const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
   if (preset == "h200") return &h200;
   if (preset == "b200") return &b200;
   if (preset == "gb200") return &gb200;
+  if (preset == "gb300") return &gb300;
   return nullptr;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Measured bf16 GEMM throughput by shape for the GPU presets that have a published sweep
-// (cost/data/, NVIDIA's aiconfigurator database: A100 SXM, H100 SXM, H200 SXM, B200; H100 PCIe
+// (cost/data/, NVIDIA's aiconfigurator database: A100 SXM, H100 SXM, H200 SXM, B200, GB200,
+// GB300; H100 PCIe
 // reads H100 SXM's, its times scaled by the two peaks). Between grid points the throughput is
 // interpolated trilinearly in log2(m), log2(n), log2(k); above the grid it stays at the edge's;
 // below it the time stays at the edge's (a GEMM smaller than the smallest measured one takes at
@@ -16,6 +17,9 @@
 // 1,397 on B200 (one, 12.6 ms; its 5.6–5.9 ms ones still ran at 1,491–1,583) against 780–820
 // for 1–3 ms ones on Hopper and 1,500–1,620 on B200, while A100's stay flat (253). Training
 // keeps the GPU loaded for seconds, so no GEMM is timed faster than that sustained median.
+// GB300 (1,400 W) has none of 10 ms on the grid (its longest, 9.1 ms, ran 1,940 TFLOP/s); its
+// sustained rate is the median of the database's 69 off-grid bf16 GEMMs of 10 ms or more, 1,744
+// (the same median over B200's 93 gives 1,337 and GB200's 91 1,435, within 4 % of their grids').
 //
 // Does not model: shapes that are not multiples of the grid's tiles (interpolation smooths tile
 // and wave quantization away), fp8.
@@ -25,8 +29,8 @@ namespace trainsim {
 
 class GemmEfficiency {
  public:
-  /// The sweep for GPU preset `preset` (a100-sxm-80gb, h100-sxm, h200, b200; h100-pcie reads H100
-  /// SXM's), or nullptr.
+  /// The sweep for GPU preset `preset` (a100-sxm-80gb, h100-sxm, h200, b200, gb200, gb300;
+  /// h100-pcie reads H100 SXM's), or nullptr.
   static const GemmEfficiency* for_preset(const std::string& preset);
 
   /// Throughput, TFLOP/s, of one m×n×k GEMM (see above for shapes off the grid).
@@ -41,7 +45,10 @@ class GemmEfficiency {
     int m, n, k;
     double tflops;
   };
-  GemmEfficiency(const char* source, const char* measured_on, const Point* points, int count);
+  /// `sustained`: the GPU's sustained throughput when the grid holds no GEMM of 10 ms or more
+  /// (GB300's; 0: the median of the grid's, which must then have one).
+  GemmEfficiency(const char* source, const char* measured_on, const Point* points, int count,
+                 double sustained = 0);
   const char* source() const { return source_; }
   /// The preset of the GPU the sweep was measured on (its peak scales the times of another).
   const char* measured_on() const { return measured_on_; }

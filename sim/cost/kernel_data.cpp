@@ -147,6 +147,22 @@ constexpr SeqCurves kCudnnB200Forward{{360, 576, 659, 858, 1104, 1180},
 constexpr SeqCurves kCudnn913B200{{120, 273, 343, 593, 802, 855}, {127, 301, 397, 729, 977, 1109}};
 constexpr SeqCurves kCudnn913B200Forward{{76, 260, 358, 607, 841, 920},
                                          {112, 282, 479, 809, 1075, 1205}};
+// cuDNN 9.13's fused attention on a GB300 (Blackwell Ultra: 2.5 PFLOP/s dense BF16 and twice
+// Blackwell's exponential throughput), NVIDIA's own measurement [cuDNN-GB300]:
+// NVIDIA/cudnn-frontend
+// benchmark/sdpa_benchmark_training/artifacts/sdpa_bf16_benchmark_results_NVIDIA_GB300.csv (commit
+// 0b1577c8, the B200 file's: NGC PyTorch 25.09, cuDNN 9.13.0, free clock), PyTorch SDPA's cuDNN
+// backend, bf16, causal, batch 1, 128 query and 8 key-value heads of 128, median of 10: forward
+// 54.9, 224.2, 593.5, 1,144.9, 1,495.7, 1,702.5 TFLOP/s and backward 95.3, 277.2, 487.3, 892.6,
+// 1,130.1, 1,267.8 at 512 … 16k tokens. Carried to this file's benchmark as the B200 file is
+// (which the same steps reproduce point for point): its launches (128 heads: x = s / 160 tiles
+// per SM; 160 SMs, NVIDIA's Blackwell Ultra description) to the papers' 2,048 tiles by the
+// forward's parallelism factor (c = 1.7; the backward's is flat): forward ÷ 0.74, 0.90, 1.00,
+// 1.06, 1.10, 1.11; head dim 64, which it leaves out, at kCudnnH100's ratios to head dim 128.
+// The only GB300 measurement: it prices every release.
+constexpr SeqCurves kCudnn913Gb300{{83, 245, 444, 764, 975, 1027}, {88, 269, 514, 939, 1188, 1333}};
+constexpr SeqCurves kCudnn913Gb300Forward{{51, 231, 443, 809, 1067, 1167},
+                                          {74, 251, 594, 1078, 1364, 1528}};
 // FlashAttention-3 forward on H100 [FA3].
 constexpr SeqCurves kFa3H100Forward{{197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}};
 
@@ -283,10 +299,23 @@ const AttentionData kCudnn913B200Data{"b200",
                                       {},
                                       constants::kB200AttentionSustained};
 
-const AttentionData* const kAll[] = {&kFa2A100Data,     &kFa1A100Data,   &kTritonA100Data,
-                                     &kFa2H100Data,     &kFa1H100Data,   &kTritonH100Data,
-                                     &kFa3H100Data,     &kCudnnH100Data, &kCudnn94H100Data,
-                                     &kCudnn91H100Data, &kCudnnB200Data, &kCudnn913B200Data};
+const AttentionData kCudnn913Gb300Data{"gb300",
+                                       2.5e15,
+                                       160,
+                                       AttentionKernel::Cudnn,
+                                       "cuDNN 9.13 fused attention measured by NVIDIA on a GB300 "
+                                       "(cudnn-frontend)",
+                                       kCudnn913Gb300,
+                                       kCudnn913Gb300Forward,
+                                       nullptr,
+                                       1,
+                                       {},
+                                       constants::kGb300AttentionSustained};
+
+const AttentionData* const kAll[] = {
+    &kFa2A100Data,    &kFa1A100Data,      &kTritonA100Data,   &kFa2H100Data,     &kFa1H100Data,
+    &kTritonH100Data, &kFa3H100Data,      &kCudnnH100Data,    &kCudnn94H100Data, &kCudnn91H100Data,
+    &kCudnnB200Data,  &kCudnn913B200Data, &kCudnn913Gb300Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {
@@ -355,7 +384,7 @@ double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, doub
   return (x / (x + c)) / (bench / (bench + c));
 }
 
-double cudnn_fp8_attention_time_ratio(bool backward, double seq) {
+double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu) {
   // NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training/artifacts/
   // sdpa_fp8_benchmark_results_NVIDIA_B200.csv (commit 0b1577c8): cuDNN's SDPA on a B200,
   // batch 1, 128 query and 8 key-value heads of 128, causal, fp8 and bf16 rows of the same run,
@@ -367,8 +396,18 @@ double cudnn_fp8_attention_time_ratio(bool backward, double seq) {
                                                   0.872, 0.850, 0.823, 0.777};
   static constexpr std::array<double, 9> kBackward{1.178, 1.000, 0.981, 0.857, 0.793,
                                                    0.784, 0.746, 0.760, 0.698};
+  // GB300: the same benchmark's sdpa_fp8_benchmark_results_NVIDIA_GB300.csv (commit 0b1577c8), fp8
+  // over bf16 time of the same run at 512 … 128k tokens: forward 0.063 / 0.049 ms … (ratios
+  // below), backward likewise; FP8 gains more there from 4k on (8k: 0.827 / 0.760 against
+  // B200's 0.921 / 0.793).
+  static constexpr std::array<double, 9> kForwardGb300{1.286, 1.157, 0.971, 0.863, 0.827,
+                                                       0.810, 0.801, 0.768, 0.732};
+  static constexpr std::array<double, 9> kBackwardGb300{1.195, 0.991, 0.949, 0.815, 0.760,
+                                                        0.739, 0.718, 0.716, 0.685};
   TRAINSIM_CHECK(seq > 0, "attention has a positive length");
-  const auto& r = backward ? kBackward : kForward;
+  const bool gb300 = gpu == "gb300";
+  const auto& r =
+      backward ? (gb300 ? kBackwardGb300 : kBackward) : (gb300 ? kForwardGb300 : kForward);
   const double x = std::clamp(std::log2(seq) - 9.0, 0.0, 8.0);
   const auto i = static_cast<std::size_t>(std::min(std::floor(x), 7.0));
   const double f = x - static_cast<double>(i);

@@ -68,7 +68,7 @@ struct AttentionData {
 /// `seq` tokens (linear in log₂ seq over 512 … 131,072, held at the ends): Transformer Engine's
 /// FP8 dot-product attention (training.fp8_attention). Measured by NVIDIA in one run of both
 /// precisions (cost/kernel_data.cpp cites it); no figures for other GPUs.
-double cudnn_fp8_attention_time_ratio(bool backward, double seq);
+double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu = "b200");
 
 /// The published curves of `kernel` for GPU preset `gpu`: measured on it, or on a GPU of the
 /// same architecture (scale them by the peaks' ratio: the fused kernels are compute-bound);

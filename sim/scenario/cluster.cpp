@@ -61,7 +61,19 @@ constexpr double kB200NvlinkBusBw = 370 * kGB * (617.0 / 335.0);
 // 225 GB/s each way a GPU when both copy, at the share of line rate the PCIe copies measured here
 // reach (55 of 64): 193 GB/s, not measured.
 constexpr double kGb200C2cCopy = 225 * kGB * (55.0 / 64.0);
-const std::array<GpuPreset, 6> kPresets{{
+//
+// GB300 (one Blackwell Ultra GPU of a GB300 NVL72 rack, up to 1,400 W): NVIDIA's GB300 NVL72
+// datasheet (72 GPUs: 180 PFLOP/s dense FP16/BF16, 360 FP8, 576 TB/s of HBM3e: 2.5, 5 and 8 TB/s a
+// GPU), 284,208 MiB as nvidia-smi reports it (MLPerf Training v5.1's
+// NVIDIA/systems/theia_ngpu72_ngc25.09_nemo.json; aiconfigurator's systems/gb300.yaml), 160 SMs
+// (NVIDIA's Blackwell Ultra description). NVLink 5 across the rack as GB200's (the database's
+// GB300 nccl-tests rows, 2 and 4 GPUs, lie within 0.94–1.03 of B200's from 16 MiB up). Between
+// racks one ConnectX-8 XDR 800 Gb/s NIC a GPU (the system description: 4 a tray): 0.94 of its 100
+// GB/s line rate as NDR's 47 of 50, and a pair's send/receive at NDR's measured share of its NIC
+// (24.9 of 50), both scaled by line rate, not measured. Host link as GB200's.
+constexpr double kXdrBusBw = 0.94 * 100 * kGB;
+constexpr double kXdrP2p = kNdrP2p * 2;
+const std::array<GpuPreset, 7> kPresets{{
     {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
      {235 * kGB, kNvlinkHopLatency},
      {kHdrBusBw, kNetHopLatency},
@@ -108,6 +120,15 @@ const std::array<GpuPreset, 6> kPresets{{
      {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA GB200 NVL72 datasheet (a GPU's share); NVLink 5 as B200 across the rack's NVLink "
      "domain; NDR InfiniBand between domains; NVLink-C2C host link",
+     true,
+     kGb200C2cCopy,
+     true,
+     100},
+    {{"gb300", "gb300", 2.5e15, 8.0e12, 284208.0 * 1024 * 1024, 160},
+     {kB200NvlinkBusBw, kNvlinkHopLatency},
+     {kXdrBusBw, kNetHopLatency, kXdrP2p},
+     "NVIDIA GB300 NVL72 datasheet (a GPU's share); NVLink 5 as B200 across the rack's NVLink "
+     "domain; XDR InfiniBand (ConnectX-8) between domains, scaled from NDR; NVLink-C2C host link",
      true,
      kGb200C2cCopy,
      true,

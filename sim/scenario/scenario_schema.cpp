@@ -966,7 +966,7 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"cluster.gpu",
        "preset or map",
        "required",
-       "`a100-sxm-80gb`, `h100-sxm`, `h100-pcie`, `h200`, `b200`, `gb200` (table below)",
+       "`a100-sxm-80gb`, `h100-sxm`, `h100-pcie`, `h200`, `b200`, `gb200`, `gb300` (table below)",
        none(),
        {}},
       {"cluster.gpu.preset",
@@ -989,8 +989,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "SM count (GEMM wave quantization and fused attention's launch parallelism; 0 = off)",
        integer(0, kMaxCount), field<&Scenario::cluster, &ClusterSpec::gpu, &DeviceSpec::sms>()},
       {"cluster.gpus_per_node", "integer ≥ 1", "8",
-       "GPUs sharing the intra-node link; on `gb200`, the rack's NVLink domain the job uses (up to "
-       "72: NVLink spans the GB200 NVL72 rack, not one 4-GPU tray)",
+       "GPUs sharing the intra-node link; on `gb200` and `gb300`, the rack's NVLink domain the job "
+       "uses (up to 72: NVLink spans the NVL72 rack, not one 4-GPU tray)",
        integer(1, kMaxParallel), field<&Scenario::cluster, &ClusterSpec::gpus_per_node>()},
       {"cluster.nodes", "integer ≥ 1", "1", "", integer(1, kMaxParallel),
        field<&Scenario::cluster, &ClusterSpec::nodes>()},
@@ -1015,10 +1015,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        number(0, 0.2), field<&Scenario::cluster, &ClusterSpec::gpu_speed_spread>()},
       {"cluster.intra_node", "", "", "", map(), {}},
       {"cluster.intra_node.bandwidth", "bandwidth", "preset",
-       "nccl-tests bus bandwidth inside a node. On an A100/H100/H200/B200/GB200 preset, "
-       "collectives "
-       "inside a "
-       "node follow the preset's measured nccl-tests sweep; another bandwidth (an A800's or "
+       "nccl-tests bus bandwidth inside a node. On an A100/H100/H200/B200/GB200/GB300 preset, "
+       "collectives inside a node follow the preset's measured nccl-tests sweep; another "
+       "bandwidth (an A800's or "
        "H800's 400 GB/s NVLink) keeps the sweep's latency floor and stretches the rest by preset "
        "÷ this (the report's `durations` line gives the factor)",
        quantity(Dimension::Bandwidth, true),
@@ -1259,7 +1258,7 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"efficiency", "map", "cost/constants.h", "analytic-model overrides", map(), {}},
       {"efficiency.gemm", "0.01–1", "the preset's measured sweep, else 0.80",
        "fraction of peak FLOP/s for large GEMMs (roofline with wave quantization); set, it "
-       "replaces the A100/H100/H200/B200/GB200 presets' measured GEMM-by-shape sweeps "
+       "replaces the A100/H100/H200/B200/GB200/GB300 presets' measured GEMM-by-shape sweeps "
        "(`sim/cost/gemm_efficiency.h`)",
        number(0.01, 1), field<&Scenario::efficiency, &EfficiencyOverrides::gemm>()},
       {"efficiency.memory", "0.01–1", "0.80", "fraction of HBM bandwidth for streaming kernels",

@@ -147,7 +147,7 @@ void check_precision(const Scenario& s, const Checker& c) {
       if (!gpu || gpu->sm < 100)
         c.fail(
             "training.fp8_attention",
-            fmt::format("FP8 attention has figures on Blackwell only (b200, gb200: NVIDIA's "
+            fmt::format("FP8 attention has figures on Blackwell only (b200, gb200, gb300: NVIDIA's "
                         "cudnn-frontend benchmark), got {}",
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
