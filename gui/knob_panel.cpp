@@ -68,7 +68,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_choice("parallelism.zero", tr("ZeRO stage"));
   add_choice("parallelism.overlap_grad_reduce", tr("ZeRO-1 reduce in the backward"));
   add_choice("training.recompute", tr("recompute"));
-  add_choice("training.precision", tr("precision (fp8: Hopper, B200)"));
+  add_choice("training.precision", tr("precision (fp8: Hopper, Blackwell)"));
   add_choice("training.offload", tr("optimizer offload (ZeRO ≥ 1)"));
   add_spin("training.offload_activations", tr("activation offload (layers)"), 4096);
   add_spin("training.lora_rank", tr("LoRA rank (0: off)"), 4096);

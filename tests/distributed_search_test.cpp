@@ -120,6 +120,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.training->lora_targets = LoraTargets{.qkv = true, .mlp_down = true};
   r.training->lora_dropout = 0.1;
   r.training->lora_all_to_all = true;
+  r.training->lora_fused = true;
   r.cluster = priced().cluster;
   r.cluster->inter_node.p2p_bandwidth = 40e9;
   r.cluster->gpu_speed_spread = 0.02;  // and the slowest GPU's pace it sets
@@ -152,6 +153,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   CHECK(b.training->lora_targets == LoraTargets{.qkv = true, .mlp_down = true});
   CHECK(b.training->lora_dropout == 0.1);
   CHECK(b.training->lora_all_to_all);
+  CHECK(b.training->lora_fused);
   REQUIRE(b.cluster.has_value());
   CHECK(b.cluster->inter_node.p2p_bandwidth == 40e9);
   CHECK(b.cluster->nodes == 2);

@@ -238,17 +238,24 @@ TEST_CASE("kernel data: cuDNN on B200, newest from NVIDIA's GB200 benchmark",
   CHECK(find_attention_data("h100-sxm", AttentionKernel::Cudnn)->sustained == 1.0);
 }
 
-TEST_CASE("kernel data: GB200 reads B200's cuDNN figures, whose newest are GB200's own",
+TEST_CASE("kernel data: GB200 reads B200's cuDNN curves, at its own power-limit share",
           "[kernel_data][attention][gb200]") {
-  // The same Blackwell GPU at a higher power limit: the caller scales each curve by the preset's
-  // peak over the one it was measured at (2.5 / 2.5 for the GB200 benchmark, 2.5 / 2.25 for the
-  // B200 one of cuDNN 9.13).
+  // The same figures as B200's (its own benchmark from 9.17, B200's 9.13 before; the caller
+  // scales each by the preset's peak over the one it was measured at), but at GB200's share at
+  // its power limit, 0.829 (its GEMMs', constants.h), not B200's 0.853.
   for (std::optional<CudnnVersion> v :
        {std::optional<CudnnVersion>{}, std::optional<CudnnVersion>{CudnnVersion{9, 13}},
-        std::optional<CudnnVersion>{CudnnVersion{9, 22}}})
-    CHECK(find_attention_data("gb200", AttentionKernel::Cudnn, v) ==
-          find_attention_data("b200", AttentionKernel::Cudnn, v));
-  CHECK(find_attention_data("gb200", AttentionKernel::Cudnn)->peak_flops == 2.5e15);
+        std::optional<CudnnVersion>{CudnnVersion{9, 22}}}) {
+    const AttentionData* g = find_attention_data("gb200", AttentionKernel::Cudnn, v);
+    const AttentionData* b = find_attention_data("b200", AttentionKernel::Cudnn, v);
+    REQUIRE(g != nullptr);
+    CHECK(g != b);
+    CHECK(g->peak_flops == b->peak_flops);
+    CHECK(g->from == b->from);
+    CHECK(g->at(8192, 128).forward_tflops == b->at(8192, 128).forward_tflops);
+    CHECK(g->sustained == Approx(0.829));
+    CHECK(b->sustained == Approx(0.853));
+  }
   CHECK(find_attention_data("gb200", AttentionKernel::Flash2) == nullptr);
 }
 

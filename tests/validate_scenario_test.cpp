@@ -549,6 +549,16 @@ TEST_CASE("validate: LoRA's rank splits over TP, and its all-to-all needs SP", "
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",
                                with({"training.lora_rank=16", "training.lora_all_to_all=true",
                                      "parallelism.sequence_parallel=true"})));
+  // Transformer Engine's fused LoRA linear: NeMo builds it at tp 1 only, and only with LoRA.
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     with({"training.lora_rank=16", "training.lora_fused=true"})),
+      Contains("training.lora_fused: Transformer Engine's fused LoRA linear is NeMo's at tp 1 "
+               "only, got tp 2"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.lora_fused=true"}),
+                    Contains("training.lora_fused: applies to LoRA only"));
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml", {"training.lora_rank=16", "training.lora_fused=true"}));
 }
 
 TEST_CASE("validate: context parallelism by all-to-all needs heads that divide by cp", "[cp]") {
@@ -563,4 +573,24 @@ TEST_CASE("validate: context parallelism by all-to-all needs heads that divide b
                       "parallelism.cp_comm=all_to_all", "training.attention=flash2"}),
       Contains("parallelism.cp_comm: all_to_all splits each TP rank's 32 query and 8 key-value "
                "heads over cp = 16"));
+}
+
+TEST_CASE("validate: a GB200 or GB300 node is at most one NVL72 rack's 72 GPUs", "[gb200][gb300]") {
+  const std::vector<std::string> rack{"cluster.gpu=gb200",
+                                      "training.attention=cudnn",
+                                      "cluster.gpus_per_node=72",
+                                      "parallelism.dp=72",
+                                      "parallelism.tp=1",
+                                      "parallelism.pp=1",
+                                      "training.global_batch_size=72"};
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", rack));
+  std::vector<std::string> two = rack;
+  two[2] = "cluster.gpus_per_node=144";
+  two[3] = "parallelism.dp=144";
+  two[6] = "training.global_batch_size=144";
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", two),
+                    Contains("cluster.gpus_per_node: a gb200 node is the NVL72 rack's NVLink "
+                             "domain: at most 72 GPUs, got 144"));
+  two[0] = "cluster.gpu=gb300";
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", two), Contains("a gb300 node"));
 }

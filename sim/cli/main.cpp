@@ -749,7 +749,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   srch->add_option("--precision", xa.precision,
                    "Training precisions to try: bf16,fp8 (default: the scenario's; fp8 needs a "
-                   "Hopper GPU or a B200)")
+                   "Hopper or Blackwell GPU)")
       ->delimiter(',');
   srch->add_option("--headroom", xa.headroom,
                    "Percent of device memory to keep free, e.g. 10% (default: 0)");

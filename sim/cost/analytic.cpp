@@ -583,6 +583,10 @@ void AnalyticCostModel::lora_kernels(Op op, std::string_view target, const GemmS
                        : s_.layout.sequence_parallel ? n * g.n / t
                                                      : n * g.n;
   const bool dropout = s_.training.lora_dropout > 0;
+  // Transformer Engine's fused LoRA linear (TE ops fusions ForwardLinearScaleAdd,
+  // BackwardLinearScale, BackwardLinearAdd): the scale and the adds in the GEMMs' epilogues,
+  // their bytes left to them as a bias's under Transformer Engine.
+  const bool fused = s_.training.lora_fused;
   auto gemm = [&](const char* what, GemmShape shape) {
     push({Kernel::Kind::Gemm, what, shape, 1, shape.flops(), shape.bytes()});
   };
@@ -595,14 +599,16 @@ void AnalyticCostModel::lora_kernels(Op op, std::string_view target, const GemmS
     if (dropout) memory("lora.dropout", 5 * n * in);  // read, write, 1-byte mask
     gemm("lora.down", {n, a_cols, in});
     gemm("lora.up", {n, out, r});
-    memory("lora.add", 10 * added, 2);  // scale (read, write), add (read two, write)
+    // Scale (read, write), add (read two, write); fused (training.lora_fused), B's epilogue.
+    if (!fused) memory("lora.add", 10 * added, 2);
   }
   if (op == Op::I || op == Op::B) {
-    memory("lora.add.backward", 4 * added);  // the output gradient scaled
+    if (!fused) memory("lora.add.backward", 4 * added);  // the output gradient scaled
     gemm("lora.up.dgrad", {n, r, out});
     gemm("lora.down.dgrad", {n, in, a_cols});
     if (dropout) memory("lora.dropout.backward", 5 * n * in);
-    memory("lora.input_grad_add", 6 * n * in);
+    // Fused, the layer's input-gradient GEMM accumulates into the adapter's (beta 1).
+    if (!fused) memory("lora.input_grad_add", 6 * n * in);
   }
   if (op == Op::W || op == Op::B) {
     gemm("lora.up.wgrad", {r, out, n});

@@ -51,11 +51,12 @@ const CollectiveCurve* CollectiveCurve::for_preset(const std::string& preset) {
   if (preset == "a100-sxm-80gb") return &a100;
   if (preset == "h100-sxm") return &h100;
   if (preset == "h200") return &h200;
-  // GB200's NVLink 5 is B200's (900 GB/s each way a GPU, through NVSwitch): the same database's
-  // GB200 sweep (data/gb200/comm/nccl/2.29.2, one tray: 2 and 4 GPUs only) lies within 0–5 % of
-  // B200's rows at every operation and size from 512 B to 512 MiB (its latency floor 0.5 µs
-  // higher), so B200's sweep, which also has 8 GPUs, stands in.
-  // GB300's rows (the same database, 2 and 4 GPUs) lie within 0.94–1.03 of B200's from 16 MiB up.
+  // GB200's and GB300's NVLink 5 is B200's (900 GB/s each way a GPU, through NVSwitch): the same
+  // database's sweeps of theirs (data/gb200 and gb300/comm/nccl/2.29.2, one tray: 2 and 4 GPUs
+  // only) lie within −1.4…+4.6 % (GB200) and −5.8…+2.6 % (GB300) of B200's rows from 16 MiB to
+  // 512 MiB; below, GB200's latency floor runs a median 0.6 µs slower (GB300's level) and
+  // mid-size rows scatter (0.66–1.09 of B200's; one B200 outlier at 128 KiB), GB300's smallest
+  // up to 1.24. B200's sweep, which also has 8 GPUs, stands in.
   if (preset == "b200" || preset == "gb200" || preset == "gb300") return &b200;
   return nullptr;
 }

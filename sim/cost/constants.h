@@ -91,6 +91,11 @@ inline constexpr double kB200AttentionSustained = 0.853;
 /// ms or more run at a median 1,744 TFLOP/s (cost/gemm_efficiency.h) against 1,917 for the grid's
 /// 1–3 ms ones: 0.910.
 inline constexpr double kGb300AttentionSustained = 0.910;
+/// The same for a GB200 (1,200 W), whose curves are the same benchmark's (its own for cuDNN 9.17
+/// on, B200's of 9.13 before): by the same rule as GB300's, its bf16 GEMMs of 10 ms or more in the
+/// database (91, off the grid) run at a median 1,435 TFLOP/s against 1,731 for the grid's 1–3 ms
+/// ones: 0.829 (B200's, by the same rule: 1,337 / 1,623 = 0.824, its measured 0.853).
+inline constexpr double kGb200AttentionSustained = 0.829;
 
 /// Fraction of HBM bandwidth streaming (elementwise, norm, optimizer) kernels reach. STREAM
 /// copy/triad kernels sustain ≈ 3.0–3.1 of the 3.35 TB/s datasheet figure on H100 SXM (≈ 0.9);

@@ -35,8 +35,8 @@
 // 2,583 TFLOP/s) and 0.549 on H100 (1,303). So B200's FP8 cap is 1,397 ÷ 0.567 = 2,465 TFLOP/s
 // (its bf16 sustained rate: cost/gemm_efficiency.h), below the 2,659–2,854 that the database's
 // four longest power-of-two shapes ran in bursts of 3–4 ms, short of B200's power limit. GB200
-// likewise: the database's median over the same 154 shapes is 0.531, and its cap 1,423 ÷ 0.567 =
-// 2,510 TFLOP/s.
+// likewise: the database's median over the same 154 shapes is 0.531, and its cap 1,422.6 ÷ 0.567
+// = 2,509 TFLOP/s; GB300's median 0.522, its cap 1,743.8 ÷ 0.567 = 3,075.
 //
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.

@@ -47,7 +47,8 @@ static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
 // (on H100 those of m·n·k = 2^39 and 2^40: medians 783 and 791 TFLOP/s; on B200 2^40 and 2^41:
 // 1,607 and 1,624), the 5–6 ms ones begin to drop (H100 706–786, B200 1,491–1,583) and those
 // of 11 ms and more are down (H100 702–747, H200 693–710, B200 1,397; GB200, at up to 1,200 W,
-// 1,731 at the 1–3 ms median and 1,423 past 10 ms). A100 (400 W) stays flat at every length.
+// 1,731 at the 1–3 ms median and 1,423 past 10 ms, one GEMM, after 1,565 at 5.6 ms and
+// 1,828–1,908 at 4.6–4.8 ms). A100 (400 W) stays flat at every length.
 constexpr double kSustainedCall = 0.010;  // seconds
 
 constexpr const char* kSource = "bf16 GEMM sweep, NVIDIA aiconfigurator database";

@@ -299,6 +299,35 @@ const AttentionData kCudnn913B200Data{"b200",
                                       {},
                                       constants::kB200AttentionSustained};
 
+// GB200: the same figures (its own benchmark from 9.17, B200's of 9.13 before, scaled by the
+// peaks: 2.5 / 2.25 = 1.11, where GB200's GEMM sweep bursts 1.07 times B200's), at GB200's own
+// share at its power limit (constants.h).
+const AttentionData kCudnnGb200Data{"gb200",
+                                    2.5e15,
+                                    148,
+                                    AttentionKernel::Cudnn,
+                                    "cuDNN 9.22 fused attention benchmarked by NVIDIA on a GB200 "
+                                    "(cudnn-frontend), scaled as cuDNN measures on a Hopper GPU",
+                                    kCudnnB200,
+                                    kCudnnB200Forward,
+                                    nullptr,
+                                    1,
+                                    {9, 17},
+                                    constants::kGb200AttentionSustained};
+
+const AttentionData kCudnn913Gb200Data{"gb200",
+                                       2.25e15,
+                                       148,
+                                       AttentionKernel::Cudnn,
+                                       "cuDNN 9.13.1 fused attention measured by NVIDIA on a B200 "
+                                       "(cudnn-frontend), standing in on GB200",
+                                       kCudnn913B200,
+                                       kCudnn913B200Forward,
+                                       nullptr,
+                                       1,
+                                       {},
+                                       constants::kGb200AttentionSustained};
+
 const AttentionData kCudnn913Gb300Data{"gb300",
                                        2.5e15,
                                        160,
@@ -312,10 +341,11 @@ const AttentionData kCudnn913Gb300Data{"gb300",
                                        {},
                                        constants::kGb300AttentionSustained};
 
-const AttentionData* const kAll[] = {
-    &kFa2A100Data,    &kFa1A100Data,      &kTritonA100Data,   &kFa2H100Data,     &kFa1H100Data,
-    &kTritonH100Data, &kFa3H100Data,      &kCudnnH100Data,    &kCudnn94H100Data, &kCudnn91H100Data,
-    &kCudnnB200Data,  &kCudnn913B200Data, &kCudnn913Gb300Data};
+const AttentionData* const kAll[] = {&kFa2A100Data,     &kFa1A100Data,       &kTritonA100Data,
+                                     &kFa2H100Data,     &kFa1H100Data,       &kTritonH100Data,
+                                     &kFa3H100Data,     &kCudnnH100Data,     &kCudnn94H100Data,
+                                     &kCudnn91H100Data, &kCudnnB200Data,     &kCudnn913B200Data,
+                                     &kCudnnGb200Data,  &kCudnn913Gb200Data, &kCudnn913Gb300Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {
@@ -416,11 +446,8 @@ double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::stri
 
 const AttentionData* find_attention_data(const std::string& gpu, AttentionKernel kernel,
                                          std::optional<CudnnVersion> cudnn) {
-  // H200 and H100 PCIe are Hopper GPUs like H100 SXM, GB200's Blackwell GPU is B200's at a
-  // higher power limit (the caller scales by peak: the GB200 curve is GB200's own).
-  const std::string as = gpu == "h200" || gpu == "h100-pcie" ? "h100-sxm"
-                         : gpu == "gb200"                    ? "b200"
-                                                             : gpu;
+  // H200 and H100 PCIe are Hopper GPUs like H100 SXM (the caller scales by peak).
+  const std::string as = gpu == "h200" || gpu == "h100-pcie" ? "h100-sxm" : gpu;
   // Of a kernel's measurements, the newest release's at or before `cudnn` (the newest of all
   // without one; the oldest for a release older than every measurement).
   const AttentionData* newest = nullptr;

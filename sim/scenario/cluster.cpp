@@ -53,8 +53,8 @@ constexpr double kB200NvlinkBusBw = 370 * kGB * (617.0 / 335.0);
 // NVIDIA/systems/tyche_ngpu512_ngc25.09_nemo.json, "accelerator_memory_capacity"; aiconfigurator's
 // systems/gb200.yaml, mem_capacity), 148 SMs as B200. Its NVLink 5 is B200's (1.8 TB/s a GPU
 // through NVSwitch) but spans the rack: a trainsim "node" of this preset is the NVLink domain a job
-// uses (cluster.gpus_per_node: up to 72; MLPerf's 512-GPU jobs take 8 racks of 64, Slurm's
-// SEGMENT=16 compute trays). Inside it B200's busbw (the two GPUs' nccl-tests rows agree:
+// uses (cluster.gpus_per_node: up to 72; MLPerf's 512-GPU Llama 3.1 8B jobs take 8 racks of 64,
+// Slurm's SEGMENT=16 compute trays). Inside it B200's busbw (the two GPUs' nccl-tests rows agree:
 // cost/collective_curve.cpp), between domains one ConnectX-7 400 Gb/s NIC a GPU (the system
 // description: 4 a 4-GPU tray), NDR InfiniBand as above. The host link is NVLink-C2C: 900 GB/s
 // between a Grace CPU and its two GPUs (the datasheet's per-superchip figure, both directions),
@@ -119,7 +119,7 @@ const std::array<GpuPreset, 7> kPresets{{
      {kB200NvlinkBusBw, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA GB200 NVL72 datasheet (a GPU's share); NVLink 5 as B200 across the rack's NVLink "
-     "domain; NDR InfiniBand between domains; NVLink-C2C host link",
+     "domain; NDR InfiniBand between domains; NVLink-C2C host link (estimated)",
      true,
      kGb200C2cCopy,
      true,
@@ -128,7 +128,8 @@ const std::array<GpuPreset, 7> kPresets{{
      {kB200NvlinkBusBw, kNvlinkHopLatency},
      {kXdrBusBw, kNetHopLatency, kXdrP2p},
      "NVIDIA GB300 NVL72 datasheet (a GPU's share); NVLink 5 as B200 across the rack's NVLink "
-     "domain; XDR InfiniBand (ConnectX-8) between domains, scaled from NDR; NVLink-C2C host link",
+     "domain; XDR InfiniBand (ConnectX-8) between domains, scaled from NDR; NVLink-C2C host link "
+     "(estimated)",
      true,
      kGb200C2cCopy,
      true,

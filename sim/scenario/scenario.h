@@ -257,6 +257,10 @@ struct TrainingSpec {
   /// With LoRA under TP and sequence parallelism: a row-parallel target's adapter output reaches
   /// the layer's by an all-to-all (NeMo's `a2a_experimental`), not an all-gather.
   bool lora_all_to_all = false;
+  /// With LoRA: Transformer Engine's fused LoRA linear (NeMo's TEFusedLoRALinear under TE's op
+  /// fuser): the adapter's scale and add ride B's GEMM epilogue, and the layer's input-gradient
+  /// GEMM accumulates into the adapter's: no passes of their own.
+  bool lora_fused = false;
 };
 
 /// Whether LoRA's adapters make Transformer Engine return a norm's output beside its GEMM

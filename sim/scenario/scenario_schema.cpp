@@ -639,10 +639,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        integer(1, kMaxMicrobatches),
        {}},
       {"training.precision", "`bf16`, `fp16`, `fp8`", "`bf16`",
-       "2-byte activations and weights. `fp8` (Hopper and B200 only), Transformer Engine's recipe: "
+       "2-byte activations and weights. `fp8` (Hopper and Blackwell only), Transformer Engine's "
+       "recipe: "
        "the layers' linear GEMMs (not the attention core, the LM head or the router) in FP8 with "
        "per-tensor scaling, at the FP8/bf16 time ratio measured shape by shape on an H100 (also on "
-       "B200; on a "
+       "Blackwell; on a "
        "preset with a GEMM sweep no faster than FP8 sustains at the power limit; "
        "`sim/cost/fp8_gemm.h`), their operands quantized by cast-transpose kernels (the weights "
        "once per step), an FP8 copy of those weights kept, everything else bf16",
@@ -652,7 +653,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "FP8 parameters: NeMo's "
        "`fp8_params`, Megatron's `--fp8-param-gather`): their 16-bit copy is gone (2 bytes per "
        "such weight less; the FP8 copy and its transpose stay), the per-step cast of the weights "
-       "becomes their transpose on Hopper (2 bytes per element) and nothing on B200, and the "
+       "becomes their transpose on Hopper (2 bytes per element) and nothing on Blackwell, and the "
        "data-parallel parameter "
        "all-gathers (the distributed optimizer's, ZeRO-3's) move 1 byte per such weight instead "
        "of 2. The embedding, the head and the norms stay 16-bit",
@@ -664,14 +665,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "(NeMo's `disable_parameter_transpose_cache: True` with Transformer Engine up to 1.10, "
        "whose FP8 parameters then cache no transpose; from 1.11 the flag leaves FP8 parameters' "
        "transposes cached): not held, made again in every micro-batch's backward (2 bytes per "
-       "element each time). No effect on B200",
+       "element each time). No effect on Blackwell",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_transpose_cache>()},
       {"training.fp8_recipe", "`delayed`, `tensorwise`", "`delayed`",
        "with `precision: fp8`, how Transformer Engine scales each FP8 tensor (Megatron-core's "
        "`--fp8-recipe`, NeMo's `fp8_recipe`): `delayed`, from the amax history of earlier "
        "steps, so the norms and activations before the GEMMs write their outputs in FP8 and a "
        "standalone cast (the attention output, the gradients) reads 16-bit and writes FP8 row- "
-       "and, on Hopper, column-wise: 4 bytes per element, 3 on B200, whose FP8 GEMMs need no "
+       "and, on Hopper, column-wise: 4 bytes per element, 3 on Blackwell, whose FP8 GEMMs need no "
        "transposed copy (`fp8.cast`); `tensorwise`, per-tensor current scaling (TE 2.x's "
        "Float8CurrentScaling), from each tensor's own amax: the norm or activation writes its "
        "output in 16-bit with the amax and a cast follows (4 bytes per element more), and a "
@@ -685,7 +686,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`none` or a comma-separated subset of `norm`, `activation`",
        "`none`",
        "with `precision: fp8`, the quantizations that run as casts of their own (`fp8.cast`: 4 "
-       "bytes per element, 3 on B200, 2 more under `fp8_recipe: tensorwise`) where Transformer "
+       "bytes per element, 3 on Blackwell, 2 more under `fp8_recipe: tensorwise`) where "
+       "Transformer "
        "Engine's fused modules have the kernel before them write FP8: `norm`, the norms' outputs "
        "before QKV and the MLP (TE's cuDNN norms, NVTE_NORM_FWD_USE_CUDNN=1, take its unfused "
        "path; under sequence parallelism each rank's n / tp tokens); `activation`, the MLP's "
@@ -766,7 +768,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "FlashAttention-1's bars stand in, beside which its sources place it; on Hopper both "
        "scaled as FlashAttention-2 measures against the same chart on an H100); `cudnn`, cuDNN's "
        "fused attention (what Transformer Engine runs on Hopper and Blackwell when it may choose; "
-       "measured on H100 for Hopper, NVIDIA's benchmarks for B200 (by `cudnn_version`), where it "
+       "measured on H100 for Hopper, NVIDIA's benchmarks for Blackwell (by `cudnn_version`), where "
+       "it "
        "is the only kernel with data: another falls back to half the peak "
        "(`sim/cost/constants.h`)); each "
        "timed by its published or measured throughput at the sequence "
@@ -777,10 +780,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"flash1", "flash2", "flash3", "triton", "cudnn", "unfused"}),
        field<&Scenario::training, &TrainingSpec::attention>()},
       {"training.fp8_attention", "bool", "false",
-       "with `precision: fp8` and `attention: cudnn` on B200, the attention core in FP8 "
+       "with `precision: fp8` and `attention: cudnn` on Blackwell, the attention core in FP8 "
        "(Transformer Engine's FP8 dot-product attention: NVTE_FP8_DPA, NeMo's "
        "`fp8_dot_product_attention`): each pass at cuDNN's FP8-over-bf16 time as NVIDIA measured "
-       "it on a B200 by sequence length (8,192 tokens: forward 0.92, backward 0.79; "
+       "it on a B200 and a GB300 by sequence length (8,192 tokens: forward 0.92, backward 0.79 on "
+       "B200; GB300's own; "
        "`sim/cost/kernel_data.cpp`), plus the casts around it, 3 bytes per element of Q, K, V "
        "and the output forward and of their gradients backward (`attention.fp8_cast`). Refused "
        "on other GPUs (no figures)",
@@ -793,8 +797,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "fused attention's speed changed from release to release, as NVIDIA's own benchmarks "
        "time it. Each release takes the newest measurement at or before it (an older one the "
        "oldest): on Hopper 9.1's and 9.4's (their backward at 0.84–0.94 of 9.19's) scale the "
-       "curve measured with 9.19; on B200 releases up to 9.16 take the B200 measurement of "
-       "9.13.1, later ones the GB200 benchmark of 9.22 (`sim/cost/kernel_data.cpp`); a GPU "
+       "curve measured with 9.19; on B200 and GB200 releases up to 9.16 take the B200 "
+       "measurement of 9.13.1, later ones the GB200 benchmark of 9.22, on GB300 every release its "
+       "own measurement of 9.13 (`sim/cost/kernel_data.cpp`); a GPU "
        "without cuDNN figures (A100, a custom GPU) prices cuDNN's attention the same whatever "
        "the release",
        text(),
@@ -957,6 +962,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "each way (NeMo's `a2a_experimental`, MLPerf's `LORA_A2A=1`), not an all-gather of n × h "
        "(whose backward, under sequence parallelism, gathers again)",
        boolean(), field<&Scenario::training, &TrainingSpec::lora_all_to_all>()},
+      {"training.lora_fused", "bool", "false",
+       "with LoRA at tp 1: Transformer Engine's fused LoRA linear (NeMo 25.09's TEFusedLoRALinear "
+       "under TE's op fuser, `USE_TE_OPS=1`): B's GEMM scales its product and adds it into the "
+       "layer's output in its epilogue, the backward's scale rides B's input-gradient GEMM and "
+       "the layer's input-gradient GEMM accumulates into the adapter's, so the three passes of "
+       "their own (`lora.add`, `lora.add.backward`, `lora.input_grad_add`) are gone, their bytes "
+       "in the GEMMs' epilogues as a bias's",
+       boolean(), field<&Scenario::training, &TrainingSpec::lora_fused>()},
       {"training.lora_dropout", "0–0.99, with `lora_rank`", "0",
        "dropout on each adapter's input (NeMo's `adapter_dropout`, position `pre`): its mask "
        "drawn and applied forward, applied backward, 5 bytes per input element each way "
@@ -995,7 +1008,8 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"cluster.nodes", "integer ≥ 1", "1", "", integer(1, kMaxParallel),
        field<&Scenario::cluster, &ClusterSpec::nodes>()},
       {"cluster.host_link", "bandwidth",
-       "preset: 55 GB/s (PCIe 5.0, measured on an H100 machine), A100 27.5 GB/s",
+       "preset: 55 GB/s (PCIe 5.0, measured on an H100 machine), A100 27.5 GB/s, GB200 and GB300 "
+       "193 GB/s (NVLink-C2C, estimated: not measured)",
        "each GPU's pinned host↔device copy bandwidth, each way (`training.offload`)",
        quantity(Dimension::Bandwidth, true), field<&Scenario::cluster, &ClusterSpec::host_link>()},
       {"cluster.host_adam_rate", "number > 0", "4.2e9",

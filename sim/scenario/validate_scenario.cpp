@@ -182,8 +182,15 @@ void check_lora(const Scenario& s, const Checker& c) {
       c.fail("training.lora_dropout", "applies to LoRA only: give training.lora_rank > 0");
     if (t.lora_all_to_all)
       c.fail("training.lora_all_to_all", "applies to LoRA only: give training.lora_rank > 0");
+    if (t.lora_fused)
+      c.fail("training.lora_fused", "applies to LoRA only: give training.lora_rank > 0");
     return;
   }
+  // NeMo wraps a target in TEFusedLoRALinear only at tp 1 (nemo/collections/llm/peft/lora.py).
+  if (t.lora_fused && s.layout.tp > 1)
+    c.fail("training.lora_fused",
+           fmt::format("Transformer Engine's fused LoRA linear is NeMo's at tp 1 only, got tp {}",
+                       s.layout.tp));
   if (t.lora_all_to_all && !(s.layout.sequence_parallel && s.layout.tp > 1))
     c.fail("training.lora_all_to_all",
            "the adapters' all-to-all exchanges sequence-parallel shards: it needs tp > 1 with "
@@ -254,6 +261,16 @@ void check_layout(const Scenario& s, const Checker& c) {
            fmt::format("only applies to zero: 1 or 2 (ZeRO-3 gathers before every use; ZeRO-0 "
                        "keeps whole parameters), got zero: {}",
                        l.zero));
+}
+
+// A GB200 or GB300 NVL72 rack's NVLink domain: at most its 72 GPUs make one trainsim node.
+void check_nvlink_domain(const Scenario& s, const Checker& c) {
+  const std::string& p = s.cluster.gpu.preset;
+  if ((p == "gb200" || p == "gb300") && s.cluster.gpus_per_node > 72)
+    c.fail("cluster.gpus_per_node",
+           fmt::format("a {} node is the NVL72 rack's NVLink domain: at most 72 GPUs, got {} "
+                       "(more GPUs are more nodes, joined by the network)",
+                       p, s.cluster.gpus_per_node));
 }
 
 void check_batch(const Scenario& s, const Checker& c) {
@@ -483,6 +500,7 @@ void validate(const Scenario& s) {
   check_attention(s, c);
   check_offload(s, c);
   check_layout(s, c);
+  check_nvlink_domain(s, c);
   check_batch(s, c);
   check_fit(s, c);
 }
