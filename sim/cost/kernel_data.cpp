@@ -302,31 +302,17 @@ const AttentionData kCudnn913B200Data{"b200",
 // GB200: the same figures (its own benchmark from 9.17, B200's of 9.13 before, scaled by the
 // peaks: 2.5 / 2.25 = 1.11, where GB200's GEMM sweep bursts 1.07 times B200's), at GB200's own
 // share at its power limit (constants.h).
-const AttentionData kCudnnGb200Data{"gb200",
-                                    2.5e15,
-                                    148,
-                                    AttentionKernel::Cudnn,
-                                    "cuDNN 9.22 fused attention benchmarked by NVIDIA on a GB200 "
-                                    "(cudnn-frontend), scaled as cuDNN measures on a Hopper GPU",
-                                    kCudnnB200,
-                                    kCudnnB200Forward,
-                                    nullptr,
-                                    1,
-                                    {9, 17},
-                                    constants::kGb200AttentionSustained};
-
-const AttentionData kCudnn913Gb200Data{"gb200",
-                                       2.25e15,
-                                       148,
-                                       AttentionKernel::Cudnn,
-                                       "cuDNN 9.13.1 fused attention measured by NVIDIA on a B200 "
-                                       "(cudnn-frontend), standing in on GB200",
-                                       kCudnn913B200,
-                                       kCudnn913B200Forward,
-                                       nullptr,
-                                       1,
-                                       {},
-                                       constants::kGb200AttentionSustained};
+AttentionData on_gb200(AttentionData d, const char* source) {
+  d.gpu = "gb200";
+  d.source = source;
+  d.sustained = constants::kGb200AttentionSustained;
+  return d;
+}
+const AttentionData kCudnnGb200Data = on_gb200(kCudnnB200Data, kCudnnB200Data.source);
+const AttentionData kCudnn913Gb200Data =
+    on_gb200(kCudnn913B200Data,
+             "cuDNN 9.13.1 fused attention measured by NVIDIA on a B200 (cudnn-frontend), standing "
+             "in on GB200");
 
 const AttentionData kCudnn913Gb300Data{"gb300",
                                        2.5e15,
