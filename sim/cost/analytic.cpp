@@ -584,9 +584,11 @@ void AnalyticCostModel::lora_kernels(Op op, std::string_view target, const GemmS
                                                      : n * g.n;
   const bool dropout = s_.training.lora_dropout > 0;
   // Transformer Engine's fused LoRA linear (TE ops fusions ForwardLinearScaleAdd,
-  // BackwardLinearScale, BackwardLinearAdd): the scale and the adds in the GEMMs' epilogues,
-  // their bytes left to them as a bias's under Transformer Engine.
-  const bool fused = s_.training.lora_fused;
+  // BackwardLinearScale, BackwardLinearAdd): the scale rides B's GEMMs and the adds become
+  // GEMMs accumulating into their outputs (beta 1), which read those outputs: 2 bytes per
+  // element, in no launch of their own. NeMo builds it at tp 1 only and falls back to the
+  // unfused adapter above (nemo/collections/llm/peft/lora.py).
+  const bool fused = s_.training.lora_fused && s_.layout.tp == 1;
   auto gemm = [&](const char* what, GemmShape shape) {
     push({Kernel::Kind::Gemm, what, shape, 1, shape.flops(), shape.bytes()});
   };
@@ -599,16 +601,23 @@ void AnalyticCostModel::lora_kernels(Op op, std::string_view target, const GemmS
     if (dropout) memory("lora.dropout", 5 * n * in);  // read, write, 1-byte mask
     gemm("lora.down", {n, a_cols, in});
     gemm("lora.up", {n, out, r});
-    // Scale (read, write), add (read two, write); fused (training.lora_fused), B's epilogue.
-    if (!fused) memory("lora.add", 10 * added, 2);
+    // Scale (read, write), add (read two, write); fused (training.lora_fused), B's GEMM reads
+    // the layer's output it adds into.
+    if (!fused)
+      memory("lora.add", 10 * added, 2);
+    else
+      memory("lora.add", 2 * added, 0);
   }
   if (op == Op::I || op == Op::B) {
     if (!fused) memory("lora.add.backward", 4 * added);  // the output gradient scaled
     gemm("lora.up.dgrad", {n, r, out});
     gemm("lora.down.dgrad", {n, in, a_cols});
     if (dropout) memory("lora.dropout.backward", 5 * n * in);
-    // Fused, the layer's input-gradient GEMM accumulates into the adapter's (beta 1).
-    if (!fused) memory("lora.input_grad_add", 6 * n * in);
+    // Fused, the layer's input-gradient GEMM accumulates into the adapter's (beta 1), reading it.
+    if (!fused)
+      memory("lora.input_grad_add", 6 * n * in);
+    else
+      memory("lora.input_grad_add", 2 * n * in, 0);
   }
   if (op == Op::W || op == Op::B) {
     gemm("lora.up.wgrad", {r, out, n});
@@ -1255,7 +1264,8 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
             t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
           if (k_.attention && k_.attention->sustained != 1)
             t.source +=
-                fmt::format(" × {:.2f} at the power limit (measured)", k_.attention->sustained);
+                fmt::format(" × {:.2f} at the power limit ({})", k_.attention->sustained,
+                            k_.attention->sustained_measured ? "measured" : "its GEMMs' share");
           if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
           if (s_.training.fp8_attention)
             t.source += fmt::format(" × FP8 over bf16 time (cuDNN on a {}, NVIDIA's benchmark)",

@@ -85,15 +85,16 @@ inline constexpr double kAttentionTileRows = 128;
 /// timed here back to back (warm-up and ten calls, no pauses) and match the kernels of a real step
 /// (calibrate/reference/), so they take none.
 inline constexpr double kB200AttentionSustained = 0.853;
-/// The same for a GB300 (1,400 W), whose attention curve the same benchmark timed with pauses:
-/// no back-to-back attention measurement is published, so its own GEMMs give the share, as B200's
-/// agreed with its measured one. In NVIDIA's aiconfigurator database the GB300's bf16 GEMMs of 10
-/// ms or more run at a median 1,744 TFLOP/s (cost/gemm_efficiency.h) against 1,917 for the grid's
-/// 1–3 ms ones: 0.910.
+/// The same for a GB300 (1,400 W), whose attention curve the same benchmark timed with pauses: no
+/// back-to-back attention measurement is published, so its own GEMMs give the share. In NVIDIA's
+/// aiconfigurator database the GB300's bf16 GEMMs of 10 ms or more run at a median 1,744 TFLOP/s
+/// (cost/gemm_efficiency.h) against 1,917 for the grid's 1–3 ms ones: 0.910. The rule is not
+/// B200's: by it B200 would get 1,337 / 1,623 = 0.824 against its measured 0.853, so a share read
+/// so may be 3–4 % low.
 inline constexpr double kGb300AttentionSustained = 0.910;
 /// The same for a GB200 (1,200 W), whose curves are the same benchmark's (its own for cuDNN 9.17
 /// on, B200's of 9.13 before): by the same rule as GB300's, its bf16 GEMMs of 10 ms or more in the
-/// database (91, off the grid) run at a median 1,435 TFLOP/s against 1,731 for the grid's 1–3 ms
+/// database (91, one of them on the grid) run at a median 1,435 TFLOP/s against 1,731 for the grid's 1–3 ms
 /// ones: 0.829 (B200's, by the same rule: 1,337 / 1,623 = 0.824, its measured 0.853).
 inline constexpr double kGb200AttentionSustained = 0.829;
 

@@ -19,7 +19,8 @@
 // keeps the GPU loaded for seconds, so no GEMM is timed faster than that sustained median.
 // GB300 (1,400 W) has none of 10 ms on the grid (its longest, 9.1 ms, ran 1,940 TFLOP/s); its
 // sustained rate is the median of the database's 69 off-grid bf16 GEMMs of 10 ms or more, 1,744
-// (the same median over B200's 93 gives 1,337 and GB200's 91 1,435, within 4 % of their grids').
+// (the same median over B200's 93 gives 1,337 and GB200's 91 1,435, −4.3 % and +0.9 % from their
+// grids': GB300's cap may be a few percent low).
 //
 // Does not model: shapes that are not multiples of the grid's tiles (interpolation smooths tile
 // and wave quantization away), fp8.

@@ -306,6 +306,7 @@ AttentionData on_gb200(AttentionData d, const char* source) {
   d.gpu = "gb200";
   d.source = source;
   d.sustained = constants::kGb200AttentionSustained;
+  d.sustained_measured = false;
   return d;
 }
 const AttentionData kCudnnGb200Data = on_gb200(kCudnnB200Data, kCudnnB200Data.source);
@@ -325,7 +326,8 @@ const AttentionData kCudnn913Gb300Data{"gb300",
                                        nullptr,
                                        1,
                                        {},
-                                       constants::kGb300AttentionSustained};
+                                       constants::kGb300AttentionSustained,
+                                       false};
 
 const AttentionData* const kAll[] = {&kFa2A100Data,     &kFa1A100Data,       &kTritonA100Data,
                                      &kFa2H100Data,     &kFa1H100Data,       &kTritonH100Data,

@@ -45,6 +45,9 @@ struct AttentionData {
   /// Throughput at the GPU's power limit over the figures' (timed at a free clock):
   /// constants.h, kB200AttentionSustained; 1 for figures timed as a step runs its kernels.
   double sustained = 1;
+  /// Whether `sustained` was measured on attention itself (B200's) or read from the GPU's own
+  /// GEMMs (GB200's, GB300's: constants.h).
+  bool sustained_measured = true;
 
   /// Throughput of causal attention over sequences of `seq` tokens with head dimension
   /// `head_dim`: linear in log₂(seq) between the charted lengths and linear in the head
@@ -64,10 +67,11 @@ struct AttentionData {
   double parallelism(bool backward, double tiles, int sms, double head_dim) const;
 };
 
-/// FP8 over bf16 time of cuDNN's fused causal attention on a B200, forward or backward, at
-/// `seq` tokens (linear in log₂ seq over 512 … 131,072, held at the ends): Transformer Engine's
-/// FP8 dot-product attention (training.fp8_attention). Measured by NVIDIA in one run of both
-/// precisions (cost/kernel_data.cpp cites it); no figures for other GPUs.
+/// FP8 over bf16 time of cuDNN's fused causal attention, forward or backward, at `seq` tokens
+/// (linear in log₂ seq over 512 … 131,072, held at the ends): Transformer Engine's FP8
+/// dot-product attention (training.fp8_attention). Measured by NVIDIA in one run of both
+/// precisions on a B200 and one on a GB300 (cost/kernel_data.cpp cites them): `gpu` gb300 reads
+/// the GB300's, any other the B200's.
 double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu = "b200");
 
 /// The published curves of `kernel` for GPU preset `gpu`: measured on it, or on a GPU of the

@@ -66,13 +66,15 @@ constexpr double kGb200C2cCopy = 225 * kGB * (55.0 / 64.0);
 // datasheet (72 GPUs: 180 PFLOP/s dense FP16/BF16, 360 FP8, 576 TB/s of HBM3e: 2.5, 5 and 8 TB/s a
 // GPU), 284,208 MiB as nvidia-smi reports it (MLPerf Training v5.1's
 // NVIDIA/systems/theia_ngpu72_ngc25.09_nemo.json; aiconfigurator's systems/gb300.yaml), 160 SMs
-// (NVIDIA's Blackwell Ultra description). NVLink 5 across the rack as GB200's (the database's
-// GB300 nccl-tests rows, 2 and 4 GPUs, lie within 0.94–1.03 of B200's from 16 MiB up). Between
-// racks one ConnectX-8 XDR 800 Gb/s NIC a GPU (the system description: 4 a tray): 0.94 of its 100
-// GB/s line rate as NDR's 47 of 50, and a pair's send/receive at NDR's measured share of its NIC
-// (24.9 of 50), both scaled by line rate, not measured. Host link as GB200's.
+// (NVIDIA's Blackwell Ultra description of the full GPU; how many a GB300 enables is not
+// published, B200 enabling 148 of its full chip's 160: 148 moves the suite's GB300 cases 0.1–0.6
+// points), compute capability 10.3 (aiconfigurator's sm_version 103). NVLink 5 across the rack as
+// GB200's (the database's GB300 nccl-tests rows, 2 and 4 GPUs, lie within 0.94–1.03 of B200's
+// from 16 MiB up). Between racks one ConnectX-8 XDR 800 Gb/s NIC a GPU (the system description:
+// 4 a tray): 0.94 of its 100 GB/s line rate as NDR's 47 of 50, estimated, not measured; a pair's
+// send/receive as NDR's 24.9 GB/s, which NCCL's per-peer channels and chunks set, not the NIC.
+// Host link as GB200's.
 constexpr double kXdrBusBw = 0.94 * 100 * kGB;
-constexpr double kXdrP2p = kNdrP2p * 2;
 const std::array<GpuPreset, 7> kPresets{{
     {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
      {235 * kGB, kNvlinkHopLatency},
@@ -126,14 +128,14 @@ const std::array<GpuPreset, 7> kPresets{{
      100},
     {{"gb300", "gb300", 2.5e15, 8.0e12, 284208.0 * 1024 * 1024, 160},
      {kB200NvlinkBusBw, kNvlinkHopLatency},
-     {kXdrBusBw, kNetHopLatency, kXdrP2p},
+     {kXdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA GB300 NVL72 datasheet (a GPU's share); NVLink 5 as B200 across the rack's NVLink "
-     "domain; XDR InfiniBand (ConnectX-8) between domains, scaled from NDR; NVLink-C2C host link "
-     "(estimated)",
+     "domain; XDR InfiniBand (ConnectX-8) between domains, scaled from NDR (estimated); "
+     "NVLink-C2C host link (estimated)",
      true,
      kGb200C2cCopy,
      true,
-     100},
+     103},
 }};
 
 }  // namespace

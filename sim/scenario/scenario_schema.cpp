@@ -963,12 +963,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "(whose backward, under sequence parallelism, gathers again)",
        boolean(), field<&Scenario::training, &TrainingSpec::lora_all_to_all>()},
       {"training.lora_fused", "bool", "false",
-       "with LoRA at tp 1: Transformer Engine's fused LoRA linear (NeMo 25.09's TEFusedLoRALinear "
-       "under TE's op fuser, `USE_TE_OPS=1`): B's GEMM scales its product and adds it into the "
-       "layer's output in its epilogue, the backward's scale rides B's input-gradient GEMM and "
-       "the layer's input-gradient GEMM accumulates into the adapter's, so the three passes of "
-       "their own (`lora.add`, `lora.add.backward`, `lora.input_grad_add`) are gone, their bytes "
-       "in the GEMMs' epilogues as a bias's",
+       "with LoRA: Transformer Engine's fused LoRA linear (NeMo 25.09's TEFusedLoRALinear under "
+       "TE's op fuser, `USE_TE_OPS=1`): B's GEMM scales its product and accumulates it into the "
+       "layer's output, the backward's scale rides B's input-gradient GEMM and the layer's "
+       "input-gradient GEMM accumulates into the adapter's, so the passes of their own "
+       "(`lora.add`, `lora.add.backward`, `lora.input_grad_add`) give way to those GEMMs' reads "
+       "of what they accumulate into (2 bytes per element, no launch). NeMo builds it at tp 1 "
+       "only: at tp > 1 its unfused adapter runs, as without this key",
        boolean(), field<&Scenario::training, &TrainingSpec::lora_fused>()},
       {"training.lora_dropout", "0–0.99, with `lora_rank`", "0",
        "dropout on each adapter's input (NeMo's `adapter_dropout`, position `pre`): its mask "
@@ -1043,7 +1044,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::latency>()},
       {"cluster.inter_node", "", "", "", map(), {}},
       {"cluster.inter_node.bandwidth", "bandwidth", "preset",
-       "bus bandwidth between nodes, per NIC. On an H100/H200 preset whose links are all its own, "
+       "bus bandwidth between nodes, per NIC. On an H100/H200/B200/GB200 preset whose links are all "
+       "its own (GB300's XDR NICs, estimated, take the tuning model alone), "
        "collectives between nodes follow NCCL's tuning model scaled by message size to nccl-tests "
        "measured on 10 nodes of 8 H100s; another value of this, of the latency or of an "
        "intra_node key describes another machine: the tuning model alone",
@@ -1056,7 +1058,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        quantity(Dimension::Time, false),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::latency>()},
       {"cluster.inter_node.p2p_bandwidth", "bandwidth",
-       "preset: 24.9 GB/s on H100/H200, else `bandwidth`",
+       "preset: 24.9 GB/s on H100/H200/B200/GB200/GB300, else `bandwidth`",
        "what one pair of GPUs moves between nodes by NCCL send/receive (pipeline transfers), each "
        "way, at most `bandwidth`. Default: nccl-tests sendrecv_perf between H100 nodes under "
        "NCCL's defaults, half of what a ring reaches on the same NICs; NCCL_P2P_NET_CHUNKSIZE "

@@ -186,11 +186,6 @@ void check_lora(const Scenario& s, const Checker& c) {
       c.fail("training.lora_fused", "applies to LoRA only: give training.lora_rank > 0");
     return;
   }
-  // NeMo wraps a target in TEFusedLoRALinear only at tp 1 (nemo/collections/llm/peft/lora.py).
-  if (t.lora_fused && s.layout.tp > 1)
-    c.fail("training.lora_fused",
-           fmt::format("Transformer Engine's fused LoRA linear is NeMo's at tp 1 only, got tp {}",
-                       s.layout.tp));
   if (t.lora_all_to_all && !(s.layout.sequence_parallel && s.layout.tp > 1))
     c.fail("training.lora_all_to_all",
            "the adapters' all-to-all exchanges sequence-parallel shards: it needs tp > 1 with "
