@@ -94,8 +94,8 @@ inline constexpr double kB200AttentionSustained = 0.853;
 inline constexpr double kGb300AttentionSustained = 0.910;
 /// The same for a GB200 (1,200 W), whose curves are the same benchmark's (its own for cuDNN 9.17
 /// on, B200's of 9.13 before): by the same rule as GB300's, its bf16 GEMMs of 10 ms or more in the
-/// database (91, one of them on the grid) run at a median 1,435 TFLOP/s against 1,731 for the grid's 1–3 ms
-/// ones: 0.829 (B200's, by the same rule: 1,337 / 1,623 = 0.824, its measured 0.853).
+/// database (91, one of them on the grid) run at a median 1,435 TFLOP/s against 1,731 for the
+/// grid's 1–3 ms ones: 0.829 (B200's, by the same rule: 1,337 / 1,623 = 0.824, its measured 0.853).
 inline constexpr double kGb200AttentionSustained = 0.829;
 
 /// Fraction of HBM bandwidth streaming (elementwise, norm, optimizer) kernels reach. STREAM
