@@ -289,9 +289,10 @@ TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {
 }
 
 TEST_CASE("scenario: every bundled scenario loads and simulates", "[scenario]") {
-  for (const char* name : {"default.yaml", "paper-1f1b.yaml", "llama3-405b-16k.yaml",
-                           "zero-bubble-2p.yaml", "mixtral-8x7b.yaml", "deepseek-v3-2048.yaml",
-                           "llama3-8b-128k.yaml", "llama2-70b-lora.yaml"}) {
+  for (const char* name :
+       {"default.yaml", "paper-1f1b.yaml", "llama3-405b-16k.yaml", "zero-bubble-2p.yaml",
+        "mixtral-8x7b.yaml", "deepseek-v3-2048.yaml", "llama3-8b-128k.yaml", "llama2-70b-lora.yaml",
+        "llama3-70b-gb200-nvl72.yaml"}) {
     INFO(name);
     const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/" + name);
     CHECK(simulate(s).makespan > 0);
