@@ -1269,7 +1269,7 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
           if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
           if (s_.training.fp8_attention)
             t.source += fmt::format(" × FP8 over bf16 time (cuDNN on a {}, NVIDIA's benchmark)",
-                                    s_.cluster.gpu.preset == "gb300" ? "GB300" : "B200");
+                                    cudnn_fp8_attention_measured_on(s_.cluster.gpu.preset));
         }
         break;
       case Kernel::Kind::Memory:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "core/error.h"
 #include "cost/constants.h"
@@ -402,6 +403,10 @@ double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, doub
   return (x / (x + c)) / (bench / (bench + c));
 }
 
+const char* cudnn_fp8_attention_measured_on(const std::string& gpu) {
+  return gpu == "gb300" ? "GB300" : "B200";
+}
+
 double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu) {
   // NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training/artifacts/
   // sdpa_fp8_benchmark_results_NVIDIA_B200.csv (commit 0b1577c8): cuDNN's SDPA on a B200,
@@ -423,7 +428,7 @@ double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::stri
   static constexpr std::array<double, 9> kBackwardGb300{1.195, 0.991, 0.949, 0.815, 0.760,
                                                         0.739, 0.718, 0.716, 0.685};
   TRAINSIM_CHECK(seq > 0, "attention has a positive length");
-  const bool gb300 = gpu == "gb300";
+  const bool gb300 = std::string_view(cudnn_fp8_attention_measured_on(gpu)) == "GB300";
   const auto& r =
       backward ? (gb300 ? kBackwardGb300 : kBackward) : (gb300 ? kForwardGb300 : kForward);
   const double x = std::clamp(std::log2(seq) - 9.0, 0.0, 8.0);

@@ -73,6 +73,8 @@ struct AttentionData {
 /// precisions on a B200 and one on a GB300 (cost/kernel_data.cpp cites them): `gpu` gb300 reads
 /// the GB300's, any other the B200's.
 double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu = "b200");
+/// The GPU whose FP8-over-bf16 figures preset `gpu` reads: "GB300" or "B200".
+const char* cudnn_fp8_attention_measured_on(const std::string& gpu);
 
 /// The published curves of `kernel` for GPU preset `gpu`: measured on it, or on a GPU of the
 /// same architecture (scale them by the peaks' ratio: the fused kernels are compute-bound);

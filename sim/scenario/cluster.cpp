@@ -125,7 +125,8 @@ const std::array<GpuPreset, 7> kPresets{{
      true,
      kGb200C2cCopy,
      true,
-     100},
+     100,
+     72},
     {{"gb300", "gb300", 2.5e15, 8.0e12, 284208.0 * 1024 * 1024, 160},
      {kB200NvlinkBusBw, kNvlinkHopLatency},
      {kXdrBusBw, kNetHopLatency, kNdrP2p},
@@ -135,7 +136,8 @@ const std::array<GpuPreset, 7> kPresets{{
      true,
      kGb200C2cCopy,
      true,
-     103},
+     103,
+     72},
 }};
 
 }  // namespace

@@ -71,6 +71,9 @@ struct GpuPreset {
   /// Compute capability × 10 (80 Ampere, 90 Hopper, 100 Blackwell): which fused attention
   /// kernels run on it (training.attention).
   int sm = 0;
+  /// The most GPUs one node (one NVLink domain) may hold; 0: no limit. A GB200 or GB300 NVL72
+  /// rack's NVLink spans its 72 GPUs.
+  int max_gpus_per_node = 0;
 };
 const GpuPreset* find_gpu_preset(const std::string& name);
 std::vector<std::string> gpu_preset_names();

@@ -258,14 +258,15 @@ void check_layout(const Scenario& s, const Checker& c) {
                        l.zero));
 }
 
-// A GB200 or GB300 NVL72 rack's NVLink domain: at most its 72 GPUs make one trainsim node.
+// A node is one NVLink domain: at most what the preset's spans (a GB200 or GB300 NVL72 rack's
+// 72 GPUs).
 void check_nvlink_domain(const Scenario& s, const Checker& c) {
-  const std::string& p = s.cluster.gpu.preset;
-  if ((p == "gb200" || p == "gb300") && s.cluster.gpus_per_node > 72)
+  const GpuPreset* p = find_gpu_preset(s.cluster.gpu.preset);
+  if (p && p->max_gpus_per_node > 0 && s.cluster.gpus_per_node > p->max_gpus_per_node)
     c.fail("cluster.gpus_per_node",
-           fmt::format("a {} node is the NVL72 rack's NVLink domain: at most 72 GPUs, got {} "
+           fmt::format("a {} node is the NVL72 rack's NVLink domain: at most {} GPUs, got {} "
                        "(more GPUs are more nodes, joined by the network)",
-                       p, s.cluster.gpus_per_node));
+                       p->device.name, p->max_gpus_per_node, s.cluster.gpus_per_node));
 }
 
 void check_batch(const Scenario& s, const Checker& c) {
