@@ -870,27 +870,70 @@ parallelism: {dp: 80}
                                             "nodes of 8 H100, xxrjun/nccl-tests-cluster)"));
 }
 
-TEST_CASE("analytic: another GPU or another network keeps NCCL's tuning model alone",
+TEST_CASE("analytic: a GPU without a sweep between nodes has NCCL's tuning model alone",
           "[analytic][collective]") {
-  // A100s have no measured sweep between nodes; an H100 with an H800's NVLink (another
-  // intra-node bandwidth) or another NIC is another machine than the one measured.
-  for (const char* cluster :
-       {"{gpu: a100-sxm-80gb, gpus_per_node: 8, nodes: 2}",
-        "{gpu: h100-sxm, gpus_per_node: 8, nodes: 2, intra_node: {bandwidth: 160GB/s}}",
-        "{gpu: h100-sxm, gpus_per_node: 8, nodes: 2, inter_node: {bandwidth: 25GB/s}}"}) {
-    CAPTURE(cluster);
+  // A100s have no measured sweep between nodes.
+  const AnalyticCostModel m(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 16}
+cluster: {gpu: a100-sxm-80gb, gpus_per_node: 8, nodes: 2}
+parallelism: {dp: 16}
+)"));
+  for (const double bytes : {1e6, 1e8, 1e10})
+    CHECK(to_seconds(
+              m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8).duration) ==
+          Approx(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 8)).margin(1e-9));
+  CHECK_THAT(m.sources(), !Catch::Contains("xxrjun"));
+}
+
+TEST_CASE("analytic: another network keeps the measured correction, priced on its own links",
+          "[analytic][collective]") {
+  // An H100 with an H800's NVLink (160 GB/s) or a slower NIC (25 GB/s): NCCL's tuning model on
+  // the scenario's links, times the measured ÷ model ratio of the machine measured (the preset's
+  // links, 10 nodes of 8). The reduce-scatter of 134,216,960 B: 1,058.8 µs measured over 80 GPUs
+  // against the model's 572.4 µs on the preset's links (the test above), ratio 1.85.
+  const double rs = 134216960;
+  const AnalyticCostModel preset(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 80}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 10}
+parallelism: {dp: 80}
+)"));
+  const double ratio =
+      1058.8e-6 / preset.tuning_model_seconds(Collective::ReduceScatter, 80, rs, 8);
+  CHECK(ratio == Approx(1.85).epsilon(0.01));
+  for (const char* links :
+       {"intra_node: {bandwidth: 160GB/s}", "inter_node: {bandwidth: 25GB/s}"}) {
+    CAPTURE(links);
     const AnalyticCostModel m(test::yaml(fmt::format(R"(model: llama-3.1-8b
 training: {{seq_len: 4096, global_batch_size: 16}}
-cluster: {}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 2, {}}}
 parallelism: {{dp: 16}}
 )",
-                                                     cluster)));
-    for (const double bytes : {1e6, 1e8, 1e10})
-      CHECK(to_seconds(
-                m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8).duration) ==
-            Approx(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 8)).margin(1e-9));
-    CHECK_THAT(m.sources(), !Catch::Contains("xxrjun"));
+                                                     links)));
+    CHECK(
+        to_seconds(
+            m.collective(Collective::ReduceScatter, 16, LinkClass::InterNode, rs, 8).duration) ==
+        Approx(m.tuning_model_seconds(Collective::ReduceScatter, 16, rs, 8) * ratio).epsilon(1e-6));
+    CHECK_THAT(m.sources(), Catch::Contains("priced on the scenario's links and scaled by size as "
+                                            "the measured (nccl-tests on 10 nodes of 8 H100"));
   }
+  // So a network 0.2 % faster or slower moves a collective by no more than that: the preset's
+  // NDR NIC (47 GB/s) against 46.9 and 47.1 GB/s, a 1 GB all-gather over 2 nodes of 8 (the
+  // bandwidth-bound term of 16 ring steps, 2 of them across the network, scales at most 1:1).
+  auto all_gather = [](const char* bandwidth) {
+    const AnalyticCostModel m(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 16}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 2, inter_node: {{bandwidth: {}}}}}
+parallelism: {{dp: 16}}
+)",
+                                                     bandwidth)));
+    return to_seconds(
+        m.collective(Collective::AllGather, 16, LinkClass::InterNode, 1e9, 8).duration);
+  };
+  const double own = all_gather("47GB/s");
+  CHECK(all_gather("46.9GB/s") >= own);
+  CHECK(all_gather("46.9GB/s") <= own * 47.0 / 46.9 * (1 + 1e-9));
+  CHECK(all_gather("47.1GB/s") <= own);
+  CHECK(all_gather("47.1GB/s") >= own * 47.0 / 47.1 * (1 - 1e-9));
 }
 
 TEST_CASE("analytic: the attention core runs at the GPU's FlashAttention throughput",

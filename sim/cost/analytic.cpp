@@ -33,9 +33,8 @@ double main_grad_visible_share(double tokens) {
 }
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
-                                    const LinkSpec& intra_node, const LinkSpec& inter_node,
-                                    AttentionKernel attention, bool dropout,
-                                    std::optional<CudnnVersion> cudnn) {
+                                    const LinkSpec& intra_node, AttentionKernel attention,
+                                    bool dropout, std::optional<CudnnVersion> cudnn) {
   AnalyticConstants k;
   k.preset = find_gpu_preset(gpu.preset);
   k.gemm_efficiency = constants::kGemmEfficiency;
@@ -79,15 +78,12 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
             "collectives in a node by size ({}; its bandwidth-bound part × {:.2f} for {:.0f} GB/s)",
             c->source(), k.collective_bandwidth_scale, intra_node.bandwidth / 1e9));
     }
-  // The measured sweep between nodes holds for the preset's own node and network only: a
-  // scenario that sets either link's bandwidth or latency (an H800's NVLink) describes another
-  // machine (the tuning model alone).
-  if (const GpuPreset* p = find_gpu_preset(gpu.preset))
-    if (inter_node.bandwidth == p->inter_node.bandwidth &&
-        inter_node.latency == p->inter_node.latency &&
-        intra_node.bandwidth == p->intra_node.bandwidth &&
-        intra_node.latency == p->intra_node.latency)
-      k.internode = InterNodeSweep::for_preset(gpu.preset);
+  // The measured sweep between nodes scales NCCL's tuning model by what the measured machine
+  // showed over what the model says of that machine (collective()). A scenario that sets either
+  // link's bandwidth or latency (an H800's NVLink, a slower network) keeps that correction, the
+  // model priced on its own links: a network 0.2 % faster is a step no more than that faster,
+  // not the uncorrected model's (up to 2.5 times quicker rings).
+  if (find_gpu_preset(gpu.preset)) k.internode = InterNodeSweep::for_preset(gpu.preset);
   if (o.gemm) k.gemm_efficiency = *o.gemm;
   k.sources = fmt::format("{}", fmt::join(from, "; "));
   return k;
@@ -96,8 +92,8 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
 AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory, const AttentionTable* attention)
     : s_(s),
-      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node, s.cluster.inter_node,
-                           s.training.attention, s.training.dropout > 0, s.training.cudnn_version)),
+      k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node, s.training.attention,
+                           s.training.dropout > 0, s.training.cudnn_version)),
       stages_(partition_model(s.model.value(), s.layout.pp * s.layout.vpp, s.layout.split)),
       // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
@@ -1205,8 +1201,18 @@ std::string AnalyticCostModel::sources() const {
       k_.sources.empty() ? "analytic" : "analytic; published kernel data: " + k_.sources;
   if (s_.cluster.nodes > 1) {
     s += "; collectives between nodes by NCCL's tuning model (ring or tree; Simple, LL128 or LL)";
-    if (k_.internode)
-      s += fmt::format(", scaled by size to the measured ({})", k_.internode->source());
+    if (k_.internode) {
+      const bool own = k_.preset &&
+                       s_.cluster.inter_node.bandwidth == k_.preset->inter_node.bandwidth &&
+                       s_.cluster.inter_node.latency == k_.preset->inter_node.latency &&
+                       s_.cluster.intra_node.bandwidth == k_.preset->intra_node.bandwidth &&
+                       s_.cluster.intra_node.latency == k_.preset->intra_node.latency;
+      s += own ? fmt::format(", scaled by size to the measured ({})", k_.internode->source())
+               : fmt::format(
+                     ", priced on the scenario's links and scaled by size as the measured "
+                     "({}) is over it on the preset's",
+                     k_.internode->source());
+    }
   }
   if (s_.training.precision == Precision::FP8) {
     s += fmt::format("; {}", fp8_gemm_source());
@@ -1724,15 +1730,17 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
     return {seconds_to_ns(scaled), 0, sent};
   }
   if (link == LinkClass::InterNode) {
-    double t = tuning_model_seconds(c, n, bytes, per_node);
+    double t = tuning_model_seconds(c, n, bytes, per_node, true, s_.cluster.intra_node,
+                                    s_.cluster.inter_node);
     if (k_.internode) {
-      // Measured ÷ tuning model on the sweep's own layout at this size (held at the sweep's
-      // ends; nccl-tests' all-to-all routes every copy): the tuning model's rings with 8 GPUs
-      // per node are up to 2.5 times too quick.
+      // Measured ÷ tuning model on the sweep's own layout and machine (the preset's links) at
+      // this size (held at the sweep's ends; nccl-tests' all-to-all routes every copy): the
+      // tuning model's rings with 8 GPUs per node are up to 2.5 times too quick.
       const int g = InterNodeSweep::measured_per_node(per_node);
       const double at = k_.internode->clamp_bytes(c, g, bytes);
-      t *= k_.internode->seconds(c, g, at) /
-           tuning_model_seconds(c, k_.internode->nodes() * g, at, g, false);
+      t *= k_.internode->seconds(c, g, at) / tuning_model_seconds(c, k_.internode->nodes() * g, at,
+                                                                  g, false, k_.preset->intra_node,
+                                                                  k_.preset->inter_node);
     }
     return {seconds_to_ns(t), 0, sent};
   }
@@ -1744,8 +1752,8 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
 }
 
 double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes, int per_node,
-                                               bool routing) const {
-  const LinkSpec& l = s_.cluster.inter_node;
+                                               bool routing, const LinkSpec& intra,
+                                               const LinkSpec& l) const {
   const double sent = busbw_factor(c, n) * bytes;
   if (c == Collective::AllToAll) {
     // NCCL's all-to-all is a send and a receive to every peer at once (grouped point-to-point,
@@ -1753,7 +1761,7 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
     // NVLink to the k − 1 members in its node, side by side; one hop of latency.
     const double k = std::max(1, per_node);
     double out = (n - k) / n * bytes / l.bandwidth;
-    double in = (k - 1) / n * bytes / s_.cluster.intra_node.bandwidth;
+    double in = (k - 1) / n * bytes / intra.bandwidth;
     // The only all-to-alls are expert parallelism's token dispatch and combine (S: top_k
     // copies of each token). With node-limited routing (DeepSeek-V3 §3.2.2) a token crosses
     // the network once per remote node among its at most M nodes — M·(N − 1)/N of them
@@ -1765,7 +1773,7 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
       const double nodes = n / k, copies = s_.model->moe.top_k;
       const double crossing = std::min(limit * (nodes - 1) / nodes, copies * (n - k) / n);
       out = crossing / copies * bytes / l.bandwidth;
-      in = (k - 1) / k * bytes / s_.cluster.intra_node.bandwidth;
+      in = (k - 1) / k * bytes / intra.bandwidth;
     }
     return constants::kCollectiveBaseLatency + l.latency + std::max(out, in);
   }
@@ -1773,7 +1781,7 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
   // node, k NICs per node carry the traffic at once, up to what NVLink inside the node takes
   // (nccl-tests convention: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).
   double bandwidth = l.bandwidth;
-  if (per_node > 1) bandwidth = std::min(s_.cluster.intra_node.bandwidth, l.bandwidth * per_node);
+  if (per_node > 1) bandwidth = std::min(intra.bandwidth, l.bandwidth * per_node);
   const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
   // Between nodes, as NCCL's tuning model has it (src/graph/tuning.cc, ring): over k members
   // per node the ring leaves each node once, so of its steps nNodes − 1 (all-reduce 2·nNodes)
@@ -1784,7 +1792,7 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
   const int nodes = (n + k - 1) / k;
   const int inter = c == Collective::AllReduce ? 2 * nodes : nodes - 1;
   const bool all_reduce = c == Collective::AllReduce;
-  const double intra_scale = s_.cluster.intra_node.latency / constants::kSimpleIntraHop;
+  const double intra_scale = intra.latency / constants::kSimpleIntraHop;
   const double inter_scale = l.latency / constants::kSimpleInterHop;
   // A protocol's share of the link, within its cap.
   auto share = [&](const constants::NcclProtocol& p, double fraction) {

@@ -51,7 +51,8 @@ struct AnalyticConstants {
   /// latency floor and ramp, its bandwidth-bound part stretched by this factor.
   double collective_bandwidth_scale = 1.0;
   /// Measured collective times between nodes that scale NCCL's tuning model (nullptr: the
-  /// tuning model alone), cost/internode_sweep.h; only on the preset's own network.
+  /// tuning model alone), cost/internode_sweep.h: the measured over the model on the preset's
+  /// links scales the model on the scenario's.
   const InterNodeSweep* internode = nullptr;
   /// The scenario's GPU preset (nullptr for a custom GPU): its FP8 layouts and architecture.
   const GpuPreset* preset = nullptr;
@@ -71,8 +72,8 @@ double eager_layernorm_width_factor(double hidden, bool forward);
 /// else cost/constants.h. `dropout`: the run has attention dropout (FlashAttention-3 has none:
 /// FlashAttention-2's data then). `cudnn`: the cuDNN release (training.cudnn_version).
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
-                                    const LinkSpec& intra_node, const LinkSpec& inter_node,
-                                    AttentionKernel attention, bool dropout = false,
+                                    const LinkSpec& intra_node, AttentionKernel attention,
+                                    bool dropout = false,
                                     std::optional<CudnnVersion> cudnn = std::nullopt);
 
 /// The CPU's time to issue one kernel, seconds: efficiency.host_per_kernel, else
@@ -188,7 +189,13 @@ class AnalyticCostModel : public CostModel {
   /// quickest protocol; an all-to-all as sends to every peer at once, with the model's
   /// node-limited routing when `routing` (collective() then scales it by the measured sweep).
   double tuning_model_seconds(Collective c, int n, double bytes, int per_node,
-                              bool routing = true) const;
+                              bool routing = true) const {
+    return tuning_model_seconds(c, n, bytes, per_node, routing, s_.cluster.intra_node,
+                                s_.cluster.inter_node);
+  }
+  /// The same on the given links (the measured machine's, for the sweep's correction).
+  double tuning_model_seconds(Collective c, int n, double bytes, int per_node, bool routing,
+                              const LinkSpec& intra, const LinkSpec& inter) const;
   /// A fused attention kernel's rate at its launches' tiles over the charts' (1 without charts):
   /// AttentionData::parallelism of each launch (under context parallelism each block's or query
   /// chunk's, on the slowest rank), weighted by its work.

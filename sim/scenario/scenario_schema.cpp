@@ -1044,12 +1044,12 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::latency>()},
       {"cluster.inter_node", "", "", "", map(), {}},
       {"cluster.inter_node.bandwidth", "bandwidth", "preset",
-       "bus bandwidth between nodes, per NIC. On an H100/H200/B200/GB200 preset whose links are "
-       "all "
-       "its own (GB300's XDR NICs, estimated, take the tuning model alone), "
-       "collectives between nodes follow NCCL's tuning model scaled by message size to nccl-tests "
-       "measured on 10 nodes of 8 H100s; another value of this, of the latency or of an "
-       "intra_node key describes another machine: the tuning model alone",
+       "bus bandwidth between nodes, per NIC. On an H100/H200/B200/GB200 preset (GB300's XDR "
+       "NICs, estimated, take the tuning model alone), collectives between nodes follow NCCL's "
+       "tuning model scaled by message size to nccl-tests measured on 10 nodes of 8 H100s; "
+       "another value of this, of the latency or of an intra_node key prices the tuning model "
+       "on the scenario's links, scaled by the same measured-over-model ratio (taken on the "
+       "preset's links), so the step moves smoothly with the value",
        quantity(Dimension::Bandwidth, true),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::bandwidth>()},
       {"cluster.inter_node.latency", "time", "14us",
