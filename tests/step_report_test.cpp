@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "lower/task_types.h"
 #include "report/memory_report.h"
+#include "report/report_format.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -382,4 +384,55 @@ parallelism: {{dp: 8, zero: {}}}
   CHECK(z3.before_pipeline_s > 0);
   const StepReport z1 = make_report(simulate(s(1), {"1f1b", true}));
   CHECK(z1.before_pipeline_s == 0);
+}
+
+TEST_CASE("report: where peers differ, the stage's figures are its slowest rank's", "[report]") {
+  // tp 4 on nodes of 6 GPUs: of the three TP groups (ranks 0–3, 4–7, 8–11) the second straddles
+  // the two nodes and runs its collectives over the network, so the ranks are simulated apart
+  // and that group finishes the pipeline last. The phases and the stage's figures are its: the
+  // pipeline phase ends at the last rank's last compute, and after it comes only the gradient
+  // reduction and optimizer (the step's end), not the other groups' waiting for it.
+  const Scenario s = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 2048, global_batch_size: 12, micro_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 6, nodes: 2}
+parallelism: {dp: 3, tp: 4}
+)");
+  const Timeline tl = simulate(s);
+  REQUIRE_FALSE(tl.ranks.folded);
+  const TaskGraph& g = *tl.graph;
+  TimeNs last_tp0 = 0, last_any = 0;
+  for (TaskId t = 0; t < g.size(); ++t) {
+    if (!is_pipeline_compute(static_cast<TaskType>(g.work(t).type))) continue;
+    const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
+    last_any = std::max(last_any, tl.end[t]);
+    if (rank.coord.tp == 0 && rank.coord.dp == 0) last_tp0 = std::max(last_tp0, tl.end[t]);
+  }
+  // The straddling group is the slower one, by its network collectives.
+  REQUIRE(last_any > last_tp0);
+  const StepReport r = make_report(tl);
+  CHECK(r.stages[0].last_compute_end_s == Approx(to_seconds(last_any)));
+  CHECK(r.after_pipeline_s == Approx(to_seconds(tl.makespan - last_any)));
+  // Its TP collectives, exposed over the network, are the stage's exposed TP.
+  CHECK(r.stages[0].exposed_tp_s > to_seconds(last_any - last_tp0) * 0.5);
+  // And the report says which groups lie across nodes: one of the three.
+  CHECK(r.tp_groups == 3);
+  CHECK(r.tp_groups_across_nodes == 1);
+  CHECK_THAT(format_report(r), Catch::Contains("placement            1 of 3 TP groups spans "
+                                               "nodes: its collectives go over the network (tp 4 "
+                                               "on 6 GPUs a node)"));
+  CHECK(report_to_json(r)["tp_groups_across_nodes"] == 1);
+  // A TP group wider than a node: every group; one that fits its nodes: no line.
+  Scenario wide = s;
+  wide.layout.tp = 12;
+  wide.layout.dp = 1;
+  const StepReport w = make_report(simulate(wide));
+  CHECK(w.tp_groups_across_nodes == w.tp_groups);
+  CHECK_THAT(format_report(w), Catch::Contains("the TP group spans nodes"));
+  Scenario fits = s;
+  fits.cluster.gpus_per_node = 4;
+  fits.cluster.nodes = 3;
+  const StepReport f = make_report(simulate(fits));
+  CHECK(f.tp_groups == 3);
+  CHECK(f.tp_groups_across_nodes == 0);
+  CHECK_THAT(format_report(f), !Catch::Contains("placement"));
 }

@@ -172,6 +172,15 @@ std::string format_report(const StepReport& r) {
         "slowest GPU          modelled compute +{:.1f}%: the step runs at the pace of the "
         "slowest of its {}, whose speeds spread {:.1f}% (cluster.gpu_speed_spread)\n",
         (r.compute_pace - 1) * 100, counted(r.gpus, "GPU"), r.gpu_speed_spread * 100);
+  if (r.tp_groups_across_nodes > 0)
+    o += fmt::format(
+        "placement            {} nodes: {} collectives go over the network (tp {} on {} GPUs a "
+        "node)\n",
+        r.tp_groups_across_nodes == r.tp_groups
+            ? std::string(r.tp_groups == 1 ? "the TP group spans" : "every TP group spans")
+            : fmt::format("{} of {} TP groups {}", r.tp_groups_across_nodes, r.tp_groups,
+                          r.tp_groups_across_nodes == 1 ? "spans" : "span"),
+        r.tp_groups_across_nodes == 1 ? "its" : "their", r.tp, r.gpus_per_node);
   o += fmt::format(
       "critical path        compute {} · TP {} · DP {} · PP {}{}{}{}{} · optimizer {}  ({} "
       "tasks)\n",
@@ -346,6 +355,8 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["p2p_bytes"] = r.p2p_bytes;
   j["host_per_kernel_s"] = r.host_per_kernel_s;
   j["compute_pace"] = r.compute_pace;
+  j["tp_groups"] = r.tp_groups;
+  j["tp_groups_across_nodes"] = r.tp_groups_across_nodes;
   j["gpu_speed_spread"] = r.gpu_speed_spread;
   j["duration_sources"] = r.cost_sources;
   j["contention"] = r.contention;

@@ -10,6 +10,7 @@
 #include "core/intervals.h"
 #include "cost/analytic.h"
 #include "cost/gpu_spread.h"
+#include "lower/ranks.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "schedules/zb_auto.h"
@@ -29,6 +30,33 @@ StageCosts balanced(StageCosts c) {
   return c;
 }
 
+// Per pipeline stage, the index of its representative simulated rank: the one whose pipeline
+// compute ends last. Folded, a stage has one (tp = 0, dp = 0); expanded because peers differ (a
+// TP group straddling two nodes) the slowest sets the step, so its figures are the stage's, and
+// the phases (before, pipeline, after) are those of the step, not of a quicker peer's. A tie
+// keeps tp = 0, dp = 0.
+std::vector<int> stage_representatives(const Timeline& tl) {
+  const TaskGraph& g = *tl.graph;
+  const auto& ranks = tl.ranks.ranks;
+  std::vector<TimeNs> end(ranks.size(), -1);
+  for (TaskId t = 0; t < g.size(); ++t)
+    if (is_pipeline_compute(static_cast<TaskType>(g.work(t).type))) {
+      TimeNs& e = end[static_cast<std::size_t>(g.streams[g.tasks[t].stream].owner)];
+      e = std::max(e, tl.end[t]);
+    }
+  std::vector<int> out(static_cast<std::size_t>(tl.schedule.stages), -1);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const auto stage = static_cast<std::size_t>(ranks[i].coord.pp);
+    if (stage >= out.size()) out.resize(stage + 1, -1);
+    int& r = out[stage];
+    const bool origin = ranks[i].coord.tp == 0 && ranks[i].coord.dp == 0;
+    if (r < 0 || end[i] > end[static_cast<std::size_t>(r)] ||
+        (end[i] == end[static_cast<std::size_t>(r)] && origin))
+      r = static_cast<int>(i);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
@@ -39,10 +67,12 @@ std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
   std::vector<std::array<double, kOps>> count(S, {0, 0, 0, 0});
   // Overlapped pairs by (forward stage, backward stage): total duration, and how many.
   std::map<std::pair<std::size_t, std::size_t>, std::array<double, 2>> pairs;
+  const std::vector<int> representative = stage_representatives(tl);
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
-    const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
-    if (rank.coord.tp != 0 || rank.coord.dp != 0 || w.stage < 0) continue;
+    const int owner = g.streams[g.tasks[t].stream].owner;
+    const SimRank& rank = tl.ranks.ranks[static_cast<std::size_t>(owner)];
+    if (representative[static_cast<std::size_t>(rank.coord.pp)] != owner || w.stage < 0) continue;
     if (static_cast<std::size_t>(w.stage) >= S) continue;
     const auto st = static_cast<std::size_t>(w.stage);
     const auto d = static_cast<double>(tl.end[t] - tl.start[t]);
@@ -150,8 +180,15 @@ StepReport make_report(const Timeline& tl) {
   r.simulated_ranks = static_cast<int>(tl.ranks.ranks.size());
   r.folded = tl.ranks.folded;
 
-  // Per pipeline stage: the representative simulated rank (tp = 0, dp = 0).
+  // Per pipeline stage: the representative simulated rank (stage_representatives).
   const int pp = sc.layout.pp;
+  const auto& sim_ranks = tl.ranks.ranks;
+  const std::vector<int> representative = stage_representatives(tl);
+  auto represents = [&](StreamId stream) {
+    const int owner = g.streams[stream].owner;
+    return representative[static_cast<std::size_t>(
+               sim_ranks[static_cast<std::size_t>(owner)].coord.pp)] == owner;
+  };
   std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
   // Every task of the stage's representative GPU (gathers, reductions, optimizer included).
@@ -168,7 +205,8 @@ StepReport make_report(const Timeline& tl) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
     const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
-    if (rank.coord.tp == 0 && rank.coord.dp == 0 && tl.end[t] > tl.start[t]) {
+    const bool rep = represents(g.tasks[t].stream);
+    if (rep && tl.end[t] > tl.start[t]) {
       const auto s = static_cast<std::size_t>(rank.coord.pp);
       const std::pair<TimeNs, TimeNs> iv{tl.start[t], tl.end[t]};
       if (is_compute(type)) compute_iv[s].push_back(iv);
@@ -186,7 +224,7 @@ StepReport make_report(const Timeline& tl) {
     if (is_pipeline_compute(type)) r.model_flops += w.flops * rank.multiplicity;
     if (type == TaskType::SendActivation || type == TaskType::SendGradient)
       r.p2p_bytes += w.bytes * rank.multiplicity;
-    if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
+    if (!rep) continue;
     const auto s = static_cast<std::size_t>(rank.coord.pp);
     if (type == TaskType::Launch) {  // the CPU's, not the GPU's (below)
       launch[s] += tl.end[t] - tl.start[t];
@@ -230,8 +268,8 @@ StepReport make_report(const Timeline& tl) {
     };
     for (TaskId t = 0; t < g.size(); ++t) {
       if (issued[t] <= ready[t] || !is_compute(static_cast<TaskType>(g.work(t).type))) continue;
+      if (!represents(g.tasks[t].stream)) continue;
       const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
-      if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
       const auto s = static_cast<std::size_t>(rank.coord.pp);
       launch_wait[s] += overlap(ready[t], issued[t], begin, tl.makespan);
       launch_wait_pipe[s] += overlap(ready[t], issued[t], begin, finish);
@@ -338,6 +376,16 @@ StepReport make_report(const Timeline& tl) {
     r.host_per_kernel_s = host_per_kernel_seconds(sc);
   r.contention = tl.contention;
   r.compute_pace = tl.compute_pace;
+  // TP groups placed across nodes (a report line: their collectives cross the network).
+  if (sc.has_cluster && sc.layout.tp > 1) {
+    r.gpus_per_node = sc.cluster.gpus_per_node;
+    for (int q = 0; q < sc.layout.pp; ++q)
+      for (int d = 0; d < sc.layout.dp_ranks(); ++d) {
+        ++r.tp_groups;
+        if (group_link(group_members(sc.layout, {d, 0, q}, Axis::TP), sc) == LinkClass::InterNode)
+          ++r.tp_groups_across_nodes;
+      }
+  }
   if (sc.has_cluster) r.gpu_speed_spread = gpu_speed_spread(sc);
   r.price_per_gpu_hour = sc.price_per_gpu_hour;
   r.measured = sc.measured;

@@ -133,6 +133,12 @@ struct StepReport {
   /// or its default; 0 without a cluster).
   double compute_pace = 1.0;
   double gpu_speed_spread = 0;
+  /// Tensor-parallel groups whose GPUs sit on more than one node, their collectives over the
+  /// network (TP wider than a node, or a node size it does not divide), of `tp_groups` (dp · cp ·
+  /// pp of them; 0 at tp 1 or without a cluster).
+  int tp_groups_across_nodes = 0;
+  int tp_groups = 0;
+  int gpus_per_node = 0;
   /// With `slowdown` entries: the step time of the same scenario without them (set by the
   /// caller that simulated both).
   std::optional<double> step_time_without_slowdown_s;

@@ -84,8 +84,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, model, s
                                    bubble_fraction_of_step, bubble_over_ideal, idle,
                                    cost_per_million_tokens, price_per_gpu_hour, stages, p2p_bytes,
                                    volume, critical, cost_sources, contention, host_per_kernel_s,
-                                   compute_pace, gpu_speed_spread, step_time_without_slowdown_s,
-                                   measured, tasks, simulated_ranks, folded)
+                                   compute_pace, gpu_speed_spread, tp_groups_across_nodes,
+                                   tp_groups, gpus_per_node, step_time_without_slowdown_s, measured,
+                                   tasks, simulated_ranks, folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
                                    ep, cp, precision, offload, offload_activations)
