@@ -259,21 +259,39 @@ TEST_CASE("kernel data: GB200 reads B200's cuDNN curves, at its own power-limit 
   CHECK(find_attention_data("gb200", AttentionKernel::Flash2) == nullptr);
 }
 
-TEST_CASE("kernel data: GB300 has its own cuDNN curve, for every release",
+TEST_CASE("kernel data: GB300 has its own cuDNN curves, 9.13 and 9.22",
           "[kernel_data][attention][gb300]") {
-  const AttentionData* gb300 = find_attention_data("gb300", AttentionKernel::Cudnn);
+  const AttentionData* newest = find_attention_data("gb300", AttentionKernel::Cudnn);
+  const AttentionData* gb300 =
+      find_attention_data("gb300", AttentionKernel::Cudnn, CudnnVersion{9, 13});
   REQUIRE(gb300 != nullptr);
+  REQUIRE(newest != nullptr);
   CHECK(gb300 != find_attention_data("b200", AttentionKernel::Cudnn));
+  // 9.13's prices releases before 9.17, 9.22's (its own benchmark) 9.17 on and a run that names
+  // none: the same release as GB200's then.
   CHECK(find_attention_data("gb300", AttentionKernel::Cudnn, CudnnVersion{9, 0}) == gb300);
-  CHECK(find_attention_data("gb300", AttentionKernel::Cudnn, CudnnVersion{9, 22}) == gb300);
+  CHECK(find_attention_data("gb300", AttentionKernel::Cudnn, CudnnVersion{9, 16}) == gb300);
+  CHECK(find_attention_data("gb300", AttentionKernel::Cudnn, CudnnVersion{9, 17}) == newest);
+  CHECK(find_attention_data("gb300", AttentionKernel::Cudnn, CudnnVersion{9, 22}) == newest);
+  CHECK(newest->from == find_attention_data("gb200", AttentionKernel::Cudnn)->from);
   CHECK(gb300->peak_flops == 2.5e15);
   CHECK(gb300->sms == 160);
+  CHECK(newest->sms == 160);
   // 8k (kernel_data.cpp): forward 1,495.7 measured at 128 heads (x = 8192 / 160 = 51.2 tiles per
   // SM) over the charts' 2,048 tiles (12.8 per SM): (51.2 / 52.9) / (12.8 / 14.5) = 1.0964, so
   // 1,495.7 / 1.0964 = 1,364; backward 1,130.1, so forward + backward 3.5 / (1 / 1,364 + 2.5 /
   // 1,130.1) = 1,188.
   CHECK(gb300->at(8192, 128).forward_tflops == Approx(1364));
   CHECK(gb300->at(8192, 128).backward_tflops == Approx(1130.1).epsilon(2e-3));
+  // 9.22 at 8k: forward 1,856 measured at batch 2 × 64 heads (51.2 tiles per SM as well), ÷
+  // 1.0964 = 1,692.8, × the Hopper route's 0.98 = 1,659; forward + backward 3.5 / (1 / 1,692.8 +
+  // 2.5 / 1,435) = 1,500.6, × 0.94 = 1,410; so backward 2.5 / (3.5 / 1,410 − 1 / 1,659) = 1,330.
+  CHECK(newest->at(8192, 128).forward_tflops == Approx(1659));
+  CHECK(newest->at(8192, 128).backward_tflops == Approx(1330.1).epsilon(1e-3));
+  // GB300's 9.22 runs faster than GB200's 9.22 (Blackwell Ultra's exponential throughput, 160
+  // SMs): forward 1,659 against 1,412 at 8k.
+  CHECK(newest->at(8192, 128).forward_tflops >
+        1.15 * find_attention_data("gb200", AttentionKernel::Cudnn)->at(8192, 128).forward_tflops);
   // Blackwell Ultra's attention runs faster than Blackwell's at the same release: 9.13 on a B200
   // forward 1,075 at 8k.
   const AttentionData* b200 =

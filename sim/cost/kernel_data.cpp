@@ -160,10 +160,25 @@ constexpr SeqCurves kCudnn913B200Forward{{76, 260, 358, 607, 841, 920},
 // per SM; 160 SMs, NVIDIA's Blackwell Ultra description) to the papers' 2,048 tiles by the
 // forward's parallelism factor (c = 1.7; the backward's is flat): forward ÷ 0.74, 0.90, 1.00,
 // 1.06, 1.10, 1.11; head dim 64, which it leaves out, at kCudnnH100's ratios to head dim 128.
-// The only GB300 measurement: it prices every release.
+// It prices releases before 9.17 (training.cudnn_version), as B200's 9.13.1 file does.
 constexpr SeqCurves kCudnn913Gb300{{83, 245, 444, 764, 975, 1027}, {88, 269, 514, 939, 1188, 1333}};
 constexpr SeqCurves kCudnn913Gb300Forward{{51, 231, 443, 809, 1067, 1167},
                                           {74, 251, 594, 1078, 1364, 1528}};
+// cuDNN 9.22's fused attention on a GB300, NVIDIA's own benchmark of the cuDNN frontend on the
+// day and in the configuration of the GB200 one above [cuDNN-GB300-9.22]: NVIDIA/cudnn-frontend
+// benchmark/sdpa_benchmark_training/results/llama3.1/gb300/llama3.1_20260424_100757.csv (commit
+// 3929da2, cuDNN 9.22): bf16, causal (top_left), batch 2, 64 query and 8 key-value heads of 128,
+// non-deterministic backward: forward 1,373, 1,703, 1,856, 1,915 and backward 967, 1,248,
+// 1,435, 1,507 TFLOP/s at 2k, 4k, 8k, 16k tokens (GB200's file: 1,097 … 1,708 and 885 … 1,328).
+// Carried to this file's benchmark by GB200's three steps: its launches (x = s / 160 tiles per SM)
+// to the papers' 2,048 tiles by the forward's parallelism factor (c = 1.7), × the same Hopper route
+// ratios, and 512, 1k and head dim 64 at kCudnnH100's ratios. The same steps, on GB200's file and
+// 148 SMs, reproduce kCudnnB200 above within 0.6 % at every point. It prices 9.17 on, so that a run
+// that names no release reads the same release on GB200 and GB300 (the newest measured on both).
+constexpr SeqCurves kCudnnGb300{{335, 571, 812, 987, 1157, 1083},
+                                {355, 628, 940, 1212, 1410, 1406}};
+constexpr SeqCurves kCudnnGb300Forward{{448, 717, 820, 1035, 1297, 1312},
+                                       {655, 779, 1098, 1379, 1659, 1719}};
 // FlashAttention-3 forward on H100 [FA3].
 constexpr SeqCurves kFa3H100Forward{{197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}};
 
@@ -330,11 +345,25 @@ const AttentionData kCudnn913Gb300Data{"gb300",
                                        constants::kGb300AttentionSustained,
                                        false};
 
-const AttentionData* const kAll[] = {&kFa2A100Data,     &kFa1A100Data,       &kTritonA100Data,
-                                     &kFa2H100Data,     &kFa1H100Data,       &kTritonH100Data,
-                                     &kFa3H100Data,     &kCudnnH100Data,     &kCudnn94H100Data,
-                                     &kCudnn91H100Data, &kCudnnB200Data,     &kCudnn913B200Data,
-                                     &kCudnnGb200Data,  &kCudnn913Gb200Data, &kCudnn913Gb300Data};
+const AttentionData kCudnnGb300Data{"gb300",
+                                    2.5e15,
+                                    160,
+                                    AttentionKernel::Cudnn,
+                                    "cuDNN 9.22 fused attention benchmarked by NVIDIA on a GB300 "
+                                    "(cudnn-frontend), scaled as cuDNN measures on a Hopper GPU",
+                                    kCudnnGb300,
+                                    kCudnnGb300Forward,
+                                    nullptr,
+                                    1,
+                                    {9, 17},
+                                    constants::kGb300AttentionSustained,
+                                    false};
+
+const AttentionData* const kAll[] = {
+    &kFa2A100Data,     &kFa1A100Data,       &kTritonA100Data,    &kFa2H100Data,
+    &kFa1H100Data,     &kTritonH100Data,    &kFa3H100Data,       &kCudnnH100Data,
+    &kCudnn94H100Data, &kCudnn91H100Data,   &kCudnnB200Data,     &kCudnn913B200Data,
+    &kCudnnGb200Data,  &kCudnn913Gb200Data, &kCudnn913Gb300Data, &kCudnnGb300Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {
