@@ -135,10 +135,9 @@ TEST_CASE("analytic: a preset with a measured GEMM sweep times GEMMs from it", "
 }
 
 TEST_CASE("analytic: collectives follow alpha-beta with nccl-tests bus factors", "[analytic]") {
-  // An intra-node link of another latency than the preset's (another fabric): no measured sweep
-  // applies, α–β does.
+  // A GPU without a measured sweep (the preset's links, 370 GB/s and 3.4 us, kept): α–β.
   Scenario s = base();
-  s.cluster.intra_node.latency = 3.4e-6 * (1 + 1e-12);
+  s.cluster.gpu.preset = "";
   const AnalyticCostModel m(s);
   // All-reduce of 1 GB over 8 GPUs on NVLink (370 GB/s busbw, 3.4 us/hop):
   // 8.4 us + 2·7·3.4 us + (2·7/8)·1e9 / 370e9 s.
@@ -299,10 +298,36 @@ TEST_CASE("presets: GB200 and GB300 racks, a GPU's share of the datasheet",
   CHECK(gb300->sm == 103);  // Blackwell Ultra
 }
 
+TEST_CASE("analytic: another NVLink hop latency shifts the measured sweep by its ring steps",
+          "[analytic][collectives]") {
+  // H100's sweep (the test above): all-gather over 8 at 1 MiB 17.13 us, all-reduce over 4 at
+  // 32 MiB 175.67 us. At 3.5 us a hop (the preset's 3.4 + 0.1): 7 ring steps, 17.13 + 0.7 =
+  // 17.83 us; the all-reduce's 2 · 3 = 6, 175.67 + 0.6 = 176.27 us. So a fabric 0.1 us slower a
+  // hop is a collective 0.7 us slower, not α–β's other curve.
+  auto at = [](double latency) {
+    Scenario s = base();
+    s.cluster.intra_node.latency = latency;
+    return AnalyticCostModel(s);
+  };
+  const AnalyticCostModel slower = at(3.5e-6);
+  auto t = [](const AnalyticCostModel& m, Collective c, int n, double bytes) {
+    return to_seconds(m.collective(c, n, LinkClass::IntraNode, bytes).duration);
+  };
+  CHECK(t(slower, Collective::AllGather, 8, 1048576) == Approx(17.83e-6).epsilon(1e-4));
+  CHECK(t(slower, Collective::AllReduce, 4, 33554432) == Approx(176.27e-6).epsilon(1e-4));
+  CHECK_THAT(slower.sources(), Catch::Contains("+0.10 us a ring hop for 3.50 us"));
+  // A much quicker fabric (0.1 us a hop) takes 3.3 us off each step, down to NCCL's base
+  // latency at the least: 17.13 − 7 · 3.3 < 8.4 us.
+  const AnalyticCostModel quicker = at(0.1e-6);
+  CHECK(t(quicker, Collective::AllGather, 8, 1048576) == Approx(8.4e-6).epsilon(1e-4));
+  CHECK(t(quicker, Collective::AllReduce, 4, 33554432) ==
+        Approx(175.67e-6 - 6 * 3.3e-6).epsilon(1e-4));
+}
+
 TEST_CASE("analytic: sequence parallelism keeps the forward's TP volume, its backward re-gathers",
           "[analytic]") {
   Scenario s = base(4);
-  s.cluster.intra_node.latency = 3.4e-6 * (1 + 1e-12);  // not the preset's fabric: α–β
+  s.cluster.gpu.preset = "";  // no measured sweep: α–β
   const AnalyticCostModel without(s);
   s.layout.sequence_parallel = true;
   const AnalyticCostModel with(s);

@@ -64,19 +64,23 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
                                gpu.sms > 0 ? " and heads per launch (measured on an H200)" : ""));
   }
   // The measured collective sweep holds for the preset's own NVSwitch. A scenario that changes
-  // only the link's bandwidth keeps its latency floor and ramp, the rest stretched by the ratio;
-  // one that changes its latency describes another fabric: α–β.
+  // the link's bandwidth keeps its latency floor and ramp, the rest stretched by the ratio; one
+  // that changes its latency shifts every size by the difference on each ring hop, as α–β
+  // counts them: either way the step moves smoothly with the value.
   if (const GpuPreset* p = find_gpu_preset(gpu.preset))
     if (const CollectiveCurve* c = CollectiveCurve::for_preset(gpu.preset);
-        c && intra_node.latency == p->intra_node.latency && intra_node.bandwidth > 0) {
+        c && intra_node.bandwidth > 0) {
       k.collectives = c;
       k.collective_bandwidth_scale = p->intra_node.bandwidth / intra_node.bandwidth;
-      if (k.collective_bandwidth_scale == 1.0)
-        from.push_back(fmt::format("collectives in a node by size ({})", c->source()));
-      else
-        from.push_back(fmt::format(
-            "collectives in a node by size ({}; its bandwidth-bound part × {:.2f} for {:.0f} GB/s)",
-            c->source(), k.collective_bandwidth_scale, intra_node.bandwidth / 1e9));
+      k.collective_hop_shift = intra_node.latency - p->intra_node.latency;
+      std::string changed;
+      if (k.collective_bandwidth_scale != 1.0)
+        changed += fmt::format("; its bandwidth-bound part × {:.2f} for {:.0f} GB/s",
+                               k.collective_bandwidth_scale, intra_node.bandwidth / 1e9);
+      if (k.collective_hop_shift != 0)
+        changed += fmt::format("; {:+.2f} us a ring hop for {:.2f} us",
+                               k.collective_hop_shift * 1e6, intra_node.latency * 1e6);
+      from.push_back(fmt::format("collectives in a node by size ({}{})", c->source(), changed));
     }
   // The measured sweep between nodes scales NCCL's tuning model by what the measured machine
   // showed over what the model says of that machine (collective()). A scenario that sets either
@@ -1726,7 +1730,12 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   if (link == LinkClass::IntraNode && k_.collectives && n <= 8) {
     const double measured = k_.collectives->seconds(c, n, bytes);
     const double floor = k_.collectives->floor_seconds(c, n);
-    const double scaled = floor + (measured - floor) * k_.collective_bandwidth_scale;
+    // Another hop latency: each of the ring's steps (all-reduce 2(n − 1), others n − 1) the
+    // difference longer, no shorter than NCCL's base latency.
+    const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
+    const double scaled = std::max(constants::kCollectiveBaseLatency,
+                                   floor + (measured - floor) * k_.collective_bandwidth_scale +
+                                       steps * k_.collective_hop_shift);
     return {seconds_to_ns(scaled), 0, sent};
   }
   if (link == LinkClass::InterNode) {

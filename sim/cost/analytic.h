@@ -50,6 +50,9 @@ struct AnalyticConstants {
   /// bandwidth (an A800's 400 GB/s NVLink against an A100's 600) keeps the measured curve's
   /// latency floor and ramp, its bandwidth-bound part stretched by this factor.
   double collective_bandwidth_scale = 1.0;
+  /// The scenario's intra-node hop latency minus the preset's, seconds: each ring step of the
+  /// measured curve that much longer (a faster or slower fabric than the one measured).
+  double collective_hop_shift = 0;
   /// Measured collective times between nodes that scale NCCL's tuning model (nullptr: the
   /// tuning model alone), cost/internode_sweep.h: the measured over the model on the preset's
   /// links scales the model on the scenario's.

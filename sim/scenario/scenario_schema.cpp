@@ -1038,8 +1038,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        quantity(Dimension::Bandwidth, true),
        field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::bandwidth>()},
       {"cluster.intra_node.latency", "time", "3.4us",
-       "per ring hop; another latency than the preset's describes another fabric: collectives "
-       "inside the node by α–β instead of the measured sweep",
+       "per ring hop; another latency than the preset's shifts its measured sweep by the "
+       "difference on each ring step (a GPU without a sweep: α–β)",
        quantity(Dimension::Time, false),
        field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::latency>()},
       {"cluster.inter_node", "", "", "", map(), {}},
