@@ -1,6 +1,9 @@
 #include "run/simulate.h"
 
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -134,4 +137,26 @@ TEST_CASE("cancel: a raised cancel flag makes simulate throw Cancelled", "[simul
   CHECK_THROWS_AS(simulate(sc, opt), Cancelled);
   cancel = false;  // lowered: the same call runs to the usual makespan
   CHECK(simulate(sc, opt).makespan == test::makespan(sc));
+}
+
+TEST_CASE("progress: simulate() names its phases and the share of tasks done",
+          "[simulate][progress]") {
+  // A 4-stage 1F1B of 8 micro-batches: 64 compute tasks and their transfers; the callback hears
+  // "building the task graph" at 0, "simulating" at 0, then every 1/200 of the tasks (every
+  // task here, fewer than 200), rising to exactly 1, and nothing changes the timeline.
+  const Scenario s = test::pipeline(4, 8, 1, 2, 0.5);
+  std::vector<std::pair<std::string, double>> calls;
+  SimulateOptions opt;
+  opt.progress = [&](const char* phase, double done) { calls.emplace_back(phase, done); };
+  const Timeline with = simulate(s, opt);
+  REQUIRE(calls.size() >= 3);
+  CHECK(calls[0] == std::make_pair(std::string("building the task graph"), 0.0));
+  CHECK(calls[1] == std::make_pair(std::string("simulating"), 0.0));
+  for (std::size_t i = 2; i < calls.size(); ++i) {
+    CHECK(calls[i].first == "simulating");
+    CHECK(calls[i].second > calls[i - 1].second);
+  }
+  CHECK(calls.back().second == 1.0);
+  CHECK(calls.size() == 2 + with.graph->size());
+  CHECK(with.makespan == simulate(s).makespan);
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -171,9 +172,49 @@ std::vector<std::string> split_names(const std::string& text) {
   return out;
 }
 
+// A long simulation's progress on a terminal (stderr): each phase as it starts, the simulation's
+// share of tasks done, from its first second on (a quick run shows nothing); pipes and CI logs
+// get the result alone. clear() erases the line before the report.
+class TerminalProgress {
+ public:
+  TerminalProgress()
+      : tty_(isatty(fileno(stderr)) != 0), start_(std::chrono::steady_clock::now()) {}
+  ~TerminalProgress() { clear(); }
+  std::function<void(const char*, double)> callback() {
+    if (!tty_) return nullptr;
+    return [this](const char* phase, double done) {
+      if (done == 0)
+        this->phase(phase);
+      else
+        show(fmt::format("{}: {:.0f}%", phase, 100 * done));
+    };
+  }
+  void phase(const char* name) { show(fmt::format("{}…", name)); }
+  void clear() {
+    if (shown_) std::cerr << "\r\033[K" << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  void show(const std::string& line) {
+    if (!tty_ || line == last_ ||
+        std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1))
+      return;
+    shown_ = true;
+    last_ = line;
+    std::cerr << "\r" << line << "\033[K" << std::flush;
+  }
+  bool tty_;
+  bool shown_ = false;
+  std::string last_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 int cmd_run(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.sets);
-  Timeline tl = simulate(sc, {a.schedule, !a.no_fold});
+  TerminalProgress progress;
+  Timeline tl = simulate(sc, {a.schedule, !a.no_fold, nullptr, progress.callback()});
+  progress.phase("reporting");
   StepReport r = make_report(tl);
   if (!sc.slowdowns.empty()) {  // how far the stragglers move the step
     Scenario even = sc;
@@ -182,6 +223,7 @@ int cmd_run(const RunArgs& a) {
   }
   const MemoryReport mem = make_memory_report(tl);
   if (!a.trace.empty()) write_chrome_trace_file(tl, a.trace);
+  progress.clear();
   if (a.json) {
     auto j = report_to_json(r);
     j["memory"] = memory_to_json(mem);
@@ -295,7 +337,10 @@ int cmd_memory(const RunArgs& a) {
     throw ScenarioError(sc.source, "model",
                         "memory needs a model (bytes come from its layers); this scenario only "
                         "gives costs");
-  const MemoryReport mem = make_memory_report(simulate(sc, {a.schedule, !a.no_fold}));
+  TerminalProgress progress;
+  const MemoryReport mem =
+      make_memory_report(simulate(sc, {a.schedule, !a.no_fold, nullptr, progress.callback()}));
+  progress.clear();
   if (a.json)
     std::cout << json_text(memory_to_json(mem), 2) << "\n";
   else

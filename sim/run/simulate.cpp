@@ -1,5 +1,8 @@
 #include "run/simulate.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -102,6 +105,22 @@ namespace {
 void check_cancel(const SimulateOptions& opt) {
   if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
 }
+
+// Tells SimulateOptions::progress the finished tasks' share, every 1/200 of them.
+class ProgressObserver : public EngineObserver {
+ public:
+  ProgressObserver(const SimulateOptions& opt, std::size_t tasks)
+      : opt_(opt), tasks_(tasks), every_(std::max<std::size_t>(1, tasks / 200)) {}
+  void on_start(TaskId, TimeNs) override {}
+  void on_end(TaskId, TimeNs) override {
+    if (++done_ % every_ == 0)
+      opt_.progress("simulating", static_cast<double>(done_) / static_cast<double>(tasks_));
+  }
+
+ private:
+  const SimulateOptions& opt_;
+  std::size_t tasks_, every_, done_ = 0;
+};
 }  // namespace
 
 Timeline simulate(const Scenario& sc, const SimulateOptions& opt) {
@@ -117,6 +136,7 @@ Timeline simulate(const Scenario& sc, Schedule schedule, const CostModel& cost,
   tl.scenario = sc;
   tl.schedule = std::move(schedule);
   check_cancel(opt);
+  if (opt.progress) opt.progress("building the task graph", 0);
   Lowered lowered = lower(sc, tl.schedule, cost, opt.fold);
   check_cancel(opt);
   tl.cost_sources = cost.sources();
@@ -127,6 +147,11 @@ Timeline simulate(const Scenario& sc, Schedule schedule, const CostModel& cost,
   Engine engine(*graph);
   TimelineRecorder rec(graph->size());
   engine.subscribe(&rec);
+  std::optional<ProgressObserver> progress;
+  if (opt.progress) {
+    opt.progress("simulating", 0);
+    engine.subscribe(&progress.emplace(opt, graph->size()));
+  }
   engine.set_stop_flag(opt.cancel);
   const EngineResult r = engine.run();
   if (r.stopped) throw Cancelled();

@@ -2,8 +2,9 @@
 // One call from a validated Scenario to a Timeline: schedule generator (via the registry) ->
 // lowering passes with the cost model -> engine. This is the sim library's front door (the CLI
 // and the GUI call it).
-#include <atomic>  // std::atomic
-#include <string>  // std::string
+#include <atomic>      // std::atomic
+#include <functional>  // std::function
+#include <string>      // std::string
 
 #include "cost/cost_model.h"
 #include "run/timeline.h"
@@ -18,6 +19,11 @@ struct SimulateOptions {
   /// Raised by another thread to abandon the run (a newer edit in the GUI): simulate() then
   /// throws Cancelled between phases or within a few thousand engine events.
   const std::atomic<bool>* cancel = nullptr;
+  /// Told what simulate() is doing, for a long run's progress line: `phase` ("building the task
+  /// graph", then "simulating") and the share of it done, 0 to 1 (the finished tasks' share
+  /// while simulating; 0 at a phase's start). Called from the calling thread, at most about
+  /// 200 times a run.
+  std::function<void(const char* phase, double done)> progress;
 };
 
 /// The schedule the scenario (or `name`) asks for, generated and validated. A cost-aware
