@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "lower/task_types.h"
+#include "report/representative.h"
 
 namespace trainsim::gui {
 
@@ -194,6 +195,7 @@ GanttData make_gantt_data(std::shared_ptr<const Timeline> tl) {
     const Coord& y = ranks[static_cast<std::size_t>(b)].coord;
     return std::tie(x.pp, x.dp, x.tp) < std::tie(y.pp, y.dp, y.tp);
   });
+  const std::vector<int> representatives = stage_representatives(*tl);
   // Streams per owner, compute first, then in creation order.
   std::vector<std::vector<StreamId>> streams(ranks.size());
   for (StreamId s = 0; s < g.streams.size(); ++s)
@@ -210,7 +212,7 @@ GanttData make_gantt_data(std::shared_ptr<const Timeline> tl) {
       lane.compute = type == StreamType::Compute;
       lane.rank = r;
       lane.stage = rk.coord.pp;
-      lane.representative = rk.coord.tp == 0 && rk.coord.dp == 0;
+      lane.representative = represents(representatives, *tl, r);
       lane.label = lane.compute ? fmt::format("rank {} · pp {}", rk.global, rk.coord.pp)
                                 : fmt::format("  {}", stream_type_name(type));
       // A send or receive stream runs towards one peer: name its stage (and rank, when the

@@ -50,13 +50,14 @@ struct Box {
 };
 
 struct Lane {
-  std::string label;           ///< "rank 5 · pp 1" or "  dp" for a stream lane
-  int rank = 0;                ///< index into Timeline::ranks
-  int stage = 0;               ///< pipeline rank
-  bool compute = true;         ///< the rank's compute lane (false: a communication stream)
-  bool representative = true;  ///< tp = dp = 0: shown when DP/TP peers are collapsed
-  bool measured = false;       ///< a CUDA stream of a measured trace (GanttData::measured)
-  std::vector<Box> boxes;      ///< sorted by start; never overlapping (one stream)
+  std::string label;    ///< "rank 5 · pp 1" or "  dp" for a stream lane
+  int rank = 0;         ///< index into Timeline::ranks
+  int stage = 0;        ///< pipeline rank
+  bool compute = true;  ///< the rank's compute lane (false: a communication stream)
+  bool representative =
+      true;               ///< its stage's (report/representative.h): shown when peers are collapsed
+  bool measured = false;  ///< a CUDA stream of a measured trace (GanttData::measured)
+  std::vector<Box> boxes;  ///< sorted by start; never overlapping (one stream)
   /// Coverage index (index_coverage): the kinds the lane holds, and per kind the summed
   /// durations of boxes [0, i) of that kind (boxes + 1 entries), so the time each kind runs in
   /// a range costs two binary searches however many boxes it holds.

@@ -322,6 +322,11 @@ TEST_CASE("analytic: another NVLink hop latency shifts the measured sweep by its
   CHECK(t(quicker, Collective::AllGather, 8, 1048576) == Approx(8.4e-6).epsilon(1e-4));
   CHECK(t(quicker, Collective::AllReduce, 4, 33554432) ==
         Approx(175.67e-6 - 6 * 3.3e-6).epsilon(1e-4));
+  // Where the sweep measured less than the base latency (an all-reduce of 1 KiB over 2 GPUs,
+  // 5.85 us), the preset's own latency keeps the measured time, and a quicker one no less.
+  CHECK(t(AnalyticCostModel(base()), Collective::AllReduce, 2, 1024) ==
+        Approx(5.85e-6).epsilon(1e-3));
+  CHECK(t(quicker, Collective::AllReduce, 2, 1024) == Approx(5.85e-6).epsilon(1e-3));
 }
 
 TEST_CASE("analytic: sequence parallelism keeps the forward's TP volume, its backward re-gathers",

@@ -285,7 +285,7 @@ TEST_CASE("kernel data: GB300 has its own cuDNN curves, 9.13 and 9.22",
   CHECK(gb300->at(8192, 128).backward_tflops == Approx(1130.1).epsilon(2e-3));
   // 9.22 at 8k: forward 1,856 measured at batch 2 × 64 heads (51.2 tiles per SM as well), ÷
   // 1.0964 = 1,692.8, × the Hopper route's 0.98 = 1,659; forward + backward 3.5 / (1 / 1,692.8 +
-  // 2.5 / 1,435) = 1,500.6, × 0.94 = 1,410; so backward 2.5 / (3.5 / 1,410 − 1 / 1,659) = 1,330.
+  // 2.5 / 1,435) = 1,500.3, × 0.94 = 1,410; so backward 2.5 / (3.5 / 1,410 − 1 / 1,659) = 1,330.
   CHECK(newest->at(8192, 128).forward_tflops == Approx(1659));
   CHECK(newest->at(8192, 128).backward_tflops == Approx(1330.1).epsilon(1e-3));
   // GB300's 9.22 runs faster than GB200's 9.22 (Blackwell Ultra's exponential throughput, 160

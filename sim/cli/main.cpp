@@ -172,21 +172,24 @@ std::vector<std::string> split_names(const std::string& text) {
   return out;
 }
 
-// A long simulation's progress on a terminal (stderr): each phase as it starts, the simulation's
-// share of tasks done, from its first second on (a quick run shows nothing); pipes and CI logs
-// get the result alone. clear() erases the line before the report.
+// A simulation's progress on a terminal (stderr): each phase as it starts (a quick run's are
+// erased before they are seen), and the simulation's share of tasks done from the first second
+// on; pipes and CI logs get the result alone. clear() erases the line before the report. Its
+// callback refers to it: one object per command, not copied.
 class TerminalProgress {
  public:
   TerminalProgress()
       : tty_(isatty(fileno(stderr)) != 0), start_(std::chrono::steady_clock::now()) {}
+  TerminalProgress(const TerminalProgress&) = delete;
+  TerminalProgress& operator=(const TerminalProgress&) = delete;
   ~TerminalProgress() { clear(); }
   std::function<void(const char*, double)> callback() {
     if (!tty_) return nullptr;
-    return [this](const char* phase, double done) {
+    return [this](const char* name, double done) {
       if (done == 0)
-        this->phase(phase);
-      else
-        show(fmt::format("{}: {:.0f}%", phase, 100 * done));
+        phase(name);
+      else if (std::chrono::steady_clock::now() - start_ >= std::chrono::seconds(1))
+        show(fmt::format("{}: {:.0f}%", name, 100 * done));
     };
   }
   void phase(const char* name) { show(fmt::format("{}…", name)); }
@@ -197,9 +200,7 @@ class TerminalProgress {
 
  private:
   void show(const std::string& line) {
-    if (!tty_ || line == last_ ||
-        std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1))
-      return;
+    if (!tty_ || line == last_) return;
     shown_ = true;
     last_ = line;
     std::cerr << "\r" << line << "\033[K" << std::flush;
@@ -214,13 +215,16 @@ int cmd_run(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.sets);
   TerminalProgress progress;
   Timeline tl = simulate(sc, {a.schedule, !a.no_fold, nullptr, progress.callback()});
-  progress.phase("reporting");
-  StepReport r = make_report(tl);
+  std::optional<double> without_slowdown;
   if (!sc.slowdowns.empty()) {  // how far the stragglers move the step
     Scenario even = sc;
     even.slowdowns.clear();
-    r.step_time_without_slowdown_s = to_seconds(simulate(even, {a.schedule, !a.no_fold}).makespan);
+    without_slowdown =
+        to_seconds(simulate(even, {a.schedule, !a.no_fold, nullptr, progress.callback()}).makespan);
   }
+  progress.phase("reporting");
+  StepReport r = make_report(tl);
+  r.step_time_without_slowdown_s = without_slowdown;
   const MemoryReport mem = make_memory_report(tl);
   if (!a.trace.empty()) write_chrome_trace_file(tl, a.trace);
   progress.clear();

@@ -1730,13 +1730,14 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   if (link == LinkClass::IntraNode && k_.collectives && n <= 8) {
     const double measured = k_.collectives->seconds(c, n, bytes);
     const double floor = k_.collectives->floor_seconds(c, n);
+    const double scaled = floor + (measured - floor) * k_.collective_bandwidth_scale;
     // Another hop latency: each of the ring's steps (all-reduce 2(n − 1), others n − 1) the
-    // difference longer, no shorter than NCCL's base latency.
+    // difference longer; a quicker fabric no shorter than NCCL's base latency, or than the
+    // sweep itself where it measured less (2 GPUs, small sizes).
     const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
-    const double scaled = std::max(constants::kCollectiveBaseLatency,
-                                   floor + (measured - floor) * k_.collective_bandwidth_scale +
-                                       steps * k_.collective_hop_shift);
-    return {seconds_to_ns(scaled), 0, sent};
+    const double shifted = std::max(scaled + steps * k_.collective_hop_shift,
+                                    std::min(constants::kCollectiveBaseLatency, scaled));
+    return {seconds_to_ns(shifted), 0, sent};
   }
   if (link == LinkClass::InterNode) {
     double t = tuning_model_seconds(c, n, bytes, per_node, true, s_.cluster.intra_node,

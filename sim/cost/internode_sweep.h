@@ -24,7 +24,8 @@ namespace trainsim {
 
 class InterNodeSweep {
  public:
-  /// The sweep that holds for GPU preset `preset` (h100-sxm, h200), or nullptr.
+  /// The sweep that holds for GPU preset `preset` (h100-sxm, h200, b200, gb200: the same NDR
+  /// NICs, one a GPU), or nullptr.
   static const InterNodeSweep* for_preset(const std::string& preset);
 
   /// Nodes of the measured groups (every group spans all of them).

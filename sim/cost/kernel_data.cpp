@@ -173,7 +173,7 @@ constexpr SeqCurves kCudnn913Gb300Forward{{51, 231, 443, 809, 1067, 1167},
 // Carried to this file's benchmark by GB200's three steps: its launches (x = s / 160 tiles per SM)
 // to the papers' 2,048 tiles by the forward's parallelism factor (c = 1.7), × the same Hopper route
 // ratios, and 512, 1k and head dim 64 at kCudnnH100's ratios. The same steps, on GB200's file and
-// 148 SMs, reproduce kCudnnB200 above within 0.6 % at every point. It prices 9.17 on, so that a run
+// 148 SMs, reproduce kCudnnB200 above within 0.7 % at every point. It prices 9.17 on, so that a run
 // that names no release reads the same release on GB200 and GB300 (the newest measured on both).
 constexpr SeqCurves kCudnnGb300{{335, 571, 812, 987, 1157, 1083},
                                 {355, 628, 940, 1212, 1410, 1406}};

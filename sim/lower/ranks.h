@@ -1,5 +1,5 @@
 #pragma once
-// Which ranks are simulated. Folded: one representative per pipeline stage (tp = 0, dp = 0),
+// Which ranks are simulated. Folded: one per pipeline stage (tp = 0, dp = 0),
 // standing for its tp × dp identical peers — exact when every TP group, every DP group and
 // every stage boundary uses the same link class, which fold_is_exact checks. Expanded: all.
 #include <vector>  // std::vector

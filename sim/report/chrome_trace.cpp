@@ -11,6 +11,7 @@
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "report/p2p_flows.h"
+#include "report/representative.h"
 #include "report/step_report.h"
 
 namespace trainsim {
@@ -111,12 +112,15 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
         rv + 1, ranks[g.streams[ts.stream].owner].global, tid[ts.stream],
         us(tl.start[to] + kTraceOriginNs)));
   }
-  // Memory counter tracks, one per pipeline stage on its representative GPU (tp = dp = 0):
-  // the static state and the activations alive, in GB, at every change.
+  // Memory counter tracks, one per pipeline stage on its representative GPU
+  // (report/representative.h): the static state and the activations alive, in GB, at every
+  // change.
   if (tl.scenario.model) {
     const auto samples = memory_over_time(tl, make_memory_report(tl));
-    for (const SimRank& rk : ranks) {
-      if (rk.coord.tp != 0 || rk.coord.dp != 0) continue;
+    const std::vector<int> representatives = stage_representatives(tl);
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      const SimRank& rk = ranks[i];
+      if (!represents(representatives, tl, static_cast<int>(i))) continue;
       for (const MemorySample& m : samples[static_cast<std::size_t>(rk.coord.pp)])
         emit(fmt::format(
             R"({{"ph":"C","name":"memory GB","pid":{},"tid":0,"ts":{},"args":{{"static":{:.6g},"activations":{:.6g},"gathered":{:.6g}}}}})",

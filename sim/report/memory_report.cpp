@@ -10,6 +10,7 @@
 #include "lower/task_types.h"
 #include "memory/footprint.h"
 #include "report/report_format.h"
+#include "report/representative.h"
 
 namespace trainsim {
 
@@ -27,14 +28,16 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   for (int r = 0; r < sch.ranks; ++r)  // about one event per action
     out[static_cast<std::size_t>(r)].reserve(sch.actions[static_cast<std::size_t>(r)].size());
   const Layout& l = tl.scenario.layout;
+  const std::vector<int> representatives = stage_representatives(tl);
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
     if (!is_pipeline_compute(type) && type != TaskType::ParamGather &&
         type != TaskType::ActivationOffload && type != TaskType::ActivationReload)
       continue;
-    const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
-    if (rank.coord.tp != 0 || rank.coord.dp != 0) continue;
+    const int owner = g.streams[g.tasks[t].stream].owner;
+    if (!represents(representatives, tl, owner)) continue;
+    const SimRank& rank = tl.ranks.ranks[static_cast<std::size_t>(owner)];
     auto& ev = out[static_cast<std::size_t>(rank.coord.pp)];
     const TimeNs start = tl.start[t], end = tl.end[t];
     // Activation offload: off the GPU once copied out, back when the copy in starts.

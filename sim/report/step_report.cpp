@@ -13,6 +13,7 @@
 #include "lower/ranks.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
+#include "report/representative.h"
 #include "schedules/zb_auto.h"
 
 namespace trainsim {
@@ -30,33 +31,6 @@ StageCosts balanced(StageCosts c) {
   return c;
 }
 
-// Per pipeline stage, the index of its representative simulated rank: the one whose pipeline
-// compute ends last. Folded, a stage has one (tp = 0, dp = 0); expanded because peers differ (a
-// TP group straddling two nodes) the slowest sets the step, so its figures are the stage's, and
-// the phases (before, pipeline, after) are those of the step, not of a quicker peer's. A tie
-// keeps tp = 0, dp = 0.
-std::vector<int> stage_representatives(const Timeline& tl) {
-  const TaskGraph& g = *tl.graph;
-  const auto& ranks = tl.ranks.ranks;
-  std::vector<TimeNs> end(ranks.size(), -1);
-  for (TaskId t = 0; t < g.size(); ++t)
-    if (is_pipeline_compute(static_cast<TaskType>(g.work(t).type))) {
-      TimeNs& e = end[static_cast<std::size_t>(g.streams[g.tasks[t].stream].owner)];
-      e = std::max(e, tl.end[t]);
-    }
-  std::vector<int> out(static_cast<std::size_t>(tl.schedule.stages), -1);
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const auto stage = static_cast<std::size_t>(ranks[i].coord.pp);
-    if (stage >= out.size()) out.resize(stage + 1, -1);
-    int& r = out[stage];
-    const bool origin = ranks[i].coord.tp == 0 && ranks[i].coord.dp == 0;
-    if (r < 0 || end[i] > end[static_cast<std::size_t>(r)] ||
-        (end[i] == end[static_cast<std::size_t>(r)] && origin))
-      r = static_cast<int>(i);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
@@ -70,9 +44,8 @@ std::optional<StageCosts> simulated_stage_costs(const Timeline& tl) {
   const std::vector<int> representative = stage_representatives(tl);
   for (TaskId t = 0; t < g.size(); ++t) {
     const Work& w = g.work(t);
-    const int owner = g.streams[g.tasks[t].stream].owner;
-    const SimRank& rank = tl.ranks.ranks[static_cast<std::size_t>(owner)];
-    if (representative[static_cast<std::size_t>(rank.coord.pp)] != owner || w.stage < 0) continue;
+    if (!represents(representative, tl, g.streams[g.tasks[t].stream].owner) || w.stage < 0)
+      continue;
     if (static_cast<std::size_t>(w.stage) >= S) continue;
     const auto st = static_cast<std::size_t>(w.stage);
     const auto d = static_cast<double>(tl.end[t] - tl.start[t]);
@@ -182,12 +155,9 @@ StepReport make_report(const Timeline& tl) {
 
   // Per pipeline stage: the representative simulated rank (stage_representatives).
   const int pp = sc.layout.pp;
-  const auto& sim_ranks = tl.ranks.ranks;
   const std::vector<int> representative = stage_representatives(tl);
-  auto represents = [&](StreamId stream) {
-    const int owner = g.streams[stream].owner;
-    return representative[static_cast<std::size_t>(
-               sim_ranks[static_cast<std::size_t>(owner)].coord.pp)] == owner;
+  auto representing = [&](StreamId stream) {
+    return represents(representative, tl, g.streams[stream].owner);
   };
   std::vector<TimeNs> busy(static_cast<std::size_t>(pp), 0), opt(busy.size(), 0);
   std::vector<TimeNs> first(busy.size(), std::numeric_limits<TimeNs>::max()), last(busy.size(), 0);
@@ -205,7 +175,7 @@ StepReport make_report(const Timeline& tl) {
     const Work& w = g.work(t);
     const auto type = static_cast<TaskType>(w.type);
     const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
-    const bool rep = represents(g.tasks[t].stream);
+    const bool rep = representing(g.tasks[t].stream);
     if (rep && tl.end[t] > tl.start[t]) {
       const auto s = static_cast<std::size_t>(rank.coord.pp);
       const std::pair<TimeNs, TimeNs> iv{tl.start[t], tl.end[t]};
@@ -268,7 +238,7 @@ StepReport make_report(const Timeline& tl) {
     };
     for (TaskId t = 0; t < g.size(); ++t) {
       if (issued[t] <= ready[t] || !is_compute(static_cast<TaskType>(g.work(t).type))) continue;
-      if (!represents(g.tasks[t].stream)) continue;
+      if (!representing(g.tasks[t].stream)) continue;
       const SimRank& rank = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner];
       const auto s = static_cast<std::size_t>(rank.coord.pp);
       launch_wait[s] += overlap(ready[t], issued[t], begin, tl.makespan);

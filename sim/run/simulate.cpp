@@ -110,7 +110,7 @@ void check_cancel(const SimulateOptions& opt) {
 class ProgressObserver : public EngineObserver {
  public:
   ProgressObserver(const SimulateOptions& opt, std::size_t tasks)
-      : opt_(opt), tasks_(tasks), every_(std::max<std::size_t>(1, tasks / 200)) {}
+      : opt_(opt), tasks_(tasks), every_(std::max<std::size_t>(1, (tasks + 199) / 200)) {}
   void on_start(TaskId, TimeNs) override {}
   void on_end(TaskId, TimeNs) override {
     if (++done_ % every_ == 0)

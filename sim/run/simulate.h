@@ -23,7 +23,7 @@ struct SimulateOptions {
   /// graph", then "simulating") and the share of it done, 0 to 1 (the finished tasks' share
   /// while simulating; 0 at a phase's start). Called from the calling thread, at most about
   /// 200 times a run.
-  std::function<void(const char* phase, double done)> progress;
+  std::function<void(const char* phase, double done)> progress = nullptr;
 };
 
 /// The schedule the scenario (or `name`) asks for, generated and validated. A cost-aware
