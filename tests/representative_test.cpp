@@ -26,13 +26,9 @@ TEST_CASE("representative: folded, each stage's tp = 0, dp = 0 rank", "[report][
 
 TEST_CASE("representative: expanded, the stage's rank that finishes its pipeline last",
           "[report][representative]") {
-  // tp 4 on nodes of 6 GPUs, dp 3: the TP group of global ranks 4–7 (dp 1) straddles the two
-  // nodes, its collectives over the network, so it finishes last and represents the stage.
-  const Scenario s = test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 2048, global_batch_size: 12, micro_batch_size: 1}
-cluster: {gpu: h100-sxm, gpus_per_node: 6, nodes: 2}
-parallelism: {dp: 3, tp: 4}
-)");
+  // The TP group of global ranks 4–7 (dp 1) straddles the two nodes (test::straddling_tp), so it
+  // finishes last and represents the stage.
+  const Scenario s = test::straddling_tp();
   const Timeline tl = simulate(s);
   REQUIRE_FALSE(tl.ranks.folded);
   const std::vector<int> rep = stage_representatives(tl);

@@ -392,11 +392,7 @@ TEST_CASE("report: where peers differ, the stage's figures are its slowest rank'
   // and that group finishes the pipeline last. The phases and the stage's figures are its: the
   // pipeline phase ends at the last rank's last compute, and after it comes only the gradient
   // reduction and optimizer (the step's end), not the other groups' waiting for it.
-  const Scenario s = test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 2048, global_batch_size: 12, micro_batch_size: 1}
-cluster: {gpu: h100-sxm, gpus_per_node: 6, nodes: 2}
-parallelism: {dp: 3, tp: 4}
-)");
+  const Scenario s = test::straddling_tp();
   const Timeline tl = simulate(s);
   REQUIRE_FALSE(tl.ranks.folded);
   const TaskGraph& g = *tl.graph;

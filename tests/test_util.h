@@ -24,6 +24,17 @@ inline Scenario pipeline(int p, int m, double f_ms, double b_ms, double p2p_ms =
                   p, m, schedule, f_ms, b_ms, p2p_ms));
 }
 
+/// Llama-3.1-8B at tp 4 · dp 3 on two nodes of 6 GPUs: the TP group of global ranks 4–7 (dp 1)
+/// straddles the nodes, its collectives over the network, so the ranks are simulated apart and
+/// that group finishes the pipeline last.
+inline Scenario straddling_tp() {
+  return yaml(R"(model: llama-3.1-8b
+training: {seq_len: 2048, global_batch_size: 12, micro_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 6, nodes: 2}
+parallelism: {dp: 3, tp: 4}
+)");
+}
+
 /// Makespan of a scenario under `schedule`, in nanoseconds.
 inline TimeNs makespan(const Scenario& s, const std::string& schedule = "") {
   return simulate(s, {schedule, true}).makespan;
