@@ -69,6 +69,14 @@ TEST_CASE("accuracy: the summary's mean and max are over |error|, the mean signe
   CHECK(s.mean_abs_error == Approx(0.2));
   CHECK(s.max_abs_error == Approx(0.3));
   CHECK(s.mean_error == Approx(-0.2 / 3));
+  // Percentiles of the sorted −30, −10, +20 %, at rank q · (3 − 1): the 10th at 0.2, a fifth of
+  // the way from −30 to −10 = −26 %; the 90th at 1.8, 0.8 of the way from −10 to +20 = +14 %.
+  CHECK(s.p10_error == Approx(-0.26));
+  CHECK(s.p90_error == Approx(0.14));
+  // One case: both percentiles are its error.
+  const AccuracySummary one = summarize(std::vector<Accuracy>{v[1]});
+  CHECK(one.p10_error == Approx(0.2));
+  CHECK(one.p90_error == Approx(0.2));
 }
 
 TEST_CASE("accuracy: a scenario's measured: section is read with its unit, and checked",

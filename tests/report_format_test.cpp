@@ -373,11 +373,23 @@ TEST_CASE("run: the report quotes the validation record of its GPU", "[report][a
   CHECK(j["validation"]["gpu"] == "h100-sxm");
   CHECK(j["validation"]["cases"] == rec->cases);
   CHECK(j["validation"]["mean_error"].get<double>() == rec->mean_error);
+  CHECK(j["validation"]["p10_error"].get<double>() == rec->p10_error);
+  CHECK(j["validation"]["p90_error"].get<double>() == rec->p90_error);
+  // The likely measured range: the step over 1 + the record's 90th and 10th percentiles.
+  CHECK_THAT(format_report(r), Catch::Contains("likely measured      " +
+                                               likely_line("h100-sxm", r.step_time_s) + "\n"));
+  CHECK(j["likely_step_time_s"]["low"].get<double>() ==
+        Approx(r.step_time_s / (1 + rec->p90_error)));
+  CHECK(j["likely_step_time_s"]["high"].get<double>() ==
+        Approx(r.step_time_s / (1 + rec->p10_error)));
+  CHECK(j["likely_step_time_s"]["gpu"] == "h100-sxm");
   s.cluster.gpu.name = "my-gpu";
   s.cluster.gpu.preset.clear();
   j = report_to_json(make_report(simulate(s, {"", true})));
   CHECK(j["validation"]["gpu"].is_null());
   CHECK(j["validation"]["cases"] == validation_overall().cases);
+  CHECK(j["likely_step_time_s"]["gpu"].is_null());
+  CHECK(j["likely_step_time_s"]["cases"] == validation_overall().cases);
 }
 
 TEST_CASE("run: multi-token prediction in the model line, the layout line and the JSON",

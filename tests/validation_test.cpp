@@ -22,6 +22,10 @@ TEST_CASE("validation: the record is one summary per GPU preset and one over all
     CHECK(g.summary.cases > 0);
     CHECK(g.summary.mean_abs_error <= g.summary.max_abs_error);
     CHECK(std::abs(g.summary.mean_error) <= g.summary.mean_abs_error + 1e-12);
+    // The 10th percentile below the 90th, both within the largest |error|.
+    CHECK(g.summary.p10_error <= g.summary.p90_error);
+    CHECK(-g.summary.max_abs_error <= g.summary.p10_error);
+    CHECK(g.summary.p90_error <= g.summary.max_abs_error);
     cases += g.summary.cases;
     abs_sum += g.summary.mean_abs_error * g.summary.cases;
     signed_sum += g.summary.mean_error * g.summary.cases;
@@ -58,6 +62,48 @@ TEST_CASE("validation: the report line quotes the GPU's record, or the suite's",
   CHECK(validation_record("my-gpu")->gpu.empty());
   CHECK(validation_record("my-gpu")->summary.cases == validation_overall().cases);
   CHECK(!validation_record(""));
+}
+
+TEST_CASE("validation: the likely measured step, from the record's spread", "[report][accuracy]") {
+  // error = predicted / measured − 1, so a 2 s prediction on H100s (51 runs or so, over
+  // kLikelyMinCases) would measure 2 / (1 + p90) to 2 / (1 + p10).
+  const auto h100 = validation_for_gpu("h100-sxm");
+  REQUIRE(h100);
+  REQUIRE(h100->cases >= kLikelyMinCases);
+  const auto l = likely_step_time("h100-sxm", 2.0);
+  REQUIRE(l);
+  CHECK(l->basis.gpu == "h100-sxm");
+  CHECK(l->low_s == Approx(2.0 / (1 + h100->p90_error)));
+  CHECK(l->high_s == Approx(2.0 / (1 + h100->p10_error)));
+  CHECK(l->low_s <= l->high_s);
+  // The line says how far over the prediction the 10th percentile's runs measured:
+  // 1 / (1 + p10) − 1 (the suite predicts too fast on average, so "over").
+  const std::string line = likely_line("h100-sxm", 2.0);
+  CHECK_THAT(
+      line, Catch::Contains(fmt::format("8 in 10 of the {} published h100-sxm runs", h100->cases)));
+  const double over = 1 / (1 + h100->p10_error) - 1;
+  CHECK_THAT(line, Catch::Contains(fmt::format("{:.1f} % {} their prediction", std::abs(over) * 100,
+                                               over < 0 ? "under" : "over")));
+  CHECK_THAT(line, Catch::StartsWith(fmt::format("{:.2f}–{:.2f} s", l->low_s, l->high_s)));
+  // A GPU with fewer runs than that, or none: the whole suite's spread, said as such.
+  for (const auto& g : validation_by_gpu())
+    if (g.summary.cases < kLikelyMinCases) {
+      INFO(g.gpu);
+      const auto few = likely_step_time(g.gpu, 2.0);
+      REQUIRE(few);
+      CHECK(few->basis.gpu.empty());
+      CHECK(few->basis.summary.cases == validation_overall().cases);
+      CHECK_THAT(likely_line(g.gpu, 2.0), Catch::Contains(fmt::format("(too few on {})", g.gpu)));
+    }
+  CHECK(likely_step_time("my-gpu", 2.0)->basis.gpu.empty());
+  // Short steps in the upper end's unit: 20 ms over 1 + p90 … 1 + p10, three digits.
+  const auto ms = likely_step_time("h100-sxm", 0.02);
+  CHECK_THAT(likely_line("h100-sxm", 0.02),
+             Catch::StartsWith(fmt::format("{:.1f}–{:.1f} ms", ms->low_s * 1e3, ms->high_s * 1e3)));
+  // No GPU, no step: no range.
+  CHECK(!likely_step_time("", 2.0));
+  CHECK(!likely_step_time("h100-sxm", 0.0));
+  CHECK(likely_line("", 2.0).empty());
 }
 
 TEST_CASE("validation: the layout ranking's record and its line", "[report][accuracy]") {

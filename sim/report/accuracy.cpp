@@ -59,6 +59,19 @@ AccuracySummary summarize(const std::vector<Accuracy>& cases) {
   }
   s.mean_abs_error /= s.cases;
   s.mean_error /= s.cases;
+  std::vector<double> sorted;
+  sorted.reserve(cases.size());
+  for (const Accuracy& a : cases) sorted.push_back(a.step_time_error);
+  std::sort(sorted.begin(), sorted.end());
+  // The q-quantile at rank q·(n − 1), between the two errors around it.
+  const auto percentile = [&sorted](double q) {
+    const double rank = q * static_cast<double>(sorted.size() - 1);
+    const auto below = static_cast<std::size_t>(std::floor(rank));
+    const std::size_t above = std::min(below + 1, sorted.size() - 1);
+    return sorted[below] + (rank - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+  };
+  s.p10_error = percentile(0.1);
+  s.p90_error = percentile(0.9);
   return s;
 }
 

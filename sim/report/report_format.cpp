@@ -126,6 +126,8 @@ std::string format_report(const StepReport& r) {
   }
   if (const std::string v = validation_line(r.gpu); !v.empty())
     o += fmt::format("validation           {}\n", v);
+  if (const std::string v = likely_line(r.gpu, r.step_time_s); !v.empty())
+    o += fmt::format("likely measured      {}\n", v);
   if (r.step_time_without_slowdown_s) {
     const double base = *r.step_time_without_slowdown_s;
     o += fmt::format("stragglers           step {} vs {} without the slowdowns ({:+.1f}%)\n",
@@ -384,9 +386,19 @@ nlohmann::json report_to_json(const StepReport& r) {
                        {"cases", v->summary.cases},
                        {"mean_abs_error", v->summary.mean_abs_error},
                        {"max_abs_error", v->summary.max_abs_error},
-                       {"mean_error", v->summary.mean_error}};
+                       {"mean_error", v->summary.mean_error},
+                       {"p10_error", v->summary.p10_error},
+                       {"p90_error", v->summary.p90_error}};
   else
     j["validation"] = nullptr;
+  if (const auto l = likely_step_time(r.gpu, r.step_time_s))
+    j["likely_step_time_s"] = {
+        {"low", l->low_s},
+        {"high", l->high_s},
+        {"gpu", l->basis.gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(l->basis.gpu)},
+        {"cases", l->basis.summary.cases}};
+  else
+    j["likely_step_time_s"] = nullptr;
   j["step_time_without_slowdown_s"] = r.step_time_without_slowdown_s
                                           ? nlohmann::json(*r.step_time_without_slowdown_s)
                                           : nlohmann::json(nullptr);
@@ -657,13 +669,15 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
       "// trainsim's validation record: `trainsim check` over tests/published/*.yaml,\n"
       "// scenarios/llama3-405b-16k.yaml and scenarios/deepseek-v3-2048.yaml. ACCURACY: per GPU\n"
       "// preset and over all (gpu \"\"), {gpu, cases, mean |step-time error|, max |error|, mean\n"
-      "// signed error}; RANKING: the runs measured together (report/ranking.h), {series,\n"
-      "// pairs, pairs ordered right, series whose fastest run is picked}. Written by `trainsim\n"
-      "// check … --validation-inc`, never by hand; CTest's validation_record fails when it\n"
-      "// differs from a fresh run. Read by report/validation.cpp.\n";
+      "// signed error, its 10th and 90th percentiles}; RANKING: the runs measured together\n"
+      "// (report/ranking.h), {series, pairs, pairs ordered right, series whose fastest run is\n"
+      "// picked}. Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
+      "// validation_record fails when it differs from a fresh run. Read by\n"
+      "// report/validation.cpp.\n";
   const auto row = [](const std::string& gpu, const AccuracySummary& s) {
-    return fmt::format("ACCURACY(\"{}\", {}, {:.5f}, {:.5f}, {:.5f})\n", gpu, s.cases,
-                       s.mean_abs_error, s.max_abs_error, s.mean_error);
+    return fmt::format("ACCURACY(\"{}\", {}, {:.5f}, {:.5f}, {:.5f}, {:.5f}, {:.5f})\n", gpu,
+                       s.cases, s.mean_abs_error, s.max_abs_error, s.mean_error, s.p10_error,
+                       s.p90_error);
   };
   for (const auto& g : summarize_by_gpu(cases)) o += row(g.gpu, g.summary);
   o += row("", summarize(cases));
@@ -694,14 +708,18 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
   j["summary"] = {{"cases", sum.cases},
                   {"mean_abs_error", sum.mean_abs_error},
                   {"max_abs_error", sum.max_abs_error},
-                  {"mean_error", sum.mean_error}};
+                  {"mean_error", sum.mean_error},
+                  {"p10_error", sum.p10_error},
+                  {"p90_error", sum.p90_error}};
   j["by_gpu"] = nlohmann::json::array();
   for (const auto& g : summarize_by_gpu(cases))
     j["by_gpu"].push_back({{"gpu", g.gpu},
                            {"cases", g.summary.cases},
                            {"mean_abs_error", g.summary.mean_abs_error},
                            {"max_abs_error", g.summary.max_abs_error},
-                           {"mean_error", g.summary.mean_error}});
+                           {"mean_error", g.summary.mean_error},
+                           {"p10_error", g.summary.p10_error},
+                           {"p90_error", g.summary.p90_error}});
   const std::vector<SeriesRanking> series = rank_series(cases);
   j["ranking"]["series"] = nlohmann::json::array();
   for (const auto& s : series) {

@@ -1,6 +1,8 @@
 #include "report/validation.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -10,18 +12,19 @@ namespace {
 struct Row {
   const char* gpu;  // "" for the whole suite
   int cases;
-  double mean_abs_error, max_abs_error, mean_error;
+  double mean_abs_error, max_abs_error, mean_error, p10_error, p90_error;
 };
 
 // The data file is a list of ACCURACY(…) rows and one RANKING(…) line, read twice.
-#define ACCURACY(gpu, cases, mean_abs, max_abs, mean) {gpu, cases, mean_abs, max_abs, mean},
+#define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90) \
+  {gpu, cases, mean_abs, max_abs, mean, p10, p90},
 #define RANKING(series, pairs, ordered_right, fastest_picked)
 constexpr Row kRows[] = {
 #include "report/data/validation.inc"
 };
 #undef ACCURACY
 #undef RANKING
-#define ACCURACY(gpu, cases, mean_abs, max_abs, mean)
+#define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90)
 #define RANKING(series, pairs, ordered_right, fastest_picked) \
   { series, pairs, ordered_right, fastest_picked }
 constexpr RankingSummary kRanking =
@@ -36,6 +39,8 @@ AccuracySummary summary(const Row& r) {
   s.mean_abs_error = r.mean_abs_error;
   s.max_abs_error = r.max_abs_error;
   s.mean_error = r.mean_error;
+  s.p10_error = r.p10_error;
+  s.p90_error = r.p90_error;
   return s;
 }
 
@@ -65,6 +70,52 @@ std::optional<GpuAccuracy> validation_record(const std::string& gpu) {
   if (gpu.empty()) return std::nullopt;
   if (auto own = validation_for_gpu(gpu)) return GpuAccuracy{gpu, *own};
   return GpuAccuracy{"", validation_overall()};
+}
+
+std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s) {
+  if (gpu.empty() || !(predicted_s > 0) || !std::isfinite(predicted_s)) return std::nullopt;
+  LikelyStepTime l;
+  const auto own = validation_for_gpu(gpu);
+  l.basis = own && own->cases >= kLikelyMinCases ? GpuAccuracy{gpu, *own}
+                                                 : GpuAccuracy{"", validation_overall()};
+  if (l.basis.summary.cases == 0) return std::nullopt;
+  // error = predicted / measured − 1, so measured = predicted / (1 + error): the 90th
+  // percentile's error (the prediction most over) gives the shortest step, the 10th the longest.
+  l.low_s = predicted_s / (1 + l.basis.summary.p90_error);
+  l.high_s = predicted_s / (1 + l.basis.summary.p10_error);
+  return l;
+}
+
+namespace {
+
+// "517–583 ms": both ends in the upper one's unit, to three significant digits of it (a
+// range read off the suite's spread has no more).
+std::string format_range(double low_s, double high_s) {
+  const auto [scale, unit] = high_s >= 1      ? std::pair{1.0, "s"}
+                             : high_s >= 1e-3 ? std::pair{1e3, "ms"}
+                                              : std::pair{1e6, "us"};
+  const double hi = high_s * scale;
+  const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(hi))));
+  return fmt::format("{:.{}f}–{:.{}f} {}", low_s * scale, decimals, hi, decimals, unit);
+}
+
+}  // namespace
+
+std::string likely_line(const std::string& gpu, double predicted_s) {
+  const auto l = likely_step_time(gpu, predicted_s);
+  if (!l) return "";
+  const AccuracySummary& s = l->basis.summary;
+  const std::string whose = l->basis.gpu.empty()
+                                ? fmt::format("all {} published runs (too few on {})", s.cases, gpu)
+                                : fmt::format("the {} published {} runs", s.cases, gpu);
+  // Measured over predicted, as a signed percentage: 1 / (1 + error) − 1.
+  const auto over = [](double error) {
+    const double pct = (1 / (1 + error) - 1) * 100;
+    return fmt::format("{:.1f} % {}", std::abs(pct), pct < 0 ? "under" : "over");
+  };
+  return fmt::format("{}  (8 in 10 of {} measured from {} to {} their prediction)",
+                     format_range(l->low_s, l->high_s), whose, over(s.p90_error),
+                     over(s.p10_error));
 }
 
 RankingSummary validation_ranking() {

@@ -34,6 +34,20 @@ std::optional<GpuAccuracy> validation_record(const std::string& gpu);
 /// validation_record as one line for the text report; "" without a GPU.
 std::string validation_line(const std::string& gpu);
 
+/// The step time a real run of the scenario would likely measure, by how the suite's runs
+/// came out: the prediction over 1 + the 90th and the 10th percentile of their signed errors
+/// (error = predicted / measured − 1), the range 8 in 10 of them measured in. From the GPU's
+/// own record when it holds kLikelyMinCases runs or more, else the whole suite's (`basis.gpu`
+/// ""): percentiles of a handful of runs say little. nullopt without a GPU or a step.
+struct LikelyStepTime {
+  double low_s = 0, high_s = 0;
+  GpuAccuracy basis;
+};
+inline constexpr int kLikelyMinCases = 10;
+std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s);
+/// likely_step_time as the text report's line; "" where it is nullopt.
+std::string likely_line(const std::string& gpu, double predicted_s);
+
 /// How well the suite's runs measured together (`measured.series`) are ordered: the layout
 /// ranking's summary (report/ranking.h), the record a layout search quotes under its ranking.
 RankingSummary validation_ranking();
