@@ -51,6 +51,22 @@ TEST_CASE("scenario: unknown key names file, line, key and the allowed keys", "[
   CHECK_THAT(e, Catch::Contains("parallelism"));
 }
 
+TEST_CASE("scenario: aliases are checked once, not once per use", "[scenario]") {
+  // An alias is its anchor's node: twelve lines of lists of ten aliases of the line before
+  // stand for 10^12 nodes. The key check walks each anchored list once (a walk of the expanded
+  // tree would not end), then names the unknown key as usual.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 12; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) bomb += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  CHECK_THAT(error_of(bomb + kGood), Catch::StartsWith("ScenarioError: s.yaml:1: a0: unknown key"));
+  // A map behind an alias is still checked: its duplicated key is found where it was written.
+  CHECK_THAT(error_of(std::string(kGood) + "slowdown:\n  - &s {rank: 0, rank: 1}\n  - *s\n"),
+             Catch::Contains("s.yaml:13: duplicate key \"rank\" (first on line 13)"));
+}
+
 TEST_CASE("scenario: wrong type names the value and what is expected", "[scenario]") {
   std::string text = kGood;
   text.replace(text.find("dp: 2"), 5, "dp: two");

@@ -314,6 +314,16 @@ TEST_CASE("validate: per-stage costs must follow an edited pp - stragglers the w
   t.layout.tp = 1;  // 1 × 1 × 4 = 4 ranks: rank 7 is gone
   CHECK_THROWS_WITH(validate(t), Contains("slowdown[0].ranks[1]: rank 7 does not exist: the "
                                           "layout has ranks 0..3"));
+  // A rank slowed twice: the factors would multiply past the 0.01–100 each may take (twelve
+  // entries of 100 overflow a duration), so one entry a rank.
+  const std::string base = std::string(kBase) + "slowdown: ";
+  CHECK_THROWS_WITH(test::yaml(base + "[{ranks: [1, 1], compute: 2}]\n"),
+                    Contains("slowdown[0].ranks[1]: rank 1 is listed twice"));
+  CHECK_THROWS_WITH(test::yaml(base + "[{rank: 0, compute: 100}, {ranks: [3, 0], link: 2}]\n"),
+                    Contains("slowdown[1].ranks[1]: rank 0 is already slowed by slowdown[0]: give "
+                             "one entry both its compute and its link factor"));
+  CHECK_NOTHROW(
+      validate(test::yaml(base + "[{rank: 0, compute: 100, link: 2}, {rank: 3, compute: 100}]\n")));
 }
 
 TEST_CASE("validate: a scenario built in code is placed as \"scenario\"") {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <type_traits>
@@ -448,13 +449,18 @@ void read_cluster(const Reader& r, const Field& f, Scenario& s) {
   }
 }
 
-// True when keys[0..i] names a shorthand scalar that stands for a map.
 /// Every mapping key is a scalar and appears once: YAML allows `? [a]: 1`, and yaml-cpp keeps
 /// the first of two equal keys silently, which would ignore what the user wrote last.
 /// `lines`: the node came from a file (its marks are file lines), not from a --set value.
-void check_keys(const YAML::Node& node, const std::string& where, bool lines = true) {
+/// An alias is the node its anchor names (yaml-cpp shares it), so each map or list is walked
+/// once, known by where it starts: nine lines of aliases of aliases ten wide stand for 10⁹
+/// nodes, which a walk of the expanded tree would take minutes over.
+void check_keys(const YAML::Node& node, const std::string& where, bool lines,
+                std::set<int>& walked) {
+  if (!node.IsSequence() && !node.IsMap()) return;
+  if (const int pos = node.Mark().pos; pos >= 0 && !walked.insert(pos).second) return;
   if (node.IsSequence())
-    for (const auto& item : node) check_keys(item, where, lines);
+    for (const auto& item : node) check_keys(item, where, lines, walked);
   if (!node.IsMap()) return;
   std::map<std::string, int> seen;  // key -> its line
   for (const auto& kv : node) {
@@ -468,10 +474,16 @@ void check_keys(const YAML::Node& node, const std::string& where, bool lines = t
                           lines ? fmt::format("duplicate key \"{}\" (first on line {})",
                                               kv.first.Scalar(), it->second)
                                 : fmt::format("duplicate key \"{}\"", kv.first.Scalar()));
-    check_keys(kv.second, where, lines);
+    check_keys(kv.second, where, lines, walked);
   }
 }
 
+void check_keys(const YAML::Node& node, const std::string& where, bool lines = true) {
+  std::set<int> walked;
+  check_keys(node, where, lines, walked);
+}
+
+// True when keys[0..i] names a shorthand scalar that stands for a map.
 bool widen_key(const std::vector<std::string>& keys, std::size_t i) {
   if (i == 0) return keys[0] == "schedule" || keys[0] == "model";
   return i == 1 && keys[0] == "cluster" && keys[1] == "gpu";

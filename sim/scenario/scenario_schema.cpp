@@ -1323,13 +1323,15 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"slowdown[].rank",
        "a global rank / a list of them",
        "— (one of the two)",
-       "the GPUs an entry slows",
+       "the GPUs an entry slows; a GPU in one entry only (its compute and link factors "
+       "together), as factors would multiply",
        integer(0, kMaxGpus),
        {put_slowdown_rank, nullptr}},
       {"slowdown[].ranks",
        "a global rank / a list of them",
        "— (one of the two)",
-       "the GPUs an entry slows",
+       "the GPUs an entry slows; a GPU in one entry only (its compute and link factors "
+       "together), as factors would multiply",
        ranks(0, kMaxGpus),
        {put_slowdown_ranks, nullptr}},
       {"slowdown[].compute",

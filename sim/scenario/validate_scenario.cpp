@@ -1,5 +1,6 @@
 #include "scenario/validate_scenario.h"
 
+#include <map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -393,13 +394,25 @@ void check_fit(const Scenario& s, const Checker& c) {
                                 "got {}",
                                 l.pp, l.pp, list->size()));
   }
+  // One entry a rank: two would multiply (100 × 100 … past the 0.01–100 a factor may take, and
+  // past what a duration can hold), so a GPU's compute and link factors are given together.
+  std::map<int, std::size_t> slowed;  // rank -> the entry that slows it
   for (std::size_t i = 0; i < s.slowdowns.size(); ++i)
-    for (std::size_t k = 0; k < s.slowdowns[i].ranks.size(); ++k)
-      if (const int g = s.slowdowns[i].ranks[k]; g < 0 || g >= l.world())
-        c.fail(c.given(fmt::format("slowdown[{}].rank", i))
-                   ? fmt::format("slowdown[{}].rank", i)
-                   : fmt::format("slowdown[{}].ranks[{}]", i, k),
+    for (std::size_t k = 0; k < s.slowdowns[i].ranks.size(); ++k) {
+      const int g = s.slowdowns[i].ranks[k];
+      const std::string key = c.given(fmt::format("slowdown[{}].rank", i))
+                                  ? fmt::format("slowdown[{}].rank", i)
+                                  : fmt::format("slowdown[{}].ranks[{}]", i, k);
+      if (g < 0 || g >= l.world())
+        c.fail(key,
                fmt::format("rank {} does not exist: the layout has ranks 0..{}", g, l.world() - 1));
+      if (const auto [it, fresh] = slowed.emplace(g, i); !fresh)
+        c.fail(key, it->second == i
+                        ? fmt::format("rank {} is listed twice", g)
+                        : fmt::format("rank {} is already slowed by slowdown[{}]: give one entry "
+                                      "both its compute and its link factor",
+                                      g, it->second));
+    }
 }
 
 }  // namespace
