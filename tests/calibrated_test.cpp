@@ -101,6 +101,38 @@ TEST_CASE("calibrated: a missing profile file is a scenario error", "[calibratio
                     Catch::Contains("calibration") && Catch::Contains("does not exist"));
 }
 
+TEST_CASE("calibrated: a profile of another GPU model is refused at the calibration key",
+          "[calibration]") {
+  // The scenario runs H100 SXMs. A profile measured on an H200 would price them as H200s:
+  // refused, naming both. One of another H100 board (PCIe) is the same model: used. So is one
+  // of a GPU of the user's own naming, which names no model.
+  const std::string path = "calibrated_device_profile.json";
+  CalibrationProfile p = profile();
+  p.provenance.device = "NVIDIA H200";
+  save_profile(p, path);
+  CHECK_THROWS_WITH(make_cost_model(model_scenario("calibration: " + path + "\n")),
+                    Catch::Contains("calibration: " + path +
+                                    " was measured on \"NVIDIA H200\" (H200), the scenario's "
+                                    "GPU is h100-sxm (cluster.gpu)"));
+  for (const char* device : {"NVIDIA H100 PCIe", "my lab's card"}) {
+    p.provenance.device = device;
+    save_profile(p, path);
+    CHECK_NOTHROW(make_cost_model(model_scenario("calibration: " + path + "\n")));
+  }
+  // A B200 profile on GB200s: another model, though its name is inside the GB200's.
+  p.provenance.device = "NVIDIA B200";
+  save_profile(p, path);
+  const std::string gb200 = R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2, attention: cudnn}
+cluster: {gpu: gb200, gpus_per_node: 2}
+parallelism: {dp: 2}
+calibration: )" + path + "\n";
+  CHECK_THROWS_WITH(make_cost_model(test::yaml(gb200)),
+                    Catch::Contains("measured on \"NVIDIA B200\" (B200), the scenario's GPU is "
+                                    "gb200"));
+  std::remove(path.c_str());
+}
+
 TEST_CASE("calibrated: measured GEMM shapes replace the roofline for exactly those GEMMs",
           "[calibration][gemm]") {
   // The forward QKV projection of Llama-3.2-1B at n = 1024 tokens, tp 1: 1024 × 3072 × 2048

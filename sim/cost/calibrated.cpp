@@ -1,11 +1,14 @@
 #include "cost/calibrated.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/error.h"
 #include "cost/analytic.h"
 #include "cost/fp8_gemm.h"
 #include "cost/interpolate.h"
@@ -27,6 +30,26 @@ const char* op_name(Collective c) {
   return "?";
 }
 
+// The GPU model a device or preset name names ("NVIDIA H100 80GB HBM3", "h100-sxm": "H100"),
+// or "" for a name without one (a GPU of the user's own): NVIDIA's data-center GPUs, longest
+// first so that "GB200" is not read as "B200", nor "H200" as "H20".
+std::string gpu_model(const std::string& name) {
+  static const char* const kModels[] = {"GB300", "GB200", "B300", "B200", "H800",
+                                        "H200",  "H100",  "A800", "A100", "L40S",
+                                        "H20",   "L40",   "A30",  "A10",  "L4"};
+  std::string upper = name;
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  for (const char* m : kModels)
+    for (std::size_t at = upper.find(m); at != std::string::npos; at = upper.find(m, at + 1)) {
+      const std::size_t end = at + std::string_view(m).size();
+      const bool alone =
+          (at == 0 || !std::isalnum(static_cast<unsigned char>(upper[at - 1]))) &&
+          (end == upper.size() || !std::isdigit(static_cast<unsigned char>(upper[end])));
+      if (alone) return m;
+    }
+  return "";
+}
+
 const char* link_name(LinkClass l) {
   return l == LinkClass::IntraNode ? "intra_node" : "inter_node";
 }
@@ -34,7 +57,26 @@ const char* link_name(LinkClass l) {
 }  // namespace
 
 std::unique_ptr<CalibratedCostModel> CalibratedCostModel::for_scenario(const Scenario& s) {
-  CalibrationProfile profile = load_profile(s.calibration);
+  // A file that is not a profile is the scenario's `calibration` key's error: name it.
+  CalibrationProfile profile = [&s] {
+    try {
+      return load_profile(s.calibration);
+    } catch (const ScenarioError&) {
+      throw;
+    } catch (const InputError& e) {
+      throw ScenarioError(s.where("calibration"), "calibration", e.what());
+    }
+  }();
+  // A profile times the GPU it was measured on: another GPU's would price this one silently.
+  const std::string measured = gpu_model(profile.provenance.device),
+                    simulated = gpu_model(s.cluster.gpu.name);
+  if (!measured.empty() && !simulated.empty() && measured != simulated)
+    throw ScenarioError(
+        s.where("calibration"), "calibration",
+        fmt::format("{} was measured on \"{}\" ({}), the scenario's GPU is {} (cluster.gpu): "
+                    "a profile prices the GPU it was measured on; give that GPU's profile, or "
+                    "cluster.gpu of the measured one",
+                    s.calibration, profile.provenance.device, measured, s.cluster.gpu.name));
   auto gemms = std::make_unique<GemmTable>(
       profile.gemms, s.training.precision == Precision::FP16 ? "fp16" : "bf16");
   auto memory = std::make_unique<BandwidthTable>(profile.memory);

@@ -36,7 +36,17 @@ namespace {
 
 // `schedule: {csv: path}`: load, check it matches the scenario's layout, validate.
 Schedule csv_schedule(const Scenario& sc) {
-  Schedule s = load_schedule_csv(sc.schedule.csv);
+  // A file that cannot be read is the `schedule.csv` key's error (its rows' errors name the
+  // file's own lines).
+  Schedule s = [&sc] {
+    try {
+      return load_schedule_csv(sc.schedule.csv);
+    } catch (const ScheduleError&) {
+      throw;
+    } catch (const InputError& e) {
+      throw ScenarioError(sc.where("schedule.csv"), "schedule.csv", e.what());
+    }
+  }();
   const Layout& l = sc.layout;
   if (s.ranks != l.pp || s.stages != l.pp * l.vpp || s.microbatches != sc.microbatches())
     throw ScheduleError(fmt::format(

@@ -131,6 +131,14 @@ class Reader {
     return source_;
   }
 
+  /// The override that set `path` or a key under it ("--set schedule.name=…" for "schedule"),
+  /// or "": what the whole of such a section says is the override's doing.
+  std::string override_under(const std::string& path) const {
+    for (const auto& [p, origin] : overridden_)
+      if (p == path || p.rfind(path + ".", 0) == 0) return origin;
+    return "";
+  }
+
   Field child(const Field& parent, const std::string& key) const {
     std::string path = parent.path.empty() ? key : parent.path + "." + key;
     if (parent.node.IsDefined() && parent.node.IsMap()) {
@@ -545,7 +553,10 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
 // The schedule: a name, or a map of its name (or CSV file) and the generator's own options.
 void read_schedule(const Reader& r, const Field& top, Scenario& s) {
   const Field sch = r.child(top, "schedule");
-  s.schedule.origin = sch.present() ? r.where(sch) : r.source();  // absent: the default
+  // The generator's errors (an unknown name, an option it lacks) are placed here: at the
+  // override that changed the schedule, else at the file's `schedule` key.
+  const std::string by = r.override_under("schedule");
+  s.schedule.origin = !by.empty() ? by : sch.present() ? r.where(sch) : r.source();
   if (!sch.present()) return;
   if (sch.node.IsScalar()) {
     s.schedule.name = r.str(sch);
