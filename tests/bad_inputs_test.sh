@@ -101,6 +101,28 @@ cp "$src/scenarios/default.yaml" "$tmp/overflow.yaml"
 echo "calibration: $d/fuzz-profile-number-overflow.json" >>"$tmp/overflow.yaml"
 expect 2 "fuzz-profile-number-overflow.json: not JSON: .*number overflow" -- run "$tmp/overflow.yaml"
 
+# Found by a fuzzing pass over every key and subcommand (session 51): an alias bomb walked
+# expanded (nine lines took 39 s, these twelve would not end); a rank slowed twelve times
+# overflowed a duration (exit 1); files named by a key refused without the key; a --set of a
+# schedule option blamed on the file; "nan" passed a percentage gate; another GPU's profile.
+expect 2 "32-hang-yaml-alias-expansion.yaml:2: a0: unknown key \"a0\"" -- run "$d/32-hang-yaml-alias-expansion.yaml"
+expect 2 ":6: slowdown\[0\].ranks\[1\]: rank 0 is listed twice" -- run "$d/31-exit1-slowdown-repeated-rank.yaml"
+expect 2 "--set slowdown=.*: slowdown\[1\].ranks\[0\]: rank 0 is already slowed by slowdown\[0\]" -- run "$d/31-exit1-slowdown-repeated-rank.yaml" --set 'slowdown=[{rank: 0, compute: 100}, {ranks: [0], compute: 100}]'
+expect 2 "ScheduleError: --set schedule.name=foo: schedule: unknown schedule \"foo\"" -- run "$src/scenarios/default.yaml" --set schedule.name=foo
+cp "$src/scenarios/default.yaml" "$tmp/csv.yaml"
+echo "schedule: {csv: missing.csv}" >>"$tmp/csv.yaml"
+sed -i '/^schedule: 1f1b$/d' "$tmp/csv.yaml"
+expect 2 "csv.yaml:[0-9]*: schedule.csv: schedule CSV .*missing.csv: cannot open" -- run "$tmp/csv.yaml"
+echo "not json" >"$tmp/garbage.json"
+cp "$src/scenarios/default.yaml" "$tmp/garbage.yaml"
+echo "calibration: garbage.json" >>"$tmp/garbage.yaml"
+expect 2 "garbage.yaml:[0-9]*: calibration: .*garbage.json: not JSON" -- run "$tmp/garbage.yaml"
+echo '{"format": "trainsim-calibration", "version": 1, "provenance": {"device": "NVIDIA H200"}}' >"$tmp/h200.json"
+cp "$src/scenarios/default.yaml" "$tmp/h200.yaml"
+echo "calibration: h200.json" >>"$tmp/h200.yaml"
+expect 2 "calibration: .*h200.json was measured on \"NVIDIA H200\" (H200), the scenario's GPU is h100-sxm" -- run "$tmp/h200.yaml"
+expect 2 "\-\-min-ordered-pairs: expected a percentage from 0 to 100, got nan" -- t "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --min-ordered-pairs nan
+
 # 30: a valid layout with 26,936 layers runs (it once reported a spurious deadlock).
 expect 0 '"step_time_s"' -- run "$d/30-spurious-deadlock-26936-layers.yaml"
 

@@ -79,6 +79,20 @@ CLI::Validator at_least(double low, bool whole = false) {
       fmt::format("≥ {:g}", low), fmt::format("at least {:g}", low));
 }
 
+// A percentage, 0 to 100 (CLI11's Range lets "nan" through: every comparison with it is false).
+CLI::Validator percentage() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double x = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+        if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() ||
+            !(x >= 0 && x <= 100))
+          return fmt::format("expected a percentage from 0 to 100, got {}", text);
+        return {};
+      },
+      "0–100", "a percentage");
+}
+
 using namespace trainsim;
 
 struct RunArgs {
@@ -846,7 +860,7 @@ int main(int argc, char** argv) {
   chk->add_option("--min-ordered-pairs", ka.min_ordered_pairs,
                   "Exit 3 when fewer than this many percent of the series' pairs of runs are "
                   "ordered right (fastest first, as measured)")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(percentage());
 
   KernelsArgs na;
   auto* krn = scenario_command(
