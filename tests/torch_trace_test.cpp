@@ -165,6 +165,21 @@ TEST_CASE("traces that cannot be read say why, naming the file") {
   opt.gzip_check_after = 1 << 20;
   CHECK_THAT(error_of(bomb, opt), Catch::Contains("gzip bomb"));
   std::remove(bomb.c_str());
+  // Times that are no times: a word or null would read as 0 µs, a kernel that ends before it
+  // starts would take GPU time off its category. Event 1 is the only one; quoted numbers pass.
+  const auto one = [](const std::string& ts, const std::string& dur) {
+    return fmt::format(R"({{"traceEvents": [{{"ph": "X", "cat": "kernel", "name": "k", "pid": 0,
+ "tid": 7, "ts": {}, "dur": {}, "args": {{"stream": 7}}}}]}})",
+                       ts, dur);
+  };
+  const auto word = temp_file("word.json", one("10", "\"abc\""));
+  CHECK_THAT(error_of(word), Catch::Contains(word + ": event 1: dur is \"abc\": expected a time"));
+  CHECK_THAT(error_of(temp_file("null.json", one("null", "5"))),
+             Catch::Contains("event 1: ts is null: expected a time in µs"));
+  CHECK_THAT(
+      error_of(temp_file("negative.json", one("10", "-100"))),
+      Catch::Contains("event 1 (kernel \"k\"): dur is -100: a GPU event lasts 0 µs or more"));
+  CHECK_NOTHROW(read_torch_trace(temp_file("quoted.json", one("\"10.5\"", "\"5\""))));
 }
 
 namespace {

@@ -258,6 +258,9 @@ int cmd_kernels(const KernelsArgs& a) {
   const Scenario sc = load_scenario(a.scenario, a.sets);
   if (!sc.model) throw InputError(a.scenario + ": trainsim kernels needs a model: section");
   const std::unique_ptr<CostModel> model = make_cost_model(sc);
+  // The list needs no schedule, but the file's must still be one: a scenario that `run`
+  // refuses is refused here too.
+  (void)schedule_for(sc, "", model.get());
   const KernelReport r = make_kernel_report(sc, *model, a.stage);
   std::cout << (a.json ? json_text(kernel_report_to_json(r), 2) + "\n" : format_kernel_report(r));
   return 0;

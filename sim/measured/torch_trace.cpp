@@ -1,6 +1,7 @@
 #include "measured/torch_trace.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -124,6 +125,16 @@ constexpr double kMaxUs = 4e15;
 // µs to integer ns without losing the ns digits: older Kineto writes absolute µs since the
 // epoch as integers (1.7e15, past a double's 2^53 once × 1000), newer ones relative µs with a
 // fraction. nullopt past kMaxUs.
+// A number, or a string holding just one (some exporters quote their times).
+bool is_time(const json& j) {
+  if (j.is_number()) return true;
+  if (!j.is_string()) return false;
+  const std::string& s = j.get_ref<const std::string&>();
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
+}
+
 std::optional<TimeNs> us_to_ns(const json& j) {
   const double us = number(j);
   if (!(std::abs(us) <= kMaxUs)) return std::nullopt;
@@ -340,6 +351,12 @@ struct Reader {
     const json* ts_j = field(e, "ts");
     const json* dur_j = field(e, "dur");
     if (!ts_j || !dur_j) return;
+    // A time is a number of microseconds (or one written as a string); null, a list or a word
+    // would read as 0 and shift the event to the trace's origin.
+    for (const auto& [key, j] : {std::pair{"ts", ts_j}, std::pair{"dur", dur_j}})
+      if (!is_time(*j))
+        throw InputError(fmt::format("{}: event {}: {} is {}: expected a time in µs", t.file,
+                                     t.events, key, j->dump()));
     const auto ts_ns = us_to_ns(*ts_j), dur_ns = us_to_ns(*dur_j);
     if (!ts_ns || !dur_ns)
       throw InputError(
@@ -352,6 +369,13 @@ struct Reader {
     const json& args = args_p && args_p->is_object() ? *args_p : kEmpty;
     const std::int64_t tid = field(e, "tid") ? clamped(number(e["tid"], 0), -9e18, 9e18) : 0;
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+      // The GPU's own timestamps (CUPTI) never run backwards: a kernel that ends before it
+      // starts is a damaged trace, whose GPU time would be miscounted.
+      if (*dur_ns < 0)
+        throw InputError(
+            fmt::format("{}: event {} ({} \"{}\"): dur is {}: a GPU event lasts 0 µs "
+                        "or more",
+                        t.file, t.events, cat, name, dur_j->dump()));
       TraceKernel k;
       k.name = intern(name);
       k.copy = cat != "kernel";
