@@ -79,6 +79,13 @@ CLI::Validator at_least(double low, bool whole = false) {
       fmt::format("≥ {:g}", low), fmt::format("at least {:g}", low));
 }
 
+// A name that may not be empty ("--schedule ''" had meant the scenario's own, silently).
+const CLI::Validator kNotEmpty(
+    [](std::string& text) -> std::string {
+      return text.empty() ? "expected a schedule name, got nothing" : "";
+    },
+    "", "not empty");
+
 // A percentage, 0 to 100 (CLI11's Range lets "nan" through: every comparison with it is false).
 CLI::Validator percentage() {
   return CLI::Validator(
@@ -718,7 +725,8 @@ int main(int argc, char** argv) {
   RunArgs ra;
   auto* run = scenario_command(app, "run", "Simulate one step of a scenario and print its report",
                                ra.scenario, ra.sets);
-  run->add_option("--schedule", ra.schedule, "Use this schedule instead of the scenario's");
+  run->add_option("--schedule", ra.schedule, "Use this schedule instead of the scenario's")
+      ->check(kNotEmpty);
   run->add_flag("--json", ra.json, "Print the report as JSON");
   run->add_option("--trace", ra.trace, "Write a Chrome trace JSON (Perfetto) to this path");
   run->add_flag("--no-fold", ra.no_fold,
@@ -730,7 +738,8 @@ int main(int argc, char** argv) {
       "Print each stage's memory per GPU: weights, gradients, optimizer, activations, "
       "buffers, and the peak over the simulated step",
       ma.scenario, ma.sets);
-  mem->add_option("--schedule", ma.schedule, "Use this schedule instead of the scenario's");
+  mem->add_option("--schedule", ma.schedule, "Use this schedule instead of the scenario's")
+      ->check(kNotEmpty);
   mem->add_flag("--json", ma.json, "Print as JSON");
 
   CompareArgs ca;
@@ -795,7 +804,8 @@ int main(int argc, char** argv) {
                    "Micro-batch sizes to try (default: the scenario's)")
       ->delimiter(',');
   srch->add_option("--schedules", xa.schedules,
-                   "Comma-separated schedules to try, or all (default: the scenario's)");
+                   "Comma-separated schedules to try, or all (default: the scenario's)")
+      ->check(kNotEmpty);
   srch->add_option("--zero", xa.zero, "ZeRO stages to try (default: 0,1,2,3; only 0 at dp 1)")
       ->delimiter(',');
   srch->add_option("--sp", xa.sp, "Sequence parallelism: off,on (default: both; only off at tp 1)")
