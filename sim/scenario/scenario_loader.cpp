@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
@@ -737,6 +738,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   YAML::Node root;
   try {
     root = first_document(yaml_text, source);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message is "bad file".
+    throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "",
+                        "invalid YAML: lists or maps nested too deep for the parser (hundreds "
+                        "of levels)");
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "",
                         "invalid YAML: " + e.msg);
