@@ -278,6 +278,20 @@ TEST_CASE("scenario: a schedule that cannot run with p, m, v names the schedule 
   CHECK_THROWS_WITH(simulate(t), Catch::Contains("s.yaml:12: schedule: afab runs one chunk"));
   const Scenario u = parse_scenario(kGood, "s.yaml", {"schedule=zigzag"});
   CHECK_THROWS_WITH(simulate(u), Catch::Contains("unknown schedule \"zigzag\""));
+  // An option's error at the option's own line (13: kGood has 11), or at its --set; an override
+  // of the schedule's name is named as the place of what the name gets wrong.
+  const std::string zb = std::string(kGood) + "schedule:\n  name: zb-auto\n  memory_limit: 0.5\n";
+  CHECK_THROWS_WITH(simulate(parse_scenario(zb, "s.yaml")),
+                    Catch::Contains("s.yaml:14: schedule.memory_limit: zb-auto needs "
+                                    "memory_limit >= 1"));
+  CHECK_THROWS_WITH(
+      simulate(parse_scenario(zb, "s.yaml", {"schedule.memory_limit=2", "schedule.input_frees=2"})),
+      Catch::Contains("--set schedule.input_frees=2: schedule.input_frees: zb-auto "
+                      "needs 0 <= input_frees <= 1"));
+  CHECK_THROWS_WITH(
+      simulate(parse_scenario(std::string(kGood) + "schedule: 1f1b\n", "s.yaml",
+                              {"schedule.name=zigzag"})),
+      Catch::Contains("--set schedule.name=zigzag: schedule: unknown schedule \"zigzag\""));
 }
 
 TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {

@@ -1,5 +1,7 @@
 #include "core/error.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,8 +16,8 @@ ScenarioError::ScenarioError(const std::string& where, const std::string& key,
     : InputError("ScenarioError: " + where + ": " + (key.empty() ? "" : key + ": ") + message),
       key_(key) {}
 
-ScheduleError::ScheduleError(const std::string& message)
-    : InputError("ScheduleError: " + message), detail_(message) {}
+ScheduleError::ScheduleError(const std::string& message, std::string option)
+    : InputError("ScheduleError: " + message), detail_(message), option_(std::move(option)) {}
 
 DeadlockError::DeadlockError(const std::string& message)
     : InputError("DeadlockError: " + message) {}

@@ -28,12 +28,15 @@ class ScenarioError : public InputError {
 /// A schedule that is unknown, cannot run with the given (p, m, v), or is malformed.
 class ScheduleError : public InputError {
  public:
-  explicit ScheduleError(const std::string& message);
+  /// `option`: the schedule option the error is about ("memory_limit"), if one is: the
+  /// scenario places the error at that key's line.
+  explicit ScheduleError(const std::string& message, std::string option = "");
   /// The message without the "ScheduleError: " prefix (for re-wrapping with a location).
   const std::string& detail() const { return detail_; }
+  const std::string& option() const { return option_; }
 
  private:
-  std::string detail_;
+  std::string detail_, option_;
 };
 
 /// A task graph that cannot complete (a dependency cycle); the message names the tasks.

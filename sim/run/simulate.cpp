@@ -103,10 +103,15 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
   } catch (const ScheduleError& e) {
     if (!name.empty() && name != sc.schedule.name)  // chosen on the command line
       throw ScheduleError(fmt::format("--schedule {}: {}", name, e.detail()));
-    const std::string where = !sc.schedule.origin.empty() ? sc.schedule.origin
-                              : sc.source.empty()         ? "scenario"
-                                                          : sc.source;
-    throw ScheduleError(fmt::format("{}: schedule: {}", where, e.detail()));
+    // At the option's own line (or --set) when the error is about one, else at `schedule`.
+    const std::string option = e.option().empty() ? "" : "schedule." + e.option();
+    const std::string where = !option.empty() && sc.origins.count(option) ? sc.origins.at(option)
+                              : !sc.schedule.origin.empty()               ? sc.schedule.origin
+                              : sc.source.empty()                         ? "scenario"
+                                                                          : sc.source;
+    throw ScheduleError(
+        fmt::format("{}: {}: {}", where, option.empty() ? "schedule" : option, e.detail()),
+        e.option());
   }
 }
 

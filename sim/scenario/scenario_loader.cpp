@@ -566,7 +566,7 @@ void read_schedule(const Reader& r, const Field& top, Scenario& s) {
   if (!sch.node.IsMap()) r.fail(sch, "expected a schedule name or {name: …, options…}");
   for (const auto& kv : sch.node) {
     const std::string key = kv.first.as<std::string>();
-    const Field opt{kv.second, sch.path + "." + key, kv.second.Mark()};
+    const Field opt = r.child(sch, key);  // records the option's line (or --set)
     if (const SchemaKey* k = find_key(opt.path))
       r.apply(*k, opt, s);
     else

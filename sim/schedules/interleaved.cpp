@@ -20,15 +20,17 @@ Schedule generate_interleaved_1f1b(const ScheduleParams& p) {
         v));
   const int g = static_cast<int>(schedule_option(p, "group_size", pp, true));
   if (g < pp || g > m)
-    throw ScheduleError(fmt::format(
-        "interleaved-1f1b needs pp <= group_size <= microbatches; got group_size = {} with pp = "
-        "{}, m = {}",
-        g, pp, m));
+    throw ScheduleError(fmt::format("interleaved-1f1b needs pp <= group_size <= microbatches; got "
+                                    "group_size = {} with pp = "
+                                    "{}, m = {}",
+                                    g, pp, m),
+                        "group_size");
   if (m % g != 0)
-    throw ScheduleError(fmt::format(
-        "interleaved-1f1b needs microbatches to be a multiple of group_size (default pp): m = {}, "
-        "group_size = {}; try m = {} or {}",
-        m, g, m / g * g, (m / g + 1) * g));
+    throw ScheduleError(fmt::format("interleaved-1f1b needs microbatches to be a multiple of "
+                                    "group_size (default pp): m = {}, "
+                                    "group_size = {}; try m = {} or {}",
+                                    m, g, m / g * g, (m / g + 1) * g),
+                        "group_size");
   Schedule s{"interleaved-1f1b", pp, pp * v, m, looped_placement(pp, v), {}};
   s.actions.resize(static_cast<std::size_t>(pp));
   const int total = m * v;

@@ -126,7 +126,8 @@ Schedule make_schedule(const std::string& name, const ScheduleParams& params) {
     if (!known)
       throw ScheduleError(
           fmt::format("schedule {} has no option \"{}\"; its options: {}", e.name, key,
-                      e.options.empty() ? "none" : fmt::format("{}", fmt::join(e.options, ", "))));
+                      e.options.empty() ? "none" : fmt::format("{}", fmt::join(e.options, ", "))),
+          key);
   }
   if (params.pp < 1 || params.microbatches < 1 || params.vpp < 1)
     throw ScheduleError(

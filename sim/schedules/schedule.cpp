@@ -48,7 +48,8 @@ double schedule_option(const ScheduleParams& p, const char* key, double fallback
   const bool ok = ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(v);
   if (!ok || (integer && v != std::floor(v)))
     throw ScheduleError(fmt::format("option {} must be {}, got \"{}\"", key,
-                                    integer ? "an integer" : "a number", s));
+                                    integer ? "an integer" : "a number", s),
+                        key);
   return v;
 }
 

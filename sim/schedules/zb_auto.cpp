@@ -573,13 +573,16 @@ Schedule generate_zb_auto(const ScheduleParams& p) {
   const double limit = schedule_option(p, "memory_limit", P);
   const double alpha = schedule_option(p, "input_frees", 0.5);
   if (limit < 1)
-    throw ScheduleError(fmt::format(
-        "zb-auto needs memory_limit >= 1 (one micro-batch's activations on a stage; 1F1B peaks "
-        "at pp = {}), got {}",
-        P, limit));
+    throw ScheduleError(
+        fmt::format(
+            "zb-auto needs memory_limit >= 1 (one micro-batch's activations on a stage; 1F1B peaks "
+            "at pp = {}), got {}",
+            P, limit),
+        "memory_limit");
   if (alpha < 0 || alpha > 1)
     throw ScheduleError(
-        fmt::format("zb-auto needs 0 <= input_frees <= 1 (the share I frees), got {}", alpha));
+        fmt::format("zb-auto needs 0 <= input_frees <= 1 (the share I frees), got {}", alpha),
+        "input_frees");
   StageCosts c;
   if (p.costs) {
     c = *p.costs;
