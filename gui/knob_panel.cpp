@@ -258,6 +258,10 @@ std::vector<std::string> KnobPanel::overrides() const {
       // `trainsim search` drops them.
       if (key == "training.recompute" && v != QStringLiteral("selective"))
         out.push_back("training.recompute_modules=null");
+      // Layers given per stage fit the scenario's stage count: another splits evenly, as a
+      // search's layouts of another count do.
+      if (key == "parallelism.pp" || key == "parallelism.vpp")
+        out.push_back("parallelism.pipeline_split.layers=null");
     }
   }
   for (const auto& [key, v] : extra_) out.push_back(key + "=" + v);

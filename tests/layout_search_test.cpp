@@ -598,13 +598,36 @@ TEST_CASE("search: a split that counts the modules refuses the stage counts it c
   // too few; pp 8: 3 each, too few. A refused count is a row with validate()'s reason (the
   // search had stopped on the partition's internal check).
   Scenario base = node8("{preset: llama-3.2-1b, mtp_layers: 6}", 64, 1);
-  base.layout.split = PipelineSplit{true, true, true};
+  base.layout.split = PipelineSplit{true, true, true, {}};
   const auto results = search_layouts(base, sizes_only({1}));
   REQUIRE(results.size() == 4);
   for (const auto& r : results) {
     CHECK(r.ran() == (r.layout.pp <= 2));
     if (!r.ran())
       CHECK(r.error.find("too few for the 6 multi-token prediction") != std::string::npos);
+  }
+}
+
+TEST_CASE("search: layers given per stage hold for layouts of as many stages, others split evenly",
+          "[search][partition]") {
+  // Llama-3.2-1B's 16 layers given as 6/4/4/2 for pp 4: pp 4 keeps them, pp 1, 2 and 8 split
+  // evenly (every layout runs; a search had refused all but pp 4), and their overrides say so,
+  // so the result opens alone (as trainsim-gui opens it).
+  const std::string given = "parallelism.pipeline_split.layers=[6, 4, 4, 2]";
+  const Scenario base =
+      parse_scenario(node8("llama-3.2-1b", 64, 4).canonical_yaml, "t.yaml", {given});
+  const auto results = search_layouts(base, sizes_only({1}));
+  REQUIRE(results.size() == 4);
+  for (const auto& r : results) {
+    INFO(r.layout.words());
+    REQUIRE(r.ran());
+    CHECK(r.layout.drop_split_layers == (r.layout.pp != 4));
+    CHECK(r.report.split.layers ==
+          (r.layout.pp == 4 ? std::vector<int>{6, 4, 4, 2} : std::vector<int>{}));
+    std::vector<std::string> sets = {given};
+    for (const auto& o : r.layout.overrides()) sets.push_back(o);
+    const Scenario sc = parse_scenario(node8("llama-3.2-1b", 64, 4).canonical_yaml, "t.yaml", sets);
+    CHECK(sc.layout.split.layers == r.report.split.layers);
   }
 }
 

@@ -26,11 +26,38 @@ TEST_CASE("partition: layers spread evenly, a remainder one each from stage 1 on
   CHECK(parts.back().head);
 }
 
+TEST_CASE("partition: layers given per stage, as a framework splits unevenly", "[partition]") {
+  // nanotron balances a cost per block (huggingface/nanotron, models/base.py build_model,
+  // llama.py get_block_compute_costs): a Llama-3.2-1B layer 4h² + 3·f·h = 67.1 M, the LM head
+  // V·h = 262.7 M (about 4 layers), so over 4 stages it gives the head's stage 2 layers:
+  // 6/4/4/2. The embedding stays on the first stage, the head on the last.
+  PipelineSplit split;
+  split.layers = {6, 4, 4, 2};
+  const auto parts = partition_layers(16, 4, split);
+  CHECK(layers_of(parts) == split.layers);
+  CHECK(parts[1].first_layer == 6);
+  CHECK(parts[3].first_layer == 14);
+  CHECK(parts.front().embedding);
+  CHECK(parts.back().head);
+  ModelSpec m;
+  m.layers = 16;
+  CHECK(partition_fits(m, split, 4));
+  CHECK_FALSE(partition_fits(m, split, 2));  // four counts for two stages
+  split.layers = {6, 4, 4, 3};               // 17 layers
+  CHECK_FALSE(partition_fits(m, split, 4));
+  split.layers = {8, 0, 4, 4};  // a middle stage with nothing on it
+  CHECK_FALSE(partition_fits(m, split, 4));
+  split.layers = {0, 8, 8, 0};  // the first and last may hold the embedding and head alone
+  CHECK(partition_fits(m, split, 4));
+  split.embedding = true;  // not with the counted embedding
+  CHECK_FALSE(partition_fits(m, split, 4));
+}
+
 TEST_CASE("partition: a split that counts the embedding and the loss as layers", "[partition]") {
   // Llama 3 405B as Meta split it (arXiv:2407.21783, §3.3.2): 126 layers, 16 ranks × 8 chunks.
   // 126 + 2 slots over 128 chunks: one each; the first chunk holds only the embedding, the last
   // only the output layer and loss, so ranks 0 and 15 hold 7 layers and the others 8.
-  const auto parts = partition_layers(126, 128, PipelineSplit{true, true});
+  const auto parts = partition_layers(126, 128, PipelineSplit{true, true, false, {}});
   REQUIRE(parts.size() == 128);
   CHECK(parts.front().layers == 0);
   CHECK(parts.front().embedding);
@@ -54,12 +81,12 @@ TEST_CASE("partition: the loss alone takes the last stage's slot", "[partition]"
   // stage holds fewer). With the loss counted, 12 slots, 3 each, and the last stage gives one
   // up: 3, 3, 3, 2. With the embedding counted instead, stage 0 gives one: 2, 3, 3, 3.
   CHECK(layers_of(partition_layers(11, 4)) == std::vector<int>{2, 3, 3, 3});
-  CHECK(layers_of(partition_layers(11, 4, PipelineSplit{false, true})) ==
+  CHECK(layers_of(partition_layers(11, 4, PipelineSplit{false, true, false, {}})) ==
         std::vector<int>{3, 3, 3, 2});
-  CHECK(layers_of(partition_layers(11, 4, PipelineSplit{true, false})) ==
+  CHECK(layers_of(partition_layers(11, 4, PipelineSplit{true, false, false, {}})) ==
         std::vector<int>{2, 3, 3, 3});
   // One stage holds everything, however the split counts.
-  const auto one = partition_layers(10, 1, PipelineSplit{true, true});
+  const auto one = partition_layers(10, 1, PipelineSplit{true, true, false, {}});
   CHECK(one[0].layers == 10);
   CHECK(one[0].embedding);
   CHECK(one[0].head);
@@ -112,8 +139,8 @@ TEST_CASE("partition: a split that counts the modules leaves their stage fewer m
   // counted, 63 slots: stages 1-14 take the remainder rule's 4 (last stage 3 + the module).
   const ModelSpec* preset = find_model_preset("deepseek-v3");
   REQUIRE(preset);
-  const auto parts = partition_model(*preset, 16, PipelineSplit{true, true, true});
-  CHECK(layer_slots(*preset, PipelineSplit{true, true, true}) == 64);
+  const auto parts = partition_model(*preset, 16, PipelineSplit{true, true, true, {}});
+  CHECK(layer_slots(*preset, PipelineSplit{true, true, true, {}}) == 64);
   CHECK(parts.front().layers == 3);
   for (std::size_t s = 1; s + 1 < parts.size(); ++s) CHECK(parts[s].layers == 4);
   CHECK(parts.back().layers == 3);
@@ -126,7 +153,7 @@ TEST_CASE("partition: a split that counts the modules leaves their stage fewer m
   // 32 (2, 1 left); not over 64 (the loss takes the last stage's one slot), 15 (no even split)
   // or 65 (more stages than slots). Seven modules (70 slots) over 10 stages leave 6 beside the
   // loss: too few; over 5, 13: enough.
-  const PipelineSplit all{true, true, true};
+  const PipelineSplit all{true, true, true, {}};
   CHECK(partition_fits(*preset, all, 16));
   CHECK(partition_fits(*preset, all, 32));
   CHECK_FALSE(partition_fits(*preset, all, 64));

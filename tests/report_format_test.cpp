@@ -398,7 +398,7 @@ TEST_CASE("run: multi-token prediction in the model line, the layout line and th
   // stage. Each module: its 2h × h projection and a layer, 33,554,432 + 218,103,808.
   Scenario s = llama8b();
   s.model->mtp_layers = 2;
-  s.layout.split = PipelineSplit{true, true, true};
+  s.layout.split = PipelineSplit{true, true, true, {}};
   const StepReport r = make_report(simulate(s, {"", true}));
   const std::string text = format_report(r);
   CHECK_THAT(text,
@@ -408,14 +408,34 @@ TEST_CASE("run: multi-token prediction in the model line, the layout line and th
   CHECK(j["model"]["mtp_layers"] == 2);
   CHECK(j["model"]["mtp_parameters"] == 2 * (33554432LL + 218103808LL));
   CHECK(j["layout"]["pipeline_split"]["mtp"] == true);
-  s.layout.split = PipelineSplit{false, true, false};
+  s.layout.split = PipelineSplit{false, true, false, {}};
   CHECK_THAT(format_report(make_report(simulate(s, {"", true}))),
              Catch::Contains("loss counted as a layer"));
   // Four modules alone take four slots (36 over pp 4).
   s.model->mtp_layers = 4;
-  s.layout.split = PipelineSplit{false, false, true};
+  s.layout.split = PipelineSplit{false, false, true, {}};
   CHECK_THAT(format_report(make_report(simulate(s, {"", true}))),
              Catch::Contains("· multi-token prediction counted as layers ·"));
+}
+
+TEST_CASE("run: layers given per stage in the layout line, the JSON and the stages' times",
+          "[report][partition]") {
+  // Llama-3.1-8B's 32 layers over pp 4 as 10/8/8/6: the head's stage (LM head 4096 × 128,256,
+  // about 2.4 layers of 218 M parameters) holds two fewer, the first two more. Its stages' busy
+  // times follow: the first now the busiest, the last lighter than evenly split.
+  Scenario s = llama8b();
+  const StepReport even = make_report(simulate(s, {"", true}));
+  s.layout.split.layers = {10, 8, 8, 6};
+  const StepReport r = make_report(simulate(s, {"", true}));
+  CHECK_THAT(format_report(r), Catch::Contains("· pp 4 · layers per stage 10/8/8/6 ·"));
+  const auto j = report_to_json(r);
+  CHECK(j["layout"]["pipeline_split"]["layers"] == nlohmann::json({10, 8, 8, 6}));
+  CHECK(report_to_json(even)["layout"]["pipeline_split"]["layers"].is_null());
+  CHECK(r.stages[0].compute_busy_s > even.stages[0].compute_busy_s);
+  CHECK(r.stages[3].compute_busy_s < even.stages[3].compute_busy_s);
+  // Stage 1 keeps its 8 layers: the same busy time within 0.1 % (its compute meets the
+  // others' transfers at other times, so contention moves it a little).
+  CHECK(r.stages[1].compute_busy_s == Approx(even.stages[1].compute_busy_s).epsilon(1e-3));
 }
 
 TEST_CASE("report: an edited preset says so beside its name", "[report]") {

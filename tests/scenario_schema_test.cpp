@@ -195,6 +195,9 @@ TEST_CASE("schema: each key's type text states the rule its value is read by") {
       case Kind::Ranks:
         CHECK(contains(type, "a list of them"));
         break;
+      case Kind::Integers:
+        CHECK(contains(type, "list of integers"));
+        break;
       case Kind::Path:
         CHECK(type == "path");
         break;

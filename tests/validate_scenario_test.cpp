@@ -69,7 +69,7 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
     s.layout.pp = 2;
     s.layout.vpp = 17;
     CHECK_THROWS_WITH(validate(s), Contains("stages exceed the model's 32 layers"));
-    s.layout.split = PipelineSplit{true, true};
+    s.layout.split = PipelineSplit{true, true, false, {}};
     CHECK_NOTHROW(validate(s));
     // Megatron-core gives every stage as many slots: 34 is no multiple of 2 × 16 = 32.
     s.layout.vpp = 16;
@@ -599,4 +599,29 @@ TEST_CASE("validate: a GB200 or GB300 node is at most one NVL72 rack's 72 GPUs",
                              "domain: at most 72 GPUs, got 144"));
   two[0] = "cluster.gpu=gb300";
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", two), Contains("a gb300 node"));
+}
+
+TEST_CASE("validate: layers given per stage, one count a stage summing to the model's") {
+  // Llama-3.1-8B's 32 layers over pp 4 (line 7 gives them); pp 2 in code: four counts for two
+  // stages, named at the key's line.
+  const auto with = [](const std::string& list) {
+    return std::string(kBase) + "  pipeline_split: {layers: " + list + "}\n";
+  };
+  Scenario s = test::yaml(with("[10, 8, 8, 6]"));
+  CHECK_NOTHROW(validate(s));
+  s.layout.pp = 2;
+  s.layout.dp = 4;
+  CHECK_THROWS_WITH(validate(s), Contains("test.yaml:7: parallelism.pipeline_split.layers: 4 "
+                                          "entries, but the layout has pp × vpp = 2 × 1 = 2 "
+                                          "stages"));
+  CHECK_THROWS_WITH(test::yaml(with("[10, 8, 8, 7]")),
+                    Contains("the stages' layers sum to 33, the model has 32"));
+  CHECK_THROWS_WITH(test::yaml(with("[16, 0, 8, 8]")),
+                    Contains("stage 1 holds no layer: only the first (with the embedding) and "
+                             "the last (with the head) may"));
+  CHECK_NOTHROW(test::yaml(with("[0, 16, 16, 0]")));
+  CHECK_THROWS_WITH(test::yaml(with("[10, 8, 8, 6], loss: true")),
+                    Contains("the embedding, loss and modules are not counted then"));
+  CHECK_THROWS_WITH(test::yaml(with("[10, -8, 8, 6]")),
+                    Contains("parallelism.pipeline_split.layers[1]: expected an integer in [0, "));
 }

@@ -41,6 +41,12 @@ std::string layout_line(const StepReport& r) {
     const int slots = r.split.extra_slots() + (r.split.mtp && r.model ? r.model->mtp_layers : 0);
     s += fmt::format(" · {} counted as {}", names, slots > 1 ? "layers" : "a layer");
   }
+  if (!r.split.layers.empty()) {
+    const auto [lo, hi] = std::minmax_element(r.split.layers.begin(), r.split.layers.end());
+    s += r.split.layers.size() <= 16
+             ? fmt::format(" · layers per stage {}", fmt::join(r.split.layers, "/"))
+             : fmt::format(" · {} to {} layers a stage, as given", *lo, *hi);
+  }
   if (r.zero > 0 && r.dp * r.cp > 1) s += fmt::format(" · ZeRO-{}", r.zero);
   if (r.zero == 3 && r.dp * r.cp > 1 && (r.fsdp.gather_bucket || r.fsdp.reduce_bucket)) {
     auto piece = [](const std::optional<double>& b) {
@@ -280,7 +286,11 @@ nlohmann::json report_to_json(const StepReport& r) {
                  {"cp", r.cp},
                  {"microbatches", r.microbatches},
                  {"pipeline_split",
-                  {{"embedding", r.split.embedding}, {"loss", r.split.loss}, {"mtp", r.split.mtp}}},
+                  {{"embedding", r.split.embedding},
+                   {"loss", r.split.loss},
+                   {"mtp", r.split.mtp},
+                   {"layers", r.split.layers.empty() ? nlohmann::json(nullptr)
+                                                     : nlohmann::json(r.split.layers)}}},
                  {"zero", r.zero}};
   if (r.zero == 3) {
     auto bytes = [](const std::optional<double>& b) {

@@ -7,6 +7,7 @@
 #include <array>     // std::array
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <vector>    // std::vector
 
 namespace trainsim {
 
@@ -50,10 +51,16 @@ struct FsdpSpec {
 /// holds as many of the model's layers fewer), as Megatron-core's pipeline layouts (core_v0.13+,
 /// pipeline_model_parallel_layout's `m`) can place them; otherwise they come on top of the last
 /// stage's share.
+/// `layers`: the Transformer layers of each stage (pp × vpp entries, stage order, summing to the
+/// model's layers) where a framework splits unevenly: Megatron-core's
+/// --decoder-first/last-pipeline-num-layers, torchtitan's split points, or nanotron, which
+/// balances a cost per block (the LM head weighing vocabulary × hidden) over the stages.
+/// Empty: the even split above.
 struct PipelineSplit {
   bool embedding = false;
   bool loss = false;
   bool mtp = false;
+  std::vector<int> layers;
   /// Layer slots the embedding and loss take: 0, 1 or 2.
   int extra_slots() const { return (embedding ? 1 : 0) + (loss ? 1 : 0); }
   bool any() const { return embedding || loss || mtp; }

@@ -7,13 +7,21 @@
 namespace trainsim {
 
 std::vector<StageContent> partition_layers(int layers, int stages, PipelineSplit split) {
-  // Slots: the layers, plus the embedding and the loss where the split counts them.
-  const int slots = layers + split.extra_slots();
-  TRAINSIM_CHECK(stages >= 1 && stages <= slots, "need 1 <= stages <= layer slots");
   std::vector<StageContent> out(static_cast<std::size_t>(stages));
-  const int base = slots / stages, extra = slots % stages;
-  for (int s = 0; s < stages; ++s)
-    out[static_cast<std::size_t>(s)].layers = base + (s >= 1 && s <= extra ? 1 : 0);
+  if (!split.layers.empty()) {  // as given (validate checked the count and the sum)
+    TRAINSIM_CHECK(static_cast<int>(split.layers.size()) == stages && split.extra_slots() == 0,
+                   "one layer count a stage, the embedding and loss not counted");
+    for (int s = 0; s < stages; ++s)
+      out[static_cast<std::size_t>(s)].layers = split.layers[static_cast<std::size_t>(s)];
+    split.embedding = split.loss = false;
+  } else {
+    // Slots: the layers, plus the embedding and the loss where the split counts them.
+    const int slots = layers + split.extra_slots();
+    TRAINSIM_CHECK(stages >= 1 && stages <= slots, "need 1 <= stages <= layer slots");
+    const int base = slots / stages, extra = slots % stages;
+    for (int s = 0; s < stages; ++s)
+      out[static_cast<std::size_t>(s)].layers = base + (s >= 1 && s <= extra ? 1 : 0);
+  }
   // The embedding's and the loss's slots are no Transformer layers. A one-stage pipeline holds
   // both; base ≥ 1, so the first stage has its slot to give, and the last one too unless it is
   // the first.
@@ -45,6 +53,17 @@ int layer_slots(const ModelSpec& m, const PipelineSplit& split) {
 }
 
 bool partition_fits(const ModelSpec& m, const PipelineSplit& split, int stages) {
+  if (!split.layers.empty()) {
+    if (static_cast<int>(split.layers.size()) != stages || split.any()) return false;
+    long long sum = 0;
+    for (std::size_t s = 0; s < split.layers.size(); ++s) {
+      sum += split.layers[s];
+      // A stage between the first (the embedding's) and the last (the head's) holds a layer.
+      if (split.layers[s] < 0 || (split.layers[s] == 0 && s > 0 && s + 1 < split.layers.size()))
+        return false;
+    }
+    return sum == m.layers;
+  }
   const int slots = layer_slots(m, split);
   if (stages < 1 || stages > slots) return false;
   if (split.any() && slots % stages != 0) return false;

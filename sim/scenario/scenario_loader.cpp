@@ -271,8 +271,10 @@ class Reader {
         }
         break;
       case Kind::Ranks:
+      case Kind::Integers:
         if (!f.node.IsSequence() || f.node.size() == 0)
-          fail(f, "expected a non-empty list of global ranks");
+          fail(f, rule.kind == Kind::Ranks ? "expected a non-empty list of global ranks"
+                                           : "expected a non-empty list of integers");
         for (std::size_t i = 0; i < f.node.size(); ++i)
           v.items.push_back(
               integer(Field{f.node[i], fmt::format("{}[{}]", f.path, i), f.mark}, min, max));

@@ -50,6 +50,9 @@ ValueRule integer(long long min, long long max) {
 ValueRule ranks(long long min, long long max) {
   return rule(Kind::Ranks, static_cast<double>(min), static_cast<double>(max));
 }
+ValueRule integers(long long min, long long max) {
+  return rule(Kind::Integers, static_cast<double>(min), static_cast<double>(max));
+}
 ValueRule number(double min, double max) {
   return rule(Kind::Number, min, max);
 }
@@ -431,6 +434,11 @@ std::string put_slowdown_rank(Scenario& s, const KeyValue& v) {
 }
 std::string put_slowdown_ranks(Scenario& s, const KeyValue& v) {
   for (long long r : v.items) put_step(s.slowdowns)->ranks.push_back(static_cast<int>(r));
+  return {};
+}
+
+std::string put_split_layers(Scenario& s, const KeyValue& v) {
+  s.layout.split.layers.assign(v.items.begin(), v.items.end());
   return {};
 }
 
@@ -1192,6 +1200,20 @@ const std::vector<SchemaKey>& scenario_keys() {
        "multiple rule (DeepSeek-V3: 61 layers + embedding + loss + 1 module = 64 slots, 4 per "
        "stage at pp 16)",
        boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::mtp>()},
+      {"parallelism.pipeline_split.layers",
+       "list of integers ≥ 0, one per stage",
+       "— (an even split)",
+       "the Transformer layers of each pipeline stage, pp × vpp of them in the model's order (the "
+       "schedule places the stages on ranks: interleaved, rank r holds stages r, r + pp, …), "
+       "summing to `model.layers`: an uneven split as a "
+       "framework makes it (Megatron-core's `--decoder-first-pipeline-num-layers` and "
+       "`--decoder-last-pipeline-num-layers`, torchtitan's split points, nanotron's split by "
+       "block cost, in which the LM head weighs vocabulary × hidden). The first stage also holds "
+       "the embedding, the last the head and loss; only they may hold no layer. Not with "
+       "`embedding`, `loss` or `mtp`. A layout search keeps it for layouts of as many stages and "
+       "splits the others evenly",
+       integers(0, kMaxLayers),
+       {put_split_layers, nullptr}},
       {"parallelism.rank_order",
        "`\"tp,dp,pp\"` permutation",
        "`tp,dp,pp`",

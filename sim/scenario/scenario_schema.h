@@ -37,6 +37,7 @@ struct ValueRule {
     Quantity,  ///< a number with a unit of `dim` ("3.4us", "80GB"), ≥ 0 or, `positive`, > 0
     Times,     ///< a time, or a list of times (one per pipeline stage)
     Ranks,     ///< a non-empty list of integers in [min, max]
+    Integers,  ///< the same, read as counts (its message asks for integers, not ranks)
   };
   Kind kind = Kind::None;
   double min = 0, max = 0;
@@ -51,7 +52,7 @@ struct KeyValue {
   double number = 0;      ///< Number; Quantity: SI units (seconds, bytes, B/s, FLOP/s, dollars)
   bool flag = false;      ///< Bool
   std::string text;       ///< Text; Path (resolved); Choice: the name
-  std::vector<long long> items;  ///< Times: nanoseconds each; Ranks
+  std::vector<long long> items;  ///< Times: nanoseconds each; Ranks; Integers
   bool one_item = false;         ///< Times: a single time was given (it applies to every stage)
 };
 

@@ -357,7 +357,27 @@ void check_fit(const Scenario& s, const Checker& c) {
          {std::pair{l.split.loss, "parallelism.pipeline_split.loss"},
           std::pair{l.split.embedding, "parallelism.pipeline_split.embedding"}})
       if (on && (c.given(key) || !l.split.mtp)) split_key = key;
-    if (l.split.mtp && m.mtp_layers == 0)
+    if (!l.split.layers.empty()) {
+      const char* key = "parallelism.pipeline_split.layers";
+      const auto& given = l.split.layers;
+      if (l.split.any())
+        c.fail(key,
+               "gives each stage's layers: the embedding, loss and modules are not counted "
+               "then (drop pipeline_split.embedding, loss and mtp)");
+      if (static_cast<int>(given.size()) != stages)
+        c.fail(key, fmt::format("{} entries, but the layout has pp × vpp = {} × {} = {} stages: "
+                                "one layer count each",
+                                given.size(), l.pp, l.vpp, stages));
+      long long sum = 0;
+      for (int v : given) sum += v;
+      if (sum != m.layers)
+        c.fail(key, fmt::format("the stages' layers sum to {}, the model has {}", sum, m.layers));
+      for (std::size_t i = 1; i + 1 < given.size(); ++i)
+        if (given[i] == 0)
+          c.fail(key, fmt::format("stage {} holds no layer: only the first (with the embedding) "
+                                  "and the last (with the head) may",
+                                  i));
+    } else if (l.split.mtp && m.mtp_layers == 0)
       c.fail("parallelism.pipeline_split.mtp",
              "counts multi-token prediction modules in the split, but model.mtp_layers is 0: "
              "drop it or give the model its modules");

@@ -71,7 +71,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommVolume, tp_bytes, dp_bytes, pp_bytes, ep_
                                    host_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CriticalPath, compute_s, tp_s, dp_s, pp_s, ep_s, cp_s, host_s,
                                    launch_s, optimizer_s, waiting_s, tasks)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipelineSplit, embedding, loss, mtp)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipelineSplit, embedding, loss, mtp, layers)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FsdpSpec, unit_layers, prefetch, reshard_after_forward,
                                    gather_bucket, reduce_bucket)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s, imbalance_s,
@@ -89,7 +89,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport, scenario, scenario_name, model, s
                                    tasks, simulated_ranks, folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
-                                   ep, cp, precision, offload, offload_activations)
+                                   ep, cp, precision, offload, offload_activations,
+                                   drop_split_layers)
 // A result that did not run has no report to send (nothing reads it): about half the rows of
 // a wide search, half the bytes to encode, send and decode.
 void to_json(nlohmann::json& j, const SearchResult& r) {

@@ -110,6 +110,7 @@ void LayoutCandidate::apply(Scenario& s) const {
   }
   s.training.offload = offload;
   s.training.offload_activation_layers = offload_activations;
+  if (drop_split_layers) s.layout.split.layers.clear();
   // The keys set are those overrides() names; the search is their origin.
   const std::string by = "trainsim search: " + words();
   for (const std::string& set : overrides()) s.set_origin(set.substr(0, set.find('=')), by);
@@ -145,6 +146,7 @@ std::vector<std::string> LayoutCandidate::overrides() const {
     out.push_back("parallelism.fsdp.reduce_bucket=null");
   }
   if (recompute != Recompute::Selective) out.push_back("training.recompute_modules=null");
+  if (drop_split_layers) out.push_back("parallelism.pipeline_split.layers=null");
   if (zero != 1 && zero != 2) out.push_back("parallelism.param_gather=after-optimizer");
   if (precision != Precision::FP8) {
     out.push_back("training.fp8_params=false");
@@ -220,10 +222,13 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   // Layers of the fullest of `stages` stages.
   const int slots = layer_slots(*base.model, base.layout.split);
   auto fullest_of = [&](int stages) {
+    // The given layers per stage where they fit this count, else the even split (apply()).
+    PipelineSplit split = base.layout.split;
+    if (static_cast<int>(split.layers.size()) != stages) split.layers.clear();
     // Refused by validate (too many stages, an uneven split): any count serves.
-    if (stages > slots || !partition_fits(*base.model, base.layout.split, stages)) return 1;
+    if (stages > slots || !partition_fits(*base.model, split, stages)) return 1;
     int most = 0;
-    for (const StageContent& st : partition_model(*base.model, stages, base.layout.split))
+    for (const StageContent& st : partition_model(*base.model, stages, split))
       most = std::max(most, st.layers);
     return most;
   };
@@ -308,6 +313,9 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                               if (expert_parallel_refusal(l, &*base.model)) continue;
                               if (context_parallel_refusal(l, base.training)) continue;
                               LayoutCandidate c{dp, tp, pp, vpp, b, sched};
+                              c.drop_split_layers =
+                                  !base.layout.split.layers.empty() &&
+                                  static_cast<int>(base.layout.split.layers.size()) != pp * vpp;
                               c.zero = dp * cp == 1 ? 0 : z;
                               c.sequence_parallel = tp > 1 && sp != 0;
                               c.recompute = rc;

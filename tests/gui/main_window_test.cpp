@@ -258,6 +258,39 @@ class MainWindowTest : public QObject {
     QVERIFY(w.last_error().isEmpty());
     QCOMPARE(w.outcome()->report.step_time_s, moe);
   }
+  void the_pp_knob_splits_evenly_where_layers_were_given_per_stage() {
+    // Layers given for 4 stages (6/4/4/2 of Llama-3.2-1B's 16): pp 2 splits them evenly, as a
+    // search's layouts of another stage count do; back at pp 4 the file's split holds again.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("split.yaml"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(
+        "model: llama-3.2-1b\n"
+        "training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 64}\n"
+        "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+        "parallelism: {dp: 2, pp: 4, pipeline_split: {layers: [6, 4, 4, 2]}}\n");
+    f.close();
+    MainWindow w;
+    QVERIFY(w.open_scenario(path));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    const double given = w.outcome()->report.step_time_s;
+    QCOMPARE(w.outcome()->report.split.layers, (std::vector<int>{6, 4, 4, 2}));
+    auto* pp = static_cast<QSpinBox*>(w.knobs()->field("parallelism.pp"));
+    pp->setValue(2);
+    w.wait_for_simulation();  // 4 GPUs of 8 until dp follows; the split is what is checked
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.dp"))->setValue(4);
+    w.wait_for_simulation();
+    QVERIFY2(w.last_error().isEmpty(), qPrintable(w.last_error()));
+    QVERIFY(w.outcome()->report.split.layers.empty());
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.dp"))->setValue(2);
+    pp->setValue(4);
+    w.wait_for_simulation();
+    QVERIFY2(w.last_error().isEmpty(), qPrintable(w.last_error()));
+    QCOMPARE(w.outcome()->report.step_time_s, given);
+  }
   void out_of_memory_is_marked() {
     // dp 8 × pp 1: every GPU holds all of Llama-3.1-8B's 8.03 B parameters with Adam,
     // 16 bytes each = 128 GB, over the H100's 80 GiB (85.9 GB).
