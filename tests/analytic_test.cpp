@@ -1412,6 +1412,19 @@ parallelism: {{tp: 2}}
     CHECK(find(plain, op, "qkv.interleave").bytes == 0);
   }
   CHECK(find(interleave, Op::W, "qkv.interleave").bytes == 0);
+  // nanotron's layout copies: per GPU QKV's output 25,165,824 elements, K and V n · 2 · 16 heads
+  // · 128 = 16,777,216, the attention output n · 16 · 128 = 8,388,608. Forward 4 · 25,165,824 +
+  // 8 · 16,777,216 + 4 · 8,388,608 = 268,435,456 bytes in 4 kernels; backward (and the input
+  // gradient) 4 · 25,165,824 + 4 · 16,777,216 + 4 · 8,388,608 = 201,326,592 in 3.
+  const AnalyticCostModel layout = model("swiglu,qkv_layout");
+  CHECK(find(layout, Op::F, "qkv.layout").bytes == 268435456.0);
+  CHECK(find(layout, Op::F, "qkv.layout").launches == 4);
+  for (const Op op : {Op::B, Op::I}) {
+    CHECK(find(layout, op, "qkv.layout").bytes == 201326592.0);
+    CHECK(find(layout, op, "qkv.layout").launches == 3);
+  }
+  CHECK(find(layout, Op::W, "qkv.layout").bytes == 0);
+  CHECK(find(plain, Op::F, "qkv.layout").bytes == 0);
   // torch.split's backward: one concatenation of the three gradients, 4 bytes per element of
   // QKV's output (25,165,824), in the backward and the input-gradient pass only.
   const AnalyticCostModel cat = model("swiglu,rope,qkv_cat");

@@ -629,6 +629,17 @@ TEST_CASE("search: layers given per stage hold for layouts of as many stages, ot
     const Scenario sc = parse_scenario(node8("llama-3.2-1b", 64, 4).canonical_yaml, "t.yaml", sets);
     CHECK(sc.layout.split.layers == r.report.split.layers);
   }
+  // pp 2 · vpp 2 has four stages too, but placed otherwise (interleaved: rank 0 holds stages 0
+  // and 2): another pipeline, split evenly; only pp 4 · vpp 1 keeps the given split.
+  SearchSpace chunks = sizes_only({1}, {2, 4});
+  chunks.vpp = {1, 2};
+  chunks.schedules = {"1f1b", "interleaved-1f1b"};
+  const auto cs = layout_candidates(base, chunks);
+  REQUIRE(!cs.empty());
+  for (const auto& c : cs) {
+    INFO(c.words());
+    CHECK(c.drop_split_layers == !(c.pp == 4 && c.vpp == 1));
+  }
 }
 
 TEST_CASE("search: each schedule at the chunk counts it takes", "[search]") {

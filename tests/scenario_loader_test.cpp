@@ -292,6 +292,10 @@ TEST_CASE("scenario: a schedule that cannot run with p, m, v names the schedule 
       simulate(parse_scenario(std::string(kGood) + "schedule: 1f1b\n", "s.yaml",
                               {"schedule.name=zigzag"})),
       Catch::Contains("--set schedule.name=zigzag: schedule: unknown schedule \"zigzag\""));
+  // Two overrides over the option: the nearer one, the option's own, is named.
+  CHECK_THROWS_WITH(
+      simulate(parse_scenario(zb, "s.yaml", {"schedule=zb-auto", "schedule.memory_limit=0.5"})),
+      Catch::Contains("--set schedule.memory_limit=0.5: schedule.memory_limit:"));
 }
 
 TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {

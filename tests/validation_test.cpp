@@ -65,7 +65,7 @@ TEST_CASE("validation: the report line quotes the GPU's record, or the suite's",
 }
 
 TEST_CASE("validation: the likely measured step, from the record's spread", "[report][accuracy]") {
-  // error = predicted / measured − 1, so a 2 s prediction on H100s (51 runs or so, over
+  // error = predicted / measured − 1, so a 2 s prediction on H100s (their runs over
   // kLikelyMinCases) would measure 2 / (1 + p90) to 2 / (1 + p10).
   const auto h100 = validation_for_gpu("h100-sxm");
   REQUIRE(h100);

@@ -90,11 +90,14 @@ const CLI::Validator kNotEmpty(
 CLI::Validator percentage() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
+        const std::string_view t = text;
+        const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+        const std::string_view v = b == std::string_view::npos ? t : t.substr(b, e - b + 1);
         double x = 0;
-        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-        if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() ||
-            !(x >= 0 && x <= 100))
+        const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+        if (ec != std::errc() || ptr != v.data() + v.size() || v.empty() || !(x >= 0 && x <= 100))
           return fmt::format("expected a percentage from 0 to 100, got {}", text);
+        text = std::string(v);
         return {};
       },
       "0–100", "a percentage");

@@ -487,6 +487,21 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // gradients copied back (constants.h).
     qkv_copy("qkv.interleave", constants::kEagerRopeInterleaveBytes * qkv_elements(), 3);
   }
+  if (eager.qkv_layout && !m.is_mla()) {
+    // nanotron's copies that lay Q, K and V out for flash-attn and the output back (constants.h):
+    // QKV's output, K and V, the attention output; the forward's and their gradients'.
+    const double kv = n * 2 * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
+                      static_cast<double>(m.qk_head_dim());
+    const double o = n * static_cast<double>(m.heads) / t * static_cast<double>(m.v_head_dim());
+    const bool fwd = op == Op::F;
+    qkv_copy("qkv.layout",
+             constants::kEagerQkvLayoutQkvBytes * qkv_elements() +
+                 (fwd ? constants::kEagerQkvLayoutKvForwardBytes
+                      : constants::kEagerQkvLayoutKvBackwardBytes) *
+                     kv +
+                 constants::kEagerQkvLayoutOutputBytes * o,
+             fwd ? 4 : 3);
+  }
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and
   // residual adds see the full hidden state unless sequence parallelism splits it over TP ranks.

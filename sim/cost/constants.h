@@ -334,6 +334,19 @@ inline constexpr double kEagerQkvCatBytes = 4;
 ///   copy), per element of Q, K and V: read 2, write 2 forward; backward the gradient takes the
 ///   same reshapes in reverse, the same copy: 4 bytes each way, one kernel per tensor.
 inline constexpr double kEagerRopeInterleaveBytes = 4;
+///   nanotron's attention layout (huggingface/nanotron src/nanotron/models/llama.py at e24d2483,
+///   CausalSelfAttention.forward, training path): QKV's output [seq, batch, …] made
+///   [batch, seq, …] contiguous (multi-head: one permute-copy of the whole output; grouped-query:
+///   Q, K and V each transposed contiguous), read 2 and write 2 per element; K and V stacked by
+///   torch.cat and permuted contiguous for flash-attn's rotary kernel, two copies of K and V,
+///   8 bytes per element of them; the attention output made [seq, batch, …] again before the
+///   output projection (a transposed view, copied by the GEMM's reshape), 4 bytes per element.
+///   Backward: each permute's gradient copied back (4 per QKV element, 4 per K and V element;
+///   the concatenation's gradient is two views) and the output's (4 per element).
+inline constexpr double kEagerQkvLayoutQkvBytes = 4;
+inline constexpr double kEagerQkvLayoutKvForwardBytes = 8;
+inline constexpr double kEagerQkvLayoutKvBackwardBytes = 4;
+inline constexpr double kEagerQkvLayoutOutputBytes = 4;
 
 /// The CUDA streams Transformer Engine's GroupedLinear (TE 1.9 on) spreads its per-expert cuBLAS
 /// GEMMs over, round robin (transformer_engine/common/util/multi_stream.cpp, v2.5:

@@ -78,6 +78,7 @@ enum class Fp8Recipe { Delayed, Tensorwise };
 /// FlagScale's --rotary-interleaved-patch re-interleaves Q, K and V's head dimensions after the
 /// rotary embedding by einops reshapes that copy them, and their gradients back
 /// (`rope_interleave`).
+/// nanotron lays Q, K and V out for flash-attn by copies around the kernel (`qkv_layout`).
 struct EagerOps {
   bool norm = false;
   bool swiglu = false;
@@ -86,6 +87,7 @@ struct EagerOps {
   bool qkv_split = false;
   bool rope_interleave = false;
   bool qkv_cat = false;
+  bool qkv_layout = false;
   friend bool operator==(const EagerOps&, const EagerOps&) = default;
 };
 /// The modules selective recompute runs again before the backward (Megatron-core's
@@ -122,7 +124,8 @@ inline constexpr std::pair<bool EagerOps::*, const char*> kEagerOpNames[] = {
     {&EagerOps::bias, "bias"},
     {&EagerOps::qkv_split, "qkv_split"},
     {&EagerOps::qkv_cat, "qkv_cat"},
-    {&EagerOps::rope_interleave, "rope_interleave"}};
+    {&EagerOps::rope_interleave, "rope_interleave"},
+    {&EagerOps::qkv_layout, "qkv_layout"}};
 /// The FP8 quantizations that run as casts of their own, where Transformer Engine's fused
 /// modules would have the kernel before them write FP8 (training.fp8_standalone_casts): `norm`,
 /// the norms before QKV and the MLP (TE's cuDNN norms, NVTE_NORM_FWD_USE_CUDNN=1, take its

@@ -124,10 +124,18 @@ class Reader {
   }
 
   std::string where(const Field& f) const {
-    // An overridden key (or a parent of it) is reported as the override that set it.
+    // An overridden key (or a parent of it) is reported as the override that set it: the
+    // nearest (`--set schedule.memory_limit=…` before `--set schedule=…` for that option).
+    const std::string* by = nullptr;
+    std::size_t longest = 0;
     for (const auto& [path, origin] : overridden_)
-      if (f.path == path || f.path.rfind(path + ".", 0) == 0 || f.path.rfind(path + "[", 0) == 0)
-        return origin;
+      if ((f.path == path || f.path.rfind(path + ".", 0) == 0 ||
+           f.path.rfind(path + "[", 0) == 0) &&
+          (!by || path.size() > longest)) {
+        by = &origin;
+        longest = path.size();
+      }
+    if (by) return *by;
     if (f.mark.line >= 0) return fmt::format("{}:{}", source_, f.mark.line + 1);
     return source_;
   }

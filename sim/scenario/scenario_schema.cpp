@@ -862,7 +862,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`, "
-       "`qkv_cat`, `rope_interleave`",
+       "`qkv_cat`, `rope_interleave`, `qkv_layout`",
        "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
@@ -880,7 +880,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "FlagScale's `--rotary-interleaved-patch` "
        "copies Q, K and V after the rotary embedding to re-interleave their head dimensions, "
        "and their gradients back (`rope_interleave`: 4 bytes per element each way, "
-       "`qkv.interleave`); "
+       "`qkv.interleave`); nanotron copies QKV's output into flash-attn's layout, K and V twice "
+       "more for its rotary kernel and the attention output back (`qkv_layout`: per element of "
+       "QKV's output 4 bytes each way, of K and V 8 forward and 4 backward, of the output 4 "
+       "each way, `qkv.layout`); "
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
        "accumulation still follows `runtime`",
        text(),
@@ -1210,8 +1213,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`--decoder-last-pipeline-num-layers`, torchtitan's split points, nanotron's split by "
        "block cost, in which the LM head weighs vocabulary × hidden). The first stage also holds "
        "the embedding, the last the head and loss; only they may hold no layer. Not with "
-       "`embedding`, `loss` or `mtp`. A layout search keeps it for layouts of as many stages and "
-       "splits the others evenly",
+       "`embedding`, `loss` or `mtp`. A layout search keeps it for layouts of the scenario's pp "
+       "and "
+       "vpp and splits the others evenly",
        integers(0, kMaxLayers),
        {put_split_layers, nullptr}},
       {"parallelism.rank_order",

@@ -221,10 +221,12 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
 
   // Layers of the fullest of `stages` stages.
   const int slots = layer_slots(*base.model, base.layout.split);
-  auto fullest_of = [&](int stages) {
-    // The given layers per stage where they fit this count, else the even split (apply()).
+  auto fullest_of = [&](int pp, int vpp) {
+    // The given layers per stage for the scenario's own pp and vpp, else the even split
+    // (apply(): the same count of stages placed otherwise is another pipeline).
+    const int stages = pp * vpp;
     PipelineSplit split = base.layout.split;
-    if (static_cast<int>(split.layers.size()) != stages) split.layers.clear();
+    if (pp != base.layout.pp || vpp != base.layout.vpp) split.layers.clear();
     // Refused by validate (too many stages, an uneven split): any count serves.
     if (stages > slots || !partition_fits(*base.model, split, stages)) return 1;
     int most = 0;
@@ -235,22 +237,22 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   // Recompute choices: the modes, then full recompute of N layers per stage for each N below the
   // fullest stage's layers (at or past it, it is plain full recompute).
   const bool default_recompute = space.recompute.empty() && space.recompute_layers.empty();
-  auto recomputes = [&](int stages) {
+  auto recomputes = [&](int pp, int vpp) {
     std::vector<std::pair<Recompute, int>> out;
     for (Recompute r :
          default_recompute
              ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full}
              : space.recompute)
       out.emplace_back(r, 0);
-    const int fullest = fullest_of(stages);
+    const int fullest = fullest_of(pp, vpp);
     for (int n : space.recompute_layers)
       if (n < fullest) out.emplace_back(Recompute::Full, n);
     return out;
   };
   // Activation offload choices: past the fullest stage's layers every count means all of them,
   // and the smallest such count stands for the others.
-  auto offload_counts = [&](int stages) {
-    const int fullest = fullest_of(stages);
+  auto offload_counts = [&](int pp, int vpp) {
+    const int fullest = fullest_of(pp, vpp);
     std::vector<int> kept;
     for (int n : offload_acts)
       if (n <= fullest || std::none_of(offload_acts.begin(), offload_acts.end(),
@@ -294,13 +296,13 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
               }
               for (int z : values_or(space.zero, {0, 1, 2, 3}, dp * cp == 1))
                 for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
-                  for (const auto& [rc, layers] : recomputes(vpp * pp))
+                  for (const auto& [rc, layers] : recomputes(pp, vpp))
                     for (int ov :
                          values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1))
                       for (int ep : eps)
                         for (Precision precision : precisions)
                           for (Offload offload : offloads)
-                            for (int acts : offload_counts(vpp * pp)) {
+                            for (int acts : offload_counts(pp, vpp)) {
                               // Offload needs a ZeRO stage (validate()): not tried at ZeRO-0.
                               if (offload != Offload::None && (dp * cp == 1 ? 0 : z) == 0) continue;
                               // Experts split over DP ranks as validate() allows it.
@@ -315,7 +317,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                               LayoutCandidate c{dp, tp, pp, vpp, b, sched};
                               c.drop_split_layers =
                                   !base.layout.split.layers.empty() &&
-                                  static_cast<int>(base.layout.split.layers.size()) != pp * vpp;
+                                  (pp != base.layout.pp || vpp != base.layout.vpp);
                               c.zero = dp * cp == 1 ? 0 : z;
                               c.sequence_parallel = tp > 1 && sp != 0;
                               c.recompute = rc;

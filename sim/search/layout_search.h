@@ -70,8 +70,9 @@ struct LayoutCandidate {
   Precision precision = Precision::BF16;
   Offload offload = Offload::None;
   int offload_activations = 0;  ///< layers per stage whose activations go to host memory
-  /// The scenario's layers per stage (parallelism.pipeline_split.layers) were given for
-  /// another stage count than pp × vpp: this layout splits its layers evenly.
+  /// The scenario's layers per stage (parallelism.pipeline_split.layers) were given for its own
+  /// pp and vpp, not this layout's: it splits its layers evenly (the same count of stages placed
+  /// otherwise is another pipeline).
   bool drop_split_layers = false;
   /// "none", "selective", "full" or "N layers" (full recompute of N layers per stage).
   std::string recompute_text() const;

@@ -82,7 +82,7 @@ training:
   attention: flash2
   fp32_grad_accumulation: true
   runtime: eager
-  eager_ops: swiglu
+  eager_ops: swiglu,qkv_layout
 cluster:
   gpu: h100-sxm
   gpus_per_node: 8
