@@ -37,6 +37,14 @@ using namespace trainsim::gui;
 namespace {
 const QString kDefault = QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml");
 
+// `text` written to `name` in `dir`: the path, or "" when it cannot be written.
+QString scenario_file(const QTemporaryDir& dir, const char* name, const char* text) {
+  const QString path = dir.filePath(QString::fromUtf8(name));
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(text) < 0) return {};
+  return path;
+}
+
 QSet<QRgb> colours(const QImage& img) {
   QSet<QRgb> out;
   for (int y = 0; y < img.height(); y += 2)
@@ -230,16 +238,14 @@ class MainWindowTest : public QObject {
     // and back on selective the file's modules hold again.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString path = dir.filePath(QStringLiteral("moe.yaml"));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(
-        "model: {preset: mixtral-8x7b, layers: 8}\n"
-        "training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 64,\n"
-        "  recompute: selective, recompute_modules: moe}\n"
-        "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
-        "parallelism: {tp: 2, pp: 2, dp: 2, zero: 1}\n");
-    f.close();
+    const QString path =
+        scenario_file(dir, "moe.yaml",
+                      "model: {preset: mixtral-8x7b, layers: 8}\n"
+                      "training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 64,\n"
+                      "  recompute: selective, recompute_modules: moe}\n"
+                      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+                      "parallelism: {tp: 2, pp: 2, dp: 2, zero: 1}\n");
+    QVERIFY(!path.isEmpty());
     MainWindow w;
     QVERIFY(w.open_scenario(path));
     w.wait_for_simulation();
@@ -263,15 +269,13 @@ class MainWindowTest : public QObject {
     // search's layouts of another stage count do; back at pp 4 the file's split holds again.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString path = dir.filePath(QStringLiteral("split.yaml"));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(
-        "model: llama-3.2-1b\n"
-        "training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 64}\n"
-        "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
-        "parallelism: {dp: 2, pp: 4, pipeline_split: {layers: [6, 4, 4, 2]}}\n");
-    f.close();
+    const QString path =
+        scenario_file(dir, "split.yaml",
+                      "model: llama-3.2-1b\n"
+                      "training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 64}\n"
+                      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+                      "parallelism: {dp: 2, pp: 4, pipeline_split: {layers: [6, 4, 4, 2]}}\n");
+    QVERIFY(!path.isEmpty());
     MainWindow w;
     QVERIFY(w.open_scenario(path));
     w.wait_for_simulation();
