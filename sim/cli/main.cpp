@@ -51,28 +51,39 @@
 
 namespace {
 
+// `text` without the blanks around it.
+std::string_view trimmed(std::string_view t) {
+  const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+  return b == std::string_view::npos ? t.substr(0, 0) : t.substr(b, e - b + 1);
+}
+
+// A finite number spelling all of `v`, or nullopt.
+std::optional<double> finite_number(std::string_view v) {
+  double x = 0;
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || ptr != v.data() + v.size() || v.empty() || !std::isfinite(x))
+    return std::nullopt;
+  return x;
+}
+
 // Range checks with plain messages (CLI11's PositiveNumber prints the double range up to
 // 1.8e308 in full): a number, or for an integer option a whole number, at least `low`.
 CLI::Validator at_least(double low, bool whole = false) {
   return CLI::Validator(
       [low, whole](std::string& text) -> std::string {
-        const std::string_view t = text;
-        const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
-        const std::string_view v = b == std::string_view::npos ? t : t.substr(b, e - b + 1);
+        const std::string_view v = trimmed(text);
         const std::string want = whole ? "a whole number" : "a number";
-        double x = 0;
+        std::optional<double> x;
         if (whole) {
           long long n = 0;
           const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-          if (ec != std::errc() || ptr != v.data() + v.size() || v.empty())
-            return fmt::format("expected {} ≥ {:g}, got {}", want, low, text);
-          x = static_cast<double>(n);
+          if (ec == std::errc() && ptr == v.data() + v.size() && !v.empty())
+            x = static_cast<double>(n);
         } else {
-          const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-          if (ec != std::errc() || ptr != v.data() + v.size() || v.empty() || !std::isfinite(x))
-            return fmt::format("expected {} ≥ {:g}, got {}", want, low, text);
+          x = finite_number(v);
         }
-        if (!(x >= low)) return fmt::format("must be {:g} or more, got {}", low, text);
+        if (!x) return fmt::format("expected {} ≥ {:g}, got {}", want, low, text);
+        if (!(*x >= low)) return fmt::format("must be {:g} or more, got {}", low, text);
         text = std::string(v);
         return {};
       },
@@ -90,12 +101,9 @@ const CLI::Validator kNotEmpty(
 CLI::Validator percentage() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const std::string_view t = text;
-        const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
-        const std::string_view v = b == std::string_view::npos ? t : t.substr(b, e - b + 1);
-        double x = 0;
-        const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-        if (ec != std::errc() || ptr != v.data() + v.size() || v.empty() || !(x >= 0 && x <= 100))
+        const std::string_view v = trimmed(text);
+        const std::optional<double> x = finite_number(v);
+        if (!x || !(*x >= 0 && *x <= 100))
           return fmt::format("expected a percentage from 0 to 100, got {}", text);
         text = std::string(v);
         return {};
@@ -876,7 +884,7 @@ int main(int argc, char** argv) {
   chk->add_option("--min-ordered-pairs", ka.min_ordered_pairs,
                   "Exit 3 when fewer than this many percent of the series' pairs of runs are "
                   "ordered right (fastest first, as measured)")
-      ->check(percentage());
+      ->transform(percentage());
 
   KernelsArgs na;
   auto* krn = scenario_command(
