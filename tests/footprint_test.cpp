@@ -66,6 +66,70 @@ TEST_CASE("footprint: the last stage adds the LM head input and fp32 logits", "[
         Approx(8 * layer + 2.0 * 4096 * 4096 + 4.0 * 4096 * 128256));
 }
 
+TEST_CASE("footprint: eager SwiGLU and RMSNorm keep what PyTorch's autograd saves for them",
+          "[footprint]") {
+  // Llama-3.1-8B, n = 4096, t = 1: 34·n·h bytes fused (above). An eager SwiGLU keeps silu's
+  // output too: one f-wide 16-bit tensor, 2n·f more. An eager RMSNorm keeps its fp32 input (two
+  // words) and its normalized 16-bit value (one) where a fused one keeps its 16-bit input: two
+  // words more per norm, 2 norms a layer: 2n·4h more. Under LoRA (frozen norms: no normalized
+  // value for a weight gradient) one word per norm: 2n·2h.
+  const std::int64_t n = 4096;
+  const double h = 4096, f = 14336, fused = 34 * n * h + 4.0 * n * 32;
+  auto with = [&](EagerOps e, LoraTargets lora = {}) {
+    return layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, false,
+                                  {.core_attn = false}, lora, false, e);
+  };
+  CHECK(with({}) == Approx(fused));
+  CHECK(with({.swiglu = true}) == Approx(fused + 2.0 * n * f));
+  CHECK(with({.norm = true}) == Approx(fused + 2.0 * n * 4 * h));
+  CHECK(with({.norm = true}, {.qkv = true}) - with({}, {.qkv = true}) == Approx(2.0 * n * 2 * h));
+  // TP 2 with SP: the extras halve with the rest.
+  CHECK(layer_activation_bytes(llama8b(), n, 2, true, Recompute::None, false, false,
+                               {.core_attn = false}, {}, false, {.norm = true, .swiglu = true}) ==
+        Approx((fused + 2.0 * n * (f + 4 * h)) / 2));
+  // A GELU MLP keeps the same eager or fused (gelu saves its input, the down projection its
+  // output); PyTorch's LayerNorm is one kernel either way.
+  ModelSpec gelu = llama8b();
+  gelu.mlp = MlpKind::GeLU;
+  gelu.norm = NormKind::LayerNorm;
+  CHECK(layer_activation_bytes(gelu, n, 1, false, Recompute::None, false, false,
+                               {.core_attn = false}, {}, false, {.norm = true, .swiglu = true}) ==
+        Approx(layer_activation_bytes(gelu, n, 1, false, Recompute::None)));
+  // Selective recompute of the MLP drops silu's output with the rest of it.
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::Selective, false, false,
+                               {.mlp = true}, {}, false, {.swiglu = true}) ==
+        Approx(layer_activation_bytes(llama8b(), n, 1, false, Recompute::Selective, false, false,
+                                      {.mlp = true})));
+  // A scenario's runtime: eager (norm, SwiGLU and rotary embeddings op by op) keeps both.
+  const Scenario eager = test::yaml(
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+      "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64, "
+      "runtime: eager}\n");
+  CHECK(stage_activation_bytes(eager, 1) == Approx(8 * (fused + 2.0 * n * (f + 4 * h))));
+}
+
+TEST_CASE("footprint: the unfused loss holds its 16-bit logits beside the fp32 ones",
+          "[footprint]") {
+  // Llama-3.1-8B, pp 4, 4,096 tokens a micro-batch: on the head's stage (3) the 16-bit logits,
+  // 2·n·V = 2 · 4096 · 128256 bytes, for the instant the loss upcasts them; vocabulary-parallel
+  // under TP (/ t); none fused, none on another stage.
+  const std::string base =
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+      "parallelism: {pp: 4, dp: 2";
+  const Scenario s = test::yaml(base + "}\ntraining: {seq_len: 4096, global_batch_size: 64}\n");
+  CHECK(loss_transient_bytes(s, 3) == Approx(2.0 * 4096 * 128256));
+  CHECK(loss_transient_bytes(s, 0) == 0);
+  CHECK(loss_transient_bytes(s, 2) == 0);
+  const Scenario tp2 = test::yaml(
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+      "parallelism: {pp: 4, tp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64, "
+      "micro_batch_size: 2}\n");
+  CHECK(loss_transient_bytes(tp2, 3) == Approx(2.0 * 8192 * 128256 / 2));
+  const Scenario fused =
+      test::yaml(base + "}\ntraining: {seq_len: 4096, global_batch_size: 64, fused_loss: true}\n");
+  CHECK(loss_transient_bytes(fused, 3) == 0);
+}
+
 TEST_CASE("footprint: fp8 keeps the linear GEMMs' inputs in 1 byte and an FP8 copy of weights",
           "[footprint][fp8]") {
   // Llama-3.1-8B, n = 4096, t = 1: the two norm outputs (2h), the attention output (a·d = h)
@@ -197,10 +261,12 @@ TEST_CASE("report: 1F1B's stage 0 peaks at p micro-batches of its activation byt
       "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
       "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64}\n");
   const StepReport r = make_report(simulate(s, {"1f1b", true}));
-  // Stage r holds p − r micro-batches; the last stage one (with the logits).
+  // Stage r holds p − r micro-batches; the last stage one (with the logits), and at its
+  // forward's end the loss's instant (loss_transient_bytes, 0 on the other stages).
+  CHECK(loss_transient_bytes(s, 0) == 0);
   for (int st = 0; st < 4; ++st)
     CHECK(r.stages[static_cast<std::size_t>(st)].peak_activation_bytes ==
-          Approx((4 - st) * stage_activation_bytes(s, st)));
+          Approx((4 - st) * stage_activation_bytes(s, st) + loss_transient_bytes(s, st)));
 }
 
 TEST_CASE("footprint: unfused attention with dropout stores 5·a·s²·b bytes per layer",

@@ -31,8 +31,10 @@ TEST_CASE("memory report: peak = static state + the activations 1F1B holds", "[m
     CHECK(sm.weights == Approx(2 * fixed.parameters));
     CHECK(sm.optimizer == Approx(12 * fixed.parameters));
     CHECK(sm.buffers == Approx(1.5e9 + 25e6));
-    // 1F1B: stage r holds p − r micro-batches at its peak.
-    CHECK(sm.activations == Approx((4 - st) * stage_activation_bytes(s, st)));
+    // 1F1B: stage r holds p − r micro-batches at its peak; the head's stage, as its forward
+    // ends, the loss's 16-bit logits beside them (loss_transient_bytes, 0 elsewhere).
+    CHECK(sm.activations ==
+          Approx((4 - st) * stage_activation_bytes(s, st) + loss_transient_bytes(s, st)));
     CHECK(sm.peak ==
           Approx(sm.weights + sm.gradients + sm.optimizer + sm.buffers + sm.activations));
   }
@@ -67,8 +69,10 @@ TEST_CASE("memory report: out of memory names the stage, the excess, the moment 
   CHECK(last.stage == 3);
   CHECK(last.dominant == "activations");
   CHECK(last.excess == Approx(m.stages[3].peak - s.cluster.gpu.memory));
-  // The peak is reached when stage 3 starts its 32nd forward (its last), before any backward.
-  CHECK(m.stages[3].activations == Approx(32 * stage_activation_bytes(s, 3)));
+  // The peak is reached when stage 3 ends its 32nd forward (its last) with the loss's 16-bit
+  // logits beside the 32 micro-batches' activations, before any backward.
+  CHECK(m.stages[3].activations ==
+        Approx(32 * stage_activation_bytes(s, 3) + loss_transient_bytes(s, 3)));
   CHECK(last.time_s > 0);
   CHECK(last.time_s < to_seconds(tl.makespan));
   CHECK_THAT(format_memory(m), Catch::Contains("OUT OF MEMORY: stage 3"));

@@ -17,7 +17,7 @@ constexpr double kAdamBytesPerParam =
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
                               Recompute recompute, bool moe_layer, bool fp8,
                               const RecomputeModules& modules, const LoraTargets& lora,
-                              bool lora_masks) {
+                              bool lora_masks, const EagerOps& eager) {
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
   const double t = tp;
   if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
@@ -28,8 +28,21 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // whole: q_rank + kv_rank + rope_dim.
   const double q = a * dq, out = a * dv;
   const double kv = m.is_mla() ? a * (dq + dv) : m.kv_heads * (dq + dv);
-  const double mats = static_cast<double>(m.mlp_matrices());
+  // SwiGLU run op by op (F.silu(gate) * up): the product's backward keeps silu's output beside
+  // the gate and up projections' (which silu's and the product's keep): one more f-wide tensor
+  // than the fused kernel, which recomputes it from the gate.
+  const bool eager_swiglu = eager.swiglu && m.mlp == MlpKind::SwiGLU;
+  const double mats = static_cast<double>(m.mlp_matrices()) + (eager_swiglu ? 1.0 : 0.0);
   double replicated = 4 * h;  // norm inputs and outputs
+  // RMSNorm run op by op (x.float(), pow, mean, rsqrt, multiply, cast, times the weight, as
+  // Hugging Face's LlamaRMSNorm): pow's and the multiply's backward keep the fp32 input, two
+  // 16-bit words an element, where a fused kernel keeps the 16-bit input, one; and the weight's
+  // product keeps the normalized 16-bit value for the weight's gradient, one more (not under
+  // LoRA, whose norms are frozen). Per norm 2h words more, h under LoRA. PyTorch's LayerNorm is
+  // one kernel either way.
+  const bool eager_rmsnorm = eager.norm && m.norm == NormKind::RMSNorm;
+  const bool lora_on = lora != LoraTargets{};
+  if (eager_rmsnorm) replicated += 2 * (lora_on ? 1.0 : 2.0) * h;  // two norms a layer
   if (m.is_mla()) replicated += static_cast<double>(m.mla.q_rank + m.mla.kv_rank + m.mla.rope_dim);
   double mlp = mats * static_cast<double>(m.ffn_hidden);
   double down_input = static_cast<double>(m.ffn_hidden);  // the down projection's input
@@ -93,7 +106,7 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // adapter's dropout keeps a 1-byte mask of its input and, beside the attention output, its
   // own 16-bit output. What selective recompute's `mlp` already let go stays gone.
   double fp8_out = out, masks = 0, gathered = 0;  // gathered: 16-bit words whole under SP
-  if (lora != LoraTargets{}) {
+  if (lora_on) {
     const bool mlp_gone = recompute == Recompute::Selective && modules.mlp && !moe_layer;
     replicated -= h;  // the first norm's output
     if (lora.qkv) gathered += h;
@@ -176,11 +189,12 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   const RecomputeModules modules = recompute_modules(s.training);
   const LoraTargets lora = lora_targets(s.training);
   const bool masks = s.training.lora_dropout > 0;
+  const EagerOps eager = eager_ops(s.training);
   out.dense_kept =
-      layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8, modules, lora, masks) +
+      layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8, modules, lora, masks, eager) +
       attention;
   out.moe_kept =
-      layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8, modules, lora, masks) +
+      layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8, modules, lora, masks, eager) +
       attention;
   return out;
 }
@@ -215,6 +229,17 @@ double stage_activation_bytes(const Scenario& s, int stage) {
     bytes += l.st.mtp * (kHalf * (checkpointed ? 1 : 4) * n * h / sp + fp8);
   }
   return bytes;
+}
+
+double loss_transient_bytes(const Scenario& s, int stage) {
+  if (!s.model || s.training.fused_loss) return 0;
+  const int stages = s.layout.pp * s.layout.vpp;
+  TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
+  if (!partition_model(*s.model, stages, s.layout.split)[static_cast<std::size_t>(stage)].head)
+    return 0;
+  const double n =
+      static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
+  return kHalf * n * static_cast<double>(s.model->vocab) / s.layout.tp;
 }
 
 double offloaded_activation_bytes(const Scenario& s, int stage) {

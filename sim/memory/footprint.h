@@ -43,10 +43,14 @@ namespace trainsim {
 /// no input for a weight gradient (Transformer Engine's backward_needs_input): the norms'
 /// outputs and the down projection's input go, but where an adapter needs them for its own
 /// weight gradient (16-bit, its dropout's 1-byte mask beside it with `lora_masks`).
+/// Ops run op by op (`eager`, training.eager_ops) keep what PyTorch's autograd saves for them:
+/// an eager SwiGLU one more f-wide tensor (silu's output), an eager RMSNorm its fp32 input and
+/// normalized value (2h words more per norm; h under LoRA).
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
                               Recompute recompute, bool moe_layer = false, bool fp8 = false,
                               const RecomputeModules& modules = {.core_attn = false},
-                              const LoraTargets& lora = {}, bool lora_masks = false);
+                              const LoraTargets& lora = {}, bool lora_masks = false,
+                              const EagerOps& eager = {});
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
 /// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0
@@ -67,6 +71,15 @@ double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp,
 /// loss (vocabulary-parallel, / t): fp32, or 16-bit with `training.fused_loss`; full recompute does
 /// not drop them. 0 without a model.
 double stage_activation_bytes(const Scenario& s, int stage);
+/// What the loss holds for an instant beyond stage_activation_bytes on the head's stage, per
+/// micro-batch: unfused (training.fused_loss false), the LM head's 16-bit logits, which its
+/// caller still holds while the loss upcasts them to fp32 and works on the copy (Megatron-core's
+/// vocab_parallel_cross_entropy: `.float()`, then in place; vocabulary-parallel, / t), and in
+/// the backward their 16-bit gradient beside the fp32 one. Implementations that also keep an
+/// out-of-place fp32 intermediate (PyTorch's log_softmax on the upcast copy, nanotron's
+/// max-subtraction) hold 4 bytes a logit more, not counted. 0 fused, off the head's stage, or
+/// without a model. Multi-token prediction's heads run one after another: one head's bytes.
+double loss_transient_bytes(const Scenario& s, int stage);
 /// Of stage_activation_bytes, what the first `training.offload_activations` layers keep (each
 /// as that count does: recomputed or not, dense or MoE, with its attention extras): the bytes
 /// activation offload moves to host memory and back per micro-batch. 0 without offload.

@@ -12,8 +12,9 @@ std::vector<double> schedule_memory_peaks(const Scenario& s, const Schedule& sch
   // Activation offload keeps `off` of a micro-batch's bytes on the host between its forward and
   // its backward: on the GPU while the forward runs and again from the reload before the
   // backward (`act` counts what stays).
-  std::vector<double> act(static_cast<std::size_t>(sch.stages)), off(act.size());
+  std::vector<double> act(static_cast<std::size_t>(sch.stages)), off(act.size()), spike(act.size());
   for (int st = 0; st < sch.stages; ++st) {
+    spike[static_cast<std::size_t>(st)] = loss_transient_bytes(s, sch.model_stage(st));
     off[static_cast<std::size_t>(st)] = offloaded_activation_bytes(s, sch.model_stage(st));
     act[static_cast<std::size_t>(st)] =
         stage_activation_bytes(s, sch.model_stage(st)) - off[static_cast<std::size_t>(st)];
@@ -30,7 +31,7 @@ std::vector<double> schedule_memory_peaks(const Scenario& s, const Schedule& sch
       switch (a.op) {
         case Op::F:
           now += bytes;
-          most = std::max(most, now + away);
+          most = std::max(most, now + away + spike[static_cast<std::size_t>(a.stage)]);
           break;
         case Op::B:
           most = std::max(most, now + away);

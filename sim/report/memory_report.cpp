@@ -20,8 +20,14 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   std::vector<double> act(static_cast<std::size_t>(sch.stages), 0.0);
   for (int st = 0; st < sch.stages; ++st)
     act[static_cast<std::size_t>(st)] = stage_activation_bytes(tl.scenario, sch.model_stage(st));
+  std::vector<double> spike(act.size(), 0.0);
+  for (int st = 0; st < sch.stages; ++st)
+    spike[static_cast<std::size_t>(st)] = loss_transient_bytes(tl.scenario, sch.model_stage(st));
   auto bytes_of = [&](int stage) {
     return stage >= 0 ? act[static_cast<std::size_t>(stage)] : 0.0;
+  };
+  auto spike_of = [&](int stage) {
+    return stage >= 0 ? spike[static_cast<std::size_t>(stage)] : 0.0;
   };
   const double unit = 1.0 / std::max(sch.vpp(), 1), alpha = sch.input_frees;
   std::vector<std::vector<ActivationEvent>> out(static_cast<std::size_t>(sch.ranks));
@@ -63,13 +69,16 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
       ev.push_back({freed, 0, 0, -s});
       continue;
     }
-    // A divided action allocates with its first part and frees with its last.
-    if (type == TaskType::Forward && w.part != 0) continue;
-    if (type != TaskType::Forward && w.part + 1 != w.parts) continue;
+    // A divided action allocates with its first part and frees with its last; a forward's
+    // loss runs in its last.
+    if (type == TaskType::Forward) {
+      if (w.part == 0) ev.push_back({start, unit, bytes_of(w.stage)});
+      if (w.part + 1 == w.parts && spike_of(w.stage) > 0)
+        ev.push_back({end, 0, 0, 0, spike_of(w.stage)});
+      continue;
+    }
+    if (w.part + 1 != w.parts) continue;
     switch (type) {
-      case TaskType::Forward:
-        ev.push_back({start, unit, bytes_of(w.stage)});
-        break;
       case TaskType::Backward:
         ev.push_back({end, -unit, -bytes_of(w.stage)});
         break;
@@ -81,6 +90,7 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
         break;
       case TaskType::ForwardBackward:
         ev.push_back({start, unit, bytes_of(w.stage)});
+        if (spike_of(w.stage) > 0) ev.push_back({start, 0, 0, 0, spike_of(w.stage)});
         ev.push_back({end, -unit, -bytes_of(w.stage2)});
         break;
       default:
@@ -90,7 +100,8 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   for (auto& ev : out)
     std::stable_sort(ev.begin(), ev.end(), [](const ActivationEvent& a, const ActivationEvent& b) {
       if (a.time != b.time) return a.time < b.time;
-      return a.microbatches + a.gathered < b.microbatches + b.gathered;  // frees first
+      if ((a.transient > 0) != (b.transient > 0)) return b.transient > 0;  // instants last
+      return a.microbatches + a.gathered < b.microbatches + b.gathered;    // frees first
     });
   return out;
 }
@@ -124,8 +135,8 @@ MemoryReport make_memory_report(const Timeline& tl) {
     for (const auto& e : events[static_cast<std::size_t>(r)]) {
       act += e.bytes;
       gathered += e.gathered;
-      if (act + gathered > s.activations + s.gathered) {
-        s.activations = act;
+      if (act + e.transient + gathered > s.activations + s.gathered) {
+        s.activations = act + e.transient;
         s.gathered = gathered;
         when = e.time;
       }
@@ -160,8 +171,9 @@ std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, cons
     for (std::size_t i = 0; i < ev.size(); ++i) {
       held += ev[i].bytes;
       gathered += ev[i].gathered;
-      if (i + 1 == ev.size() || ev[i + 1].time != ev[i].time)  // one sample per instant
-        v.push_back({ev[i].time, fixed, held, gathered});
+      // One sample per instant, the instant's transient bytes (sorted last) in it.
+      if (i + 1 == ev.size() || ev[i + 1].time != ev[i].time)
+        v.push_back({ev[i].time, fixed, held + ev[i].transient, gathered});
     }
     v.push_back({tl.makespan, fixed, held, gathered});
     out.push_back(std::move(v));

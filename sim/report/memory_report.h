@@ -19,10 +19,14 @@ struct ActivationEvent {
   double microbatches = 0;  ///< a chunk's share of whole-stage micro-batches (1/vpp each)
   double bytes = 0;         ///< activation bytes
   double gathered = 0;      ///< bytes of all-gathered ZeRO-3 parameters
+  /// bytes held only at this instant, beside the others (the loss's, loss_transient_bytes)
+  double transient = 0;
 };
 
 /// Per pipeline rank (its representative GPU, tp = dp = 0): activation deltas sorted by time,
-/// frees before allocations at the same instant. F allocates at its start; a fused B frees at
+/// frees before allocations at the same instant, an instant's transient bytes last. F allocates
+/// at its start, and on the head's stage the loss's transient bytes at its end (an overlapped
+/// F&B at its start, after its forward's); a fused B frees at
 /// its end; a split backward frees Schedule::input_frees at I and the rest at W; an overlapped
 /// F&B allocates its forward's at its start and frees its backward's at its end. Under ZeRO-3 a
 /// unit's all-gather allocates its full 16-bit parameters at its start; they are freed when the

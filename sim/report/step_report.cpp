@@ -277,7 +277,8 @@ StepReport make_report(const Timeline& tl) {
     double held = 0, held_bytes = 0;
     for (const ActivationEvent& e : events[i]) {
       st.peak_in_flight = std::max(st.peak_in_flight, held += e.microbatches);
-      st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes += e.bytes);
+      held_bytes += e.bytes;
+      st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes + e.transient);
     }
     st.exposed_tp_s = to_seconds(uncovered(tp_iv[i], compute_iv[i]));
     st.exposed_dp_s = to_seconds(uncovered(dp_iv[i], compute_iv[i]));

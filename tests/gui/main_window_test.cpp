@@ -442,7 +442,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(over->at(0), 0.0);
     auto* axis = qobject_cast<QBarCategoryAxis*>(memory->axes(Qt::Vertical).front());
     QVERIFY(axis != nullptr);
-    QCOMPARE(axis->categories().back(), QStringLiteral("afab<br>(252 GB)"));
+    QCOMPARE(axis->categories().back(), QStringLiteral("afab<br>(253 GB)"));
     QCOMPARE(axis->categories().front(), QStringLiteral("1f1b"));
   }
 };
