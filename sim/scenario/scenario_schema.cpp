@@ -834,7 +834,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "logits "
        "upcast to fp32, a three-pass log-softmax and "
        "its backward, 22 bytes per logit forward and 26 backward (`cross_entropy` in `trainsim "
-       "kernels`)",
+       "kernels`). Memory: the logits the backward needs, 2 bytes each fused, 4 unfused, and "
+       "unfused the 16-bit logits beside them at the instant the loss upcasts them (`trainsim "
+       "memory`'s peak; an implementation with a further out-of-place fp32 copy, PyTorch's "
+       "log-softmax on the upcast, nanotron's, holds 4 bytes a logit more, not counted)",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_loss>()},
       {"training.grad_clipping", "bool", "true",
        "gradient-norm clipping before the step (12 bytes per parameter: the norm, then the "
@@ -885,7 +888,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "QKV's output 4 bytes each way, of K and V 8 forward and 4 backward, of the output 4 "
        "each way, `qkv.layout`); "
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
-       "accumulation still follows `runtime`",
+       "accumulation still follows `runtime`. Memory: an eager SwiGLU keeps silu's output for the "
+       "backward (one more f-wide tensor a layer), an eager RMSNorm its fp32 input and normalized "
+       "value (2·h 16-bit words more per norm, h under LoRA); PyTorch's LayerNorm keeps what a "
+       "fused one does",
        text(),
        {put_flags<&TrainingSpec::eager_ops, kEagerOpNames>, get_eager_ops}},
       {"training.expert_gemms", "`multi_stream`, `grouped`, `sequential`", "`multi_stream`",

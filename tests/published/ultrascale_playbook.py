@@ -8,10 +8,19 @@ model shapes of huggingface/nanotron scripts/scaling_benchmarks.py@e24d2483.
 
   ultrascale_playbook.py suite DIR   the suite's cases: each model's fastest measured layout on
                                      1, 2, 4 and 8 nodes (the Playbook's heatmap cells)
-  ultrascale_playbook.py sweep DIR   every measured layout (1,7xx files), for analysis only
+  ultrascale_playbook.py sweep DIR   every measured layout (1,551 files), for analysis only
+  ultrascale_playbook.py memory DIR [TRAINSIM]
+                                     trainsim's memory peak over the plotted GPU memory (nanotron's
+                                     max_memory_reserved, GiB) for sweep DIR's files: the median,
+                                     10th and 90th percentiles, overall and by layout
 """
+import collections
+import concurrent.futures
 import csv
+import json
 import os
+import statistics
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -106,14 +115,59 @@ HEADER = """# The Ultra-Scale Playbook's {model} model (Llama-style: {layers} la
 # without grouped-query attention, FFN {ffn}, vocabulary {vocab}, {tied} embeddings) on {gpus} x H100 80GB
 # ({nodes} node{s} of 8): dp {dp} · tp {tp} · pp {pp}, micro-batch {mb} x {ga} accumulation steps, ZeRO-{zero},
 # 256 sequences of 4,096 tokens a step. The fastest of the Playbook's measured layouts of this model
-# on {nodes} node{s} (its heatmap's cell). Measured: {tok} tokens/s per GPU (GPU memory {mem} GB).
+# on {nodes} node{s} (its heatmap's cell). Measured: {tok} tokens/s per GPU (GPU memory {mem} GiB reserved).
 # Source: run {run} of the Playbook's interactive benchmark plot; every setting and the stack:
 # tests/published/README.md, "The Ultra-Scale Playbook". Written by ultrascale_playbook.py.
 """
 
 
+def percentile(values, p):
+    v = sorted(values)
+    return v[int(p * (len(v) - 1))]
+
+
+def memory(sweep_dir, trainsim):
+    """Predicted peak over measured memory for each sweep file that trainsim reads."""
+    rows = {r["run_id"]: r for r in csv.DictReader(open(os.path.join(HERE, "ultrascale-playbook-runs.csv")))}
+
+    def peak(name):
+        out = subprocess.run([trainsim, "memory", "--json", os.path.join(sweep_dir, name)],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            return None
+        return name[:-5], max(s["peak"]["bytes"] for s in json.loads(out.stdout)["stages"])
+
+    names = sorted(f for f in os.listdir(sweep_dir) if f.endswith(".yaml"))
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        peaks = [p for p in pool.map(peak, names) if p]
+    groups = collections.defaultdict(list)
+    over = 0
+    for run, bytes_ in peaks:
+        r = rows[run]
+        measured = float(r["gpu_mem_GB"] or 0) * 1024**3  # nanotron logs GiB (helpers.py)
+        if measured <= 0:
+            continue
+        ratio = bytes_ / measured
+        layout = "tp {} · pp {} · dp {} · ZeRO-{}".format(
+            ">1" if int(r["tp"]) > 1 else "1", ">1" if int(r["pp"]) > 1 else "1",
+            ">1" if int(r["dp"]) > 1 else "1", r["zero_stage"])
+        for key in ("all runs", layout) + (("over 60 GiB",) if measured > 60 * 1024**3 else ()):
+            groups[key].append(ratio)
+        over += bytes_ > 80 * 1024**3
+    print(f"{len(peaks)} runs read; {over} predicted over 80 GiB")
+    print("predicted peak / measured reserved: median (10th–90th percentile), runs")
+    for key in sorted(groups, key=lambda k: (k != "all runs", k != "over 60 GiB", k)):
+        v = groups[key]
+        print(f"  {key:32} {statistics.median(v):.3f} ({percentile(v, .1):.3f}–{percentile(v, .9):.3f}), {len(v)}")
+
+
 def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("suite", "sweep", "memory"):
+        sys.exit(__doc__)
     mode, out = sys.argv[1], sys.argv[2]
+    if mode == "memory":
+        memory(out, sys.argv[3] if len(sys.argv) > 3 else "build/sim/trainsim")
+        return
     rows = [r for r in csv.DictReader(open(os.path.join(HERE, "ultrascale-playbook-runs.csv")))
             if usable(r)]
     os.makedirs(out, exist_ok=True)
