@@ -167,15 +167,23 @@ struct StageLayers {
   }
 };
 
-StageLayers stage_layers(const Scenario& s, int stage) {
-  const ModelSpec& m = *s.model;
+// A micro-batch's tokens on one GPU: context parallelism splits each sequence cp ways.
+std::int64_t gpu_microbatch_tokens(const Scenario& s) {
+  return static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
+}
+
+// What global stage `stage` of the scenario's split holds.
+StageContent stage_content(const Scenario& s, int stage) {
   const int stages = s.layout.pp * s.layout.vpp;
   TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
+  return partition_model(*s.model, stages, s.layout.split)[static_cast<std::size_t>(stage)];
+}
+
+StageLayers stage_layers(const Scenario& s, int stage) {
+  const ModelSpec& m = *s.model;
   StageLayers out;
-  out.st = partition_model(m, stages, s.layout.split)[static_cast<std::size_t>(stage)];
-  // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
-  out.tokens =
-      static_cast<std::int64_t>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
+  out.st = stage_content(s, stage);
+  out.tokens = gpu_microbatch_tokens(s);
   const int t = s.layout.tp;
   const bool sp = s.layout.sequence_parallel;
   // Full recompute of the first N layers only: the rest keep everything, as without it.
@@ -232,14 +240,9 @@ double stage_activation_bytes(const Scenario& s, int stage) {
 }
 
 double loss_transient_bytes(const Scenario& s, int stage) {
-  if (!s.model || s.training.fused_loss) return 0;
-  const int stages = s.layout.pp * s.layout.vpp;
-  TRAINSIM_CHECK(stage >= 0 && stage < stages, "stage out of range");
-  if (!partition_model(*s.model, stages, s.layout.split)[static_cast<std::size_t>(stage)].head)
-    return 0;
-  const double n =
-      static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp;
-  return kHalf * n * static_cast<double>(s.model->vocab) / s.layout.tp;
+  if (!s.model || s.training.fused_loss || !stage_content(s, stage).head) return 0;
+  return kHalf * static_cast<double>(gpu_microbatch_tokens(s)) *
+         static_cast<double>(s.model->vocab) / s.layout.tp;
 }
 
 double offloaded_activation_bytes(const Scenario& s, int stage) {

@@ -17,18 +17,17 @@ namespace trainsim {
 std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) {
   const TaskGraph& g = *tl.graph;
   const Schedule& sch = tl.schedule;
-  std::vector<double> act(static_cast<std::size_t>(sch.stages), 0.0);
-  for (int st = 0; st < sch.stages; ++st)
+  // Per stage: the activations a micro-batch keeps, and the loss's instant on top of them.
+  std::vector<double> act(static_cast<std::size_t>(sch.stages)), spike(act.size());
+  for (int st = 0; st < sch.stages; ++st) {
     act[static_cast<std::size_t>(st)] = stage_activation_bytes(tl.scenario, sch.model_stage(st));
-  std::vector<double> spike(act.size(), 0.0);
-  for (int st = 0; st < sch.stages; ++st)
     spike[static_cast<std::size_t>(st)] = loss_transient_bytes(tl.scenario, sch.model_stage(st));
-  auto bytes_of = [&](int stage) {
-    return stage >= 0 ? act[static_cast<std::size_t>(stage)] : 0.0;
+  }
+  auto of = [](const std::vector<double>& v, int stage) {
+    return stage >= 0 ? v[static_cast<std::size_t>(stage)] : 0.0;
   };
-  auto spike_of = [&](int stage) {
-    return stage >= 0 ? spike[static_cast<std::size_t>(stage)] : 0.0;
-  };
+  auto bytes_of = [&](int stage) { return of(act, stage); };
+  auto spike_of = [&](int stage) { return of(spike, stage); };
   const double unit = 1.0 / std::max(sch.vpp(), 1), alpha = sch.input_frees;
   std::vector<std::vector<ActivationEvent>> out(static_cast<std::size_t>(sch.ranks));
   for (int r = 0; r < sch.ranks; ++r)  // about one event per action
