@@ -14,17 +14,19 @@ using namespace trainsim;
 
 namespace {
 // Two nodes of 8 H100s with a price and a measured figure, so every optional field of a report
-// is set; ZeRO and recompute listed so some candidates are ruled out and some run out of memory.
+// is set (and ZeRO-1's reduction, off its defaults, for its candidates); ZeRO and recompute listed
+// so some candidates are ruled out and some run out of memory.
 Scenario priced() {
   return test::yaml(
       "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}\n"
-      "parallelism: {pp: 2, dp: 8}\ntraining: {seq_len: 4096, global_batch_size: 64}\n"
+      "parallelism: {pp: 2, dp: 8, overlap_grad_reduce: true, zero1_reduce: all-reduce}\n"
+      "training: {seq_len: 4096, global_batch_size: 64}\n"
       "pricing: {gpu_hour: 2.5}\nmeasured: {tokens_per_s: 200000, source: a test}\n");
 }
 SearchSpace space() {
   SearchSpace s;
   s.tp = {1, 2};
-  s.zero = {0, 3};
+  s.zero = {0, 1, 3};
   s.sequence_parallel = {0};
   s.recompute = {Recompute::None, Recompute::Full};
   return s;
@@ -59,6 +61,15 @@ TEST_CASE("distributed search: results survive the trip to rank 0 exactly", "[se
   CHECK(search_to_json(base, copy) == search_to_json(base, ranked));
   CHECK(format_search(base, copy, 100) == format_search(base, ranked, 100));
   CHECK(search_to_csv(base, copy) == search_to_csv(base, ranked));
+  // And the report fields no table shows: ZeRO-1's reduction, as the scenario set it.
+  int zero1 = 0;
+  for (std::size_t i = 0; i < copy.size(); ++i)
+    if (ranked[i].ran() && ranked[i].report.zero == 1) {
+      ++zero1;
+      CHECK(copy[i].report.zero1_all_reduce);
+      CHECK(copy[i].report.grad_reduce_with_backward);
+    }
+  CHECK(zero1 > 0);
   // Doubles bit for bit (MessagePack keeps them; JSON text would round).
   CHECK(copy.front().report.step_time_s == ranked.front().report.step_time_s);
   CHECK(copy.front().report.stages.size() == ranked.front().report.stages.size());

@@ -204,6 +204,30 @@ TEST_CASE("footprint: ZeRO-Offload keeps the optimizer states in host memory",
   CHECK(on.gradients == off.gradients);
 }
 
+TEST_CASE("footprint: PyTorch DDP's copied buckets hold every trained gradient again",
+          "[footprint]") {
+  // Stage 0 of pp 2, dp 4: Ψ parameters. Buffers are the 1.5 GB runtime and one 25 MB bucket;
+  // with memory.dp_buckets copy under ZeRO 0 or 1, the runtime and a 16-bit copy of every
+  // gradient, 2Ψ; ZeRO-2 and 3 shard their gradients outside DDP (one bucket again); dp 1 runs
+  // no DDP (no bucket at all).
+  auto stage0 = [](int zero, int dp, const char* buckets) {
+    const Scenario s = test::yaml(
+        fmt::format("model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: {}, nodes: 1}}\n"
+                    "parallelism: {{pp: 2, dp: {}, zero: {}}}\ntraining: {{seq_len: 4096, "
+                    "global_batch_size: 64}}\nmemory: {{dp_buckets: {}}}\n",
+                    2 * dp, dp, zero, buckets));
+    const int stages[] = {0};
+    return static_memory(s, stages);
+  };
+  for (int zero : {0, 1}) {
+    const StaticMemory copy = stage0(zero, 4, "copy");
+    CHECK(copy.buffers == Approx(1.5e9 + 2 * copy.parameters));
+    CHECK(stage0(zero, 4, "view").buffers == Approx(1.5e9 + 25e6));
+  }
+  for (int zero : {2, 3}) CHECK(stage0(zero, 4, "copy").buffers == Approx(1.5e9 + 25e6));
+  CHECK(stage0(0, 1, "copy").buffers == Approx(1.5e9));
+}
+
 TEST_CASE("footprint: static memory follows the ZeRO paper for ZeRO 0 to 3", "[footprint]") {
   // Ψ on stage 0 of pp 2 (16 layers + embedding), dp 4. Weights 2Ψ, grads 2Ψ, Adam 12Ψ;
   // ZeRO-1 shards the 12Ψ, ZeRO-2 also the grads, ZeRO-3 also the weights, each / N_d.

@@ -85,6 +85,10 @@ TEST_CASE("memory report: JSON carries the per-stage fields the issue names", "[
     CHECK(j["stages"][0].contains(k));
   CHECK(j["stages"][0]["peak"].contains("time_s"));
   CHECK(j["out_of_memory"].is_array());
+  CHECK(j["dp_buckets"] == "view");
+  Scenario copied = llama8b();
+  copied.memory.dp_buckets = DpBuckets::Copy;
+  CHECK(memory_to_json(make_memory_report(simulate(copied)))["dp_buckets"] == "copy");
 }
 
 TEST_CASE("memory over time: starts at the static state and peaks at the report's peak",

@@ -182,6 +182,34 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
         Approx(make_report(z1).volume.dp_bytes + cost->gradient_bytes(0) / 2));
 }
 
+TEST_CASE("DP pass: ZeRO-1 all-reduces the gradients whole with zero1_reduce: all-reduce",
+          "[passes][dp]") {
+  // dp 2, one micro-batch, one bucket: ZeRO-1 reduces once, after the backward (nothing left to
+  // hide it behind). nanotron's all-reduce moves 2·(n − 1)/n · G bytes a GPU where the
+  // reduce-scatter moves (n − 1)/n · G: G/2 more at n = 2, and the step grows by the
+  // all-reduce's time less the reduce-scatter's. ZeRO-2 keeps its reduce-scatters.
+  auto with = [](int zero, const char* op) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
+parallelism: {{dp: 2, zero: {}, zero1_reduce: {}}}
+costs: {{forward: 10ms, backward: 21ms}}
+memory: {{bucket_size: 100GB}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
+)",
+                                  zero, op));
+  };
+  const auto cost = make_cost_model(with(1, "all-reduce"));
+  const double g = cost->gradient_bytes(0);
+  auto time = [&](Collective c) {
+    return cost->collective(c, 2, LinkClass::IntraNode, g).duration;
+  };
+  const Timeline rs = simulate(with(1, "reduce-scatter")), ar = simulate(with(1, "all-reduce"));
+  CHECK(make_report(ar).volume.dp_bytes == Approx(make_report(rs).volume.dp_bytes + g / 2));
+  CHECK(ar.makespan - rs.makespan == time(Collective::AllReduce) - time(Collective::ReduceScatter));
+  CHECK(simulate(with(2, "all-reduce")).makespan == simulate(with(2, "reduce-scatter")).makespan);
+}
+
 TEST_CASE("DP pass: tied embeddings over a pipeline sum their gradients before the step",
           "[passes][dp]") {
   // Llama-3.2-1B (tied: the head is the embedding) over pp 2, one micro-batch, explicit

@@ -154,6 +154,13 @@ TEST_CASE("run: the layout line names the ZeRO stage and ZeRO-3's buckets", "[re
   CHECK(j["layout"]["fsdp"]["reduce_bucket_bytes"] == 20e6);
   CHECK(j["layout"]["fsdp"]["gather_bucket_bytes"].is_null());
   CHECK(j["layout"]["fsdp"]["unit_layers"] == 1);
+  CHECK_FALSE(j["layout"].contains("zero1_reduce"));  // ZeRO-1's alone
+  s.layout.zero = 1;
+  s.layout.zero1_all_reduce = true;
+  const nlohmann::json one = report_to_json(make_report(simulate(s)));
+  CHECK(one["layout"]["zero1_reduce"] == "all-reduce");
+  CHECK(one["layout"]["overlap_grad_reduce"] == false);
+  CHECK_FALSE(one["layout"].contains("fsdp"));
 }
 
 TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]") {

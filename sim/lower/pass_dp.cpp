@@ -124,7 +124,8 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       const auto to = compute.gradient_parts.lower_bound({r, st + 1, -1});
       TRAINSIM_CHECK(from != to, "every stage has a backward");
       // ZeRO-0 all-reduces each bucket, ZeRO-2 reduce-scatters it, ZeRO-3 reduce-scatters
-      // each FSDP unit; ZeRO-1 reduce-scatters once after the last backward.
+      // each FSDP unit; ZeRO-1 reduce-scatters (or, parallelism.zero1_reduce, all-reduces)
+      // once after the last backward, or by bucket with overlap_grad_reduce.
       int phase = 2;  // 0, 1: the parameter gathers'
       for (auto it = from; it != to; ++it) {
         const std::vector<TaskId>& ready = it->second;
@@ -145,7 +146,9 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       std::stable_sort(pending.begin(), pending.end(),
                        [](const Reduction& a, const Reduction& b) { return a.at < b.at; });
     }
-    const Collective op = l.zero == 0 ? Collective::AllReduce : Collective::ReduceScatter;
+    const Collective op = l.zero == 0 || (l.zero == 1 && l.zero1_all_reduce)
+                              ? Collective::AllReduce
+                              : Collective::ReduceScatter;
     for (const Reduction& x : pending)
       for (const TaskId t : {collective(dp, op, x.all - x.routed, x.st, 0, x.phase, x.after),
                              collective(experts, op, x.routed, x.st, 2, x.phase, x.after)})

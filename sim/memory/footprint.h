@@ -99,7 +99,9 @@ struct StaticMemory {
   /// (training.lora_rank) Ψ here and in `optimizer` is the adapters' count, not the model's.
   double gradients = 0;
   double optimizer = 0;  ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
-  /// Runtime overhead (memory.runtime_overhead), with dp > 1 one gradient bucket in flight, and
+  /// Runtime overhead (memory.runtime_overhead), with dp > 1 one gradient bucket in flight (with
+  /// memory.dp_buckets `copy` under ZeRO 0 or 1, PyTorch DDP's: every bucket, a 16-bit copy of
+  /// each trained gradient, 2 bytes a trained parameter), and
   /// under training.precision fp8 the layers' linear weights in FP8, row- and column-wise
   /// (Hopper's FP8 GEMM takes both operands K-major): 2 bytes per such parameter (fp8_weights).
   double buffers = 0;

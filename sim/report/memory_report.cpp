@@ -118,6 +118,7 @@ MemoryReport make_memory_report(const Timeline& tl) {
   m.model = sc.model;
   m.model_edits = sc.command_line_edits("model.");
   if (sc.has_cluster) m.device_memory = sc.cluster.gpu.memory;
+  m.dp_buckets = sc.memory.dp_buckets;
   const auto events = activation_events(tl);
   const auto held = sch.model_stages_by_rank();
   for (int r = 0; r < sch.ranks; ++r) {
@@ -211,6 +212,7 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
   nlohmann::json j;
   if (m.model) j["model"] = model_to_json(*m.model);
   j["device_memory"] = m.device_memory;
+  j["dp_buckets"] = m.dp_buckets == DpBuckets::Copy ? "copy" : "view";
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& s : m.stages)
     stages.push_back({{"stage", s.stage},

@@ -54,9 +54,10 @@ struct OutOfMemory {
 };
 
 struct MemoryReport {
-  std::optional<ModelSpec> model;        ///< the model trained (none in a costs-only study)
-  std::vector<std::string> model_edits;  ///< its command-line edits (StepReport's)
-  double device_memory = 0;              ///< bytes, 0 without a cluster
+  std::optional<ModelSpec> model;          ///< the model trained (none in a costs-only study)
+  std::vector<std::string> model_edits;    ///< its command-line edits (StepReport's)
+  double device_memory = 0;                ///< bytes, 0 without a cluster
+  DpBuckets dp_buckets = DpBuckets::View;  ///< memory.dp_buckets: what the buffers counted
   std::vector<StageMemory> stages;
   std::vector<OutOfMemory> out_of_memory;
   /// The fullest GPU's peak: the largest stage peak (0 without stages).

@@ -292,6 +292,10 @@ nlohmann::json report_to_json(const StepReport& r) {
                    {"layers", r.split.layers.empty() ? nlohmann::json(nullptr)
                                                      : nlohmann::json(r.split.layers)}}},
                  {"zero", r.zero}};
+  if (r.zero == 1) {
+    j["layout"]["overlap_grad_reduce"] = r.grad_reduce_with_backward;
+    j["layout"]["zero1_reduce"] = r.zero1_all_reduce ? "all-reduce" : "reduce-scatter";
+  }
   if (r.zero == 3) {
     auto bytes = [](const std::optional<double>& b) {
       return b ? nlohmann::json(*b) : nlohmann::json(nullptr);

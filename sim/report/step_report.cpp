@@ -143,6 +143,8 @@ StepReport make_report(const Timeline& tl) {
   r.cp = sc.layout.cp;
   r.split = sc.layout.split;
   r.zero = sc.layout.zero;
+  r.grad_reduce_with_backward = sc.layout.grad_reduce_with_backward;
+  r.zero1_all_reduce = sc.layout.zero1_all_reduce;
   r.fsdp = sc.layout.fsdp;
   r.microbatches = sc.microbatches();
   if (sc.has_cluster) r.gpu = sc.cluster.gpu.name;

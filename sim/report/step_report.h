@@ -83,8 +83,11 @@ struct StepReport {
   int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, microbatches = 0;
   PipelineSplit split;  ///< what the layer split over stages counts besides the layers
   int zero = 0;         ///< ZeRO stage
-  FsdpSpec fsdp;        ///< ZeRO-3's units (meaningful with zero 3)
-  std::string gpu;      ///< device name, empty without a cluster
+  /// ZeRO-1's gradient reduction: by bucket during the last backward (overlap_grad_reduce), and
+  /// an all-reduce instead of a reduce-scatter (parallelism.zero1_reduce).
+  bool grad_reduce_with_backward = false, zero1_all_reduce = false;
+  FsdpSpec fsdp;    ///< ZeRO-3's units (meaningful with zero 3)
+  std::string gpu;  ///< device name, empty without a cluster
   /// The training settings the durations depend on (attention kernel, optimizer, …); nullopt
   /// without a model (a costs-only study).
   std::optional<TrainingSpec> training;

@@ -101,6 +101,11 @@ struct Layout {
   /// completes them (Megatron's overlap_grad_reduce with its distributed optimizer), instead of
   /// once after it. ZeRO-0 and -2 always reduce by bucket, ZeRO-3 by unit.
   bool grad_reduce_with_backward = false;
+  /// ZeRO-1: all-reduce the gradients whole instead of reduce-scattering them (nanotron with
+  /// fp32 gradient accumulation: its ZeRO-1 runs without DDP and all-reduces the fp32 gradient
+  /// buffer after the last backward, trainer.py's sync_gradients_across_dp with
+  /// reduce_scatter=False). Other stages: no effect.
+  bool zero1_all_reduce = false;
   /// TP collectives overlap the neighbouring GEMMs (chunked comm-GEMM overlap, as Megatron's
   /// tp_comm_overlap): they run beside the compute they belong to instead of after it.
   bool tp_overlap = false;

@@ -338,6 +338,12 @@ struct Slowdown {
   double link = 1.0;       ///< transfers and collectives they take part in × this
 };
 
+/// What a data-parallel gradient bucket is: a view of the gradients (Megatron's contiguous grad
+/// buffer, PyTorch DDP's gradient_as_bucket_view) or, PyTorch DDP's default, storage of its own
+/// that the gradients are copied into, every bucket kept (torch/nn/parallel/distributed.py,
+/// `gradient_as_bucket_view=False`: "gradients are copied into buckets").
+enum class DpBuckets { View, Copy };
+
 /// `memory:` — what a GPU holds besides the model state and activations.
 struct MemorySpec {
   /// CUDA context, cuBLAS/NCCL workspaces and allocator slack: the Ultra-Scale Playbook measures
@@ -345,6 +351,7 @@ struct MemorySpec {
   double runtime_overhead = 1.5e9;
   /// DP gradient bucket (PyTorch DDP's default bucket_cap_mb = 25): one bucket in flight.
   double bucket_size = 25e6;
+  DpBuckets dp_buckets = DpBuckets::View;
 };
 
 /// `contention:` — how work running at once on one GPU slows down.

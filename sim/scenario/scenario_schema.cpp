@@ -1172,6 +1172,19 @@ const std::vector<SchemaKey>& scenario_keys() {
        "instead of once after it. ZeRO-0 and ZeRO-2 always reduce by bucket during the backward "
        "and ZeRO-3 by unit: there it changes nothing",
        boolean(), field<&Scenario::layout, &Layout::grad_reduce_with_backward>()},
+      {"parallelism.zero1_reduce",
+       "`reduce-scatter`, `all-reduce`",
+       "`reduce-scatter`",
+       "ZeRO-1: the gradients' collective over the DP ranks: a reduce-scatter, each rank keeping "
+       "the shard its optimizer steps (Megatron's distributed optimizer), or an all-reduce of "
+       "them whole, twice the traffic (nanotron with `accumulate_grad_in_fp32`: its ZeRO-1 runs "
+       "without DDP and all-reduces the fp32 gradient buffer once after the last backward, "
+       "`trainer.py` `sync_gradients_across_dp`, `reduce_scatter=False`; `--json`: "
+       "`layout.zero1_reduce`). ZeRO 0, 2 and 3: "
+       "there it changes nothing",
+       choice({"reduce-scatter", "all-reduce"}),
+       {put_layout_flag<&Layout::zero1_all_reduce, 1>,
+        get_layout_flag<&Layout::zero1_all_reduce, 1>}},
       {"parallelism.tp_overlap", "bool", "false",
        "comm-GEMM overlap. With sequence parallelism on a dense model, as Transformer Engine's "
        "userbuffers run it: each layer's TP collectives run inside the GEMMs they are fused with "
@@ -1334,6 +1347,15 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::memory, &MemorySpec::runtime_overhead>()},
       {"memory.bucket_size", "bytes", "25MB", "DP gradient bucket (PyTorch DDP's `bucket_cap_mb`)",
        quantity(Dimension::Bytes, true), field<&Scenario::memory, &MemorySpec::bucket_size>()},
+      {"memory.dp_buckets", "`view`, `copy`", "`view`",
+       "what the DP gradient buckets are, with dp > 1 under ZeRO 0 or 1: views of the gradients "
+       "(Megatron's gradient buffer, PyTorch DDP's `gradient_as_bucket_view=True`; one bucket in "
+       "flight counted in buffers), or storage of their own, every bucket kept beside the "
+       "gradients (`copy`: PyTorch DDP's default, as nanotron and Accelerate run it; 2 bytes a "
+       "trained parameter in buffers; `trainsim memory --json`: `dp_buckets`). ZeRO-2 and ZeRO-3 "
+       "shard their gradients outside PyTorch "
+       "DDP: there it changes nothing",
+       choice({"view", "copy"}), field<&Scenario::memory, &MemorySpec::dp_buckets>()},
       {"calibration",
        "path",
        "—",
