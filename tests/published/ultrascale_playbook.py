@@ -69,6 +69,14 @@ def scenario(r, name, header):
             return None
         split = "\n  pipeline_split: {layers: [" + ", ".join(map(str, per)) + "]}"
     series = f"ultrascale-playbook-{NAMES[r['model']]}"
+    # nanotron (trainer.py, helpers.py at e24d2483): with fp32 gradient accumulation, ZeRO-0 runs
+    # under PyTorch DDP (dp > 1), whose hook adds each bucket into the fp32 buffer and
+    # all-reduces it during the last backward, its buckets copies of the gradients; ZeRO-1 runs
+    # without DDP and all-reduces the whole fp32 buffer once after the last backward.
+    zero1 = r["zero_stage"] == "1"
+    dp_sync = ("  overlap_grad_reduce: false\n  zero1_reduce: all-reduce" if zero1
+               else "  overlap_grad_reduce: true")
+    memory = "" if zero1 else "memory:\n  dp_buckets: copy\n"
     return f"""{header}name: {name}
 model:
   layers: {r['layers']}
@@ -102,8 +110,8 @@ parallelism:
   pp: {pp}
   zero: {r['zero_stage']}
   sequence_parallel: {str(tp > 1).lower()}
-  overlap_grad_reduce: true{split}
-schedule: 1f1b
+{dp_sync}{split}
+{memory}schedule: 1f1b
 measured:
   tokens_per_s_per_gpu: {r['tok_s_per_gpu']}
   source: "{SOURCE.format(run=r['run_id'])}: {r['tok_s_per_gpu']} tokens/s per GPU"
