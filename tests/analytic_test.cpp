@@ -3061,6 +3061,28 @@ costs: {forward: 10ms, backward: 20ms}
   CHECK(make_cost_model(timed)->host_launch(Op::F, 0).kernels == 0);
 }
 
+TEST_CASE("analytic: the CPU issues a pass's TP collectives between its kernels",
+          "[analytic][launch]") {
+  // tp 2 with SP, compiled at 5 µs a launch: a pass's launches are its kernels' runs plus one
+  // per TP collective run (16 layers: 2 all-gathers and 2 reduce-scatters each forward, and the
+  // head's), each issued by the CPU as torch.distributed calls NCCL.
+  const AnalyticCostModel m(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {tp: 2, sequence_parallel: true}
+efficiency: {host_per_kernel: 5us}
+)"));
+  for (const Op op : {Op::F, Op::B}) {
+    double runs = 0, collectives = 0;
+    for (const KernelTime& k : m.kernel_times(op, 0)) runs += k.count;
+    for (const CollectiveRun& c : m.tp_collectives(op, 0)) collectives += c.count;
+    REQUIRE(collectives >= 4 * 16);
+    const HostLaunch h = m.host_launch(op, 0);
+    CHECK(h.kernels == runs + collectives);
+    CHECK(h.time == seconds_to_ns((runs + collectives) * 5e-6));
+  }
+}
+
 TEST_CASE("eager LayerNorm's rate by row width: the H200 sweep over its rate at 5,120") {
   // constants.h kEagerLayerNormWidthSweep: GB/s at 65,536 rows.
   CHECK(eager_layernorm_width_factor(5120, true) == Approx(1));

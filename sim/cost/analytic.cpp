@@ -1325,6 +1325,12 @@ HostLaunch AnalyticCostModel::host_launch(Op op, int stage) const {
   const double per_kernel = host_per_kernel();
   double launches = 0;
   for (const Kernel& k : kernels(op, stage)) launches += static_cast<double>(k.count) * k.launches;
+  // The TP, CP and EP collectives the pass runs are issued by the same CPU thread, between its
+  // kernels: an NCCL kernel launch each (torch.distributed's call on the CPU, at least one
+  // kernel launch's time).
+  for (const auto& runs :
+       {tp_collectives(op, stage), cp_collectives(op, stage), ep_collectives(op, stage)})
+    for (const CollectiveRun& c : runs) launches += c.count;
   return {seconds_to_ns(launches * per_kernel), launches};
 }
 

@@ -162,8 +162,8 @@ class AnalyticCostModel : public CostModel {
   bool models_hardware() const override { return true; }
   std::string sources() const override;
   std::vector<KernelTime> kernel_times(Op op, int stage) const override;
-  /// The kernels compute() counts (each run's launches), efficiency.host_per_kernel each
-  /// (host_per_kernel_seconds).
+  /// The kernels compute() counts (each run's launches) and the TP, CP and EP collectives its
+  /// pass runs (one launch each), efficiency.host_per_kernel each (host_per_kernel_seconds).
   HostLaunch host_launch(Op op, int stage) const override;
   /// The CPU's time to issue one kernel, seconds (host_per_kernel_seconds).
   double host_per_kernel() const;

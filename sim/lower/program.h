@@ -164,9 +164,9 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
 /// waiting for the GPU: a compute task (or part) starts after its first kernel is issued, and
 /// what needs its result (the next task on the compute stream, its sends, collectives and
 /// gradient reductions) after its last; kernels shorter than their issue
-/// time leave the GPU waiting. Nothing when the CPU keeps ahead (no launches). The optimizer's
-/// and the collectives' launches are not counted. After every pass that adds to the compute
-/// stream.
+/// time leave the GPU waiting. Nothing when the CPU keeps ahead (no launches). A pass's TP, CP
+/// and EP collectives count as kernels (CostModel::host_launch); the optimizer's and the DP
+/// collectives' launches are not counted. After every pass that adds to the compute stream.
 void add_launch_pass(Program& p);
 /// Shared hardware, last: per simulated rank two SM resources (compute slowed by the
 /// communication running beside it, contention.compute_slowdown; communication slowed by the

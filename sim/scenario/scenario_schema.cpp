@@ -1336,8 +1336,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "leave the GPU waiting (the `launch` rows of the timeline; `CPU launches` in the "
        "report). Eager: measured on a recorded eager PyTorch step whose CPU never waited, "
        "under the profiler, an upper estimate (`sim/cost/constants.h`); a fused framework's is "
-       "not measured, 0 (its CPU assumed ahead). `0us` for a run under CUDA graphs. The "
-       "optimizer's and the collectives' launches are not counted",
+       "not measured, 0 (its CPU assumed ahead). `0us` for a run under CUDA graphs. A pass's "
+       "TP, CP and EP collectives are issued between its kernels, one launch each; the "
+       "optimizer's and the data-parallel collectives' launches are not counted",
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::host_per_kernel>()},
       {"memory", "map", "", "what a GPU holds besides model state and activations", map(), {}},
