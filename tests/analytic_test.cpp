@@ -884,7 +884,7 @@ parallelism: {dp: 80}
   const double small = 1e6, edge = 33553920;
   CHECK(seconds(two, Collective::AllGather, 16, small, 8) ==
         Approx(two.tuning_model_seconds(Collective::AllGather, 16, small, 8) *
-               sweep.seconds(Collective::AllGather, 8, edge) /
+               sweep.seconds(Collective::AllGather, 8, 10, edge) /
                two.tuning_model_seconds(Collective::AllGather, 80, edge, 8))
             .epsilon(1e-6));
   // Two members per node read the 2-per-node rows (10 nodes: 20 GPUs), where the tuning model
@@ -896,8 +896,9 @@ parallelism: {dp: 80}
             .epsilon(1e-6));
   CHECK(two.tuning_model_seconds(Collective::AllReduce, 20, ar, 2) > 5270.4e-6);
   // The durations line says so.
-  CHECK_THAT(two.sources(), Catch::Contains("scaled by size to the measured (nccl-tests on 10 "
-                                            "nodes of 8 H100, xxrjun/nccl-tests-cluster)"));
+  CHECK_THAT(two.sources(),
+             Catch::Contains("scaled by size to the measured (infiniband-ndr: nccl-tests on 10 "
+                             "nodes of 8 H100, xxrjun/nccl-tests-cluster)"));
 }
 
 TEST_CASE("analytic: a GPU without a sweep between nodes has NCCL's tuning model alone",
@@ -913,6 +914,98 @@ parallelism: {dp: 16}
               m.collective(Collective::AllGather, 16, LinkClass::InterNode, bytes, 8).duration) ==
           Approx(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 8)).margin(1e-9));
   CHECK_THAT(m.sources(), !Catch::Contains("xxrjun"));
+}
+
+namespace {
+// Llama-3.1-8B data-parallel over `nodes` nodes of 8 H100s on `network` (cluster.network).
+Scenario h100_nodes(int nodes, const char* network, const char* gpu = "h100-sxm") {
+  return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: {}}}
+cluster: {{gpu: {}, gpus_per_node: 8, nodes: {}, network: {}}}
+parallelism: {{dp: {}}}
+)",
+                                8 * nodes, gpu, nodes, network, 8 * nodes));
+}
+}  // namespace
+
+TEST_CASE("analytic: cluster.network picks the measured network between nodes",
+          "[analytic][collective]") {
+  auto seconds = [](const AnalyticCostModel& m, Collective c, int n, double bytes, int per_node) {
+    return to_seconds(m.collective(c, n, LinkClass::InterNode, bytes, per_node).duration);
+  };
+  const double s = 268435456;  // efa-playbook's one size
+  const InterNodeSweep& playbook = *InterNodeSweep::named("efa-playbook");
+  // On a measured layout, the measured time: the all-reduce of 256 MB over 8 nodes of 8,
+  // 5,308.0 µs (99.6 GB/s bus bandwidth), where infiniband-ndr's 10 nodes scale the tuning model
+  // to about 1.9 ms.
+  const AnalyticCostModel eight(h100_nodes(8, "efa-playbook"));
+  CHECK(seconds(eight, Collective::AllReduce, 64, s, 8) ==
+        Approx(playbook.seconds(Collective::AllReduce, 8, 8, s)).epsilon(1e-6));
+  const AnalyticCostModel ib(h100_nodes(8, "infiniband-ndr"));
+  CHECK(seconds(ib, Collective::AllReduce, 64, s, 8) < 0.4 * 5308.0e-6);
+  // The preset's network is infiniband-ndr.
+  const AnalyticCostModel preset(h100_nodes(8, "preset"));
+  CHECK(seconds(preset, Collective::AllReduce, 64, s, 8) ==
+        seconds(ib, Collective::AllReduce, 64, s, 8));
+  // At another size the measured ÷ model ratio at 256 MB scales the tuning model.
+  const double big = 5.37e9;
+  CHECK(seconds(eight, Collective::AllReduce, 64, big, 8) ==
+        Approx(eight.tuning_model_seconds(Collective::AllReduce, 64, big, 8) *
+               playbook.seconds(Collective::AllReduce, 8, 8, s) /
+               eight.tuning_model_seconds(Collective::AllReduce, 64, s, 8))
+            .epsilon(1e-6));
+  // Between measured node counts the ratio is geometric in log nodes: 6 nodes lie
+  // log(6/4)/log(8/4) = 0.585 of the way from 4 to 8.
+  const AnalyticCostModel six(h100_nodes(6, "efa-playbook"));
+  auto ratio = [&](int nodes) {
+    return playbook.seconds(Collective::AllGather, 8, nodes, s) /
+           six.tuning_model_seconds(Collective::AllGather, 8 * nodes, s, 8);
+  };
+  const double w = std::log(6.0 / 4) / std::log(2.0);
+  CHECK(seconds(six, Collective::AllGather, 48, s, 8) ==
+        Approx(six.tuning_model_seconds(Collective::AllGather, 48, s, 8) *
+               std::pow(ratio(4), 1 - w) * std::pow(ratio(8), w))
+            .epsilon(1e-6));
+  // A group of one GPU in each of 2 nodes reads the rows of 2 nodes of 8 (only 8 a node were
+  // measured), the ratio taken there.
+  const AnalyticCostModel two(h100_nodes(2, "efa-playbook"));
+  CHECK(seconds(two, Collective::AllReduce, 2, s, 1) ==
+        Approx(two.tuning_model_seconds(Collective::AllReduce, 2, s, 1) *
+               playbook.seconds(Collective::AllReduce, 8, 2, s) /
+               two.tuning_model_seconds(Collective::AllReduce, 16, s, 8))
+            .epsilon(1e-6));
+  // An operation it did not measure (all-to-all) and `model`: the tuning model alone.
+  CHECK(seconds(eight, Collective::AllToAll, 64, s, 8) ==
+        Approx(eight.tuning_model_seconds(Collective::AllToAll, 64, s, 8)).margin(1e-9));
+  const AnalyticCostModel model(h100_nodes(8, "model"));
+  CHECK(seconds(model, Collective::AllReduce, 64, s, 8) ==
+        Approx(model.tuning_model_seconds(Collective::AllReduce, 64, s, 8)).margin(1e-9));
+  CHECK_THAT(model.sources(), !Catch::Contains("scaled by size"));
+  CHECK_THAT(eight.sources(), Catch::Contains("(efa-playbook: the Ultra-Scale Playbook's cluster"));
+  // efa-p5 has no reduce-scatter: its all-gather's ratio, at the same size and nodes.
+  const AnalyticCostModel p5(h100_nodes(8, "efa-p5"));
+  const InterNodeSweep& efa = *InterNodeSweep::named("efa-p5");
+  CHECK(seconds(p5, Collective::ReduceScatter, 64, s, 8) ==
+        Approx(p5.tuning_model_seconds(Collective::ReduceScatter, 64, s, 8) *
+               efa.seconds(Collective::AllGather, 8, 8, s) /
+               p5.tuning_model_seconds(Collective::AllGather, 64, s, 8))
+            .epsilon(1e-6));
+}
+
+TEST_CASE("analytic: a named network needs a GPU of the nodes it was measured on",
+          "[analytic][collective]") {
+  // The networks were measured between H100 nodes (400 Gb/s a GPU); an A100 preset's HDR
+  // links would take the ratios off another machine.
+  try {
+    AnalyticCostModel m(h100_nodes(2, "efa-p5", "a100-sxm-80gb"));
+    FAIL("an A100 on efa-p5 was accepted");
+  } catch (const ScenarioError& e) {
+    CHECK(e.key() == "cluster.network");
+    CHECK_THAT(e.what(), Catch::Contains("h100-sxm, h200, b200, gb200"));
+  }
+  // `model` and `preset` need nothing.
+  CHECK_NOTHROW(AnalyticCostModel(h100_nodes(2, "model", "a100-sxm-80gb")));
+  CHECK_NOTHROW(AnalyticCostModel(h100_nodes(2, "preset", "a100-sxm-80gb")));
 }
 
 TEST_CASE("analytic: another network keeps the measured correction, priced on its own links",
@@ -943,8 +1036,9 @@ parallelism: {{dp: 16}}
         to_seconds(
             m.collective(Collective::ReduceScatter, 16, LinkClass::InterNode, rs, 8).duration) ==
         Approx(m.tuning_model_seconds(Collective::ReduceScatter, 16, rs, 8) * ratio).epsilon(1e-6));
-    CHECK_THAT(m.sources(), Catch::Contains("priced on the scenario's links and scaled by size as "
-                                            "the measured (nccl-tests on 10 nodes of 8 H100"));
+    CHECK_THAT(m.sources(),
+               Catch::Contains("priced on the scenario's links and scaled by size as "
+                               "the measured (infiniband-ndr: nccl-tests on 10 nodes of 8 H100"));
   }
   // So a network 0.2 % faster or slower moves a collective by no more than that: the preset's
   // NDR NIC (47 GB/s) against 46.9 and 47.1 GB/s, a 1 GB all-gather over 2 nodes of 8 (the

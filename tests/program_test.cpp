@@ -557,6 +557,27 @@ parallelism: {{tp: 2, sequence_parallel: {}}}
   CHECK(no_sp.stages[0].exposed_tp_s < 0.9 * tp_time(false));
 }
 
+TEST_CASE("program: a TP group wider than a node spans whole nodes, each node's NICs a ring",
+          "[program][tp]") {
+  // tp 4 over 2 nodes of 2 GPUs: its ranks are consecutive, 2 in each node, so NCCL's rings
+  // leave each node through both of its NICs; they had been priced as 4 nodes of one GPU each.
+  const Scenario s = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 2, nodes: 2, gpu_speed_spread: 0}
+parallelism: {tp: 4, sequence_parallel: true}
+contention: {compute_slowdown: 0, comm_slowdown: 0}
+)");
+  // One micro-batch: its forward's and backward's TP collectives are all exposed.
+  const StepReport r = make_report(simulate(s));
+  const auto cost = make_cost_model(s);
+  auto tp = [&](int per_node) {
+    return to_seconds(cost->tp_communication(Op::F, 0, LinkClass::InterNode, per_node).duration +
+                      cost->tp_communication(Op::B, 0, LinkClass::InterNode, per_node).duration);
+  };
+  CHECK(r.stages[0].exposed_tp_s == Approx(tp(2)).epsilon(1e-6));
+  CHECK(tp(2) < tp(1));  // two NICs a node carry the rings, not one
+}
+
 namespace {
 // Llama-3.2-1B at tp 2 (no SP) on one GPU pair, one stage, one micro-batch, F = 10 ms and
 // B = 20 ms explicit, no contention; `overlap`: parallelism.tp_overlap; `sp`: sequence parallelism.

@@ -87,11 +87,47 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
   // link's bandwidth or latency (an H800's NVLink, a slower network) keeps that correction, the
   // model priced on its own links: a network 0.2 % faster is a step no more than that faster,
   // not the uncorrected model's (up to 2.5 times quicker rings).
-  if (find_gpu_preset(gpu.preset)) k.internode = InterNodeSweep::for_preset(gpu.preset);
+  // Which network (cluster.network): the scenario's, set by the constructor (inter_node_network).
   if (o.gemm) k.gemm_efficiency = *o.gemm;
   k.sources = fmt::format("{}", fmt::join(from, "; "));
   return k;
 }
+
+namespace {
+
+// The measured network between nodes (cluster.network; cost/internode_sweep.h), or nullptr: the
+// tuning model alone. A named network's ratios are taken on the preset's links, which must be
+// the ones measured: 400 Gb/s-class NICs, one a GPU (its H100 nodes).
+const InterNodeSweep* inter_node_network(const Scenario& s) {
+  const std::string& preset = s.cluster.gpu.preset;
+  const InterNodeSweep* own =
+      find_gpu_preset(preset) ? InterNodeSweep::for_preset(preset) : nullptr;
+  switch (s.cluster.network) {
+    case Network::Preset:
+      return own;
+    case Network::Model:
+      return nullptr;
+    case Network::InfinibandNdr:
+    case Network::EfaP5:
+    case Network::EfaPlaybook:
+      break;
+  }
+  const char* name = s.cluster.network == Network::InfinibandNdr ? "infiniband-ndr"
+                     : s.cluster.network == Network::EfaP5       ? "efa-p5"
+                                                                 : "efa-playbook";
+  const InterNodeSweep* named = InterNodeSweep::named(name);
+  TRAINSIM_CHECK(named != nullptr, "every cluster.network name has its data");
+  if (!own)
+    throw ScenarioError(
+        s.where("cluster.network"), "cluster.network",
+        fmt::format("{} was measured between nodes of 8 H100s with a 400 Gb/s-class link a GPU; "
+                    "the scenario's GPU ({}) is not one of the presets with such nodes (h100-sxm, "
+                    "h200, b200, gb200): use `preset` or `model`, or one of those GPUs",
+                    name, preset.empty() ? s.cluster.gpu.name : preset));
+  return named;
+}
+
+}  // namespace
 
 AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory, const AttentionTable* attention)
@@ -106,6 +142,7 @@ AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
       attention_(attention),
       pace_(slowest_gpu_factor(gpu_speed_spread(s), s.layout.world())) {
   TRAINSIM_CHECK(s.has_cluster, "the analytic model needs a cluster");
+  k_.internode = inter_node_network(s);
 }
 
 double AnalyticCostModel::memory_seconds(double bytes) const {
@@ -1226,11 +1263,12 @@ std::string AnalyticCostModel::sources() const {
                        s_.cluster.inter_node.latency == k_.preset->inter_node.latency &&
                        s_.cluster.intra_node.bandwidth == k_.preset->intra_node.bandwidth &&
                        s_.cluster.intra_node.latency == k_.preset->intra_node.latency;
-      s += own ? fmt::format(", scaled by size to the measured ({})", k_.internode->source())
+      s += own ? fmt::format(", scaled by size to the measured ({}: {})", k_.internode->name(),
+                             k_.internode->source())
                : fmt::format(
                      ", priced on the scenario's links and scaled by size as the measured "
-                     "({}) is over it on the preset's",
-                     k_.internode->source());
+                     "({}: {}) is over it on the preset's",
+                     k_.internode->name(), k_.internode->source());
     }
   }
   if (s_.training.precision == Precision::FP8) {
@@ -1763,16 +1801,7 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   if (link == LinkClass::InterNode) {
     double t = tuning_model_seconds(c, n, bytes, per_node, true, s_.cluster.intra_node,
                                     s_.cluster.inter_node);
-    if (k_.internode) {
-      // Measured ÷ tuning model on the sweep's own layout and machine (the preset's links) at
-      // this size (held at the sweep's ends; nccl-tests' all-to-all routes every copy): the
-      // tuning model's rings with 8 GPUs per node are up to 2.5 times too quick.
-      const int g = InterNodeSweep::measured_per_node(per_node);
-      const double at = k_.internode->clamp_bytes(c, g, bytes);
-      t *= k_.internode->seconds(c, g, at) / tuning_model_seconds(c, k_.internode->nodes() * g, at,
-                                                                  g, false, k_.preset->intra_node,
-                                                                  k_.preset->inter_node);
-    }
+    if (k_.internode) t *= measured_over_model(c, n, bytes, per_node);
     return {seconds_to_ns(t), 0, sent};
   }
   // Ring steps: all-reduce 2(n−1), others n−1; α = base + the latencies of the hops a piece
@@ -1780,6 +1809,34 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
   const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
   const double t = constants::kCollectiveBaseLatency + steps * l.latency + sent / l.bandwidth;
   return {seconds_to_ns(t), 0, sent};
+}
+
+double AnalyticCostModel::measured_over_model(Collective c, int n, double bytes,
+                                              int per_node) const {
+  // Measured ÷ tuning model on a measured layout and machine (the preset's links) at this size
+  // (held at the sweep's ends; nccl-tests' all-to-all routes every copy): the tuning model's
+  // rings with 8 GPUs per node are up to 2.5 times too quick on infiniband-ndr. Between the
+  // node counts measured around the group's, the ratio is interpolated geometrically in log
+  // nodes; past them, the nearest holds.
+  const InterNodeSweep& net = *k_.internode;
+  const std::optional<Collective> op = net.measured_op(c);
+  if (!op) return 1.0;  // not measured on this network: the tuning model alone
+  const int g = net.measured_per_node(*op, per_node);
+  auto ratio = [&](int nodes) {
+    const double at = net.clamp_bytes(*op, g, nodes, bytes);
+    return net.seconds(*op, g, nodes, at) / tuning_model_seconds(*op, nodes * g, at, g, false,
+                                                                 k_.preset->intra_node,
+                                                                 k_.preset->inter_node);
+  };
+  const std::vector<int> counts = net.node_counts(*op, g);
+  const double nodes = std::ceil(static_cast<double>(n) / std::max(1, per_node));
+  if (nodes <= counts.front()) return ratio(counts.front());
+  if (nodes >= counts.back()) return ratio(counts.back());
+  const auto hi = std::lower_bound(counts.begin(), counts.end(), nodes);
+  if (*hi == nodes) return ratio(*hi);
+  const int lo = *(hi - 1);
+  const double w = std::log(nodes / lo) / std::log(static_cast<double>(*hi) / lo);
+  return std::pow(ratio(lo), 1 - w) * std::pow(ratio(*hi), w);
 }
 
 double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes, int per_node,

@@ -54,8 +54,8 @@ struct AnalyticConstants {
   /// measured curve that much longer (a faster or slower fabric than the one measured).
   double collective_hop_shift = 0;
   /// Measured collective times between nodes that scale NCCL's tuning model (nullptr: the
-  /// tuning model alone), cost/internode_sweep.h: the measured over the model on the preset's
-  /// links scales the model on the scenario's.
+  /// tuning model alone), cost/internode_sweep.h, the scenario's cluster.network: the measured
+  /// over the model on the preset's links scales the model on the scenario's.
   const InterNodeSweep* internode = nullptr;
   /// The scenario's GPU preset (nullptr for a custom GPU): its FP8 layouts and architecture.
   const GpuPreset* preset = nullptr;
@@ -199,6 +199,11 @@ class AnalyticCostModel : public CostModel {
   /// The same on the given links (the measured machine's, for the sweep's correction).
   double tuning_model_seconds(Collective c, int n, double bytes, int per_node, bool routing,
                               const LinkSpec& intra, const LinkSpec& inter) const;
+  /// What the scenario's network (cluster.network) measured over the tuning model for a
+  /// collective of `bytes` over `n` GPUs, `per_node` a node: on its nearest measured layout
+  /// (GPUs per node; node counts around the group's, interpolated), at this size; 1 for an
+  /// operation it did not measure. Needs a network.
+  double measured_over_model(Collective c, int n, double bytes, int per_node) const;
   /// A fused attention kernel's rate at its launches' tiles over the charts' (1 without charts):
   /// AttentionData::parallelism of each launch (under context parallelism each block's or query
   /// chunk's, on the slowest rank), weighted by its work.

@@ -138,10 +138,10 @@ Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass lin
   return base;
 }
 
-Cost CalibratedCostModel::tp_communication(Op op, int stage, LinkClass link) const {
+Cost CalibratedCostModel::tp_communication(Op op, int stage, LinkClass link, int per_node) const {
   for (const CollectiveRun& run : tp_collectives(op, stage))
     if (run.group_size > 1) tp_keys_.insert({op_name(run.kind), run.group_size, link_name(link)});
-  return CostModel::tp_communication(op, stage, link);
+  return CostModel::tp_communication(op, stage, link, per_node);
 }
 
 Cost CalibratedCostModel::p2p(LinkClass link, double bytes) const {

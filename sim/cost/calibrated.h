@@ -40,7 +40,7 @@ class CalibratedCostModel : public LayeredCostModel {
                   int per_node = 1) const override;
   /// As the base class (each TP collective through collective()), noting which profile keys
   /// TP uses so sources() can name them.
-  Cost tp_communication(Op op, int stage, LinkClass link) const override;
+  Cost tp_communication(Op op, int stage, LinkClass link, int per_node = 1) const override;
   std::string sources() const override;
 
   /// The profile's time for `op` ("all_reduce", …) of `bytes` over `group_size` GPUs on

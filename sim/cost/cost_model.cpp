@@ -39,10 +39,10 @@ Cost sum_of(const CostModel& m, const std::vector<CollectiveRun>& runs, LinkClas
 
 // The TP collectives' time on the critical path (blocking runs, and what an asynchronous run
 // outlasts the compute it hides under by) and hidden beside that compute.
-std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass link) {
+std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass link, int per_node) {
   Cost path, hidden;
   for (const CollectiveRun& run : m.tp_collectives(op, stage)) {
-    const Cost one = m.collective(run.kind, run.group_size, link, run.bytes);
+    const Cost one = m.collective(run.kind, run.group_size, link, run.bytes, per_node);
     const TimeNs under =
         run.beside_pass ? one.duration : std::min(one.duration, seconds_to_ns(run.hide_s));
     path.duration += (one.duration - under) * run.count;
@@ -53,12 +53,12 @@ std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass l
 }
 }  // namespace
 
-Cost CostModel::tp_communication(Op op, int stage, LinkClass link) const {
-  return tp_parts(*this, op, stage, link).first;
+Cost CostModel::tp_communication(Op op, int stage, LinkClass link, int per_node) const {
+  return tp_parts(*this, op, stage, link, per_node).first;
 }
 
-Cost CostModel::tp_hidden_communication(Op op, int stage, LinkClass link) const {
-  return tp_parts(*this, op, stage, link).second;
+Cost CostModel::tp_hidden_communication(Op op, int stage, LinkClass link, int per_node) const {
+  return tp_parts(*this, op, stage, link, per_node).second;
 }
 
 Cost CostModel::ep_communication(Op op, int stage, LinkClass link, int per_node) const {

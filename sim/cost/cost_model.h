@@ -73,9 +73,11 @@ class CostModel {
   /// Those collectives over `link`, summed, each timed by this model's collective() (so a
   /// calibrated model's samples time TP collectives too): the part on the critical path, after
   /// the compute (the blocking runs, and what an asynchronous run outlasts its hide_s by).
-  virtual Cost tp_communication(Op op, int stage, LinkClass link) const;
+  /// `per_node`: the group's members in each node (a TP group wider than a node spans whole
+  /// nodes, each node's NICs carrying a ring apiece).
+  virtual Cost tp_communication(Op op, int stage, LinkClass link, int per_node = 1) const;
   /// The rest: the asynchronous runs' time hidden beside the compute, with their bytes.
-  Cost tp_hidden_communication(Op op, int stage, LinkClass link) const;
+  Cost tp_hidden_communication(Op op, int stage, LinkClass link, int per_node = 1) const;
   /// The expert-parallel all-to-alls one micro-batch of `op` on `stage` runs (token dispatch
   /// and combine of its MoE layers); none without expert parallelism.
   virtual std::vector<CollectiveRun> ep_collectives(Op /*op*/, int /*stage*/) const { return {}; }

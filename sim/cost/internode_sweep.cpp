@@ -9,68 +9,110 @@
 namespace trainsim {
 namespace {
 
-constexpr InterNodeSweep::Row kH100[] = {
+constexpr InterNodeSweep::Row kInfiniband[] = {
 #include "cost/data/nccl_h100_sxm_10nodes.inc"
 };
-constexpr const char* kSource = "nccl-tests on 10 nodes of 8 H100, xxrjun/nccl-tests-cluster";
-
-// 1, 2, 4, 8 GPUs per node → 0 … 3.
-std::size_t per_node_index(int per_node) {
-  return per_node == 1 ? 0 : per_node == 2 ? 1 : per_node == 4 ? 2 : 3;
-}
+constexpr InterNodeSweep::Row kEfaP5[] = {
+#include "cost/data/nccl_h100_efa_p5.inc"
+};
+constexpr InterNodeSweep::Row kEfaPlaybook[] = {
+#include "cost/data/nccl_h100_efa_playbook.inc"
+};
 
 }  // namespace
 
-InterNodeSweep::InterNodeSweep(const char* source, int nodes, const Row* rows, int count)
-    : source_(source), nodes_(nodes) {
+InterNodeSweep::InterNodeSweep(const char* name, const char* source, const Row* rows, int count)
+    : name_(name), source_(source) {
   for (int i = 0; i < count; ++i) {
     const Row& r = rows[i];
-    TRAINSIM_CHECK(r.op >= 0 && r.op < 4 &&
-                       (r.per_node == 1 || r.per_node == 2 || r.per_node == 4 || r.per_node == 8) &&
-                       r.bytes > 0 && r.microseconds > 0,
-                   "an inter-node sweep row: operation 0–3, 1/2/4/8 GPUs per node, positive "
-                   "size and time");
-    curves_[static_cast<std::size_t>(r.op)][per_node_index(r.per_node)].push_back(
-        {r.bytes, r.microseconds * 1e-6});
+    TRAINSIM_CHECK(r.op >= 0 && r.op < 4 && r.nodes >= 2 && r.per_node >= 1 && r.bytes > 0 &&
+                       r.microseconds > 0,
+                   "an inter-node sweep row: operation 0–3, 2 or more nodes, 1 or more GPUs per "
+                   "node, positive size and time");
+    curves_[{r.op, r.per_node, r.nodes}].push_back({r.bytes, r.microseconds * 1e-6});
   }
-  for (auto& op : curves_)
-    for (auto& c : op) {
-      TRAINSIM_CHECK(c.size() >= 2, "each operation and GPUs per node has a sweep");
-      std::sort(c.begin(), c.end());
-    }
+  for (auto& [key, c] : curves_) std::sort(c.begin(), c.end());
+}
+
+const std::vector<const InterNodeSweep*>& InterNodeSweep::all() {
+  static const InterNodeSweep infiniband(
+      "infiniband-ndr", "nccl-tests on 10 nodes of 8 H100, xxrjun/nccl-tests-cluster", kInfiniband,
+      std::size(kInfiniband));
+  static const InterNodeSweep efa_p5(
+      "efa-p5",
+      "nccl-tests on 2-32 AWS p5.48xlarge nodes, crazyguitar/aws-gpu-communication-benchmark",
+      kEfaP5, std::size(kEfaP5));
+  static const InterNodeSweep efa_playbook(
+      "efa-playbook", "the Ultra-Scale Playbook's cluster, 256 MB on 2-64 nodes of 8 H100 over EFA",
+      kEfaPlaybook, std::size(kEfaPlaybook));
+  static const std::vector<const InterNodeSweep*> networks{&infiniband, &efa_p5, &efa_playbook};
+  return networks;
+}
+
+const InterNodeSweep* InterNodeSweep::named(std::string_view name) {
+  for (const InterNodeSweep* n : all())
+    if (name == n->name()) return n;
+  return nullptr;
 }
 
 const InterNodeSweep* InterNodeSweep::for_preset(const std::string& preset) {
-  static const InterNodeSweep h100(kSource, 10, kH100, std::size(kH100));
   // The network bounds these sizes: H200 and B200 systems (HGX H200, DGX B200) have the same
   // eight ConnectX-7 400 Gb/s NICs a node as the DGX H100s measured; a GB200 NVL72 rack one
   // ConnectX-7 400 Gb/s NIC a GPU (four a compute tray) as well.
   if (preset == "h100-sxm" || preset == "h200" || preset == "b200" || preset == "gb200")
-    return &h100;
+    return named("infiniband-ndr");
   return nullptr;
 }
 
-int InterNodeSweep::measured_per_node(int per_node) {
-  if (per_node <= 1) return 1;
-  if (per_node >= 8) return 8;
-  // Nearest in log₂: 3 (1.58) → 4, 5–7 → 8; 2 and 4 are measured.
-  const int lower = per_node >= 4 ? 4 : 2;
-  return std::log2(per_node) - std::log2(lower) < 0.5 ? lower : 2 * lower;
+std::optional<Collective> InterNodeSweep::measured_op(Collective c) const {
+  auto has = [this](Collective op) {
+    const auto it = curves_.lower_bound({static_cast<int>(op), 0, 0});
+    return it != curves_.end() && std::get<0>(it->first) == static_cast<int>(op);
+  };
+  if (has(c)) return c;
+  // A reduce-scatter's ring is an all-gather's run the other way (same steps, same bytes).
+  const Collective sibling = c == Collective::ReduceScatter ? Collective::AllGather
+                             : c == Collective::AllGather   ? Collective::ReduceScatter
+                                                            : c;
+  if (sibling != c && has(sibling)) return sibling;
+  return std::nullopt;
 }
 
-const std::vector<std::pair<double, double>>& InterNodeSweep::curve(Collective c,
-                                                                    int per_node) const {
-  TRAINSIM_CHECK(measured_per_node(per_node) == per_node, "a measured GPUs-per-node count");
-  return curves_[static_cast<std::size_t>(c)][per_node_index(per_node)];
+int InterNodeSweep::measured_per_node(Collective op, int per_node) const {
+  const double want = std::log2(std::max(1, per_node));
+  int best = -1;
+  for (const auto& [key, c] : curves_) {
+    if (std::get<0>(key) != static_cast<int>(op)) continue;
+    const int g = std::get<1>(key);
+    if (best < 0 || std::abs(std::log2(g) - want) < std::abs(std::log2(best) - want) - 1e-12)
+      best = g;
+  }
+  TRAINSIM_CHECK(best > 0, "a measured operation (measured_op)");
+  return best;
 }
 
-double InterNodeSweep::clamp_bytes(Collective c, int per_node, double bytes) const {
-  const auto& points = curve(c, per_node);
+std::vector<int> InterNodeSweep::node_counts(Collective op, int per_node) const {
+  std::vector<int> out;
+  for (const auto& [key, c] : curves_)
+    if (std::get<0>(key) == static_cast<int>(op) && std::get<1>(key) == per_node)
+      out.push_back(std::get<2>(key));
+  return out;  // the map's order: ascending
+}
+
+const std::vector<std::pair<double, double>>& InterNodeSweep::curve(Collective op, int per_node,
+                                                                    int nodes) const {
+  const auto it = curves_.find({static_cast<int>(op), per_node, nodes});
+  TRAINSIM_CHECK(it != curves_.end(), "a measured layout (measured_per_node, node_counts)");
+  return it->second;
+}
+
+double InterNodeSweep::clamp_bytes(Collective op, int per_node, int nodes, double bytes) const {
+  const auto& points = curve(op, per_node, nodes);
   return std::clamp(bytes, points.front().first, points.back().first);
 }
 
-double InterNodeSweep::seconds(Collective c, int per_node, double bytes) const {
-  const auto t = loglog_within(curve(c, per_node), bytes);
+double InterNodeSweep::seconds(Collective op, int per_node, int nodes, double bytes) const {
+  const auto t = loglog_within(curve(op, per_node, nodes), bytes);
   TRAINSIM_CHECK(t.has_value(), "an inter-node sweep read within its sizes (clamp_bytes)");
   return *t;
 }

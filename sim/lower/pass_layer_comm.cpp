@@ -35,11 +35,14 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
       // the blocking part that waits for the compute's end. With comm-GEMM overlap each layer's
       // collectives hide under the GEMMs they are fused with (the cost model's split): the same
       // two parts.
+      // A TP group wider than a node spans whole nodes (its ranks are consecutive): every
+      // node's NICs carry a ring apiece, as a data-parallel group's do.
       auto m = group_members(l, rank.coord, Axis::TP);
+      const int per_node = members_per_node(m, p.scenario);
       kinds.push_back({LayerComm::TPHidden, TaskType::TpCollective, StreamType::TensorParallel,
-                       group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
+                       group_link(m, p.scenario), per_node, p.link_scale(m), rank.coord.dp, 0});
       kinds.push_back({LayerComm::TP, TaskType::TpCollective, StreamType::TensorParallel,
-                       group_link(m, p.scenario), 1, p.link_scale(m), rank.coord.dp, 0});
+                       group_link(m, p.scenario), per_node, p.link_scale(m), rank.coord.dp, 0});
     }
     if (l.ep > 1) {
       auto m = expert_group_members(l, rank.coord);

@@ -160,10 +160,10 @@ const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass
     Cost c;
     switch (kind) {
       case LayerComm::TP:
-        c = cost.tp_communication(op, stage, link);
+        c = cost.tp_communication(op, stage, link, per_node);
         break;
       case LayerComm::TPHidden:
-        c = cost.tp_hidden_communication(op, stage, link);
+        c = cost.tp_hidden_communication(op, stage, link, per_node);
         break;
       case LayerComm::EP:
         c = cost.ep_communication(op, stage, link, per_node);

@@ -31,12 +31,18 @@ struct LinkSpec {
 
 enum class LinkClass { IntraNode, InterNode };
 
+/// The network between nodes whose measured collective times scale NCCL's tuning model
+/// (`cluster.network`, cost/internode_sweep.h): the GPU preset's, none (the tuning model alone),
+/// or a named measurement. The order is the schema's list of names.
+enum class Network { Preset, Model, InfinibandNdr, EfaP5, EfaPlaybook };
+
 struct ClusterSpec {
   DeviceSpec gpu;
   int gpus_per_node = 8;
   int nodes = 1;
   LinkSpec intra_node;
   LinkSpec inter_node;
+  Network network = Network::Preset;
   /// Each GPU's link to host memory, bytes/s each way (training.offload's transfers).
   double host_link = 0;
   /// The host CPU's Adam step, parameters per second per GPU (training.offload: optimizer).

@@ -1063,8 +1063,9 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"cluster.inter_node.bandwidth", "bandwidth", "preset",
        "bus bandwidth between nodes, per NIC. On an H100/H200/B200/GB200 preset (GB300's XDR "
        "NICs, estimated, take the tuning model alone), collectives between nodes follow NCCL's "
-       "tuning model scaled by message size to nccl-tests measured on 10 nodes of 8 H100s; "
-       "another value of this, of the latency or of an intra_node key prices the tuning model "
+       "tuning model scaled by message size to nccl-tests measured on 10 nodes of 8 H100s (or "
+       "the network `cluster.network` names); another value of this, of the latency or of an "
+       "intra_node key prices the tuning model "
        "on the scenario's links, scaled by the same measured-over-model ratio (taken on the "
        "preset's links), so the step moves smoothly with the value",
        quantity(Dimension::Bandwidth, true),
@@ -1083,6 +1084,22 @@ const std::vector<SchemaKey>& scenario_keys() {
        "or NCCL_NCHANNELS_PER_NET_PEER raise it",
        quantity(Dimension::Bandwidth, true),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::p2p_bandwidth>()},
+      {"cluster.network", "`preset`, `model`, `infiniband-ndr`, `efa-p5`, `efa-playbook`",
+       "`preset`",
+       "whose measured collectives between nodes shape NCCL's tuning model (collectives between "
+       "nodes are priced by it, then scaled by measured ÷ model on the nearest measured layout, "
+       "at the same size): `preset`, the GPU preset's network (`infiniband-ndr` on "
+       "H100/H200/B200/GB200, the tuning model alone on the others); `model`, the tuning model "
+       "alone; `infiniband-ndr`, nccl-tests on 10 nodes of 8 H100s with a 400 Gb/s NDR NIC each "
+       "(1, 2, 4 and 8 GPUs of each node in the group, 32 MiB – 16 GiB); `efa-p5`, nccl-tests on "
+       "2–32 AWS p5.48xlarge nodes over EFA (all-reduce, all-gather, all-to-all; 32 MiB – 8 GiB); "
+       "`efa-playbook`, the Ultra-Scale Playbook's own cluster over EFA, where rings slow with the "
+       "node count (all-reduce, all-gather, reduce-scatter of 256 MB on 2–64 nodes: all-reduce "
+       "bus bandwidth 362 GB/s on 2 nodes, 100 on 8, 33 on 64). A named network needs a GPU "
+       "preset with 400 Gb/s-class NICs (h100-sxm, h200, b200, gb200); sources: "
+       "`sim/cost/data/README.md`",
+       choice({"preset", "model", "infiniband-ndr", "efa-p5", "efa-playbook"}),
+       field<&Scenario::cluster, &ClusterSpec::network>()},
       {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes", map(), {}},
       {"parallelism.dp", "integer ≥ 1", "1", "data-parallel replicas", integer(1, kMaxParallel),
        field<&Scenario::layout, &Layout::dp>()},

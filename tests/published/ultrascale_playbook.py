@@ -104,6 +104,7 @@ cluster:
   gpu: h100-sxm
   gpus_per_node: 8
   nodes: {r['nodes']}
+  network: efa-playbook
 parallelism:
   dp: {r['dp']}
   tp: {tp}
