@@ -992,20 +992,28 @@ TEST_CASE("analytic: cluster.network picks the measured network between nodes",
             .epsilon(1e-6));
 }
 
-TEST_CASE("analytic: a named network needs a GPU of the nodes it was measured on",
-          "[analytic][collective]") {
-  // The networks were measured between H100 nodes (400 Gb/s a GPU); an A100 preset's HDR
-  // links would take the ratios off another machine.
-  try {
-    AnalyticCostModel m(h100_nodes(2, "efa-p5", "a100-sxm-80gb"));
-    FAIL("an A100 on efa-p5 was accepted");
-  } catch (const ScenarioError& e) {
-    CHECK(e.key() == "cluster.network");
-    CHECK_THAT(e.what(), Catch::Contains("h100-sxm, h200, b200, gb200"));
-  }
-  // `model` and `preset` need nothing.
-  CHECK_NOTHROW(AnalyticCostModel(h100_nodes(2, "model", "a100-sxm-80gb")));
-  CHECK_NOTHROW(AnalyticCostModel(h100_nodes(2, "preset", "a100-sxm-80gb")));
+TEST_CASE(
+    "analytic: a network's ratio is taken on the machine measured, the model on the scenario's",
+    "[analytic][collective]") {
+  // efa-p5 was measured on H100 nodes: an A100 scenario naming it gets the tuning model on its own
+  // links (HDR, 23.5 GB/s a NIC) times measured ÷ model on the H100 preset's links.
+  const AnalyticCostModel a100(h100_nodes(8, "efa-p5", "a100-sxm-80gb"));
+  const AnalyticCostModel h100(h100_nodes(8, "efa-p5"));
+  const InterNodeSweep& efa = *InterNodeSweep::named("efa-p5");
+  const double s = 268435456;
+  const double ratio = efa.seconds(Collective::AllReduce, 8, 8, s) /
+                       h100.tuning_model_seconds(Collective::AllReduce, 64, s, 8);
+  CHECK(
+      to_seconds(a100.collective(Collective::AllReduce, 64, LinkClass::InterNode, s, 8).duration) ==
+      Approx(a100.tuning_model_seconds(Collective::AllReduce, 64, s, 8) * ratio).epsilon(1e-6));
+  CHECK(a100.tuning_model_seconds(Collective::AllReduce, 64, s, 8) >
+        h100.tuning_model_seconds(Collective::AllReduce, 64, s, 8));
+  CHECK_THAT(a100.sources(), Catch::Contains("is over it on the measured machine's"));
+  // The A100's own default: the tuning model alone.
+  const AnalyticCostModel plain(h100_nodes(8, "preset", "a100-sxm-80gb"));
+  CHECK(to_seconds(
+            plain.collective(Collective::AllReduce, 64, LinkClass::InterNode, s, 8).duration) ==
+        Approx(plain.tuning_model_seconds(Collective::AllReduce, 64, s, 8)).margin(1e-9));
 }
 
 TEST_CASE("analytic: another network keeps the measured correction, priced on its own links",

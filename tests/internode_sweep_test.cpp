@@ -20,14 +20,16 @@ TEST_CASE("internode sweep: the H100 and H200 presets read it, the others do not
   CHECK(InterNodeSweep::for_preset("h200") == h100);   // the same HGX board and network
   CHECK(InterNodeSweep::for_preset("b200") == h100);   // DGX B200: the same eight 400 Gb/s NICs
   CHECK(InterNodeSweep::for_preset("gb200") == h100);  // GB200 NVL72: one such NIC a GPU
-  // GB300 NVL72's ConnectX-8 XDR 800 Gb/s NICs are not those measured: NCCL's model alone.
-  CHECK(InterNodeSweep::for_preset("gb300") == nullptr);
+  // GB300 NVL72's ConnectX-8 XDR 800 Gb/s NICs: the same rings, the ratio carried to its links.
+  CHECK(InterNodeSweep::for_preset("gb300") == h100);
   CHECK(InterNodeSweep::for_preset("a100-sxm-80gb") == nullptr);
   CHECK(InterNodeSweep::for_preset("h100-pcie") == nullptr);
   for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
                        Collective::AllToAll})
     for (int g : {1, 2, 4, 8}) CHECK(h100->node_counts(c, g) == std::vector<int>{10});
   CHECK(std::string(h100->source()).find("xxrjun/nccl-tests-cluster") != std::string::npos);
+  for (const InterNodeSweep* n : InterNodeSweep::all())
+    CHECK(std::string(n->machine()) == "h100-sxm");
 }
 
 TEST_CASE("internode sweep: the named networks, as cluster.network lists them", "[internode]") {

@@ -96,15 +96,13 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
 namespace {
 
 // The measured network between nodes (cluster.network; cost/internode_sweep.h), or nullptr: the
-// tuning model alone. A named network's ratios are taken on the preset's links, which must be
-// the ones measured: 400 Gb/s-class NICs, one a GPU (its H100 nodes).
+// tuning model alone. Its ratios are taken on the links of the machine measured (its H100 nodes)
+// and scale the tuning model on the scenario's, any GPU's.
 const InterNodeSweep* inter_node_network(const Scenario& s) {
   const std::string& preset = s.cluster.gpu.preset;
-  const InterNodeSweep* own =
-      find_gpu_preset(preset) ? InterNodeSweep::for_preset(preset) : nullptr;
   switch (s.cluster.network) {
     case Network::Preset:
-      return own;
+      return find_gpu_preset(preset) ? InterNodeSweep::for_preset(preset) : nullptr;
     case Network::Model:
       return nullptr;
     case Network::InfinibandNdr:
@@ -117,13 +115,6 @@ const InterNodeSweep* inter_node_network(const Scenario& s) {
                                                                  : "efa-playbook";
   const InterNodeSweep* named = InterNodeSweep::named(name);
   TRAINSIM_CHECK(named != nullptr, "every cluster.network name has its data");
-  if (!own)
-    throw ScenarioError(
-        s.where("cluster.network"), "cluster.network",
-        fmt::format("{} was measured between nodes of 8 H100s with a 400 Gb/s-class link a GPU; "
-                    "the scenario's GPU ({}) is not one of the presets with such nodes (h100-sxm, "
-                    "h200, b200, gb200): use `preset` or `model`, or one of those GPUs",
-                    name, preset.empty() ? s.cluster.gpu.name : preset));
   return named;
 }
 
@@ -1258,16 +1249,16 @@ std::string AnalyticCostModel::sources() const {
   if (s_.cluster.nodes > 1) {
     s += "; collectives between nodes by NCCL's tuning model (ring or tree; Simple, LL128 or LL)";
     if (k_.internode) {
-      const bool own = k_.preset &&
-                       s_.cluster.inter_node.bandwidth == k_.preset->inter_node.bandwidth &&
-                       s_.cluster.inter_node.latency == k_.preset->inter_node.latency &&
-                       s_.cluster.intra_node.bandwidth == k_.preset->intra_node.bandwidth &&
-                       s_.cluster.intra_node.latency == k_.preset->intra_node.latency;
+      const GpuPreset* m = find_gpu_preset(k_.internode->machine());
+      const bool own = m && s_.cluster.inter_node.bandwidth == m->inter_node.bandwidth &&
+                       s_.cluster.inter_node.latency == m->inter_node.latency &&
+                       s_.cluster.intra_node.bandwidth == m->intra_node.bandwidth &&
+                       s_.cluster.intra_node.latency == m->intra_node.latency;
       s += own ? fmt::format(", scaled by size to the measured ({}: {})", k_.internode->name(),
                              k_.internode->source())
                : fmt::format(
                      ", priced on the scenario's links and scaled by size as the measured "
-                     "({}: {}) is over it on the preset's",
+                     "({}: {}) is over it on the measured machine's",
                      k_.internode->name(), k_.internode->source());
     }
   }
@@ -1813,7 +1804,7 @@ Cost AnalyticCostModel::collective(Collective c, int n, LinkClass link, double b
 
 double AnalyticCostModel::measured_over_model(Collective c, int n, double bytes,
                                               int per_node) const {
-  // Measured ÷ tuning model on a measured layout and machine (the preset's links) at this size
+  // Measured ÷ tuning model on a measured layout and machine (its links) at this size
   // (held at the sweep's ends; nccl-tests' all-to-all routes every copy): the tuning model's
   // rings with 8 GPUs per node are up to 2.5 times too quick on infiniband-ndr. Between the
   // node counts measured around the group's, the ratio is interpolated geometrically in log
@@ -1822,11 +1813,14 @@ double AnalyticCostModel::measured_over_model(Collective c, int n, double bytes,
   const std::optional<Collective> op = net.measured_op(c);
   if (!op) return 1.0;  // not measured on this network: the tuning model alone
   const int g = net.measured_per_node(*op, per_node);
+  const GpuPreset* measured = find_gpu_preset(net.machine());
+  TRAINSIM_CHECK(measured != nullptr, "a network measured on a GPU preset's nodes");
+  const GpuPreset& machine = *measured;
   auto ratio = [&](int nodes) {
     const double at = net.clamp_bytes(*op, g, nodes, bytes);
     return net.seconds(*op, g, nodes, at) / tuning_model_seconds(*op, nodes * g, at, g, false,
-                                                                 k_.preset->intra_node,
-                                                                 k_.preset->inter_node);
+                                                                 machine.intra_node,
+                                                                 machine.inter_node);
   };
   const std::vector<int> counts = net.node_counts(*op, g);
   const double nodes = std::ceil(static_cast<double>(n) / std::max(1, per_node));

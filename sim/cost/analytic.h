@@ -55,7 +55,7 @@ struct AnalyticConstants {
   double collective_hop_shift = 0;
   /// Measured collective times between nodes that scale NCCL's tuning model (nullptr: the
   /// tuning model alone), cost/internode_sweep.h, the scenario's cluster.network: the measured
-  /// over the model on the preset's links scales the model on the scenario's.
+  /// over the model on the measured machine's links scales the model on the scenario's.
   const InterNodeSweep* internode = nullptr;
   /// The scenario's GPU preset (nullptr for a custom GPU): its FP8 layouts and architecture.
   const GpuPreset* preset = nullptr;

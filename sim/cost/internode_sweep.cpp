@@ -21,8 +21,9 @@ constexpr InterNodeSweep::Row kEfaPlaybook[] = {
 
 }  // namespace
 
-InterNodeSweep::InterNodeSweep(const char* name, const char* source, const Row* rows, int count)
-    : name_(name), source_(source) {
+InterNodeSweep::InterNodeSweep(const char* name, const char* source, const char* machine,
+                               const Row* rows, int count)
+    : name_(name), source_(source), machine_(machine) {
   for (int i = 0; i < count; ++i) {
     const Row& r = rows[i];
     TRAINSIM_CHECK(r.op >= 0 && r.op < 4 && r.nodes >= 2 && r.per_node >= 1 && r.bytes > 0 &&
@@ -36,15 +37,15 @@ InterNodeSweep::InterNodeSweep(const char* name, const char* source, const Row* 
 
 const std::vector<const InterNodeSweep*>& InterNodeSweep::all() {
   static const InterNodeSweep infiniband(
-      "infiniband-ndr", "nccl-tests on 10 nodes of 8 H100, xxrjun/nccl-tests-cluster", kInfiniband,
-      std::size(kInfiniband));
+      "infiniband-ndr", "nccl-tests on 10 nodes of 8 H100, xxrjun/nccl-tests-cluster", "h100-sxm",
+      kInfiniband, std::size(kInfiniband));
   static const InterNodeSweep efa_p5(
       "efa-p5",
       "nccl-tests on 2-32 AWS p5.48xlarge nodes, crazyguitar/aws-gpu-communication-benchmark",
-      kEfaP5, std::size(kEfaP5));
+      "h100-sxm", kEfaP5, std::size(kEfaP5));
   static const InterNodeSweep efa_playbook(
       "efa-playbook", "the Ultra-Scale Playbook's cluster, 256 MB on 2-64 nodes of 8 H100 over EFA",
-      kEfaPlaybook, std::size(kEfaPlaybook));
+      "h100-sxm", kEfaPlaybook, std::size(kEfaPlaybook));
   static const std::vector<const InterNodeSweep*> networks{&infiniband, &efa_p5, &efa_playbook};
   return networks;
 }
@@ -59,7 +60,8 @@ const InterNodeSweep* InterNodeSweep::for_preset(const std::string& preset) {
   // The network bounds these sizes: H200 and B200 systems (HGX H200, DGX B200) have the same
   // eight ConnectX-7 400 Gb/s NICs a node as the DGX H100s measured; a GB200 NVL72 rack one
   // ConnectX-7 400 Gb/s NIC a GPU (four a compute tray) as well.
-  if (preset == "h100-sxm" || preset == "h200" || preset == "b200" || preset == "gb200")
+  if (preset == "h100-sxm" || preset == "h200" || preset == "b200" || preset == "gb200" ||
+      preset == "gb300")
     return named("infiniband-ndr");
   return nullptr;
 }

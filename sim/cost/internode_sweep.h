@@ -21,7 +21,9 @@
 // bus bandwidth, not 370). The model's time is therefore scaled by measured ÷ model on a measured
 // layout (the measured GPUs per node nearest the group's, the node counts measured around the
 // group's: the ratio geometric-interpolated in log nodes, held past the ends), at the same size
-// (held at the sweep's ends): exact on a measured layout, the tuning model's shape elsewhere.
+// (held at the sweep's ends), the model there priced on the measured machine's links and the one
+// it scales on the scenario's: exact on a measured layout and machine, the tuning model's shape
+// elsewhere.
 // An operation a network did not measure reads its ring sibling (reduce-scatter ↔ all-gather);
 // else the tuning model alone.
 #include <array>        // std::array
@@ -42,10 +44,12 @@ class InterNodeSweep {
     int op, nodes, per_node;
     double bytes, microseconds;
   };
-  InterNodeSweep(const char* name, const char* source, const Row* rows, int count);
+  InterNodeSweep(const char* name, const char* source, const char* machine, const Row* rows,
+                 int count);
 
   /// The network of GPU preset `preset` when the scenario names none (h100-sxm, h200, b200,
-  /// gb200: infiniband-ndr, the same NDR NICs, one a GPU), or nullptr.
+  /// gb200: infiniband-ndr, the same NDR NICs, one a GPU; gb300: its XDR successors, the same
+  /// rings), or nullptr.
   static const InterNodeSweep* for_preset(const std::string& preset);
   /// The network `cluster.network` names, or nullptr.
   static const InterNodeSweep* named(std::string_view name);
@@ -54,6 +58,9 @@ class InterNodeSweep {
 
   const char* name() const { return name_; }
   const char* source() const { return source_; }
+  /// The GPU preset whose nodes were measured: the tuning model on its links is what the
+  /// measured times are divided by (every network here: h100-sxm).
+  const char* machine() const { return machine_; }
 
   /// The operation whose rows time `c`: `c` itself, else its ring sibling (reduce-scatter ↔
   /// all-gather), else none.
@@ -74,6 +81,7 @@ class InterNodeSweep {
   std::map<std::tuple<int, int, int>, std::vector<std::pair<double, double>>> curves_;
   const char* name_;
   const char* source_;
+  const char* machine_;
 };
 
 }  // namespace trainsim

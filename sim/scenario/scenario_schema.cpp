@@ -1061,13 +1061,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::cluster, &ClusterSpec::intra_node, &LinkSpec::latency>()},
       {"cluster.inter_node", "", "", "", map(), {}},
       {"cluster.inter_node.bandwidth", "bandwidth", "preset",
-       "bus bandwidth between nodes, per NIC. On an H100/H200/B200/GB200 preset (GB300's XDR "
-       "NICs, estimated, take the tuning model alone), collectives between nodes follow NCCL's "
-       "tuning model scaled by message size to nccl-tests measured on 10 nodes of 8 H100s (or "
-       "the network `cluster.network` names); another value of this, of the latency or of an "
-       "intra_node key prices the tuning model "
-       "on the scenario's links, scaled by the same measured-over-model ratio (taken on the "
-       "preset's links), so the step moves smoothly with the value",
+       "bus bandwidth between nodes, per NIC. On an H100/H200/B200/GB200/GB300 preset (GB300's "
+       "XDR NICs estimated), collectives between nodes follow NCCL's tuning model on the "
+       "scenario's links scaled by message size as nccl-tests measured on 10 nodes of 8 H100s "
+       "are over the model on those H100s' links (or the network `cluster.network` names), so "
+       "the step moves smoothly with this value, the latency or an intra_node key",
        quantity(Dimension::Bandwidth, true),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::bandwidth>()},
       {"cluster.inter_node.latency", "time", "14us",
@@ -1089,15 +1087,16 @@ const std::vector<SchemaKey>& scenario_keys() {
        "whose measured collectives between nodes shape NCCL's tuning model (collectives between "
        "nodes are priced by it, then scaled by measured ÷ model on the nearest measured layout, "
        "at the same size): `preset`, the GPU preset's network (`infiniband-ndr` on "
-       "H100/H200/B200/GB200, the tuning model alone on the others); `model`, the tuning model "
+       "H100/H200/B200/GB200/GB300, the tuning model alone on the others); `model`, the tuning "
+       "model "
        "alone; `infiniband-ndr`, nccl-tests on 10 nodes of 8 H100s with a 400 Gb/s NDR NIC each "
        "(1, 2, 4 and 8 GPUs of each node in the group, 32 MiB – 16 GiB); `efa-p5`, nccl-tests on "
        "2–32 AWS p5.48xlarge nodes over EFA (all-reduce, all-gather, all-to-all; 32 MiB – 8 GiB); "
        "`efa-playbook`, the Ultra-Scale Playbook's own cluster over EFA, where rings slow with the "
        "node count (all-reduce, all-gather, reduce-scatter of 256 MB on 2–64 nodes: all-reduce "
-       "bus bandwidth 362 GB/s on 2 nodes, 100 on 8, 33 on 64). A named network needs a GPU "
-       "preset with 400 Gb/s-class NICs (h100-sxm, h200, b200, gb200); sources: "
-       "`sim/cost/data/README.md`",
+       "bus bandwidth 362 GB/s on 2 nodes, 100 on 8, 33 on 64). Each was measured on H100 "
+       "nodes: its ratio is taken on the h100-sxm preset's links and scales the model on the "
+       "scenario's; sources: `sim/cost/data/README.md`",
        choice({"preset", "model", "infiniband-ndr", "efa-p5", "efa-playbook"}),
        field<&Scenario::cluster, &ClusterSpec::network>()},
       {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes", map(), {}},
