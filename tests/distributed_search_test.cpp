@@ -18,7 +18,7 @@ namespace {
 // so some candidates are ruled out and some run out of memory.
 Scenario priced() {
   return test::yaml(
-      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}\n"
+      "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2, network: efa-p5}\n"
       "parallelism: {pp: 2, dp: 8, overlap_grad_reduce: true, zero1_reduce: all-reduce}\n"
       "training: {seq_len: 4096, global_batch_size: 64}\n"
       "pricing: {gpu_hour: 2.5}\nmeasured: {tokens_per_s: 200000, source: a test}\n");
@@ -74,6 +74,8 @@ TEST_CASE("distributed search: results survive the trip to rank 0 exactly", "[se
   CHECK(copy.front().report.step_time_s == ranked.front().report.step_time_s);
   CHECK(copy.front().report.stages.size() == ranked.front().report.stages.size());
   CHECK(copy.front().report.training->seq_len == 4096);
+  REQUIRE(copy.front().report.cluster.has_value());
+  CHECK(copy.front().report.cluster->network == Network::EfaP5);  // the network the rows priced
   CHECK(copy.front().layout.words() == ranked.front().layout.words());
 
   CHECK_THROWS_AS(decode_results("not msgpack"), InternalError);

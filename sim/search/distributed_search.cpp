@@ -53,7 +53,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, glob
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra_node, inter_node,
-                                   host_link, host_adam_rate, gpu_speed_spread)
+                                   network, host_link, host_adam_rate, gpu_speed_spread)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Measured, metric, value, source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MoeSpec, experts, top_k, ffn_hidden, shared_ffn_hidden,
                                    dense_layers, capacity_factor, node_limit)
