@@ -1653,6 +1653,16 @@ parallelism: {{tp: 2}}
   CHECK(bytes(model(false), Op::B, "cross_entropy.backward") == Approx(26 * logits));
   CHECK(bytes(model(true), Op::F, "cross_entropy") == Approx(4 * logits));
   CHECK(bytes(model(true), Op::B, "cross_entropy.backward") == Approx(4 * logits));
+  // Megatron's vocab_parallel_cross_entropy (training.unfused_loss: vocab-parallel): upcast 6 +
+  // max 4 + subtract 8 + exp 8 + sum 4 + divide 8 = 38 forward; scale 8 + cast back 6 = 14.
+  Scenario megatron = model(false);
+  megatron.training.unfused_loss = UnfusedLoss::VocabParallel;
+  CHECK(bytes(megatron, Op::F, "cross_entropy") == Approx(38 * logits));
+  CHECK(bytes(megatron, Op::B, "cross_entropy.backward") == Approx(14 * logits));
+  // Fused, the implementation of the unfused one changes nothing.
+  Scenario fused = model(true);
+  fused.training.unfused_loss = UnfusedLoss::VocabParallel;
+  CHECK(bytes(fused, Op::F, "cross_entropy") == Approx(4 * logits));
   // What the backward keeps: fp32 log-probabilities (4 B per logit) or the 16-bit logits (2 B).
   CHECK(stage_activation_bytes(model(false), 0) - stage_activation_bytes(model(true), 0) ==
         Approx(2 * logits));

@@ -939,33 +939,38 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
   };
   // The loss runs in fp32 (PyTorch autocast lists log_softmax, nll_loss and cross_entropy as
   // float32 ops; Megatron's vocabulary-parallel cross-entropy also upcasts the logits). Per
-  // logit, forward: upcast (read 2, write 4 bytes), log-softmax (read 4 three times: the row's
-  // maximum, its sum of exponentials, then the output; write 4) = 22 bytes; backward: the loss
-  // gradient written (4), log-softmax backward (the gradient's row sum, then gradient and
-  // output read again, write 4: 16), the cast back to 16-bit (read 4, write 2) = 26 bytes. A
-  // 128,256-wide fp32 row (513 kB) does not stay on chip between passes: in the H100 trace of
-  // constants.h, PyTorch's softmax forward and backward ran at 3.0 and 2.9 TB/s counted so
-  // (2,799 and 2,875 µs for 4,096 × 128,256 logits).
+  // logit, PyTorch's cross_entropy (training.unfused_loss: pytorch), forward: upcast (read 2,
+  // write 4 bytes), log-softmax (read 4 three times: the row's maximum, its sum of
+  // exponentials, then the output; write 4) = 22 bytes; backward: the loss gradient written
+  // (4), log-softmax backward (the gradient's row sum, then gradient and output read again,
+  // write 4: 16), the cast back to 16-bit (read 4, write 2) = 26 bytes. A 128,256-wide fp32 row
+  // (513 kB) does not stay on chip between passes: in the H100 trace of constants.h, PyTorch's
+  // softmax forward and backward ran at 3.0 and 2.9 TB/s counted so (2,799 and 2,875 µs for
+  // 4,096 × 128,256 logits). Megatron's vocab_parallel_cross_entropy (megatron/core/
+  // tensor_parallel/cross_entropy.py; nanotron's _ShardedCrossEntropy copies it;
+  // training.unfused_loss: vocab-parallel), one PyTorch op a pass over logits.float(): forward
+  // the upcast (6), the row's maximum (read 4), its subtraction (read 4, write 4), exp in place
+  // (8), the sum of exponentials (4), the division into the softmax it keeps (8) = 38 bytes;
+  // backward the softmax's target entries adjusted (one a row), the gradient scaled in place (8)
+  // and the upcast's backward casting it to 16 bits (6) = 14 bytes.
   // A fused loss (training.fused_loss: apex's xentropy_kernel.cu, whose forward reduces each
   // row twice, its maximum, then its sum of exponentials, and stores one log-sum-exp per row;
   // its backward reads each logit once and writes the gradient over it) moves 4 bytes per
   // logit each way instead.
   const bool fused = s_.training.fused_loss;
+  const bool vocab_parallel = s_.training.unfused_loss == UnfusedLoss::VocabParallel;
+  const double forward_bytes = fused ? 4.0 : vocab_parallel ? 38.0 : 22.0;
+  const double backward_bytes = fused ? 4.0 : vocab_parallel ? 14.0 : 26.0;
   // The final norm before the head: on the sequence-parallel shard under SP.
   const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;
   if (op == Op::F) {
     out.push_back(norm_kernel(op, "final_norm", hs));
     gemm("lm_head", g);
-    out.push_back(
-        {Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, (fused ? 4.0 : 22.0) * logits});
+    out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, forward_bytes * logits});
   }
   if (op == Op::I || op == Op::B) {
-    out.push_back({Kernel::Kind::Memory,
-                   "cross_entropy.backward",
-                   {0, 0, 0},
-                   1,
-                   0,
-                   (fused ? 4.0 : 26.0) * logits});
+    out.push_back(
+        {Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, backward_bytes * logits});
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
     out.push_back(norm_kernel(op, "final_norm", hs));
   }

@@ -56,6 +56,12 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Cudnn, Unfused };
 /// time as the reference implementations write them (RMSNorm, SwiGLU and rotary embeddings
 /// become several kernels, some over fp32 copies).
 enum class Runtime { Compiled, Eager };
+
+/// How an unfused cross-entropy runs over the fp32 upcast of the logits (training.unfused_loss):
+/// PyTorch's `cross_entropy` (log-softmax and NLL) or Megatron's vocabulary-parallel
+/// cross-entropy (max, subtract, exp, sum, divide; the gradient scaled in place), which
+/// Megatron-core, Megatron-LM/-DeepSpeed, NeMo and nanotron run.
+enum class UnfusedLoss { PyTorch, VocabParallel };
 /// How a mixture-of-experts layer runs its local experts' GEMMs: one cuBLAS GEMM per expert spread
 /// over 4 CUDA streams (Transformer Engine's GroupedLinear: Megatron-core's TEGroupedMLP under
 /// --moe-grouped-gemm; its legacy GroupedMLP's grouped_gemm package on Hopper), one grouped kernel
@@ -228,6 +234,8 @@ struct TrainingSpec {
   /// flash-attn's, Transformer Engine's), not PyTorch's fp32 log-softmax and NLL over an upcast
   /// copy (nor Megatron-core's "native" fusion, which still upcasts the logits).
   bool fused_loss = false;
+  /// Without fused_loss, which implementation runs over the upcast logits.
+  UnfusedLoss unfused_loss = UnfusedLoss::PyTorch;
   /// Gradient-norm clipping before the step (Megatron's and most recipes' default, 1.0).
   bool grad_clipping = true;
   /// Zero Bubble's optimizer post-validation (Qi et al. 2024, §4): no all-stage synchronisation

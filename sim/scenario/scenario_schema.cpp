@@ -827,18 +827,27 @@ const std::vector<SchemaKey>& scenario_keys() {
        "the cross-entropy loss as one fused kernel over the 16-bit logits (apex's `xentropy`, "
        "flash-attn's `CrossEntropyLoss`, Transformer Engine's, Megatron-core's "
        "`cross_entropy_fusion_impl: te`): forward two passes over each logit (the row's maximum, "
-       "then its "
-       "sum of exponentials: 4 bytes), backward one read and the gradient written in place (4 "
-       "bytes). Unfused (PyTorch's `cross_entropy` under autocast, Megatron's "
-       "`vocab_parallel_cross_entropy`, and its \"native\" fusion, which still upcasts): the "
-       "logits "
-       "upcast to fp32, a three-pass log-softmax and "
-       "its backward, 22 bytes per logit forward and 26 backward (`cross_entropy` in `trainsim "
-       "kernels`). Memory: the logits the backward needs, 2 bytes each fused, 4 unfused, and "
-       "unfused the 16-bit logits beside them at the instant the loss upcasts them (`trainsim "
-       "memory`'s peak; an implementation with a further out-of-place fp32 copy, PyTorch's "
-       "log-softmax on the upcast, nanotron's, holds 4 bytes a logit more, not counted)",
+       "then its sum of exponentials: 4 bytes), backward one read and the gradient written in "
+       "place (4 bytes). Unfused: the logits upcast to fp32 and the loss computed on the copy as "
+       "`unfused_loss` says (`cross_entropy` in `trainsim kernels`). Memory: the logits the "
+       "backward needs, 2 bytes each fused, 4 unfused, and unfused the 16-bit logits beside them "
+       "at the instant the loss upcasts them (`trainsim memory`'s peak; an implementation with a "
+       "further out-of-place fp32 copy, PyTorch's log-softmax on the upcast, nanotron's "
+       "subtraction, holds 4 bytes a logit more, not counted)",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_loss>()},
+      {"training.unfused_loss", "`pytorch`, `vocab-parallel`", "`pytorch`",
+       "without `fused_loss`, the kernels over the fp32 upcast of the logits: `pytorch`, "
+       "PyTorch's `cross_entropy` (Hugging Face models, torchtitan, FSDP recipes): the upcast "
+       "(read 2, write 4 bytes a logit) and a three-pass log-softmax (read 4 three times, write "
+       "4), 22 bytes forward; the NLL gradient written (4), the log-softmax backward (16) and the "
+       "cast back to 16 bits (6), 26 backward. `vocab-parallel`, Megatron's "
+       "`vocab_parallel_cross_entropy` on `logits.float()` (Megatron-core, Megatron-LM and "
+       "-DeepSpeed, NeMo, FlagScale; nanotron's `sharded_cross_entropy` is the same): upcast "
+       "(6), the row's maximum (4), its subtraction (8), exp (8), the sum of exponentials (4) "
+       "and the division into the softmax kept for the backward (8), 38 bytes forward; the "
+       "gradient scaled in place (8) and cast back (6), 14 backward",
+       choice({"pytorch", "vocab-parallel"}),
+       field<&Scenario::training, &TrainingSpec::unfused_loss>()},
       {"training.grad_clipping", "bool", "true",
        "gradient-norm clipping before the step (12 bytes per parameter: the norm, then the "
        "rescale)",

@@ -100,6 +100,7 @@ training:
   fp32_grad_accumulation: true
   runtime: eager
   eager_ops: swiglu,qkv_layout
+  unfused_loss: vocab-parallel
 cluster:
   gpu: h100-sxm
   gpus_per_node: 8
