@@ -82,12 +82,6 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
                                k.collective_hop_shift * 1e6, intra_node.latency * 1e6);
       from.push_back(fmt::format("collectives in a node by size ({}{})", c->source(), changed));
     }
-  // The measured sweep between nodes scales NCCL's tuning model by what the measured machine
-  // showed over what the model says of that machine (collective()). A scenario that sets either
-  // link's bandwidth or latency (an H800's NVLink, a slower network) keeps that correction, the
-  // model priced on its own links: a network 0.2 % faster is a step no more than that faster,
-  // not the uncorrected model's (up to 2.5 times quicker rings).
-  // Which network (cluster.network): the scenario's, set by the constructor (inter_node_network).
   if (o.gemm) k.gemm_efficiency = *o.gemm;
   k.sources = fmt::format("{}", fmt::join(from, "; "));
   return k;
@@ -96,8 +90,11 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
 namespace {
 
 // The measured network between nodes (cluster.network; cost/internode_sweep.h), or nullptr: the
-// tuning model alone. Its ratios are taken on the links of the machine measured (its H100 nodes)
-// and scale the tuning model on the scenario's, any GPU's.
+// tuning model alone. It scales NCCL's tuning model by what the measured machine showed over
+// what the model says of that machine (measured_over_model), the model then priced on the
+// scenario's links, any GPU's: a scenario that sets either link's bandwidth or latency (an
+// H800's NVLink, a slower network) keeps the correction, so a network 0.2 % faster is a step no
+// more than that faster, not the uncorrected model's (up to 2.5 times quicker rings).
 const InterNodeSweep* inter_node_network(const Scenario& s) {
   const std::string& preset = s.cluster.gpu.preset;
   switch (s.cluster.network) {
