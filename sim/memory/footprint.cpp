@@ -241,7 +241,8 @@ double stage_activation_bytes(const Scenario& s, int stage) {
 
 double loss_transient_bytes(const Scenario& s, int stage) {
   if (!s.model || s.training.fused_loss || !stage_content(s, stage).head) return 0;
-  return kHalf * static_cast<double>(gpu_microbatch_tokens(s)) *
+  // The 16-bit logits and their fp32 upcast, beside the fp32 tensor the loss keeps.
+  return (kHalf + kFloat) * static_cast<double>(gpu_microbatch_tokens(s)) *
          static_cast<double>(s.model->vocab) / s.layout.tp;
 }
 

@@ -73,12 +73,13 @@ double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp,
 double stage_activation_bytes(const Scenario& s, int stage);
 /// What the loss holds for an instant beyond stage_activation_bytes on the head's stage, per
 /// micro-batch: unfused (training.fused_loss false), the LM head's 16-bit logits, which its
-/// caller still holds while the loss upcasts them to fp32 and works on the copy (Megatron-core's
-/// vocab_parallel_cross_entropy: `.float()`, then in place; vocabulary-parallel, / t), and in
-/// the backward their 16-bit gradient beside the fp32 one. Implementations that also keep an
-/// out-of-place fp32 intermediate (PyTorch's log_softmax on the upcast copy, nanotron's
-/// max-subtraction) hold 4 bytes a logit more, not counted. 0 fused, off the head's stage, or
-/// without a model. Multi-token prediction's heads run one after another: one head's bytes.
+/// caller still holds, and their fp32 upcast (`logits.float()`), which the call holds while the
+/// loss computes into the fp32 tensor it keeps (PyTorch's log-softmax output; Megatron's
+/// vocab_parallel_cross_entropy's and nanotron's max-subtracted copy, exponentiated and
+/// normalized in place): 6 bytes a logit (vocabulary-parallel, / t). PyTorch's backward holds two
+/// fp32 gradients beside the kept output for a moment (2 bytes a logit more, not counted). 0
+/// fused, off the head's stage, or without a model. Multi-token prediction's heads run one
+/// after another: one head's bytes.
 double loss_transient_bytes(const Scenario& s, int stage);
 /// Of stage_activation_bytes, what the first `training.offload_activations` layers keep (each
 /// as that count does: recomputed or not, dense or MoE, with its attention extras): the bytes

@@ -830,10 +830,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "then its sum of exponentials: 4 bytes), backward one read and the gradient written in "
        "place (4 bytes). Unfused: the logits upcast to fp32 and the loss computed on the copy as "
        "`unfused_loss` says (`cross_entropy` in `trainsim kernels`). Memory: the logits the "
-       "backward needs, 2 bytes each fused, 4 unfused, and unfused the 16-bit logits beside them "
-       "at the instant the loss upcasts them (`trainsim memory`'s peak; an implementation with a "
-       "further out-of-place fp32 copy, PyTorch's log-softmax on the upcast, nanotron's "
-       "subtraction, holds 4 bytes a logit more, not counted)",
+       "backward needs, 2 bytes each fused, 4 unfused (the fp32 tensor the loss keeps), and "
+       "unfused, for the instant the loss runs, the 16-bit logits and their fp32 upcast beside "
+       "it, 6 bytes a logit more (`trainsim memory`'s peak)",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_loss>()},
       {"training.unfused_loss", "`pytorch`, `vocab-parallel`", "`pytorch`",
        "without `fused_loss`, the kernels over the fp32 upcast of the logits: `pytorch`, "

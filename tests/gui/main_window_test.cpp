@@ -399,7 +399,7 @@ class MainWindowTest : public QObject {
     QVERIFY(w.outcome()->compared.empty());
   }
   void compare_marks_a_schedule_that_runs_out_of_memory() {
-    // Default scenario: AFAB needs ~252 GB per GPU on stage 3, 1F1B ~56 GB (80 GiB device).
+    // Default scenario: AFAB needs ~255 GB per GPU on stage 3, 1F1B ~56 GB (80 GiB device).
     MainWindow w;
     QVERIFY(w.open_scenario(kDefault));
     w.compare({"afab", "1f1b"});
@@ -415,7 +415,7 @@ class MainWindowTest : public QObject {
     // The table: one row per schedule, sortable by number; AFAB marked out of memory.
     QTableWidget* t = w.compare_view()->table();
     QCOMPARE(t->rowCount(), 2);
-    t->sortItems(4, Qt::DescendingOrder);  // peak memory: AFAB's 252 GB first
+    t->sortItems(4, Qt::DescendingOrder);  // peak memory: AFAB's 255 GB first
     QCOMPARE(t->item(0, 0)->text(), QStringLiteral("afab"));
     QCOMPARE(t->item(0, 5)->text(), QStringLiteral("out of memory"));
     QCOMPARE(t->item(1, 5)->text(), QStringLiteral("yes"));
@@ -442,7 +442,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(over->at(0), 0.0);
     auto* axis = qobject_cast<QBarCategoryAxis*>(memory->axes(Qt::Vertical).front());
     QVERIFY(axis != nullptr);
-    QCOMPARE(axis->categories().back(), QStringLiteral("afab<br>(253 GB)"));
+    QCOMPARE(axis->categories().back(), QStringLiteral("afab<br>(255 GB)"));
     QCOMPARE(axis->categories().front(), QStringLiteral("1f1b"));
   }
 };
