@@ -32,7 +32,8 @@ TEST_CASE("memory report: peak = static state + the activations 1F1B holds", "[m
     CHECK(sm.optimizer == Approx(12 * fixed.parameters));
     CHECK(sm.buffers == Approx(1.5e9 + 25e6));
     // 1F1B: stage r holds p − r micro-batches at its peak; the head's stage, as its forward
-    // ends, the loss's 16-bit logits and their upcast beside them (loss_transient_bytes, 0 elsewhere).
+    // ends, the loss's 16-bit logits and their upcast beside them (loss_transient_bytes, 0
+    // elsewhere).
     CHECK(sm.activations ==
           Approx((4 - st) * stage_activation_bytes(s, st) + loss_transient_bytes(s, st)));
     CHECK(sm.peak ==

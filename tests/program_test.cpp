@@ -1088,7 +1088,8 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   CHECK(r.critical.host_s > 0);                 // B0 waited for its reload
   // Memory: at most one micro-batch whole and the other's offloaded part on the host (the
   // peak: F1 running while F0's copy out is under way, or B0's reload back before F1's leaves).
-  // One stage: the head's, whose forward ends with the loss's 16-bit logits and their upcast beside them.
+  // One stage: the head's, whose forward ends with the loss's 16-bit logits and their upcast beside
+  // them.
   const double whole = stage_activation_bytes(two, 0);
   CHECK(make_memory_report(tl).stages[0].activations ==
         Approx(2 * whole + loss_transient_bytes(two, 0)));
