@@ -16,6 +16,7 @@
 #include "cost/fp8_gemm.h"
 #include "cost/gpu_spread.h"
 #include "cost/interpolate.h"
+#include "scenario/scenario_schema.h"
 
 namespace trainsim {
 namespace {
@@ -107,10 +108,11 @@ const InterNodeSweep* inter_node_network(const Scenario& s) {
     case Network::EfaPlaybook:
       break;
   }
-  const char* name = s.cluster.network == Network::InfinibandNdr ? "infiniband-ndr"
-                     : s.cluster.network == Network::EfaP5       ? "efa-p5"
-                                                                 : "efa-playbook";
-  const InterNodeSweep* named = InterNodeSweep::named(name);
+  // The key's own name for the value (the schema's choice list) is the sweep's name.
+  const SchemaKey* key = find_key("cluster.network");
+  TRAINSIM_CHECK(key != nullptr, "cluster.network is a schema key");
+  const std::optional<std::string> name = show_value(*key, s);
+  const InterNodeSweep* named = name ? InterNodeSweep::named(*name) : nullptr;
   TRAINSIM_CHECK(named != nullptr, "every cluster.network name has its data");
   return named;
 }
