@@ -3195,6 +3195,52 @@ efficiency: {host_per_kernel: 5us}
   }
 }
 
+TEST_CASE("analytic: an eager CPU issues each collective in efficiency.host_per_collective",
+          "[analytic][launch]") {
+  auto model = [](const char* runtime, const char* efficiency) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1, runtime: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{tp: 2, sequence_parallel: true}}
+{})",
+                                                    runtime, efficiency)));
+  };
+  // A pass's launches: its kernels' runs at host_per_kernel and its TP collectives at
+  // host_per_collective. Eager by default: 48.3 µs a kernel, 227 µs a collective
+  // (torch.distributed's call, constants.h), so time = kernels · 48.3 µs + collectives · 227 µs.
+  const AnalyticCostModel eager = model("eager", "");
+  for (const Op op : {Op::F, Op::B}) {
+    double collectives = 0;
+    for (const CollectiveRun& c : eager.tp_collectives(op, 0)) collectives += c.count;
+    REQUIRE(collectives >= 4 * 16);  // 16 layers, 2 all-gathers + 2 reduce-scatters a forward
+    const HostLaunch h = eager.host_launch(op, 0);
+    const double kernels = h.kernels - collectives;
+    CHECK(h.time == seconds_to_ns(kernels * constants::kEagerHostPerKernel +
+                                  collectives * constants::kEagerHostPerCollective));
+    // The override replaces the collectives' part only: 1 ms each adds (1 ms − 227 µs) each.
+    const HostLaunch o =
+        model("eager", "efficiency: {host_per_collective: 1ms}").host_launch(op, 0);
+    CHECK(o.kernels == h.kernels);
+    CHECK(to_seconds(o.time - h.time) ==
+          Approx(collectives * (1e-3 - constants::kEagerHostPerCollective)).epsilon(1e-6));
+  }
+  CHECK(eager.host_per_collective() == constants::kEagerHostPerCollective);
+  // A CUDA graph (host_per_kernel 0) replays its collectives too: no CPU simulated at all.
+  const AnalyticCostModel graphs = model("eager", "efficiency: {host_per_kernel: 0us}");
+  CHECK(graphs.host_per_collective() == 0);
+  CHECK_FALSE(graphs.simulates_cpu());
+  CHECK(graphs.host_launch(Op::F, 0).time == 0);
+  // Compiled: the collectives follow host_per_kernel (0 by default, the CPU ahead) ...
+  CHECK(model("compiled", "").host_per_collective() == 0);
+  CHECK_FALSE(model("compiled", "").simulates_cpu());
+  // ... unless set on their own: then the CPU is simulated for them alone.
+  const AnalyticCostModel own = model("compiled", "efficiency: {host_per_collective: 100us}");
+  CHECK(own.simulates_cpu());
+  double collectives = 0;
+  for (const CollectiveRun& c : own.tp_collectives(Op::F, 0)) collectives += c.count;
+  CHECK(own.host_launch(Op::F, 0).time == seconds_to_ns(collectives * 100e-6));
+}
+
 TEST_CASE("eager LayerNorm's rate by row width: the H200 sweep over its rate at 5,120") {
   // constants.h kEagerLayerNormWidthSweep: GB/s at 65,536 rows.
   CHECK(eager_layernorm_width_factor(5120, true) == Approx(1));

@@ -1350,8 +1350,21 @@ double host_per_kernel_seconds(const Scenario& s) {
   return s.training.runtime == Runtime::Eager ? constants::kEagerHostPerKernel : 0.0;
 }
 
+double host_per_collective_seconds(const Scenario& s) {
+  if (const auto& o = s.efficiency.host_per_collective) return to_seconds(*o);
+  const double per_kernel = host_per_kernel_seconds(s);
+  // Eager with its CPU simulated: torch.distributed's own cost per call, measured; a CUDA
+  // graph (host_per_kernel 0) replays its collectives with its kernels.
+  return s.training.runtime == Runtime::Eager && per_kernel > 0 ? constants::kEagerHostPerCollective
+                                                                : per_kernel;
+}
+
 double AnalyticCostModel::host_per_kernel() const {
   return host_per_kernel_seconds(s_);
+}
+
+double AnalyticCostModel::host_per_collective() const {
+  return host_per_collective_seconds(s_);
 }
 
 HostLaunch AnalyticCostModel::host_launch(Op op, int stage) const {
@@ -1359,12 +1372,14 @@ HostLaunch AnalyticCostModel::host_launch(Op op, int stage) const {
   double launches = 0;
   for (const Kernel& k : kernels(op, stage)) launches += static_cast<double>(k.count) * k.launches;
   // The TP, CP and EP collectives the pass runs are issued by the same CPU thread, between its
-  // kernels: an NCCL kernel launch each (torch.distributed's call on the CPU, at least one
-  // kernel launch's time).
+  // kernels: torch.distributed's call each (one NCCL kernel launch, and ProcessGroupNCCL's
+  // bookkeeping around it: host_per_collective).
+  double collectives = 0;
   for (const auto& runs :
        {tp_collectives(op, stage), cp_collectives(op, stage), ep_collectives(op, stage)})
-    for (const CollectiveRun& c : runs) launches += c.count;
-  return {seconds_to_ns(launches * per_kernel), launches};
+    for (const CollectiveRun& c : runs) collectives += c.count;
+  return {seconds_to_ns(launches * per_kernel + collectives * host_per_collective()),
+          launches + collectives};
 }
 
 Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {

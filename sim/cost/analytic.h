@@ -82,6 +82,11 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
 /// The CPU's time to issue one kernel, seconds: efficiency.host_per_kernel, else
 /// constants.h kEagerHostPerKernel under `training.runtime: eager`, else 0 (CostModel::host_time).
 double host_per_kernel_seconds(const Scenario& s);
+/// The CPU's time to issue one collective (a pass's TP, CP or EP collective), seconds:
+/// efficiency.host_per_collective, else constants.h kEagerHostPerCollective under
+/// `training.runtime: eager` while its kernels take CPU time, else host_per_kernel_seconds (0: the
+/// CPU keeps ahead).
+double host_per_collective_seconds(const Scenario& s);
 
 /// One GEMM C[m×n] = A[m×k] · B[k×n].
 struct GemmShape {
@@ -162,12 +167,15 @@ class AnalyticCostModel : public CostModel {
   bool models_hardware() const override { return true; }
   std::string sources() const override;
   std::vector<KernelTime> kernel_times(Op op, int stage) const override;
-  /// The kernels compute() counts (each run's launches) and the TP, CP and EP collectives its
-  /// pass runs (one launch each), efficiency.host_per_kernel each (host_per_kernel_seconds).
+  /// The kernels compute() counts (each run's launches), efficiency.host_per_kernel each
+  /// (host_per_kernel_seconds), and the TP, CP and EP collectives its pass runs (one launch
+  /// each), efficiency.host_per_collective each (host_per_collective_seconds).
   HostLaunch host_launch(Op op, int stage) const override;
   /// The CPU's time to issue one kernel, seconds (host_per_kernel_seconds).
   double host_per_kernel() const;
-  bool simulates_cpu() const override { return host_per_kernel() > 0; }
+  /// The CPU's time to issue one collective, seconds (host_per_collective_seconds).
+  double host_per_collective() const;
+  bool simulates_cpu() const override { return host_per_kernel() > 0 || host_per_collective() > 0; }
   /// slowest_gpu_factor of the scenario's spread (gpu_speed_spread) over the layout's GPUs.
   double compute_pace() const override { return pace_; }
 

@@ -123,6 +123,19 @@ inline constexpr double kKernelLaunch = 2e-6;
 /// measured here: 0, its CPU assumed ahead of the GPU. Override: efficiency.host_per_kernel.
 inline constexpr double kEagerHostPerKernel = 48.3e-6;
 
+/// CPU time of one collective call in an eager PyTorch step (torch.distributed into
+/// ProcessGroupNCCL: argument checks, the work object, CUDA events, the NCCL stream's wait on
+/// the compute stream, the NCCL launch), seconds: the duration of the `c10d::` operators in two
+/// real Kineto traces (tests/data/kineto, from facebookresearch/HolisticTraceAnalysis):
+/// nccl_data.json.gz (A100, PyTorch 2.2+, NCCL 2.17.1: 15 `c10d::allreduce_` and 6
+/// `c10d::broadcast_`, 261–390 µs, median 278 µs) and sampled_rank-0/-1.json.gz (one 128-GPU
+/// run, both ranks: all-reduces, all-to-alls and all-gathers, 102–461 µs, median 175.5 µs).
+/// Each run weighs once: (278.3 + 175.5) / 2 = 227 µs. Under the profiler, as
+/// kEagerHostPerKernel is; the Python around the call (a framework's autograd function, the
+/// output's allocation) is not in it. Charged in place of kEagerHostPerKernel for each TP, CP
+/// and EP collective a pass issues. Override: efficiency.host_per_collective.
+inline constexpr double kEagerHostPerCollective = 227e-6;
+
 /// Bytes per value of an FP8 token dispatch (training.fp8_dispatch): the FP8 value and one fp32
 /// scale per 1×128 tile of a token's activations (DeepSeek-V3 Technical Report, arXiv:2412.19437,
 /// §3.3.1 fine-grained quantization; §3.3.2 dispatches the quantized activations).

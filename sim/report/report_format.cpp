@@ -169,10 +169,14 @@ std::string format_report(const StepReport& r) {
   }
   if (launch > 0)
     o += fmt::format(
-        "CPU launches         {} a kernel (efficiency.host_per_kernel): {} of issuing on the "
+        "CPU launches         {} a kernel (efficiency.host_per_kernel){}: {} of issuing on the "
         "busiest stage's CPU against {} of its GPU's compute; that GPU waited {} for it\n",
-        format_time(r.host_per_kernel_s), format_time(launch), format_time(launch_busy),
-        format_time(launch_wait));
+        format_time(r.host_per_kernel_s),
+        r.tp > 1 || r.cp > 1 || r.ep > 1
+            ? fmt::format(", {} a TP/CP/EP collective (efficiency.host_per_collective)",
+                          format_time(r.host_per_collective_s))
+            : std::string(),
+        format_time(launch), format_time(launch_busy), format_time(launch_wait));
   if (!r.cost_sources.empty()) o += fmt::format("durations            {}\n", r.cost_sources);
   if (!r.contention.empty()) o += fmt::format("contention           {}\n", r.contention);
   if (r.compute_pace != 1.0)
@@ -370,6 +374,7 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
   j["host_per_kernel_s"] = r.host_per_kernel_s;
+  j["host_per_collective_s"] = r.host_per_collective_s;
   j["compute_pace"] = r.compute_pace;
   j["tp_groups"] = r.tp_groups;
   j["tp_groups_across_nodes"] = r.tp_groups_across_nodes;

@@ -344,9 +344,11 @@ StepReport make_report(const Timeline& tl) {
   }
   r.critical = critical_path(tl);
   r.cost_sources = tl.cost_sources;
-  // The CPU's time per kernel, where the step simulates its CPU at all.
-  if (std::any_of(launch.begin(), launch.end(), [](TimeNs x) { return x > 0; }))
+  // The CPU's time per kernel and per collective, where the step simulates its CPU at all.
+  if (std::any_of(launch.begin(), launch.end(), [](TimeNs x) { return x > 0; })) {
     r.host_per_kernel_s = host_per_kernel_seconds(sc);
+    r.host_per_collective_s = host_per_collective_seconds(sc);
+  }
   r.contention = tl.contention;
   r.compute_pace = tl.compute_pace;
   // TP groups placed across nodes (a report line: their collectives cross the network).

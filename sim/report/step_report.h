@@ -131,6 +131,9 @@ struct StepReport {
   std::string contention;    ///< what slowed overlapping work (lowering's words)
   /// The CPU's time to issue one kernel (efficiency.host_per_kernel; 0: the CPU keeps ahead).
   double host_per_kernel_s = 0;
+  /// The CPU's time to issue one TP, CP or EP collective (efficiency.host_per_collective; 0: the
+  /// CPU keeps ahead).
+  double host_per_collective_s = 0;
   /// Every GPU's modelled compute × this: the slowest of the job's GPUs sets the pace
   /// (cost/gpu_spread.h), their speeds spreading by `gpu_speed_spread` (cluster.gpu_speed_spread
   /// or its default; 0 without a cluster).

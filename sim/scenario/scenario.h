@@ -404,6 +404,9 @@ struct EfficiencyOverrides {
   /// The CPU's time to issue one kernel (cost/constants.h kEagerHostPerKernel); 0: the CPU
   /// keeps ahead of the GPU (CUDA graphs, or unknown).
   std::optional<TimeNs> host_per_kernel;
+  /// The CPU's time to issue one TP, CP or EP collective (cost/constants.h
+  /// kEagerHostPerCollective under an eager runtime, else host_per_kernel's).
+  std::optional<TimeNs> host_per_collective;
 };
 
 /// `measured:` — what a real run of this scenario measured (one figure) and where it was

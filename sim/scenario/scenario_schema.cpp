@@ -1361,10 +1361,20 @@ const std::vector<SchemaKey>& scenario_keys() {
        "report). Eager: measured on a recorded eager PyTorch step whose CPU never waited, "
        "under the profiler, an upper estimate (`sim/cost/constants.h`); a fused framework's is "
        "not measured, 0 (its CPU assumed ahead). `0us` for a run under CUDA graphs. A pass's "
-       "TP, CP and EP collectives are issued between its kernels, one launch each; the "
-       "optimizer's and the data-parallel collectives' launches are not counted",
+       "TP, CP and EP collectives are issued between its kernels (`efficiency.host_per_collective` "
+       "each); the optimizer's and the data-parallel collectives' launches are not counted",
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::host_per_kernel>()},
+      {"efficiency.host_per_collective", "time",
+       "227us with `training.runtime: eager` (unless `host_per_kernel` is 0), else "
+       "`host_per_kernel`'s",
+       "the CPU's time to issue one of a pass's TP, CP or EP collectives (torch.distributed's "
+       "call into NCCL: its checks, work object, events and stream waits, the launch), on the "
+       "same CPU as its kernels. Eager: the `c10d::` operators' time in two real profiler traces "
+       "(`sim/cost/constants.h`), about five kernels' worth, so at small micro-batches under "
+       "tensor parallelism an eager step is the CPU's",
+       quantity(Dimension::Time, false),
+       time_field<&Scenario::efficiency, &EfficiencyOverrides::host_per_collective>()},
       {"memory", "map", "", "what a GPU holds besides model state and activations", map(), {}},
       {"memory.runtime_overhead", "bytes", "1.5GB",
        "CUDA context, library workspaces, allocator slack (Playbook: 1–2 GB)",
