@@ -1399,6 +1399,36 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   CHECK(make_report(fast).stages[0].launch_wait_s == 0);
 }
 
+TEST_CASE("launch pass: a TP rank's CPU issues its collectives at host_per_collective",
+          "[passes][launch]") {
+  // Llama-3.2-1B at tp 2 with SP on one node, one micro-batch, the CPU's kernels at 1 µs and
+  // its collectives at 1 ms: the CPU's issuing time over the step is each pass's kernels at
+  // 1 µs plus its TP collectives (2 all-gathers and 2 reduce-scatters a layer forward, 16
+  // layers) at 1 ms, and the report states both figures.
+  const Scenario s = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 256, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}
+parallelism: {tp: 2, sequence_parallel: true}
+efficiency: {host_per_kernel: 1us, host_per_collective: 1ms}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
+)");
+  const auto cost = make_cost_model(s);
+  double issue_s = 0;
+  for (const Op op : {Op::F, Op::B}) {
+    const HostLaunch h = cost->host_launch(op, 0);
+    issue_s += to_seconds(h.time);
+  }
+  const StepReport r = make_report(simulate(s));
+  CHECK(r.stages[0].launch_s == Approx(issue_s));
+  CHECK(r.stages[0].launch_s > 64 * 1e-3);  // at least the forward's 64 collectives
+  CHECK(r.host_per_kernel_s == Approx(1e-6));
+  CHECK(r.host_per_collective_s == Approx(1e-3));
+  CHECK_THAT(format_report(r),
+             Catch::Contains("1.000 us a kernel (efficiency.host_per_kernel), 1.000 ms a TP/CP/EP "
+                             "collective (efficiency.host_per_collective)"));
+  CHECK(report_to_json(r)["host_per_collective_s"].get<double>() == Approx(1e-3));
+}
+
 TEST_CASE("launch pass: what waits for a task's output waits for its last kernel's issue",
           "[passes][launch]") {
   // Two stages of Llama-3.2-1B's layers (pp 2), 1 ms a kernel: the CPU is far slower than the
