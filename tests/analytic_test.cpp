@@ -3241,6 +3241,36 @@ parallelism: {{tp: 2, sequence_parallel: true}}
   CHECK(own.host_launch(Op::F, 0).time == seconds_to_ns(collectives * 100e-6));
 }
 
+TEST_CASE("analytic: the FP8 activation store casts SwiGLU's input each pass", "[analytic][fp8]") {
+  // Llama-3.2-1B (16 layers, f = 8192) at 1,024 tokens, tp 2: each layer's SwiGLU input is
+  // n · 2f / t = 1,024 · 16,384 / 2 elements; Megatron-core casts it to FP8 forward (read 2
+  // bytes, write 1) and back backward (read 1, write 2): 3 bytes an element each pass, one
+  // kernel a layer. Without the store, no such kernel.
+  auto model = [](bool store) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 1, fp8_activation_store: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{tp: 2, sequence_parallel: true}}
+)",
+                                                    store)));
+  };
+  const double elements = 1024.0 * 2 * 8192 / 2;
+  const AnalyticCostModel with = model(true), without = model(false);
+  for (const Op op : {Op::F, Op::B}) {
+    int found = 0;
+    for (const KernelTime& k : with.kernel_times(op, 0))
+      if (k.what == "mlp.act_fp8_store") {
+        ++found;
+        CHECK(k.count == 16);
+        CHECK(k.bytes == Approx(3 * elements));
+      }
+    CHECK(found == 1);
+    for (const KernelTime& k : without.kernel_times(op, 0)) CHECK(k.what != "mlp.act_fp8_store");
+    // The pass takes longer by those casts.
+    CHECK(with.compute(op, 0, 0).duration > without.compute(op, 0, 0).duration);
+  }
+}
+
 TEST_CASE("eager LayerNorm's rate by row width: the H200 sweep over its rate at 5,120") {
   // constants.h kEagerLayerNormWidthSweep: GB/s at 65,536 rows.
   CHECK(eager_layernorm_width_factor(5120, true) == Approx(1));

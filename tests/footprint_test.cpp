@@ -34,6 +34,27 @@ TEST_CASE("footprint: Llama-3.1-8B layer activations are Korthikanti's 34·s·b�
   CHECK(layer_activation_bytes(llama8b(), n, 4, true, Recompute::Full) == Approx(2.0 * n * h / 4));
 }
 
+TEST_CASE("footprint: the FP8 activation store keeps SwiGLU's input at a byte an element",
+          "[footprint][fp8]") {
+  // Llama-3.1-8B's SwiGLU input is the gate and up projections' output, 2f = 28,672 wide: in
+  // FP8 it keeps n·2f bytes less than in 16 bits (Megatron-core's
+  // activation_func_fp8_input_store), over TP with or without SP (the MLP tensors are sharded).
+  const std::int64_t n = 4096;
+  const double f = 14336;
+  for (const auto& [tp, sp] : {std::pair{1, false}, std::pair{2, false}, std::pair{4, true}}) {
+    const double plain = layer_activation_bytes(llama8b(), n, tp, sp, Recompute::None);
+    const double stored = layer_activation_bytes(llama8b(), n, tp, sp, Recompute::None, false,
+                                                 false, {.core_attn = false}, {}, false, {}, true);
+    CHECK(plain - stored == Approx(n * 2 * f / tp));
+  }
+  // Selective recompute of the MLP keeps none of its tensors: nothing left to store.
+  const RecomputeModules mlp{.core_attn = false, .mlp = true};
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::Selective, false, false, mlp, {},
+                               false, {}, true) ==
+        Approx(layer_activation_bytes(llama8b(), n, 1, false, Recompute::Selective, false, false,
+                                      mlp)));
+}
+
 TEST_CASE("footprint: recompute_layers keeps the input of N layers and everything of the rest",
           "[footprint]") {
   // Llama-3.1-8B, pp 4: stage 1 holds 8 layers. Full recompute of its first 3: 3 layers keep

@@ -464,6 +464,24 @@ TEST_CASE("validate: LoRA needs a rank, a target and a dense model, the transpos
                                 "training.fp8_transpose_cache=false"}));
 }
 
+TEST_CASE("validate: the FP8 activation store is a fused SwiGLU's", "[fp8]") {
+  // Llama-3.1-8B's MLP is SwiGLU: accepted in any precision (Megatron-core casts regardless).
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.fp8_activation_store=true"}));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"model.mlp=gelu", "training.fp8_activation_store=true"}),
+      Contains("training.fp8_activation_store: Megatron-core stores a gated MLP's activation "
+               "input in FP8") &&
+          Contains("give model.mlp: swiglu"));
+  // An eager runtime runs SwiGLU op by op by default: no fused kernel to store from.
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.runtime=eager", "training.fp8_activation_store=true"}),
+      Contains("take swiglu out of training.eager_ops"));
+  CHECK_NOTHROW(parse_scenario(
+      kBase, "test.yaml",
+      {"training.runtime=eager", "training.eager_ops=norm", "training.fp8_activation_store=true"}));
+}
+
 TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]") {
   const std::vector<std::string> b200{"training.precision=fp8", "cluster.gpu=b200",
                                       "training.attention=cudnn"};

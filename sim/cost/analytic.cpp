@@ -573,6 +573,13 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   else
     memory(m.mlp == MlpKind::SwiGLU ? "swiglu" : "gelu",
            (m.mlp == MlpKind::SwiGLU ? 3.0 : 2.0) * ff * 2);
+  if (s_.training.fp8_activation_store && m.mlp == MlpKind::SwiGLU && !eager.swiglu) {
+    // Megatron-core's activation_func_fp8_input_store: the fused SwiGLU's 2f-wide input cast to
+    // FP8 for the backward (read 2 bytes, write 1), and back before its backward (read 1, write
+    // 2): 3 bytes an element each pass, a kernel of its own.
+    Kernel cast{Kernel::Kind::Memory, "mlp.act_fp8_store", {0, 0, 0}, 1, 0, 3 * 2 * ff};
+    push(cast);
+  }
   if (moe) {
     // The router's fp32 softmax and top-k over n·E scores (read and write 4 bytes each); the
     // tokens copied into expert order and back, weighted and summed (Megatron's permute and

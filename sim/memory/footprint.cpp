@@ -17,7 +17,7 @@ constexpr double kAdamBytesPerParam =
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
                               Recompute recompute, bool moe_layer, bool fp8,
                               const RecomputeModules& modules, const LoraTargets& lora,
-                              bool lora_masks, const EagerOps& eager) {
+                              bool lora_masks, const EagerOps& eager, bool fp8_activation_store) {
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
   const double t = tp;
   if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
@@ -105,6 +105,11 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // output stays as the attention kernel's own (its backward reads it), in 16 bits. An
   // adapter's dropout keeps a 1-byte mask of its input and, beside the attention output, its
   // own 16-bit output. What selective recompute's `mlp` already let go stays gone.
+  // Megatron-core's activation_func_fp8_input_store: the gated activation's input, two f-wide
+  // halves of each kept MLP tensor (the down projections' input widths selective recompute
+  // left), saved in FP8 (mlp.py bias_swiglu_impl: `input.to(torch.float8_e4m3fn)`), LoRA or
+  // not: 1 byte less an element, over TP.
+  const double act_fp8 = fp8_activation_store && m.mlp == MlpKind::SwiGLU ? 2 * down_fp8 : 0.0;
   double fp8_out = out, masks = 0, gathered = 0;  // gathered: 16-bit words whole under SP
   if (lora_on) {
     const bool mlp_gone = recompute == Recompute::Selective && modules.mlp && !moe_layer;
@@ -130,7 +135,7 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   const double fp8_kept =
       fp8 ? (sp ? (norms_fp8 + fp8_out + down_fp8) / t : norms_fp8 + (fp8_out + down_fp8) / t)
           : 0.0;
-  return kHalf * n * (per_token + gathered) - n * fp8_kept + stats + masks;
+  return kHalf * n * (per_token + gathered) - n * fp8_kept - n * act_fp8 / t + stats + masks;
 }
 
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
@@ -198,12 +203,12 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   const LoraTargets lora = lora_targets(s.training);
   const bool masks = s.training.lora_dropout > 0;
   const EagerOps eager = eager_ops(s.training);
-  out.dense_kept =
-      layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8, modules, lora, masks, eager) +
-      attention;
-  out.moe_kept =
-      layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8, modules, lora, masks, eager) +
-      attention;
+  out.dense_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8, modules, lora,
+                                          masks, eager, s.training.fp8_activation_store) +
+                   attention;
+  out.moe_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8, modules, lora, masks,
+                                        eager, s.training.fp8_activation_store) +
+                 attention;
   return out;
 }
 

@@ -46,11 +46,14 @@ namespace trainsim {
 /// Ops run op by op (`eager`, training.eager_ops) keep what PyTorch's autograd saves for them:
 /// an eager SwiGLU one more f-wide tensor (silu's output), an eager RMSNorm its fp32 input and
 /// normalized value (2h words more per norm; h under LoRA).
+/// `fp8_activation_store` (training.fp8_activation_store): a gated MLP's activation input, the
+/// 2·f-wide output of its up projections (of what selective recompute keeps), at 1 byte an
+/// element instead of 2.
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
                               Recompute recompute, bool moe_layer = false, bool fp8 = false,
                               const RecomputeModules& modules = {.core_attn = false},
                               const LoraTargets& lora = {}, bool lora_masks = false,
-                              const EagerOps& eager = {});
+                              const EagerOps& eager = {}, bool fp8_activation_store = false);
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
 /// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0

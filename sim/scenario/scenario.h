@@ -222,6 +222,10 @@ struct TrainingSpec {
   /// With FP8 and cuDNN's attention: its FP8 form (Transformer Engine's FP8 dot-product
   /// attention, NVTE_FP8_DPA, NeMo's `fp8_dot_product_attention`).
   bool fp8_attention = false;
+  /// A gated MLP's activation input (the up projections' output, 2f wide) kept for the backward
+  /// in FP8 (Megatron-core's `activation_func_fp8_input_store`, NeMo's FP8_ACTIVATION /
+  /// FP8_ACT): 1 byte an element instead of 2, at the price of a cast each way.
+  bool fp8_activation_store = false;
   /// With `attention: cudnn`: the cuDNN release the run links; nullopt: the newest one measured.
   std::optional<CudnnVersion> cudnn_version;
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0

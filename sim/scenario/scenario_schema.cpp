@@ -797,6 +797,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and the output forward and of their gradients backward (`attention.fp8_cast`). Refused "
        "on other GPUs (no figures)",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_attention>()},
+      {"training.fp8_activation_store", "bool", "false",
+       "a gated MLP's activation input (the up projections' output, 2·ffn wide) kept for the "
+       "backward in FP8, 1 byte an element instead of 2 (Megatron-core's "
+       "`activation_func_fp8_input_store`: NeMo's FP8_ACTIVATION, MLPerf's FP8_ACT; in any "
+       "precision): activation memory down by ffn bytes a token and layer over TP, the fused "
+       "SwiGLU's input cast to FP8 forward and back backward, 3 bytes an element each "
+       "(`mlp.act_fp8_store`). Needs `model.mlp: swiglu` run fused (not `eager_ops: swiglu`)",
+       boolean(), field<&Scenario::training, &TrainingSpec::fp8_activation_store>()},
       {"training.cudnn_version",
        "text",
        "the newest measured",

@@ -153,6 +153,16 @@ void check_precision(const Scenario& s, const Checker& c) {
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
+  if (s.training.fp8_activation_store && s.model) {
+    if (s.model->mlp != MlpKind::SwiGLU)
+      c.fail("training.fp8_activation_store",
+             "Megatron-core stores a gated MLP's activation input in FP8 (its fused bias-SwiGLU): "
+             "give model.mlp: swiglu, or leave this out");
+    else if (eager_ops(s.training).swiglu)
+      c.fail("training.fp8_activation_store",
+             "the FP8 store is the fused SwiGLU's; training.eager_ops runs SwiGLU op by op: take "
+             "swiglu out of training.eager_ops, or leave this out");
+  }
   // Without expert parallelism it has nothing to send (no effect, as expert_gemms without
   // experts), so a search over ep keeps it.
   if (s.training.fp8_dispatch && s.training.precision != Precision::FP8)
