@@ -107,8 +107,8 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // own 16-bit output. What selective recompute's `mlp` already let go stays gone.
   // Megatron-core's activation_func_fp8_input_store: the gated activation's input, two f-wide
   // halves of each kept MLP tensor (the down projections' input widths selective recompute
-  // left), saved in FP8 (mlp.py bias_swiglu_impl: `input.to(torch.float8_e4m3fn)`), LoRA or
-  // not: 1 byte less an element, over TP.
+  // left), saved in FP8 (megatron/core/fusions/fused_bias_swiglu.py:
+  // `input.to(torch.float8_e4m3fn)`), LoRA or not: 1 byte less an element, over TP.
   const double act_fp8 = fp8_activation_store && m.mlp == MlpKind::SwiGLU ? 2 * down_fp8 : 0.0;
   double fp8_out = out, masks = 0, gathered = 0;  // gathered: 16-bit words whole under SP
   if (lora_on) {
