@@ -130,7 +130,8 @@ inline constexpr double kEagerHostPerKernel = 48.3e-6;
 /// nccl_data.json.gz (A100, PyTorch 2.2+, NCCL 2.17.1: 15 `c10d::allreduce_` and 6
 /// `c10d::broadcast_`, 261–390 µs, median 278 µs) and sampled_rank-0/-1.json.gz (one 128-GPU
 /// run, both ranks: all-reduces, all-to-alls and all-gathers, 102–461 µs, median 175.5 µs).
-/// Each run weighs once: (278.3 + 175.5) / 2 = 227 µs. Under the profiler, as
+/// Each run weighs once: (278.3 + 175.5) / 2 = 227 µs (all 41 calls pooled: 271 µs, the run with
+/// more calls weighing more). Under the profiler, as
 /// kEagerHostPerKernel is; the Python around the call (a framework's autograd function, the
 /// output's allocation) is not in it. Charged in place of kEagerHostPerKernel for each TP, CP
 /// and EP collective a pass issues. Override: efficiency.host_per_collective.
