@@ -126,8 +126,8 @@ TEST_CASE("GEMM sweep: capped at the sustained rate, it is what cuBLAS ran on ou
     INFO(gpu);
     const GemmEfficiency* sweep = GemmEfficiency::for_preset(gpu);
     REQUIRE(sweep);
-    const CalibrationProfile profile = load_profile(std::string(TRAINSIM_SOURCE_DIR) +
-                                                    "/calibrate/profiles/" + gpu + ".json");
+    const CalibrationProfile profile =
+        load_profile(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/profiles/" + gpu + ".json");
     std::vector<double> ratio;
     for (const GemmSample& g : profile.gemms) {
       if (g.dtype != "bf16" || g.time_s < 0.2e-3) continue;
