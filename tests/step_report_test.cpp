@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cost/explicit_costs.h"
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
@@ -431,4 +432,48 @@ TEST_CASE("report: where peers differ, the stage's figures are its slowest rank'
   CHECK(f.tp_groups == 3);
   CHECK(f.tp_groups_across_nodes == 0);
   CHECK_THAT(format_report(f), !Catch::Contains("placement"));
+}
+
+TEST_CASE("report: where the CPU is not simulated, the compute each kernel leaves it",
+          "[report][launch]") {
+  // Llama-3.2-1B (16 layers) over pp 2 and 4 micro-batches of 2,048 tokens, compiled (the CPU
+  // assumed ahead). Each stage's GPU runs 4 forwards and 4 backwards of its layers: the
+  // kernels of a step are 4 · (kernels of one F + of one B), as the cost model counts them.
+  const char* yaml = R"(model: llama-3.2-1b
+training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 4}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {pp: 2}
+)";
+  const Scenario s = test::yaml(yaml);
+  const auto cost = make_cost_model(s);
+  const StepReport r = make_report(simulate(s));
+  REQUIRE(r.stages.size() == 2);
+  double least = 0;
+  int at = -1;
+  for (const StageStats& st : r.stages) {
+    const double per_microbatch =
+        cost->host_launch(Op::F, st.stage).kernels + cost->host_launch(Op::B, st.stage).kernels;
+    CHECK(per_microbatch > 0);
+    CHECK(st.kernels == Approx(4 * per_microbatch));
+    if (at < 0 || st.compute_busy_s / st.kernels < least)
+      least = st.compute_busy_s / st.kernels, at = st.stage;
+  }
+  // The least compute per kernel over the stages: the last stage's LM head and loss are few,
+  // long kernels, so neither stage is assumed; the report names the one it found.
+  CHECK(r.host_per_kernel_s == 0);
+  CHECK(r.cpu_headroom_s == Approx(least));
+  CHECK(r.cpu_headroom_stage == at);
+  const std::string text = format_report(r);
+  CHECK(text.find("CPU launches         not simulated") != std::string::npos);
+  CHECK(text.find(fmt::format("stage {}'s GPU", at)) != std::string::npos);
+  const nlohmann::json j = report_to_json(r);
+  CHECK(j["cpu_headroom"]["seconds_per_kernel"].get<double>() == Approx(least));
+  CHECK(j["stages"][0]["kernels"].get<double>() == Approx(r.stages[0].kernels));
+
+  // Eager, the CPU is simulated instead: no headroom, the launches' own line.
+  const StepReport eager = make_report(
+      simulate(test::yaml(std::string(yaml) + "efficiency: {host_per_kernel: 48.3us}\n")));
+  CHECK(eager.host_per_kernel_s == Approx(48.3e-6));
+  CHECK(eager.cpu_headroom_s == 0);
+  CHECK(format_report(eager).find("not simulated") == std::string::npos);
 }

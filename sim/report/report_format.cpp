@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/quantity.h"
+#include "cost/constants.h"
 #include "report/accuracy.h"
 #include "report/memory_report.h"
 #include "report/ranking.h"
@@ -177,6 +178,15 @@ std::string format_report(const StepReport& r) {
                           format_time(r.host_per_collective_s))
             : std::string(),
         format_time(launch), format_time(launch_busy), format_time(launch_wait));
+  else if (r.cpu_headroom_s > 0) {
+    const StageStats& st = r.stages[static_cast<std::size_t>(r.cpu_headroom_stage)];
+    o += fmt::format(
+        "CPU launches         not simulated: {} kernels a step on {}GPU, {} of its compute "
+        "each; a CPU slower than that per kernel paces the step (eager PyTorch's: {}; "
+        "training.runtime: eager)\n",
+        thousands(st.kernels), r.pp > 1 ? fmt::format("stage {}'s ", st.stage) : "each ",
+        format_time(r.cpu_headroom_s), format_time(constants::kEagerHostPerKernel));
+  }
   if (!r.cost_sources.empty()) o += fmt::format("durations            {}\n", r.cost_sources);
   if (!r.contention.empty()) o += fmt::format("contention           {}\n", r.contention);
   if (r.compute_pace != 1.0)
@@ -370,11 +380,14 @@ nlohmann::json report_to_json(const StepReport& r) {
                         {"host", s.exposed_host_s},
                         {"zero_gather", s.exposed_gather_s}}},
                       {"launch_s", s.launch_s},
-                      {"launch_wait_s", s.launch_wait_s}});
+                      {"launch_wait_s", s.launch_wait_s},
+                      {"kernels", s.kernels}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
   j["host_per_kernel_s"] = r.host_per_kernel_s;
   j["host_per_collective_s"] = r.host_per_collective_s;
+  if (r.cpu_headroom_s > 0)
+    j["cpu_headroom"] = {{"seconds_per_kernel", r.cpu_headroom_s}, {"stage", r.cpu_headroom_stage}};
   j["compute_pace"] = r.compute_pace;
   j["tp_groups"] = r.tp_groups;
   j["tp_groups_across_nodes"] = r.tp_groups_across_nodes;

@@ -298,6 +298,7 @@ StepReport make_report(const Timeline& tl) {
     st.comm_gather_s = to_seconds(union_length(gather_iv[i]));
     st.launch_s = to_seconds(launch[i]);
     st.launch_wait_s = to_seconds(launch_wait[i]);
+    if (i < tl.kernels_per_rank.size()) st.kernels = tl.kernels_per_rank[i];
     r.idle.launch_s += to_seconds(launch_wait_pipe[i]) / pp;
     r.volume.tp_bytes = std::max(r.volume.tp_bytes, vol[i].tp_bytes);
     r.volume.dp_bytes = std::max(r.volume.dp_bytes, vol[i].dp_bytes);
@@ -348,6 +349,13 @@ StepReport make_report(const Timeline& tl) {
   if (std::any_of(launch.begin(), launch.end(), [](TimeNs x) { return x > 0; })) {
     r.host_per_kernel_s = host_per_kernel_seconds(sc);
     r.host_per_collective_s = host_per_collective_seconds(sc);
+  } else {
+    for (const StageStats& st : r.stages)
+      if (st.kernels > 0 && st.compute_busy_s > 0 &&
+          (r.cpu_headroom_s == 0 || st.compute_busy_s / st.kernels < r.cpu_headroom_s)) {
+        r.cpu_headroom_s = st.compute_busy_s / st.kernels;
+        r.cpu_headroom_stage = st.stage;
+      }
   }
   r.contention = tl.contention;
   r.compute_pace = tl.compute_pace;

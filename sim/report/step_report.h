@@ -59,6 +59,9 @@ struct StageStats {
   /// forward on (what a trace of the step shows): each compute task's start after everything
   /// else it waits for had ended.
   double launch_s = 0, launch_wait_s = 0;
+  /// The kernels the stage's GPU runs in a step, a pass's TP, CP and EP collectives counted as
+  /// kernels (Timeline::kernels_per_rank; 0 when the cost model times no kernels).
+  double kernels = 0;
 };
 
 /// Bytes one GPU sends per step, by kind: a collective's bus factor × S, a p2p message whole.
@@ -134,6 +137,13 @@ struct StepReport {
   /// The CPU's time to issue one TP, CP or EP collective (efficiency.host_per_collective; 0: the
   /// CPU keeps ahead).
   double host_per_collective_s = 0;
+  /// Where the CPU is not simulated (host_per_kernel_s 0) and kernels are counted: the least
+  /// compute per kernel over the stages, compute_busy_s / kernels (`cpu_headroom_stage` the
+  /// stage). A CPU that takes longer on average to issue a kernel than this (eager PyTorch:
+  /// 48.3 us, efficiency.host_per_kernel; a framework without CUDA graphs can) cannot keep up
+  /// with that GPU, so the step would be the CPU's. 0 when not computed.
+  double cpu_headroom_s = 0;
+  int cpu_headroom_stage = 0;
   /// Every GPU's modelled compute × this: the slowest of the job's GPUs sets the pace
   /// (cost/gpu_spread.h), their speeds spreading by `gpu_speed_spread` (cluster.gpu_speed_spread
   /// or its default; 0 without a cluster).

@@ -1,6 +1,7 @@
 #include "run/simulate.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -116,6 +117,27 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
 }
 
 namespace {
+// The kernels each pipeline rank's GPU runs in a step: CostModel::host_launch's count for each
+// of its actions, asked once per (op, model stage). Empty when the model times no kernels.
+std::vector<double> kernels_per_rank(const Schedule& s, const CostModel& cost) {
+  std::map<std::pair<int, int>, double> asked;
+  std::vector<double> kernels;
+  bool any = false;
+  for (const std::vector<Action>& list : s.actions) {
+    double sum = 0;
+    for (const Action& a : list) {
+      const std::pair<int, int> key{static_cast<int>(a.op), s.model_stage(a.stage)};
+      auto it = asked.find(key);
+      if (it == asked.end())
+        it = asked.emplace(key, cost.host_launch(a.op, key.second).kernels).first;
+      sum += it->second;
+    }
+    any = any || sum > 0;
+    kernels.push_back(sum);
+  }
+  return any ? kernels : std::vector<double>{};
+}
+
 // Throws Cancelled when another thread raised `opt.cancel`.
 void check_cancel(const SimulateOptions& opt) {
   if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) throw Cancelled();
@@ -157,6 +179,7 @@ Timeline simulate(const Scenario& sc, Schedule schedule, const CostModel& cost,
   tl.cost_sources = cost.sources();
   tl.contention = lowered.contention;
   tl.compute_pace = cost.compute_pace();
+  tl.kernels_per_rank = kernels_per_rank(tl.schedule, cost);
   auto graph = std::make_shared<TaskGraph>(std::move(lowered.graph));
   tl.ranks = std::move(lowered.ranks);
   Engine engine(*graph);

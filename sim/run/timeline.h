@@ -25,6 +25,10 @@ struct Timeline {
   std::string cost_sources;   ///< where the durations came from (CostModel::sources())
   std::string contention;     ///< what slowed overlapping work ("" when nothing did)
   double compute_pace = 1.0;  ///< every GPU's compute × this (CostModel::compute_pace)
+  /// Per pipeline rank: the kernels its GPU runs in a step, a pass's TP, CP and EP collectives
+  /// counted as kernels (CostModel::host_launch's count over the rank's actions); empty when
+  /// the cost model times no kernels (explicit costs).
+  std::vector<double> kernels_per_rank;
 };
 
 }  // namespace trainsim

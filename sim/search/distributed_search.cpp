@@ -64,7 +64,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageStats, stage, compute_busy_s, first_comp
                                    peak_activation_bytes, exposed_tp_s, exposed_dp_s, exposed_pp_s,
                                    exposed_gather_s, exposed_ep_s, exposed_cp_s, exposed_host_s,
                                    comm_tp_s, comm_dp_s, comm_pp_s, comm_gather_s, comm_ep_s,
-                                   comm_cp_s, comm_host_s, launch_s, launch_wait_s)
+                                   comm_cp_s, comm_host_s, launch_s, launch_wait_s, kernels)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommVolume, tp_bytes, dp_bytes, pp_bytes, ep_bytes, cp_bytes,
                                    host_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CriticalPath, compute_s, tp_s, dp_s, pp_s, ep_s, cp_s, host_s,
@@ -81,8 +81,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
     after_pipeline_s, tokens_per_step, tokens_per_s, model_flops, tflops_per_gpu, mfu,
     bubble_fraction_of_step, bubble_over_ideal, idle, cost_per_million_tokens, price_per_gpu_hour,
     stages, p2p_bytes, volume, critical, cost_sources, contention, host_per_kernel_s,
-    host_per_collective_s, compute_pace, gpu_speed_spread, tp_groups_across_nodes, tp_groups,
-    gpus_per_node, step_time_without_slowdown_s, measured, tasks, simulated_ranks, folded)
+    host_per_collective_s, cpu_headroom_s, cpu_headroom_stage, compute_pace, gpu_speed_spread,
+    tp_groups_across_nodes, tp_groups, gpus_per_node, step_time_without_slowdown_s, measured, tasks,
+    simulated_ranks, folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
                                    ep, cp, precision, offload, offload_activations,
