@@ -1368,7 +1368,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "leave the GPU waiting (the `launch` rows of the timeline; `CPU launches` in the "
        "report). Eager: measured on a recorded eager PyTorch step whose CPU never waited, "
        "under the profiler, an upper estimate (`sim/cost/constants.h`); a fused framework's is "
-       "not measured, 0 (its CPU assumed ahead). `0us` for a run under CUDA graphs. A pass's "
+       "not measured, 0 (its CPU assumed ahead; the report's `CPU launches` line then gives "
+       "the GPU compute a step has per kernel, the most a CPU may spend issuing one). `0us` "
+       "for a run under CUDA graphs. A pass's "
        "TP, CP and EP collectives are issued between its kernels (`efficiency.host_per_collective` "
        "each); the optimizer's and the data-parallel collectives' launches are not counted",
        quantity(Dimension::Time, false),
