@@ -133,7 +133,7 @@ std::string format_report(const StepReport& r) {
   }
   if (const std::string v = validation_line(r.gpu); !v.empty())
     o += fmt::format("validation           {}\n", v);
-  if (const std::string v = likely_line(r.gpu, r.step_time_s); !v.empty())
+  if (const std::string v = likely_line(r.gpu, r.step_time_s, runtime_name(r)); !v.empty())
     o += fmt::format("likely measured      {}\n", v);
   if (r.step_time_without_slowdown_s) {
     const double base = *r.step_time_without_slowdown_s;
@@ -423,11 +423,12 @@ nlohmann::json report_to_json(const StepReport& r) {
                        {"p90_error", v->summary.p90_error}};
   else
     j["validation"] = nullptr;
-  if (const auto l = likely_step_time(r.gpu, r.step_time_s))
+  if (const auto l = likely_step_time(r.gpu, r.step_time_s, runtime_name(r)))
     j["likely_step_time_s"] = {
         {"low", l->low_s},
         {"high", l->high_s},
         {"gpu", l->basis.gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(l->basis.gpu)},
+        {"runtime", l->runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(l->runtime)},
         {"cases", l->basis.summary.cases}};
   else
     j["likely_step_time_s"] = nullptr;
@@ -701,7 +702,8 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
       "// trainsim's validation record: `trainsim check` over tests/published/*.yaml,\n"
       "// scenarios/llama3-405b-16k.yaml and scenarios/deepseek-v3-2048.yaml. ACCURACY: per GPU\n"
       "// preset and over all (gpu \"\"), {gpu, cases, mean |step-time error|, max |error|, mean\n"
-      "// signed error, its 10th and 90th percentiles}; RANKING: the runs measured together\n"
+      "// signed error, its 10th and 90th percentiles}; ACCURACY_RUNTIME: the same for the runs\n"
+      "// of one training.runtime, {gpu, runtime, …}; RANKING: the runs measured together\n"
       "// (report/ranking.h), {series, pairs, pairs ordered right, series whose fastest run is\n"
       "// picked}. Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
       "// validation_record fails when it differs from a fresh run. Read by\n"
@@ -713,6 +715,21 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
   };
   for (const auto& g : summarize_by_gpu(cases)) o += row(g.gpu, g.summary);
   o += row("", summarize(cases));
+  // The same per runtime (training.runtime), for the likely-step-time band of a run like it.
+  for (const char* runtime : {"compiled", "eager"}) {
+    std::vector<CheckedCase> like;
+    for (const auto& c : cases)
+      if (runtime_name(c.step) == runtime) like.push_back(c);
+    if (like.empty()) continue;
+    const auto runtime_row = [&](const std::string& gpu, const AccuracySummary& s) {
+      return fmt::format(
+          "ACCURACY_RUNTIME(\"{}\", \"{}\", {}, {:.5f}, {:.5f}, {:.5f}, {:.5f}, {:.5f})\n", gpu,
+          runtime, s.cases, s.mean_abs_error, s.max_abs_error, s.mean_error, s.p10_error,
+          s.p90_error);
+    };
+    for (const auto& g : summarize_by_gpu(like)) o += runtime_row(g.gpu, g.summary);
+    o += runtime_row("", summarize(like));
+  }
   const RankingSummary t = summarize(rank_series(cases));
   o += fmt::format("RANKING({}, {}, {}, {})\n", t.series, t.pairs, t.ordered_right,
                    t.fastest_picked);

@@ -15,22 +15,43 @@ struct Row {
   double mean_abs_error, max_abs_error, mean_error, p10_error, p90_error;
 };
 
-// The data file is a list of ACCURACY(…) rows and one RANKING(…) line, read twice.
+struct RuntimeRow {
+  const char* gpu;  // "" for every GPU
+  const char* runtime;
+  Row row;
+};
+
+// The data file is a list of ACCURACY(…) and ACCURACY_RUNTIME(…) rows and one RANKING(…) line,
+// read three times.
 #define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90) \
   {gpu, cases, mean_abs, max_abs, mean, p10, p90},
+#define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90)
 #define RANKING(series, pairs, ordered_right, fastest_picked)
 constexpr Row kRows[] = {
 #include "report/data/validation.inc"
 };
 #undef ACCURACY
+#undef ACCURACY_RUNTIME
 #undef RANKING
 #define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90)
+#define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90) \
+  {gpu, runtime, {gpu, cases, mean_abs, max_abs, mean, p10, p90}},
+#define RANKING(series, pairs, ordered_right, fastest_picked)
+constexpr RuntimeRow kRuntimeRows[] = {
+#include "report/data/validation.inc"
+};
+#undef ACCURACY
+#undef ACCURACY_RUNTIME
+#undef RANKING
+#define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90)
+#define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90)
 #define RANKING(series, pairs, ordered_right, fastest_picked) \
   { series, pairs, ordered_right, fastest_picked }
 constexpr RankingSummary kRanking =
 #include "report/data/validation.inc"
     ;
 #undef ACCURACY
+#undef ACCURACY_RUNTIME
 #undef RANKING
 
 AccuracySummary summary(const Row& r) {
@@ -72,12 +93,31 @@ std::optional<GpuAccuracy> validation_record(const std::string& gpu) {
   return GpuAccuracy{"", validation_overall()};
 }
 
-std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s) {
+std::optional<AccuracySummary> validation_for_runtime(const std::string& gpu,
+                                                      const std::string& runtime) {
+  for (const RuntimeRow& r : kRuntimeRows)
+    if (gpu == r.gpu && runtime == r.runtime) return summary(r.row);
+  return std::nullopt;
+}
+
+std::string runtime_name(const StepReport& r) {
+  if (!r.training) return "";
+  return r.training->runtime == Runtime::Eager ? "eager" : "compiled";
+}
+
+std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s,
+                                               const std::string& runtime) {
   if (gpu.empty() || !(predicted_s > 0) || !std::isfinite(predicted_s)) return std::nullopt;
   LikelyStepTime l;
+  const auto like = runtime.empty() ? std::nullopt : validation_for_runtime(gpu, runtime);
   const auto own = validation_for_gpu(gpu);
-  l.basis = own && own->cases >= kLikelyMinCases ? GpuAccuracy{gpu, *own}
-                                                 : GpuAccuracy{"", validation_overall()};
+  if (like && like->cases >= kLikelyMinCases) {
+    l.basis = GpuAccuracy{gpu, *like};
+    l.runtime = runtime;
+  } else {
+    l.basis = own && own->cases >= kLikelyMinCases ? GpuAccuracy{gpu, *own}
+                                                   : GpuAccuracy{"", validation_overall()};
+  }
   if (l.basis.summary.cases == 0) return std::nullopt;
   // error = predicted / measured − 1, so measured = predicted / (1 + error): the 90th
   // percentile's error (the prediction most over) gives the shortest step, the 10th the longest.
@@ -101,13 +141,15 @@ std::string format_range(double low_s, double high_s) {
 
 }  // namespace
 
-std::string likely_line(const std::string& gpu, double predicted_s) {
-  const auto l = likely_step_time(gpu, predicted_s);
+std::string likely_line(const std::string& gpu, double predicted_s, const std::string& runtime) {
+  const auto l = likely_step_time(gpu, predicted_s, runtime);
   if (!l) return "";
   const AccuracySummary& s = l->basis.summary;
-  const std::string whose = l->basis.gpu.empty()
-                                ? fmt::format("all {} published runs (too few on {})", s.cases, gpu)
-                                : fmt::format("the {} published {} runs", s.cases, gpu);
+  const std::string whose =
+      l->basis.gpu.empty() ? fmt::format("all {} published runs (too few on {})", s.cases, gpu)
+      : l->runtime.empty()
+          ? fmt::format("the {} published {} runs", s.cases, gpu)
+          : fmt::format("the {} published {} runs under runtime: {}", s.cases, gpu, l->runtime);
   // Measured over predicted, as a signed percentage: 1 / (1 + error) − 1.
   const auto over = [](double error) {
     const double pct = (1 / (1 + error) - 1) * 100;

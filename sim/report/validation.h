@@ -39,14 +39,28 @@ std::string validation_line(const std::string& gpu);
 /// (error = predicted / measured − 1), the range 8 in 10 of them measured in. From the GPU's
 /// own record when it holds kLikelyMinCases runs or more, else the whole suite's (`basis.gpu`
 /// ""): percentiles of a handful of runs say little. nullopt without a GPU or a step.
+///
+/// With `runtime` ("eager" or "compiled", training.runtime: runtime_name), the runs of that
+/// runtime on the GPU come first when they are kLikelyMinCases or more (`runtime` then names
+/// it): eager runs have been predicted further too fast than compiled ones on the same GPU.
 struct LikelyStepTime {
   double low_s = 0, high_s = 0;
   GpuAccuracy basis;
+  std::string runtime;  ///< the runtime the basis is restricted to; "" for all of them
 };
 inline constexpr int kLikelyMinCases = 10;
-std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s);
+std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s,
+                                               const std::string& runtime = "");
 /// likely_step_time as the text report's line; "" where it is nullopt.
-std::string likely_line(const std::string& gpu, double predicted_s);
+std::string likely_line(const std::string& gpu, double predicted_s,
+                        const std::string& runtime = "");
+/// The suite's record for the runs of `runtime` on the GPU named `gpu` ("" for every GPU), or
+/// nullopt when none.
+std::optional<AccuracySummary> validation_for_runtime(const std::string& gpu,
+                                                      const std::string& runtime);
+/// A report's training.runtime as the validation record names it: "eager", "compiled", or ""
+/// without a model.
+std::string runtime_name(const StepReport& r);
 
 /// How well the suite's runs measured together (`measured.series`) are ordered: the layout
 /// ranking's summary (report/ranking.h), the record a layout search quotes under its ranking.
