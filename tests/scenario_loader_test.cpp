@@ -110,6 +110,12 @@ TEST_CASE("scenario: unknown presets list the presets", "[scenario]") {
 TEST_CASE("scenario: an enum value outside its choices lists them", "[scenario]") {
   CHECK_THAT(error_of(kGood, {"training.recompute=some"}),
              Catch::Contains("expected one of none, selective, full"));
+  CHECK_THAT(error_of(kGood, {"cluster.host_cpu=arm"}),
+             Catch::Contains("cluster.host_cpu: expected one of preset, x86, grace, got \"arm\""));
+  // The preset's host unless named: Grace on gb200 and gb300, x86 elsewhere.
+  CHECK(parse_scenario(kGood, "s.yaml", {}).cluster.host() == HostCpu::X86);
+  CHECK(parse_scenario(kGood, "s.yaml", {"cluster.host_cpu=grace"}).cluster.host() ==
+        HostCpu::Grace);
 }
 
 TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[scenario]") {

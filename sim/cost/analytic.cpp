@@ -1352,9 +1352,17 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
   return out;
 }
 
+double host_speed_factor(const Scenario& s) {
+  return s.has_cluster && s.cluster.host() == HostCpu::Grace ? constants::kGraceHostSlowdown : 1.0;
+}
+
+double eager_host_per_kernel_seconds(const Scenario& s) {
+  return constants::kEagerHostPerKernel * host_speed_factor(s);
+}
+
 double host_per_kernel_seconds(const Scenario& s) {
   if (const auto& o = s.efficiency.host_per_kernel) return to_seconds(*o);
-  return s.training.runtime == Runtime::Eager ? constants::kEagerHostPerKernel : 0.0;
+  return s.training.runtime == Runtime::Eager ? eager_host_per_kernel_seconds(s) : 0.0;
 }
 
 double host_per_collective_seconds(const Scenario& s) {
@@ -1362,8 +1370,9 @@ double host_per_collective_seconds(const Scenario& s) {
   const double per_kernel = host_per_kernel_seconds(s);
   // Eager with its CPU simulated: torch.distributed's own cost per call, measured; a CUDA
   // graph (host_per_kernel 0) replays its collectives with its kernels.
-  return s.training.runtime == Runtime::Eager && per_kernel > 0 ? constants::kEagerHostPerCollective
-                                                                : per_kernel;
+  return s.training.runtime == Runtime::Eager && per_kernel > 0
+             ? constants::kEagerHostPerCollective * host_speed_factor(s)
+             : per_kernel;
 }
 
 double AnalyticCostModel::host_per_kernel() const {

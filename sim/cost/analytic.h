@@ -79,13 +79,20 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
                                     bool dropout = false,
                                     std::optional<CudnnVersion> cudnn = std::nullopt);
 
+/// How much longer the scenario's host CPU (cluster.host_cpu) takes for the same PyTorch host
+/// code than the x86 hosts the eager figures were measured on: constants.h kGraceHostSlowdown
+/// on a Grace host, else 1.
+double host_speed_factor(const Scenario& s);
+/// An eager PyTorch step's CPU time to issue one kernel on the scenario's host, seconds:
+/// constants.h kEagerHostPerKernel × host_speed_factor, whatever the runtime.
+double eager_host_per_kernel_seconds(const Scenario& s);
 /// The CPU's time to issue one kernel, seconds: efficiency.host_per_kernel, else
-/// constants.h kEagerHostPerKernel under `training.runtime: eager`, else 0 (CostModel::host_time).
+/// eager_host_per_kernel_seconds under `training.runtime: eager`, else 0 (CostModel::host_time).
 double host_per_kernel_seconds(const Scenario& s);
 /// The CPU's time to issue one collective (a pass's TP, CP or EP collective), seconds:
-/// efficiency.host_per_collective, else constants.h kEagerHostPerCollective under
-/// `training.runtime: eager` while its kernels take CPU time, else host_per_kernel_seconds (0: the
-/// CPU keeps ahead).
+/// efficiency.host_per_collective, else constants.h kEagerHostPerCollective × host_speed_factor
+/// under `training.runtime: eager` while its kernels take CPU time, else host_per_kernel_seconds
+/// (0: the CPU keeps ahead).
 double host_per_collective_seconds(const Scenario& s);
 
 /// One GEMM C[m×n] = A[m×k] · B[k×n].

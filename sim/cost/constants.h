@@ -137,6 +137,15 @@ inline constexpr double kEagerHostPerKernel = 48.3e-6;
 /// and EP collective a pass issues. Override: efficiency.host_per_collective.
 inline constexpr double kEagerHostPerCollective = 227e-6;
 
+/// How much longer a Grace CPU (GB200, GB300: cluster.host_cpu grace) takes than an x86 server
+/// CPU to run the same PyTorch host code, for kEagerHostPerKernel and kEagerHostPerCollective,
+/// both measured on x86 hosts. TransformerEngine issue #2053 ("High CPU overhead on Grace
+/// systems", 2025-08-11) timed torch.nn.Linear's forward (bf16, hidden 2048, 8,192 tokens) on
+/// the CPU: 37.08 µs a call on a GB200 node, 33.17 on a GH200, 13.48 on a DGX H100 (Intel Xeon
+/// Platinum 8480C); the GB200's ratio, 37.08 / 13.48 = 2.75 (Transformer Engine's own Linear:
+/// 99.66 µs on the GB200, 2.69 times PyTorch's there). GB300 has the same Grace CPU.
+inline constexpr double kGraceHostSlowdown = 37.08 / 13.48;
+
 /// Bytes per value of an FP8 token dispatch (training.fp8_dispatch): the FP8 value and one fp32
 /// scale per 1×128 tile of a token's activations (DeepSeek-V3 Technical Report, arXiv:2412.19437,
 /// §3.3.1 fine-grained quantization; §3.3.2 dispatches the quantized activations).

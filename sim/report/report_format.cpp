@@ -7,7 +7,6 @@
 #include <map>
 
 #include "core/quantity.h"
-#include "cost/constants.h"
 #include "report/accuracy.h"
 #include "report/memory_report.h"
 #include "report/ranking.h"
@@ -185,7 +184,7 @@ std::string format_report(const StepReport& r) {
         "each; a CPU slower than that per kernel paces the step (eager PyTorch's: {}; "
         "training.runtime: eager)\n",
         thousands(st.kernels), r.pp > 1 ? fmt::format("stage {}'s ", st.stage) : "each ",
-        format_time(r.cpu_headroom_s), format_time(constants::kEagerHostPerKernel));
+        format_time(r.cpu_headroom_s), format_time(r.eager_host_per_kernel_s));
   }
   if (!r.cost_sources.empty()) o += fmt::format("durations            {}\n", r.cost_sources);
   if (!r.contention.empty()) o += fmt::format("contention           {}\n", r.contention);
@@ -387,7 +386,9 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["host_per_kernel_s"] = r.host_per_kernel_s;
   j["host_per_collective_s"] = r.host_per_collective_s;
   if (r.cpu_headroom_s > 0)
-    j["cpu_headroom"] = {{"seconds_per_kernel", r.cpu_headroom_s}, {"stage", r.cpu_headroom_stage}};
+    j["cpu_headroom"] = {{"seconds_per_kernel", r.cpu_headroom_s},
+                         {"stage", r.cpu_headroom_stage},
+                         {"eager_host_per_kernel_s", r.eager_host_per_kernel_s}};
   j["compute_pace"] = r.compute_pace;
   j["tp_groups"] = r.tp_groups;
   j["tp_groups_across_nodes"] = r.tp_groups_across_nodes;

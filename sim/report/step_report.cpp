@@ -356,6 +356,7 @@ StepReport make_report(const Timeline& tl) {
         r.cpu_headroom_s = st.compute_busy_s / st.kernels;
         r.cpu_headroom_stage = st.stage;
       }
+    if (r.cpu_headroom_s > 0) r.eager_host_per_kernel_s = eager_host_per_kernel_seconds(sc);
   }
   r.contention = tl.contention;
   r.compute_pace = tl.compute_pace;

@@ -126,7 +126,8 @@ const std::array<GpuPreset, 7> kPresets{{
      kGb200C2cCopy,
      true,
      100,
-     72},
+     72,
+     HostCpu::Grace},
     {{"gb300", "gb300", 2.5e15, 8.0e12, 284208.0 * 1024 * 1024, 160},
      {kB200NvlinkBusBw, kNvlinkHopLatency},
      {kXdrBusBw, kNetHopLatency, kNdrP2p},
@@ -137,10 +138,17 @@ const std::array<GpuPreset, 7> kPresets{{
      kGb200C2cCopy,
      true,
      103,
-     72},
+     72,
+     HostCpu::Grace},
 }};
 
 }  // namespace
+
+HostCpu ClusterSpec::host() const {
+  if (host_cpu != HostCpu::Preset) return host_cpu;
+  const GpuPreset* p = find_gpu_preset(gpu.preset);
+  return p ? p->host_cpu : HostCpu::X86;
+}
 
 const GpuPreset* find_gpu_preset(const std::string& name) {
   for (const auto& p : kPresets)

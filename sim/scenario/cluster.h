@@ -36,6 +36,12 @@ enum class LinkClass { IntraNode, InterNode };
 /// or a named measurement. The order is the schema's list of names.
 enum class Network { Preset, Model, InfinibandNdr, EfaP5, EfaPlaybook };
 
+/// The host CPU that issues each GPU's kernels (`cluster.host_cpu`): the GPU preset's (Grace on
+/// GB200 and GB300, an x86 server CPU on the others), or named. An eager framework's CPU time
+/// per kernel and per collective depends on it (cost/constants.h kGraceHostSlowdown). The order
+/// is the schema's list of names.
+enum class HostCpu { Preset, X86, Grace };
+
 struct ClusterSpec {
   DeviceSpec gpu;
   int gpus_per_node = 8;
@@ -43,6 +49,9 @@ struct ClusterSpec {
   LinkSpec intra_node;
   LinkSpec inter_node;
   Network network = Network::Preset;
+  HostCpu host_cpu = HostCpu::Preset;
+  /// The host CPU in effect: host_cpu, or the GPU preset's when Preset (x86 without one).
+  HostCpu host() const;
   /// Each GPU's link to host memory, bytes/s each way (training.offload's transfers).
   double host_link = 0;
   /// The host CPU's Adam step, parameters per second per GPU (training.offload: optimizer).
@@ -80,6 +89,8 @@ struct GpuPreset {
   /// The most GPUs one node (one NVLink domain) may hold; 0: no limit. A GB200 or GB300 NVL72
   /// rack's NVLink spans its 72 GPUs.
   int max_gpus_per_node = 0;
+  /// The host CPU of the systems it ships in: Grace for a Grace Blackwell superchip.
+  HostCpu host_cpu = HostCpu::X86;
 };
 const GpuPreset* find_gpu_preset(const std::string& name);
 std::vector<std::string> gpu_preset_names();

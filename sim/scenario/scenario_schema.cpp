@@ -1115,6 +1115,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "scenario's; sources: `sim/cost/data/README.md`",
        choice({"preset", "model", "infiniband-ndr", "efa-p5", "efa-playbook"}),
        field<&Scenario::cluster, &ClusterSpec::network>()},
+      {"cluster.host_cpu", "`preset`, `x86`, `grace`", "`preset`",
+       "the CPU that issues each GPU's kernels: `preset`, the GPU preset's (`grace` on gb200 and "
+       "gb300, `x86` on the others). Under `training.runtime: eager` a Grace CPU takes 2.75 times "
+       "an x86 server CPU's time for each kernel and collective (`efficiency.host_per_kernel` "
+       "132.9us, `host_per_collective` 624.4us): PyTorch's Linear forward took 37.08 µs of CPU "
+       "on a GB200 against 13.48 on a DGX H100 (TransformerEngine issue #2053; "
+       "`sim/cost/constants.h`)",
+       choice({"preset", "x86", "grace"}), field<&Scenario::cluster, &ClusterSpec::host_cpu>()},
       {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes", map(), {}},
       {"parallelism.dp", "integer ≥ 1", "1", "data-parallel replicas", integer(1, kMaxParallel),
        field<&Scenario::layout, &Layout::dp>()},
@@ -1360,7 +1368,9 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"efficiency.kernel_launch", "time", "2us", "fixed cost per kernel",
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::kernel_launch>()},
-      {"efficiency.host_per_kernel", "time", "48.3us with `training.runtime: eager`, else 0",
+      {"efficiency.host_per_kernel", "time",
+       "48.3us with `training.runtime: eager` (132.9us on a Grace host, `cluster.host_cpu`), "
+       "else 0",
        "the CPU's time to issue one kernel (Python, dispatcher, launch call): each rank's CPU "
        "issues its compute's kernels in schedule order, running ahead of its GPU; a compute "
        "task starts once its first kernel is issued, and what needs its result (the next "
@@ -1376,8 +1386,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::host_per_kernel>()},
       {"efficiency.host_per_collective", "time",
-       "227us with `training.runtime: eager` (unless `host_per_kernel` is 0), else "
-       "`host_per_kernel`'s",
+       "227us with `training.runtime: eager` (624.4us on a Grace host; unless `host_per_kernel` "
+       "is 0), else `host_per_kernel`'s",
        "the CPU's time to issue one of a pass's TP, CP or EP collectives (torch.distributed's "
        "call into NCCL: its checks, work object, events and stream waits, the launch), on the "
        "same CPU as its kernels. Eager: the `c10d::` operators' time in two real profiler traces "

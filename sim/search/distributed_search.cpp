@@ -51,7 +51,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra_node, inter_node,
-                                   network, host_link, host_adam_rate, gpu_speed_spread)
+                                   network, host_cpu, host_link, host_adam_rate, gpu_speed_spread)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Measured, metric, value, source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MoeSpec, experts, top_k, ffn_hidden, shared_ffn_hidden,
                                    dense_layers, capacity_factor, node_limit)
@@ -81,9 +81,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
     after_pipeline_s, tokens_per_step, tokens_per_s, model_flops, tflops_per_gpu, mfu,
     bubble_fraction_of_step, bubble_over_ideal, idle, cost_per_million_tokens, price_per_gpu_hour,
     stages, p2p_bytes, volume, critical, cost_sources, contention, host_per_kernel_s,
-    host_per_collective_s, cpu_headroom_s, cpu_headroom_stage, compute_pace, gpu_speed_spread,
-    tp_groups_across_nodes, tp_groups, gpus_per_node, step_time_without_slowdown_s, measured, tasks,
-    simulated_ranks, folded)
+    host_per_collective_s, cpu_headroom_s, cpu_headroom_stage, eager_host_per_kernel_s,
+    compute_pace, gpu_speed_spread, tp_groups_across_nodes, tp_groups, gpus_per_node,
+    step_time_without_slowdown_s, measured, tasks, simulated_ranks, folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
                                    ep, cp, precision, offload, offload_activations,
