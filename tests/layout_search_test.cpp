@@ -703,3 +703,48 @@ schedule: {{csv: {}}}
   }
   std::remove(csv.c_str());
 }
+
+TEST_CASE(
+    "search: a layout whose GPU has less compute per kernel than an eager CPU takes is marked",
+    "[search][launch]") {
+  // Llama-3.2-1B at 1,024 tokens a micro-batch on 8 H100s, compiled (the CPU assumed ahead):
+  // at tp 8 each kernel is a few µs of GPU work (the report's cpu_headroom_s), far under the
+  // 48.3 µs eager PyTorch's CPU takes to issue one; at tp 1 and dp 8 about as much. A layout is
+  // marked "!" exactly when its headroom is under that figure, and the legend says so.
+  const Scenario base = test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+  const auto results = search_layouts(base, sizes_only({1, 2, 8}, {1}, {1}));
+  REQUIRE(results.size() == 3);
+  const std::string text = format_search(base, results, 3);
+  int marked = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const StepReport& r = results[i].report;
+    INFO(results[i].layout.words());
+    REQUIRE(r.cpu_headroom_s > 0);
+    CHECK(r.eager_host_per_kernel_s == Approx(48.3e-6));
+    const bool paced = r.cpu_headroom_s < r.eager_host_per_kernel_s;
+    marked += paced ? 1 : 0;
+    // The rank cell: "*"-prefixed on the Pareto front, "!" after the rank when marked.
+    const std::string cell =
+        fmt::format("{}{}{} ", results[i].pareto ? "*" : "", i + 1, paced ? "!" : "");
+    CHECK(text.find(cell) != std::string::npos);
+  }
+  // tp 8 splits each GEMM's weights 8 ways, the kernel count stays: about 10 µs a kernel.
+  const auto tp8 = std::find_if(results.begin(), results.end(),
+                                [](const SearchResult& r) { return r.layout.tp == 8; });
+  REQUIRE(tp8 != results.end());
+  CHECK(tp8->report.cpu_headroom_s < 20e-6);
+  REQUIRE(marked > 0);
+  CHECK(text.find("!: its GPU has less compute per kernel than eager PyTorch's CPU takes to issue "
+                  "one (48.300 us)") != std::string::npos);
+  // The default scenario's layouts (Llama-3.1-8B at 4,096 tokens) keep hundreds of µs a kernel:
+  // no mark, no legend.
+  const Scenario big = node8();
+  const auto plenty = search_layouts(big, sizes_only({1}, {4}, {1}));
+  REQUIRE(!plenty.empty());
+  CHECK(plenty.front().report.cpu_headroom_s > 200e-6);
+  CHECK(format_search(big, plenty, 5).find("!: its GPU") == std::string::npos);
+}

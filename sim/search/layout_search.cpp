@@ -509,13 +509,24 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                      "b", "m", "zero", "sp", "recompute", "ovl", prec_cell("prec"),
                      offl_cell("offl"), "schedule", sw, "step time", "MFU", "tokens/s", "bubble",
                      "comm", "GPU memory");
+    // A layout whose GPU has less compute per kernel than eager PyTorch's CPU takes to issue
+    // one (StepReport::cpu_headroom_s, only where the CPU is not simulated): without CUDA graphs
+    // its CPU would pace it.
+    const auto cpu_paced = [](const SearchResult& r) {
+      return r.report.cpu_headroom_s > 0 &&
+             r.report.cpu_headroom_s < r.report.eager_host_per_kernel_s;
+    };
+    double eager_per_kernel = 0;  // the first flagged layout's eager figure (the scenario's host)
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];
       const LayoutCandidate& c = r.layout;
+      if (cpu_paced(r) && eager_per_kernel == 0)
+        eager_per_kernel = r.report.eager_host_per_kernel_s;
       o += fmt::format(
-          fmt::runtime(line), fmt::format("{}{}", r.pareto ? "*" : "", i + 1), c.dp, c.tp, c.pp,
-          c.vpp, ep_cell(c.ep), cp_cell(c.cp), c.micro_batch_size, r.report.microbatches, c.zero,
-          c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
+          fmt::runtime(line),
+          fmt::format("{}{}{}", r.pareto ? "*" : "", i + 1, cpu_paced(r) ? "!" : ""), c.dp, c.tp,
+          c.pp, c.vpp, ep_cell(c.ep), cp_cell(c.cp), c.micro_batch_size, r.report.microbatches,
+          c.zero, c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
           prec_cell(precision_name(c.precision)), offl_cell(offl_text(c)), r.report.schedule, sw,
           format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
@@ -526,6 +537,12 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
           format_bytes(r.peak_memory));
     }
     if (fit > top) o += fmt::format("… and {} more that fit (--top N shows more)\n", fit - top);
+    if (eager_per_kernel > 0)
+      o += fmt::format(
+          "!: its GPU has less compute per kernel than eager PyTorch's CPU takes to issue one "
+          "({}): without CUDA graphs its CPU, not its GPU, would set the pace (the run report's "
+          "`CPU launches` line; search with training.runtime: eager to price it)\n",
+          format_time(eager_per_kernel));
     std::size_t front = 0;
     for (const auto& r : results) front += r.pareto ? 1 : 0;
     o += fmt::format(
