@@ -60,7 +60,12 @@ QString status_of(const SearchResult& r) {
                      "ruled out: static memory and in-flight activations over the device")
                : QStringLiteral("ruled out: static memory over the device");
   if (r.out_of_memory) return QStringLiteral("out of memory");
-  return r.pareto ? QStringLiteral("fits · Pareto front") : QStringLiteral("fits");
+  QString fits = r.pareto ? QStringLiteral("fits · Pareto front") : QStringLiteral("fits");
+  // The CLI table's "!" (search/layout_search.h): the CPU, not the GPU, without CUDA graphs.
+  if (paced_by_eager_cpu(r))
+    fits += QStringLiteral(" · without CUDA graphs the CPU's: %1 of GPU compute a kernel")
+                .arg(QString::fromStdString(format_time(r.report.cpu_headroom_s)));
+  return fits;
 }
 
 }  // namespace

@@ -459,6 +459,11 @@ std::vector<SearchResult> search_layouts(
   return results;
 }
 
+bool paced_by_eager_cpu(const SearchResult& r) {
+  return r.ran() && r.report.cpu_headroom_s > 0 &&
+         r.report.cpu_headroom_s < r.report.eager_host_per_kernel_s;
+}
+
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
                           std::size_t top, const SearchOptions& options) {
   std::size_t count[4] = {0, 0, 0, 0};
@@ -509,13 +514,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                      "b", "m", "zero", "sp", "recompute", "ovl", prec_cell("prec"),
                      offl_cell("offl"), "schedule", sw, "step time", "MFU", "tokens/s", "bubble",
                      "comm", "GPU memory");
-    // A layout whose GPU has less compute per kernel than eager PyTorch's CPU takes to issue
-    // one (StepReport::cpu_headroom_s, only where the CPU is not simulated): without CUDA graphs
-    // its CPU would pace it.
-    const auto cpu_paced = [](const SearchResult& r) {
-      return r.report.cpu_headroom_s > 0 &&
-             r.report.cpu_headroom_s < r.report.eager_host_per_kernel_s;
-    };
+    const auto cpu_paced = paced_by_eager_cpu;
     double eager_per_kernel = 0;  // the first flagged layout's eager figure (the scenario's host)
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];

@@ -136,8 +136,14 @@ std::vector<SearchResult> evaluate_candidates(
     const std::function<void(std::size_t, std::size_t)>& progress = {});
 void rank_search_results(std::vector<SearchResult>& results);
 
-/// The ranked table (the first `top` that fit), then a line each for the layouts out of
-/// memory and those that cannot run, with the fastest or first of each.
+/// Whether the layout's GPU has less compute per kernel than eager PyTorch's CPU takes to issue
+/// one on the scenario's host (StepReport::cpu_headroom_s against eager_host_per_kernel_s; only
+/// where the CPU was not simulated): without CUDA graphs its CPU would set the pace.
+bool paced_by_eager_cpu(const SearchResult& r);
+
+/// The ranked table (the first `top` that fit; `!` after the rank where paced_by_eager_cpu),
+/// then a line each for the layouts out of memory and those that cannot run, with the fastest
+/// or first of each.
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
                           std::size_t top, const SearchOptions& options = {});
 /// `{"scenario", "gpus", "memory_limit_bytes", "results": [{"layout", "ran", "error",
