@@ -63,7 +63,9 @@ QString status_of(const SearchResult& r) {
   QString fits = r.pareto ? QStringLiteral("fits · Pareto front") : QStringLiteral("fits");
   // The CLI table's "!" (search/layout_search.h): the CPU, not the GPU, without CUDA graphs.
   if (paced_by_eager_cpu(r))
-    fits += QStringLiteral(" · without CUDA graphs the CPU's: %1 of GPU compute a kernel")
+    fits += QStringLiteral(
+                " · !: %1 of GPU compute a kernel, less than eager PyTorch's CPU "
+                "takes to issue one: without CUDA graphs the CPU's")
                 .arg(QString::fromStdString(format_time(r.report.cpu_headroom_s)));
   return fits;
 }
@@ -213,7 +215,10 @@ void SearchView::show_results(std::shared_ptr<const Scenario> base,
   for (std::size_t i = 0; i < results_.size(); ++i) {
     const SearchResult& r = results_[i];
     const int row = static_cast<int>(i);
-    auto* rank = cell(QStringLiteral("%1%2").arg(r.pareto ? "*" : "").arg(i + 1),
+    auto* rank = cell(QStringLiteral("%1%2%3")
+                          .arg(r.pareto ? "*" : "")
+                          .arg(i + 1)
+                          .arg(paced_by_eager_cpu(r) ? "!" : ""),
                       static_cast<double>(i + 1));
     rank->setData(Qt::UserRole, static_cast<int>(i));  // the result behind the row, sorted or not
     table_->setItem(row, kRank, rank);
