@@ -315,6 +315,46 @@ TEST_CASE("check: the errors summarized per GPU preset, in name order", "[report
   CHECK_THAT(format_check(one, true), !Catch::Contains("| GPU |"));
 }
 
+TEST_CASE("check: the errors summarized per training.runtime, where the cases mix them",
+          "[report][accuracy]") {
+  // Eager −10 % and −20 %, compiled +4 %: eager mean |e| 15 %, signed −15 %; compiled 4 %, +4 %.
+  auto checked = [](const std::string& name, Runtime runtime, double error) {
+    CheckedCase c;
+    c.step.scenario_name = name;
+    c.step.gpu = "h100-sxm";
+    c.step.gpus = 8;
+    TrainingSpec t;
+    t.runtime = runtime;
+    c.step.training = t;
+    c.accuracy.metric = "step time";
+    c.accuracy.measured = 1.0;
+    c.accuracy.predicted = 1.0 + error;
+    c.accuracy.step_time_error = error;
+    return c;
+  };
+  const std::vector<CheckedCase> cases{checked("a", Runtime::Eager, -0.10),
+                                       checked("b", Runtime::Compiled, 0.04),
+                                       checked("c", Runtime::Eager, -0.20)};
+  const auto by = summarize_by_runtime(cases);
+  REQUIRE(by.size() == 2);
+  CHECK(by[0].first == "compiled");
+  CHECK(by[0].second.cases == 1);
+  CHECK(by[0].second.mean_error == Approx(0.04));
+  CHECK(by[1].first == "eager");
+  CHECK(by[1].second.cases == 2);
+  CHECK(by[1].second.mean_abs_error == Approx(0.15));
+  CHECK(by[1].second.mean_error == Approx(-0.15));
+  const std::string text = format_check(cases, false);
+  CHECK_THAT(text, Catch::Contains("by runtime"));
+  CHECK_THAT(text, Catch::Matches("(.|\n)*  eager +2 +15\\.0% +20\\.0% +-15\\.0%(.|\n)*"));
+  const nlohmann::json j = check_to_json(cases);
+  REQUIRE(j["by_runtime"].size() == 2);
+  CHECK(j["by_runtime"][1]["runtime"] == "eager");
+  CHECK(j["by_runtime"][1]["mean_error"].get<double>() == Approx(-0.15));
+  // One runtime: no table.
+  CHECK_THAT(format_check({cases[0], cases[2]}, false), !Catch::Contains("by runtime"));
+}
+
 TEST_CASE("check: the layout ranking of runs measured together", "[report][accuracy]") {
   // Series s: "fast" on 8 GPUs predicted 8 / 1000 = 0.008 GPU-s per token, measured 0.010;
   // "slow" on 8 GPUs predicted 8 / 800 = 0.010, measured 0.0105; "big" on 16 GPUs predicted

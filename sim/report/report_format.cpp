@@ -639,6 +639,16 @@ std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases)
   return out;
 }
 
+std::vector<std::pair<std::string, AccuracySummary>> summarize_by_runtime(
+    const std::vector<CheckedCase>& cases) {
+  std::map<std::string, std::vector<Accuracy>> of;
+  for (const auto& c : cases)
+    if (const std::string rt = runtime_name(c.step); !rt.empty()) of[rt].push_back(c.accuracy);
+  std::vector<std::pair<std::string, AccuracySummary>> out;
+  for (const auto& [rt, v] : of) out.emplace_back(rt, summarize(v));
+  return out;
+}
+
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
   const AccuracySummary sum = summarize(cases);
   const std::vector<GpuAccuracy> by_gpu = summarize_by_gpu(cases);
@@ -694,6 +704,18 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
                        fmt::format("{:.1f}%", g.summary.mean_abs_error * 100),
                        fmt::format("{:.1f}%", g.summary.max_abs_error * 100),
                        fmt::format("{:+.1f}%", g.summary.mean_error * 100));
+  }
+  // By training.runtime, where the cases mix them (the likely-step-time band splits by it).
+  if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1) {
+    const std::string row = "  {:<13}  {:>5}  {:>12}  {:>11}  {:>11}\n";
+    o += fmt::format(fmt::runtime(row), "by runtime", "cases", "mean |error|", "max |error|",
+                     "mean signed");
+    for (const auto& [rt, s] : by_runtime) {
+      o += fmt::format(fmt::runtime(row), rt, s.cases,
+                       fmt::format("{:.1f}%", s.mean_abs_error * 100),
+                       fmt::format("{:.1f}%", s.max_abs_error * 100),
+                       fmt::format("{:+.1f}%", s.mean_error * 100));
+    }
   }
   return o + format_ranking(cases, false);
 }
@@ -770,6 +792,17 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
                            {"mean_error", g.summary.mean_error},
                            {"p10_error", g.summary.p10_error},
                            {"p90_error", g.summary.p90_error}});
+  // And by training.runtime (the cases of each; report/validation.h's ACCURACY_RUNTIME).
+  j["by_runtime"] = nlohmann::json::array();
+  for (const auto& [rt, s] : summarize_by_runtime(cases)) {
+    j["by_runtime"].push_back({{"runtime", rt},
+                               {"cases", s.cases},
+                               {"mean_abs_error", s.mean_abs_error},
+                               {"max_abs_error", s.max_abs_error},
+                               {"mean_error", s.mean_error},
+                               {"p10_error", s.p10_error},
+                               {"p90_error", s.p90_error}});
+  }
   const std::vector<SeriesRanking> series = rank_series(cases);
   j["ranking"]["series"] = nlohmann::json::array();
   for (const auto& s : series) {

@@ -1,8 +1,9 @@
 #pragma once
 // A StepReport as text (the seeds' "OUTPUT BREAKDOWN") and as JSON (keys documented in
 // sim/report/README.md), and several schedules side by side for `trainsim compare`.
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <string>   // std::string
+#include <utility>  // std::pair
+#include <vector>   // std::vector
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -36,6 +37,10 @@ nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows);
 AccuracySummary summarize(const std::vector<CheckedCase>& cases);
 /// The same per GPU preset, in name order: how far the model is off on each kind of GPU.
 std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases);
+/// The cases summarized by training.runtime (validation.h runtime_name: "compiled", "eager"),
+/// in name order; cases without a model are left out.
+std::vector<std::pair<std::string, AccuracySummary>> summarize_by_runtime(
+    const std::vector<CheckedCase>& cases);
 /// The cases as a table (text, or Markdown for README.md) with mean and max |error|, then, when
 /// they span several GPU presets, the same per preset.
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);
