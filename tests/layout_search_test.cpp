@@ -709,8 +709,8 @@ TEST_CASE(
     "[search][launch]") {
   // Llama-3.2-1B at 1,024 tokens a micro-batch on 8 H100s, compiled (the CPU assumed ahead):
   // at tp 8 each kernel is a few µs of GPU work (the report's cpu_headroom_s), far under the
-  // 48.3 µs eager PyTorch's CPU takes to issue one; at tp 1 and dp 8 about as much. A layout is
-  // marked "!" exactly when its headroom is under that figure, and the legend says so.
+  // 48.3 µs eager PyTorch's CPU takes to issue one; at tp 1 · dp 8 it is about that (≈ 48 µs).
+  // A layout is marked "!" exactly when its headroom is under the figure; the legend says so.
   const Scenario base = test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 16}
 cluster: {gpu: h100-sxm, gpus_per_node: 8}
