@@ -23,6 +23,17 @@ std::string metric_value(const std::string& metric, double v) {
   return fmt::format("{} {}", thousands(v), metric);
 }
 
+// An accuracy summary's JSON fields (`trainsim check --json`'s summary, by_gpu, by_runtime;
+// `run --json`'s validation), to which a caller adds what it is the summary of.
+nlohmann::json summary_to_json(const AccuracySummary& s) {
+  return {{"cases", s.cases},
+          {"mean_abs_error", s.mean_abs_error},
+          {"max_abs_error", s.max_abs_error},
+          {"mean_error", s.mean_error},
+          {"p10_error", s.p10_error},
+          {"p90_error", s.p90_error}};
+}
+
 std::string layout_line(const StepReport& r) {
   std::string s = counted(r.gpus, "GPU");
   if (!r.gpu.empty()) s += " × " + r.gpu;
@@ -414,15 +425,10 @@ nlohmann::json report_to_json(const StepReport& r) {
                        {"step_time_error", a->step_time_error},
                        {"source", a->source}};
   if (!j.contains("measured")) j["measured"] = nullptr;
-  if (const auto v = validation_record(r.gpu))
-    j["validation"] = {{"gpu", v->gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(v->gpu)},
-                       {"cases", v->summary.cases},
-                       {"mean_abs_error", v->summary.mean_abs_error},
-                       {"max_abs_error", v->summary.max_abs_error},
-                       {"mean_error", v->summary.mean_error},
-                       {"p10_error", v->summary.p10_error},
-                       {"p90_error", v->summary.p90_error}};
-  else
+  if (const auto v = validation_record(r.gpu)) {
+    j["validation"] = summary_to_json(v->summary);
+    j["validation"]["gpu"] = v->gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(v->gpu);
+  } else
     j["validation"] = nullptr;
   if (const auto l = likely_step_time(r.gpu, r.step_time_s, runtime_name(r)))
     j["likely_step_time_s"] = {
@@ -731,27 +737,23 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
       "// picked}. Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
       "// validation_record fails when it differs from a fresh run. Read by\n"
       "// report/validation.cpp.\n";
-  const auto row = [](const std::string& gpu, const AccuracySummary& s) {
-    return fmt::format("ACCURACY(\"{}\", {}, {:.5f}, {:.5f}, {:.5f}, {:.5f}, {:.5f})\n", gpu,
-                       s.cases, s.mean_abs_error, s.max_abs_error, s.mean_error, s.p10_error,
-                       s.p90_error);
+  // ACCURACY("gpu", …) or, for the runs of one runtime, ACCURACY_RUNTIME("gpu", "runtime", …).
+  const auto row = [](const std::string& gpu, const std::string& runtime,
+                      const AccuracySummary& s) {
+    return fmt::format("{}(\"{}\", {}{}, {:.5f}, {:.5f}, {:.5f}, {:.5f}, {:.5f})\n",
+                       runtime.empty() ? "ACCURACY" : "ACCURACY_RUNTIME", gpu,
+                       runtime.empty() ? "" : fmt::format("\"{}\", ", runtime), s.cases,
+                       s.mean_abs_error, s.max_abs_error, s.mean_error, s.p10_error, s.p90_error);
   };
-  for (const auto& g : summarize_by_gpu(cases)) o += row(g.gpu, g.summary);
-  o += row("", summarize(cases));
+  for (const auto& g : summarize_by_gpu(cases)) o += row(g.gpu, "", g.summary);
+  o += row("", "", summarize(cases));
   // The same per runtime (training.runtime), for the likely-step-time band of a run like it.
-  for (const char* runtime : {"compiled", "eager"}) {
+  for (const auto& [runtime, summary] : summarize_by_runtime(cases)) {
     std::vector<CheckedCase> like;
     for (const auto& c : cases)
       if (runtime_name(c.step) == runtime) like.push_back(c);
-    if (like.empty()) continue;
-    const auto runtime_row = [&](const std::string& gpu, const AccuracySummary& s) {
-      return fmt::format(
-          "ACCURACY_RUNTIME(\"{}\", \"{}\", {}, {:.5f}, {:.5f}, {:.5f}, {:.5f}, {:.5f})\n", gpu,
-          runtime, s.cases, s.mean_abs_error, s.max_abs_error, s.mean_error, s.p10_error,
-          s.p90_error);
-    };
-    for (const auto& g : summarize_by_gpu(like)) o += runtime_row(g.gpu, g.summary);
-    o += runtime_row("", summarize(like));
+    for (const auto& g : summarize_by_gpu(like)) o += row(g.gpu, runtime, g.summary);
+    o += row("", runtime, summary);
   }
   const RankingSummary t = summarize(rank_series(cases));
   o += fmt::format("RANKING({}, {}, {}, {})\n", t.series, t.pairs, t.ordered_right,
@@ -776,32 +778,19 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
          {"source", c.accuracy.source},
          {"series", c.accuracy.series.empty() ? nlohmann::json(nullptr)
                                               : nlohmann::json(c.accuracy.series)}});
-  const AccuracySummary sum = summarize(cases);
-  j["summary"] = {{"cases", sum.cases},
-                  {"mean_abs_error", sum.mean_abs_error},
-                  {"max_abs_error", sum.max_abs_error},
-                  {"mean_error", sum.mean_error},
-                  {"p10_error", sum.p10_error},
-                  {"p90_error", sum.p90_error}};
+  j["summary"] = summary_to_json(summarize(cases));
   j["by_gpu"] = nlohmann::json::array();
-  for (const auto& g : summarize_by_gpu(cases))
-    j["by_gpu"].push_back({{"gpu", g.gpu},
-                           {"cases", g.summary.cases},
-                           {"mean_abs_error", g.summary.mean_abs_error},
-                           {"max_abs_error", g.summary.max_abs_error},
-                           {"mean_error", g.summary.mean_error},
-                           {"p10_error", g.summary.p10_error},
-                           {"p90_error", g.summary.p90_error}});
+  for (const auto& g : summarize_by_gpu(cases)) {
+    nlohmann::json one = summary_to_json(g.summary);
+    one["gpu"] = g.gpu;
+    j["by_gpu"].push_back(std::move(one));
+  }
   // And by training.runtime (the cases of each; report/validation.h's ACCURACY_RUNTIME).
   j["by_runtime"] = nlohmann::json::array();
-  for (const auto& [rt, s] : summarize_by_runtime(cases)) {
-    j["by_runtime"].push_back({{"runtime", rt},
-                               {"cases", s.cases},
-                               {"mean_abs_error", s.mean_abs_error},
-                               {"max_abs_error", s.max_abs_error},
-                               {"mean_error", s.mean_error},
-                               {"p10_error", s.p10_error},
-                               {"p90_error", s.p90_error}});
+  for (const auto& [rt, summary] : summarize_by_runtime(cases)) {
+    nlohmann::json one = summary_to_json(summary);
+    one["runtime"] = rt;
+    j["by_runtime"].push_back(std::move(one));
   }
   const std::vector<SeriesRanking> series = rank_series(cases);
   j["ranking"]["series"] = nlohmann::json::array();

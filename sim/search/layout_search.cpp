@@ -514,20 +514,19 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                      "b", "m", "zero", "sp", "recompute", "ovl", prec_cell("prec"),
                      offl_cell("offl"), "schedule", sw, "step time", "MFU", "tokens/s", "bubble",
                      "comm", "GPU memory");
-    const auto cpu_paced = paced_by_eager_cpu;
     double eager_per_kernel = 0;  // the first flagged layout's eager figure (the scenario's host)
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];
       const LayoutCandidate& c = r.layout;
-      if (cpu_paced(r) && eager_per_kernel == 0)
+      if (paced_by_eager_cpu(r) && eager_per_kernel == 0)
         eager_per_kernel = r.report.eager_host_per_kernel_s;
       o += fmt::format(
           fmt::runtime(line),
-          fmt::format("{}{}{}", r.pareto ? "*" : "", i + 1, cpu_paced(r) ? "!" : ""), c.dp, c.tp,
-          c.pp, c.vpp, ep_cell(c.ep), cp_cell(c.cp), c.micro_batch_size, r.report.microbatches,
-          c.zero, c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
-          prec_cell(precision_name(c.precision)), offl_cell(offl_text(c)), r.report.schedule, sw,
-          format_time(r.report.step_time_s),
+          fmt::format("{}{}{}", r.pareto ? "*" : "", i + 1, paced_by_eager_cpu(r) ? "!" : ""), c.dp,
+          c.tp, c.pp, c.vpp, ep_cell(c.ep), cp_cell(c.cp), c.micro_batch_size,
+          r.report.microbatches, c.zero, c.sequence_parallel ? "on" : "-", c.recompute_text(),
+          c.tp_overlap ? "on" : "-", prec_cell(precision_name(c.precision)),
+          offl_cell(offl_text(c)), r.report.schedule, sw, format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
           thousands(r.report.tokens_per_s), fmt::format("{:.4f}", r.report.bubble_fraction_of_step),
           fmt::format("{:.4f}", r.report.pipeline_time_s > 0
