@@ -788,6 +788,46 @@ TEST_CASE("analytic: a ring across nodes runs one channel per member of each nod
         Approx(alpha_ar + 2 * factor * bytes / 370e9).epsilon(1e-6));
 }
 
+TEST_CASE("analytic: a node with fewer NICs than GPUs shares them between its GPUs",
+          "[analytic][collective]") {
+  // The same two H100 nodes with 2 NICs of 25 GB/s each (two 200 GbE ports for 8 GPUs,
+  // cluster.inter_node.nics): each GPU's share is 2/8 of one NIC, 6.25 GB/s. An all-gather of
+  // 1 GB over 16 GPUs: one member per node (the 8 groups of a node run together) 15/16 · 1 GB
+  // at 6.25 GB/s = 150 ms; all 8 of each node, 8 · 6.25 = 50 GB/s (the two NICs), not NVLink's
+  // 370. The latencies are the one-NIC-per-GPU ring's (above).
+  const AnalyticCostModel m(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2, inter_node: {bandwidth: 25GB/s, nics: 2}}
+parallelism: {dp: 16}
+)"));
+  const double bytes = 1e9, factor = 15.0 / 16;
+  const double alpha = constants::kCollectiveBaseLatency + 15 * 14e-6;
+  CHECK(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 1) ==
+        Approx(alpha + factor * bytes / 6.25e9).epsilon(1e-6));
+  const double alpha8 = constants::kCollectiveBaseLatency + 1 * 14e-6 + 14 * 3.4e-6;
+  CHECK(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 8) ==
+        Approx(alpha8 + factor * bytes / 50e9).epsilon(1e-6));
+  // An all-to-all of 1 GB over the 16: (16 − 8)/16 of it leaves through this GPU's 6.25 GB/s
+  // share (80 ms), (8 − 1)/16 over NVLink (1.2 ms); one hop of latency.
+  CHECK(m.tuning_model_seconds(Collective::AllToAll, 16, bytes, 8) ==
+        Approx(constants::kCollectiveBaseLatency + 14e-6 + 0.5 * bytes / 6.25e9).epsilon(1e-6));
+  // A pipeline send between the nodes: the preset's 24.9 GB/s send/receive rate is above the
+  // GPU's share, which limits it: 100 MB in 22.4 µs + 16 ms.
+  CHECK(to_seconds(m.p2p(LinkClass::InterNode, 1e8).duration) ==
+        Approx(22.4e-6 + 1e8 / 6.25e9).epsilon(1e-6));
+  // Inside the node nothing changes: NVLink's 370 GB/s.
+  CHECK(to_seconds(m.p2p(LinkClass::IntraNode, 1e8).duration) ==
+        Approx(8.4e-6 + 3.4e-6 + 1e8 / 370e9).epsilon(1e-6));
+  // Sixteen NICs for the 8 GPUs (two a GPU): one member per node moves at 2 · 25 = 50 GB/s.
+  const AnalyticCostModel two_each(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2, inter_node: {bandwidth: 25GB/s, nics: 16}}
+parallelism: {dp: 16}
+)"));
+  CHECK(two_each.tuning_model_seconds(Collective::AllGather, 16, bytes, 1) ==
+        Approx(alpha + factor * bytes / 50e9).epsilon(1e-6));
+}
+
 TEST_CASE("analytic: between nodes a collective runs NCCL's quickest protocol",
           "[analytic][collective]") {
   // H100 preset (NVLink 370 GB/s, 47 GB/s per NIC). NCCL 2.18's ring prices (base, NVLink hop,

@@ -136,6 +136,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.training->lora_fused = true;
   r.cluster = priced().cluster;
   r.cluster->inter_node.p2p_bandwidth = 40e9;
+  r.cluster->inter_node.nics = 2;
   r.cluster->gpu_speed_spread = 0.02;  // and the slowest GPU's pace it sets
   r.compute_pace = 1.0284720;
   r.gpu_speed_spread = 0.02;
@@ -169,6 +170,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   CHECK(b.training->lora_fused);
   REQUIRE(b.cluster.has_value());
   CHECK(b.cluster->inter_node.p2p_bandwidth == 40e9);
+  CHECK(b.cluster->inter_node.nics == 2);
   CHECK(b.cluster->nodes == 2);
 }
 

@@ -98,9 +98,13 @@ TEST_CASE("run --json: the cluster and its links", "[report]") {
   CHECK(j["cluster"]["intra_node"]["bandwidth"] == 370e9);
   CHECK(j["cluster"]["inter_node"]["bandwidth"] == 47e9);
   CHECK(j["cluster"]["inter_node"]["p2p_bandwidth"] == 24.9e9);
+  // The NICs a node has between nodes: one per GPU unless given.
+  CHECK(j["cluster"]["inter_node"]["nics"] == 8);
   s.cluster.inter_node.p2p_bandwidth = 40e9;
+  s.cluster.inter_node.nics = 2;
   j = report_to_json(make_report(simulate(s, {"", true})));
   CHECK(j["cluster"]["inter_node"]["p2p_bandwidth"] == 40e9);
+  CHECK(j["cluster"]["inter_node"]["nics"] == 2);
 }
 
 TEST_CASE("run --json: the training settings the durations depend on", "[report]") {

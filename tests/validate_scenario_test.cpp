@@ -258,6 +258,17 @@ TEST_CASE("validate: a send/receive bandwidth between nodes is a positive bandwi
                     Contains("cluster.inter_node.p2p_bandwidth"));
 }
 
+TEST_CASE("validate: a node's NICs between nodes are a count of at least one") {
+  CHECK(parse_scenario(kBase, "test.yaml", {"cluster.inter_node.nics=2"}).cluster.inter_node.nics ==
+        2);
+  // Not given: 0, one NIC per GPU.
+  CHECK(parse_scenario(kBase, "test.yaml").cluster.inter_node.nics == 0);
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"cluster.inter_node.nics=0"}),
+                    Contains("cluster.inter_node.nics: expected an integer in [1, "));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"cluster.inter_node.nics=two"}),
+                    Contains("cluster.inter_node.nics"));
+}
+
 TEST_CASE("validate: optimizer offload needs a ZeRO stage") {
   CHECK_NOTHROW(
       parse_scenario(kBase, "test.yaml", {"training.offload=optimizer", "parallelism.zero=1"}));

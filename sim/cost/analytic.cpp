@@ -1263,6 +1263,7 @@ std::string AnalyticCostModel::sources() const {
       const GpuPreset* m = find_gpu_preset(k_.internode->machine());
       const bool own = m && s_.cluster.inter_node.bandwidth == m->inter_node.bandwidth &&
                        s_.cluster.inter_node.latency == m->inter_node.latency &&
+                       s_.cluster.inter_node.nics == m->inter_node.nics &&
                        s_.cluster.intra_node.bandwidth == m->intra_node.bandwidth &&
                        s_.cluster.intra_node.latency == m->intra_node.latency;
       s += own ? fmt::format(", scaled by size to the measured ({}: {})", k_.internode->name(),
@@ -1800,7 +1801,9 @@ double AnalyticCostModel::activation_bytes() const {
 
 Cost AnalyticCostModel::p2p(LinkClass link, double bytes) const {
   const LinkSpec& l = s_.cluster.link(link);
-  const double t = constants::kCollectiveBaseLatency + l.latency + bytes / l.p2p();
+  // Fewer NICs than GPUs (cluster.inter_node.nics): the pairs of a node share them.
+  const double bandwidth = std::min(l.p2p(), l.bandwidth * l.nic_share(s_.cluster.gpus_per_node));
+  const double t = constants::kCollectiveBaseLatency + l.latency + bytes / bandwidth;
   return {seconds_to_ns(t), 0, bytes};
 }
 
@@ -1872,12 +1875,15 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
                                                bool routing, const LinkSpec& intra,
                                                const LinkSpec& l) const {
   const double sent = busbw_factor(c, n) * bytes;
+  // Each GPU's NIC bandwidth: one NIC's, or its share of the node's NICs when a node has fewer
+  // NICs than GPUs (cluster.inter_node.nics; the measured machines' links have one per GPU).
+  const double nic = l.bandwidth * l.nic_share(s_.cluster.gpus_per_node);
   if (c == Collective::AllToAll) {
     // NCCL's all-to-all is a send and a receive to every peer at once (grouped point-to-point,
     // no ring): of S, (n − k)/n leaves through this GPU's own NIC and (k − 1)/n goes over
     // NVLink to the k − 1 members in its node, side by side; one hop of latency.
     const double k = std::max(1, per_node);
-    double out = (n - k) / n * bytes / l.bandwidth;
+    double out = (n - k) / n * bytes / nic;
     double in = (k - 1) / n * bytes / intra.bandwidth;
     // The only all-to-alls are expert parallelism's token dispatch and combine (S: top_k
     // copies of each token). With node-limited routing (DeepSeek-V3 §3.2.2) a token crosses
@@ -1889,16 +1895,17 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
     if (limit > 0 && s_.model->moe.top_k > 0 && n > k) {
       const double nodes = n / k, copies = s_.model->moe.top_k;
       const double crossing = std::min(limit * (nodes - 1) / nodes, copies * (n - k) / n);
-      out = crossing / copies * bytes / l.bandwidth;
+      out = crossing / copies * bytes / nic;
       in = (k - 1) / k * bytes / intra.bandwidth;
     }
     return constants::kCollectiveBaseLatency + l.latency + std::max(out, in);
   }
   // Between nodes, NCCL runs one ring channel per rail: with k members of the group in each
   // node, k NICs per node carry the traffic at once, up to what NVLink inside the node takes
-  // (nccl-tests convention: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)).
-  double bandwidth = l.bandwidth;
-  if (per_node > 1) bandwidth = std::min(intra.bandwidth, l.bandwidth * per_node);
+  // (nccl-tests convention: multi-node rings ≈ min(NVLink, NICs per node × NIC busbw)); with
+  // fewer NICs than GPUs a node's groups share them, each member its share.
+  double bandwidth = nic;
+  if (per_node > 1) bandwidth = std::min(intra.bandwidth, nic * per_node);
   const int steps = (c == Collective::AllReduce ? 2 : 1) * (n - 1);
   // Between nodes, as NCCL's tuning model has it (src/graph/tuning.cc, ring): over k members
   // per node the ring leaves each node once, so of its steps nNodes − 1 (all-reduce 2·nNodes)

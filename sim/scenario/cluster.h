@@ -25,8 +25,16 @@ struct LinkSpec {
   /// What one pair of GPUs moves over this link by NCCL send/receive (pipeline transfers),
   /// bytes/s, at most `bandwidth`; 0: `bandwidth`.
   double p2p_bandwidth = 0;
+  /// Between nodes: the NICs a node has on this link, each of `bandwidth`; 0: one per GPU.
+  int nics = 0;
   /// The send/receive bandwidth in use: p2p_bandwidth when set, within the link's.
   double p2p() const { return p2p_bandwidth > 0 ? std::min(p2p_bandwidth, bandwidth) : bandwidth; }
+  /// Each GPU's share of one NIC's bandwidth when all `gpus_per_node` GPUs of a node use the
+  /// link at once (their groups' collectives run together): nics / gpus_per_node (1 with one NIC
+  /// per GPU, the default; 2 with two each).
+  double nic_share(int gpus_per_node) const {
+    return nics > 0 && gpus_per_node > 0 ? static_cast<double>(nics) / gpus_per_node : 1.0;
+  }
 };
 
 enum class LinkClass { IntraNode, InterNode };

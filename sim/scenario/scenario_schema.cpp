@@ -199,6 +199,13 @@ std::optional<KeyValue> get_seq_len(const Scenario& s) {  // a costs-only study 
   return get<&Scenario::training, &TrainingSpec::seq_len>(s);
 }
 
+// 0 is "one NIC per GPU": the node's GPUs (`--json` echoes the count in effect).
+std::optional<KeyValue> get_nics(const Scenario& s) {
+  KeyValue v;
+  v.integer = s.cluster.inter_node.nics > 0 ? s.cluster.inter_node.nics : s.cluster.gpus_per_node;
+  return v;
+}
+
 // 0 is "every layer": no number of layers (`--json` echoes null).
 std::optional<KeyValue> get_recompute_layers(const Scenario& s) {
   if (s.training.recompute_layers == 0) return std::nullopt;
@@ -1098,6 +1105,16 @@ const std::vector<SchemaKey>& scenario_keys() {
        "or NCCL_NCHANNELS_PER_NET_PEER raise it",
        quantity(Dimension::Bandwidth, true),
        field<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::p2p_bandwidth>()},
+      {"cluster.inter_node.nics",
+       "integer ≥ 1",
+       "one per GPU (`gpus_per_node`)",
+       "the NICs each node has between nodes, each of `bandwidth`: fewer than its GPUs (two "
+       "Ethernet ports for eight GPUs, a cloud instance's shared NICs) and a node's GPUs share "
+       "them, each GPU's collectives and pipeline transfers between nodes at nics / gpus_per_node "
+       "of one NIC's bandwidth (a ring of k GPUs a node at k times that); more than its GPUs "
+       "(two NICs a GPU) and each GPU uses its share of them",
+       integer(1, kMaxParallel),
+       {put<&Scenario::cluster, &ClusterSpec::inter_node, &LinkSpec::nics>, get_nics}},
       {"cluster.network", "`preset`, `model`, `infiniband-ndr`, `efa-p5`, `efa-playbook`",
        "`preset`",
        "whose measured collectives between nodes shape NCCL's tuning model (collectives between "

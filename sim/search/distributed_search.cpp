@@ -49,7 +49,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
     runtime, eager_ops, offload, offload_activation_layers, grad_reduce, expert_gemms, fp8_dispatch,
     lora_rank, lora_targets, lora_dropout, lora_all_to_all, lora_fused)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth, nics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra_node, inter_node,
                                    network, host_cpu, host_link, host_adam_rate, gpu_speed_spread)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Measured, metric, value, source)
