@@ -754,13 +754,14 @@ TEST_CASE("analytic: selective recompute redoes exactly the attention core",
 
 namespace {
 // Llama-3.1-8B data-parallel over 16 H100s in 2 nodes: a model whose inter-node collectives the
-// tests below price.
-Scenario two_h100_nodes() {
-  return test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, global_batch_size: 16}
-cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2}
-parallelism: {dp: 16}
-)");
+// tests below price. `inter_node`: the link between the nodes, if not the preset's.
+Scenario two_h100_nodes(const std::string& inter_node = "") {
+  return test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 16}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 2{}}}
+parallelism: {{dp: 16}}
+)",
+                                inter_node.empty() ? "" : ", inter_node: " + inter_node));
 }
 }  // namespace
 
@@ -790,16 +791,12 @@ TEST_CASE("analytic: a ring across nodes runs one channel per member of each nod
 
 TEST_CASE("analytic: a node with fewer NICs than GPUs shares them between its GPUs",
           "[analytic][collective]") {
-  // The same two H100 nodes with 2 NICs of 25 GB/s each (two 200 GbE ports for 8 GPUs,
+  // H100 nodes with 2 NICs of 25 GB/s each (two 200 GbE ports for 8 GPUs,
   // cluster.inter_node.nics): each GPU's share is 2/8 of one NIC, 6.25 GB/s. An all-gather of
-  // 1 GB over 16 GPUs: one member per node (the 8 groups of a node run together) 15/16 · 1 GB
-  // at 6.25 GB/s = 150 ms; all 8 of each node, 8 · 6.25 = 50 GB/s (the two NICs), not NVLink's
-  // 370. The latencies are the one-NIC-per-GPU ring's (above).
-  const AnalyticCostModel m(test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, global_batch_size: 16}
-cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2, inter_node: {bandwidth: 25GB/s, nics: 2}}
-parallelism: {dp: 16}
-)"));
+  // 1 GB over 16 GPUs: on 16 nodes, one member each (the 8 groups of a node run together),
+  // 15/16 · 1 GB at 6.25 GB/s = 150 ms; on 2 nodes, all 8 of each, 8 · 6.25 = 50 GB/s (the two
+  // NICs), not NVLink's 370. The latencies are the one-NIC-per-GPU ring's (above).
+  const AnalyticCostModel m(two_h100_nodes("{bandwidth: 25GB/s, nics: 2}"));
   const double bytes = 1e9, factor = 15.0 / 16;
   const double alpha = constants::kCollectiveBaseLatency + 15 * 14e-6;
   CHECK(m.tuning_model_seconds(Collective::AllGather, 16, bytes, 1) ==
@@ -811,21 +808,56 @@ parallelism: {dp: 16}
   // share (80 ms), (8 − 1)/16 over NVLink (1.2 ms); one hop of latency.
   CHECK(m.tuning_model_seconds(Collective::AllToAll, 16, bytes, 8) ==
         Approx(constants::kCollectiveBaseLatency + 14e-6 + 0.5 * bytes / 6.25e9).epsilon(1e-6));
-  // A pipeline send between the nodes: the preset's 24.9 GB/s send/receive rate is above the
-  // GPU's share, which limits it: 100 MB in 22.4 µs + 16 ms.
+  // A pipeline send between the nodes (no pipeline here: a stage spans both nodes, all 8 GPUs of
+  // a node send at once): the GPU's 6.25 GB/s share, below the preset's 24.9 GB/s send/receive
+  // rate, limits it: 100 MB in 22.4 µs + 16 ms.
   CHECK(to_seconds(m.p2p(LinkClass::InterNode, 1e8).duration) ==
         Approx(22.4e-6 + 1e8 / 6.25e9).epsilon(1e-6));
   // Inside the node nothing changes: NVLink's 370 GB/s.
   CHECK(to_seconds(m.p2p(LinkClass::IntraNode, 1e8).duration) ==
         Approx(8.4e-6 + 3.4e-6 + 1e8 / 370e9).epsilon(1e-6));
   // Sixteen NICs for the 8 GPUs (two a GPU): one member per node moves at 2 · 25 = 50 GB/s.
-  const AnalyticCostModel two_each(test::yaml(R"(model: llama-3.1-8b
-training: {seq_len: 4096, global_batch_size: 16}
-cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 2, inter_node: {bandwidth: 25GB/s, nics: 16}}
-parallelism: {dp: 16}
-)"));
+  const AnalyticCostModel two_each(two_h100_nodes("{bandwidth: 25GB/s, nics: 16}"));
   CHECK(two_each.tuning_model_seconds(Collective::AllGather, 16, bytes, 1) ==
         Approx(alpha + factor * bytes / 50e9).epsilon(1e-6));
+  // Priced against the measured sweep (infiniband-ndr), a ring the two NICs limit takes the
+  // correction of the measured rings the NICs limit too, those of one GPU a node (the nearest
+  // node count's: they start above 2 nodes), not that of eight a node (NVLink-bound in the
+  // model, the measured 1.8–2.4 times it at 32–256 MiB).
+  const InterNodeSweep& net = *InterNodeSweep::for_preset("h100-sxm");
+  const GpuPreset& h100 = *find_gpu_preset("h100-sxm");
+  const int g = net.measured_per_node(Collective::AllGather, 1);
+  const int nodes = net.node_counts(Collective::AllGather, g).front();
+  CHECK(g == 1);
+  CHECK(nodes >= 2);
+  const double at = net.clamp_bytes(Collective::AllGather, g, nodes, 256.0 * (1 << 20));
+  const double one_a_node = net.seconds(Collective::AllGather, g, nodes, at) /
+                            m.tuning_model_seconds(Collective::AllGather, nodes * g, at, g, false,
+                                                   h100.intra_node, h100.inter_node);
+  CHECK(
+      to_seconds(m.collective(Collective::AllGather, 16, LinkClass::InterNode, at, 8).duration) ==
+      Approx(m.tuning_model_seconds(Collective::AllGather, 16, at, 8) * one_a_node).epsilon(1e-6));
+}
+
+TEST_CASE("analytic: a pipeline send shares a node's NICs with the GPUs sending beside it",
+          "[analytic][collective]") {
+  // Two H100 nodes with 2 NICs of 25 GB/s. Four stages of tp 4 (Megatron's order, TP inside
+  // PP): each node holds two stages, and only the 4 GPUs of its second stage send to the other
+  // node, 2/4 of a NIC each, 12.5 GB/s: 100 MB in 22.4 µs + 8 ms. With two stages of tp 8 all 8
+  // GPUs of a node send, 2/8 of a NIC, 6.25 GB/s (16 ms). Two NICs a GPU: one NIC a pair, the
+  // preset's send/receive rate, 24.9 GB/s.
+  auto send = [](const char* parallelism, int nics) {
+    const AnalyticCostModel m(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 16}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 2, inter_node: {{bandwidth: 25GB/s, nics: {}}}}}
+parallelism: {}
+)",
+                                                     nics, parallelism)));
+    return to_seconds(m.p2p(LinkClass::InterNode, 1e8).duration);
+  };
+  CHECK(send("{tp: 4, pp: 4}", 2) == Approx(22.4e-6 + 1e8 / 12.5e9).epsilon(1e-6));
+  CHECK(send("{tp: 8, pp: 2}", 2) == Approx(22.4e-6 + 1e8 / 6.25e9).epsilon(1e-6));
+  CHECK(send("{tp: 8, pp: 2}", 16) == Approx(22.4e-6 + 1e8 / 24.9e9).epsilon(1e-6));
 }
 
 TEST_CASE("analytic: between nodes a collective runs NCCL's quickest protocol",

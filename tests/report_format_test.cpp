@@ -98,8 +98,13 @@ TEST_CASE("run --json: the cluster and its links", "[report]") {
   CHECK(j["cluster"]["intra_node"]["bandwidth"] == 370e9);
   CHECK(j["cluster"]["inter_node"]["bandwidth"] == 47e9);
   CHECK(j["cluster"]["inter_node"]["p2p_bandwidth"] == 24.9e9);
-  // The NICs a node has between nodes: one per GPU unless given.
+  // The NICs a node has between nodes: one per GPU unless given (8; on a 4-GPU node, 4).
   CHECK(j["cluster"]["inter_node"]["nics"] == 8);
+  Scenario four = s;
+  four.cluster.gpus_per_node = 4;
+  four.cluster.nodes = 2;
+  CHECK(report_to_json(make_report(simulate(four, {"", true})))["cluster"]["inter_node"]["nics"] ==
+        4);
   s.cluster.inter_node.p2p_bandwidth = 40e9;
   s.cluster.inter_node.nics = 2;
   j = report_to_json(make_report(simulate(s, {"", true})));

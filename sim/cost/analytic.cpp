@@ -1263,7 +1263,7 @@ std::string AnalyticCostModel::sources() const {
       const GpuPreset* m = find_gpu_preset(k_.internode->machine());
       const bool own = m && s_.cluster.inter_node.bandwidth == m->inter_node.bandwidth &&
                        s_.cluster.inter_node.latency == m->inter_node.latency &&
-                       s_.cluster.inter_node.nics == m->inter_node.nics &&
+                       s_.cluster.inter_node.nic_share(s_.cluster.gpus_per_node) == 1.0 &&
                        s_.cluster.intra_node.bandwidth == m->intra_node.bandwidth &&
                        s_.cluster.intra_node.latency == m->intra_node.latency;
       s += own ? fmt::format(", scaled by size to the measured ({}: {})", k_.internode->name(),
@@ -1801,8 +1801,21 @@ double AnalyticCostModel::activation_bytes() const {
 
 Cost AnalyticCostModel::p2p(LinkClass link, double bytes) const {
   const LinkSpec& l = s_.cluster.link(link);
-  // Fewer NICs than GPUs (cluster.inter_node.nics): the pairs of a node share them.
-  const double bandwidth = std::min(l.p2p(), l.bandwidth * l.nic_share(s_.cluster.gpus_per_node));
+  // Fewer NICs than GPUs (cluster.inter_node.nics): the node's GPUs whose next pipeline stage is
+  // on another node send at once and share them, each pair within one NIC. Those are all its GPUs
+  // when a stage spans a node or more, else the last stage's (the ranks between two stages).
+  double bandwidth = l.p2p();
+  if (l.nics > 0) {
+    const Layout& lay = s_.layout;
+    int stride = 1;  // ranks between a GPU and its next stage's peer: the axes inside PP
+    for (Axis a : lay.order) {
+      if (a == Axis::PP) break;
+      stride *= a == Axis::TP ? lay.tp : lay.dp_ranks();
+    }
+    const int senders = std::max(1, std::min(s_.cluster.gpus_per_node, stride));
+    bandwidth =
+        std::min(bandwidth, l.bandwidth * std::min(1.0, static_cast<double>(l.nics) / senders));
+  }
   const double t = constants::kCollectiveBaseLatency + l.latency + bytes / bandwidth;
   return {seconds_to_ns(t), 0, bytes};
 }
@@ -1850,7 +1863,14 @@ double AnalyticCostModel::measured_over_model(Collective c, int n, double bytes,
   const InterNodeSweep& net = *k_.internode;
   const std::optional<Collective> op = net.measured_op(c);
   if (!op) return 1.0;  // not measured on this network: the tuning model alone
-  const int g = net.measured_per_node(*op, per_node);
+  // A node with fewer NICs than GPUs (cluster.inter_node.nics) whose ring the NICs limit, not
+  // NVLink: the measured rings with one GPU a node are NIC-bound too, where those with all eight
+  // are NVLink-bound and carry the ring's per-step overhead as a ratio of NVLink's time.
+  const LinkSpec& inter = s_.cluster.inter_node;
+  const double share = inter.nic_share(s_.cluster.gpus_per_node);
+  const bool nic_bound =
+      share < 1 && inter.bandwidth * share * per_node < s_.cluster.intra_node.bandwidth;
+  const int g = net.measured_per_node(*op, nic_bound ? 1 : per_node);
   const GpuPreset* measured = find_gpu_preset(net.machine());
   TRAINSIM_CHECK(measured != nullptr, "a network measured on a GPU preset's nodes");
   const GpuPreset& machine = *measured;

@@ -202,7 +202,7 @@ std::optional<KeyValue> get_seq_len(const Scenario& s) {  // a costs-only study 
 // 0 is "one NIC per GPU": the node's GPUs (`--json` echoes the count in effect).
 std::optional<KeyValue> get_nics(const Scenario& s) {
   KeyValue v;
-  v.integer = s.cluster.inter_node.nics > 0 ? s.cluster.inter_node.nics : s.cluster.gpus_per_node;
+  v.integer = s.cluster.inter_node.nics == 0 ? s.cluster.gpus_per_node : s.cluster.inter_node.nics;
   return v;
 }
 
