@@ -1806,12 +1806,8 @@ Cost AnalyticCostModel::p2p(LinkClass link, double bytes) const {
   // when a stage spans a node or more, else the last stage's (the ranks between two stages).
   double bandwidth = l.p2p();
   if (l.nics > 0) {
-    const Layout& lay = s_.layout;
-    int stride = 1;  // ranks between a GPU and its next stage's peer: the axes inside PP
-    for (Axis a : lay.order) {
-      if (a == Axis::PP) break;
-      stride *= a == Axis::TP ? lay.tp : lay.dp_ranks();
-    }
+    // Ranks between a GPU and its next stage's peer.
+    const int stride = s_.layout.stride(Axis::PP);
     const int senders = std::max(1, std::min(s_.cluster.gpus_per_node, stride));
     bandwidth =
         std::min(bandwidth, l.bandwidth * std::min(1.0, static_cast<double>(l.nics) / senders));
