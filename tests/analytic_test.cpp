@@ -1454,6 +1454,66 @@ parallelism: {{dp: 8}}
   CHECK(seconds(a100, "rope") == Approx(20 * qk / (2.039e12 * 0.40)));
 }
 
+TEST_CASE("analytic: eager_ops gate_up_split runs SwiGLU on the gate-up GEMM's strided halves",
+          "[analytic][eager]") {
+  // Llama-3.1-8B, one 4,096-token sequence: f elements n · f = 4096 · 14336 = 58,720,256, the
+  // shapes of the H100 trace the rates come from (constants.h).
+  auto model = [](const char* gpu, const char* ops) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 8, runtime: eager, eager_ops: "{}"}}
+cluster: {{gpu: {}, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    ops, gpu)));
+  };
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) return k;
+    return Kernel{};
+  };
+  const double ff = 4096.0 * 14336;
+  const AnalyticCostModel split = model("h100-sxm", "norm,swiglu,rope,gate_up_split"),
+                          apart = model("h100-sxm", "norm,swiglu,rope");
+  // Forward: silu and the product on the strided halves, 10 bytes in 2 kernels at 0.49 of
+  // 3.35 TB/s: 587.2 MB in 357.7 µs (the trace: 179.6 + 181.3 = 360.9 µs).
+  const Kernel fwd = find(split, Op::F, "swiglu");
+  CHECK(fwd.bytes == Approx(10 * ff));
+  CHECK(fwd.launches == 2);
+  CHECK(fwd.sm_bound);
+  CHECK(split.kernel_seconds(fwd) == Approx(10 * ff / (3.35e12 * 0.49)));
+  CHECK(split.kernel_seconds(fwd) == Approx(360.9e-6).epsilon(0.02));
+  // Backward: d(silu) = dy · up and silu's backward strided, 12 bytes at 0.54: 704.6 MB in
+  // 389.5 µs (the trace: 181.3 + 208.5 = 389.8); d(up) = dy · silu and the concatenation of the
+  // two gradients contiguous, 14 bytes at the usual 0.80: 306.8 µs (the trace: 117.1 + 160.9 =
+  // 278.0, 0.88 of the datasheet).
+  const Kernel bwd = find(split, Op::B, "swiglu"), cat = find(split, Op::B, "swiglu.cat_grad");
+  CHECK(bwd.bytes == Approx(12 * ff));
+  CHECK(bwd.launches == 2);
+  CHECK(split.kernel_seconds(bwd) == Approx(12 * ff / (3.35e12 * 0.54)));
+  CHECK(split.kernel_seconds(bwd) == Approx(389.8e-6).epsilon(0.02));
+  CHECK(cat.bytes == Approx(14 * ff));
+  CHECK(cat.launches == 2);
+  CHECK_FALSE(cat.sm_bound);
+  CHECK(split.kernel_seconds(cat) == Approx(14 * ff / (3.35e12 * 0.80)));
+  CHECK(find(split, Op::F, "swiglu.cat_grad").bytes == 0);
+  // Two GEMMs' contiguous outputs (Hugging Face's LlamaMLP): 10 and 18 bytes at the usual rate,
+  // no concatenation. Forward 219.1 against 357.7 µs, backward 394.4 against 696.3.
+  CHECK(find(apart, Op::F, "swiglu").bytes == Approx(10 * ff));
+  CHECK(apart.kernel_seconds(find(apart, Op::F, "swiglu")) == Approx(10 * ff / (3.35e12 * 0.80)));
+  CHECK(find(apart, Op::B, "swiglu").bytes == Approx(18 * ff));
+  CHECK(find(apart, Op::B, "swiglu.cat_grad").bytes == 0);
+  CHECK(split.compute(Op::F, 0, 0).duration > apart.compute(Op::F, 0, 0).duration);
+  CHECK(split.compute(Op::B, 0, 0).duration > apart.compute(Op::B, 0, 0).duration);
+  // On an H200 the strided kernels take the H100's time (bound by the same 132 SMs; the trace of
+  // the Playbook's 1B there: 1.76 and 1.91 TB/s against the H100's 1.63 and 1.81), the
+  // contiguous ones 3.35 / 4.8 of it.
+  const AnalyticCostModel h200 = model("h200", "norm,swiglu,rope,gate_up_split");
+  CHECK(h200.kernel_seconds(find(h200, Op::F, "swiglu")) == Approx(split.kernel_seconds(fwd)));
+  CHECK(h200.kernel_seconds(find(h200, Op::B, "swiglu")) == Approx(split.kernel_seconds(bwd)));
+  CHECK(h200.kernel_seconds(find(h200, Op::B, "swiglu.cat_grad")) ==
+        Approx(split.kernel_seconds(cat) * 3.35 / 4.8));
+}
+
 TEST_CASE("analytic: training.eager_ops runs only the named ops op by op", "[analytic][eager]") {
   // Megatron-LM's legacy model: RMSNorm fused (apex), SwiGLU and RoPE as PyTorch ops. The
   // same Llama-3.1-8B micro-batch as above: the norm is the compiled kernel (4 B per element,

@@ -123,7 +123,8 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
                                    .bias = true,
                                    .qkv_split = true,
                                    .rope_interleave = true,
-                                   .qkv_cat = true};
+                                   .qkv_cat = true,
+                                   .gate_up_split = true};
   // FP8's standalone casts, transpose cache and attention, and LoRA's keys.
   r.training->fp8_standalone_casts = Fp8Casts{.norm = true, .activation = true};
   r.training->fp8_transpose_cache = false;
@@ -158,7 +159,8 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
                                           .bias = true,
                                           .qkv_split = true,
                                           .rope_interleave = true,
-                                          .qkv_cat = true});
+                                          .qkv_cat = true,
+                                          .gate_up_split = true});
   CHECK(b.training->fp8_standalone_casts == Fp8Casts{.norm = true, .activation = true});
   CHECK_FALSE(b.training->fp8_transpose_cache);
   CHECK(b.training->fp8_attention);

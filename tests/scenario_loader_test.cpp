@@ -130,6 +130,8 @@ TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[s
              .training.eager_ops == EagerOps{.rope = true, .rope_interleave = true});
   CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=norm,qkv_cat"}).training.eager_ops ==
         EagerOps{.norm = true, .qkv_cat = true});
+  CHECK(*parse_scenario(kGood, "s.yaml", {"training.eager_ops=swiglu,gate_up_split"})
+             .training.eager_ops == EagerOps{.swiglu = true, .gate_up_split = true});
   // Unset, it follows the runtime.
   // (A linear layer's bias only when named: torch.nn.Linear adds it in cuBLASLt's epilogue.)
   CHECK(eager_ops(parse_scenario(kGood, "s.yaml", {"training.runtime=eager"}).training) ==
@@ -140,7 +142,8 @@ TEST_CASE("scenario: training.eager_ops takes a subset of the ops it names", "[s
         "training.eager_ops=bias,", "training.eager_ops=qkv", "training.eager_ops=qkv_cat,qkv_cat"})
     CHECK_THAT(error_of(kGood, {bad}),
                Catch::Contains("training.eager_ops: expected `none` or a comma-separated subset "
-                               "of norm, swiglu, rope, bias, qkv_split, qkv_cat, rope_interleave"));
+                               "of norm, swiglu, rope, bias, qkv_split, qkv_cat, rope_interleave, "
+                               "qkv_layout, gate_up_split"));
 }
 
 TEST_CASE("scenario: training.recompute_modules names Megatron-core's selective modules",

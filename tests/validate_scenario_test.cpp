@@ -494,6 +494,21 @@ TEST_CASE("validate: the FP8 activation store is a fused SwiGLU's", "[fp8]") {
       {"training.runtime=eager", "training.eager_ops=norm", "training.fp8_activation_store=true"}));
 }
 
+TEST_CASE("validate: gate_up_split is where an op-by-op SwiGLU takes its halves") {
+  // Llama-3.1-8B's MLP is SwiGLU: accepted with swiglu named beside it.
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.eager_ops=swiglu,gate_up_split"}));
+  // Without swiglu among the eager ops (fused SwiGLU reads strided halves at full rate), or
+  // without a SwiGLU at all, it describes nothing: a typed error naming the key.
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"training.eager_ops=norm,gate_up_split"},
+        std::vector<std::string>{"training.eager_ops=gate_up_split"},
+        std::vector<std::string>{"model.mlp=gelu", "training.eager_ops=swiglu,gate_up_split"}})
+    CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", bad),
+                      Contains("training.eager_ops: gate_up_split is where an op-by-op SwiGLU "
+                               "takes its gate and up halves") &&
+                          Contains("needs model.mlp: swiglu and swiglu in training.eager_ops"));
+}
+
 TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]") {
   const std::vector<std::string> b200{"training.precision=fp8", "cluster.gpu=b200",
                                       "training.attention=cudnn"};

@@ -45,17 +45,32 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x):
-        dtype = x.dtype
-        x = x.to(torch.float32)
-        var = x.pow(2).mean(-1, keepdim=True)
-        x = x * torch.rsqrt(var + EPS)
-        return self.weight * x.to(dtype)
+        return (FUSED["rms"] or rms_norm)(x, self.weight)
+
+
+def rms_norm(x, weight):
+    dtype = x.dtype
+    x = x.to(torch.float32)
+    var = x.pow(2).mean(-1, keepdim=True)
+    x = x * torch.rsqrt(var + EPS)
+    return weight * x.to(dtype)
 
 
 def rotate_half(x):
     x1 = x[..., : x.shape[-1] // 2]
     x2 = x[..., x.shape[-1] // 2:]
     return torch.cat((-x2, x1), dim=-1)
+
+
+def rope(x, cos, sin):
+    return x * cos + rotate_half(x) * sin
+
+
+# --fused-norm-rope: RMSNorm and the rotary embedding each one generated (Triton) kernel forward
+# and backward (torch.compile of those two functions alone), the rest op by op, as stacks with
+# fused norm and rotary kernels and an eager rest run them (nanotron: Triton RMSNorm, flash-attn's
+# rotary kernel).
+FUSED = {"rms": None, "rope": None}
 
 
 def rope_tables(seq, device, dtype):
@@ -99,8 +114,8 @@ class Layer(nn.Module):
         q = q.view(b, s, HEADS, HEAD_DIM).transpose(1, 2)
         k = k.view(b, s, KV_HEADS, HEAD_DIM).transpose(1, 2)
         v = v.view(b, s, KV_HEADS, HEAD_DIM).transpose(1, 2)
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
+        q = (FUSED["rope"] or rope)(q, cos, sin)
+        k = (FUSED["rope"] or rope)(k, cos, sin)
         a = attention_core(q, k, v)
         x = x + self.out(a.transpose(1, 2).reshape(b, s, HEADS * HEAD_DIM))
         gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
@@ -108,18 +123,19 @@ class Layer(nn.Module):
 
 
 class Model(nn.Module):
-    def __init__(self, layers):
+    def __init__(self, layers, tied=False):
         super().__init__()
         self.embed = nn.Embedding(VOCAB, HIDDEN)
         self.layers = nn.ModuleList(Layer() for _ in range(layers))
         self.norm = RMSNorm(HIDDEN)
-        self.head = nn.Linear(HIDDEN, VOCAB, bias=False)
+        self.head = None if tied else nn.Linear(HIDDEN, VOCAB, bias=False)
 
     def forward(self, tokens, labels, cos, sin):
         x = self.embed(tokens)
         for layer in self.layers:
             x = layer(x, cos, sin)
-        logits = self.head(self.norm(x))
+        x = self.norm(x)
+        logits = F.linear(x, self.embed.weight) if self.head is None else self.head(x)
         return F.cross_entropy(logits.float().view(-1, VOCAB), labels.view(-1))
 
 
@@ -131,6 +147,11 @@ class Model(nn.Module):
 MPT = {"mpt-125m": (768, 12), "mpt-350m": (1024, 16), "mpt-760m": (1536, 12), "mpt-1b": (2048, 16),
        "mpt-7b": (4096, 32), "mpt-13b": (5120, 40)}
 MPT_VOCAB = 50368
+
+# The Ultra-Scale Playbook's Llama-style models (Hugging Face, 2025; their nanotron configs, as in
+# tests/published/ultrascale-playbook-*.yaml): hidden, layers, heads (no grouped-query attention),
+# FFN, vocabulary 131,072, the LM head tied to the embedding. Head dim 64 (1B) and 96 (3B).
+PLAYBOOK = {"playbook-1b": (2048, 32, 8192), "playbook-3b": (3072, 32, 8192)}
 
 
 class MptLayer(nn.Module):
@@ -205,13 +226,13 @@ class Trainer:
     (autograd's bf16 .grad, or with `main_grad` the linear layers' fp32 main gradients)."""
 
     def __init__(self, layers, seq, micro, device, compile_model=False, arch="llama-3.1-8b", batch=1,
-                 main_grad=False):
+                 main_grad=False, fp32_accum=False):
         torch.manual_seed(0)
         if arch in MPT:
             self.model = MptModel(layers, *MPT[arch], seq).to(device=device, dtype=torch.bfloat16)
             vocab = MPT_VOCAB
         else:
-            self.model = Model(layers).to(device=device, dtype=torch.bfloat16)
+            self.model = Model(layers, tied=arch in PLAYBOOK).to(device=device, dtype=torch.bfloat16)
             vocab = VOCAB
         for p in self.model.parameters():
             if p.dim() == 2:
@@ -222,6 +243,9 @@ class Trainer:
             use_main_grad(self.model)
         self.forward = torch.compile(self.model) if compile_model else self.model
         self.master = [p.detach().float().clone() for p in self.params]
+        # nanotron's fp32 gradient accumulator: each micro-batch's bf16 gradient added into an
+        # fp32 buffer, autograd's .grad dropped (2 + 4 + 4 bytes a parameter a micro-batch)
+        self.accum = [torch.zeros_like(m) for m in self.master] if fp32_accum else None
         for m in self.master:
             m.grad = torch.zeros_like(m)
         self.opt = torch.optim.AdamW(self.master, lr=1e-5, fused=True)
@@ -243,12 +267,17 @@ class Trainer:
             loss = self.forward(tokens, labels, self.cos, self.sin)
             f1 = ev()
             loss.backward()
+            if self.accum is not None:
+                torch._foreach_add_(self.accum, [p.grad for p in self.params])
+                for p in self.params:
+                    p.grad = None
             b1 = ev()
             if events is not None:
                 events.append(("forward", f0, f1))
                 events.append(("backward", f1, b1))
         o0 = ev()
-        grads = [p.main_grad if hasattr(p, "main_grad") else p.grad for p in self.params]
+        grads = self.accum if self.accum is not None else \
+            [p.main_grad if hasattr(p, "main_grad") else p.grad for p in self.params]
         torch._foreach_copy_([m.grad for m in self.master], grads)
         torch.nn.utils.clip_grad_norm_(self.master, 1.0, foreach=True)
         self.opt.step()
@@ -257,6 +286,8 @@ class Trainer:
             p.grad = None
             if hasattr(p, "main_grad"):
                 p.main_grad.zero_()
+        if self.accum is not None:
+            torch._foreach_zero_(self.accum)
         o1 = ev()
         if events is not None:
             events.append(("micro-batches", t0, o0))
@@ -439,8 +470,9 @@ def main():
     ap.add_argument("--no-trace", action="store_true", help="time only; no profiler trace")
     ap.add_argument("--no-kernels", action="store_true", help="skip the matmul and attention timings")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model (fused kernels)")
-    ap.add_argument("--arch", default="llama-3.1-8b", choices=["llama-3.1-8b", *MPT],
-                    help="the layer: Llama-3.1-8B's, or an MPT of llm-foundry's benchmark table")
+    ap.add_argument("--arch", default="llama-3.1-8b", choices=["llama-3.1-8b", *MPT, *PLAYBOOK],
+                    help="the layer: Llama-3.1-8B's, an MPT of llm-foundry's benchmark table, or "
+                         "the Ultra-Scale Playbook's 1B or 3B (tied embeddings)")
     ap.add_argument("--batch", type=int, default=1, help="sequences per micro-batch")
     ap.add_argument("--tp", type=int, default=1,
                     help="one tensor-parallel rank's shapes (Llama only): query and key/value heads, "
@@ -450,18 +482,29 @@ def main():
     ap.add_argument("--main-grad", action="store_true",
                     help="linear layers accumulate their weight gradients into fp32 main gradients "
                          "inside the GEMM (Megatron's gradient-accumulation fusion)")
+    ap.add_argument("--fp32-accum", action="store_true",
+                    help="accumulate micro-batches' gradients into fp32 buffers after each backward "
+                         "(nanotron's gradient accumulator)")
+    ap.add_argument("--fused-norm-rope", action="store_true",
+                    help="RMSNorm and the rotary embedding as generated fused kernels (torch.compile "
+                         "of those two functions alone), the rest op by op")
     ap.add_argument("--attention-sweep", action="store_true",
                     help="only time SDPA FlashAttention over sequence lengths and head dims")
     ap.add_argument("--long-attention", action="store_true",
                     help="only time causal attention at 32K-128K tokens and context-parallel blocks")
     args = ap.parse_args()
-    global HEADS, KV_HEADS, FFN, VOCAB
+    global HEADS, KV_HEADS, FFN, VOCAB, HIDDEN, HEAD_DIM
+    if args.arch in PLAYBOOK:
+        HIDDEN, HEADS, FFN = PLAYBOOK[args.arch]
+        KV_HEADS, VOCAB, HEAD_DIM = HEADS, 131072, HIDDEN // HEADS
     if args.tp < 1:
         ap.error("--tp is 1 or more")
     if args.tp > 1:
         if args.arch != "llama-3.1-8b" or KV_HEADS % args.tp:
             ap.error("--tp takes Llama-3.1-8B and a divisor of its 8 key/value heads")
         HEADS, KV_HEADS, FFN, VOCAB = HEADS // args.tp, KV_HEADS // args.tp, FFN // args.tp, VOCAB // args.tp
+    if args.fused_norm_rope:
+        FUSED["rms"], FUSED["rope"] = torch.compile(rms_norm), torch.compile(rope)
     os.makedirs(args.out, exist_ok=True)
     device = torch.device("cuda")
     props = torch.cuda.get_device_properties(device)
@@ -469,12 +512,14 @@ def main():
            "torch": torch.__version__, "cuda": torch.version.cuda,
            "cudnn": torch.backends.cudnn.version(), "layers": args.layers, "seq": args.seq,
            "micro_batches": args.micro, "arch": args.arch, "batch": args.batch,
-           "main_grad": args.main_grad, "tp": args.tp, "script": "calibrate/reference/llama_step.py"}
+           "main_grad": args.main_grad, "fp32_accum": args.fp32_accum,
+           "fused_norm_rope": args.fused_norm_rope, "tp": args.tp, "script": "calibrate/reference/llama_step.py"}
     if args.arch in MPT:  # the shapes the run had (MPT's heads are of d_model / heads)
         d, heads = MPT[args.arch]
         out.update({"hidden": d, "heads": heads, "kv_heads": heads, "ffn": 4 * d, "vocab": MPT_VOCAB})
     else:
-        out.update({"heads": HEADS, "kv_heads": KV_HEADS, "ffn": FFN, "vocab": VOCAB})
+        out.update({"hidden": HIDDEN, "heads": HEADS, "kv_heads": KV_HEADS, "head_dim": HEAD_DIM, "ffn": FFN,
+                    "vocab": VOCAB})
     try:
         nccl = torch.cuda.nccl.version()
         out["nccl"] = ".".join(map(str, nccl)) if isinstance(nccl, tuple) else str(nccl)
@@ -515,7 +560,7 @@ def main():
         save()
 
     tr = Trainer(args.layers, args.seq, args.micro, device, compile_model=args.compile, arch=args.arch,
-                 batch=args.batch, main_grad=args.main_grad)
+                 batch=args.batch, main_grad=args.main_grad, fp32_accum=args.fp32_accum)
     out["parameters"] = sum(p.numel() for p in tr.params)
     if args.main_grad:  # the linear weights' gradients land in main_grad, not in autograd's .grad
         tokens, labels = tr.batches[0]

@@ -567,7 +567,20 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // experts and the shared experts.
   const double kc = k * m.moe.capacity_factor;  // routed rows per token, padding included
   const double ff = moe ? n * (kc * fe + fs) / t : n * f / t;
-  if (m.mlp == MlpKind::SwiGLU && eager.swiglu)
+  if (m.mlp == MlpKind::SwiGLU && eager.swiglu && eager.gate_up_split) {
+    // On the strided halves of the gate-up GEMM's output: the generic elementwise kernel, bound
+    // by the SMs; the backward's contiguous product and the halves' gradients concatenated at
+    // the usual rate (constants.h).
+    namespace c = constants;
+    if (forward)
+      ops("swiglu", ff, c::kEagerSwigluForwardBytes, 0, 2, 0,
+          c::kEagerSwigluSplitForwardMemoryEfficiency / c::kMemoryEfficiency, true);
+    else {
+      ops("swiglu", ff, 0, c::kEagerSwigluSplitBackwardStridedBytes, 0, 2,
+          c::kEagerSwigluSplitBackwardMemoryEfficiency / c::kMemoryEfficiency, true);
+      ops("swiglu.cat_grad", ff, 0, c::kEagerSwigluSplitBackwardContiguousBytes, 0, 2);
+    }
+  } else if (m.mlp == MlpKind::SwiGLU && eager.swiglu)
     ops("swiglu", ff, constants::kEagerSwigluForwardBytes, constants::kEagerSwigluBackwardBytes, 2,
         3);
   else

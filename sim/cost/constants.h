@@ -310,6 +310,27 @@ inline constexpr int kEagerRmsNormForwardKernels = 8, kEagerRmsNormBackwardKerne
 ///   kernels; backward: d(up) and d(silu) (4+2 each), silu's backward (4, 2) = 18 bytes, 3
 ///   kernels (fused: 6 and 12 bytes, 1 kernel each).
 inline constexpr double kEagerSwigluForwardBytes = 10, kEagerSwigluBackwardBytes = 18;
+///   SwiGLU on the two halves of one GEMM's 2f-wide output (`eager_ops: gate_up_split`:
+///   Megatron's `torch.chunk`, nanotron's and fms's `torch.split`, then silu(gate) · up): gate and
+///   up are strided views, so silu, the forward product, the backward's d(silu) = dy · up and
+///   silu's backward run PyTorch's generic, non-vectorized `elementwise_kernel` (10 bytes forward,
+///   12 backward), while the backward's d(up) = dy · silu(gate) is contiguous and the split's
+///   backward concatenates the two gradients into the 2f-wide one (read 2 + 2, write 4: 8 bytes
+///   per f element), 14 bytes at the usual rate. Timed in a real step's kernels
+///   (calibrate/reference/llama_step.py, whose gate and up are one GEMM, `chunk(2)`): on an H100
+///   SXM (tests/data/kineto/h100-llama8b-4layers.json.gz, f = 14,336, 4,096 tokens, medians of
+///   16 runs) silu 179.6 µs and the strided product 181.3 µs forward, 10 bytes × 58.7 M elements
+///   at 1.63 TB/s = 0.49 of the 3.35 TB/s datasheet bandwidth; backward the strided product
+///   181.3 and silu's backward 208.5 µs, 12 bytes at 1.81 TB/s = 0.54; the contiguous product
+///   117.1 and the concatenation 160.9 µs, 14 bytes at 2.96 TB/s (0.88). On an H200 (the
+///   Ultra-Scale Playbook's 1B, f = 8,192, 8,192 tokens, 2026-11-30, calibrate/reference/
+///   h200-playbook.json) the strided kernels ran at 1.76 and 1.91 TB/s, the same per SM as on the
+///   H100 (`sm_bound`, kSmBoundReferenceBandwidth), the contiguous ones at 4.22 TB/s (0.88 of
+///   4.8): the split halves' kernels are the SMs', not the HBM's.
+inline constexpr double kEagerSwigluSplitForwardMemoryEfficiency = 0.49;
+inline constexpr double kEagerSwigluSplitBackwardMemoryEfficiency = 0.54;
+inline constexpr double kEagerSwigluSplitBackwardStridedBytes = 12;
+inline constexpr double kEagerSwigluSplitBackwardContiguousBytes = 14;
 ///   Rotary embeddings per element of q and k: rotate_half's negation (half the elements, 2)
 ///   and concatenation (2, 2), q·cos (2, 2), rotated·sin (2, 2), the sum (4, 2) = 20 bytes,
 ///   5 kernels; the backward likewise, then the gradients of the head-major q and k copied back

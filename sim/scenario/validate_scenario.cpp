@@ -153,6 +153,11 @@ void check_precision(const Scenario& s, const Checker& c) {
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
+  if (eager_ops(s.training).gate_up_split && s.model &&
+      (s.model->mlp != MlpKind::SwiGLU || !eager_ops(s.training).swiglu))
+    c.fail("training.eager_ops",
+           "gate_up_split is where an op-by-op SwiGLU takes its gate and up halves: it needs "
+           "model.mlp: swiglu and swiglu in training.eager_ops");
   if (s.training.fp8_activation_store && s.model) {
     if (s.model->mlp != MlpKind::SwiGLU)
       c.fail("training.fp8_activation_store",

@@ -35,7 +35,7 @@ namespace trainsim {
 // these structs and not here is caught by the round-trip test (tests/distributed_search_test.cpp),
 // which compares the JSON and table of a real search before and after the trip.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EagerOps, norm, swiglu, rope, bias, qkv_split, rope_interleave,
-                                   qkv_cat, qkv_layout)
+                                   qkv_cat, qkv_layout, gate_up_split)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Fp8Casts, norm, activation)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RecomputeModules, core_attn, layernorm, mla_up_proj, mlp, moe,
                                    moe_act, shared_experts)

@@ -99,7 +99,7 @@ training:
   attention: flash2
   fp32_grad_accumulation: true
   runtime: eager
-  eager_ops: swiglu,qkv_layout
+  eager_ops: swiglu,qkv_layout,gate_up_split
   unfused_loss: vocab-parallel
 cluster:
   gpu: h100-sxm
