@@ -32,6 +32,13 @@
    of the published cases (768 to 12,288) at 8,192 and 65,536 rows: how the rate of these row
    reductions depends on the row's width (sim/cost/constants.h had one width measured, 5,120).
 
+6. `swiglu_layout`: the op-by-op SwiGLU, silu(gate) * up, forward and backward (autograd), bf16,
+   on the two halves of one 2f-wide tensor (one GEMM's output split by torch.chunk: strided
+   views; the backward concatenates the two gradients) against two contiguous f-wide tensors
+   (two GEMMs' outputs, Hugging Face's LlamaMLP), over f = 5,632-14,336 at 4,096-16,384 tokens:
+   the rates sim/cost/constants.h gives them (split: 10 bytes forward, 12 strided + 14
+   contiguous backward; apart: 10 and 18).
+
 Usage (on a GPU machine with PyTorch): python3 calibrate/reference/kernel_probe.py --out DIR
 Writes DIR/kernel-probe.json. CUDA events, 3 warm-up and 10 timed runs each, medians; the L2
 cache is overwritten before every timed GEMM.
@@ -389,6 +396,45 @@ def norm_sweep(device, out):
     out["norm_sweep"] = rows
 
 
+def swiglu_layout(device, out):
+    """silu(gate) * up forward and backward on a 2f-wide tensor's chunked halves and on two
+    contiguous tensors: seconds and GB/s at the bytes sim/cost/constants.h counts."""
+    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+
+    def flush():
+        flush_buf.zero_()
+
+    rows = []
+    for tokens in (4096, 8192, 16384):
+        for f in (5632, 8192, 11008, 14336):
+            gu = torch.randn(tokens, 2 * f, device=device, dtype=torch.bfloat16, requires_grad=True)
+            g0 = torch.randn(tokens, f, device=device, dtype=torch.bfloat16, requires_grad=True)
+            u0 = torch.randn(tokens, f, device=device, dtype=torch.bfloat16, requires_grad=True)
+            dy = torch.randn(tokens, f, device=device, dtype=torch.bfloat16)
+            for layout in ("split", "apart"):
+                def forward():
+                    if layout == "split":
+                        gate, up = gu.chunk(2, dim=-1)
+                    else:
+                        gate, up = g0, u0
+                    return F.silu(gate) * up
+                inputs = (gu,) if layout == "split" else (g0, u0)
+                t_f = median_time(forward, flush)
+                y = forward()
+                t_b = median_time(lambda: torch.autograd.grad(y, inputs, dy, retain_graph=True), flush)
+                n = tokens * f
+                bwd_bytes = 26 if layout == "split" else 18
+                rows.append({"layout": layout, "tokens": tokens, "ffn": f, "forward_s": t_f,
+                             "backward_s": t_b, "forward_gbps": 10 * n / t_f / 1e9,
+                             "backward_gbps": bwd_bytes * n / t_b / 1e9})
+                print(f"swiglu {layout:5s} {tokens:6d} x {f:5d}: fwd {t_f * 1e6:7.1f} us "
+                      f"{rows[-1]['forward_gbps']:5.0f} GB/s  bwd {t_b * 1e6:7.1f} us "
+                      f"{rows[-1]['backward_gbps']:5.0f} GB/s", flush=True)
+                del y
+            del gu, g0, u0, dy
+    out["swiglu_layout"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="directory for kernel-probe.json")
@@ -400,7 +446,7 @@ def main():
            "cuda": torch.version.cuda, "method": __doc__.split("Usage")[0].strip()}
     failed = False
     for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep,
-                  fp8_epilogue, attention_parallelism, norm_sweep):
+                  fp8_epilogue, attention_parallelism, norm_sweep, swiglu_layout):
         if args.only and probe.__name__ not in args.only:
             continue
         try:

@@ -888,7 +888,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`, "
-       "`qkv_cat`, `rope_interleave`, `qkv_layout`",
+       "`qkv_cat`, `rope_interleave`, `qkv_layout`, `gate_up_split`",
        "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
@@ -909,7 +909,15 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`qkv.interleave`); nanotron copies QKV's output into flash-attn's layout, K and V twice "
        "more for its rotary kernel and the attention output back (`qkv_layout`: per element of "
        "QKV's output 4 bytes each way, of K and V 8 forward and 4 backward, of the output 4 "
-       "each way, `qkv.layout`); "
+       "each way, `qkv.layout`); where one GEMM computes SwiGLU's gate and up projections and "
+       "its output is split in two before the op-by-op SwiGLU (Megatron's and "
+       "Megatron-DeepSpeed's `torch.chunk`, nanotron's and ChatGLM's split; not Hugging Face's "
+       "LlamaMLP, whose two GEMMs give contiguous tensors), silu, the product and their "
+       "gradients run PyTorch's generic elementwise kernel on the strided halves and the "
+       "backward concatenates the two gradients (`gate_up_split`, with `swiglu`: 10 bytes per "
+       "element of the f-wide product forward at 0.49 of an H100's HBM bandwidth, 12 backward at "
+       "0.54 and 14 at the usual rate, as a real step's kernels ran on an H100 and, per SM, an "
+       "H200; `swiglu` and `swiglu.cat_grad` in `trainsim kernels`); "
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
        "accumulation still follows `runtime`. Memory: an eager SwiGLU keeps silu's output for the "
        "backward (one more f-wide tensor a layer), an eager RMSNorm its fp32 input and normalized "
