@@ -39,6 +39,17 @@
    the rates sim/cost/constants.h gives them (split: 10 bytes forward, 12 strided + 14
    contiguous backward; apart: 10 and 18).
 
+7. `nanotron_layout`: the copies nanotron's attention makes around flash-attn (huggingface/nanotron
+   src/nanotron/models/llama.py at e24d2483, CausalSelfAttention.forward, training path, multi-head
+   attention): QKV's [seq, batch, 3·h] output permuted to [3, batch, seq, heads, d] contiguous,
+   K and V stacked by torch.cat and permuted contiguous for the rotary kernel, the attention
+   output viewed [batch, seq, h], transposed to [seq, batch, h] and reshaped for the output
+   projection as F.linear does; forward, and backward by autograd from gradients of Q, K, V and
+   the projection's input (the rotary and attention kernels themselves left out), at the
+   Ultra-Scale Playbook's shapes: seconds, kernels and GB/s at the bytes sim/cost/constants.h
+   counts (kEagerQkvLayout…: 4 per QKV element, 8 per K and V element, 4 per output element
+   forward; 4, 4, 4 backward).
+
 Usage (on a GPU machine with PyTorch): python3 calibrate/reference/kernel_probe.py --out DIR
 Writes DIR/kernel-probe.json. CUDA events, 3 warm-up and 10 timed runs each, medians; the L2
 cache is overwritten before every timed GEMM.
@@ -435,6 +446,77 @@ def swiglu_layout(device, out):
     out["swiglu_layout"] = rows
 
 
+def nanotron_layout(device, out):
+    """nanotron's layout copies around attention, forward and backward, by shape."""
+    from torch.profiler import ProfilerActivity, profile
+    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+
+    def flush():
+        flush_buf.zero_()
+
+    rows = []
+    # (name, heads, head dim, batch): the Playbook's 1B, 3B and 8B, whole and at tp 4.
+    for name, heads, d, b in (("1b", 32, 64, 2), ("1b", 32, 64, 1), ("3b", 32, 96, 2),
+                              ("8b", 32, 128, 1), ("8b", 32, 128, 2), ("8b-tp4", 8, 128, 2)):
+        try:
+            s_len = 4096
+            qkv = torch.randn(s_len, b, 3 * heads * d, device=device, dtype=torch.bfloat16,
+                              requires_grad=True)
+            ao = torch.randn(b * s_len, heads, d, device=device, dtype=torch.bfloat16,
+                             requires_grad=True)
+
+            def forward():
+                q, k, v = qkv.view(s_len, b, 3, heads, d).permute(2, 1, 0, 3, 4).contiguous()
+                kv = torch.cat([k.unsqueeze(0), v.unsqueeze(0)], dim=0)
+                kv = kv.permute(1, 2, 0, 3, 4).contiguous()
+                k2, v2 = torch.split(kv, 1, dim=2)
+                qf = q.reshape(b * s_len, heads, d)
+                kf = k2.reshape(b * s_len, heads, d)
+                vf = v2.reshape(b * s_len, heads, d)
+                o = ao.contiguous().view(b, s_len, heads * d).transpose(0, 1)
+                o2 = o.reshape(-1, heads * d)  # F.linear's flattening of its input
+                return qf, kf, vf, o2
+
+            t_f = median_time(forward, flush)
+            outs = forward()
+            grads = tuple(torch.randn_like(t) for t in outs)
+            t_b = median_time(lambda: torch.autograd.grad(outs, (qkv, ao), grads, retain_graph=True),
+                              flush)
+            kernels = {"forward": [], "backward": []}
+            try:  # which kernels ran: provenance, not the timing
+                for phase, fn in (("forward", forward),
+                                  ("backward", lambda: torch.autograd.grad(
+                                      outs, (qkv, ao), grads, retain_graph=True))):
+                    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                        fn()
+                        torch.cuda.synchronize()
+                    kernels[phase] = sorted(
+                        (e.key[:90], e.count) for e in prof.key_averages()
+                        if "CUDA" in str(getattr(e, "device_type", "")))
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+            n_qkv, n_kv, n_o = s_len * b * 3 * heads * d, s_len * b * 2 * heads * d, s_len * b * heads * d
+            fwd_bytes = 4 * n_qkv + 8 * n_kv + 4 * n_o
+            bwd_bytes = 4 * n_qkv + 4 * n_kv + 4 * n_o
+            rows.append({"model": name, "heads": heads, "head_dim": d, "batch": b, "seq": s_len,
+                         "forward_s": t_f, "backward_s": t_b,
+                         "forward_gbps_at_model_bytes": fwd_bytes / t_f / 1e9,
+                         "backward_gbps_at_model_bytes": bwd_bytes / t_b / 1e9,
+                         "model_forward_bytes": fwd_bytes, "model_backward_bytes": bwd_bytes,
+                         "kernels": kernels})
+            print(f"nanotron layout {name:7s} b {b}: fwd {t_f * 1e6:7.1f} us "
+                  f"{rows[-1]['forward_gbps_at_model_bytes']:5.0f} GB/s  bwd {t_b * 1e6:7.1f} us "
+                  f"{rows[-1]['backward_gbps_at_model_bytes']:5.0f} GB/s", flush=True)
+            for phase in ("forward", "backward"):
+                for k, c in kernels[phase]:
+                    print(f"    {phase:8s} {c:3d} x {k}", flush=True)
+            del qkv, ao, outs, grads
+        except Exception:  # noqa: BLE001 - keep the other shapes
+            traceback.print_exc()
+            rows.append({"model": name, "batch": b, "error": traceback.format_exc()})
+    out["nanotron_layout"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="directory for kernel-probe.json")
@@ -446,7 +528,8 @@ def main():
            "cuda": torch.version.cuda, "method": __doc__.split("Usage")[0].strip()}
     failed = False
     for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep,
-                  fp8_epilogue, attention_parallelism, norm_sweep, swiglu_layout):
+                  fp8_epilogue, attention_parallelism, norm_sweep, swiglu_layout,
+                  nanotron_layout):
         if args.only and probe.__name__ not in args.only:
             continue
         try:

@@ -519,15 +519,29 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // QKV's output, K and V, the attention output; the forward's and their gradients'.
     const double kv = n * 2 * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
                       static_cast<double>(m.qk_head_dim());
-    const double o = n * static_cast<double>(m.heads) / t * static_cast<double>(m.v_head_dim());
+    // The output's copies only where a micro-batch holds more than one sequence.
+    const bool several = s_.training.micro_batch_size > 1;
+    const double o =
+        several ? n * static_cast<double>(m.heads) / t * static_cast<double>(m.v_head_dim()) : 0.0;
+    namespace c = constants;
     const bool fwd = op == Op::F;
-    qkv_copy("qkv.layout",
-             constants::kEagerQkvLayoutQkvBytes * qkv_elements() +
-                 (fwd ? constants::kEagerQkvLayoutKvForwardBytes
-                      : constants::kEagerQkvLayoutKvBackwardBytes) *
-                     kv +
-                 constants::kEagerQkvLayoutOutputBytes * o,
-             fwd ? 4 : 3);
+    // The permuted (strided) copies, bound by the SMs, at their measured rates.
+    Kernel strided{
+        Kernel::Kind::Memory,
+        "qkv.layout",
+        {0, 0, 0},
+        1,
+        0,
+        (fwd ? c::kEagerQkvLayoutQkvBytes : c::kEagerQkvLayoutQkvBackwardBytes) * qkv_elements() +
+            (fwd ? c::kEagerQkvLayoutKvBytes * kv : 0.0) + c::kEagerQkvLayoutOutputBytes * o};
+    strided.launches = (fwd ? 2 : 3) + (several ? 1 : 0);
+    strided.bandwidth_share = (fwd ? c::kEagerQkvLayoutForwardMemoryEfficiency
+                                   : c::kEagerQkvLayoutBackwardMemoryEfficiency) /
+                              c::kMemoryEfficiency;
+    strided.sm_bound = true;
+    push(strided);
+    // K and V stacked forward (two device copies), their split gradients concatenated backward.
+    qkv_copy("qkv.layout_cat", c::kEagerQkvLayoutKvCatBytes * kv, fwd ? 2 : 1);
   }
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and

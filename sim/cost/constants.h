@@ -385,12 +385,26 @@ inline constexpr double kEagerRopeInterleaveBytes = 4;
 ///   torch.cat and permuted contiguous for flash-attn's rotary kernel, two copies of K and V,
 ///   8 bytes per element of them; the attention output made [seq, batch, …] again before the
 ///   output projection (a transposed view, copied by the GEMM's reshape), 4 bytes per element.
-///   Backward: each permute's gradient copied back (4 per QKV element, 4 per K and V element;
-///   the concatenation's gradient is two views) and the output's (4 per element).
-inline constexpr double kEagerQkvLayoutQkvBytes = 4;
-inline constexpr double kEagerQkvLayoutKvForwardBytes = 8;
-inline constexpr double kEagerQkvLayoutKvBackwardBytes = 4;
+///   Backward, as autograd runs it: the three gradients of the unbound Q, K and V stacked (the
+///   K and V ones strided views) and the stack reshaped back to QKV's token-major rows (8 per
+///   QKV element), K and V's split gradients concatenated (4 per element, contiguous) and the
+///   output's gradient copied back (4 per element). The output's copies only with more than one
+///   sequence a micro-batch: [1, seq, …] transposed is already contiguous.
+///   Every copy but the concatenations reads a permuted view: PyTorch's non-vectorized
+///   `elementwise_kernel`, bound by the SMs. Timed as nanotron runs them (calibrate/reference/
+///   kernel_probe.py `nanotron_layout`, on an NVIDIA H200, 2026-11-30, h200-nanotron-layout.json:
+///   the Playbook's 1B, 3B and 8B and the 8B at tp 4, one and two 4,096-token sequences;
+///   2–3 elementwise kernels and 2 device copies forward, 3–4 and a concatenation backward):
+///   the strided copies forward at 1.45–1.60 TB/s (median 1.55; the concatenations at the usual
+///   rate), backward at 0.66–1.01 (median 0.80), 0.46 and 0.24 of an H100's 3.35 TB/s
+///   datasheet, for both Hopper parts (`sm_bound`: the same per SM; the SwiGLU's strided kernels
+///   ran 7 % faster on the H200 than on an H100, so an H100's are, if anything, under-priced).
+inline constexpr double kEagerQkvLayoutQkvBytes = 4, kEagerQkvLayoutQkvBackwardBytes = 8;
+inline constexpr double kEagerQkvLayoutKvBytes = 4;     ///< strided, forward
+inline constexpr double kEagerQkvLayoutKvCatBytes = 4;  ///< contiguous, each way
 inline constexpr double kEagerQkvLayoutOutputBytes = 4;
+inline constexpr double kEagerQkvLayoutForwardMemoryEfficiency = 0.46;
+inline constexpr double kEagerQkvLayoutBackwardMemoryEfficiency = 0.24;
 
 /// The CUDA streams Transformer Engine's GroupedLinear (TE 1.9 on) spreads its per-expert cuBLAS
 /// GEMMs over, round robin (transformer_engine/common/util/multi_stream.cpp, v2.5:
