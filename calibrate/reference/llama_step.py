@@ -122,6 +122,32 @@ class Layer(nn.Module):
         return x + self.down(F.silu(gate) * up)
 
 
+# --nanotron-layout: hidden states [seq, batch, hidden] and the attention's layout copies as
+# nanotron's CausalSelfAttention makes them (huggingface/nanotron src/nanotron/models/llama.py at
+# e24d2483, training path, multi-head attention): QKV's output permuted to [3, batch, seq, heads,
+# d] contiguous, K and V stacked and permuted contiguous (for flash-attn's rotary kernel), the
+# attention output viewed [batch, seq, h] and transposed to [seq, batch, h] before the output
+# projection; SwiGLU on torch.split halves (its GLUActivation).
+NANOTRON = {"on": False}
+
+
+def nanotron_layer(layer, x, cos, sin):
+    s, b, _ = x.shape
+    qkv = layer.qkv(layer.attn_norm(x))
+    q, k, v = qkv.view(s, b, 3, HEADS, HEAD_DIM).permute(2, 1, 0, 3, 4).contiguous()
+    kv = torch.cat([k.unsqueeze(0), v.unsqueeze(0)], dim=0).permute(1, 2, 0, 3, 4).contiguous()
+    k, v = torch.split(kv, 1, dim=2)
+    k, v = k.squeeze(2), v.squeeze(2)  # [batch, seq, heads, d] views
+    cs, sn = cos.transpose(1, 2), sin.transpose(1, 2)  # [1, seq, 1, d]
+    q = (FUSED["rope"] or rope)(q, cs, sn)
+    k = (FUSED["rope"] or rope)(k, cs, sn)
+    a = attention_core(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))
+    a = a.transpose(1, 2).contiguous().view(b, s, HEADS * HEAD_DIM).transpose(0, 1)
+    x = x + layer.out(a)
+    gate, up = layer.gate_up(layer.mlp_norm(x)).split(FFN, dim=-1)
+    return x + layer.down(F.silu(gate) * up)
+
+
 class Model(nn.Module):
     def __init__(self, layers, tied=False):
         super().__init__()
@@ -131,12 +157,18 @@ class Model(nn.Module):
         self.head = None if tied else nn.Linear(HIDDEN, VOCAB, bias=False)
 
     def forward(self, tokens, labels, cos, sin):
-        x = self.embed(tokens)
-        for layer in self.layers:
-            x = layer(x, cos, sin)
+        if NANOTRON["on"]:
+            x = self.embed(tokens).transpose(0, 1).contiguous()  # [seq, batch, hidden]
+            labels = labels.transpose(0, 1)
+            for layer in self.layers:
+                x = nanotron_layer(layer, x, cos, sin)
+        else:
+            x = self.embed(tokens)
+            for layer in self.layers:
+                x = layer(x, cos, sin)
         x = self.norm(x)
         logits = F.linear(x, self.embed.weight) if self.head is None else self.head(x)
-        return F.cross_entropy(logits.float().view(-1, VOCAB), labels.view(-1))
+        return F.cross_entropy(logits.float().view(-1, VOCAB), labels.reshape(-1))
 
 
 # MosaicML's MPT as llm-foundry v0.3.0 builds it (llmfoundry/models/mpt/modeling_mpt.py, MPTBlock):
@@ -488,6 +520,9 @@ def main():
     ap.add_argument("--fused-norm-rope", action="store_true",
                     help="RMSNorm and the rotary embedding as generated fused kernels (torch.compile "
                          "of those two functions alone), the rest op by op")
+    ap.add_argument("--nanotron-layout", action="store_true",
+                    help="hidden states [seq, batch, hidden] and nanotron's layout copies around "
+                         "attention (the Playbook's archs: multi-head attention only)")
     ap.add_argument("--attention-sweep", action="store_true",
                     help="only time SDPA FlashAttention over sequence lengths and head dims")
     ap.add_argument("--long-attention", action="store_true",
@@ -503,6 +538,10 @@ def main():
         if args.arch != "llama-3.1-8b" or KV_HEADS % args.tp:
             ap.error("--tp takes Llama-3.1-8B and a divisor of its 8 key/value heads")
         HEADS, KV_HEADS, FFN, VOCAB = HEADS // args.tp, KV_HEADS // args.tp, FFN // args.tp, VOCAB // args.tp
+    if args.nanotron_layout:
+        if args.arch not in PLAYBOOK:
+            ap.error("--nanotron-layout takes a playbook-* arch (multi-head attention)")
+        NANOTRON["on"] = True
     if args.fused_norm_rope:
         FUSED["rms"], FUSED["rope"] = torch.compile(rms_norm), torch.compile(rope)
     os.makedirs(args.out, exist_ok=True)
@@ -513,7 +552,8 @@ def main():
            "cudnn": torch.backends.cudnn.version(), "layers": args.layers, "seq": args.seq,
            "micro_batches": args.micro, "arch": args.arch, "batch": args.batch,
            "main_grad": args.main_grad, "fp32_accum": args.fp32_accum,
-           "fused_norm_rope": args.fused_norm_rope, "tp": args.tp, "script": "calibrate/reference/llama_step.py"}
+           "fused_norm_rope": args.fused_norm_rope, "nanotron_layout": args.nanotron_layout,
+           "tp": args.tp, "script": "calibrate/reference/llama_step.py"}
     if args.arch in MPT:  # the shapes the run had (MPT's heads are of d_model / heads)
         d, heads = MPT[args.arch]
         out.update({"hidden": d, "heads": heads, "kv_heads": heads, "ffn": 4 * d, "vocab": MPT_VOCAB})
