@@ -1626,14 +1626,27 @@ parallelism: {{tp: 2}}
     return Kernel{};
   };
   const AnalyticCostModel split = model("swiglu,rope,qkv_split"), plain = model("swiglu,rope");
-  // Backward: 22 bytes per element of the output (three zero fills, the slices' copies, two
-  // in-place sums), 8 launches; forward: V copied contiguous, 4 bytes per V element.
-  CHECK(find(split, Op::B, "qkv.split_grad").bytes == 22.0 * 25165824);
-  CHECK(find(split, Op::B, "qkv.split_grad").launches == 8);
+  // Backward: 22 bytes per element of the output in 8 launches: the slices' strided copies into
+  // the zeroed gradients, 4 bytes in 3 at 0.31 of the A100's 2.039 TB/s (under the SM cap,
+  // 0.31 · 3.35 · 108 / 132), the three zero fills and two in-place sums, 18 bytes in 5 at the
+  // usual 0.80; forward: V copied contiguous, 4 bytes per V element at 0.28.
+  CHECK(find(split, Op::B, "qkv.split_grad").bytes == 4.0 * 25165824);
+  CHECK(find(split, Op::B, "qkv.split_grad").launches == 3);
+  CHECK(find(split, Op::B, "qkv.split_grad").sm_bound);
+  CHECK(split.kernel_seconds(find(split, Op::B, "qkv.split_grad")) ==
+        Approx(4.0 * 25165824 / (2.039e12 * 0.31)));
+  CHECK(find(split, Op::B, "qkv.split_sum").bytes == 18.0 * 25165824);
+  CHECK(find(split, Op::B, "qkv.split_sum").launches == 5);
+  CHECK(split.kernel_seconds(find(split, Op::B, "qkv.split_sum")) ==
+        Approx(18.0 * 25165824 / (2.039e12 * 0.80)));
   CHECK(find(split, Op::F, "qkv.split").bytes == 4.0 * 8388608);
+  CHECK(split.kernel_seconds(find(split, Op::F, "qkv.split")) ==
+        Approx(4.0 * 8388608 / (2.039e12 * 0.28)));
   // The input-gradient pass of a split backward carries it, the weight-gradient pass does not.
-  CHECK(find(split, Op::I, "qkv.split_grad").bytes == 22.0 * 25165824);
+  CHECK(find(split, Op::I, "qkv.split_grad").bytes == 4.0 * 25165824);
+  CHECK(find(split, Op::I, "qkv.split_sum").bytes == 18.0 * 25165824);
   CHECK(find(split, Op::W, "qkv.split_grad").bytes == 0);
+  CHECK(find(split, Op::W, "qkv.split_sum").bytes == 0);
   CHECK(find(plain, Op::B, "qkv.split_grad").bytes == 0);
   CHECK(find(plain, Op::F, "qkv.split").bytes == 0);
   CHECK(split.compute(Op::B, 0, 0).duration > plain.compute(Op::B, 0, 0).duration);

@@ -456,8 +456,9 @@ TEST_CASE("diff: the Ultra-Scale Playbook's 1B on an H200 as nanotron lays it ou
   const int step = pick_step(traces[0]);
   std::vector<StepBreakdown> steps{break_down_step(traces[0], step)};
   auto diff = [&](const std::string& eager_ops) {
-    const Scenario sc = load_scenario(dir + "playbook-1b-nanotron-1gpu.yaml",
-                                      {"training.microbatches=2", "training.eager_ops=" + eager_ops});
+    const Scenario sc =
+        load_scenario(dir + "playbook-1b-nanotron-1gpu.yaml",
+                      {"training.microbatches=2", "training.eager_ops=" + eager_ops});
     const Timeline tl = simulate(sc);
     const StepReport r = make_report(tl);
     const auto model = make_cost_model(sc);

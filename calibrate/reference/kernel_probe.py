@@ -50,6 +50,14 @@
    counts (kEagerQkvLayout…: 4 per QKV element, 8 per K and V element, 4 per output element
    forward; 4, 4, 4 backward).
 
+8. `qkv_slice_split`: Megatron-DeepSpeed's QKV split before 2024-07 (megatron/model/transformer.py at
+   11f2d934, ParallelAttention.split_tensor: QKV's output viewed [seq, batch, groups, heads/groups + 2,
+   d], Q a slice, K and V selects), forward V copied contiguous, backward by autograd from gradients
+   of Q, K and V (slice_backward and select_backward each zero-fill a full-width gradient and copy
+   their part in, the three summed), at FlagPerf's Llama-2-7B shapes (tp 1 and 4, one 4,096-token
+   sequence): seconds, kernels and GB/s at sim/cost/constants.h's bytes (kEagerQkvSplit…: 4 per V
+   element forward, 22 per QKV element backward).
+
 Usage (on a GPU machine with PyTorch): python3 calibrate/reference/kernel_probe.py --out DIR
 Writes DIR/kernel-probe.json. CUDA events, 3 warm-up and 10 timed runs each, medians; the L2
 cache is overwritten before every timed GEMM.
@@ -517,6 +525,61 @@ def nanotron_layout(device, out):
     out["nanotron_layout"] = rows
 
 
+def qkv_slice_split(device, out):
+    """Megatron-DeepSpeed's sliced QKV split: V's forward copy and the three gradients' backward."""
+    from torch.profiler import ProfilerActivity, profile
+    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+
+    def flush():
+        flush_buf.zero_()
+
+    rows = []
+    for name, groups, d, b in (("llama2-7b-tp4", 8, 128, 1), ("llama2-7b-tp1", 32, 128, 1)):
+        try:
+            s_len = 4096
+            mixed = torch.randn(s_len, b, groups * 3 * d, device=device, dtype=torch.bfloat16,
+                                requires_grad=True)
+
+            def split():
+                x = mixed.view(s_len, b, groups, 3, d)
+                q = x[:, :, :, :-2, :].reshape(s_len, b, -1, d)
+                return q, x[:, :, :, -2, :], x[:, :, :, -1, :]
+
+            t_f = median_time(lambda: split()[2].contiguous(), flush)
+            outs = split()
+            grads = tuple(torch.randn(t.shape, device=device, dtype=torch.bfloat16) for t in outs)
+
+            def backward():
+                return torch.autograd.grad(outs, (mixed,), grads, retain_graph=True)
+
+            t_b = median_time(backward, flush)
+            kernels = []
+            try:
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    backward()
+                    torch.cuda.synchronize()
+                kernels = sorted((e.key[:90], e.count) for e in prof.key_averages()
+                                 if "CUDA" in str(getattr(e, "device_type", "")))
+            except Exception:  # noqa: BLE001 - provenance only
+                traceback.print_exc()
+            n_qkv, n_v = s_len * b * groups * 3 * d, s_len * b * groups * d
+            rows.append({"shape": name, "groups": groups, "head_dim": d, "batch": b, "seq": s_len,
+                         "forward_s": t_f, "backward_s": t_b,
+                         "forward_gbps_at_model_bytes": 4 * n_v / t_f / 1e9,
+                         "backward_gbps_at_model_bytes": 22 * n_qkv / t_b / 1e9,
+                         "backward_kernels": kernels})
+            print(f"qkv slice split {name}: fwd {t_f * 1e6:7.1f} us "
+                  f"{rows[-1]['forward_gbps_at_model_bytes']:5.0f} GB/s  bwd {t_b * 1e6:7.1f} us "
+                  f"{rows[-1]['backward_gbps_at_model_bytes']:5.0f} GB/s", flush=True)
+            for k, c in kernels:
+                print(f"    backward {c:3d} x {k}", flush=True)
+            del mixed, outs, grads
+        except Exception:  # noqa: BLE001 - keep the other shapes
+            traceback.print_exc()
+            rows.append({"shape": name, "error": traceback.format_exc()})
+    out["qkv_slice_split"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="directory for kernel-probe.json")
@@ -529,7 +592,7 @@ def main():
     failed = False
     for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep,
                   fp8_epilogue, attention_parallelism, norm_sweep, swiglu_layout,
-                  nanotron_layout):
+                  nanotron_layout, qkv_slice_split):
         if args.only and probe.__name__ not in args.only:
             continue
         try:

@@ -498,11 +498,26 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // the output's gradient assembled from three zero-filled full-width ones.
     const double values = n * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
                           static_cast<double>(m.v_head_dim());
-    if (op == Op::F)
-      qkv_copy("qkv.split", constants::kEagerQkvSplitValueCopyBytes * values, 1);
-    else
-      qkv_copy("qkv.split_grad", constants::kEagerQkvSplitBackwardBytes * qkv_elements(),
-               constants::kEagerQkvSplitBackwardKernels);
+    // The strided copies (V's gather forward, the slices' scatter into the zeroed gradients
+    // backward) at their measured, SM-bound rates; the fills and sums at the usual one.
+    namespace c = constants;
+    auto strided = [&](const char* what, double bytes, int launches, double efficiency) {
+      Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, bytes};
+      k.launches = launches;
+      k.bandwidth_share = efficiency / c::kMemoryEfficiency;
+      k.sm_bound = true;
+      push(k);
+    };
+    if (op == Op::F) {
+      strided("qkv.split", c::kEagerQkvSplitValueCopyBytes * values, 1,
+              c::kEagerQkvSplitValueCopyMemoryEfficiency);
+    } else {
+      strided("qkv.split_grad", c::kEagerQkvSplitStridedBytes * qkv_elements(),
+              c::kEagerQkvSplitStridedKernels, c::kEagerQkvSplitStridedMemoryEfficiency);
+      qkv_copy("qkv.split_sum",
+               (c::kEagerQkvSplitBackwardBytes - c::kEagerQkvSplitStridedBytes) * qkv_elements(),
+               c::kEagerQkvSplitBackwardKernels - c::kEagerQkvSplitStridedKernels);
+    }
   }
   if (eager.qkv_cat && !m.is_mla() && op != Op::F) {
     // QKV's output split by torch.split: its backward concatenates the three gradients into the

@@ -351,9 +351,24 @@ inline constexpr int kEagerRopeKernels = 5;
 ///   micro-batch Q and K are copied too, with grouped-query heads repeat_kv copies K and V (not
 ///   priced). torch.split, as Megatron-core, Megatron-LM, FlagScale and llm-foundry split it, runs
 ///   one concatenation of the gradients instead (kEagerQkvCatBytes).
+///   Of those 22 bytes the three copies into the zeroed gradients (4: each writes its slice's
+///   128-element rows at a stride of QKV's row) are strided, PyTorch's non-vectorized kernel; the
+///   fills (6) and the sums (12) contiguous. V's forward copy gathers the same strided rows. Timed
+///   as Megatron-DeepSpeed's split_tensor runs them (calibrate/reference/kernel_probe.py
+///   `qkv_slice_split`, on an NVIDIA H200, 2026-11-30, h200-qkv-slice-split.json; FlagPerf's
+///   Llama-2-7B at tp 1, one 4,096-token sequence: 3 fills, 3 strided copies and 2 sums
+///   backward, as counted): backward 418.8 µs, of which the 18 contiguous bytes × 50.3 M at the
+///   HBM's usual rate leave 193 µs for the strided 4: 1.04 TB/s; V's copy 70.5 µs for 67.1 MB,
+///   0.95 TB/s. As fractions of an H100's 3.35 TB/s datasheet (`sm_bound`, the same per SM on both
+///   Hopper parts): 0.31 and 0.28. (At tp 4 the probe's 8 small kernels took 256.7 µs, the CPU's
+///   pace in a bare autograd call rather than the kernels'; not used.)
 inline constexpr double kEagerQkvSplitBackwardBytes = 22;
 inline constexpr int kEagerQkvSplitBackwardKernels = 8;
 inline constexpr double kEagerQkvSplitValueCopyBytes = 4;
+inline constexpr double kEagerQkvSplitStridedBytes = 4;  ///< of the backward's 22
+inline constexpr int kEagerQkvSplitStridedKernels = 3;
+inline constexpr double kEagerQkvSplitStridedMemoryEfficiency = 0.31;
+inline constexpr double kEagerQkvSplitValueCopyMemoryEfficiency = 0.28;
 ///   QKV split by torch.split (Megatron-core's SelfAttention.get_query_key_value_tensors,
 ///   core_r0.6.0 to core_v0.13.1; Megatron-LM's legacy ParallelAttention and FlagScale's;
 ///   llm-foundry's GroupedQueryAttention.forward at 061f2c7, `qkv.split`): the forward returns
