@@ -12,11 +12,11 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "core/mpi_job.h"
 #include "core/quantity.h"
 #include "cost/cost_model.h"
 #include "device_info.h"
 #include "gpu.h"
-#include "core/mpi_job.h"
 #include "profile_update.h"
 #include "progress.h"
 
