@@ -1662,31 +1662,30 @@ parallelism: {{tp: 2}}
   // nanotron's layout copies: per GPU QKV's output 25,165,824 elements, K and V n · 2 · 16 heads
   // · 128 = 16,777,216; one sequence a micro-batch, so no copy of the attention output. Forward
   // the permuted copies 4 · 25,165,824 + 4 · 16,777,216 = 167,772,160 bytes in 2 kernels at
-  // 0.46 of an A100's 2.039 TB/s (under the SM cap of 0.46 · 3.35 TB/s · 108 / 132), K and V
+  // 0.42 of an A100's 2.039 TB/s (under the SM cap of 0.42 · 3.35 TB/s · 108 / 132), K and V
   // stacked 4 · 16,777,216 = 67,108,864 in 2 at the usual 0.80; backward (and the input
-  // gradient) the stacked, reshaped QKV gradient 8 · 25,165,824 = 201,326,592 in 3 at 0.24, K
-  // and V's gradients concatenated 67,108,864 in 1.
+  // gradient) the stacked, reshaped QKV gradient and K and V's concatenation 8 · 25,165,824 +
+  // 4 · 16,777,216 = 268,435,456 in 4 at 0.36.
   const AnalyticCostModel layout = model("swiglu,qkv_layout");
   CHECK(find(layout, Op::F, "qkv.layout").bytes == 167772160.0);
   CHECK(find(layout, Op::F, "qkv.layout").launches == 2);
   CHECK(find(layout, Op::F, "qkv.layout").sm_bound);
   CHECK(layout.kernel_seconds(find(layout, Op::F, "qkv.layout")) ==
-        Approx(167772160.0 / (2.039e12 * 0.46)));
-  CHECK(find(layout, Op::F, "qkv.layout_cat").bytes == 67108864.0);
-  CHECK(find(layout, Op::F, "qkv.layout_cat").launches == 2);
+        Approx(167772160.0 / (2.039e12 * 0.42)));
+  CHECK(find(layout, Op::F, "qkv.layout_stack").bytes == 67108864.0);
+  CHECK(find(layout, Op::F, "qkv.layout_stack").launches == 2);
   for (const Op op : {Op::B, Op::I}) {
-    CHECK(find(layout, op, "qkv.layout").bytes == 201326592.0);
-    CHECK(find(layout, op, "qkv.layout").launches == 3);
+    CHECK(find(layout, op, "qkv.layout").bytes == 268435456.0);
+    CHECK(find(layout, op, "qkv.layout").launches == 4);
     CHECK(layout.kernel_seconds(find(layout, op, "qkv.layout")) ==
-          Approx(201326592.0 / (2.039e12 * 0.24)));
-    CHECK(find(layout, op, "qkv.layout_cat").bytes == 67108864.0);
-    CHECK(find(layout, op, "qkv.layout_cat").launches == 1);
+          Approx(268435456.0 / (2.039e12 * 0.36)));
+    CHECK(find(layout, op, "qkv.layout_stack").bytes == 0);
   }
   CHECK(find(layout, Op::W, "qkv.layout").bytes == 0);
   CHECK(find(plain, Op::F, "qkv.layout").bytes == 0);
   // Two sequences a micro-batch: the attention output, n · 16 · 128 = 16,777,216 elements, is
   // copied each way too (4 bytes an element, one kernel): forward 2 · 167,772,160 + 4 ·
-  // 16,777,216 = 402,653,184 in 3, backward 2 · 201,326,592 + 67,108,864 = 469,762,048 in 4.
+  // 16,777,216 = 402,653,184 in 3, backward 2 · 268,435,456 + 67,108,864 = 603,979,776 in 5.
   const AnalyticCostModel two(test::yaml(R"(model: {layers: 1, hidden: 4096, ffn_hidden: 11008,
         heads: 32, vocab: 32000, mlp: swiglu, norm: rmsnorm, position_embedding: rope}
 training: {seq_len: 4096, micro_batch_size: 2, global_batch_size: 2, eager_ops: "swiglu,qkv_layout"}
@@ -1695,8 +1694,8 @@ parallelism: {tp: 2}
 )"));
   CHECK(find(two, Op::F, "qkv.layout").bytes == 402653184.0);
   CHECK(find(two, Op::F, "qkv.layout").launches == 3);
-  CHECK(find(two, Op::B, "qkv.layout").bytes == 469762048.0);
-  CHECK(find(two, Op::B, "qkv.layout").launches == 4);
+  CHECK(find(two, Op::B, "qkv.layout").bytes == 603979776.0);
+  CHECK(find(two, Op::B, "qkv.layout").launches == 5);
   // torch.split's backward: one concatenation of the three gradients, 4 bytes per element of
   // QKV's output (25,165,824), in the backward and the input-gradient pass only.
   const AnalyticCostModel cat = model("swiglu,rope,qkv_cat");

@@ -471,11 +471,11 @@ TEST_CASE("diff: the Ultra-Scale Playbook's 1B on an H200 as nanotron lays it ou
   // Summed with Python over #4's GPU window: 390 nvjet (cuBLAS) GEMMs, 170,812.8 µs.
   CHECK(row(rd, "step").measured_s == Approx(377.831e-3).epsilon(1e-5));
   CHECK(row(rd, "gemm").measured_s == Approx(170.8128e-3).epsilon(1e-5));
-  // Memory-bound kernels 108.9 ms predicted against 110.5 measured (−1.4 %; the step +1.5 %,
+  // Memory-bound kernels 105.9 ms predicted against 110.5 measured (−4.1 %; the step +0.7 %,
   // its GEMMs +11.4 % as on every lone GPU here). The layout's copies (326 kernels: the strided
-  // copies, the stacked gradients, K and V's device copies) took 26.5 ms of them and SwiGLU's on
-  // the strided halves 25.7; priced at the HBM's usual rate on contiguous tensors, as before,
-  // memory-bound was −28.5 % without the layout's copies and −19.1 % without the split halves.
+  // copies, the stacked gradients, K and V's device copies) took 26.5 ms of them, whose rates
+  // constants.h takes from this trace, and SwiGLU's on the strided halves 25.7; without the
+  // layout's copies memory-bound was −28.5 %, and −19.1 % (now −21.8 %) without the split halves.
   CHECK(std::abs(row(rd, "step").error()) < 0.05);
   CHECK(std::abs(row(rd, "memory_bound").error()) < 0.05);
   CHECK(row(diff("swiglu,gate_up_split").ranks[0], "memory_bound").error() < -0.25);

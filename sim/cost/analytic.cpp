@@ -548,15 +548,15 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
         1,
         0,
         (fwd ? c::kEagerQkvLayoutQkvBytes : c::kEagerQkvLayoutQkvBackwardBytes) * qkv_elements() +
-            (fwd ? c::kEagerQkvLayoutKvBytes * kv : 0.0) + c::kEagerQkvLayoutOutputBytes * o};
-    strided.launches = (fwd ? 2 : 3) + (several ? 1 : 0);
+            c::kEagerQkvLayoutKvBytes * kv + c::kEagerQkvLayoutOutputBytes * o};
+    strided.launches = (fwd ? 2 : 4) + (several ? 1 : 0);
     strided.bandwidth_share = (fwd ? c::kEagerQkvLayoutForwardMemoryEfficiency
                                    : c::kEagerQkvLayoutBackwardMemoryEfficiency) /
                               c::kMemoryEfficiency;
     strided.sm_bound = true;
     push(strided);
-    // K and V stacked forward (two device copies), their split gradients concatenated backward.
-    qkv_copy("qkv.layout_cat", c::kEagerQkvLayoutKvCatBytes * kv, fwd ? 2 : 1);
+    // K and V stacked for the rotary kernel: two device-to-device copies.
+    if (fwd) qkv_copy("qkv.layout_stack", c::kEagerQkvLayoutKvStackBytes * kv, 2);
   }
   attention_kernels(op, layers, recompute, out);
   // Memory-bound ops, bf16; backward reads gradients and inputs: twice the traffic. Norms and

@@ -402,24 +402,28 @@ inline constexpr double kEagerRopeInterleaveBytes = 4;
 ///   output projection (a transposed view, copied by the GEMM's reshape), 4 bytes per element.
 ///   Backward, as autograd runs it: the three gradients of the unbound Q, K and V stacked (the
 ///   K and V ones strided views) and the stack reshaped back to QKV's token-major rows (8 per
-///   QKV element), K and V's split gradients concatenated (4 per element, contiguous) and the
-///   output's gradient copied back (4 per element). The output's copies only with more than one
-///   sequence a micro-batch: [1, seq, …] transposed is already contiguous.
-///   Every copy but the concatenations reads a permuted view: PyTorch's non-vectorized
-///   `elementwise_kernel`, bound by the SMs. Timed as nanotron runs them (calibrate/reference/
-///   kernel_probe.py `nanotron_layout`, on an NVIDIA H200, 2026-11-30, h200-nanotron-layout.json:
-///   the Playbook's 1B, 3B and 8B and the 8B at tp 4, one and two 4,096-token sequences;
-///   2–3 elementwise kernels and 2 device copies forward, 3–4 and a concatenation backward):
-///   the strided copies forward at 1.45–1.60 TB/s (median 1.55; the concatenations at the usual
-///   rate), backward at 0.66–1.01 (median 0.80), 0.46 and 0.24 of an H100's 3.35 TB/s
-///   datasheet, for both Hopper parts (`sm_bound`: the same per SM; the SwiGLU's strided kernels
-///   ran 7 % faster on the H200 than on an H100, so an H100's are, if anything, under-priced).
+///   QKV element), K and V's split gradients concatenated into their permuted stack (4 per
+///   element) and the output's gradient copied back (4 per element). The output's copies only
+///   with more than one sequence a micro-batch: [1, seq, …] transposed is already contiguous.
+///   Every copy but the forward's stacking of K and V (two device-to-device copies) reads or
+///   writes a permuted view: PyTorch's non-vectorized kernels, bound by the SMs. Timed kernel by
+///   kernel in a whole step laid out as nanotron lays it (tests/data/kineto/
+///   h200-playbook1b-nanotron.json.gz: calibrate/reference/llama_step.py --nanotron-layout, the
+///   Ultra-Scale Playbook's 1B, two 4,096-token sequences, on an NVIDIA H200, 2026-11-30; medians
+///   of 32 layer passes): forward QKV's permute 150 µs, K and V's 90, the output's 45 (403 MB at
+///   1.41 TB/s), the two device copies 17 µs each (3.9 TB/s); backward the stack 217, its reshape
+///   150, K and V's concatenation 2 × 45, the output's 45 µs (604 MB at 1.20 TB/s). 0.42 and 0.36
+///   of an H100's 3.35 TB/s datasheet, for both Hopper parts (`sm_bound`: the same per SM; the
+///   SwiGLU's strided kernels ran 7 % faster on the H200 than on an H100, so an H100's are, if
+///   anything, under-priced). The same copies timed alone by kernel_probe.py `nanotron_layout`
+///   (h200-nanotron-layout.json) ran their backward up to a third slower: a bare autograd call's
+///   CPU pace, not used.
 inline constexpr double kEagerQkvLayoutQkvBytes = 4, kEagerQkvLayoutQkvBackwardBytes = 8;
-inline constexpr double kEagerQkvLayoutKvBytes = 4;     ///< strided, forward
-inline constexpr double kEagerQkvLayoutKvCatBytes = 4;  ///< contiguous, each way
+inline constexpr double kEagerQkvLayoutKvBytes = 4;       ///< strided, each way
+inline constexpr double kEagerQkvLayoutKvStackBytes = 4;  ///< contiguous, forward
 inline constexpr double kEagerQkvLayoutOutputBytes = 4;
-inline constexpr double kEagerQkvLayoutForwardMemoryEfficiency = 0.46;
-inline constexpr double kEagerQkvLayoutBackwardMemoryEfficiency = 0.24;
+inline constexpr double kEagerQkvLayoutForwardMemoryEfficiency = 0.42;
+inline constexpr double kEagerQkvLayoutBackwardMemoryEfficiency = 0.36;
 
 /// The CUDA streams Transformer Engine's GroupedLinear (TE 1.9 on) spreads its per-expert cuBLAS
 /// GEMMs over, round robin (transformer_engine/common/util/multi_stream.cpp, v2.5:
