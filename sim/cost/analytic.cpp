@@ -462,6 +462,15 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     k.launches = launches;
     push(k);
   };
+  // One that reads or writes a strided view: PyTorch's non-vectorized kernel, bound by the SMs,
+  // at the measured fraction `efficiency` of an H100's HBM bandwidth (constants.h).
+  auto qkv_strided_copy = [&](const char* what, double bytes, int launches, double efficiency) {
+    Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, bytes};
+    k.launches = launches;
+    k.bandwidth_share = efficiency / constants::kMemoryEfficiency;
+    k.sm_bound = true;
+    push(k);
+  };
   if (m.linear_bias && eager.bias && !m.is_mla()) {
     // Biases as kernels of their own (legacy Megatron-LM, Megatron-DeepSpeed; Transformer
     // Engine fuses both into its GEMMs' epilogues). Forward: ColumnParallelLinear adds its bias
@@ -499,21 +508,14 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     const double values = n * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
                           static_cast<double>(m.v_head_dim());
     // The strided copies (V's gather forward, the slices' scatter into the zeroed gradients
-    // backward) at their measured, SM-bound rates; the fills and sums at the usual one.
+    // backward) at their measured rates; the fills and sums at the usual one.
     namespace c = constants;
-    auto strided = [&](const char* what, double bytes, int launches, double efficiency) {
-      Kernel k{Kernel::Kind::Memory, what, {0, 0, 0}, 1, 0, bytes};
-      k.launches = launches;
-      k.bandwidth_share = efficiency / c::kMemoryEfficiency;
-      k.sm_bound = true;
-      push(k);
-    };
     if (op == Op::F) {
-      strided("qkv.split", c::kEagerQkvSplitValueCopyBytes * values, 1,
-              c::kEagerQkvSplitValueCopyMemoryEfficiency);
+      qkv_strided_copy("qkv.split", c::kEagerQkvSplitValueCopyBytes * values, 1,
+                       c::kEagerQkvSplitValueCopyMemoryEfficiency);
     } else {
-      strided("qkv.split_grad", c::kEagerQkvSplitStridedBytes * qkv_elements(),
-              c::kEagerQkvSplitStridedKernels, c::kEagerQkvSplitStridedMemoryEfficiency);
+      qkv_strided_copy("qkv.split_grad", c::kEagerQkvSplitStridedBytes * qkv_elements(),
+                       c::kEagerQkvSplitStridedKernels, c::kEagerQkvSplitStridedMemoryEfficiency);
       qkv_copy("qkv.split_sum",
                (c::kEagerQkvSplitBackwardBytes - c::kEagerQkvSplitStridedBytes) * qkv_elements(),
                c::kEagerQkvSplitBackwardKernels - c::kEagerQkvSplitStridedKernels);
@@ -540,21 +542,14 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
         several ? n * static_cast<double>(m.heads) / t * static_cast<double>(m.v_head_dim()) : 0.0;
     namespace c = constants;
     const bool fwd = op == Op::F;
-    // The permuted (strided) copies, bound by the SMs, at their measured rates.
-    Kernel strided{
-        Kernel::Kind::Memory,
+    // The permuted (strided) copies at their measured rates.
+    qkv_strided_copy(
         "qkv.layout",
-        {0, 0, 0},
-        1,
-        0,
         (fwd ? c::kEagerQkvLayoutQkvBytes : c::kEagerQkvLayoutQkvBackwardBytes) * qkv_elements() +
-            c::kEagerQkvLayoutKvBytes * kv + c::kEagerQkvLayoutOutputBytes * o};
-    strided.launches = (fwd ? 2 : 4) + (several ? 1 : 0);
-    strided.bandwidth_share = (fwd ? c::kEagerQkvLayoutForwardMemoryEfficiency
-                                   : c::kEagerQkvLayoutBackwardMemoryEfficiency) /
-                              c::kMemoryEfficiency;
-    strided.sm_bound = true;
-    push(strided);
+            c::kEagerQkvLayoutKvBytes * kv + c::kEagerQkvLayoutOutputBytes * o,
+        (fwd ? 2 : 4) + (several ? 1 : 0),
+        fwd ? c::kEagerQkvLayoutForwardMemoryEfficiency
+            : c::kEagerQkvLayoutBackwardMemoryEfficiency);
     // K and V stacked for the rotary kernel: two device-to-device copies.
     if (fwd) qkv_copy("qkv.layout_stack", c::kEagerQkvLayoutKvStackBytes * kv, 2);
   }
