@@ -92,6 +92,27 @@ def median_time(fn, flush=None):
     return statistics.median(times)
 
 
+def l2_flusher(device):
+    """A function that overwrites the GPU's L2 cache (a 256 MB write) between timed runs."""
+    buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+    return buf.zero_
+
+
+def kernel_counts(fn):
+    """The CUDA kernels fn() launches, as (name, count) pairs; [] (and the error printed) where the
+    profiler fails: provenance, not a timing."""
+    from torch.profiler import ProfilerActivity, profile
+    try:
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        return sorted((e.key[:90], e.count) for e in prof.key_averages()
+                      if "CUDA" in str(getattr(e, "device_type", "")))
+    except Exception:  # noqa: BLE001
+        traceback.print_exc()
+        return []
+
+
 def sdpa_times(backend, q, k, v, g, **kwargs):
     """Median seconds of SDPA's forward (no autograd) and of forward + backward on `backend`."""
     from torch.nn.attention import sdpa_kernel
@@ -232,10 +253,7 @@ def attention_parallelism(device, out):
 
 
 def wgrad_accumulate(device, out):
-    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
-
-    def flush():
-        flush_buf.zero_()
+    flush = l2_flusher(device)
 
     # (name, output features, input features): Llama-3-8B (qkv 6144 with 8 KV heads, SwiGLU's
     # gate+up 28672) and Aquila2-7B (qkv 12288, gate+up 22016), tp 1, and Llama-3-8B at tp 2.
@@ -289,10 +307,7 @@ def wgrad_sweep(device, out):
     """The fp32-accumulating weight gradient over a grid of weight shapes and token counts, in
     bf16 and fp16, with the fp32-output GEMM without accumulation (beta 0) beside it: how the
     epilogue's extra bytes (fp32 read and write per output element) cost against the mainloop."""
-    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
-
-    def flush():
-        flush_buf.zero_()
+    flush = l2_flusher(device)
 
     # Weight shapes (output features, input features) of the published cases' layers: hidden
     # 2048-12288 at tp 1-8 (GPT-3 175B at tp 4 and 8: qkv 9216x12288 and 4608x12288, fc1
@@ -338,10 +353,7 @@ def fp8_epilogue(device, out):
     1,024-8,192 tokens as the reduction: does the wider epilogue cost the same bytes behind the
     twice as fast FP8 mainloop as behind the bf16 one? (_scaled_mm cannot accumulate into C; the
     fp32 write is the part it can time.)"""
-    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
-
-    def flush():
-        flush_buf.zero_()
+    flush = l2_flusher(device)
 
     fp8 = torch.float8_e4m3fn
     one = torch.ones((), device=device, dtype=torch.float32)
@@ -380,10 +392,7 @@ def norm_sweep(device, out):
     forward, 10 backward; RMSNorm 36 and 92)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import llama_step  # noqa: E402  (its RMSNorm, as the reference steps run it)
-    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
-
-    def flush():
-        flush_buf.zero_()
+    flush = l2_flusher(device)
 
     rows = []
     for tokens in (8192, 65536):
@@ -418,10 +427,7 @@ def norm_sweep(device, out):
 def swiglu_layout(device, out):
     """silu(gate) * up forward and backward on a 2f-wide tensor's chunked halves and on two
     contiguous tensors: seconds and GB/s at the bytes sim/cost/constants.h counts."""
-    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
-
-    def flush():
-        flush_buf.zero_()
+    flush = l2_flusher(device)
 
     rows = []
     for tokens in (4096, 8192, 16384):
@@ -456,11 +462,7 @@ def swiglu_layout(device, out):
 
 def nanotron_layout(device, out):
     """nanotron's layout copies around attention, forward and backward, by shape."""
-    from torch.profiler import ProfilerActivity, profile
-    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
-
-    def flush():
-        flush_buf.zero_()
+    flush = l2_flusher(device)
 
     rows = []
     # (name, heads, head dim, batch): the Playbook's 1B, 3B and 8B, whole and at tp 4.
@@ -490,19 +492,9 @@ def nanotron_layout(device, out):
             grads = tuple(torch.randn_like(t) for t in outs)
             t_b = median_time(lambda: torch.autograd.grad(outs, (qkv, ao), grads, retain_graph=True),
                               flush)
-            kernels = {"forward": [], "backward": []}
-            try:  # which kernels ran: provenance, not the timing
-                for phase, fn in (("forward", forward),
-                                  ("backward", lambda: torch.autograd.grad(
-                                      outs, (qkv, ao), grads, retain_graph=True))):
-                    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                        fn()
-                        torch.cuda.synchronize()
-                    kernels[phase] = sorted(
-                        (e.key[:90], e.count) for e in prof.key_averages()
-                        if "CUDA" in str(getattr(e, "device_type", "")))
-            except Exception:  # noqa: BLE001
-                traceback.print_exc()
+            kernels = {"forward": kernel_counts(forward),
+                       "backward": kernel_counts(lambda: torch.autograd.grad(
+                           outs, (qkv, ao), grads, retain_graph=True))}
             n_qkv, n_kv, n_o = s_len * b * 3 * heads * d, s_len * b * 2 * heads * d, s_len * b * heads * d
             fwd_bytes = 4 * n_qkv + 8 * n_kv + 4 * n_o
             bwd_bytes = 4 * n_qkv + 4 * n_kv + 4 * n_o
@@ -527,11 +519,7 @@ def nanotron_layout(device, out):
 
 def qkv_slice_split(device, out):
     """Megatron-DeepSpeed's sliced QKV split: V's forward copy and the three gradients' backward."""
-    from torch.profiler import ProfilerActivity, profile
-    flush_buf = torch.empty(256 << 20, dtype=torch.uint8, device=device)
-
-    def flush():
-        flush_buf.zero_()
+    flush = l2_flusher(device)
 
     rows = []
     for name, groups, d, b in (("llama2-7b-tp4", 8, 128, 1), ("llama2-7b-tp1", 32, 128, 1)):
@@ -553,15 +541,7 @@ def qkv_slice_split(device, out):
                 return torch.autograd.grad(outs, (mixed,), grads, retain_graph=True)
 
             t_b = median_time(backward, flush)
-            kernels = []
-            try:
-                with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                    backward()
-                    torch.cuda.synchronize()
-                kernels = sorted((e.key[:90], e.count) for e in prof.key_averages()
-                                 if "CUDA" in str(getattr(e, "device_type", "")))
-            except Exception:  # noqa: BLE001 - provenance only
-                traceback.print_exc()
+            kernels = kernel_counts(backward)
             n_qkv, n_v = s_len * b * groups * 3 * d, s_len * b * groups * d
             rows.append({"shape": name, "groups": groups, "head_dim": d, "batch": b, "seq": s_len,
                          "forward_s": t_f, "backward_s": t_b,
