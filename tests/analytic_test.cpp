@@ -3417,6 +3417,56 @@ cluster: {gpu: gb200, gpus_per_node: 1}
             .host_per_kernel() == 0);
 }
 
+TEST_CASE("analytic: a fused runtime runs compiled's kernels, each launched by the CPU",
+          "[analytic][launch]") {
+  auto model = [](const char* runtime) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 4, runtime: {},
+           fp32_grad_accumulation: true}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{tp: 2, sequence_parallel: true}}
+)",
+                                                    runtime)));
+  };
+  // Megatron-core without CUDA graphs: the kernels are compiled's (fused norms, SwiGLU and
+  // rotary; the fp32 main gradient added in the weight-gradient GEMMs' epilogue, no autograd
+  // accumulation pass), the same names, runs and times ...
+  const AnalyticCostModel fused = model("fused"), compiled = model("compiled"),
+                          eager = model("eager");
+  for (const Op op : {Op::F, Op::B}) {
+    const auto f = fused.kernel_times(op, 0), c = compiled.kernel_times(op, 0);
+    REQUIRE(f.size() == c.size());
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      CHECK(f[i].what == c[i].what);
+      CHECK(f[i].count == c[i].count);
+      CHECK(f[i].seconds == c[i].seconds);
+    }
+    // ... each issued by the CPU at eager PyTorch's measured figures (constants.h: 48.3 µs a
+    // kernel, 227 µs a TP collective), where compiled's CPU keeps ahead at no time.
+    double collectives = 0;
+    for (const CollectiveRun& r : fused.tp_collectives(op, 0)) collectives += r.count;
+    REQUIRE(collectives >= 4 * 16);  // 16 layers, 2 all-gathers + 2 reduce-scatters a forward
+    const HostLaunch h = fused.host_launch(op, 0);
+    CHECK(h.kernels == compiled.host_launch(op, 0).kernels);
+    CHECK(h.time == seconds_to_ns((h.kernels - collectives) * constants::kEagerHostPerKernel +
+                                  collectives * constants::kEagerHostPerCollective));
+    CHECK(compiled.host_launch(op, 0).time == 0);
+  }
+  CHECK(fused.host_per_kernel() == constants::kEagerHostPerKernel);
+  CHECK(fused.host_per_collective() == constants::kEagerHostPerCollective);
+  CHECK(fused.simulates_cpu());
+  // Eager's own kernels differ: op-by-op RMSNorm (8 kernels each) and autograd's accumulation.
+  const auto has = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    for (const KernelTime& k : m.kernel_times(op, 0))
+      if (k.what == what) return true;
+    return false;
+  };
+  CHECK(has(fused, Op::B, "wgrad.main_grad"));
+  CHECK_FALSE(has(fused, Op::B, "grad_accumulate"));
+  CHECK(has(eager, Op::B, "grad_accumulate"));
+  CHECK(eager.host_launch(Op::F, 0).kernels > fused.host_launch(Op::F, 0).kernels);
+}
+
 TEST_CASE("analytic: an eager CPU issues each collective in efficiency.host_per_collective",
           "[analytic][launch]") {
   auto model = [](const char* runtime, const char* efficiency) {

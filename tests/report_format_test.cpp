@@ -121,6 +121,8 @@ TEST_CASE("run --json: the training settings the durations depend on", "[report]
   CHECK(j["training"]["fused_optimizer"] == false);
   CHECK(j["training"]["grad_clipping"] == true);
   CHECK(j["training"]["runtime"] == "compiled");
+  s.training.runtime = Runtime::Fused;
+  CHECK(report_to_json(make_report(simulate(s, {"", true})))["training"]["runtime"] == "fused");
   CHECK(j["training"]["optimizer_post_validation"] == false);
   CHECK(j["steps_overlap"] == false);
   CHECK(j["one_step_s"] == j["step_time_s"]);
@@ -326,7 +328,8 @@ TEST_CASE("check: the errors summarized per GPU preset, in name order", "[report
 
 TEST_CASE("check: the errors summarized per training.runtime, where the cases mix them",
           "[report][accuracy]") {
-  // Eager −10 % and −20 %, compiled +4 %: eager mean |e| 15 %, signed −15 %; compiled 4 %, +4 %.
+  // Eager −10 % and −20 %, compiled +4 %, fused −6 %: eager mean |e| 15 %, signed −15 %;
+  // compiled 4 %, +4 %; fused 6 %, −6 %.
   auto checked = [](const std::string& name, Runtime runtime, double error) {
     CheckedCase c;
     c.step.scenario_name = name;
@@ -341,11 +344,11 @@ TEST_CASE("check: the errors summarized per training.runtime, where the cases mi
     c.accuracy.step_time_error = error;
     return c;
   };
-  const std::vector<CheckedCase> cases{checked("a", Runtime::Eager, -0.10),
-                                       checked("b", Runtime::Compiled, 0.04),
-                                       checked("c", Runtime::Eager, -0.20)};
+  const std::vector<CheckedCase> cases{
+      checked("a", Runtime::Eager, -0.10), checked("b", Runtime::Compiled, 0.04),
+      checked("c", Runtime::Eager, -0.20), checked("d", Runtime::Fused, -0.06)};
   const auto by = summarize_by_runtime(cases);
-  REQUIRE(by.size() == 2);
+  REQUIRE(by.size() == 3);
   CHECK(by[0].first == "compiled");
   CHECK(by[0].second.cases == 1);
   CHECK(by[0].second.mean_error == Approx(0.04));
@@ -353,11 +356,14 @@ TEST_CASE("check: the errors summarized per training.runtime, where the cases mi
   CHECK(by[1].second.cases == 2);
   CHECK(by[1].second.mean_abs_error == Approx(0.15));
   CHECK(by[1].second.mean_error == Approx(-0.15));
+  CHECK(by[2].first == "fused");
+  CHECK(by[2].second.cases == 1);
+  CHECK(by[2].second.mean_abs_error == Approx(0.06));
   const std::string text = format_check(cases, false);
   CHECK_THAT(text, Catch::Contains("by runtime"));
   CHECK_THAT(text, Catch::Matches("(.|\n)*  eager +2 +15\\.0% +20\\.0% +-15\\.0%(.|\n)*"));
   const nlohmann::json j = check_to_json(cases);
-  REQUIRE(j["by_runtime"].size() == 2);
+  REQUIRE(j["by_runtime"].size() == 3);
   CHECK(j["by_runtime"][1]["runtime"] == "eager");
   CHECK(j["by_runtime"][1]["mean_error"].get<double>() == Approx(-0.15));
   // One runtime: no table.

@@ -219,8 +219,10 @@ TEST_CASE("scenario: the kernel and optimizer keys", "[scenario]") {
   CHECK(d.training.grad_clipping);
   CHECK_FALSE(d.training.optimizer_post_validation);
   CHECK(d.training.runtime == Runtime::Compiled);
+  CHECK(parse_scenario(kGood, "s.yaml", {"training.runtime=fused"}).training.runtime ==
+        Runtime::Fused);
   CHECK_THAT(error_of(kGood, {"training.runtime=jit"}),
-             Catch::Contains("training.runtime") && Catch::Contains("compiled, eager"));
+             Catch::Contains("training.runtime") && Catch::Contains("compiled, eager, fused"));
   CHECK_THAT(error_of(kGood, {"training.attention=flash4"}),
              Catch::Contains("training.attention") &&
                  Catch::Contains("flash1, flash2, flash3, triton, cudnn, unfused"));

@@ -144,7 +144,7 @@ TEST_CASE("validation: the likely measured step of an eager run, from the eager 
   // Every runtime's rows add up to the GPU's (each run has one runtime).
   for (const auto& g : validation_by_gpu()) {
     int cases = 0;
-    for (const char* runtime : {"compiled", "eager"})
+    for (const char* runtime : {"compiled", "eager", "fused"})
       if (const auto r = validation_for_runtime(g.gpu, runtime)) cases += r->cases;
     CHECK(cases == g.summary.cases);
   }

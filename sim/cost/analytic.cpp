@@ -1400,15 +1400,15 @@ double eager_host_per_kernel_seconds(const Scenario& s) {
 
 double host_per_kernel_seconds(const Scenario& s) {
   if (const auto& o = s.efficiency.host_per_kernel) return to_seconds(*o);
-  return s.training.runtime == Runtime::Eager ? eager_host_per_kernel_seconds(s) : 0.0;
+  return s.training.runtime != Runtime::Compiled ? eager_host_per_kernel_seconds(s) : 0.0;
 }
 
 double host_per_collective_seconds(const Scenario& s) {
   if (const auto& o = s.efficiency.host_per_collective) return to_seconds(*o);
   const double per_kernel = host_per_kernel_seconds(s);
-  // Eager with its CPU simulated: torch.distributed's own cost per call, measured; a CUDA
-  // graph (host_per_kernel 0) replays its collectives with its kernels.
-  return s.training.runtime == Runtime::Eager && per_kernel > 0
+  // Eager or fused with its CPU simulated: torch.distributed's own cost per call, measured; a
+  // CUDA graph (host_per_kernel 0) replays its collectives with its kernels.
+  return s.training.runtime != Runtime::Compiled && per_kernel > 0
              ? constants::kEagerHostPerCollective * host_speed_factor(s)
              : per_kernel;
 }

@@ -87,11 +87,13 @@ double host_speed_factor(const Scenario& s);
 /// constants.h kEagerHostPerKernel × host_speed_factor, whatever the runtime.
 double eager_host_per_kernel_seconds(const Scenario& s);
 /// The CPU's time to issue one kernel, seconds: efficiency.host_per_kernel, else
-/// eager_host_per_kernel_seconds under `training.runtime: eager`, else 0 (CostModel::host_time).
+/// eager_host_per_kernel_seconds under `training.runtime: eager` or `fused`, else 0
+/// (CostModel::host_time).
 double host_per_kernel_seconds(const Scenario& s);
 /// The CPU's time to issue one collective (a pass's TP, CP or EP collective), seconds:
 /// efficiency.host_per_collective, else constants.h kEagerHostPerCollective × host_speed_factor
-/// under `training.runtime: eager` while its kernels take CPU time, else host_per_kernel_seconds
+/// under `training.runtime: eager` or `fused` while its kernels take CPU time, else
+/// host_per_kernel_seconds
 /// (0: the CPU keeps ahead).
 double host_per_collective_seconds(const Scenario& s);
 

@@ -119,8 +119,12 @@ inline constexpr double kKernelLaunch = 2e-6;
 /// the first launch call 55.85 ms before the last: 48.3 µs apart on average (median 35 µs;
 /// the step's CPU span, 56.5 ms). Under torch.profiler with
 /// record_shapes, whose own bookkeeping per operator is in it: an upper estimate of an
-/// unprofiled run. A fused framework's (`runtime: compiled`) per-kernel CPU time is not
-/// measured here: 0, its CPU assumed ahead of the GPU. Override: efficiency.host_per_kernel.
+/// unprofiled run. A fused framework's per-kernel CPU time is not measured here: launched
+/// without CUDA graphs (`runtime: fused`: Megatron-core, NeMo, Transformer Engine) it takes
+/// this figure, as its modules are no lighter on the CPU than PyTorch's (Transformer Engine's
+/// Linear took 99.66 µs of CPU a forward call against PyTorch's Linear's 37.08 on a GB200,
+/// TransformerEngine issue #2053, 2025-08-11); under CUDA graphs or torch.compile (`runtime:
+/// compiled`) 0, its CPU assumed ahead of the GPU. Override: efficiency.host_per_kernel.
 inline constexpr double kEagerHostPerKernel = 48.3e-6;
 
 /// CPU time of one collective call in an eager PyTorch step (torch.distributed into

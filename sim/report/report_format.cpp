@@ -193,7 +193,7 @@ std::string format_report(const StepReport& r) {
     o += fmt::format(
         "CPU launches         not simulated: {} kernels a step on {}GPU, {} of its compute "
         "each; a CPU slower than that per kernel paces the step (eager PyTorch's: {}; "
-        "training.runtime: eager)\n",
+        "training.runtime: eager, or fused for a framework's kernels without CUDA graphs)\n",
         thousands(st.kernels), r.pp > 1 ? fmt::format("stage {}'s ", st.stage) : "each ",
         format_time(r.cpu_headroom_s), format_time(r.eager_host_per_kernel_s));
   }

@@ -37,8 +37,8 @@ nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows);
 AccuracySummary summarize(const std::vector<CheckedCase>& cases);
 /// The same per GPU preset, in name order: how far the model is off on each kind of GPU.
 std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases);
-/// The cases summarized by training.runtime (validation.h runtime_name: "compiled", "eager"),
-/// in name order; cases without a model are left out.
+/// The cases summarized by training.runtime (validation.h runtime_name: "compiled", "eager",
+/// "fused"), in name order; cases without a model are left out.
 std::vector<std::pair<std::string, AccuracySummary>> summarize_by_runtime(
     const std::vector<CheckedCase>& cases);
 /// The cases as a table (text, or Markdown for README.md) with mean and max |error|, then, when

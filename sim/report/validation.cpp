@@ -102,7 +102,15 @@ std::optional<AccuracySummary> validation_for_runtime(const std::string& gpu,
 
 std::string runtime_name(const StepReport& r) {
   if (!r.training) return "";
-  return r.training->runtime == Runtime::Eager ? "eager" : "compiled";
+  switch (r.training->runtime) {
+    case Runtime::Compiled:
+      return "compiled";
+    case Runtime::Eager:
+      return "eager";
+    case Runtime::Fused:
+      return "fused";
+  }
+  return "";
 }
 
 std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s,

@@ -40,8 +40,8 @@ std::string validation_line(const std::string& gpu);
 /// own record when it holds kLikelyMinCases runs or more, else the whole suite's (`basis.gpu`
 /// ""): percentiles of a handful of runs say little. nullopt without a GPU or a step.
 ///
-/// With `runtime` ("eager" or "compiled", training.runtime: runtime_name), the runs of that
-/// runtime on the GPU come first when they are kLikelyMinCases or more (`runtime` then names
+/// With `runtime` ("compiled", "eager" or "fused", training.runtime: runtime_name), the runs of
+/// that runtime on the GPU come first when they are kLikelyMinCases or more (`runtime` then names
 /// it): eager runs have been predicted further too fast than compiled ones on the same GPU.
 struct LikelyStepTime {
   double low_s = 0, high_s = 0;
@@ -58,8 +58,8 @@ std::string likely_line(const std::string& gpu, double predicted_s,
 /// nullopt when none.
 std::optional<AccuracySummary> validation_for_runtime(const std::string& gpu,
                                                       const std::string& runtime);
-/// A report's training.runtime as the validation record names it: "eager", "compiled", or ""
-/// without a model.
+/// A report's training.runtime as the validation record names it: "compiled", "eager", "fused", or
+/// "" without a model.
 std::string runtime_name(const StepReport& r);
 
 /// How well the suite's runs measured together (`measured.series`) are ordered: the layout

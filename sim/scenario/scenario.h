@@ -51,11 +51,14 @@ inline const char* recompute_name(Recompute r) {
 /// scale-mask-softmax and a dropout, which store the s² scores for the backward.
 enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Cudnn, Unfused };
 
-/// How the memory-bound ops of a layer run: fused, one kernel each (torch.compile, or a
-/// framework's hand-fused kernels: Megatron, Transformer Engine), or eager, one PyTorch op at a
-/// time as the reference implementations write them (RMSNorm, SwiGLU and rotary embeddings
-/// become several kernels, some over fp32 copies).
-enum class Runtime { Compiled, Eager };
+/// How a step's kernels are made and launched. Compiled: fused, one kernel each (torch.compile,
+/// or a framework's hand-fused kernels: Megatron, Transformer Engine), their CPU assumed ahead
+/// of the GPU (CUDA graphs, or kernels long enough). Eager: one PyTorch op at a time as the
+/// reference implementations write them (RMSNorm, SwiGLU and rotary embeddings become several
+/// kernels, some over fp32 copies, the gradients summed by autograd), each launched by the CPU
+/// (its time simulated). Fused: a framework's fused kernels, as compiled, each launched by the
+/// CPU as eager's are, without CUDA graphs (Megatron-core, NeMo, Transformer Engine).
+enum class Runtime { Compiled, Eager, Fused };
 
 /// How an unfused cross-entropy runs over the fp32 upcast of the logits (training.unfused_loss):
 /// PyTorch's `cross_entropy` (log-softmax and NLL) or Megatron's vocabulary-parallel

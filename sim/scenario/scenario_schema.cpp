@@ -874,22 +874,33 @@ const std::vector<SchemaKey>& scenario_keys() {
        "start to its last task's end), as the paper counts it; `zb-auto` minimises that span "
        "instead of one step's makespan",
        boolean(), field<&Scenario::training, &TrainingSpec::optimizer_post_validation>()},
-      {"training.runtime", "`compiled`, `eager`", "`compiled`",
-       "how the memory-bound ops run: fused, one kernel each (torch.compile, Megatron's or "
-       "Transformer Engine's fused kernels), or eager, one PyTorch op at a time as the Hugging "
+      {"training.runtime", "`compiled`, `eager`, `fused`", "`compiled`",
+       "how the step's kernels are made and launched. `compiled`: the memory-bound ops fused, one "
+       "kernel each (torch.compile, Megatron's or Transformer Engine's fused kernels), the CPU "
+       "assumed ahead of the GPU (CUDA graphs, or kernels longer than their launch). `eager`: one "
+       "PyTorch op at a time as the Hugging "
        "Face reference code writes them: RMSNorm 8 kernels and 36 bytes per element forward (fp32 "
        "upcast; 0.64 of HBM bandwidth forward, 0.73 backward, as its kernels ran in an H100 "
        "trace), SwiGLU 2 kernels, rotary embeddings 5 per tensor, LayerNorm as PyTorch's own "
        "kernels: forward one kernel, 4 bytes per element, backward two, 10 bytes, at the 0.60 "
        "and 0.53 of HBM bandwidth they reached in an H100 trace at hidden 5,120, scaled by row "
        "width as an H200 timed them (768: about half that rate; `sim/cost/constants.h`). GELU "
-       "and attention are single kernels either way. Eager, the CPU's time to issue each kernel "
-       "is simulated too (`efficiency.host_per_kernel`)",
-       choice({"compiled", "eager"}), field<&Scenario::training, &TrainingSpec::runtime>()},
+       "and attention are single kernels either way; autograd adds each micro-batch's weight "
+       "gradients into the accumulated ones. `fused`: `compiled`'s kernels, Megatron's fused "
+       "gradient accumulation, but each kernel launched by the CPU without CUDA graphs, as "
+       "Megatron-core, NeMo and Transformer Engine run unless told to capture graphs (Megatron's "
+       "`--enable-cuda-graph`, NeMo's `enable_cuda_graph`). Eager and fused, the CPU's time to "
+       "issue each kernel and collective is simulated (`efficiency.host_per_kernel`, "
+       "`host_per_collective`; fused at eager's measured figures, as no Transformer Engine step "
+       "was timed here: its Linear module took 2.7 times PyTorch's Linear's CPU time a call on a "
+       "GB200 in mid-2025, TransformerEngine issue #2053), so a step of short kernels runs at its "
+       "CPU's pace",
+       choice({"compiled", "eager", "fused"}),
+       field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`, "
        "`qkv_cat`, `rope_interleave`, `qkv_layout`, `gate_up_split`",
-       "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled`",
+       "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled` or `fused`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
        "(apex) but runs SwiGLU and rotary embeddings as PyTorch ops and its linear layers' "
@@ -1147,7 +1158,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::cluster, &ClusterSpec::network>()},
       {"cluster.host_cpu", "`preset`, `x86`, `grace`", "`preset`",
        "the CPU that issues each GPU's kernels: `preset`, the GPU preset's (`grace` on gb200 and "
-       "gb300, `x86` on the others). Under `training.runtime: eager` a Grace CPU takes 2.75 times "
+       "gb300, `x86` on the others). Under `training.runtime: eager` or `fused` a Grace CPU takes "
+       "2.75 times "
        "an x86 server CPU's time for each kernel and collective (`efficiency.host_per_kernel` "
        "132.9us, `host_per_collective` 624.4us): PyTorch's Linear forward took 37.08 µs of CPU "
        "on a GB200 against 13.48 on a DGX H100 (TransformerEngine issue #2053; "
@@ -1399,7 +1411,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::kernel_launch>()},
       {"efficiency.host_per_kernel", "time",
-       "48.3us with `training.runtime: eager` (132.9us on a Grace host, `cluster.host_cpu`), "
+       "48.3us with `training.runtime: eager` or `fused` (132.9us on a Grace host, "
+       "`cluster.host_cpu`), "
        "else 0",
        "the CPU's time to issue one kernel (Python, dispatcher, launch call): each rank's CPU "
        "issues its compute's kernels in schedule order, running ahead of its GPU; a compute "
@@ -1407,16 +1420,17 @@ const std::vector<SchemaKey>& scenario_keys() {
        "compute, its sends and collectives) once its last is, so kernels shorter than this "
        "leave the GPU waiting (the `launch` rows of the timeline; `CPU launches` in the "
        "report). Eager: measured on a recorded eager PyTorch step whose CPU never waited, "
-       "under the profiler, an upper estimate (`sim/cost/constants.h`); a fused framework's is "
-       "not measured, 0 (its CPU assumed ahead; the report's `CPU launches` line then gives "
-       "the GPU compute a step has per kernel, the most a CPU may spend issuing one). `0us` "
-       "for a run under CUDA graphs. A pass's "
+       "under the profiler, an upper estimate (`sim/cost/constants.h`); fused: the same (a "
+       "fused framework's own is not measured); compiled: 0 (its CPU assumed ahead; the "
+       "report's `CPU launches` line then gives the GPU compute a step has per kernel, the most "
+       "a CPU may spend issuing one). `0us` for a run under CUDA graphs. A pass's "
        "TP, CP and EP collectives are issued between its kernels (`efficiency.host_per_collective` "
        "each); the optimizer's and the data-parallel collectives' launches are not counted",
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::host_per_kernel>()},
       {"efficiency.host_per_collective", "time",
-       "227us with `training.runtime: eager` (624.4us on a Grace host; unless `host_per_kernel` "
+       "227us with `training.runtime: eager` or `fused` (624.4us on a Grace host; unless "
+       "`host_per_kernel` "
        "is 0), else `host_per_kernel`'s",
        "the CPU's time to issue one of a pass's TP, CP or EP collectives (torch.distributed's "
        "call into NCCL: its checks, work object, events and stream waits, the launch), on the "

@@ -539,7 +539,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       o += fmt::format(
           "!: its GPU has less compute per kernel than eager PyTorch's CPU takes to issue one "
           "({}): without CUDA graphs its CPU, not its GPU, would set the pace (the run report's "
-          "`CPU launches` line; search with training.runtime: eager to price it)\n",
+          "`CPU launches` line; search with training.runtime: eager or fused to price it)\n",
           format_time(eager_per_kernel));
     std::size_t front = 0;
     for (const auto& r : results) front += r.pareto ? 1 : 0;
