@@ -3467,6 +3467,43 @@ parallelism: {{tp: 2, sequence_parallel: true}}
   CHECK(eager.host_launch(Op::F, 0).kernels > fused.host_launch(Op::F, 0).kernels);
 }
 
+TEST_CASE("analytic: Transformer Engine's userbuffers collectives cost the CPU a kernel launch",
+          "[analytic][launch]") {
+  auto model = [](const char* extra) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 1, runtime: fused{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4}}
+parallelism: {{tp: 4, sequence_parallel: true, tp_overlap: true}}
+)",
+                                                    extra)));
+  };
+  // With TE's comm-GEMM overlap each layer's forward gathers QKV's and the MLP's inputs and
+  // reduce-scatters the two row-parallel outputs inside those GEMMs' calls (4 userbuffers
+  // exchanges), and its backward gathers the output gradients of the two row-parallel layers
+  // (2): 16 layers, 64 and 32 runs. TE issues them from C++, not through torch.distributed,
+  // so each costs a kernel launch (48.3 µs) where a torch.distributed collective costs 227 µs.
+  const AnalyticCostModel m = model("");
+  for (const auto& [op, per_layer] : {std::pair{Op::F, 4}, std::pair{Op::B, 2}}) {
+    // The kernels' launches (a GEMM split into chunks around its exchanges launches each).
+    double in_gemm = 0, calls = 0, runs = 0;
+    for (const CollectiveRun& c : m.tp_collectives(op, 0))
+      (c.in_gemm_call ? in_gemm : calls) += c.count;
+    for (const Kernel& k : m.kernels(op, 0)) runs += static_cast<double>(k.count) * k.launches;
+    CHECK(in_gemm == per_layer * 16);
+    const HostLaunch h = m.host_launch(op, 0);
+    CHECK(h.kernels == runs + in_gemm + calls);
+    CHECK(h.time == seconds_to_ns((runs + in_gemm) * constants::kEagerHostPerKernel +
+                                  calls * constants::kEagerHostPerCollective));
+  }
+  // Under LoRA on the attention, the norm beside QKV returns its output and TE gathers QKV's
+  // input by a plain all-gather (torch.distributed): one exchange a layer fewer forward.
+  double in_gemm = 0;
+  for (const CollectiveRun& c :
+       model(", lora_rank: 16, lora_targets: qkv").tp_collectives(Op::F, 0))
+    in_gemm += c.in_gemm_call ? c.count : 0;
+  CHECK(in_gemm == 3 * 16);
+}
+
 TEST_CASE("analytic: an eager CPU issues each collective in efficiency.host_per_collective",
           "[analytic][launch]") {
   auto model = [](const char* runtime, const char* efficiency) {

@@ -1427,11 +1427,13 @@ HostLaunch AnalyticCostModel::host_launch(Op op, int stage) const {
   for (const Kernel& k : kernels(op, stage)) launches += static_cast<double>(k.count) * k.launches;
   // The TP, CP and EP collectives the pass runs are issued by the same CPU thread, between its
   // kernels: torch.distributed's call each (one NCCL kernel launch, and ProcessGroupNCCL's
-  // bookkeeping around it: host_per_collective).
+  // bookkeeping around it: host_per_collective). Transformer Engine's userbuffers collectives
+  // never enter torch.distributed: its GEMM call issues them from C++ beside the GEMM's chunks,
+  // a kernel launch's CPU time each.
   double collectives = 0;
   for (const auto& runs :
        {tp_collectives(op, stage), cp_collectives(op, stage), ep_collectives(op, stage)})
-    for (const CollectiveRun& c : runs) collectives += c.count;
+    for (const CollectiveRun& c : runs) (c.in_gemm_call ? launches : collectives) += c.count;
   return {seconds_to_ns(launches * per_kernel + collectives * host_per_collective()),
           launches + collectives};
 }
@@ -1562,18 +1564,26 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, ks, names, pass) / n;
     };
+    // Each a userbuffers exchange inside its GEMM's call (in_gemm_call), but for LoRA's plain
+    // gathers.
+    auto userbuffers = [&](Collective kind, double hide_s) {
+      CollectiveRun r{kind, t, bytes, st.layers, hide_s};
+      r.in_gemm_call = true;
+      return r;
+    };
     if (forward) {
       // Under LoRA the norm beside an adapter's layer returns its output, and TE gathers that
-      // GEMM's input by a plain all-gather instead (LoraNormOutputs): blocking.
-      runs.push_back({Collective::AllGather, t, bytes, st.layers,
-                      apart.attention ? 0.0 : seconds(column_in, "")});
-      runs.push_back(
-          {Collective::AllGather, t, bytes, st.layers, apart.mlp ? 0.0 : seconds(column_mlp, "")});
+      // GEMM's input by a plain all-gather instead (LoraNormOutputs): blocking, and through
+      // torch.distributed.
+      for (const auto& [names, plain] :
+           {std::pair{column_in, apart.attention}, std::pair{column_mlp, apart.mlp}})
+        runs.push_back(plain ? CollectiveRun{Collective::AllGather, t, bytes, st.layers, 0.0}
+                             : userbuffers(Collective::AllGather, seconds(names, "")));
       for (const auto& names : {row_attention, row_mlp})
-        runs.push_back({Collective::ReduceScatter, t, bytes, st.layers, seconds(names, "")});
+        runs.push_back(userbuffers(Collective::ReduceScatter, seconds(names, "")));
     } else {
       for (const auto& names : {row_attention, row_mlp})
-        runs.push_back({Collective::AllGather, t, bytes, st.layers, seconds(names, ".dgrad")});
+        runs.push_back(userbuffers(Collective::AllGather, seconds(names, ".dgrad")));
     }
   }
   if (async) {

@@ -34,6 +34,10 @@ struct CollectiveRun {
   /// Runs beside the whole pass it belongs to (a generic comm-compute overlap): all of it hidden
   /// beside that compute, none on the critical path.
   bool beside_pass = false;
+  /// Issued inside its GEMM's own library call (Transformer Engine's userbuffers comm-GEMM
+  /// overlap), not through torch.distributed: its CPU cost is a kernel launch's, not a
+  /// collective call's (AnalyticCostModel::host_launch).
+  bool in_gemm_call = false;
 };
 
 /// nccl-tests bus-bandwidth factor (nccl-tests doc/PERFORMANCE.md): 2(n−1)/n for all-reduce,

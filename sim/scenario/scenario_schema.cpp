@@ -1436,7 +1436,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "call into NCCL: its checks, work object, events and stream waits, the launch), on the "
        "same CPU as its kernels. Eager: the `c10d::` operators' time in two real profiler traces "
        "(`sim/cost/constants.h`), about five kernels' worth, so at small micro-batches under "
-       "tensor parallelism an eager step is the CPU's",
+       "tensor parallelism an eager step is the CPU's. Transformer Engine's userbuffers "
+       "exchanges (`parallelism.tp_overlap`) are issued from C++ inside their GEMM's call, not "
+       "through torch.distributed: `host_per_kernel` each",
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::host_per_collective>()},
       {"memory", "map", "", "what a GPU holds besides model state and activations", map(), {}},
