@@ -298,6 +298,10 @@ TEST_CASE("search: the bundled 8B question finds dp 8 with sharded optimizer sta
   // Every layout that ran stays above its own static lower bound.
   for (const auto& r : results)
     if (r.ran()) CHECK(r.peak_memory >= r.static_memory);
+  // The table's note names the smallest ruled-out layout with its ZeRO stage, even 0: beside the
+  // winner's dp 8 with sharded states, "dp 8 · tp 1 · pp 1 · b 1" alone would read as the same.
+  CHECK_THAT(format_search(node8(), results, 5, {}),
+             Catch::Contains("(the smallest, dp 8 · tp 1 · pp 1 · b 1 · no ZeRO, needs"));
 }
 
 TEST_CASE("search: any number of threads gives the same ranking", "[search]") {

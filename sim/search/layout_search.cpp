@@ -563,10 +563,15 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
   } else {
     o += "no layout can run (why below)\n";
   }
+  // A layout named alone, apart from the table's columns: its ZeRO stage said even when 0 (the
+  // layouts that fit may all shard, and one that does not is why it needs more).
+  const auto named = [](const LayoutCandidate& c) {
+    return c.zero > 0 ? c.words() : c.words() + " · no ZeRO";
+  };
   if (oom > 0) {
     const SearchResult& r = results[fit];
     o += fmt::format("out of memory: {}; the fastest, {}, takes {} but needs {} of {}\n",
-                     layouts(oom), r.layout.words(), format_time(r.report.step_time_s),
+                     layouts(oom), named(r.layout), format_time(r.report.step_time_s),
                      format_bytes(r.peak_memory), limit_words);
   }
   if (ruled > 0) {
@@ -586,7 +591,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                                      "activations their schedule keeps in flight",
                                   by_static, by_activations);
     o += fmt::format("ruled out before simulating: {} over {}, {} (the smallest, {}, needs {})\n",
-                     layouts(ruled), limit_words, why, it->layout.words(),
+                     layouts(ruled), limit_words, why, named(it->layout),
                      format_bytes(it->known_memory()));
   }
   if (failed > 0) {
