@@ -93,8 +93,8 @@ double host_per_kernel_seconds(const Scenario& s);
 /// The CPU's time to issue one collective (a pass's TP, CP or EP collective), seconds:
 /// efficiency.host_per_collective, else constants.h kEagerHostPerCollective × host_speed_factor
 /// under `training.runtime: eager` or `fused` while its kernels take CPU time, else
-/// host_per_kernel_seconds
-/// (0: the CPU keeps ahead).
+/// host_per_kernel_seconds (0: the CPU keeps ahead). Transformer Engine's userbuffers exchanges
+/// (CollectiveRun::in_gemm_call) take host_per_kernel_seconds instead.
 double host_per_collective_seconds(const Scenario& s);
 
 /// One GEMM C[m×n] = A[m×k] · B[k×n].
