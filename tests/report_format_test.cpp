@@ -362,6 +362,11 @@ TEST_CASE("check: the errors summarized per training.runtime, where the cases mi
   const std::string text = format_check(cases, false);
   CHECK_THAT(text, Catch::Contains("by runtime"));
   CHECK_THAT(text, Catch::Matches("(.|\n)*  eager +2 +15\\.0% +20\\.0% +-15\\.0%(.|\n)*"));
+  // The README's Markdown has the same table.
+  CHECK_THAT(format_check(cases, true),
+             Catch::Contains("| runtime | cases |") &&
+                 Catch::Contains("| eager | 2 | 15.0 % | 20.0 % | -15.0 % |") &&
+                 Catch::Contains("| fused | 1 | 6.0 % | 6.0 % | -6.0 % |"));
   const nlohmann::json j = check_to_json(cases);
   REQUIRE(j["by_runtime"].size() == 3);
   CHECK(j["by_runtime"][1]["runtime"] == "eager");

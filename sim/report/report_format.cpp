@@ -681,6 +681,13 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
                          g.summary.mean_abs_error * 100, g.summary.max_abs_error * 100,
                          g.summary.mean_error * 100);
     }
+    if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1) {
+      o += "\n| runtime | cases | mean \\|error\\| | max \\|error\\| | mean signed |\n";
+      o += "|---|---|---|---|---|\n";
+      for (const auto& [rt, s] : by_runtime)
+        o += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", rt, s.cases,
+                         s.mean_abs_error * 100, s.max_abs_error * 100, s.mean_error * 100);
+    }
     return o + format_ranking(cases, true);
   }
   std::size_t nw = 4;
