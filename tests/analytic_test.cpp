@@ -3495,13 +3495,19 @@ parallelism: {{tp: 4, sequence_parallel: true, tp_overlap: true}}
     CHECK(h.time == seconds_to_ns((runs + in_gemm) * constants::kEagerHostPerKernel +
                                   calls * constants::kEagerHostPerCollective));
   }
+  const auto exchanges = [](const AnalyticCostModel& a, Op op) {
+    double n = 0;
+    for (const CollectiveRun& c : a.tp_collectives(op, 0)) n += c.in_gemm_call ? c.count : 0;
+    return n;
+  };
   // Under LoRA on the attention, the norm beside QKV returns its output and TE gathers QKV's
   // input by a plain all-gather (torch.distributed): one exchange a layer fewer forward.
-  double in_gemm = 0;
-  for (const CollectiveRun& c :
-       model(", lora_rank: 16, lora_targets: qkv").tp_collectives(Op::F, 0))
-    in_gemm += c.in_gemm_call ? c.count : 0;
-  CHECK(in_gemm == 3 * 16);
+  CHECK(exchanges(model(", lora_rank: 16, lora_targets: qkv"), Op::F) == 3 * 16);
+  // A recomputed forward replays its exchanges inside the backward, userbuffers again: full
+  // recompute the layer's 4 beside the backward's 2 (6 × 16 = 96), selective `mlp` the MLP
+  // half's 2 (4 × 16 = 64).
+  CHECK(exchanges(model(", recompute: full"), Op::B) == 6 * 16);
+  CHECK(exchanges(model(", recompute: selective, recompute_modules: mlp"), Op::B) == 4 * 16);
 }
 
 TEST_CASE("analytic: an eager CPU issues each collective in efficiency.host_per_collective",

@@ -1558,18 +1558,18 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   const std::vector<Kernel> ks = fused || async ? kernels(op, stage) : std::vector<Kernel>{};
   const std::initializer_list<std::string_view> column_in{"qkv"}, column_mlp{"mlp_up"},
       row_attention{"attn_out"}, row_mlp{"mlp_down"};
+  // A userbuffers exchange of comm-GEMM overlap: inside its GEMM's call (in_gemm_call), hidden
+  // under that GEMM.
+  auto userbuffers = [&](Collective kind, int count, double hide_s) {
+    CollectiveRun r{kind, t, bytes, count, hide_s};
+    r.in_gemm_call = true;
+    return r;
+  };
   if (fused) {
     // Per layer, each under its own GEMM (a dense model's: every layer alike).
     const double n = st.layers;
     auto seconds = [&](std::initializer_list<std::string_view> names, std::string_view pass) {
       return gemm_seconds_named(*this, ks, names, pass) / n;
-    };
-    // Each a userbuffers exchange inside its GEMM's call (in_gemm_call), but for LoRA's plain
-    // gathers.
-    auto userbuffers = [&](Collective kind, double hide_s) {
-      CollectiveRun r{kind, t, bytes, st.layers, hide_s};
-      r.in_gemm_call = true;
-      return r;
     };
     if (forward) {
       // Under LoRA the norm beside an adapter's layer returns its output, and TE gathers that
@@ -1578,12 +1578,12 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       for (const auto& [names, plain] :
            {std::pair{column_in, apart.attention}, std::pair{column_mlp, apart.mlp}})
         runs.push_back(plain ? CollectiveRun{Collective::AllGather, t, bytes, st.layers, 0.0}
-                             : userbuffers(Collective::AllGather, seconds(names, "")));
+                             : userbuffers(Collective::AllGather, st.layers, seconds(names, "")));
       for (const auto& names : {row_attention, row_mlp})
-        runs.push_back(userbuffers(Collective::ReduceScatter, seconds(names, "")));
+        runs.push_back(userbuffers(Collective::ReduceScatter, st.layers, seconds(names, "")));
     } else {
       for (const auto& names : {row_attention, row_mlp})
-        runs.push_back(userbuffers(Collective::AllGather, seconds(names, ".dgrad")));
+        runs.push_back(userbuffers(Collective::AllGather, st.layers, seconds(names, ".dgrad")));
     }
   }
   if (async) {
@@ -1626,12 +1626,12 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       auto seconds = [&](std::initializer_list<std::string_view> names) {
         return gemm_seconds_named(*this, fk, names, "") / st.layers;
       };
-      runs.push_back(
-          {Collective::AllGather, t, bytes, redo, apart.attention ? 0.0 : seconds(column_in)});
-      runs.push_back(
-          {Collective::AllGather, t, bytes, redo, apart.mlp ? 0.0 : seconds(column_mlp)});
+      for (const auto& [names, plain] :
+           {std::pair{column_in, apart.attention}, std::pair{column_mlp, apart.mlp}})
+        runs.push_back(plain ? CollectiveRun{Collective::AllGather, t, bytes, redo, 0.0}
+                             : userbuffers(Collective::AllGather, redo, seconds(names)));
       for (const auto& names : {row_attention, row_mlp})
-        runs.push_back({Collective::ReduceScatter, t, bytes, redo, seconds(names)});
+        runs.push_back(userbuffers(Collective::ReduceScatter, redo, seconds(names)));
     } else if (sp) {
       gathers += 2 * redo;
       scatters += 2 * redo;
@@ -1647,10 +1647,10 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     const int redo_mlp = (modules.mlp ? st.layers - sparse : 0) + (modules.moe ? sparse : 0);
     if (redo_mlp > 0 && fused) {
       const std::vector<Kernel> fk = kernels(Op::F, stage);
-      runs.push_back({Collective::AllGather, t, bytes, redo_mlp,
-                      gemm_seconds_named(*this, fk, column_mlp, "") / st.layers});
-      runs.push_back({Collective::ReduceScatter, t, bytes, redo_mlp,
-                      gemm_seconds_named(*this, fk, row_mlp, "") / st.layers});
+      runs.push_back(userbuffers(Collective::AllGather, redo_mlp,
+                                 gemm_seconds_named(*this, fk, column_mlp, "") / st.layers));
+      runs.push_back(userbuffers(Collective::ReduceScatter, redo_mlp,
+                                 gemm_seconds_named(*this, fk, row_mlp, "") / st.layers));
     } else if (sp) {
       gathers += redo_mlp;
       scatters += redo_mlp;

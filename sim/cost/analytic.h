@@ -178,7 +178,8 @@ class AnalyticCostModel : public CostModel {
   std::vector<KernelTime> kernel_times(Op op, int stage) const override;
   /// The kernels compute() counts (each run's launches), efficiency.host_per_kernel each
   /// (host_per_kernel_seconds), and the TP, CP and EP collectives its pass runs (one launch
-  /// each), efficiency.host_per_collective each (host_per_collective_seconds).
+  /// each), efficiency.host_per_collective each (host_per_collective_seconds), but for
+  /// Transformer Engine's userbuffers exchanges (CollectiveRun::in_gemm_call): a kernel's each.
   HostLaunch host_launch(Op op, int stage) const override;
   /// The CPU's time to issue one kernel, seconds (host_per_kernel_seconds).
   double host_per_kernel() const;

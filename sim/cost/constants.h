@@ -138,7 +138,9 @@ inline constexpr double kEagerHostPerKernel = 48.3e-6;
 /// more calls weighing more). Under the profiler, as
 /// kEagerHostPerKernel is; the Python around the call (a framework's autograd function, the
 /// output's allocation) is not in it. Charged in place of kEagerHostPerKernel for each TP, CP
-/// and EP collective a pass issues. Override: efficiency.host_per_collective.
+/// and EP collective a pass issues through torch.distributed (not Transformer Engine's
+/// userbuffers exchanges, issued from C++ inside their GEMM's call: a kernel's each). Override:
+/// efficiency.host_per_collective.
 inline constexpr double kEagerHostPerCollective = 227e-6;
 
 /// How much longer a Grace CPU (GB200, GB300: cluster.host_cpu grace) takes than an x86 server

@@ -418,7 +418,7 @@ struct EfficiencyOverrides {
   /// keeps ahead of the GPU (CUDA graphs, or unknown).
   std::optional<TimeNs> host_per_kernel;
   /// The CPU's time to issue one TP, CP or EP collective (cost/constants.h
-  /// kEagerHostPerCollective under an eager runtime, else host_per_kernel's).
+  /// kEagerHostPerCollective under an eager or fused runtime, else host_per_kernel's).
   std::optional<TimeNs> host_per_collective;
 };
 

@@ -56,14 +56,17 @@ double memory_limit(const Scenario& base, const SearchOptions& o) {
 
 }  // namespace
 
-std::string LayoutCandidate::words() const {
+std::string LayoutCandidate::words(bool say_unsharded) const {
   const LayoutCandidate& c = *this;
   std::string s = fmt::format("dp {} · tp {} · pp {}", c.dp, c.tp, c.pp);
   if (c.vpp > 1) s += fmt::format(" · vpp {}", c.vpp);
   if (c.ep > 1) s += fmt::format(" · ep {}", c.ep);
   if (c.cp > 1) s += fmt::format(" · cp {}", c.cp);
   s += fmt::format(" · b {}", c.micro_batch_size);
-  if (c.zero > 0) s += fmt::format(" · ZeRO-{}", c.zero);
+  if (c.zero > 0)
+    s += fmt::format(" · ZeRO-{}", c.zero);
+  else if (say_unsharded && c.dp > 1)
+    s += " · no ZeRO";
   if (c.sequence_parallel) s += " · SP";
   if (c.recompute_layers > 0)
     s += fmt::format(" · recompute {} layers/stage", c.recompute_layers);
@@ -565,9 +568,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
   }
   // A layout named alone, apart from the table's columns: its ZeRO stage said even when 0 (the
   // layouts that fit may all shard, and one that does not is why it needs more).
-  const auto named = [](const LayoutCandidate& c) {
-    return c.zero > 0 ? c.words() : c.words() + " · no ZeRO";
-  };
+  const auto named = [](const LayoutCandidate& c) { return c.words(true); };
   if (oom > 0) {
     const SearchResult& r = results[fit];
     o += fmt::format("out of memory: {}; the fastest, {}, takes {} but needs {} of {}\n",

@@ -81,8 +81,10 @@ struct LayoutCandidate {
   /// Sets these values in `s` (naming the search as their origin); validate() checks them.
   void apply(Scenario& s) const;
   /// In words: "dp 8 · tp 1 · pp 1 · b 1 · ZeRO-2 · full recompute · 1f1b" (what differs from
-  /// the defaults; the schedule when the candidate names one).
-  std::string words() const;
+  /// the defaults; the schedule when the candidate names one). With `say_unsharded`, a layout
+  /// of dp > 1 without ZeRO says "· no ZeRO" where the stage would be (named alone, apart from a
+  /// table whose column shows it).
+  std::string words(bool say_unsharded = false) const;
 };
 
 struct SearchResult {
