@@ -476,4 +476,17 @@ parallelism: {pp: 2}
   CHECK(eager.host_per_kernel_s == Approx(48.3e-6));
   CHECK(eager.cpu_headroom_s == 0);
   CHECK(format_report(eager).find("not simulated") == std::string::npos);
+  // Fused (a framework without CUDA graphs), the CPU at eager PyTorch's figures: the line says
+  // they stand in for the framework's own; with the figure set by the scenario, not.
+  const std::string with_runtime = std::string(yaml).replace(
+      std::string(yaml).find("global_batch_size: 4}"), 21, "global_batch_size: 4, runtime: fused}");
+  const StepReport fused = make_report(simulate(test::yaml(with_runtime)));
+  CHECK(fused.host_per_kernel_s == Approx(48.3e-6));  // cost/constants.h kEagerHostPerKernel
+  const std::string stand_in = "standing in for the framework's own: none measured";
+  CHECK(format_report(fused).find(stand_in) != std::string::npos);
+  CHECK(format_report(eager).find(stand_in) == std::string::npos);
+  const StepReport set =
+      make_report(simulate(test::yaml(with_runtime + "efficiency: {host_per_kernel: 30us}\n")));
+  CHECK(format_report(set).find("CPU launches         30.000 us a kernel") != std::string::npos);
+  CHECK(format_report(set).find(stand_in) == std::string::npos);
 }

@@ -181,13 +181,19 @@ std::string format_report(const StepReport& r) {
   if (launch > 0)
     o += fmt::format(
         "CPU launches         {} a kernel (efficiency.host_per_kernel){}: {} of issuing on the "
-        "busiest stage's CPU against {} of its GPU's compute; that GPU waited {} for it\n",
+        "busiest stage's CPU against {} of its GPU's compute; that GPU waited {} for it{}\n",
         format_time(r.host_per_kernel_s),
         r.tp > 1 || r.cp > 1 || r.ep > 1
             ? fmt::format(", {} a TP/CP/EP collective (efficiency.host_per_collective)",
                           format_time(r.host_per_collective_s))
             : std::string(),
-        format_time(launch), format_time(launch_busy), format_time(launch_wait));
+        format_time(launch), format_time(launch_busy), format_time(launch_wait),
+        // A fused framework's own CPU time per kernel is not measured: say whose stands in.
+        r.training && r.training->runtime == Runtime::Fused &&
+                r.host_per_kernel_s == r.eager_host_per_kernel_s
+            ? " (eager PyTorch's measured figures, standing in for the framework's own: none "
+              "measured; training.runtime: fused)"
+            : "");
   else if (r.cpu_headroom_s > 0) {
     const StageStats& st = r.stages[static_cast<std::size_t>(r.cpu_headroom_stage)];
     o += fmt::format(

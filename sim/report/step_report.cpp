@@ -349,6 +349,7 @@ StepReport make_report(const Timeline& tl) {
   if (std::any_of(launch.begin(), launch.end(), [](TimeNs x) { return x > 0; })) {
     r.host_per_kernel_s = host_per_kernel_seconds(sc);
     r.host_per_collective_s = host_per_collective_seconds(sc);
+    r.eager_host_per_kernel_s = eager_host_per_kernel_seconds(sc);
   } else {
     for (const StageStats& st : r.stages)
       if (st.kernels > 0 && st.compute_busy_s > 0 &&

@@ -145,7 +145,8 @@ struct StepReport {
   double cpu_headroom_s = 0;
   int cpu_headroom_stage = 0;
   /// What eager PyTorch's CPU takes to issue a kernel on the scenario's host (cost/analytic.h
-  /// eager_host_per_kernel_seconds), beside cpu_headroom_s; 0 when that is not computed.
+  /// eager_host_per_kernel_seconds), beside cpu_headroom_s or beside host_per_kernel_s where
+  /// the CPU is simulated; 0 when neither.
   double eager_host_per_kernel_s = 0;
   /// Every GPU's modelled compute × this: the slowest of the job's GPUs sets the pace
   /// (cost/gpu_spread.h), their speeds spreading by `gpu_speed_spread` (cluster.gpu_speed_spread
