@@ -679,21 +679,17 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
         "{:+.1f} %.\n",
         counted(sum.cases, "case"), sum.mean_abs_error * 100, sum.max_abs_error * 100,
         sum.mean_error * 100);
-    if (by_gpu.size() > 1) {
-      o += "\n| GPU | cases | mean \\|error\\| | max \\|error\\| | mean signed |\n";
+    // A table of summaries, one row each, headed by what the rows are of.
+    const auto summaries = [&o](const char* of, const auto& rows) {
+      o += fmt::format("\n| {} | cases | mean \\|error\\| | max \\|error\\| | mean signed |\n", of);
       o += "|---|---|---|---|---|\n";
-      for (const auto& g : by_gpu)
-        o += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", g.gpu, g.summary.cases,
-                         g.summary.mean_abs_error * 100, g.summary.max_abs_error * 100,
-                         g.summary.mean_error * 100);
-    }
-    if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1) {
-      o += "\n| runtime | cases | mean \\|error\\| | max \\|error\\| | mean signed |\n";
-      o += "|---|---|---|---|---|\n";
-      for (const auto& [rt, s] : by_runtime)
-        o += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", rt, s.cases,
+      for (const auto& [name, s] : rows)
+        o += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", name, s.cases,
                          s.mean_abs_error * 100, s.max_abs_error * 100, s.mean_error * 100);
-    }
+    };
+    if (by_gpu.size() > 1) summaries("GPU", by_gpu);
+    if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1)
+      summaries("runtime", by_runtime);
     return o + format_ranking(cases, true);
   }
   std::size_t nw = 4;
