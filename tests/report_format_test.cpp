@@ -375,6 +375,51 @@ TEST_CASE("check: the errors summarized per training.runtime, where the cases mi
   CHECK_THAT(format_check({cases[0], cases[2]}, false), !Catch::Contains("by runtime"));
 }
 
+TEST_CASE("check: the errors summarized per tensor-parallel degree, where the cases mix them",
+          "[report][accuracy]") {
+  // tp 1 at +2 %, tp 2 at −10 % and −30 %, tp 8 at −5 %: tp 2's mean |e| 20 %, max 30 %,
+  // signed −20 %; the rows in ascending TP order.
+  auto checked = [](const std::string& name, int tp, double error) {
+    CheckedCase c;
+    c.step.scenario_name = name;
+    c.step.gpu = "h100-sxm";
+    c.step.gpus = 8;
+    c.step.tp = tp;
+    c.accuracy.metric = "step time";
+    c.accuracy.measured = 1.0;
+    c.accuracy.predicted = 1.0 + error;
+    c.accuracy.step_time_error = error;
+    return c;
+  };
+  const std::vector<CheckedCase> cases{checked("a", 2, -0.10), checked("b", 8, -0.05),
+                                       checked("c", 1, 0.02), checked("d", 2, -0.30)};
+  const auto by = summarize_by_tp(cases);
+  REQUIRE(by.size() == 3);
+  CHECK(by[0].first == 1);
+  CHECK(by[1].first == 2);
+  CHECK(by[1].second.cases == 2);
+  CHECK(by[1].second.mean_abs_error == Approx(0.20));
+  CHECK(by[1].second.max_abs_error == Approx(0.30));
+  CHECK(by[1].second.mean_error == Approx(-0.20));
+  CHECK(by[2].first == 8);
+  const std::string text = format_check(cases, false);
+  CHECK_THAT(text, Catch::Matches("(.|\n)*  tp 2 +2 +20\\.0% +30\\.0% +-20\\.0%(.|\n)*"));
+  CHECK_THAT(format_check(cases, true),
+             Catch::Contains("| TP degree | cases |") &&
+                 Catch::Contains("| tp 2 | 2 | 20.0 % | 30.0 % | -20.0 % |") &&
+                 Catch::Contains("| tp 8 | 1 | 5.0 % | 5.0 % | -5.0 % |"));
+  const nlohmann::json j = check_to_json(cases);
+  REQUIRE(j["by_tp"].size() == 3);
+  CHECK(j["by_tp"][1]["tp"] == 2);
+  CHECK(j["by_tp"][1]["mean_error"].get<double>() == Approx(-0.20));
+  // The validation record carries one ACCURACY_TP row per degree.
+  const std::string inc = validation_inc(cases);
+  CHECK_THAT(inc, Catch::Contains("ACCURACY_TP(2, 2, 0.20000, 0.30000, -0.20000,"));
+  CHECK_THAT(inc, Catch::Contains("ACCURACY_TP(8, 1, 0.05000,"));
+  // One degree: no table.
+  CHECK_THAT(format_check({cases[0], cases[3]}, false), !Catch::Contains("by TP degree"));
+}
+
 TEST_CASE("check: the layout ranking of runs measured together", "[report][accuracy]") {
   // Series s: "fast" on 8 GPUs predicted 8 / 1000 = 0.008 GPU-s per token, measured 0.010;
   // "slow" on 8 GPUs predicted 8 / 800 = 0.010, measured 0.0105; "big" on 16 GPUs predicted
@@ -468,6 +513,43 @@ TEST_CASE("run: the report quotes the validation record of its GPU", "[report][a
   CHECK(j["likely_step_time_s"]["gpu"].is_null());
   CHECK(j["likely_step_time_s"]["runtime"].is_null());
   CHECK(j["likely_step_time_s"]["cases"] == validation_overall().cases);
+}
+
+TEST_CASE("run: a run with tensor parallelism quotes the suite's runs of its TP degree",
+          "[report][accuracy]") {
+  // llama8b() at tp 2 (pp 4 · dp 1 · tp 2 on the 8 H100s). The suite's tp-2 runs (12 in
+  // report/data/validation.inc, every GPU's) have a record of their own: the report quotes it
+  // under the GPU's, and the likely measured range comes from it (kLikelyMinCases or more),
+  // before the GPU's runs under the same runtime.
+  Scenario s = llama8b();
+  s.layout.dp = 1;
+  s.layout.tp = 2;
+  const StepReport r = make_report(simulate(s, {"", true}));
+  const auto tp2 = validation_for_tp(2);
+  REQUIRE(tp2);
+  REQUIRE(tp2->cases >= kLikelyMinCases);
+  const std::string text = format_report(r);
+  CHECK_THAT(text, Catch::Contains("  at this TP degree  " + tp_validation_line(2) + "\n"));
+  CHECK_THAT(text,
+             Catch::Contains(fmt::format("{} published runs at tp 2 (every GPU)", tp2->cases)));
+  CHECK_THAT(text, Catch::Contains("likely measured      " +
+                                   likely_line("h100-sxm", r.step_time_s, "compiled", 2) + "\n"));
+  auto j = report_to_json(r);
+  CHECK(j["validation_tp"]["tp"] == 2);
+  CHECK(j["validation_tp"]["cases"] == tp2->cases);
+  CHECK(j["validation_tp"]["mean_error"].get<double>() == tp2->mean_error);
+  CHECK(j["likely_step_time_s"]["tp"] == 2);
+  CHECK(j["likely_step_time_s"]["gpu"].is_null());
+  CHECK(j["likely_step_time_s"]["low"].get<double>() ==
+        Approx(r.step_time_s / (1 + tp2->p90_error)));
+  CHECK(j["likely_step_time_s"]["high"].get<double>() ==
+        Approx(r.step_time_s / (1 + tp2->p10_error)));
+  // At tp 1 neither: no line, a null record, the GPU's basis.
+  const StepReport one = make_report(simulate(llama8b(), {"", true}));
+  CHECK_THAT(format_report(one), !Catch::Contains("at this TP degree"));
+  j = report_to_json(one);
+  CHECK(j["validation_tp"].is_null());
+  CHECK(j["likely_step_time_s"]["tp"].is_null());
 }
 
 TEST_CASE("run: multi-token prediction in the model line, the layout line and the JSON",

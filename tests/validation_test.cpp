@@ -150,6 +150,43 @@ TEST_CASE("validation: the likely measured step of an eager run, from the eager 
   }
 }
 
+TEST_CASE("validation: the suite's record per tensor-parallel degree", "[report][accuracy]") {
+  // Every run has one TP degree: the degrees' rows add up to the whole suite. Degree 1 has no
+  // line (a run without TP), nor a degree the suite never ran (tp 3).
+  int cases = 0;
+  for (int tp = 1; tp <= 64; ++tp)
+    if (const auto r = validation_for_tp(tp)) cases += r->cases;
+  CHECK(cases == validation_overall().cases);
+  CHECK(tp_validation_line(1).empty());
+  CHECK_FALSE(validation_for_tp(3));
+  CHECK(tp_validation_line(3).empty());
+  const auto tp2 = validation_for_tp(2);
+  REQUIRE(tp2);
+  CHECK_THAT(
+      tp_validation_line(2),
+      Catch::StartsWith(fmt::format("{} published runs at tp 2 (every GPU): mean |error| "
+                                    "{:.1f} %",
+                                    tp2->cases, tp2->mean_abs_error * 100)) &&
+          Catch::EndsWith(tp2->mean_error < 0 ? "too fast on average" : "too slow on average"));
+  // The likely range of a tp-2 run comes from those runs when they are enough, whatever the
+  // GPU and runtime; of a degree with too few (or none), from the GPU's as before.
+  REQUIRE(tp2->cases >= kLikelyMinCases);
+  const auto l = likely_step_time("b200", 2.0, "compiled", 2);
+  REQUIRE(l);
+  CHECK(l->tp == 2);
+  CHECK(l->basis.gpu.empty());
+  CHECK(l->basis.summary.cases == tp2->cases);
+  CHECK(l->high_s == Approx(2.0 / (1 + tp2->p10_error)));
+  CHECK_THAT(likely_line("b200", 2.0, "compiled", 2),
+             Catch::Contains(
+                 fmt::format("8 in 10 of the {} published runs at tp 2 (every GPU)", tp2->cases)));
+  const auto none = likely_step_time("b200", 2.0, "compiled", 3);
+  REQUIRE(none);
+  CHECK(none->tp == 0);
+  CHECK(none->basis.summary.cases ==
+        likely_step_time("b200", 2.0, "compiled")->basis.summary.cases);
+}
+
 TEST_CASE("validation: the layout ranking's record and its line", "[report][accuracy]") {
   // The suite's series (report/ranking.h): at least one of two runs or more, so pairs; right
   // pairs and picked series within their totals; the line quotes them.

@@ -143,7 +143,9 @@ std::string format_report(const StepReport& r) {
   }
   if (const std::string v = validation_line(r.gpu); !v.empty())
     o += fmt::format("validation           {}\n", v);
-  if (const std::string v = likely_line(r.gpu, r.step_time_s, runtime_name(r)); !v.empty())
+  if (const std::string v = tp_validation_line(r.tp); !v.empty())
+    o += fmt::format("  at this TP degree  {}\n", v);
+  if (const std::string v = likely_line(r.gpu, r.step_time_s, runtime_name(r), r.tp); !v.empty())
     o += fmt::format("likely measured      {}\n", v);
   if (r.step_time_without_slowdown_s) {
     const double base = *r.step_time_without_slowdown_s;
@@ -436,12 +438,18 @@ nlohmann::json report_to_json(const StepReport& r) {
     j["validation"]["gpu"] = v->gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(v->gpu);
   } else
     j["validation"] = nullptr;
-  if (const auto l = likely_step_time(r.gpu, r.step_time_s, runtime_name(r)))
+  if (const auto v = r.tp > 1 ? validation_for_tp(r.tp) : std::nullopt) {
+    j["validation_tp"] = summary_to_json(*v);
+    j["validation_tp"]["tp"] = r.tp;
+  } else
+    j["validation_tp"] = nullptr;
+  if (const auto l = likely_step_time(r.gpu, r.step_time_s, runtime_name(r), r.tp))
     j["likely_step_time_s"] = {
         {"low", l->low_s},
         {"high", l->high_s},
         {"gpu", l->basis.gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(l->basis.gpu)},
         {"runtime", l->runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(l->runtime)},
+        {"tp", l->tp > 0 ? nlohmann::json(l->tp) : nlohmann::json(nullptr)},
         {"cases", l->basis.summary.cases}};
   else
     j["likely_step_time_s"] = nullptr;
@@ -661,6 +669,15 @@ std::vector<std::pair<std::string, AccuracySummary>> summarize_by_runtime(
   return out;
 }
 
+std::vector<std::pair<int, AccuracySummary>> summarize_by_tp(
+    const std::vector<CheckedCase>& cases) {
+  std::map<int, std::vector<Accuracy>> of;
+  for (const auto& c : cases) of[c.step.tp].push_back(c.accuracy);
+  std::vector<std::pair<int, AccuracySummary>> out;
+  for (const auto& [tp, v] : of) out.emplace_back(tp, summarize(v));
+  return out;
+}
+
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
   const AccuracySummary sum = summarize(cases);
   const std::vector<GpuAccuracy> by_gpu = summarize_by_gpu(cases);
@@ -690,6 +707,11 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
     if (by_gpu.size() > 1) summaries("GPU", by_gpu);
     if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1)
       summaries("runtime", by_runtime);
+    if (const auto by_tp = summarize_by_tp(cases); by_tp.size() > 1) {
+      std::vector<std::pair<std::string, AccuracySummary>> rows;
+      for (const auto& [tp, s] : by_tp) rows.emplace_back(fmt::format("tp {}", tp), s);
+      summaries("TP degree", rows);
+    }
     return o + format_ranking(cases, true);
   }
   std::size_t nw = 4;
@@ -732,6 +754,17 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
                        fmt::format("{:+.1f}%", s.mean_error * 100));
     }
   }
+  // By tensor-parallel degree, where the cases mix them (a run's report quotes its own).
+  if (const auto by_tp = summarize_by_tp(cases); by_tp.size() > 1) {
+    const std::string row = "  {:<13}  {:>5}  {:>12}  {:>11}  {:>11}\n";
+    o += fmt::format(fmt::runtime(row), "by TP degree", "cases", "mean |error|", "max |error|",
+                     "mean signed");
+    for (const auto& [tp, s] : by_tp)
+      o += fmt::format(fmt::runtime(row), fmt::format("tp {}", tp), s.cases,
+                       fmt::format("{:.1f}%", s.mean_abs_error * 100),
+                       fmt::format("{:.1f}%", s.max_abs_error * 100),
+                       fmt::format("{:+.1f}%", s.mean_error * 100));
+  }
   return o + format_ranking(cases, false);
 }
 
@@ -741,7 +774,8 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
       "// scenarios/llama3-405b-16k.yaml and scenarios/deepseek-v3-2048.yaml. ACCURACY: per GPU\n"
       "// preset and over all (gpu \"\"), {gpu, cases, mean |step-time error|, max |error|, mean\n"
       "// signed error, its 10th and 90th percentiles}; ACCURACY_RUNTIME: the same for the runs\n"
-      "// of one training.runtime, {gpu, runtime, …}; RANKING: the runs measured together\n"
+      "// of one training.runtime, {gpu, runtime, …}; ACCURACY_TP: the same over every GPU for\n"
+      "// the runs of one tensor-parallel degree, {tp, …}; RANKING: the runs measured together\n"
       "// (report/ranking.h), {series, pairs, pairs ordered right, series whose fastest run is\n"
       "// picked}. Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
       "// validation_record fails when it differs from a fresh run. Read by\n"
@@ -764,6 +798,11 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
     for (const auto& g : summarize_by_gpu(like)) o += row(g.gpu, runtime, g.summary);
     o += row("", runtime, summary);
   }
+  // Over every GPU per tensor-parallel degree, for the report's line on runs of its width.
+  for (const auto& [tp, summary] : summarize_by_tp(cases))
+    o += fmt::format("ACCURACY_TP({}, {}, {:.5f}, {:.5f}, {:.5f}, {:.5f}, {:.5f})\n", tp,
+                     summary.cases, summary.mean_abs_error, summary.max_abs_error,
+                     summary.mean_error, summary.p10_error, summary.p90_error);
   const RankingSummary t = summarize(rank_series(cases));
   o += fmt::format("RANKING({}, {}, {}, {})\n", t.series, t.pairs, t.ordered_right,
                    t.fastest_picked);
@@ -800,6 +839,13 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
     nlohmann::json one = summary_to_json(summary);
     one["runtime"] = rt;
     j["by_runtime"].push_back(std::move(one));
+  }
+  // And by tensor-parallel degree (report/validation.h's ACCURACY_TP).
+  j["by_tp"] = nlohmann::json::array();
+  for (const auto& [tp, summary] : summarize_by_tp(cases)) {
+    nlohmann::json one = summary_to_json(summary);
+    one["tp"] = tp;
+    j["by_tp"].push_back(std::move(one));
   }
   const std::vector<SeriesRanking> series = rank_series(cases);
   j["ranking"]["series"] = nlohmann::json::array();

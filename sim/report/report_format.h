@@ -41,6 +41,9 @@ std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases)
 /// "fused"), in name order; cases without a model are left out.
 std::vector<std::pair<std::string, AccuracySummary>> summarize_by_runtime(
     const std::vector<CheckedCase>& cases);
+/// The cases summarized by tensor-parallel degree (1, 2, 4, …), in ascending order: how far the
+/// model is off at each TP width, whatever the GPU.
+std::vector<std::pair<int, AccuracySummary>> summarize_by_tp(const std::vector<CheckedCase>& cases);
 /// The cases as a table (text, or Markdown for README.md) with mean and max |error|, then, when
 /// they span several GPU presets, the same per preset.
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);

@@ -21,21 +21,29 @@ struct RuntimeRow {
   Row row;
 };
 
-// The data file is a list of ACCURACY(…) and ACCURACY_RUNTIME(…) rows and one RANKING(…) line,
-// read three times.
+struct TpRow {
+  int tp;  // tensor-parallel degree, over every GPU
+  Row row;
+};
+
+// The data file is a list of ACCURACY(…), ACCURACY_RUNTIME(…) and ACCURACY_TP(…) rows and one
+// RANKING(…) line, read four times.
 #define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90) \
   {gpu, cases, mean_abs, max_abs, mean, p10, p90},
 #define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90)
+#define ACCURACY_TP(tp, cases, mean_abs, max_abs, mean, p10, p90)
 #define RANKING(series, pairs, ordered_right, fastest_picked)
 constexpr Row kRows[] = {
 #include "report/data/validation.inc"
 };
 #undef ACCURACY
 #undef ACCURACY_RUNTIME
+#undef ACCURACY_TP
 #undef RANKING
 #define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90)
 #define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90) \
   {gpu, runtime, {gpu, cases, mean_abs, max_abs, mean, p10, p90}},
+#define ACCURACY_TP(tp, cases, mean_abs, max_abs, mean, p10, p90)
 #define RANKING(series, pairs, ordered_right, fastest_picked)
 constexpr RuntimeRow kRuntimeRows[] = {
 #include "report/data/validation.inc"
@@ -45,6 +53,7 @@ constexpr RuntimeRow kRuntimeRows[] = {
 #undef RANKING
 #define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90)
 #define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90)
+#define ACCURACY_TP(tp, cases, mean_abs, max_abs, mean, p10, p90)
 #define RANKING(series, pairs, ordered_right, fastest_picked) \
   { series, pairs, ordered_right, fastest_picked }
 constexpr RankingSummary kRanking =
@@ -52,6 +61,19 @@ constexpr RankingSummary kRanking =
     ;
 #undef ACCURACY
 #undef ACCURACY_RUNTIME
+#undef ACCURACY_TP
+#undef RANKING
+#define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90)
+#define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90)
+#define ACCURACY_TP(tp, cases, mean_abs, max_abs, mean, p10, p90) \
+  {tp, {"", cases, mean_abs, max_abs, mean, p10, p90}},
+#define RANKING(series, pairs, ordered_right, fastest_picked)
+constexpr TpRow kTpRows[] = {
+#include "report/data/validation.inc"
+};
+#undef ACCURACY
+#undef ACCURACY_RUNTIME
+#undef ACCURACY_TP
 #undef RANKING
 
 AccuracySummary summary(const Row& r) {
@@ -100,6 +122,23 @@ std::optional<AccuracySummary> validation_for_runtime(const std::string& gpu,
   return std::nullopt;
 }
 
+std::optional<AccuracySummary> validation_for_tp(int tp) {
+  for (const TpRow& r : kTpRows)
+    if (r.tp == tp) return summary(r.row);
+  return std::nullopt;
+}
+
+std::string tp_validation_line(int tp) {
+  if (tp <= 1) return "";
+  const auto s = validation_for_tp(tp);
+  if (!s) return "";
+  return fmt::format(
+      "{} published run{} at tp {} (every GPU): mean |error| {:.1f} % (largest {:.1f} %), step "
+      "time predicted {:.1f} % too {} on average",
+      s->cases, s->cases == 1 ? "" : "s", tp, s->mean_abs_error * 100, s->max_abs_error * 100,
+      std::abs(s->mean_error) * 100, s->mean_error < 0 ? "fast" : "slow");
+}
+
 std::string runtime_name(const StepReport& r) {
   if (!r.training) return "";
   switch (r.training->runtime) {
@@ -114,12 +153,16 @@ std::string runtime_name(const StepReport& r) {
 }
 
 std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s,
-                                               const std::string& runtime) {
+                                               const std::string& runtime, int tp) {
   if (gpu.empty() || !(predicted_s > 0) || !std::isfinite(predicted_s)) return std::nullopt;
   LikelyStepTime l;
+  const auto wide = tp > 1 ? validation_for_tp(tp) : std::nullopt;
   const auto like = runtime.empty() ? std::nullopt : validation_for_runtime(gpu, runtime);
   const auto own = validation_for_gpu(gpu);
-  if (like && like->cases >= kLikelyMinCases) {
+  if (wide && wide->cases >= kLikelyMinCases) {
+    l.basis = GpuAccuracy{"", *wide};
+    l.tp = tp;
+  } else if (like && like->cases >= kLikelyMinCases) {
     l.basis = GpuAccuracy{gpu, *like};
     l.runtime = runtime;
   } else {
@@ -149,12 +192,14 @@ std::string format_range(double low_s, double high_s) {
 
 }  // namespace
 
-std::string likely_line(const std::string& gpu, double predicted_s, const std::string& runtime) {
-  const auto l = likely_step_time(gpu, predicted_s, runtime);
+std::string likely_line(const std::string& gpu, double predicted_s, const std::string& runtime,
+                        int tp) {
+  const auto l = likely_step_time(gpu, predicted_s, runtime, tp);
   if (!l) return "";
   const AccuracySummary& s = l->basis.summary;
   const std::string whose =
-      l->basis.gpu.empty() ? fmt::format("all {} published runs (too few on {})", s.cases, gpu)
+      l->tp > 0 ? fmt::format("the {} published runs at tp {} (every GPU)", s.cases, l->tp)
+      : l->basis.gpu.empty() ? fmt::format("all {} published runs (too few on {})", s.cases, gpu)
       : l->runtime.empty()
           ? fmt::format("the {} published {} runs", s.cases, gpu)
           : fmt::format("the {} published {} runs under runtime: {}", s.cases, gpu, l->runtime);

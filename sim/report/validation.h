@@ -43,21 +43,33 @@ std::string validation_line(const std::string& gpu);
 /// With `runtime` ("compiled", "eager" or "fused", training.runtime: runtime_name), the runs of
 /// that runtime on the GPU come first when they are kLikelyMinCases or more (`runtime` then names
 /// it): eager runs have been predicted further too fast than compiled ones on the same GPU.
+/// Before either, with tensor parallelism (`tp` > 1), the suite's runs of that TP degree on every
+/// GPU, when they are kLikelyMinCases or more (`tp` then names it): the TP width has moved the
+/// error more than the GPU or the runtime (tp 2 and 8: predicted 11–12 % too fast on average,
+/// tp 1 and 4: 0–2 %).
 struct LikelyStepTime {
   double low_s = 0, high_s = 0;
   GpuAccuracy basis;
   std::string runtime;  ///< the runtime the basis is restricted to; "" for all of them
+  int tp = 0;           ///< the TP degree the basis is restricted to (every GPU's); 0 for none
 };
 inline constexpr int kLikelyMinCases = 10;
 std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s,
-                                               const std::string& runtime = "");
+                                               const std::string& runtime = "", int tp = 1);
 /// likely_step_time as the text report's line; "" where it is nullopt.
-std::string likely_line(const std::string& gpu, double predicted_s,
-                        const std::string& runtime = "");
+std::string likely_line(const std::string& gpu, double predicted_s, const std::string& runtime = "",
+                        int tp = 1);
 /// The suite's record for the runs of `runtime` on the GPU named `gpu` ("" for every GPU), or
 /// nullopt when none.
 std::optional<AccuracySummary> validation_for_runtime(const std::string& gpu,
                                                       const std::string& runtime);
+/// The suite's record for its runs of tensor-parallel degree `tp`, over every GPU, or nullopt
+/// when none: the model's error differs with the TP width (at tp 2 its runs have been predicted
+/// further too fast than at tp 1 or 4).
+std::optional<AccuracySummary> validation_for_tp(int tp);
+/// validation_for_tp as the text report's line, for a run with tensor parallelism; "" at tp 1
+/// or where the suite has no run of that degree.
+std::string tp_validation_line(int tp);
 /// A report's training.runtime as the validation record names it: "compiled", "eager", "fused", or
 /// "" without a model.
 std::string runtime_name(const StepReport& r);
