@@ -137,6 +137,8 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
   CHECK(text.find("validation: " + validation_line("h100-sxm") + "\n") != std::string::npos);
   // And how well the suite's runs measured together were ordered, the record a ranking needs.
   CHECK(text.find("layout order: " + ranking_line() + "\n") != std::string::npos);
+  // And each TP degree's mean signed error: a ranking across degrees inherits their errors.
+  CHECK(text.find("by TP degree: " + tp_record_line() + "\n") != std::string::npos);
   const nlohmann::json j = search_to_json(base, results);
   REQUIRE(j["results"].size() == 10);
   CHECK(j["results"][9]["ran"] == false);

@@ -180,6 +180,13 @@ TEST_CASE("validation: the suite's record per tensor-parallel degree", "[report]
   CHECK_THAT(likely_line("b200", 2.0, "compiled", 2),
              Catch::Contains(
                  fmt::format("8 in 10 of the {} published runs at tp 2 (every GPU)", tp2->cases)));
+  // A search quotes every degree's mean signed error in one line, in ascending order.
+  const std::string line = tp_record_line();
+  CHECK_THAT(line, Catch::StartsWith(fmt::format(
+                       "tp 1 {:+.1f} % ({} runs) · tp 2 {:+.1f} % ({} runs)",
+                       validation_for_tp(1)->mean_error * 100, validation_for_tp(1)->cases,
+                       tp2->mean_error * 100, tp2->cases)));
+  CHECK_THAT(line, Catch::EndsWith("(negative = predicted too fast)"));
   const auto none = likely_step_time("b200", 2.0, "compiled", 3);
   REQUIRE(none);
   CHECK(none->tp == 0);
@@ -203,8 +210,11 @@ TEST_CASE("validation: the layout ranking's record and its line", "[report][accu
 }
 
 TEST_CASE("validation: what a search prints under its ranking", "[report][accuracy]") {
-  // The GPU's record, then the layout order, a line each; without a GPU only the order.
-  CHECK(search_record_lines("h100-sxm") ==
-        "validation: " + validation_line("h100-sxm") + "\nlayout order: " + ranking_line() + "\n");
-  CHECK(search_record_lines("") == "layout order: " + ranking_line() + "\n");
+  // The GPU's record, every TP degree's, then the layout order, a line each; without a GPU the
+  // last two.
+  CHECK(search_record_lines("h100-sxm") == "validation: " + validation_line("h100-sxm") +
+                                               "\nby TP degree: " + tp_record_line() +
+                                               "\nlayout order: " + ranking_line() + "\n");
+  CHECK(search_record_lines("") ==
+        "by TP degree: " + tp_record_line() + "\nlayout order: " + ranking_line() + "\n");
 }

@@ -226,10 +226,23 @@ std::string ranking_line() {
       t.ordered_right, t.pairs, t.fastest_picked, t.series);
 }
 
+std::string tp_record_line() {
+  std::string o;
+  for (const TpRow& r : kTpRows)
+    o += fmt::format("{}tp {} {:+.1f} % ({} run{})", o.empty() ? "" : " · ", r.tp,
+                     r.row.mean_error * 100, r.row.cases, r.row.cases == 1 ? "" : "s");
+  if (o.empty()) return "";
+  return o +
+         ": the published runs' mean signed step-time error, every GPU (negative = predicted "
+         "too fast)";
+}
+
 std::string search_record_lines(const std::string& gpu) {
   std::string o;
   // How far step times on this GPU have been off, beside the ranking built on them.
   if (const std::string v = validation_line(gpu); !v.empty()) o += "validation: " + v + "\n";
+  // And at each TP degree: a ranking across degrees inherits their different errors.
+  if (const std::string v = tp_record_line(); !v.empty()) o += "by TP degree: " + v + "\n";
   // And how well the suite's runs measured together were ordered: what a ranking rests on.
   if (const std::string v = ranking_line(); !v.empty()) o += "layout order: " + v + "\n";
   return o;

@@ -70,6 +70,9 @@ std::optional<AccuracySummary> validation_for_tp(int tp);
 /// validation_for_tp as the text report's line, for a run with tensor parallelism; "" at tp 1
 /// or where the suite has no run of that degree.
 std::string tp_validation_line(int tp);
+/// The suite's mean signed error at every TP degree it ran, one line ("tp 1 -0.2 % (101 runs) ·
+/// tp 2 -11.1 % (12 runs) · …: …"), what `search` prints under its ranking; "" without rows.
+std::string tp_record_line();
 /// A report's training.runtime as the validation record names it: "compiled", "eager", "fused", or
 /// "" without a model.
 std::string runtime_name(const StepReport& r);
@@ -82,8 +85,8 @@ RankingSummary validation_ranking();
 std::string ranking_line();
 
 /// What a layout search prints under its ranking, a line each (`validation: …` for the GPU
-/// named `gpu`, `layout order: …`), each ending in a newline; the CLI's table and the GUI's
-/// Search tab both show it.
+/// named `gpu`, `by TP degree: …`, `layout order: …`), each ending in a newline; the CLI's table
+/// and the GUI's Search tab both show it.
 std::string search_record_lines(const std::string& gpu);
 
 }  // namespace trainsim

@@ -41,6 +41,8 @@ class SearchViewTest : public QObject {
         QString::fromStdString("validation: " + validation_line("h100-sxm"))));
     QVERIFY(w.search_view()->record().contains(
         QString::fromStdString("layout order: " + ranking_line())));
+    QVERIFY(w.search_view()->record().contains(
+        QString::fromStdString("by TP degree: " + tp_record_line())));
     // Row 0 (the fastest that fits, dp 8 · ZeRO-2 here) opens in the Timeline: the knobs take
     // its layout and the simulated step is the search's.
     QVERIFY(expected[0].ran());
