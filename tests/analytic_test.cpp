@@ -2139,6 +2139,31 @@ parallelism: {dp: 8}
                (sweep->sustained_tflops() * 1e12)));
 }
 
+TEST_CASE("analytic: a B200's FP8 GEMM takes the H100's ratio times the database's quotient",
+          "[analytic][fp8]") {
+  const AnalyticCostModel fp8(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 32, precision: fp8, attention: cudnn}
+cluster: {gpu: b200, gpus_per_node: 8}
+parallelism: {dp: 8}
+)"));
+  Kernel g;
+  g.kind = Kernel::Kind::Gemm;
+  g.what = "probe";
+  g.fp8 = true;
+  const GemmEfficiency* sweep = GemmEfficiency::for_preset("b200");
+  REQUIRE(sweep);
+  const double q = 0.529 / 0.549;  // fp8_ratio_scale("b200")
+  // 2048 × 1024 × 1024, a short GEMM far below the cap: its bf16 time × 0.958 × q.
+  g.gemm = {2048, 1024, 1024};
+  CHECK(fp8.kernel_seconds(g) == Approx(sweep->seconds(2048, 1024, 1024) * 0.958 * q));
+  // 16384 × 4096 × 16384 at the floor: the sustained bf16 rate ÷ (0.567 · q), 1,397 ÷ 0.546 ≈
+  // 2,558 TFLOP/s.
+  g.gemm = {16384, 4096, 16384};
+  CHECK(fp8.kernel_seconds(g) == Approx(2.0 * 16384 * 4096 * 16384 * fp8_sustained_time_ratio() *
+                                        q / (sweep->sustained_tflops() * 1e12)));
+  CHECK_THAT(fp8.sources(), Catch::Contains("standing in on B200 × 0.964"));
+}
+
 namespace {
 // A small mixture of experts: h 1024, 8 heads of 128, 8 experts of 2048 (top 2) and a shared
 // expert of 1024, the first of 4 layers dense (f 4096); one stage, n = 2048 tokens; `training`

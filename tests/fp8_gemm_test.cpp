@@ -21,3 +21,16 @@ TEST_CASE("fp8 GEMM: the measured time ratio at, between and beyond the grid's s
   CHECK(fp8_gemm_time_ratio(512, 512, 512) == Approx(0.958));
   CHECK_FALSE(std::string(fp8_gemm_source()).empty());
 }
+
+TEST_CASE("fp8 GEMM: a Blackwell GPU takes the H100's ratio scaled by the database's quotient",
+          "[fp8]") {
+  // aiconfigurator's medians over its long shapes (fp8_gemm.h): B200 0.529, GB200 0.531, GB300
+  // 0.522, H100 0.549; Hopper GPUs take the H100's own grid.
+  CHECK(fp8_ratio_scale("b200") == Approx(0.529 / 0.549));
+  CHECK(fp8_ratio_scale("gb200") == Approx(0.531 / 0.549));
+  CHECK(fp8_ratio_scale("gb300") == Approx(0.522 / 0.549));
+  for (const char* hopper : {"h100-sxm", "h100-pcie", "h200", "h800", ""})
+    CHECK(fp8_ratio_scale(hopper) == 1.0);
+  // FP8 gains further on each Blackwell GPU than on the H100: every quotient below 1.
+  for (const char* blackwell : {"b200", "gb200", "gb300"}) CHECK(fp8_ratio_scale(blackwell) < 1.0);
+}

@@ -1223,10 +1223,12 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       auto at_once = [&](double n) {
         const double bf16 = gemm_seconds(k.gemm, n);
         if (!k.fp8) return bf16;
-        double fp8 = bf16 * fp8_gemm_time_ratio(k.gemm.m * n, k.gemm.n, k.gemm.k);
+        // The H100's measured ratio, scaled for a GPU it stands in for (cost/fp8_gemm.h).
+        const double scale = k_.preset ? fp8_ratio_scale(k_.preset->device.name) : 1.0;
+        double fp8 = bf16 * scale * fp8_gemm_time_ratio(k.gemm.m * n, k.gemm.n, k.gemm.k);
         // No faster than FP8 sustains at the power limit (cost/fp8_gemm.h).
         if (k_.gemm_sweep)
-          fp8 = std::max(fp8, n * k.gemm.flops() * fp8_sustained_time_ratio() /
+          fp8 = std::max(fp8, n * k.gemm.flops() * scale * fp8_sustained_time_ratio() /
                                   (k_.gemm_sweep->sustained_tflops() * 1e12 * k_.gemm_sweep_scale));
         return fp8;
       };
@@ -1313,12 +1315,18 @@ std::string AnalyticCostModel::sources() const {
   }
   if (s_.training.precision == Precision::FP8) {
     s += fmt::format("; {}", fp8_gemm_source());
+    const double scale = k_.preset ? fp8_ratio_scale(k_.preset->device.name) : 1.0;
     if (k_.preset && k_.preset->sm >= 100)
       s += fmt::format(", standing in on {}", upper(k_.preset->device.name));
-    if (k_.gemm_sweep)
+    if (scale != 1.0)
       s += fmt::format(
-          " (at most {:.0f} TFLOP/s, sustained)",
-          k_.gemm_sweep->sustained_tflops() * k_.gemm_sweep_scale / fp8_sustained_time_ratio());
+          " × {:.3f} (its FP8/bf16 ratio over the H100's, NVIDIA aiconfigurator "
+          "database)",
+          scale);
+    if (k_.gemm_sweep)
+      s += fmt::format(" (at most {:.0f} TFLOP/s, sustained)",
+                       k_.gemm_sweep->sustained_tflops() * k_.gemm_sweep_scale /
+                           (scale * fp8_sustained_time_ratio()));
   }
   return s;
 }

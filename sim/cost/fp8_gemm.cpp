@@ -55,6 +55,16 @@ double fp8_sustained_time_ratio() {
   return 0.567;
 }
 
+double fp8_ratio_scale(std::string_view gpu) {
+  // NVIDIA's aiconfigurator database (commit 095f58a5), gemm_perf.parquet's fp8 rows over its
+  // bf16 rows, median over the 154 shapes of m·n·k ≥ 2^42 (fp8_gemm.h).
+  constexpr double kH100Median = 0.549;
+  if (gpu == "b200") return 0.529 / kH100Median;
+  if (gpu == "gb200") return 0.531 / kH100Median;
+  if (gpu == "gb300") return 0.522 / kH100Median;
+  return 1.0;
+}
+
 const char* fp8_gemm_source() {
   return "FP8 GEMMs at the FP8/bf16 time ratio measured on an H100 SXM with cuBLASLt and "
          "per-tensor scales";

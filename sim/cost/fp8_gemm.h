@@ -27,19 +27,25 @@
 // profile's bf16 times are floored by the sweep's sustained rate all the same.
 //
 // B200 (Blackwell) has no FP8 grid measured here: the H100's ratio and sustained ratio stand in
-// (its FP8 tensor rate is twice its bf16, as Hopper's: the Blackwell datasheet). NVIDIA's
-// aiconfigurator database (cost/data/, commit 095f58a5, gemm_perf.parquet's `fp8` rows, which
-// time TensorRT-LLM's FP8 linear with its activation's quantization, so above these ratios)
-// gives the two GPUs alike ratios at this grid's large shapes (m, k ≥ 4096, n = 16384): B200
-// 0.48–0.64, H100 0.51–0.62; over its 154 shapes of m·n·k ≥ 2^42, a median 0.529 on B200 (FP8
-// 2,583 TFLOP/s) and 0.549 on H100 (1,303). So B200's FP8 cap is 1,397 ÷ 0.567 = 2,465 TFLOP/s
-// (its bf16 sustained rate: cost/gemm_efficiency.h), below the 2,659–2,854 that the database's
-// four longest power-of-two shapes ran in bursts of 3–4 ms, short of B200's power limit. GB200
-// likewise: the database's median over the same 154 shapes is 0.531, and its cap 1,422.6 ÷ 0.567
-// = 2,509 TFLOP/s; GB300's median 0.522, its cap 1,743.8 ÷ 0.567 = 3,075.
+// (its FP8 tensor rate is twice its bf16, as Hopper's: the Blackwell datasheet), scaled by how
+// much further FP8 gains on it (fp8_ratio_scale). NVIDIA's aiconfigurator database (cost/data/,
+// commit 095f58a5, gemm_perf.parquet's `fp8` rows, which time TensorRT-LLM's FP8 linear with its
+// activation's quantization, so above these ratios) gives the two GPUs alike ratios at this
+// grid's large shapes (m, k ≥ 4096, n = 16384): B200 0.48–0.64, H100 0.51–0.62; over its 154
+// shapes of m·n·k ≥ 2^42, a median 0.529 on B200 (FP8 2,583 TFLOP/s) and 0.549 on H100 (1,303).
+// Both timed alike, the quantization's share largely cancels in their quotient: B200's FP8
+// takes 0.529 / 0.549 = 0.964 of the H100's ratio. So B200's FP8 cap is 1,397 ÷ (0.567 · 0.964)
+// = 2,558 TFLOP/s (its bf16 sustained rate: cost/gemm_efficiency.h), 1 % under the database's
+// median of those long shapes (the H100's cap, 1,283, lies 1.5 % under its 1,303) and below the
+// 2,659–2,854 that its four longest power-of-two shapes ran in bursts of 3–4 ms, short of B200's
+// power limit. GB200 likewise: the database's median over the same 154 shapes is 0.531 (× 0.967),
+// its cap 1,422.6 ÷ (0.567 · 0.967) = 2,594 TFLOP/s; GB300's median 0.522 (× 0.951), its cap
+// 1,743.8 ÷ (0.567 · 0.951) = 3,234.
 //
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.
+
+#include <string_view>
 
 namespace trainsim {
 
@@ -50,6 +56,13 @@ double fp8_gemm_time_ratio(double m, double n, double k);
 /// (see above). An FP8 GEMM takes at least this times its FLOPs at the GPU's sustained bf16
 /// throughput.
 double fp8_sustained_time_ratio();
+
+/// The GPU's FP8/bf16 time ratio over the H100's, by which the H100's grid and sustained ratio
+/// stand in for it: the aiconfigurator database's median ratio over its 154 shapes of
+/// m·n·k ≥ 2^42 on that GPU over the H100's (see above): B200 0.529 / 0.549, GB200 0.531 / 0.549,
+/// GB300 0.522 / 0.549; 1 for the Hopper GPUs (`gpu`: a preset's device name, "b200") and any
+/// other.
+double fp8_ratio_scale(std::string_view gpu);
 
 /// Where the ratio comes from, for the report's durations line.
 const char* fp8_gemm_source();
