@@ -140,6 +140,11 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
   // And each TP degree's mean signed error: a ranking across degrees inherits their errors.
   CHECK(text.find("by TP degree: " + tp_record_line() + "\n") != std::string::npos);
   const nlohmann::json j = search_to_json(base, results);
+  // --json carries the same rows: each degree's record, ascending.
+  const auto by_tp = validation_by_tp();
+  REQUIRE(j["validation_by_tp"].size() == by_tp.size());
+  CHECK(j["validation_by_tp"][1]["tp"] == by_tp[1].first);
+  CHECK(j["validation_by_tp"][1]["mean_error"].get<double>() == by_tp[1].second.mean_error);
   REQUIRE(j["results"].size() == 10);
   CHECK(j["results"][9]["ran"] == false);
   CHECK(j["results"][0]["report"]["step_time_s"].get<double>() == results[0].report.step_time_s);

@@ -531,7 +531,7 @@ TEST_CASE("run: a run with tensor parallelism quotes the suite's runs of its TP 
   const std::string text = format_report(r);
   CHECK_THAT(text, Catch::Contains("  at this TP degree  " + tp_validation_line(2) + "\n"));
   CHECK_THAT(text,
-             Catch::Contains(fmt::format("{} published runs at tp 2 (every GPU)", tp2->cases)));
+             Catch::Contains(fmt::format("{} published runs at tp 2, on any GPU", tp2->cases)));
   CHECK_THAT(text, Catch::Contains("likely measured      " +
                                    likely_line("h100-sxm", r.step_time_s, "compiled", 2) + "\n"));
   auto j = report_to_json(r);
@@ -544,6 +544,16 @@ TEST_CASE("run: a run with tensor parallelism quotes the suite's runs of its TP 
         Approx(r.step_time_s / (1 + tp2->p90_error)));
   CHECK(j["likely_step_time_s"]["high"].get<double>() ==
         Approx(r.step_time_s / (1 + tp2->p10_error)));
+  // Without a cluster (a costs-only study: no GPU, so no record of any kind) neither the line
+  // nor the JSON record, at tp 2 too.
+  Scenario costs = test::yaml(
+      "parallelism: {pp: 2, tp: 2}\ntraining: {microbatches: 4}\ncosts: {forward: 1ms, backward: "
+      "2ms}\n");
+  const StepReport bare = make_report(simulate(costs, {"", true}));
+  REQUIRE(bare.gpu.empty());
+  REQUIRE(bare.tp == 2);
+  CHECK_THAT(format_report(bare), !Catch::Contains("at this TP degree"));
+  CHECK(report_to_json(bare)["validation_tp"].is_null());
   // At tp 1 neither: no line, a null record, the GPU's basis.
   const StepReport one = make_report(simulate(llama8b(), {"", true}));
   CHECK_THAT(format_report(one), !Catch::Contains("at this TP degree"));

@@ -1320,8 +1320,8 @@ std::string AnalyticCostModel::sources() const {
       s += fmt::format(", standing in on {}", upper(k_.preset->device.name));
     if (scale != 1.0)
       s += fmt::format(
-          " × {:.3f} (its FP8/bf16 ratio over the H100's, NVIDIA aiconfigurator "
-          "database)",
+          ", scaled by {:.3f}, its FP8/bf16 ratio over the H100's in NVIDIA's "
+          "aiconfigurator database",
           scale);
     if (k_.gemm_sweep)
       s += fmt::format(" (at most {:.0f} TFLOP/s, sustained)",

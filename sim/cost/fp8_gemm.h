@@ -40,7 +40,8 @@
 // 2,659–2,854 that its four longest power-of-two shapes ran in bursts of 3–4 ms, short of B200's
 // power limit. GB200 likewise: the database's median over the same 154 shapes is 0.531 (× 0.967),
 // its cap 1,422.6 ÷ (0.567 · 0.967) = 2,594 TFLOP/s; GB300's median 0.522 (× 0.951), its cap
-// 1,743.8 ÷ (0.567 · 0.951) = 3,234.
+// 1,743.8 ÷ (0.567 · 0.951) ≈ 3,235. The quotient is taken on those long shapes and applied to
+// every shape: on short ones (the H100's ratio near 1) it is an extrapolation.
 //
 // Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
 // attention, FP8 communication.

@@ -143,7 +143,7 @@ std::string format_report(const StepReport& r) {
   }
   if (const std::string v = validation_line(r.gpu); !v.empty())
     o += fmt::format("validation           {}\n", v);
-  if (const std::string v = tp_validation_line(r.tp); !v.empty())
+  if (const std::string v = r.gpu.empty() ? "" : tp_validation_line(r.tp); !v.empty())
     o += fmt::format("  at this TP degree  {}\n", v);
   if (const std::string v = likely_line(r.gpu, r.step_time_s, runtime_name(r), r.tp); !v.empty())
     o += fmt::format("likely measured      {}\n", v);
@@ -438,7 +438,7 @@ nlohmann::json report_to_json(const StepReport& r) {
     j["validation"]["gpu"] = v->gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(v->gpu);
   } else
     j["validation"] = nullptr;
-  if (const auto v = r.tp > 1 ? validation_for_tp(r.tp) : std::nullopt) {
+  if (const auto v = r.tp > 1 && !r.gpu.empty() ? validation_for_tp(r.tp) : std::nullopt) {
     j["validation_tp"] = summary_to_json(*v);
     j["validation_tp"]["tp"] = r.tp;
   } else
@@ -774,8 +774,8 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
       "// scenarios/llama3-405b-16k.yaml and scenarios/deepseek-v3-2048.yaml. ACCURACY: per GPU\n"
       "// preset and over all (gpu \"\"), {gpu, cases, mean |step-time error|, max |error|, mean\n"
       "// signed error, its 10th and 90th percentiles}; ACCURACY_RUNTIME: the same for the runs\n"
-      "// of one training.runtime, {gpu, runtime, …}; ACCURACY_TP: the same over every GPU for\n"
-      "// the runs of one tensor-parallel degree, {tp, …}; RANKING: the runs measured together\n"
+      "// of one training.runtime, {gpu, runtime, …}; ACCURACY_TP: the same on any GPU for the\n"
+      "// runs of one tensor-parallel degree, {tp, …}; RANKING: the runs measured together\n"
       "// (report/ranking.h), {series, pairs, pairs ordered right, series whose fastest run is\n"
       "// picked}. Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
       "// validation_record fails when it differs from a fresh run. Read by\n"
@@ -870,6 +870,16 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
          {"regret", s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.regret)}});
   }
   j["ranking"]["summary"] = ranking_summary_to_json(summarize(series));
+  return j;
+}
+
+nlohmann::json validation_by_tp_to_json() {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& [tp, summary] : validation_by_tp()) {
+    nlohmann::json one = summary_to_json(summary);
+    one["tp"] = tp;
+    j.push_back(std::move(one));
+  }
   return j;
 }
 

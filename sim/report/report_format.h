@@ -54,6 +54,10 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases);
 /// `{series, pairs, ordered_right, fastest_picked}` (check's `ranking.summary`, search's
 /// `validation_ranking`).
 nlohmann::json ranking_summary_to_json(const RankingSummary& t);
+/// The validation record's TP-degree rows (validation.h validation_by_tp) as `[{tp, cases,
+/// mean_abs_error, max_abs_error, mean_error, p10_error, p90_error}]`: `search --json`'s
+/// `validation_by_tp`, the text's `by TP degree:` line.
+nlohmann::json validation_by_tp_to_json();
 /// The suite's record as report/data/validation.inc rows (report/validation.h): one row per GPU
 /// preset in name order, then the whole suite's (gpu ""), each {gpu, cases, mean |error|, max
 /// |error|, mean signed error}, errors as fractions to four places.

@@ -13,6 +13,7 @@
 // that moves them fails until the file is regenerated (tests/published/README.md says how).
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "report/accuracy.h"
@@ -43,15 +44,16 @@ std::string validation_line(const std::string& gpu);
 /// With `runtime` ("compiled", "eager" or "fused", training.runtime: runtime_name), the runs of
 /// that runtime on the GPU come first when they are kLikelyMinCases or more (`runtime` then names
 /// it): eager runs have been predicted further too fast than compiled ones on the same GPU.
-/// Before either, with tensor parallelism (`tp` > 1), the suite's runs of that TP degree on every
-/// GPU, when they are kLikelyMinCases or more (`tp` then names it): the TP width has moved the
-/// error more than the GPU or the runtime (tp 2 and 8: predicted 11–12 % too fast on average,
-/// tp 1 and 4: 0–2 %).
+/// With tensor parallelism (`tp` > 1), the suite's runs of that TP degree on any GPU replace
+/// that basis when they are kLikelyMinCases or more and their mean signed error is further from
+/// zero than the basis's (`tp` then names it, `runtime` is empty): at tp 2 and 8 the width has
+/// moved the error more than the GPU or the runtime (predicted 11–12 % too fast on average), at
+/// tp 4 it has not (−1.8 %).
 struct LikelyStepTime {
   double low_s = 0, high_s = 0;
   GpuAccuracy basis;
   std::string runtime;  ///< the runtime the basis is restricted to; "" for all of them
-  int tp = 0;           ///< the TP degree the basis is restricted to (every GPU's); 0 for none
+  int tp = 0;           ///< the TP degree the basis is restricted to (any GPU's); 0 for none
 };
 inline constexpr int kLikelyMinCases = 10;
 std::optional<LikelyStepTime> likely_step_time(const std::string& gpu, double predicted_s,
@@ -63,15 +65,17 @@ std::string likely_line(const std::string& gpu, double predicted_s, const std::s
 /// nullopt when none.
 std::optional<AccuracySummary> validation_for_runtime(const std::string& gpu,
                                                       const std::string& runtime);
-/// The suite's record for its runs of tensor-parallel degree `tp`, over every GPU, or nullopt
+/// The suite's record for its runs of tensor-parallel degree `tp`, on any GPU, or nullopt
 /// when none: the model's error differs with the TP width (at tp 2 its runs have been predicted
 /// further too fast than at tp 1 or 4).
 std::optional<AccuracySummary> validation_for_tp(int tp);
+/// Every TP degree's record, ascending.
+std::vector<std::pair<int, AccuracySummary>> validation_by_tp();
 /// validation_for_tp as the text report's line, for a run with tensor parallelism; "" at tp 1
 /// or where the suite has no run of that degree.
 std::string tp_validation_line(int tp);
-/// The suite's mean signed error at every TP degree it ran, one line ("tp 1 -0.2 % (101 runs) ·
-/// tp 2 -11.1 % (12 runs) · …: …"), what `search` prints under its ranking; "" without rows.
+/// The suite's mean signed error at every TP degree it ran, one line ("tp 1 -0.9 % (101 runs) ·
+/// tp 2 -11.2 % (12 runs) · …: …"), what `search` prints under its ranking; "" without rows.
 std::string tp_record_line();
 /// A report's training.runtime as the validation record names it: "compiled", "eager", "fused", or
 /// "" without a model.

@@ -669,6 +669,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
     j["results"].push_back(std::move(one));
   }
   j["validation_ranking"] = ranking_summary_to_json(validation_ranking());
+  j["validation_by_tp"] = validation_by_tp_to_json();
   return j;
 }
 
