@@ -26,6 +26,20 @@ ComparedSchedule compared(const Scenario& s, const std::string& schedule) {
   return {make_report(tl), make_memory_report(tl)};
 }
 
+// A checked case on 8 H100s named `name`, its step predicted `error` off the measured 1 s
+// (error = predicted / measured − 1).
+CheckedCase checked_case(const std::string& name, double error) {
+  CheckedCase c;
+  c.step.scenario_name = name;
+  c.step.gpu = "h100-sxm";
+  c.step.gpus = 8;
+  c.accuracy.metric = "step time";
+  c.accuracy.measured = 1.0;
+  c.accuracy.predicted = 1.0 + error;
+  c.accuracy.step_time_error = error;
+  return c;
+}
+
 // The table line whose first word is `schedule`.
 std::string row_of(const std::string& table, const std::string& schedule) {
   std::istringstream in(table);
@@ -287,14 +301,8 @@ TEST_CASE("check: the errors summarized per GPU preset, in name order", "[report
   // h100 −10 % and −20 %, a100 +4 % and −2 %: a100 mean |e| 3 %, max 4 %, signed +1 %; h100
   // mean |e| 15 %, max 20 %, signed −15 %.
   auto checked = [](const std::string& gpu, double error) {
-    CheckedCase c;
-    c.step.scenario_name = gpu + "-case";
+    CheckedCase c = checked_case(gpu + "-case", error);
     c.step.gpu = gpu;
-    c.step.gpus = 8;
-    c.accuracy.metric = "step time";
-    c.accuracy.measured = 1.0;
-    c.accuracy.predicted = 1.0 + error;
-    c.accuracy.step_time_error = error;
     return c;
   };
   const std::vector<CheckedCase> cases{checked("h100-sxm", -0.10), checked("a100-sxm-80gb", 0.04),
@@ -331,17 +339,10 @@ TEST_CASE("check: the errors summarized per training.runtime, where the cases mi
   // Eager −10 % and −20 %, compiled +4 %, fused −6 %: eager mean |e| 15 %, signed −15 %;
   // compiled 4 %, +4 %; fused 6 %, −6 %.
   auto checked = [](const std::string& name, Runtime runtime, double error) {
-    CheckedCase c;
-    c.step.scenario_name = name;
-    c.step.gpu = "h100-sxm";
-    c.step.gpus = 8;
+    CheckedCase c = checked_case(name, error);
     TrainingSpec t;
     t.runtime = runtime;
     c.step.training = t;
-    c.accuracy.metric = "step time";
-    c.accuracy.measured = 1.0;
-    c.accuracy.predicted = 1.0 + error;
-    c.accuracy.step_time_error = error;
     return c;
   };
   const std::vector<CheckedCase> cases{
@@ -380,15 +381,8 @@ TEST_CASE("check: the errors summarized per tensor-parallel degree, where the ca
   // tp 1 at +2 %, tp 2 at −10 % and −30 %, tp 8 at −5 %: tp 2's mean |e| 20 %, max 30 %,
   // signed −20 %; the rows in ascending TP order.
   auto checked = [](const std::string& name, int tp, double error) {
-    CheckedCase c;
-    c.step.scenario_name = name;
-    c.step.gpu = "h100-sxm";
-    c.step.gpus = 8;
+    CheckedCase c = checked_case(name, error);
     c.step.tp = tp;
-    c.accuracy.metric = "step time";
-    c.accuracy.measured = 1.0;
-    c.accuracy.predicted = 1.0 + error;
-    c.accuracy.step_time_error = error;
     return c;
   };
   const std::vector<CheckedCase> cases{checked("a", 2, -0.10), checked("b", 8, -0.05),
