@@ -730,40 +730,30 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
       "predicted step time vs measured; negative = predicted too fast)\n",
       counted(sum.cases, "case"), sum.mean_abs_error * 100, sum.max_abs_error * 100,
       sum.mean_error * 100);
+  // A table of summaries, one row each, headed "by …", its first column `w` wide.
+  const auto summaries = [&o](const std::string& by, std::size_t w, const auto& rows) {
+    const std::string row = "  {:<{}}  {:>5}  {:>12}  {:>11}  {:>11}\n";
+    o += fmt::format(fmt::runtime(row), by, w, "cases", "mean |error|", "max |error|",
+                     "mean signed");
+    for (const auto& [name, s] : rows)
+      o += fmt::format(fmt::runtime(row), name, w, s.cases,
+                       fmt::format("{:.1f}%", s.mean_abs_error * 100),
+                       fmt::format("{:.1f}%", s.max_abs_error * 100),
+                       fmt::format("{:+.1f}%", s.mean_error * 100));
+  };
   if (by_gpu.size() > 1) {
     std::size_t gw = 6;
     for (const auto& g : by_gpu) gw = std::max(gw, g.gpu.size());
-    const std::string row = "  {:<{}}  {:>5}  {:>12}  {:>11}  {:>11}\n";
-    o += fmt::format(fmt::runtime(row), "by GPU", gw, "cases", "mean |error|", "max |error|",
-                     "mean signed");
-    for (const auto& g : by_gpu)
-      o += fmt::format(fmt::runtime(row), g.gpu, gw, g.summary.cases,
-                       fmt::format("{:.1f}%", g.summary.mean_abs_error * 100),
-                       fmt::format("{:.1f}%", g.summary.max_abs_error * 100),
-                       fmt::format("{:+.1f}%", g.summary.mean_error * 100));
+    summaries("by GPU", gw, by_gpu);
   }
   // By training.runtime, where the cases mix them (the likely-step-time band splits by it).
-  if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1) {
-    const std::string row = "  {:<13}  {:>5}  {:>12}  {:>11}  {:>11}\n";
-    o += fmt::format(fmt::runtime(row), "by runtime", "cases", "mean |error|", "max |error|",
-                     "mean signed");
-    for (const auto& [rt, s] : by_runtime) {
-      o += fmt::format(fmt::runtime(row), rt, s.cases,
-                       fmt::format("{:.1f}%", s.mean_abs_error * 100),
-                       fmt::format("{:.1f}%", s.max_abs_error * 100),
-                       fmt::format("{:+.1f}%", s.mean_error * 100));
-    }
-  }
+  if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1)
+    summaries("by runtime", 13, by_runtime);
   // By tensor-parallel degree, where the cases mix them (a run's report quotes its own).
   if (const auto by_tp = summarize_by_tp(cases); by_tp.size() > 1) {
-    const std::string row = "  {:<13}  {:>5}  {:>12}  {:>11}  {:>11}\n";
-    o += fmt::format(fmt::runtime(row), "by TP degree", "cases", "mean |error|", "max |error|",
-                     "mean signed");
-    for (const auto& [tp, s] : by_tp)
-      o += fmt::format(fmt::runtime(row), fmt::format("tp {}", tp), s.cases,
-                       fmt::format("{:.1f}%", s.mean_abs_error * 100),
-                       fmt::format("{:.1f}%", s.max_abs_error * 100),
-                       fmt::format("{:+.1f}%", s.mean_error * 100));
+    std::vector<std::pair<std::string, AccuracySummary>> rows;
+    for (const auto& [tp, s] : by_tp) rows.emplace_back(fmt::format("tp {}", tp), s);
+    summaries("by TP degree", 13, rows);
   }
   return o + format_ranking(cases, false);
 }
