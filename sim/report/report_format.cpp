@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <type_traits>
+#include <utility>
 
 #include "core/quantity.h"
 #include "report/accuracy.h"
@@ -659,23 +662,53 @@ std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases)
   return out;
 }
 
+namespace {
+// The cases' summaries grouped by `key(case)` (an optional: nullopt leaves a case out), in the
+// key's order.
+template <class Key>
+auto summarize_grouped(const std::vector<CheckedCase>& cases, Key key) {
+  using K = typename std::invoke_result_t<Key, const CheckedCase&>::value_type;
+  std::map<K, std::vector<Accuracy>> of;
+  for (const auto& c : cases)
+    if (const auto k = key(c)) of[*k].push_back(c.accuracy);
+  std::vector<std::pair<K, AccuracySummary>> out;
+  for (const auto& [k, v] : of) out.emplace_back(k, summarize(v));
+  return out;
+}
+
+// Summaries as a JSON array, each with its name under `key` ("runtime", "tp").
+template <class Rows>
+nlohmann::json summaries_to_json(const Rows& rows, const char* key) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& [name, summary] : rows) {
+    nlohmann::json one = summary_to_json(summary);
+    one[key] = name;
+    j.push_back(std::move(one));
+  }
+  return j;
+}
+
+// The TP-degree summaries named as the tables print them ("tp 2").
+std::vector<std::pair<std::string, AccuracySummary>> tp_rows(
+    const std::vector<CheckedCase>& cases) {
+  std::vector<std::pair<std::string, AccuracySummary>> rows;
+  for (const auto& [tp, s] : summarize_by_tp(cases)) rows.emplace_back(fmt::format("tp {}", tp), s);
+  return rows;
+}
+}  // namespace
+
 std::vector<std::pair<std::string, AccuracySummary>> summarize_by_runtime(
     const std::vector<CheckedCase>& cases) {
-  std::map<std::string, std::vector<Accuracy>> of;
-  for (const auto& c : cases)
-    if (const std::string rt = runtime_name(c.step); !rt.empty()) of[rt].push_back(c.accuracy);
-  std::vector<std::pair<std::string, AccuracySummary>> out;
-  for (const auto& [rt, v] : of) out.emplace_back(rt, summarize(v));
-  return out;
+  return summarize_grouped(cases, [](const CheckedCase& c) {
+    const std::string rt = runtime_name(c.step);
+    return rt.empty() ? std::nullopt : std::optional<std::string>(rt);
+  });
 }
 
 std::vector<std::pair<int, AccuracySummary>> summarize_by_tp(
     const std::vector<CheckedCase>& cases) {
-  std::map<int, std::vector<Accuracy>> of;
-  for (const auto& c : cases) of[c.step.tp].push_back(c.accuracy);
-  std::vector<std::pair<int, AccuracySummary>> out;
-  for (const auto& [tp, v] : of) out.emplace_back(tp, summarize(v));
-  return out;
+  return summarize_grouped(cases,
+                           [](const CheckedCase& c) { return std::optional<int>(c.step.tp); });
 }
 
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
@@ -707,11 +740,7 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
     if (by_gpu.size() > 1) summaries("GPU", by_gpu);
     if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1)
       summaries("runtime", by_runtime);
-    if (const auto by_tp = summarize_by_tp(cases); by_tp.size() > 1) {
-      std::vector<std::pair<std::string, AccuracySummary>> rows;
-      for (const auto& [tp, s] : by_tp) rows.emplace_back(fmt::format("tp {}", tp), s);
-      summaries("TP degree", rows);
-    }
+    if (const auto by_tp = tp_rows(cases); by_tp.size() > 1) summaries("TP degree", by_tp);
     return o + format_ranking(cases, true);
   }
   std::size_t nw = 4;
@@ -750,11 +779,7 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
   if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1)
     summaries("by runtime", 13, by_runtime);
   // By tensor-parallel degree, where the cases mix them (a run's report quotes its own).
-  if (const auto by_tp = summarize_by_tp(cases); by_tp.size() > 1) {
-    std::vector<std::pair<std::string, AccuracySummary>> rows;
-    for (const auto& [tp, s] : by_tp) rows.emplace_back(fmt::format("tp {}", tp), s);
-    summaries("by TP degree", 13, rows);
-  }
+  if (const auto by_tp = tp_rows(cases); by_tp.size() > 1) summaries("by TP degree", 13, by_tp);
   return o + format_ranking(cases, false);
 }
 
@@ -824,19 +849,9 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
     j["by_gpu"].push_back(std::move(one));
   }
   // And by training.runtime (the cases of each; report/validation.h's ACCURACY_RUNTIME).
-  j["by_runtime"] = nlohmann::json::array();
-  for (const auto& [rt, summary] : summarize_by_runtime(cases)) {
-    nlohmann::json one = summary_to_json(summary);
-    one["runtime"] = rt;
-    j["by_runtime"].push_back(std::move(one));
-  }
+  j["by_runtime"] = summaries_to_json(summarize_by_runtime(cases), "runtime");
   // And by tensor-parallel degree (report/validation.h's ACCURACY_TP).
-  j["by_tp"] = nlohmann::json::array();
-  for (const auto& [tp, summary] : summarize_by_tp(cases)) {
-    nlohmann::json one = summary_to_json(summary);
-    one["tp"] = tp;
-    j["by_tp"].push_back(std::move(one));
-  }
+  j["by_tp"] = summaries_to_json(summarize_by_tp(cases), "tp");
   const std::vector<SeriesRanking> series = rank_series(cases);
   j["ranking"]["series"] = nlohmann::json::array();
   for (const auto& s : series) {
@@ -864,13 +879,7 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
 }
 
 nlohmann::json validation_by_tp_to_json() {
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto& [tp, summary] : validation_by_tp()) {
-    nlohmann::json one = summary_to_json(summary);
-    one["tp"] = tp;
-    j.push_back(std::move(one));
-  }
-  return j;
+  return summaries_to_json(validation_by_tp(), "tp");
 }
 
 nlohmann::json ranking_summary_to_json(const RankingSummary& t) {

@@ -77,6 +77,14 @@ constexpr TpRow kTpRows[] = {
 #undef ACCURACY_TP
 #undef RANKING
 
+// "mean |error| 6.2 % (largest 64.6 %), step time predicted 3.4 % too fast on average".
+std::string record_words(const AccuracySummary& s) {
+  return fmt::format(
+      "mean |error| {:.1f} % (largest {:.1f} %), step time predicted {:.1f} % too {} on average",
+      s.mean_abs_error * 100, s.max_abs_error * 100, std::abs(s.mean_error) * 100,
+      s.mean_error < 0 ? "fast" : "slow");
+}
+
 AccuracySummary summary(const Row& r) {
   AccuracySummary s;
   s.cases = r.cases;
@@ -139,11 +147,8 @@ std::string tp_validation_line(int tp) {
   if (tp <= 1) return "";
   const auto s = validation_for_tp(tp);
   if (!s) return "";
-  return fmt::format(
-      "{} published run{} at tp {}, on any GPU: mean |error| {:.1f} % (largest {:.1f} %), step "
-      "time predicted {:.1f} % too {} on average",
-      s->cases, s->cases == 1 ? "" : "s", tp, s->mean_abs_error * 100, s->max_abs_error * 100,
-      std::abs(s->mean_error) * 100, s->mean_error < 0 ? "fast" : "slow");
+  return fmt::format("{} published run{} at tp {}, on any GPU: {}", s->cases,
+                     s->cases == 1 ? "" : "s", tp, record_words(*s));
 }
 
 std::string runtime_name(const StepReport& r) {
@@ -268,11 +273,7 @@ std::string validation_line(const std::string& gpu) {
       rec->gpu.empty()
           ? fmt::format("no published {} run in the suite; all {}", gpu, s.cases)
           : fmt::format("{} published {} run{}", s.cases, gpu, s.cases == 1 ? "" : "s");
-  return fmt::format(
-      "{}: mean |error| {:.1f} % (largest {:.1f} %), step time predicted {:.1f} % too {} on "
-      "average (tests/published/)",
-      whose, s.mean_abs_error * 100, s.max_abs_error * 100, std::abs(s.mean_error) * 100,
-      s.mean_error < 0 ? "fast" : "slow");
+  return fmt::format("{}: {} (tests/published/)", whose, record_words(s));
 }
 
 }  // namespace trainsim
