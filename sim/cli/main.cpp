@@ -858,7 +858,8 @@ int main(int argc, char** argv) {
       "check",
       "Simulate scenarios that carry a measured: figure (a published or measured run) and "
       "print predicted against measured, with the mean and largest step-time error, overall, "
-      "per GPU preset and per training.runtime, and how well runs measured together "
+      "per GPU preset, per training.runtime and per tensor-parallel degree, and how well runs "
+      "measured together "
       "(measured.series) are ranked");
   chk->add_option("scenarios", ka.scenarios, "Scenario YAML files, each with a measured: section")
       ->required()
