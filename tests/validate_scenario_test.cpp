@@ -46,7 +46,7 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
     s.layout.dp = 4;  // the parallelism map starts on line 5
     CHECK_THROWS_WITH(validate(s), Contains("test.yaml:5: parallelism: dp × tp × pp = 4 × 1 × 4 = "
                                             "16 must equal the GPU count gpus_per_node × nodes "
-                                            "= 8 × 1 = 8"));
+                                            "= 8 × 1 = 8; parallelism.dp: 2 fits"));
   }
   SECTION("tp 3 divides neither the 32 heads nor the 8 KV heads") {
     s.layout.dp = 1;
@@ -290,9 +290,12 @@ TEST_CASE("validate: a value code set is blamed on the code that set it") {
 
 TEST_CASE("validate: GPUs that do not add up blame the size an override set") {
   // pp 3 from --set: 2 × 1 × 3 = 6 of the cluster's 8; the override is named, not the file.
-  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"parallelism.pp=3"}),
-                    Contains("--set parallelism.pp=3: parallelism.pp: dp × tp × pp = 2 × 1 × 3 = "
-                             "6 must equal the GPU count"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"parallelism.pp=3"}),
+      Contains("--set parallelism.pp=3: parallelism.pp: dp × tp × pp = 2 × 1 × 3 = "
+               "6 must equal the GPU count") &&
+          // 1 × 3 = 3 does not divide 8: no data-parallel degree fits.
+          Contains("= 8; no dp fits: tp × pp = 1 × 3 = 3 does not divide the 8 GPUs"));
 }
 
 TEST_CASE("validate: --set values are blamed on the override") {

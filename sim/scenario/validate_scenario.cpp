@@ -347,16 +347,29 @@ void check_fit(const Scenario& s, const Checker& c) {
                          "cp = {}: both must divide by it (use ring or all_gather)",
                          q, kv, l.cp));
   }
-  if (s.has_cluster && l.world() != s.cluster.gpus())
+  if (s.has_cluster && l.world() != s.cluster.gpus()) {
+    // What would fit, where the other sizes divide the GPUs: the first thing a newcomer who
+    // left out `dp` (default 1) or changed the node count needs.
+    const std::int64_t others = l.world() / l.dp;
+    const std::string fits =
+        s.cluster.gpus() % others == 0
+            ? fmt::format("; parallelism.dp: {} fits", s.cluster.gpus() / others)
+            : fmt::format("; no dp fits: {} = {} = {} does not divide the {} GPUs",
+                          l.cp > 1 ? "cp × tp × pp" : "tp × pp",
+                          l.cp > 1 ? fmt::format("{} × {} × {}", l.cp, l.tp, l.pp)
+                                   : fmt::format("{} × {}", l.tp, l.pp),
+                          others, s.cluster.gpus());
     c.fail(gpus_key,
-           l.cp > 1 ? fmt::format("dp × cp × tp × pp = {} × {} × {} × {} = {} must equal the GPU "
-                                  "count gpus_per_node × nodes = {} × {} = {}",
-                                  l.dp, l.cp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node,
-                                  s.cluster.nodes, s.cluster.gpus())
-                    : fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count "
-                                  "gpus_per_node × nodes = {} × {} = {}",
-                                  l.dp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node,
-                                  s.cluster.nodes, s.cluster.gpus()));
+           (l.cp > 1 ? fmt::format("dp × cp × tp × pp = {} × {} × {} × {} = {} must equal the GPU "
+                                   "count gpus_per_node × nodes = {} × {} = {}",
+                                   l.dp, l.cp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node,
+                                   s.cluster.nodes, s.cluster.gpus())
+                     : fmt::format("dp × tp × pp = {} × {} × {} = {} must equal the GPU count "
+                                   "gpus_per_node × nodes = {} × {} = {}",
+                                   l.dp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node,
+                                   s.cluster.nodes, s.cluster.gpus())) +
+               fits);
+  }
   if (s.model) {
     const ModelSpec& m = *s.model;
     if (m.heads % l.tp != 0)
