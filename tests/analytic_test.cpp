@@ -1336,6 +1336,24 @@ parallelism: {dp: 8, zero: 3}
   CHECK(to_seconds(zero3.optimizer(1e9).duration) == Approx(40e9 / bw + 3 * launch).epsilon(1e-6));
 }
 
+TEST_CASE("analytic: plain SGD updates the 16-bit weights in one pass", "[analytic][optimizer]") {
+  // 1e9 parameters on H100 (2.68 TB/s as above), training.optimizer: sgd (torch.optim.SGD
+  // without momentum over a bf16 model): read the weight 2 B and its gradient 2 B, write the
+  // weight 2 B = 6 B, plus clipping's 12 B = 18 GB and 3 launches; without clipping 6 GB and
+  // one launch; with fp32-accumulated gradients 2 + 4 + 2 + 12 = 20 GB. No master weights: no
+  // gradient cast or weight copy, and fused_optimizer changes nothing.
+  auto step = [](const char* extra) {
+    return to_seconds(AnalyticCostModel(dp8(fmt::format(", optimizer: sgd{}", extra).c_str()))
+                          .optimizer(1e9)
+                          .duration);
+  };
+  const double bw = 3.35e12 * constants::kMemoryEfficiency, launch = constants::kKernelLaunch;
+  CHECK(step("") == Approx(18e9 / bw + 3 * launch).epsilon(1e-6));
+  CHECK(step(", grad_clipping: false") == Approx(6e9 / bw + launch).epsilon(1e-6));
+  CHECK(step(", fp32_grad_accumulation: true") == Approx(20e9 / bw + 3 * launch).epsilon(1e-6));
+  CHECK(step(", fused_optimizer: false") == step(""));
+}
+
 TEST_CASE("analytic: an eager runtime runs RMSNorm, SwiGLU and RoPE op by op",
           "[analytic][eager]") {
   // Llama-3.1-8B, 4096 tokens per micro-batch, tp 1: n·h = 4096·4096 elements at each norm,
@@ -1828,6 +1846,15 @@ parallelism: {{tp: 2}}
   megatron.training.unfused_loss = UnfusedLoss::VocabParallel;
   CHECK(bytes(megatron, Op::F, "cross_entropy") == Approx(38 * logits));
   CHECK(bytes(megatron, Op::B, "cross_entropy.backward") == Approx(14 * logits));
+  // PyTorch's cross_entropy straight over the 16-bit logits (unfused_loss: pytorch-16bit): a
+  // three-pass log-softmax, 3 × 2 read + 2 written = 8 forward; the NLL gradient written 2 and
+  // the log-softmax backward 3 × 2 + 2 = 8, 10 backward; it keeps 16-bit log-probabilities (2 B
+  // a logit, as the fused loss keeps its 16-bit logits).
+  Scenario half = model(false);
+  half.training.unfused_loss = UnfusedLoss::PyTorch16;
+  CHECK(bytes(half, Op::F, "cross_entropy") == Approx(8 * logits));
+  CHECK(bytes(half, Op::B, "cross_entropy.backward") == Approx(10 * logits));
+  CHECK(stage_activation_bytes(half, 0) == Approx(stage_activation_bytes(model(true), 0)));
   // Fused, the implementation of the unfused one changes nothing.
   Scenario fused = model(true);
   fused.training.unfused_loss = UnfusedLoss::VocabParallel;

@@ -152,6 +152,11 @@ TEST_CASE(
   const Scenario fused =
       test::yaml(base + "}\ntraining: {seq_len: 4096, global_batch_size: 64, fused_loss: true}\n");
   CHECK(loss_transient_bytes(fused, 3) == 0);
+  // No upcast (unfused_loss: pytorch-16bit): the 16-bit logits beside the 16-bit
+  // log-probabilities the loss keeps, 2 · 4096 · 128256 bytes.
+  const Scenario half = test::yaml(
+      base + "}\ntraining: {seq_len: 4096, global_batch_size: 64, unfused_loss: pytorch-16bit}\n");
+  CHECK(loss_transient_bytes(half, 3) == Approx(2.0 * 4096 * 128256));
 }
 
 TEST_CASE("footprint: fp8 keeps the linear GEMMs' inputs in 1 byte and an FP8 copy of weights",
@@ -226,6 +231,26 @@ TEST_CASE("footprint: ZeRO-Offload keeps the optimizer states in host memory",
   CHECK(off.optimizer == Approx(12 * off.parameters / 4));
   CHECK(on.weights == off.weights);
   CHECK(on.gradients == off.gradients);
+}
+
+TEST_CASE("footprint: plain SGD keeps no optimizer state", "[footprint][optimizer]") {
+  // training.optimizer: sgd updates the 16-bit weights in place: no fp32 master weights, no
+  // momentum or variance, so nothing where Adam keeps 12 bytes a parameter (sharded or not);
+  // weights and gradients as Adam's.
+  auto stage0 = [](const char* extra) {
+    const Scenario s = test::yaml(
+        fmt::format("model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
+                    "parallelism: {{pp: 2, dp: 4, zero: 1}}\ntraining: {{seq_len: 4096, "
+                    "global_batch_size: 64{}}}\n",
+                    extra));
+    const int stages[] = {0};
+    return static_memory(s, stages);
+  };
+  const StaticMemory sgd = stage0(", optimizer: sgd"), adam = stage0("");
+  CHECK(sgd.optimizer == 0);
+  CHECK(adam.optimizer == Approx(12 * adam.parameters / 4));
+  CHECK(sgd.weights == adam.weights);
+  CHECK(sgd.gradients == adam.gradients);
 }
 
 TEST_CASE("footprint: PyTorch DDP's copied buckets hold every trained gradient again",

@@ -270,6 +270,24 @@ TEST_CASE("validate: a node's NICs between nodes are a count of at least one") {
       Contains("cluster.inter_node.nics: expected an integer in [1, ") && Contains("got \"two\""));
 }
 
+TEST_CASE("validate: plain SGD has no state to offload and no FP8 masters") {
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.optimizer=sgd"}));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
+                                   {"training.optimizer=sgd", "training.offload=optimizer",
+                                    "parallelism.zero=1"}),
+                    Contains("training.offload: optimizer offload moves Adam's master weights") &&
+                        Contains("plain SGD (training.optimizer: sgd) has none"));
+  CHECK_THROWS_WITH(
+      parse_scenario(
+          kBase, "test.yaml",
+          {"training.optimizer=sgd", "training.precision=fp8", "training.fp8_params=true"}),
+      Contains("training.optimizer: FP8 parameters are updated through fp32 master weights"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.optimizer=lion"}),
+                    Contains("training.optimizer: expected one of adam, adamw, sgd"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.unfused_loss=pytorch16"}),
+                    Contains("expected one of pytorch, vocab-parallel, pytorch-16bit"));
+}
+
 TEST_CASE("validate: optimizer offload needs a ZeRO stage") {
   CHECK_NOTHROW(
       parse_scenario(kBase, "test.yaml", {"training.offload=optimizer", "parallelism.zero=1"}));

@@ -996,14 +996,24 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
   // (8), the sum of exponentials (4), the division into the softmax it keeps (8) = 38 bytes;
   // backward the softmax's target entries adjusted (one a row), the gradient scaled in place (8)
   // and the upcast's backward casting it to 16 bits (6) = 14 bytes.
+  // PyTorch's cross_entropy straight over the 16-bit logits (training.unfused_loss:
+  // pytorch-16bit; no autocast region upcasts them in a plain bf16 model) runs the same kernels
+  // at 2 bytes an element: forward log-softmax 3 × 2 read + 2 written = 8 bytes; backward the
+  // NLL gradient written (2), log-softmax backward 3 × 2 read + 2 written (8) = 10 bytes.
   // A fused loss (training.fused_loss: apex's xentropy_kernel.cu, whose forward reduces each
   // row twice, its maximum, then its sum of exponentials, and stores one log-sum-exp per row;
   // its backward reads each logit once and writes the gradient over it) moves 4 bytes per
   // logit each way instead.
   const bool fused = s_.training.fused_loss;
-  const bool vocab_parallel = s_.training.unfused_loss == UnfusedLoss::VocabParallel;
-  const double forward_bytes = fused ? 4.0 : vocab_parallel ? 38.0 : 22.0;
-  const double backward_bytes = fused ? 4.0 : vocab_parallel ? 14.0 : 26.0;
+  const UnfusedLoss loss = s_.training.unfused_loss;
+  const double forward_bytes = fused                                ? 4.0
+                               : loss == UnfusedLoss::VocabParallel ? 38.0
+                               : loss == UnfusedLoss::PyTorch16     ? 8.0
+                                                                    : 22.0;
+  const double backward_bytes = fused                                ? 4.0
+                                : loss == UnfusedLoss::VocabParallel ? 14.0
+                                : loss == UnfusedLoss::PyTorch16     ? 10.0
+                                                                     : 26.0;
   // The final norm before the head: on the sequence-parallel shard under SP.
   const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;
   if (op == Op::F) {
@@ -2043,10 +2053,20 @@ Cost AnalyticCostModel::host_optimizer(double params) const {
 }
 
 Cost AnalyticCostModel::optimizer(double params) const {
+  const TrainingSpec& t = s_.training;
+  if (t.optimizer == Optimizer::Sgd) {
+    // Gradient clipping (when on), then plain SGD on the 16-bit weights in place
+    // (torch.optim.SGD without momentum: one multi-tensor pass of weight -= lr · gradient): read
+    // the weight (2) and its gradient (2, or 4 accumulated in fp32), write the weight (2).
+    const double per_param = 2.0 + (t.fp32_grad_accumulation ? 4.0 : 2.0) + 2.0 +
+                             (t.grad_clipping ? constants::kGradClipBytesPerParam : 0.0);
+    const double bytes = params * per_param;
+    const int kernels = 1 + (t.grad_clipping ? 2 : 0);
+    return {seconds_to_ns(memory_seconds(bytes) + kernels * k_.kernel_launch), 0, bytes};
+  }
   // Gradient clipping (when on), then Adam: fused into one pass, or one pass per operation.
   // A fused step over fp32 masters (not FSDP's in-place fp32 shards) adds the gradient cast
   // (unless they accumulate in fp32) and the copy back to the 16-bit weights.
-  const TrainingSpec& t = s_.training;
   const bool masters = t.fused_optimizer && s_.layout.zero < 3;
   const bool cast = masters && !t.fp32_grad_accumulation;
   const double per_param =

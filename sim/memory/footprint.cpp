@@ -226,8 +226,8 @@ double stage_activation_bytes(const Scenario& s, int stage) {
     // The final norm's input, and the loss's fp32 log-probabilities for the backward, or fused
     // (training.fused_loss) the 16-bit logits with one log-sum-exp per token: for the model's
     // head and each multi-token prediction module's.
-    const double logits =
-        (s.training.fused_loss ? kHalf : kFloat) * n * static_cast<double>(m.vocab) / t;
+    const bool half = s.training.fused_loss || s.training.unfused_loss == UnfusedLoss::PyTorch16;
+    const double logits = (half ? kHalf : kFloat) * n * static_cast<double>(m.vocab) / t;
     bytes += (1 + l.st.mtp) * (kHalf * n * h / sp + logits);
   }
   // A multi-token prediction module (its layer counted above) keeps the embedding's output
@@ -246,8 +246,11 @@ double stage_activation_bytes(const Scenario& s, int stage) {
 
 double loss_transient_bytes(const Scenario& s, int stage) {
   if (!s.model || s.training.fused_loss || !stage_content(s, stage).head) return 0;
-  // The 16-bit logits and their fp32 upcast, beside the fp32 tensor the loss keeps.
-  return (kHalf + kFloat) * static_cast<double>(gpu_microbatch_tokens(s)) *
+  // The 16-bit logits and their fp32 upcast, beside the fp32 tensor the loss keeps; with no
+  // upcast (pytorch-16bit) the 16-bit logits beside the 16-bit log-probabilities it keeps.
+  const double per_logit =
+      s.training.unfused_loss == UnfusedLoss::PyTorch16 ? kHalf : kHalf + kFloat;
+  return per_logit * static_cast<double>(gpu_microbatch_tokens(s)) *
          static_cast<double>(s.model->vocab) / s.layout.tp;
 }
 
@@ -300,8 +303,8 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
   // bytes per parameter undistributed, 6 + 12/d distributed).
   const double grad_bytes = s.training.fp32_grad_accumulation ? kFloat : kHalf;
   out.gradients = grad_bytes * (zero >= 2 ? trained_shard : trained);
-  // ZeRO-Offload keeps the master weights and Adam states in host memory.
-  out.optimizer = s.training.offload == Offload::Optimizer
+  // ZeRO-Offload keeps the master weights and Adam states in host memory; plain SGD has neither.
+  out.optimizer = s.training.offload == Offload::Optimizer || s.training.optimizer == Optimizer::Sgd
                       ? 0.0
                       : kAdamBytesPerParam * (zero >= 1 ? trained_shard : trained);
   // With dp > 1, one gradient bucket in flight, or under PyTorch DDP's copied buckets (ZeRO 0

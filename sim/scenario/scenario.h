@@ -60,11 +60,17 @@ enum class AttentionKernel { Flash1, Flash2, Flash3, Triton, Cudnn, Unfused };
 /// CPU as eager's are, without CUDA graphs (Megatron-core, NeMo, Transformer Engine).
 enum class Runtime { Compiled, Eager, Fused };
 
-/// How an unfused cross-entropy runs over the fp32 upcast of the logits (training.unfused_loss):
-/// PyTorch's `cross_entropy` (log-softmax and NLL) or Megatron's vocabulary-parallel
-/// cross-entropy (max, subtract, exp, sum, divide; the gradient scaled in place), which
-/// Megatron-core, Megatron-LM/-DeepSpeed, NeMo and nanotron run.
-enum class UnfusedLoss { PyTorch, VocabParallel };
+/// How an unfused cross-entropy runs (training.unfused_loss): PyTorch's `cross_entropy`
+/// (log-softmax and NLL) over the fp32 upcast of the logits, Megatron's vocabulary-parallel
+/// cross-entropy over that upcast (max, subtract, exp, sum, divide; the gradient scaled in
+/// place), which Megatron-core, Megatron-LM/-DeepSpeed, NeMo and nanotron run, or PyTorch's
+/// `cross_entropy` straight over the 16-bit logits (no upcast: a training loop's own loss on what
+/// Hugging Face's causal-LM models return without labels since transformers 4.45).
+enum class UnfusedLoss { PyTorch, VocabParallel, PyTorch16 };
+/// The optimizer (training.optimizer): Adam or AdamW (the same passes; mixed precision over fp32
+/// master weights and states), or plain SGD without momentum over the model's own parameters
+/// (torch.optim.SGD(params, lr) on a 16-bit model: no master weights, no state).
+enum class Optimizer { Adam, AdamW, Sgd };
 /// How a mixture-of-experts layer runs its local experts' GEMMs: one cuBLAS GEMM per expert spread
 /// over 4 CUDA streams (Transformer Engine's GroupedLinear: Megatron-core's TEGroupedMLP under
 /// --moe-grouped-gemm; its legacy GroupedMLP's grouped_gemm package on Hopper), one grouped kernel
@@ -240,6 +246,7 @@ struct TrainingSpec {
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.
   double dropout = 0;
+  Optimizer optimizer = Optimizer::Adam;
   /// The optimizer step as one fused multi-tensor kernel (Megatron, apex, AdamW(fused=True)),
   /// or one pass per operation (torch.optim.AdamW's default foreach path, Composer's).
   bool fused_optimizer = true;
@@ -247,7 +254,7 @@ struct TrainingSpec {
   /// flash-attn's, Transformer Engine's), not PyTorch's fp32 log-softmax and NLL over an upcast
   /// copy (nor Megatron-core's "native" fusion, which still upcasts the logits).
   bool fused_loss = false;
-  /// Without fused_loss, which implementation runs over the upcast logits.
+  /// Without fused_loss, which implementation runs (over the upcast logits but for PyTorch16).
   UnfusedLoss unfused_loss = UnfusedLoss::PyTorch;
   /// Gradient-norm clipping before the step (Megatron's and most recipes' default, 1.0).
   bool grad_clipping = true;

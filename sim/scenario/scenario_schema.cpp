@@ -712,10 +712,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "fused",
        text(),
        {put_flags<&TrainingSpec::fp8_standalone_casts, kFp8CastNames>, get_fp8_casts}},
-      {"training.optimizer", "`adam`, `adamw`", "`adam`",
-       "mixed-precision Adam (fused: 28 bytes of traffic per parameter, 40 with the fp32 master "
-       "copies' gradient cast and weight copy; cost/constants.h)",
-       choice({"adam", "adamw"}), ignore()},
+      {"training.optimizer", "`adam`, `adamw`, `sgd`", "`adam`",
+       "`adam`, `adamw`: mixed-precision Adam over fp32 master weights, momentum and variance "
+       "(fused: 28 bytes of traffic per parameter, 40 with the fp32 master copies' gradient cast "
+       "and weight copy; cost/constants.h; 12 bytes of optimizer memory per trained parameter). "
+       "`sgd`: plain SGD without momentum on the model's own 16-bit parameters "
+       "(`torch.optim.SGD(params, lr)` over a bf16 model): one pass reading each weight and its "
+       "gradient and writing the weight (2 + 2 + 2 bytes; the gradient 4 when accumulated in "
+       "fp32), no master weights and no optimizer memory; `fused_optimizer` changes nothing "
+       "there. SGD with "
+       "momentum or over fp32 master weights (Megatron's `--optimizer sgd`) is not modelled. "
+       "Refused with `offload: optimizer` (no state to offload) and with `fp8_params`",
+       choice({"adam", "adamw", "sgd"}), field<&Scenario::training, &TrainingSpec::optimizer>()},
       {"training.recompute", "`none`, `selective`, `full`", "`none`",
        "activation recomputation before the backward (memory: `sim/memory/footprint.h`): "
        "`selective` redoes the modules of `training.recompute_modules`, by default the attention "
@@ -849,7 +857,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "unfused, for the instant the loss runs, the 16-bit logits and their fp32 upcast beside "
        "it, 6 bytes a logit more (`trainsim memory`'s peak)",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_loss>()},
-      {"training.unfused_loss", "`pytorch`, `vocab-parallel`", "`pytorch`",
+      {"training.unfused_loss", "`pytorch`, `vocab-parallel`, `pytorch-16bit`", "`pytorch`",
        "without `fused_loss`, the kernels over the fp32 upcast of the logits: `pytorch`, "
        "PyTorch's `cross_entropy` (Hugging Face models, torchtitan, FSDP recipes): the upcast "
        "(read 2, write 4 bytes a logit) and a three-pass log-softmax (read 4 three times, write "
@@ -859,8 +867,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "-DeepSpeed, NeMo, FlagScale; nanotron's `sharded_cross_entropy` is the same): upcast "
        "(6), the row's maximum (4), its subtraction (8), exp (8), the sum of exponentials (4) "
        "and the division into the softmax kept for the backward (8), 38 bytes forward; the "
-       "gradient scaled in place (8) and cast back (6), 14 backward",
-       choice({"pytorch", "vocab-parallel"}),
+       "gradient scaled in place (8) and cast back (6), 14 backward. `pytorch-16bit`, PyTorch's "
+       "`cross_entropy` straight over the 16-bit logits, no upcast (a training loop's own loss "
+       "on what Hugging Face's causal-LM models return without labels, transformers 4.45 on): a "
+       "three-pass log-softmax (read 2 three times, write 2), 8 bytes forward; the NLL gradient "
+       "written (2) and the log-softmax backward (the gradient's row sum, then gradient and output "
+       "read again, write 2: 8), 10 backward; the 16-bit log-probabilities kept for the backward "
+       "(2 bytes a logit) and the logits beside them while the loss runs (2 more)",
+       choice({"pytorch", "vocab-parallel", "pytorch-16bit"}),
        field<&Scenario::training, &TrainingSpec::unfused_loss>()},
       {"training.grad_clipping", "bool", "true",
        "gradient-norm clipping before the step (12 bytes per parameter: the norm, then the "

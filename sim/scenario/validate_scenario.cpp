@@ -123,6 +123,11 @@ void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.fp8_params && s.training.precision != Precision::FP8)
     c.fail("training.fp8_params", fmt::format("FP8 parameters need training.precision: fp8, got {}",
                                               precision_name(s.training.precision)));
+  if (s.training.fp8_params && s.training.optimizer == Optimizer::Sgd)
+    c.fail("training.optimizer",
+           "FP8 parameters are updated through fp32 master weights, which plain SGD "
+           "(training.optimizer: sgd) does not keep: give optimizer: adam or adamw, or drop "
+           "training.fp8_params");
   if (!s.training.fp8_transpose_cache && !s.training.fp8_params)
     c.fail("training.fp8_transpose_cache",
            "the transpose cache is FP8 parameters' (Float8Tensor's): give training.fp8_params: "
@@ -238,6 +243,10 @@ void check_offload(const Scenario& s, const Checker& c) {
            "required with training.offload_activations for a GPU without preset: the host "
            "link's bandwidth");
   if (s.training.offload == Offload::None || !s.model) return;
+  if (s.training.optimizer == Optimizer::Sgd)
+    c.fail("training.offload",
+           "optimizer offload moves Adam's master weights and states to the host; plain SGD "
+           "(training.optimizer: sgd) has none: give offload: none or optimizer: adam");
   if (s.layout.zero < 1)
     c.fail("training.offload",
            fmt::format("optimizer offload needs parallelism.zero 1, 2 or 3 (DeepSpeed's "
