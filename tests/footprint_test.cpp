@@ -214,19 +214,25 @@ TEST_CASE("footprint: FP8 parameters drop the layers' 16-bit weights, not the em
   CHECK(kept3.weights - fp83.weights == Approx(2 * layers / 4));
 }
 
+namespace {
+// Stage 0's static memory of Llama-3.1-8B over pp 2 · dp 4 at ZeRO stage `zero` (8 H100s, 64
+// sequences of 4,096 tokens), with `training` added to the training section.
+StaticMemory pp2_dp4_stage0(int zero, const char* training) {
+  const Scenario s = test::yaml(
+      fmt::format("model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
+                  "parallelism: {{pp: 2, dp: 4, zero: {}}}\ntraining: {{seq_len: 4096, "
+                  "global_batch_size: 64{}}}\n",
+                  zero, training));
+  const int stages[] = {0};
+  return static_memory(s, stages);
+}
+}  // namespace
+
 TEST_CASE("footprint: ZeRO-Offload keeps the optimizer states in host memory",
           "[footprint][offload]") {
   // Stage 0 of pp 2, dp 4, ZeRO-2: weights 2Ψ, gradients 2Ψ/4 stay; the 12Ψ/4 of Adam go.
-  auto stage0 = [](const char* offload) {
-    const Scenario s = test::yaml(
-        fmt::format("model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
-                    "parallelism: {{pp: 2, dp: 4, zero: 2}}\ntraining: {{seq_len: 4096, "
-                    "global_batch_size: 64, offload: {}}}\n",
-                    offload));
-    const int stages[] = {0};
-    return static_memory(s, stages);
-  };
-  const StaticMemory on = stage0("optimizer"), off = stage0("none");
+  const StaticMemory on = pp2_dp4_stage0(2, ", offload: optimizer"),
+                     off = pp2_dp4_stage0(2, ", offload: none");
   CHECK(on.optimizer == 0);
   CHECK(off.optimizer == Approx(12 * off.parameters / 4));
   CHECK(on.weights == off.weights);
@@ -235,18 +241,9 @@ TEST_CASE("footprint: ZeRO-Offload keeps the optimizer states in host memory",
 
 TEST_CASE("footprint: plain SGD keeps no optimizer state", "[footprint][optimizer]") {
   // training.optimizer: sgd updates the 16-bit weights in place: no fp32 master weights, no
-  // momentum or variance, so nothing where Adam keeps 12 bytes a parameter (sharded or not);
-  // weights and gradients as Adam's.
-  auto stage0 = [](const char* extra) {
-    const Scenario s = test::yaml(
-        fmt::format("model: llama-3.1-8b\ncluster: {{gpu: h100-sxm, gpus_per_node: 8, nodes: 1}}\n"
-                    "parallelism: {{pp: 2, dp: 4, zero: 1}}\ntraining: {{seq_len: 4096, "
-                    "global_batch_size: 64{}}}\n",
-                    extra));
-    const int stages[] = {0};
-    return static_memory(s, stages);
-  };
-  const StaticMemory sgd = stage0(", optimizer: sgd"), adam = stage0("");
+  // momentum or variance, so nothing where Adam keeps 12 bytes a parameter (ZeRO-1: a quarter
+  // of them on each of the 4 DP ranks); weights and gradients as Adam's.
+  const StaticMemory sgd = pp2_dp4_stage0(1, ", optimizer: sgd"), adam = pp2_dp4_stage0(1, "");
   CHECK(sgd.optimizer == 0);
   CHECK(adam.optimizer == Approx(12 * adam.parameters / 4));
   CHECK(sgd.weights == adam.weights);
