@@ -1989,6 +1989,17 @@ parallelism: {{dp: 8, zero: {}}}
   // no flat cast.
   CHECK(find(bf16, Op::B, "fsdp.grad")->bytes == Approx(9.25 * p));
   CHECK_FALSE(find(bf16, Op::B, "fsdp.grad_cast"));
+  // Plain SGD shards the model's own bf16 parameters: no cast before the gathers, and the bf16
+  // reduction's shard is not cast back: flatten 4, divide 4 + 4/8 = 8.5 bytes.
+  Scenario sgd_scenario = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 8, grad_reduce_dtype: bf16, optimizer: sgd}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8, zero: 3}
+)");
+  const AnalyticCostModel sgd(sgd_scenario);
+  CHECK_FALSE(find(sgd, Op::F, "fsdp.cast_shard"));
+  CHECK_FALSE(find(sgd, Op::B, "fsdp.cast_shard"));
+  CHECK(find(sgd, Op::B, "fsdp.grad")->bytes == Approx(8.5 * p));
   // ZeRO-1/2 (Megatron's distributed optimizer reduces from its contiguous buffer): none.
   CHECK_FALSE(find(model(1, "fp32"), Op::B, "fsdp.grad"));
   CHECK_FALSE(find(model(2, "fp32"), Op::F, "fsdp.cast_shard"));

@@ -1068,9 +1068,11 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
   const int units = (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers + 1;  // + the root's
   // The fp32 shard cast to bf16 before each all-gather: the forward's, and the backward's when
   // the forward freed the gathered weights (the backward's is charged where weights are needed:
-  // with I and W split, in I).
+  // with I and W split, in I). Under plain SGD the model's parameters, and so its shards, are
+  // 16-bit already (training.optimizer: sgd): no cast either way.
+  const bool fp32_shards = s_.training.optimizer != Optimizer::Sgd;
   const bool gathers = op == Op::F || (l.fsdp.reshard_after_forward && op != Op::W);
-  if (gathers) {
+  if (gathers && fp32_shards) {
     Kernel k{Kernel::Kind::Memory,
              "fsdp.cast_shard",
              {0, 0, 0},
@@ -1084,14 +1086,15 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
   const double rb = grad_reduce_bytes(s_.training);
   const double grads = trainable_params(stage);  // all but LoRA's frozen weights
   // Flatten (4 bytes) and the two divisions (read and write in the reduce dtype: the whole flat
-  // gradient, then the shard); a bf16-reduced shard cast back to the fp32 parameters.
+  // gradient, then the shard); a bf16-reduced shard cast back to the fp32 parameters (not to
+  // SGD's 16-bit ones).
   Kernel flat{Kernel::Kind::Memory,
               "fsdp.grad",
               {0, 0, 0},
               1,
               0,
               grads * (constants::kFsdpFlattenBytes + 2 * rb + 2 * rb / dp +
-                       (rb < 4 ? constants::kFsdpCastBytes / dp : 0))};
+                       (rb < 4 && fp32_shards ? constants::kFsdpCastBytes / dp : 0))};
   flat.launches = 3 * units;
   out.push_back(flat);
   if (rb >= 4) {  // the flat bf16 gradient cast to fp32 before the reduce-scatter

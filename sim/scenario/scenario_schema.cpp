@@ -719,8 +719,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`sgd`: plain SGD without momentum on the model's own 16-bit parameters "
        "(`torch.optim.SGD(params, lr)` over a bf16 model): one pass reading each weight and its "
        "gradient and writing the weight (2 + 2 + 2 bytes; the gradient 4 when accumulated in "
-       "fp32), no master weights and no optimizer memory; `fused_optimizer` changes nothing "
-       "there. SGD with "
+       "fp32), no master weights and no optimizer memory (under ZeRO-3 the shards are 16-bit "
+       "too: no casts around FSDP's gathers); `fused_optimizer` changes nothing there. SGD with "
        "momentum or over fp32 master weights (Megatron's `--optimizer sgd`) is not modelled. "
        "Refused with `offload: optimizer` (no state to offload) and with `fp8_params`",
        choice({"adam", "adamw", "sgd"}), field<&Scenario::training, &TrainingSpec::optimizer>()},
