@@ -2000,6 +2000,12 @@ parallelism: {dp: 8, zero: 3}
   CHECK_FALSE(find(sgd, Op::F, "fsdp.cast_shard"));
   CHECK_FALSE(find(sgd, Op::B, "fsdp.cast_shard"));
   CHECK(find(sgd, Op::B, "fsdp.grad")->bytes == Approx(8.5 * p));
+  // Reduced in fp32, its shard is cast down to the 16-bit parameters: flatten 4, divide 8 + 8/8,
+  // the cast 6/8 = 13.75 bytes (and the flat gradient's cast to fp32 before the reduce-scatter).
+  sgd_scenario.training.grad_reduce = GradReduce::FP32;
+  const AnalyticCostModel sgd_fp32(sgd_scenario);
+  CHECK(find(sgd_fp32, Op::B, "fsdp.grad")->bytes == Approx(13.75 * p));
+  CHECK(find(sgd_fp32, Op::B, "fsdp.grad_cast")->bytes == Approx(6 * p));
   // ZeRO-1/2 (Megatron's distributed optimizer reduces from its contiguous buffer): none.
   CHECK_FALSE(find(model(1, "fp32"), Op::B, "fsdp.grad"));
   CHECK_FALSE(find(model(2, "fp32"), Op::F, "fsdp.cast_shard"));

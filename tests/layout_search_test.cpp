@@ -598,6 +598,12 @@ parallelism: {dp: 8}
   // step (the shard's round trip over the host link and the CPU's Adam).
   CHECK(off->static_memory < z1->static_memory);
   CHECK(off->report.step_time_s > z1->report.step_time_s);
+  // Plain SGD has no Adam states to offload: only the 2 layouts without offload.
+  Scenario sgd = small;
+  sgd.training.optimizer = Optimizer::Sgd;
+  const auto plain = search_layouts(sgd, space);
+  REQUIRE(plain.size() == 2);
+  for (const auto& r : plain) CHECK(r.layout.offload == Offload::None);
   CHECK_THAT(off->layout.words(), Catch::Contains("optimizer offload"));
   CHECK(search_to_csv(small, results).find(",precision,offload,") != std::string::npos);
 }

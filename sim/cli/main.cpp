@@ -832,7 +832,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   srch->add_option("--offload", xa.offload,
                    "Optimizer offload to try: none,optimizer (default: the scenario's; needs ZeRO "
-                   "1-3, not tried at ZeRO-0)")
+                   "1-3, not tried at ZeRO-0 nor with training.optimizer: sgd)")
       ->delimiter(',');
   srch->add_option("--precision", xa.precision,
                    "Training precisions to try: bf16,fp8 (default: the scenario's; fp8 needs a "

@@ -1086,15 +1086,15 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
   const double rb = grad_reduce_bytes(s_.training);
   const double grads = trainable_params(stage);  // all but LoRA's frozen weights
   // Flatten (4 bytes) and the two divisions (read and write in the reduce dtype: the whole flat
-  // gradient, then the shard); a bf16-reduced shard cast back to the fp32 parameters (not to
-  // SGD's 16-bit ones).
+  // gradient, then the shard); the reduced shard cast to the parameters' dtype where the two
+  // differ (a bf16-reduced shard to fp32 parameters, an fp32-reduced one to SGD's 16-bit ones).
   Kernel flat{Kernel::Kind::Memory,
               "fsdp.grad",
               {0, 0, 0},
               1,
               0,
               grads * (constants::kFsdpFlattenBytes + 2 * rb + 2 * rb / dp +
-                       (rb < 4 && fp32_shards ? constants::kFsdpCastBytes / dp : 0))};
+                       ((rb < 4) == fp32_shards ? constants::kFsdpCastBytes / dp : 0))};
   flat.launches = 3 * units;
   out.push_back(flat);
   if (rb >= 4) {  // the flat bf16 gradient cast to fp32 before the reduce-scatter

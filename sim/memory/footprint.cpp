@@ -223,9 +223,9 @@ double stage_activation_bytes(const Scenario& s, int stage) {
   const double n = static_cast<double>(l.tokens), h = static_cast<double>(m.hidden);
   const double sp = s.layout.sequence_parallel ? t : 1;
   if (l.st.head) {
-    // The final norm's input, and the loss's fp32 log-probabilities for the backward, or fused
-    // (training.fused_loss) the 16-bit logits with one log-sum-exp per token: for the model's
-    // head and each multi-token prediction module's.
+    // The final norm's input, and the loss's fp32 log-probabilities for the backward, or 16-bit
+    // ones (unfused_loss: pytorch-16bit), or fused (training.fused_loss) the 16-bit logits with
+    // one log-sum-exp per token: for the model's head and each multi-token prediction module's.
     const bool half = s.training.fused_loss || s.training.unfused_loss == UnfusedLoss::PyTorch16;
     const double logits = (half ? kHalf : kFloat) * n * static_cast<double>(m.vocab) / t;
     bytes += (1 + l.st.mtp) * (kHalf * n * h / sp + logits);

@@ -71,7 +71,8 @@ double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp,
 /// Activation bytes one micro-batch keeps on one GPU of global stage `stage` (one chunk of
 /// pp·vpp): its layers (with `training.recompute_layers`, the first N fully recomputed, the
 /// others keeping everything), plus on the last stage the LM head's input and the logits for the
-/// loss (vocabulary-parallel, / t): fp32, or 16-bit with `training.fused_loss`; full recompute does
+/// loss (vocabulary-parallel, / t): fp32, or 16-bit with `training.fused_loss` or
+/// `unfused_loss: pytorch-16bit`; full recompute does
 /// not drop them. 0 without a model.
 double stage_activation_bytes(const Scenario& s, int stage);
 /// What the loss holds for an instant beyond stage_activation_bytes on the head's stage, per
@@ -79,8 +80,10 @@ double stage_activation_bytes(const Scenario& s, int stage);
 /// caller still holds, and their fp32 upcast (`logits.float()`), which the call holds while the
 /// loss computes into the fp32 tensor it keeps (PyTorch's log-softmax output; Megatron's
 /// vocab_parallel_cross_entropy's and nanotron's max-subtracted copy, exponentiated and
-/// normalized in place): 6 bytes a logit (vocabulary-parallel, / t). PyTorch's backward holds two
-/// fp32 gradients beside the kept output for a moment (2 bytes a logit more, not counted). 0
+/// normalized in place): 6 bytes a logit (vocabulary-parallel, / t); without the upcast
+/// (`unfused_loss: pytorch-16bit`) the 16-bit logits beside the 16-bit output it keeps, 2 bytes.
+/// PyTorch's backward holds two gradients (fp32, or 16-bit without the upcast) beside the kept
+/// output for a moment (not counted). 0
 /// fused, off the head's stage, or without a model. Multi-token prediction's heads run one
 /// after another: one head's bytes.
 double loss_transient_bytes(const Scenario& s, int stage);
@@ -102,7 +105,8 @@ struct StaticMemory {
   /// 16-bit gradients (2Ψ), + 4Ψ fp32 accumulation; / dp under ZeRO-2/3. Under LoRA
   /// (training.lora_rank) Ψ here and in `optimizer` is the adapters' count, not the model's.
   double gradients = 0;
-  double optimizer = 0;  ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3
+  double optimizer = 0;  ///< fp32 master + Adam m, v (12Ψ), / dp under ZeRO-1/2/3; 0 under
+                         ///< training.optimizer sgd
   /// Runtime overhead (memory.runtime_overhead), with dp > 1 one gradient bucket in flight (with
   /// memory.dp_buckets `copy` under ZeRO 0 or 1, PyTorch DDP's: every bucket, a 16-bit copy of
   /// each trained gradient, 2 bytes a trained parameter), and

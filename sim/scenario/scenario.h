@@ -65,7 +65,7 @@ enum class Runtime { Compiled, Eager, Fused };
 /// cross-entropy over that upcast (max, subtract, exp, sum, divide; the gradient scaled in
 /// place), which Megatron-core, Megatron-LM/-DeepSpeed, NeMo and nanotron run, or PyTorch's
 /// `cross_entropy` straight over the 16-bit logits (no upcast: a training loop's own loss on what
-/// Hugging Face's causal-LM models return without labels since transformers 4.45).
+/// Hugging Face's causal-LM models return without labels since transformers 4.46).
 enum class UnfusedLoss { PyTorch, VocabParallel, PyTorch16 };
 /// The optimizer (training.optimizer): Adam or AdamW (the same passes; mixed precision over fp32
 /// master weights and states), or plain SGD without momentum over the model's own parameters
@@ -246,6 +246,8 @@ struct TrainingSpec {
   /// Dropout probability of the hidden states and attention scores (GPT-3 style 0.1); above 0
   /// the dropout kernels run and their masks are stored.
   double dropout = 0;
+  /// Adam or AdamW over fp32 masters and states, or plain SGD on the 16-bit weights
+  /// (training.optimizer): the optimizer's passes and its memory.
   Optimizer optimizer = Optimizer::Adam;
   /// The optimizer step as one fused multi-tensor kernel (Megatron, apex, AdamW(fused=True)),
   /// or one pass per operation (torch.optim.AdamW's default foreach path, Composer's).

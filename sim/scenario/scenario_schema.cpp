@@ -170,7 +170,7 @@ KeyAccess time_field() {
             return v;
           }};
 }
-/// Read and checked, but changes nothing (`description`; `optimizer`: Adam either way).
+/// Read and checked, but changes nothing (`description`).
 KeyAccess ignore() {
   return {[](Scenario&, const KeyValue&) { return std::string(); }, nullptr};
 }
@@ -844,7 +844,8 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"training.fused_optimizer", "bool", "true",
        "the optimizer step as one fused multi-tensor Adam (Megatron, apex, `AdamW(fused=True)`: 28 "
        "bytes moved per parameter), or one pass per operation (`torch.optim.AdamW`'s default "
-       "foreach path, Composer's `DecoupledAdamW`: 84 bytes)",
+       "foreach path, Composer's `DecoupledAdamW`: 84 bytes); Adam's only, no effect with "
+       "`optimizer: sgd`",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_optimizer>()},
       {"training.fused_loss", "bool", "false",
        "the cross-entropy loss as one fused kernel over the 16-bit logits (apex's `xentropy`, "
@@ -852,13 +853,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`cross_entropy_fusion_impl: te`): forward two passes over each logit (the row's maximum, "
        "then its sum of exponentials: 4 bytes), backward one read and the gradient written in "
        "place (4 bytes). Unfused: the logits upcast to fp32 and the loss computed on the copy as "
-       "`unfused_loss` says (`cross_entropy` in `trainsim kernels`). Memory: the logits the "
-       "backward needs, 2 bytes each fused, 4 unfused (the fp32 tensor the loss keeps), and "
-       "unfused, for the instant the loss runs, the 16-bit logits and their fp32 upcast beside "
-       "it, 6 bytes a logit more (`trainsim memory`'s peak)",
+       "`unfused_loss` says (`cross_entropy` in `trainsim kernels`; on the 16-bit logits "
+       "themselves under `pytorch-16bit`). Memory: the logits the backward needs, 2 bytes each "
+       "fused, 4 unfused (the fp32 tensor the loss keeps), and unfused, for the instant the loss "
+       "runs, the 16-bit logits and their fp32 upcast beside it, 6 bytes a logit more "
+       "(`trainsim memory`'s peak); under `pytorch-16bit` 2 and 2",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_loss>()},
       {"training.unfused_loss", "`pytorch`, `vocab-parallel`, `pytorch-16bit`", "`pytorch`",
-       "without `fused_loss`, the kernels over the fp32 upcast of the logits: `pytorch`, "
+       "without `fused_loss`, the kernels that compute the loss: `pytorch`, "
        "PyTorch's `cross_entropy` (Hugging Face models, torchtitan, FSDP recipes): the upcast "
        "(read 2, write 4 bytes a logit) and a three-pass log-softmax (read 4 three times, write "
        "4), 22 bytes forward; the NLL gradient written (4), the log-softmax backward (16) and the "
@@ -869,7 +871,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and the division into the softmax kept for the backward (8), 38 bytes forward; the "
        "gradient scaled in place (8) and cast back (6), 14 backward. `pytorch-16bit`, PyTorch's "
        "`cross_entropy` straight over the 16-bit logits, no upcast (a training loop's own loss "
-       "on what Hugging Face's causal-LM models return without labels, transformers 4.45 on): a "
+       "on what Hugging Face's causal-LM models return without labels, transformers 4.46 on): a "
        "three-pass log-softmax (read 2 three times, write 2), 8 bytes forward; the NLL gradient "
        "written (2) and the log-softmax backward (the gradient's row sum, then gradient and output "
        "read again, write 2: 8), 10 backward; the 16-bit log-probabilities kept for the backward "

@@ -306,8 +306,12 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                         for (Precision precision : precisions)
                           for (Offload offload : offloads)
                             for (int acts : offload_counts(pp, vpp)) {
-                              // Offload needs a ZeRO stage (validate()): not tried at ZeRO-0.
-                              if (offload != Offload::None && (dp * cp == 1 ? 0 : z) == 0) continue;
+                              // Offload needs a ZeRO stage and Adam's states (validate()): not
+                              // tried at ZeRO-0 nor under plain SGD.
+                              if (offload != Offload::None &&
+                                  ((dp * cp == 1 ? 0 : z) == 0 ||
+                                   base.training.optimizer == Optimizer::Sgd))
+                                continue;
                               // Experts split over DP ranks as validate() allows it.
                               Layout l = base.layout;
                               l.dp = dp;
