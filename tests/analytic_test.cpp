@@ -3243,6 +3243,34 @@ parallelism: {{dp: 8}}
   CHECK_THAT(sources(""), Catch::Contains("(cuDNN 9.19), the newest release measured"));
 }
 
+TEST_CASE("analytic: a head dimension no Blackwell benchmark timed says where its curve comes from",
+          "[analytic][cudnn][b200]") {
+  // Every Blackwell cuDNN benchmark times heads of 128; Llama-3.2-1B's are 64 (2,048 / 32), whose
+  // curve takes the H100's ratio to 128: the durations line and the attention kernels say so.
+  // Llama-3.1-8B's heads (128) and an H100 (whose head dim 64 was measured) do not.
+  auto model = [](const char* preset, const char* gpu) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: {}
+training: {{seq_len: 4096, global_batch_size: 8, attention: cudnn}}
+cluster: {{gpu: {}, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    preset, gpu)));
+  };
+  const std::string note = "head dim 64 at the H100's ratio to 128, not measured on this GPU";
+  auto attention_source = [](const AnalyticCostModel& m) {
+    for (const KernelTime& k : m.kernel_times(Op::F, 0))
+      if (k.what == "attention") return k.source;
+    return std::string();
+  };
+  const AnalyticCostModel small_b200 = model("llama-3.2-1b", "b200");
+  CHECK_THAT(small_b200.sources(), Catch::Contains(note));
+  CHECK_THAT(attention_source(small_b200), Catch::Contains(note));
+  CHECK_THAT(model("llama-3.2-1b", "gb300").sources(), Catch::Contains(note));
+  CHECK_THAT(model("llama-3.1-8b", "b200").sources(), !Catch::Contains(note));
+  CHECK_THAT(attention_source(model("llama-3.1-8b", "b200")), !Catch::Contains(note));
+  CHECK_THAT(model("llama-3.2-1b", "h100-sxm").sources(), !Catch::Contains("head dim 64"));
+}
+
 TEST_CASE("analytic: LoRA's adapters under TP split both sides and exchange their outputs",
           "[analytic][lora]") {
   // Llama 2 70B (h 8,192; QKV 8,192 → 10,240; 80 layers), rank-16 adapters on QKV and the

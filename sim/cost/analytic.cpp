@@ -35,7 +35,8 @@ double main_grad_visible_share(double tokens) {
 
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     const LinkSpec& intra_node, AttentionKernel attention,
-                                    bool dropout, std::optional<CudnnVersion> cudnn) {
+                                    bool dropout, std::optional<CudnnVersion> cudnn,
+                                    double head_dim) {
   AnalyticConstants k;
   k.preset = find_gpu_preset(gpu.preset);
   k.gemm_efficiency = constants::kGemmEfficiency;
@@ -60,8 +61,13 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
     if (attention == AttentionKernel::Cudnn)
       release = cudnn ? fmt::format(", for the run's cuDNN {}.{}", cudnn->major, cudnn->minor)
                       : ", the newest release measured";
-    from.push_back(fmt::format("attention by sequence length ({}{}{}){}", a->source, release,
-                               fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : "",
+    // A head dimension below the only one measured on this GPU comes from another's ratio.
+    const std::string head =
+        a->head_dim_64_from && head_dim > 0 && head_dim < 128
+            ? fmt::format("; {}, not measured on this GPU", a->head_dim_64_from)
+            : "";
+    from.push_back(fmt::format("attention by sequence length ({}{}{}{}){}", a->source, release,
+                               fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : "", head,
                                gpu.sms > 0 ? " and heads per launch (measured on an H200)" : ""));
   }
   // The measured collective sweep holds for the preset's own NVSwitch. A scenario that changes
@@ -123,7 +129,8 @@ AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
                                      const BandwidthTable* memory, const AttentionTable* attention)
     : s_(s),
       k_(resolve_constants(s.efficiency, s.cluster.gpu, s.cluster.intra_node, s.training.attention,
-                           s.training.dropout > 0, s.training.cudnn_version)),
+                           s.training.dropout > 0, s.training.cudnn_version,
+                           s.model ? static_cast<double>(s.model->qk_head_dim()) : 0.0)),
       stages_(partition_model(s.model.value(), s.layout.pp * s.layout.vpp, s.layout.split)),
       // A micro-batch's tokens on this GPU: context parallelism splits each sequence cp ways.
       tokens_(static_cast<double>(s.training.seq_len) * s.training.micro_batch_size / s.layout.cp),
@@ -1384,6 +1391,9 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
             if (const double d = k_.attention->kernel_head_dim(k.gemm.k); d != k.gemm.k)
               t.source += fmt::format(" × {:.2f}: heads of {:g} run as {:g} (the kernel's size)",
                                       k.gemm.k / d, k.gemm.k, d);
+          if (k_.attention && k_.attention->head_dim_64_from && k.gemm.k < 128)
+            t.source +=
+                fmt::format(" ({}, not measured on this GPU)", k_.attention->head_dim_64_from);
           if (const double p = attention_parallelism(k); std::abs(p - 1) >= 0.005)
             t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
           if (k_.attention && k_.attention->sustained != 1)

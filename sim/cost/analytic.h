@@ -74,10 +74,12 @@ double eager_layernorm_width_factor(double hidden, bool forward);
 /// The scenario's overrides, else the GPU preset's published kernel data (cost/kernel_data.h),
 /// else cost/constants.h. `dropout`: the run has attention dropout (FlashAttention-3 has none:
 /// FlashAttention-2's data then). `cudnn`: the cuDNN release (training.cudnn_version).
+/// `head_dim`: the model's query-key head dimension (0: none), for the sources text only.
 AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSpec& gpu,
                                     const LinkSpec& intra_node, AttentionKernel attention,
                                     bool dropout = false,
-                                    std::optional<CudnnVersion> cudnn = std::nullopt);
+                                    std::optional<CudnnVersion> cudnn = std::nullopt,
+                                    double head_dim = 0);
 
 /// How much longer the scenario's host CPU (cluster.host_cpu) takes for the same PyTorch host
 /// code than the x86 hosts the eager figures were measured on: constants.h kGraceHostSlowdown

@@ -289,6 +289,10 @@ const AttentionData kCudnn91H100Data{"h100-sxm",
                                      kCudnn91H100,
                                      kCudnn91H100Forward};
 
+// Every Blackwell benchmark above times head dimension 128 only: their head-dim-64 points are
+// the H100 curve's ratios (kCudnnH100), which the report says where a model's heads are smaller.
+constexpr const char* kBlackwellHeadDim64 = "head dim 64 at the H100's ratio to 128";
+
 const AttentionData kCudnnB200Data{"b200",
                                    2.5e15,
                                    148,
@@ -300,7 +304,9 @@ const AttentionData kCudnnB200Data{"b200",
                                    nullptr,
                                    1,
                                    {9, 17},
-                                   constants::kB200AttentionSustained};
+                                   constants::kB200AttentionSustained,
+                                   true,
+                                   kBlackwellHeadDim64};
 
 const AttentionData kCudnn913B200Data{"b200",
                                       2.25e15,
@@ -313,7 +319,9 @@ const AttentionData kCudnn913B200Data{"b200",
                                       nullptr,
                                       1,
                                       {},
-                                      constants::kB200AttentionSustained};
+                                      constants::kB200AttentionSustained,
+                                      true,
+                                      kBlackwellHeadDim64};
 
 // GB200: the same figures (its own benchmark from 9.17, B200's of 9.13 before, scaled by the
 // peaks: 2.5 / 2.25 = 1.11, where GB200's GEMM sweep bursts 1.07 times B200's), at GB200's own
@@ -343,7 +351,8 @@ const AttentionData kCudnn913Gb300Data{"gb300",
                                        1,
                                        {},
                                        constants::kGb300AttentionSustained,
-                                       false};
+                                       false,
+                                       kBlackwellHeadDim64};
 
 const AttentionData kCudnnGb300Data{"gb300",
                                     2.5e15,
@@ -357,7 +366,8 @@ const AttentionData kCudnnGb300Data{"gb300",
                                     1,
                                     {9, 17},
                                     constants::kGb300AttentionSustained,
-                                    false};
+                                    false,
+                                    kBlackwellHeadDim64};
 
 const AttentionData* const kAll[] = {
     &kFa2A100Data,     &kFa1A100Data,       &kTritonA100Data,    &kFa2H100Data,

@@ -48,6 +48,9 @@ struct AttentionData {
   /// Whether `sustained` was measured on attention itself (B200's) or read from the GPU's own
   /// GEMMs (GB200's, GB300's: constants.h).
   bool sustained_measured = true;
+  /// Where the head dimension 64 curve comes from when no benchmark of this GPU timed it (the
+  /// Blackwell ones: "the H100's ratio to 128"), for the report; nullptr where it was measured.
+  const char* head_dim_64_from = nullptr;
 
   /// Throughput of causal attention over sequences of `seq` tokens with head dimension
   /// `head_dim`: linear in log₂(seq) between the charted lengths and linear in the head
