@@ -2068,11 +2068,12 @@ Cost AnalyticCostModel::host_optimizer(double params) const {
 Cost AnalyticCostModel::optimizer(double params) const {
   const TrainingSpec& t = s_.training;
   if (t.optimizer == Optimizer::Sgd) {
-    // Gradient clipping (when on), then plain SGD on the 16-bit weights in place
-    // (torch.optim.SGD without momentum: one multi-tensor pass of weight -= lr · gradient): read
-    // the weight (2) and its gradient (2, or 4 accumulated in fp32), write the weight (2).
-    const double per_param = 2.0 + (t.fp32_grad_accumulation ? 4.0 : 2.0) + 2.0 +
-                             (t.grad_clipping ? constants::kGradClipBytesPerParam : 0.0);
+    // Gradient clipping (when on: the norm reads each gradient, the rescale reads and writes it,
+    // 3 × its bytes), then plain SGD on the 16-bit weights in place (torch.optim.SGD without
+    // momentum: one multi-tensor pass of weight -= lr · gradient): read the weight (2) and its
+    // gradient (2, or 4 accumulated in fp32), write the weight (2).
+    const double grad = t.fp32_grad_accumulation ? 4.0 : 2.0;
+    const double per_param = 2.0 + grad + 2.0 + (t.grad_clipping ? 3.0 * grad : 0.0);
     const double bytes = params * per_param;
     const int kernels = 1 + (t.grad_clipping ? 2 : 0);
     return {seconds_to_ns(memory_seconds(bytes) + kernels * k_.kernel_launch), 0, bytes};

@@ -719,7 +719,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`sgd`: plain SGD without momentum on the model's own 16-bit parameters "
        "(`torch.optim.SGD(params, lr)` over a bf16 model): one pass reading each weight and its "
        "gradient and writing the weight (2 + 2 + 2 bytes; the gradient 4 when accumulated in "
-       "fp32), no master weights and no optimizer memory (under ZeRO-3 the shards are 16-bit "
+       "fp32; clipping's passes 3 × the gradient's bytes), no master weights and no optimizer "
+       "memory (under ZeRO-3 the shards are 16-bit "
        "too: no casts around FSDP's gathers); `fused_optimizer` changes nothing there. SGD with "
        "momentum or over fp32 master weights (Megatron's `--optimizer sgd`) is not modelled. "
        "Refused with `offload: optimizer` (no state to offload) and with `fp8_params`",
@@ -880,7 +881,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::training, &TrainingSpec::unfused_loss>()},
       {"training.grad_clipping", "bool", "true",
        "gradient-norm clipping before the step (12 bytes per parameter: the norm, then the "
-       "rescale)",
+       "rescale, over fp32 gradients; 6 over `optimizer: sgd`'s 16-bit ones)",
        boolean(), field<&Scenario::training, &TrainingSpec::grad_clipping>()},
       {"training.optimizer_post_validation", "bool", "false",
        "Zero Bubble's optimizer post-validation (Qi et al., ICLR 2024, §4): the step runs without "
