@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -144,6 +146,70 @@ TEST_CASE("kernel data: a launch of few heads runs its attention below the chart
   CHECK(fa2->parallelism(false, 256, 114, 128) > fa2->parallelism(false, 256, 132, 128));
   // A GPU of unknown SM count: as charted.
   CHECK(fa2->parallelism(false, 256, 0, 128) == 1.0);
+}
+
+TEST_CASE("kernel data: a causal launch takes at least its longest tile's time",
+          "[kernel_data][attention]") {
+  // Tile i of a k-tile causal sequence works on i blocks: mean (k + 1) / 2, longest k.
+  // One 16,384-token head in 128-row tiles: k = 128; on 132 SMs x = 128 / 132 = 0.970, so at most
+  // 0.970 · 129 / 256 = 0.4886 of the GPU's rate.
+  CHECK(attention_tile_bound(128, 132, 128, true) == Approx(128.0 / 132 * 129 / 256));
+  // Two heads, x = 1.939: 0.977. Four: capped at 1.
+  CHECK(attention_tile_bound(256, 132, 128, true) == Approx(256.0 / 132 * 129 / 256));
+  CHECK(attention_tile_bound(512, 132, 128, true) == 1.0);
+  // Equal (unmasked) tiles: at most x.
+  CHECK(attention_tile_bound(66, 132, 64, false) == Approx(0.5));
+  CHECK(attention_tile_bound(264, 132, 64, false) == 1.0);
+  CHECK(attention_tile_bound(1, 0, 1, true) == 1.0);  // SMs unknown
+  // As a share of the charted rate the bound is over the rate x / (x + c) tends to: cuDNN's
+  // backward (c = 0) at one tile per SM, 0.4886; FlashAttention-2's (c = 0.25, the benchmark's
+  // b = 15.515 per SM) 0.4886 · 15.765 / 15.515 = 0.4965 where its x / (x + c) would give 0.808.
+  const AttentionData* fa2 = find_attention_data("h200", AttentionKernel::Flash2);
+  const AttentionData* cudnn = find_attention_data("h100-sxm", AttentionKernel::Cudnn);
+  REQUIRE(fa2 != nullptr);
+  REQUIRE(cudnn != nullptr);
+  CHECK(cudnn->parallelism(true, 128, 132, 128, 128) == Approx(0.4886).margin(0.0005));
+  CHECK(fa2->parallelism(true, 128, 132, 128, 128) == Approx(0.4965).margin(0.0005));
+  CHECK(fa2->parallelism(true, 128, 132, 128) == Approx(0.808).margin(0.001));
+  // Where the bound does not bind, the measured factor stands (the forward's c = 2.30 gives less).
+  CHECK(fa2->parallelism(false, 128, 132, 128, 128) == fa2->parallelism(false, 128, 132, 128));
+  CHECK(fa2->parallelism(false, 8192, 132, 128, 256) == fa2->parallelism(false, 8192, 132, 128));
+}
+
+TEST_CASE("kernel data: the longest tile predicts the measured backward of one head per SM",
+          "[kernel_data][attention]") {
+  // calibrate/reference/*-attention-parallelism*.json: SDPA's FlashAttention-2 and cuDNN
+  // backends, causal, batch 1, 16,384 tokens, 1, 2 and 4 heads of 64 and 128 (x = 0.97, 1.94,
+  // 3.88 tiles per SM), two runs on an H200 and one on an H100 SXM. Against the same kernel's
+  // 4-head launch, the 1-head backward ran at 0.43-0.52 of its rate (its call took as long as
+  // the 2-head one's), the 2-head one at 0.92-1.00; modelled 0.49-0.52 and 0.94-0.98 (without
+  // the longest-tile bound FlashAttention-2's 1-head one would be 0.85 and cuDNN's 1.00).
+  int rows = 0;
+  for (const char* file :
+       {"h200-attention-parallelism.json", "h200-attention-parallelism-repeat.json",
+        "h100-sxm-attention-parallelism.json"}) {
+    std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/" + file);
+    REQUIRE(in);
+    const auto doc = nlohmann::json::parse(in);
+    const std::string gpu = std::string(file).rfind("h100", 0) == 0 ? "h100-sxm" : "h200";
+    std::map<std::tuple<std::string, int, int>, double> tflops;  // (kernel, head dim, heads)
+    for (const auto& r : doc.at("attention_parallelism"))
+      if (r.at("causal").get<bool>() && r.at("seq").get<int>() == 16384 && r.at("heads") <= 4)
+        tflops[{r.at("kernel").get<std::string>(), r.at("head_dim").get<int>(),
+                r.at("heads").get<int>()}] = r.at("backward_tflops").get<double>();
+    for (const auto& [key, measured] : tflops) {
+      const auto& [kernel, d, heads] = key;
+      if (heads == 4) continue;
+      const AttentionData* data = find_attention_data(
+          gpu, kernel == "cudnn" ? AttentionKernel::Cudnn : AttentionKernel::Flash2);
+      REQUIRE(data != nullptr);
+      auto modelled = [&](int h) { return data->parallelism(true, h * 128.0, 132, d, 128); };
+      const double ratio = measured / tflops.at({kernel, d, 4});
+      CHECK(modelled(heads) / modelled(4) == Approx(ratio).margin(0.08));
+      ++rows;
+    }
+  }
+  CHECK(rows == 24);
 }
 
 TEST_CASE("kernel data: the launch's parallelism predicts an H100's long-sequence attention",

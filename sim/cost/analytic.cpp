@@ -1206,9 +1206,13 @@ double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
   // The all-to-all's one launch holds the rank's heads / cp over the whole sequence.
   const bool a2a = s_.layout.cp_comm == CpComm::AllToAll;
   const double heads = a2a ? k.batch : k.batch / cp;
-  auto rate = [&](double share) {
-    const double tiles = heads * std::ceil(share * k.gemm.m / constants::kAttentionTileRows);
-    return k_.attention->parallelism(backward, tiles, s_.cluster.gpu.sms, k.gemm.k);
+  // A launch runs no faster than its longest tile allows (attention_tile_bound): a causal
+  // block's tiles range from one block of work to all of them, a rectangular block's are equal.
+  auto rate = [&](double share, bool causal = true) {
+    const double per_sequence = std::ceil(share * k.gemm.m / constants::kAttentionTileRows);
+    const double tiles = heads * per_sequence;
+    return k_.attention->parallelism(backward, tiles, s_.cluster.gpu.sms, k.gemm.k, per_sequence,
+                                     causal);
   };
   if (cp <= 1 || a2a) return rate(1.0);
   // Under context parallelism a rank's attention is cp units of work (a unit: one causal
@@ -1223,13 +1227,14 @@ double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
       // Ring (zig-zag): the diagonal block (a unit, all its queries and keys); r blocks of all
       // its queries against half of another rank's keys, cp − 1 − r of half its queries
       // against all of them (a unit each; ring_merge above).
-      t = 1 / rate(1.0) + r / rate(backward ? 0.5 : 1.0) +
-          (cp - 1 - r) / rate(backward ? 1.0 : 0.5);
+      t = 1 / rate(1.0) + r / rate(backward ? 0.5 : 1.0, false) +
+          (cp - 1 - r) / rate(backward ? 1.0 : 0.5, false);
     } else {
       // All-gather: one launch per query chunk of s / (2·cp) tokens (chunks r and 2·cp − 1 − r)
       // against the keys up to it: chunk i takes (i + ½) / 2 units over i + 1 chunks of keys.
+      // The first chunk attends to itself alone (causal); a later one's tiles are near equal.
       for (const double i : {static_cast<double>(r), 2 * cp - 1 - r})
-        t += (i + 0.5) / 2 / rate(backward ? (i + 1) / 2 : 0.5);
+        t += (i + 0.5) / 2 / rate(backward ? (i + 1) / 2 : 0.5, i == 0);
     }
     slowest = std::max(slowest, t);
   }

@@ -426,7 +426,8 @@ AttentionThroughput AttentionData::at(double seq, double head_dim) const {
   return t;
 }
 
-double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, double head_dim) const {
+double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, double head_dim,
+                                  double per_sequence, bool causal) const {
   TRAINSIM_CHECK(tiles > 0 && head_dim > 0, "attention launches tiles of a positive head size");
   if (gpu_sms <= 0) return 1.0;
   const bool cudnn = kernel == AttentionKernel::Cudnn;
@@ -434,12 +435,22 @@ double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, doub
                                      : constants::kAttentionTileOverheadBackward)
                             : (cudnn ? constants::kCudnnAttentionTileOverheadForward
                                      : constants::kAttentionTileOverheadForward);
-  if (c == 0) return 1.0;
   // The charts' benchmark: 16k tokens of hidden 2048, in heads of the charted head dimension.
   const double d = std::clamp(head_dim, 64.0, 128.0);
   const double bench = 16384.0 * (2048.0 / d) / constants::kAttentionTileRows / sms;
   const double x = tiles / gpu_sms;
-  return (x / (x + c)) / (bench / (bench + c));
+  const double rate = c == 0 ? 1.0 : (x / (x + c)) / (bench / (bench + c));
+  if (per_sequence <= 0) return rate;
+  return std::min(rate,
+                  attention_tile_bound(tiles, gpu_sms, per_sequence, causal) * (bench + c) / bench);
+}
+
+double attention_tile_bound(double tiles, int sms, double per_sequence, bool causal) {
+  TRAINSIM_CHECK(tiles > 0 && per_sequence >= 1, "attention launches whole tiles");
+  if (sms <= 0) return 1.0;
+  const double x = tiles / sms;
+  const double mean_over_longest = causal ? (per_sequence + 1) / (2 * per_sequence) : 1.0;
+  return std::min(1.0, x * mean_over_longest);
 }
 
 const char* cudnn_fp8_attention_measured_on(const std::string& gpu) {
