@@ -171,9 +171,13 @@ TEST_CASE("kernel data: a causal launch takes at least its longest tile's time",
   CHECK(cudnn->parallelism(true, 128, 132, 128, 128) == Approx(0.4886).margin(0.0005));
   CHECK(fa2->parallelism(true, 128, 132, 128, 128) == Approx(0.4965).margin(0.0005));
   CHECK(fa2->parallelism(true, 128, 132, 128) == Approx(0.808).margin(0.001));
-  // Where the bound does not bind, the measured factor stands (the forward's c = 2.30 gives less).
-  CHECK(fa2->parallelism(false, 128, 132, 128, 128) == fa2->parallelism(false, 128, 132, 128));
-  CHECK(fa2->parallelism(false, 8192, 132, 128, 256) == fa2->parallelism(false, 8192, 132, 128));
+  // The forward keeps its measured factor: FlashAttention-2 splits a long tile's keys over CTAs
+  // (its 1-head 8K launch, x = 0.48, ran at 0.34-0.39 of the full launch's rate, over the bound's
+  // 0.24); cuDNN's 0.16-0.23 and the factor's 0.19-0.25 lie under it.
+  CHECK(fa2->parallelism(false, 64, 132, 128, 64) == fa2->parallelism(false, 64, 132, 128));
+  CHECK(cudnn->parallelism(false, 32, 132, 128, 32) == cudnn->parallelism(false, 32, 132, 128));
+  // Past the bound's reach the measured factor stands, above the charted rate too (1.107).
+  CHECK(fa2->parallelism(true, 8192, 132, 128, 256) == fa2->parallelism(true, 8192, 132, 128));
 }
 
 TEST_CASE("kernel data: the longest tile predicts the measured backward of one head per SM",

@@ -65,12 +65,12 @@ inline constexpr double kCudnnAttentionDropoutBackward = 1.19;
 /// 8K-128K tokens, x = 15.5-248): forward 309, 331, 349-363, 337-342, 318 TFLOP/s against 314, 336,
 /// 348, 354, 357 modelled (the 16K chart's rate, held beyond it, times the factor).
 /// FlashAttention(-1), llm-foundry's Triton kernel and FlashAttention-3, not measured, take
-/// FlashAttention-2's. Below about two tiles per SM the same runs show what x / (x + c), fitted
-/// from 1.5 on, misses: a causal launch lasts at least as long as its longest tile (all k of its
-/// sequence's blocks, against (k + 1) / 2 on average), so one head of 16K tokens (x = 0.97)
-/// ran its backward in the time of two heads, 0.43-0.52 of the 4-head launch's rate, both
-/// kernels, both GPUs, where c = 0.25 and 0 give 0.85 and 1.00 (cost/kernel_data.h,
-/// attention_tile_bound; the rate is held to that bound).
+/// FlashAttention-2's. Below about two tiles per SM the same runs show what the backward's
+/// x / (x + c), fitted from 1.5 on, misses: a causal backward lasts at least as long as its
+/// longest key tile (all k of its sequence's query blocks, against (k + 1) / 2 on average), so
+/// one head of 16K tokens (x = 0.97) ran its backward in the time of two heads, 0.43-0.52 of the
+/// 4-head launch's rate, both kernels, both GPUs, where c = 0.25 and 0 give 0.85 and 1.00
+/// (cost/kernel_data.h, attention_tile_bound; the backward's rate is held to that bound).
 inline constexpr double kAttentionTileOverheadForward = 2.30;
 inline constexpr double kAttentionTileOverheadBackward = 0.25;
 inline constexpr double kCudnnAttentionTileOverheadForward = 1.7;

@@ -440,7 +440,10 @@ double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, doub
   const double bench = 16384.0 * (2048.0 / d) / constants::kAttentionTileRows / sms;
   const double x = tiles / gpu_sms;
   const double rate = c == 0 ? 1.0 : (x / (x + c)) / (bench / (bench + c));
-  if (per_sequence <= 0) return rate;
+  // The backward's tiles are whole (FlashAttention-2's and cuDNN's backward loop over every
+  // query block a key tile sees); FlashAttention-2's forward splits a long tile's keys over
+  // CTAs when few tiles fill the GPU (its split-KV heuristic), beating the bound measurably.
+  if (per_sequence <= 0 || !backward) return rate;
   return std::min(rate,
                   attention_tile_bound(tiles, gpu_sms, per_sequence, causal) * (bench + c) / bench);
 }

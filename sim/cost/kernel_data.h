@@ -66,15 +66,17 @@ struct AttentionData {
   /// `sms` SMs over the charted throughput at `head_dim`, whose benchmark launches 16k tokens ×
   /// hidden 2048: x / (x + c) over the same at the benchmark's tiles per SM (constants.h,
   /// kAttentionTileOverhead…). Below 1 for a launch of fewer tiles per SM than the benchmark's,
-  /// above for more; 1 where `sms` is unknown (0). Given the tiles of one head's sequence
-  /// (`per_sequence`, 0: not given), no more than attention_tile_bound allows, as a share of the
-  /// rate x / (x + c) tends to (the charted rate × (b + c) / b at the benchmark's b per SM).
+  /// above for more; 1 where `sms` is unknown (0). A backward given the tiles of one head's
+  /// sequence (`per_sequence`, 0: not given) runs no faster than attention_tile_bound allows, as
+  /// a share of the rate x / (x + c) tends to (the charted rate × (b + c) / b at the benchmark's
+  /// b per SM). The forward's x / (x + c) lies below the bound wherever it was measured.
   double parallelism(bool backward, double tiles, int sms, double head_dim, double per_sequence = 0,
                      bool causal = true) const;
 };
 
-/// The most of a GPU's attention throughput a launch of `tiles` tiles (128-row query tiles
-/// forward, key tiles backward; one CTA each) on `sms` SMs can reach, `per_sequence` of them
+/// The most of a GPU's attention throughput a launch of `tiles` tiles (128-row key tiles of a
+/// backward, one CTA each; or query tiles of a forward that does not split them) on `sms` SMs
+/// can reach, `per_sequence` of them
 /// tiling one head's sequence: it takes at least as long as its longest tile. Under a causal
 /// mask tile i of a sequence's k works on i of its k blocks, so the longest does k and the mean
 /// (k + 1) / 2: the launch reaches at most x · (k + 1) / (2k) of the rate, x = tiles / sms (about
