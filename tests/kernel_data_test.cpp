@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -180,6 +182,23 @@ TEST_CASE("kernel data: a causal launch takes at least its longest tile's time",
   CHECK(fa2->parallelism(true, 8192, 132, 128, 256) == fa2->parallelism(true, 8192, 132, 128));
 }
 
+namespace {
+// The lent GPUs' runs of kernel_probe.py `attention_parallelism` (calibrate/reference/): two on
+// an H200, one on an H100 SXM; each run's preset and rows.
+std::vector<std::pair<std::string, nlohmann::json>> attention_parallelism_runs() {
+  std::vector<std::pair<std::string, nlohmann::json>> runs;
+  for (const std::string file :
+       {"h200-attention-parallelism.json", "h200-attention-parallelism-repeat.json",
+        "h100-sxm-attention-parallelism.json"}) {
+    std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/" + file);
+    REQUIRE(in);
+    runs.emplace_back(file.rfind("h100", 0) == 0 ? "h100-sxm" : "h200",
+                      nlohmann::json::parse(in).at("attention_parallelism"));
+  }
+  return runs;
+}
+}  // namespace
+
 TEST_CASE("kernel data: the longest tile predicts the measured backward of one head per SM",
           "[kernel_data][attention]") {
   // calibrate/reference/*-attention-parallelism*.json: SDPA's FlashAttention-2 and cuDNN
@@ -189,15 +208,9 @@ TEST_CASE("kernel data: the longest tile predicts the measured backward of one h
   // the 2-head one's), the 2-head one at 0.92-1.00; modelled 0.49-0.52 and 0.94-0.98 (without
   // the longest-tile bound FlashAttention-2's 1-head one would be 0.85 and cuDNN's 1.00).
   int rows = 0;
-  for (const char* file :
-       {"h200-attention-parallelism.json", "h200-attention-parallelism-repeat.json",
-        "h100-sxm-attention-parallelism.json"}) {
-    std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/" + file);
-    REQUIRE(in);
-    const auto doc = nlohmann::json::parse(in);
-    const std::string gpu = std::string(file).rfind("h100", 0) == 0 ? "h100-sxm" : "h200";
+  for (const auto& [gpu, runs] : attention_parallelism_runs()) {
     std::map<std::tuple<std::string, int, int>, double> tflops;  // (kernel, head dim, heads)
-    for (const auto& r : doc.at("attention_parallelism"))
+    for (const auto& r : runs)
       if (r.at("causal").get<bool>() && r.at("seq").get<int>() == 16384 && r.at("heads") <= 4)
         tflops[{r.at("kernel").get<std::string>(), r.at("head_dim").get<int>(),
                 r.at("heads").get<int>()}] = r.at("backward_tflops").get<double>();
@@ -224,14 +237,9 @@ TEST_CASE("kernel data: an unmasked backward of fewer tiles than SMs runs at mos
   // attention_tile_bound's unmasked branch says. The forward is not held to it: FlashAttention-2
   // split the keys and ran at 0.56-0.71 at x = 0.48.
   int rows = 0;
-  for (const char* file :
-       {"h200-attention-parallelism.json", "h200-attention-parallelism-repeat.json",
-        "h100-sxm-attention-parallelism.json"}) {
-    std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/reference/" + file);
-    REQUIRE(in);
-    const auto doc = nlohmann::json::parse(in);
+  for (const auto& run : attention_parallelism_runs()) {
     std::map<std::tuple<std::string, int, int>, std::map<int, double>> tflops;
-    for (const auto& r : doc.at("attention_parallelism"))
+    for (const auto& r : run.second)
       if (!r.at("causal").get<bool>() && r.at("seq").get<int>() >= 8192)
         tflops[{r.at("kernel").get<std::string>(), r.at("head_dim").get<int>(),
                 r.at("seq").get<int>()}][r.at("heads").get<int>()] =
