@@ -3257,7 +3257,9 @@ parallelism: {{dp: 8}}
 )",
                                                     preset, gpu)));
   };
-  const std::string note = "head dim 64 at the H100's ratio to 128, not measured on this GPU";
+  const std::string note =
+      "its head dim 64 not measured on this GPU: at the H100's ratio to head "
+      "dim 128, the forward's scaled by this GPU's own fall from it";
   auto attention_source = [](const AnalyticCostModel& m) {
     for (const KernelTime& k : m.kernel_times(Op::F, 0))
       if (k.what == "attention") return k.source;

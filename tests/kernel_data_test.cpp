@@ -182,6 +182,36 @@ TEST_CASE("kernel data: a causal launch takes at least its longest tile's time",
   CHECK(fa2->parallelism(true, 8192, 132, 128, 256) == fa2->parallelism(true, 8192, 132, 128));
 }
 
+TEST_CASE("kernel data: Blackwell's head-dim-64 forward falls further behind head dim 128",
+          "[kernel_data][attention][cudnn]") {
+  // No Blackwell cuDNN benchmark times heads of 64: the curve carries the H100's ratio to 128,
+  // and the forward then takes each GPU's own fall from the H100's ratio in TensorRT-LLM's
+  // prefill attention (aiconfigurator, 1.3.0rc10): at 16k tokens B200 0.666 / 0.823 = 0.809,
+  // GB200 0.616 / 0.823 = 0.748, GB300 0.643 / 0.823 = 0.781; at 512, 1.030 (no fall).
+  for (const auto& [gpu, at_16k] : {std::pair{"b200", 0.809}, {"gb200", 0.748}, {"gb300", 0.781}}) {
+    const AttentionData* data = find_attention_data(gpu, AttentionKernel::Cudnn);
+    REQUIRE(data != nullptr);
+    AttentionData carried = *data;
+    carried.head_dim_64_forward_scale = {1, 1, 1, 1, 1, 1};
+    CHECK(data->at(16384, 64).forward_tflops / carried.at(16384, 64).forward_tflops ==
+          Approx(at_16k));
+    // Heads of 96: halfway in the head dimension, halfway in the fall.
+    CHECK(data->at(16384, 96).forward_tflops / carried.at(16384, 96).forward_tflops ==
+          Approx(1 - (1 - at_16k) / 2));
+    // The backward keeps the carried ratio; heads of 128 were measured.
+    CHECK(data->at(16384, 64).backward_tflops == Approx(carried.at(16384, 64).backward_tflops));
+    CHECK(data->at(16384, 128).forward_tflops == Approx(carried.at(16384, 128).forward_tflops));
+  }
+  const AttentionData* b200 = find_attention_data("b200", AttentionKernel::Cudnn);
+  AttentionData carried = *b200;
+  carried.head_dim_64_forward_scale = {1, 1, 1, 1, 1, 1};
+  CHECK(b200->at(512, 64).forward_tflops / carried.at(512, 64).forward_tflops == Approx(1.030));
+  // Hopper's head dim 64 was measured: nothing to scale.
+  for (const double f :
+       find_attention_data("h100-sxm", AttentionKernel::Cudnn)->head_dim_64_forward_scale)
+    CHECK(f == 1.0);
+}
+
 namespace {
 // The lent GPUs' runs of kernel_probe.py `attention_parallelism` (calibrate/reference/): two on
 // an H200, one on an H100 SXM; each run's preset and rows.

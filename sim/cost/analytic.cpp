@@ -64,7 +64,7 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
     // A head dimension below the only one measured on this GPU comes from another's ratio.
     const std::string head =
         a->head_dim_64_from && head_dim > 0 && head_dim < 128
-            ? fmt::format("; {}, not measured on this GPU", a->head_dim_64_from)
+            ? fmt::format("; its head dim 64 not measured on this GPU: at {}", a->head_dim_64_from)
             : "";
     from.push_back(fmt::format("attention by sequence length ({}{}{}{}){}", a->source, release,
                                fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : "", head,
@@ -1397,8 +1397,8 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
               t.source += fmt::format(" × {:.2f}: heads of {:g} run as {:g} (the kernel's size)",
                                       k.gemm.k / d, k.gemm.k, d);
           if (k_.attention && k_.attention->head_dim_64_from && k.gemm.k < 128)
-            t.source +=
-                fmt::format(" ({}, not measured on this GPU)", k_.attention->head_dim_64_from);
+            t.source += fmt::format(" (its head dim 64 not measured on this GPU: at {})",
+                                    k_.attention->head_dim_64_from);
           if (const double p = attention_parallelism(k); std::abs(p - 1) >= 0.005)
             t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
           if (k_.attention && k_.attention->sustained != 1)

@@ -49,8 +49,14 @@ struct AttentionData {
   /// GEMMs (GB200's, GB300's: constants.h).
   bool sustained_measured = true;
   /// Where the head dimension 64 curve comes from when no benchmark of this GPU timed it (the
-  /// Blackwell ones: "the H100's ratio to 128"), for the report; nullptr where it was measured.
+  /// Blackwell ones: "the H100's ratio to head dim 128, …"), for the report; nullptr where it
+  /// was measured.
   const char* head_dim_64_from = nullptr;
+  /// With head_dim_64_from: the forward's head-dim-64 throughput over what that ratio gives, at
+  /// the charted lengths (512 … 16k): how far this GPU's own ratio of head dim 64 to 128 falls
+  /// under the H100's in another kernel measured on both (cost/kernel_data.cpp,
+  /// kBlackwellHeadDim64Forward…). 1 elsewhere; the backward keeps the H100's ratio.
+  std::array<double, 6> head_dim_64_forward_scale{1, 1, 1, 1, 1, 1};
 
   /// Throughput of causal attention over sequences of `seq` tokens with head dimension
   /// `head_dim`: linear in log₂(seq) between the charted lengths and linear in the head
