@@ -3274,6 +3274,26 @@ parallelism: {{dp: 8}}
   CHECK_THAT(model("llama-3.2-1b", "h100-sxm").sources(), !Catch::Contains("head dim 64"));
 }
 
+TEST_CASE("analytic: a ring's backward blocks of few tiles run no faster than their longest tile",
+          "[analytic][cudnn][gb200]") {
+  // Llama-3.1-8B at tp 2 · cp 4 on GB200s (148 SMs), one 8,192-token sequence: each rank holds
+  // 2,048 tokens of 16 query heads. Its backward's diagonal block launches 16 · 16 = 256 key
+  // tiles (x = 1.730), causal: at most 1.730 · 17 / 32 = 0.919 of the rate; the slowest rank
+  // (r = 3) also runs three blocks of half another rank's keys, 16 · 8 = 128 tiles (x = 0.865),
+  // rectangular: at most 0.865. cuDNN's backward loses nothing else to few tiles (c = 0), so the
+  // layer runs at 4 / (1 / 0.919 + 3 / 0.865) = 0.878 of the charted rate. Priced as causal
+  // blocks throughout it would be 0.55, as rectangular throughout 0.90.
+  const AnalyticCostModel m(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, attention: cudnn}
+cluster: {gpu: gb200, gpus_per_node: 64}
+parallelism: {dp: 8, tp: 2, cp: 4, sequence_parallel: true}
+)"));
+  std::string backward;
+  for (const KernelTime& k : m.kernel_times(Op::B, 0))
+    if (k.what == "attention.backward") backward = k.source;
+  CHECK_THAT(backward, Catch::Contains("× 0.88 for its launch's parallelism"));
+}
+
 TEST_CASE("analytic: LoRA's adapters under TP split both sides and exchange their outputs",
           "[analytic][lora]") {
   // Llama 2 70B (h 8,192; QKV 8,192 → 10,240; 80 layers), rank-16 adapters on QKV and the

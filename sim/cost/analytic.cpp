@@ -5,6 +5,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 
 #include <string_view>
 
@@ -1206,13 +1207,13 @@ double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
   // The all-to-all's one launch holds the rank's heads / cp over the whole sequence.
   const bool a2a = s_.layout.cp_comm == CpComm::AllToAll;
   const double heads = a2a ? k.batch : k.batch / cp;
-  // A launch runs no faster than its longest tile allows (attention_tile_bound): a causal
-  // block's tiles range from one block of work to all of them, a rectangular block's are equal.
-  auto rate = [&](double share, bool causal = true) {
+  // A backward runs no faster than its longest tile allows (attention_tile_bound): `balance` is
+  // its tiles' mean work over the longest's, a causal block's (k + 1) / 2k by default, a
+  // rectangular block's 1.
+  auto rate = [&](double share, std::optional<double> balance = std::nullopt) {
     const double per_sequence = std::ceil(share * k.gemm.m / constants::kAttentionTileRows);
-    const double tiles = heads * per_sequence;
-    return k_.attention->parallelism(backward, tiles, s_.cluster.gpu.sms, k.gemm.k, per_sequence,
-                                     causal);
+    return k_.attention->parallelism(backward, heads * per_sequence, s_.cluster.gpu.sms, k.gemm.k,
+                                     balance.value_or(causal_mean_over_longest(per_sequence)));
   };
   if (cp <= 1 || a2a) return rate(1.0);
   // Under context parallelism a rank's attention is cp units of work (a unit: one causal
@@ -1227,14 +1228,18 @@ double AnalyticCostModel::attention_parallelism(const Kernel& k) const {
       // Ring (zig-zag): the diagonal block (a unit, all its queries and keys); r blocks of all
       // its queries against half of another rank's keys, cp − 1 − r of half its queries
       // against all of them (a unit each; ring_merge above).
-      t = 1 / rate(1.0) + r / rate(backward ? 0.5 : 1.0, false) +
-          (cp - 1 - r) / rate(backward ? 1.0 : 0.5, false);
+      t = 1 / rate(1.0) + r / rate(backward ? 0.5 : 1.0, 1.0) +
+          (cp - 1 - r) / rate(backward ? 1.0 : 0.5, 1.0);
     } else {
       // All-gather: one launch per query chunk of s / (2·cp) tokens (chunks r and 2·cp − 1 − r)
       // against the keys up to it: chunk i takes (i + ½) / 2 units over i + 1 chunks of keys.
-      // The first chunk attends to itself alone (causal); a later one's tiles are near equal.
+      // Chunk i's query tiles (forward) see i·c + 1 … (i + 1)·c key tiles, c to a chunk; its key
+      // tiles (backward) see c query tiles each before the chunk and c … 1 within it: either way
+      // a mean of i·c + (c + 1) / 2 over a longest of (i + 1)·c (the causal block's at i = 0).
+      const double c = std::ceil(0.5 * k.gemm.m / constants::kAttentionTileRows);
       for (const double i : {static_cast<double>(r), 2 * cp - 1 - r})
-        t += (i + 0.5) / 2 / rate(backward ? (i + 1) / 2 : 0.5, i == 0);
+        t += (i + 0.5) / 2 /
+             rate(backward ? (i + 1) / 2 : 0.5, (i * c + (c + 1) / 2) / ((i + 1) * c));
     }
     slowest = std::max(slowest, t);
   }

@@ -304,7 +304,10 @@ const AttentionData kCudnn91H100Data{"h100-sxm",
 // 0.643. Each GPU's over the H100's scales its head-dim-64 forward (the backward, which
 // TensorRT-LLM's inference kernels do not time, keeps the H100's ratio). The database's other
 // releases (B200 1.3.0rc15, H100, GB200 and GB300 1.3.0rc20) give B200 over H100 1.01, 1.01,
-// 0.98, 0.89, 0.86, 0.83: the fall from 4k on holds, its size within about 5 %.
+// 0.98, 0.89, 0.86, 0.83: the fall from 4k on holds, its size within about 5 %. GB200's and
+// B200's (one chip) differ by up to 8 % at 16k: GB200's 1,200 W lifts its head-dim-128 launches
+// (983 → 1,132 TFLOP/s) more than its exponential-bound head-dim-64 ones (655 → 697), so each
+// preset takes its own.
 constexpr const char* kBlackwellHeadDim64 =
     "the H100's ratio to head dim 128, the forward's scaled by this GPU's own fall from it in "
     "TensorRT-LLM's prefill attention as NVIDIA's aiconfigurator measures it";
@@ -457,7 +460,7 @@ AttentionThroughput AttentionData::at(double seq, double head_dim) const {
 }
 
 double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, double head_dim,
-                                  double per_sequence, bool causal) const {
+                                  double mean_over_longest) const {
   TRAINSIM_CHECK(tiles > 0 && head_dim > 0, "attention launches tiles of a positive head size");
   if (gpu_sms <= 0) return 1.0;
   const bool cudnn = kernel == AttentionKernel::Cudnn;
@@ -473,17 +476,21 @@ double AttentionData::parallelism(bool backward, double tiles, int gpu_sms, doub
   // The backward's tiles are whole (FlashAttention-2's and cuDNN's backward loop over every
   // query block a key tile sees); FlashAttention-2's forward splits a long tile's keys over
   // CTAs when few tiles fill the GPU (its split-KV heuristic), beating the bound measurably.
-  if (per_sequence <= 0 || !backward) return rate;
+  if (mean_over_longest <= 0 || !backward) return rate;
   return std::min(rate,
-                  attention_tile_bound(tiles, gpu_sms, per_sequence, causal) * (bench + c) / bench);
+                  attention_tile_bound(tiles, gpu_sms, mean_over_longest) * (bench + c) / bench);
 }
 
-double attention_tile_bound(double tiles, int sms, double per_sequence, bool causal) {
-  TRAINSIM_CHECK(tiles > 0 && per_sequence >= 1, "attention launches whole tiles");
+double attention_tile_bound(double tiles, int sms, double mean_over_longest) {
+  TRAINSIM_CHECK(tiles > 0 && mean_over_longest > 0 && mean_over_longest <= 1,
+                 "attention launches tiles no longer than their longest");
   if (sms <= 0) return 1.0;
-  const double x = tiles / sms;
-  const double mean_over_longest = causal ? (per_sequence + 1) / (2 * per_sequence) : 1.0;
-  return std::min(1.0, x * mean_over_longest);
+  return std::min(1.0, tiles / sms * mean_over_longest);
+}
+
+double causal_mean_over_longest(double per_sequence) {
+  TRAINSIM_CHECK(per_sequence >= 1, "a sequence of whole tiles");
+  return (per_sequence + 1) / (2 * per_sequence);
 }
 
 const char* cudnn_fp8_attention_measured_on(const std::string& gpu) {

@@ -72,25 +72,26 @@ struct AttentionData {
   /// `sms` SMs over the charted throughput at `head_dim`, whose benchmark launches 16k tokens ×
   /// hidden 2048: x / (x + c) over the same at the benchmark's tiles per SM (constants.h,
   /// kAttentionTileOverhead…). Below 1 for a launch of fewer tiles per SM than the benchmark's,
-  /// above for more; 1 where `sms` is unknown (0). A backward given the tiles of one head's
-  /// sequence (`per_sequence`, 0: not given) runs no faster than attention_tile_bound allows, as
-  /// a share of the rate x / (x + c) tends to (the charted rate × (b + c) / b at the benchmark's
-  /// b per SM). The forward's x / (x + c) lies below the bound wherever it was measured.
-  double parallelism(bool backward, double tiles, int sms, double head_dim, double per_sequence = 0,
-                     bool causal = true) const;
+  /// above for more; 1 where `sms` is unknown (0). A backward given its tiles' mean work over
+  /// their longest (`mean_over_longest`, 0: not given) runs no faster than attention_tile_bound
+  /// allows, as a share of the rate x / (x + c) tends to (the charted rate × (b + c) / b at the
+  /// benchmark's b per SM). The forward's x / (x + c) lies below the bound wherever it was
+  /// measured.
+  double parallelism(bool backward, double tiles, int sms, double head_dim,
+                     double mean_over_longest = 0) const;
 };
 
 /// The most of a GPU's attention throughput a launch of `tiles` tiles (128-row key tiles of a
-/// backward, one CTA each; or query tiles of a forward that does not split them) on `sms` SMs
-/// can reach, `per_sequence` of them
-/// tiling one head's sequence: it takes at least as long as its longest tile. Under a causal
-/// mask tile i of a sequence's k works on i of its k blocks, so the longest does k and the mean
-/// (k + 1) / 2: the launch reaches at most x · (k + 1) / (2k) of the rate, x = tiles / sms (about
-/// x / 2: a launch of one tile per SM takes as long as one of two). Unmasked tiles are equal:
-/// at most x. 1 from there on, and where `sms` is unknown (0). Measured: constants.h,
-/// kAttentionTileOverheadForward's runs, whose one-tile-per-SM backward calls took as long as
-/// their two-tile ones (FlashAttention-2 and cuDNN, H200 and H100).
-double attention_tile_bound(double tiles, int sms, double per_sequence, bool causal);
+/// backward, one CTA each; or query tiles of a forward that does not split them) on `sms` SMs can
+/// reach: it takes at least as long as its longest tile, so at most x · `mean_over_longest` of the
+/// rate, x = tiles / sms; 1 from there on, and where `sms` is unknown (0). Measured: constants.h,
+/// kAttentionTileOverheadForward's runs, whose one-tile-per-SM causal backward calls took as long
+/// as their two-tile ones (FlashAttention-2 and cuDNN, H200 and H100).
+double attention_tile_bound(double tiles, int sms, double mean_over_longest);
+/// A causal block's tiles' mean work over its longest, `per_sequence` tiles to a head's
+/// sequence: tile i works on i of its k blocks, so (k + 1) / 2 over k (about 1/2: a launch of
+/// one tile per SM takes as long as one of two). Unmasked tiles are equal: 1.
+double causal_mean_over_longest(double per_sequence);
 
 /// FP8 over bf16 time of cuDNN's fused causal attention, forward or backward, at `seq` tokens
 /// (linear in log₂ seq over 512 … 131,072, held at the ends): Transformer Engine's FP8
