@@ -90,7 +90,7 @@ struct AttentionData {
 double attention_tile_bound(double tiles, int sms, double mean_over_longest);
 /// A causal block's tiles' mean work over its longest, `per_sequence` tiles to a head's
 /// sequence: tile i works on i of its k blocks, so (k + 1) / 2 over k (about 1/2: a launch of
-/// one tile per SM takes as long as one of two). Unmasked tiles are equal: 1.
+/// one tile per SM takes as long as one of two tiles per SM). Unmasked tiles are equal: 1.
 double causal_mean_over_longest(double per_sequence);
 
 /// FP8 over bf16 time of cuDNN's fused causal attention, forward or backward, at `seq` tokens
