@@ -63,10 +63,8 @@ AnalyticConstants resolve_constants(const EfficiencyOverrides& o, const DeviceSp
       release = cudnn ? fmt::format(", for the run's cuDNN {}.{}", cudnn->major, cudnn->minor)
                       : ", the newest release measured";
     // A head dimension below the only one measured on this GPU comes from another's ratio.
-    const std::string head =
-        a->head_dim_64_from && head_dim > 0 && head_dim < 128
-            ? fmt::format("; its head dim 64 not measured on this GPU: at {}", a->head_dim_64_from)
-            : "";
+    const std::string note = a->head_dim_note(head_dim);
+    const std::string head = note.empty() ? "" : "; " + note;
     from.push_back(fmt::format("attention by sequence length ({}{}{}{}){}", a->source, release,
                                fa2_for_fa3 ? "; FlashAttention-3 has no dropout" : "", head,
                                gpu.sms > 0 ? " and heads per launch (measured on an H200)" : ""));
@@ -1401,9 +1399,9 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
             if (const double d = k_.attention->kernel_head_dim(k.gemm.k); d != k.gemm.k)
               t.source += fmt::format(" × {:.2f}: heads of {:g} run as {:g} (the kernel's size)",
                                       k.gemm.k / d, k.gemm.k, d);
-          if (k_.attention && k_.attention->head_dim_64_from && k.gemm.k < 128)
-            t.source += fmt::format(" (its head dim 64 not measured on this GPU: at {})",
-                                    k_.attention->head_dim_64_from);
+          if (k_.attention)
+            if (const std::string note = k_.attention->head_dim_note(k.gemm.k); !note.empty())
+              t.source += " (" + note + ")";
           if (const double p = attention_parallelism(k); std::abs(p - 1) >= 0.005)
             t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
           if (k_.attention && k_.attention->sustained != 1)

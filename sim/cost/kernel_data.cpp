@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <string_view>
 
 #include "core/error.h"
@@ -427,6 +428,11 @@ double AttentionData::kernel_head_dim(double head_dim) const {
   double size = 32;  // the smallest compiled size, then powers of two
   while (size < head_dim) size *= 2;
   return size;
+}
+
+std::string AttentionData::head_dim_note(double head_dim) const {
+  if (!head_dim_64_from || head_dim <= 0 || head_dim >= 128) return {};
+  return std::string("its head dim 64 not measured on this GPU: at ") + head_dim_64_from;
 }
 
 AttentionThroughput AttentionData::at(double seq, double head_dim) const {

@@ -67,6 +67,10 @@ struct AttentionData {
   /// the Triton kernel's next power of two (at least 32); the head dimension itself for the
   /// kernels with instantiations at every multiple of 32.
   double kernel_head_dim(double head_dim) const;
+  /// For the report: where a head of `head_dim` below 128 gets its throughput when this GPU's
+  /// benchmarks time heads of 128 only ("its head dim 64 not measured on this GPU: at …", from
+  /// head_dim_64_from); empty otherwise, and for a head dimension not given (0).
+  std::string head_dim_note(double head_dim) const;
 
   /// Throughput at `tiles` query tiles (batch · heads · ⌈seq / 128⌉ of one launch) on a GPU of
   /// `sms` SMs over the charted throughput at `head_dim`, whose benchmark launches 16k tokens ×
