@@ -266,6 +266,13 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
                     "per GPU, the device has %2 GB</span>")
                     .arg(c.peak_memory / 1e9, 0, 'f', 1)
                     .arg(c.device_memory / 1e9, 0, 'f', 1);
+      else if (c.tight)
+        text += QStringLiteral(
+                    " — <span style='color:#b35900'><b>tight</b>: peak %1 GB per GPU, over the "
+                    "%2 GB the caching allocator leaves usable of the device's %3 GB</span>")
+                    .arg(c.peak_memory / 1e9, 0, 'f', 1)
+                    .arg(c.usable_memory / 1e9, 0, 'f', 1)
+                    .arg(c.device_memory / 1e9, 0, 'f', 1);
       auto* label = new QLabel(text);
       label->setObjectName(QStringLiteral("compare-title"));
       label->setWordWrap(true);  // a narrow window wraps it rather than widening the Gantts

@@ -87,6 +87,16 @@ void MemoryView::paintEvent(QPaintEvent*) {
     }
   }
   p.setRenderHint(QPainter::Antialiasing, true);
+  // The usable memory (the device's less the caching allocator's fragmentation): faint and
+  // dotted, named at its left end; a peak past it is tight.
+  if (report_->usable_memory > 0 && report_->usable_memory < report_->device_memory) {
+    const double y = y_of(report_->usable_memory);
+    p.setPen(QPen(QColor(0x30, 0x30, 0x30, 120), 1, Qt::DotLine));
+    p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    const QString name = tr("usable %1 GB").arg(report_->usable_memory / 1e9, 0, 'f', 1);
+    p.setPen(QColor(0x30, 0x30, 0x30, 160));
+    p.drawText(QPointF(plot.left() + 60, y - 3), name);
+  }
   // The device's memory: dark grey and dashed (stage 0's curve is red), named at its right end.
   if (report_->device_memory > 0) {
     const double y = y_of(report_->device_memory);
@@ -147,6 +157,18 @@ void MemoryView::paintEvent(QPaintEvent*) {
       p.drawText(QPointF(plot.left() + 3, y - 2), text);
     }
     p.setFont(QFont());
+  }
+  // Tight: an orange marker where the stage's peak passes the usable memory.
+  p.setPen(Qt::NoPen);
+  p.setBrush(QColor(0xe0, 0x80, 0x10));
+  for (const OutOfMemory& o : report_->tight) {
+    const double x = plot.left() + mapper_.x_of(o.time_s * 1e9);
+    const double y = y_of(report_->usable_memory);
+    p.drawEllipse(QPointF(x, y), 4, 4);
+    p.setPen(QColor(0xb3, 0x59, 0x00));
+    p.drawText(QPointF(x + 8, y + 14),
+               tr("tight: stage %1 (+%2 GB)").arg(o.stage).arg(o.excess / 1e9, 0, 'f', 1));
+    p.setPen(Qt::NoPen);
   }
   // Out of memory: a red marker where the stage first exceeds the device.
   p.setPen(Qt::NoPen);

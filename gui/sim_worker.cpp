@@ -57,7 +57,9 @@ SimOutcome run_request(const SimRequest& r, const std::atomic<bool>* cancel) {
         const MemoryReport m = make_memory_report(*v.timeline);
         c.peak_memory = m.largest_peak();
         c.out_of_memory = !m.out_of_memory.empty();
+        c.tight = !m.tight.empty();
         c.device_memory = m.device_memory;
+        c.usable_memory = m.usable_memory;
       }
       c.gantt = std::make_shared<const GanttData>(make_gantt_data(std::move(v.timeline)));
     }

@@ -46,7 +46,9 @@ struct SimOutcome {
     StepReport report;
     double peak_memory = 0;
     bool out_of_memory = false;  ///< some stage's peak exceeds the device
+    bool tight = false;          ///< MemoryReport::tight: within the device, over its usable part
     double device_memory = 0;    ///< bytes, 0 without a cluster
+    double usable_memory = 0;    ///< MemoryReport::usable_memory
     std::string error;           ///< why this schedule cannot run here
   };
   std::vector<Compared> compared;

@@ -363,6 +363,42 @@ TEST_CASE("search: the Pareto front, headroom, CSV", "[search]") {
   CHECK(csv.find("\n1,8,1,1,1,1,8,1f1b,") != std::string::npos);
 }
 
+TEST_CASE("search: a layout past the GPU's usable memory is tight, and the fastest with room named",
+          "[search]") {
+  // The default question's fastest layout (dp 8 · ZeRO-1) peaks at P; on a GPU of 1.05 P it
+  // fits the device but not the 0.885 × 1.05 P = 0.93 P its caching allocator leaves usable.
+  Scenario base = node8();
+  const auto plenty = search_layouts(base, {}, {0, 2});
+  const double p = plenty.front().peak_memory;
+  base.cluster.gpu.memory = 1.05 * p;
+  const auto results = search_layouts(base, {}, {0, 2});
+  std::size_t fit = 0;
+  for (const auto& r : results) {
+    if (!r.ran() || r.out_of_memory) continue;
+    ++fit;
+    INFO(r.layout.words());
+    CHECK(r.tight == (r.peak_memory > 0.885 * 1.05 * p));
+  }
+  REQUIRE(fit > 1);
+  const SearchResult& first = results.front();
+  REQUIRE(first.ran());
+  CHECK(first.peak_memory == p);
+  CHECK(first.tight);
+  const auto roomy = std::find_if(results.begin(), results.end(),
+                                  [](const SearchResult& r) { return r.ran() && !r.tight; });
+  REQUIRE(roomy != results.end());
+  const std::string text = format_search(base, results, 5, {});
+  CHECK_THAT(text, Catch::Contains("~: tight, over") &&
+                       Catch::Contains(fmt::format("the fastest with room: #{}, {}",
+                                                   roomy - results.begin() + 1,
+                                                   roomy->layout.words(true))));
+  CHECK(search_to_json(base, results)["results"][0]["tight"] == true);
+  CHECK(search_to_csv(base, results).find("ran,fits,tight,") != std::string::npos);
+  // With memory.fragmentation 0 (expandable_segments) nothing that fits is tight.
+  base.memory.fragmentation = 0;
+  for (const auto& r : search_layouts(base, {}, {0, 2})) CHECK_FALSE(r.tight);
+}
+
 TEST_CASE("search: a layout ruled out by its schedule's activations would run out of memory",
           "[search]") {
   // ZeRO 0 and 3, no recompute, 1F1B (pp − r in flight) and AFAB (all 16 in flight): at 4096

@@ -79,6 +79,49 @@ TEST_CASE("memory report: out of memory names the stage, the excess, the moment 
   CHECK_THAT(format_memory(m), Catch::Contains("OUT OF MEMORY: stage 3"));
 }
 
+TEST_CASE("memory report: a peak within the device but past its usable memory is tight",
+          "[memory]") {
+  Scenario s = llama8b();
+  const double peak0 = make_memory_report(simulate(s, {"1f1b", true})).stages[0].peak;
+  // A device 5 % above stage 0's peak (56 GB): the caching allocator's default fragmentation,
+  // 11.5 %, leaves 0.885 × 1.05 = 0.929 of that peak usable, so stage 0 is tight by 0.071 of it;
+  // stage 3, the next fullest (48 GB, 0.85 of stage 0's), fits.
+  s.cluster.gpu.memory = 1.05 * peak0;
+  const MemoryReport m = make_memory_report(simulate(s, {"1f1b", true}));
+  CHECK(m.fragmentation == 0.115);
+  CHECK(m.usable_memory == Approx(0.885 * 1.05 * peak0));
+  CHECK(m.out_of_memory.empty());
+  REQUIRE(m.tight.size() == 1);
+  CHECK(m.tight[0].stage == 0);
+  CHECK(m.tight[0].excess == Approx((1 - 0.885 * 1.05) * peak0));
+  CHECK(m.tight[0].dominant == "optimizer states");  // 27 GB of Adam state beside 18 of activations
+  const std::string text = format_memory(m);
+  CHECK_THAT(text, Catch::Contains("TIGHT: stage 0 peaks") && Catch::Contains("of it usable"));
+  CHECK(memory_to_json(m)["tight"].size() == 1);
+  CHECK(memory_to_json(m)["usable_memory"] == Approx(m.usable_memory));
+  // A run under PyTorch's expandable_segments (memory.fragmentation 0): every byte usable.
+  s.memory.fragmentation = 0;
+  const MemoryReport all = make_memory_report(simulate(s, {"1f1b", true}));
+  CHECK(all.usable_memory == all.device_memory);
+  CHECK(all.tight.empty());
+  CHECK_THAT(format_memory(all), !Catch::Contains("usable") && !Catch::Contains("TIGHT"));
+  // Past the device itself: out of memory, not tight.
+  s.cluster.gpu.memory = 0.95 * peak0;
+  const MemoryReport over = make_memory_report(simulate(s, {"1f1b", true}));
+  REQUIRE(over.out_of_memory.size() == 1);
+  CHECK(over.out_of_memory[0].excess == Approx(0.05 * peak0));
+  // The key: a share of device memory, at most a half.
+  CHECK(test::yaml("model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 1}\ntraining: "
+                   "{seq_len: 4096, "
+                   "global_batch_size: 8}\nmemory: {fragmentation: 0.2}\n")
+            .memory.fragmentation == 0.2);
+  CHECK_THROWS_WITH(
+      test::yaml("model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 1}\ntraining: "
+                 "{seq_len: 4096, global_batch_size: 8}\nmemory: {fragmentation: "
+                 "0.6}\n"),
+      Catch::Contains("memory.fragmentation: expected a number in [0, 0.5]"));
+}
+
 TEST_CASE("memory report: JSON carries the per-stage fields the issue names", "[memory]") {
   const nlohmann::json j = memory_to_json(make_memory_report(simulate(llama8b())));
   for (const char* k : {"parameters", "weights", "gradients", "optimizer", "activations", "buffers",

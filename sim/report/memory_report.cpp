@@ -117,7 +117,11 @@ MemoryReport make_memory_report(const Timeline& tl) {
   MemoryReport m;
   m.model = sc.model;
   m.model_edits = sc.command_line_edits("model.");
-  if (sc.has_cluster) m.device_memory = sc.cluster.gpu.memory;
+  if (sc.has_cluster) {
+    m.device_memory = sc.cluster.gpu.memory;
+    m.usable_memory = usable_memory(m.device_memory, sc.memory);
+    m.fragmentation = sc.memory.fragmentation;
+  }
   m.dp_buckets = sc.memory.dp_buckets;
   const auto events = activation_events(tl);
   const auto held = sch.model_stages_by_rank();
@@ -144,7 +148,7 @@ MemoryReport make_memory_report(const Timeline& tl) {
     s.total = s.weights + s.gradients + s.optimizer + s.buffers + s.activations + s.gathered;
     s.peak = s.total;
     s.peak_time_s = to_seconds(when);
-    if (m.device_memory > 0 && s.peak > m.device_memory) {
+    if (m.usable_memory > 0 && s.peak > m.usable_memory) {
       const std::pair<double, const char*> parts[] = {{s.weights, "weights"},
                                                       {s.gradients, "gradients"},
                                                       {s.optimizer, "optimizer states"},
@@ -153,7 +157,10 @@ MemoryReport make_memory_report(const Timeline& tl) {
                                                       {s.buffers, "buffers"}};
       const auto* top = std::max_element(std::begin(parts), std::end(parts),
                                          [](auto& a, auto& b) { return a.first < b.first; });
-      m.out_of_memory.push_back({r, s.peak_time_s, s.peak - m.device_memory, top->second});
+      if (s.peak > m.device_memory)
+        m.out_of_memory.push_back({r, s.peak_time_s, s.peak - m.device_memory, top->second});
+      else
+        m.tight.push_back({r, s.peak_time_s, s.peak - m.usable_memory, top->second});
     }
     m.stages.push_back(s);
   }
@@ -181,13 +188,31 @@ std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, cons
   return out;
 }
 
+std::string usable_words(const MemoryReport& m) {
+  return fmt::format("the {} usable of the device's {} (memory.fragmentation {:g} %)",
+                     format_bytes(m.usable_memory), format_bytes(m.device_memory),
+                     m.fragmentation * 100);
+}
+
+namespace {
+// The memory header's device: " (device 85.90 GB, 76.02 GB of it usable: the caching allocator's
+// fragmentation, memory.fragmentation 11.5 %)".
+std::string device_words(const MemoryReport& m) {
+  if (m.device_memory <= 0) return "";
+  if (m.usable_memory >= m.device_memory)
+    return fmt::format(" (device {})", format_bytes(m.device_memory));
+  return fmt::format(
+      " (device {}, {} of it usable: the caching allocator's fragmentation, "
+      "memory.fragmentation {:g} %)",
+      format_bytes(m.device_memory), format_bytes(m.usable_memory), m.fragmentation * 100);
+}
+}  // namespace
+
 std::string format_memory(const MemoryReport& m) {
   std::string o = m.model ? fmt::format("model {}{} · {}\n", m.model->name,
                                         edits_note(m.model_edits), parameter_summary(*m.model))
                           : "";
-  o += fmt::format(
-      "memory per GPU{}\n",
-      m.device_memory > 0 ? fmt::format(" (device {})", format_bytes(m.device_memory)) : "");
+  o += fmt::format("memory per GPU{}\n", device_words(m));
   // The gathered-parameters column only appears when something is gathered (ZeRO-3).
   const bool gathers = std::any_of(m.stages.begin(), m.stages.end(),
                                    [](const StageMemory& s) { return s.gathered > 0; });
@@ -205,6 +230,14 @@ std::string format_memory(const MemoryReport& m) {
     o += fmt::format(
         "OUT OF MEMORY: stage {} needs {} more than the device's {} at {} ({} dominate)\n", e.stage,
         format_bytes(e.excess), format_bytes(m.device_memory), format_time(e.time_s), e.dominant);
+  for (const auto& e : m.tight)
+    o += fmt::format("TIGHT: stage {} peaks {} over the {} usable at {} ({} dominate)\n", e.stage,
+                     format_bytes(e.excess), format_bytes(m.usable_memory), format_time(e.time_s),
+                     e.dominant);
+  if (!m.tight.empty())
+    o += "tight: within the device, but past what PyTorch's caching allocator leaves usable once "
+         "fragmented: it may run out (memory.fragmentation; 0 for a run under "
+         "expandable_segments)\n";
   return o;
 }
 
@@ -212,6 +245,8 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
   nlohmann::json j;
   if (m.model) j["model"] = model_to_json(*m.model);
   j["device_memory"] = m.device_memory;
+  j["usable_memory"] = m.usable_memory;
+  j["fragmentation"] = m.fragmentation;
   j["dp_buckets"] = m.dp_buckets == DpBuckets::Copy ? "copy" : "view";
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& s : m.stages)
@@ -226,13 +261,17 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
                       {"total", s.total},
                       {"peak", {{"bytes", s.peak}, {"time_s", s.peak_time_s}}}});
   j["stages"] = stages;
-  nlohmann::json oom = nlohmann::json::array();
-  for (const auto& e : m.out_of_memory)
-    oom.push_back({{"stage", e.stage},
+  auto entries = [](const std::vector<OutOfMemory>& v) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& e : v)
+      a.push_back({{"stage", e.stage},
                    {"time_s", e.time_s},
                    {"excess_bytes", e.excess},
                    {"dominant", e.dominant}});
-  j["out_of_memory"] = oom;
+    return a;
+  };
+  j["out_of_memory"] = entries(m.out_of_memory);
+  j["tight"] = entries(m.tight);
   return j;
 }
 

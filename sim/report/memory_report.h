@@ -1,7 +1,9 @@
 #pragma once
 // Memory over time on each pipeline stage's GPUs: the static state (memory/footprint.h) plus the
 // activations the Timeline shows alive at every instant, the peak with its moment and breakdown,
-// and out-of-memory against the device. Reads the Timeline; recomputes nothing.
+// out-of-memory against the device, and a peak too tight for its usable memory (the device's less
+// the caching allocator's fragmentation, scenario.h usable_memory). Reads the Timeline;
+// recomputes nothing.
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <vector>    // std::vector
@@ -49,17 +51,26 @@ struct StageMemory {
 struct OutOfMemory {
   int stage = 0;
   double time_s = 0;
-  double excess = 0;     ///< bytes over the device's memory
+  double excess = 0;     ///< bytes over the device's memory (`tight`: over its usable memory)
   std::string dominant;  ///< the largest component at that moment
 };
 
 struct MemoryReport {
-  std::optional<ModelSpec> model;          ///< the model trained (none in a costs-only study)
-  std::vector<std::string> model_edits;    ///< its command-line edits (StepReport's)
-  double device_memory = 0;                ///< bytes, 0 without a cluster
+  std::optional<ModelSpec> model;        ///< the model trained (none in a costs-only study)
+  std::vector<std::string> model_edits;  ///< its command-line edits (StepReport's)
+  double device_memory = 0;              ///< bytes, 0 without a cluster
+  /// What the live tensors may peak at with room to spare: device_memory less the caching
+  /// allocator's fragmentation (memory.fragmentation). 0 without a cluster.
+  double usable_memory = 0;
+  double fragmentation = 0;  ///< memory.fragmentation: the share of device_memory unusable
   DpBuckets dp_buckets = DpBuckets::View;  ///< memory.dp_buckets: what the buffers counted
   std::vector<StageMemory> stages;
-  std::vector<OutOfMemory> out_of_memory;
+  std::vector<OutOfMemory> out_of_memory;  ///< stages whose peak exceeds the device
+  /// Stages whose peak fits the device but not its usable memory: PyTorch's caching allocator
+  /// may run out there (of the Ultra-Scale Playbook's layouts predicted in that band, 78 crashed
+  /// and 1 ran; Megatron's preallocated buffers leave less to fragment: MLPerf's NeMo LoRA on
+  /// B200 ran in it; tests/published/README.md).
+  std::vector<OutOfMemory> tight;
   /// The fullest GPU's peak: the largest stage peak (0 without stages).
   double largest_peak() const;
 };
@@ -79,6 +90,9 @@ struct MemorySample {
 /// counters and the GUI's memory plot draw these.
 std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, const MemoryReport& m);
 std::string format_memory(const MemoryReport& m);
+/// The usable memory in words, for a tight peak's message: "the 76.02 GB usable of the
+/// device's 85.90 GB (memory.fragmentation 11.5 %)".
+std::string usable_words(const MemoryReport& m);
 nlohmann::json memory_to_json(const MemoryReport& m);
 
 }  // namespace trainsim

@@ -493,7 +493,7 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
                   "idle: imbal.", "MFU", "tokens/s", "peak mb", "activations", "p2p", "GPU memory");
   o += fmt::format(fmt::runtime(line), "", nw, "", "/step", "/ideal", "/ comm", "", "", "in flight",
                    "at peak", "volume", "peak");
-  bool any_oom = false;
+  bool any_oom = false, any_tight = false;
   for (const auto& row : rows) {
     const StepReport& r = row.step;
     double peak = 0, bytes = 0;
@@ -502,8 +502,9 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
       bytes = std::max(bytes, s.peak_activation_bytes);
     }
     const double peak_bytes = row.memory.largest_peak();
-    const bool oom = !row.memory.out_of_memory.empty();
+    const bool oom = !row.memory.out_of_memory.empty(), tight = !row.memory.tight.empty();
     any_oom = any_oom || oom;
+    any_tight = any_tight || tight;
     o += fmt::format(
         fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
         fmt::format("{:.4f}", r.bubble_fraction_of_step),
@@ -514,7 +515,10 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
         r.mfu ? fmt::format("{:.1f}%", *r.mfu * 100) : "-",
         r.tokens_per_step > 0 ? thousands(r.tokens_per_s) : "-", fmt::format("{:.3g}", peak),
         bytes > 0 ? format_bytes(bytes) : "-", r.p2p_bytes > 0 ? format_bytes(r.p2p_bytes) : "-",
-        peak_bytes > 0 ? format_bytes(peak_bytes) + (oom ? " OOM" : "") : "-");
+        peak_bytes > 0 ? format_bytes(peak_bytes) + (oom     ? " OOM"
+                                                     : tight ? " tight"
+                                                             : "")
+                       : "-");
   }
   o += "bubble: the schedule's own (a balanced pipeline of these costs, free communication);\n"
        "idle: stage idle from unequal stages / from waiting on communication, of the pipeline "
@@ -539,6 +543,9 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   if (device > 0)
     o += fmt::format(";\nOOM: over the device's {}{}", format_bytes(device),
                      any_oom ? " (`trainsim memory SCENARIO --schedule NAME` says where)" : "");
+  if (any_tight)
+    o += fmt::format(";\ntight: within it, but over {}: PyTorch's caching allocator may run out",
+                     usable_words(rows.front().memory));
   o += "\n";
   // Per stage: where the idle time and the activation memory sit.
   o += "\nper stage: idle / peak micro-batches in flight / activation memory at that peak\n";

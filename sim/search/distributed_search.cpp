@@ -96,6 +96,7 @@ void to_json(nlohmann::json& j, const SearchResult& r) {
        {"report", r.ran() ? nlohmann::json(r.report) : nlohmann::json(nullptr)},
        {"peak_memory", r.peak_memory},
        {"out_of_memory", r.out_of_memory},
+       {"tight", r.tight},
        {"ruled_out", r.ruled_out},
        {"static_memory", r.static_memory},
        {"memory_bound", r.memory_bound},
@@ -107,6 +108,7 @@ void from_json(const nlohmann::json& j, SearchResult& r) {
   if (!j.at("report").is_null()) j.at("report").get_to(r.report);
   j.at("peak_memory").get_to(r.peak_memory);
   j.at("out_of_memory").get_to(r.out_of_memory);
+  j.at("tight").get_to(r.tight);
   j.at("ruled_out").get_to(r.ruled_out);
   j.at("static_memory").get_to(r.static_memory);
   j.at("memory_bound").get_to(r.memory_bound);

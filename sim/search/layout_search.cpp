@@ -393,6 +393,9 @@ SearchResult evaluate(const Scenario& sc, const LayoutCandidate& c, double limit
     r.report = make_report(tl);
     r.peak_memory = make_memory_report(tl).largest_peak();
     r.out_of_memory = r.peak_memory > limit;
+    // The same limit on the GPU's usable memory (its memory less the caching allocator's
+    // fragmentation): past it a layout that fits may still run out.
+    r.tight = !r.out_of_memory && r.peak_memory > usable_memory(limit, sc.memory);
   } catch (const InputError& e) {
     r.error = e.what();
   }
@@ -516,7 +519,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     };
     const std::string line =
         "{:>4} {:>5} {:>3} {:>3} {:>3}{}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}{}{}  {:<{}} {:>10} "
-        "{:>6} {:>11} {:>7} {:>7} {:>11}\n";
+        "{:>6} {:>11} {:>7} {:>7} {:>12}\n";
     o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", ep_cell("ep"), cp_cell("cp"),
                      "b", "m", "zero", "sp", "recompute", "ovl", prec_cell("prec"),
                      offl_cell("offl"), "schedule", sw, "step time", "MFU", "tokens/s", "bubble",
@@ -539,9 +542,32 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
           fmt::format("{:.4f}", r.report.pipeline_time_s > 0
                                     ? r.report.idle.communication_s / r.report.pipeline_time_s
                                     : 0.0),
-          format_bytes(r.peak_memory));
+          format_bytes(r.peak_memory) + (r.tight ? "~" : " "));
     }
     if (fit > top) o += fmt::format("… and {} more that fit (--top N shows more)\n", fit - top);
+    // A tight layout ranked first: the fastest that leaves the allocator its room, too.
+    if (results.front().tight) {
+      const auto roomy = std::find_if(results.begin(), results.begin() + static_cast<long>(fit),
+                                      [](const SearchResult& r) { return !r.tight; });
+      o += fmt::format(
+          "~: tight, over {} usable (the GPU's {} less the caching allocator's fragmentation, "
+          "memory.fragmentation {:g} %): PyTorch's default allocator may run out{}\n",
+          format_bytes(usable_memory(limit, base.memory)), format_bytes(base.cluster.gpu.memory),
+          base.memory.fragmentation * 100,
+          roomy == results.begin() + static_cast<long>(fit)
+              ? "; every layout that fits is tight"
+              : fmt::format(
+                    "; the fastest with room: #{}, {}, {} ({:+.1f} %)", roomy - results.begin() + 1,
+                    roomy->layout.words(true), format_time(roomy->report.step_time_s),
+                    100 * (roomy->report.step_time_s / results.front().report.step_time_s - 1)));
+    } else if (std::any_of(results.begin(), results.begin() + static_cast<long>(fit),
+                           [](const SearchResult& r) { return r.tight; })) {
+      o += fmt::format(
+          "~: tight, over {} usable (the GPU's {} less the caching allocator's fragmentation, "
+          "memory.fragmentation {:g} %): PyTorch's default allocator may run out\n",
+          format_bytes(usable_memory(limit, base.memory)), format_bytes(base.cluster.gpu.memory),
+          base.memory.fragmentation * 100);
+    }
     if (eager_per_kernel > 0)
       o += fmt::format(
           "!: its GPU has less compute per kernel than eager PyTorch's CPU takes to issue one "
@@ -639,6 +665,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
   j["scenario"] = base.source.empty() ? base.name : base.source;
   j["gpus"] = base.cluster.gpus();
   j["memory_limit_bytes"] = memory_limit(base, options);
+  j["usable_limit_bytes"] = usable_memory(memory_limit(base, options), base.memory);
   j["results"] = nlohmann::json::array();
   for (const auto& r : results) {
     const LayoutCandidate& c = r.layout;
@@ -664,6 +691,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
     one["ran"] = r.ran();
     one["error"] = r.error;
     one["out_of_memory"] = r.out_of_memory || r.ruled_out;
+    one["tight"] = r.tight;
     one["ruled_out"] = r.ruled_out;
     one["static_memory_bytes"] = r.static_memory;
     one["memory_bound_bytes"] = r.memory_bound;
@@ -688,7 +716,7 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
   std::string o =
       "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
       "recompute,recompute_layers,tp_overlap,ep,cp,precision,offload,offload_activations,ran,fits,"
-      "ruled_out,pareto,"
+      "tight,ruled_out,pareto,"
       "step_time_s,mfu,tokens_per_s,"
       "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,memory_bound_bytes,error\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -696,15 +724,15 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
     const LayoutCandidate& c = r.layout;
     const bool ran = r.ran();
     o += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}"
-        "\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+        "{}\n",
         i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
         ran ? std::to_string(r.report.microbatches) : std::string(),
         field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero, c.sequence_parallel,
         recompute_name(c.recompute),
         c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(), c.tp_overlap,
         c.ep, c.cp, precision_name(c.precision), offload_name(c.offload), c.offload_activations,
-        ran, ran && !r.out_of_memory, r.ruled_out, r.pareto,
+        ran, ran && !r.out_of_memory, r.tight, r.ruled_out, r.pareto,
         ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
         ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
         ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),

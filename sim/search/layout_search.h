@@ -93,6 +93,9 @@ struct SearchResult {
   StepReport report;  ///< when it ran
   double peak_memory = 0;      ///< bytes: the largest stage peak on one GPU (0 without a model)
   bool out_of_memory = false;  ///< some stage's peak exceeds the memory limit
+  /// Fits, but its peak passes the limit scaled to the GPU's usable memory (its memory less the
+  /// caching allocator's fragmentation, scenario.h usable_memory): it may run out.
+  bool tight = false;
   /// Not simulated: its memory exceeds the limit before any duration is known, either by the
   /// weights, gradients and optimizer states of an average pipeline rank (a lower bound of the
   /// fullest; `static_memory`), or, past that, by the fullest rank's static memory plus the
@@ -148,15 +151,14 @@ bool paced_by_eager_cpu(const SearchResult& r);
 /// or first of each.
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
                           std::size_t top, const SearchOptions& options = {});
-/// `{"scenario", "gpus", "memory_limit_bytes", "results": [{"layout", "ran", "error",
-/// "out_of_memory", "ruled_out", "static_memory_bytes", "memory_bound_bytes", "pareto",
-/// "peak_memory_bytes",
-/// "report"}, ...]}`, in rank order.
+/// `{"scenario", "gpus", "memory_limit_bytes", "usable_limit_bytes", "results": [{"layout",
+/// "ran", "error", "out_of_memory", "tight", "ruled_out", "static_memory_bytes",
+/// "memory_bound_bytes", "pareto", "peak_memory_bytes", "report"}, ...]}`, in rank order.
 nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResult>& results,
                               const SearchOptions& options = {});
 /// One CSV row per candidate, in rank order, with a header: the layout, whether it ran, fits,
-/// was ruled out or is on the Pareto front, step time, MFU, tokens/s, bubble, peak memory and
-/// the error.
+/// is tight, was ruled out or is on the Pareto front, step time, MFU, tokens/s, bubble, peak memory
+/// and the error.
 std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>& results);
 
 }  // namespace trainsim
