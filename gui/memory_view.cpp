@@ -158,16 +158,25 @@ void MemoryView::paintEvent(QPaintEvent*) {
     }
     p.setFont(QFont());
   }
-  // Tight: an orange marker where the stage's peak passes the usable memory.
+  // Tight: an orange marker on the usable line at each tight stage's peak, the worst one named.
   p.setPen(Qt::NoPen);
   p.setBrush(QColor(0xe0, 0x80, 0x10));
+  const OutOfMemory* worst = nullptr;
   for (const OutOfMemory& o : report_->tight) {
-    const double x = plot.left() + mapper_.x_of(o.time_s * 1e9);
-    const double y = y_of(report_->usable_memory);
-    p.drawEllipse(QPointF(x, y), 4, 4);
+    p.drawEllipse(QPointF(plot.left() + mapper_.x_of(o.time_s * 1e9), y_of(report_->usable_memory)),
+                  4, 4);
+    if (!worst || o.excess > worst->excess) worst = &o;
+  }
+  if (worst) {
     p.setPen(QColor(0xb3, 0x59, 0x00));
-    p.drawText(QPointF(x + 8, y + 14),
-               tr("tight: stage %1 (+%2 GB)").arg(o.stage).arg(o.excess / 1e9, 0, 'f', 1));
+    const QString more =
+        report_->tight.size() > 1 ? tr(" and %1 more").arg(report_->tight.size() - 1) : QString();
+    p.drawText(QPointF(plot.left() + mapper_.x_of(worst->time_s * 1e9) + 8,
+                       y_of(report_->usable_memory) + 14),
+               tr("tight: stage %1 (+%2 GB)%3")
+                   .arg(worst->stage)
+                   .arg(worst->excess / 1e9, 0, 'f', 1)
+                   .arg(more));
     p.setPen(Qt::NoPen);
   }
   // Out of memory: a red marker where the stage first exceeds the device.

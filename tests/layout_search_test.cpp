@@ -384,8 +384,9 @@ TEST_CASE("search: a layout past the GPU's usable memory is tight, and the faste
   REQUIRE(first.ran());
   CHECK(first.peak_memory == p);
   CHECK(first.tight);
-  const auto roomy = std::find_if(results.begin(), results.end(),
-                                  [](const SearchResult& r) { return r.ran() && !r.tight; });
+  const auto roomy = std::find_if(results.begin(), results.end(), [](const SearchResult& r) {
+    return r.ran() && !r.out_of_memory && !r.tight;
+  });
   REQUIRE(roomy != results.end());
   const std::string text = format_search(base, results, 5, {});
   CHECK_THAT(text, Catch::Contains("~: tight, over") &&
@@ -394,6 +395,13 @@ TEST_CASE("search: a layout past the GPU's usable memory is tight, and the faste
                                                    roomy->layout.words(true))));
   CHECK(search_to_json(base, results)["results"][0]["tight"] == true);
   CHECK(search_to_csv(base, results).find("ran,fits,tight,") != std::string::npos);
+  CHECK_THAT(text, Catch::Contains(" fit (") && Catch::Contains(" tight), "));
+  // A headroom keeps its own limit: 10 % of 1.05 P leaves 0.945 P, under which the tight band
+  // starts at the usable 0.929 P as before (not at 0.9 × 0.929 P).
+  for (const auto& r : search_layouts(base, {}, {0.1, 2}))
+    if (r.ran() && !r.out_of_memory) CHECK(r.tight == (r.peak_memory > 0.885 * 1.05 * p));
+  // A headroom past the fragmentation leaves no tight band.
+  for (const auto& r : search_layouts(base, {}, {0.2, 2})) CHECK_FALSE(r.tight);
   // With memory.fragmentation 0 (expandable_segments) nothing that fits is tight.
   base.memory.fragmentation = 0;
   for (const auto& r : search_layouts(base, {}, {0, 2})) CHECK_FALSE(r.tight);

@@ -487,13 +487,13 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   std::size_t nw = 8;
   for (const auto& row : rows) nw = std::max(nw, row.step.schedule.size());
   const std::string line =
-      "{:<{}} {:>12} {:>9} {:>9} {:>12} {:>7} {:>12} {:>10} {:>11} {:>10} {:>14}\n";
+      "{:<{}} {:>12} {:>9} {:>9} {:>12} {:>7} {:>12} {:>10} {:>11} {:>10} {:>16}\n";
   o +=
       fmt::format(fmt::runtime(line), "schedule", nw, "step time", "bubble", "bubble",
                   "idle: imbal.", "MFU", "tokens/s", "peak mb", "activations", "p2p", "GPU memory");
   o += fmt::format(fmt::runtime(line), "", nw, "", "/step", "/ideal", "/ comm", "", "", "in flight",
                    "at peak", "volume", "peak");
-  bool any_oom = false, any_tight = false;
+  bool any_oom = false;
   for (const auto& row : rows) {
     const StepReport& r = row.step;
     double peak = 0, bytes = 0;
@@ -504,7 +504,6 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
     const double peak_bytes = row.memory.largest_peak();
     const bool oom = !row.memory.out_of_memory.empty(), tight = !row.memory.tight.empty();
     any_oom = any_oom || oom;
-    any_tight = any_tight || tight;
     o += fmt::format(
         fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
         fmt::format("{:.4f}", r.bubble_fraction_of_step),
@@ -543,9 +542,13 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   if (device > 0)
     o += fmt::format(";\nOOM: over the device's {}{}", format_bytes(device),
                      any_oom ? " (`trainsim memory SCENARIO --schedule NAME` says where)" : "");
-  if (any_tight)
-    o += fmt::format(";\ntight: within it, but over {}: PyTorch's caching allocator may run out",
-                     usable_words(rows.front().memory));
+  // The usable memory of the first tight row (rows compared over memory.fragmentation differ).
+  for (const auto& row : rows)
+    if (!row.memory.tight.empty()) {
+      o += fmt::format(";\ntight: within it, but over {}: PyTorch's caching allocator may run out",
+                       usable_words(row.memory));
+      break;
+    }
   o += "\n";
   // Per stage: where the idle time and the activation memory sit.
   o += "\nper stage: idle / peak micro-batches in flight / activation memory at that peak\n";

@@ -50,11 +50,15 @@ int group_of(const SearchResult& r) {
   return r.out_of_memory ? 1 : 0;
 }
 
+}  // namespace
+
 double memory_limit(const Scenario& base, const SearchOptions& o) {
   return base.cluster.gpu.memory * (1.0 - o.headroom);
 }
 
-}  // namespace
+double usable_limit(const Scenario& base, const SearchOptions& o) {
+  return std::min(memory_limit(base, o), usable_memory(base.cluster.gpu.memory, base.memory));
+}
 
 std::string LayoutCandidate::words(bool say_unsharded) const {
   const LayoutCandidate& c = *this;
@@ -355,7 +359,7 @@ namespace {
 
 // One candidate, its layout set on the base scenario and validated (map_variants): ruled out
 // on static memory, or simulated.
-SearchResult evaluate(const Scenario& sc, const LayoutCandidate& c, double limit) {
+SearchResult evaluate(const Scenario& sc, const LayoutCandidate& c, double limit, double usable) {
   SearchResult r;
   r.layout = c;
   try {
@@ -393,9 +397,9 @@ SearchResult evaluate(const Scenario& sc, const LayoutCandidate& c, double limit
     r.report = make_report(tl);
     r.peak_memory = make_memory_report(tl).largest_peak();
     r.out_of_memory = r.peak_memory > limit;
-    // The same limit on the GPU's usable memory (its memory less the caching allocator's
-    // fragmentation): past it a layout that fits may still run out.
-    r.tight = !r.out_of_memory && r.peak_memory > usable_memory(limit, sc.memory);
+    // Past the GPU's usable memory (its memory less the caching allocator's fragmentation) a
+    // layout that fits may still run out.
+    r.tight = !r.out_of_memory && r.peak_memory > usable;
   } catch (const InputError& e) {
     r.error = e.what();
   }
@@ -416,7 +420,7 @@ std::vector<SearchResult> evaluate_candidates(
         fmt::format("search: --jobs must be 0 (all cores) or more, got {}", options.jobs));
   for (std::size_t i : indices)
     TRAINSIM_CHECK(i < candidates.size(), "evaluate_candidates: an index past the candidates");
-  const double limit = memory_limit(base, options);
+  const double limit = memory_limit(base, options), usable = usable_limit(base, options);
   // Each candidate a variant of the base scenario: its layout set by code (LayoutCandidate::
   // apply), validated, then evaluated; one the layout rules refuse is a row with their message.
   std::vector<Variant> variants(indices.size());
@@ -427,7 +431,7 @@ std::vector<SearchResult> evaluate_candidates(
   return map_variants<SearchResult>(
       base, variants, options.jobs,
       [&](std::size_t i, const Scenario& sc) {
-        return evaluate(sc, candidates[indices[i]], limit);
+        return evaluate(sc, candidates[indices[i]], limit, usable);
       },
       [&](std::size_t i, const InputError& e) {
         SearchResult r;
@@ -479,6 +483,8 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
   std::size_t count[4] = {0, 0, 0, 0};
   for (const auto& r : results) ++count[group_of(r)];
   const std::size_t fit = count[0], oom = count[1], ruled = count[2], failed = count[3];
+  const auto tight = static_cast<std::size_t>(
+      std::count_if(results.begin(), results.end(), [](const SearchResult& r) { return r.tight; }));
   const double limit = memory_limit(base, options);
   const std::string limit_words =
       options.headroom > 0
@@ -486,10 +492,11 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                         options.headroom * 100, format_bytes(base.cluster.gpu.memory))
           : fmt::format("the GPU's {}", format_bytes(limit));
   std::string o = fmt::format(
-      "search {} · {} GPUs × {} · {} sequences of {} tokens per step\n{}: {} fit, {} out of "
+      "search {} · {} GPUs × {} · {} sequences of {} tokens per step\n{}: {} fit{}, {} out of "
       "memory ({} of them ruled out before simulating), {} cannot run\n\n",
       base.name, base.cluster.gpus(), base.cluster.gpu.name, base.training.global_batch_size,
-      base.training.seq_len, layouts(results.size()), fit, oom + ruled, ruled, failed);
+      base.training.seq_len, layouts(results.size()), fit,
+      tight > 0 ? fmt::format(" ({} tight)", tight) : "", oom + ruled, ruled, failed);
   if (fit > 0) {
     std::size_t sw = 8;
     for (const auto& r : results)
@@ -552,7 +559,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       o += fmt::format(
           "~: tight, over {} usable (the GPU's {} less the caching allocator's fragmentation, "
           "memory.fragmentation {:g} %): PyTorch's default allocator may run out{}\n",
-          format_bytes(usable_memory(limit, base.memory)), format_bytes(base.cluster.gpu.memory),
+          format_bytes(usable_limit(base, options)), format_bytes(base.cluster.gpu.memory),
           base.memory.fragmentation * 100,
           roomy == results.begin() + static_cast<long>(fit)
               ? "; every layout that fits is tight"
@@ -560,12 +567,12 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                     "; the fastest with room: #{}, {}, {} ({:+.1f} %)", roomy - results.begin() + 1,
                     roomy->layout.words(true), format_time(roomy->report.step_time_s),
                     100 * (roomy->report.step_time_s / results.front().report.step_time_s - 1)));
-    } else if (std::any_of(results.begin(), results.begin() + static_cast<long>(fit),
+    } else if (std::any_of(results.begin(), results.begin() + static_cast<long>(std::min(fit, top)),
                            [](const SearchResult& r) { return r.tight; })) {
       o += fmt::format(
           "~: tight, over {} usable (the GPU's {} less the caching allocator's fragmentation, "
           "memory.fragmentation {:g} %): PyTorch's default allocator may run out\n",
-          format_bytes(usable_memory(limit, base.memory)), format_bytes(base.cluster.gpu.memory),
+          format_bytes(usable_limit(base, options)), format_bytes(base.cluster.gpu.memory),
           base.memory.fragmentation * 100);
     }
     if (eager_per_kernel > 0)
@@ -665,7 +672,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
   j["scenario"] = base.source.empty() ? base.name : base.source;
   j["gpus"] = base.cluster.gpus();
   j["memory_limit_bytes"] = memory_limit(base, options);
-  j["usable_limit_bytes"] = usable_memory(memory_limit(base, options), base.memory);
+  j["usable_limit_bytes"] = usable_limit(base, options);
   j["results"] = nlohmann::json::array();
   for (const auto& r : results) {
     const LayoutCandidate& c = r.layout;

@@ -93,8 +93,8 @@ struct SearchResult {
   StepReport report;  ///< when it ran
   double peak_memory = 0;      ///< bytes: the largest stage peak on one GPU (0 without a model)
   bool out_of_memory = false;  ///< some stage's peak exceeds the memory limit
-  /// Fits, but its peak passes the limit scaled to the GPU's usable memory (its memory less the
-  /// caching allocator's fragmentation, scenario.h usable_memory): it may run out.
+  /// Fits, but its peak passes the GPU's usable memory (its memory less the caching allocator's
+  /// fragmentation, usable_limit): it may run out.
   bool tight = false;
   /// Not simulated: its memory exceeds the limit before any duration is known, either by the
   /// weights, gradients and optimizer states of an average pipeline rank (a lower bound of the
@@ -121,6 +121,14 @@ struct SearchResult {
 /// cluster (no GPU count to lay out), when a list holds a value < 1 or an unknown schedule, and
 /// when no candidate is left, and when a list holds a value outside its range (ZeRO 0–3).
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space);
+
+/// The peak a layout must stay under to fit: the GPU's memory less the headroom kept free.
+double memory_limit(const Scenario& base, const SearchOptions& options);
+
+/// The peak past which a layout that fits is tight: the GPU's usable memory (its memory less the
+/// caching allocator's fragmentation, scenario.h usable_memory), at most memory_limit (a headroom
+/// as large as the fragmentation leaves no tight band).
+double usable_limit(const Scenario& base, const SearchOptions& options);
 
 /// Simulates every candidate (folded) and returns them ranked: those that fit by step time,
 /// then those out of memory by step time, then those ruled out on memory before simulating, then

@@ -116,7 +116,7 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
       px(limit / 1e9), top, top + ph, px(limit / 1e9) - 4, top + 14, xml(format_bytes(limit)));
   // The usable memory (the limit less the caching allocator's fragmentation): past it a layout
   // is tight.
-  const double usable = usable_memory(limit, base.memory);
+  const double usable = usable_limit(base, options);
   if (usable < limit)
     o += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#c00\" "
