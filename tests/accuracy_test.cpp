@@ -21,7 +21,7 @@ StepReport report(double step_s, double tokens_per_step, int gpus, double tflops
 }
 
 Measured measured(Measured::Metric m, double v) {
-  return {m, v, "a paper", ""};
+  return {m, v, "a paper", "", std::nullopt};
 }
 
 }  // namespace

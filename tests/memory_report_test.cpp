@@ -122,6 +122,31 @@ TEST_CASE("memory report: a peak within the device but past its usable memory is
       Catch::Contains("memory.fragmentation: expected a number in [0, 0.5]"));
 }
 
+TEST_CASE("memory report: a logged peak is set against stage 0's peak less the runtime overhead",
+          "[memory]") {
+  // measured.peak_memory is the run's max_memory_allocated on rank 0 (pipeline stage 0); the
+  // CUDA context and workspaces (memory.runtime_overhead, 1.5 GB) lie outside the allocator's
+  // count, so the prediction is stage 0's peak less them.
+  Scenario s = llama8b();
+  const double peak0 = make_memory_report(simulate(s, {"1f1b", true})).stages[0].peak;
+  s.measured = Measured{Measured::Metric::StepTime, 4.0, "a log", "", 50 * 1024.0 * 1024 * 1024};
+  const MemoryReport m = make_memory_report(simulate(s, {"1f1b", true}));
+  REQUIRE(m.measured);
+  CHECK(m.measured->measured == 50 * 1024.0 * 1024 * 1024);
+  CHECK(m.measured->predicted == Approx(peak0 - 1.5e9));
+  CHECK(m.measured->error() == Approx((peak0 - 1.5e9) / (50 * 1024.0 * 1024 * 1024) - 1));
+  CHECK_THAT(format_memory(m), Catch::Contains("measured: stage 0's peak allocation 53.69 GB"));
+  CHECK(memory_to_json(m)["measured"]["error"].get<double>() == Approx(m.measured->error()));
+  // Without a logged peak: nothing to compare.
+  CHECK_FALSE(make_memory_report(simulate(llama8b(), {"1f1b", true})).measured);
+  CHECK(memory_to_json(make_memory_report(simulate(llama8b())))["measured"].is_null());
+  // The key reads a size with its unit.
+  CHECK(*test::yaml("model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 1}\ntraining: "
+                    "{seq_len: 4096, global_batch_size: 8}\nmeasured: {step_time: 1s, source: a "
+                    "log, peak_memory: 58.817GiB}\n")
+             .measured->peak_memory == Approx(58.817 * 1024 * 1024 * 1024));
+}
+
 TEST_CASE("memory report: JSON carries the per-stage fields the issue names", "[memory]") {
   const nlohmann::json j = memory_to_json(make_memory_report(simulate(llama8b())));
   for (const char* k : {"parameters", "weights", "gradients", "optimizer", "activations", "buffers",

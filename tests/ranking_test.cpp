@@ -91,7 +91,7 @@ TEST_CASE("ranking: runs published at the same figure are a tie", "[report][accu
     c.step.gpus = 8;
     c.step.tokens_per_s = predicted * 8;
     c.step.step_time_s = 1;
-    Measured m{Measured::Metric::TokensPerSPerGpu, 3000, "a table", "same"};
+    Measured m{Measured::Metric::TokensPerSPerGpu, 3000, "a table", "same", std::nullopt};
     c.accuracy = *accuracy(c.step, m);
     cs.push_back(c);
   }

@@ -335,6 +335,31 @@ TEST_CASE("check: the errors summarized per GPU preset, in name order", "[report
   CHECK_THAT(format_check(one, true), !Catch::Contains("| GPU |"));
 }
 
+TEST_CASE("check: the memory peaks logged, summarized apart from the step times",
+          "[report][accuracy][memory]") {
+  // Two cases of three log a peak: 100 GB predicted 104 (+4 %), 50 GB predicted 49 (−2 %):
+  // mean |error| 3 %, max 4 %, mean signed +1 %; the third counts for step time only.
+  std::vector<CheckedCase> cases{checked_case("a", -0.1), checked_case("b", 0.1),
+                                 checked_case("c", 0.0)};
+  cases[0].memory = MemoryCheck{100e9, 104e9};
+  cases[1].memory = MemoryCheck{50e9, 49e9};
+  const AccuracySummary m = summarize_memory(cases);
+  CHECK(m.cases == 2);
+  CHECK(m.mean_abs_error == Approx(0.03));
+  CHECK(m.max_abs_error == Approx(0.04));
+  CHECK(m.mean_error == Approx(0.01));
+  CHECK_THAT(format_check(cases, false),
+             Catch::Contains("memory: 2 cases with a logged peak") &&
+                 Catch::Contains("mean |error| 3.0% · max |error| 4.0% · mean signed +1.0%"));
+  CHECK_THAT(format_check(cases, true), Catch::Contains("memory: 2 cases"));
+  const nlohmann::json j = check_to_json(cases);
+  CHECK(j["cases"][0]["memory"]["error"].get<double>() == Approx(0.04));
+  CHECK(j["cases"][2]["memory"].is_null());
+  CHECK(j["memory_summary"]["cases"] == 2);
+  // No case logs one: no line.
+  CHECK_THAT(format_check({checked_case("c", 0.0)}, false), !Catch::Contains("memory:"));
+}
+
 TEST_CASE("check: the errors summarized per training.runtime, where the cases mix them",
           "[report][accuracy]") {
   // Eager −10 % and −20 %, compiled +4 %, fused −6 %: eager mean |e| 15 %, signed −15 %;

@@ -152,7 +152,8 @@ struct CheckArgs {
   std::vector<std::string> sets;  ///< --set, applied to every scenario
   bool json = false, markdown = false, validation_inc = false;
   double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
-  double min_ordered_pairs = -1;               ///< percent; negative: no bound
+  double max_memory_error = -1;   ///< percent, over the logged memory peaks; negative: no bound
+  double min_ordered_pairs = -1;  ///< percent; negative: no bound
 };
 
 struct KernelsArgs {
@@ -325,12 +326,14 @@ int cmd_check(const CheckArgs& a) {
                           "scenario it is given");
     if (!a.json && !a.markdown && !a.validation_inc && isatty(STDERR_FILENO))
       std::cerr << fmt::format("\r[{}/{}] {}\x1b[K", i, a.scenarios.size(), sc.name) << std::flush;
-    StepReport r = make_report(simulate(sc));
+    const Timeline tl = simulate(sc);
+    StepReport r = make_report(tl);
     auto acc = accuracy(r, *sc.measured);
     if (!acc)
       throw ScenarioError(path, "measured",
                           "the simulated step lacks what this metric needs (tokens or FLOPs)");
-    cases.push_back({std::move(r), *acc});
+    cases.push_back({std::move(r), *acc,
+                     sc.measured->peak_memory ? make_memory_report(tl).measured : std::nullopt});
   }
   if (!a.json && !a.markdown && !a.validation_inc && isatty(STDERR_FILENO))
     std::cerr << "\r\x1b[K" << std::flush;
@@ -346,6 +349,18 @@ int cmd_check(const CheckArgs& a) {
     std::cerr << fmt::format("check: mean |error| {:.2f}% exceeds --max-mean-error {}%\n",
                              sum.mean_abs_error * 100, a.max_mean_error);
     failed = true;
+  }
+  if (a.max_memory_error >= 0) {
+    const AccuracySummary mem = summarize_memory(cases);
+    if (mem.cases == 0) {
+      std::cerr << "check: --max-memory-error needs a case with measured.peak_memory (none here)\n";
+      failed = true;
+    } else if (mem.mean_abs_error * 100 > a.max_memory_error) {
+      std::cerr << fmt::format(
+          "check: mean |memory error| {:.2f}% exceeds --max-memory-error {}%\n",
+          mem.mean_abs_error * 100, a.max_memory_error);
+      failed = true;
+    }
   }
   if (a.max_error >= 0 && sum.max_abs_error * 100 > a.max_error) {
     std::cerr << fmt::format("check: max |error| {:.2f}% exceeds --max-error {}%\n",
@@ -882,6 +897,10 @@ int main(int argc, char** argv) {
       ->transform(at_least(0));
   chk->add_option("--max-error", ka.max_error,
                   "Exit 3 when any case's |step-time error| exceeds this many percent")
+      ->transform(at_least(0));
+  chk->add_option("--max-memory-error", ka.max_memory_error,
+                  "Exit 3 when the mean |error| of the memory peaks logged (measured.peak_memory) "
+                  "exceeds this many percent")
       ->transform(at_least(0));
   chk->add_option("--min-ordered-pairs", ka.min_ordered_pairs,
                   "Exit 3 when fewer than this many percent of the series' pairs of runs are "

@@ -49,19 +49,24 @@ std::optional<Accuracy> accuracy(const StepReport& r, const Measured& m) {
 }
 
 AccuracySummary summarize(const std::vector<Accuracy>& cases) {
+  std::vector<double> errors;
+  errors.reserve(cases.size());
+  for (const Accuracy& a : cases) errors.push_back(a.step_time_error);
+  return summarize_errors(std::move(errors));
+}
+
+AccuracySummary summarize_errors(std::vector<double> errors) {
   AccuracySummary s;
-  s.cases = static_cast<int>(cases.size());
-  if (cases.empty()) return s;
-  for (const Accuracy& a : cases) {
-    s.mean_abs_error += std::abs(a.step_time_error);
-    s.mean_error += a.step_time_error;
-    s.max_abs_error = std::max(s.max_abs_error, std::abs(a.step_time_error));
+  s.cases = static_cast<int>(errors.size());
+  if (errors.empty()) return s;
+  for (const double e : errors) {
+    s.mean_abs_error += std::abs(e);
+    s.mean_error += e;
+    s.max_abs_error = std::max(s.max_abs_error, std::abs(e));
   }
   s.mean_abs_error /= s.cases;
   s.mean_error /= s.cases;
-  std::vector<double> sorted;
-  sorted.reserve(cases.size());
-  for (const Accuracy& a : cases) sorted.push_back(a.step_time_error);
+  std::vector<double>& sorted = errors;
   std::sort(sorted.begin(), sorted.end());
   // The q-quantile at rank q·(n − 1), between the two errors around it.
   const auto percentile = [&sorted](double q) {

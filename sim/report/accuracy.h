@@ -9,6 +9,7 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include "report/memory_report.h"
 #include "report/step_report.h"
 #include "scenario/scenario.h"
 
@@ -35,11 +36,14 @@ struct AccuracySummary {
   double p10_error = 0, p90_error = 0;
 };
 AccuracySummary summarize(const std::vector<Accuracy>& cases);
+/// The same over any signed relative errors (a memory peak's, MemoryCheck::error).
+AccuracySummary summarize_errors(std::vector<double> errors);
 
 /// One case of `trainsim check`: a scenario's prediction against its `measured:` figure.
 struct CheckedCase {
   StepReport step;
   Accuracy accuracy;
+  std::optional<MemoryCheck> memory;  ///< with measured.peak_memory
 };
 
 /// A summary for the cases of one GPU preset.

@@ -164,6 +164,9 @@ MemoryReport make_memory_report(const Timeline& tl) {
     }
     m.stages.push_back(s);
   }
+  if (sc.measured && sc.measured->peak_memory && !m.stages.empty() && sc.model)
+    m.measured =
+        MemoryCheck{*sc.measured->peak_memory, m.stages.front().peak - sc.memory.runtime_overhead};
   return m;
 }
 
@@ -238,6 +241,13 @@ std::string format_memory(const MemoryReport& m) {
     o += "tight: within the device, but past what PyTorch's caching allocator leaves usable once "
          "fragmented: it may run out (memory.fragmentation; 0 for a run under "
          "expandable_segments)\n";
+  if (m.measured)
+    o += fmt::format(
+        "measured: stage 0's peak allocation {} (measured.peak_memory); predicted {} (its peak "
+        "less "
+        "memory.runtime_overhead): {:+.1f} %\n",
+        format_bytes(m.measured->measured), format_bytes(m.measured->predicted),
+        m.measured->error() * 100);
   return o;
 }
 
@@ -272,6 +282,10 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
   };
   j["out_of_memory"] = entries(m.out_of_memory);
   j["tight"] = entries(m.tight);
+  j["measured"] = m.measured ? nlohmann::json{{"peak_memory", m.measured->measured},
+                                              {"predicted", m.measured->predicted},
+                                              {"error", m.measured->error()}}
+                             : nlohmann::json(nullptr);
   return j;
 }
 

@@ -48,6 +48,14 @@ struct StageMemory {
   double peak_time_s = 0;
 };
 
+/// The scenario's logged peak (measured.peak_memory) against stage 0's predicted peak less the
+/// runtime overhead the allocator does not count (memory.runtime_overhead).
+struct MemoryCheck {
+  double measured = 0;   ///< bytes: the run's max_memory_allocated on its first GPU
+  double predicted = 0;  ///< bytes: stage 0's peak − memory.runtime_overhead
+  double error() const { return predicted / measured - 1; }
+};
+
 struct OutOfMemory {
   int stage = 0;
   double time_s = 0;
@@ -71,6 +79,7 @@ struct MemoryReport {
   /// and 1 ran; Megatron's preallocated buffers leave less to fragment: MLPerf's NeMo LoRA on
   /// B200 ran in it; tests/published/README.md).
   std::vector<OutOfMemory> tight;
+  std::optional<MemoryCheck> measured;  ///< with measured.peak_memory
   /// The fullest GPU's peak: the largest stage peak (0 without stages).
   double largest_peak() const;
 };

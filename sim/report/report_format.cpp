@@ -664,6 +664,26 @@ AccuracySummary summarize(const std::vector<CheckedCase>& cases) {
   return summarize(all);
 }
 
+AccuracySummary summarize_memory(const std::vector<CheckedCase>& cases) {
+  std::vector<double> errors;
+  for (const auto& c : cases)
+    if (c.memory) errors.push_back(c.memory->error());
+  return summarize_errors(std::move(errors));
+}
+
+namespace {
+// The memory peaks' line under the step-time summary, for the cases that logged one.
+std::string memory_summary_line(const std::vector<CheckedCase>& cases) {
+  const AccuracySummary m = summarize_memory(cases);
+  if (m.cases == 0) return "";
+  return fmt::format(
+      "memory: {} with a logged peak (measured.peak_memory: the run's max_memory_allocated on its "
+      "first GPU) against stage 0's peak less memory.runtime_overhead · mean |error| {:.1f}% · max "
+      "|error| {:.1f}% · mean signed {:+.1f}%\n",
+      counted(m.cases, "case"), m.mean_abs_error * 100, m.max_abs_error * 100, m.mean_error * 100);
+}
+}  // namespace
+
 std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases) {
   std::map<std::string, std::vector<Accuracy>> of;
   for (const auto& c : cases) of[c.step.gpu].push_back(c.accuracy);
@@ -739,6 +759,7 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
         "{:+.1f} %.\n",
         counted(sum.cases, "case"), sum.mean_abs_error * 100, sum.max_abs_error * 100,
         sum.mean_error * 100);
+    if (const std::string mem = memory_summary_line(cases); !mem.empty()) o += "\n" + mem;
     // A table of summaries, one row each, headed by what the rows are of.
     const auto summaries = [&o](const char* of, const auto& rows) {
       o += fmt::format("\n| {} | cases | mean \\|error\\| | max \\|error\\| | mean signed |\n", of);
@@ -769,6 +790,7 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
       "predicted step time vs measured; negative = predicted too fast)\n",
       counted(sum.cases, "case"), sum.mean_abs_error * 100, sum.max_abs_error * 100,
       sum.mean_error * 100);
+  o += memory_summary_line(cases);
   // A table of summaries, one row each, headed "by …", its first column `w` wide.
   const auto summaries = [&o](const std::string& by, std::size_t w, const auto& rows) {
     const std::string row = "  {:<{}}  {:>5}  {:>12}  {:>11}  {:>11}\n";
@@ -838,20 +860,24 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
   nlohmann::json j;
   j["cases"] = nlohmann::json::array();
   for (const auto& c : cases)
-    j["cases"].push_back(
-        {{"scenario", c.step.scenario},
-         {"name", c.step.scenario_name},
-         {"gpus", c.step.gpus},
-         {"gpu", c.step.gpu},
-         {"layout", short_layout(c.step)},
-         {"metric", c.accuracy.metric},
-         {"measured", c.accuracy.measured},
-         {"predicted", c.accuracy.predicted},
-         {"step_time_error", c.accuracy.step_time_error},
-         {"source", c.accuracy.source},
-         {"series", c.accuracy.series.empty() ? nlohmann::json(nullptr)
-                                              : nlohmann::json(c.accuracy.series)}});
+    j["cases"].push_back({{"scenario", c.step.scenario},
+                          {"name", c.step.scenario_name},
+                          {"gpus", c.step.gpus},
+                          {"gpu", c.step.gpu},
+                          {"layout", short_layout(c.step)},
+                          {"metric", c.accuracy.metric},
+                          {"measured", c.accuracy.measured},
+                          {"predicted", c.accuracy.predicted},
+                          {"step_time_error", c.accuracy.step_time_error},
+                          {"source", c.accuracy.source},
+                          {"series", c.accuracy.series.empty() ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(c.accuracy.series)},
+                          {"memory", c.memory ? nlohmann::json{{"peak_memory", c.memory->measured},
+                                                               {"predicted", c.memory->predicted},
+                                                               {"error", c.memory->error()}}
+                                              : nlohmann::json(nullptr)}});
   j["summary"] = summary_to_json(summarize(cases));
+  j["memory_summary"] = summary_to_json(summarize_memory(cases));
   j["by_gpu"] = nlohmann::json::array();
   for (const auto& g : summarize_by_gpu(cases)) {
     nlohmann::json one = summary_to_json(g.summary);

@@ -35,6 +35,8 @@ nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows);
 
 /// Mean and largest |error| over the cases (accuracy.h's summarize of their accuracies).
 AccuracySummary summarize(const std::vector<CheckedCase>& cases);
+/// The memory peaks' errors (CheckedCase::memory) over the cases that logged one.
+AccuracySummary summarize_memory(const std::vector<CheckedCase>& cases);
 /// The same per GPU preset, in name order: how far the model is off on each kind of GPU.
 std::vector<GpuAccuracy> summarize_by_gpu(const std::vector<CheckedCase>& cases);
 /// The cases summarized by training.runtime (validation.h runtime_name: "compiled", "eager",

@@ -456,6 +456,10 @@ struct Measured {
   /// Runs measured together (one source, software and cluster) carry the same series name;
   /// `trainsim check` ranks each series' runs against each other (report/ranking.h). "": none.
   std::string series;
+  /// The run's logged peak of memory its allocator handed out on its first GPU (global rank 0,
+  /// pipeline stage 0: `torch.cuda.max_memory_allocated`), bytes; report/memory_report.h sets
+  /// stage 0's peak less memory.runtime_overhead against it.
+  std::optional<double> peak_memory;
 };
 
 struct Scenario {

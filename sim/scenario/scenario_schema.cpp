@@ -455,6 +455,11 @@ std::string put_measured_series(Scenario& s, const KeyValue& v) {
   return {};
 }
 
+std::string put_measured_memory(Scenario& s, const KeyValue& v) {
+  put_step(s.measured)->peak_memory = v.number;
+  return {};
+}
+
 template <Measured::Metric M>
 std::string put_measured(Scenario& s, const KeyValue& v) {
   Measured& m = *put_step(s.measured);
@@ -1594,6 +1599,16 @@ const std::vector<SchemaKey>& scenario_keys() {
        "measured (which layout is fastest)",
        text(),
        {put_measured_series, nullptr}},
+      {"measured.peak_memory",
+       "bytes",
+       "—",
+       "besides the step-time figure, the run's logged peak of the memory its allocator handed "
+       "out on its first GPU (global rank 0, pipeline stage 0, where MLPerf's logger runs: "
+       "`torch.cuda.max_memory_allocated`, which MLPerf's `max_memory_usage` logs in GiB); "
+       "`trainsim memory`, `run` and `check` set stage 0's peak less `memory.runtime_overhead` "
+       "(the CUDA context and library workspaces, outside the allocator's count) against it",
+       quantity(Dimension::Bytes, true),
+       {put_measured_memory, nullptr}},
       {"pricing", "map", "—", "", map(), {}},
       {"pricing.gpu_hour", "dollars", "—", "price per GPU-hour (enables cost per 1M tokens)",
        quantity(Dimension::Money, false), field<&Scenario::price_per_gpu_hour>()},
