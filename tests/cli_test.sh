@@ -44,8 +44,8 @@ expect 0 "zb-auto" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=5
 expect 2 "expected KEY=VALUE" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit
 expect 2 "needs memory_limit >= 1" -- "$bin" schedule --pp 4 -m 8 -s zb-auto -o memory_limit=0
 expect 0 "OVERLAP_F_B" -- sh -c "\"$bin\" schedule --pp 2 -m 4 --vpp 2 -s dualpipe-v --export-csv \"$tmp/d.csv\" >/dev/null && cat \"$tmp/d.csv\""
-expect 3 "exceeds --max-memory-error 1%" -- "$bin" check "$src/tests/published/mlperf-v50-llama31-405b-h100-512gpu.yaml" --max-memory-error 1
-expect 3 "needs a case with measured.peak_memory" -- "$bin" check "$src/tests/published/mpt-1b-h100-8gpu-s2048.yaml" --max-memory-error 5
+expect 3 "exceeds --max-mean-memory-error 1%" -- "$bin" check "$src/tests/published/mlperf-v50-llama31-405b-h100-512gpu.yaml" --max-mean-memory-error 1
+expect 3 "needs a case with measured.peak_memory" -- "$bin" check "$src/tests/published/mpt-1b-h100-8gpu-s2048.yaml" --max-mean-memory-error 5
 expect 0 "129 layouts: 126 fit (6 tight), 3 out of memory (3 of them ruled out before simulating)" -- "$bin" search "$src/scenarios/default.yaml"
 expect 0 "10 layouts: 9 fit (2 tight), 1 out of memory" -- "$bin" search "$src/scenarios/default.yaml" --zero 0 --sp off --recompute none
 expect 0 "rank,dp,tp,pp" -- "$bin" search "$src/scenarios/default.yaml" --tp 2 --csv

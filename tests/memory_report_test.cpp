@@ -135,7 +135,8 @@ TEST_CASE("memory report: a logged peak is set against stage 0's peak less the r
   CHECK(m.measured->measured == 50 * 1024.0 * 1024 * 1024);
   CHECK(m.measured->predicted == Approx(peak0 - 1.5e9));
   CHECK(m.measured->error() == Approx((peak0 - 1.5e9) / (50 * 1024.0 * 1024 * 1024) - 1));
-  CHECK_THAT(format_memory(m), Catch::Contains("measured: stage 0's peak allocation 53.69 GB"));
+  CHECK_THAT(format_memory(m), Catch::Contains("measured: rank 0's logged peak allocation 53.69 GB "
+                                               "(50.00 GiB, measured.peak_memory)"));
   CHECK(memory_to_json(m)["measured"]["error"].get<double>() == Approx(m.measured->error()));
   // Without a logged peak: nothing to compare.
   CHECK_FALSE(make_memory_report(simulate(llama8b(), {"1f1b", true})).measured);

@@ -152,8 +152,8 @@ struct CheckArgs {
   std::vector<std::string> sets;  ///< --set, applied to every scenario
   bool json = false, markdown = false, validation_inc = false;
   double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
-  double max_memory_error = -1;   ///< percent, over the logged memory peaks; negative: no bound
-  double min_ordered_pairs = -1;  ///< percent; negative: no bound
+  double max_mean_memory_error = -1;  ///< percent, over the logged memory peaks; negative: no bound
+  double min_ordered_pairs = -1;      ///< percent; negative: no bound
 };
 
 struct KernelsArgs {
@@ -350,15 +350,16 @@ int cmd_check(const CheckArgs& a) {
                              sum.mean_abs_error * 100, a.max_mean_error);
     failed = true;
   }
-  if (a.max_memory_error >= 0) {
+  if (a.max_mean_memory_error >= 0) {
     const AccuracySummary mem = summarize_memory(cases);
     if (mem.cases == 0) {
-      std::cerr << "check: --max-memory-error needs a case with measured.peak_memory (none here)\n";
+      std::cerr
+          << "check: --max-mean-memory-error needs a case with measured.peak_memory (none here)\n";
       failed = true;
-    } else if (mem.mean_abs_error * 100 > a.max_memory_error) {
+    } else if (mem.mean_abs_error * 100 > a.max_mean_memory_error) {
       std::cerr << fmt::format(
-          "check: mean |memory error| {:.2f}% exceeds --max-memory-error {}%\n",
-          mem.mean_abs_error * 100, a.max_memory_error);
+          "check: mean |memory error| {:.2f}% exceeds --max-mean-memory-error {}%\n",
+          mem.mean_abs_error * 100, a.max_mean_memory_error);
       failed = true;
     }
   }
@@ -898,7 +899,7 @@ int main(int argc, char** argv) {
   chk->add_option("--max-error", ka.max_error,
                   "Exit 3 when any case's |step-time error| exceeds this many percent")
       ->transform(at_least(0));
-  chk->add_option("--max-memory-error", ka.max_memory_error,
+  chk->add_option("--max-mean-memory-error", ka.max_mean_memory_error,
                   "Exit 3 when the mean |error| of the memory peaks logged (measured.peak_memory) "
                   "exceeds this many percent")
       ->transform(at_least(0));

@@ -243,11 +243,11 @@ std::string format_memory(const MemoryReport& m) {
          "expandable_segments)\n";
   if (m.measured)
     o += fmt::format(
-        "measured: stage 0's peak allocation {} (measured.peak_memory); predicted {} (its peak "
-        "less "
-        "memory.runtime_overhead): {:+.1f} %\n",
-        format_bytes(m.measured->measured), format_bytes(m.measured->predicted),
-        m.measured->error() * 100);
+        "measured: rank 0's logged peak allocation {} ({:.2f} GiB, measured.peak_memory); "
+        "predicted {} (stage 0's peak less memory.runtime_overhead): {:+.1f} % (negative = "
+        "predicted too little)\n",
+        format_bytes(m.measured->measured), m.measured->measured / (1024.0 * 1024 * 1024),
+        format_bytes(m.measured->predicted), m.measured->error() * 100);
   return o;
 }
 

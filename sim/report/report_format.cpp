@@ -679,7 +679,7 @@ std::string memory_summary_line(const std::vector<CheckedCase>& cases) {
   return fmt::format(
       "memory: {} with a logged peak (measured.peak_memory: the run's max_memory_allocated on its "
       "first GPU) against stage 0's peak less memory.runtime_overhead · mean |error| {:.1f}% · max "
-      "|error| {:.1f}% · mean signed {:+.1f}%\n",
+      "|error| {:.1f}% · mean signed {:+.1f}% (negative = predicted too little)\n",
       counted(m.cases, "case"), m.mean_abs_error * 100, m.max_abs_error * 100, m.mean_error * 100);
 }
 }  // namespace
