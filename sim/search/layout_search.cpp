@@ -552,28 +552,28 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
           format_bytes(r.peak_memory) + (r.tight ? "~" : " "));
     }
     if (fit > top) o += fmt::format("… and {} more that fit (--top N shows more)\n", fit - top);
-    // A tight layout ranked first: the fastest that leaves the allocator its room, too.
+    // The "~" legend where a row shown is tight; when the fastest is, the fastest with room too.
+    const std::string tight_legend = fmt::format(
+        "~: tight, over {} usable (the GPU's {} less the caching allocator's fragmentation, "
+        "memory.fragmentation {:g} %): PyTorch's default allocator may run out",
+        format_bytes(usable_limit(base, options)), format_bytes(base.cluster.gpu.memory),
+        base.memory.fragmentation * 100);
+    const auto fitting_end = results.begin() + static_cast<long>(fit);
     if (results.front().tight) {
-      const auto roomy = std::find_if(results.begin(), results.begin() + static_cast<long>(fit),
+      const auto roomy = std::find_if(results.begin(), fitting_end,
                                       [](const SearchResult& r) { return !r.tight; });
-      o += fmt::format(
-          "~: tight, over {} usable (the GPU's {} less the caching allocator's fragmentation, "
-          "memory.fragmentation {:g} %): PyTorch's default allocator may run out{}\n",
-          format_bytes(usable_limit(base, options)), format_bytes(base.cluster.gpu.memory),
-          base.memory.fragmentation * 100,
-          roomy == results.begin() + static_cast<long>(fit)
-              ? "; every layout that fits is tight"
-              : fmt::format(
-                    "; the fastest with room: #{}, {}, {} ({:+.1f} %)", roomy - results.begin() + 1,
-                    roomy->layout.words(true), format_time(roomy->report.step_time_s),
-                    100 * (roomy->report.step_time_s / results.front().report.step_time_s - 1)));
+      o += tight_legend +
+           (roomy == fitting_end
+                ? std::string("; every layout that fits is tight")
+                : fmt::format(
+                      "; the fastest with room: #{}, {}, {} ({:+.1f} %)",
+                      roomy - results.begin() + 1, roomy->layout.words(true),
+                      format_time(roomy->report.step_time_s),
+                      100 * (roomy->report.step_time_s / results.front().report.step_time_s - 1))) +
+           "\n";
     } else if (std::any_of(results.begin(), results.begin() + static_cast<long>(std::min(fit, top)),
                            [](const SearchResult& r) { return r.tight; })) {
-      o += fmt::format(
-          "~: tight, over {} usable (the GPU's {} less the caching allocator's fragmentation, "
-          "memory.fragmentation {:g} %): PyTorch's default allocator may run out\n",
-          format_bytes(usable_limit(base, options)), format_bytes(base.cluster.gpu.memory),
-          base.memory.fragmentation * 100);
+      o += tight_legend + "\n";
     }
     if (eager_per_kernel > 0)
       o += fmt::format(
