@@ -64,6 +64,14 @@ TEST_CASE("compare: each schedule's GPU memory peak, marked OOM over the device"
   CHECK(one.find("OOM") == std::string::npos);
   CHECK(table.find("OOM: over the device's " + format_bytes(s.cluster.gpu.memory)) !=
         std::string::npos);
+  // Neither row is marked tight (AFAB's is OOM, 1F1B's 56 GB under the 76 GB usable): no legend.
+  CHECK(table.find("tight") == std::string::npos);
+  // On a 60 GB GPU (53.1 GB usable) 1F1B's 56 GB peak is tight: marked, and the legend says so.
+  Scenario small = s;
+  small.cluster.gpu.memory = 60e9;
+  const std::string tight = format_comparison({compared(small, "afab"), compared(small, "1f1b")});
+  CHECK_THAT(row_of(tight, "1f1b"), Catch::EndsWith(" tight"));
+  CHECK_THAT(tight, Catch::Contains("tight: within it, but over the 53.10 GB usable"));
 }
 
 TEST_CASE("compare --json: every schedule carries its memory report", "[report]") {

@@ -542,9 +542,10 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   if (device > 0)
     o += fmt::format(";\nOOM: over the device's {}{}", format_bytes(device),
                      any_oom ? " (`trainsim memory SCENARIO --schedule NAME` says where)" : "");
-  // The usable memory of the first tight row (rows compared over memory.fragmentation differ).
+  // The usable memory of the first row marked tight (rows compared over memory.fragmentation
+  // differ); a row out of memory is marked OOM, whatever its other stages.
   for (const auto& row : rows)
-    if (!row.memory.tight.empty()) {
+    if (row.memory.out_of_memory.empty() && !row.memory.tight.empty()) {
       o += fmt::format(";\ntight: within it, but over {}: PyTorch's caching allocator may run out",
                        usable_words(row.memory));
       break;
