@@ -56,6 +56,13 @@ double memory_limit(const Scenario& base, const SearchOptions& o) {
   return base.cluster.gpu.memory * (1.0 - o.headroom);
 }
 
+const SearchResult* fastest_with_room(const std::vector<SearchResult>& results) {
+  const auto it = std::find_if(results.begin(), results.end(), [](const SearchResult& r) {
+    return r.ran() && !r.out_of_memory && !r.tight;
+  });
+  return it == results.end() ? nullptr : &*it;
+}
+
 double usable_limit(const Scenario& base, const SearchOptions& o) {
   return std::min(memory_limit(base, o), usable_memory(base.cluster.gpu.memory, base.memory));
 }
@@ -558,19 +565,17 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
         "memory.fragmentation {:g} %): PyTorch's default allocator may run out",
         format_bytes(usable_limit(base, options)), format_bytes(base.cluster.gpu.memory),
         base.memory.fragmentation * 100);
-    const auto fitting_end = results.begin() + static_cast<long>(fit);
     if (results.front().tight) {
-      const auto roomy = std::find_if(results.begin(), fitting_end,
-                                      [](const SearchResult& r) { return !r.tight; });
-      o += tight_legend +
-           (roomy == fitting_end
-                ? std::string("; every layout that fits is tight")
-                : fmt::format(
-                      "; the fastest with room: #{}, {}, {} ({:+.1f} %)",
-                      roomy - results.begin() + 1, roomy->layout.words(true),
-                      format_time(roomy->report.step_time_s),
-                      100 * (roomy->report.step_time_s / results.front().report.step_time_s - 1))) +
-           "\n";
+      const SearchResult* roomy = fastest_with_room(results);
+      o +=
+          tight_legend +
+          (!roomy
+               ? std::string("; every layout that fits is tight")
+               : fmt::format(
+                     "; the fastest with room: #{}, {}, {} ({:+.1f} %)", roomy - results.data() + 1,
+                     roomy->layout.words(true), format_time(roomy->report.step_time_s),
+                     100 * (roomy->report.step_time_s / results.front().report.step_time_s - 1))) +
+          "\n";
     } else if (std::any_of(results.begin(), results.begin() + static_cast<long>(std::min(fit, top)),
                            [](const SearchResult& r) { return r.tight; })) {
       o += tight_legend + "\n";

@@ -130,6 +130,10 @@ double memory_limit(const Scenario& base, const SearchOptions& options);
 /// as large as the fragmentation leaves no tight band).
 double usable_limit(const Scenario& base, const SearchOptions& options);
 
+/// The fastest layout that ran and fits with room to spare (neither out of memory nor tight),
+/// of results ranked as search_layouts returns them; nullptr when none does.
+const SearchResult* fastest_with_room(const std::vector<SearchResult>& results);
+
 /// Simulates every candidate (folded) and returns them ranked: those that fit by step time,
 /// then those out of memory by step time, then those ruled out on memory before simulating, then
 /// those that cannot run, each group in candidate order on ties. `progress(done, total)` is

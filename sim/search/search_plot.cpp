@@ -114,8 +114,8 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
       "stroke-dasharray=\"6 4\"/>\n<text x=\"{3:.1f}\" y=\"{4}\" fill=\"#c00\" "
       "text-anchor=\"end\">memory limit {5}</text>\n",
       px(limit / 1e9), top, top + ph, px(limit / 1e9) - 4, top + 14, xml(format_bytes(limit)));
-  // The usable memory (the limit less the caching allocator's fragmentation): past it a layout
-  // is tight.
+  // The usable memory (the GPU's less the caching allocator's fragmentation, at most the limit):
+  // past it a layout is tight.
   const double usable = usable_limit(base, options);
   if (usable < limit)
     o += fmt::format(
@@ -156,15 +156,13 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
                      std::max(py(best.report.step_time_s) - 8, top + 28),
                      xml(words(best.layout, best.report.schedule)), best.tight ? " (tight)" : "");
     // A tight fastest: the fastest that leaves the caching allocator its room, labelled below.
-    const auto roomy = std::find_if(ran.begin(), ran.end(), [](const SearchResult* r) {
-      return !r->out_of_memory && !r->tight;
-    });
-    if (best.tight && roomy != ran.end())
+    const SearchResult* roomy = fastest_with_room(results);
+    if (best.tight && roomy)
       o += fmt::format(
           "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">fastest with room: {}</text>\n",
-          std::min(px((*roomy)->peak_memory / 1e9) + 8, left + pw - 320),
-          std::min(py((*roomy)->report.step_time_s) + 16, top + ph - 22),
-          xml(words((*roomy)->layout, (*roomy)->report.schedule)));
+          std::min(px(roomy->peak_memory / 1e9) + 8, left + pw - 320),
+          std::min(py(roomy->report.step_time_s) + 16, top + ph - 22),
+          xml(words(roomy->layout, roomy->report.schedule)));
   }
   // Legend.
   const double lx = left + pw - 340, ly = top + 34;  // top right: slow and large, mostly empty
