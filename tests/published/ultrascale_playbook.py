@@ -13,6 +13,10 @@ model shapes of huggingface/nanotron scripts/scaling_benchmarks.py@e24d2483.
                                      trainsim's memory peak over the plotted GPU memory (nanotron's
                                      max_memory_reserved, GiB) for sweep DIR's files: the median,
                                      10th and 90th percentiles, overall and by layout
+  ultrascale_playbook.py repeats     the data's own consistency, no trainsim: the layouts measured
+                                     twice (the same nodes, dp, tp, pp, micro-batch and accumulation,
+                                     once at ZeRO-0 and once at ZeRO-1) and how far their two
+                                     throughputs lie apart, by whether a pipeline crosses nodes
 """
 import collections
 import concurrent.futures
@@ -171,7 +175,38 @@ def memory(sweep_dir, trainsim):
         print(f"  {key:32} {statistics.median(v):.3f} ({percentile(v, .1):.3f}–{percentile(v, .9):.3f}), {len(v)}")
 
 
+def repeats():
+    """Layouts the campaign measured twice, the slower throughput's shortfall by group.
+
+    ZeRO-1 against ZeRO-0 changes a step by one all-gather of the updated parameters (and, in
+    nanotron, one all-reduce of the whole gradient buffer instead of DDP's buckets): a few
+    percent, not a factor. Where the two runs of a layout lie further apart than that, at least
+    one of them measured something other than the layout."""
+    groups = collections.defaultdict(list)
+    for r in csv.DictReader(open(os.path.join(HERE, "ultrascale-playbook-runs.csv"))):
+        if r["status"] == "ok" and r["tok_s_per_gpu"]:
+            key = tuple(r[k] for k in ("model", "nodes", "dp", "tp", "pp", "micro_batch_size", "grad_accum"))
+            groups[key].append(float(r["tok_s_per_gpu"]))
+    by = collections.defaultdict(list)
+    for (model, nodes, dp, tp, pp, mb, ga), v in groups.items():
+        if len(v) < 2:
+            continue
+        where = ("pipeline across nodes" if int(pp) > 1 and int(nodes) > 1 else
+                 "pipeline in one node" if int(pp) > 1 else
+                 "no pipeline, across nodes" if int(nodes) > 1 else "no pipeline, one node")
+        by[where].append(max(v) / min(v))
+    print("layouts measured twice: faster / slower throughput, median (90th percentile), over 1.5x, over 2x, largest")
+    for where in ("no pipeline, one node", "pipeline in one node", "no pipeline, across nodes",
+                  "pipeline across nodes"):
+        v = by[where]
+        print(f"  {where:26} {len(v):4} layouts  {statistics.median(v):5.2f} ({percentile(v, .9):5.2f})"
+              f"  {sum(x > 1.5 for x in v):3}  {sum(x > 2 for x in v):3}  {max(v):5.1f}")
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "repeats":
+        repeats()
+        return
     if len(sys.argv) < 3 or sys.argv[1] not in ("suite", "sweep", "memory"):
         sys.exit(__doc__)
     mode, out = sys.argv[1], sys.argv[2]
