@@ -63,7 +63,8 @@ QString status_of(const SearchResult& r) {
   QString fits = r.pareto ? QStringLiteral("fits · Pareto front") : QStringLiteral("fits");
   // The CLI table's "~": over what the caching allocator leaves usable (memory.fragmentation).
   if (r.tight)
-    fits += QStringLiteral(" · tight: past the usable memory, the caching allocator may run out");
+    fits += QStringLiteral(
+        " · tight: past the usable memory, the caching allocator may run out or slow down");
   // The CLI table's "!" (search/layout_search.h): the CPU, not the GPU, without CUDA graphs.
   if (paced_by_eager_cpu(r))
     fits += QStringLiteral(

@@ -237,10 +237,14 @@ std::string format_memory(const MemoryReport& m) {
     o += fmt::format("TIGHT: stage {} peaks {} over the {} usable at {} ({} dominate)\n", e.stage,
                      format_bytes(e.excess), format_bytes(m.usable_memory), format_time(e.time_s),
                      e.dominant);
+  // A cudaMalloc the cache cannot serve makes PyTorch's allocator free its cached blocks and retry
+  // (torch.cuda.memory_stats "num_alloc_retries": "failed cudaMalloc calls that result in a cache
+  // flush and retry"), a device synchronisation each; the Ultra-Scale Playbook reports its runs
+  // near the limit as running "inefficiently" (tests/published/README.md, "Near the memory limit").
   if (!m.tight.empty())
     o += "tight: within the device, but past what PyTorch's caching allocator leaves usable once "
-         "fragmented: it may run out (memory.fragmentation; 0 for a run under "
-         "expandable_segments)\n";
+         "fragmented: it may run out, or run slower than simulated while the allocator frees its "
+         "cache and retries (memory.fragmentation; 0 for a run under expandable_segments)\n";
   if (m.measured)
     o += fmt::format(
         "measured: rank 0's logged peak allocation {} ({:.2f} GiB, measured.peak_memory); "

@@ -546,8 +546,10 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   // differ); a row out of memory is marked OOM, whatever its other stages.
   for (const auto& row : rows)
     if (row.memory.out_of_memory.empty() && !row.memory.tight.empty()) {
-      o += fmt::format(";\ntight: within it, but over {}: PyTorch's caching allocator may run out",
-                       usable_words(row.memory));
+      o += fmt::format(
+          ";\ntight: within it, but over {}: PyTorch's caching allocator may run out, or slow down "
+          "flushing its cache",
+          usable_words(row.memory));
       break;
     }
   o += "\n";

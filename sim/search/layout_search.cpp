@@ -562,7 +562,8 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     // The "~" legend where a row shown is tight; when the fastest is, the fastest with room too.
     const std::string tight_legend = fmt::format(
         "~: tight, over {} usable (the GPU's {} less the caching allocator's fragmentation, "
-        "memory.fragmentation {:g} %): PyTorch's default allocator may run out",
+        "memory.fragmentation {:g} %): PyTorch's default allocator may run out, or slow down "
+        "flushing its cache",
         format_bytes(usable_limit(base, options)), format_bytes(base.cluster.gpu.memory),
         base.memory.fragmentation * 100);
     if (results.front().tight) {
