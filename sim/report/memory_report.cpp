@@ -286,11 +286,13 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
   };
   j["out_of_memory"] = entries(m.out_of_memory);
   j["tight"] = entries(m.tight);
-  j["measured"] = m.measured ? nlohmann::json{{"peak_memory", m.measured->measured},
-                                              {"predicted", m.measured->predicted},
-                                              {"error", m.measured->error()}}
-                             : nlohmann::json(nullptr);
+  j["measured"] = memory_check_to_json(m.measured);
   return j;
+}
+
+nlohmann::json memory_check_to_json(const std::optional<MemoryCheck>& c) {
+  if (!c) return nullptr;
+  return {{"peak_memory", c->measured}, {"predicted", c->predicted}, {"error", c->error()}};
 }
 
 }  // namespace trainsim

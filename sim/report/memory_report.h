@@ -103,5 +103,8 @@ std::string format_memory(const MemoryReport& m);
 /// device's 85.90 GB (memory.fragmentation 11.5 %)".
 std::string usable_words(const MemoryReport& m);
 nlohmann::json memory_to_json(const MemoryReport& m);
+/// `{"peak_memory", "predicted", "error"}`, or null without a logged peak: memory_to_json's
+/// "measured" and `trainsim check --json`'s per-case "memory".
+nlohmann::json memory_check_to_json(const std::optional<MemoryCheck>& c);
 
 }  // namespace trainsim

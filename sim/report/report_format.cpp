@@ -875,10 +875,7 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
                           {"source", c.accuracy.source},
                           {"series", c.accuracy.series.empty() ? nlohmann::json(nullptr)
                                                                : nlohmann::json(c.accuracy.series)},
-                          {"memory", c.memory ? nlohmann::json{{"peak_memory", c.memory->measured},
-                                                               {"predicted", c.memory->predicted},
-                                                               {"error", c.memory->error()}}
-                                              : nlohmann::json(nullptr)}});
+                          {"memory", memory_check_to_json(c.memory)}});
   j["summary"] = summary_to_json(summarize(cases));
   j["memory_summary"] = summary_to_json(summarize_memory(cases));
   j["by_gpu"] = nlohmann::json::array();
