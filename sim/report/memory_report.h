@@ -75,9 +75,9 @@ struct MemoryReport {
   std::vector<StageMemory> stages;
   std::vector<OutOfMemory> out_of_memory;  ///< stages whose peak exceeds the device
   /// Stages whose peak fits the device but not its usable memory: PyTorch's caching allocator
-  /// may run out there (of the Ultra-Scale Playbook's layouts predicted in that band, 78 crashed
-  /// and 1 ran; Megatron's preallocated buffers leave less to fragment: MLPerf's NeMo LoRA on
-  /// B200 ran in it; tests/published/README.md).
+  /// may run out there, or slow down flushing its cache (of the Ultra-Scale Playbook's layouts
+  /// predicted in that band, 78 crashed and 1 ran; Megatron's preallocated buffers leave less to
+  /// fragment: MLPerf's NeMo LoRA on B200 ran in it; tests/published/README.md).
   std::vector<OutOfMemory> tight;
   std::optional<MemoryCheck> measured;  ///< with measured.peak_memory
   /// The fullest GPU's peak: the largest stage peak (0 without stages).

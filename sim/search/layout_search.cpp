@@ -405,7 +405,7 @@ SearchResult evaluate(const Scenario& sc, const LayoutCandidate& c, double limit
     r.peak_memory = make_memory_report(tl).largest_peak();
     r.out_of_memory = r.peak_memory > limit;
     // Past the GPU's usable memory (its memory less the caching allocator's fragmentation) a
-    // layout that fits may still run out.
+    // layout that fits may still run out, or slow down flushing its cache.
     r.tight = !r.out_of_memory && r.peak_memory > usable;
   } catch (const InputError& e) {
     r.error = e.what();

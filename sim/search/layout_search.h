@@ -94,7 +94,7 @@ struct SearchResult {
   double peak_memory = 0;      ///< bytes: the largest stage peak on one GPU (0 without a model)
   bool out_of_memory = false;  ///< some stage's peak exceeds the memory limit
   /// Fits, but its peak passes the GPU's usable memory (its memory less the caching allocator's
-  /// fragmentation, usable_limit): it may run out.
+  /// fragmentation, usable_limit): it may run out, or slow down flushing its cache.
   bool tight = false;
   /// Not simulated: its memory exceeds the limit before any duration is known, either by the
   /// weights, gradients and optimizer states of an average pipeline rank (a lower bound of the
