@@ -113,3 +113,48 @@ TEST_CASE("ranking: the summary counts series of two runs or more", "[report][ac
   CHECK(sum.fastest_picked == 2);
   CHECK(rank_series({run("X", "", 8, 1000, 0.01)}).empty());
 }
+
+TEST_CASE("ranking: a series' pace, and each run at the pace of the series' other runs",
+          "[report][accuracy]") {
+  // Series s: measured / predicted step time (the pace of one run) A 0.012 / 0.010 = 1.2, B
+  // 0.010 / 0.008 = 1.25, C 0.011 / 0.016 = 0.6875: the series' pace, the median, 1.2. Each run
+  // at the median of the others' (of two, their mean), its step-time error paced × (1 + error)
+  // − 1: B (errors −0.2) at (1.2 + 0.6875) / 2 = 0.94375 → 0.94375 · 0.8 − 1 = −0.245; C (+5/11)
+  // at (1.2 + 1.25) / 2 = 1.225 → 1.225 · 16/11 − 1 = +0.781818; A (−1/6) at (1.25 + 0.6875) / 2
+  // = 0.96875 → 0.96875 · 5/6 − 1 = −0.192708. Mean |error| (1/6 + 0.2 + 5/11) / 3 = 0.273737;
+  // paced (0.192708 + 0.245 + 0.781818) / 3 = 0.406509: pacing by two runs that disagree
+  // makes the third worse, as it should be able to.
+  const auto r = rank_series(cases());
+  const SeriesRanking& s = r[0];
+  REQUIRE(s.runs.size() == 3);  // B, C, A: measured order
+  CHECK(s.pace == Approx(1.2));
+  CHECK(s.runs[0].error == Approx(-0.2));
+  CHECK(s.runs[0].paced_error == Approx(-0.245));
+  CHECK(s.runs[1].paced_error == Approx(0.781818).epsilon(1e-5));
+  CHECK(s.runs[2].paced_error == Approx(-0.192708).epsilon(1e-5));
+  CHECK(s.mean_abs_error == Approx(0.273737).epsilon(1e-5));
+  CHECK(s.paced_mean_abs_error == Approx(0.406509).epsilon(1e-5));
+  // Series t: D 0.020 / 0.010 = 2 (error −0.5), E 0.015 / 0.012 = 1.25 (−0.2): pace (2 + 1.25) /
+  // 2 = 1.625; D at E's 1.25 → −0.375, E at D's 2 → +0.6: a shared speed removed.
+  const SeriesRanking& t = r[1];
+  CHECK(t.pace == Approx(1.625));
+  CHECK(t.runs[0].paced_error == Approx(0.6));     // E, measured faster
+  CHECK(t.runs[1].paced_error == Approx(-0.375));  // D
+  // A series of one run has no other run to pace it: its paced error stays 0.
+  CHECK(r[2].runs[0].paced_error == 0);
+}
+
+TEST_CASE("ranking: the summary's errors over the runs of series of two runs or more",
+          "[report][accuracy]") {
+  // s (3 runs), t, v, w (2 each; u's one run left out). |error|: s 1/6, 0.2, 5/11; t 0.5, 0.2;
+  // v V1 0.008 / 0.010 − 1 → 0.2, V2 0; w W1 0.2, W2 0.008 / 0.012 − 1 → 1/3: mean 2.254545 / 9
+  // = 0.250505, median (the 5th of 9) 0.2. Paced: s 0.192708, 0.245, 0.781818; t 0.375, 0.6; v
+  // V1 at V2's 1.0 → 0.2, V2 at V1's 1.25 → 0.25; w W1 at W2's 1.5 → 0.2, W2 at W1's 1.25 →
+  // 1.25 · 2/3 − 1 = −1/6: mean 3.011193 / 9 = 0.334577, median 0.245.
+  const RankingSummary sum = summarize(rank_series(cases()));
+  CHECK(sum.runs == 9);
+  CHECK(sum.mean_abs_error == Approx(0.250505).epsilon(1e-5));
+  CHECK(sum.median_abs_error == Approx(0.2));
+  CHECK(sum.paced_mean_abs_error == Approx(0.334577).epsilon(1e-5));
+  CHECK(sum.paced_median_abs_error == Approx(0.245));
+}

@@ -475,7 +475,16 @@ TEST_CASE("check: the layout ranking of runs measured together", "[report][accur
                                    "60.0% slower"));
   CHECK_THAT(text, Catch::Contains("2 of 3 pairs ordered right (66.7%) · fastest picked in 1 of "
                                    "1 series"));
-  CHECK_THAT(format_check(cases, true), Catch::Contains("| s | 3 | 2 of 3 | yes |"));
+  // Paces (measured / predicted step time): fast 0.010 / 0.008 = 1.25 (error −0.2), slow
+  // 0.0105 / 0.010 = 1.05 (−0.047619), big 0.0102 / 0.016 = 0.6375 (+0.568627); the series' is
+  // the median, 1.05; mean |error| 0.816246 / 3 = 27.2 %, median 20.0 %. Each at the mean of the
+  // other two: fast 0.84375 · 0.8 − 1 = −0.325, slow 0.94375 / 1.05 − 1 = −0.101190, big 1.15 ·
+  // 1.568627 − 1 = +0.803922: mean 41.0 %, median 32.5 %.
+  CHECK_THAT(text, Catch::Contains("yes  27.2% → 41.0% (×1.050)"));
+  CHECK_THAT(text, Catch::Contains("their 3 runs' |error|: mean 27.2%, median 20.0%; at the pace "
+                                   "of their series' other runs: mean 41.0%, median 32.5%"));
+  CHECK_THAT(format_check(cases, true),
+             Catch::Contains("| s | 3 | 2 of 3 | yes | 27.2% → 41.0% (×1.050) |"));
   const nlohmann::json j = check_to_json(cases);
   CHECK(j["cases"][0]["series"] == "s");
   CHECK(j["cases"][3]["series"].is_null());
@@ -486,6 +495,11 @@ TEST_CASE("check: the layout ranking of runs measured together", "[report][accur
   CHECK(j["ranking"]["series"][0]["misordered"][0] == nlohmann::json{"big", "slow"});
   CHECK(j["ranking"]["summary"]["pairs"] == 3);
   CHECK(j["ranking"]["summary"]["ordered_right"] == 2);
+  CHECK(j["ranking"]["series"][0]["pace"].get<double>() == Approx(1.05));
+  CHECK(j["ranking"]["series"][0]["runs"][0]["paced_step_time_error"].get<double>() ==
+        Approx(-0.325));
+  CHECK(j["ranking"]["summary"]["runs"] == 3);
+  CHECK(j["ranking"]["summary"]["paced_median_abs_error"].get<double>() == Approx(0.325));
   // A series of one run (a name no other case shares): nothing to rank, said as such.
   const std::vector<CheckedCase> lone{run("solo", "only", 8, 1000, 0.01)};
   CHECK_THAT(format_check(lone, false), Catch::Contains("- (one run)"));

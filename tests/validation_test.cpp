@@ -232,6 +232,14 @@ TEST_CASE("validation: the layout ranking's record and its line", "[report][accu
                                            "ordered as measured; the measured fastest picked in "
                                            "{} of {} series",
                                            t.ordered_right, t.pairs, t.fastest_picked, t.series)));
+  // And the runs' median |error| as predicted and at the pace of their series' other runs.
+  CHECK(t.runs >= 2 * t.series);
+  CHECK(t.median_abs_error > 0);
+  CHECK(t.paced_median_abs_error > 0);
+  CHECK_THAT(ranking_line(), Catch::Contains(fmt::format(
+                                 "a run's step time {:.1f} % off at the median, {:.1f} % "
+                                 "at the pace its series' other runs measured",
+                                 t.median_abs_error * 100, t.paced_median_abs_error * 100)));
 }
 
 TEST_CASE("validation: what a search prints under its ranking", "[report][accuracy]") {

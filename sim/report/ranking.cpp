@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstddef>
 #include <map>
+#include <vector>
 
 namespace trainsim {
 namespace {
@@ -16,6 +18,14 @@ double significant12(double x) {
   if (!(x > 0) || !std::isfinite(x)) return x;
   const double scale = std::pow(10.0, 11 - std::floor(std::log10(x)));
   return std::round(x * scale) / scale;
+}
+
+// The median of `v` (not empty): the middle value, or the mean of the two middle ones.
+double median(std::vector<double> v) {
+  assert(!v.empty());
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 }  // namespace
@@ -31,6 +41,7 @@ std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
     r.predicted = c.step.gpus / c.step.tokens_per_s;
     // step_time_error = predicted step / measured step − 1, for the same tokens and GPUs.
     r.measured = significant12(r.predicted / (1 + c.accuracy.step_time_error));
+    r.error = c.accuracy.step_time_error;
     of[c.accuracy.series].push_back(r);
   }
   std::vector<SeriesRanking> out;
@@ -41,6 +52,21 @@ std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
       if (a.measured != b.measured) return a.measured < b.measured;
       return cases[a.index].step.scenario_name < cases[b.index].step.scenario_name;
     });
+    // The pace: the median of measured / predicted step time, 1 / (1 + error), over all the
+    // runs and, for each run's paced error, over the others.
+    std::vector<double> paces;
+    for (const RankedRun& r : runs) paces.push_back(1 / (1 + r.error));
+    s.pace = median(paces);
+    const auto n = static_cast<double>(runs.size());
+    for (std::size_t i = 0; i < runs.size() && runs.size() > 1; ++i) {
+      std::vector<double> others = paces;
+      others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+      runs[i].paced_error = median(others) * (1 + runs[i].error) - 1;
+    }
+    for (const RankedRun& r : runs) {
+      s.mean_abs_error += std::abs(r.error) / n;
+      s.paced_mean_abs_error += std::abs(r.paced_error) / n;
+    }
     s.runs = runs;
     for (std::size_t i = 0; i < runs.size(); ++i)
       for (std::size_t j = i + 1; j < runs.size(); ++j) {
@@ -65,12 +91,26 @@ std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
 
 RankingSummary summarize(const std::vector<SeriesRanking>& series) {
   RankingSummary sum;
+  std::vector<double> errors, paced;
   for (const SeriesRanking& s : series) {
     if (s.runs.size() < 2) continue;
     ++sum.series;
     sum.pairs += s.pairs;
     sum.ordered_right += s.ordered_right;
     sum.fastest_picked += s.fastest_picked;
+    for (const RankedRun& r : s.runs) {
+      errors.push_back(std::abs(r.error));
+      paced.push_back(std::abs(r.paced_error));
+    }
+  }
+  sum.runs = static_cast<int>(errors.size());
+  if (sum.runs > 0) {
+    for (std::size_t i = 0; i < errors.size(); ++i) {
+      sum.mean_abs_error += errors[i] / sum.runs;
+      sum.paced_mean_abs_error += paced[i] / sum.runs;
+    }
+    sum.median_abs_error = median(errors);
+    sum.paced_median_abs_error = median(paced);
   }
   return sum;
 }

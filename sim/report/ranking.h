@@ -10,6 +10,15 @@
 // orders the same way (a predicted tie orders none), whether the predicted fastest run is a
 // measured fastest one, and what picking it costs ("regret": its measured cost over the
 // measured fastest one's, minus 1). Kendall's tau over the pairs is (2 · right − pairs) / pairs.
+//
+// And how much of a series' step-time error its runs share. A layout search compares layouts
+// on one machine and one software stack, where a speed the runs share (a site's clocks,
+// cooling, network, or software the model does not know) cancels; a user who has measured one
+// layout can scale the others by it. So each run is also priced at its series' pace as the
+// series' other runs give it: the median of their measured over predicted step times (of two
+// middle ones, their mean), its own measurement left out, so that the figure is a prediction,
+// not a fit. The pace of the whole series (all its runs) is reported beside it. Both are a
+// diagnosis of the predictions, never a constant of the model.
 #include <cstddef>  // std::size_t
 #include <string>   // std::string
 #include <utility>  // std::pair
@@ -23,6 +32,9 @@ struct RankedRun {
   std::size_t index = 0;  ///< into the cases given to rank_series
   double measured = 0;    ///< GPU-seconds per token, as measured (12 significant digits)
   double predicted = 0;   ///< the same, as trainsim predicts it
+  double error = 0;       ///< the case's step-time error (report/accuracy.h)
+  /// The same with the prediction × the pace of the series' other runs (0 in a series of one).
+  double paced_error = 0;
 };
 
 struct SeriesRanking {
@@ -36,15 +48,23 @@ struct SeriesRanking {
   /// measured fastest one.
   bool fastest_picked = false;
   double regret = 0;  ///< measured cost of the predicted fastest / the fastest's − 1
+  /// The median of the runs' measured / predicted step times (of two middle ones, their mean).
+  double pace = 1;
+  double mean_abs_error = 0;        ///< mean |step-time error| of the runs
+  double paced_mean_abs_error = 0;  ///< mean |paced_error| of the runs
 };
 
 /// The series among `cases` (those with a `measured.series`), in name order. Every case needs
 /// a throughput (a model), as `trainsim check` already requires.
 std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases);
 
-/// Over the series of two runs or more.
+/// Over the series of two runs or more; the errors over their runs, as predicted and at the
+/// pace of each run's series' other runs (RankedRun::paced_error).
 struct RankingSummary {
   int series = 0, pairs = 0, ordered_right = 0, fastest_picked = 0;
+  int runs = 0;
+  double mean_abs_error = 0, median_abs_error = 0;
+  double paced_mean_abs_error = 0, paced_median_abs_error = 0;
 };
 RankingSummary summarize(const std::vector<SeriesRanking>& series);
 

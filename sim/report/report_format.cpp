@@ -619,11 +619,25 @@ std::string ordered(const SeriesRanking& s) {
   return s.runs.size() < 2 ? "- (one run)" : fmt::format("{} of {}", s.ordered_right, s.pairs);
 }
 
-// "20 of 21 pairs ordered right (95.2%) · fastest picked in 3 of 3 series".
+// "20 of 21 pairs ordered right (95.2%) · fastest picked in 3 of 3 series\n  their 9 runs'
+// |error|: mean 5.6%, median 3.5%; at the pace of their series' other runs: mean 4.1%, median
+// 2.3%".
 std::string ranking_totals(const RankingSummary& t) {
-  return fmt::format("{} of {} pairs ordered right ({:.1f}%) · fastest picked in {} of {} series",
-                     t.ordered_right, t.pairs, t.pairs ? 100.0 * t.ordered_right / t.pairs : 0.0,
-                     t.fastest_picked, t.series);
+  return fmt::format(
+      "{} of {} pairs ordered right ({:.1f}%) · fastest picked in {} of {} series\n  their {} "
+      "runs' |error|: mean {:.1f}%, median {:.1f}%; at the pace of their series' other runs: "
+      "mean {:.1f}%, median {:.1f}%",
+      t.ordered_right, t.pairs, t.pairs ? 100.0 * t.ordered_right / t.pairs : 0.0, t.fastest_picked,
+      t.series, t.runs, t.mean_abs_error * 100, t.median_abs_error * 100,
+      t.paced_mean_abs_error * 100, t.paced_median_abs_error * 100);
+}
+
+// "10.6% → 2.4% (×1.117)": a series' mean |error|, then each run at the pace of the series'
+// other runs, and the pace of all of them; "-" for a series of one run (no other run to pace it).
+std::string paced(const SeriesRanking& s) {
+  if (s.runs.size() < 2) return "-";
+  return fmt::format("{:.1f}% → {:.1f}% (×{:.3f})", s.mean_abs_error * 100,
+                     s.paced_mean_abs_error * 100, s.pace);
 }
 
 // The ranking of the series among `cases` (report/ranking.h); "" when none has one.
@@ -634,20 +648,27 @@ std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown)
   const auto name = [&](const RankedRun& r) { return cases[r.index].step.scenario_name; };
   std::string o;
   if (markdown) {
-    o += "\n| series | runs | pairs ordered right | fastest picked |\n|---|---|---|---|\n";
+    o += "\n| series | runs | pairs ordered right | fastest picked | mean \\|error\\| → at its "
+         "other "
+         "runs' pace (pace) |\n|---|---|---|---|---|\n";
     for (const auto& s : series)
-      o += fmt::format("| {} | {} | {} | {} |\n", cell(s.series), s.runs.size(), ordered(s),
-                       picked(s));
-    return o + "\nLayout ranking: " + ranking_totals(total) + ".\n";
+      o += fmt::format("| {} | {} | {} | {} | {} |\n", cell(s.series), s.runs.size(), ordered(s),
+                       picked(s), paced(s));
+    std::string totals = ranking_totals(total);
+    totals.replace(totals.find("\n  "), 3, "; ");
+    return o + "\nLayout ranking: " + totals + ".\n";
   }
   std::size_t sw = 6;
   for (const auto& s : series) sw = std::max(sw, s.series.size());
-  const std::string row = "  {:<{}}  {:>4}  {:>19}  {:>14}\n";
-  o += "layout ranking: runs measured together (measured.series) by GPU-seconds per token\n";
-  o +=
-      fmt::format(fmt::runtime(row), "series", sw, "runs", "pairs ordered right", "fastest picked");
+  const std::string row = "  {:<{}}  {:>4}  {:>19}  {:>14}  {}\n";
+  o += "layout ranking: runs measured together (measured.series) by GPU-seconds per token; a "
+       "series' pace is its runs' median measured ÷ predicted step time; each run is paced by the "
+       "series' other runs\n";
+  o += fmt::format(fmt::runtime(row), "series", sw, "runs", "pairs ordered right", "fastest picked",
+                   "mean |error| → at its other runs' pace (pace)");
   for (const auto& s : series) {
-    o += fmt::format(fmt::runtime(row), s.series, sw, s.runs.size(), ordered(s), picked(s));
+    o += fmt::format(fmt::runtime(row), s.series, sw, s.runs.size(), ordered(s), picked(s),
+                     paced(s));
     for (const auto& [i, j] : s.misordered) {
       const RankedRun &a = s.runs[i], &b = s.runs[j];
       o += fmt::format("    misordered: {} measured {} faster than {}, predicted {}\n", name(a),
@@ -827,7 +848,9 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
       "// of one training.runtime, {gpu, runtime, …}; ACCURACY_TP: the same on any GPU for the\n"
       "// runs of one tensor-parallel degree, {tp, …}; RANKING: the runs measured together\n"
       "// (report/ranking.h), {series, pairs, pairs ordered right, series whose fastest run is\n"
-      "// picked}. Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
+      "// picked, their runs, the runs' mean and median |error|, the same at the pace of their\n"
+      "// series' other runs}.\n"
+      "// Written by `trainsim check … --validation-inc`, never by hand; CTest's\n"
       "// validation_record fails when it differs from a fresh run. Read by\n"
       "// report/validation.cpp.\n";
   // ACCURACY("gpu", …) or, for the runs of one runtime, ACCURACY_RUNTIME("gpu", "runtime", …).
@@ -854,8 +877,9 @@ std::string validation_inc(const std::vector<CheckedCase>& cases) {
                      summary.cases, summary.mean_abs_error, summary.max_abs_error,
                      summary.mean_error, summary.p10_error, summary.p90_error);
   const RankingSummary t = summarize(rank_series(cases));
-  o += fmt::format("RANKING({}, {}, {}, {})\n", t.series, t.pairs, t.ordered_right,
-                   t.fastest_picked);
+  o += fmt::format("RANKING({}, {}, {}, {}, {}, {:.5f}, {:.5f}, {:.5f}, {:.5f})\n", t.series,
+                   t.pairs, t.ordered_right, t.fastest_picked, t.runs, t.mean_abs_error,
+                   t.median_abs_error, t.paced_mean_abs_error, t.paced_median_abs_error);
   return o;
 }
 
@@ -893,9 +917,12 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
   for (const auto& s : series) {
     nlohmann::json runs = nlohmann::json::array(), wrong = nlohmann::json::array();
     for (const auto& r : s.runs)
-      runs.push_back({{"name", cases[r.index].step.scenario_name},
-                      {"measured_gpu_seconds_per_token", r.measured},
-                      {"predicted_gpu_seconds_per_token", r.predicted}});
+      runs.push_back(
+          {{"name", cases[r.index].step.scenario_name},
+           {"measured_gpu_seconds_per_token", r.measured},
+           {"predicted_gpu_seconds_per_token", r.predicted},
+           {"paced_step_time_error",
+            s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(r.paced_error)}});
     for (const auto& [a, b] : s.misordered)
       wrong.push_back(
           {cases[s.runs[a].index].step.scenario_name, cases[s.runs[b].index].step.scenario_name});
@@ -908,7 +935,12 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
          // A series of one run has nothing to pick from.
          {"fastest_picked",
           s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.fastest_picked)},
-         {"regret", s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.regret)}});
+         {"regret", s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.regret)},
+         // And at the pace of each run's other runs (report/ranking.h): none in a series of one.
+         {"pace", s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.pace)},
+         {"mean_abs_error", s.mean_abs_error},
+         {"paced_mean_abs_error",
+          s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.paced_mean_abs_error)}});
   }
   j["ranking"]["summary"] = ranking_summary_to_json(summarize(series));
   return j;
@@ -922,7 +954,12 @@ nlohmann::json ranking_summary_to_json(const RankingSummary& t) {
   return {{"series", t.series},
           {"pairs", t.pairs},
           {"ordered_right", t.ordered_right},
-          {"fastest_picked", t.fastest_picked}};
+          {"fastest_picked", t.fastest_picked},
+          {"runs", t.runs},
+          {"mean_abs_error", t.mean_abs_error},
+          {"median_abs_error", t.median_abs_error},
+          {"paced_mean_abs_error", t.paced_mean_abs_error},
+          {"paced_median_abs_error", t.paced_median_abs_error}};
 }
 
 }  // namespace trainsim

@@ -53,7 +53,8 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);
 /// source}], "summary": {cases, mean_abs_error, max_abs_error, mean_error}, "by_gpu": [{gpu,
 /// cases, mean_abs_error, max_abs_error, mean_error}]}`.
 nlohmann::json check_to_json(const std::vector<CheckedCase>& cases);
-/// `{series, pairs, ordered_right, fastest_picked}` (check's `ranking.summary`, search's
+/// `{series, pairs, ordered_right, fastest_picked, runs, mean_abs_error, median_abs_error,
+/// paced_mean_abs_error, paced_median_abs_error}` (check's `ranking.summary`, search's
 /// `validation_ranking`).
 nlohmann::json ranking_summary_to_json(const RankingSummary& t);
 /// The validation record's TP-degree rows (validation.h validation_by_tp) as `[{tp, cases,

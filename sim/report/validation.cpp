@@ -32,7 +32,8 @@ struct TpRow {
   {gpu, cases, mean_abs, max_abs, mean, p10, p90},
 #define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90)
 #define ACCURACY_TP(tp, cases, mean_abs, max_abs, mean, p10, p90)
-#define RANKING(series, pairs, ordered_right, fastest_picked)
+#define RANKING(series, pairs, ordered_right, fastest_picked, runs, mean_abs, median_abs, \
+                paced_mean_abs, paced_median_abs)
 constexpr Row kRows[] = {
 #include "report/data/validation.inc"
 };
@@ -44,7 +45,8 @@ constexpr Row kRows[] = {
 #define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90) \
   {gpu, runtime, {gpu, cases, mean_abs, max_abs, mean, p10, p90}},
 #define ACCURACY_TP(tp, cases, mean_abs, max_abs, mean, p10, p90)
-#define RANKING(series, pairs, ordered_right, fastest_picked)
+#define RANKING(series, pairs, ordered_right, fastest_picked, runs, mean_abs, median_abs, \
+                paced_mean_abs, paced_median_abs)
 constexpr RuntimeRow kRuntimeRows[] = {
 #include "report/data/validation.inc"
 };
@@ -55,8 +57,12 @@ constexpr RuntimeRow kRuntimeRows[] = {
 #define ACCURACY(gpu, cases, mean_abs, max_abs, mean, p10, p90)
 #define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90)
 #define ACCURACY_TP(tp, cases, mean_abs, max_abs, mean, p10, p90)
-#define RANKING(series, pairs, ordered_right, fastest_picked) \
-  { series, pairs, ordered_right, fastest_picked }
+#define RANKING(series, pairs, ordered_right, fastest_picked, runs, mean_abs, median_abs,     \
+                paced_mean_abs, paced_median_abs)                                             \
+  {                                                                                           \
+    series, pairs, ordered_right, fastest_picked, runs, mean_abs, median_abs, paced_mean_abs, \
+        paced_median_abs                                                                      \
+  }
 constexpr RankingSummary kRanking =
 #include "report/data/validation.inc"
     ;
@@ -68,7 +74,8 @@ constexpr RankingSummary kRanking =
 #define ACCURACY_RUNTIME(gpu, runtime, cases, mean_abs, max_abs, mean, p10, p90)
 #define ACCURACY_TP(tp, cases, mean_abs, max_abs, mean, p10, p90) \
   {tp, {"", cases, mean_abs, max_abs, mean, p10, p90}},
-#define RANKING(series, pairs, ordered_right, fastest_picked)
+#define RANKING(series, pairs, ordered_right, fastest_picked, runs, mean_abs, median_abs, \
+                paced_mean_abs, paced_median_abs)
 constexpr TpRow kTpRows[] = {
 #include "report/data/validation.inc"
 };
@@ -239,8 +246,10 @@ std::string ranking_line() {
   if (t.pairs == 0) return "";
   return fmt::format(
       "{} of {} pairs of published runs measured together ordered as measured; the measured "
-      "fastest picked in {} of {} series (tests/published/)",
-      t.ordered_right, t.pairs, t.fastest_picked, t.series);
+      "fastest picked in {} of {} series; a run's step time {:.1f} % off at the median, {:.1f} % "
+      "at the pace its series' other runs measured (tests/published/)",
+      t.ordered_right, t.pairs, t.fastest_picked, t.series, t.median_abs_error * 100,
+      t.paced_median_abs_error * 100);
 }
 
 std::string tp_record_line() {

@@ -1596,7 +1596,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "—",
        "runs measured together (one source, software and cluster) share a series name; "
        "`trainsim check` ranks each series' runs by GPU-seconds per token, predicted against "
-       "measured (which layout is fastest)",
+       "measured (which layout is fastest), and prices each run at the pace its series' other "
+       "runs measured (their median measured over predicted step time: how much of the error "
+       "the site's runs share)",
        text(),
        {put_measured_series, nullptr}},
       {"measured.peak_memory",
