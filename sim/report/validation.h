@@ -46,9 +46,10 @@ std::string validation_line(const std::string& gpu);
 /// it): eager runs have been predicted further too fast than compiled ones on the same GPU.
 /// With tensor parallelism (`tp` > 1), the suite's runs of that TP degree on any GPU replace
 /// that basis when they are kLikelyMinCases or more and their mean signed error is further from
-/// zero than the basis's (`tp` then names it, `runtime` is empty): at tp 2 and 8 the width has
-/// moved the error more than the GPU or the runtime (predicted 11–12 % too fast on average), at
-/// tp 4 it has not (−1.8 %).
+/// zero than the basis's (`tp` then names it, `runtime` is empty): the suite's runs at tp 2 and 8
+/// have come out further too fast than its runs on one GPU or of one runtime (11–12 % on
+/// average; in good part the speed of the sites that ran them, as the layout ranking's paced
+/// errors show: tests/published/README.md), at tp 4 not (−1.8 %).
 struct LikelyStepTime {
   double low_s = 0, high_s = 0;
   GpuAccuracy basis;
