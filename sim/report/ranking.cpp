@@ -58,11 +58,12 @@ std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
     for (const RankedRun& r : runs) paces.push_back(1 / (1 + r.error));
     s.pace = median(paces);
     const auto n = static_cast<double>(runs.size());
-    for (std::size_t i = 0; i < runs.size() && runs.size() > 1; ++i) {
-      std::vector<double> others = paces;
-      others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
-      runs[i].paced_error = median(others) * (1 + runs[i].error) - 1;
-    }
+    if (runs.size() > 1)
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        std::vector<double> others = paces;
+        others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+        runs[i].paced_error = median(others) * (1 + runs[i].error) - 1;
+      }
     for (const RankedRun& r : runs) {
       s.mean_abs_error += std::abs(r.error) / n;
       s.paced_mean_abs_error += std::abs(r.paced_error) / n;

@@ -619,16 +619,16 @@ std::string ordered(const SeriesRanking& s) {
   return s.runs.size() < 2 ? "- (one run)" : fmt::format("{} of {}", s.ordered_right, s.pairs);
 }
 
-// "20 of 21 pairs ordered right (95.2%) · fastest picked in 3 of 3 series\n  their 9 runs'
-// |error|: mean 5.6%, median 3.5%; at the pace of their series' other runs: mean 4.1%, median
-// 2.3%".
-std::string ranking_totals(const RankingSummary& t) {
+// "20 of 21 pairs ordered right (95.2%) · fastest picked in 3 of 3 series", `between`, "their 9
+// runs' |error|: mean 5.6%, median 3.6%; at the pace of their series' other runs: mean 5.9%,
+// median 2.3%".
+std::string ranking_totals(const RankingSummary& t, std::string_view between) {
   return fmt::format(
-      "{} of {} pairs ordered right ({:.1f}%) · fastest picked in {} of {} series\n  their {} "
+      "{} of {} pairs ordered right ({:.1f}%) · fastest picked in {} of {} series{}their {} "
       "runs' |error|: mean {:.1f}%, median {:.1f}%; at the pace of their series' other runs: "
       "mean {:.1f}%, median {:.1f}%",
       t.ordered_right, t.pairs, t.pairs ? 100.0 * t.ordered_right / t.pairs : 0.0, t.fastest_picked,
-      t.series, t.runs, t.mean_abs_error * 100, t.median_abs_error * 100,
+      t.series, between, t.runs, t.mean_abs_error * 100, t.median_abs_error * 100,
       t.paced_mean_abs_error * 100, t.paced_median_abs_error * 100);
 }
 
@@ -648,15 +648,12 @@ std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown)
   const auto name = [&](const RankedRun& r) { return cases[r.index].step.scenario_name; };
   std::string o;
   if (markdown) {
-    o += "\n| series | runs | pairs ordered right | fastest picked | mean \\|error\\| → at its "
-         "other "
-         "runs' pace (pace) |\n|---|---|---|---|---|\n";
+    o += "\n| series | runs | pairs ordered right | fastest picked | "
+         "mean \\|error\\| → at its other runs' pace (pace) |\n|---|---|---|---|---|\n";
     for (const auto& s : series)
       o += fmt::format("| {} | {} | {} | {} | {} |\n", cell(s.series), s.runs.size(), ordered(s),
                        picked(s), paced(s));
-    std::string totals = ranking_totals(total);
-    totals.replace(totals.find("\n  "), 3, "; ");
-    return o + "\nLayout ranking: " + totals + ".\n";
+    return o + "\nLayout ranking: " + ranking_totals(total, "; ") + ".\n";
   }
   std::size_t sw = 6;
   for (const auto& s : series) sw = std::max(sw, s.series.size());
@@ -677,7 +674,7 @@ std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown)
                                                   : gap(a.predicted / b.predicted) + " slower");
     }
   }
-  return o + "  " + ranking_totals(total) + "\n";
+  return o + "  " + ranking_totals(total, "\n  ") + "\n";
 }
 
 }  // namespace
