@@ -27,7 +27,8 @@ SearchSpace space() {
   SearchSpace s;
   s.tp = {1, 2};
   s.zero = {0, 1, 3};
-  s.sequence_parallel = {0};
+  s.sequence_parallel = {1};  // at tp 2 (off at tp 1): a report flag that must travel too
+  s.tp_overlap = {1};
   s.recompute = {Recompute::None, Recompute::Full};
   return s;
 }
@@ -70,6 +71,15 @@ TEST_CASE("distributed search: results survive the trip to rank 0 exactly", "[se
       CHECK(copy[i].report.grad_reduce_with_backward);
     }
   CHECK(zero1 > 0);
+  // Sequence parallelism and TP overlap, which the layout line names at tp 2.
+  int tp2 = 0;
+  for (std::size_t i = 0; i < copy.size(); ++i)
+    if (ranked[i].ran() && ranked[i].report.tp == 2) {
+      ++tp2;
+      CHECK(copy[i].report.sequence_parallel);
+      CHECK(copy[i].report.tp_overlap);
+    }
+  CHECK(tp2 > 0);
   // Doubles bit for bit (MessagePack keeps them; JSON text would round).
   CHECK(copy.front().report.step_time_s == ranked.front().report.step_time_s);
   CHECK(copy.front().report.stages.size() == ranked.front().report.stages.size());

@@ -196,6 +196,33 @@ TEST_CASE("run: the layout line names the ZeRO stage and ZeRO-3's buckets", "[re
   CHECK_FALSE(one["layout"].contains("fsdp"));
 }
 
+TEST_CASE("run: the layout line names sequence parallelism and TP overlap at tp > 1", "[report]") {
+  // Both change the step (SP: norms and dropouts on n / tp tokens, the all-reduces split into
+  // all-gathers and reduce-scatters; overlap: the collectives under their GEMMs), so a report
+  // that left them out would give two different answers the same description.
+  Scenario s = llama8b();
+  s.layout.pp = 1;
+  s.layout.dp = 4;
+  s.layout.tp = 2;
+  const StepReport plain = make_report(simulate(s));
+  CHECK_THAT(format_report(plain), Catch::Contains("· dp 4 · tp 2 · pp 1 · 16 micro-batches"));
+  CHECK(report_to_json(plain)["layout"]["sequence_parallel"] == false);
+  CHECK(report_to_json(plain)["layout"]["tp_overlap"] == false);
+  s.layout.sequence_parallel = true;
+  s.layout.tp_overlap = true;
+  const StepReport both = make_report(simulate(s));
+  CHECK_THAT(format_report(both),
+             Catch::Contains("· dp 4 · tp 2 · pp 1 · SP · TP overlap · 16 micro-batches"));
+  CHECK(report_to_json(both)["layout"]["sequence_parallel"] == true);
+  CHECK(report_to_json(both)["layout"]["tp_overlap"] == true);
+  CHECK(both.step_time_s != plain.step_time_s);
+  // At tp 1 there is nothing to split or overlap: the words stay out (the JSON keeps the flags).
+  s.layout.tp = 1;
+  s.layout.dp = 8;
+  CHECK_THAT(format_report(make_report(simulate(s))),
+             Catch::Contains("· dp 8 · tp 1 · pp 1 · 8 micro-batches"));
+}
+
 TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]") {
   // ZB-H2, p = 4, m = 8, F = I = W = 1 ms: period 24 ms, one step alone 27 ms (step_report_test).
   const Scenario s = test::yaml(

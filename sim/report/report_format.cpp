@@ -69,6 +69,8 @@ std::string layout_line(const StepReport& r) {
     s += fmt::format(" (collectives of {} gathered, {} reduce-scattered)",
                      piece(r.fsdp.gather_bucket), piece(r.fsdp.reduce_bucket));
   }
+  if (r.tp > 1 && r.sequence_parallel) s += " · SP";
+  if (r.tp > 1 && r.tp_overlap) s += " · TP overlap";
   if (r.training && r.training->recompute == Recompute::Full)
     s += r.training->recompute_layers > 0
              ? fmt::format(" · full recompute of {} layers a stage", r.training->recompute_layers)
@@ -326,7 +328,9 @@ nlohmann::json report_to_json(const StepReport& r) {
                    {"mtp", r.split.mtp},
                    {"layers", r.split.layers.empty() ? nlohmann::json(nullptr)
                                                      : nlohmann::json(r.split.layers)}}},
-                 {"zero", r.zero}};
+                 {"zero", r.zero},
+                 {"sequence_parallel", r.sequence_parallel},
+                 {"tp_overlap", r.tp_overlap}};
   if (r.zero == 1) {
     j["layout"]["overlap_grad_reduce"] = r.grad_reduce_with_backward;
     j["layout"]["zero1_reduce"] = r.zero1_all_reduce ? "all-reduce" : "reduce-scatter";

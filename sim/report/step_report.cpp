@@ -145,6 +145,8 @@ StepReport make_report(const Timeline& tl) {
   r.zero = sc.layout.zero;
   r.grad_reduce_with_backward = sc.layout.grad_reduce_with_backward;
   r.zero1_all_reduce = sc.layout.zero1_all_reduce;
+  r.sequence_parallel = sc.layout.sequence_parallel;
+  r.tp_overlap = sc.layout.tp_overlap;
   r.fsdp = sc.layout.fsdp;
   r.microbatches = sc.microbatches();
   if (sc.has_cluster) r.gpu = sc.cluster.gpu.name;

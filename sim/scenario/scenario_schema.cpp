@@ -1303,9 +1303,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "The overlapped GEMMs run in chunks of the tokens, as Transformer Engine's defaults "
        "decompose them: QKV's and the MLP's up projection's forward and the row-parallel "
        "layers' input gradients in tp chunks (ring exchange), the row-parallel forward in 4 "
-       "(pipeline); each chunk timed as a GEMM of its rows (Transformer Engine's overlap only)",
+       "(pipeline); each chunk timed as a GEMM of its rows (Transformer Engine's overlap only). "
+       "The "
+       "report's layout line says `TP overlap` at tp > 1 (`--json`: `layout.tp_overlap`)",
        boolean(), field<&Scenario::layout, &Layout::tp_overlap>()},
-      {"parallelism.sequence_parallel", "bool", "false", "Megatron sequence parallelism with TP",
+      {"parallelism.sequence_parallel", "bool", "false",
+       "Megatron sequence parallelism with TP (the report's layout line says `SP` at tp > 1; "
+       "`--json`: `layout.sequence_parallel`)",
        boolean(), field<&Scenario::layout, &Layout::sequence_parallel>()},
       {"parallelism.pipeline_split", "", "", "", map(), {}},
       {"parallelism.pipeline_split.embedding", "bool", "false",
