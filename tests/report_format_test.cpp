@@ -74,6 +74,29 @@ TEST_CASE("compare: each schedule's GPU memory peak, marked OOM over the device"
   CHECK_THAT(tight, Catch::Contains("tight: within it, but over the 53.10 GB usable"));
 }
 
+TEST_CASE("compare: scenarios on different GPUs and pipelines, each row against its own",
+          "[report]") {
+  // A/B: one pipeline stage on a 141 GB GPU first, then AFAB's four stages on the 80 GiB H100
+  // (OOM there, as above). The legend must not judge both rows by the first row's device, and
+  // the per-stage table needs a column for each of the second row's four stages.
+  Scenario one = llama8b();
+  one.layout.pp = 1;
+  one.layout.dp = 8;
+  one.cluster.gpu.memory = 141e9;
+  std::vector<ComparedSchedule> rows = {compared(one, "1f1b"), compared(llama8b(), "afab")};
+  rows[0].step.schedule = "a · 1f1b";
+  rows[1].step.schedule = "b · afab";
+  REQUIRE_FALSE(rows[1].memory.out_of_memory.empty());
+  const std::string table = format_comparison(rows);
+  INFO(table);
+  CHECK_THAT(table, Catch::Contains("OOM: over the row's own device's memory (a · 1f1b 141.00 GB, "
+                                    "b · afab " +
+                                    format_bytes(llama8b().cluster.gpu.memory) + ")"));
+  CHECK(table.find("OOM: over the device's") == std::string::npos);
+  const std::string per_stage = table.substr(table.find("per stage:"));
+  CHECK_THAT(per_stage, Catch::Contains("stage 3"));
+}
+
 TEST_CASE("compare --json: every schedule carries its memory report", "[report]") {
   const Scenario s = llama8b();
   const nlohmann::json j = comparison_to_json({compared(s, "afab"), compared(s, "1f1b")});

@@ -542,10 +542,24 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
        "1F1B: p);\nactivations at peak: the most activation memory one GPU of any stage holds;\n"
        "GPU memory peak: the most one GPU holds (weights, gradients, optimizer, activations, "
        "buffers)";
+  // Scenarios compared side by side may run on different GPUs: each row against its own.
   const double device = rows.front().memory.device_memory;
-  if (device > 0)
-    o += fmt::format(";\nOOM: over the device's {}{}", format_bytes(device),
-                     any_oom ? " (`trainsim memory SCENARIO --schedule NAME` says where)" : "");
+  const bool one_device = std::all_of(rows.begin(), rows.end(), [&](const ComparedSchedule& r) {
+    return r.memory.device_memory == device;
+  });
+  const char* where = any_oom ? " (`trainsim memory SCENARIO --schedule NAME` says where)" : "";
+  if (one_device && device > 0) {
+    o += fmt::format(";\nOOM: over the device's {}{}", format_bytes(device), where);
+  } else if (!one_device) {
+    std::vector<std::string> each;
+    for (const auto& row : rows)
+      each.push_back(fmt::format("{} {}", row.step.schedule,
+                                 row.memory.device_memory > 0
+                                     ? format_bytes(row.memory.device_memory)
+                                     : std::string("(no device)")));
+    o += fmt::format(";\nOOM: over the row's own device's memory ({}){}", fmt::join(each, ", "),
+                     where);
+  }
   // The usable memory of the first row marked tight (rows compared over memory.fragmentation
   // differ); a row out of memory is marked OOM, whatever its other stages.
   for (const auto& row : rows)
@@ -559,8 +573,11 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   o += "\n";
   // Per stage: where the idle time and the activation memory sit.
   o += "\nper stage: idle / peak micro-batches in flight / activation memory at that peak\n";
+  // A header for the most stages any row has (scenarios compared may differ in pp).
+  std::size_t stages = 0;
+  for (const auto& row : rows) stages = std::max(stages, row.step.stages.size());
   o += fmt::format("{:<{}}", "schedule", nw);
-  for (const auto& s : first.stages) o += fmt::format(" {:>28}", fmt::format("stage {}", s.stage));
+  for (std::size_t i = 0; i < stages; ++i) o += fmt::format(" {:>28}", fmt::format("stage {}", i));
   o += "\n";
   for (const auto& row : rows) {
     o += fmt::format("{:<{}}", row.step.schedule, nw);
