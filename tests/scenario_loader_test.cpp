@@ -82,6 +82,18 @@ TEST_CASE("scenario: an integer below its minimum is rejected", "[scenario]") {
           "--set parallelism.pp=0: parallelism.pp: expected an integer in [1, 1048576], got 0"));
 }
 
+TEST_CASE("scenario: --set with no value is refused, not read as null", "[scenario]") {
+  // `--set parallelism.zero= 3` (a shell slip) once dropped the key and ran at its default.
+  CHECK_THAT(error_of(kGood, {"parallelism.pp="}),
+             Catch::Contains("--set parallelism.pp=: parallelism.pp: no value after '='; give one, "
+                             "or --set parallelism.pp=null to remove the key"));
+  CHECK_THAT(error_of(kGood, {"parallelism.pp=  "}), Catch::Contains("no value after '='"));
+  // An explicit null still removes a key: pp falls back to its default, 1, and dp × pp no
+  // longer covers the file's GPUs.
+  CHECK_THAT(error_of(kGood, {"parallelism.pp=null"}),
+             Catch::Contains("must equal") && !Catch::Contains("no value after"));
+}
+
 TEST_CASE("scenario: a quantity without unit is rejected", "[scenario]") {
   const std::string e = error_of(std::string(kGood) + "pricing: {gpu_hour: 2}\n",
                                  {"cluster.intra_node.bandwidth=450"});
@@ -373,6 +385,15 @@ TEST_CASE("loader: integers past their limits are typed errors, never wrapped",
   CHECK_THAT(err("parallelism: {pp: 4, vpp: 1073741824}\ntraining: {microbatches: 8}\n"
                  "schedule: interleaved-1f1b\ncosts: {forward: 1ms, backward: 2ms}\n"),
              Catch::Contains("parallelism.vpp: expected an integer in [1, 1048576]"));
+  // A key whose upper limit is wide (2^30 sequences) says only ">= 1" for a value below it, but
+  // names the upper end for a value past it ("expected >= 1, got 2147483647" contradicts itself).
+  CHECK_THAT(err("model: llama-3.2-1b\ntraining: {seq_len: 512, global_batch_size: 2147483647}\n"
+                 "cluster: {gpu: h100-sxm, gpus_per_node: 8}\nparallelism: {dp: 8}\n"),
+             Catch::Contains("training.global_batch_size: expected an integer in [1, 1073741824], "
+                             "got 2147483647"));
+  CHECK_THAT(err("model: llama-3.2-1b\ntraining: {seq_len: 512, global_batch_size: 0}\n"
+                 "cluster: {gpu: h100-sxm, gpus_per_node: 8}\nparallelism: {dp: 8}\n"),
+             Catch::Contains("training.global_batch_size: expected an integer >= 1, got 0"));
   // 2^20 × 2^20 GPUs: each within its own limit, the product past the GPU limit.
   CHECK_THAT(err("parallelism: {pp: 1048576, dp: 1048576}\ntraining: {microbatches: 8}\n"
                  "costs: {forward: 1ms, backward: 2ms}\n"),

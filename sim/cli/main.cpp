@@ -735,9 +735,11 @@ CLI::App* scenario_command(CLI::App& app, const std::string& name, const std::st
   for (const std::string& k : keys_under(""))
     sections += (sections.empty() ? "" : ", ") + k + (is_section(k) ? ".*" : "");
   // One value each time (allow_extra_args false): scenario files after it stay positional.
-  sub->add_option("--set", sets,
-                  "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable); keys: " +
-                      sections + " (scenarios/README.md)")
+  sub->add_option(
+         "--set", sets,
+         "Override a scenario key, e.g. --set parallelism.pp=4 (repeatable; KEY=null removes "
+         "it, its default then holds); keys: " +
+             sections + " (scenarios/README.md)")
       ->allow_extra_args(false);
   return sub;
 }

@@ -181,14 +181,15 @@ class Reader {
 
   long long integer(const Field& f, long long min, long long max = 1LL << 50) const {
     // One wording whatever is wrong (not a number, a fraction, out of range): the range, its
-    // upper end only where a key has a tight one.
-    const std::string want = max >= (1LL << 30)
-                                 ? fmt::format("expected an integer >= {}", min)
-                                 : fmt::format("expected an integer in [{}, {}]", min, max);
+    // upper end only where a key has a tight one or the value is past it.
+    const std::string range = fmt::format("expected an integer in [{}, {}]", min, max);
+    const std::string want =
+        max >= (1LL << 30) ? fmt::format("expected an integer >= {}", min) : range;
     long long v = 0;
     if (!f.node.IsScalar() || !YAML::convert<long long>::decode(f.node, v))
       fail(f, fmt::format("{}, got {}", want, show(f.node)));
-    if (v < min || v > max) fail(f, fmt::format("{}, got {}", want, v));
+    if (v < min) fail(f, fmt::format("{}, got {}", want, v));
+    if (v > max) fail(f, fmt::format("{}, got {}", range, v));
     return v;
   }
 
@@ -517,6 +518,13 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
     if (eq == std::string::npos || eq == 0)
       throw ScenarioError(where, "", "expected key.path=value, e.g. parallelism.pp=4");
     const std::string path = text.substr(0, eq);
+    // An empty value would read as null and silently drop the key (a shell slip: `--set
+    // parallelism.zero= 3`); removing a key is said out loud.
+    if (text.find_first_not_of(" \t", eq + 1) == std::string::npos)
+      throw ScenarioError(where, path,
+                          fmt::format("no value after '='; give one, or --set {}=null to remove "
+                                      "the key (its default then holds)",
+                                      path));
     YAML::Node value;
     try {
       value = YAML::Load(text.substr(eq + 1));
