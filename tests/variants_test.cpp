@@ -119,6 +119,13 @@ TEST_CASE("variants: --vary specs make every combination, the first varying slow
                                                "model, training,"));
   // Keys that exist but no edit sets, and paths into a value or a list, fail once too.
   CHECK_THROWS_WITH(vary({"parallelism=1,2"}), Contains("cannot be edited on a loaded scenario"));
+  // Those that rebuild the scenario say how to compare them instead.
+  CHECK_THROWS_WITH(vary({"cluster.gpu=h200,b200"}),
+                    Contains("cannot be edited on a loaded scenario") &&
+                        Contains("compare one file for each (trainsim compare A.yaml B.yaml)"));
+  CHECK_THROWS_WITH(vary({"model=llama-3.1-70b"}), Contains("compare one file for each"));
+  CHECK_THROWS_WITH(vary({"schedule=1f1b,afab"}), Contains("use --schedules A,B"));
+  CHECK_THROWS_WITH(vary({"parallelism=1,2"}), !Contains("compare one file"));
   CHECK_THROWS_WITH(vary({"slowdown[0].rank=1,2"}), Contains("slowdown is a list: give it whole"));
   CHECK_THROWS_WITH(vary({"model.moe.top_k.x=1"}),
                     Contains("model.moe.top_k is a value, not a section"));

@@ -790,7 +790,9 @@ int main(int argc, char** argv) {
                   "combination, e.g. --vary parallelism.zero=0,1,3 --vary training.recompute="
                   "none,full. Each value is read by the key's rule, as in the file; an edit that "
                   "cannot run is listed as skipped. A YAML list keeps commas inside values: "
-                  "parallelism.rank_order='[\"tp,dp,pp\", \"dp,tp,pp\"]'")
+                  "parallelism.rank_order='[\"tp,dp,pp\", \"dp,tp,pp\"]'. Keys that rebuild "
+                  "the scenario (model, cluster.gpu, the schedule) and list values do not vary: "
+                  "compare one file for each model or GPU, --schedules for schedules")
       ->type_name("KEY=V1,V2");
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,

@@ -103,7 +103,20 @@ std::vector<Variant> vary(const std::vector<std::string>& specs) {
           fmt::format("--vary {}: expected key.path=v1,v2,… (e.g. parallelism.zero=0,1,3)", spec));
     const std::string key = spec.substr(0, eq), list = spec.substr(eq + 1);
     // A key no edit can set fails here, once, not in every variant.
-    if (const auto why = edit_refusal(key)) throw ScenarioError("--vary " + spec, key, *why);
+    // The keys that rebuild the scenario (a model, a GPU preset, the schedule) have other ways
+    // to be compared side by side: say which.
+    if (const auto why = edit_refusal(key)) {
+      const bool rebuilds = key == "model" || key == "model.preset" || key == "cluster.gpu" ||
+                            key == "cluster.gpu.preset" || key == "schedule";
+      throw ScenarioError(
+          "--vary " + spec, key,
+          rebuilds ? *why + "; to compare " +
+                         (key == "schedule" ? std::string("schedules, use --schedules A,B")
+                                            : std::string("models or GPUs, compare one file "
+                                                          "for each (trainsim compare A.yaml "
+                                                          "B.yaml)"))
+                   : *why);
+    }
     std::vector<std::string> values;
     if (list.front() == '[') {  // YAML flow: commas may sit inside quoted values
       YAML::Node n;
