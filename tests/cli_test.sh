@@ -17,6 +17,8 @@ expect 0 "gpipe" -- "$bin" schedule --list
 expect 2 "parallelism.pp: expected an integer in \\[1, 1048576\\], got 0" -- "$bin" run "$src/scenarios/default.yaml" --set parallelism.pp=0 --trace "$tmp/bad.json"
 [ -e "$tmp/bad.json" ] && { echo "FAIL: a failed run left a trace file"; fail=1; }
 expect 2 "unknown schedule" -- "$bin" run "$src/scenarios/default.yaml" --schedule nope
+expect 2 "unknown command \"runn\" (did you mean \`run\`?); commands: run, memory" -- "$bin" runn "$src/scenarios/default.yaml"
+expect 2 "A subcommand is required" -- "$bin"
 expect 2 "cluster.gpu_speed_spread: expected a number in \\[0, 0.2\\], got \"0.3\"" -- "$bin" run "$src/scenarios/default.yaml" --set cluster.gpu_speed_spread=0.3
 expect 2 "unknown schedule" -- "$bin" compare "$src/scenarios/default.yaml" --schedules 1f1b,nope
 expect 2 "does not exist" -- "$bin" run /no/such/file.yaml

@@ -51,6 +51,22 @@
 
 namespace {
 
+// Levenshtein distance: single-character insertions, deletions and substitutions.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
 // `text` without the blanks around it.
 std::string_view trimmed(std::string_view t) {
   const auto b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
@@ -1003,6 +1019,17 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A misspelled command (`trainsim runn …`) reads to CLI11 as no command at all: name it.
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+      std::string hint;
+      for (const std::string& n : names)
+        if (edit_distance(n, argv[1]) <= 2) hint = fmt::format(" (did you mean `{}`?)", n);
+      fmt::print(stderr, "trainsim: unknown command \"{}\"{}; commands: {} (trainsim --help)\n",
+                 argv[1], hint, fmt::join(names, ", "));
+      return 2;
+    }
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
