@@ -148,6 +148,25 @@ TEST_CASE("memory report: a logged peak is set against stage 0's peak less the r
              .measured->peak_memory == Approx(58.817 * 1024 * 1024 * 1024));
 }
 
+TEST_CASE("memory report: FP8 weights are counted in buffers, and said to be", "[memory]") {
+  // Llama-3.1-8B's linear weights on a stage of 8 layers: 8 × (4096 × 6144 QKV + 4096² out +
+  // 3 × 4096 × 14336 MLP) = 1.745e9, held in FP8 and (Hopper) transposed: 2 bytes each, 3.49 GB.
+  const double linear = 8.0 * (4096.0 * 6144 + 4096.0 * 4096 + 3 * 4096.0 * 14336);
+  const MemoryReport bf16 = make_memory_report(simulate(llama8b()));
+  const MemoryReport fp8 = make_memory_report(simulate(llama8b(", precision: fp8")));
+  for (std::size_t st = 1; st < 3; ++st) {  // the middle stages: layers only
+    CHECK(bf16.stages[st].fp8_weights == 0);
+    CHECK(fp8.stages[st].fp8_weights == Approx(2 * linear).epsilon(1e-4));
+    CHECK(fp8.stages[st].buffers - bf16.stages[st].buffers == Approx(fp8.stages[st].fp8_weights));
+  }
+  CHECK(memory_to_json(fp8)["stages"][1]["fp8_weights"].get<double>() ==
+        Approx(2 * linear).epsilon(1e-4));
+  CHECK_THAT(format_memory(fp8),
+             Catch::Contains("buffers: the runtime overhead, DP buckets and the layers' FP8 "
+                             "weights (3.49 GB a stage;"));
+  CHECK(format_memory(bf16).find("FP8 weights") == std::string::npos);
+}
+
 TEST_CASE("memory report: JSON carries the per-stage fields the issue names", "[memory]") {
   const nlohmann::json j = memory_to_json(make_memory_report(simulate(llama8b())));
   for (const char* k : {"parameters", "weights", "gradients", "optimizer", "activations", "buffers",

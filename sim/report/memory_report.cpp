@@ -134,6 +134,7 @@ MemoryReport make_memory_report(const Timeline& tl) {
     s.gradients = fixed.gradients;
     s.optimizer = fixed.optimizer;
     s.buffers = sc.model ? fixed.buffers : 0;  // a costs-only study has no memory to speak of
+    s.fp8_weights = sc.model ? fixed.fp8_weights : 0;
     double act = 0, gathered = 0;
     TimeNs when = 0;
     for (const auto& e : events[static_cast<std::size_t>(r)]) {
@@ -229,6 +230,18 @@ std::string format_memory(const MemoryReport& m) {
                     format_bytes(s.optimizer), format_bytes(s.activations), format_bytes(s.buffers),
                     gathers ? fmt::format(" {:>11}", format_bytes(s.gathered)) : "",
                     format_bytes(s.peak), format_time(s.peak_time_s));
+  // FP8 weights sit in the buffers column: say how much, so a large one is not a mystery (a
+  // LoRA run's frozen FP8 model is most of its memory there).
+  std::vector<std::string> fp8;
+  for (const auto& s : m.stages) fp8.push_back(format_bytes(s.fp8_weights));
+  if (std::any_of(m.stages.begin(), m.stages.end(),
+                  [](const StageMemory& s) { return s.fp8_weights > 0; }))
+    o += fmt::format(
+        "buffers: the runtime overhead, DP buckets and the layers' FP8 weights ({}; the weights "
+        "themselves under training.fp8_params, else a copy beside the 16-bit ones)\n",
+        std::all_of(fp8.begin(), fp8.end(), [&](const std::string& b) { return b == fp8[0]; })
+            ? fp8[0] + (fp8.size() > 1 ? " a stage" : "")
+            : "by stage: " + fmt::format("{}", fmt::join(fp8, ", ")));
   for (const auto& e : m.out_of_memory)
     o += fmt::format(
         "OUT OF MEMORY: stage {} needs {} more than the device's {} at {} ({} dominate)\n", e.stage,
@@ -271,6 +284,7 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
                       {"optimizer", s.optimizer},
                       {"activations", s.activations},
                       {"buffers", s.buffers},
+                      {"fp8_weights", s.fp8_weights},
                       {"gathered", s.gathered},
                       {"total", s.total},
                       {"peak", {{"bytes", s.peak}, {"time_s", s.peak_time_s}}}});

@@ -41,6 +41,10 @@ struct StageMemory {
   int stage = 0;  ///< pipeline rank
   double parameters = 0;
   double weights = 0, gradients = 0, optimizer = 0, buffers = 0;
+  /// The layers' linear weights in FP8 (training.precision fp8), counted in `buffers`: a copy
+  /// (and on Hopper its transpose) beside the 16-bit weights, or with training.fp8_params the
+  /// weights themselves (then not in `weights`).
+  double fp8_weights = 0;
   double activations = 0;  ///< at the peak
   double gathered = 0;     ///< ZeRO-3 gathered parameters at the peak
   double total = 0;        ///< weights + gradients + optimizer + buffers + activations + gathered
