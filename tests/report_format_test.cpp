@@ -260,6 +260,13 @@ TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]")
   CHECK(j["steps_overlap"] == true);
   CHECK(j["step_time_s"].get<double>() == Approx(24e-3));
   CHECK(j["one_step_s"].get<double>() == Approx(27e-3));
+  // The critical path is one step's chain (27 ms of it), not the 24 ms period: said so.
+  const double chain = r.critical.compute_s + r.critical.pp_s + r.critical.optimizer_s +
+                       r.critical.waiting_s + r.critical.tp_s + r.critical.dp_s;
+  CHECK(chain == Approx(27e-3));
+  CHECK_THAT(text, Catch::Contains("tasks; one step alone, as steps overlap)"));
+  CHECK_THAT(format_report(make_report(simulate(test::pipeline(4, 8, 1, 2)))),
+             !Catch::Contains("one step alone, as steps overlap"));
 }
 
 TEST_CASE("run: an fp8 run's MFU says which peak it is of", "[report][fp8]") {

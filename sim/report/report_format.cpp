@@ -228,7 +228,7 @@ std::string format_report(const StepReport& r) {
         r.tp_groups_across_nodes == 1 ? "its" : "their", r.tp, r.gpus_per_node);
   o += fmt::format(
       "critical path        compute {} · TP {} · DP {} · PP {}{}{}{}{} · optimizer {}  ({} "
-      "tasks)\n",
+      "tasks{})\n",
       format_time(r.critical.compute_s), format_time(r.critical.tp_s), format_time(r.critical.dp_s),
       format_time(r.critical.pp_s),
       r.ep > 1 ? " · EP " + format_time(r.critical.ep_s) : std::string(),
@@ -236,7 +236,8 @@ std::string format_report(const StepReport& r) {
       r.critical.host_s > 0 ? " · host link " + format_time(r.critical.host_s) : std::string(),
       r.critical.launch_s > 0 ? " · CPU launches " + format_time(r.critical.launch_s)
                               : std::string(),
-      format_time(r.critical.optimizer_s), r.critical.tasks);
+      format_time(r.critical.optimizer_s), r.critical.tasks,
+      r.overlapped_steps ? "; one step alone, as steps overlap" : "");
   o += "------------------------------------\n";
   o += "stage   compute busy      idle        first start   last end   peak in flight  "
        "activations\n";
