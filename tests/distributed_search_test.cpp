@@ -151,6 +151,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   r.cluster->gpu_speed_spread = 0.02;  // and the slowest GPU's pace it sets
   r.compute_pace = 1.0284720;
   r.gpu_speed_spread = 0.02;
+  r.uneven_layers = {10, 11, 11};  // the layout line names an uneven split
   SearchResult row;
   row.report = r;
   const auto back = decode_results(encode_results({{7, row}}));
@@ -184,6 +185,7 @@ TEST_CASE("distributed search: training settings off their defaults and the clus
   CHECK(b.cluster->inter_node.p2p_bandwidth == 40e9);
   CHECK(b.cluster->inter_node.nics == 2);
   CHECK(b.cluster->nodes == 2);
+  CHECK(b.uneven_layers == std::vector<int>{10, 11, 11});
 }
 
 TEST_CASE("distributed search: the model's latent attention, routing limit and biases travel",

@@ -246,6 +246,21 @@ TEST_CASE("run: the layout line names sequence parallelism and TP overlap at tp 
              Catch::Contains("· dp 8 · tp 1 · pp 1 · 8 micro-batches"));
 }
 
+TEST_CASE("run: an uneven default layer split is named in the layout line", "[report]") {
+  // 32 layers on pp 3: 10 each and a remainder of 2, one each to stages 1 and 2 (partition.h),
+  // which the user did not write down: the line says what was simulated. pp 4 divides evenly.
+  Scenario s = llama8b();
+  s.layout.pp = 3;
+  s.layout.dp = 1;
+  s.cluster.gpus_per_node = 3;
+  const StepReport r = make_report(simulate(s));
+  CHECK(r.uneven_layers == std::vector<int>{10, 11, 11});
+  CHECK_THAT(format_report(r),
+             Catch::Contains("· pp 3 · layers per stage 10/11/11 (the even split's remainder on "
+                             "stages 1, 2, …) · 64 micro-batches"));
+  CHECK(make_report(simulate(llama8b())).uneven_layers.empty());
+}
+
 TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]") {
   // ZB-H2, p = 4, m = 8, F = I = W = 1 ms: period 24 ms, one step alone 27 ms (step_report_test).
   const Scenario s = test::yaml(

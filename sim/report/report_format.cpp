@@ -61,6 +61,9 @@ std::string layout_line(const StepReport& r) {
              ? fmt::format(" · layers per stage {}", fmt::join(r.split.layers, "/"))
              : fmt::format(" · {} to {} layers a stage, as given", *lo, *hi);
   }
+  if (r.uneven_layers.size() > 1 && r.uneven_layers.size() <= 16)
+    s += fmt::format(" · layers per stage {}{}", fmt::join(r.uneven_layers, "/"),
+                     r.split.any() ? "" : " (the even split's remainder on stages 1, 2, …)");
   if (r.zero > 0 && r.dp * r.cp > 1) s += fmt::format(" · ZeRO-{}", r.zero);
   if (r.zero == 3 && r.dp * r.cp > 1 && (r.fsdp.gather_bucket || r.fsdp.reduce_bucket)) {
     auto piece = [](const std::optional<double>& b) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "report/representative.h"
+#include "scenario/partition.h"
 #include "schedules/zb_auto.h"
 
 namespace trainsim {
@@ -142,6 +144,14 @@ StepReport make_report(const Timeline& tl) {
   r.ep = sc.layout.ep;
   r.cp = sc.layout.cp;
   r.split = sc.layout.split;
+  if (sc.model && sc.layout.split.layers.empty()) {
+    std::vector<int> layers;
+    for (const StageContent& part :
+         partition_model(*sc.model, sc.layout.pp * sc.layout.vpp, sc.layout.split))
+      layers.push_back(part.layers);
+    if (std::adjacent_find(layers.begin(), layers.end(), std::not_equal_to<>()) != layers.end())
+      r.uneven_layers = std::move(layers);
+  }
   r.zero = sc.layout.zero;
   r.grad_reduce_with_backward = sc.layout.grad_reduce_with_backward;
   r.zero1_all_reduce = sc.layout.zero1_all_reduce;

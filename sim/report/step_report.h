@@ -85,7 +85,10 @@ struct StepReport {
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, microbatches = 0;
   PipelineSplit split;  ///< what the layer split over stages counts besides the layers
-  int zero = 0;         ///< ZeRO stage
+  /// The layers of each pipeline stage (pp × vpp, in model order) where the scenario gives no
+  /// split and the even one is not even (32 layers on pp 3: 10/11/11); empty otherwise.
+  std::vector<int> uneven_layers;
+  int zero = 0;  ///< ZeRO stage
   /// ZeRO-1's gradient reduction: by bucket during the last backward (overlap_grad_reduce), and
   /// an all-reduce instead of a reduce-scatter (parallelism.zero1_reduce).
   bool grad_reduce_with_backward = false, zero1_all_reduce = false;

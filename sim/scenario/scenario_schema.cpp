@@ -1332,7 +1332,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        boolean(), field<&Scenario::layout, &Layout::split, &PipelineSplit::mtp>()},
       {"parallelism.pipeline_split.layers",
        "list of integers ≥ 0, one per stage",
-       "— (an even split)",
+       "— (an even split; a remainder one layer each to stages 1, 2, …, named in the report's "
+       "layout line)",
        "the Transformer layers of each pipeline stage, pp × vpp of them in the model's order (the "
        "schedule places the stages on ranks: interleaved, rank r holds stages r, r + pp, …), "
        "summing to `model.layers`: an uneven split as a "

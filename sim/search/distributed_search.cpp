@@ -76,14 +76,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s,
                                    communication_s, launch_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
     StepReport, scenario, scenario_name, model, schedule, gpus, dp, tp, pp, vpp, ep, cp,
-    microbatches, split, zero, grad_reduce_with_backward, zero1_all_reduce, sequence_parallel,
-    tp_overlap, fsdp, gpu, training, cluster, step_time_s, one_step_s, overlapped_steps,
-    pipeline_time_s, before_pipeline_s, after_pipeline_s, tokens_per_step, tokens_per_s,
-    model_flops, tflops_per_gpu, mfu, bubble_fraction_of_step, bubble_over_ideal, idle,
-    cost_per_million_tokens, price_per_gpu_hour, stages, p2p_bytes, volume, critical, cost_sources,
-    contention, host_per_kernel_s, host_per_collective_s, cpu_headroom_s, cpu_headroom_stage,
-    eager_host_per_kernel_s, compute_pace, gpu_speed_spread, tp_groups_across_nodes, tp_groups,
-    gpus_per_node, step_time_without_slowdown_s, measured, tasks, simulated_ranks, folded)
+    microbatches, split, uneven_layers, zero, grad_reduce_with_backward, zero1_all_reduce,
+    sequence_parallel, tp_overlap, fsdp, gpu, training, cluster, step_time_s, one_step_s,
+    overlapped_steps, pipeline_time_s, before_pipeline_s, after_pipeline_s, tokens_per_step,
+    tokens_per_s, model_flops, tflops_per_gpu, mfu, bubble_fraction_of_step, bubble_over_ideal,
+    idle, cost_per_million_tokens, price_per_gpu_hour, stages, p2p_bytes, volume, critical,
+    cost_sources, contention, host_per_kernel_s, host_per_collective_s, cpu_headroom_s,
+    cpu_headroom_stage, eager_host_per_kernel_s, compute_pace, gpu_speed_spread,
+    tp_groups_across_nodes, tp_groups, gpus_per_node, step_time_without_slowdown_s, measured, tasks,
+    simulated_ranks, folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
                                    ep, cp, precision, offload, offload_activations,
