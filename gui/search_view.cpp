@@ -165,6 +165,7 @@ void SearchView::run() {
     const auto t0 = std::chrono::steady_clock::now();
     std::shared_ptr<const Scenario> base;
     std::vector<SearchResult> results;
+    std::string measured;  // the scenario's own run against its measured: figure
     QString error;
     try {
       base = std::make_shared<const Scenario>(load_scenario(path, overrides));
@@ -179,6 +180,7 @@ void SearchView::run() {
             },
             Qt::QueuedConnection);
       });
+      measured = measured_pace_line(measured_pace(*base), results);
     } catch (const std::exception& e) {  // InputError: shown; our own bug: shown, never a crash
       error = QString::fromStdString(e.what());
     }
@@ -186,7 +188,7 @@ void SearchView::run() {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     QMetaObject::invokeMethod(
         self,
-        [self, base, results = std::move(results), error, seconds]() mutable {
+        [self, base, results = std::move(results), measured, error, seconds]() mutable {
           if (!self) return;
           self->running_ = false;
           self->button_->setEnabled(true);
@@ -194,7 +196,7 @@ void SearchView::run() {
             self->status_->setText(error);
             return;
           }
-          self->show_results(base, std::move(results), seconds);
+          self->show_results(base, std::move(results), seconds, measured);
         },
         Qt::QueuedConnection);
   });
@@ -206,7 +208,8 @@ void SearchView::wait() {
 }
 
 void SearchView::show_results(std::shared_ptr<const Scenario> base,
-                              std::vector<SearchResult> results, double seconds) {
+                              std::vector<SearchResult> results, double seconds,
+                              const std::string& measured) {
   results_ = std::move(results);
   std::size_t fit = 0;
   for (const auto& r : results_) fit += r.ran() && !r.out_of_memory;
@@ -248,7 +251,9 @@ void SearchView::show_results(std::shared_ptr<const Scenario> base,
   plot_->load(QByteArray::fromStdString(search_plot_svg(*base, results_)));
   // How far this GPU's step times and the suite's layout order have been off: the lines
   // `trainsim search` prints under its ranking (report/validation.h).
-  record_->setText(QString::fromStdString(search_record_lines(base->cluster.gpu.name)).trimmed());
+  record_->setText(QString::fromStdString((measured.empty() ? "" : measured + "\n") +
+                                          search_record_lines(base->cluster.gpu.name))
+                       .trimmed());
 }
 
 void SearchView::activate(int row) {

@@ -42,8 +42,9 @@ class SearchView : public QWidget {
   void open_layout(std::vector<std::string> overrides);
 
  private:
+  /// `measured`: measured_pace_line of the scenario's own run, computed with the search.
   void show_results(std::shared_ptr<const Scenario> base, std::vector<SearchResult> results,
-                    double seconds);
+                    double seconds, const std::string& measured);
   void activate(int row);
 
   std::string path_;

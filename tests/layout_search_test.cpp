@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/quantity.h"
 #include "report/memory_report.h"
 #include "report/validation.h"
 #include "run/simulate.h"
@@ -309,6 +310,44 @@ TEST_CASE("search: the bundled 8B question finds dp 8 with sharded optimizer sta
   // winner's dp 8 with sharded states, "dp 8 · tp 1 · pp 1 · b 1" alone would read as the same.
   CHECK_THAT(format_search(node8(), results, 5, {}),
              Catch::Contains("(the smallest, dp 8 · tp 1 · pp 1 · b 1 · no ZeRO, needs"));
+}
+
+TEST_CASE("search: a measured run of the scenario's own layout sets a pace for the others",
+          "[search]") {
+  // The scenario as given (pp 4 · dp 2) simulated, then "measured" at 1.25 times that: the
+  // pace is 1.25, and the fastest layout's step read at it is 1.25 times its prediction.
+  Scenario base = node8();
+  const double predicted = make_report(simulate(base)).step_time_s;
+  base.measured = Measured{Measured::Metric::StepTime, 1.25 * predicted, "a test run", "", {}};
+  const std::optional<MeasuredPace> pace = measured_pace(base);
+  REQUIRE(pace.has_value());
+  CHECK(pace->predicted_s == predicted);
+  CHECK(pace->pace() == Approx(1.25));
+  const auto results = search_layouts(base, sizes_only(), {0, 1});
+  REQUIRE(results.front().ran());
+  const double fastest = results.front().report.step_time_s;
+  CHECK(fastest < predicted);  // pp 4 has a bubble; dp 8 has none
+  const std::string line = measured_pace_line(pace, results);
+  CHECK_THAT(line, Catch::StartsWith("measured: the scenario's own layout took " +
+                                     format_time(1.25 * predicted) + " a step against " +
+                                     format_time(predicted) + " predicted (×1.250, a test run)"));
+  CHECK_THAT(line, Catch::Contains("the fastest here, #1, takes " + format_time(1.25 * fastest) +
+                                   " (" + format_time(fastest) + " predicted"));
+  CHECK_THAT(format_search(base, results, 5), Catch::Contains(line + "\n"));
+  const nlohmann::json j = search_to_json(base, results);
+  CHECK(j["measured_pace"]["pace"].get<double>() == Approx(1.25));
+  CHECK(j["measured_pace"]["predicted_step_s"].get<double>() == predicted);
+  CHECK(j["measured_pace"]["source"] == "a test run");
+  // A throughput converts: tokens/s at 1 / 1.25 of the predicted rate is the same pace.
+  base.measured =
+      Measured{Measured::Metric::TokensPerS, 64 * 4096 / predicted / 1.25, "a throughput", "", {}};
+  CHECK(measured_pace(base)->pace() == Approx(1.25));
+  // Without a measured figure: no pace, no line, null in the JSON.
+  base.measured.reset();
+  CHECK_FALSE(measured_pace(base).has_value());
+  CHECK(measured_pace_line(std::nullopt, results).empty());
+  CHECK(format_search(base, results, 5).find("measured:") == std::string::npos);
+  CHECK(search_to_json(base, results)["measured_pace"].is_null());
 }
 
 TEST_CASE("search: any number of threads gives the same ranking", "[search]") {

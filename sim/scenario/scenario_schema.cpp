@@ -1555,7 +1555,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time",
+       "throughput or a time; `search` reads the fastest layout at the pace it sets for "
+       "the scenario's own",
        quantity(Dimension::Time, true),
        {put_measured<Measured::Metric::StepTime>, nullptr}},
       {"measured.tokens_per_s",
@@ -1563,7 +1564,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time",
+       "throughput or a time; `search` reads the fastest layout at the pace it sets for "
+       "the scenario's own",
        number(1e-9, 1e18),
        {put_measured<Measured::Metric::TokensPerS>, nullptr}},
       {"measured.tokens_per_s_per_gpu",
@@ -1571,7 +1573,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time",
+       "throughput or a time; `search` reads the fastest layout at the pace it sets for "
+       "the scenario's own",
        number(1e-9, 1e18),
        {put_measured<Measured::Metric::TokensPerSPerGpu>, nullptr}},
       {"measured.tflops_per_gpu",
@@ -1579,7 +1582,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time",
+       "throughput or a time; `search` reads the fastest layout at the pace it sets for "
+       "the scenario's own",
        quantity(Dimension::Flops, true),
        {put_measured<Measured::Metric::TflopsPerGpu>, nullptr}},
       {"measured.mfu",
@@ -1587,7 +1591,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "—",
        "exactly one; the error is on step time ((predicted − measured) / measured); TFLOP/s and "
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
-       "throughput or a time",
+       "throughput or a time; `search` reads the fastest layout at the pace it sets for "
+       "the scenario's own",
        number(1e-6, 1),
        {put_measured<Measured::Metric::Mfu>, nullptr}},
       {"measured.source",

@@ -13,6 +13,7 @@
 #include "cost/explicit_costs.h"
 #include "memory/footprint.h"
 #include "memory/schedule_memory.h"
+#include "report/accuracy.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
 #include "report/validation.h"
@@ -485,6 +486,29 @@ bool paced_by_eager_cpu(const SearchResult& r) {
          r.report.cpu_headroom_s < r.report.eager_host_per_kernel_s;
 }
 
+std::optional<MeasuredPace> measured_pace(const Scenario& base) {
+  if (!base.measured || !base.model) return std::nullopt;
+  const StepReport r = make_report(simulate(base));
+  const std::optional<Accuracy> a = accuracy(r, *base.measured);
+  if (!a || r.step_time_s <= 0) return std::nullopt;
+  // step_time_error = predicted / measured − 1, on step time, whatever the metric.
+  return MeasuredPace{r.step_time_s / (1 + a->step_time_error), r.step_time_s,
+                      base.measured->source};
+}
+
+std::string measured_pace_line(const std::optional<MeasuredPace>& pace,
+                               const std::vector<SearchResult>& results) {
+  if (!pace || results.empty() || !results.front().ran() || results.front().out_of_memory)
+    return "";
+  const double p = pace->pace(), fastest = results.front().report.step_time_s;
+  return fmt::format(
+      "measured: the scenario's own layout took {} a step against {} predicted (×{:.3f}, {}); at "
+      "that pace the fastest here, #1, takes {} ({} predicted; the `layout order` line says how "
+      "close the published runs came at their series' pace)",
+      format_time(pace->measured_s), format_time(pace->predicted_s), p, pace->source,
+      format_time(fastest * p), format_time(fastest));
+}
+
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
                           std::size_t top, const SearchOptions& options) {
   std::size_t count[4] = {0, 0, 0, 0};
@@ -603,6 +627,8 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                            "the activations of N layers per stage offloaded to host memory; "
                          : ""),
         limit_words);
+    if (const std::string m = measured_pace_line(measured_pace(base), results); !m.empty())
+      o += m + "\n";
     o += search_record_lines(base.cluster.gpu.name);
   } else if (oom > 0) {
     o += fmt::format("no layout fits in {}\n", limit_words);
@@ -679,6 +705,13 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
   j["gpus"] = base.cluster.gpus();
   j["memory_limit_bytes"] = memory_limit(base, options);
   j["usable_limit_bytes"] = usable_limit(base, options);
+  if (const auto p = measured_pace(base))
+    j["measured_pace"] = {{"measured_step_s", p->measured_s},
+                          {"predicted_step_s", p->predicted_s},
+                          {"pace", p->pace()},
+                          {"source", p->source}};
+  else
+    j["measured_pace"] = nullptr;
   j["results"] = nlohmann::json::array();
   for (const auto& r : results) {
     const LayoutCandidate& c = r.layout;

@@ -10,6 +10,7 @@
 #include <algorithm>   // std::max
 #include <cstddef>     // std::size_t
 #include <functional>  // std::function
+#include <optional>    // std::optional
 #include <string>      // std::string
 #include <vector>      // std::vector
 
@@ -158,6 +159,26 @@ void rank_search_results(std::vector<SearchResult>& results);
 /// where the CPU was not simulated): without CUDA graphs its CPU would set the pace.
 bool paced_by_eager_cpu(const SearchResult& r);
 
+/// The scenario's own layout against its `measured:` figure (a step time or a throughput): how
+/// much longer its cluster took than predicted. Read at that pace, the other layouts'
+/// predictions are what a user who measured one layout should expect of them: in
+/// tests/published/, a run priced at the pace its series' other runs measured comes out closer
+/// at the median than as predicted (report/ranking.h, validation_ranking). A common factor: the
+/// ranking does not change.
+struct MeasuredPace {
+  double measured_s = 0;   ///< the scenario's step as measured
+  double predicted_s = 0;  ///< its layout as simulated (folded, as the search simulates)
+  std::string source;      ///< measured.source
+  double pace() const { return measured_s / predicted_s; }
+};
+/// Simulates the scenario as given; nullopt without a `measured:` figure or a model, or with one
+/// that does not give a step time (throughput without tokens). Throws what simulate() throws.
+std::optional<MeasuredPace> measured_pace(const Scenario& base);
+/// `measured: …` — the pace and the fastest fitting layout's step at it (the line `search`
+/// prints under its table, and the GUI's search tab); "" without `pace` or a layout that fits.
+std::string measured_pace_line(const std::optional<MeasuredPace>& pace,
+                               const std::vector<SearchResult>& results);
+
 /// The ranked table (the first `top` that fit; `!` after the rank where paced_by_eager_cpu),
 /// then a line each for the layouts out of memory and those that cannot run, with the fastest
 /// or first of each.
@@ -165,7 +186,8 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                           std::size_t top, const SearchOptions& options = {});
 /// `{"scenario", "gpus", "memory_limit_bytes", "usable_limit_bytes", "results": [{"layout",
 /// "ran", "error", "out_of_memory", "tight", "ruled_out", "static_memory_bytes",
-/// "memory_bound_bytes", "pareto", "peak_memory_bytes", "report"}, ...]}`, in rank order.
+/// "memory_bound_bytes", "pareto", "peak_memory_bytes", "report"}, ...], "measured_pace":
+/// {"measured_step_s", "predicted_step_s", "pace", "source"} or null}`, in rank order.
 nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResult>& results,
                               const SearchOptions& options = {});
 /// One CSV row per candidate, in rank order, with a header: the layout, whether it ran, fits,

@@ -43,6 +43,8 @@ class SearchViewTest : public QObject {
         QString::fromStdString("layout order: " + ranking_line())));
     QVERIFY(w.search_view()->record().contains(
         QString::fromStdString("by TP degree: " + tp_record_line())));
+    // The default scenario carries no measured: figure, so no pace.
+    QVERIFY(!w.search_view()->record().contains(QStringLiteral("measured:")));
     // Row 0 (the fastest that fits, dp 8 · ZeRO-2 here) opens in the Timeline: the knobs take
     // its layout and the simulated step is the search's.
     QVERIFY(expected[0].ran());
@@ -72,6 +74,19 @@ class SearchViewTest : public QObject {
     QVERIFY(w.last_error().isEmpty());
     QCOMPARE(w.outcome()->timeline->scenario.layout.dp, ruled->layout.dp);
     QVERIFY(w.outcome()->memory && !w.outcome()->memory->out_of_memory.empty());
+  }
+  void quotes_a_measured_run_at_its_pace() {
+    // A published run (MPT-125M on 8 A100s, measured 13.5 % slower than predicted): the line
+    // `trainsim search` prints for it, above the record lines.
+    const std::string path = TRAINSIM_SOURCE_DIR "/tests/published/mpt-125m-a100-8gpu-s2048.yaml";
+    const Scenario sc = load_scenario(path);
+    const std::string line = measured_pace_line(measured_pace(sc), search_layouts(sc, {}, {0, 1}));
+    QVERIFY(line.rfind("measured: the scenario's own layout took", 0) == 0);
+    SearchView v;
+    v.set_scenario(path, {});
+    v.run();
+    v.wait();
+    QVERIFY2(v.record().startsWith(QString::fromStdString(line)), qPrintable(v.record()));
   }
   void a_bad_scenario_is_reported_not_thrown() {
     SearchView v;
