@@ -84,6 +84,24 @@ TEST_CASE("analytic: tensor parallelism divides each GEMM's FLOPs by t", "[analy
   for (std::size_t i = 0; i < g1.size(); ++i) CHECK(g4[i].flops() == Approx(g1[i].flops() / 4));
 }
 
+TEST_CASE("analytic: past the key-value heads each TP rank projects one, counted once in MFU",
+          "[analytic]") {
+  // Llama-3.1-8B at tp 16 (8 key-value heads): QKV's output on a rank is 4,096 / 16 = 256 query
+  // columns and one key and one value head, 2 · 128: 512 (Megatron-core with num_query_groups <
+  // tp), not (4,096 + 2 · 1,024) / 16 = 384. The model's FLOPs count the replicated heads once:
+  // a forward's model FLOPs at tp 16 are the tp-1 forward's / 16.
+  const Scenario wide = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 16}
+parallelism: {tp: 16, dp: 1, pp: 1}
+)");
+  const AnalyticCostModel m16(wide), m1(base(1));
+  CHECK(m16.layer_gemms().front().n == 512);
+  CHECK(m16.compute(Op::F, 0, 0).flops * 16 == Approx(m1.compute(Op::F, 0, 0).flops));
+  // At tp 8 one head a rank already: nothing is replicated, the shapes are the even split's.
+  CHECK(AnalyticCostModel(base(8)).layer_gemms().front().n == (4096 + 2 * 1024) / 8);
+}
+
 TEST_CASE("analytic: backward has twice the forward's model FLOPs, split evenly I and W",
           "[analytic]") {
   const AnalyticCostModel m(base());

@@ -389,6 +389,20 @@ ModelSpec moe_model(double capacity_factor) {
 }
 }  // namespace
 
+TEST_CASE("footprint: past the key-value heads each TP rank keeps one head's K and V",
+          "[footprint]") {
+  // Llama-3.1-8B at tp 16 with SP: K and V are k·d = 1,024 elements a token over 8 heads; each
+  // rank keeps one head's, 2 · 128 = 256 a token, not 2 · 1,024 / 16 = 128: 128 more 16-bit
+  // elements a token than an even split (so 2 · 128 bytes a token more).
+  const std::int64_t n = 4096;
+  const double even = (34.0 * n * 4096 + 4.0 * n * 32) / 16;
+  CHECK(layer_activation_bytes(llama8b(), n, 16, true, Recompute::None) ==
+        Approx(even + 2.0 * n * 128));
+  // At tp 8 one head a rank either way.
+  CHECK(layer_activation_bytes(llama8b(), n, 8, true, Recompute::None) ==
+        Approx((34.0 * n * 4096 + 4.0 * n * 32) / 8));
+}
+
 TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' tensors",
           "[footprint][moe]") {
   const ModelSpec m = moe_model(1);

@@ -166,3 +166,19 @@ TEST_CASE("partition: a split that counts the modules leaves their stage fewer m
   CHECK(partition_fits(seven, all, 5));
   CHECK(partition_model(seven, 5, all).back().mtp == 7);
 }
+
+TEST_CASE("partition: past the key-value heads each TP rank holds one of them", "[partition]") {
+  // Llama-3.1-8B (8 key-value heads of 128, h 4,096): at tp 16 each rank holds one key-value
+  // head's K and V weights, 2 · 4,096 · 128 = 1,048,576 a layer, as at tp 8, not half of it
+  // (Megatron-core's attention with num_query_groups < tp). Q and the output split 16 ways.
+  const ModelSpec* preset = find_model_preset("llama-3.1-8b");
+  REQUIRE(preset);
+  const auto parts = partition_model(*preset, 4);
+  const std::int64_t layer = 218'103'808, kv = 2LL * 4096 * 128 * 8;  // K and V, all heads
+  CHECK(stage_layer_params(*preset, parts[1], 8) == 8 * layer / 8);
+  CHECK(stage_layer_params(*preset, parts[1], 16) == 8 * (layer - kv) / 16 + 8 * kv / 8);
+  CHECK(preset->replicated_kv_params(8) == 0);
+  CHECK(preset->replicated_kv_params(16) == 2LL * 4096 * 128 * 8);
+  CHECK(preset->kv_heads_per_rank(16) == 1.0);
+  CHECK(preset->kv_heads_per_rank(4) == 2.0);
+}

@@ -190,10 +190,13 @@ std::vector<LayerGemm> AnalyticCostModel::attention_gemms() const {
     out.push_back({{"attn_out", "attn_out.dgrad", "attn_out.wgrad"}, {n, h, a * dv / t}});
     return out;
   }
-  const double q = a * dq, kvd = static_cast<double>(m.kv_heads) * dq;
+  // Past the key-value heads each rank projects one (ModelSpec::kv_heads_per_rank), work the
+  // model's FLOPs count once.
+  const double q = a * dq, kvd = m.kv_heads_per_rank(s_.layout.tp) * t * dq;
+  const double useful = (q + 2 * static_cast<double>(m.kv_heads) * dq) / (q + 2 * kvd);
   return {
-      {{"qkv", "qkv.dgrad", "qkv.wgrad"}, {n, (q + 2 * kvd) / t, h}},     // column-parallel
-      {{"attn_out", "attn_out.dgrad", "attn_out.wgrad"}, {n, h, q / t}},  // row-parallel
+      {{"qkv", "qkv.dgrad", "qkv.wgrad"}, {n, (q + 2 * kvd) / t, h}, useful},  // column-parallel
+      {{"attn_out", "attn_out.dgrad", "attn_out.wgrad"}, {n, h, q / t}},       // row-parallel
   };
 }
 
@@ -420,7 +423,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     }
     if (lora) lora_kernels(op, name, g, push);
   };
-  for (const LayerGemm& g : attention_gemms()) gemms(g.names, g.shape);
+  for (const LayerGemm& g : attention_gemms()) gemms(g.names, g.shape, 1, g.useful);
   const double mats_up = m.mlp == MlpKind::SwiGLU ? 2.0 : 1.0;
   if (!moe) {
     gemms({"mlp_up", "mlp_up.dgrad", "mlp_up.wgrad"}, {n, mats_up * f / t, h});
@@ -635,10 +638,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // Latent attention rotates only the rope_dim part of each head's q and one shared key.
     const double d = static_cast<double>(m.qk_head_dim());
     const double qk =
-        m.is_mla()
-            ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
-                   static_cast<double>(m.mla.rope_dim))
-            : n * (static_cast<double>(m.heads) * d + static_cast<double>(m.kv_heads) * d) / t;
+        m.is_mla() ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
+                          static_cast<double>(m.mla.rope_dim))
+                   : n * (static_cast<double>(m.heads) / t + m.kv_heads_per_rank(s_.layout.tp)) * d;
     if (eager.rope)  // on head-major views of the projection: the generic, slower kernel
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels + 2,

@@ -144,6 +144,9 @@ struct Kernel {
 struct LayerGemm {
   std::array<const char*, 3> names;
   GemmShape shape;
+  /// The share of its FLOPs the model counts (MFU): below 1 where ranks repeat work, as QKV's
+  /// replicated key-value heads past kv_heads = tp.
+  double useful = 1;
 };
 
 class AnalyticCostModel : public CostModel {

@@ -27,7 +27,8 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // attention keeps K and V per head (a heads) and its latents, which every TP rank computes
   // whole: q_rank + kv_rank + rope_dim.
   const double q = a * dq, out = a * dv;
-  const double kv = m.is_mla() ? a * (dq + dv) : m.kv_heads * (dq + dv);
+  // Past the key-value heads each TP rank keeps one of them (ModelSpec::kv_heads_per_rank).
+  const double kv = m.is_mla() ? a * (dq + dv) : m.kv_heads_per_rank(tp) * t * (dq + dv);
   // SwiGLU run op by op (F.silu(gate) * up): the product's backward keeps silu's output beside
   // the gate and up projections' (which silu's and the product's keep): one more f-wide tensor
   // than the fused kernel, which recomputes it from the gate.

@@ -3,9 +3,10 @@
 // MLP, or a mixture of experts in place of the MLP (Mixtral, Qwen-MoE, OLMoE, DeepSeek), and
 // GQA or DeepSeek's latent attention. Pure data plus its parameter counts.
 // Does not count: biases' and norms' parameters (under 0.05 % of a layer's), rotary tables.
-#include <cstdint>  // std::int64_t
-#include <string>   // std::string
-#include <vector>   // std::vector
+#include <algorithm>  // std::max
+#include <cstdint>    // std::int64_t
+#include <string>     // std::string
+#include <vector>     // std::vector
 
 namespace trainsim {
 
@@ -84,6 +85,19 @@ struct ModelSpec {
   std::int64_t qk_head_dim() const { return is_mla() ? mla.nope_dim + mla.rope_dim : head_dim(); }
   std::int64_t v_head_dim() const { return is_mla() ? mla.v_dim : head_dim(); }
   bool is_moe() const { return moe.experts > 0; }
+  /// Key-value heads one of `tp` tensor-parallel ranks computes and holds: kv_heads / tp, or past
+  /// them one, replicated (Megatron-core's attention: with num_query_groups < tp each rank
+  /// produces one key-value head, megatron/core/transformer/attention.py).
+  double kv_heads_per_rank(int tp) const {
+    return std::max(1.0, static_cast<double>(kv_heads) / tp);
+  }
+  /// The key and value projections' parameters one of `tp` ranks holds beyond kv_heads / tp of
+  /// them, over all ranks (the replicated heads' share; 0 while tp ≤ kv_heads, and with latent
+  /// attention): a layer's K and V weights h·d each per replicated head.
+  std::int64_t replicated_kv_params(int tp) const {
+    if (is_mla() || tp <= kv_heads) return 0;
+    return 2 * hidden * head_dim() * (tp - kv_heads);
+  }
   /// One routed expert's MLP width.
   std::int64_t expert_ffn() const { return moe.ffn_hidden > 0 ? moe.ffn_hidden : ffn_hidden; }
   /// MLP weight matrices per unit of width: 3 (gate, up, down) for SwiGLU, 2 for GELU.

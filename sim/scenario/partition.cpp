@@ -82,11 +82,12 @@ std::int64_t held_layer_params(const ModelSpec& m, const StageContent& st, int e
 }  // namespace
 
 std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep) {
-  return held_layer_params(m, st, ep) / tp;
+  // Past the key-value heads every rank holds one of them (ModelSpec::kv_heads_per_rank).
+  return (held_layer_params(m, st, ep) + st.layers * m.replicated_kv_params(tp)) / tp;
 }
 
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages, int ep) {
-  std::int64_t p = held_layer_params(m, st, ep);
+  std::int64_t p = held_layer_params(m, st, ep) + st.layers * m.replicated_kv_params(tp);
   if (st.embedding) p += m.embedding_params();
   if (st.head && (!m.tied_embeddings || stages > 1)) p += m.vocab * m.hidden;
   // Multi-token prediction looks up the embedding: an untied model's head stage holds a copy

@@ -1190,7 +1190,10 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"parallelism", "map", "all 1", "dp × tp × pp must equal gpus_per_node × nodes", map(), {}},
       {"parallelism.dp", "integer ≥ 1", "1", "data-parallel replicas", integer(1, kMaxParallel),
        field<&Scenario::layout, &Layout::dp>()},
-      {"parallelism.tp", "integer ≥ 1", "1", "tensor-parallel degree (must divide heads)",
+      {"parallelism.tp", "integer ≥ 1", "1",
+       "tensor-parallel degree (must divide heads; tp and kv_heads must divide one another: past "
+       "the key-value heads each rank holds and projects one of them, replicated, as "
+       "Megatron-core's attention does)",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::tp>()},
       {"parallelism.pp", "integer ≥ 1", "1", "pipeline ranks", integer(1, kMaxParallel),
        field<&Scenario::layout, &Layout::pp>()},
