@@ -347,11 +347,20 @@ TEST_CASE("kernel data: which GPU and kernel have figures", "[kernel_data][atten
   CHECK(find_attention_data("h200", AttentionKernel::Cudnn) ==
         find_attention_data("h100-sxm", AttentionKernel::Cudnn));
   CHECK(find_attention_data("my-gpu", AttentionKernel::Flash2) == nullptr);
-  // B200: cuDNN only (its own curve, not Hopper's); nobody timed FlashAttention-2 on it.
+  // B200: cuDNN (its own curve, not Hopper's) and FlashAttention-2, both from NVIDIA's
+  // cudnn-frontend benchmark: FlashAttention-2 at 16k tokens, head dim 128, forward 397.0
+  // TFLOP/s at 128 heads ÷ 1.106 for the launch's parallelism = 359, forward + backward
+  // 3.5 / (1 / 359 + 2.5 / 331.0) = 339; head dim 64 at the H100's FlashAttention-2 ratios
+  // (forward 293 / 314 of it: 335). Not on a GB200.
   REQUIRE(find_attention_data("b200", AttentionKernel::Cudnn) != nullptr);
   CHECK(find_attention_data("b200", AttentionKernel::Cudnn) !=
         find_attention_data("h100-sxm", AttentionKernel::Cudnn));
-  CHECK(find_attention_data("b200", AttentionKernel::Flash2) == nullptr);
+  const AttentionData* fa2_b200 = find_attention_data("b200", AttentionKernel::Flash2);
+  REQUIRE(fa2_b200 != nullptr);
+  CHECK(fa2_b200->gpu == std::string("b200"));
+  CHECK(fa2_b200->at(16384, 128).forward_tflops == Approx(359).epsilon(0.01));
+  CHECK(fa2_b200->at(16384, 64).forward_tflops == Approx(335).epsilon(0.01));
+  CHECK(find_attention_data("gb200", AttentionKernel::Flash2) == nullptr);
   CHECK(find_attention_data("h100-sxm", AttentionKernel::Unfused) == nullptr);
   // Every chart is slower on A100 than on H100, and FlashAttention-2 beats the 2023 kernels.
   for (double s : {512.0, 2048.0, 16384.0}) {

@@ -226,15 +226,21 @@ TEST_CASE("validate: FP8 casts need FP8 training, and their names are the table'
 }
 
 TEST_CASE("validate: attention kernels the GPU runs and trainsim has figures for") {
-  // FlashAttention-3 is Hopper's alone; on B200 only cuDNN's is measured.
+  // FlashAttention-3 is Hopper's alone; on Blackwell cuDNN's is measured, and FlashAttention-2
+  // on a B200 (NVIDIA's cudnn-frontend benchmark), not on a GB200.
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.attention=flash3"}));
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
                                    {"training.attention=flash3", "cluster.gpu=a100-sxm-80gb"}),
                     Contains("training.attention: flash3 runs on Hopper GPUs only"));
-  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200"}),
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"cluster.gpu=gb200"}),
                     Contains("training.attention: flash2 (the default) has no measured "
-                             "throughput on b200") &&
-                        Contains("set training.attention: cudnn"));
+                             "throughput on gb200") &&
+                        Contains("set training.attention: cudnn (what Transformer Engine runs "
+                                 "there), flash2 on a b200 or unfused"));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200"}));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200", "training.attention=flash1"}),
+      Contains("flash1 has no measured throughput on b200") && !Contains("flash2 on a b200"));
   CHECK_NOTHROW(
       parse_scenario(kBase, "test.yaml", {"cluster.gpu=b200", "training.attention=cudnn"}));
   CHECK_NOTHROW(

@@ -180,6 +180,23 @@ constexpr SeqCurves kCudnnGb300{{335, 571, 812, 987, 1157, 1083},
                                 {355, 628, 940, 1212, 1410, 1406}};
 constexpr SeqCurves kCudnnGb300Forward{{448, 717, 820, 1035, 1297, 1312},
                                        {655, 779, 1098, 1379, 1659, 1719}};
+// FlashAttention-2 on a B200 [FA2-B200]: NVIDIA/cudnn-frontend commit f937055 (2025-06-12),
+// benchmark/sdpa_benchmark_bf16_training/artifacts/sdpa_benchmark_results_NVIDIA_B200.csv, NGC
+// PyTorch 25.05 (PyTorch 2.8.0a0, flash-attn 2.7.3, cuDNN 9.10.2: its sample_b200_run.txt), the
+// `pyt_flash_attention` rows: PyTorch SDPA's FlashAttention-2 backend (its sm80 kernels, on
+// Blackwell), bf16, causal, batch 1, 128 query and 8 key-value heads of 128, median of 20 calls
+// after 5 with the benchmark's pauses against throttling (the cuDNN figures' method), the papers'
+// FLOP convention. Forward 60.6, 147.3, 251.0, 327.6, 376.1, 397.0 TFLOP/s and backward 41.8,
+// 111.9, 194.7, 266.4, 309.2, 331.0 at 512 … 16k tokens. Carried to this file's benchmark as the
+// cuDNN 9.13.1 file of the same benchmark is (kCudnn913B200 above): the forward ÷ 0.753, 0.901,
+// 1.000, 1.058, 1.089, 1.106 for its launches' parallelism (x = s / 148 tiles per SM against
+// 2,048 / 148; constants.h, c = 1.7), the backward flat; head dim 64, which it leaves out, at
+// FlashAttention-2's own ratios to head dim 128 on an H100 (kFa2H100, kFa2H100Forward): at about
+// a sixth of Blackwell's tensor-core peak this kernel needs a third of its exponential units, so
+// the Blackwell fall of head dim 64 (kBlackwellHeadDim64Forward…, measured at full rate) does not
+// apply. A fifth of cuDNN's forward at 16k: Hopper-era code on Blackwell.
+constexpr SeqCurves kFa2B200{{44, 113, 195, 261, 292, 306}, {48, 123, 208, 277, 319, 339}};
+constexpr SeqCurves kFa2B200Forward{{68, 144, 247, 295, 319, 335}, {80, 163, 251, 310, 345, 359}};
 // FlashAttention-3 forward on H100 [FA3].
 constexpr SeqCurves kFa3H100Forward{{197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}};
 
@@ -351,6 +368,24 @@ const AttentionData kCudnn913B200Data{"b200",
                                       kBlackwellHeadDim64,
                                       kBlackwellHeadDim64ForwardB200};
 
+// The training step holds the GPU at its power limit, so this kernel too runs at the clock
+// kB200AttentionSustained measured (FlashAttention-4 throttled back to back): the clock, not the
+// kernel's own draw, sets its pace.
+const AttentionData kFa2B200Data{"b200",
+                                 2.25e15,
+                                 148,
+                                 AttentionKernel::Flash2,
+                                 "FlashAttention-2 (PyTorch SDPA) measured by NVIDIA on a B200 "
+                                 "(cudnn-frontend)",
+                                 kFa2B200,
+                                 kFa2B200Forward,
+                                 nullptr,
+                                 1,
+                                 {},
+                                 constants::kB200AttentionSustained,
+                                 true,
+                                 "FlashAttention-2's ratio to head dim 128 on an H100"};
+
 // GB200: the same figures (its own benchmark from 9.17, B200's of 9.13 before, scaled by the
 // peaks: 2.5 / 2.25 = 1.11, where GB200's GEMM sweep bursts 1.07 times B200's), at GB200's own
 // share at its power limit (constants.h).
@@ -400,11 +435,12 @@ const AttentionData kCudnnGb300Data{"gb300",
                                     kBlackwellHeadDim64,
                                     kBlackwellHeadDim64ForwardGb300};
 
-const AttentionData* const kAll[] = {
-    &kFa2A100Data,     &kFa1A100Data,       &kTritonA100Data,    &kFa2H100Data,
-    &kFa1H100Data,     &kTritonH100Data,    &kFa3H100Data,       &kCudnnH100Data,
-    &kCudnn94H100Data, &kCudnn91H100Data,   &kCudnnB200Data,     &kCudnn913B200Data,
-    &kCudnnGb200Data,  &kCudnn913Gb200Data, &kCudnn913Gb300Data, &kCudnnGb300Data};
+const AttentionData* const kAll[] = {&kFa2A100Data,     &kFa1A100Data,       &kTritonA100Data,
+                                     &kFa2H100Data,     &kFa1H100Data,       &kTritonH100Data,
+                                     &kFa3H100Data,     &kCudnnH100Data,     &kCudnn94H100Data,
+                                     &kCudnn91H100Data, &kCudnnB200Data,     &kCudnn913B200Data,
+                                     &kCudnnGb200Data,  &kCudnn913Gb200Data, &kCudnn913Gb300Data,
+                                     &kCudnnGb300Data,  &kFa2B200Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {

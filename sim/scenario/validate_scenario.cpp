@@ -524,9 +524,9 @@ std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelS
 }
 
 // A fused attention kernel the preset's GPU runs and trainsim has figures for: FlashAttention-3
-// is Hopper's alone (its README: H100 / H800, sm90); on Blackwell only cuDNN's is measured
-// (cost/kernel_data.cpp), the others would fall back to a fixed share of peak that a Hopper-era
-// kernel does not reach there. A custom GPU is not checked.
+// is Hopper's alone (its README: H100 / H800, sm90); on Blackwell cuDNN's is measured, and
+// FlashAttention-2 on a B200 (cost/kernel_data.cpp); the others would fall back to a fixed share
+// of peak that a Hopper-era kernel does not reach there. A custom GPU is not checked.
 void check_attention(const Scenario& s, const Checker& c) {
   if (!s.model) return;
   const GpuPreset* p = find_gpu_preset(s.cluster.gpu.preset);
@@ -539,11 +539,14 @@ void check_attention(const Scenario& s, const Checker& c) {
                                                     : nullptr;
   if (!name) return;  // cudnn, unfused
   const char* deflt = c.given("training.attention") ? "" : " (the default)";
-  if (p->sm >= 100)
+  const bool fa2_b200 = a == AttentionKernel::Flash2 && s.cluster.gpu.preset == "b200";
+  if (p->sm >= 100 && !fa2_b200)
     c.fail("training.attention",
            fmt::format("{}{} has no measured throughput on {} (Blackwell): set "
-                       "training.attention: cudnn (what Transformer Engine runs there) or unfused",
-                       name, deflt, s.cluster.gpu.preset));
+                       "training.attention: cudnn (what Transformer Engine runs there){} or "
+                       "unfused",
+                       name, deflt, s.cluster.gpu.preset,
+                       a == AttentionKernel::Flash2 ? ", flash2 on a b200" : ""));
   else if (a == AttentionKernel::Flash3 && p->sm != 90) {
     std::vector<std::string> hopper;
     for (const std::string& n : gpu_preset_names())
