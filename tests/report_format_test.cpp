@@ -255,6 +255,8 @@ TEST_CASE("run: an uneven default layer split is named in the layout line", "[re
   s.cluster.gpus_per_node = 3;
   const StepReport r = make_report(simulate(s));
   CHECK(r.uneven_layers == std::vector<int>{10, 11, 11});
+  CHECK(report_to_json(r)["layout"]["uneven_layers"] == nlohmann::json({10, 11, 11}));
+  CHECK(report_to_json(make_report(simulate(llama8b())))["layout"]["uneven_layers"].is_null());
   CHECK_THAT(format_report(r),
              Catch::Contains("· pp 3 · layers per stage 10/11/11 (the even split's remainder on "
                              "stages 1, 2, …) · 64 micro-batches"));

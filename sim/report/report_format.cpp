@@ -332,6 +332,8 @@ nlohmann::json report_to_json(const StepReport& r) {
                    {"mtp", r.split.mtp},
                    {"layers", r.split.layers.empty() ? nlohmann::json(nullptr)
                                                      : nlohmann::json(r.split.layers)}}},
+                 {"uneven_layers", r.uneven_layers.empty() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(r.uneven_layers)},
                  {"zero", r.zero},
                  {"sequence_parallel", r.sequence_parallel},
                  {"tp_overlap", r.tp_overlap}};
