@@ -194,7 +194,8 @@ constexpr SeqCurves kCudnnGb300Forward{{448, 717, 820, 1035, 1297, 1312},
 // FlashAttention-2's own ratios to head dim 128 on an H100 (kFa2H100, kFa2H100Forward): at about
 // a sixth of Blackwell's tensor-core peak this kernel needs a third of its exponential units, so
 // the Blackwell fall of head dim 64 (kBlackwellHeadDim64Forward…, measured at full rate) does not
-// apply. A fifth of cuDNN's forward at 16k: Hopper-era code on Blackwell.
+// apply. Under a third of cuDNN's forward at 16k (397 against 1,359 in the same file): Hopper-era
+// code on Blackwell.
 constexpr SeqCurves kFa2B200{{44, 113, 195, 261, 292, 306}, {48, 123, 208, 277, 319, 339}};
 constexpr SeqCurves kFa2B200Forward{{68, 144, 247, 295, 319, 335}, {80, 163, 251, 310, 345, 359}};
 // FlashAttention-3 forward on H100 [FA3].
