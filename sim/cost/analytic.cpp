@@ -514,8 +514,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   if (eager.qkv_split && !m.is_mla()) {
     // QKV's output split by slicing a view (constants.h): forward, V copied contiguous; backward,
     // the output's gradient assembled from three zero-filled full-width ones.
-    const double values = n * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
-                          static_cast<double>(m.v_head_dim());
+    const double values =
+        n * m.kv_heads_per_rank(s_.layout.tp) * static_cast<double>(m.v_head_dim());
     // The strided copies (V's gather forward, the slices' scatter into the zeroed gradients
     // backward) at their measured rates; the fills and sums at the usual one.
     namespace c = constants;
@@ -543,8 +543,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   if (eager.qkv_layout && !m.is_mla()) {
     // nanotron's copies that lay Q, K and V out for flash-attn and the output back (constants.h):
     // QKV's output, K and V, the attention output; the forward's and their gradients'.
-    const double kv = n * 2 * std::max(1.0, static_cast<double>(m.kv_heads) / t) *
-                      static_cast<double>(m.qk_head_dim());
+    const double kv =
+        n * 2 * m.kv_heads_per_rank(s_.layout.tp) * static_cast<double>(m.qk_head_dim());
     // The output's copies only where a micro-batch holds more than one sequence.
     const bool several = s_.training.micro_batch_size > 1;
     const double o =
@@ -743,7 +743,7 @@ Kernel AnalyticCostModel::ring_merge(Op op) const {
   const ModelSpec& m = *s_.model;
   const double cp = s_.layout.cp, t = s_.layout.tp;
   const double tokens = s_.training.micro_batch_size * s_.training.seq_len / cp;
-  const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / t);
+  const double kv_heads = m.kv_heads_per_rank(s_.layout.tp);
   const double q = tokens * static_cast<double>(m.heads) / t * static_cast<double>(m.v_head_dim());
   const double kv = tokens * kv_heads * static_cast<double>(m.qk_head_dim() + m.v_head_dim());
   const double later = cp - 1;  // steps after the diagonal one
@@ -805,7 +805,7 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
       // bits (read 2, write 1 or the other way: 3 bytes an element), the backward the output's
       // gradient in and Q, K and V's gradients out.
       const double q = b * sq * static_cast<double>(m.heads) / t * d;
-      const double kv = b * sq * std::max(1.0, static_cast<double>(m.kv_heads) / t) * (d + dv);
+      const double kv = b * sq * m.kv_heads_per_rank(s_.layout.tp) * (d + dv);
       Kernel k{Kernel::Kind::Memory, "attention.fp8_cast", {0, 0, 0}, 1, 0, 3 * (2 * q + kv)};
       k.launches = 4;
       push(k);
@@ -1839,7 +1839,7 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
   // Per layer, the keys and values of the whole sequence on this rank's heads (nccl-tests S of
   // the all-gather; the ring's cp − 1 sends of one rank's block move the same (cp − 1)/cp · S).
   // Grouped-query heads are split over TP ranks, or replicated when fewer than tp.
-  const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / s_.layout.tp);
+  const double kv_heads = m.kv_heads_per_rank(s_.layout.tp);
   const double width = kv_heads * static_cast<double>(m.qk_head_dim() + m.v_head_dim());
   const double bytes = static_cast<double>(s_.training.seq_len) * s_.training.micro_batch_size *
                        width * 2.0;  // bf16
