@@ -17,6 +17,10 @@ expect 0 "gpipe" -- "$bin" schedule --list
 expect 2 "parallelism.pp: expected an integer in \\[1, 1048576\\], got 0" -- "$bin" run "$src/scenarios/default.yaml" --set parallelism.pp=0 --trace "$tmp/bad.json"
 [ -e "$tmp/bad.json" ] && { echo "FAIL: a failed run left a trace file"; fail=1; }
 expect 2 "unknown schedule" -- "$bin" run "$src/scenarios/default.yaml" --schedule nope
+# a schedule that does not take the scenario's chunks per rank names the key that sets them
+expect 2 "it needs vpp = 2, got vpp = 1 (parallelism.vpp sets the chunks per rank: --set parallelism.vpp=2 runs zb-v)" -- "$bin" run "$src/scenarios/default.yaml" --schedule zb-v
+expect 0 "for a row marked (vpp N), add --set parallelism.vpp=N" -- "$bin" compare "$src/scenarios/default.yaml"
+expect 0 "step time" -- "$bin" run "$src/scenarios/default.yaml" --schedule zb-v --set parallelism.vpp=2
 expect 2 "unknown command \"runn\" (did you mean \`run\`?); commands: run, memory" -- "$bin" runn "$src/scenarios/default.yaml"
 expect 2 "A subcommand is required" -- "$bin"
 expect 2 "cluster.gpu_speed_spread: expected a number in \\[0, 0.2\\], got \"0.3\"" -- "$bin" run "$src/scenarios/default.yaml" --set cluster.gpu_speed_spread=0.3
@@ -95,10 +99,14 @@ expect 2 "no schedule can run this scenario" -- "$bin" compare "$src/scenarios/p
 # under each of them.
 expect 0 "paper-1f1b · 1f1b .* 34.600 ms" -- "$bin" compare "$src/scenarios/default.yaml" "$src/scenarios/paper-1f1b.yaml"
 grep -q "^  llama8b-h100x8-pp4 · 1f1b: 8 GPUs" "$tmp/out" || { echo "FAIL: compare A B has no header per scenario"; fail=1; }
-# --vary: edits of one scenario, one row per combination; a refused value is a skipped row
+# --vary: edits of one scenario, one row per combination; a layout that cannot run is a skipped
+# row, a value its key's rule refuses (or a key given twice) is bad input
 expect 0 "parallelism.zero=1, training.recompute=full · 1f1b " -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero=0,1 --vary training.recompute=none,full
-expect 0 "skipped parallelism.zero=7 · 1f1b: ScenarioError: --vary parallelism.zero=7: parallelism.zero: expected an integer in \\[0, 3\\], got 7" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero=1,7
-expect 2 "none of these variants can run" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero=7
+expect 0 "skipped parallelism.pp=3 · 1f1b: ScenarioError: --vary parallelism.pp=3: parallelism.pp: dp × tp × pp = 2 × 1 × 3 = 6 must equal the GPU count" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.pp=4,3
+expect 2 "none of these variants can run" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.pp=3
+expect 2 "--vary parallelism.zero=7: parallelism.zero: expected an integer in \\[0, 3\\], got 7" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero=1,7
+expect 2 "training.recompute: expected one of none, selective, full, got \"ful\"" -- "$bin" compare "$src/scenarios/default.yaml" --vary training.recompute=none,ful
+expect 2 "parallelism.zero is already varied by --vary parallelism.zero=1" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero=1 --vary parallelism.zero=2
 expect 2 "expected key.path=v1,v2" -- "$bin" compare "$src/scenarios/default.yaml" --vary parallelism.zero
 expect 2 "--vary edits one scenario" -- "$bin" compare "$src/scenarios/default.yaml" "$src/scenarios/default.yaml" --vary parallelism.zero=1
 expect 0 "paper-1f1b · gpipe" -- "$bin" compare "$src/scenarios/default.yaml" "$src/scenarios/paper-1f1b.yaml" --schedules 1f1b,gpipe

@@ -132,6 +132,26 @@ TEST_CASE("variants: --vary specs make every combination, the first varying slow
   CHECK_THROWS_WITH(vary({"schedule.group_size=2,4"}), Contains("a schedule option is read with "
                                                                 "the file"));
   CHECK_THROWS_WITH(vary({"parallelism.=1"}), Contains("empty key in path"));
+  // A key given twice would keep only its last value in every variant: refused, naming both.
+  CHECK_THROWS_WITH(vary({"parallelism.zero=1", "parallelism.zero=2"}),
+                    Contains("--vary parallelism.zero=2: parallelism.zero is already varied by "
+                             "--vary parallelism.zero=1; give its values once"));
+}
+
+TEST_CASE("variants: with the scenario, a value its key's rule refuses fails before any run") {
+  const Scenario s = test::pipeline(4, 8, 1, 2);
+  // A misspelt enum and an integer out of range are bad input (the CLI exits 2)...
+  CHECK_THROWS_AS(vary({"training.recompute=none,ful"}, &s), ScenarioError);
+  CHECK_THROWS_WITH(vary({"training.recompute=none,ful"}, &s),
+                    Contains("--vary training.recompute=ful: training.recompute: expected one "
+                             "of none, selective, full, got \"ful\""));
+  CHECK_THROWS_WITH(vary({"parallelism.zero=0,5"}, &s),
+                    Contains("parallelism.zero: expected an integer in [0, 3], got 5"));
+  // ...while a value that reads but makes a layout that cannot run stays a variant (a row with
+  // its error: simulate_variants above), and good values make every combination as without it.
+  const auto v = vary({"parallelism.pp=3,4", "training.recompute=none,full"}, &s);
+  REQUIRE(v.size() == 4);
+  CHECK(v[1].label == "parallelism.pp=3, training.recompute=full");
 }
 
 TEST_CASE("variants: edits of one scenario side by side - one that cannot be is a row") {

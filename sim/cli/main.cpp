@@ -435,7 +435,7 @@ int cmd_compare(const CompareArgs& a, bool schedules_given) {
   std::vector<VariantResult> variants;
   if (!a.vary.empty()) {  // edits of one scenario, each under its schedule (or --schedules)
     if (several) throw InputError("compare: --vary edits one scenario; give one file");
-    variants = simulate_variants(scenarios[0], vary(a.vary),
+    variants = simulate_variants(scenarios[0], vary(a.vary, &scenarios[0]),
                                  schedules_given ? names : std::vector<std::string>{}, opt,
                                  /*jobs: every core*/ 0);
   } else {
@@ -800,15 +800,17 @@ int main(int argc, char** argv) {
                       "scenario's vpp or, if it cannot, at the nearest it takes (the row says "
                       "so); one that still cannot run is listed as skipped")
           ->capture_default_str();
-  cmp->add_option("--vary", ca.vary,
-                  "KEY=V1,V2,… : compare edits of the scenario instead, one row per value (each "
-                  "under the scenario's schedule, or each of --schedules); repeat it for every "
-                  "combination, e.g. --vary parallelism.zero=0,1,3 --vary training.recompute="
-                  "none,full. Each value is read by the key's rule, as in the file; an edit that "
-                  "cannot run is listed as skipped. A YAML list keeps commas inside values: "
-                  "parallelism.rank_order='[\"tp,dp,pp\", \"dp,tp,pp\"]'. Keys that rebuild "
-                  "the scenario (model, cluster.gpu, the schedule) and list values do not vary: "
-                  "compare one file for each model or GPU, --schedules for schedules")
+  cmp->add_option(
+         "--vary", ca.vary,
+         "KEY=V1,V2,… : compare edits of the scenario instead, one row per value (each "
+         "under the scenario's schedule, or each of --schedules); repeat it for every "
+         "combination, e.g. --vary parallelism.zero=0,1,3 --vary training.recompute="
+         "none,full (each key once). Each value is read by the key's rule, as in the file, "
+         "before anything runs (one it refuses is an error); an edit that reads but "
+         "cannot run is listed as skipped. A YAML list keeps commas inside values: "
+         "parallelism.rank_order='[\"tp,dp,pp\", \"dp,tp,pp\"]'. Keys that rebuild "
+         "the scenario (model, cluster.gpu, the schedule) and list values do not vary: "
+         "compare one file for each model or GPU, --schedules for schedules")
       ->type_name("KEY=V1,V2");
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,

@@ -173,8 +173,8 @@ std::string format_report(const StepReport& r) {
       if (st.comm_host_s > 0) host = std::max(host, st.exposed_host_s);
     }
     o += fmt::format(
-        "exposed comm         TP {} · DP {} · PP {}{}{}{}{}  (worst stage, not hidden by "
-        "compute)\n",
+        "exposed comm         TP {} · DP {} · PP {}{}{}{}{}  (worst stage, outside compute; "
+        "time two kinds share counted once)\n",
         format_time(tp), format_time(dp), format_time(pp),
         r.ep > 1 ? " · EP all-to-all " + format_time(ep) : std::string(),
         r.cp > 1 ? " · CP KV " + format_time(cp) : std::string(),
@@ -553,7 +553,9 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   const bool one_device = std::all_of(rows.begin(), rows.end(), [&](const ComparedSchedule& r) {
     return r.memory.device_memory == device;
   });
-  const char* where = any_oom ? " (`trainsim memory SCENARIO --schedule NAME` says where)" : "";
+  const char* where = any_oom ? " (`trainsim memory SCENARIO --schedule NAME` says where; for a "
+                                "row marked (vpp N), add --set parallelism.vpp=N)"
+                              : "";
   if (one_device && device > 0) {
     o += fmt::format(";\nOOM: over the device's {}{}", format_bytes(device), where);
   } else if (!one_device) {

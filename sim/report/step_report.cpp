@@ -294,15 +294,25 @@ StepReport make_report(const Timeline& tl) {
       held_bytes += e.bytes;
       st.peak_activation_bytes = std::max(st.peak_activation_bytes, held_bytes + e.transient);
     }
-    st.exposed_tp_s = to_seconds(uncovered(tp_iv[i], compute_iv[i]));
-    st.exposed_dp_s = to_seconds(uncovered(dp_iv[i], compute_iv[i]));
-    st.exposed_pp_s = to_seconds(uncovered(pp_iv[i], compute_iv[i]));
-    st.exposed_gather_s = to_seconds(uncovered(gather_iv[i], compute_iv[i]));
-    st.exposed_ep_s = to_seconds(uncovered(ep_iv[i], compute_iv[i]));
+    // Exposed: not under compute, and each moment counted once, for the first kind in the
+    // order those on or gating the compute stream (TP, CP, EP), then pipeline sends, ZeRO
+    // gathers, the data-parallel reduction, host copies; so the kinds add up to the stage's
+    // communication time outside compute.
+    std::vector<Interval> cover = compute_iv[i];
+    auto expose = [&](const std::vector<Interval>& kind) {
+      const double s = to_seconds(uncovered(kind, cover));
+      cover.insert(cover.end(), kind.begin(), kind.end());
+      return s;
+    };
+    st.exposed_tp_s = expose(tp_iv[i]);
+    st.exposed_cp_s = expose(cp_iv[i]);
+    st.exposed_ep_s = expose(ep_iv[i]);
+    st.exposed_pp_s = expose(pp_iv[i]);
+    st.exposed_gather_s = expose(gather_iv[i]);
+    st.exposed_dp_s = expose(dp_iv[i]);
+    st.exposed_host_s = expose(host_iv[i]);
     st.comm_ep_s = to_seconds(union_length(ep_iv[i]));
-    st.exposed_cp_s = to_seconds(uncovered(cp_iv[i], compute_iv[i]));
     st.comm_cp_s = to_seconds(union_length(cp_iv[i]));
-    st.exposed_host_s = to_seconds(uncovered(host_iv[i], compute_iv[i]));
     st.comm_host_s = to_seconds(union_length(host_iv[i]));
     st.comm_tp_s = to_seconds(union_length(tp_iv[i]));
     st.comm_dp_s = to_seconds(union_length(dp_iv[i]));

@@ -45,7 +45,9 @@ struct StageStats {
   /// per-micro-batch bytes of each chunk, held from forward to last backward); 0 without a model.
   double peak_activation_bytes = 0;
   /// Communication not hidden behind this stage's compute (union of its transfers minus the
-  /// union of its compute), per kind; TP collectives sit on the compute stream, so all of
+  /// union of its compute), per kind, a moment two kinds share counted once, for the first in
+  /// the order TP, CP, EP, PP, gather, DP, host (so the kinds add up to the stage's time in
+  /// transfers outside compute); TP collectives sit on the compute stream, so all of
   /// theirs is exposed unless parallelism.tp_overlap. `gather`: ZeRO parameter all-gathers.
   /// `ep`: expert parallelism's token all-to-alls. `cp`: context parallelism's key/value
   /// exchange. `host`: activation offload's copies to and from host memory.

@@ -102,8 +102,20 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
       params.costs = stage_costs(sc, *cost, e.stage_ranks(sc.layout.pp, sc.layout.vpp));
     return make_schedule(n, params);
   } catch (const ScheduleError& e) {
+    // A schedule that does not take the scenario's chunks per rank: name the key that sets them.
+    std::string detail = e.detail();
+    const ScheduleEntry* entry = nullptr;
+    try {
+      entry = &find_schedule(n);
+    } catch (const ScheduleError&) {  // an unknown name: e says so
+    }
+    if (entry && !entry->accepts_chunks(sc.layout.vpp))
+      detail += fmt::format(
+          " (parallelism.vpp sets the chunks per rank: --set parallelism.vpp={} "
+          "runs {})",
+          entry->nearest_chunks(sc.layout.vpp), n);
     if (!name.empty() && name != sc.schedule.name)  // chosen on the command line
-      throw ScheduleError(fmt::format("--schedule {}: {}", name, e.detail()));
+      throw ScheduleError(fmt::format("--schedule {}: {}", name, detail));
     // At the option's own line (or --set) when the error is about one, else at `schedule`.
     const std::string option = e.option().empty() ? "" : "schedule." + e.option();
     const std::string where = !option.empty() && sc.origins.count(option) ? sc.origins.at(option)
@@ -111,8 +123,7 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
                               : sc.source.empty()                         ? "scenario"
                                                                           : sc.source;
     throw ScheduleError(
-        fmt::format("{}: {}: {}", where, option.empty() ? "schedule" : option, e.detail()),
-        e.option());
+        fmt::format("{}: {}: {}", where, option.empty() ? "schedule" : option, detail), e.option());
   }
 }
 

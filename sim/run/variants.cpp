@@ -94,14 +94,20 @@ std::vector<VariantResult> simulate_scenarios(const std::vector<Scenario>& scena
   return out;
 }
 
-std::vector<Variant> vary(const std::vector<std::string>& specs) {
+std::vector<Variant> vary(const std::vector<std::string>& specs, const Scenario* base) {
   std::vector<Variant> out{{}};
+  std::map<std::string, std::string> given;  // key → the spec that varies it
   for (const std::string& spec : specs) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
       throw InputError(
           fmt::format("--vary {}: expected key.path=v1,v2,… (e.g. parallelism.zero=0,1,3)", spec));
     const std::string key = spec.substr(0, eq), list = spec.substr(eq + 1);
+    // Each key once: a second spec would overwrite the first's value in every variant.
+    if (const auto [at, fresh] = given.emplace(key, spec); !fresh)
+      throw InputError(fmt::format(
+          "--vary {}: {} is already varied by --vary {}; give its values once ({}=a,b,…)", spec,
+          key, at->second, key));
     // A key no edit can set fails here, once, not in every variant.
     // The keys that rebuild the scenario (a model, a GPU preset, the schedule) have other ways
     // to be compared side by side: say which.
@@ -140,6 +146,13 @@ std::vector<Variant> vary(const std::vector<std::string>& specs) {
           throw InputError(fmt::format("--vary {}: an empty value in the list", spec));
       }
     }
+    // Each value read by its key's rule on the scenario it will edit: one the rule refuses
+    // (a misspelt enum, a number out of range) is bad input, not a variant that cannot run.
+    if (base)
+      for (const std::string& value : values) {
+        Scenario probe = *base;
+        set_value(probe, key + "=" + value, "--vary " + key + "=" + value);
+      }
     std::vector<Variant> next;
     for (const Variant& v : out)
       for (const std::string& value : values) {

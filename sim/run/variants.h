@@ -91,8 +91,10 @@ std::vector<Result> map_variants(
 /// The variants of `--vary KEY=V1,V2,…` specs: every combination of their values, the first
 /// spec's values varying slowest, each labelled "key=v, key=v". A value list in YAML flow form
 /// (`key=["tp,dp,pp", "dp,tp,pp"]`) keeps commas inside values. Throws InputError for a spec
-/// with no '=' or no value.
-std::vector<Variant> vary(const std::vector<std::string>& specs);
+/// with no '=' or no value, a key no edit can set, or a key given twice; with `base`, also for
+/// a value its key's rule refuses on `base` (set_value: a misspelt name, a number out of range),
+/// so that only edits that read but cannot run become rows with their error.
+std::vector<Variant> vary(const std::vector<std::string>& specs, const Scenario* base = nullptr);
 
 /// Each variant of `base` side by side (map_variants, on `jobs` threads): simulated as
 /// simulate_scenarios does (its own schedule, or each of `schedules` with the retry rule). An
