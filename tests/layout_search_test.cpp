@@ -767,6 +767,13 @@ parallelism: {pp: 4}
   const auto pairs = layout_candidates(s, space);
   REQUIRE(pairs.size() == 2);
   for (const auto& c : pairs) CHECK(c.vpp == (c.schedule == "1f1b" ? 1 : 2));
+  // At pp 1 there is no pipeline to interleave: of pp 1 and 4 with both schedules at vpp 1
+  // and 2, interleaved-1f1b is a candidate at pp 4 only (dp 4 at pp 1: ZeRO 0–3, one each).
+  space.pp = {1, 4};
+  const auto flat = layout_candidates(s, space);
+  CHECK(flat.size() == 4 + 1 + 1);  // pp 1: 1f1b at ZeRO 0–3; pp 4: 1f1b, interleaved-1f1b
+  for (const auto& c : flat) CHECK((c.pp == 1 && c.vpp > 1) == false);
+  space.pp = {4};
   // Only pairs no schedule takes: an error that says which counts each takes.
   space.vpp = {3};
   space.schedules = {"1f1b"};

@@ -1489,7 +1489,10 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"memory.fragmentation", "0–0.5", "0.115",
        "the share of device memory the caching allocator's fragmentation leaves unusable: a GPU "
        "whose peak passes (1 − fragmentation) × `cluster.gpu.memory` (the reports' `usable`) is "
-       "likely to run out, and `trainsim search` keeps its layouts under it. Default: 11.5 %, "
+       "likely to run out, and `trainsim search` marks the layouts that fit the device but pass "
+       "it as tight (`~` after the peak; ranked among those that fit, as 14 of the published "
+       "runs trained so, with the fastest layout that keeps under it named beneath the table). "
+       "Default: 11.5 %, "
        "the 9.2 GB of 80 that PyTorch's caching allocator held on average beyond GMLake's "
        "stitching over eight LLMs on A100 80GB (Guo et al., ASPLOS 2024); of the Ultra-Scale "
        "Playbook's measured layouts that crashed, 1,053 of 1,224 come out over it (975 over the "

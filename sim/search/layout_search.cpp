@@ -309,6 +309,10 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                   continue;
                 }
               }
+              // Chunks per rank interleave a pipeline's stages: at pp 1 there is none, and
+              // no framework runs such a layout (Megatron-core takes a virtual pipeline only
+              // with pipeline parallelism); `run` still simulates one asked for.
+              if (pp == 1 && vpp > 1) continue;
               for (int z : values_or(space.zero, {0, 1, 2, 3}, dp * cp == 1))
                 for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
                   for (const auto& [rc, layers] : recomputes(pp, vpp))
