@@ -241,7 +241,8 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
       const StepReport& r = c.report;
       const double phase = r.pipeline_time_s > 0 ? r.pipeline_time_s : 1.0;
       QString text = QStringLiteral(
-                         "<b>%1</b> — step %2 s, bubble %3 % of step, idle from imbalance %4 %, "
+                         "<b>%1</b> — step %2 s, bubble %3 % of a balanced pipeline, idle from "
+                         "imbalance %4 %, "
                          "communication %5 %")
                          .arg(QString::fromStdString(c.schedule))
                          .arg(r.step_time_s, 0, 'f', 4)
@@ -303,8 +304,8 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
   fill_table(names, step, bubble_step, bubble_ideal, peak, oom);
   charts_->addWidget(bar_chart(BarChartSpec(tr("step time"), tr("s"), names, {{tr("step"), step}})),
                      1);
-  charts_->addWidget(bar_chart(BarChartSpec(tr("pipeline bubble, % of step"), tr("%"), names,
-                                            {{tr("bubble"), bubble_step}})),
+  charts_->addWidget(bar_chart(BarChartSpec(tr("pipeline bubble, % of a balanced pipeline"),
+                                            tr("%"), names, {{tr("bubble"), bubble_step}})),
                      1);
   if (std::none_of(peak.begin(), peak.end(), [](double p) { return p > 0; })) return;
   // Memory: a schedule needing far more than the device stops at the axis' end, in red, so the
@@ -335,9 +336,9 @@ void CompareView::fill_table(const QStringList& names, const std::vector<double>
   table_->setSortingEnabled(false);
   table_->clear();
   table_->setColumnCount(6);
-  table_->setHorizontalHeaderLabels({tr("schedule"), tr("step time (s)"), tr("bubble, % of step"),
-                                     tr("bubble over ideal, %"), tr("peak memory / GPU (GB)"),
-                                     tr("fits")});
+  table_->setHorizontalHeaderLabels(
+      {tr("schedule"), tr("step time (s)"), tr("bubble, % of balanced pipeline"),
+       tr("bubble over ideal, %"), tr("peak memory / GPU (GB)"), tr("fits")});
   table_->setRowCount(static_cast<int>(names.size()));
   for (int i = 0; i < names.size(); ++i) {
     const auto k = static_cast<std::size_t>(i);

@@ -20,6 +20,12 @@ expect 2 "unknown schedule" -- "$bin" run "$src/scenarios/default.yaml" --schedu
 # a schedule that does not take the scenario's chunks per rank names the key that sets them
 expect 2 "it needs vpp = 2, got vpp = 1 (parallelism.vpp sets the chunks per rank: --set parallelism.vpp=2 runs zb-v)" -- "$bin" run "$src/scenarios/default.yaml" --schedule zb-v
 expect 0 "for a row marked (vpp N), add --set parallelism.vpp=N" -- "$bin" compare "$src/scenarios/default.yaml"
+# compare --json: "schedule" the registered name (as run --json), "label" the table's row name
+expect 0 '"label": "zb-v (vpp 2)"' -- "$bin" compare "$src/scenarios/default.yaml" --json --schedules zb-v
+expect 0 '"schedule": "zb-v"' -- "$bin" compare "$src/scenarios/default.yaml" --json --schedules zb-v
+expect 0 '"retried": true' -- "$bin" compare "$src/scenarios/default.yaml" --json --schedules zb-v
+# --schedule (run's singular) is --schedules on compare
+expect 0 "^1f1b " -- "$bin" compare "$src/scenarios/default.yaml" --schedule 1f1b
 expect 0 "step time" -- "$bin" run "$src/scenarios/default.yaml" --schedule zb-v --set parallelism.vpp=2
 expect 2 "unknown command \"runn\" (did you mean \`run\`?); commands: run, memory" -- "$bin" runn "$src/scenarios/default.yaml"
 expect 2 "A subcommand is required" -- "$bin"

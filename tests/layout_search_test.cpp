@@ -148,6 +148,9 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
   CHECK(j["validation_by_tp"][1]["mean_error"].get<double>() == by_tp[1].second.mean_error);
   REQUIRE(j["results"].size() == 10);
   CHECK(j["results"][9]["ran"] == false);
+  // A layout not simulated has no peak: null, not 0 (which a sort by memory would put first).
+  CHECK(j["results"][9]["peak_memory_bytes"].is_null());
+  CHECK(j["results"][0]["peak_memory_bytes"].get<double>() == results[0].peak_memory);
   CHECK(j["results"][0]["report"]["step_time_s"].get<double>() == results[0].report.step_time_s);
   CHECK(j["results"][0]["report"]["validation"]["gpu"] == "h100-sxm");
   CHECK(j["validation_ranking"]["pairs"] == validation_ranking().pairs);

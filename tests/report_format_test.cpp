@@ -23,7 +23,7 @@ Scenario llama8b() {
 
 ComparedSchedule compared(const Scenario& s, const std::string& schedule) {
   const Timeline tl = simulate(s, {schedule, true});
-  return {make_report(tl), make_memory_report(tl)};
+  return {make_report(tl), make_memory_report(tl), {}, false};
 }
 
 // A checked case on 8 H100s named `name`, its step predicted `error` off the measured 1 s
@@ -102,6 +102,8 @@ TEST_CASE("compare --json: every schedule carries its memory report", "[report]"
   const nlohmann::json j = comparison_to_json({compared(s, "afab"), compared(s, "1f1b")});
   REQUIRE(j["schedules"].size() == 2);
   CHECK(j["schedules"][0]["schedule"] == "afab");
+  CHECK(j["schedules"][0]["label"] == "afab");  // no label given: the schedule's name
+  CHECK(j["schedules"][0]["retried"] == false);
   CHECK(j["schedules"][0]["memory"]["out_of_memory"].size() == 4);
   CHECK(j["schedules"][1]["memory"]["out_of_memory"].empty());
   CHECK(j["schedules"][1]["memory"]["device_memory"].get<double>() == s.cluster.gpu.memory);

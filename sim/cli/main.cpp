@@ -282,7 +282,10 @@ int cmd_run(const RunArgs& a) {
     j["memory"] = memory_to_json(mem);
     std::cout << json_text(j, 2) << "\n";
   } else {
-    std::cout << format_report(r) << "------------------------------------\n" << format_memory(mem);
+    std::cout << format_report(r) << "------------------------------------\n"
+              << (sc.model ? format_memory(mem)
+                           : std::string("memory not modelled: this scenario gives stage costs, "
+                                         "not a model whose bytes could be counted\n"));
   }
   if (!a.trace.empty() && !a.json) std::cout << "trace written to " << a.trace << "\n";
   return 0;
@@ -451,8 +454,8 @@ int cmd_compare(const CompareArgs& a, bool schedules_given) {
       continue;
     }
     timelines.push_back(v.timeline.get());
-    rows.push_back({make_report(*v.timeline), make_memory_report(*v.timeline)});
-    rows.back().step.schedule = v.label();
+    rows.push_back(
+        {make_report(*v.timeline), make_memory_report(*v.timeline), v.label(), v.retried});
   }
   if (rows.empty())
     throw ScheduleError(std::string(!a.vary.empty() ? "none of these variants can run:\n"
@@ -714,8 +717,8 @@ int cmd_schedule(const ScheduleArgs& a) {
     const StepReport r = make_report(tl);
     std::cout << split_note;
     std::cout << fmt::format(
-        "bubble {:.4f} of the step, {:.4f} over ideal{}\n", r.bubble_fraction_of_step,
-        r.bubble_over_ideal,
+        "bubble {:.4f} of a balanced pipeline's time, {:.4f} over ideal compute{}\n",
+        r.bubble_fraction_of_step, r.bubble_over_ideal,
         r.overlapped_steps ? fmt::format(" (steps overlap: period {}, one step alone {})",
                                          format_time(r.step_time_s), format_time(r.one_step_s))
                            : "");
@@ -794,7 +797,7 @@ int main(int argc, char** argv) {
       "own schedule), side by side",
       ca.scenarios, ca.sets, "Scenario YAML file, or several to compare (--set applies to each)");
   auto* cmp_schedules =
-      cmp->add_option("--schedules", ca.schedules,
+      cmp->add_option("--schedules,--schedule", ca.schedules,
                       "Comma-separated schedule names, or all (the default for one scenario; "
                       "several scenarios run their own unless this is given). Each runs at the "
                       "scenario's vpp or, if it cannot, at the nearest it takes (the row says "

@@ -180,13 +180,16 @@ std::string format_report(const StepReport& r) {
         r.cp > 1 ? " · CP KV " + format_time(cp) : std::string(),
         host >= 0 ? " · activation offload " + format_time(host) : std::string(),
         zero > 0 ? " · ZeRO gathers " + format_time(zero) : std::string());
-    o += fmt::format("comm traffic / GPU   TP {} · DP {} · PP {}{}{}{}  (bytes sent per step)\n",
-                     format_bytes(r.volume.tp_bytes), format_bytes(r.volume.dp_bytes),
-                     format_bytes(r.volume.pp_bytes),
-                     r.ep > 1 ? " · EP " + format_bytes(r.volume.ep_bytes) : std::string(),
-                     r.cp > 1 ? " · CP " + format_bytes(r.volume.cp_bytes) : std::string(),
-                     r.volume.host_bytes > 0 ? " · host link " + format_bytes(r.volume.host_bytes)
-                                             : std::string());
+    if (!r.model)  // stage costs only: transfers timed, their bytes not known
+      o += "comm traffic / GPU   - (a scenario of stage costs gives no bytes)\n";
+    else
+      o += fmt::format("comm traffic / GPU   TP {} · DP {} · PP {}{}{}{}  (bytes sent per step)\n",
+                       format_bytes(r.volume.tp_bytes), format_bytes(r.volume.dp_bytes),
+                       format_bytes(r.volume.pp_bytes),
+                       r.ep > 1 ? " · EP " + format_bytes(r.volume.ep_bytes) : std::string(),
+                       r.cp > 1 ? " · CP " + format_bytes(r.volume.cp_bytes) : std::string(),
+                       r.volume.host_bytes > 0 ? " · host link " + format_bytes(r.volume.host_bytes)
+                                               : std::string());
   }
   if (launch > 0)
     o += fmt::format(
@@ -242,10 +245,11 @@ std::string format_report(const StepReport& r) {
       format_time(r.critical.optimizer_s), r.critical.tasks,
       r.overlapped_steps ? "; one step alone, as steps overlap" : "");
   o += "------------------------------------\n";
-  o += "stage   compute busy      idle        first start   last end   peak in flight  "
+  // Peak in flight: the most micro-batches whose activations the stage holds at once.
+  o += "stage   compute busy      idle        first start   last end   micro-batches held  "
        "activations\n";
   for (const auto& s : r.stages)
-    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}   {:>8.3g} mb  {:>11}\n", s.stage,
+    o += fmt::format("{:>5}   {:>12}  {:>12}  {:>12}  {:>12}   {:>18.3g}  {:>11}\n", s.stage,
                      format_time(s.compute_busy_s), format_time(s.idle_s),
                      format_time(s.first_compute_start_s), format_time(s.last_compute_end_s),
                      s.peak_in_flight,
@@ -383,7 +387,9 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["model_flops_per_step"] = r.model_flops;
   j["tflops_per_gpu"] = r.tflops_per_gpu;
   j["mfu"] = r.mfu ? nlohmann::json(*r.mfu) : nlohmann::json(nullptr);
-  j["bubble"] = {{"fraction_of_step", r.bubble_fraction_of_step},
+  // fraction_of_step: the same figure under its first name (kept for scripts that read it).
+  j["bubble"] = {{"fraction_of_balanced_pipeline", r.bubble_fraction_of_step},
+                 {"fraction_of_step", r.bubble_fraction_of_step},
                  {"over_ideal", r.bubble_over_ideal}};
   j["idle_s"] = {{"total", r.idle.total_s},
                  {"pipeline_bubble", r.idle.pipeline_bubble_s},
@@ -490,19 +496,18 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   } else {
     o = "scenarios\n";
     for (const auto& row : rows)
-      o += fmt::format("  {}: {} ({})\n", row.step.schedule, layout_line(row.step),
-                       row.step.scenario);
+      o += fmt::format("  {}: {} ({})\n", row.name(), layout_line(row.step), row.step.scenario);
     o += "\n";
   }
   std::size_t nw = 8;
-  for (const auto& row : rows) nw = std::max(nw, row.step.schedule.size());
+  for (const auto& row : rows) nw = std::max(nw, row.name().size());
   const std::string line =
       "{:<{}} {:>12} {:>9} {:>9} {:>12} {:>7} {:>12} {:>10} {:>11} {:>10} {:>16}\n";
   o +=
       fmt::format(fmt::runtime(line), "schedule", nw, "step time", "bubble", "bubble",
                   "idle: imbal.", "MFU", "tokens/s", "peak mb", "activations", "p2p", "GPU memory");
-  o += fmt::format(fmt::runtime(line), "", nw, "", "/step", "/ideal", "/ comm", "", "", "in flight",
-                   "at peak", "volume", "peak");
+  o += fmt::format(fmt::runtime(line), "", nw, "", "/balanced", "/ideal", "/ comm", "", "",
+                   "in flight", "at peak", "volume", "peak");
   bool any_oom = false;
   for (const auto& row : rows) {
     const StepReport& r = row.step;
@@ -515,7 +520,7 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
     const bool oom = !row.memory.out_of_memory.empty(), tight = !row.memory.tight.empty();
     any_oom = any_oom || oom;
     o += fmt::format(
-        fmt::runtime(line), r.schedule, nw, format_time(r.step_time_s),
+        fmt::runtime(line), row.name(), nw, format_time(r.step_time_s),
         fmt::format("{:.4f}", r.bubble_fraction_of_step),
         fmt::format("{:.4f}", r.bubble_over_ideal),
         fmt::format("{:.2f} / {:.2f}",
@@ -529,7 +534,8 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
                                                              : "")
                        : "-");
   }
-  o += "bubble: the schedule's own (a balanced pipeline of these costs, free communication);\n"
+  o += "bubble: the schedule's own (a balanced pipeline of these costs, free communication), "
+       "of that pipeline's time (Zero Bubble convention) and over its ideal compute (Megatron);\n"
        "idle: stage idle from unequal stages / from waiting on communication, of the pipeline "
        "phase;\n";
   // Where the CPU's kernel launches are simulated, what each schedule's stages wait for their own
@@ -537,13 +543,15 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   std::vector<std::string> cpu;
   for (const auto& row : rows)
     if (row.step.idle.launch_s > 0 && row.step.pipeline_time_s > 0)
-      cpu.push_back(fmt::format("{} {:.2f}", row.step.schedule,
-                                row.step.idle.launch_s / row.step.pipeline_time_s));
+      cpu.push_back(
+          fmt::format("{} {:.2f}", row.name(), row.step.idle.launch_s / row.step.pipeline_time_s));
   if (!cpu.empty())
     o += fmt::format(
         "      and waiting for the stage's own CPU's kernel launches (efficiency.host_per_kernel): "
         "{};\n",
         fmt::join(cpu, ", "));
+  o += "p2p volume: every GPU's stage-to-stage bytes of the step together (`run` gives one "
+       "GPU's);\n";
   o += "peak mb in flight: most micro-batches of activations one stage holds at once (stage 0 for "
        "1F1B: p);\nactivations at peak: the most activation memory one GPU of any stage holds;\n"
        "GPU memory peak: the most one GPU holds (weights, gradients, optimizer, activations, "
@@ -561,7 +569,7 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   } else if (!one_device) {
     std::vector<std::string> each;
     for (const auto& row : rows)
-      each.push_back(fmt::format("{} {}", row.step.schedule,
+      each.push_back(fmt::format("{} {}", row.name(),
                                  row.memory.device_memory > 0
                                      ? format_bytes(row.memory.device_memory)
                                      : std::string("(no device)")));
@@ -588,7 +596,7 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   for (std::size_t i = 0; i < stages; ++i) o += fmt::format(" {:>28}", fmt::format("stage {}", i));
   o += "\n";
   for (const auto& row : rows) {
-    o += fmt::format("{:<{}}", row.step.schedule, nw);
+    o += fmt::format("{:<{}}", row.name(), nw);
     for (const auto& s : row.step.stages)
       o += fmt::format(
           " {:>28}",
@@ -606,6 +614,8 @@ nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows) {
   for (const auto& row : rows) {
     auto one = report_to_json(row.step);
     one["memory"] = memory_to_json(row.memory);
+    one["label"] = row.name();
+    one["retried"] = row.retried;
     j["schedules"].push_back(std::move(one));
   }
   return j;

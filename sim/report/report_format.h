@@ -25,12 +25,19 @@ nlohmann::json model_to_json(const ModelSpec& m);
 struct ComparedSchedule {
   StepReport step;
   MemoryReport memory;
+  /// The row's name in the table (run/variants.h VariantResult::label: "zb-v (vpp 2)",
+  /// "SCENARIO · 1f1b", "parallelism.zero=1 · 1f1b"); empty: the step's schedule.
+  std::string label;
+  bool retried = false;  ///< ran at another vpp than the scenario's (the retry rule)
+  const std::string& name() const { return label.empty() ? step.schedule : label; }
 };
 
 /// The table: time, bubbles, MFU, throughput, activations, p2p volume and each schedule's
 /// GPU memory peak marked OOM when over the device; then the per-stage block.
 std::string format_comparison(const std::vector<ComparedSchedule>& rows);
-/// `{"scenario", "schedules": [report_to_json + "memory": memory_to_json, ...]}`.
+/// `{"scenario", "schedules": [report_to_json + "memory": memory_to_json + "label" (the
+/// table's row name) + "retried" (ran at the nearest vpp its schedule takes), ...]}`: each
+/// row's "schedule" is the schedule's registered name, as in `run --json`.
 nlohmann::json comparison_to_json(const std::vector<ComparedSchedule>& rows);
 
 /// Mean and largest |error| over the cases (accuracy.h's summarize of their accuracies).

@@ -746,7 +746,9 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
     one["static_memory_bytes"] = r.static_memory;
     one["memory_bound_bytes"] = r.memory_bound;
     one["pareto"] = r.pareto;
-    one["peak_memory_bytes"] = r.peak_memory;
+    // Not simulated (ruled out or refused): no peak, null rather than 0 (a sort by memory would
+    // put the largest layouts first); static_memory_bytes and memory_bound_bytes say what is known.
+    one["peak_memory_bytes"] = r.ran() ? nlohmann::json(r.peak_memory) : nlohmann::json(nullptr);
     one["report"] = r.ran() ? report_to_json(r.report) : nlohmann::json(nullptr);
     j["results"].push_back(std::move(one));
   }
