@@ -304,8 +304,8 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
   fill_table(names, step, bubble_step, bubble_ideal, peak, oom);
   charts_->addWidget(bar_chart(BarChartSpec(tr("step time"), tr("s"), names, {{tr("step"), step}})),
                      1);
-  charts_->addWidget(bar_chart(BarChartSpec(tr("pipeline bubble, % of a balanced pipeline"),
-                                            tr("%"), names, {{tr("bubble"), bubble_step}})),
+  charts_->addWidget(bar_chart(BarChartSpec(tr("pipeline bubble"), tr("% of pipeline"), names,
+                                            {{tr("bubble"), bubble_step}})),
                      1);
   if (std::none_of(peak.begin(), peak.end(), [](double p) { return p > 0; })) return;
   // Memory: a schedule needing far more than the device stops at the axis' end, in red, so the
