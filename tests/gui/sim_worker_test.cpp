@@ -85,8 +85,7 @@ class SimWorkerTest : public QObject {
       std::vector<std::pair<std::string, double>> cli_rows;
       for (const auto& value : j["schedules"].toArray()) {
         const QJsonObject row = value.toObject();
-        cli_rows.emplace_back(row["label"].toString().toStdString(),
-                              row["step_time_s"].toDouble());
+        cli_rows.emplace_back(row["label"].toString().toStdString(), row["step_time_s"].toDouble());
       }
       std::vector<std::string> cli_skipped;
       for (const auto& line : j["skipped"].toArray()) {
