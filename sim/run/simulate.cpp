@@ -95,20 +95,17 @@ Schedule schedule_for(const Scenario& sc, const std::string& name, const CostMod
   ScheduleParams params{sc.layout.pp, sc.microbatches(), sc.layout.vpp, {}, {}};
   if (name.empty() || name == sc.schedule.name) params.options = sc.schedule.options;
   params.overlapped_steps = sc.training.optimizer_post_validation;
+  const ScheduleEntry* entry = nullptr;  // null: a CSV schedule, or a name not registered
   try {
     if ((name.empty() || name == sc.schedule.name) && !sc.schedule.csv.empty())
       return csv_schedule(sc);
-    if (const ScheduleEntry& e = find_schedule(n); cost && e.uses_costs)
-      params.costs = stage_costs(sc, *cost, e.stage_ranks(sc.layout.pp, sc.layout.vpp));
+    entry = &find_schedule(n);
+    if (cost && entry->uses_costs)
+      params.costs = stage_costs(sc, *cost, entry->stage_ranks(sc.layout.pp, sc.layout.vpp));
     return make_schedule(n, params);
   } catch (const ScheduleError& e) {
     // A schedule that does not take the scenario's chunks per rank: name the key that sets them.
     std::string detail = e.detail();
-    const ScheduleEntry* entry = nullptr;
-    try {
-      entry = &find_schedule(n);
-    } catch (const ScheduleError&) {  // an unknown name: e says so
-    }
     if (entry && !entry->accepts_chunks(sc.layout.vpp))
       detail += fmt::format(
           " (parallelism.vpp sets the chunks per rank: --set parallelism.vpp={} "
