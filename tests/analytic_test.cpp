@@ -3442,6 +3442,48 @@ TEST_CASE("analytic: context parallelism by all-to-all attends over the whole se
   }
 }
 
+TEST_CASE("analytic: all-to-all context parallelism lays its tensors out around each exchange",
+          "[analytic][cp]") {
+  // Transformer Engine copies each exchanged tensor twice (a movedim copy and an index_select of
+  // the zig-zag chunks), reading and writing it: Llama-3.1-8B at cp 2, 4,096 tokens a rank, Q
+  // and the output 4,096 × 4,096 elements, K and V 4,096 × 1,024 each: 41,943,040 elements,
+  // 2 copies × (read + write) × 2 bytes = 335,544,320 bytes a layer, 8 launches, each way.
+  const double elements = 4096.0 * (2 * 4096 + 2 * 1024);
+  auto copies = [](const AnalyticCostModel& m, Op op) {
+    std::vector<Kernel> found;
+    for (const Kernel& k : m.kernels(op, 0))
+      if (std::string_view(k.what).substr(0, 13) == "cp.a2a_layout") found.push_back(k);
+    return found;
+  };
+  const AnalyticCostModel a2a = cp2_8k("all_to_all");
+  for (const Op op : {Op::F, Op::B}) {
+    const auto k = copies(a2a, op);
+    REQUIRE(k.size() == 1);
+    CHECK(k[0].bytes == Approx(2 * 2 * 2 * elements));
+    CHECK(k[0].launches == 8);
+    CHECK(k[0].count == 32);
+    CHECK(k[0].sm_bound);
+    // Priced at the measured permuted-copy rate: on the H100 0.42 of 3.35 TB/s.
+    CHECK(a2a.kernel_seconds(k[0]) == Approx(k[0].bytes / (0.42 * 3.35e12)).epsilon(1e-6));
+  }
+  // The ring and the all-gather exchange keys and values without these copies.
+  CHECK(copies(cp2_8k("ring"), Op::F).empty());
+  CHECK(copies(cp2_8k("all_gather"), Op::B).empty());
+  // Under FP8 attention (a B200's) the tensors cross in FP8: the copies and each all-to-all
+  // half the bytes.
+  const AnalyticCostModel fp8(test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, precision: fp8,
+           fp8_attention: true, attention: cudnn}
+cluster: {gpu: b200, gpus_per_node: 8}
+parallelism: {dp: 4, cp: 2, cp_comm: all_to_all}
+)"));
+  CHECK(copies(fp8, Op::F).at(0).bytes == Approx(2 * 2 * 1 * elements));
+  const auto bf16_runs = a2a.cp_collectives(Op::F, 0), fp8_runs = fp8.cp_collectives(Op::F, 0);
+  REQUIRE(fp8_runs.size() == bf16_runs.size());
+  for (std::size_t i = 0; i < fp8_runs.size(); ++i)
+    CHECK(fp8_runs[i].bytes == Approx(bf16_runs[i].bytes / 2));
+}
+
 TEST_CASE("analytic: the CPU issues each kernel in efficiency.host_per_kernel, eager by default",
           "[analytic][launch]") {
   auto scenario = [](const char* runtime, const char* per_kernel) {

@@ -761,6 +761,40 @@ Kernel AnalyticCostModel::ring_merge(Op op) const {
   return k;
 }
 
+Kernel AnalyticCostModel::a2a_layout_copies(Op op) const {
+  // Transformer Engine's all-to-all context parallelism (context_parallel.py,
+  // flash_attn_a2a_communicate, the same in TE 2.3 and 2.8) lays each exchanged tensor out
+  // twice around its all-to-all: going in (Q, K and V forward, the output's gradient backward)
+  // a movedim(...).contiguous() copy of [s, b, cp, h/cp, d] into [cp, s, b, h/cp, d] before it
+  // and the zig-zag chunks reordered by torch.index_select after it; coming out (the output
+  // forward, dQ, dK and dV backward) the index_select before and the movedim copy after (the
+  // copies of the batch dimension's movedim are views at sbhd). Each copy reads and writes its
+  // tensor once, this rank's s / cp tokens of all its heads, in the exchanged type: FP8 under
+  // FP8 attention (TE quantizes Q, K, V and dO before the exchange and exchanges the FP8 output
+  // and gradients), else 16 bits. Both copies are PyTorch's non-vectorized kernels (a permuted
+  // view; index_select's indexSelectSmallIndex at 2·cp ≤ 16 indices, one element a thread),
+  // priced at the permuted copies' measured rate (constants.h).
+  const ModelSpec& m = *s_.model;
+  const double t = s_.layout.tp;
+  const double n =
+      static_cast<double>(s_.training.micro_batch_size) * s_.training.seq_len / s_.layout.cp;
+  const double heads = static_cast<double>(m.heads) / t;
+  const double kv_heads = m.kv_heads_per_rank(s_.layout.tp);
+  const double elements = n * (heads * (m.qk_head_dim() + m.v_head_dim()) +
+                               kv_heads * (m.qk_head_dim() + m.v_head_dim()));
+  const double element_bytes = s_.training.fp8_attention ? 1.0 : 2.0;
+  Kernel k{Kernel::Kind::Memory,
+           op == Op::F ? "cp.a2a_layout" : "cp.a2a_layout.backward",
+           {0, 0, 0},
+           1,
+           0,
+           2 * 2 * element_bytes * elements};  // two copies, each a read and a write
+  k.launches = 8;                              // four tensors, two copies each
+  k.bandwidth_share = constants::kPermutedCopyMemoryEfficiency / constants::kMemoryEfficiency;
+  k.sm_bound = true;
+  return k;
+}
+
 void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
                                           std::vector<Kernel>& out) const {
   const ModelSpec& m = *s_.model;
@@ -800,6 +834,7 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
           op == Op::F ? attn_fwd : 2.0 * attn_fwd,
           0});
     if (cp > 1 && s_.layout.cp_ring()) push(ring_merge(op));
+    if (a2a) push(a2a_layout_copies(op));
     if (s_.training.fp8_attention) {
       // Transformer Engine's FP8 attention casts Q, K and V to FP8 and the output back to 16
       // bits (read 2, write 1 or the other way: 3 bytes an element), the backward the output's
@@ -1857,11 +1892,13 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
     // Transformer Engine's `a2a` (AttnFuncWithCPAndQKVOA2A): Q, K and V each exchanged from
     // this rank's s / cp tokens of all its heads to all s tokens of heads / cp before the
     // attention, its output back after it; backward the output's gradient in and Q, K and V's
-    // gradients out. Each all-to-all's S: the rank's s / cp tokens of that tensor, 16-bit.
-    const double n = tokens_;
-    const double q = n * static_cast<double>(m.heads) / s_.layout.tp * m.qk_head_dim() * 2.0;
-    const double o = n * static_cast<double>(m.heads) / s_.layout.tp * m.v_head_dim() * 2.0;
-    const double k = n * kv_heads * m.qk_head_dim() * 2.0, v = n * kv_heads * m.v_head_dim() * 2.0;
+    // gradients out. Each all-to-all's S: the rank's s / cp tokens of that tensor.
+    // Under FP8 attention TE exchanges the FP8 tensors (Q, K, V and dO quantized before their
+    // all-to-all; the FP8 output and dQ, dK, dV after the kernels): 1 byte an element.
+    const double n = tokens_, e = s_.training.fp8_attention ? 1.0 : 2.0;
+    const double q = n * static_cast<double>(m.heads) / s_.layout.tp * m.qk_head_dim() * e;
+    const double o = n * static_cast<double>(m.heads) / s_.layout.tp * m.v_head_dim() * e;
+    const double k = n * kv_heads * m.qk_head_dim() * e, v = n * kv_heads * m.v_head_dim() * e;
     // The same four sizes each way: forward Q, K, V in and the output out; backward the
     // output's gradient in and Q, K and V's out (the exchanged Q, K and V are kept), and a
     // recomputed attention's forward again.

@@ -247,6 +247,9 @@ class AnalyticCostModel : public CostModel {
                     const std::function<void(Kernel)>& push) const;
   /// Ring context parallelism's per-step merges of block results, one layer's (memory-bound).
   Kernel ring_merge(Op op) const;
+  /// All-to-all context parallelism's layout copies around its exchanges, one layer's
+  /// (Transformer Engine's movedim and index_select copies; memory-bound, SM-bound).
+  Kernel a2a_layout_copies(Op op) const;
   /// The input embedding's lookup and gradient; `mtp`: the lookups of that many multi-token
   /// prediction modules (their names prefixed `mtp.`).
   void embedding_kernels(Op op, std::vector<Kernel>& out, int mtp = 0) const;

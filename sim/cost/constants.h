@@ -435,6 +435,10 @@ inline constexpr double kEagerQkvLayoutKvStackBytes = 4;  ///< contiguous, forwa
 inline constexpr double kEagerQkvLayoutOutputBytes = 4;
 inline constexpr double kEagerQkvLayoutForwardMemoryEfficiency = 0.42;
 inline constexpr double kEagerQkvLayoutBackwardMemoryEfficiency = 0.36;
+/// A permuted (strided) copy by PyTorch's non-vectorized kernels elsewhere, one copy kernel a
+/// tensor: the forward's measured rate above, 0.42 of an H100's datasheet (`sm_bound`). Prices
+/// the layout copies of all-to-all context parallelism (AnalyticCostModel::a2a_layout_copies).
+inline constexpr double kPermutedCopyMemoryEfficiency = kEagerQkvLayoutForwardMemoryEfficiency;
 
 /// The CUDA streams Transformer Engine's GroupedLinear (TE 1.9 on) spreads its per-expert cuBLAS
 /// GEMMs over, round robin (transformer_engine/common/util/multi_stream.cpp, v2.5:

@@ -1225,8 +1225,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "Llama 3's choice); `all_to_all`, Q, K and V exchanged from sequence shards to head "
        "shards before the attention and its output back after it, each rank attending over "
        "the whole sequence with heads / cp (Transformer Engine's `a2a`, DeepSpeed-Ulysses; the "
-       "backward exchanges the output's gradient and Q, K and V's), on the critical path; its "
-       "heads and key-value heads per TP rank must divide by cp",
+       "backward exchanges the output's gradient and Q, K and V's), on the critical path, each "
+       "tensor copied twice around its exchange as Transformer Engine lays it out (a permute and "
+       "a reorder of the zig-zag chunks, `cp.a2a_layout`) and exchanged in FP8 under "
+       "`fp8_attention`; its heads and key-value heads per TP rank must divide by cp",
        choice({"ring", "all_gather", "all_to_all"}), field<&Scenario::layout, &Layout::cp_comm>()},
       {"parallelism.zero", "0–3", "0",
        "ZeRO stage: 1 shards optimizer states (gradients reduce-scattered once, after the last "
