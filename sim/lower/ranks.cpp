@@ -1,5 +1,7 @@
 #include "lower/ranks.h"
 
+#include <algorithm>  // std::max, std::min
+
 namespace trainsim {
 
 std::vector<int> group_members(const Layout& l, const Coord& c, Axis axis) {
@@ -50,27 +52,42 @@ int members_per_node(const std::vector<int>& global_ranks, const Scenario& s) {
 }
 
 bool fold_is_exact(const Scenario& s) {
+  // Each group is checked once, from one of its members (its peers would find the same link):
+  // the work is the world's size times pp, not times a group's size (a 131,072-GPU run's DP
+  // groups of 32,768 had made this quadratic).
   const Layout& l = s.layout;
+  const int ranks = l.dp_ranks(), ep = std::max(1, l.ep), cp = std::max(1, l.cp);
   for (int pp = 0; pp < l.pp; ++pp) {
     const Coord rep{0, 0, pp};
     const LinkClass tp = group_link(group_members(l, rep, Axis::TP), s);
     const LinkClass dp = group_link(group_members(l, rep, Axis::DP), s);
-    const LinkClass ep = group_link(expert_group_members(l, rep), s);
-    const int ep_per_node = members_per_node(expert_group_members(l, rep), s);
+    const std::vector<int> rep_ep = expert_group_members(l, rep);
+    const LinkClass ep_link = group_link(rep_ep, s);
+    const int ep_per_node = members_per_node(rep_ep, s);
     const LinkClass edp = group_link(expert_dp_members(l, rep), s);
-    const LinkClass cp = group_link(context_group_members(l, rep), s);
-    const int cp_per_node = members_per_node(context_group_members(l, rep), s);
-    for (int d = 0; d < l.dp_ranks(); ++d)
-      for (int t = 0; t < l.tp; ++t) {
+    const std::vector<int> rep_cp = context_group_members(l, rep);
+    const LinkClass cp_link = group_link(rep_cp, s);
+    const int cp_per_node = members_per_node(rep_cp, s);
+    // TP groups: one per DP coordinate.
+    for (int d = 0; d < ranks; ++d)
+      if (group_link(group_members(l, {d, 0, pp}, Axis::TP), s) != tp) return false;
+    for (int t = 0; t < l.tp; ++t) {
+      // The DP group of this TP coordinate, its expert groups (blocks of ep), its expert-data
+      // groups (one per position in a block) and its context groups (blocks of cp).
+      if (group_link(group_members(l, {0, t, pp}, Axis::DP), s) != dp) return false;
+      for (int d = 0; d < ranks; d += ep) {
+        const std::vector<int> m = expert_group_members(l, {d, t, pp});
+        if (group_link(m, s) != ep_link || members_per_node(m, s) != ep_per_node) return false;
+      }
+      for (int d = 0; d < std::min(ep, ranks); ++d)
+        if (group_link(expert_dp_members(l, {d, t, pp}), s) != edp) return false;
+      for (int d = 0; d < ranks; d += cp) {
+        const std::vector<int> m = context_group_members(l, {d, t, pp});
+        if (group_link(m, s) != cp_link || members_per_node(m, s) != cp_per_node) return false;
+      }
+      // Every pipeline neighbour pair of this stage uses the representative's link.
+      for (int d = 0; d < ranks; ++d) {
         const Coord c{d, t, pp};
-        if (group_link(group_members(l, c, Axis::TP), s) != tp) return false;
-        if (group_link(group_members(l, c, Axis::DP), s) != dp) return false;
-        if (group_link(expert_group_members(l, c), s) != ep) return false;
-        if (members_per_node(expert_group_members(l, c), s) != ep_per_node) return false;
-        if (group_link(expert_dp_members(l, c), s) != edp) return false;
-        if (group_link(context_group_members(l, c), s) != cp) return false;
-        if (members_per_node(context_group_members(l, c), s) != cp_per_node) return false;
-        // Every pipeline neighbour pair of this stage uses the representative's link.
         for (int q = 0; q < l.pp; ++q) {
           const Coord other{d, t, q}, rep_other{0, 0, q};
           if (group_link({l.rank_of(c), l.rank_of(other)}, s) !=
@@ -78,6 +95,7 @@ bool fold_is_exact(const Scenario& s) {
             return false;
         }
       }
+    }
   }
   return true;
 }

@@ -123,6 +123,20 @@ void BM_gpt_1t_tp8_pp64_m512_folded(benchmark::State& st) {
   run(st, gpt_1t(), true);
 }
 
+// Llama-3.1-8B on 131,072 H100s (16,384 nodes of 8): pp 4 · dp 32,768, two sequences a DP rank.
+// Folded to one rank a stage; what grows with the GPU count is deciding that the fold is exact
+// (every TP, DP, context and expert group's link), once quadratic in the DP degree.
+void BM_llama8b_131072_folded(benchmark::State& st) {
+  const Scenario s = parse_scenario(R"(model: llama-3.1-8b
+training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 65536}
+cluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 16384}
+parallelism: {pp: 4, dp: 32768}
+schedule: 1f1b
+)",
+                                    "llama8b-131072.yaml");
+  run(st, s, true);
+}
+
 // The planner's question: Llama-3.1-70B on 64 H100s (8 nodes), 8192-token sequences, 128 per
 // step, over the default dimensions (tp, pp, dp, ZeRO, SP, recompute) and then every dimension
 // (also vpp 1–2, micro-batch 1–2, every schedule, TP overlap); threads: range(0).
@@ -162,6 +176,7 @@ void BM_search_llama70b_64_every_dimension(benchmark::State& st) {
 
 BENCHMARK(BM_llama405b_16384_cpu_launches_folded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_gpt_1t_tp8_pp64_m512_folded)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_llama8b_131072_folded)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_search_llama70b_64_default)
     ->Arg(1)
     ->Arg(2)
