@@ -39,6 +39,7 @@ struct BarChartSpec {
   double clip = 0;   ///< > 0: the axis ends here; longer bars stop at it, in red
   double limit = 0;  ///< > 0: a dashed vertical line (the device's memory)
   QString limit_name;
+  std::vector<bool> flagged;  ///< per schedule: drawn in red (out of memory), its value shown
 };
 
 QChartView* bar_chart(const BarChartSpec& spec) {
@@ -57,20 +58,30 @@ QChartView* bar_chart(const BarChartSpec& spec) {
     auto* over = new QBarSet(QObject::tr("beyond the axis"));
     over->setColor(QColor(kOutOfMemory));
     over->setLabelColor(Qt::transparent);
-    bool clipped = false;
+    // A flagged schedule's bar within the axis: red, its value shown, so an out-of-memory
+    // schedule never reads as one that fits.
+    auto* red = new QBarSet(QObject::tr("out of memory"));
+    red->setColor(QColor(kOutOfMemory));
+    red->setLabelColor(Qt::white);
+    bool clipped = false, flagged = false;
     for (int i = n - 1; i >= 0; --i) {  // the first schedule on top
-      const double v = values[static_cast<std::size_t>(i)];
+      const auto k = static_cast<std::size_t>(i);
+      const double v = values[k];
       const bool clip = spec.clip > 0 && v > spec.clip;
+      const bool flag = !clip && k < spec.flagged.size() && spec.flagged[k];
       clipped = clipped || clip;
-      *set << (clip ? 0.0 : v);
+      flagged = flagged || flag;
+      *set << (clip || flag ? 0.0 : v);
       *over << (clip ? spec.clip : 0.0);
+      *red << (flag ? v : 0.0);
       top = std::max(top, clip ? spec.clip : v);
     }
     series->append(set);
-    if (clipped)
-      series->append(over);
-    else
-      delete over;
+    for (QBarSet* extra : {red, over})
+      if ((extra == red && flagged) || (extra == over && clipped))
+        series->append(extra);
+      else
+        delete extra;
   }
   auto* chart = new QChart;
   chart->addSeries(series);
@@ -81,10 +92,19 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   auto* y = new QBarCategoryAxis;
   // Long names on two lines, so they keep the bars room and are never cut (Qt Charts sizes the
   // axis short for a long one-line label; labels are rich text): "scenario<br>schedule" (A/B),
-  // "name (vpp 2)<br>(252 GB)" (a clipped bar's value), else "name<br>(vpp 2)".
+  // "name (vpp 2)<br>(252 GB)" (a clipped bar's value), else "name<br>(vpp 2)". Past 6 rows a
+  // two-line label overlaps its neighbours, which Qt Charts then drops: one line each, without
+  // "(vpp N)" (the Gantt titles and the table keep it), so that the line fits the axis.
+  const bool many = n > 6;
   QStringList reversed;
   for (auto it = spec.names.rbegin(); it != spec.names.rend(); ++it) {
     QString name = it->toHtmlEscaped();
+    if (many) {
+      const qsizetype vpp = name.indexOf(QStringLiteral(" (vpp"));
+      if (vpp > 0) name.remove(vpp, name.indexOf(QLatin1Char(')'), vpp) - vpp + 1);
+      reversed << name;
+      continue;
+    }
     const qsizetype at = name.contains(QStringLiteral(" · ")) ? name.indexOf(QStringLiteral(" · "))
                          : name.endsWith(QStringLiteral(" GB)"))
                              ? name.lastIndexOf(QStringLiteral(" ("))
@@ -97,14 +117,19 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   y->append(reversed);
   y->setTruncateLabels(false);  // a schedule's whole name, "(vpp 2)" and all
   QFont small = y->labelsFont();
-  small.setPointSizeF(small.pointSizeF() * 0.85);
+  small.setPointSizeF(small.pointSizeF() * (many ? 0.75 : 0.85));
   y->setLabelsFont(small);
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
   auto* x = new QValueAxis;
   // Room past the longest bar for its value label.
   x->setRange(0, top > 0 ? top * 1.05 : 1);
-  if (spec.clip <= 0) x->applyNiceNumbers();
+  // Round ticks (the device's line reads against them); a clipped bar runs to the axis' end.
+  x->applyNiceNumbers();
+  for (QBarSet* set : series->barSets())
+    if (set->label() == QObject::tr("beyond the axis"))
+      for (int i = 0; i < set->count(); ++i)
+        if (set->at(i) > 0) set->replace(i, x->max());
   x->setTitleText(spec.unit);
   x->setLabelFormat(QStringLiteral("%.3g"));
   chart->addAxis(x, Qt::AlignBottom);
@@ -321,6 +346,7 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
                      ? tr("%1 (%2 GB)").arg(names[static_cast<int>(i)]).arg(peak[i], 0, 'f', 0)
                      : names[static_cast<int>(i)]);
   BarChartSpec memory(tr("peak memory"), tr("GB per GPU"), labelled, {{tr("peak"), peak}});
+  memory.flagged = oom;
   if (clip) memory.clip = 1.3 * fitting;
   if (device > 0) {
     memory.limit = device / 1e9;

@@ -23,6 +23,7 @@
 #include <QTextDocument>
 #include <QTextEdit>
 #include <QTextLayout>
+#include <QValueAxis>
 
 #include "compare_view.h"
 #include "gantt_painter.h"
@@ -421,8 +422,9 @@ class MainWindowTest : public QObject {
     QCOMPARE(t->item(1, 5)->text(), QStringLiteral("yes"));
     QVERIFY(t->item(0, 4)->data(Qt::UserRole).toDouble() > 200);
     // The memory chart: the device as a named line, named in the title too; AFAB's bar, about
-    // 4.5 × 1F1B's, is clipped at 1.3 × the device, 80 GiB (so 1F1B's stays legible) into a red
-    // set, its value in its name (a second line: a long one-line name would be cut).
+    // 4.5 × 1F1B's, is clipped past 1.3 × the device, 80 GiB (so 1F1B's stays legible): at the
+    // axis' end, its round number above that, in a red set, its value in its name (a second
+    // line: a long one-line name would be cut).
     QChart* memory = nullptr;
     for (const QChartView* v : w.compare_view()->findChildren<QChartView*>())
       if (v->chart()->title() == QStringLiteral("peak memory · device 85.9 GB"))
@@ -438,12 +440,61 @@ class MainWindowTest : public QObject {
     QBarSet* over = bars->barSets().at(1);
     QCOMPARE(over->color(), QColor(0xc62828));
     // Bars run bottom-up: AFAB, listed first, is the top bar (index 1).
-    QVERIFY(qFuzzyCompare(over->at(1), 1.3 * 80 * 1.073741824));  // 80 GiB in GB
+    auto* x = qobject_cast<QValueAxis*>(memory->axes(Qt::Horizontal).front());
+    QVERIFY(x != nullptr);
+    QVERIFY(x->max() >= 1.3 * 80 * 1.073741824 * 1.05);  // 80 GiB in GB, and room past it
+    QVERIFY(x->max() < 255);
+    QCOMPARE(over->at(1), x->max());
     QCOMPARE(over->at(0), 0.0);
     auto* axis = qobject_cast<QBarCategoryAxis*>(memory->axes(Qt::Vertical).front());
     QVERIFY(axis != nullptr);
     QCOMPARE(axis->categories().back(), QStringLiteral("afab<br>(255 GB)"));
     QCOMPARE(axis->categories().front(), QStringLiteral("1f1b"));
+  }
+  void compare_draws_an_out_of_memory_bar_within_the_axis_in_red() {
+    // DualPipe on the default scenario needs 102.3 GB of the 85.9: within the axis (AFAB's
+    // 255 GB sets the clip, 1.3 × the device), yet out of memory, so red with its value shown,
+    // never the colour of the schedules that fit.
+    MainWindow w;
+    QVERIFY(w.open_scenario(kDefault));
+    w.compare({"afab", "1f1b", "dualpipe"});
+    w.wait_for_simulation();
+    QChart* memory = nullptr;
+    for (const QChartView* v : w.compare_view()->findChildren<QChartView*>())
+      if (v->chart()->title().startsWith(QStringLiteral("peak memory"))) memory = v->chart();
+    QVERIFY(memory != nullptr);
+    const auto* bars = qobject_cast<QAbstractBarSeries*>(memory->series().front());
+    QVERIFY(bars != nullptr);
+    QCOMPARE(bars->count(), 3);  // fitting, out of memory, clipped
+    QBarSet* fits = bars->barSets().at(0);
+    QBarSet* red = bars->barSets().at(1);
+    QCOMPARE(red->label(), QStringLiteral("out of memory"));
+    QCOMPARE(red->color(), QColor(0xc62828));
+    QCOMPARE(red->labelColor(), QColor(Qt::white));
+    // Bottom-up: dualpipe (index 0), 1f1b, afab.
+    QVERIFY(red->at(0) > 100 && red->at(0) < 105);
+    QCOMPARE(fits->at(0), 0.0);
+    QVERIFY(fits->at(1) > 50 && fits->at(1) < 60);  // 1F1B's 56 GB fits
+    QCOMPARE(red->at(1), 0.0);
+  }
+  void compare_of_many_schedules_labels_every_bar_on_one_line() {
+    // Ten schedules: a two-line label would overlap its neighbours and Qt Charts would drop it,
+    // so each name is one line, its "(vpp 2)" left to the titles and the table.
+    MainWindow w;
+    QVERIFY(w.open_scenario(kDefault));
+    w.compare({"afab", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "zb-v", "dualpipe-v",
+               "dualpipe", "zb-auto", "looped-bfs"});
+    w.wait_for_simulation();
+    for (const QChartView* v : w.compare_view()->findChildren<QChartView*>()) {
+      auto* axis = qobject_cast<QBarCategoryAxis*>(v->chart()->axes(Qt::Vertical).front());
+      QVERIFY(axis != nullptr);
+      QCOMPARE(axis->count(), 10);
+      for (const QString& c : axis->categories()) {
+        QVERIFY2(!c.contains(QStringLiteral("<br>")), qPrintable(c));
+        QVERIFY2(!c.contains(QStringLiteral("vpp")), qPrintable(c));
+      }
+      QVERIFY(axis->categories().contains(QStringLiteral("interleaved-1f1b")));
+    }
   }
 };
 TRAINSIM_GUI_TEST(MainWindowTest);
