@@ -157,7 +157,7 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   if (spec.limit > 0) chart->setTitle(QObject::tr("%1 · %2").arg(spec.title, spec.limit_name));
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumSize(220, 160);
+  view->setMinimumSize(180, 160);  // three side by side in a 1,400-pixel window
   view->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);  // the Gantts come first
   return view;
 }
