@@ -31,7 +31,7 @@ const char* box_kind_name(BoxKind k) {
     case BoxKind::ExpertParallel:
       return "EP all-to-all";
     case BoxKind::ContextParallel:
-      return "CP KV exchange";
+      return "CP exchange";
     case BoxKind::HostLink:
       return "activation offload";
     case BoxKind::DataParallel:

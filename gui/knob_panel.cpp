@@ -63,7 +63,7 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_spin("parallelism.tp", tr("tp"), 512);
   add_spin("parallelism.ep", tr("ep (experts split over)"), 4096);
   add_spin("parallelism.cp", tr("cp (sequence split over)"), 4096);
-  add_choice("parallelism.cp_comm", tr("cp keys and values"));
+  add_choice("parallelism.cp_comm", tr("cp exchange"));
   add_choice("parallelism.tp_overlap", tr("TP overlap (comm-GEMM)"));
   add_choice("parallelism.zero", tr("ZeRO stage"));
   add_choice("parallelism.overlap_grad_reduce", tr("ZeRO-1 reduce in the backward"));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -246,6 +247,32 @@ TEST_CASE("run: the layout line names sequence parallelism and TP overlap at tp 
   s.layout.dp = 8;
   CHECK_THAT(format_report(make_report(simulate(s))),
              Catch::Contains("· dp 8 · tp 1 · pp 1 · 8 micro-batches"));
+}
+
+TEST_CASE("run: the layout line and the JSON name how context parallelism exchanges",
+          "[report][cp]") {
+  // The three exchanges give different steps; a report that named only the degree would give
+  // them one description. Llama-3.1-8B, 8,192 tokens at cp 2 · dp 4, tp 1.
+  Scenario s = llama8b();
+  s.training.seq_len = 8192;
+  s.layout.pp = 1;
+  s.layout.dp = 4;
+  s.layout.cp = 2;
+  std::vector<double> steps;
+  for (const auto& [comm, words, json] :
+       {std::tuple{CpComm::Ring, "· cp 2 (ring)", "ring"},
+        std::tuple{CpComm::AllGather, "· cp 2 (all-gather)", "all_gather"},
+        std::tuple{CpComm::AllToAll, "· cp 2 (all-to-all)", "all_to_all"}}) {
+    s.layout.cp_comm = comm;
+    const StepReport r = make_report(simulate(s));
+    const std::string text = format_report(r);
+    CHECK_THAT(text, Catch::Contains(words));
+    CHECK(report_to_json(r)["layout"]["cp_comm"] == json);
+    // The exposed time of the exchange, named by what it moves.
+    CHECK_THAT(text, Catch::Contains(comm == CpComm::AllToAll ? "· CP all-to-all " : "· CP KV "));
+    steps.push_back(r.step_time_s);
+  }
+  CHECK(steps[0] != steps[2]);
 }
 
 TEST_CASE("run: an uneven default layer split is named in the layout line", "[report]") {

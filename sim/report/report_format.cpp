@@ -37,13 +37,21 @@ nlohmann::json summary_to_json(const AccuracySummary& s) {
           {"p90_error", s.p90_error}};
 }
 
+// Context parallelism's degree and how it exchanges: "cp 4 (all-to-all)".
+std::string cp_part(const StepReport& r) {
+  const std::string how = r.cp_comm == "all_to_all"   ? "all-to-all"
+                          : r.cp_comm == "all_gather" ? "all-gather"
+                                                      : "ring";
+  return fmt::format(" · cp {} ({})", r.cp, how);
+}
+
 std::string layout_line(const StepReport& r) {
   std::string s = counted(r.gpus, "GPU");
   if (!r.gpu.empty()) s += " × " + r.gpu;
   s += fmt::format(" · dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
   if (r.ep > 1) s += fmt::format(" · ep {}", r.ep);
-  if (r.cp > 1) s += fmt::format(" · cp {}", r.cp);
+  if (r.cp > 1) s += cp_part(r);
   if (r.split.any()) {
     std::vector<std::string> counted;
     if (r.split.embedding) counted.emplace_back("embedding");
@@ -177,7 +185,8 @@ std::string format_report(const StepReport& r) {
         "time two kinds share counted once)\n",
         format_time(tp), format_time(dp), format_time(pp),
         r.ep > 1 ? " · EP all-to-all " + format_time(ep) : std::string(),
-        r.cp > 1 ? " · CP KV " + format_time(cp) : std::string(),
+        r.cp > 1 ? (r.cp_comm == "all_to_all" ? " · CP all-to-all " : " · CP KV ") + format_time(cp)
+                 : std::string(),
         host >= 0 ? " · activation offload " + format_time(host) : std::string(),
         zero > 0 ? " · ZeRO gathers " + format_time(zero) : std::string());
     if (!r.model)  // stage costs only: transfers timed, their bytes not known
@@ -329,6 +338,7 @@ nlohmann::json report_to_json(const StepReport& r) {
                  {"vpp", r.vpp},
                  {"ep", r.ep},
                  {"cp", r.cp},
+                 {"cp_comm", r.cp_comm},
                  {"microbatches", r.microbatches},
                  {"pipeline_split",
                   {{"embedding", r.split.embedding},
@@ -636,7 +646,7 @@ std::string short_layout(const StepReport& r) {
   std::string s = fmt::format("dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
   if (r.ep > 1) s += fmt::format(" · ep {}", r.ep);
-  if (r.cp > 1) s += fmt::format(" · cp {}", r.cp);
+  if (r.cp > 1) s += cp_part(r);
   return s;
 }
 

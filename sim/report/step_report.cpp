@@ -143,6 +143,9 @@ StepReport make_report(const Timeline& tl) {
   r.vpp = sc.layout.vpp;
   r.ep = sc.layout.ep;
   r.cp = sc.layout.cp;
+  r.cp_comm = sc.layout.cp_comm == CpComm::AllToAll    ? "all_to_all"
+              : sc.layout.cp_comm == CpComm::AllGather ? "all_gather"
+                                                       : "ring";
   r.split = sc.layout.split;
   if (sc.model && sc.layout.split.layers.empty()) {
     std::vector<int> layers;

@@ -86,6 +86,8 @@ struct StepReport {
   std::string schedule;
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, microbatches = 0;
+  /// How context parallelism exchanges (parallelism.cp_comm): ring, all_gather or all_to_all.
+  std::string cp_comm = "ring";
   PipelineSplit split;  ///< what the layer split over stages counts besides the layers
   /// The layers of each pipeline stage (pp × vpp, in model order) where the scenario gives no
   /// split and the even one is not even (32 layers on pp 3: 10/11/11); empty otherwise.
