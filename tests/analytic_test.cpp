@@ -3466,6 +3466,14 @@ TEST_CASE("analytic: all-to-all context parallelism lays its tensors out around 
     // Priced at the measured permuted-copy rate: on the H100 0.42 of 3.35 TB/s.
     CHECK(a2a.kernel_seconds(k[0]) == Approx(k[0].bytes / (0.42 * 3.35e12)).epsilon(1e-6));
   }
+  // The listing says whose rate it is (not this kernel's own measurement).
+  bool listed = false;
+  for (const KernelTime& t : a2a.kernel_times(Op::F, 0))
+    if (t.what == "cp.a2a_layout") {
+      listed = true;
+      CHECK_THAT(t.source, Catch::Contains("PyTorch's permuted copies' rate"));
+    }
+  CHECK(listed);
   // The ring and the all-gather exchange keys and values without these copies.
   CHECK(copies(cp2_8k("ring"), Op::F).empty());
   CHECK(copies(cp2_8k("all_gather"), Op::B).empty());

@@ -792,6 +792,7 @@ Kernel AnalyticCostModel::a2a_layout_copies(Op op) const {
   k.launches = 8;                              // four tensors, two copies each
   k.bandwidth_share = constants::kPermutedCopyMemoryEfficiency / constants::kMemoryEfficiency;
   k.sm_bound = true;
+  k.share_from = "PyTorch's permuted copies' rate, measured on an H200 (per SM, at most)";
   return k;
 }
 
@@ -1458,7 +1459,9 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
         if (std::string_view(k.what) == "wgrad.main_grad")
           t.source += " × the share the GEMM shows (measured)";
         else if (std::abs(k.bandwidth_share - 1) >= 0.005)
-          t.source += fmt::format(" × {:.2f}: this kernel's measured rate", k.bandwidth_share);
+          t.source += k.share_from ? fmt::format(" × {:.2f}: {}", k.bandwidth_share, k.share_from)
+                                   : fmt::format(" × {:.2f}: this kernel's measured rate",
+                                                 k.bandwidth_share);
         break;
     }
     out.push_back(std::move(t));

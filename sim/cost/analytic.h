@@ -130,6 +130,9 @@ struct Kernel {
   /// Memory: bound by the SMs, not the HBM (PyTorch's strided elementwise kernel, its converting
   /// copies): no faster than on an H100 SXM per SM (constants.h, kSmBoundReference…).
   bool sm_bound = false;
+  /// Memory: where bandwidth_share was measured when not on this kernel itself (the report's
+  /// source column); nullptr: this kernel's own measured rate.
+  const char* share_from = nullptr;
   bool fp8 = false;  ///< Gemm: runs in FP8 (training.precision fp8, cost/fp8_gemm.h)
   /// Gemm: runs as this many GEMMs of `gemm` (a chunk of the tokens each) one after another:
   /// comm-GEMM overlap decomposes a GEMM into the chunks its collective moves
