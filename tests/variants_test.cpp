@@ -154,6 +154,35 @@ TEST_CASE("variants: with the scenario, a value its key's rule refuses fails bef
   CHECK(v[1].label == "parallelism.pp=3, training.recompute=full");
 }
 
+TEST_CASE("variants: a variant of the other degrees keeps the GPUs busy through dp") {
+  // The default scenario: 8 GPUs at dp 2 · tp 1 · pp 4. Varying pp alone: dp = 8 / pp where it
+  // divides (pp 1 → dp 8, pp 2 → dp 4, pp 8 → dp 1), the row labelled with it; pp 4 is the
+  // file's own layout, unchanged; pp 3 does not divide 8 and stays as given (its row's error).
+  const Scenario s = load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/default.yaml");
+  REQUIRE(s.layout.dp == 2);
+  const auto v = vary({"parallelism.pp=1,2,3,4,8"}, &s);
+  REQUIRE(v.size() == 5);
+  CHECK(v[0].label == "parallelism.pp=1 (dp 8)");
+  CHECK(v[0].edits.back() == "parallelism.dp=8");
+  CHECK(v[1].label == "parallelism.pp=2 (dp 4)");
+  CHECK(v[2].label == "parallelism.pp=3");
+  CHECK(v[3].label == "parallelism.pp=4");
+  CHECK(v[3].edits.size() == 1);
+  CHECK(v[4].label == "parallelism.pp=8 (dp 1)");
+  const auto rows = simulate_variants(s, v);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0].ran());
+  CHECK(rows[0].timeline->scenario.layout.dp == 8);
+  CHECK(rows[4].timeline->scenario.layout.world() == 8);
+  CHECK_FALSE(rows[2].ran());
+  // dp varied too: every combination as given, none derived.
+  const auto both = vary({"parallelism.pp=1,2", "parallelism.dp=8,4"}, &s);
+  REQUIRE(both.size() == 4);
+  for (const Variant& w : both) CHECK(w.label.find("(dp") == std::string::npos);
+  // Without the scenario (or a cluster), nothing to derive from.
+  CHECK(vary({"parallelism.pp=2"})[0].label == "parallelism.pp=2");
+}
+
 TEST_CASE("variants: edits of one scenario side by side - one that cannot be is a row") {
   // p = 4, m = 8, F = 1 ms, B = 2 ms: 1F1B takes (m + p − 1)(F + B) = 11 · 3 = 33 ms; with
   // 16 micro-batches, (16 + 3) · 3 = 57 ms.

@@ -810,7 +810,9 @@ int main(int argc, char** argv) {
          "combination, e.g. --vary parallelism.zero=0,1,3 --vary training.recompute="
          "none,full (each key once). Each value is read by the key's rule, as in the file, "
          "before anything runs (one it refuses is an error); an edit that reads but "
-         "cannot run is listed as skipped. A YAML list keeps commas inside values: "
+         "cannot run is listed as skipped. Unless dp is varied too, a variant of tp, pp, cp "
+         "or the GPU count takes dp = GPUs / (tp · pp · cp) where that divides (its row says "
+         "'(dp N)'). A YAML list keeps commas inside values: "
          "parallelism.rank_order='[\"tp,dp,pp\", \"dp,tp,pp\"]'. Keys that rebuild "
          "the scenario (model, cluster.gpu, the schedule) and list values do not vary: "
          "compare one file for each model or GPU, --schedules for schedules")

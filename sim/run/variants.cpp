@@ -163,7 +163,23 @@ std::vector<Variant> vary(const std::vector<std::string>& specs, const Scenario*
       }
     out = std::move(next);
   }
-  return specs.empty() ? std::vector<Variant>{} : out;
+  if (specs.empty()) return {};
+  // A variant that changes the layout's other degrees (or the GPU count) but not dp keeps the
+  // GPUs busy: dp becomes the GPUs over tp · pp · cp where that divides, as a row says
+  // ("parallelism.pp=2 (dp 4)"); where it does not, the variant stays as given and its row says
+  // why it cannot run.
+  if (base && base->has_cluster && !given.count("parallelism.dp"))
+    for (Variant& v : out) {
+      Scenario probe = *base;
+      for (const std::string& edit : v.edits) set_value(probe, edit, "--vary " + edit);
+      const Layout& l = probe.layout;
+      const int gpus = probe.cluster.gpus(), others = l.tp * l.pp * l.cp;
+      if (l.world() == gpus || others <= 0 || gpus % others != 0) continue;
+      const int dp = gpus / others;
+      v.edits.push_back(fmt::format("parallelism.dp={}", dp));
+      v.label += fmt::format(" (dp {})", dp);
+    }
+  return out;
 }
 
 Scenario variant_scenario(const Scenario& base, const Variant& v) {
