@@ -49,6 +49,16 @@ TEST_CASE("scenario: unknown key names file, line, key and the allowed keys", "[
   const std::string e = error_of(std::string(kGood) + "paralelism: {pp: 2}\n");
   CHECK_THAT(e, Catch::StartsWith("ScenarioError: s.yaml:12: paralelism: unknown key"));
   CHECK_THAT(e, Catch::Contains("parallelism"));
+  // A slip of the keyboard names the key meant; a key of another section names that section's.
+  CHECK_THAT(e, Catch::Contains("unknown key \"paralelism\" (did you mean parallelism?)"));
+  Scenario s = parse_scenario(kGood, "s.yaml");
+  CHECK_THROWS_WITH(set_value(s, "training.seq_lenn=4", "--set training.seq_lenn=4"),
+                    Catch::Contains("unknown key \"seq_lenn\" (did you mean training.seq_len?)"));
+  CHECK_THROWS_WITH(set_value(s, "training.tp=2", "--set training.tp=2"),
+                    Catch::Contains("unknown key \"tp\" (did you mean parallelism.tp?)"));
+  // Nothing near: no guess.
+  CHECK_THROWS_WITH(set_value(s, "training.frobnicate=2", "here"),
+                    !Catch::Contains("did you mean"));
 }
 
 TEST_CASE("scenario: aliases are checked once, not once per use", "[scenario]") {

@@ -120,7 +120,8 @@ TEST_CASE("schema: keys_under lists a section's keys in table order") {
 TEST_CASE("schema: an unknown key is refused with the section's keys from the table") {
   CHECK_THROWS_WITH(test::yaml("training: {seq_len: 8, global_batch_size: 1, seqlen: 4}\n"
                                "costs: {forward: 1ms, backward: 2ms}\n"),
-                    Contains("training.seqlen: unknown key \"seqlen\"; allowed keys here: "
+                    Contains("training.seqlen: unknown key \"seqlen\" (did you mean "
+                             "training.seq_len?); allowed keys here: "
                              "seq_len, micro_batch_size, global_batch_size, microbatches"));
   CHECK_THROWS_WITH(test::yaml("training: {microbatches: 1}\ncosts: {forward: 1ms, "
                                "backward: 2ms}\nslowdown: [{rank: 0, speed: 2}]\n"),

@@ -113,8 +113,9 @@ TEST_CASE("variants: --vary specs make every combination, the first varying slow
   // An unknown key fails once, before any variant, naming the keys its section has.
   CHECK_THROWS_AS(vary({"parallelism.zoro=0,1"}), ScenarioError);
   CHECK_THROWS_WITH(vary({"parallelism.zoro=0,1"}),
-                    Contains("--vary parallelism.zoro=0,1: parallelism.zoro: unknown key \"zoro\"; "
-                             "allowed keys under parallelism: dp, tp, pp,"));
+                    Contains("--vary parallelism.zoro=0,1: parallelism.zoro: unknown key \"zoro\" "
+                             "(did you mean parallelism.zero?); allowed keys under parallelism: "
+                             "dp, tp, pp,"));
   CHECK_THROWS_WITH(vary({"zoro=1"}), Contains("allowed keys at the top: name, description, "
                                                "model, training,"));
   // Keys that exist but no edit sets, and paths into a value or a list, fail once too.

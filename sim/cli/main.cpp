@@ -23,6 +23,7 @@
 #include "core/json_text.h"
 #include "core/mpi_job.h"
 #include "core/quantity.h"
+#include "core/suggest.h"
 #include "cost/explicit_costs.h"
 #include "report/ascii_gantt.h"
 #include "report/chrome_trace.h"
@@ -50,22 +51,6 @@
 #endif
 
 namespace {
-
-// Levenshtein distance: single-character insertions, deletions and substitutions.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // `text` without the blanks around it.
 std::string_view trimmed(std::string_view t) {
@@ -1031,8 +1016,8 @@ int main(int argc, char** argv) {
       std::vector<std::string> names;
       for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
       std::string hint;
-      for (const std::string& n : names)
-        if (edit_distance(n, argv[1]) <= 2) hint = fmt::format(" (did you mean `{}`?)", n);
+      if (const auto n = nearest_name(argv[1], names))
+        hint = fmt::format(" (did you mean `{}`?)", *n);
       fmt::print(stderr, "trainsim: unknown command \"{}\"{}; commands: {} (trainsim --help)\n",
                  argv[1], hint, fmt::join(names, ", "));
       return 2;

@@ -21,6 +21,7 @@
 #include "core/input_file.h"
 #include "core/json_text.h"
 #include "core/quantity.h"
+#include "core/suggest.h"
 #include "scenario/hf_config.h"
 #include "scenario/limits.h"
 #include "scenario/scenario_schema.h"
@@ -33,6 +34,26 @@ using namespace limits;
 
 std::string join(const std::vector<std::string>& v) {
   return fmt::format("{}", fmt::join(v, ", "));
+}
+
+// " (did you mean X?)" for an unknown key `key` under `section` ("" the top level): the same
+// name in another section ("training.tp": parallelism.tp), else the nearest allowed name here
+// ("seq_lenn": seq_len); "" when neither.
+std::string unknown_key_hint(const std::string& section, const std::string& key,
+                             const std::vector<std::string>& allowed) {
+  std::vector<std::string> elsewhere;
+  for (const SchemaKey& k : scenario_keys()) {
+    const std::string_view path = k.path;
+    const auto dot = path.find_last_of('.');
+    const std::string_view parent = dot == std::string_view::npos ? "" : path.substr(0, dot);
+    const std::string_view leaf = dot == std::string_view::npos ? path : path.substr(dot + 1);
+    if (leaf == key && parent != section && path.find('[') == std::string_view::npos)
+      elsewhere.emplace_back(path);
+  }
+  if (!elsewhere.empty()) return fmt::format(" (did you mean {}?)", fmt::join(elsewhere, " or "));
+  if (const auto near = nearest_name(key, allowed))
+    return fmt::format(" (did you mean {}?)", section.empty() ? *near : section + "." + *near);
+  return "";
 }
 
 std::string show(const YAML::Node& n) {
@@ -169,7 +190,8 @@ class Reader {
       const std::string key = kv.first.as<std::string>();
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         Field bad{kv.second, f.path.empty() ? key : f.path + "." + key, kv.first.Mark()};
-        fail(bad, fmt::format("unknown key \"{}\"; allowed keys here: {}", key, join(allowed)));
+        fail(bad, fmt::format("unknown key \"{}\"{}; allowed keys here: {}", key,
+                              unknown_key_hint(f.path, key, allowed), join(allowed)));
       }
     }
   }
@@ -805,7 +827,8 @@ std::optional<std::string> edit_refusal(const std::string& path) {
   const std::string name = section.empty() ? path : path.substr(section.size() + 1);
   std::string allowed;
   for (const std::string& k : keys_under(section)) allowed += (allowed.empty() ? "" : ", ") + k;
-  return fmt::format("unknown key \"{}\"; allowed keys {}: {}", name,
+  return fmt::format("unknown key \"{}\"{}; allowed keys {}: {}", name,
+                     unknown_key_hint(section, name, keys_under(section)),
                      section.empty() ? "at the top" : "under " + section, allowed);
 }
 

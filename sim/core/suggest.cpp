@@ -1,0 +1,39 @@
+#include "core/suggest.h"
+
+#include <algorithm>  // std::min, std::find
+
+namespace trainsim {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // d[i][j]: a's first i characters against b's first j (optimal string alignment).
+  const std::size_t w = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * w);
+  auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * w + j]; };
+  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      at(i, j) = std::min(
+          {at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);  // two neighbours swapped
+    }
+  return at(a.size(), b.size());
+}
+
+std::optional<std::string> nearest_name(std::string_view name,
+                                        const std::vector<std::string>& known) {
+  if (std::find(known.begin(), known.end(), name) != known.end()) return std::nullopt;
+  std::optional<std::string> best;
+  std::size_t best_distance = 3;  // at most 2 edits
+  for (const std::string& k : known) {
+    const std::size_t d = edit_distance(name, k);
+    if (d < best_distance && 2 * d < name.size()) {
+      best = k;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace trainsim
