@@ -14,6 +14,8 @@ expect 0 "OUTPUT BREAKDOWN" -- "$bin" run "$src/scenarios/default.yaml"
 expect 0 '"step_time_s"' -- "$bin" run "$src/scenarios/default.yaml" --json
 expect 0 "rank  3 | .  .  .  F0 B0" -- "$bin" schedule --pp 4 --microbatches 8 --schedule 1f1b
 expect 0 "gpipe" -- "$bin" schedule --list
+expect 0 "cells: F forward, B backward" -- "$bin" schedule --pp 4 -m 8 -s zb-h1
+expect 0 "8 model stages on 4 ranks: the stage first, 0F3 is stage 0's forward of micro-batch 3" -- "$bin" schedule --pp 4 -m 8 -s dualpipe
 expect 2 "parallelism.pp: expected an integer in \\[1, 1048576\\], got 0" -- "$bin" run "$src/scenarios/default.yaml" --set parallelism.pp=0 --trace "$tmp/bad.json"
 [ -e "$tmp/bad.json" ] && { echo "FAIL: a failed run left a trace file"; fail=1; }
 expect 2 "unknown schedule" -- "$bin" run "$src/scenarios/default.yaml" --schedule nope
@@ -27,7 +29,6 @@ expect 0 '"retried": true' -- "$bin" compare "$src/scenarios/default.yaml" --jso
 # --schedule (run's singular) is --schedules on compare
 expect 0 "^1f1b " -- "$bin" compare "$src/scenarios/default.yaml" --schedule 1f1b
 expect 0 "step time" -- "$bin" run "$src/scenarios/default.yaml" --schedule zb-v --set parallelism.vpp=2
-expect 2 "unknown command \"runn\" (did you mean \`run\`?); commands: run, memory" -- "$bin" runn "$src/scenarios/default.yaml"
 expect 2 "A subcommand is required" -- "$bin"
 expect 2 "cluster.gpu_speed_spread: expected a number in \\[0, 0.2\\], got \"0.3\"" -- "$bin" run "$src/scenarios/default.yaml" --set cluster.gpu_speed_spread=0.3
 expect 2 "unknown schedule" -- "$bin" compare "$src/scenarios/default.yaml" --schedules 1f1b,nope

@@ -712,9 +712,16 @@ int cmd_schedule(const ScheduleArgs& a) {
   const UnitRun run = run_unit_steps(s);
   std::cout << fmt::format("{}: pp = {}, m = {}, vpp = {} (each action one time unit)\n", s.name,
                            s.ranks, s.microbatches, s.vpp());
-  if (s.ranks <= kMaxGridRanks && run.makespan <= kMaxGridSteps)
+  if (s.ranks <= kMaxGridRanks && run.makespan <= kMaxGridSteps) {
     std::cout << format_grid(s, run);
-  else
+    std::cout << fmt::format(
+        "cells: F forward, B backward or its halves I (input gradient) and W (weight gradient), "
+        "then the micro-batch{}; A&B: two run as one overlapped action; .: idle\n",
+        s.stages == s.ranks ? ""
+                            : fmt::format(" ({} model stages on {} ranks: the stage first, 0F3 "
+                                          "is stage 0's forward of micro-batch 3)",
+                                          s.stages, s.ranks));
+  } else
     std::cout << fmt::format(
         "(a grid of {} ranks × {} steps is too large to print: at most {} × {}; "
         "--export-csv FILE writes the schedule)\n",
