@@ -96,9 +96,19 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   // two-line label overlaps its neighbours, which Qt Charts then drops: one line each, without
   // "(vpp N)" (the Gantt titles and the table keep it), so that the line fits the axis.
   const bool many = n > 6;
+  // A long scenario name elided in its middle ("llama8b-h…x8-pp4"): Qt Charts cuts a label
+  // longer than the axis from its left, where the name begins.
+  auto elide = [](QString part) {
+    constexpr int kMax = 14;
+    if (part.size() <= kMax) return part;
+    return part.left(kMax / 2 - 1) + QStringLiteral("…") + part.right(kMax / 2 - 1);
+  };
   QStringList reversed;
   for (auto it = spec.names.rbegin(); it != spec.names.rend(); ++it) {
-    QString name = it->toHtmlEscaped();
+    QString name = *it;
+    if (const qsizetype dot = name.indexOf(QStringLiteral(" · ")); dot > 0)
+      name = elide(name.left(dot)) + name.mid(dot);
+    name = name.toHtmlEscaped();
     if (many) {
       const qsizetype vpp = name.indexOf(QStringLiteral(" (vpp"));
       if (vpp > 0) name.remove(vpp, name.indexOf(QLatin1Char(')'), vpp) - vpp + 1);
@@ -344,7 +354,8 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
   for (std::size_t i = 0; i < peak.size(); ++i)
     labelled << (clip && peak[i] > 1.3 * fitting
                      ? tr("%1 (%2 GB)").arg(names[static_cast<int>(i)]).arg(peak[i], 0, 'f', 0)
-                     : names[static_cast<int>(i)]);
+                 : peak[i] <= 0 ? tr("%1 (no model)").arg(names[static_cast<int>(i)])  // costs only
+                                : names[static_cast<int>(i)]);
   BarChartSpec memory(tr("peak memory"), tr("GB per GPU"), labelled, {{tr("peak"), peak}});
   memory.flagged = oom;
   if (clip) memory.clip = 1.3 * fitting;
