@@ -181,8 +181,8 @@ std::string format_report(const StepReport& r) {
       if (st.comm_host_s > 0) host = std::max(host, st.exposed_host_s);
     }
     o += fmt::format(
-        "exposed comm         TP {} · DP {} · PP {}{}{}{}{}  (worst stage, outside compute; "
-        "time two kinds share counted once)\n",
+        "exposed comm         TP {} · DP {} · PP {}{}{}{}{}  (worst stage, over the whole step, "
+        "outside compute; time two kinds share counted once)\n",
         format_time(tp), format_time(dp), format_time(pp),
         r.ep > 1 ? " · EP all-to-all " + format_time(ep) : std::string(),
         r.cp > 1 ? (r.cp_comm == "all_to_all" ? " · CP all-to-all " : " · CP KV ") + format_time(cp)
