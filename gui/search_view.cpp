@@ -52,7 +52,8 @@ QTableWidgetItem* text_cell(const QString& text) {
   return item;
 }
 
-QString status_of(const SearchResult& r) {
+// `brief`: the table cell's words ("fits · tight"); the whole text is its tooltip.
+QString status_of(const SearchResult& r, bool brief = false) {
   if (!r.error.empty()) return QStringLiteral("cannot run: ") + QString::fromStdString(r.error);
   if (r.ruled_out)
     return r.memory_bound > 0
@@ -63,10 +64,14 @@ QString status_of(const SearchResult& r) {
   QString fits = r.pareto ? QStringLiteral("fits · Pareto front") : QStringLiteral("fits");
   // The CLI table's "~": over what the caching allocator leaves usable (memory.fragmentation).
   if (r.tight)
-    fits += QStringLiteral(
-        " · tight: past the usable memory, the caching allocator may run out or slow down");
+    fits += brief ? QStringLiteral(" · tight")
+                  : QStringLiteral(
+                        " · tight: past the usable memory, the caching allocator may "
+                        "run out or slow down");
   // The CLI table's "!" (search/layout_search.h): the CPU, not the GPU, without CUDA graphs.
-  if (paced_by_eager_cpu(r))
+  if (paced_by_eager_cpu(r) && brief)
+    fits += QStringLiteral(" · ! CPU-paced");
+  else if (paced_by_eager_cpu(r))
     fits += QStringLiteral(
                 " · !: %1 of GPU compute a kernel, less than eager PyTorch's CPU "
                 "takes to issue one: without CUDA graphs the CPU's")
@@ -241,8 +246,8 @@ void SearchView::show_results(std::shared_ptr<const Scenario> base,
     const double mem = r.known_memory();
     table_->setItem(row, kMemory,
                     cell(mem > 0 ? QStringLiteral("%1 GB").arg(mem / 1e9, 0, 'f', 1) : "-", mem));
-    auto* st = text_cell(status_of(r));
-    st->setToolTip(st->text());
+    auto* st = text_cell(status_of(r, true));
+    st->setToolTip(status_of(r));
     table_->setItem(row, kStatus, st);
   }
   table_->setSortingEnabled(true);

@@ -45,6 +45,19 @@ class SearchViewTest : public QObject {
         QString::fromStdString("by TP degree: " + tp_record_line())));
     // The default scenario carries no measured: figure, so no pace.
     QVERIFY(!w.search_view()->record().contains(QStringLiteral("measured:")));
+    // A tight layout's status cell says so in a word, its tooltip why (the column stays narrow).
+    const auto tight =
+        std::find_if(got.begin(), got.end(), [](const SearchResult& r) { return r.tight; });
+    QVERIFY(tight != got.end());
+    int shown = 0;
+    for (int i = 0; i < w.search_view()->table()->rowCount(); ++i)
+      if (w.search_view()->table()->item(i, 0)->data(Qt::UserRole).toInt() == tight - got.begin()) {
+        const QTableWidgetItem* st = w.search_view()->table()->item(i, 5);
+        QVERIFY2(st->text().endsWith(QStringLiteral("· tight")), qPrintable(st->text()));
+        QVERIFY(st->toolTip().contains(QStringLiteral("caching allocator")));
+        ++shown;
+      }
+    QCOMPARE(shown, 1);
     // Row 0 (the fastest that fits, dp 8 · ZeRO-2 here) opens in the Timeline: the knobs take
     // its layout and the simulated step is the search's.
     QVERIFY(expected[0].ran());
