@@ -61,6 +61,19 @@ TEST_CASE("scenario: unknown key names file, line, key and the allowed keys", "[
                     !Catch::Contains("did you mean"));
 }
 
+TEST_CASE("scenario: a rule an edit breaks names the file's key and the edits", "[scenario]") {
+  // global_batch_size 16 over dp 2 × micro_batch_size 3 = 6: the rule names the batch's line in
+  // the file, and the --set that broke it.
+  const std::string e = error_of(kGood, {"training.micro_batch_size=3"});
+  CHECK_THAT(e, Catch::StartsWith("ScenarioError: s.yaml:5: training.global_batch_size: "));
+  CHECK_THAT(e, Catch::EndsWith("(the scenario as edited by --set training.micro_batch_size=3)"));
+  // Without edits, or where the error names the edit itself, no note.
+  CHECK_THAT(error_of(std::string(kGood) + "schedule: nope\n"), !Catch::Contains("as edited by"));
+  CHECK_THAT(error_of(kGood, {"parallelism.pp=0"}),
+             Catch::StartsWith("ScenarioError: --set parallelism.pp=0:") &&
+                 !Catch::Contains("as edited by"));
+}
+
 TEST_CASE("scenario: aliases are checked once, not once per use", "[scenario]") {
   // An alias is its anchor's node: twelve lines of lists of ten aliases of the line before
   // stand for 10^12 nodes. The key check walks each anchored list once (a walk of the expanded

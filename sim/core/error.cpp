@@ -16,6 +16,13 @@ ScenarioError::ScenarioError(const std::string& where, const std::string& key,
     : InputError("ScenarioError: " + where + ": " + (key.empty() ? "" : key + ": ") + message),
       key_(key) {}
 
+ScenarioError::ScenarioError(Whole, const std::string& text, const std::string& key)
+    : InputError(text), key_(key) {}
+
+ScenarioError ScenarioError::with_note(const std::string& note) const {
+  return ScenarioError(Whole{}, what() + note, key_);
+}
+
 ScheduleError::ScheduleError(const std::string& message, std::string option)
     : InputError("ScheduleError: " + message), detail_(message), option_(std::move(option)) {}
 

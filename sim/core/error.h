@@ -20,8 +20,12 @@ class ScenarioError : public InputError {
   /// `where` is "file:line" (or "--set key=value"), `key` the dotted path of the field.
   ScenarioError(const std::string& where, const std::string& key, const std::string& message);
   const std::string& key() const { return key_; }
+  /// The same error with `note` after its message (e.g. the --set edits it came from).
+  ScenarioError with_note(const std::string& note) const;
 
  private:
+  struct Whole {};  // the message already whole
+  ScenarioError(Whole, const std::string& text, const std::string& key);
   std::string key_;
 };
 

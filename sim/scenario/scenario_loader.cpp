@@ -716,7 +716,17 @@ Scenario build(YAML::Node root, const std::string& source,
   e << root;
   s.canonical_yaml = e.c_str();
   s.origins = r.origins();
-  validate(s);
+  try {
+    validate(s);
+  } catch (const ScenarioError& e) {
+    // A rule between keys broken by an edit names the file's key at its line; say which edits
+    // the scenario had, unless the message names one already.
+    if (overrides.empty() || std::string_view(e.what()).find("--set ") != std::string_view::npos)
+      throw;
+    std::string edits;
+    for (const std::string& o : overrides) edits += (edits.empty() ? "" : ", ") + ("--set " + o);
+    throw e.with_note(" (the scenario as edited by " + edits + ")");
+  }
   return s;
 }
 
