@@ -772,8 +772,8 @@ Kernel AnalyticCostModel::a2a_layout_copies(Op op) const {
   // tensor once, this rank's s / cp tokens of all its heads, in the exchanged type: FP8 under
   // FP8 attention (TE quantizes Q, K, V and dO before the exchange and exchanges the FP8 output
   // and gradients), else 16 bits. Both copies are PyTorch's non-vectorized kernels (a permuted
-  // view; index_select's indexSelectSmallIndex at 2·cp ≤ 16 indices, one element a thread),
-  // priced at the permuted copies' measured rate (constants.h).
+  // view; index_select's over 2·cp chunk indices, one element a thread), priced at the permuted
+  // copies' measured rate (constants.h).
   const ModelSpec& m = *s_.model;
   const double t = s_.layout.tp;
   const double n =
