@@ -171,7 +171,11 @@ std::vector<Variant> vary(const std::vector<std::string>& specs, const Scenario*
   if (base && base->has_cluster && !given.count("parallelism.dp"))
     for (Variant& v : out) {
       Scenario probe = *base;
-      for (const std::string& edit : v.edits) set_value(probe, edit, "--vary " + edit);
+      try {
+        for (const std::string& edit : v.edits) set_value(probe, edit, "--vary " + edit);
+      } catch (const InputError&) {
+        continue;  // edits that cannot go together: the variant's row says why
+      }
       const Layout& l = probe.layout;
       const int gpus = probe.cluster.gpus(), others = l.tp * l.pp * l.cp;
       if (l.world() == gpus || others <= 0 || gpus % others != 0) continue;
