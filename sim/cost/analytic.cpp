@@ -1448,8 +1448,11 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                             k_.attention->sustained_measured ? "measured" : "its GEMMs' share");
           if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
           if (s_.training.fp8_attention)
-            t.source += fmt::format(" × FP8 over bf16 time (cuDNN on a {}, NVIDIA's benchmark)",
-                                    cudnn_fp8_attention_measured_on(s_.cluster.gpu.preset));
+            t.source +=
+                fmt::format(" × FP8 over bf16 time, {:.2f} (cuDNN on a {}, NVIDIA's benchmark)",
+                            cudnn_fp8_attention_time_ratio(std::string_view(k.what) != "attention",
+                                                           k.gemm.m, s_.cluster.gpu.preset),
+                            cudnn_fp8_attention_measured_on(s_.cluster.gpu.preset));
         }
         break;
       case Kernel::Kind::Memory:
