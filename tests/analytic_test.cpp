@@ -15,6 +15,7 @@
 #include "cost/fp8_gemm.h"
 #include "cost/gemm_efficiency.h"
 #include "cost/internode_sweep.h"
+#include "cost/kernel_data.h"
 #include "memory/footprint.h"
 #include "test_util.h"
 
@@ -3486,6 +3487,12 @@ cluster: {gpu: b200, gpus_per_node: 8}
 parallelism: {dp: 4, cp: 2, cp_comm: all_to_all}
 )"));
   CHECK(copies(fp8, Op::F).at(0).bytes == Approx(2 * 2 * 1 * elements));
+  // The listing gives the FP8 kernel's time ratio it applied.
+  for (const KernelTime& t : fp8.kernel_times(Op::F, 0))
+    if (t.what == "attention")
+      CHECK_THAT(t.source,
+                 Catch::Contains(fmt::format("FP8 over bf16 time, {:.2f}",
+                                             cudnn_fp8_attention_time_ratio(false, 8192, "b200"))));
   const auto bf16_runs = a2a.cp_collectives(Op::F, 0), fp8_runs = fp8.cp_collectives(Op::F, 0);
   REQUIRE(fp8_runs.size() == bf16_runs.size());
   for (std::size_t i = 0; i < fp8_runs.size(); ++i)
