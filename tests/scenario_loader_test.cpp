@@ -56,6 +56,11 @@ TEST_CASE("scenario: unknown key names file, line, key and the allowed keys", "[
                     Catch::Contains("unknown key \"seq_lenn\" (did you mean training.seq_len?)"));
   CHECK_THROWS_WITH(set_value(s, "training.tp=2", "--set training.tp=2"),
                     Catch::Contains("unknown key \"tp\" (did you mean parallelism.tp?)"));
+  // A misspelt value of a key with a list of values, the same way.
+  CHECK_THROWS_WITH(
+      set_value(s, "training.recompute=selectve", "--set training.recompute=selectve"),
+      Catch::Contains("expected one of none, selective, full, got \"selectve\" "
+                      "(did you mean selective?)"));
   // Nothing near: no guess.
   CHECK_THROWS_WITH(set_value(s, "training.frobnicate=2", "here"),
                     !Catch::Contains("did you mean"));

@@ -285,7 +285,9 @@ class Reader {
             v.text = names[i];
             return v;
           }
-        fail(f, fmt::format("expected one of {}, got {}", join(names), show(f.node)));
+        const auto near = f.node.IsScalar() ? nearest_name(f.node.Scalar(), names) : std::nullopt;
+        fail(f, fmt::format("expected one of {}, got {}{}", join(names), show(f.node),
+                            near ? " (did you mean " + *near + "?)" : std::string()));
       }
       case Kind::Quantity:
         v.number = rule.positive ? positive_quantity(f, rule.dim) : quantity(f, rule.dim);
