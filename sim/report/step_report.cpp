@@ -16,6 +16,7 @@
 #include "report/memory_report.h"
 #include "report/representative.h"
 #include "scenario/partition.h"
+#include "scenario/scenario_schema.h"
 #include "schedules/zb_auto.h"
 
 namespace trainsim {
@@ -143,9 +144,9 @@ StepReport make_report(const Timeline& tl) {
   r.vpp = sc.layout.vpp;
   r.ep = sc.layout.ep;
   r.cp = sc.layout.cp;
-  r.cp_comm = sc.layout.cp_comm == CpComm::AllToAll    ? "all_to_all"
-              : sc.layout.cp_comm == CpComm::AllGather ? "all_gather"
-                                                       : "ring";
+  // The key's own value name (the schema's choices), as a scenario file writes it.
+  if (const SchemaKey* k = find_key("parallelism.cp_comm"))
+    if (auto v = show_value(*k, sc)) r.cp_comm = *v;
   r.split = sc.layout.split;
   if (sc.model && sc.layout.split.layers.empty()) {
     std::vector<int> layers;
