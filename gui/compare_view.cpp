@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -52,6 +53,7 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   series->setLabelsFormat(QStringLiteral("@value"));
   series->setLabelsPrecision(4);
   double top = spec.limit;
+  std::vector<QBarSet*> overs;  // the clipped bars' sets: they end where the axis ends
   for (const auto& [name, values] : spec.sets) {
     auto* set = new QBarSet(name);
     set->setLabelColor(Qt::white);
@@ -77,11 +79,16 @@ QChartView* bar_chart(const BarChartSpec& spec) {
       top = std::max(top, clip ? spec.clip : v);
     }
     series->append(set);
-    for (QBarSet* extra : {red, over})
-      if ((extra == red && flagged) || (extra == over && clipped))
-        series->append(extra);
-      else
-        delete extra;
+    if (flagged)
+      series->append(red);
+    else
+      delete red;
+    if (clipped) {
+      series->append(over);
+      overs.push_back(over);
+    } else {
+      delete over;
+    }
   }
   auto* chart = new QChart;
   chart->addSeries(series);
@@ -136,10 +143,9 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   x->setRange(0, top > 0 ? top * 1.05 : 1);
   // Round ticks (the device's line reads against them); a clipped bar runs to the axis' end.
   x->applyNiceNumbers();
-  for (QBarSet* set : series->barSets())
-    if (set->label() == QObject::tr("beyond the axis"))
-      for (int i = 0; i < set->count(); ++i)
-        if (set->at(i) > 0) set->replace(i, x->max());
+  for (QBarSet* set : overs)
+    for (int i = 0; i < set->count(); ++i)
+      if (set->at(i) > 0) set->replace(i, x->max());
   x->setTitleText(spec.unit);
   x->setLabelFormat(QStringLiteral("%.3g"));
   chart->addAxis(x, Qt::AlignBottom);
