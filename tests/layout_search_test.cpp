@@ -82,6 +82,29 @@ TEST_CASE("search: candidates are every tp (powers of two in a node) × pp divid
   CHECK(some[7].dp == 1);
 }
 
+TEST_CASE("search: a file's layout sized for other GPUs is read with the dp that fills them",
+          "[search]") {
+  // node8's layout is dp 2 · pp 4 on 8 GPUs, 64 sequences a step of micro-batch 1.
+  const std::string yaml = node8().canonical_yaml;
+  // Without the search's adjustment, two nodes leave 2 × 1 × 4 = 8 of the 16 GPUs idle.
+  CHECK_THROWS_AS(parse_scenario(yaml, "t.yaml", {"cluster.nodes=2"}), ScenarioError);
+  const Scenario two = parse_scenario(yaml, "t.yaml", {"cluster.nodes=2"}, fill_gpus_with_dp);
+  CHECK((std::array{two.layout.dp, two.layout.tp, two.layout.pp} == std::array{4, 1, 4}));
+  CHECK(two.where("parallelism.dp") == "trainsim search: filling the 16 GPUs");
+  // Three nodes: 24 / 4 = dp 6 does not divide 64 sequences; the largest dp of the 24 GPUs
+  // that does is 8 (24 and 12 do not), pp taking the other 3.
+  const Scenario three = parse_scenario(yaml, "t.yaml", {"cluster.nodes=3"}, fill_gpus_with_dp);
+  CHECK((std::array{three.layout.dp, three.layout.tp, three.layout.pp} == std::array{8, 1, 3}));
+  CHECK(three.where("parallelism.pp") == "trainsim search: filling the 24 GPUs");
+  // A layout that covers its GPUs is left as the file gives it.
+  const Scenario one = parse_scenario(yaml, "t.yaml", {}, fill_gpus_with_dp);
+  CHECK((std::array{one.layout.dp, one.layout.pp} == std::array{2, 4}));
+  CHECK(one.where("parallelism.dp") != "trainsim search: filling the 8 GPUs");
+  // And the search runs on the filled base: every candidate uses the 16 GPUs.
+  for (const LayoutCandidate& c : layout_candidates(two, sizes_only()))
+    CHECK(c.dp * c.tp * c.pp == 16);
+}
+
 TEST_CASE("search: results are ranked, and each is the layout simulated as --set would",
           "[search]") {
   const Scenario base = node8();

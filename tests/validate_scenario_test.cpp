@@ -322,6 +322,22 @@ TEST_CASE("validate: GPUs that do not add up blame the size an override set") {
           Contains("= 8; no dp fits: tp × pp = 1 × 3 = 3 does not divide the 8 GPUs"));
 }
 
+TEST_CASE("validate: the dp that fills the GPUs, where one does") {
+  Scenario s = test::yaml(kBase);
+  CHECK_FALSE(dp_filling_gpus(s));  // dp 2 · pp 4 already covers the 8 GPUs
+  s.cluster.nodes = 2;
+  CHECK(dp_filling_gpus(s) == 4);  // 16 GPUs / (tp 1 · pp 4)
+  s.layout.cp = 2;
+  CHECK_FALSE(dp_filling_gpus(s));  // dp 2 · cp 2 · pp 4 covers the 16
+  s.cluster.nodes = 4;
+  CHECK(dp_filling_gpus(s) == 4);  // 32 / (cp 2 · tp 1 · pp 4)
+  s.layout.pp = 3;
+  CHECK_FALSE(dp_filling_gpus(s));  // cp 2 · pp 3 = 6 does not divide 32
+  s.has_cluster = false;
+  s.layout.pp = 4;
+  CHECK_FALSE(dp_filling_gpus(s));  // no cluster, no GPU count to fill
+}
+
 TEST_CASE("validate: --set values are blamed on the override") {
   Scenario s = parse_scenario(kBase, "test.yaml", {"parallelism.pp=2", "parallelism.dp=4"});
   s.layout.tp = 3;

@@ -487,7 +487,7 @@ std::vector<int> switches(const std::vector<std::string>& given, const char* fla
 }
 
 int cmd_search(const SearchArgs& a, const mpi::World* world) {
-  const Scenario sc = load_scenario(a.scenario, a.sets);
+  const Scenario sc = load_scenario(a.scenario, a.sets, fill_gpus_with_dp);
   SearchSpace space;
   space.tp = a.tp;
   space.pp = a.pp;
@@ -825,7 +825,9 @@ int main(int argc, char** argv) {
                           ? "; under mpirun -np N the layouts are split over the N processes "
                             "(rank 0 prints)"
                           : ""),
-      xa.scenario, xa.sets, "Scenario YAML file (needs a model and a cluster)");
+      xa.scenario, xa.sets,
+      "Scenario YAML file (needs a model and a cluster; a layout it gives for another GPU "
+      "count, as after --set cluster.nodes=N, is refitted: dp fills the GPUs)");
   srch->add_option("--tp", xa.tp, "TP sizes to try (default: powers of two up to a node)")
       ->delimiter(',');
   srch->add_option("--pp", xa.pp, "PP sizes to try (default: every divisor of GPUs / tp)")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -176,12 +177,10 @@ std::vector<Variant> vary(const std::vector<std::string>& specs, const Scenario*
       } catch (const InputError&) {
         continue;  // edits that cannot go together: the variant's row says why
       }
-      const Layout& l = probe.layout;
-      const int gpus = probe.cluster.gpus(), others = l.tp * l.pp * l.cp;
-      if (l.world() == gpus || others <= 0 || gpus % others != 0) continue;
-      const int dp = gpus / others;
-      v.edits.push_back(fmt::format("parallelism.dp={}", dp));
-      v.label += fmt::format(" (dp {})", dp);
+      const std::optional<int> dp = dp_filling_gpus(probe);
+      if (!dp) continue;
+      v.edits.push_back(fmt::format("parallelism.dp={}", *dp));
+      v.label += fmt::format(" (dp {})", *dp);
     }
   return out;
 }

@@ -689,7 +689,7 @@ void check_sections(const Reader& r, const Field& top, const Scenario& s) {
 }
 
 Scenario build(YAML::Node root, const std::string& source,
-               const std::vector<std::string>& overrides) {
+               const std::vector<std::string>& overrides, const ScenarioAdjust& adjust) {
   std::map<std::string, std::string> overridden;
   for (const auto& [path, text] : apply_overrides(root, overrides))
     overridden[path] = "--set " + text;
@@ -718,6 +718,7 @@ Scenario build(YAML::Node root, const std::string& source,
   e << root;
   s.canonical_yaml = e.c_str();
   s.origins = r.origins();
+  if (adjust) adjust(s);
   try {
     validate(s);
   } catch (const ScenarioError& e) {
@@ -777,7 +778,7 @@ YAML::Node first_document(const std::string& text, const std::string& source) {
 }  // namespace
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
-                        const std::vector<std::string>& overrides) {
+                        const std::vector<std::string>& overrides, const ScenarioAdjust& adjust) {
   if (const std::size_t bad = invalid_utf8_at(yaml_text); bad != std::string_view::npos) {
     const auto line =
         1 + std::count(yaml_text.begin(), yaml_text.begin() + static_cast<long>(bad), '\n');
@@ -801,14 +802,15 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   }
   check_keys(root, source);
   try {
-    return build(root, source, overrides);
+    return build(root, source, overrides, adjust);
   } catch (const YAML::Exception& e) {  // yaml-cpp's own conversions: still the input's fault
     throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "", e.msg);
   }
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  return parse_scenario(read_input_file(path, "scenario"), path, overrides);
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       const ScenarioAdjust& adjust) {
+  return parse_scenario(read_input_file(path, "scenario"), path, overrides, adjust);
 }
 
 std::optional<std::string> edit_refusal(const std::string& path) {

@@ -2,6 +2,7 @@
 // Reads a scenario YAML file (keys documented in scenarios/README.md), applies `--set` overrides
 // and validates every field. Any problem throws ScenarioError naming file, line, key, the value
 // and what is allowed; nothing is half-loaded.
+#include <functional>  // std::function
 #include <optional>
 #include <string>  // std::string
 #include <vector>  // std::vector
@@ -10,13 +11,20 @@
 
 namespace trainsim {
 
-/// Loads `path`, applying each override "dotted.key=value" (value in YAML syntax) in order.
-/// Throws ScenarioError.
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+/// A change code makes to a parsed scenario's values before they are validated (the layout
+/// search reads a layout sized for other GPUs with the dp that fills them); it names what it
+/// sets with Scenario::set_origin.
+using ScenarioAdjust = std::function<void(Scenario&)>;
+
+/// Loads `path`, applying each override "dotted.key=value" (value in YAML syntax) in order, then
+/// `adjust`, then validate(). Throws ScenarioError.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
+                       const ScenarioAdjust& adjust = {});
 
 /// Same, from YAML text; `source` names it in messages and resolves relative paths (hf_config).
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
-                        const std::vector<std::string>& overrides = {});
+                        const std::vector<std::string>& overrides = {},
+                        const ScenarioAdjust& adjust = {});
 
 /// Why `path` cannot be edited on a loaded scenario (set_value: `--vary` and the GUI), or
 /// nullopt: an unknown key with the keys its section allows, a key that is a value not a

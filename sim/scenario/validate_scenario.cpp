@@ -360,14 +360,14 @@ void check_fit(const Scenario& s, const Checker& c) {
     // What would fit, where the other sizes divide the GPUs: the first thing a newcomer who
     // left out `dp` (default 1) or changed the node count needs.
     const std::int64_t others = l.world() / l.dp;
+    const std::optional<int> dp = dp_filling_gpus(s);
     const std::string fits =
-        s.cluster.gpus() % others == 0
-            ? fmt::format("; parallelism.dp: {} fits", s.cluster.gpus() / others)
-            : fmt::format("; no dp fits: {} = {} = {} does not divide the {} GPUs",
-                          l.cp > 1 ? "cp × tp × pp" : "tp × pp",
-                          l.cp > 1 ? fmt::format("{} × {} × {}", l.cp, l.tp, l.pp)
-                                   : fmt::format("{} × {}", l.tp, l.pp),
-                          others, s.cluster.gpus());
+        dp ? fmt::format("; parallelism.dp: {} fits", *dp)
+           : fmt::format("; no dp fits: {} = {} = {} does not divide the {} GPUs",
+                         l.cp > 1 ? "cp × tp × pp" : "tp × pp",
+                         l.cp > 1 ? fmt::format("{} × {} × {}", l.cp, l.tp, l.pp)
+                                  : fmt::format("{} × {}", l.tp, l.pp),
+                         others, s.cluster.gpus());
     c.fail(gpus_key,
            (l.cp > 1 ? fmt::format("dp × cp × tp × pp = {} × {} × {} × {} = {} must equal the GPU "
                                    "count gpus_per_node × nodes = {} × {} = {}",
@@ -473,6 +473,13 @@ void check_fit(const Scenario& s, const Checker& c) {
 }
 
 }  // namespace
+
+std::optional<int> dp_filling_gpus(const Scenario& s) {
+  const Layout& l = s.layout;
+  const std::int64_t gpus = s.cluster.gpus(), others = std::int64_t{l.cp} * l.tp * l.pp;
+  if (!s.has_cluster || l.world() == gpus || others <= 0 || gpus % others != 0) return std::nullopt;
+  return static_cast<int>(gpus / others);
+}
 
 std::optional<std::pair<std::string, std::string>> context_parallel_refusal(const Layout& l,
                                                                             const TrainingSpec& t) {

@@ -16,6 +16,11 @@ namespace trainsim {
 /// (Scenario::where: the file and line, the `--set`, or the code that set it).
 void validate(const Scenario& s);
 
+/// The data-parallel degree that makes the layout cover the cluster's GPUs when it does not
+/// (a changed node count, a left-out dp): the GPUs over cp · tp · pp where that divides; nullopt
+/// when the layout already covers them, there is no cluster, or no dp fits.
+std::optional<int> dp_filling_gpus(const Scenario& s);
+
 /// Why `l`'s expert-parallel degree cannot run model `m` (null: a costs-only study), or nothing
 /// when it can (ep 1 always can): ep must divide dp · cp and the experts of a mixture of experts,
 /// and neither ZeRO-3 nor gathering the parameters with the next forward is modelled with it.

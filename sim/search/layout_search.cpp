@@ -191,6 +191,32 @@ std::string chunk_rules() {
 
 }  // namespace
 
+void fill_gpus_with_dp(Scenario& s) {
+  const int gpus = s.cluster.gpus(), sequences = s.training.micro_batch_size;
+  const auto splits_batch = [&](int dp) {
+    return sequences > 0 && s.training.global_batch_size % (dp * sequences) == 0;
+  };
+  const auto set = [&](const char* key, int& value, int to) {
+    value = to;
+    s.set_origin(key, fmt::format("trainsim search: filling the {} GPUs", gpus));
+  };
+  if (const std::optional<int> dp = dp_filling_gpus(s); dp && splits_batch(*dp)) {
+    set("parallelism.dp", s.layout.dp, *dp);
+    return;
+  }
+  // Where that dp does not divide the batch, the largest that does, pp taking the rest: the
+  // base only has to be a layout the GPUs can run; the search replaces it.
+  const int others = s.layout.tp * s.layout.cp;
+  if (!s.has_cluster || s.layout.world() == gpus || others <= 0 || gpus % others != 0) return;
+  const int rest = gpus / others;
+  for (int dp = rest; dp >= 1; --dp)
+    if (rest % dp == 0 && splits_batch(dp)) {
+      set("parallelism.dp", s.layout.dp, dp);
+      set("parallelism.pp", s.layout.pp, rest / dp);
+      return;
+    }
+}
+
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space) {
   if (!base.model)
     throw InputError(

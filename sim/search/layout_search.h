@@ -123,6 +123,12 @@ struct SearchResult {
 /// when no candidate is left, and when a list holds a value outside its range (ZeRO 0–3).
 std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const SearchSpace& space);
 
+/// The search tries every layout of the scenario's GPUs, so a file's layout sized for another
+/// GPU count (`--set cluster.nodes=2`) need not stop it: its dp becomes the one that fills the
+/// GPUs (dp_filling_gpus), or where that does not divide the global batch, the largest dp that
+/// does with pp taking the rest; named as the search's in errors. Pass to load_scenario.
+void fill_gpus_with_dp(Scenario& s);
+
 /// The peak a layout must stay under to fit: the GPU's memory less the headroom kept free.
 double memory_limit(const Scenario& base, const SearchOptions& options);
 
