@@ -16,6 +16,12 @@ TEST_CASE("registry: names and aliases resolve to one entry", "[registry]") {
 TEST_CASE("registry: an unknown name lists the registered schedules", "[registry]") {
   CHECK_THROWS_WITH(find_schedule("2f2b"), Catch::Contains("unknown schedule \"2f2b\"") &&
                                                Catch::Contains("afab") && Catch::Contains("1f1b"));
+  // A slip names the schedule meant: case ("1F1B"), a separator ("dualpipe_v"), an alias's
+  // slip ("ZBV", zb-v's alias zbv in capitals); "2f2b" is two edits of four, too far to guess.
+  CHECK_THROWS_WITH(find_schedule("1F1B"), Catch::Contains("\"1F1B\" (did you mean 1f1b?)"));
+  CHECK_THROWS_WITH(find_schedule("dualpipe_v"), Catch::Contains("(did you mean dualpipe-v?)"));
+  CHECK_THROWS_WITH(find_schedule("ZBV"), Catch::Contains("(did you mean zb-v?)"));
+  CHECK_THROWS_WITH(find_schedule("2f2b"), !Catch::Contains("did you mean"));
 }
 
 TEST_CASE("registry: an unknown option is rejected with the schedule's options", "[registry]") {

@@ -26,4 +26,8 @@ TEST_CASE("suggest: the nearest known name, only when it is a slip", "[suggest]"
   CHECK_FALSE(nearest_name("microbatches", keys).has_value());
   // The first of equally near names.
   CHECK(nearest_name("vpq", keys) == "vpp");
+  // Case is not an edit: "ZERO" is zero (0 edits), "Zeor" one swap from it; "TP" is tp.
+  CHECK(nearest_name("ZERO", keys) == "zero");
+  CHECK(nearest_name("Zeor", keys) == "zero");
+  CHECK(nearest_name("TP", keys) == "tp");
 }

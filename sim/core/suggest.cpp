@@ -1,8 +1,15 @@
 #include "core/suggest.h"
 
 #include <algorithm>  // std::min, std::find
+#include <cctype>     // std::tolower
 
 namespace trainsim {
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // d[i][j]: a's first i characters against b's first j (optimal string alignment).
@@ -24,10 +31,12 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::optional<std::string> nearest_name(std::string_view name,
                                         const std::vector<std::string>& known) {
   if (std::find(known.begin(), known.end(), name) != known.end()) return std::nullopt;
+  // Case is no slip worth counting ("1F1B" is 1f1b).
+  const std::string lowered = lowercase(name);
   std::optional<std::string> best;
   std::size_t best_distance = 3;  // at most 2 edits
   for (const std::string& k : known) {
-    const std::size_t d = edit_distance(name, k);
+    const std::size_t d = edit_distance(lowered, lowercase(k));
     if (d < best_distance && 2 * d < name.size()) {
       best = k;
       best_distance = d;

@@ -9,13 +9,16 @@
 
 namespace trainsim {
 
+/// `s` in ASCII lower case (names compared without their case).
+std::string lowercase(std::string_view s);
+
 /// Edit distance: single-character insertions, deletions, substitutions and swaps of two
 /// neighbours ("zeor" is one edit from "zero"; optimal string alignment).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The name of `known` nearest `name` when close enough to be a slip of the keyboard: at most 2
-/// edits, and fewer than half of `name`'s characters (so "tp" does not suggest "pp"); the first
-/// of equally near ones. nullopt when none is, or `name` is itself known.
+/// edits, case not counted, and fewer than half of `name`'s characters (so "tp" does not suggest
+/// "pp"); the first of equally near ones. nullopt when none is, or `name` is itself known.
 std::optional<std::string> nearest_name(std::string_view name,
                                         const std::vector<std::string>& known);
 

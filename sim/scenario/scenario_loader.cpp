@@ -285,7 +285,12 @@ class Reader {
             v.text = names[i];
             return v;
           }
-        const auto near = f.node.IsScalar() ? nearest_name(f.node.Scalar(), names) : std::nullopt;
+        // Another tool's name for a value ("p2p"), else a slip of the keyboard ("all_to_al").
+        std::optional<std::string> near;
+        for (const auto& [theirs, ours] : rule.known_as)
+          if (f.node.IsScalar() && !near && lowercase(f.node.Scalar()) == theirs)
+            near = std::string(ours);
+        if (!near && f.node.IsScalar()) near = nearest_name(f.node.Scalar(), names);
         fail(f, fmt::format("expected one of {}, got {}{}", join(names), show(f.node),
                             near ? " (did you mean " + *near + "?)" : std::string()));
       }

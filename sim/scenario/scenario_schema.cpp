@@ -56,9 +56,11 @@ ValueRule integers(long long min, long long max) {
 ValueRule number(double min, double max) {
   return rule(Kind::Number, min, max);
 }
-ValueRule choice(std::vector<std::string_view> names) {
+ValueRule choice(std::vector<std::string_view> names,
+                 std::vector<std::pair<std::string_view, std::string_view>> known_as = {}) {
   ValueRule r = rule(Kind::Choice);
   r.choices = std::move(names);
+  r.known_as = std::move(known_as);
   return r;
 }
 ValueRule quantity(Dimension dim, bool positive) {
@@ -667,7 +669,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "preset with a GEMM sweep no faster than FP8 sustains at the power limit; "
        "`sim/cost/fp8_gemm.h`), their operands quantized by cast-transpose kernels (the weights "
        "once per step), an FP8 copy of those weights kept, everything else bf16",
-       choice({"bf16", "fp16", "fp8"}), field<&Scenario::training, &TrainingSpec::precision>()},
+       choice({"bf16", "fp16", "fp8"},
+              {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"}}),
+       field<&Scenario::training, &TrainingSpec::precision>()},
       {"training.fp8_params", "bool", "false",
        "with `precision: fp8`, the layers' linear weights kept only in FP8 (Transformer Engine's "
        "FP8 parameters: NeMo's "
@@ -735,7 +739,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`selective` redoes the modules of `training.recompute_modules`, by default the attention "
        "core (under context parallelism its key and value exchange too), `full` each layer's "
        "whole forward, its TP, EP and CP collectives included",
-       choice({"none", "selective", "full"}),
+       choice({"none", "selective", "full"},
+              {{"full_recompute", "full"}, {"selective_recompute", "selective"}}),
        field<&Scenario::training, &TrainingSpec::recompute>()},
       {"training.recompute_layers",
        "integer ≥ 0, with `recompute: full`",
@@ -805,7 +810,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "PV as batched GEMMs around "
        "a fused softmax and a dropout; stores the s² scores, Korthikanti's 5·a·s/h term; selective "
        "recompute recomputes them)",
-       choice({"flash1", "flash2", "flash3", "triton", "cudnn", "unfused"}),
+       choice({"flash1", "flash2", "flash3", "triton", "cudnn", "unfused"},
+              {{"sdpa", "flash2 or cudnn, the kernels PyTorch SDPA runs"},
+               {"flash", "flash2, or flash1 or flash3"},
+               {"fa1", "flash1"},
+               {"fa2", "flash2"},
+               {"fa3", "flash3"},
+               {"flash_attn", "flash2"},
+               {"flash_attention_2", "flash2"},
+               {"flash_attention_3", "flash3"},
+               {"fused_attn", "cudnn"},
+               {"math", "unfused"},
+               {"eager", "unfused"}}),
        field<&Scenario::training, &TrainingSpec::attention>()},
       {"training.fp8_attention", "bool", "false",
        "with `precision: fp8` and `attention: cudnn` on Blackwell, the attention core in FP8 "
@@ -916,7 +932,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        "was timed here: its Linear module took 2.7 times PyTorch's Linear's CPU time a call on a "
        "GB200 in mid-2025, TransformerEngine issue #2053), so a step of short kernels runs at its "
        "CPU's pace",
-       choice({"compiled", "eager", "fused"}),
+       choice({"compiled", "eager", "fused"}, {{"cuda_graphs", "compiled"},
+                                               {"cuda_graph", "compiled"},
+                                               {"graphs", "compiled"},
+                                               {"torch_compile", "compiled"},
+                                               {"inductor", "compiled"}}),
        field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`, "
@@ -1229,7 +1249,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "tensor copied twice around its exchange as Transformer Engine lays it out (a permute and "
        "a reorder of the zig-zag chunks, `cp.a2a_layout`) and exchanged in FP8 under "
        "`fp8_attention`; its heads and key-value heads per TP rank must divide by cp",
-       choice({"ring", "all_gather", "all_to_all"}), field<&Scenario::layout, &Layout::cp_comm>()},
+       choice({"ring", "all_gather", "all_to_all"},
+              {{"p2p", "ring"}, {"a2a", "all_to_all"}, {"ulysses", "all_to_all"}}),
+       field<&Scenario::layout, &Layout::cp_comm>()},
       {"parallelism.zero", "0–3", "0",
        "ZeRO stage: 1 shards optimizer states (gradients reduce-scattered once, after the last "
        "micro-batch, or with `overlap_grad_reduce` by bucket during its backward), 2 also "

@@ -42,6 +42,9 @@ struct ValueRule {
   Kind kind = Kind::None;
   double min = 0, max = 0;
   std::vector<std::string_view> choices;
+  /// Choice: other tools' names for a value ({theirs, what to write here}), refused like any
+  /// other but answered in the error ("p2p" → "did you mean ring?").
+  std::vector<std::pair<std::string_view, std::string_view>> known_as;
   Dimension dim = Dimension::Time;
   bool positive = false;  ///< Quantity: > 0, and a rate at least its range's floor
 };

@@ -1,9 +1,12 @@
 #include "schedules/registry.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "core/suggest.h"
 #include "schedules/generators.h"
 #include "schedules/validate.h"
 #include "schedules/zb_auto.h"
@@ -114,7 +117,19 @@ const ScheduleEntry& find_schedule(const std::string& name) {
     for (const auto& a : e.aliases)
       if (name == a) return e;
   }
-  throw ScheduleError(fmt::format("unknown schedule \"{}\"; registered: {}", name,
+  // A slip ("1F1B", "dualpipe_v") is named: the nearest schedule, or the one an alias is of.
+  std::vector<std::string> known;
+  for (const auto& e : entries()) {
+    known.push_back(e.name);
+    known.insert(known.end(), e.aliases.begin(), e.aliases.end());
+  }
+  std::string hint;
+  if (const auto near = nearest_name(name, known))
+    for (const auto& e : entries())
+      if (*near == e.name ||
+          std::find(e.aliases.begin(), e.aliases.end(), *near) != e.aliases.end())
+        hint = fmt::format(" (did you mean {}?)", e.name);
+  throw ScheduleError(fmt::format("unknown schedule \"{}\"{}; registered: {}", name, hint,
                                   fmt::join(schedule_names(), ", ")));
 }
 
