@@ -114,13 +114,21 @@ int main(int argc, char** argv) {
     bool okw = false, okh = false;
     const int w = wh.size() == 2 ? wh[0].toInt(&okw) : 0,
               h = wh.size() == 2 ? wh[1].toInt(&okh) : 0;
-    if (!okw || !okh || w < 200 || h < 150)
+    // At most 16384 a side: past about 32,767 pixels Qt's raster painter cannot draw at all
+    // (a 16384² screenshot is already 1 GiB of pixels).
+    constexpr int kMaxSide = 16384;
+    if (!okw || !okh || w < 200 || h < 150 || w > kMaxSide || h > kMaxSide)
       throw trainsim::InputError(
-          "--size: expected WxH with W ≥ 200 and H ≥ 150, e.g. 1500x900; got " +
+          "--size: expected WxH with 200 ≤ W ≤ 16384 and 150 ≤ H ≤ 16384, e.g. 1500x900; got " +
           cli.value(size).toStdString());
     const QStringList args = cli.positionalArguments();
     if (cli.isSet(shot) && args.isEmpty())
       throw trainsim::InputError("--screenshot needs a scenario to draw");
+    if (cli.isSet(shot) && !cli.value(shot).endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) &&
+        !cli.value(shot).endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
+      throw trainsim::InputError(
+          "--screenshot: name a .png file (the window) or an .svg one (the current view); got " +
+          cli.value(shot).toStdString());
 
     trainsim::gui::MainWindow win;
     win.resize(w, h);
@@ -165,6 +173,9 @@ int main(int argc, char** argv) {
     if (!win.last_error().isEmpty()) throw trainsim::InputError(win.last_error().toStdString());
     QApplication::processEvents();  // lay out what the result added
     const QString out = cli.value(shot);
+    if (cli.isSet(size) && (win.width() > w || win.height() > h))
+      std::cerr << "trainsim-gui: --size " << w << "x" << h << " is under the window's minimum: "
+                << "drawn at " << win.width() << "x" << win.height() << "\n";
     const bool ok = out.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ? win.export_view(out)
                                                                              : win.grab().save(out);
     if (!ok) throw trainsim::InputError("--screenshot: cannot write " + out.toStdString());

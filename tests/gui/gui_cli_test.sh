@@ -23,6 +23,9 @@ expect 2 "no-such.yaml: no such scenario file" -- "$gui" --screenshot "$tmp/ab.p
 expect 2 "nope" -- "$gui" --screenshot "$tmp/c.png" "$src/scenarios/paper-1f1b.yaml" --compare nope
 expect 2 "needs a scenario" -- "$gui" --screenshot "$tmp/c.png"
 expect 2 "size" -- "$gui" --screenshot "$tmp/c.png" --size 10x10 "$src/scenarios/default.yaml"
+# Past the raster painter's reach (it crashed at 50000x50000): refused, not drawn.
+expect 2 "W ≤ 16384" -- "$gui" --screenshot "$tmp/c.png" --size 100000x100000 "$src/scenarios/default.yaml"
+expect 2 "name a .png file" -- "$gui" --screenshot "$tmp/c.txt" "$src/scenarios/default.yaml"
 # No display and no platform chosen: a plain message instead of Qt's abort; help still works.
 expect 2 "no display" -- env -u QT_QPA_PLATFORM -u DISPLAY -u WAYLAND_DISPLAY "$gui" "$src/scenarios/default.yaml"
 expect 0 "screenshot" -- env -u QT_QPA_PLATFORM -u DISPLAY -u WAYLAND_DISPLAY "$gui" --help
