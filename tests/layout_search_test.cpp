@@ -174,6 +174,9 @@ TEST_CASE("search: what the loader rejects is kept with its message, grouped in 
   // A layout not simulated has no peak: null, not 0 (which a sort by memory would put first).
   CHECK(j["results"][9]["peak_memory_bytes"].is_null());
   CHECK(j["results"][0]["peak_memory_bytes"].get<double>() == results[0].peak_memory);
+  // A layout that ran has no error: null, not ""; one that could not run says why.
+  CHECK(j["results"][0]["error"].is_null());
+  CHECK(j["results"][9]["error"].is_string());
   CHECK(j["results"][0]["report"]["step_time_s"].get<double>() == results[0].report.step_time_s);
   CHECK(j["results"][0]["report"]["validation"]["gpu"] == "h100-sxm");
   CHECK(j["validation_ranking"]["pairs"] == validation_ranking().pairs);

@@ -185,6 +185,12 @@ TEST_CASE("diff: text, JSON and the side-by-side Perfetto trace") {
   CHECK(j["ranks"][0]["idle_host"]["predicted_s"].is_null());
   CHECK(j["ranks"][0].contains("communication_exposed"));
   CHECK(j["ranks"][0].contains("memory_bound"));
+  // The ResNet trace runs no attention: 0 measured against a predicted time has no relative
+  // error (the text's "-"), so null, not 0; a measured row keeps its error.
+  CHECK(j["ranks"][0]["attention"]["measured_s"].get<double>() == 0);
+  CHECK(j["ranks"][0]["attention"]["predicted_s"].get<double>() > 0);
+  CHECK(j["ranks"][0]["attention"]["error"].is_null());
+  CHECK(j["ranks"][0]["step"]["error"].get<double>() > 0);
 
   const std::string path =
       (std::filesystem::temp_directory_path() / "measured_diff_test_trace.json").string();

@@ -403,7 +403,8 @@ nlohmann::json measured_diff_to_json(const MeasuredDiff& d) {
       nlohmann::json v{{"measured_s", row.measured_s}};
       if (row.predicted_known) {
         v["predicted_s"] = row.predicted_s;
-        v["error"] = row.error();
+        // No relative error of nothing measured (the text's "-"), not a 0 % one.
+        v["error"] = row.measured_s > 0 ? nlohmann::json(row.error()) : nlohmann::json(nullptr);
       } else {
         v["predicted_s"] = nullptr;
       }

@@ -672,6 +672,9 @@ std::string ordered(const SeriesRanking& s) {
 // runs' |error|: mean 5.6%, median 3.6%; at the pace of their series' other runs: mean 5.9%,
 // median 2.3%".
 std::string ranking_totals(const RankingSummary& t, std::string_view between) {
+  if (t.runs == 0)
+    return "no series of two or more runs: nothing to rank (runs are ranked against the others "
+           "of their measured.series)";
   return fmt::format(
       "{} of {} pairs ordered right ({:.1f}%) · fastest picked in {} of {} series{}their {} "
       "runs' |error|: mean {:.1f}%, median {:.1f}%; at the pace of their series' other runs: "
@@ -997,15 +1000,19 @@ nlohmann::json validation_by_tp_to_json() {
 }
 
 nlohmann::json ranking_summary_to_json(const RankingSummary& t) {
+  // Statistics of no runs are null, not 0.
+  const auto of_runs = [&](double v) {
+    return t.runs > 0 ? nlohmann::json(v) : nlohmann::json(nullptr);
+  };
   return {{"series", t.series},
           {"pairs", t.pairs},
           {"ordered_right", t.ordered_right},
           {"fastest_picked", t.fastest_picked},
           {"runs", t.runs},
-          {"mean_abs_error", t.mean_abs_error},
-          {"median_abs_error", t.median_abs_error},
-          {"paced_mean_abs_error", t.paced_mean_abs_error},
-          {"paced_median_abs_error", t.paced_median_abs_error}};
+          {"mean_abs_error", of_runs(t.mean_abs_error)},
+          {"median_abs_error", of_runs(t.median_abs_error)},
+          {"paced_mean_abs_error", of_runs(t.paced_mean_abs_error)},
+          {"paced_median_abs_error", of_runs(t.paced_median_abs_error)}};
 }
 
 }  // namespace trainsim

@@ -765,7 +765,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
         {"offload", offload_name(c.offload)},
         {"offload_activations", c.offload_activations}};
     one["ran"] = r.ran();
-    one["error"] = r.error;
+    one["error"] = r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error);
     one["out_of_memory"] = r.out_of_memory || r.ruled_out;
     one["tight"] = r.tight;
     one["ruled_out"] = r.ruled_out;
