@@ -186,5 +186,7 @@ expect 2 "--top" -- "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" --kernels --top
 expect 2 "--kernels" -- "$bin" diff "$ref" "$k/h200-mpt125m.json.gz" --top 3
 head -c 5000 "$src/scenarios/default.yaml" > "$tmp/notrace.json"
 expect 2 "not a readable trace" -- "$bin" diff "$src/scenarios/default.yaml" "$tmp/notrace.json"
+# The arguments swapped: said as such, not "not UTF-8 text" of a trace read as a scenario.
+expect 2 "takes the scenario first, then the traces" -- "$bin" diff "$k/nccl_data.json.gz" "$src/scenarios/default.yaml"
 if [ $fail = 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

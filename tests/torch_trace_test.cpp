@@ -151,6 +151,15 @@ TEST_CASE("traces that cannot be read say why, naming the file") {
   CHECK_THAT(error_of(cut), Catch::Contains(cut + ": not a readable trace: JSON error at byte"));
   CHECK_THAT(error_of(temp_file("not.json", "hello")), Catch::Contains("not JSON"));
   CHECK_THAT(error_of(temp_file("obj.json", "{\"a\": 1}")), Catch::Contains("no traceEvents"));
+  // Each says what the file is: empty, plain text under a .gz name, JSON with no events, a
+  // scenario given where the trace goes.
+  CHECK_THAT(error_of(temp_file("empty.json", "")), Catch::EndsWith("an empty file"));
+  CHECK_THAT(error_of(temp_file("plain.json.gz", "hello")),
+             Catch::EndsWith("not JSON, nor gzip-compressed JSON despite its .gz name"));
+  CHECK_THAT(error_of(temp_file("numbers.json", "[1, 2, 3]")),
+             Catch::Contains("no trace events: JSON, but not a PyTorch profiler"));
+  CHECK_THAT(error_of(temp_file("s.yaml", "model: llama-3.1-8b\n")),
+             Catch::Contains("(a scenario? trainsim diff takes the scenario first"));
   // A gzip of 8 MB of spaces compresses about 1000×: refused when checked after 1 MB.
   const std::string bomb =
       (std::filesystem::temp_directory_path() / "torch_trace_test_bomb.json.gz").string();

@@ -292,6 +292,16 @@ int cmd_kernels(const KernelsArgs& a) {
 // `trainsim diff`: a measured step (PyTorch profiler traces, one per rank) beside the
 // simulated one, per category.
 int cmd_diff(const DiffArgs& a) {
+  // The arguments swapped: a trace where the scenario belongs (its bytes would read as a
+  // scenario that is not UTF-8 text).
+  const auto is_trace = [](const std::string& p) {
+    return p.ends_with(".json") || p.ends_with(".json.gz") || p.ends_with(".pt.trace.json");
+  };
+  if (is_trace(a.scenario))
+    throw InputError(fmt::format(
+        "{}: a trace where the scenario belongs: trainsim diff takes the scenario first, then "
+        "the traces (trainsim diff SCENARIO.yaml TRACE.json[.gz] …)",
+        a.scenario));
   const Scenario sc = load_scenario(a.scenario, a.sets);
   if (!sc.model) throw InputError(a.scenario + ": trainsim diff needs a model: section");
   // Progress on a terminal only (a large trace takes seconds to tens of seconds).

@@ -38,6 +38,9 @@ class GzBuf : public std::streambuf {
     size_ = ec ? 0 : static_cast<std::int64_t>(size);
     gzbuffer(f_, 1 << 17);
   }
+  /// Whether the file is gzip (zlib reads plain files too); known once the first bytes are read.
+  bool compressed() const { return gzdirect(f_) == 0; }
+  std::int64_t file_size() const { return size_; }
   ~GzBuf() override {
     if (f_) gzclose(f_);
   }
@@ -562,11 +565,19 @@ TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt
   try {
     root = json::parse(in, cb);
   } catch (const json::parse_error& e) {
-    throw InputError(fmt::format(
-        "{}: not a readable trace: JSON error at byte {} (after {} "
-        "events): {}",
-        path, e.byte, r.t.events,
-        e.byte > 1 && r.t.events > 0 ? "the file ends early (truncated?)" : "not JSON"));
+    const bool gz_name = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    std::string why = e.byte > 1 && r.t.events > 0 ? "the file ends early (truncated?)"
+                      : buf.file_size() == 0       ? "an empty file"
+                      : gz_name && !buf.compressed()
+                          ? "not JSON, nor gzip-compressed JSON despite its .gz name"
+                          : "not JSON";
+    // A YAML scenario where a trace belongs (the arguments swapped).
+    if (r.t.events == 0 && (path.ends_with(".yaml") || path.ends_with(".yml")))
+      why += " (a scenario? trainsim diff takes the scenario first, then the traces)";
+    throw InputError(
+        fmt::format("{}: not a readable trace: JSON error at byte {} (after {} "
+                    "events): {}",
+                    path, e.byte, r.t.events, why));
   } catch (const json::exception& e) {
     throw InputError(fmt::format("{}: not a readable trace: {}", path, e.what()));
   }
@@ -589,6 +600,11 @@ TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt
   if (const json* v = field(root, "baseTimeNanoseconds"); v && v->is_number_integer())
     r.t.base_time_ns = v->get<std::int64_t>();
   r.finish();
+  if (r.t.events == 0)
+    throw InputError(
+        fmt::format("{}: no trace events: JSON, but not a PyTorch profiler (Kineto) "
+                    "trace, whose events are objects in its traceEvents list",
+                    path));
   if (r.t.kernels.empty())
     throw InputError(fmt::format(
         "{}: no GPU kernels in {} events{}: record with "
