@@ -30,7 +30,7 @@ expect 0 '"retried": true' -- "$bin" compare "$src/scenarios/default.yaml" --jso
 expect 0 "^1f1b " -- "$bin" compare "$src/scenarios/default.yaml" --schedule 1f1b
 expect 0 "step time" -- "$bin" run "$src/scenarios/default.yaml" --schedule zb-v --set parallelism.vpp=2
 expect 2 "A subcommand is required" -- "$bin"
-expect 2 "cluster.gpu_speed_spread: expected a number in \\[0, 0.2\\], got \"0.3\"" -- "$bin" run "$src/scenarios/default.yaml" --set cluster.gpu_speed_spread=0.3
+expect 2 "cluster.gpu_speed_spread: expected a number in \\[0, 0.2\\] or a percentage, 0–20%, got \"0.3\"" -- "$bin" run "$src/scenarios/default.yaml" --set cluster.gpu_speed_spread=0.3
 expect 2 "unknown schedule" -- "$bin" compare "$src/scenarios/default.yaml" --schedules 1f1b,nope
 expect 2 "does not exist" -- "$bin" run /no/such/file.yaml
 expect 2 "required" -- "$bin" run

@@ -80,6 +80,24 @@ TEST_CASE("scenario: unknown key names file, line, key and the allowed keys", "[
       Catch::Contains("(did you mean flash2 or cudnn, the kernels PyTorch SDPA runs?)"));
 }
 
+TEST_CASE("scenario: a share is a number or a percentage", "[scenario]") {
+  Scenario s = parse_scenario(kGood, "s.yaml");
+  set_value(s, "memory.fragmentation=11.5%", "--set memory.fragmentation=11.5%");
+  CHECK(s.memory.fragmentation == Approx(0.115));
+  set_value(s, "contention.compute_slowdown=0.3", "here");
+  CHECK(s.contention.compute_slowdown == Approx(0.3));
+  set_value(s, "training.dropout=10%", "here");
+  CHECK(s.training.dropout == Approx(0.1));
+  // The range holds in either form: 60 % of the device is past fragmentation's 0.5.
+  CHECK_THROWS_WITH(set_value(s, "memory.fragmentation=60%", "here"),
+                    Catch::Contains("expected a number in [0, 0.5] or a percentage, 0–50%, got "
+                                    "\"60%\""));
+  CHECK_THROWS_WITH(set_value(s, "memory.fragmentation=abc%", "here"),
+                    Catch::Contains("got \"abc%\""));
+  // A count is no share: a percentage of layers is refused as any other text.
+  CHECK_THROWS_WITH(set_value(s, "model.layers=50%", "here"), !Catch::Contains("percentage"));
+}
+
 TEST_CASE("scenario: a rule an edit breaks names the file's key and the edits", "[scenario]") {
   // global_batch_size 16 over dp 2 × micro_batch_size 3 = 6: the rule names the batch's line in
   // the file, and the --set that broke it.

@@ -215,10 +215,23 @@ class Reader {
     return v;
   }
 
-  double number(const Field& f, double min, double max) const {
+  /// A number in [min, max]; with `percent`, also as a percentage of 1 ("11.5%" is 0.115).
+  double number(const Field& f, double min, double max, bool percent = false) const {
     double v = 0;
-    if (!f.node.IsScalar() || !YAML::convert<double>::decode(f.node, v) || !(v >= min && v <= max))
-      fail(f, fmt::format("expected a number in [{}, {}], got {}", min, max, show(f.node)));
+    bool read = f.node.IsScalar() && YAML::convert<double>::decode(f.node, v);
+    if (!read && percent && f.node.IsScalar()) {
+      const std::string& text = f.node.Scalar();
+      if (text.size() > 1 && text.back() == '%') {
+        YAML::Node digits(text.substr(0, text.size() - 1));
+        read = YAML::convert<double>::decode(digits, v);
+        v /= 100;
+      }
+    }
+    if (!read || !(v >= min && v <= max))
+      fail(f, fmt::format("expected a number in [{}, {}]{}, got {}", min, max,
+                          percent ? fmt::format(" or a percentage, {}–{}%", min * 100, max * 100)
+                                  : std::string(),
+                          show(f.node)));
     return v;
   }
 
@@ -272,7 +285,7 @@ class Reader {
         v.integer = integer(f, min, max);
         break;
       case Kind::Number:
-        v.number = number(f, rule.min, rule.max);
+        v.number = number(f, rule.min, rule.max, rule.percent);
         break;
       case Kind::Bool:
         v.flag = boolean(f);

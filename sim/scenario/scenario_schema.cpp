@@ -56,6 +56,12 @@ ValueRule integers(long long min, long long max) {
 ValueRule number(double min, double max) {
   return rule(Kind::Number, min, max);
 }
+// A share or a ratio: a number, or the same as a percentage ("11.5%" is 0.115).
+ValueRule fraction(double min, double max) {
+  ValueRule r = rule(Kind::Number, min, max);
+  r.percent = true;
+  return r;
+}
 ValueRule choice(std::vector<std::string_view> names,
                  std::vector<std::pair<std::string_view, std::string_view>> known_as = {}) {
   ValueRule r = rule(Kind::Choice);
@@ -861,7 +867,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "run (fused bias-dropout-add) and their masks are stored; a fused attention kernel draws "
        "its random numbers inside: 1.24 times as long forward, 1.11 backward (measured on H100 "
        "and H200, `sim/cost/constants.h`)",
-       number(0, 0.99), field<&Scenario::training, &TrainingSpec::dropout>()},
+       fraction(0, 0.99), field<&Scenario::training, &TrainingSpec::dropout>()},
       {"training.fused_optimizer", "bool", "true",
        "the optimizer step as one fused multi-tensor Adam (Megatron, apex, `AdamW(fused=True)`: 28 "
        "bytes moved per parameter), or one pass per operation (`torch.optim.AdamW`'s default "
@@ -1080,7 +1086,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "dropout on each adapter's input (NeMo's `adapter_dropout`, position `pre`): its mask "
        "drawn and applied forward, applied backward, 5 bytes per input element each way "
        "(`lora.dropout`)",
-       number(0, 0.99), field<&Scenario::training, &TrainingSpec::lora_dropout>()},
+       fraction(0, 0.99), field<&Scenario::training, &TrainingSpec::lora_dropout>()},
       {"cluster", "map", "required with a model", "", none(), {}},
       {"cluster.gpu",
        "preset or map",
@@ -1132,7 +1138,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "Default: 1.0 %, the "
        "spread of a bf16 cuBLAS GEMM's time over the A100s of NERSC's Perlmutter (Wei, Pradeep "
        "and Bhatele, IPDPS 2026; cost/constants.h); 0: all GPUs alike",
-       number(0, 0.2), field<&Scenario::cluster, &ClusterSpec::gpu_speed_spread>()},
+       fraction(0, 0.2), field<&Scenario::cluster, &ClusterSpec::gpu_speed_spread>()},
       {"cluster.intra_node", "", "", "", map(), {}},
       {"cluster.intra_node.bandwidth", "bandwidth", "preset",
        "nccl-tests bus bandwidth inside a node. On an A100/H100/H200/B200/GB200/GB300 preset, "
@@ -1383,13 +1389,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "compute runs this much longer while communication kernels run beside it (SM sharing). "
        "Default: the 18.9% average Lee et al. measured over GPT/Llama training on "
        "A100/H100/MI250/MI210 (arXiv 2507.03114); 0 turns it off",
-       number(0, 10), field<&Scenario::contention, &ContentionSpec::compute_slowdown>()},
+       fraction(0, 10), field<&Scenario::contention, &ContentionSpec::compute_slowdown>()},
       {"contention.comm_slowdown", "0–10", "0.129",
        "communication kernels (collectives, sends) run this much longer while compute runs beside "
        "them on the same GPU (SMs, caches and HBM shared). Default: 12.9%, the median slowdown of "
        "collective-like copies beside real training steps on an H100 "
        "(calibrate/reference/overlap_probe.py); 0 turns it off",
-       number(0, 10), field<&Scenario::contention, &ContentionSpec::comm_slowdown>()},
+       fraction(0, 10), field<&Scenario::contention, &ContentionSpec::comm_slowdown>()},
       {"contention.link_sharing", "bool", "true",
        "transfers and collectives crossing the same link of a GPU (its NVLink, its NIC) split its "
        "bandwidth equally (a DP all-reduce beside a pipeline send each get half)",
@@ -1457,9 +1463,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "fraction of peak FLOP/s for large GEMMs (roofline with wave quantization); set, it "
        "replaces the A100/H100/H200/B200/GB200/GB300 presets' measured GEMM-by-shape sweeps "
        "(`sim/cost/gemm_efficiency.h`)",
-       number(0.01, 1), field<&Scenario::efficiency, &EfficiencyOverrides::gemm>()},
+       fraction(0.01, 1), field<&Scenario::efficiency, &EfficiencyOverrides::gemm>()},
       {"efficiency.memory", "0.01–1", "0.80", "fraction of HBM bandwidth for streaming kernels",
-       number(0.01, 1), field<&Scenario::efficiency, &EfficiencyOverrides::memory>()},
+       fraction(0.01, 1), field<&Scenario::efficiency, &EfficiencyOverrides::memory>()},
       {"efficiency.kernel_launch", "time", "2us", "fixed cost per kernel",
        quantity(Dimension::Time, false),
        time_field<&Scenario::efficiency, &EfficiencyOverrides::kernel_launch>()},
@@ -1524,7 +1530,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and fragment less: 14 of `tests/published/`'s runs, four configurations that trained, "
        "come out tight. 0: every byte usable, as for a run under PyTorch's "
        "`expandable_segments:True`, whose fragmentation no source measures",
-       number(0, 0.5), field<&Scenario::memory, &MemorySpec::fragmentation>()},
+       fraction(0, 0.5), field<&Scenario::memory, &MemorySpec::fragmentation>()},
       {"calibration",
        "path",
        "—",
@@ -1622,7 +1628,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "MFU compare with trainsim's model FLOPs (causal attention counted half), so prefer a "
        "throughput or a time; `search` reads the fastest layout at the pace it sets for "
        "the scenario's own",
-       number(1e-6, 1),
+       fraction(1e-6, 1),
        {put_measured<Measured::Metric::Mfu>, nullptr}},
       {"measured.source",
        "text",

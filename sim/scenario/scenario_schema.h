@@ -47,6 +47,7 @@ struct ValueRule {
   std::vector<std::pair<std::string_view, std::string_view>> known_as;
   Dimension dim = Dimension::Time;
   bool positive = false;  ///< Quantity: > 0, and a rate at least its range's floor
+  bool percent = false;   ///< Number: a fraction, also written as a percentage ("11.5%")
 };
 
 /// A value read by its key's rule.
