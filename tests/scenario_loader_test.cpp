@@ -319,8 +319,13 @@ TEST_CASE("scenario: training.grad_reduce_dtype takes fp32 or the training preci
 }
 
 TEST_CASE("scenario: invalid YAML reports the line", "[scenario]") {
-  CHECK_THAT(error_of("model: [unclosed\ntraining: {}\n"),
-             Catch::Contains("s.yaml:") && Catch::Contains("invalid YAML"));
+  CHECK_THAT(error_of("model: [unclosed\ntraining: {}\n"), Catch::Contains("s.yaml:") &&
+                                                               Catch::Contains("invalid YAML") &&
+                                                               !Catch::Contains("tab"));
+  // A tab before a key reads to yaml-cpp as "illegal map value": the tab is named.
+  CHECK_THAT(error_of("model: llama-3.2-1b\ntraining:\n\tseq_len: 8\n  global_batch_size: 1\n"),
+             Catch::Contains("s.yaml:3: invalid YAML: illegal map value (line 3 indents with a "
+                             "tab: YAML indents with spaces)"));
 }
 
 TEST_CASE("scenario: a model needs a cluster, and no model needs costs", "[scenario]") {

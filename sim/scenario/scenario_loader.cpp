@@ -795,6 +795,26 @@ YAML::Node first_document(const std::string& text, const std::string& source) {
 
 }  // namespace
 
+namespace {
+
+// " (line N indents with a tab: YAML indents with spaces)" when a line's indentation holds a tab
+// and yaml-cpp's message does not already say so ("illegal map value" is what a tab before a key
+// usually gives).
+std::string tab_hint(const std::string& text, const std::string& msg) {
+  if (msg.find("tab") != std::string::npos) return "";
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', i), text.size());
+    const std::size_t body = text.find_first_not_of(" \t", i);
+    if (body != std::string::npos && body < end && text.find('\t', i) < body)
+      return fmt::format(" (line {} indents with a tab: YAML indents with spaces)", line);
+    i = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides, const ScenarioAdjust& adjust) {
   if (const std::size_t bad = invalid_utf8_at(yaml_text); bad != std::string_view::npos) {
@@ -816,7 +836,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         "of levels)");
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}:{}", source, e.mark.line + 1), "",
-                        "invalid YAML: " + e.msg);
+                        "invalid YAML: " + e.msg + tab_hint(yaml_text, e.msg));
   }
   check_keys(root, source);
   try {
