@@ -46,6 +46,19 @@ TEST_CASE("memory report: peak = static state + the activations 1F1B holds", "[m
   CHECK(MemoryReport{}.largest_peak() == 0);
 }
 
+TEST_CASE("memory report: a costs-only scenario says memory is not modelled", "[memory]") {
+  // Stage costs and no model: no bytes to count, said in words, not an empty table (the
+  // GUI's report pane and `run` print the same).
+  const Scenario s = test::yaml(
+      "costs: {forward: 1ms, backward: 2ms}\ntraining: {microbatches: 4}\nparallelism: {pp: 2}\n");
+  const std::string text = format_memory(make_memory_report(simulate(s, {"1f1b", true})));
+  CHECK(text ==
+        "memory not modelled: this scenario gives stage costs, not a model whose bytes could be "
+        "counted\n");
+  CHECK(format_memory(make_memory_report(simulate(llama8b(), {"1f1b", true})))
+            .find("memory per GPU") != std::string::npos);
+}
+
 TEST_CASE("memory report: fp32 gradient accumulation keeps 4-byte gradients, not 2", "[memory]") {
   // Megatron's fp32 main gradients replace the 16-bit ones: 2 + 4 + 12 = 18 bytes per parameter
   // with the optimizer's (Megatron-LM README, distributed optimizer table), 2 more than bf16's.

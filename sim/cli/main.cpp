@@ -267,10 +267,7 @@ int cmd_run(const RunArgs& a) {
     j["memory"] = memory_to_json(mem);
     std::cout << json_text(j, 2) << "\n";
   } else {
-    std::cout << format_report(r) << "------------------------------------\n"
-              << (sc.model ? format_memory(mem)
-                           : std::string("memory not modelled: this scenario gives stage costs, "
-                                         "not a model whose bytes could be counted\n"));
+    std::cout << format_report(r) << "------------------------------------\n" << format_memory(mem);
   }
   if (!a.trace.empty() && !a.json) std::cout << "trace written to " << a.trace << "\n";
   return 0;

@@ -213,9 +213,11 @@ std::string device_words(const MemoryReport& m) {
 }  // namespace
 
 std::string format_memory(const MemoryReport& m) {
-  std::string o = m.model ? fmt::format("model {}{} · {}\n", m.model->name,
-                                        edits_note(m.model_edits), parameter_summary(*m.model))
-                          : "";
+  if (!m.model)
+    return "memory not modelled: this scenario gives stage costs, not a model whose bytes could "
+           "be counted\n";
+  std::string o = fmt::format("model {}{} · {}\n", m.model->name, edits_note(m.model_edits),
+                              parameter_summary(*m.model));
   o += fmt::format("memory per GPU{}\n", device_words(m));
   // The gathered-parameters column only appears when something is gathered (ZeRO-3).
   const bool gathers = std::any_of(m.stages.begin(), m.stages.end(),

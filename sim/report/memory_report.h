@@ -102,6 +102,8 @@ struct MemorySample {
 /// which activation_events change something, and one at the makespan. The trace's memory
 /// counters and the GUI's memory plot draw these.
 std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, const MemoryReport& m);
+/// The per-stage table under the model's line; a costs-only scenario (no model) says memory is
+/// not modelled.
 std::string format_memory(const MemoryReport& m);
 /// The usable memory in words, for a tight peak's message: "the 76.02 GB usable of the
 /// device's 85.90 GB (memory.fragmentation 11.5 %)".
