@@ -19,6 +19,7 @@
 #include <QMimeData>
 #include <QPainter>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -204,7 +205,8 @@ bool MainWindow::load_measured(const QString& path, const QString& step) {
 void MainWindow::show_outcome_with_measured() {
   if (!outcome_) return;
   const auto& o = outcome_;
-  std::string text = format_report(o->report) + "\n" + format_memory(memory_->report());
+  const std::string text = format_report(o->report) + "\n" + format_memory(memory_->report());
+  std::string diff;
   if (!measured_) {
     gantt_->set_data(o->gantt);
   } else {
@@ -213,26 +215,63 @@ void MainWindow::show_outcome_with_measured() {
                        measured_step_);
     gantt_->set_data(std::move(g));
     try {
-      text = format_measured_diff(
+      diff = format_measured_diff(
                  make_measured_diff(*o->timeline, o->report, *measured_, {measured_step_})) +
-             "\n" + text;
+             "\n";
     } catch (const InputError& e) {
-      text = std::string("measured vs simulated: ") + e.what() + "\n\n" + text;
+      diff = std::string("measured vs simulated: ") + e.what() + "\n\n";
     }
   }
-  set_report_text(QString::fromStdString(text));
+  set_report_text(QString::fromStdString(text), QString::fromStdString(diff));
 }
 
-void MainWindow::set_report_text(const QString& text) {
-  // The summary (up to the dashed line closing "OUTPUT BREAKDOWN") wraps; the tables after it
-  // do not, so their columns stay aligned.
+namespace {
+
+// A row of a table: after its indentation, two or more gaps of two spaces or more, as
+// aligned columns have ("  step   213.533 ms   3.884 s  +1719.1%"); a note or a label and its
+// value has one at most.
+bool table_row(const QString& line) {
+  static const QRegularExpression gap(QStringLiteral("\\S {2,}\\S"));
+  auto it = gap.globalMatch(line);
+  int gaps = 0;
+  while (it.hasNext() && gaps < 2) {
+    it.next();
+    ++gaps;
+  }
+  return gaps >= 2;
+}
+
+QString pre(const QString& text, bool wrap) {
+  return (wrap ? QStringLiteral("<pre style='white-space: pre-wrap'>%1</pre>")
+               : QStringLiteral("<pre>%1</pre>"))
+      .arg(text.toHtmlEscaped());
+}
+
+}  // namespace
+
+void MainWindow::set_report_text(const QString& text, const QString& diff) {
+  // Read without scrolling sideways where that keeps the text readable: the diff's notes and
+  // the summary (up to the dashed line closing "OUTPUT BREAKDOWN") wrap; tables (the diff's
+  // rows, those after the summary) do not, so their columns stay aligned.
+  QString html;
+  QString run;
+  bool run_wraps = true;
+  for (const QString& line : diff.split(QLatin1Char('\n'))) {
+    const bool wraps = !table_row(line);
+    if (!run.isEmpty() && wraps != run_wraps) {
+      html += pre(run, run_wraps);
+      run.clear();
+    }
+    run_wraps = wraps;
+    run += (run.isEmpty() ? QString() : QStringLiteral("\n")) + line;
+  }
+  if (!diff.isEmpty() && !run.isEmpty()) html += pre(run, run_wraps);
   const QString rule = QStringLiteral("\n------------------------------------\n");
   const auto head = text.indexOf(QStringLiteral("OUTPUT BREAKDOWN"));
   const auto cut = head < 0 ? -1 : text.indexOf(rule, head);
   const QString wrapped = cut < 0 ? text : text.left(cut + rule.size());
   const QString kept = cut < 0 ? QString() : text.mid(cut + rule.size());
-  report_->setHtml(QStringLiteral("<pre style='white-space: pre-wrap'>%1</pre><pre>%2</pre>")
-                       .arg(wrapped.toHtmlEscaped(), kept.toHtmlEscaped()));
+  report_->setHtml(html + pre(wrapped, true) + pre(kept, false));
 }
 
 void MainWindow::build_menus() {

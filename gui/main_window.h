@@ -75,7 +75,9 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent*) override;
 
  private:
-  void set_report_text(const QString& text);
+  /// The report pane: `text` (the report and memory tables) under `diff` (a measured trace
+  /// beside the simulation, or empty); prose wraps, tables keep their columns.
+  void set_report_text(const QString& text, const QString& diff);
   void build_menus();
   void simulate();
   void on_finished(std::shared_ptr<const SimOutcome> o);

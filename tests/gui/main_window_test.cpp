@@ -133,6 +133,15 @@ class MainWindowTest : public QObject {
     QVERIFY(report);
     QVERIFY(report->toPlainText().contains("measured vs simulated"));
     QVERIFY(report->toPlainText().contains("ProfilerStep#5"));
+    // The diff's table keeps its columns (a row on one line, however narrow the panel); its
+    // notes wrap.
+    w.show();
+    QApplication::processEvents();
+    const QTextDocument* doc = report->document();
+    const QTextBlock row = doc->find(QStringLiteral("  memory-bound")).block();
+    QVERIFY(row.isValid() && row.layout()->lineCount() == 1);
+    const QTextBlock note = doc->find(QStringLiteral("the trace's world size")).block();
+    QVERIFY(note.isValid() && note.layout()->lineCount() > 1);
     // A trace it cannot read: false, the reason kept, the loaded one still drawn.
     QVERIFY(!w.load_measured(
         QStringLiteral(TRAINSIM_SOURCE_DIR "/tests/data/kineto/cpu_only_rank-34.json.gz")));
