@@ -45,6 +45,10 @@ expect 0 "bubble" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms
 expect 2 "go together: give both" -- "$bin" schedule --pp 4 -m 8 --timeline --backward-input 1ms
 expect 0 "zb-h1 splits the backward: input and weight gradients 1.000 ms each" -- "$bin" schedule --pp 4 -m 8 -s zb-h1 --timeline
 expect 2 "--forward 1: \"1\" has no unit" -- "$bin" schedule --pp 4 -m 8 --timeline --forward 1
+# A pass of no time draws nothing; a value out of range is named by its flag, not by the
+# --set edit the command makes of it.
+expect 2 "--forward 0ms: a pass takes time: give more than 0" -- "$bin" schedule --pp 4 -m 8 --timeline --forward 0ms
+expect 2 "ScenarioError: --p2p 1e300s: costs.p2p: \"1e300s\" is too large" -- "$bin" schedule --pp 4 -m 8 --timeline --p2p 1e300s
 expect 2 "--pp: must be 1 or more, got 0" -- "$bin" schedule --pp 0
 expect 2 "--pp: expected a whole number ≥ 1, got 1e3" -- "$bin" schedule --pp 1e3
 expect 2 "--max-mean-error: must be 0 or more, got -1" -- "$bin" check --max-mean-error -1 "$src/scenarios/llama3-405b-16k.yaml"

@@ -645,29 +645,32 @@ int cmd_schedule(const ScheduleArgs& a) {
     return 0;
   }
   if (a.timeline) {
-    // The times are the user's options: checked by their own names (the --set lines below
-    // would name scenario keys the user did not type).
+    // Simulate the schedule as a costs-only pipeline study with the given per-stage costs. The
+    // times are the user's options, each read by its scenario key's rule but named by the flag
+    // ("--forward 1e300s: … too large"), not by --set lines the user did not type.
+    std::vector<std::pair<std::string, std::string>> costs;  // (key=value, flag value)
+    const auto cost = [&](const char* key, const char* flag, const std::string& value) {
+      costs.emplace_back(fmt::format("costs.{}={}", key, value), fmt::format("{} {}", flag, value));
+    };
     for (const auto& [flag, text] :
          {std::pair<const char*, const std::string&>{"--forward", a.forward},
           {"--backward", a.backward},
           {"--backward-input", a.backward_input},
-          {"--backward-weight", a.backward_weight},
-          {"--overlap", a.overlap},
-          {"--p2p", a.p2p}}) {
+          {"--backward-weight", a.backward_weight}}) {
       std::string why;
-      if (!text.empty() && !parse_quantity(text, Dimension::Time, &why))
-        throw InputError(fmt::format("{} {}: {}", flag, text, why));
+      const auto v =
+          text.empty() ? std::optional<double>() : parse_quantity(text, Dimension::Time, &why);
+      if (!text.empty() && !v) throw InputError(fmt::format("{} {}: {}", flag, text, why));
+      if (v && *v <= 0)
+        throw InputError(fmt::format("{} {}: a pass takes time: give more than 0", flag, text));
     }
-    // Simulate the schedule as a costs-only pipeline study with the given per-stage costs.
-    std::vector<std::string> sets{
-        fmt::format("parallelism.pp={}", s.ranks),
-        fmt::format("parallelism.vpp={}", s.vpp()),
+    cost("forward", "--forward", a.forward);
+    cost("p2p", "--p2p", a.p2p);
+    if (!a.overlap.empty()) cost("forward_backward_overlap", "--overlap", a.overlap);
+    const std::vector<std::string> sets{
+        fmt::format("parallelism.pp={}", s.ranks), fmt::format("parallelism.vpp={}", s.vpp()),
         fmt::format("training.microbatches={}", s.microbatches),
-        fmt::format("costs.forward={}", a.forward),
-        fmt::format("costs.p2p={}", a.p2p),
         fmt::format("training.optimizer_post_validation={}", a.post_validation)};
-    if (!a.overlap.empty())
-      sets.push_back(fmt::format("costs.forward_backward_overlap={}", a.overlap));
     // A schedule that splits the backward into I and W, given only --backward: each half of it
     // (said below the chart), rather than an error about keys the user did not type.
     const bool splits = std::any_of(s.actions.begin(), s.actions.end(), [](const auto& list) {
@@ -678,23 +681,35 @@ int cmd_schedule(const ScheduleArgs& a) {
     if (!a.backward_input.empty() || !a.backward_weight.empty()) {
       if (a.backward_input.empty() || a.backward_weight.empty())
         throw InputError("--backward-input and --backward-weight go together: give both");
-      sets.push_back(fmt::format("costs.backward_input={}", a.backward_input));
-      sets.push_back(fmt::format("costs.backward_weight={}", a.backward_weight));
+      cost("backward_input", "--backward-input", a.backward_input);
+      cost("backward_weight", "--backward-weight", a.backward_weight);
     } else if (splits) {
       std::string why;
       const auto b = parse_quantity(a.backward, Dimension::Time, &why);
       if (!b) throw InputError(fmt::format("--backward {}: {}", a.backward, why));
       const std::string half = format_time(*b / 2);
-      sets.push_back(fmt::format("costs.backward_input={}s", *b / 2));
-      sets.push_back(fmt::format("costs.backward_weight={}s", *b / 2));
+      costs.emplace_back(fmt::format("costs.backward_input={}s", *b / 2),
+                         fmt::format("--backward {}", a.backward));
+      costs.emplace_back(fmt::format("costs.backward_weight={}s", *b / 2),
+                         fmt::format("--backward {}", a.backward));
       split_note = fmt::format(
           "{} splits the backward: input and weight gradients {} each, half of --backward {} "
           "(--backward-input, --backward-weight to set them)\n",
           s.name, half, a.backward);
     } else {
-      sets.push_back(fmt::format("costs.backward={}", a.backward));
+      cost("backward", "--backward", a.backward);
     }
-    Scenario sc = parse_scenario("name: schedule\n", "trainsim schedule", sets);
+    // The flags' values, as --set edits of the costs: an error in one names the flag.
+    std::vector<std::string> all = sets;
+    for (const auto& [edit, by] : costs) all.push_back(edit);
+    Scenario sc;
+    try {
+      sc = parse_scenario("name: schedule\n", "trainsim schedule", all);
+    } catch (const ScenarioError& e) {
+      for (const auto& [edit, by] : costs)
+        if (e.where() == "--set " + edit) throw e.relocated(by);
+      throw;
+    }
     sc.schedule.name = s.name;
     if (!a.csv.empty())
       sc.schedule.csv = a.csv;

@@ -13,14 +13,18 @@ namespace trainsim {
 
 ScenarioError::ScenarioError(const std::string& where, const std::string& key,
                              const std::string& message)
-    : InputError("ScenarioError: " + where + ": " + (key.empty() ? "" : key + ": ") + message),
-      key_(key) {}
+    : ScenarioError(Whole{}, where, (key.empty() ? "" : key + ": ") + message, key) {}
 
-ScenarioError::ScenarioError(Whole, const std::string& text, const std::string& key)
-    : InputError(text), key_(key) {}
+ScenarioError::ScenarioError(Whole, const std::string& where, const std::string& rest,
+                             const std::string& key)
+    : InputError("ScenarioError: " + where + ": " + rest), where_(where), rest_(rest), key_(key) {}
 
 ScenarioError ScenarioError::with_note(const std::string& note) const {
-  return ScenarioError(Whole{}, what() + note, key_);
+  return ScenarioError(Whole{}, where_, rest_ + note, key_);
+}
+
+ScenarioError ScenarioError::relocated(const std::string& where) const {
+  return ScenarioError(Whole{}, where, rest_, key_);
 }
 
 ScheduleError::ScheduleError(const std::string& message, std::string option)

@@ -20,13 +20,18 @@ class ScenarioError : public InputError {
   /// `where` is "file:line" (or "--set key=value"), `key` the dotted path of the field.
   ScenarioError(const std::string& where, const std::string& key, const std::string& message);
   const std::string& key() const { return key_; }
+  /// Where the value came from: "file:line", "--set key=value", …
+  const std::string& where() const { return where_; }
   /// The same error with `note` after its message (e.g. the --set edits it came from).
   ScenarioError with_note(const std::string& note) const;
+  /// The same error placed at `where` instead: a value a command's own flag gave
+  /// ("--forward 1e300s"), which it passed on as a --set edit.
+  ScenarioError relocated(const std::string& where) const;
 
  private:
-  struct Whole {};  // the message already whole
-  ScenarioError(Whole, const std::string& text, const std::string& key);
-  std::string key_;
+  struct Whole {};  // `rest`: the key and the message, already joined
+  ScenarioError(Whole, const std::string& where, const std::string& rest, const std::string& key);
+  std::string where_, rest_, key_;
 };
 
 /// A schedule that is unknown, cannot run with the given (p, m, v), or is malformed.
