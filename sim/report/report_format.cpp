@@ -513,9 +513,10 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   for (const auto& row : rows) nw = std::max(nw, row.name().size());
   const std::string line =
       "{:<{}} {:>12} {:>9} {:>9} {:>12} {:>7} {:>12} {:>10} {:>11} {:>10} {:>16}\n";
-  o +=
-      fmt::format(fmt::runtime(line), "schedule", nw, "step time", "bubble", "bubble",
-                  "idle: imbal.", "MFU", "tokens/s", "peak mb", "activations", "p2p", "GPU memory");
+  // Rows of one scenario are its schedules; of several (A/B, --vary), "scenario · schedule".
+  const char* what = several ? "run" : "schedule";
+  o += fmt::format(fmt::runtime(line), what, nw, "step time", "bubble", "bubble", "idle: imbal.",
+                   "MFU", "tokens/s", "peak mb", "activations", "p2p", "GPU memory");
   o += fmt::format(fmt::runtime(line), "", nw, "", "/balanced", "/ideal", "/ comm", "", "",
                    "in flight", "at peak", "volume", "peak");
   bool any_oom = false;
@@ -602,7 +603,7 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
   // A header for the most stages any row has (scenarios compared may differ in pp).
   std::size_t stages = 0;
   for (const auto& row : rows) stages = std::max(stages, row.step.stages.size());
-  o += fmt::format("{:<{}}", "schedule", nw);
+  o += fmt::format("{:<{}}", what, nw);
   for (std::size_t i = 0; i < stages; ++i) o += fmt::format(" {:>28}", fmt::format("stage {}", i));
   o += "\n";
   for (const auto& row : rows) {
