@@ -88,7 +88,7 @@ CLI::Validator at_least(double low, bool whole = false) {
         text = std::string(v);
         return {};
       },
-      fmt::format("≥ {:g}", low), fmt::format("at least {:g}", low));
+      fmt::format("at least {:g}", low), fmt::format("at least {:g}", low));
 }
 
 // A name that may not be empty ("--schedule ''" had meant the scenario's own, silently).
