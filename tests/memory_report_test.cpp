@@ -55,8 +55,9 @@ TEST_CASE("memory report: a costs-only scenario says memory is not modelled", "[
   CHECK(text ==
         "memory not modelled: this scenario gives stage costs, not a model whose bytes could be "
         "counted\n");
+  // The H100's 80 GiB, in the tables' decimal GB and as the card is sold: 80 × 2³⁰ B.
   CHECK(format_memory(make_memory_report(simulate(llama8b(), {"1f1b", true})))
-            .find("memory per GPU") != std::string::npos);
+            .find("memory per GPU (device 85.90 GB = 80 GiB, ") != std::string::npos);
 }
 
 TEST_CASE("memory report: fp32 gradient accumulation keeps 4-byte gradients, not 2", "[memory]") {

@@ -1,5 +1,7 @@
 #include "report/memory_report.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -203,12 +205,18 @@ namespace {
 // fragmentation, memory.fragmentation 11.5 %)".
 std::string device_words(const MemoryReport& m) {
   if (m.device_memory <= 0) return "";
-  if (m.usable_memory >= m.device_memory)
-    return fmt::format(" (device {})", format_bytes(m.device_memory));
+  // A card sold as "80GB" holds 80 GiB: 85.90 GB in the decimal units of these tables.
+  const double gib = m.device_memory / double(1ull << 30);
+  const std::string device =
+      format_bytes(m.device_memory) +
+      (std::isfinite(gib) && gib >= 1 && std::abs(gib - std::round(gib)) < 1e-9
+           ? fmt::format(" = {:g} GiB", std::round(gib))
+           : std::string());
+  if (m.usable_memory >= m.device_memory) return fmt::format(" (device {})", device);
   return fmt::format(
       " (device {}, {} of it usable: the caching allocator's fragmentation, "
       "memory.fragmentation {:g} %)",
-      format_bytes(m.device_memory), format_bytes(m.usable_memory), m.fragmentation * 100);
+      device, format_bytes(m.usable_memory), m.fragmentation * 100);
 }
 }  // namespace
 
