@@ -398,6 +398,15 @@ TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {
   CHECK(h.model->kv_heads == 2);
   CHECK(h.model->tied_embeddings);
   CHECK(h.model->norm == NormKind::RMSNorm);  // no layer_norm_eps: Llama-style
+  // One key of the model's source over a file's preset replaces it (it had been "give either
+  // preset or hf_config, not both", blaming the file); and a preset over a config.
+  const Scenario over = parse_scenario(kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml",
+                                       {"model.hf_config=tiny_config.json"});
+  CHECK(over.model->layers == 4);
+  CHECK(over.model->hidden == 256);
+  CHECK(parse_scenario(kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml",
+                       {"model={hf_config: tiny_config.json}", "model.preset=llama-3.2-1b"})
+            .model->hidden == 2048);
   // A GPT-NeoX-style config names layer_norm_eps and no rms_norm_eps: LayerNorm, GELU.
   const Scenario g = parse_scenario(kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml",
                                     {"model={hf_config: neox_config.json}"});

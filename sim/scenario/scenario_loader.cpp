@@ -605,6 +605,10 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root,
       }
       cur.reset(next);
     }
+    // A model's source given on the command line replaces the file's: a Hugging Face config
+    // over a preset, a preset over a config (the file's other model keys still apply on top).
+    if (keys.size() == 2 && keys[0] == "model" && (keys[1] == "hf_config" || keys[1] == "preset"))
+      cur.remove(keys[1] == "hf_config" ? "preset" : "hf_config");
     cur[keys.back()] = value;
     applied[path] = text;
   }
