@@ -38,6 +38,12 @@ TEST_CASE("search plot: a point per layout that ran, the front joined, the limit
   CHECK(count(svg, "<circle") == ran + 3);
   CHECK(count(svg, "<polyline") == (front > 1 ? 1u : 0u));
   CHECK(svg.find("memory limit 85.90 GB") != std::string::npos);
+  // Layouts ruled out before simulating have no step time to draw: the legend counts them.
+  const auto unsimulated =
+      std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ruled_out; });
+  CHECK(svg.find(unsimulated > 0
+                     ? fmt::format("out of memory (+{} not simulated, not drawn)", unsimulated)
+                     : std::string(">out of memory<")) != std::string::npos);
   // The scenario's name is escaped, not markup.
   CHECK(svg.find("plot &amp; &lt;check&gt;") != std::string::npos);
   CHECK(svg.find("<check>") == std::string::npos);

@@ -170,7 +170,12 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
             std::min(py(roomy->report.step_time_s) + 16, top + ph - 22),
             "fastest with room: " + words(roomy->layout, roomy->report.schedule));
   }
-  // Legend.
+  // Legend. Layouts ruled out before simulating have no step time: counted, not drawn.
+  const auto unsimulated = std::count_if(results.begin(), results.end(),
+                                         [](const SearchResult& r) { return r.ruled_out; });
+  const std::string oom =
+      unsimulated > 0 ? fmt::format("out of memory (+{} not simulated, not drawn)", unsimulated)
+                      : std::string("out of memory");
   const double lx = left + pw - 340, ly = top + 34;  // top right: slow and large, mostly empty
   o += fmt::format(
       "<circle cx=\"{0}\" cy=\"{1}\" r=\"4\" fill=\"#e67e22\" stroke=\"#a04000\"/><text x=\"{2}\" "
@@ -178,8 +183,8 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
       "<circle cx=\"{0}\" cy=\"{4}\" r=\"4\" fill=\"#1f77b4\" fill-opacity=\"0.6\"/><text "
       "x=\"{2}\" "
       "y=\"{5}\">fits</text>\n<circle cx=\"{0}\" cy=\"{6}\" r=\"4\" fill=\"none\" "
-      "stroke=\"#999\"/><text x=\"{2}\" y=\"{7}\">out of memory</text>\n",
-      lx, ly, lx + 10, ly + 4, ly + 18, ly + 22, ly + 36, ly + 40);
+      "stroke=\"#999\"/><text x=\"{2}\" y=\"{7}\">{8}</text>\n",
+      lx, ly, lx + 10, ly + 4, ly + 18, ly + 22, ly + 36, ly + 40, oom);
   o += "</svg>\n";
   return o;
 }
