@@ -79,6 +79,27 @@ TEST_CASE("kernel report: the stage is checked, and explicit costs have no kerne
   CHECK(format_kernel_report(r).find("costs: section") != std::string::npos);
 }
 
+TEST_CASE("kernel report: with several chunks a rank, the stage is a model chunk on its rank",
+          "[kernel_report]") {
+  // pp 2 · vpp 2 = 4 chunks. Interleaved 1F1B loops them (chunk c on rank c mod 2); ZB-V runs
+  // them down and back up, so chunk 3 sits on rank 0 beside chunk 0.
+  Scenario s = llama(2);
+  s.layout.vpp = 2;
+  s.schedule.name = "interleaved-1f1b";
+  const auto model = make_cost_model(s);
+  CHECK_THAT(format_kernel_report(make_kernel_report(s, *model, 3)),
+             Catch::StartsWith("kernels of one micro-batch · model chunk 3 of 4 (pp 2 × vpp 2; on "
+                               "pipeline rank 1)"));
+  s.schedule.name = "zb-v";
+  const KernelReport v = make_kernel_report(s, *make_cost_model(s), 3);
+  CHECK(v.rank == 0);
+  CHECK(kernel_report_to_json(v)["pipeline_rank"] == 0);
+  // One chunk a rank: the stage is the rank, said as before.
+  const Scenario one = llama(2);
+  CHECK_THAT(format_kernel_report(make_kernel_report(one, *make_cost_model(one), 1)),
+             Catch::StartsWith("kernels of one micro-batch · stage 1 of 2 · "));
+}
+
 TEST_CASE("kernel report: the CPU's time to issue each pass, when it is simulated",
           "[kernel_report][launch]") {
   // Compiled without efficiency.host_per_kernel: the CPU keeps ahead, no figure.

@@ -957,7 +957,9 @@ int main(int argc, char** argv) {
       "List the kernels of one micro-batch's forward and backward on a pipeline stage: time, "
       "share, achieved TFLOP/s or TB/s, and where each duration comes from",
       na.scenario, na.sets, "Scenario YAML file (needs a model)");
-  krn->add_option("--stage", na.stage, "Pipeline stage (model chunk) to list")
+  krn->add_option("--stage", na.stage,
+                  "Pipeline stage to list; with vpp > 1 a model chunk, 0 … pp·vpp − 1 (the "
+                  "header names the rank that holds it)")
       ->capture_default_str();
   krn->add_flag("--json", na.json, "Print as JSON");
 

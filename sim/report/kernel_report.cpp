@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/quantity.h"
+#include "schedules/registry.h"
 
 namespace trainsim {
 
@@ -23,6 +24,17 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
     throw InputError(fmt::format("--stage {} is out of range: this layout has stages 0 … {}", stage,
                                  r.stages - 1));
   r.stage = stage;
+  r.pp = s.layout.pp;
+  r.vpp = s.layout.vpp;
+  r.rank = stage % s.layout.pp;
+  if (r.vpp > 1) {
+    r.rank = -1;
+    if (s.schedule.csv.empty()) {
+      const std::vector<int> ranks =
+          find_schedule(s.schedule.name).stage_ranks(s.layout.pp, s.layout.vpp);
+      if (stage < static_cast<int>(ranks.size())) r.rank = ranks[static_cast<std::size_t>(stage)];
+    }
+  }
   if (s.has_cluster) {
     r.gpu = s.cluster.gpu.name;
     r.peak_flops = s.cluster.gpu.peak_flops;
@@ -59,8 +71,13 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
 }
 
 std::string format_kernel_report(const KernelReport& r) {
-  std::string out = fmt::format("kernels of one micro-batch · stage {} of {} · {}\n", r.stage,
-                                r.stages, r.scenario);
+  // With several chunks a rank, --stage counts model chunks, not pipeline ranks.
+  const std::string where =
+      r.vpp <= 1
+          ? fmt::format("stage {} of {}", r.stage, r.stages)
+          : fmt::format("model chunk {} of {} (pp {} × vpp {}{})", r.stage, r.stages, r.pp, r.vpp,
+                        r.rank >= 0 ? fmt::format("; on pipeline rank {}", r.rank) : "");
+  std::string out = fmt::format("kernels of one micro-batch · {} · {}\n", where, r.scenario);
   if (!r.gpu.empty())
     out += fmt::format("gpu        {} ({:.0f} TFLOP/s dense 16-bit, {:.2f} TB/s HBM)\n", r.gpu,
                        r.peak_flops / 1e12, r.hbm_bandwidth / 1e12);
@@ -109,6 +126,7 @@ nlohmann::json kernel_report_to_json(const KernelReport& r) {
                    {"gpu", r.gpu},
                    {"stage", r.stage},
                    {"stages", r.stages},
+                   {"pipeline_rank", r.rank >= 0 ? nlohmann::json(r.rank) : nlohmann::json()},
                    {"peak_flops", r.peak_flops},
                    {"hbm_bandwidth", r.hbm_bandwidth},
                    {"sources", r.sources},

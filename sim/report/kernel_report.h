@@ -34,6 +34,9 @@ struct KernelPass {
 struct KernelReport {
   std::string scenario, gpu;
   int stage = 0, stages = 1;
+  /// With several chunks a rank (vpp > 1): the layout's pp and vpp, and the pipeline rank the
+  /// schedule places `stage` on (-1 where it cannot say: a schedule from a CSV file).
+  int pp = 1, vpp = 1, rank = 0;
   double peak_flops = 0, hbm_bandwidth = 0;
   std::vector<KernelPass> passes;  ///< empty when the model does not time kernels
   std::string sources;             ///< the model's sources() line
