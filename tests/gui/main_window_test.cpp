@@ -480,7 +480,10 @@ class MainWindowTest : public QObject {
     QBarSet* red = bars->barSets().at(1);
     QCOMPARE(red->label(), QStringLiteral("out of memory"));
     QCOMPARE(red->color(), QColor(0xc62828));
-    QCOMPARE(red->labelColor(), QColor(Qt::white));
+    // Values in near-black, readable on the bar and past the end of a bar shorter than its
+    // value (they had been white, lost on the white beside a short bar).
+    QCOMPARE(red->labelColor(), QColor(25, 25, 25));
+    QCOMPARE(fits->labelColor(), QColor(25, 25, 25));
     // Bottom-up: dualpipe (index 0), 1f1b, afab.
     QVERIFY(red->at(0) > 100 && red->at(0) < 105);
     QCOMPARE(fits->at(0), 0.0);
