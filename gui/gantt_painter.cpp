@@ -74,12 +74,16 @@ QString box_legend_html(bool with_measured) {
     if (is_measured_kind(kind) && !with_measured) continue;
     if (is_measured_kind(kind) && (k == 0 || !is_measured_kind(static_cast<BoxKind>(k - 1))))
       legend += QObject::tr("&nbsp;measured: ");
+    // A swatch and its name never split over two lines ("■ activation offload" whole): the
+    // line breaks only between entries.
     legend +=
-        QStringLiteral("<span style='color:%1'>&#9632;</span> %2&nbsp;&nbsp; ")
-            .arg(box_color(kind).name(), QString::fromUtf8(box_kind_name(kind)).toHtmlEscaped());
+        QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp; ")
+            .arg(box_color(kind).name(), QString::fromUtf8(box_kind_name(kind))
+                                             .toHtmlEscaped()
+                                             .replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
   }
   legend += QObject::tr(
-      "<span style='color:#bbbbbb'>&#9632;</span> idle (bubble) &nbsp; · B hatched "
+      "<span style='color:#bbbbbb'>&#9632;</span>&nbsp;idle&nbsp;(bubble) &nbsp; · B hatched "
       "when it includes recomputation");
   return legend;
 }

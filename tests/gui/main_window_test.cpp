@@ -337,7 +337,10 @@ class MainWindowTest : public QObject {
     // The box colours are named above the stacked Gantts, as on the Timeline tab.
     const auto* legend = w.compare_view()->findChild<QLabel*>("compare-legend");
     QVERIFY(legend != nullptr && legend->isVisible());
-    QVERIFY(legend->text().contains("idle (bubble)"));
+    QVERIFY(legend->text().contains("idle&nbsp;(bubble)"));
+    // A swatch and its name stay on one line where the legend wraps: joined by non-breaking
+    // spaces ("■ activation" had ended one line, "offload" begun the next).
+    QVERIFY(legend->text().contains("&#9632;</span>&nbsp;activation&nbsp;offload"));
     // Each row names its bubble, imbalance and communication apart, as the status bar does.
     bool row_names_all_three = false;
     for (const QLabel* l : w.compare_view()->findChildren<QLabel*>())
