@@ -288,7 +288,7 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& s : m.stages)
     stages.push_back({{"stage", s.stage},
-                      {"parameters", s.parameters},
+                      {"parameters", std::llround(s.parameters)},  // a count: an integer
                       {"weights", s.weights},
                       {"gradients", s.gradients},
                       {"optimizer", s.optimizer},

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <type_traits>
@@ -392,7 +393,7 @@ nlohmann::json report_to_json(const StepReport& r) {
   j["pipeline_time_s"] = r.pipeline_time_s;
   j["before_pipeline_s"] = r.before_pipeline_s;
   j["after_pipeline_s"] = r.after_pipeline_s;
-  j["tokens_per_step"] = r.tokens_per_step;
+  j["tokens_per_step"] = std::llround(r.tokens_per_step);  // sequences × tokens: an integer
   j["tokens_per_s"] = r.tokens_per_s;
   j["model_flops_per_step"] = r.model_flops;
   j["tflops_per_gpu"] = r.tflops_per_gpu;
@@ -428,7 +429,7 @@ nlohmann::json report_to_json(const StepReport& r) {
                         {"zero_gather", s.exposed_gather_s}}},
                       {"launch_s", s.launch_s},
                       {"launch_wait_s", s.launch_wait_s},
-                      {"kernels", s.kernels}});
+                      {"kernels", std::llround(s.kernels)}});
   j["stages"] = stages;
   j["p2p_bytes"] = r.p2p_bytes;
   j["host_per_kernel_s"] = r.host_per_kernel_s;
