@@ -113,6 +113,7 @@ TEST_CASE("memory report: a peak within the device but past its usable memory is
   CHECK_THAT(text, Catch::Contains("TIGHT: stage 0 peaks") && Catch::Contains("of it usable"));
   CHECK(memory_to_json(m)["tight"].size() == 1);
   CHECK(memory_to_json(m)["usable_memory"] == Approx(m.usable_memory));
+  CHECK(memory_to_json(m)["stages"][0]["parameters"].is_number_integer());  // a count
   // A run under PyTorch's expandable_segments (memory.fragmentation 0): every byte usable.
   s.memory.fragmentation = 0;
   const MemoryReport all = make_memory_report(simulate(s, {"1f1b", true}));

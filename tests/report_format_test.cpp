@@ -143,6 +143,10 @@ TEST_CASE("run --json: the cluster and its links", "[report]") {
   auto j = report_to_json(make_report(simulate(s, {"", true})));
   CHECK(j["cluster"]["gpus_per_node"] == 8);
   CHECK(j["cluster"]["nodes"] == 1);
+  // Counts are integers (262144, not 262144.0): 64 sequences of 4,096 tokens.
+  CHECK(j["tokens_per_step"].is_number_integer());
+  CHECK(j["tokens_per_step"] == 64 * 4096);
+  CHECK(j["stages"][0]["kernels"].is_number_integer());
   CHECK(j["cluster"]["intra_node"]["bandwidth"] == 370e9);
   CHECK(j["cluster"]["inter_node"]["bandwidth"] == 47e9);
   CHECK(j["cluster"]["inter_node"]["p2p_bandwidth"] == 24.9e9);
