@@ -159,7 +159,7 @@ TEST_CASE("traces that cannot be read say why, naming the file") {
   CHECK_THAT(error_of(temp_file("numbers.json", "[1, 2, 3]")),
              Catch::Contains("no trace events: JSON, but not a PyTorch profiler"));
   CHECK_THAT(error_of(temp_file("s.yaml", "model: llama-3.1-8b\n")),
-             Catch::Contains("(a scenario? trainsim diff takes the scenario first"));
+             Catch::Contains("(a scenario where a profiler trace belongs?)"));
   // A gzip of 8 MB of spaces compresses about 1000×: refused when checked after 1 MB.
   const std::string bomb =
       (std::filesystem::temp_directory_path() / "torch_trace_test_bomb.json.gz").string();

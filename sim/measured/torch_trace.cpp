@@ -573,7 +573,7 @@ TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt
                           : "not JSON";
     // A YAML scenario where a trace belongs (the arguments swapped).
     if (r.t.events == 0 && (path.ends_with(".yaml") || path.ends_with(".yml")))
-      why += " (a scenario? trainsim diff takes the scenario first, then the traces)";
+      why += " (a scenario where a profiler trace belongs?)";
     throw InputError(
         fmt::format("{}: not a readable trace: JSON error at byte {} (after {} "
                     "events): {}",
