@@ -37,6 +37,7 @@ TEST_CASE("quantity: counts print to 3 significant digits with a short-scale suf
   CHECK(format_count(123'532'032.0) == "124 M");
   CHECK(format_count(999'600'000.0) == "1.00 B");  // rounds up into the next scale
   CHECK(format_count(1.01e12) == "1.01 T");
+  CHECK(format_count(769'693e12) == "769,693 T");  // past the largest scale: grouped
   CHECK(format_count(512) == "512");
 }
 

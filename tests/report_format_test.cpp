@@ -119,6 +119,16 @@ TEST_CASE("compare: a costs-only scenario has no memory to judge", "[report]") {
   CHECK(table.find("OOM") == std::string::npos);
 }
 
+TEST_CASE("report: a cost per 1M tokens reads at any size", "[report]") {
+  StepReport r = make_report(simulate(llama8b(), {"", true}));
+  r.price_per_gpu_hour = 2.5;
+  r.cost_per_million_tokens = 0.0823;
+  CHECK_THAT(format_report(r), Catch::Contains("cost per 1M tokens   $0.0823  (at $2.50 per"));
+  // A dear one in grouped dollars and cents, not "$5057955.8712".
+  r.cost_per_million_tokens = 5057955.8712;
+  CHECK_THAT(format_report(r), Catch::Contains("cost per 1M tokens   $5,057,955.87  (at $2.50"));
+}
+
 TEST_CASE("run --json: a mixture of experts shows its routing", "[report]") {
   // The MoE settings the all-to-alls depend on are echoed; a dense model has no "moe".
   const Scenario moe = test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,

@@ -148,6 +148,9 @@ std::string format_count(double n) {
   for (const auto& [scale, suffix] : kScales)
     if (std::fabs(n) >= scale * 0.9995) {
       const double v = n / scale;
+      // Past the largest scale, the whole number grouped: "769,693 T", not "769693 T".
+      if (scale == kScales.front().first && std::fabs(v) >= 999.5)
+        return thousands(v) + " " + suffix;
       // 3 significant digits: 1.23, 12.3, 123.
       const int decimals = std::fabs(v) >= 99.95 ? 0 : std::fabs(v) >= 9.995 ? 1 : 2;
       return fmt::format("{:.{}f} {}", v, decimals, suffix);

@@ -149,9 +149,16 @@ std::string format_report(const StepReport& r) {
       format_time(r.idle.total_s), format_time(r.idle.pipeline_bubble_s),
       format_time(r.idle.imbalance_s), format_time(r.idle.communication_s),
       launch > 0 ? " · CPU launches " + format_time(r.idle.launch_s) : std::string());
-  if (r.cost_per_million_tokens)
-    o += fmt::format("cost per 1M tokens   ${:.4f}  (at ${:.2f} per GPU-hour)\n",
-                     *r.cost_per_million_tokens, *r.price_per_gpu_hour);
+  if (r.cost_per_million_tokens) {
+    // Cents' fractions for a cheap token ($0.0823); dollars grouped for a dear one
+    // ($5,057,955.87, not $5057955.8712).
+    const double c = *r.cost_per_million_tokens;
+    const std::string cost = c < 1000 ? fmt::format("${:.4f}", c)
+                                      : fmt::format("${}.{:02.0f}", thousands(std::floor(c)),
+                                                    std::floor((c - std::floor(c)) * 100));
+    o += fmt::format("cost per 1M tokens   {}  (at ${:.2f} per GPU-hour)\n", cost,
+                     *r.price_per_gpu_hour);
+  }
   if (r.measured) {
     if (auto a = accuracy(r, *r.measured))
       o += fmt::format("measured             {} ({}); predicted {}: step time {:+.1f} %\n",
