@@ -810,7 +810,11 @@ std::string tab_hint(const std::string& text, const std::string& msg) {
   for (std::size_t i = 0; i < text.size(); ++line) {
     const std::size_t end = std::min(text.find('\n', i), text.size());
     const std::size_t body = text.find_first_not_of(" \t", i);
-    if (body != std::string::npos && body < end && text.find('\t', i) < body)
+    // The tab looked for in the indentation only: the whole text is read once, however long.
+    if (body != std::string::npos && body < end &&
+        std::find(text.begin() + static_cast<std::ptrdiff_t>(i),
+                  text.begin() + static_cast<std::ptrdiff_t>(body),
+                  '\t') != text.begin() + static_cast<std::ptrdiff_t>(body))
       return fmt::format(" (line {} indents with a tab: YAML indents with spaces)", line);
     i = end + 1;
   }
