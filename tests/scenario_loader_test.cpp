@@ -67,17 +67,14 @@ TEST_CASE("scenario: unknown key names file, line, key and the allowed keys", "[
   // Another tool's name for a value is refused, and answered with ours: Megatron-core's p2p
   // is ring here, Hugging Face's bfloat16 is bf16, "cuda_graphs" is the compiled runtime; the
   // case does not matter ("FA2").
-  CHECK_THROWS_WITH(set_value(s, "parallelism.cp_comm=p2p", "here"),
-                    Catch::Contains("got \"p2p\" (did you mean ring?)"));
-  CHECK_THROWS_WITH(set_value(s, "training.precision=bfloat16", "here"),
-                    Catch::Contains("(did you mean bf16?)"));
-  CHECK_THROWS_WITH(set_value(s, "training.runtime=cuda_graphs", "here"),
-                    Catch::Contains("(did you mean compiled?)"));
-  CHECK_THROWS_WITH(set_value(s, "training.attention=FA2", "here"),
-                    Catch::Contains("(did you mean flash2?)"));
-  CHECK_THROWS_WITH(
-      set_value(s, "training.attention=sdpa", "here"),
-      Catch::Contains("(did you mean flash2 or cudnn, the kernels PyTorch SDPA runs?)"));
+  for (const auto& [edit, answer] : std::vector<std::pair<std::string, std::string>>{
+           {"parallelism.cp_comm=p2p", "got \"p2p\" (did you mean ring?)"},
+           {"training.precision=bfloat16", "(did you mean bf16?)"},
+           {"training.runtime=cuda_graphs", "(did you mean compiled?)"},
+           {"training.attention=FA2", "(did you mean flash2?)"},
+           {"training.attention=sdpa",
+            "(did you mean flash2 or cudnn, the kernels PyTorch SDPA runs?)"}})
+    CHECK_THROWS_WITH(set_value(s, edit, "here"), Catch::Contains(answer));
 }
 
 TEST_CASE("scenario: a share is a number or a percentage", "[scenario]") {

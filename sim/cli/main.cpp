@@ -292,7 +292,7 @@ int cmd_diff(const DiffArgs& a) {
   // The arguments swapped: a trace where the scenario belongs (its bytes would read as a
   // scenario that is not UTF-8 text).
   const auto is_trace = [](const std::string& p) {
-    return p.ends_with(".json") || p.ends_with(".json.gz") || p.ends_with(".pt.trace.json");
+    return p.ends_with(".json") || p.ends_with(".json.gz");
   };
   if (is_trace(a.scenario))
     throw InputError(fmt::format(

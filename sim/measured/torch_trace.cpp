@@ -565,10 +565,9 @@ TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& opt
   try {
     root = json::parse(in, cb);
   } catch (const json::parse_error& e) {
-    const bool gz_name = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
     std::string why = e.byte > 1 && r.t.events > 0 ? "the file ends early (truncated?)"
                       : buf.file_size() == 0       ? "an empty file"
-                      : gz_name && !buf.compressed()
+                      : path.ends_with(".gz") && !buf.compressed()
                           ? "not JSON, nor gzip-compressed JSON despite its .gz name"
                           : "not JSON";
     // A YAML scenario where a trace belongs (the arguments swapped).
