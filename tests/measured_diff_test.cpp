@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -178,6 +179,10 @@ TEST_CASE("diff: text, JSON and the side-by-side Perfetto trace") {
   CHECK_THAT(text, Catch::Contains("measured collectives: all_reduce"));
   CHECK_THAT(text, Catch::Contains("not in the model: 16 kernel families"));
   CHECK_THAT(text, Catch::Contains("\n    waiting on CPU   163.125 ms            -"));
+  // Every signed figure is signed with ASCII '-', as the error column is: a row predicted short
+  // (the idle time here) reads "-1.2 ms", never with the Unicode minus beside an ASCII "-3.1%".
+  CHECK_FALSE(std::regex_search(text, std::regex("\u2212[0-9]")));
+  CHECK(std::regex_search(text, std::regex(R"( -[0-9.]+ (ms|us|s)\n)")));
   const auto j = measured_diff_to_json(d);
   CHECK(j["ranks"][0]["step"]["measured_s"].get<double>() == Approx(to_seconds(f.steps[0].span)));
   CHECK(j["ranks"][0]["other"]["predicted_s"].is_null());

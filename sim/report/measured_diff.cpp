@@ -63,9 +63,10 @@ std::string serves(const CommGroupTime& g, const Layout& l) {
   return tp && !dp ? "tp" : dp && !tp ? "dp" : "";
 }
 
-// "+1.802 s" / "−3.965 ms": predicted − measured.
+// "+1.802 s" / "-3.965 ms": predicted − measured, signed with ASCII '-' as the error column
+// beside it (and every other signed figure of the reports) is.
 std::string signed_difference(const DiffRow& r) {
-  return (r.predicted_s >= r.measured_s ? "+" : "−") +
+  return (r.predicted_s >= r.measured_s ? "+" : "-") +
          format_time(std::abs(r.predicted_s - r.measured_s));
 }
 
