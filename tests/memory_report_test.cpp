@@ -1,5 +1,9 @@
 #include "report/memory_report.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -58,6 +62,31 @@ TEST_CASE("memory report: a costs-only scenario says memory is not modelled", "[
   // The H100's 80 GiB, in the tables' decimal GB and as the card is sold: 80 × 2³⁰ B.
   CHECK(format_memory(make_memory_report(simulate(llama8b(), {"1f1b", true})))
             .find("memory per GPU (device 85.90 GB = 80 GiB, ") != std::string::npos);
+}
+
+TEST_CASE("memory report: the stage table stays aligned past 12-digit parameter counts",
+          "[memory]") {
+  // A stage of 22,485,495,971,840 parameters (18 characters; hidden 2²⁰) is wider than the
+  // column's 12: the column widens, so every byte column still ends under its header.
+  MemoryReport m = make_memory_report(simulate(llama8b(), {"1f1b", true}));
+  m.stages[0].parameters = 22485495971840.0;
+  const std::string text = format_memory(m);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(text.substr(at, nl - at));
+  const auto header = std::find_if(lines.begin(), lines.end(),
+                                   [](const std::string& l) { return l.rfind("stage", 0) == 0; });
+  REQUIRE(header != lines.end());
+  CHECK_THAT(*(header + 1), Catch::Contains(" 22,485,495,971,840 "));
+  for (const char* column : {"weights", "optimizer", "buffers", "peak"}) {
+    const std::size_t end = header->find(column) + std::string(column).size();
+    for (auto row = header + 1; row != header + 5; ++row) {
+      INFO(*header << "\n" << *row << "\ncolumn " << column);
+      REQUIRE(row->size() > end);
+      CHECK(row->at(end - 1) != ' ');  // the value's last character under the header's last
+      CHECK(row->at(end) == ' ');
+    }
+  }
 }
 
 TEST_CASE("memory report: fp32 gradient accumulation keeps 4-byte gradients, not 2", "[memory]") {

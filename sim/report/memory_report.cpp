@@ -230,16 +230,21 @@ std::string format_memory(const MemoryReport& m) {
   // The gathered-parameters column only appears when something is gathered (ZeRO-3).
   const bool gathers = std::any_of(m.stages.begin(), m.stages.end(),
                                    [](const StageMemory& s) { return s.gathered > 0; });
-  o += fmt::format("{:>5} {:>12} {:>11} {:>11} {:>11} {:>12} {:>11}{} {:>11}  {}\n", "stage",
-                   "parameters", "weights", "gradients", "optimizer", "activations", "buffers",
-                   gathers ? fmt::format(" {:>11}", "gathered") : "", "peak", "at");
+  // The count column widens to its longest entry (a 22-trillion-parameter stage is 18
+  // characters), so the byte columns after it stay under their headers.
+  std::size_t count_width = 12;
   for (const auto& s : m.stages)
-    o +=
-        fmt::format("{:>5} {:>12} {:>11} {:>11} {:>11} {:>12} {:>11}{} {:>11}  {}\n", s.stage,
-                    thousands(s.parameters), format_bytes(s.weights), format_bytes(s.gradients),
-                    format_bytes(s.optimizer), format_bytes(s.activations), format_bytes(s.buffers),
-                    gathers ? fmt::format(" {:>11}", format_bytes(s.gathered)) : "",
-                    format_bytes(s.peak), format_time(s.peak_time_s));
+    count_width = std::max(count_width, thousands(s.parameters).size());
+  o += fmt::format("{:>5} {:>{}} {:>11} {:>11} {:>11} {:>12} {:>11}{} {:>11}  {}\n", "stage",
+                   "parameters", count_width, "weights", "gradients", "optimizer", "activations",
+                   "buffers", gathers ? fmt::format(" {:>11}", "gathered") : "", "peak", "at");
+  for (const auto& s : m.stages)
+    o += fmt::format("{:>5} {:>{}} {:>11} {:>11} {:>11} {:>12} {:>11}{} {:>11}  {}\n", s.stage,
+                     thousands(s.parameters), count_width, format_bytes(s.weights),
+                     format_bytes(s.gradients), format_bytes(s.optimizer),
+                     format_bytes(s.activations), format_bytes(s.buffers),
+                     gathers ? fmt::format(" {:>11}", format_bytes(s.gathered)) : "",
+                     format_bytes(s.peak), format_time(s.peak_time_s));
   // FP8 weights sit in the buffers column: say how much, so a large one is not a mystery (a
   // LoRA run's frozen FP8 model is most of its memory there).
   std::vector<std::string> fp8;
