@@ -145,6 +145,7 @@ int measure(const CollectivesArgs& a, const mpi::World& world) {
       world.nodes() > 1
           ? fmt::format("{}× {} over {} nodes", n, profile.provenance.device, world.nodes())
           : fmt::format("{}× {}", n, profile.provenance.device);
+  if (lead) check_profile_target(a.out, profile.provenance.device);  // before measuring
   const std::string method =
       job ? fmt::format("trainsim-calibrate collectives, {} GPUs, {} MPI processes on {} node(s)",
                         n, n, world.nodes())
@@ -188,9 +189,10 @@ int measure(const CollectivesArgs& a, const mpi::World& world) {
     cudaStreamDestroy(k.stream);
   }
   if (!lead) return 0;
-  update_profile(a.out, profile, ProfileSection::Collectives);
-  std::cout << fmt::format("{}: {} samples ({}) → {}\n", profile.provenance.device,
-                           profile.collectives.size(), link, a.out);
+  const ProfileUpdate update = update_profile(a.out, profile, ProfileSection::Collectives);
+  std::cout << fmt::format("{}: {} samples ({}) → {}{}\n", profile.provenance.device,
+                           profile.collectives.size(), link, a.out,
+                           describe(update).empty() ? "" : " (" + describe(update) + ")");
   std::cout << fmt::format("  {:<16} {:>12} {:>12}\n", "op", "busbw @ max", "time @ 1 KiB");
   for (CollOp op : kOps) {
     double bw = 0, small = 0;

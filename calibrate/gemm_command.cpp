@@ -41,6 +41,7 @@ int cmd_gemm(const GemmArgs& a) {
   TRAINSIM_GPU(cudaSetDevice(a.device));
   CalibrationProfile profile;
   profile.provenance = provenance_of(a.device);
+  check_profile_target(a.out, profile.provenance.device);  // before minutes of measuring
 
   // Operand pools for the largest A, B and C (and the largest copy); sweep points are left out,
   // largest first, until the pools fit in 80% of free memory.
@@ -77,13 +78,14 @@ int cmd_gemm(const GemmArgs& a) {
   }
   progress.finish();
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  update_profile(a.out, profile, ProfileSection::Compute);
+  const ProfileUpdate update = update_profile(a.out, profile, ProfileSection::Compute);
 
   // Summary: each needed shape's rate beside the analytic roofline, the largest GEMM, the
   // best copy bandwidth.
-  std::cout << fmt::format("{}: {} GEMM shapes and {} copy sizes in {:.0f} s → {}\n",
+  std::cout << fmt::format("{}: {} GEMM shapes and {} copy sizes in {:.0f} s → {}{}\n",
                            profile.provenance.device, profile.gemms.size(), profile.memory.size(),
-                           took, a.out);
+                           took, a.out,
+                           describe(update).empty() ? "" : " (" + describe(update) + ")");
   const AnalyticCostModel analytic(s);
   const GemmSample* largest = nullptr;
   std::cout << fmt::format("  {:<22} {:>10} {:>9} {:>12}  {}\n", "shape (m×n×k)", "median",

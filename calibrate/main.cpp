@@ -52,6 +52,15 @@ int cmd_import(const std::vector<std::string>& logs, const std::string& out,
     hosts.insert(log.hosts.begin(), log.hosts.end());
     all.insert(all.end(), log.samples.begin(), log.samples.end());
   }
+  // Logs of two GPU models are two GPUs' timings: one profile prices one.
+  std::map<std::string, std::string> models;
+  for (const auto& g : gpus)
+    if (!gpu_model(g).empty()) models.emplace(gpu_model(g), g);
+  if (models.size() > 1)
+    throw InputError(fmt::format(
+        "the logs were measured on {} GPU models ({}): a profile prices one GPU; import each "
+        "model's logs into its own profile (--out)",
+        models.size(), fmt::join(gpus, ", ")));
   p.collectives = merge_collective_samples(all);
   auto joined = [](const std::set<std::string>& v) {
     return fmt::format("{}", fmt::join(v, ", "));
@@ -61,9 +70,10 @@ int cmd_import(const std::vector<std::string>& logs, const std::string& out,
   p.provenance.host = joined(hosts);
   std::map<std::string, int> per_op;
   for (const auto& c : p.collectives) ++per_op[fmt::format("{}×{} {}", c.op, c.group_size, c.link)];
-  update_profile(out, p, ProfileSection::Collectives);
-  std::cout << fmt::format("imported {} sizes ({} rows) from {} log(s) into {}:\n",
-                           p.collectives.size(), all.size(), logs.size(), out);
+  const ProfileUpdate update = update_profile(out, p, ProfileSection::Collectives);
+  std::cout << fmt::format("imported {} sizes ({} rows) from {} log(s) into {}{}:\n",
+                           p.collectives.size(), all.size(), logs.size(), out,
+                           describe(update).empty() ? "" : " (" + describe(update) + ")");
   for (const auto& [what, n] : per_op) std::cout << fmt::format("  {:<32} {} sizes\n", what, n);
   if (all.size() > p.collectives.size())
     std::cout << fmt::format("  {} repeated sizes merged: median time, spread_s = max − min\n",
@@ -93,11 +103,18 @@ int cmd_import_trace(const std::vector<std::string>& traces, const std::string& 
         "with collective metadata (PyTorch 2.2 or later), no SDPA attention call with its shape "
         "and is_causal",
         imp.steps));
+  check_profile_target(out, p.provenance.device);  // before either section is written
+  ProfileUpdate compute, collectives;
   if (!p.gemms.empty() || !p.memory.empty() || !p.attention.empty())
-    update_profile(out, p, ProfileSection::Compute);
-  if (!p.collectives.empty()) update_profile(out, p, ProfileSection::Collectives);
-  std::cout << fmt::format("imported from {} trace(s), {} step(s), into {}:\n", traces.size(),
-                           imp.steps, out);
+    compute = update_profile(out, p, ProfileSection::Compute);
+  if (!p.collectives.empty()) collectives = update_profile(out, p, ProfileSection::Collectives);
+  ProfileUpdate both;
+  both.added = compute.added + collectives.added;
+  both.replaced = compute.replaced + collectives.replaced;
+  both.kept = compute.kept + collectives.kept;
+  std::cout << fmt::format("imported from {} trace(s), {} step(s), into {}{}:\n", traces.size(),
+                           imp.steps, out,
+                           describe(both).empty() ? "" : " (" + describe(both) + ")");
   std::cout << fmt::format("  GEMMs        {} shapes from {} calls{}\n", p.gemms.size(),
                            imp.gemm_calls,
                            imp.gemm_batched + imp.gemm_fp32 + imp.gemm_no_shape > 0
@@ -125,11 +142,17 @@ int cmd_import_trace(const std::vector<std::string>& traces, const std::string& 
 
 }  // namespace
 
+// Every command's --out: a new file, or an existing profile of the same GPU model merged into.
+constexpr const char* kOutHelp =
+    "Profile to write, or to add to: a sample measured again replaces its old one, the others "
+    "stay; a profile of another GPU model is refused";
+
 int main(int argc, char** argv) {
   CLI::App app{
       "trainsim-calibrate: measured GPU and collective durations for trainsim.\n"
       "Profiles are JSON (calibrate/README.md); a scenario uses one with `calibration: P.json`.\n"
-      "Commands that measure update only their own part of an existing --out profile."};
+      "Every command adds to an existing --out profile of the same GPU (a sample measured again "
+      "replaces its old one)."};
   app.set_version_flag("--version", "trainsim-calibrate " TRAINSIM_VERSION);
   app.require_subcommand(1);
 
@@ -146,7 +169,7 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   gemm->add_option("--set", ga.overrides, "Override a scenario key (key=value), repeatable");
-  gemm->add_option("--out", ga.out, "Profile to write or update")->capture_default_str();
+  gemm->add_option("--out", ga.out, kOutHelp)->capture_default_str();
   gemm->add_option("--device", ga.device, "GPU index")->capture_default_str();
   gemm->add_option("--reps", ga.reps, "Timed runs per shape (median kept)")->capture_default_str();
   gemm->add_flag("--dry-run", ga.dry_run, "Print the shapes it would time; needs no GPU");
@@ -166,7 +189,7 @@ int main(int argc, char** argv) {
           " (this build has no CUDA: it cannot)");
 #endif
   coll->add_option("--gpus", ca.gpus, "GPUs to use (0: all)")->capture_default_str();
-  coll->add_option("--out", ca.out, "Profile to write or update")->capture_default_str();
+  coll->add_option("--out", ca.out, kOutHelp)->capture_default_str();
   coll->add_option("--max-bytes", max_bytes, "Largest size S, e.g. 4GiB")->capture_default_str();
   coll->add_option("--iters", ca.iters, "Timed runs per size")->capture_default_str();
 
@@ -177,7 +200,7 @@ int main(int argc, char** argv) {
       "Read nccl-tests logs (text or -J JSON, any version; mpirun or srun prefixes) into a "
       "calibration profile (no GPU needed); the same size in several logs is merged");
   imp->add_option("logs", logs, "nccl-tests output files")->required()->check(CLI::ExistingFile);
-  imp->add_option("--out", out, "Profile to write or update")->capture_default_str();
+  imp->add_option("--out", out, kOutHelp)->capture_default_str();
   NcclTestsOptions nopt;
   imp->add_option("--op", nopt.op,
                   "The operation, when a log has no \"# Collective test starting:\" line, no "
@@ -185,7 +208,7 @@ int main(int argc, char** argv) {
                   "all_gather, reduce_scatter, alltoall, sendrecv)");
   imp->add_option("--ranks", nopt.ranks,
                   "The group size, when a log has no \"# Using devices\" Rank lines")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 24));
 
   std::vector<std::string> trace_files, trace_sets;
   std::string trace_scenario, trace_out = "calibration.json", trace_step;
@@ -202,7 +225,7 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   imt->add_option("--set", trace_sets, "Override a scenario key (key=value), repeatable");
-  imt->add_option("--out", trace_out, "Profile to write or update")->capture_default_str();
+  imt->add_option("--out", trace_out, kOutHelp)->capture_default_str();
   imt->add_option("--step", trace_step,
                   "Read only this step of each trace: a ProfilerStep (e.g. 12 or ProfilerStep#12) "
                   "or a window of times from its first kernel (e.g. 1.2s..1.9s); default: every "

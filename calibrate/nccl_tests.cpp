@@ -99,6 +99,11 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
       hosts.insert(host && host->is_string() ? host->get<std::string>() : "");
     }
   }
+  if (opt.ranks > 0 && ranks > 0 && opt.ranks != ranks)
+    throw InputError(fmt::format(
+        "{}: config.devices: the log lists {} ranks, --ranks says {} (--ranks is for a log that "
+        "lists none)",
+        source, ranks, opt.ranks));
   if (opt.ranks > 0) ranks = opt.ranks;
   if (ranks == 0)
     throw InputError(
@@ -321,6 +326,11 @@ NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
   for (Section& sec : sections) {
     if (sec.rows.empty()) continue;
     const int at = sec.rows.front().line;
+    if (opt.ranks > 0 && !sec.ranks.empty() && opt.ranks != static_cast<int>(sec.ranks.size()))
+      throw InputError(fmt::format(
+          "{}:{}: the log lists {} ranks (its \"# Rank\" lines), --ranks says {} (--ranks is "
+          "for a log that lists none)",
+          source, at, sec.ranks.size(), opt.ranks));
     const int n = opt.ranks > 0 ? opt.ranks : static_cast<int>(sec.ranks.size());
     std::string op = sec.op, from = "header";
     if (op.empty() && !opt.op.empty()) op = opt.op, from = "--op";

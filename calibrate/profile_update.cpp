@@ -3,26 +3,103 @@
 #include <ctime>
 
 #include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
 
 namespace trainsim {
+namespace {
 
-CalibrationProfile update_profile(const std::string& path, CalibrationProfile fresh,
-                                  ProfileSection section) {
-  if (std::filesystem::exists(path)) {
-    const CalibrationProfile old = load_profile(path);  // throws if it is not a profile
-    if (section == ProfileSection::Compute) {
-      fresh.collectives = old.collectives;
-      // `gemm` times no attention: what a trace gave stays.
-      if (fresh.attention.empty()) fresh.attention = old.attention;
+// The file's samples of one kind with `fresh`'s merged in: the fresh sample of a key the file
+// holds replaces it in place; new keys follow, in `fresh`'s order.
+template <typename Sample>
+std::vector<Sample> merged(const std::vector<Sample>& old, const std::vector<Sample>& fresh,
+                           ProfileUpdate& u) {
+  std::map<decltype(sample_key(fresh.front())), std::size_t> index;
+  for (std::size_t i = 0; i < fresh.size(); ++i) index.emplace(sample_key(fresh[i]), i);
+  std::vector<Sample> out;
+  std::vector<bool> used(fresh.size(), false);
+  for (const Sample& s : old) {
+    const auto it = index.find(sample_key(s));
+    if (it == index.end()) {
+      out.push_back(s);
+      ++u.kept;
     } else {
-      fresh.gemms = old.gemms;
-      fresh.memory = old.memory;
-      fresh.attention = old.attention;
+      out.push_back(fresh[it->second]);
+      used[it->second] = true;
+      ++u.replaced;
     }
-    if (fresh.provenance.device.empty()) fresh.provenance = old.provenance;
   }
-  save_profile(fresh, path);
-  return fresh;
+  for (std::size_t i = 0; i < fresh.size(); ++i)
+    if (!used[i]) {
+      out.push_back(fresh[i]);
+      ++u.added;
+    }
+  return out;
+}
+
+void check_device(const CalibrationProfile& old, const std::string& path,
+                  const std::string& device) {
+  const std::string was = gpu_model(old.provenance.device), now = gpu_model(device);
+  if (!was.empty() && !now.empty() && was != now)
+    throw InputError(fmt::format(
+        "{}: holds samples measured on \"{}\" ({}), these are measured on \"{}\" ({}): a "
+        "profile prices the GPU it was measured on; write them to another profile (--out)",
+        path, old.provenance.device, was, device, now));
+}
+
+std::string either(const std::string& fresh, const std::string& old) {
+  return fresh.empty() ? old : fresh;
+}
+
+}  // namespace
+
+ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
+                             ProfileSection section) {
+  ProfileUpdate u;
+  if (!std::filesystem::exists(path)) {
+    if (section == ProfileSection::Compute)
+      u.added = static_cast<int>(fresh.gemms.size() + fresh.memory.size() + fresh.attention.size());
+    else
+      u.added = static_cast<int>(fresh.collectives.size());
+    if (section == ProfileSection::Compute)
+      fresh.collectives.clear();
+    else
+      fresh.gemms.clear(), fresh.memory.clear(), fresh.attention.clear();
+    save_profile(fresh, path);
+    u.profile = std::move(fresh);
+    return u;
+  }
+  const CalibrationProfile old = load_profile(path);  // throws if it is not a profile
+  check_device(old, path, fresh.provenance.device);
+  CalibrationProfile out = old;
+  if (section == ProfileSection::Compute) {
+    out.gemms = merged(old.gemms, fresh.gemms, u);
+    out.memory = merged(old.memory, fresh.memory, u);
+    out.attention = merged(old.attention, fresh.attention, u);
+  } else {
+    out.collectives = merged(old.collectives, fresh.collectives, u);
+  }
+  const Provenance& f = fresh.provenance;
+  Provenance& v = out.provenance;
+  v = {either(f.device, v.device), either(f.driver, v.driver), either(f.cuda, v.cuda),
+       either(f.cublas, v.cublas), either(f.nccl, v.nccl),     either(f.date, v.date),
+       either(f.host, v.host)};
+  save_profile(out, path);
+  u.profile = std::move(out);
+  return u;
+}
+
+void check_profile_target(const std::string& path, const std::string& device) {
+  if (std::filesystem::exists(path)) check_device(load_profile(path), path, device);
+}
+
+std::string describe(const ProfileUpdate& u) {
+  if (u.replaced == 0 && u.kept == 0) return "";
+  return fmt::format("{} new, {} replacing the file's, {} of the file's kept", u.added, u.replaced,
+                     u.kept);
 }
 
 std::string now_iso8601() {

@@ -1,7 +1,8 @@
 #pragma once
 // Writing a command's measurements into a profile that may already hold others: `gemm` keeps
-// the collectives a previous `collectives` or `import-nccl-tests` wrote, and the other way
-// round, so one file can collect everything measured on a machine.
+// the collectives a previous `collectives` or `import-nccl-tests` wrote, an import of an
+// all-gather log keeps the all-reduce sizes of an earlier one, so one file can collect
+// everything measured on a machine, one command at a time.
 #include <string>  // std::string
 
 #include "cost/calibration_profile.h"
@@ -10,13 +11,30 @@ namespace trainsim {
 
 enum class ProfileSection { Compute, Collectives };
 
-/// `fresh`'s `section` (compute: GEMM, memory and attention samples; attention kept from the old
-/// file when `fresh` has none) replaces that section of the profile at `path` when it exists
-/// and is valid (its other section and, when `fresh` has none, its provenance kept); the result is
-/// written to `path` and returned. A file at `path` that is not a profile is an InputError: nothing
-/// is overwritten.
-CalibrationProfile update_profile(const std::string& path, CalibrationProfile fresh,
-                                  ProfileSection section);
+/// What an update did to the samples of the section it wrote.
+struct ProfileUpdate {
+  CalibrationProfile profile;  ///< as written
+  int added = 0;               ///< samples of keys the file did not hold
+  int replaced = 0;            ///< samples of keys it held: the new time replaces the old
+  int kept = 0;                ///< the file's samples of that section the update did not measure
+};
+
+/// Merges `fresh`'s `section` (compute: GEMM, memory and attention samples; collectives) into
+/// the profile at `path` when it exists, by sample_key: a key measured again takes the new
+/// sample, the file's other samples stay, and so does its other section. Provenance: each field
+/// `fresh` gives, else the file's. Written to `path`. InputError, nothing overwritten: a file at
+/// `path` that is not a profile, or one measured on another GPU model (gpu_model of the two
+/// provenance devices, when both name one): a profile prices one GPU.
+ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
+                             ProfileSection section);
+
+/// update_profile's checks, before anything is measured: InputError when a file at `path` is not
+/// a profile or holds another GPU model's samples than `device`'s (a command measuring for
+/// minutes checks its --out first).
+void check_profile_target(const std::string& path, const std::string& device);
+
+/// "12 new, 3 replacing the file's, 40 of the file's kept", or "" for a new file.
+std::string describe(const ProfileUpdate& u);
 
 /// Now, ISO 8601 UTC (a profile's provenance date).
 std::string now_iso8601();

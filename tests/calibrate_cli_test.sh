@@ -10,9 +10,24 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 source "$(dirname "$0")/expect.sh"
 expect 0 "import-nccl-tests" -- "$bin" --help
-expect 0 "imported 8 sizes (8 rows) from 3 log(s)" -- "$bin" import-nccl-tests "$data/all_reduce_8gpu.log" \
-  "$data/reduce_scatter_perf.json" "$data/all_gather_perf_2nodes_noroot.log" --out "$tmp/p.json"
+expect 0 "imported 6 sizes (6 rows) from 2 log(s)" -- "$bin" import-nccl-tests "$data/all_reduce_8gpu.log" \
+  "$data/reduce_scatter_perf.json" --out "$tmp/p.json"
 expect 0 '"format": "trainsim-calibration"' -- cat "$tmp/p.json"
+# One profile, one GPU model: an A100's log beside an H100's is refused, nothing written.
+expect 2 "measured on 2 GPU models (NVIDIA A100-SXM4-80GB, NVIDIA H100 80GB HBM3)" -- "$bin" \
+  import-nccl-tests "$data/all_reduce_8gpu.log" "$data/all_gather_perf_2nodes_noroot.log" --out "$tmp/mixed.json"
+expect 1 "No such file" -- cat "$tmp/mixed.json"
+expect 2 'p.json: holds samples measured on "NVIDIA H100 80GB HBM3" (H100)' -- "$bin" import-nccl-tests \
+  "$data/all_gather_perf_2nodes_noroot.log" --out "$tmp/p.json"
+# Another log of the same GPU adds its sizes; the file's stay (6 + 10 all-gather sizes).
+expect 0 "10 new, 0 replacing the file's, 6 of the file's kept" -- "$bin" import-nccl-tests \
+  "$data/real/h100-8gpu-1node-allgather-header-xxrjun.log" --out "$tmp/p.json"
+expect 0 "0 new, 4 replacing the file's, 12 of the file's kept" -- "$bin" import-nccl-tests \
+  "$data/all_reduce_8gpu.log" --out "$tmp/p.json"
+expect 2 "the log lists 8 ranks (its \"# Rank\" lines), --ranks says 4" -- "$bin" import-nccl-tests \
+  "$data/all_reduce_8gpu.log" --ranks 4 --out "$tmp/q.json"
+expect 2 "--ranks: Value -3 not in range 1 to 16777216" -- "$bin" import-nccl-tests \
+  "$data/all_reduce_8gpu.log" --ranks -3 --out "$tmp/q.json"
 expect 2 "malformed.log:6: cannot read this result line" -- "$bin" import-nccl-tests "$data/malformed.log" --out "$tmp/q.json"
 expect 2 "does not exist" -- "$bin" import-nccl-tests /no/such.log
 # PyTorch profiler traces into a profile (tests/data/kineto, real HTA traces).
@@ -27,7 +42,7 @@ real="$data/real"
 expect 0 "11 repeated sizes merged" -- "$bin" import-nccl-tests "$real/h100-16gpu-2node-allreduce-noheader-ztan.log" \
   "$real/h100-16gpu-2node-allreduce-srun-prefix-nccltests-issue290.log" --out "$tmp/r.json"
 expect 2 "all_gather or alltoall; give --op" -- "$bin" import-nccl-tests "$real/a100-8gpu-1node-alltoall-oldformat-superbench.log" --out "$tmp/r.json"
-expect 0 "29 sizes of alltoall over 8 ranks (operation from the --op)" -- "$bin" import-nccl-tests "$real/a100-8gpu-1node-alltoall-oldformat-superbench.log" --op alltoall --out "$tmp/r.json"
+expect 0 "29 sizes of alltoall over 8 ranks (operation from the --op)" -- "$bin" import-nccl-tests "$real/a100-8gpu-1node-alltoall-oldformat-superbench.log" --op alltoall --out "$tmp/a100.json"
 expect 0 "10 the scenario runs" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --dry-run
 expect 0 "4096×28672×4096        mlp_up" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --dry-run
 expect 2 "must equal the GPU count" -- "$bin" gemm --scenario "$2/scenarios/default.yaml" --set parallelism.tp=3 --dry-run

@@ -76,6 +76,64 @@ TEST_CASE("calibration profile: bad fields are named with what is allowed", "[ca
   CHECK_THROWS_WITH(load_profile("/no/such/profile.json"), Catch::Contains("cannot open"));
 }
 
+TEST_CASE("calibration profile: an unknown field, a repeated sample or a mistyped text is refused",
+          "[calibration]") {
+  using nlohmann::json;
+  const json base = {{"format", "trainsim-calibration"}, {"version", 1}};
+  const json gemm = {{"m", 1024}, {"n", 1024}, {"k", 1024}, {"time_s", 5e-6}};
+  // A misspelt section would be skipped and the run priced without it: named, with the spelling
+  // meant.
+  json typo = base;
+  typo["gem"] = json::array({gemm});
+  CHECK_THROWS_WITH(profile_from_json(typo, "p.json"),
+                    Catch::Contains("p.json: gem: unknown field (did you mean \"gemm\"?)") &&
+                        Catch::Contains("expected format, version, provenance, gemm"));
+  json field = base;
+  field["gemm"] = json::array({gemm});
+  field["gemm"][0]["time_ms"] = 0.005;
+  CHECK_THROWS_WITH(profile_from_json(field, "p.json"),
+                    Catch::Contains("gemm[0].time_ms: unknown field (did you mean \"time_s\"?)"));
+  field = base;
+  field["provenance"] = {{"devce", "NVIDIA H100 80GB HBM3"}};
+  CHECK_THROWS_WITH(profile_from_json(field, "p.json"),
+                    Catch::Contains("provenance.devce: unknown field (did you mean \"device\"?)"));
+  // A number where a name belongs was read as the default ("dtype": 16 as bf16).
+  json dtype = base;
+  dtype["gemm"] = json::array({gemm});
+  dtype["gemm"][0]["dtype"] = 16;
+  CHECK_THROWS_WITH(profile_from_json(dtype, "p.json"),
+                    Catch::Contains("gemm[0].dtype: expected a string, got 16"));
+  // Two times for one key: which prices the kernel would be the file's order.
+  json twice = base;
+  twice["gemm"] = json::array({gemm, gemm});
+  twice["gemm"][1]["time_s"] = 5e-4;
+  CHECK_THROWS_WITH(profile_from_json(twice, "p.json"),
+                    Catch::Contains("gemm[1]: the same shape (m, n, k, dtype) as gemm[0]"));
+  twice["gemm"][1]["dtype"] = "fp16";  // another dtype is another sample
+  CHECK(profile_from_json(twice, "p.json").gemms.size() == 2);
+  json coll = base;
+  const json ar = {{"op", "all_reduce"}, {"group_size", 8}, {"bytes", 1 << 20}, {"time_s", 2e-5}};
+  coll["collectives"] = json::array({ar, ar});
+  CHECK_THROWS_WITH(profile_from_json(coll, "p.json"),
+                    Catch::Contains("collectives[1]: the same operation, group size, link and size "
+                                    "as collectives[0]"));
+  coll["collectives"][1]["link"] = "inter_node";
+  CHECK(profile_from_json(coll, "p.json").collectives.size() == 2);
+  json notobject = base;
+  notobject["memory"] = json::array({3});
+  CHECK_THROWS_WITH(profile_from_json(notobject, "p.json"),
+                    Catch::Contains("memory[0]: expected an object"));
+}
+
+TEST_CASE("calibration profile: the GPU model a device name names", "[calibration]") {
+  CHECK(gpu_model("NVIDIA H100 80GB HBM3") == "H100");
+  CHECK(gpu_model("8× NVIDIA H100 80GB HBM3 over 2 nodes") == "H100");
+  CHECK(gpu_model("A100-SXM4-40GB") == "A100");
+  CHECK(gpu_model("NVIDIA GB200") == "GB200");  // not B200
+  CHECK(gpu_model("h200") == "H200");           // a preset's name
+  CHECK(gpu_model("my own accelerator") == "");
+}
+
 TEST_CASE("profile operations' bus factors are nccl-tests'") {
   // n = 8: all_reduce 2·7/8 = 1.75; all_gather, reduce_scatter, alltoall 7/8; sendrecv 1.
   CHECK(op_bus_factor("all_reduce", 8) == Approx(1.75));

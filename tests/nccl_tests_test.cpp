@@ -57,6 +57,11 @@ TEST_CASE("nccl-tests: the -J JSON output", "[nccl-tests]") {
   CHECK(s[1].time_s == Approx(45e-6));
   CHECK(s[1].algbw == Approx(46.60e9));
   CHECK(s[1].source == "rs.json:results[1]");
+  NcclTestsOptions two;  // its config lists 4 devices
+  two.ranks = 2;
+  CHECK_THROWS_WITH(
+      read_nccl_tests(fixture("reduce_scatter_perf.json"), "rs.json", two),
+      Catch::Contains("rs.json: config.devices: the log lists 4 ranks, --ranks says 2"));
 }
 
 TEST_CASE("nccl-tests: unreadable input is reported with its line", "[nccl-tests]") {
@@ -173,6 +178,15 @@ TEST_CASE("nccl-tests: --op and --ranks state what a log does not", "[nccl-tests
   opt.op = "nope";
   CHECK_THROWS_WITH(read_nccl_tests(rows, "bare.log", opt),
                     Catch::Contains("--op nope: expected one of"));
+  // A log that lists its ranks: --ranks may not file 8 GPUs' times under another group size.
+  NcclTestsOptions four;
+  four.ranks = 4;
+  CHECK_THROWS_WITH(read_nccl_tests(fixture("all_reduce_8gpu.log"), "all_reduce_8gpu.log", four),
+                    Catch::Contains("the log lists 8 ranks") && Catch::Contains("--ranks says 4"));
+  four.ranks = 8;  // agreeing is allowed
+  CHECK(read_nccl_tests(fixture("all_reduce_8gpu.log"), "all_reduce_8gpu.log", four)
+            .samples.front()
+            .group_size == 8);
 }
 
 TEST_CASE("nccl-tests: the same sizes from several logs merge to the median and the spread",

@@ -10,35 +10,100 @@
 
 using namespace trainsim;
 
-TEST_CASE("profile update: each command replaces its own section and keeps the other",
+namespace {
+const char* const kH100 = "NVIDIA H100 80GB HBM3";
+
+CollectiveSample all_reduce(double bytes, double time_s) {
+  return {"all_reduce", 8, "intra_node", bytes, time_s, 0, 0, "nccl-tests", "a.log:3"};
+}
+}  // namespace
+
+TEST_CASE("profile update: each command merges into its own section and keeps the other",
           "[calibration]") {
   const std::string path = "profile_update_test.json";
   std::remove(path.c_str());
   CalibrationProfile collectives;
-  collectives.provenance.device = "NVIDIA H100 80GB HBM3";
-  collectives.collectives.push_back(
-      {"all_reduce", 8, "intra_node", 1 << 20, 20e-6, 0, 0, "nccl-tests", "a.log:3"});
-  update_profile(path, collectives, ProfileSection::Collectives);
+  collectives.provenance.device = kH100;
+  collectives.collectives.push_back(all_reduce(1 << 20, 20e-6));
+  ProfileUpdate u = update_profile(path, collectives, ProfileSection::Collectives);
+  CHECK(u.added == 1);
+  CHECK(describe(u).empty());  // a new file: nothing to say about what it held
   // Then `gemm`: 2 GEMM samples and a copy; the collective stays.
   CalibrationProfile compute;
-  compute.provenance.device = "NVIDIA H100 80GB HBM3";
+  compute.provenance.device = kH100;
+  compute.provenance.cublas = "12.8";
   compute.gemms.push_back({1024, 1024, 1024, "bf16", 5e-6, 0, "measured", ""});
   compute.gemms.push_back({2048, 1024, 1024, "bf16", 9e-6, 0, "measured", ""});
   compute.memory.push_back({"copy", 1 << 20, 3e-6, 0, "measured", ""});
-  update_profile(path, compute, ProfileSection::Compute);
+  u = update_profile(path, compute, ProfileSection::Compute);
+  CHECK(u.added == 3);
+  CHECK(u.kept == 0);  // the compute section was empty; the collective is another section
   CalibrationProfile both = load_profile(path);
   CHECK(both.gemms.size() == 2);
   CHECK(both.memory.size() == 1);
   CHECK(both.collectives.size() == 1);
-  // Measuring GEMMs again replaces the 2 samples rather than adding to them.
-  compute.gemms.pop_back();
-  update_profile(path, compute, ProfileSection::Compute);
+  // Measuring one GEMM shape again (another scenario's `gemm`, a faster driver) replaces that
+  // shape's sample and keeps the other: 1 replaced, 2 kept (a GEMM and the copy).
+  CalibrationProfile again;
+  again.provenance.device = kH100;
+  again.gemms.push_back({1024, 1024, 1024, "bf16", 4e-6, 0, "measured", ""});
+  u = update_profile(path, again, ProfileSection::Compute);
+  CHECK(u.added == 0);
+  CHECK(u.replaced == 1);
+  CHECK(u.kept == 2);
+  CHECK(describe(u) == "0 new, 1 replacing the file's, 2 of the file's kept");
   both = load_profile(path);
-  CHECK(both.gemms.size() == 1);
+  REQUIRE(both.gemms.size() == 2);
+  CHECK(both.gemms[0].time_s == 4e-6);  // replaced in place
+  CHECK(both.gemms[1].time_s == 9e-6);
+  CHECK(both.memory.size() == 1);
   CHECK(both.collectives.size() == 1);
+  // Provenance: each field the update gives, else the file's (the cuBLAS version stays).
+  CHECK(both.provenance.cublas == "12.8");
+  // An all-gather log after an all-reduce one: both operations' sizes stay.
+  CalibrationProfile gather;
+  gather.provenance.device = "8× " + std::string(kH100);
+  gather.collectives.push_back({"all_gather", 8, "intra_node", 1 << 20, 12e-6, 0, 0, "", ""});
+  gather.collectives.push_back(all_reduce(1 << 20, 19e-6));
+  u = update_profile(path, gather, ProfileSection::Collectives);
+  CHECK(u.added == 1);
+  CHECK(u.replaced == 1);
+  CHECK(u.kept == 0);
+  both = load_profile(path);
+  REQUIRE(both.collectives.size() == 2);
+  CHECK(both.collectives[0].time_s == 19e-6);
+  CHECK(both.gemms.size() == 2);
+  std::remove(path.c_str());
+}
+
+TEST_CASE(
+    "profile update: another GPU model's samples, or a file that is not a profile, are "
+    "refused and nothing is written",
+    "[calibration]") {
+  const std::string path = "profile_update_refuse_test.json";
+  std::remove(path.c_str());
+  CalibrationProfile h100;
+  h100.provenance.device = kH100;
+  h100.gemms.push_back({1024, 1024, 1024, "bf16", 5e-6, 0, "measured", ""});
+  update_profile(path, h100, ProfileSection::Compute);
+  CalibrationProfile a100;
+  a100.provenance.device = "A100-SXM4-40GB";
+  a100.collectives.push_back(all_reduce(1 << 20, 40e-6));
+  // A profile prices the GPU it was measured on: an A100's all-reduce in an H100 file would
+  // price an H100 run with it (and the file's device would say A100, refusing H100 scenarios).
+  CHECK_THROWS_WITH(update_profile(path, a100, ProfileSection::Collectives),
+                    Catch::Contains("holds samples measured on \"NVIDIA H100 80GB HBM3\" (H100)") &&
+                        Catch::Contains("\"A100-SXM4-40GB\" (A100)"));
+  CHECK_THROWS_AS(check_profile_target(path, "A100-SXM4-40GB"), InputError);
+  check_profile_target(path, "8× NVIDIA H100 80GB HBM3 over 2 nodes");  // the same model
+  check_profile_target(path, "");                                       // a log that names no GPU
+  check_profile_target("no_such_profile_update_test.json", "A100-SXM4-40GB");  // a new file
+  const CalibrationProfile kept = load_profile(path);
+  CHECK(kept.provenance.device == kH100);
+  CHECK(kept.collectives.empty());
   // A file that is not a profile is left alone.
   { std::ofstream(path) << "not json"; }
-  CHECK_THROWS_AS(update_profile(path, compute, ProfileSection::Compute), InputError);
+  CHECK_THROWS_AS(update_profile(path, h100, ProfileSection::Compute), InputError);
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text == "not json");

@@ -30,26 +30,6 @@ const char* op_name(Collective c) {
   return "?";
 }
 
-// The GPU model a device or preset name names ("NVIDIA H100 80GB HBM3", "h100-sxm": "H100"),
-// or "" for a name without one (a GPU of the user's own): NVIDIA's data-center GPUs, longest
-// first so that "GB200" is not read as "B200", nor "H200" as "H20".
-std::string gpu_model(const std::string& name) {
-  static const char* const kModels[] = {"GB300", "GB200", "B300", "B200", "H800",
-                                        "H200",  "H100",  "A800", "A100", "L40S",
-                                        "H20",   "L40",   "A30",  "A10",  "L4"};
-  std::string upper = name;
-  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  for (const char* m : kModels)
-    for (std::size_t at = upper.find(m); at != std::string::npos; at = upper.find(m, at + 1)) {
-      const std::size_t end = at + std::string_view(m).size();
-      const bool alone =
-          (at == 0 || !std::isalnum(static_cast<unsigned char>(upper[at - 1]))) &&
-          (end == upper.size() || !std::isdigit(static_cast<unsigned char>(upper[end])));
-      if (alone) return m;
-    }
-  return "";
-}
-
 const char* link_name(LinkClass l) {
   return l == LinkClass::IntraNode ? "intra_node" : "inter_node";
 }

@@ -1,9 +1,13 @@
 #include "cost/calibration_profile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +15,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json_text.h"
+#include "core/suggest.h"
 #include "cost/cost_model.h"
 
 namespace trainsim {
@@ -59,6 +64,48 @@ std::string text(const json& j, const std::string& key, const std::string& fallb
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
 }
 
+// A text field: `fallback` when absent; present, it must be a string (a `"dtype": 16` is not
+// read as the default bf16).
+std::string text_field(const json& j, const std::string& source, const std::string& field,
+                       const std::string& fallback = "") {
+  const std::string key = field.substr(field.rfind('.') + 1);
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_string()) bad(source, field, "expected a string, got " + json_text(j[key]));
+  return j[key].get<std::string>();
+}
+
+// Every field of the object at `at` is one this reader knows: a misspelt one ("gem" for
+// "gemm", "time_ms") would otherwise be skipped and the profile read without it.
+void known_fields(const json& j, const std::string& source, const std::string& at,
+                  const std::vector<std::string>& known) {
+  if (!j.is_object()) bad(source, at.empty() ? "profile" : at, "expected an object");
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const auto near = nearest_name(key, known);
+    bad(source, at.empty() ? key : at + "." + key,
+        fmt::format("unknown field{}; expected {}",
+                    near ? fmt::format(" (did you mean \"{}\"?)", *near) : "",
+                    fmt::join(known, ", ")));
+  }
+}
+
+// The first sample of a section whose key repeats an earlier one's: a profile holds one time
+// per key (an importer merges repeats into their median), so two would leave which one prices
+// the kernel to the order of the file.
+template <typename Sample, typename Key>
+void unique_keys(const std::vector<Sample>& samples, const std::string& source,
+                 const std::string& section, Key key, const std::string& what) {
+  std::map<decltype(key(samples.front())), std::size_t> first;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const auto [at, fresh] = first.emplace(key(samples[i]), i);
+    if (!fresh)
+      bad(source, fmt::format("{}[{}]", section, i),
+          fmt::format("the same {} as {}[{}]: a profile holds one time per {} (keep one, or "
+                      "their median)",
+                      what, section, at->second, what));
+  }
+}
+
 }  // namespace
 
 double AttentionSample::flops() const {
@@ -66,6 +113,38 @@ double AttentionSample::flops() const {
   const double f = 4.0 * s * s * static_cast<double>(head_dim) * static_cast<double>(heads) *
                    (causal ? 0.5 : 1.0);
   return pass == "backward" ? 2.5 * f : f;
+}
+
+std::tuple<std::int64_t, std::int64_t, std::int64_t, std::string> sample_key(const GemmSample& s) {
+  return {s.m, s.n, s.k, s.dtype};
+}
+std::tuple<std::string, double> sample_key(const MemoryKernelSample& s) {
+  return {s.kernel, s.bytes};
+}
+std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, bool> sample_key(
+    const AttentionSample& s) {
+  return {s.pass, s.seq, s.head_dim, s.heads, s.causal};
+}
+std::tuple<std::string, int, std::string, double> sample_key(const CollectiveSample& s) {
+  return {s.op, s.group_size, s.link, s.bytes};
+}
+
+// Longest first, so that "GB200" is not read as "B200", nor "H200" as "H20".
+std::string gpu_model(const std::string& name) {
+  static const char* const kModels[] = {"GB300", "GB200", "B300", "B200", "H800",
+                                        "H200",  "H100",  "A800", "A100", "L40S",
+                                        "H20",   "L40",   "A30",  "A10",  "L4"};
+  std::string upper = name;
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  for (const char* m : kModels)
+    for (std::size_t at = upper.find(m); at != std::string::npos; at = upper.find(m, at + 1)) {
+      const std::size_t end = at + std::string_view(m).size();
+      const bool alone =
+          (at == 0 || !std::isalnum(static_cast<unsigned char>(upper[at - 1]))) &&
+          (end == upper.size() || !std::isdigit(static_cast<unsigned char>(upper[end])));
+      if (alone) return m;
+    }
+  return "";
 }
 
 const std::vector<std::string>& collective_op_names() {
@@ -140,28 +219,37 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       j["version"] != CalibrationProfile::kVersion)  // compared as numbers: 2^32 + 1 is not 1
     bad(source, "version",
         fmt::format("this trainsim reads version {}", CalibrationProfile::kVersion));
+  known_fields(j, source, "",
+               {"format", "version", "provenance", "gemm", "memory", "attention", "collectives"});
   CalibrationProfile p;
-  if (j.contains("provenance") && j["provenance"].is_object()) {
+  if (j.contains("provenance")) {
     const json& v = j["provenance"];
-    p.provenance = {text(v, "device"), text(v, "driver"), text(v, "cuda"), text(v, "cublas"),
-                    text(v, "nccl"),   text(v, "date"),   text(v, "host")};
+    known_fields(v, source, "provenance",
+                 {"device", "driver", "cuda", "cublas", "nccl", "date", "host"});
+    auto field = [&](const char* key) {
+      return text_field(v, source, "provenance." + std::string(key));
+    };
+    p.provenance = {field("device"), field("driver"), field("cuda"), field("cublas"),
+                    field("nccl"),   field("date"),   field("host")};
   }
   if (j.contains("gemm")) {
     if (!j["gemm"].is_array()) bad(source, "gemm", "expected a list");
     for (std::size_t i = 0; i < j["gemm"].size(); ++i) {
       const json& g = j["gemm"][i];
       const std::string at = fmt::format("gemm[{}]", i);
+      known_fields(g, source, at,
+                   {"m", "n", "k", "dtype", "time_s", "spread_s", "method", "source"});
       GemmSample s;
       s.m = count(g, source, at + ".m", kMaxGemmDim);
       s.n = count(g, source, at + ".n", kMaxGemmDim);
       s.k = count(g, source, at + ".k", kMaxGemmDim);
-      s.dtype = text(g, "dtype", "bf16");
+      s.dtype = text_field(g, source, at + ".dtype", "bf16");
       if (s.dtype != "bf16" && s.dtype != "fp16")
         bad(source, at + ".dtype", "expected bf16 or fp16, got \"" + s.dtype + "\"");
       s.time_s = positive(g, source, at + ".time_s");
       s.spread_s = optional_number(g, source, at + ".spread_s", 0.0);
-      s.method = text(g, "method", "measured");
-      s.source = text(g, "source");
+      s.method = text_field(g, source, at + ".method", "measured");
+      s.source = text_field(g, source, at + ".source");
       p.gemms.push_back(s);
     }
   }
@@ -170,15 +258,16 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
     for (std::size_t i = 0; i < j["memory"].size(); ++i) {
       const json& m = j["memory"][i];
       const std::string at = fmt::format("memory[{}]", i);
+      known_fields(m, source, at, {"kernel", "bytes", "time_s", "spread_s", "method", "source"});
       MemoryKernelSample s;
-      s.kernel = text(m, "kernel", "copy");
+      s.kernel = text_field(m, source, at + ".kernel", "copy");
       if (s.kernel != "copy")
         bad(source, at + ".kernel", "expected copy, got \"" + s.kernel + "\"");
       s.bytes = positive(m, source, at + ".bytes");
       s.time_s = positive(m, source, at + ".time_s");
       s.spread_s = optional_number(m, source, at + ".spread_s", 0.0);
-      s.method = text(m, "method", "measured");
-      s.source = text(m, "source");
+      s.method = text_field(m, source, at + ".method", "measured");
+      s.source = text_field(m, source, at + ".source");
       p.memory.push_back(s);
     }
   }
@@ -187,8 +276,11 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
     for (std::size_t i = 0; i < j["attention"].size(); ++i) {
       const json& a = j["attention"][i];
       const std::string at = fmt::format("attention[{}]", i);
+      known_fields(
+          a, source, at,
+          {"pass", "seq", "head_dim", "heads", "causal", "time_s", "spread_s", "method", "source"});
       AttentionSample s;
-      s.pass = text(a, "pass", "forward");
+      s.pass = text_field(a, source, at + ".pass", "forward");
       if (s.pass != "forward" && s.pass != "backward")
         bad(source, at + ".pass", "expected forward or backward, got \"" + s.pass + "\"");
       s.seq = count(a, source, at + ".seq", kMaxGemmDim);
@@ -200,8 +292,8 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       }
       s.time_s = positive(a, source, at + ".time_s");
       s.spread_s = optional_number(a, source, at + ".spread_s", 0.0);
-      s.method = text(a, "method", "measured");
-      s.source = text(a, "source");
+      s.method = text_field(a, source, at + ".method", "measured");
+      s.source = text_field(a, source, at + ".source");
       p.attention.push_back(s);
     }
   }
@@ -210,13 +302,16 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
     for (std::size_t i = 0; i < j["collectives"].size(); ++i) {
       const json& c = j["collectives"][i];
       const std::string at = fmt::format("collectives[{}]", i);
+      known_fields(c, source, at,
+                   {"op", "group_size", "link", "bytes", "time_s", "spread_s", "algbw_Bps",
+                    "busbw_Bps", "method", "source"});
       CollectiveSample s;
-      s.op = text(c, "op");
+      s.op = text_field(c, source, at + ".op");
       const auto& ops = collective_op_names();
       if (std::find(ops.begin(), ops.end(), s.op) == ops.end())
         bad(source, at + ".op", fmt::format("\"{}\" is not one of {}", s.op, fmt::join(ops, ", ")));
       s.group_size = static_cast<int>(count(c, source, at + ".group_size", kMaxGroupSize));
-      s.link = text(c, "link", "intra_node");
+      s.link = text_field(c, source, at + ".link", "intra_node");
       if (s.link != "intra_node" && s.link != "inter_node")
         bad(source, at + ".link", "expected intra_node or inter_node, got \"" + s.link + "\"");
       s.bytes = positive(c, source, at + ".bytes");
@@ -224,11 +319,22 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       s.spread_s = optional_number(c, source, at + ".spread_s", 0.0);
       s.algbw = optional_number(c, source, at + ".algbw_Bps", s.bytes / s.time_s);
       s.busbw = optional_number(c, source, at + ".busbw_Bps", 0.0);
-      s.method = text(c, "method", "measured");
-      s.source = text(c, "source");
+      s.method = text_field(c, source, at + ".method", "measured");
+      s.source = text_field(c, source, at + ".source");
       p.collectives.push_back(s);
     }
   }
+  unique_keys(
+      p.gemms, source, "gemm", [](const auto& x) { return sample_key(x); },
+      "shape (m, n, k, dtype)");
+  unique_keys(
+      p.memory, source, "memory", [](const auto& x) { return sample_key(x); }, "kernel and size");
+  unique_keys(
+      p.attention, source, "attention", [](const auto& x) { return sample_key(x); },
+      "pass and shape (seq, head_dim, heads, causal)");
+  unique_keys(
+      p.collectives, source, "collectives", [](const auto& x) { return sample_key(x); },
+      "operation, group size, link and size");
   return p;
 }
 

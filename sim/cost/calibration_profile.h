@@ -5,6 +5,7 @@
 // sides' one definition of it.
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string
+#include <tuple>    // std::tuple
 #include <vector>   // std::vector
 
 #include <nlohmann/json_fwd.hpp>
@@ -82,6 +83,20 @@ struct CalibrationProfile {
   std::vector<CollectiveSample> collectives;
   std::vector<AttentionSample> attention;
 };
+
+/// What identifies a sample within its section: two samples of one key time the same kernel.
+/// A profile holds one of each (the reader refuses a repeat); a command writing into an
+/// existing profile replaces the samples of the keys it measured and keeps the others.
+std::tuple<std::int64_t, std::int64_t, std::int64_t, std::string> sample_key(const GemmSample& s);
+std::tuple<std::string, double> sample_key(const MemoryKernelSample& s);
+std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, bool> sample_key(
+    const AttentionSample& s);
+std::tuple<std::string, int, std::string, double> sample_key(const CollectiveSample& s);
+
+/// The GPU model a device or preset name names ("NVIDIA H100 80GB HBM3", "8× NVIDIA H100 80GB
+/// HBM3 over 2 nodes", "h100-sxm": "H100"), or "" for a name without one (a GPU of the user's
+/// own): NVIDIA's data-center GPUs. Profiles of two models are two GPUs' timings.
+std::string gpu_model(const std::string& name);
 
 /// The operation names a profile may use (nccl-tests' binaries without `_perf`).
 const std::vector<std::string>& collective_op_names();
