@@ -79,6 +79,23 @@ TEST_CASE("kernel report: the stage is checked, and explicit costs have no kerne
   CHECK(format_kernel_report(r).find("costs: section") != std::string::npos);
 }
 
+TEST_CASE("kernel report: a profile's durations line counts the samples its rows used",
+          "[kernel_report]") {
+  // The H100 profile times default.yaml's GEMMs (llama-3.1-8b, 4,096 tokens, tp 1): stage 0's
+  // qkv, attn_out, mlp_up and mlp_down forward and their dgrad/wgrad shapes are in it, so its
+  // line counts them, as the rows say "calibration profile" (it said 0 before they were asked).
+  Scenario s = llama(4);
+  s.calibration = std::string(TRAINSIM_SOURCE_DIR) + "/calibrate/profiles/h100-sxm.json";
+  const auto model = make_cost_model(s);
+  const KernelReport r = make_kernel_report(s, *model, 0);
+  REQUIRE(!r.passes.empty());
+  CHECK(r.passes[0].rows[1].what == "qkv");
+  CHECK(r.passes[0].rows[1].source == "calibration profile");
+  CHECK_THAT(r.sources, !Catch::Contains("; 0 GEMM shape(s) from the profile") &&
+                            Catch::Contains("GEMM shape(s) from the profile") &&
+                            !Catch::Contains("; 0 memory-bound kernel size(s)"));
+}
+
 TEST_CASE("kernel report: with several chunks a rank, the stage is a model chunk on its rank",
           "[kernel_report]") {
   // pp 2 · vpp 2 = 4 chunks. Interleaved 1F1B loops them (chunk c on rank c mod 2); ZB-V runs

@@ -40,7 +40,6 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
     r.peak_flops = s.cluster.gpu.peak_flops;
     r.hbm_bandwidth = s.cluster.gpu.hbm_bandwidth;
   }
-  r.sources = model.sources();
   r.compute_pace = model.compute_pace();
   r.gpus = s.layout.world();
   for (const auto& [op, name] : {std::pair{Op::F, "forward"}, std::pair{Op::B, "backward"}}) {
@@ -67,6 +66,9 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
     }
     r.passes.push_back(std::move(pass));
   }
+  // After the kernels are priced: a profile's line counts the samples that answered them
+  // ("10 GEMM shape(s) from the profile"), 0 before any was asked.
+  r.sources = model.sources();
   return r;
 }
 
