@@ -164,8 +164,23 @@ TEST_CASE("trace: golden file for a tiny pipeline", "[trace][golden]") {
   std::stringstream golden;
   golden << in.rdbuf();
   CHECK(text == golden.str());
-  // The golden run is the hand-derived AFAB case: step 10 ms.
-  CHECK(json::parse(text)["otherData"]["step_time_us"] == "10000.000");
+  // The golden run is the hand-derived AFAB case: step 10 ms, as numbers.
+  const json other = json::parse(text)["otherData"];
+  CHECK(other["step_time_us"] == 10000.0);
+  CHECK(other["one_step_us"] == 10000.0);
+  CHECK(other["folded"] == true);
+  CHECK(other["time_origin_us"] == 1.0);
+}
+
+TEST_CASE("trace: where steps overlap, the report's step time and one step's", "[trace]") {
+  // ZB-H2, p = 4, m = 8, F = I = W = 1 ms, optimizer post-validation: period 24 ms, one step
+  // alone 27 ms (report_format_test's case): the trace draws the 27 ms step, and its metadata
+  // says both, the report's 24 ms as step_time_us.
+  const json t = json::parse(trace_of(test::yaml(
+      "parallelism: {pp: 4}\ntraining: {microbatches: 8, optimizer_post_validation: true}\n"
+      "schedule: zb-h2\ncosts: {forward: 1ms, backward_input: 1ms, backward_weight: 1ms}\n")));
+  CHECK(t["otherData"]["step_time_us"] == 24000.0);
+  CHECK(t["otherData"]["one_step_us"] == 27000.0);
 }
 
 TEST_CASE("trace: memory counters follow the activations the memory report counts", "[trace]") {

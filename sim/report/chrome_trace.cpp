@@ -1,5 +1,6 @@
 #include "report/chrome_trace.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -133,11 +134,15 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
   other["scenario"] = tl.scenario.source;
   other["scenario_yaml"] = tl.scenario.canonical_yaml;
   other["schedule"] = tl.schedule.name;
-  other["step_time_us"] = us(tl.makespan);
-  other["time_origin_us"] = us(kTraceOriginNs);
-  other["folded"] = tl.ranks.folded ? "true" : "false";
-  // The step's idle time by cause (report/step_report.h), mean stage, microseconds.
+  // Numbers, not text (times in microseconds, exact to the nanosecond). The step time is the
+  // report's: where steps overlap (training.optimizer_post_validation) the steady period, shorter
+  // than the one step the trace draws (`one_step_us`).
   const StepReport rep = make_report(tl);
+  other["step_time_us"] = static_cast<double>(std::llround(rep.step_time_s * 1e9)) / 1e3;
+  other["one_step_us"] = static_cast<double>(tl.makespan) / 1e3;
+  other["time_origin_us"] = static_cast<double>(kTraceOriginNs) / 1e3;
+  other["folded"] = tl.ranks.folded;
+  // The step's idle time by cause (report/step_report.h), mean stage, microseconds.
   other["bubble_fraction_of_step"] = rep.bubble_fraction_of_step;
   other["idle_us"] = {{"pipeline_bubble", rep.idle.pipeline_bubble_s * 1e6},
                       {"imbalance", rep.idle.imbalance_s * 1e6},
