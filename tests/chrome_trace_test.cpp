@@ -172,6 +172,42 @@ TEST_CASE("trace: golden file for a tiny pipeline", "[trace][golden]") {
   CHECK(other["time_origin_us"] == 1.0);
 }
 
+TEST_CASE("trace: a divided backward numbers its pieces; args hold no -1 placeholders", "[trace]") {
+  // Llama-3.2-1B, pp 2 · dp 4, gradients reduced by bucket during the last backward: that
+  // backward is cut at its buckets, one slice a piece on the same track.
+  const json t = json::parse(trace_of(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 2048, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {pp: 2, dp: 4, overlap_grad_reduce: true}
+)")));
+  std::map<std::tuple<long long, long long, std::string>, std::vector<int>> pieces;
+  std::map<std::tuple<long long, long long, std::string>, int> of;
+  int dp = 0, optimizer = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const json& a = e["args"];
+    for (const char* key : {"microbatch", "stage", "chunk"})
+      if (a.contains(key)) CHECK(a[key].get<int>() >= 0);
+    dp += a["op"] == "dp-collective" && !a.contains("microbatch");
+    optimizer += a["op"] == "optimizer";
+    if (!a.contains("parts")) continue;
+    const auto key = std::make_tuple(e["pid"].get<long long>(), e["tid"].get<long long>(),
+                                     e["name"].get<std::string>());
+    pieces[key].push_back(a["part"].get<int>());
+    of[key] = a["parts"].get<int>();
+  }
+  CHECK(dp > 0);  // the buckets' reductions, which belong to no micro-batch
+  CHECK(optimizer > 0);
+  REQUIRE(!pieces.empty());
+  for (const auto& [key, parts] : pieces) {
+    INFO(std::get<2>(key));
+    CHECK(std::get<2>(key).rfind("B", 0) == 0);  // a backward's pieces
+    // Pieces 1 … parts, each once, in order along the track.
+    REQUIRE(static_cast<int>(parts.size()) == of[key]);
+    for (std::size_t i = 0; i < parts.size(); ++i) CHECK(parts[i] == static_cast<int>(i) + 1);
+  }
+}
+
 TEST_CASE("trace: where steps overlap, the report's step time and one step's", "[trace]") {
   // ZB-H2, p = 4, m = 8, F = I = W = 1 ms, optimizer post-validation: period 24 ms, one step
   // alone 27 ms (report_format_test's case): the trace draws the 27 ms step, and its metadata

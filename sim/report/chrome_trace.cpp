@@ -90,11 +90,19 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
                       : is_host_transfer(type) || type == TaskType::HostOptimizer ? "offload"
                       : type == TaskType::Launch                                  ? "cpu"
                                                                                   : "dp";
+    // Args a slice has: no micro-batch for a DP collective, no stage for a rank's whole
+    // optimizer (no -1 placeholders); a divided work (a backward cut at its gradient buckets
+    // or gathered units) numbers its pieces, 1-based, so 182 slices "B31" read as one backward.
+    std::string args = fmt::format(R"("op":"{}")", task_type_name(type));
+    if (task.microbatch >= 0) args += fmt::format(R"(,"microbatch":{})", task.microbatch);
+    if (w.stage >= 0) args += fmt::format(R"(,"stage":{})", w.stage);
+    if (w.chunk >= 0) args += fmt::format(R"(,"chunk":{})", w.chunk);
+    if (w.parts > 1) args += fmt::format(R"(,"part":{},"parts":{})", w.part + 1, w.parts);
+    args += fmt::format(R"(,"flops":{:.6g},"bytes":{:.6g})", w.flops, w.bytes);
     emit(fmt::format(
-        R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"op":"{}","microbatch":{},"stage":{},"chunk":{},"flops":{},"bytes":{}}}}})",
+        R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
         q(name), cat, pid, tid[task.stream], us(tl.start[t] + kTraceOriginNs),
-        us(tl.end[t] - tl.start[t]), task_type_name(type), task.microbatch, w.stage, w.chunk,
-        fmt::format("{:.6g}", w.flops), fmt::format("{:.6g}", w.bytes)));
+        us(tl.end[t] - tl.start[t]), args));
   }
   // Flow arrows, one per p2p transfer: from the compute slice that produced the data to the
   // compute slice on the other rank that consumed it (the micro-batch's path). Both ends start
