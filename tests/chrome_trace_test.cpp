@@ -172,7 +172,8 @@ TEST_CASE("trace: golden file for a tiny pipeline", "[trace][golden]") {
   CHECK(other["time_origin_us"] == 1.0);
 }
 
-TEST_CASE("trace: a divided backward numbers its pieces; args hold no -1 placeholders", "[trace]") {
+TEST_CASE("trace: a divided backward numbers its pieces, and args hold no -1 placeholders",
+          "[trace]") {
   // Llama-3.2-1B, pp 2 · dp 4, gradients reduced by bucket during the last backward: that
   // backward is cut at its buckets, one slice a piece on the same track.
   const json t = json::parse(trace_of(test::yaml(R"(model: llama-3.2-1b
