@@ -14,6 +14,18 @@ expect 0 "OUTPUT BREAKDOWN" -- "$bin" run "$src/scenarios/default.yaml"
 expect 0 '"step_time_s"' -- "$bin" run "$src/scenarios/default.yaml" --json
 expect 0 "rank  3 | .  .  .  F0 B0" -- "$bin" schedule --pp 4 --microbatches 8 --schedule 1f1b
 expect 0 "gpipe" -- "$bin" schedule --list
+expect 2 "--trace: expected a file path, got nothing" -- "$bin" run "$src/scenarios/default.yaml" --trace ''
+expect 2 "--trace-dir: expected a file path, got nothing" -- "$bin" compare "$src/scenarios/default.yaml" --trace-dir ''
+# A scenario's own schedule: its pp 4 and 32 micro-batches (scenarios/default.yaml), -s for another,
+# --set to change the layout; the flags that describe a pipeline without one are refused beside it.
+expect 0 "1f1b: pp = 4, m = 32, vpp = 1" -- "$bin" schedule "$src/scenarios/default.yaml"
+expect 0 "zb-h1: pp = 4, m = 32" -- "$bin" schedule "$src/scenarios/default.yaml" -s zb-h1
+expect 0 "1f1b: pp = 8, m = 64" -- "$bin" schedule "$src/scenarios/default.yaml" --set parallelism.pp=8 --set parallelism.dp=1
+expect 0 "step 3.884 s, bubble 0.0857" -- "$bin" schedule "$src/scenarios/default.yaml" --timeline
+expect 2 "^--pp, --microbatches: with a scenario, the pipeline is the scenario's: change it with --set" -- "$bin" schedule "$src/scenarios/default.yaml" --pp 8 -m 4
+expect 2 "--set edits a scenario's keys: give the scenario file first" -- "$bin" schedule --set parallelism.pp=2
+"$bin" schedule --pp 4 -m 8 --export-csv "$tmp/s.csv" >/dev/null
+expect 2 "^--pp: --csv .* is a whole schedule, its ranks, micro-batches and chunks its own: leave it out" -- "$bin" schedule --csv "$tmp/s.csv" --pp 8
 expect 0 "cells: F forward, B backward" -- "$bin" schedule --pp 4 -m 8 -s zb-h1
 expect 0 "8 model stages on 4 ranks: the stage first, 0F3 is stage 0's forward of micro-batch 3" -- "$bin" schedule --pp 4 -m 8 -s dualpipe
 expect 2 "parallelism.pp: expected an integer in \\[1, 1048576\\], got 0" -- "$bin" run "$src/scenarios/default.yaml" --set parallelism.pp=0 --trace "$tmp/bad.json"

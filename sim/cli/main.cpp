@@ -98,6 +98,13 @@ const CLI::Validator kNotEmpty(
     },
     "", "not empty");
 
+// An output path that may not be empty ("--trace ''" wrote nothing and said nothing).
+const CLI::Validator kPath(
+    [](std::string& text) -> std::string {
+      return text.empty() ? "expected a file path, got nothing" : "";
+    },
+    "", "not empty");
+
 // A percentage, 0 to 100 (CLI11's Range lets "nan" through: every comparison with it is false).
 CLI::Validator percentage() {
   return CLI::Validator(
@@ -189,6 +196,10 @@ struct ScheduleArgs {
   std::string forward = "1ms", backward = "2ms", backward_input, backward_weight, p2p = "0ms";
   std::string overlap;           ///< forward_backward_overlap (DualPipe's F&B), empty: F + B
   bool post_validation = false;  ///< training.optimizer_post_validation: steps overlap
+  std::string scenario;          ///< a scenario's own schedule, layout and (--timeline) costs
+  std::vector<std::string> sets;
+  bool schedule_given = false;           ///< -s on the command line
+  std::vector<std::string> flags_given;  ///< the flags that describe a pipeline without a scenario
 };
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -622,6 +633,9 @@ std::map<std::string, std::string> option_map(const std::vector<std::string>& kv
 constexpr int kMaxGridRanks = 256;
 constexpr int kMaxGridSteps = 2000;
 
+void print_grid(const Schedule& s);
+int schedule_of_scenario(const ScheduleArgs& a);
+
 int cmd_schedule(const ScheduleArgs& a) {
   if (a.list) {
     for (const auto& e : schedule_entries()) {
@@ -631,6 +645,21 @@ int cmd_schedule(const ScheduleArgs& a) {
       std::cout << fmt::format("{:<18} {}{}\n", e.name, e.summary, aliases);
     }
     return 0;
+  }
+  if (!a.scenario.empty()) return schedule_of_scenario(a);
+  if (!a.csv.empty()) {
+    // A CSV schedule has its own ranks, micro-batches and chunks: flags that would change them
+    // are not silently dropped.
+    std::vector<std::string> ignored;
+    for (const std::string& f : a.flags_given)
+      if (f == "--pp" || f == "--microbatches" || f == "--vpp" || f == "--option")
+        ignored.push_back(f);
+    if (a.schedule_given) ignored.push_back("--schedule");
+    if (!ignored.empty())
+      throw InputError(fmt::format(
+          "{}: --csv {} is a whole schedule, its ranks, micro-batches and chunks its own: leave "
+          "{} out",
+          fmt::join(ignored, ", "), a.csv, ignored.size() > 1 ? "them" : "it"));
   }
   Schedule s;
   if (!a.csv.empty()) {
@@ -731,6 +760,12 @@ int cmd_schedule(const ScheduleArgs& a) {
                            : "");
     return 0;
   }
+  print_grid(s);
+  return 0;
+}
+
+// The action grid of `s`, each action one time unit, and the busiest rank's count.
+void print_grid(const Schedule& s) {
   const UnitRun run = run_unit_steps(s);
   std::cout << fmt::format("{}: pp = {}, m = {}, vpp = {} (each action one time unit)\n", s.name,
                            s.ranks, s.microbatches, s.vpp());
@@ -752,6 +787,45 @@ int cmd_schedule(const ScheduleArgs& a) {
   for (const auto& list : s.actions) busiest = std::max(busiest, list.size());
   std::cout << fmt::format("{} time units; the busiest rank runs {} actions\n", run.makespan,
                            busiest);
+}
+
+// `schedule SCENARIO`: the scenario's own schedule (its name and options, pp, vpp, micro-batch
+// count; -s for another), as a grid, a CSV, or with --timeline its simulated step's Gantt.
+int schedule_of_scenario(const ScheduleArgs& a) {
+  if (!a.flags_given.empty())
+    throw InputError(fmt::format(
+        "{}: with a scenario, the pipeline is the scenario's: change it with --set (e.g. "
+        "--set parallelism.pp=8, --set training.microbatches=16, --set parallelism.vpp=2, "
+        "--set schedule.csv=FILE, --set costs.forward=2ms for a costs-only scenario), or leave "
+        "the scenario out to describe a pipeline by flags",
+        fmt::join(a.flags_given, ", ")));
+  const Scenario sc = load_scenario(a.scenario, a.sets);
+  const std::string name = a.schedule_given ? a.schedule : "";
+  const auto cost = make_cost_model(sc);
+  const Schedule s = schedule_for(sc, name, cost.get());
+  if (!a.export_csv.empty()) {
+    write_output_file(a.export_csv, schedule_to_csv(s), "schedule CSV");
+    std::cout << "wrote " << a.export_csv << " (torch.distributed.pipelining CSV)\n";
+    return 0;
+  }
+  if (!a.timeline) {
+    std::cout << fmt::format("{}: its schedule\n", sc.source.empty() ? sc.name : sc.source);
+    print_grid(s);
+    return 0;
+  }
+  const int ranks = s.ranks;
+  const std::string schedule = s.name;
+  const Timeline tl = simulate(sc, s, *cost, {name, true});
+  if (ranks <= kMaxGridRanks)
+    std::cout << format_gantt(tl, a.width);
+  else
+    std::cout << fmt::format("{}: {} ranks are too many rows to draw (at most {}); the step:\n",
+                             schedule, ranks, kMaxGridRanks);
+  const StepReport r = make_report(tl);
+  std::cout << fmt::format(
+      "{}: step {}, bubble {:.4f} of a balanced pipeline's time (trainsim run for the report)\n",
+      sc.source.empty() ? sc.name : sc.source, format_time(r.step_time_s),
+      r.bubble_fraction_of_step);
   return 0;
 }
 
@@ -790,7 +864,8 @@ int main(int argc, char** argv) {
   run->add_option("--schedule", ra.schedule, "Use this schedule instead of the scenario's")
       ->check(kNotEmpty);
   run->add_flag("--json", ra.json, "Print the report as JSON");
-  run->add_option("--trace", ra.trace, "Write a Chrome trace JSON (Perfetto) to this path");
+  run->add_option("--trace", ra.trace, "Write a Chrome trace JSON (Perfetto) to this path")
+      ->check(kPath);
   run->add_flag("--no-fold", ra.no_fold,
                 "Simulate every rank (no folding of identical TP/DP peers)");
 
@@ -833,7 +908,8 @@ int main(int argc, char** argv) {
       ->type_name("KEY=V1,V2");
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,
-                  "Write one Chrome trace per schedule into this folder");
+                  "Write one Chrome trace per schedule into this folder")
+      ->check(kPath);
   cmp->add_flag("--no-fold", ca.no_fold, "Simulate every rank");
 
   SearchArgs xa;
@@ -906,7 +982,8 @@ int main(int argc, char** argv) {
   srch->add_flag("--csv", xa.csv, "Print every candidate, ranked, as CSV");
   srch->add_option("--plot", xa.plot,
                    "Also write step time against peak memory of every candidate to this .svg or "
-                   ".png file");
+                   ".png file")
+      ->check(kPath);
   srch->add_option("--top", xa.top, "Rows of the ranked table")
       ->capture_default_str()
       ->transform(at_least(1, true));
@@ -979,7 +1056,8 @@ int main(int argc, char** argv) {
                   "from each trace's first kernel (e.g. 1.2s..1.9s: the kernels starting in it); "
                   "default: the median-length step, skipping the first");
   dif->add_option("--trace", da.trace_out,
-                  "Write one Chrome trace (Perfetto) with the simulated and the measured step");
+                  "Write one Chrome trace (Perfetto) with the simulated and the measured step")
+      ->check(kPath);
   dif->add_flag("--json", da.json, "Print as JSON");
   auto* kernels_flag =
       dif->add_flag("--kernels", da.kernels,
@@ -991,7 +1069,16 @@ int main(int argc, char** argv) {
       ->needs(kernels_flag);
 
   ScheduleArgs sa;
-  auto* sch = app.add_subcommand("schedule", "Print a schedule's action grid (one row per rank)");
+  auto* sch = app.add_subcommand(
+      "schedule",
+      "Print a schedule's action grid (one row per rank): a scenario's own, or one described by "
+      "--pp, -m, --vpp and -s");
+  sch->add_option("scenario", sa.scenario,
+                  "Scenario YAML: its schedule (or -s), pp, vpp and micro-batches; with "
+                  "--timeline its simulated step")
+      ->check(CLI::ExistingFile);
+  sch->add_option("--set", sa.sets, "With a scenario: override one of its keys (repeatable)")
+      ->type_name("KEY=VALUE");
   sch->add_option("--pp", sa.pp, "Pipeline ranks")
       ->capture_default_str()
       ->transform(at_least(1, true));
@@ -1001,7 +1088,8 @@ int main(int argc, char** argv) {
   sch->add_option("--vpp", sa.vpp, "Model chunks per rank")
       ->capture_default_str()
       ->transform(at_least(1, true));
-  sch->add_option("--schedule,-s", sa.schedule, "Schedule name")->capture_default_str();
+  sch->add_option("--schedule,-s", sa.schedule, "Schedule name (the names: --list)")
+      ->capture_default_str();
   sch->add_flag("--list", sa.list, "List the registered schedules");
   sch->add_option("--option,-o", sa.options,
                   "A schedule option KEY=VALUE, repeatable (e.g. memory_limit=6 for zb-auto, "
@@ -1012,9 +1100,9 @@ int main(int argc, char** argv) {
                    ? std::string("expected KEY=VALUE, e.g. memory_limit=6")
                    : std::string();
       });
-  sch->add_option(
-      "--export-csv", sa.export_csv,
-      "Write the schedule as a torch.distributed.pipelining CSV instead of printing it");
+  sch->add_option("--export-csv", sa.export_csv,
+                  "Write the schedule as a torch.distributed.pipelining CSV instead of printing it")
+      ->check(kPath);
   sch->add_flag("--timeline", sa.timeline,
                 "Simulate the schedule with the costs below and draw an ASCII Gantt");
   sch->add_option("--width", sa.width,
@@ -1076,7 +1164,16 @@ int main(int argc, char** argv) {
     if (*mem) return cmd_memory(ma);
     if (*cmp) return cmd_compare(ca, cmp_schedules->count() > 0);
     if (*srch) return cmd_search(xa, world ? &*world : nullptr);
-    if (*sch) return cmd_schedule(sa);
+    if (*sch) {
+      sa.schedule_given = sch->count("--schedule") > 0;
+      for (const char* flag :
+           {"--pp", "--microbatches", "--vpp", "--option", "--csv", "--forward", "--backward",
+            "--backward-input", "--backward-weight", "--overlap", "--p2p", "--post-validation"})
+        if (sch->count(flag) > 0) sa.flags_given.push_back(flag);
+      if (!sa.sets.empty() && sa.scenario.empty())
+        throw InputError("--set edits a scenario's keys: give the scenario file first");
+      return cmd_schedule(sa);
+    }
     if (*chk) return cmd_check(ka);
     if (*krn) return cmd_kernels(na);
     if (*dif) return cmd_diff(da);
