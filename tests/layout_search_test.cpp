@@ -227,9 +227,37 @@ TEST_CASE("search: refuses what it cannot lay out", "[search]") {
   CHECK_THROWS_WITH(layout_candidates(node8(), sizes_only({0})),
                     Catch::Contains("--tp must be 1 or more, got 0"));
   CHECK_THROWS_AS(layout_candidates(node8(), sizes_only({}, {}, {}, {"nope"})), InputError);
-  // tp 16 does not divide one node's 8 GPUs: nothing is left to try.
+  // tp 16 does not divide one node's 8 GPUs: nothing is left to try, and the error says which
+  // filter left nothing, with the values asked.
   CHECK_THROWS_WITH(layout_candidates(node8(), sizes_only({16})),
-                    Catch::Contains("no layout to try"));
+                    Catch::Contains("no layout to try: no tp × pp × cp divides the cluster's 8 "
+                                    "GPUs (tp 16, pp any, cp 1)"));
+  // 64 sequences a step: micro-batches of 128 fit no dp.
+  CHECK_THROWS_WITH(layout_candidates(node8(), sizes_only({}, {}, {128})),
+                    Catch::Contains("no dp these GPUs leave does with micro-batch size 128"));
+  // A dense model has no experts to split.
+  SearchSpace ep = sizes_only();
+  ep.ep = {2};
+  CHECK_THROWS_WITH(layout_candidates(node8(), ep),
+                    Catch::Contains("no layout to try: --ep 2: ep = 2 needs a mixture of experts"));
+  // Full recompute of 40 layers per stage: no stage of the 32-layer model holds that many.
+  SearchSpace rc = sizes_only();
+  rc.recompute.clear();
+  rc.recompute_layers = {40};
+  CHECK_THROWS_WITH(layout_candidates(node8(), rc),
+                    Catch::Contains("no layout to try: --recompute 40: full recompute of N layers "
+                                    "needs N below a stage's layers"));
+}
+
+TEST_CASE("search: a batch the file's dp does not divide is refitted, not refused", "[search]") {
+  // node8: dp 2 · pp 4 on 8 GPUs; 63 sequences a step is odd, so dp 2 cannot split it: the base
+  // becomes the largest dp that does (1), pp taking the GPUs (8), and the search runs.
+  const std::string yaml = node8().canonical_yaml;
+  CHECK_THROWS_AS(parse_scenario(yaml, "t.yaml", {"training.global_batch_size=63"}), ScenarioError);
+  const Scenario odd =
+      parse_scenario(yaml, "t.yaml", {"training.global_batch_size=63"}, fill_gpus_with_dp);
+  CHECK((std::array{odd.layout.dp, odd.layout.tp, odd.layout.pp} == std::array{1, 1, 8}));
+  for (const LayoutCandidate& c : layout_candidates(odd, sizes_only())) CHECK(c.dp == 1);
 }
 
 TEST_CASE(

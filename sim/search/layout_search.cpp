@@ -207,7 +207,8 @@ void fill_gpus_with_dp(Scenario& s) {
   // Where that dp does not divide the batch, the largest that does, pp taking the rest: the
   // base only has to be a layout the GPUs can run; the search replaces it.
   const int others = s.layout.tp * s.layout.cp;
-  if (!s.has_cluster || s.layout.world() == gpus || others <= 0 || gpus % others != 0) return;
+  if (!s.has_cluster || others <= 0 || gpus % others != 0) return;
+  if (s.layout.world() == gpus && splits_batch(s.layout.dp)) return;  // the file's own layout
   const int rest = gpus / others;
   for (int dp = rest; dp >= 1; --dp)
     if (rest % dp == 0 && splits_batch(dp)) {
@@ -307,6 +308,11 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
     return &find_schedule(name.empty() ? base.schedule.name : name);
   };
   int skipped_pairs = 0;  // --vpp × --schedules pairs a schedule does not take
+  // Why candidates were left out, to name the cause when none is left: (tp, pp, cp) groups that
+  // divide the GPUs; (…, micro-batch size) whose dp · b divides the batch; the first refusals
+  // of the expert and context parallelism; whether any recompute choice was left.
+  int dividing_groups = 0, dividing_batches = 0, with_recompute = 0;
+  std::string ep_refusal, cp_refusal;
   std::vector<LayoutCandidate> out;
   for (int tp : tps) {
     if (gpus % tp != 0) continue;
@@ -317,11 +323,13 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
     for (int pp : pps)
       for (int cp : cps) {
         if (gpus % (tp * pp * cp) != 0) continue;
+        ++dividing_groups;
         const int dp = gpus / (tp * pp * cp);
         for (int asked_vpp : vpps)
           for (int b : mbs) {
             // The global batch stays what the scenario says: dp · b must divide it.
             if (base.training.global_batch_size % (dp * b) != 0) continue;
+            ++dividing_batches;
             for (const auto& sched : schedules) {
               // Each schedule at the chunk counts it takes (registry.h): without --vpp the
               // nearest to the scenario's (zb-v's 2 for a scenario at 1, as compare does);
@@ -339,6 +347,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
               // no framework runs such a layout (Megatron-core takes a virtual pipeline only
               // with pipeline parallelism); `run` still simulates one asked for.
               if (pp == 1 && vpp > 1) continue;
+              if (!recomputes(pp, vpp).empty()) ++with_recompute;
               for (int z : values_or(space.zero, {0, 1, 2, 3}, dp * cp == 1))
                 for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
                   for (const auto& [rc, layers] : recomputes(pp, vpp))
@@ -361,8 +370,16 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                               l.cp = cp;
                               l.tp_overlap = tp > 1 && ov != 0;
                               l.zero = dp * cp == 1 ? 0 : z;
-                              if (expert_parallel_refusal(l, &*base.model)) continue;
-                              if (context_parallel_refusal(l, base.training)) continue;
+                              if (const auto why = expert_parallel_refusal(l, &*base.model)) {
+                                if (ep_refusal.empty())
+                                  ep_refusal = fmt::format("--ep {}: {}", ep, *why);
+                                continue;
+                              }
+                              if (const auto why = context_parallel_refusal(l, base.training)) {
+                                if (cp_refusal.empty())
+                                  cp_refusal = fmt::format("--cp {}: {}", cp, why->second);
+                                continue;
+                              }
                               LayoutCandidate c{dp, tp, pp, vpp, b, sched};
                               c.drop_split_layers =
                                   !base.layout.split.layers.empty() &&
@@ -383,13 +400,40 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
           }
       }
   }
-  if (out.empty())
-    throw InputError(fmt::format(
-        "search: no layout to try: tp × pp (× cp) must divide the cluster's {} GPUs and dp × "
-        "micro-batch size must divide the global batch of {} sequences{}",
-        gpus, base.training.global_batch_size,
-        skipped_pairs > 0 ? ", and each schedule needs a --vpp it takes (" + chunk_rules() + ")"
-                          : ""));
+  if (out.empty()) {
+    // The first filter that left nothing, in the order they apply.
+    std::string why;
+    if (dividing_groups == 0)
+      why = fmt::format("no tp × pp × cp divides the cluster's {} GPUs (tp {}, pp {}, cp {})", gpus,
+                        fmt::join(tps, ","),
+                        space.pp.empty() ? "any" : fmt::format("{}", fmt::join(space.pp, ",")),
+                        fmt::join(cps, ","));
+    else if (dividing_batches == 0)
+      why = fmt::format(
+          "dp × micro-batch size must divide the global batch of {} sequences, and no dp "
+          "these GPUs leave does with micro-batch size {}",
+          base.training.global_batch_size, fmt::join(mbs, ","));
+    else if (skipped_pairs > 0 && with_recompute == 0 && ep_refusal.empty() && cp_refusal.empty())
+      why = "each schedule needs a --vpp it takes (" + chunk_rules() + ")";
+    else if (with_recompute == 0)
+      why = fmt::format(
+          "--recompute {}: full recompute of N layers needs N below a stage's layers (at or "
+          "past them it is --recompute full)",
+          fmt::join(space.recompute_layers, ","));
+    else if (!ep_refusal.empty() && cp_refusal.empty())
+      why = ep_refusal;
+    else if (!cp_refusal.empty() && ep_refusal.empty())
+      why = cp_refusal;
+    else
+      why = fmt::format(
+          "tp × pp (× cp) must divide the cluster's {} GPUs and dp × micro-batch size must "
+          "divide the global batch of {} sequences{}{}{}",
+          gpus, base.training.global_batch_size,
+          skipped_pairs > 0 ? ", and each schedule needs a --vpp it takes (" + chunk_rules() + ")"
+                            : "",
+          ep_refusal.empty() ? "" : "; " + ep_refusal, cp_refusal.empty() ? "" : "; " + cp_refusal);
+    throw InputError("search: no layout to try: " + why);
+  }
   return out;
 }
 
