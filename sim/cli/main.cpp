@@ -583,13 +583,27 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
           a.headroom));
     options.headroom = v / 100;
   }
-  // Progress on a terminal only: pipes and CI logs get the result alone.
+  // Progress on stderr: on a terminal one line, rewritten, with the time taken and left; in a
+  // pipe or a CI log nothing for a quick search, and a line per tenth once one has taken 2 s.
   const bool tty = isatty(fileno(stderr)) != 0;
+  const auto started = std::chrono::steady_clock::now();
+  int printed_tenth = 0;
   const auto progress = [&](std::size_t done, std::size_t total) {
-    if (!tty) return;
     if (done % 16 != 0 && done != total) return;  // a line per 16: cheap for big searches
-    std::cerr << fmt::format("\rsearch: {}/{} layouts", done, total)
-              << (done == total ? "\r\033[K" : "") << std::flush;
+    const double taken =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = done > 0 ? taken * static_cast<double>(total - done) / done : 0;
+    if (tty) {
+      std::cerr << fmt::format("\rsearch: {}/{} layouts · {:.0f} s, about {:.0f} s left\033[K",
+                               done, total, taken, left)
+                << (done == total ? "\r\033[K" : "") << std::flush;
+      return;
+    }
+    const int tenth = total > 0 ? static_cast<int>(10 * done / total) : 10;
+    if (taken < 2 || tenth <= printed_tenth) return;
+    printed_tenth = tenth;
+    std::cerr << fmt::format("search: {}% ({}/{} layouts) in {:.0f} s{}\n", 10 * tenth, done, total,
+                             taken, done < total ? fmt::format(", about {:.0f} s left", left) : "");
   };
   if (world && world->size() > 1 && world->rank() == 0)
     std::cerr << fmt::format("search: the layouts split over {} MPI processes on {} node{}\n",
