@@ -31,7 +31,7 @@ int cmd_gemm(const GemmArgs& a) {
   const std::vector<double> copies = plan_copy_bytes();
   const std::string dtype = gemm_dtype(s);
   if (a.dry_run) {
-    std::cout << format_gemm_plan(plan, copies, dtype);
+    std::cout << format_gemm_plan(plan, copies, dtype, s.training.precision == Precision::FP8);
     return 0;
   }
   const int count = gpu::require_devices();

@@ -78,18 +78,32 @@ std::string gemm_shape_text(const PlannedGemm& g) {
 }
 
 std::string format_gemm_plan(const std::vector<PlannedGemm>& plan,
-                             const std::vector<double>& copies, const std::string& dtype) {
+                             const std::vector<double>& copies, const std::string& dtype,
+                             bool fp8) {
   std::size_t needed = 0;
   double biggest = 0;
   for (const auto& g : plan) {
     if (g.needed) ++needed;
     biggest = std::max(biggest, g.bytes());
   }
+  // The copies double from 256 KiB: named in binary units, as the help gives them.
+  const auto binary = [](double bytes) {
+    const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    for (; bytes >= 1024 && u < 4; ++u) bytes /= 1024;
+    return fmt::format("{:g} {}", bytes, units[u]);
+  };
   std::string out = fmt::format(
       "{} GEMM shapes ({} the scenario runs, {} sweep points), {}, and {} copy sizes ({} to "
       "{}); largest operands {}\n",
-      plan.size(), needed, plan.size() - needed, dtype, copies.size(), format_bytes(copies.front()),
-      format_bytes(copies.back()), format_bytes(biggest));
+      plan.size(), needed, plan.size() - needed, dtype, copies.size(), binary(copies.front()),
+      binary(copies.back()), format_bytes(biggest));
+  if (fp8)
+    out += fmt::format(
+        "  (an FP8 scenario: its GEMMs are timed in {}; the simulator prices FP8 at its measured "
+        "FP8/bf16 time ratio of each shape)\n",
+        dtype);
+  out += fmt::format("  {:<22} {}\n", "m × n × k", "the scenario's GEMMs of that shape");
   for (const auto& g : plan)
     if (g.needed) out += fmt::format("  {:<22} {}\n", gemm_shape_text(g), g.why);
   return out;

@@ -48,9 +48,11 @@ std::vector<double> plan_copy_bytes();
 /// The profile's dtype name for the scenario's precision: "bf16" or "fp16".
 std::string gemm_dtype(const Scenario& s);
 
-/// The plan as `gemm --dry-run` prints it: counts, sizes, and each needed shape with its reason.
+/// The plan as `gemm --dry-run` prints it: counts, sizes, and each needed shape with its reason;
+/// for an FP8 scenario (`fp8`), that its GEMMs are timed in bf16.
 std::string format_gemm_plan(const std::vector<PlannedGemm>& plan,
-                             const std::vector<double>& copies, const std::string& dtype);
+                             const std::vector<double>& copies, const std::string& dtype,
+                             bool fp8 = false);
 
 /// "m×n×k".
 std::string gemm_shape_text(const PlannedGemm& g);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <random>
 
 #include <fmt/format.h>
@@ -27,9 +28,17 @@ void check(ncclResult_t r, const char* call, const char* file, int line) {
 int require_devices(int at_least, const std::string& why) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0)
-    throw InputError(fmt::format("trainsim-calibrate: no CUDA device available ({})",
-                                 err != cudaSuccess ? cudaGetErrorString(err) : "0 devices"));
+  if (err != cudaSuccess || count == 0) {
+    // Without the kernel driver the runtime says "driver version is insufficient", which
+    // sends one to upgrade a driver that is not there: say what is missing.
+    const bool driver = std::filesystem::exists("/proc/driver/nvidia/version");
+    throw InputError(fmt::format(
+        "trainsim-calibrate: no CUDA device available ({}); without a GPU, import-nccl-tests, "
+        "import-torch-trace and gemm --dry-run still work",
+        !driver ? "no NVIDIA driver on this machine: /proc/driver/nvidia/version is missing"
+        : err != cudaSuccess ? cudaGetErrorString(err)
+                             : "the driver sees 0 devices"));
+  }
   if (count < at_least)
     throw InputError(fmt::format("trainsim-calibrate: {} (this machine has {} GPU{})", why, count,
                                  count == 1 ? "" : "s"));

@@ -30,7 +30,8 @@ int cmd_gemm(const GemmArgs& a) {
     throw InputError(fmt::format(
         "{}: gemm needs a scenario with a model and a cluster (it times their GEMM shapes)",
         a.scenario));
-  std::cout << format_gemm_plan(plan_gemms(s), plan_copy_bytes(), gemm_dtype(s));
+  std::cout << format_gemm_plan(plan_gemms(s), plan_copy_bytes(), gemm_dtype(s),
+                                s.training.precision == Precision::FP8);
   return 0;
 }
 
