@@ -1,5 +1,8 @@
 #include "scenario/scenario_loader.h"
 
+#include <filesystem>
+#include <string>
+
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
@@ -404,6 +407,19 @@ TEST_CASE("scenario: explicit model, hf_config and overrides", "[scenario]") {
   CHECK(parse_scenario(kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml",
                        {"model={hf_config: tiny_config.json}", "model.preset=llama-3.2-1b"})
             .model->hidden == 2048);
+  // A --set path the scenario's folder lacks is read from the current folder, as a shell user
+  // means it (the tests run in the build folder; the config is also in tests/data/).
+  const std::string from_here =
+      std::filesystem::relative(std::string(TRAINSIM_TESTS_DIR) + "/data/tiny_config.json")
+          .string();
+  const Scenario here =
+      parse_scenario(kGood, "/nonexistent-folder/s.yaml", {"model.hf_config=" + from_here});
+  CHECK(here.model->hidden == 256);
+  // In a file, a relative path is the file folder's only.
+  CHECK_THROWS_WITH(parse_scenario("model: {hf_config: " + from_here + "}\n" +
+                                       std::string(kGood).substr(std::string(kGood).find('\n') + 1),
+                                   "/nonexistent-folder/s.yaml"),
+                    Catch::Contains("/nonexistent-folder/"));
   // A GPT-NeoX-style config names layer_norm_eps and no rms_norm_eps: LayerNorm, GELU.
   const Scenario g = parse_scenario(kGood, std::string(TRAINSIM_TESTS_DIR) + "/data/s.yaml",
                                     {"model={hf_config: neox_config.json}"});

@@ -984,8 +984,8 @@ int main(int argc, char** argv) {
                    "1-3, not tried at ZeRO-0 nor with training.optimizer: sgd)")
       ->delimiter(',');
   srch->add_option("--precision", xa.precision,
-                   "Training precisions to try: bf16,fp8 (default: the scenario's; fp8 needs a "
-                   "Hopper or Blackwell GPU)")
+                   "Training precisions to try: bf16,fp16,fp8 (default: the scenario's; fp8 "
+                   "needs a Hopper or Blackwell GPU)")
       ->delimiter(',');
   srch->add_option("--headroom", xa.headroom,
                    "Percent of device memory to keep free, e.g. 10% (default: 0)");

@@ -169,6 +169,13 @@ class Reader {
     return "";
   }
 
+  /// Whether the value at `path` came from a --set edit (of it or of a section above it).
+  bool from_command_line(const std::string& path) const {
+    for (const auto& [p, origin] : overridden_)
+      if (path == p || path.rfind(p + ".", 0) == 0) return true;
+    return false;
+  }
+
   Field child(const Field& parent, const std::string& key) const {
     std::string path = parent.path.empty() ? key : parent.path + "." + key;
     if (parent.node.IsDefined() && parent.node.IsMap()) {
@@ -276,8 +283,16 @@ class Reader {
         v.text = str(f);
         break;
       case Kind::Path: {
-        std::filesystem::path p = str(f);
+        // Relative to the scenario file's folder. A --set value typed in a shell names a path
+        // from the current folder: taken from there when the scenario's folder has no such file
+        // (`--set calibration=calibrate/profiles/h100-sxm.json` on scenarios/default.yaml).
+        const std::filesystem::path given = str(f);
+        std::filesystem::path p = given;
         if (p.is_relative()) p = std::filesystem::path(base_dir()) / p;
+        std::error_code ec;
+        if (given.is_relative() && from_command_line(f.path) && !std::filesystem::exists(p, ec) &&
+            std::filesystem::exists(given, ec))
+          p = given;
         v.text = p.string();
         break;
       }
