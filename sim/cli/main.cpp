@@ -256,6 +256,18 @@ class TerminalProgress {
   std::chrono::steady_clock::time_point start_;
 };
 
+// "trace written to PATH (12.3 MB)", and a word when it is large to open in a browser.
+std::string trace_written(const std::string& path) {
+  std::error_code ec;
+  const auto bytes = static_cast<double>(std::filesystem::file_size(path, ec));
+  if (ec) return fmt::format("trace written to {}\n", path);
+  return fmt::format(
+      "trace written to {} ({}){}\n", path, format_bytes(bytes),
+      bytes > 256e6 ? ": large for ui.perfetto.dev, which may take minutes or run out of memory "
+                      "on it (without --no-fold identical TP/DP peers are drawn once)"
+                    : "");
+}
+
 int cmd_run(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.sets);
   TerminalProgress progress;
@@ -280,7 +292,7 @@ int cmd_run(const RunArgs& a) {
   } else {
     std::cout << format_report(r) << "------------------------------------\n" << format_memory(mem);
   }
-  if (!a.trace.empty() && !a.json) std::cout << "trace written to " << a.trace << "\n";
+  if (!a.trace.empty() && !a.json) std::cout << trace_written(a.trace);
   return 0;
 }
 
@@ -330,7 +342,7 @@ int cmd_diff(const DiffArgs& a) {
   if (!a.trace_out.empty()) write_measured_trace_file(tl, traces, picked, a.trace_out);
   std::cout << (a.json ? json_text(measured_diff_to_json(d), 2) + "\n"
                        : format_measured_diff(d, a.kernels, a.most));
-  if (!a.trace_out.empty() && !a.json) std::cout << "trace written to " << a.trace_out << "\n";
+  if (!a.trace_out.empty() && !a.json) std::cout << trace_written(a.trace_out);
   return 0;
 }
 
@@ -486,7 +498,7 @@ int cmd_compare(const CompareArgs& a, bool schedules_given) {
   }
   std::cout << format_comparison(rows);
   for (const auto& s : skipped) std::cout << "skipped " << s << "\n";
-  for (const auto& w : written) std::cout << "trace written to " << w << "\n";
+  for (const auto& w : written) std::cout << trace_written(w);
   return 0;
 }
 
