@@ -34,8 +34,16 @@ TEST_CASE("search plot: a point per layout that ran, the front joined, the limit
   const std::string svg = search_plot_svg(base, results);
   CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   CHECK(svg.find("</svg>\n") == svg.size() - 7);
-  // Legend circles (3) besides one circle per layout that ran.
-  CHECK(count(svg, "<circle") == ran + 3);
+  // Legend circles (3, and a 4th when some layout is tight) besides one circle per layout that
+  // ran; each tight layout ringed red (default.yaml's layout space has some past the usable
+  // 76 GB: dp 8 at 77–84 GB).
+  const auto tight =
+      std::count_if(results.begin(), results.end(), [](const auto& r) { return r.tight; });
+  REQUIRE(tight > 0);
+  CHECK(count(svg, "<circle") == ran + 4);
+  CHECK(count(svg, "stroke=\"#c00\" stroke-width=\"1.5\"/>") ==
+        static_cast<std::size_t>(tight) + 1);
+  CHECK(svg.find("tight: past the usable memory") != std::string::npos);
   CHECK(count(svg, "<polyline") == (front > 1 ? 1u : 0u));
   CHECK(svg.find("memory limit 85.90 GB") != std::string::npos);
   // Layouts ruled out before simulating have no step time to draw: the legend counts them.

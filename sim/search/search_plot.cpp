@@ -140,9 +140,14 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
   // Points, slowest first so the fastest are drawn on top; a tooltip names each layout.
   for (auto it = ran.rbegin(); it != ran.rend(); ++it) {
     const SearchResult& r = **it;
+    // A tight layout (past the usable memory, within the device) keeps its fill, ringed red.
     const char* style = r.out_of_memory ? "fill=\"none\" stroke=\"#999\""
-                        : r.pareto      ? "fill=\"#e67e22\" stroke=\"#a04000\""
-                                        : "fill=\"#1f77b4\" fill-opacity=\"0.6\" stroke=\"none\"";
+                        : r.pareto && r.tight
+                            ? "fill=\"#e67e22\" stroke=\"#c00\" stroke-width=\"1.5\""
+                        : r.pareto ? "fill=\"#e67e22\" stroke=\"#a04000\""
+                        : r.tight  ? "fill=\"#1f77b4\" fill-opacity=\"0.6\" stroke=\"#c00\" "
+                                     "stroke-width=\"1.5\""
+                                   : "fill=\"#1f77b4\" fill-opacity=\"0.6\" stroke=\"none\"";
     o += fmt::format(
         "<g><title>{}: {}, {}</title><circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" {}/></g>\n",
         xml(words(r.layout, r.report.schedule)), xml(format_time(r.report.step_time_s)),
@@ -177,6 +182,13 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
       unsimulated > 0 ? fmt::format("out of memory (+{} not simulated, not drawn)", unsimulated)
                       : std::string("out of memory");
   const double lx = left + pw - 340, ly = top + 34;  // top right: slow and large, mostly empty
+  const bool any_tight =
+      std::any_of(ran.begin(), ran.end(), [](const SearchResult* r) { return r->tight; });
+  // On a white band: the usable line and points there do not run through the words.
+  o += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"336\" height=\"{}\" fill=\"white\" "
+      "fill-opacity=\"0.9\"/>\n",
+      lx - 8, ly - 10, any_tight ? 62 : 48);
   o += fmt::format(
       "<circle cx=\"{0}\" cy=\"{1}\" r=\"4\" fill=\"#e67e22\" stroke=\"#a04000\"/><text x=\"{2}\" "
       "y=\"{3}\">Pareto front (fits; nothing else both faster and smaller)</text>\n"
@@ -185,6 +197,12 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
       "y=\"{5}\">fits</text>\n<circle cx=\"{0}\" cy=\"{6}\" r=\"4\" fill=\"none\" "
       "stroke=\"#999\"/><text x=\"{2}\" y=\"{7}\">{8}</text>\n",
       lx, ly, lx + 10, ly + 4, ly + 18, ly + 22, ly + 36, ly + 40, oom);
+  if (any_tight)
+    o += fmt::format(
+        "<circle cx=\"{0}\" cy=\"{1}\" r=\"4\" fill=\"#1f77b4\" fill-opacity=\"0.6\" "
+        "stroke=\"#c00\" stroke-width=\"1.5\"/><text x=\"{2}\" y=\"{3}\">tight: past the "
+        "usable memory (may run out)</text>\n",
+        lx, ly + 54, lx + 10, ly + 58);
   o += "</svg>\n";
   return o;
 }
