@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "cost/constants.h"
+#include "cost/explicit_costs.h"
 #include "scenario/scenario_loader.h"
 
 namespace trainsim {
@@ -36,8 +37,18 @@ Shape shape_of(const GemmShape& g) {
 
 Scenario load_validate_scenario(const ValidateArgs& a) {
   std::vector<std::string> overrides = a.overrides;
-  overrides.push_back("calibration=" + std::filesystem::absolute(a.profile).string());
-  Scenario s = load_scenario(a.scenario, overrides);
+  const std::string edit = "calibration=" + std::filesystem::absolute(a.profile).string();
+  overrides.push_back(edit);
+  // The profile's errors name --profile, the flag given, not the --set edit made of it.
+  const auto named = [&](const ScenarioError& e) {
+    return e.where() == "--set " + edit ? e.relocated("--profile " + a.profile) : e;
+  };
+  Scenario s;
+  try {
+    s = load_scenario(a.scenario, overrides);
+  } catch (const ScenarioError& e) {
+    throw named(e);
+  }
   if (!s.model || !s.has_cluster || s.costs)
     throw InputError(fmt::format(
         "{}: validate needs a scenario with a model and a cluster and no explicit `costs:` "
@@ -50,6 +61,12 @@ Scenario load_validate_scenario(const ValidateArgs& a) {
         a.scenario));
   // The replay runs on one GPU, which sets its own pace: the job's slowest GPU is not in it.
   s.cluster.gpu_speed_spread = 0.0;
+  // The profile read now (a file that is not one, another GPU's), before any GPU is asked for.
+  try {
+    make_cost_model(s);
+  } catch (const ScenarioError& e) {
+    throw named(e);
+  }
   return s;
 }
 

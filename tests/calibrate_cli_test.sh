@@ -49,6 +49,9 @@ expect 2 "must equal the GPU count" -- "$bin" gemm --scenario "$2/scenarios/defa
 expect 2 "does not exist" -- "$bin" gemm --scenario /no/such.yaml --dry-run
 expect 2 "does not exist" -- "$bin" validate --scenario "$2/scenarios/default.yaml" --profile /no/such.json
 echo '{"format": "trainsim-calibration", "version": 1}' >"$tmp/empty.json"
+# A file that is not a profile is named by the flag that gave it, before any GPU is looked for.
+echo '{"x": 1}' >"$tmp/obj.json"
+expect 2 "--profile $tmp/obj.json: calibration: .*not a trainsim calibration profile" -- "$bin" validate --scenario "$2/scenarios/default.yaml" --profile "$tmp/obj.json"
 # A build without CUDA (importers only) refuses every measuring command in one line.
 if "$bin" device 2>&1 | grep -q "this build has no CUDA"; then
   for cmd in device "gemm --scenario $2/scenarios/default.yaml" collectives \
