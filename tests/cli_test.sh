@@ -27,7 +27,9 @@ expect 2 "--set edits a scenario's keys: give the scenario file first" -- "$bin"
 "$bin" schedule --pp 4 -m 8 --export-csv "$tmp/s.csv" >/dev/null
 expect 2 "^--pp: --csv .* is a whole schedule, its ranks, micro-batches and chunks its own: leave it out" -- "$bin" schedule --csv "$tmp/s.csv" --pp 8
 expect 0 "cells: F forward, B backward" -- "$bin" schedule --pp 4 -m 8 -s zb-h1
-expect 0 "8 model stages on 4 ranks: the stage first, 0F3 is stage 0's forward of micro-batch 3" -- "$bin" schedule --pp 4 -m 8 -s dualpipe
+expect 0 "8 model stages on 4 ranks: the stage first, 0F3 is stage 0's forward of micro-batch 3" -- "$bin" schedule --pp 4 -m 8 --vpp 2 -s interleaved-1f1b
+# DualPipe's second pipeline: stages 4–7 run model stages 0–3 again, for micro-batches 4–7.
+expect 0 "stages 4–7 are the second pipeline's copies of model stages 0–3 (stage s runs model stage s − 4), micro-batches 4–7" -- "$bin" schedule --pp 4 -m 8 -s dualpipe
 expect 2 "parallelism.pp: expected an integer in \\[1, 1048576\\], got 0" -- "$bin" run "$src/scenarios/default.yaml" --set parallelism.pp=0 --trace "$tmp/bad.json"
 [ -e "$tmp/bad.json" ] && { echo "FAIL: a failed run left a trace file"; fail=1; }
 expect 2 "unknown schedule" -- "$bin" run "$src/scenarios/default.yaml" --schedule nope

@@ -801,9 +801,18 @@ void print_grid(const Schedule& s) {
         "cells: F forward, B backward or its halves I (input gradient) and W (weight gradient), "
         "then the micro-batch{}; A&B: two run as one overlapped action; .: idle\n",
         s.stages == s.ranks ? ""
-                            : fmt::format(" ({} model stages on {} ranks: the stage first, 0F3 "
-                                          "is stage 0's forward of micro-batch 3)",
-                                          s.stages, s.ranks));
+        : s.chains == 2
+            // DualPipe: its second pipeline's stages are copies of the model's, numbered on.
+            ? fmt::format(" ({} stages on {} ranks, the stage first: {} pipelines of the model's "
+                          "{} stages, each with its micro-batches; stages {}–{} are the second "
+                          "pipeline's copies of model stages 0–{} (stage s runs model stage s − "
+                          "{}), micro-batches {}–{})",
+                          s.stages, s.ranks, s.chains, s.chain_stages(), s.chain_stages(),
+                          2 * s.chain_stages() - 1, s.chain_stages() - 1, s.chain_stages(),
+                          s.microbatches / s.chains, 2 * s.microbatches / s.chains - 1)
+            : fmt::format(" ({} model stages on {} ranks: the stage first, 0F3 is stage 0's "
+                          "forward of micro-batch 3)",
+                          s.stages, s.ranks));
   } else
     std::cout << fmt::format(
         "(a grid of {} ranks × {} steps is too large to print: at most {} × {}; "
