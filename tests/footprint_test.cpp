@@ -698,3 +698,32 @@ parallelism: {dp: 8, zero: 1}
   CHECK(lora.gradients == Approx(2 * adapters));
   CHECK(lora.optimizer == Approx(12 * adapters / 8));
 }
+
+TEST_CASE("footprint: a recomputing backward replays one layer beside the stored ones",
+          "[footprint]") {
+  const auto scenario = [](const std::string& training) {
+    return test::yaml(
+        "model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8, nodes: 1}\n"
+        "parallelism: {pp: 4, dp: 2}\ntraining: {seq_len: 4096, global_batch_size: 64" +
+        training + "}\n");
+  };
+  const double n = 4096, h = 4096, a = 32;
+  // Full: a layer's 34nh + 4na less its kept input 2nh.
+  CHECK(recompute_transient_bytes(scenario(", recompute: full"), 1) ==
+        Approx(32 * n * h + 4 * n * a));
+  // Full recompute of 2 layers per stage: the replayed layer is one of those two, the same bytes.
+  CHECK(recompute_transient_bytes(scenario(", recompute: full, recompute_layers: 2"), 1) ==
+        Approx(32 * n * h + 4 * n * a));
+  // Selective recompute of the attention core under FlashAttention rebuilds no scores: nothing
+  // held; without recompute nothing is replayed.
+  CHECK(recompute_transient_bytes(scenario(", recompute: selective"), 1) == 0);
+  CHECK(recompute_transient_bytes(scenario(""), 1) == 0);
+  // Unfused attention with dropout: selective recompute rebuilds one layer's scores, softmax
+  // output and dropout mask and output, 5·a·s² bytes (Korthikanti et al. 2022's 5as/h term,
+  // times sbh): 5 × 32 × 4,096² = 2,684,354,560 at b = 1.
+  CHECK(recompute_transient_bytes(
+            scenario(", recompute: selective, attention: unfused, dropout: 0.1"), 1) ==
+        Approx(5 * a * n * n));
+  // A costs-only scenario has no layers.
+  CHECK(recompute_transient_bytes(test::pipeline(2, 4, 1, 2), 0) == 0);
+}

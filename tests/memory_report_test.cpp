@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "memory/footprint.h"
+#include "memory/schedule_memory.h"
+#include "run/simulate.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -87,6 +89,25 @@ TEST_CASE("memory report: the stage table stays aligned past 12-digit parameter 
       CHECK(row->at(end) == ' ');
     }
   }
+}
+
+TEST_CASE("memory report: a recomputing backward holds the layer it replays", "[memory]") {
+  // Full recompute keeps each layer's input, 2nh (n = h = 4,096); the backward replays one layer
+  // at a time, which holds what a layer keeps without recompute, 34nh + 4na bytes (Llama-3.1-8B,
+  // FlashAttention's fp32 statistics: 17h wide in 16-bit, a = 32 heads), its input among them:
+  // 32nh + 4na = 536,870,912 + 524,288 bytes beside the stored micro-batches.
+  const Scenario full = llama8b(", recompute: full");
+  const double n = 4096, h = 4096, a = 32;
+  CHECK(recompute_transient_bytes(full, 0) == Approx(32 * n * h + 4 * n * a));
+  // Stage 0 of 1F1B holds p = 4 micro-batches when its first backward starts, and replays one
+  // layer of the fourth: its peak is there (it had been the end of the warm-up, the replay
+  // uncounted).
+  const MemoryReport m = make_memory_report(simulate(full, {"1f1b", true}));
+  CHECK(m.stages[0].activations ==
+        Approx(4 * stage_activation_bytes(full, 0) + recompute_transient_bytes(full, 0)));
+  // The schedule-only estimate the search rules layouts out by agrees.
+  const Schedule sch = schedule_for(full);
+  CHECK(schedule_memory_peaks(full, sch)[0] == Approx(m.stages[0].peak));
 }
 
 TEST_CASE("memory report: fp32 gradient accumulation keeps 4-byte gradients, not 2", "[memory]") {

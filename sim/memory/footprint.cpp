@@ -255,6 +255,39 @@ double loss_transient_bytes(const Scenario& s, int stage) {
          static_cast<double>(s.model->vocab) / s.layout.tp;
 }
 
+double recompute_transient_bytes(const Scenario& s, int stage) {
+  if (!s.model || s.training.recompute == Recompute::None) return 0;
+  const ModelSpec& m = *s.model;
+  const StageLayers l = stage_layers(s, stage);
+  const int t = s.layout.tp;
+  const bool sp = s.layout.sequence_parallel;
+  const auto dense_and_moe = [&](int first, int count) {
+    const int moe = m.moe_layers_in(first, count);
+    return std::pair{count - moe > 0, moe > 0};
+  };
+  if (s.training.recompute == Recompute::Full) {
+    // The recomputed layers (the first `redone`) keep `full`; replayed, one holds what a layer
+    // keeps without recompute (dense_kept / moe_kept: the other layers' "rest" is none).
+    if (l.redone <= 0) return 0;
+    const auto [dense, moe] = dense_and_moe(l.st.first_layer, l.redone);
+    return std::max(dense ? l.dense_kept - l.full : 0.0, moe ? l.moe_kept - l.full : 0.0);
+  }
+  // Selective: what a layer keeps without recompute, less what it keeps with it.
+  const bool fp8 = s.training.precision == Precision::FP8;
+  const double attention =
+      attention_extra_bytes(m, s.training, t, sp, Recompute::None, s.layout.cp);
+  const LoraTargets lora = lora_targets(s.training);
+  const bool masks = s.training.lora_dropout > 0;
+  const EagerOps eager = eager_ops(s.training);
+  const auto whole = [&](bool moe_layer) {
+    return layer_activation_bytes(m, l.tokens, t, sp, Recompute::None, moe_layer, fp8, {}, lora,
+                                  masks, eager, s.training.fp8_activation_store) +
+           attention;
+  };
+  const auto [dense, moe] = dense_and_moe(l.st.first_layer, l.st.layers);
+  return std::max(dense ? whole(false) - l.dense_kept : 0.0, moe ? whole(true) - l.moe_kept : 0.0);
+}
+
 double offloaded_activation_bytes(const Scenario& s, int stage) {
   if (!s.model || s.training.offload_activation_layers <= 0) return 0;
   const StageLayers l = stage_layers(s, stage);

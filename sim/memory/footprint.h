@@ -87,6 +87,16 @@ double stage_activation_bytes(const Scenario& s, int stage);
 /// fused, off the head's stage, or without a model. Multi-token prediction's heads run one
 /// after another: one head's bytes.
 double loss_transient_bytes(const Scenario& s, int stage);
+/// What a backward holds for a while beyond stage_activation_bytes when its layers are
+/// recomputed, per micro-batch: the one layer whose forward runs again just before its
+/// backward (Megatron's checkpointing replays a layer at a time, its rebuilt tensors freed by
+/// that layer's backward) holds what it would keep without recompute, less what its checkpoint
+/// already keeps. Full recompute: a layer's whole activations less its stored input (the 34·s·b·h
+/// + 5·a·s²·b of Korthikanti et al. 2022 less 2·s·b·h for an unfused GPT layer); selective
+/// recompute of the attention core: the scores, softmax and dropout it rebuilds (5·a·s²·b there;
+/// nothing under FlashAttention, which keeps no scores). The larger of a dense and a MoE layer
+/// where the recomputed layers hold both. 0 without recompute or a model.
+double recompute_transient_bytes(const Scenario& s, int stage);
 /// Of stage_activation_bytes, what the first `training.offload_activations` layers keep (each
 /// as that count does: recomputed or not, dense or MoE, with its attention extras): the bytes
 /// activation offload moves to host memory and back per micro-batch. 0 without offload.

@@ -12,9 +12,12 @@ std::vector<double> schedule_memory_peaks(const Scenario& s, const Schedule& sch
   // Activation offload keeps `off` of a micro-batch's bytes on the host between its forward and
   // its backward: on the GPU while the forward runs and again from the reload before the
   // backward (`act` counts what stays).
-  std::vector<double> act(static_cast<std::size_t>(sch.stages)), off(act.size()), spike(act.size());
+  // `replay`: the layer a recomputing backward runs again, beside the rest while it does.
+  std::vector<double> act(static_cast<std::size_t>(sch.stages)), off(act.size()), spike(act.size()),
+      replay(act.size());
   for (int st = 0; st < sch.stages; ++st) {
     spike[static_cast<std::size_t>(st)] = loss_transient_bytes(s, sch.model_stage(st));
+    replay[static_cast<std::size_t>(st)] = recompute_transient_bytes(s, sch.model_stage(st));
     off[static_cast<std::size_t>(st)] = offloaded_activation_bytes(s, sch.model_stage(st));
     act[static_cast<std::size_t>(st)] =
         stage_activation_bytes(s, sch.model_stage(st)) - off[static_cast<std::size_t>(st)];
@@ -34,11 +37,11 @@ std::vector<double> schedule_memory_peaks(const Scenario& s, const Schedule& sch
           most = std::max(most, now + away + spike[static_cast<std::size_t>(a.stage)]);
           break;
         case Op::B:
-          most = std::max(most, now + away);
+          most = std::max(most, now + away + replay[static_cast<std::size_t>(a.stage)]);
           now -= bytes;
           break;
         case Op::I:
-          most = std::max(most, now + away);
+          most = std::max(most, now + away + replay[static_cast<std::size_t>(a.stage)]);
           now -= alpha * bytes;
           break;
         case Op::W:

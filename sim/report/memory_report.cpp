@@ -20,16 +20,21 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
   const TaskGraph& g = *tl.graph;
   const Schedule& sch = tl.schedule;
   // Per stage: the activations a micro-batch keeps, and the loss's instant on top of them.
-  std::vector<double> act(static_cast<std::size_t>(sch.stages)), spike(act.size());
+  // And the layer a recomputing backward replays, beside them while it runs.
+  std::vector<double> act(static_cast<std::size_t>(sch.stages)), spike(act.size()),
+      replay(act.size());
   for (int st = 0; st < sch.stages; ++st) {
     act[static_cast<std::size_t>(st)] = stage_activation_bytes(tl.scenario, sch.model_stage(st));
     spike[static_cast<std::size_t>(st)] = loss_transient_bytes(tl.scenario, sch.model_stage(st));
+    replay[static_cast<std::size_t>(st)] =
+        recompute_transient_bytes(tl.scenario, sch.model_stage(st));
   }
   auto of = [](const std::vector<double>& v, int stage) {
     return stage >= 0 ? v[static_cast<std::size_t>(stage)] : 0.0;
   };
   auto bytes_of = [&](int stage) { return of(act, stage); };
   auto spike_of = [&](int stage) { return of(spike, stage); };
+  auto replay_of = [&](int stage) { return of(replay, stage); };
   const double unit = 1.0 / std::max(sch.vpp(), 1), alpha = sch.input_frees;
   std::vector<std::vector<ActivationEvent>> out(static_cast<std::size_t>(sch.ranks));
   for (int r = 0; r < sch.ranks; ++r)  // about one event per action
@@ -77,6 +82,12 @@ std::vector<std::vector<ActivationEvent>> activation_events(const Timeline& tl) 
       if (w.part + 1 == w.parts && spike_of(w.stage) > 0)
         ev.push_back({end, 0, 0, 0, spike_of(w.stage)});
       continue;
+    }
+    // A recomputing backward replays a layer's forward as it starts (its first piece).
+    if (w.part == 0 && (type == TaskType::Backward || type == TaskType::BackwardInput ||
+                        type == TaskType::ForwardBackward)) {
+      const int replayed = type == TaskType::ForwardBackward ? w.stage2 : w.stage;
+      if (replay_of(replayed) > 0) ev.push_back({start, 0, 0, 0, replay_of(replayed)});
     }
     if (w.part + 1 != w.parts) continue;
     switch (type) {
