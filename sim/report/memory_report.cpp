@@ -191,13 +191,18 @@ std::vector<std::vector<MemorySample>> memory_over_time(const Timeline& tl, cons
     const double fixed = sm.weights + sm.gradients + sm.optimizer + sm.buffers;
     std::vector<MemorySample> v{{0, fixed, 0, 0}};
     const auto& ev = events[static_cast<std::size_t>(sm.stage)];
-    double held = 0, gathered = 0;
+    double held = 0, gathered = 0, transient = 0;
     for (std::size_t i = 0; i < ev.size(); ++i) {
       held += ev[i].bytes;
       gathered += ev[i].gathered;
-      // One sample per instant, the instant's transient bytes (sorted last) in it.
-      if (i + 1 == ev.size() || ev[i + 1].time != ev[i].time)
-        v.push_back({ev[i].time, fixed, held + ev[i].transient, gathered});
+      // One sample per instant, with the largest of the instant's transient bytes (sorted last:
+      // a forward's loss and the next backward's replayed layer can share an instant; each is
+      // held in turn, as make_memory_report counts them).
+      transient = std::max(transient, ev[i].transient);
+      if (i + 1 == ev.size() || ev[i + 1].time != ev[i].time) {
+        v.push_back({ev[i].time, fixed, held + transient, gathered});
+        transient = 0;
+      }
     }
     v.push_back({tl.makespan, fixed, held, gathered});
     out.push_back(std::move(v));
