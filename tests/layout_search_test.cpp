@@ -240,6 +240,12 @@ TEST_CASE("search: refuses what it cannot lay out", "[search]") {
   ep.ep = {2};
   CHECK_THROWS_WITH(layout_candidates(node8(), ep),
                     Catch::Contains("no layout to try: --ep 2: ep = 2 needs a mixture of experts"));
+  // Chunks per rank at pp 1: no pipeline to interleave.
+  SearchSpace chunks = sizes_only({}, {1}, {}, {"interleaved-1f1b"});
+  chunks.vpp = {2};
+  CHECK_THROWS_WITH(layout_candidates(node8(), chunks),
+                    Catch::Contains("no layout to try: chunks per rank (--vpp above 1) need a "
+                                    "pipeline: pp 1 has none"));
   // Full recompute of 40 layers per stage: no stage of the 32-layer model holds that many.
   SearchSpace rc = sizes_only();
   rc.recompute.clear();

@@ -311,7 +311,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   // Why candidates were left out, to name the cause when none is left: (tp, pp, cp) groups that
   // divide the GPUs; (…, micro-batch size) whose dp · b divides the batch; the first refusals
   // of the expert and context parallelism; whether any recompute choice was left.
-  int dividing_groups = 0, dividing_batches = 0, with_recompute = 0;
+  int dividing_groups = 0, dividing_batches = 0, chunked = 0, with_recompute = 0;
   std::string ep_refusal, cp_refusal;
   std::vector<LayoutCandidate> out;
   for (int tp : tps) {
@@ -347,6 +347,7 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
               // no framework runs such a layout (Megatron-core takes a virtual pipeline only
               // with pipeline parallelism); `run` still simulates one asked for.
               if (pp == 1 && vpp > 1) continue;
+              ++chunked;
               if (!recomputes(pp, vpp).empty()) ++with_recompute;
               for (int z : values_or(space.zero, {0, 1, 2, 3}, dp * cp == 1))
                 for (int sp : values_or(space.sequence_parallel, {0, 1}, tp == 1))
@@ -413,8 +414,10 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
           "dp × micro-batch size must divide the global batch of {} sequences, and no dp "
           "these GPUs leave does with micro-batch size {}",
           base.training.global_batch_size, fmt::join(mbs, ","));
-    else if (skipped_pairs > 0 && with_recompute == 0 && ep_refusal.empty() && cp_refusal.empty())
-      why = "each schedule needs a --vpp it takes (" + chunk_rules() + ")";
+    else if (chunked == 0)
+      why = skipped_pairs > 0
+                ? "each schedule needs a --vpp it takes (" + chunk_rules() + ")"
+                : std::string("chunks per rank (--vpp above 1) need a pipeline: pp 1 has none");
     else if (with_recompute == 0)
       why = fmt::format(
           "--recompute {}: full recompute of N layers needs N below a stage's layers (at or "
