@@ -565,6 +565,40 @@ TEST_CASE("check: the errors summarized per tensor-parallel degree, where the ca
   CHECK_THAT(format_check({cases[0], cases[3]}, false), !Catch::Contains("by TP degree"));
 }
 
+TEST_CASE("check: the errors summarized by job size, where the cases span sizes",
+          "[report][accuracy]") {
+  // 8 GPUs at +2 %, 64 at −4 %, 72 and 512 at −6 % and −12 %, 8,192 at −8 %: buckets 1–8,
+  // 9–64, 65–512 (mean |e| 9 %, max 12 %, signed −9 %) and 513+, in ascending size.
+  auto checked = [](const std::string& name, int gpus, double error) {
+    CheckedCase c = checked_case(name, error);
+    c.step.gpus = gpus;
+    return c;
+  };
+  const std::vector<CheckedCase> cases{checked("a", 512, -0.12), checked("b", 8, 0.02),
+                                       checked("c", 8192, -0.08), checked("d", 72, -0.06),
+                                       checked("e", 64, -0.04)};
+  const auto by = summarize_by_job_size(cases);
+  REQUIRE(by.size() == 4);
+  CHECK(by[0].first == "1–8 GPUs");
+  CHECK(by[1].first == "9–64");
+  CHECK(by[2].first == "65–512");
+  CHECK(by[2].second.cases == 2);
+  CHECK(by[2].second.mean_abs_error == Approx(0.09));
+  CHECK(by[2].second.max_abs_error == Approx(0.12));
+  CHECK(by[2].second.mean_error == Approx(-0.09));
+  CHECK(by[3].first == "513+");
+  CHECK_THAT(format_check(cases, false),
+             Catch::Matches("(.|\n)*  65–512 +2 +9\\.0% +12\\.0% +-9\\.0%(.|\n)*"));
+  CHECK_THAT(format_check(cases, true),
+             Catch::Contains("| job size | cases |") &&
+                 Catch::Contains("| 65–512 | 2 | 9.0 % | 12.0 % | -9.0 % |"));
+  const nlohmann::json j = check_to_json(cases);
+  REQUIRE(j["by_job_size"].size() == 4);
+  CHECK(j["by_job_size"][3]["gpus"] == "513+");
+  // One size: no table.
+  CHECK_THAT(format_check({cases[1]}, false), !Catch::Contains("by job size"));
+}
+
 TEST_CASE("check: the layout ranking of runs measured together", "[report][accuracy]") {
   // Series s: "fast" on 8 GPUs predicted 8 / 1000 = 0.008 GPU-s per token, measured 0.010;
   // "slow" on 8 GPUs predicted 8 / 800 = 0.010, measured 0.0105; "big" on 16 GPUs predicted

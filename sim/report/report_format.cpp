@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <type_traits>
@@ -823,6 +825,23 @@ std::vector<std::pair<int, AccuracySummary>> summarize_by_tp(
                            [](const CheckedCase& c) { return std::optional<int>(c.step.tp); });
 }
 
+std::vector<std::pair<std::string, AccuracySummary>> summarize_by_job_size(
+    const std::vector<CheckedCase>& cases) {
+  // Bucketed by the largest GPU count of each (an int, so the buckets sort by size).
+  static constexpr std::array<std::pair<int, const char*>, 4> kBuckets{
+      {{8, "1–8 GPUs"}, {64, "9–64"}, {512, "65–512"}, {std::numeric_limits<int>::max(), "513+"}}};
+  const auto grouped = summarize_grouped(cases, [](const CheckedCase& c) {
+    for (const auto& [most, name] : kBuckets)
+      if (c.step.gpus <= most) return std::optional<int>(most);
+    return std::optional<int>();
+  });
+  std::vector<std::pair<std::string, AccuracySummary>> rows;
+  for (const auto& [most, s] : grouped)
+    for (const auto& [m, name] : kBuckets)
+      if (m == most) rows.emplace_back(name, s);
+  return rows;
+}
+
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
   const AccuracySummary sum = summarize(cases);
   const std::vector<GpuAccuracy> by_gpu = summarize_by_gpu(cases);
@@ -854,6 +873,8 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
     if (const auto by_runtime = summarize_by_runtime(cases); by_runtime.size() > 1)
       summaries("runtime", by_runtime);
     if (const auto by_tp = tp_rows(cases); by_tp.size() > 1) summaries("TP degree", by_tp);
+    if (const auto by_size = summarize_by_job_size(cases); by_size.size() > 1)
+      summaries("job size", by_size);
     return o + format_ranking(cases, true);
   }
   std::size_t nw = 4;
@@ -894,6 +915,9 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
     summaries("by runtime", 13, by_runtime);
   // By tensor-parallel degree, where the cases mix them (a run's report quotes its own).
   if (const auto by_tp = tp_rows(cases); by_tp.size() > 1) summaries("by TP degree", 13, by_tp);
+  // By job size, where the cases span sizes (the error moves with it).
+  if (const auto by_size = summarize_by_job_size(cases); by_size.size() > 1)
+    summaries("by job size", 13, by_size);
   return o + format_ranking(cases, false);
 }
 
@@ -970,6 +994,8 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
   j["by_runtime"] = summaries_to_json(summarize_by_runtime(cases), "runtime");
   // And by tensor-parallel degree (report/validation.h's ACCURACY_TP).
   j["by_tp"] = summaries_to_json(summarize_by_tp(cases), "tp");
+  // And by job size ("1–8 GPUs", "9–64", "65–512", "513+").
+  j["by_job_size"] = summaries_to_json(summarize_by_job_size(cases), "gpus");
   const std::vector<SeriesRanking> series = rank_series(cases);
   j["ranking"]["series"] = nlohmann::json::array();
   for (const auto& s : series) {

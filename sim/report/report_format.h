@@ -53,6 +53,10 @@ std::vector<std::pair<std::string, AccuracySummary>> summarize_by_runtime(
 /// The cases summarized by tensor-parallel degree (1, 2, 4, …), in ascending order: how far the
 /// model is off at each TP width, whatever the GPU.
 std::vector<std::pair<int, AccuracySummary>> summarize_by_tp(const std::vector<CheckedCase>& cases);
+/// The cases summarized by job size, in ascending order: "1–8 GPUs" (a node), "9–64",
+/// "65–512", "513+": how the error moves as jobs grow (stragglers, networks, hosts).
+std::vector<std::pair<std::string, AccuracySummary>> summarize_by_job_size(
+    const std::vector<CheckedCase>& cases);
 /// The cases as a table (text, or Markdown for README.md) with mean and max |error|, then, when
 /// they span several GPU presets, the same per preset.
 std::string format_check(const std::vector<CheckedCase>& cases, bool markdown);
