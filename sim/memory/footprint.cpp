@@ -164,6 +164,9 @@ struct StageLayers {
   std::int64_t tokens = 0;  // a micro-batch's tokens on this GPU (÷ cp)
   int redone = 0, dense = 0;
   double full = 0, dense_kept = 0, moe_kept = 0;
+  // What a dense and a MoE layer keep without recompute (= *_kept when nothing is recomputed
+  // selectively): what a recomputing backward's replayed layer holds.
+  double dense_whole = 0, moe_whole = 0;
 
   // The bytes of the stage's first n layers.
   double first(int n) const {
@@ -196,7 +199,6 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   const Recompute mode = s.training.recompute;
   const Recompute rest = mode == Recompute::Full ? Recompute::None : mode;
   const bool fp8 = s.training.precision == Precision::FP8;
-  const double attention = attention_extra_bytes(m, s.training, t, sp, rest, s.layout.cp);
   out.redone = recomputed_layers(s.training, out.st.layers, out.st.mtp);
   out.dense = out.st.layers - m.moe_layers_in(out.st.first_layer, out.st.layers);
   out.full = layer_activation_bytes(m, out.tokens, t, sp, Recompute::Full);
@@ -204,12 +206,16 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   const LoraTargets lora = lora_targets(s.training);
   const bool masks = s.training.lora_dropout > 0;
   const EagerOps eager = eager_ops(s.training);
-  out.dense_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, false, fp8, modules, lora,
-                                          masks, eager, s.training.fp8_activation_store) +
-                   attention;
-  out.moe_kept = layer_activation_bytes(m, out.tokens, t, sp, rest, true, fp8, modules, lora, masks,
-                                        eager, s.training.fp8_activation_store) +
-                 attention;
+  // A layer's bytes kept under `r`, with its attention extras.
+  const auto kept = [&](Recompute r, bool moe_layer) {
+    return layer_activation_bytes(m, out.tokens, t, sp, r, moe_layer, fp8, modules, lora, masks,
+                                  eager, s.training.fp8_activation_store) +
+           attention_extra_bytes(m, s.training, t, sp, r, s.layout.cp);
+  };
+  out.dense_kept = kept(rest, false);
+  out.moe_kept = kept(rest, true);
+  out.dense_whole = rest == Recompute::None ? out.dense_kept : kept(Recompute::None, false);
+  out.moe_whole = rest == Recompute::None ? out.moe_kept : kept(Recompute::None, true);
   return out;
 }
 
@@ -257,35 +263,16 @@ double loss_transient_bytes(const Scenario& s, int stage) {
 
 double recompute_transient_bytes(const Scenario& s, int stage) {
   if (!s.model || s.training.recompute == Recompute::None) return 0;
-  const ModelSpec& m = *s.model;
   const StageLayers l = stage_layers(s, stage);
-  const int t = s.layout.tp;
-  const bool sp = s.layout.sequence_parallel;
-  const auto dense_and_moe = [&](int first, int count) {
-    const int moe = m.moe_layers_in(first, count);
-    return std::pair{count - moe > 0, moe > 0};
-  };
-  if (s.training.recompute == Recompute::Full) {
-    // The recomputed layers (the first `redone`) keep `full`; replayed, one holds what a layer
-    // keeps without recompute (dense_kept / moe_kept: the other layers' "rest" is none).
-    if (l.redone <= 0) return 0;
-    const auto [dense, moe] = dense_and_moe(l.st.first_layer, l.redone);
-    return std::max(dense ? l.dense_kept - l.full : 0.0, moe ? l.moe_kept - l.full : 0.0);
-  }
-  // Selective: what a layer keeps without recompute, less what it keeps with it.
-  const bool fp8 = s.training.precision == Precision::FP8;
-  const double attention =
-      attention_extra_bytes(m, s.training, t, sp, Recompute::None, s.layout.cp);
-  const LoraTargets lora = lora_targets(s.training);
-  const bool masks = s.training.lora_dropout > 0;
-  const EagerOps eager = eager_ops(s.training);
-  const auto whole = [&](bool moe_layer) {
-    return layer_activation_bytes(m, l.tokens, t, sp, Recompute::None, moe_layer, fp8, {}, lora,
-                                  masks, eager, s.training.fp8_activation_store) +
-           attention;
-  };
-  const auto [dense, moe] = dense_and_moe(l.st.first_layer, l.st.layers);
-  return std::max(dense ? whole(false) - l.dense_kept : 0.0, moe ? whole(true) - l.moe_kept : 0.0);
+  // Full recompute replays one of its first `redone` layers, which keep their input (`full`);
+  // selective recompute any layer, which keeps what the modules leave (`*_kept`).
+  const bool full = s.training.recompute == Recompute::Full;
+  const int replayed = full ? l.redone : l.st.layers;
+  if (replayed <= 0) return 0;
+  const int moe = s.model->moe_layers_in(l.st.first_layer, replayed);
+  const double dense = replayed > moe ? l.dense_whole - (full ? l.full : l.dense_kept) : 0.0;
+  const double sparse = moe > 0 ? l.moe_whole - (full ? l.full : l.moe_kept) : 0.0;
+  return std::max(dense, sparse);
 }
 
 double offloaded_activation_bytes(const Scenario& s, int stage) {
