@@ -191,8 +191,7 @@ int measure(const CollectivesArgs& a, const mpi::World& world) {
   if (!lead) return 0;
   const ProfileUpdate update = update_profile(a.out, profile, ProfileSection::Collectives);
   std::cout << fmt::format("{}: {} samples ({}) → {}{}\n", profile.provenance.device,
-                           profile.collectives.size(), link, a.out,
-                           describe(update).empty() ? "" : " (" + describe(update) + ")");
+                           profile.collectives.size(), link, a.out, describe(update));
   std::cout << fmt::format("  {:<16} {:>12} {:>12}\n", "op", "busbw @ max", "time @ 1 KiB");
   for (CollOp op : kOps) {
     double bw = 0, small = 0;

@@ -84,8 +84,7 @@ int cmd_gemm(const GemmArgs& a) {
   // best copy bandwidth.
   std::cout << fmt::format("{}: {} GEMM shapes and {} copy sizes in {:.0f} s → {}{}\n",
                            profile.provenance.device, profile.gemms.size(), profile.memory.size(),
-                           took, a.out,
-                           describe(update).empty() ? "" : " (" + describe(update) + ")");
+                           took, a.out, describe(update));
   const AnalyticCostModel analytic(s);
   const GemmSample* largest = nullptr;
   std::cout << fmt::format("  {:<22} {:>10} {:>9} {:>12}  {}\n", "shape (m×n×k)", "median",

@@ -72,8 +72,7 @@ int cmd_import(const std::vector<std::string>& logs, const std::string& out,
   for (const auto& c : p.collectives) ++per_op[fmt::format("{}×{} {}", c.op, c.group_size, c.link)];
   const ProfileUpdate update = update_profile(out, p, ProfileSection::Collectives);
   std::cout << fmt::format("imported {} sizes ({} rows) from {} log(s) into {}{}:\n",
-                           p.collectives.size(), all.size(), logs.size(), out,
-                           describe(update).empty() ? "" : " (" + describe(update) + ")");
+                           p.collectives.size(), all.size(), logs.size(), out, describe(update));
   for (const auto& [what, n] : per_op) std::cout << fmt::format("  {:<32} {} sizes\n", what, n);
   if (all.size() > p.collectives.size())
     std::cout << fmt::format("  {} repeated sizes merged: median time, spread_s = max − min\n",
@@ -103,18 +102,9 @@ int cmd_import_trace(const std::vector<std::string>& traces, const std::string& 
         "with collective metadata (PyTorch 2.2 or later), no SDPA attention call with its shape "
         "and is_causal",
         imp.steps));
-  check_profile_target(out, p.provenance.device);  // before either section is written
-  ProfileUpdate compute, collectives;
-  if (!p.gemms.empty() || !p.memory.empty() || !p.attention.empty())
-    compute = update_profile(out, p, ProfileSection::Compute);
-  if (!p.collectives.empty()) collectives = update_profile(out, p, ProfileSection::Collectives);
-  ProfileUpdate both;
-  both.added = compute.added + collectives.added;
-  both.replaced = compute.replaced + collectives.replaced;
-  both.kept = compute.kept + collectives.kept;
+  const ProfileUpdate update = update_profile(out, p, ProfileSection::Both);
   std::cout << fmt::format("imported from {} trace(s), {} step(s), into {}{}:\n", traces.size(),
-                           imp.steps, out,
-                           describe(both).empty() ? "" : " (" + describe(both) + ")");
+                           imp.steps, out, describe(update));
   std::cout << fmt::format("  GEMMs        {} shapes from {} calls{}\n", p.gemms.size(),
                            imp.gemm_calls,
                            imp.gemm_batched + imp.gemm_fp32 + imp.gemm_no_shape > 0

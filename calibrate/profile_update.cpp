@@ -60,14 +60,11 @@ ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
                              ProfileSection section) {
   ProfileUpdate u;
   if (!std::filesystem::exists(path)) {
-    if (section == ProfileSection::Compute)
-      u.added = static_cast<int>(fresh.gemms.size() + fresh.memory.size() + fresh.attention.size());
-    else
-      u.added = static_cast<int>(fresh.collectives.size());
-    if (section == ProfileSection::Compute)
-      fresh.collectives.clear();
-    else
+    if (section == ProfileSection::Compute) fresh.collectives.clear();
+    if (section == ProfileSection::Collectives)
       fresh.gemms.clear(), fresh.memory.clear(), fresh.attention.clear();
+    u.added = static_cast<int>(fresh.gemms.size() + fresh.memory.size() + fresh.attention.size() +
+                               fresh.collectives.size());
     save_profile(fresh, path);
     u.profile = std::move(fresh);
     return u;
@@ -75,13 +72,13 @@ ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
   const CalibrationProfile old = load_profile(path);  // throws if it is not a profile
   check_device(old, path, fresh.provenance.device);
   CalibrationProfile out = old;
-  if (section == ProfileSection::Compute) {
+  if (section != ProfileSection::Collectives) {
     out.gemms = merged(old.gemms, fresh.gemms, u);
     out.memory = merged(old.memory, fresh.memory, u);
     out.attention = merged(old.attention, fresh.attention, u);
-  } else {
-    out.collectives = merged(old.collectives, fresh.collectives, u);
   }
+  if (section != ProfileSection::Compute)
+    out.collectives = merged(old.collectives, fresh.collectives, u);
   const Provenance& f = fresh.provenance;
   Provenance& v = out.provenance;
   v = {either(f.device, v.device), either(f.driver, v.driver), either(f.cuda, v.cuda),
@@ -98,8 +95,8 @@ void check_profile_target(const std::string& path, const std::string& device) {
 
 std::string describe(const ProfileUpdate& u) {
   if (u.replaced == 0 && u.kept == 0) return "";
-  return fmt::format("{} new, {} replacing the file's, {} of the file's kept", u.added, u.replaced,
-                     u.kept);
+  return fmt::format(" ({} new, {} replacing the file's, {} of the file's kept)", u.added,
+                     u.replaced, u.kept);
 }
 
 std::string now_iso8601() {

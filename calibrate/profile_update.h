@@ -9,7 +9,7 @@
 
 namespace trainsim {
 
-enum class ProfileSection { Compute, Collectives };
+enum class ProfileSection { Compute, Collectives, Both };
 
 /// What an update did to the samples of the section it wrote.
 struct ProfileUpdate {
@@ -19,7 +19,7 @@ struct ProfileUpdate {
   int kept = 0;                ///< the file's samples of that section the update did not measure
 };
 
-/// Merges `fresh`'s `section` (compute: GEMM, memory and attention samples; collectives) into
+/// Merges `fresh`'s `section` (compute: GEMM, memory and attention samples; collectives; both) into
 /// the profile at `path` when it exists, by sample_key: a key measured again takes the new
 /// sample, the file's other samples stay, and so does its other section. Provenance: each field
 /// `fresh` gives, else the file's. Written to `path`. InputError, nothing overwritten: a file at
@@ -33,7 +33,8 @@ ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
 /// minutes checks its --out first).
 void check_profile_target(const std::string& path, const std::string& device);
 
-/// "12 new, 3 replacing the file's, 40 of the file's kept", or "" for a new file.
+/// " (12 new, 3 replacing the file's, 40 of the file's kept)" to follow a command's line, or ""
+/// for a new file.
 std::string describe(const ProfileUpdate& u);
 
 /// Now, ISO 8601 UTC (a profile's provenance date).

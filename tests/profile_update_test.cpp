@@ -51,7 +51,7 @@ TEST_CASE("profile update: each command merges into its own section and keeps th
   CHECK(u.added == 0);
   CHECK(u.replaced == 1);
   CHECK(u.kept == 2);
-  CHECK(describe(u) == "0 new, 1 replacing the file's, 2 of the file's kept");
+  CHECK(describe(u) == " (0 new, 1 replacing the file's, 2 of the file's kept)");
   both = load_profile(path);
   REQUIRE(both.gemms.size() == 2);
   CHECK(both.gemms[0].time_s == 4e-6);  // replaced in place
@@ -73,6 +73,17 @@ TEST_CASE("profile update: each command merges into its own section and keeps th
   REQUIRE(both.collectives.size() == 2);
   CHECK(both.collectives[0].time_s == 19e-6);
   CHECK(both.gemms.size() == 2);
+  // A trace's import writes both sections at once: its GEMM shape and collective size replace
+  // theirs, the other 5 samples stay.
+  CalibrationProfile trace;
+  trace.provenance.device = kH100;
+  trace.gemms.push_back({2048, 1024, 1024, "bf16", 8e-6, 0, "torch-trace", ""});
+  trace.collectives.push_back({"all_gather", 8, "intra_node", 1 << 20, 11e-6, 0, 0, "", ""});
+  u = update_profile(path, trace, ProfileSection::Both);
+  CHECK(u.added == 0);
+  CHECK(u.replaced == 2);
+  CHECK(u.kept == 3);  // a GEMM, the copy, the all-reduce
+  CHECK(load_profile(path).gemms[1].time_s == 8e-6);
   std::remove(path.c_str());
 }
 
