@@ -150,8 +150,8 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
   other["one_step_us"] = static_cast<double>(tl.makespan) / 1e3;
   other["time_origin_us"] = static_cast<double>(kTraceOriginNs) / 1e3;
   other["folded"] = tl.ranks.folded;
-  // The step's idle time by cause (report/step_report.h), mean stage, microseconds.
-  // The pipeline bubble over a balanced pipeline's time (step_report.h), not the step's idle.
+  // The pipeline bubble over a balanced pipeline's time (step_report.h), not the step's idle;
+  // the step's idle time by cause, mean stage, microseconds.
   other["bubble_fraction_of_balanced_pipeline"] = rep.bubble_fraction_of_step;
   other["idle_us"] = {{"pipeline_bubble", rep.idle.pipeline_bubble_s * 1e6},
                       {"imbalance", rep.idle.imbalance_s * 1e6},

@@ -140,14 +140,15 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
   // Points, slowest first so the fastest are drawn on top; a tooltip names each layout.
   for (auto it = ran.rbegin(); it != ran.rend(); ++it) {
     const SearchResult& r = **it;
-    // A tight layout (past the usable memory, within the device) keeps its fill, ringed red.
-    const char* style = r.out_of_memory ? "fill=\"none\" stroke=\"#999\""
-                        : r.pareto && r.tight
-                            ? "fill=\"#e67e22\" stroke=\"#c00\" stroke-width=\"1.5\""
-                        : r.pareto ? "fill=\"#e67e22\" stroke=\"#a04000\""
-                        : r.tight  ? "fill=\"#1f77b4\" fill-opacity=\"0.6\" stroke=\"#c00\" "
-                                     "stroke-width=\"1.5\""
-                                   : "fill=\"#1f77b4\" fill-opacity=\"0.6\" stroke=\"none\"";
+    // The fill says front or not; a tight layout (past the usable memory, within the device)
+    // is ringed red.
+    const std::string style =
+        r.out_of_memory
+            ? "fill=\"none\" stroke=\"#999\""
+            : std::string(r.pareto ? "fill=\"#e67e22\"" : "fill=\"#1f77b4\" fill-opacity=\"0.6\"") +
+                  (r.tight    ? " stroke=\"#c00\" stroke-width=\"1.5\""
+                   : r.pareto ? " stroke=\"#a04000\""
+                              : " stroke=\"none\"");
     o += fmt::format(
         "<g><title>{}: {}, {}</title><circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" {}/></g>\n",
         xml(words(r.layout, r.report.schedule)), xml(format_time(r.report.step_time_s)),
