@@ -662,6 +662,15 @@ constexpr int kMaxGridSteps = 2000;
 void print_grid(const Schedule& s);
 int schedule_of_scenario(const ScheduleArgs& a);
 
+// A simulated step's ASCII Gantt, or a line saying its ranks are too many to draw.
+void print_gantt(const Timeline& tl, int width) {
+  if (tl.schedule.ranks <= kMaxGridRanks)
+    std::cout << format_gantt(tl, width);
+  else
+    std::cout << fmt::format("{}: {} ranks are too many rows to draw (at most {}); the step:\n",
+                             tl.schedule.name, tl.schedule.ranks, kMaxGridRanks);
+}
+
 int cmd_schedule(const ScheduleArgs& a) {
   if (a.list) {
     for (const auto& e : schedule_entries()) {
@@ -771,11 +780,7 @@ int cmd_schedule(const ScheduleArgs& a) {
     else
       sc.schedule.options = option_map(a.options);
     const Timeline tl = simulate(sc, {a.csv.empty() ? s.name : "", true});
-    if (s.ranks <= kMaxGridRanks)
-      std::cout << format_gantt(tl, a.width);
-    else
-      std::cout << fmt::format("{}: {} ranks are too many rows to draw (at most {}); the step:\n",
-                               s.name, s.ranks, kMaxGridRanks);
+    print_gantt(tl, a.width);
     const StepReport r = make_report(tl);
     std::cout << split_note;
     std::cout << fmt::format(
@@ -848,14 +853,8 @@ int schedule_of_scenario(const ScheduleArgs& a) {
     print_grid(s);
     return 0;
   }
-  const int ranks = s.ranks;
-  const std::string schedule = s.name;
   const Timeline tl = simulate(sc, s, *cost, {name, true});
-  if (ranks <= kMaxGridRanks)
-    std::cout << format_gantt(tl, a.width);
-  else
-    std::cout << fmt::format("{}: {} ranks are too many rows to draw (at most {}); the step:\n",
-                             schedule, ranks, kMaxGridRanks);
+  print_gantt(tl, a.width);
   const StepReport r = make_report(tl);
   std::cout << fmt::format(
       "{}: step {}, bubble {:.4f} of a balanced pipeline's time (trainsim run for the report)\n",
