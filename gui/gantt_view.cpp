@@ -321,6 +321,8 @@ QString GanttView::describe(TaskId t) const {
   const Work& w = g.work(t);
   const SimRank& rk = tl.ranks.ranks[g.streams[task.stream].owner];
   std::string s = fmt::format("<b>{}</b>", task_type_name(static_cast<TaskType>(w.type)));
+  if (const std::string d = dp_detail_name(static_cast<DpDetail>(w.detail)); !d.empty())
+    s += fmt::format(": {}", d);
   if (w.parts > 1) s += fmt::format(" (part {} of {})", w.part + 1, w.parts);
   s += fmt::format("<br>rank {} · pp {} tp {} dp {}", rk.global, rk.coord.pp, rk.coord.tp,
                    rk.coord.dp);

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -254,4 +255,38 @@ parallelism: {pp: 2}
   // The head's stage: one micro-batch, and at its forward's end the loss's 16-bit logits.
   CHECK(mem.stages[1].activations ==
         Approx(1 * stage_activation_bytes(s, 1) + loss_transient_bytes(s, 1)));
+}
+
+TEST_CASE("trace: a data-parallel slice names the collective it runs", "[trace]") {
+  // Llama-3.2-1B ties its embedding to its output layer: over pp 2 the two ends sum that
+  // table's gradient after the DP reduction. ZeRO-0 reduces by all-reduce; ZeRO-1 (Megatron's
+  // distributed optimizer) by reduce-scatter, then all-gathers the updated parameters.
+  auto names = [](int zero) {
+    const json t = json::parse(trace_of(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 2048, global_batch_size: 16}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{pp: 2, dp: 4, zero: {}}}
+)",
+                                                               zero))));
+    std::map<std::string, int> n;
+    for (const auto& e : t["traceEvents"])
+      if (e["ph"] == "X" && e["cat"] == "dp") {
+        const std::string c = e["args"].value("collective", "");
+        CHECK(e["name"] == "dp " + c);  // the slice's name says it too
+        ++n[c];
+      }
+    return n;
+  };
+  const auto z0 = names(0), z1 = names(1);
+  // Each of the 8 ranks (folded or not) reduces once per stage it holds and, at either end of
+  // the pipeline, sums the tied table once: both kinds on both ends.
+  CHECK(z0.count("all-reduce") == 1);
+  CHECK(z0.count("all-reduce of the tied embedding") == 1);
+  CHECK(z0.count("reduce-scatter") == 0);
+  CHECK(z1.count("reduce-scatter") == 1);
+  CHECK(z1.count("all-gather") == 1);
+  CHECK(z1.count("all-reduce of the tied embedding") == 1);
+  CHECK(z1.count("all-reduce") == 0);
+  CHECK(z0.count("") == 0);  // no DP slice without its collective
+  CHECK(z1.count("") == 0);
 }

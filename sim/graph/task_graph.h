@@ -31,6 +31,7 @@ struct Work {
   double flops = 0;
   double bytes = 0;
   std::uint8_t type = 0;     ///< opaque to the engine
+  std::uint8_t detail = 0;   ///< opaque to the engine (what the work is within its type)
   std::int32_t stage = -1;   ///< opaque to the engine
   std::int32_t chunk = -1;   ///< opaque to the engine
   std::int32_t stage2 = -1;  ///< opaque to the engine (a second stage the work covers)

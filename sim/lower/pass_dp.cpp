@@ -10,6 +10,25 @@
 #include "scenario/partition.h"
 
 namespace trainsim {
+namespace {
+
+// What a DP group's collective runs, for the trace and the GUI (task_types.h).
+DpDetail detail_of(Collective op, bool experts) {
+  switch (op) {
+    case Collective::AllReduce:
+      return experts ? DpDetail::ExpertAllReduce : DpDetail::AllReduce;
+    case Collective::ReduceScatter:
+      return experts ? DpDetail::ExpertReduceScatter : DpDetail::ReduceScatter;
+    case Collective::AllGather:
+      return experts ? DpDetail::ExpertAllGather : DpDetail::AllGather;
+    case Collective::AllToAll:
+      break;
+  }
+  TRAINSIM_CHECK(false, "a data-parallel group runs no all-to-all");
+  return DpDetail::None;
+}
+
+}  // namespace
 
 void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
                            const std::vector<std::vector<TaskId>>& tails) {
@@ -73,6 +92,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       const Cost c = p.bucketed(op, g.size, g.link, bytes, g.per_node,
                                 unit ? l.fsdp.reduce_bucket : std::nullopt);
       const WorkId w = p.work(TaskType::DpCollective, st, p.chunk_of(st), c, variant, -1, g.slow);
+      p.builder.work(w).detail = static_cast<std::uint8_t>(detail_of(op, g.id >= 0));
       const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
       p.builder.add_dependency(after, t);
       groups[{rank.coord.pp, rank.coord.tp, g.id, st, phase}].push_back(t);
@@ -171,6 +191,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
                                        members_per_node(members, sc));
       const WorkId w =
           p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 4, -1, p.link_scale(members));
+      p.builder.work(w).detail = static_cast<std::uint8_t>(DpDetail::PairAllReduce);
       const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
       for (const TaskId u : after) p.builder.add_dependency(u, t);
       pairs[{rank.coord.dp, rank.coord.tp, ms}].push_back(t);
@@ -191,6 +212,7 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       const int st = rank.coord.pp == embedding_pp ? 0 : sch.chain_stages() - 1;
       const WorkId w =
           p.work(TaskType::DpCollective, st, p.chunk_of(st), c, 5, -1, p.link_scale(members));
+      p.builder.work(w).detail = static_cast<std::uint8_t>(DpDetail::TiedAllReduce);
       const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
       // After this end's last backward and its DP reduction (finish_grad_sync comes first).
       const auto last = std::prev(compute.gradient_parts.lower_bound({r, st + 1, -1}));

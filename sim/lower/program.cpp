@@ -189,8 +189,16 @@ WorkId Program::work(TaskType type, int stage, int chunk, const Cost& c, int var
   const TimeNs duration =
       scale == 1.0 ? c.duration
                    : static_cast<TimeNs>(std::llround(static_cast<double>(c.duration) * scale));
-  Work w{duration, c.flops, c.bytes, static_cast<std::uint8_t>(type), stage, chunk,
-         stage2,   part,    parts};
+  Work w;
+  w.duration = duration;
+  w.flops = c.flops;
+  w.bytes = c.bytes;
+  w.type = static_cast<std::uint8_t>(type);
+  w.stage = stage;
+  w.chunk = chunk;
+  w.stage2 = stage2;
+  w.part = part;
+  w.parts = parts;
   const WorkId id = builder.add_work(w);
   works_.emplace(key, id);
   return id;

@@ -92,6 +92,30 @@ const char* task_type_letter(TaskType t) {
   return "?";
 }
 
+const char* dp_detail_name(DpDetail d) {
+  switch (d) {
+    case DpDetail::None:
+      return "";
+    case DpDetail::AllReduce:
+      return "all-reduce";
+    case DpDetail::ReduceScatter:
+      return "reduce-scatter";
+    case DpDetail::AllGather:
+      return "all-gather";
+    case DpDetail::ExpertAllReduce:
+      return "experts' all-reduce";
+    case DpDetail::ExpertReduceScatter:
+      return "experts' reduce-scatter";
+    case DpDetail::ExpertAllGather:
+      return "experts' all-gather";
+    case DpDetail::PairAllReduce:
+      return "all-reduce with the stage's other copy";
+    case DpDetail::TiedAllReduce:
+      return "all-reduce of the tied embedding";
+  }
+  return "";
+}
+
 const char* stream_type_name(StreamType s) {
   switch (s) {
     case StreamType::Compute:

@@ -58,6 +58,24 @@ enum class StreamType : std::uint8_t {
   Launch       ///< the CPU thread issuing the GPU's kernels
 };
 
+/// What a data-parallel collective (TaskType::DpCollective) runs, in Work::detail: the gradient
+/// reduction (all-reduce, or ZeRO's reduce-scatter), ZeRO-1/2's parameter all-gather after the
+/// optimizer, each also over the routed experts' group, and the all-reduces between two ranks:
+/// DualPipe's two copies of a stage, a pipeline's tied embedding and output layer.
+enum class DpDetail : std::uint8_t {
+  None,
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  ExpertAllReduce,
+  ExpertReduceScatter,
+  ExpertAllGather,
+  PairAllReduce,
+  TiedAllReduce,
+};
+/// "reduce-scatter", "experts' all-gather", "all-reduce of the tied embedding", … ("" for None).
+const char* dp_detail_name(DpDetail d);
+
 const char* task_type_name(TaskType t);    ///< "forward", "send-activation", …
 const char* task_type_letter(TaskType t);  ///< "F", "B", "I", "W", "opt", "send", …
 const char* stream_type_name(StreamType s);

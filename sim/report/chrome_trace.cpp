@@ -80,6 +80,8 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     // DualPipe's overlapped pair: named by its forward's micro-batch (args.stage is the F's).
     std::string name = type == TaskType::ForwardBackward ? "F&B " : task_type_letter(type);
     if (task.microbatch >= 0) name += std::to_string(task.microbatch);
+    const std::string detail = dp_detail_name(static_cast<DpDetail>(w.detail));
+    if (!detail.empty()) name += " " + detail;
     if (tl.schedule.chunks() > 1 && w.chunk >= 0) name += fmt::format(" c{}", w.chunk);
     const char* cat = is_compute(type)                                            ? "compute"
                       : is_p2p(type)                                              ? "p2p"
@@ -98,6 +100,7 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     if (w.stage >= 0) args += fmt::format(R"(,"stage":{})", w.stage);
     if (w.chunk >= 0) args += fmt::format(R"(,"chunk":{})", w.chunk);
     if (w.parts > 1) args += fmt::format(R"(,"part":{},"parts":{})", w.part + 1, w.parts);
+    if (!detail.empty()) args += fmt::format(R"(,"collective":{})", q(detail));
     args += fmt::format(R"(,"flops":{:.6g},"bytes":{:.6g})", w.flops, w.bytes);
     emit(fmt::format(
         R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
