@@ -344,3 +344,21 @@ TEST_CASE("hf config: the key table names every family read", "[hf_config]") {
     CHECK(listed);
   }
 }
+
+TEST_CASE("hf config: a sliding window is read unless the config turns it off", "[hf_config]") {
+  // mistralai/Mistral-7B-v0.1: a 4,096-token window; Mistral-7B-v0.3: null (none); Qwen2.5-7B:
+  // sliding_window 131072 beside use_sliding_window false (not used).
+  json mistral{{"model_type", "mistral"}, {"hidden_size", 4096},       {"intermediate_size", 14336},
+               {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+               {"vocab_size", 32000},     {"sliding_window", 4096}};
+  CHECK(load(mistral).sliding_window == 4096);
+  mistral["sliding_window"] = nullptr;
+  CHECK(load(mistral).sliding_window == 0);
+  mistral["sliding_window"] = 131072;
+  mistral["use_sliding_window"] = false;
+  CHECK(load(mistral).sliding_window == 0);
+  mistral["use_sliding_window"] = true;
+  CHECK(load(mistral).sliding_window == 131072);
+  mistral["sliding_window"] = "4k";
+  CHECK_THAT(error_of(mistral), Catch::Contains("\"sliding_window\" must be an integer"));
+}

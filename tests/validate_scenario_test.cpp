@@ -713,3 +713,19 @@ TEST_CASE("validate: layers given per stage, one count a stage summing to the mo
   CHECK_THROWS_WITH(test::yaml(with("[10, -8, 8, 6]")),
                     Contains("parallelism.pipeline_split.layers[1]: expected an integer in [0, "));
 }
+
+TEST_CASE("validate: a sliding window shorter than the sequence is refused, not priced whole") {
+  // A 4,096-token window at seq_len 4,096 binds nowhere: accepted. At 8,192 each query sees
+  // 4,096 keys where causal attention averages 4,096 too but computes 8,192²/2 = 33.6 M pairs
+  // against 8,192·4,096 − 4,096²/2 = 25.2 M: full attention would be 1.33 times the work.
+  Scenario s = parse_scenario(kBase, "test.yaml", {"model.sliding_window=4096"});
+  CHECK(s.model->sliding_window == 4096);
+  CHECK_NOTHROW(validate(s));
+  s.training.seq_len = 8192;  // an edit in code: the window now binds
+  CHECK_THROWS_WITH(validate(s), Contains("--set model.sliding_window=4096: model.sliding_window: "
+                                          "a 4096-token attention window is shorter than "
+                                          "training.seq_len (8192)") &&
+                                     Contains("1.33 times"));
+  s.model->sliding_window = 0;  // full attention, as the message offers
+  CHECK_NOTHROW(validate(s));
+}

@@ -297,6 +297,10 @@ ModelSpec model_from_hf_json(const nlohmann::json& j, const std::string& file) {
     if (!d->is_number_integer() || d->get<long long>() != m.hidden / m.heads ||
         m.hidden % m.heads != 0)
       m.head_size = c.size({"head_dim"}, kMaxWidth);
+  // Sliding-window attention (Mistral, Gemma 2, Phi-3): the window, unless the config turns it
+  // off (Qwen2's `use_sliding_window: false` beside a `sliding_window` it then ignores).
+  if (c.first({"sliding_window"}) && c.optional("use_sliding_window", true))
+    m.sliding_window = c.size({"sliding_window"}, kMaxSeqLen);
   // What ModelSpec would get wrong rather than hold.
   if (m.head_size == 0 && !m.is_mla() && m.hidden % m.heads != 0)
     c.fail(

@@ -4,7 +4,8 @@
 // positions, norm, the family's key names, and for the mixture-of-experts families mixtral,
 // qwen2_moe, qwen3_moe, olmoe, deepseek_v2 and deepseek_v3 the experts: count, top-k, width,
 // shared experts, DeepSeek's dense first layers and latent attention); `head_dim` and DeepSeek's
-// multi-token prediction modules (`num_nextn_predict_layers`) are read. A config that describes
+// multi-token prediction modules (`num_nextn_predict_layers`) are read, and the attention window
+// (`sliding_window`, which validate refuses where it binds). A config that describes
 // more than ModelSpec holds — experts in another family, MoE in only some layers
 // (`decoder_sparse_step`, `mlp_only_layers`, `moe_layer_freq`), an unknown model_type — is
 // refused with the field's name instead of

@@ -78,6 +78,11 @@ struct ModelSpec {
   /// projects their concatenation 2h → h, runs one Transformer layer of the model's last kind and
   /// the shared head and loss. They sit on the head's pipeline stage. 0: none.
   int mtp_layers = 0;
+  /// Sliding-window attention (Mistral 7B v0.1, Gemma 2, Phi-3; a Hugging Face config's
+  /// `sliding_window`): each token attends to the last `sliding_window` tokens only. Not
+  /// modelled: a window at least the sequence long changes nothing, a shorter one is refused
+  /// (validate). 0: full causal attention.
+  std::int64_t sliding_window = 0;
 
   std::int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
   bool is_mla() const { return mla.kv_rank > 0; }

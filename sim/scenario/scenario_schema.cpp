@@ -570,6 +570,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "count) but in `mtp_parameters`. Not expressible: Megatron-core's layouts (core_v0.13+) "
        "that give the modules a stage of their own",
        integer(0, kMaxLayers), field<&Scenario::model, &ModelSpec::mtp_layers>()},
+      {"model.sliding_window", "integer ≥ 0 (tokens)",
+       "0 (a Hugging Face config's `sliding_window`)",
+       "sliding-window attention (Mistral 7B v0.1, Gemma 2, Phi-3): each token attends to the "
+       "last N tokens only. Not modelled: a window at least `training.seq_len` long changes "
+       "nothing and is accepted; a shorter one is refused rather than priced as full causal "
+       "attention (at twice the window's length that would be 1.33 times the attention's work). "
+       "0: none. A config's window with `use_sliding_window: false` (Qwen2) is not read",
+       integer(0, kMaxSeqLen), field<&Scenario::model, &ModelSpec::sliding_window>()},
       {"model.moe",
        "map",
        "— (a dense model)",

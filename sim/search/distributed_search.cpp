@@ -58,7 +58,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MoeSpec, experts, top_k, ffn_hidden, shared_f
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LatentAttention, q_rank, kv_rank, rope_dim, nope_dim, v_dim)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelSpec, name, layers, hidden, ffn_hidden, heads, kv_heads,
                                    vocab, tied_embeddings, mlp, position, norm, head_size, moe, mla,
-                                   linear_bias, mtp_layers)
+                                   linear_bias, mtp_layers, sliding_window)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageStats, stage, compute_busy_s, first_compute_start_s,
                                    last_compute_end_s, idle_s, optimizer_s, peak_in_flight,
                                    peak_activation_bytes, exposed_tp_s, exposed_dp_s, exposed_pp_s,
