@@ -306,6 +306,23 @@ TEST_CASE("run: an uneven default layer split is named in the layout line", "[re
   CHECK(make_report(simulate(llama8b())).uneven_layers.empty());
 }
 
+TEST_CASE("run: a split that counts a multi-token prediction module names the model's layers",
+          "[report]") {
+  // 32 layers, the embedding, the loss and one module counted: 35 slots, 7 a stage on pp 5.
+  // Stage 0: the embedding and 6 layers; 1–3: 7 layers; 4: 5 layers, the module and the loss.
+  // The line lists the model's layers, 6 + 7 + 7 + 7 + 5 = 32 (not 6/7/7/7/6, 33 with the
+  // module read as a layer).
+  Scenario s = llama8b();
+  s.model->mtp_layers = 1;
+  s.layout.split.embedding = s.layout.split.loss = s.layout.split.mtp = true;
+  s.layout.pp = 5;
+  s.layout.dp = 1;
+  s.cluster.gpus_per_node = 5;
+  const StepReport r = make_report(simulate(s));
+  CHECK(r.uneven_layers == std::vector<int>{6, 7, 7, 7, 5});
+  CHECK_THAT(format_report(r), Catch::Contains("· layers per stage 6/7/7/7/5 ·"));
+}
+
 TEST_CASE("run: overlapping steps say so, with one step's own time", "[report]") {
   // ZB-H2, p = 4, m = 8, F = I = W = 1 ms: period 24 ms, one step alone 27 ms (step_report_test).
   const Scenario s = test::yaml(

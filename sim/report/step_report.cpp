@@ -152,7 +152,7 @@ StepReport make_report(const Timeline& tl) {
     std::vector<int> layers;
     for (const StageContent& part :
          partition_model(*sc.model, sc.layout.pp * sc.layout.vpp, sc.layout.split))
-      layers.push_back(part.layers);
+      layers.push_back(part.layers - part.mtp);  // the model's own: they sum to model.layers
     if (std::adjacent_find(layers.begin(), layers.end(), std::not_equal_to<>()) != layers.end())
       r.uneven_layers = std::move(layers);
   }

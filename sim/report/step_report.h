@@ -89,8 +89,9 @@ struct StepReport {
   /// How context parallelism exchanges (parallelism.cp_comm): ring, all_gather or all_to_all.
   std::string cp_comm = "ring";
   PipelineSplit split;  ///< what the layer split over stages counts besides the layers
-  /// The layers of each pipeline stage (pp × vpp, in model order) where the scenario gives no
-  /// split and the even one is not even (32 layers on pp 3: 10/11/11); empty otherwise.
+  /// The model's layers of each pipeline stage (pp × vpp, in model order; a multi-token
+  /// prediction module is not one of them, even where the split counts it) where the scenario
+  /// gives no split and the even one is not even (32 layers on pp 3: 10/11/11); empty otherwise.
   std::vector<int> uneven_layers;
   int zero = 0;  ///< ZeRO stage
   /// ZeRO-1's gradient reduction: by bucket during the last backward (overlap_grad_reduce), and
