@@ -65,7 +65,9 @@ expect 2 "--forward 0ms: a pass takes time: give more than 0" -- "$bin" schedule
 expect 2 "ScenarioError: --p2p 1e300s: costs.p2p: \"1e300s\" is too large" -- "$bin" schedule --pp 4 -m 8 --timeline --p2p 1e300s
 expect 2 "--pp: must be 1 or more, got 0" -- "$bin" schedule --pp 0
 expect 2 "--pp: expected a whole number ≥ 1, got 1e3" -- "$bin" schedule --pp 1e3
-expect 2 "--max-mean-error: must be 0 or more, got -1" -- "$bin" check --max-mean-error -1 "$src/scenarios/llama3-405b-16k.yaml"
+expect 2 "--max-mean-error: expected a percentage ≥ 0 (5 or 5% for 5 %), got -1" -- "$bin" check --max-mean-error -1 "$src/scenarios/llama3-405b-16k.yaml"
+# A bound reads 5 and 5% alike (every other share of the CLI takes the sign).
+expect 3 "exceeds --max-mean-error 1%" -- "$bin" check --max-mean-error 1% "$src/scenarios/llama3-405b-16k.yaml"
 expect 0 "OUT OF MEMORY: stage 3" -- "$bin" memory "$src/scenarios/default.yaml" --schedule afab
 expect 0 '"out_of_memory"' -- "$bin" memory "$src/scenarios/default.yaml" --json
 expect 0 '"memory"' -- "$bin" run "$src/scenarios/default.yaml" --json

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -105,18 +106,22 @@ const CLI::Validator kPath(
     },
     "", "not empty");
 
-// A percentage, 0 to 100 (CLI11's Range lets "nan" through: every comparison with it is false).
-CLI::Validator percentage() {
+// A percentage from 0 to `most` (100 unless an error's bound), written 5 or 5%: the option
+// reads the number (CLI11's Range lets "nan" through: every comparison with it is false).
+CLI::Validator percentage(double most = 100) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
-        const std::string_view v = trimmed(text);
+      [most](std::string& text) -> std::string {
+        std::string_view v = trimmed(text);
+        if (!v.empty() && v.back() == '%') v = trimmed(v.substr(0, v.size() - 1));
         const std::optional<double> x = finite_number(v);
-        if (!x || !(*x >= 0 && *x <= 100))
-          return fmt::format("expected a percentage from 0 to 100, got {}", text);
+        if (!x || !(*x >= 0 && *x <= most))
+          return std::isinf(most)
+                     ? fmt::format("expected a percentage ≥ 0 (5 or 5% for 5 %), got {}", text)
+                     : fmt::format("expected a percentage from 0 to {:g}, got {}", most, text);
         text = std::string(v);
         return {};
       },
-      "0–100", "a percentage");
+      std::isinf(most) ? "≥ 0 %" : fmt::format("0–{:g} %", most), "a percentage");
 }
 
 using namespace trainsim;
@@ -1048,15 +1053,15 @@ int main(int argc, char** argv) {
       ->excludes("--markdown")
       ->excludes("--set");
   chk->add_option("--max-mean-error", ka.max_mean_error,
-                  "Exit 3 when the mean |step-time error| exceeds this many percent")
-      ->transform(at_least(0));
+                  "Exit 3 when the mean |step-time error| exceeds this many percent (5 or 5%)")
+      ->transform(percentage(std::numeric_limits<double>::infinity()));
   chk->add_option("--max-error", ka.max_error,
                   "Exit 3 when any case's |step-time error| exceeds this many percent")
-      ->transform(at_least(0));
+      ->transform(percentage(std::numeric_limits<double>::infinity()));
   chk->add_option("--max-mean-memory-error", ka.max_mean_memory_error,
                   "Exit 3 when the mean |error| of the memory peaks logged (measured.peak_memory) "
                   "exceeds this many percent")
-      ->transform(at_least(0));
+      ->transform(percentage(std::numeric_limits<double>::infinity()));
   chk->add_option("--min-ordered-pairs", ka.min_ordered_pairs,
                   "Exit 3 when fewer than this many percent of the series' pairs of runs are "
                   "ordered right (fastest first, as measured)")
