@@ -282,3 +282,23 @@ TEST_CASE("memory over time: starts at the static state and peaks at the report'
     CHECK(to_seconds(at) == Approx(sm.peak_time_s));
   }
 }
+
+TEST_CASE("memory report: selective recompute that drops nothing says so", "[memory]") {
+  // Megatron's selective recompute replays the attention core. FlashAttention-2 (the default
+  // attention) stores no s² scores, and Q, K, V and the output stay for the projections around
+  // it: every stage keeps what it keeps without recompute, and the report says the recompute
+  // only costs time. Unfused attention stores 5·a·s²·b bytes of scores a layer (Korthikanti et
+  // al. 2022), which selective recompute drops: no such line.
+  const auto report = [](const Scenario& s) { return make_memory_report(simulate(s)); };
+  const MemoryReport flash = report(llama8b(", recompute: selective"));
+  CHECK(flash.selective_saves_nothing);
+  CHECK_THAT(format_memory(flash), Catch::Contains("selective recompute saves no memory here"));
+  CHECK(memory_to_json(flash)["selective_recompute_saves_nothing"] == true);
+  CHECK(flash.stages[0].activations == Approx(report(llama8b()).stages[0].activations));
+  const MemoryReport unfused = report(llama8b(", recompute: selective, attention: unfused"));
+  CHECK_FALSE(unfused.selective_saves_nothing);
+  CHECK(unfused.stages[0].activations <
+        report(llama8b(", attention: unfused")).stages[0].activations);
+  CHECK_THAT(format_memory(unfused), !Catch::Contains("saves no memory"));
+  CHECK_FALSE(report(llama8b()).selective_saves_nothing);  // no recompute: nothing to say
+}

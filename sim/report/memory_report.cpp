@@ -136,6 +136,14 @@ MemoryReport make_memory_report(const Timeline& tl) {
     m.fragmentation = sc.memory.fragmentation;
   }
   m.dp_buckets = sc.memory.dp_buckets;
+  if (sc.model && sc.training.recompute == Recompute::Selective) {
+    Scenario kept = sc;
+    kept.training.recompute = Recompute::None;
+    bool saves = false;
+    for (int st = 0; st < sch.stages; ++st)
+      saves = saves || stage_activation_bytes(sc, st) < stage_activation_bytes(kept, st);
+    m.selective_saves_nothing = !saves;
+  }
   const auto events = activation_events(tl);
   const auto held = sch.model_stages_by_rank();
   for (int r = 0; r < sch.ranks; ++r) {
@@ -289,6 +297,11 @@ std::string format_memory(const MemoryReport& m) {
     o += "tight: within the device, but past what PyTorch's caching allocator leaves usable once "
          "fragmented: it may run out, or run slower than simulated while the allocator frees its "
          "cache and retries (memory.fragmentation; 0 for a run under expandable_segments)\n";
+  if (m.selective_saves_nothing)
+    o += "selective recompute saves no memory here: the modules it replays keep nothing the "
+         "layer does not keep anyway (a fused attention kernel stores no s² scores; under "
+         "training.attention: unfused it would drop them), so it only adds their forward to each "
+         "backward\n";
   if (m.measured)
     o += fmt::format(
         "measured: rank 0's logged peak allocation {} ({:.2f} GiB, measured.peak_memory); "
@@ -306,6 +319,7 @@ nlohmann::json memory_to_json(const MemoryReport& m) {
   j["usable_memory"] = m.usable_memory;
   j["fragmentation"] = m.fragmentation;
   j["dp_buckets"] = m.dp_buckets == DpBuckets::Copy ? "copy" : "view";
+  j["selective_recompute_saves_nothing"] = m.selective_saves_nothing;
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& s : m.stages)
     stages.push_back({{"stage", s.stage},

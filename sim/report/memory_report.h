@@ -84,6 +84,11 @@ struct MemoryReport {
   /// fragment: MLPerf's NeMo LoRA on B200 ran in it; tests/published/README.md).
   std::vector<OutOfMemory> tight;
   std::optional<MemoryCheck> measured;  ///< with measured.peak_memory
+  /// training.recompute: selective, but no stage keeps a byte less for it than without
+  /// recompute (its modules' stored tensors are kept anyway: FlashAttention's or cuDNN's
+  /// attention core stores no scores, and its inputs and output stay for the projections
+  /// around it): the recompute costs time and saves nothing.
+  bool selective_saves_nothing = false;
   /// The fullest GPU's peak: the largest stage peak (0 without stages).
   double largest_peak() const;
 };
