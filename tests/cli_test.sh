@@ -16,6 +16,7 @@ expect 0 "rank  3 | .  .  .  F0 B0" -- "$bin" schedule --pp 4 --microbatches 8 -
 expect 0 "gpipe" -- "$bin" schedule --list
 expect 2 "--trace: expected a file path, got nothing" -- "$bin" run "$src/scenarios/default.yaml" --trace ''
 expect 2 "--trace-dir: expected a file path, got nothing" -- "$bin" compare "$src/scenarios/default.yaml" --trace-dir ''
+expect 2 "--trace: expected a file path, got - (the standard output carries the report" -- "$bin" run "$src/scenarios/default.yaml" --trace -
 # A scenario's own schedule: its pp 4 and 32 micro-batches (scenarios/default.yaml), -s for another,
 # --set to change the layout; the flags that describe a pipeline without one are refused beside it.
 expect 0 "1f1b: pp = 4, m = 32, vpp = 1" -- "$bin" schedule "$src/scenarios/default.yaml"

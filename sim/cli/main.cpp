@@ -99,12 +99,17 @@ const CLI::Validator kNotEmpty(
     },
     "", "not empty");
 
-// An output path that may not be empty ("--trace ''" wrote nothing and said nothing).
+// An output path that may not be empty ("--trace ''" wrote nothing and said nothing) nor "-"
+// (written as a file of that name, where a user meant the standard output, which carries the
+// report).
 const CLI::Validator kPath(
     [](std::string& text) -> std::string {
-      return text.empty() ? "expected a file path, got nothing" : "";
+      return text.empty()  ? "expected a file path, got nothing"
+             : text == "-" ? "expected a file path, got - (the standard output carries the "
+                             "report: name a file)"
+                           : "";
     },
-    "", "not empty");
+    "", "a file path");
 
 // A percentage from 0 to `most` (100 unless an error's bound), written 5 or 5%: the option
 // reads the number (CLI11's Range lets "nan" through: every comparison with it is false).
@@ -903,7 +908,8 @@ int main(int argc, char** argv) {
   run->add_option("--schedule", ra.schedule, "Use this schedule instead of the scenario's")
       ->check(kNotEmpty);
   run->add_flag("--json", ra.json, "Print the report as JSON");
-  run->add_option("--trace", ra.trace, "Write a Chrome trace JSON (Perfetto) to this path")
+  run->add_option("--trace", ra.trace,
+                  "Write a Chrome trace JSON (Perfetto) to this path (missing folders are created)")
       ->check(kPath);
   run->add_flag("--no-fold", ra.no_fold,
                 "Simulate every rank (no folding of identical TP/DP peers)");
@@ -947,7 +953,7 @@ int main(int argc, char** argv) {
       ->type_name("KEY=V1,V2");
   cmp->add_flag("--json", ca.json, "Print the comparison as JSON");
   cmp->add_option("--trace-dir", ca.trace_dir,
-                  "Write one Chrome trace per schedule into this folder")
+                  "Write one Chrome trace per schedule into this folder (created if missing)")
       ->check(kPath);
   cmp->add_flag("--no-fold", ca.no_fold, "Simulate every rank");
 
