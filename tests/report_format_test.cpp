@@ -153,6 +153,8 @@ TEST_CASE("run --json: the cluster and its links", "[report]") {
   auto j = report_to_json(make_report(simulate(s, {"", true})));
   CHECK(j["cluster"]["gpus_per_node"] == 8);
   CHECK(j["cluster"]["nodes"] == 1);
+  // The GPUs' speed spread in effect, the default 1 % where the file gives none (not null).
+  CHECK(j["cluster"]["gpu_speed_spread"] == 0.01);
   // Counts are integers (262144, not 262144.0): 64 sequences of 4,096 tokens.
   CHECK(j["tokens_per_step"].is_number_integer());
   CHECK(j["tokens_per_step"] == 64 * 4096);

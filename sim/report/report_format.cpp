@@ -391,6 +391,8 @@ nlohmann::json report_to_json(const StepReport& r) {
     sc.has_cluster = true;
     sc.cluster = *r.cluster;
     j["cluster"] = section("cluster", sc);
+    // The spread in effect where the file leaves it to the default (cost/gpu_spread.h).
+    j["cluster"]["gpu_speed_spread"] = r.gpu_speed_spread;
     for (const char* link : {"intra_node", "inter_node"})
       j["cluster"][link] = section(fmt::format("cluster.{}", link), sc);
   } else {
