@@ -46,4 +46,6 @@ TEST_CASE("quantity: a count and its noun, singular for one", "[quantity]") {
   CHECK(counted(4, "rank") == "4 ranks");
   CHECK(counted(0, "case") == "0 cases");
   CHECK(counted(16384, "GPU") == "16,384 GPUs");
+  CHECK(counted(1, "micro-batch") == "1 micro-batch");
+  CHECK(counted(32, "micro-batch") == "32 micro-batches");
 }

@@ -218,7 +218,7 @@ TEST_CASE("run: the layout line names the ZeRO stage and ZeRO-3's buckets", "[re
   s.layout.zero = 3;
   s.training.global_batch_size = 8;
   CHECK_THAT(format_report(make_report(simulate(s))),
-             Catch::Contains("· dp 8 · tp 1 · pp 1 · ZeRO-3 · 1 micro-batches"));
+             Catch::Contains("· dp 8 · tp 1 · pp 1 · ZeRO-3 · 1 micro-batch"));
   s.layout.fsdp.reduce_bucket = 20e6;
   const StepReport r = make_report(simulate(s));
   CHECK_THAT(

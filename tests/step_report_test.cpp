@@ -12,6 +12,7 @@
 #include "lower/task_types.h"
 #include "report/memory_report.h"
 #include "report/report_format.h"
+#include "scenario/scenario_loader.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -514,4 +515,18 @@ TEST_CASE("report: exposed communication counts a moment two kinds share once", 
   // Each kind alone is still at most its transfers' whole time.
   CHECK(st.exposed_tp_s <= st.comm_tp_s + 1e-12);
   CHECK(st.exposed_dp_s <= st.comm_dp_s + 1e-12);
+}
+
+TEST_CASE("report: one pipeline stage has no pipeline bubble, not a replay's rounding",
+          "[report]") {
+  // Llama 3 70B on a GB200 rack at pp 1: its idle is communication. The replay's stage costs are
+  // mean task times in whole nanoseconds, and had left "pipeline bubble 7 ns" (under 1 ns an
+  // action off): none.
+  const Scenario sc =
+      load_scenario(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/llama3-70b-gb200-nvl72.yaml");
+  REQUIRE(sc.layout.pp == 1);
+  const StepReport r = make_report(simulate(sc));
+  CHECK(r.idle.pipeline_bubble_s == 0);
+  CHECK(r.idle.communication_s > 1);  // its 1.7 s of exposed communication stay
+  CHECK(r.bubble_fraction_of_step == 0);
 }

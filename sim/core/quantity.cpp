@@ -169,7 +169,9 @@ std::string thousands(double v) {
 }
 
 std::string counted(double n, std::string_view noun) {
-  return fmt::format("{} {}{}", thousands(n), noun, n == 1 ? "" : "s");
+  const bool es = noun.ends_with("ch") || noun.ends_with("sh") || noun.ends_with('s') ||
+                  noun.ends_with('x');  // "micro-batches"
+  return fmt::format("{} {}{}", thousands(n), noun, n == 1 ? "" : es ? "es" : "s");
 }
 
 }  // namespace trainsim

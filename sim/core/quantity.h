@@ -26,7 +26,7 @@ std::string format_count(double n);
 /// 1234567 -> "1,234,567" (rounded to an integer).
 std::string thousands(double v);
 /// A count and its noun, singular for 1: counted(1, "rank") = "1 rank", counted(4, "rank") =
-/// "4 ranks", the number with thousands' commas.
+/// "4 ranks", counted(2, "micro-batch") = "2 micro-batches", the number with thousands' commas.
 std::string counted(double n, std::string_view noun);
 
 }  // namespace trainsim

@@ -95,7 +95,7 @@ std::string layout_line(const StepReport& r) {
   if (r.training && r.training->lora_rank > 0)
     s += fmt::format(" · LoRA rank {} on {}", r.training->lora_rank,
                      flag_names(lora_targets(*r.training), kLoraTargetNames, ", "));
-  s += fmt::format(" · {} micro-batches", r.microbatches);
+  s += " · " + counted(r.microbatches, "micro-batch");
   return s;
 }
 
@@ -175,7 +175,8 @@ std::string format_report(const StepReport& r) {
     o += fmt::format("likely measured      {}\n", v);
   if (r.step_time_without_slowdown_s) {
     const double base = *r.step_time_without_slowdown_s;
-    o += fmt::format("stragglers           step {} vs {} without the slowdowns ({:+.1f}%)\n",
+    // `slowdown` factors under 1 make a GPU faster: the step still waits for its peers.
+    o += fmt::format("slowdown factors     step {} vs {} with every GPU alike ({:+.1f}%)\n",
                      format_time(r.step_time_s), format_time(base),
                      base > 0 ? (r.step_time_s / base - 1) * 100 : 0.0);
   }
