@@ -37,6 +37,8 @@ expect 2 "unknown schedule" -- "$bin" run "$src/scenarios/default.yaml" --schedu
 # a schedule that does not take the scenario's chunks per rank names the key that sets them
 expect 2 "it needs vpp = 2, got vpp = 1 (parallelism.vpp sets the chunks per rank: --set parallelism.vpp=2 runs zb-v)" -- "$bin" run "$src/scenarios/default.yaml" --schedule zb-v
 expect 0 "for a row marked (vpp N), add --set parallelism.vpp=N" -- "$bin" compare "$src/scenarios/default.yaml"
+# ZB-H2 with fewer micro-batches than its 2p − 1 warm-up (pp 8, m 8): said under the table.
+expect 0 "note zb-h2: 8 micro-batches, fewer than the 15 it is designed for at pp 8" -- "$bin" compare "$src/scenarios/default.yaml" --set parallelism.pp=8 --set parallelism.dp=1 --set training.global_batch_size=8 --schedules zb-h1,zb-h2
 # compare --json: "schedule" the registered name (as run --json), "label" the table's row name
 expect 0 '"label": "zb-v (vpp 2)"' -- "$bin" compare "$src/scenarios/default.yaml" --json --schedules zb-v
 expect 0 '"schedule": "zb-v"' -- "$bin" compare "$src/scenarios/default.yaml" --json --schedules zb-v

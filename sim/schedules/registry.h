@@ -26,6 +26,12 @@ struct ScheduleEntry {
   /// Pipelines its schedules run, each over a copy of the model (Schedule::chains: DualPipe 2):
   /// a rank then holds `chains` times its share of the parameters and stages.
   int chains = 1;
+  /// The fewest micro-batches its design needs (nullptr: any), and what running it with fewer
+  /// does (compare prints it): ZB-H2's warm-up runs 2p − 1 forwards; with fewer it still runs,
+  /// but may idle as much as ZB-H1 or more (p = 4, F = I = W: 16 ms at m = 4 against ZB-H1's 15)
+  /// while holding more micro-batches.
+  int (*fills_at)(int pp) = nullptr;
+  const char* underfilled = "";
   std::vector<int> stage_ranks(int pp, int vpp) const {
     return placement ? placement(pp, vpp) : looped_placement(pp, vpp);
   }
