@@ -373,6 +373,13 @@ TEST_CASE("search: the bundled 8B question finds dp 8 with sharded optimizer sta
   // winner's dp 8 with sharded states, "dp 8 · tp 1 · pp 1 · b 1" alone would read as the same.
   CHECK_THAT(format_search(node8(), results, 5, {}),
              Catch::Contains("(the smallest, dp 8 · tp 1 · pp 1 · b 1 · no ZeRO, needs"));
+  // The gradients' width, which moves what fits (Megatron's fp32 buffer: 2 bytes a parameter
+  // more), is said under the table; with the fp32 buffer set, nothing to say.
+  CHECK_THAT(format_search(node8(), results, 5, {}),
+             Catch::Contains("gradients: 16-bit (training.fp32_grad_accumulation: false)"));
+  Scenario fp32 = node8();
+  fp32.training.fp32_grad_accumulation = true;
+  CHECK_THAT(format_search(fp32, results, 5, {}), !Catch::Contains("gradients: 16-bit"));
 }
 
 TEST_CASE("search: a measured run of the scenario's own layout sets a pace for the others",

@@ -704,6 +704,11 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                            "the activations of N layers per stage offloaded to host memory; "
                          : ""),
         limit_words);
+    // The memory assumption a Megatron user's layouts turn on: its fp32 gradient buffer is 2 bytes
+    // a parameter more than the default 16-bit gradients (the 70B's fastest fitting layout moves).
+    if (base.model && !base.training.fp32_grad_accumulation)
+      o += "gradients: 16-bit (training.fp32_grad_accumulation: false); Megatron keeps an fp32 "
+           "buffer, 2 bytes a parameter more: --set training.fp32_grad_accumulation=true\n";
     if (const std::string m = measured_pace_line(measured_pace(base), results); !m.empty())
       o += m + "\n";
     o += search_record_lines(base.cluster.gpu.name);
