@@ -220,6 +220,27 @@ TEST_CASE("search: a schedule is not tried at a chunk count it does not take", "
   }
 }
 
+TEST_CASE("search: the table names the dimensions left at the scenario's value that may win",
+          "[search]") {
+  // tp 2 · pp 2 (dp 2), the scenario's vpp 1 and no TP overlap: both are named as untried, with
+  // the flags that try them; with vpp 1 and 2 and overlap off and on, neither.
+  SearchSpace held = sizes_only({2}, {2});
+  const auto a = search_layouts(node8(), held, {0, 1});
+  REQUIRE(a.front().ran());
+  CHECK_THAT(format_search(node8(), a, 5),
+             Catch::Contains("not tried, and may be faster: interleaved stages (--vpp 1,2,4 "
+                             "--schedules 1f1b,interleaved-1f1b); TP comm-GEMM overlap "
+                             "(--tp-overlap off,on)"));
+  SearchSpace varied = sizes_only({2}, {2}, {}, {"1f1b", "interleaved-1f1b"});
+  varied.vpp = {1, 2};
+  varied.tp_overlap = {0, 1};
+  const auto b = search_layouts(node8(), varied, {0, 1});
+  CHECK_THAT(format_search(node8(), b, 5), !Catch::Contains("not tried"));
+  // At tp 1 · pp 1 there is nothing to interleave or overlap.
+  const auto c = search_layouts(node8(), sizes_only({1}, {1}), {0, 1});
+  CHECK_THAT(format_search(node8(), c, 5), !Catch::Contains("not tried"));
+}
+
 TEST_CASE("search: refuses what it cannot lay out", "[search]") {
   // A costs-only study: durations are given per stage, so the layout changes nothing.
   CHECK_THROWS_WITH(layout_candidates(test::pipeline(4, 8, 1, 2), {}),

@@ -709,6 +709,27 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     if (base.model && !base.training.fp32_grad_accumulation)
       o += "gradients: 16-bit (training.fp32_grad_accumulation: false); Megatron keeps an fp32 "
            "buffer, 2 bytes a parameter more: --set training.fp32_grad_accumulation=true\n";
+    // Dimensions the search held at the scenario's value that could make a fitting layout
+    // faster: interleaved stages where a pipeline ran, TP comm-GEMM overlap where TP ran.
+    {
+      bool pipelines = false, tensor = false, vpp_varied = false, overlap_varied = false;
+      const LayoutCandidate& first = results.front().layout;
+      for (const SearchResult& r : results) {
+        if (!r.ran()) continue;
+        vpp_varied = vpp_varied || r.layout.vpp != first.vpp;
+        overlap_varied = overlap_varied || r.layout.tp_overlap != first.tp_overlap;
+        if (r.out_of_memory) continue;
+        pipelines = pipelines || r.layout.pp > 1;
+        tensor = tensor || r.layout.tp > 1;
+      }
+      std::vector<std::string> untried;
+      if (pipelines && !vpp_varied && first.vpp == 1)
+        untried.emplace_back("interleaved stages (--vpp 1,2,4 --schedules 1f1b,interleaved-1f1b)");
+      if (tensor && !overlap_varied && !first.tp_overlap)
+        untried.emplace_back("TP comm-GEMM overlap (--tp-overlap off,on)");
+      if (!untried.empty())
+        o += fmt::format("not tried, and may be faster: {}\n", fmt::join(untried, "; "));
+    }
     if (const std::string m = measured_pace_line(measured_pace(base), results); !m.empty())
       o += m + "\n";
     o += search_record_lines(base.cluster.gpu.name);
