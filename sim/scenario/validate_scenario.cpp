@@ -539,18 +539,15 @@ void check_attention(const Scenario& s, const Checker& c) {
   // Windowed attention computes s·w − w²/2 of causal attention's s²/2 query-key pairs
   // (FlashAttention-2's window_size tiles, Dao 2023): not priced, so a window that binds is
   // refused rather than read as full attention.
-  if (const std::int64_t w = s.model->sliding_window; w > 0 && w < s.training.seq_len)
+  if (const std::int64_t w = s.model->sliding_window; w > 0 && w < s.training.seq_len) {
+    const double n = static_cast<double>(s.training.seq_len), x = static_cast<double>(w);
     c.fail("model.sliding_window",
-           fmt::format(
-               "a {}-token attention window is shorter than training.seq_len ({}): "
-               "sliding-window attention is not modelled (trainsim would price full "
-               "causal attention, {:.2f} times the window's work); train at seq_len ≤ "
-               "{}, or set model.sliding_window: 0 to price full attention",
-               w, s.training.seq_len,
-               0.5 * static_cast<double>(s.training.seq_len) /
-                   (static_cast<double>(w) - 0.5 * static_cast<double>(w) * static_cast<double>(w) /
-                                                 static_cast<double>(s.training.seq_len)),
-               w));
+           fmt::format("a {}-token attention window is shorter than training.seq_len ({}): "
+                       "sliding-window attention is not modelled (trainsim would price full "
+                       "causal attention, {:.2f} times the window's work); train at seq_len ≤ "
+                       "{}, or set model.sliding_window: 0 to price full attention",
+                       w, s.training.seq_len, n * n / (2 * n * x - x * x), w));
+  }
   const GpuPreset* p = find_gpu_preset(s.cluster.gpu.preset);
   if (!p || p->sm == 0) return;
   const AttentionKernel a = s.training.attention;
