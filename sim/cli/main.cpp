@@ -508,15 +508,6 @@ int cmd_compare(const CompareArgs& a, bool schedules_given) {
   }
   std::cout << format_comparison(rows);
   for (const auto& s : skipped) std::cout << "skipped " << s << "\n";
-  // A schedule run with fewer micro-batches than its design needs (the registry's fills_at).
-  for (const ComparedSchedule& r : rows) {
-    const ScheduleEntry& e = find_schedule(r.step.schedule);
-    if (e.fills_at && r.step.microbatches < e.fills_at(r.step.pp))
-      std::cout << fmt::format(
-          "note {}: {} micro-batches, fewer than the {} it is designed for "
-          "at pp {}: {}\n",
-          r.name(), r.step.microbatches, e.fills_at(r.step.pp), r.step.pp, e.underfilled);
-  }
   for (const auto& w : written) std::cout << trace_written(w);
   return 0;
 }

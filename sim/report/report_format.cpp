@@ -18,6 +18,7 @@
 #include "report/ranking.h"
 #include "report/validation.h"
 #include "scenario/scenario_schema.h"
+#include "schedules/registry.h"
 
 namespace trainsim {
 namespace {
@@ -628,6 +629,13 @@ std::string format_comparison(const std::vector<ComparedSchedule>& rows) {
                       s.peak_activation_bytes > 0 ? format_bytes(s.peak_activation_bytes) : "-"));
     o += "\n";
   }
+  // A schedule run with fewer micro-batches than its design needs (the registry's fills_at).
+  for (const ComparedSchedule& r : rows)
+    for (const ScheduleEntry& e : schedule_entries())
+      if (e.name == r.step.schedule && e.fills_at && r.step.microbatches < e.fills_at(r.step.pp))
+        o += fmt::format(
+            "note {}: {} micro-batches, fewer than the {} it is designed for at pp {}: {}\n",
+            r.name(), r.step.microbatches, e.fills_at(r.step.pp), r.step.pp, e.underfilled);
   return o;
 }
 
