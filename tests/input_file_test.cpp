@@ -86,6 +86,13 @@ TEST_CASE("input_file: outputs replace a file whole, and errors name the path", 
                       Catch::Contains("trace file /dev/full: write failed"));
     CHECK(fs::is_character_file("/dev/full"));
   }
+  // /proc/version is a regular file in a folder that takes no new file, even for root: the
+  // error names the temporary beside it, not "No such file" for a file that is there.
+  if (fs::is_regular_file("/proc/version")) {
+    CHECK_THROWS_WITH(write_output_file("/proc/version", "x", "trace file"),
+                      Catch::Contains("trace file /proc/version: cannot write a new file beside "
+                                      "it (/proc/version.tmp: "));
+  }
 }
 
 TEST_CASE("input_file: names become one safe file-name component", "[input_file]") {

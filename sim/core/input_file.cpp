@@ -67,6 +67,13 @@ void write_output(const std::string& path, const std::string& what,
   };
   errno = 0;
   std::ofstream out(target, std::ios::binary | std::ios::trunc);
+  if (!out && exists && !in_place) {
+    // The file is there but its folder takes no new file (/proc, a read-only mount): say so,
+    // rather than give the temporary file's reason as the file's own.
+    const std::string reason = std::strerror(errno ? errno : EACCES);
+    throw InputError(fmt::format("{} {}: cannot write a new file beside it ({}: {})", what, path,
+                                 target, reason));
+  }
   if (!out) throw fail("cannot write", errno ? errno : EACCES);
   body(out);
   out.flush();
