@@ -332,6 +332,13 @@ QString GanttView::describe(TaskId t) const {
     s += fmt::format(" (model stage {}, pipeline {} of {})", tl.schedule.model_stage(w.stage),
                      tl.schedule.chain_of_stage(w.stage) + 1, tl.schedule.chains);
   if (w.chunk >= 0) s += fmt::format(" · chunk {}", w.chunk);
+  if (static_cast<TaskType>(w.type) == TaskType::ForwardBackward) {  // DualPipe's pair
+    const auto pairs = tl.schedule.overlapped_backwards();
+    if (const auto it = pairs.find({w.stage, task.microbatch}); it != pairs.end())
+      s += fmt::format("<br>with the backward of micro-batch {}, stage {} · chunk {}",
+                       it->second.microbatch, it->second.stage,
+                       tl.schedule.chunk_of(it->second.stage));
+  }
   s += fmt::format("<br>start {}<br>duration {}", format_duration(static_cast<double>(tl.start[t])),
                    format_duration(static_cast<double>(tl.end[t] - tl.start[t])));
   if (w.flops > 0) s += fmt::format("<br>{:.3g} TFLOP", w.flops / 1e12);

@@ -290,3 +290,39 @@ parallelism: {{pp: 2, dp: 4, zero: {}}}
   CHECK(z0.count("") == 0);  // no DP slice without its collective
   CHECK(z1.count("") == 0);
 }
+
+TEST_CASE("trace: DualPipe's overlapped slice names its forward and its backward", "[trace]") {
+  // DualPipeV at p = 4, m = 8: each rank holds chunks 0 and 1 (stages r and 7 − r) and, in its
+  // steady phase, runs one chunk's forward of a new micro-batch beside the other chunk's
+  // backward of an older one, as one task. Its slice names both halves.
+  const Scenario s = test::yaml(
+      "parallelism: {pp: 4, vpp: 2}\ntraining: {microbatches: 8}\n"
+      "costs: {forward: 2ms, backward_input: 2ms, backward_weight: 2ms}\n");
+  const Timeline tl = simulate(s, {"dualpipe-v", true});
+  std::ostringstream out;
+  write_chrome_trace(tl, out);
+  const auto pairs = tl.schedule.overlapped_backwards();
+  REQUIRE_FALSE(pairs.empty());
+  const json trace = json::parse(out.str());
+  int slices = 0, older = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e["args"].value("op", "") != "forward+backward") continue;
+    ++slices;
+    const json& a = e["args"];
+    const int fmb = a["microbatch"], bmb = a["backward_microbatch"];
+    const int fstage = a["stage"], bstage = a["backward_stage"];
+    const auto it = pairs.find({fstage, fmb});
+    REQUIRE(it != pairs.end());
+    CHECK(it->second.microbatch == bmb);
+    CHECK(it->second.stage == bstage);
+    CHECK(it->second.op == Op::B);
+    // V-shape: the pair's halves are the rank's two chunks, one of each.
+    CHECK(tl.schedule.chunk_of(fstage) + tl.schedule.chunk_of(bstage) == 1);
+    CHECK(e["name"] == fmt::format("F{} c{} & B{} c{}", fmb, tl.schedule.chunk_of(fstage), bmb,
+                                   tl.schedule.chunk_of(bstage)));
+    if (bmb < fmb) ++older;
+  }
+  // One slice per pair on each of the p ranks (none folded: dp 1, tp 1).
+  CHECK(slices == static_cast<int>(pairs.size()));
+  CHECK(older > 0);  // the backward is an earlier micro-batch's, which the old name hid
+}

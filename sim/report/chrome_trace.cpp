@@ -72,17 +72,28 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
         R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
         pid, tid[s], tid[s]));
   }
+  // DualPipe's overlapped pairs, by their forward: the backward each task also runs.
+  const auto pairs = tl.schedule.overlapped_backwards();
+  const bool chunked = tl.schedule.chunks() > 1;
   for (TaskId t = 0; t < g.size(); ++t) {
     const Task& task = g.tasks[t];
     const Work& w = g.works[task.work];
     const auto type = static_cast<TaskType>(w.type);
     const int pid = ranks[g.streams[task.stream].owner].global;
-    // DualPipe's overlapped pair: named by its forward's micro-batch (args.stage is the F's).
-    std::string name = type == TaskType::ForwardBackward ? "F&B " : task_type_letter(type);
+    std::string name = task_type_letter(type);
     if (task.microbatch >= 0) name += std::to_string(task.microbatch);
     const std::string detail = dp_detail_name(static_cast<DpDetail>(w.detail));
     if (!detail.empty()) name += " " + detail;
-    if (tl.schedule.chunks() > 1 && w.chunk >= 0) name += fmt::format(" c{}", w.chunk);
+    if (chunked && w.chunk >= 0) name += fmt::format(" c{}", w.chunk);
+    const Action* paired = nullptr;  // an F&B task's backward: "F5 c0 & B1 c1"
+    if (type == TaskType::ForwardBackward) {
+      const auto it = pairs.find({w.stage, task.microbatch});
+      TRAINSIM_CHECK(it != pairs.end(), "an F&B task comes from an overlapped pair");
+      paired = &it->second;
+      name = fmt::format("F{}{} & B{}", task.microbatch,
+                         chunked ? fmt::format(" c{}", w.chunk) : "", paired->microbatch);
+      if (chunked) name += fmt::format(" c{}", tl.schedule.chunk_of(paired->stage));
+    }
     const char* cat = is_compute(type)                                            ? "compute"
                       : is_p2p(type)                                              ? "p2p"
                       : type == TaskType::TpCollective                            ? "tp"
@@ -99,6 +110,9 @@ void write_chrome_trace(const Timeline& tl, std::ostream& out) {
     if (task.microbatch >= 0) args += fmt::format(R"(,"microbatch":{})", task.microbatch);
     if (w.stage >= 0) args += fmt::format(R"(,"stage":{})", w.stage);
     if (w.chunk >= 0) args += fmt::format(R"(,"chunk":{})", w.chunk);
+    if (paired)
+      args += fmt::format(R"(,"backward_microbatch":{},"backward_stage":{})", paired->microbatch,
+                          paired->stage);
     if (w.parts > 1) args += fmt::format(R"(,"part":{},"parts":{})", w.part + 1, w.parts);
     if (!detail.empty()) args += fmt::format(R"(,"collective":{})", q(detail));
     args += fmt::format(R"(,"flops":{:.6g},"bytes":{:.6g})", w.flops, w.bytes);

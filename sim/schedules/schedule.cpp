@@ -32,6 +32,14 @@ std::vector<std::vector<int>> Schedule::model_stages_by_rank() const {
   return out;
 }
 
+std::map<std::pair<int, int>, Action> Schedule::overlapped_backwards() const {
+  std::map<std::pair<int, int>, Action> out;
+  for (const auto& list : actions)
+    for (std::size_t i = 0; i + 1 < list.size(); ++i)
+      if (list[i].overlapped_with_next) out[{list[i].stage, list[i].microbatch}] = list[i + 1];
+  return out;
+}
+
 bool Schedule::split_backward() const {
   for (const auto& list : actions)
     for (const auto& a : list)

@@ -5,6 +5,7 @@
 #include <map>       // std::map
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "core/time.h"
@@ -72,6 +73,9 @@ struct Schedule {
   std::vector<std::vector<int>> model_stages_by_rank() const;
   /// True when the backward is split into I and W actions.
   bool split_backward() const;
+  /// DualPipe's overlapped pairs: for each F flagged `overlapped_with_next`, the B it runs with,
+  /// keyed by the F's (stage, micro-batch). Empty for a schedule without pairs. O(actions).
+  std::map<std::pair<int, int>, Action> overlapped_backwards() const;
 };
 
 /// A schedule option as a number (`fallback` when absent); throws ScheduleError naming the
