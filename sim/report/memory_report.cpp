@@ -229,12 +229,14 @@ namespace {
 // fragmentation, memory.fragmentation 11.5 %)".
 std::string device_words(const MemoryReport& m) {
   if (m.device_memory <= 0) return "";
-  // A card sold as "80GB" holds 80 GiB: 85.90 GB in the decimal units of these tables.
+  // The presets' sizes are what CUDA reports in GiB, to the hundredth (PyTorch's "total
+  // capacity of 79.11 GiB"): shown so beside the decimal GB of these tables.
   const double gib = m.device_memory / double(1ull << 30);
+  const double hundredths = std::round(gib * 100);
   const std::string device =
       format_bytes(m.device_memory) +
-      (std::isfinite(gib) && gib >= 1 && std::abs(gib - std::round(gib)) < 1e-9
-           ? fmt::format(" = {:g} GiB", std::round(gib))
+      (std::isfinite(gib) && gib >= 1 && std::abs(gib * 100 - hundredths) < 1e-6
+           ? fmt::format(" = {:g} GiB", hundredths / 100)
            : std::string());
   if (m.usable_memory >= m.device_memory) return fmt::format(" (device {})", device);
   return fmt::format(

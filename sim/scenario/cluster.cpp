@@ -38,8 +38,8 @@ constexpr double kPcie5Copy = 55 * kGB;
 //
 // B200 (HGX / DGX B200, 1,000 W): NVIDIA's Blackwell datasheet (the HGX B200 column: 2.25
 // PFLOP/s dense FP16/BF16 and 4.5 FP8 a GPU, half the sparse figures; 7.7 TB/s of HBM3e a GPU,
-// 62 TB/s for eight), 180 GiB as NVIDIA's aiconfigurator system file counts it
-// (aic-core/src/aiconfigurator_core/systems/b200_sxm.yaml at commit 095f58a5, mem_capacity), 148
+// 62 TB/s for eight), the memory CUDA gives a program (below; 180 GiB in NVIDIA's aiconfigurator
+// system file, aic-core/src/aiconfigurator_core/systems/b200_sxm.yaml at commit 095f58a5), 148
 // SMs (what CUDA reports on a B200). NVLink 5 with NVSwitch: the same nccl-tests sweep that gives
 // H100's collectives (cost/data/nccl_b200_sxm.inc against nccl_h100_sxm.inc, 8 GPUs, 512 MiB) puts
 // B200's all-gather and reduce-scatter at 617 and 613 GB/s busbw against H100's 335 and 336
@@ -49,23 +49,24 @@ constexpr double kB200NvlinkBusBw = 370 * kGB * (617.0 / 335.0);
 //
 // GB200 (one Blackwell GPU of a GB200 NVL72 rack, up to 1,200 W): NVIDIA's GB200 NVL72 datasheet
 // (72 GPUs: 180 PFLOP/s dense FP16/BF16 and 360 FP8, 576 TB/s of HBM3e, i.e. 2.5 PFLOP/s, 5 and
-// 8 TB/s a GPU), 189,471 MiB as nvidia-smi reports it (MLPerf Training v5.1's system description
-// NVIDIA/systems/tyche_ngpu512_ngc25.09_nemo.json, "accelerator_memory_capacity"; aiconfigurator's
-// systems/gb200.yaml, mem_capacity), 148 SMs as B200. Its NVLink 5 is B200's (1.8 TB/s a GPU
-// through NVSwitch) but spans the rack: a trainsim "node" of this preset is the NVLink domain a job
-// uses (cluster.gpus_per_node: up to 72; MLPerf's 512-GPU Llama 3.1 8B jobs take 8 racks of 64,
-// Slurm's SEGMENT=16 compute trays). Inside it B200's busbw (the two GPUs' nccl-tests rows agree:
-// cost/collective_curve.cpp), between domains one ConnectX-7 400 Gb/s NIC a GPU (the system
-// description: 4 a 4-GPU tray), NDR InfiniBand as above. The host link is NVLink-C2C: 900 GB/s
-// between a Grace CPU and its two GPUs (the datasheet's per-superchip figure, both directions),
-// 225 GB/s each way a GPU when both copy, at the share of line rate the PCIe copies measured here
-// reach (55 of 64): 193 GB/s, not measured.
+// 8 TB/s a GPU), the memory CUDA gives a program (below; nvidia-smi's total 189,471 MiB in MLPerf
+// Training v5.1's system description NVIDIA/systems/tyche_ngpu512_ngc25.09_nemo.json,
+// "accelerator_memory_capacity", and aiconfigurator's systems/gb200.yaml), 148 SMs as B200. Its
+// NVLink 5 is B200's (1.8 TB/s a GPU through NVSwitch) but spans the rack: a trainsim "node" of
+// this preset is the NVLink domain a job uses (cluster.gpus_per_node: up to 72; MLPerf's 512-GPU
+// Llama 3.1 8B jobs take 8 racks of 64, Slurm's SEGMENT=16 compute trays). Inside it B200's busbw
+// (the two GPUs' nccl-tests rows agree: cost/collective_curve.cpp), between domains one ConnectX-7
+// 400 Gb/s NIC a GPU (the system description: 4 a 4-GPU tray), NDR InfiniBand as above. The host
+// link is NVLink-C2C: 900 GB/s between a Grace CPU and its two GPUs (the datasheet's per-superchip
+// figure, both directions), 225 GB/s each way a GPU when both copy, at the share of line rate the
+// PCIe copies measured here reach (55 of 64): 193 GB/s, not measured.
 constexpr double kGb200C2cCopy = 225 * kGB * (55.0 / 64.0);
 //
 // GB300 (one Blackwell Ultra GPU of a GB300 NVL72 rack, up to 1,400 W): NVIDIA's GB300 NVL72
 // datasheet (72 GPUs: 180 PFLOP/s dense FP16/BF16, 360 FP8, 576 TB/s of HBM3e: 2.5, 5 and 8 TB/s a
-// GPU), 284,208 MiB as nvidia-smi reports it (MLPerf Training v5.1's
-// NVIDIA/systems/theia_ngpu72_ngc25.09_nemo.json; aiconfigurator's systems/gb300.yaml), 160 SMs
+// GPU), the memory CUDA gives a program (below; nvidia-smi's total 284,208 MiB in MLPerf Training
+// v5.1's NVIDIA/systems/theia_ngpu72_ngc25.09_nemo.json and aiconfigurator's systems/gb300.yaml),
+// 160 SMs
 // (NVIDIA's Blackwell Ultra description of the full GPU; how many a GB300 enables is not
 // published, B200 enabling 148 of its full chip's 160: 148 moves the suite's GB300 cases 0.1–0.6
 // points), compute capability 10.3 (aiconfigurator's sm_version 103). NVLink 5 across the rack as
@@ -75,8 +76,29 @@ constexpr double kGb200C2cCopy = 225 * kGB * (55.0 / 64.0);
 // send/receive as NDR's 24.9 GB/s, which NCCL's per-peer channels and chunks set, not the NIC.
 // Host link as GB200's.
 constexpr double kXdrBusBw = 0.94 * 100 * kGB;
+//
+// Device memory: what CUDA gives a program (cudaMemGetInfo's total, the "total capacity" in
+// PyTorch's out-of-memory message), not the datasheet's size nor nvidia-smi's total, which
+// count the memory the driver reserves (nvidia-smi -q's "Reserved": 454 MiB on an H100 with
+// driver 565, 763 MiB on an A100 80GB with 555; thamada/nvidia-smi's captures). It varies a
+// little with the driver; the usual figure:
+// - A100 SXM4 80GB 79.25 GiB (vllm-project/vllm issue #16827; deviceQuery 85,100,068,864 B);
+// - H100 80GB HBM3 79.11 GiB (vllm-project/vllm issues #12756, #27508; 79.21 with driver 565),
+//   the PCIe card's 81,559 MiB nvidia-smi total being the SXM's, the same;
+// - H200 139.80 GiB (stas00/ml-engineering, debug/pytorch.md);
+// - B200 178.35 GiB (the same page; nvidia-smi's 183,359 MiB less 728 reserved);
+// - GB200 184.31 GiB (vllm-project/vllm issue #43951, 4 × GB200);
+// - GB300 276.50 GiB (NVIDIA-NeMo/Megatron-Bridge issue #2221, GB300 NVL72).
+// The memory report's runtime overhead (memory.runtime_overhead: the CUDA context and library
+// workspaces) comes out of this total, the caching allocator's fragmentation after it.
+constexpr double kA100Memory = 79.25 * kGiB;
+constexpr double kH100Memory = 79.11 * kGiB;
+constexpr double kH200Memory = 139.80 * kGiB;
+constexpr double kB200Memory = 178.35 * kGiB;
+constexpr double kGb200Memory = 184.31 * kGiB;
+constexpr double kGb300Memory = 276.50 * kGiB;
 const std::array<GpuPreset, 7> kPresets{{
-    {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, 80 * kGiB, 108},
+    {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, kA100Memory, 108},
      {235 * kGB, kNvlinkHopLatency},
      {kHdrBusBw, kNetHopLatency},
      "NVIDIA A100 datasheet; nccl-tests 8xA100 ring busbw; HDR InfiniBand",
@@ -84,7 +106,7 @@ const std::array<GpuPreset, 7> kPresets{{
      kPcie5Copy / 2,
      false,
      80},
-    {{"h100-sxm", "h100-sxm", 989e12, 3.35e12, 80 * kGiB, 132},
+    {{"h100-sxm", "h100-sxm", 989e12, 3.35e12, kH100Memory, 132},
      {370 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA H100 datasheet; nccl-tests 8xH100 ring busbw; NDR InfiniBand",
@@ -92,7 +114,7 @@ const std::array<GpuPreset, 7> kPresets{{
      kPcie5Copy,
      false,
      90},
-    {{"h100-pcie", "h100-pcie", 756e12, 2.0e12, 80 * kGiB, 114},
+    {{"h100-pcie", "h100-pcie", 756e12, 2.0e12, kH100Memory, 114},
      {64 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA H100 PCIe datasheet; PCIe 5.0 x16 line rate; NDR InfiniBand",
@@ -100,7 +122,7 @@ const std::array<GpuPreset, 7> kPresets{{
      kPcie5Copy,
      false,
      90},
-    {{"h200", "h200", 989e12, 4.8e12, 141 * kGiB, 132},
+    {{"h200", "h200", 989e12, 4.8e12, kH200Memory, 132},
      {370 * kGB, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA H200 datasheet; NVLink 4 as H100; NDR InfiniBand",
@@ -108,7 +130,7 @@ const std::array<GpuPreset, 7> kPresets{{
      kPcie5Copy,
      false,
      90},
-    {{"b200", "b200", 2.25e15, 7.7e12, 180 * kGiB, 148},
+    {{"b200", "b200", 2.25e15, 7.7e12, kB200Memory, 148},
      {kB200NvlinkBusBw, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA Blackwell datasheet (HGX B200); NVLink 5 at the measured sweep's ratio to H100; NDR "
@@ -117,7 +139,7 @@ const std::array<GpuPreset, 7> kPresets{{
      kPcie5Copy,
      true,
      100},
-    {{"gb200", "gb200", 2.5e15, 8.0e12, 189471.0 * 1024 * 1024, 148},
+    {{"gb200", "gb200", 2.5e15, 8.0e12, kGb200Memory, 148},
      {kB200NvlinkBusBw, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA GB200 NVL72 datasheet (a GPU's share); NVLink 5 as B200 across the rack's NVLink "
@@ -128,7 +150,7 @@ const std::array<GpuPreset, 7> kPresets{{
      100,
      72,
      HostCpu::Grace},
-    {{"gb300", "gb300", 2.5e15, 8.0e12, 284208.0 * 1024 * 1024, 160},
+    {{"gb300", "gb300", 2.5e15, 8.0e12, kGb300Memory, 160},
      {kB200NvlinkBusBw, kNvlinkHopLatency},
      {kXdrBusBw, kNetHopLatency, kNdrP2p},
      "NVIDIA GB300 NVL72 datasheet (a GPU's share); NVLink 5 as B200 across the rack's NVLink "

@@ -13,6 +13,12 @@ model shapes of huggingface/nanotron scripts/scaling_benchmarks.py@e24d2483.
                                      trainsim's memory peak over the plotted GPU memory (nanotron's
                                      max_memory_reserved, GiB) for sweep DIR's files: the median,
                                      10th and 90th percentiles, overall and by layout
+  ultrascale_playbook.py fits DIR [TRAINSIM]
+                                     writes a file for every layout of 256 sequences, crashed ones
+                                     too (without a measured figure), into DIR and counts, for the
+                                     runs that ran and those that crashed, how many trainsim puts
+                                     out of memory, tight (past the allocator's usable share) or
+                                     within it
   ultrascale_playbook.py repeats     the data's own consistency, no trainsim: the layouts measured
                                      twice (the same nodes, dp, tp, pp, micro-batch and accumulation,
                                      once at ZeRO-0 and once at ZeRO-1) and how far their two
@@ -57,8 +63,8 @@ def nanotron_split(r):
     return per
 
 
-def usable(r):
-    if r["status"] != "ok" or not r["grad_accum"] or not r["micro_batch_size"]:
+def usable(r, statuses=("ok",)):
+    if r["status"] not in statuses or not r["grad_accum"] or not r["micro_batch_size"]:
         return False
     dp, mb, ga = int(r["dp"]), int(r["micro_batch_size"]), int(r["grad_accum"])
     return dp * mb * ga == 256 and not (r["zero_stage"] == "1" and dp == 1)
@@ -175,6 +181,41 @@ def memory(sweep_dir, trainsim):
         print(f"  {key:32} {statistics.median(v):.3f} ({percentile(v, .1):.3f}–{percentile(v, .9):.3f}), {len(v)}")
 
 
+def fits(out, trainsim):
+    """trainsim's memory verdict on every layout of 256 sequences, by what the sweep saw."""
+    rows = [r for r in csv.DictReader(open(os.path.join(HERE, "ultrascale-playbook-runs.csv")))
+            if usable(r, ("ok", "crashed_or_oom"))]
+    os.makedirs(out, exist_ok=True)
+    files = []
+    for r in rows:
+        text = scenario(r, r["run_id"], "")
+        if text is None:
+            continue
+        if r["status"] != "ok":  # no measured figure: the scenario without its section
+            text = text[:text.index("measured:\n")]
+        path = os.path.join(out, r["run_id"] + ".yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        files.append((r, path))
+
+    def verdict(item):
+        r, path = item
+        res = subprocess.run([trainsim, "memory", "--json", path], capture_output=True, text=True)
+        if res.returncode != 0:
+            return r["status"], "error"
+        d = json.loads(res.stdout)
+        return r["status"], ("out of memory" if d["out_of_memory"] else
+                             "tight" if d["tight"] else "within")
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        counts = collections.Counter(pool.map(verdict, files))
+    for status, label in (("ok", "ran"), ("crashed_or_oom", "crashed or out of memory")):
+        n = sum(v for (s, _), v in counts.items() if s == status)
+        parts = ", ".join(f"{counts[(status, k)]} {k}" for k in
+                          ("out of memory", "tight", "within", "error") if counts[(status, k)])
+        print(f"{n} layouts {label}: {parts}")
+
+
 def repeats():
     """Layouts the campaign measured twice, the slower throughput's shortfall by group.
 
@@ -207,11 +248,12 @@ def main():
     if len(sys.argv) == 2 and sys.argv[1] == "repeats":
         repeats()
         return
-    if len(sys.argv) < 3 or sys.argv[1] not in ("suite", "sweep", "memory"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("suite", "sweep", "memory", "fits"):
         sys.exit(__doc__)
     mode, out = sys.argv[1], sys.argv[2]
-    if mode == "memory":
-        memory(out, sys.argv[3] if len(sys.argv) > 3 else "build/sim/trainsim")
+    if mode in ("memory", "fits"):
+        (memory if mode == "memory" else fits)(
+            out, sys.argv[3] if len(sys.argv) > 3 else "build/sim/trainsim")
         return
     rows = [r for r in csv.DictReader(open(os.path.join(HERE, "ultrascale-playbook-runs.csv")))
             if usable(r)]
