@@ -45,7 +45,7 @@ TEST_CASE("memory report: peak = static state + the activations 1F1B holds", "[m
     CHECK(sm.peak ==
           Approx(sm.weights + sm.gradients + sm.optimizer + sm.buffers + sm.activations));
   }
-  CHECK(m.out_of_memory.empty());  // 56 GB on stage 0 of a 79.11 GiB H100
+  CHECK(m.out_of_memory.empty());  // 56 GB on stage 0 of a 79.18 GiB H100
   // Stages 0 and 3 hold the same parameters (embedding vs LM head); stage 0 holds p = 4
   // micro-batches of activations against stage 3's one, so it is the fullest GPU.
   CHECK(m.largest_peak() == m.stages[0].peak);
@@ -61,10 +61,10 @@ TEST_CASE("memory report: a costs-only scenario says memory is not modelled", "[
   CHECK(text ==
         "memory not modelled: this scenario gives stage costs, not a model whose bytes could be "
         "counted\n");
-  // The H100's 79.11 GiB (what CUDA gives a program) in the tables' decimal GB, 79.11 × 2³⁰ B =
-  // 84.94 GB, and in GiB as PyTorch reports it.
+  // The H100's 85,017,493,504 B (what CUDA gives a program) in the tables' decimal GB, and
+  // in GiB as PyTorch reports it.
   CHECK(format_memory(make_memory_report(simulate(llama8b(), {"1f1b", true})))
-            .find("memory per GPU (device 84.94 GB = 79.11 GiB, ") != std::string::npos);
+            .find("memory per GPU (device 85.02 GB = 79.18 GiB, ") != std::string::npos);
 }
 
 TEST_CASE("memory report: the stage table stays aligned past 12-digit parameter counts",

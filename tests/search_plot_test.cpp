@@ -45,7 +45,7 @@ TEST_CASE("search plot: a point per layout that ran, the front joined, the limit
         static_cast<std::size_t>(tight) + 1);
   CHECK(svg.find("tight: past the usable memory") != std::string::npos);
   CHECK(count(svg, "<polyline") == (front > 1 ? 1u : 0u));
-  CHECK(svg.find("memory limit 84.94 GB") != std::string::npos);
+  CHECK(svg.find("memory limit 85.02 GB") != std::string::npos);
   // Layouts ruled out before simulating have no step time to draw: the legend counts them.
   const auto unsimulated =
       std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ruled_out; });

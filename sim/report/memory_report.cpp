@@ -229,15 +229,17 @@ namespace {
 // fragmentation, memory.fragmentation 11.5 %)".
 std::string device_words(const MemoryReport& m) {
   if (m.device_memory <= 0) return "";
-  // The presets' sizes are what CUDA reports in GiB, to the hundredth (PyTorch's "total
-  // capacity of 79.11 GiB"): shown so beside the decimal GB of these tables.
+  // Beside the decimal GB of these tables, the GiB CUDA and PyTorch report ("total capacity of
+  // 79.18 GiB"), to the hundredth.
   const double gib = m.device_memory / double(1ull << 30);
-  const double hundredths = std::round(gib * 100);
-  const std::string device =
-      format_bytes(m.device_memory) +
-      (std::isfinite(gib) && gib >= 1 && std::abs(gib * 100 - hundredths) < 1e-6
-           ? fmt::format(" = {:g} GiB", hundredths / 100)
-           : std::string());
+  std::string gib_text;
+  if (std::isfinite(gib) && gib >= 1) {
+    gib_text = fmt::format("{:.2f}", gib);
+    while (gib_text.back() == '0') gib_text.pop_back();
+    if (gib_text.back() == '.') gib_text.pop_back();
+    gib_text = " = " + gib_text + " GiB";
+  }
+  const std::string device = format_bytes(m.device_memory) + gib_text;
   if (m.usable_memory >= m.device_memory) return fmt::format(" (device {})", device);
   return fmt::format(
       " (device {}, {} of it usable: the caching allocator's fragmentation, "

@@ -83,17 +83,20 @@ constexpr double kXdrBusBw = 0.94 * 100 * kGB;
 // driver 565, 763 MiB on an A100 80GB with 555; thamada/nvidia-smi's captures). It varies a
 // little with the driver; the usual figure:
 // - A100 SXM4 80GB 79.25 GiB (vllm-project/vllm issue #16827; deviceQuery 85,100,068,864 B);
-// - H100 80GB HBM3 79.11 GiB (vllm-project/vllm issues #12756, #27508; 79.21 with driver 565),
-//   the PCIe card's 81,559 MiB nvidia-smi total being the SXM's, the same;
-// - H200 139.80 GiB (stas00/ml-engineering, debug/pytorch.md);
+// - H100 80GB HBM3 85,017,493,504 B = 79.18 GiB, measured on the GPU lent to this project
+//   (torch.cuda.get_device_properties(0).total_memory, CUDA 13.0: calibrate/reference/
+//   h100-sxm-*.json, memory_bytes); 79.11 GiB elsewhere (vllm-project/vllm issues #12756,
+//   #27508), 79.21 with driver 565; the PCIe card's 81,559 MiB nvidia-smi total is the SXM's;
+// - H200 150,109,880,320 B = 139.80 GiB, measured so on the lent H200 (calibrate/reference/
+//   h200-*.json), as stas00/ml-engineering's debug/pytorch.md prints it;
 // - B200 178.35 GiB (the same page; nvidia-smi's 183,359 MiB less 728 reserved);
 // - GB200 184.31 GiB (vllm-project/vllm issue #43951, 4 × GB200);
 // - GB300 276.50 GiB (NVIDIA-NeMo/Megatron-Bridge issue #2221, GB300 NVL72).
 // The memory report's runtime overhead (memory.runtime_overhead: the CUDA context and library
 // workspaces) comes out of this total, the caching allocator's fragmentation after it.
 constexpr double kA100Memory = 79.25 * kGiB;
-constexpr double kH100Memory = 79.11 * kGiB;
-constexpr double kH200Memory = 139.80 * kGiB;
+constexpr double kH100Memory = 85017493504.0;
+constexpr double kH200Memory = 150109880320.0;
 constexpr double kB200Memory = 178.35 * kGiB;
 constexpr double kGb200Memory = 184.31 * kGiB;
 constexpr double kGb300Memory = 276.50 * kGiB;

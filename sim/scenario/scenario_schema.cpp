@@ -1533,7 +1533,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "Default: 11.5 %, "
        "the 9.2 GB of 80 that PyTorch's caching allocator held on average beyond GMLake's "
        "stitching over eight LLMs on A100 80GB (Guo et al., ASPLOS 2024); of the Ultra-Scale "
-       "Playbook's measured layouts that crashed, 1,060 of 1,224 come out over it (982 over the "
+       "Playbook's measured layouts that crashed, 1,060 of 1,224 come out over it (980 over the "
        "whole device), of those that ran 1 of 1,551; Megatron and NeMo preallocate their buffers "
        "and fragment less: 16 of `tests/published/`'s runs, five configurations that trained, "
        "come out tight. 0: every byte usable, as for a run under PyTorch's "

@@ -307,7 +307,7 @@ class MainWindowTest : public QObject {
   }
   void out_of_memory_is_marked() {
     // dp 8 × pp 1: every GPU holds all of Llama-3.1-8B's 8.03 B parameters with Adam,
-    // 16 bytes each = 128 GB, over the H100's 79.11 GiB (84.9 GB).
+    // 16 bytes each = 128 GB, over the H100's 79.18 GiB (85.0 GB).
     MainWindow w;
     QVERIFY(w.open_scenario(kDefault));
     w.wait_for_simulation();
@@ -413,7 +413,7 @@ class MainWindowTest : public QObject {
     QVERIFY(w.outcome()->compared.empty());
   }
   void compare_marks_a_schedule_that_runs_out_of_memory() {
-    // Default scenario: AFAB needs ~255 GB per GPU on stage 3, 1F1B ~56 GB (79.11 GiB device).
+    // Default scenario: AFAB needs ~255 GB per GPU on stage 3, 1F1B ~56 GB (79.18 GiB device).
     MainWindow w;
     QVERIFY(w.open_scenario(kDefault));
     w.compare({"afab", "1f1b"});
@@ -425,7 +425,7 @@ class MainWindowTest : public QObject {
     titles.sort();  // "<b>1f1b</b>…" before "<b>afab</b>…"
     QVERIFY(!titles[0].contains("out of memory"));
     QVERIFY(titles[1].contains("out of memory"));
-    QVERIFY(titles[1].contains("the device has 84.9 GB"));
+    QVERIFY(titles[1].contains("the device has 85.0 GB"));
     // The table: one row per schedule, sortable by number; AFAB marked out of memory.
     QTableWidget* t = w.compare_view()->table();
     QCOMPARE(t->rowCount(), 2);
@@ -435,17 +435,17 @@ class MainWindowTest : public QObject {
     QCOMPARE(t->item(1, 5)->text(), QStringLiteral("yes"));
     QVERIFY(t->item(0, 4)->data(Qt::UserRole).toDouble() > 200);
     // The memory chart: the device as a named line, named in the title too; AFAB's bar, about
-    // 4.5 × 1F1B's, is clipped past 1.3 × the device, 79.11 GiB (so 1F1B's stays legible): at the
+    // 4.5 × 1F1B's, is clipped past 1.3 × the device, 79.18 GiB (so 1F1B's stays legible): at the
     // axis' end, its round number above that, in a red set, its value in its name (a second
     // line: a long one-line name would be cut).
     QChart* memory = nullptr;
     for (const QChartView* v : w.compare_view()->findChildren<QChartView*>())
-      if (v->chart()->title() == QStringLiteral("peak memory · device 84.9 GB"))
+      if (v->chart()->title() == QStringLiteral("peak memory · device 85.0 GB"))
         memory = v->chart();
     QVERIFY(memory != nullptr);
     const auto lines = memory->series();
     QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QAbstractSeries* s) {
-      return s->name() == QStringLiteral("device 84.9 GB");
+      return s->name() == QStringLiteral("device 85.0 GB");
     }));
     const auto* bars = qobject_cast<QAbstractBarSeries*>(lines.front());
     QVERIFY(bars != nullptr);
@@ -455,7 +455,7 @@ class MainWindowTest : public QObject {
     // Bars run bottom-up: AFAB, listed first, is the top bar (index 1).
     auto* x = qobject_cast<QValueAxis*>(memory->axes(Qt::Horizontal).front());
     QVERIFY(x != nullptr);
-    QVERIFY(x->max() >= 1.3 * 79.11 * 1.073741824 * 1.05);  // 79.11 GiB in GB, and room past it
+    QVERIFY(x->max() >= 1.3 * 79.18 * 1.073741824 * 1.05);  // 79.18 GiB in GB, and room past it
     QVERIFY(x->max() < 255);
     QCOMPARE(over->at(1), x->max());
     QCOMPARE(over->at(0), 0.0);
@@ -465,7 +465,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(axis->categories().front(), QStringLiteral("1f1b"));
   }
   void compare_draws_an_out_of_memory_bar_within_the_axis_in_red() {
-    // DualPipe on the default scenario needs 102.3 GB of the 84.9: within the axis (AFAB's
+    // DualPipe on the default scenario needs 102.3 GB of the 85.0: within the axis (AFAB's
     // 255 GB sets the clip, 1.3 × the device), yet out of memory, so red with its value shown,
     // never the colour of the schedules that fit.
     MainWindow w;

@@ -26,7 +26,7 @@ class MemoryViewTest : public QObject {
     QCOMPARE(memory_tick_step(5), 1.0);
   }
   void the_device_line_is_its_own_colour_and_named() {
-    // The default scenario (Llama-3.1-8B, pp 4, 84.9 GB H100s): stage 0's curve is red, the
+    // The default scenario (Llama-3.1-8B, pp 4, 85.0 GB H100s): stage 0's curve is red, the
     // device line dark grey (0x303030) with its name; a view without the line has none of it.
     const Scenario sc = load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml");
     auto tl = std::make_shared<const Timeline>(simulate(sc));

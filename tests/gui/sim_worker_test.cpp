@@ -132,7 +132,7 @@ class SimWorkerTest : public QObject {
     QVERIFY(!c.memory && !c.memory_series);
   }
   void compared_schedules_say_when_they_run_out_of_memory() {
-    // The default scenario (Llama-3.1-8B, pp 4, 32 micro-batches, 79.11 GiB H100s): AFAB holds all
+    // The default scenario (Llama-3.1-8B, pp 4, 32 micro-batches, 79.18 GiB H100s): AFAB holds all
     // 32 micro-batches' activations (stage 3: ~255 GB) and runs out; 1F1B holds p − r (~56 GB).
     const SimOutcome o = run_request(
         {TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {}, {"afab", "1f1b"}, true, {}});
