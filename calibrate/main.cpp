@@ -199,6 +199,10 @@ int main(int argc, char** argv) {
   imp->add_option("--ranks", nopt.ranks,
                   "The group size, when a log has no \"# Using devices\" Rank lines")
       ->check(CLI::Range(1, 1 << 24));
+  imp->add_option("--link", nopt.link,
+                  "intra_node or inter_node: where the ranks were, for a log whose Rank lines do "
+                  "not name their hosts (default: inter_node when they name more than one)")
+      ->check(CLI::IsMember({"intra_node", "inter_node"}));
 
   std::vector<std::string> trace_files, trace_sets;
   std::string trace_scenario, trace_out = "calibration.json", trace_step;

@@ -32,9 +32,10 @@ std::string strip_prefix(const std::string& line) {
   {
     std::size_t i = line.find_first_not_of(' ');
     const std::size_t digits = i == std::string::npos ? 0 : line.find_first_not_of("0123456789", i);
-    if (i != std::string::npos && digits != std::string::npos && digits > i && line[digits] == ':')
-      return line.substr(line.size() > digits + 1 && line[digits + 1] == ' ' ? digits + 2
-                                                                             : digits + 1);
+    // (a space after the colon: "12:00:01 done", a time stamp, is not one)
+    if (i != std::string::npos && digits != std::string::npos && digits > i &&
+        line[digits] == ':' && (digits + 1 == line.size() || line[digits + 1] == ' '))
+      return line.substr(std::min(line.size(), digits + 2));
   }
   if (line.empty() || line[0] != '[') return line;
   const auto close = line.find("]<");
@@ -56,6 +57,13 @@ bool number(const std::string& t, double& v) {
   return end && *end == '\0' && !t.empty();
 }
 
+// "nccl-library=22105" → "2.21.5".
+std::string nccl_from_code(const std::string& code) {
+  const long v = std::atol(code.c_str());
+  if (v < 10000) return code;
+  return fmt::format("{}.{}.{}", v / 10000, (v % 10000) / 100, v % 100);
+}
+
 // A measured column must be a finite number ≥ 0 (nccl-tests prints "inf" or "nan" when a
 // timer or a division failed; such a row would become an unreadable profile).
 void check_measured(double v, const char* column, const std::string& where) {
@@ -64,6 +72,51 @@ void check_measured(double v, const char* column, const std::string& where) {
         fmt::format("{}: {} is {}: expected a finite number ≥ 0 (a failed run? "
                     "rerun the test or delete the line)",
                     where, column, v));
+}
+
+// nccl-tests prints algbw = size / time (GB/s, two decimals): a row where they disagree was
+// edited or damaged (a time of 1e308 µs, a size past any GPU's memory), not measured.
+void check_algbw(double bytes, double time_us, double algbw, const std::string& where) {
+  if (bytes <= 0 || time_us <= 0 || algbw < 0.1) return;  // too small to check at 2 decimals
+  const double expected = bytes / (time_us * 1e3);
+  if (std::abs(algbw - expected) > 0.05 * expected + 0.006)
+    throw InputError(fmt::format(
+        "{}: algbw {:g} GB/s is not size / time = {:g} B / {:g} us = {:.4g} GB/s, as nccl-tests "
+        "prints it: an edited or damaged line (delete it, or rerun the test)",
+        where, algbw, bytes, time_us, expected));
+}
+
+// A result whose #wrong is 1 or more moved wrong data: its time does not count. (Older
+// nccl-tests print an "error" column there instead, the largest relative error, 2e-07 in a good
+// fp32 sum: under 1 it is rounding, not a failure.)
+void check_wrong(double wrong, const std::string& where) {
+  if (wrong >= 1)
+    throw InputError(fmt::format(
+        "{}: #wrong is {:g}: the collective returned wrong results, so its time is not a "
+        "measurement to price with (rerun the test, or delete the line)",
+        where, wrong));
+}
+
+// busbw / algbw (median over rows of ≥ 1 GB/s) against the operation's bus factor at n ranks,
+// when the operation comes from the user or the file name, which can be wrong.
+void check_bus_factor(const std::vector<std::pair<double, double>>& algbw_busbw,
+                      const std::string& op, int n, const std::string& from,
+                      const std::string& where) {
+  std::vector<double> ratios;
+  for (const auto& [alg, bus] : algbw_busbw)
+    if (alg >= 1 && bus > 0) ratios.push_back(bus / alg);
+  if (ratios.empty() || n < 2) return;
+  const double r = summarize(ratios).median, f = op_bus_factor(op, n);
+  if (std::abs(r - f) <= 0.02 * f) return;
+  std::vector<std::string> fits;
+  for (const auto& other : collective_op_names())
+    if (std::abs(r - op_bus_factor(other, n)) <= 0.02 * op_bus_factor(other, n))
+      fits.push_back(other);
+  throw InputError(fmt::format(
+      "{}: busbw / algbw = {:.4g} at {} ranks, where {} (from the {}) has {:.4g}{}: the "
+      "operation or the group size is wrong",
+      where, r, n, op, from, f,
+      fits.empty() ? std::string() : fmt::format("; it is {}'s factor", fmt::join(fits, " or "))));
 }
 
 // j[key] when j is an object holding key, else null (nlohmann's const operator[] on a missing
@@ -75,12 +128,24 @@ const nlohmann::json* field(const nlohmann::json& j, const char* key) {
 }
 
 std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::string& source,
-                                         const NcclTestsOptions& opt) {
+                                         const NcclTestsOptions& opt, NcclTestsLog& log) {
   std::string op = opt.op;
+  log.op_from = "--op";
   if (j.contains("args") && j["args"].is_array() && !j["args"].empty() && j["args"][0].is_string())
-    if (const std::string named = op_from(j["args"][0].get<std::string>()); !named.empty())
+    if (const std::string named = op_from(j["args"][0].get<std::string>()); !named.empty()) {
+      if (!opt.op.empty() && opt.op != named)
+        throw InputError(
+            fmt::format("{}: args: the log runs {}, --op says {}", source, named, opt.op));
       op = named;
-  if (op.empty()) op = op_from(std::filesystem::path(source).filename().string());
+      log.op_from = "program in args";
+    }
+  if (op.empty()) {
+    op = op_from(std::filesystem::path(source).filename().string());
+    log.op_from = "file name";
+  }
+  // "nccl_version": 22105 (NCCL_VERSION_CODE), as the text log's nccl-library=22105.
+  if (const nlohmann::json* v = field(j, "nccl_version"); v && v->is_number_integer())
+    log.nccl = nccl_from_code(std::to_string(v->get<long long>()));
   if (op.empty())
     throw InputError(
         fmt::format("{}: args: cannot tell which collective this is (expected one "
@@ -96,7 +161,10 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
     for (const auto& d : devices) {
       ++ranks;
       const nlohmann::json* host = field(d, "hostname");
-      hosts.insert(host && host->is_string() ? host->get<std::string>() : "");
+      const std::string name = host && host->is_string() ? host->get<std::string>() : "";
+      if (hosts.insert(name).second && !name.empty()) log.hosts.push_back(name);
+      const nlohmann::json* info = field(d, "device_info");  // "NVIDIA H100 80GB HBM3"
+      if (log.gpu.empty() && info && info->is_string()) log.gpu = info->get<std::string>();
     }
   }
   if (opt.ranks > 0 && ranks > 0 && opt.ranks != ranks)
@@ -111,6 +179,8 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
   if (!j.contains("results") || !j["results"].is_array())
     throw InputError(source + ": results: missing (not an nccl-tests -J file?)");
   std::vector<CollectiveSample> out;
+  std::vector<std::pair<double, double>> rates;
+  int zero = 0;
   for (std::size_t i = 0; i < j["results"].size(); ++i) {
     const auto& r = j["results"][i];
     const nlohmann::json* o = field(r, "out_of_place");
@@ -138,15 +208,29 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
     check_measured(s.time_s, "time", s.source);
     check_measured(s.algbw, "alg_bw", s.source);
     check_measured(s.busbw, "bus_bw", s.source);
-    if (s.bytes > 0 && s.time_s > 0) out.push_back(s);
+    if (const nlohmann::json* w = field(*o, "nwrong"); w && w->is_number())
+      check_wrong(w->get<double>(), s.source);
+    check_algbw(s.bytes, time->get<double>(), rate("alg_bw"), s.source);
+    rates.emplace_back(rate("alg_bw"), rate("bus_bw"));
+    if (s.bytes > 0 && s.time_s > 0)
+      out.push_back(s);
+    else
+      ++zero;
   }
+  if (log.op_from != "program in args") check_bus_factor(rates, op, ranks, log.op_from, source);
+  if (opt.link.size()) {
+    for (auto& s : out) s.link = opt.link;
+  }
+  if (out.empty())
+    throw InputError(fmt::format("{}: results: no result with a size and a time above 0{}", source,
+                                 zero ? fmt::format(" ({} with 0)", zero) : std::string()));
   return out;
 }
 
 // One "# Collective test starting:" section of a text log (or the whole log without one).
 struct Row {
   int line = 0;
-  double size = 0, time = 0, algbw = 0, busbw = 0;
+  double size = 0, time = 0, algbw = 0, busbw = 0, wrong = 0;
   std::string redop, root;
 };
 
@@ -200,13 +284,6 @@ std::string infer_op(const Section& sec, int n, const std::string& source) {
                   source, at, ratio, all_reduce, gather));
 }
 
-// "nccl-library=22105" → "2.21.5".
-std::string nccl_from_code(const std::string& code) {
-  const long v = std::atol(code.c_str());
-  if (v < 10000) return code;
-  return fmt::format("{}.{}.{}", v / 10000, (v % 10000) / 100, v % 100);
-}
-
 }  // namespace
 
 std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const std::string& source) {
@@ -220,6 +297,8 @@ NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
     if (std::find(ops.begin(), ops.end(), opt.op) == ops.end())
       throw InputError(fmt::format("--op {}: expected one of {}", opt.op, fmt::join(ops, ", ")));
   }
+  if (!opt.link.empty() && opt.link != "intra_node" && opt.link != "inter_node")
+    throw InputError(fmt::format("--link {}: expected intra_node or inter_node", opt.link));
   NcclTestsLog log;
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
@@ -230,11 +309,10 @@ NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
       throw InputError(fmt::format("{}: not valid JSON: {}", source, e.what()));
     }
     try {
-      log.samples = parse_json(j, source, opt);
+      log.samples = parse_json(j, source, opt, log);
     } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
       throw InputError(fmt::format("{}: a field has the wrong type: {}", source, e.what()));
     }
-    log.op_from = "header";
     return log;
   }
   const std::string file_op = op_from(std::filesystem::path(source).filename().string());
@@ -294,7 +372,10 @@ NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
         if (!w.empty()) log.nccl = w[0].substr(0, w[0].find('+'));
       }
     }
-    if (!std::isdigit(static_cast<unsigned char>(t[0][0]))) continue;  // NCCL INFO, warnings…
+    // A result line starts with its size, a number (a negative one is read, and refused below);
+    // anything else is NCCL INFO, a warning or a time stamp.
+    double first_number = 0;
+    if (!number(t[0], first_number)) continue;
     // size count type [redop] [root]  time algbw busbw #wrong  time algbw busbw #wrong: read
     // from the right (two blocks of four); a line with one block from the left.
     Row r;
@@ -320,9 +401,13 @@ NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
     check_measured(r.time, "time (us)", where);
     check_measured(r.algbw, "algbw", where);
     check_measured(r.busbw, "busbw", where);
+    if (t.size() > at + 3) number(t[at + 3], r.wrong);  // "N/A" under -c 0: not checked
+    check_wrong(r.wrong, where);
+    check_algbw(r.size, r.time, r.algbw, where);
     sections.back().rows.push_back(r);
   }
   std::vector<std::string> how;
+  int zero_rows = 0;
   for (Section& sec : sections) {
     if (sec.rows.empty()) continue;
     const int at = sec.rows.front().line;
@@ -347,14 +432,22 @@ NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
                       "cannot tell the group size (give --ranks)",
                       source, at));
     if (op.empty()) op = infer_op(sec, n, source), from = "bus factor";
+    if (from == "--op" || from == "file name") {
+      std::vector<std::pair<double, double>> rates;
+      for (const Row& r : sec.rows) rates.emplace_back(r.algbw, r.busbw);
+      check_bus_factor(rates, op, n, from, fmt::format("{}:{}", source, at));
+    }
     how.push_back(from);
     const std::set<std::string> hosts(sec.hosts.begin(), sec.hosts.end());
     for (const Row& r : sec.rows) {
-      if (r.size <= 0 || r.time <= 0) continue;
+      if (r.size <= 0 || r.time <= 0) {
+        ++zero_rows;
+        continue;
+      }
       CollectiveSample s;
       s.op = op;
       s.group_size = n;
-      s.link = hosts.size() > 1 ? "inter_node" : "intra_node";
+      s.link = !opt.link.empty() ? opt.link : hosts.size() > 1 ? "inter_node" : "intra_node";
       s.bytes = r.size;
       s.time_s = r.time * 1e-6;
       s.algbw = r.algbw * 1e9;
@@ -364,7 +457,11 @@ NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
       log.samples.push_back(s);
     }
   }
-  if (log.samples.empty()) throw InputError(source + ": no nccl-tests result lines found");
+  if (log.samples.empty())
+    throw InputError(
+        zero_rows > 0
+            ? fmt::format("{}: every result line ({}) has a size or a time of 0", source, zero_rows)
+            : source + ": no nccl-tests result lines found");
   std::sort(how.begin(), how.end());
   how.erase(std::unique(how.begin(), how.end()), how.end());
   log.op_from = fmt::format("{}", fmt::join(how, ", "));

@@ -20,8 +20,9 @@ std::vector<CollectiveSample> parse_nccl_tests(const std::string& text, const st
 
 /// What the user states when the log does not say (`import-nccl-tests --op/--ranks`).
 struct NcclTestsOptions {
-  std::string op;  ///< all_reduce, all_gather, … ("" = from the log)
-  int ranks = 0;   ///< group size (0 = count the log's Rank lines)
+  std::string op;    ///< all_reduce, all_gather, … ("" = from the log)
+  int ranks = 0;     ///< group size (0 = count the log's Rank lines)
+  std::string link;  ///< intra_node or inter_node ("" = from the Rank lines' hosts)
 };
 
 /// One log read: its samples and what it says about the machine.
@@ -31,8 +32,9 @@ struct NcclTestsLog {
   std::string nccl;  ///< "2.21.5" from "nccl-library=22105" or "NCCL version 2.9.9+cuda11.2"
   std::string tests_version;       ///< "2.13.11" from "# nccl-tests version 2.13.11 …"
   std::vector<std::string> hosts;  ///< from the Rank lines, in order of appearance
-  /// How the operation was known: "header", "file name", "--op", or "bus factor" (busbw/algbw
-  /// = 2(n−1)/n all-reduce, (n−1)/n with redop sum reduce-scatter, 1 with root −1 send/recv).
+  /// How the operation was known: "header" ("program in args" for a -J file), "file name",
+  /// "--op", or "bus factor" (busbw/algbw = 2(n−1)/n all-reduce, (n−1)/n with redop sum
+  /// reduce-scatter, 1 with root −1 send/recv).
   std::string op_from;
 };
 
@@ -44,7 +46,9 @@ struct NcclTestsLog {
 /// root column, with an empty redop, an `error` column or `N/A` all read. Line prefixes of
 /// mpirun (`[1,0]<stdout>:`) and srun -l (` 0: `) are dropped; NCCL INFO lines are skipped.
 /// Throws InputError naming `source` and the line when the operation or the group size cannot
-/// be known ("give --op" / "give --ranks"), or a result line cannot be read.
+/// be known ("give --op" / "give --ranks"), a result line cannot be read, its #wrong is above
+/// 0, its algbw is not size / time, or the bus factor busbw / algbw is not that of an operation
+/// named by --op or the file name at the group size; and when no line has a size and a time.
 NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
                              const NcclTestsOptions& opt = {});
 

@@ -207,3 +207,88 @@ TEST_CASE("nccl-tests: the same sizes from several logs merge to the median and 
   CHECK(big.busbw == Approx(big.algbw * 1.875).epsilon(0.01));
   CHECK_THAT(big.source, Catch::Contains("ztan") && Catch::Contains("issue290"));
 }
+
+TEST_CASE("nccl-tests: the -J file's machine, and results it cannot price", "[nccl-tests]") {
+  // reduce_scatter_perf.json lists 4 devices on host "box", "NVIDIA H100 80GB HBM3", NCCL code
+  // 22105: the same as a text log's Rank lines and nccl-library=22105 say.
+  const auto log = read_nccl_tests(fixture("reduce_scatter_perf.json"), "rs.json");
+  CHECK(log.gpu == "NVIDIA H100 80GB HBM3");
+  CHECK(log.nccl == "2.21.5");
+  CHECK(log.hosts == std::vector<std::string>{"box"});
+  CHECK(log.op_from == "program in args");
+  // Its results emptied (or all of size 0): an error, not an empty profile.
+  const std::string head =
+      R"({"args": ["./build/all_reduce_perf"], "config": {"devices": [{"hostname": "a"},)"
+      R"( {"hostname": "a"}]}, "results": )";
+  CHECK_THROWS_WITH(read_nccl_tests(head + "[]}", "e.json"),
+                    Catch::Contains("e.json: results: no result with a size and a time above 0"));
+  CHECK_THROWS_WITH(
+      read_nccl_tests(head + R"([{"size": 0, "out_of_place": {"time": 0}}]})", "z.json"),
+      Catch::Contains("(1 with 0)"));
+  // nwrong 12: the collective's data was wrong.
+  CHECK_THROWS_WITH(read_nccl_tests(head + R"([{"size": 1048576, "out_of_place": {"time": 100.0,)"
+                                           R"( "alg_bw": 10.49, "bus_bw": 10.49,)"
+                                           R"( "nwrong": 12}}]})",
+                                    "w.json"),
+                    Catch::Contains("w.json:results[0]: #wrong is 12"));
+  NcclTestsOptions op;  // --op naming another operation than the program in args
+  op.op = "all_gather";
+  CHECK_THROWS_WITH(read_nccl_tests(fixture("reduce_scatter_perf.json"), "rs.json", op),
+                    Catch::Contains("the log runs reduce_scatter, --op says all_gather"));
+}
+
+TEST_CASE("nccl-tests: a text line nccl-tests did not print is refused with its line",
+          "[nccl-tests]") {
+  const std::string header =
+      "# Collective test starting: all_reduce_perf\n"
+      "#  Rank  0 Group  0 Pid 1 on node-a device 0 [0x1b] NVIDIA H100\n"
+      "#  Rank  1 Group  0 Pid 2 on node-a device 1 [0x1c] NVIDIA H100\n";
+  // 1,048,576 B in 100 us: algbw 10.49 GB/s; at 2 ranks an all-reduce's busbw is 1 × that.
+  const std::string good =
+      "   1048576  262144  float  sum  -1  100.0  10.49  10.49  0  99.0  "
+      "10.59  10.59  0\n";
+  CHECK(read_nccl_tests(header + good, "ar.log").samples.size() == 1);
+  // A time edited to 1e308 us: algbw no longer size / time.
+  CHECK_THROWS_WITH(
+      read_nccl_tests(header + "   1048576  262144  float  sum  -1  1e308  10.49  10.49  0  99.0  "
+                               "10.59  10.59  0\n",
+                      "ar.log"),
+      Catch::Contains("ar.log:4: algbw 10.49 GB/s is not size / time"));
+  // #wrong 5.
+  CHECK_THROWS_WITH(
+      read_nccl_tests(header + "   1048576  262144  float  sum  -1  100.0  10.49  10.49  5  99.0  "
+                               "10.59  10.59  0\n",
+                      "ar.log"),
+      Catch::Contains("ar.log:4: #wrong is 5"));
+  // A negative size is read as a row and refused by name, not skipped as text.
+  CHECK_THROWS_WITH(
+      read_nccl_tests(header + "   -1024  262144  float  sum  -1  100.0  10.49  10.49  0  99.0  "
+                               "10.59  10.59  0\n",
+                      "ar.log"),
+      Catch::Contains("ar.log:4: size is -1024"));
+  // Every time 0: said so.
+  CHECK_THROWS_WITH(read_nccl_tests(header + "   1048576  262144  float  sum  -1  0  0  0  0  0  "
+                                             "0  0  0\n",
+                                    "ar.log"),
+                    Catch::Contains("every result line (1) has a size or a time of 0"));
+  // A time stamp is neither an srun -l prefix nor a result line: skipped.
+  CHECK(read_nccl_tests(header + "12:00:01 done\n" + good, "ar.log").samples.size() == 1);
+  // --op stating an operation the bus factor contradicts: an all-reduce at 8 ranks (busbw /
+  // algbw = 2·7/8 = 1.75) filed as a send/receive (factor 1).
+  const std::string rows =
+      "   1048576   262144  float  sum  -1  100.0  10.49  18.35  0  99.0  10.59  18.54  0\n";
+  NcclTestsOptions opt;
+  opt.ranks = 8;
+  opt.op = "sendrecv";
+  CHECK_THROWS_WITH(read_nccl_tests(rows, "bare.log", opt),
+                    Catch::Contains("busbw / algbw = 1.749 at 8 ranks, where sendrecv (from the "
+                                    "--op) has 1") &&
+                        Catch::Contains("it is all_reduce's factor"));
+  // --link: where the ranks were, for a log whose Rank lines do not say.
+  opt.op = "all_reduce";
+  opt.link = "inter_node";
+  CHECK(read_nccl_tests(rows, "bare.log", opt).samples.front().link == "inter_node");
+  opt.link = "rack";
+  CHECK_THROWS_WITH(read_nccl_tests(rows, "bare.log", opt),
+                    Catch::Contains("--link rack: expected intra_node or inter_node"));
+}
