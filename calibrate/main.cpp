@@ -52,15 +52,15 @@ int cmd_import(const std::vector<std::string>& logs, const std::string& out,
     hosts.insert(log.hosts.begin(), log.hosts.end());
     all.insert(all.end(), log.samples.begin(), log.samples.end());
   }
-  // Logs of two GPU models are two GPUs' timings: one profile prices one.
-  std::map<std::string, std::string> models;
-  for (const auto& g : gpus)
-    if (!gpu_model(g).empty()) models.emplace(gpu_model(g), g);
-  if (models.size() > 1)
-    throw InputError(fmt::format(
-        "the logs were measured on {} GPU models ({}): a profile prices one GPU; import each "
-        "model's logs into its own profile (--out)",
-        models.size(), fmt::join(gpus, ", ")));
+  // Logs of two GPUs (models, form factors or memory sizes) are two GPUs' timings: one profile
+  // prices one.
+  for (const auto& a : gpus)
+    for (const auto& b : gpus)
+      if (const std::string why = gpu_mismatch(a, b); !why.empty())
+        throw InputError(fmt::format(
+            "the logs were measured on different GPUs ({}: {}): a profile prices one GPU; "
+            "import each GPU's logs into its own profile (--out)",
+            fmt::join(gpus, ", "), why));
   p.collectives = merge_collective_samples(all);
   auto joined = [](const std::set<std::string>& v) {
     return fmt::format("{}", fmt::join(v, ", "));

@@ -42,12 +42,11 @@ std::vector<Sample> merged(const std::vector<Sample>& old, const std::vector<Sam
 
 void check_device(const CalibrationProfile& old, const std::string& path,
                   const std::string& device) {
-  const std::string was = gpu_model(old.provenance.device), now = gpu_model(device);
-  if (!was.empty() && !now.empty() && was != now)
+  if (const std::string why = gpu_mismatch(old.provenance.device, device); !why.empty())
     throw InputError(fmt::format(
-        "{}: holds samples measured on \"{}\" ({}), these are measured on \"{}\" ({}): a "
+        "{}: holds samples measured on \"{}\", these are measured on \"{}\" ({}): a "
         "profile prices the GPU it was measured on; write them to another profile (--out)",
-        path, old.provenance.device, was, device, now));
+        path, old.provenance.device, device, why));
 }
 
 std::string either(const std::string& fresh, const std::string& old) {

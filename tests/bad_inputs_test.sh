@@ -120,7 +120,7 @@ expect 2 "garbage.yaml:[0-9]*: calibration: .*garbage.json: not JSON" -- run "$t
 echo '{"format": "trainsim-calibration", "version": 1, "provenance": {"device": "NVIDIA H200"}}' >"$tmp/h200.json"
 cp "$src/scenarios/default.yaml" "$tmp/h200.yaml"
 echo "calibration: h200.json" >>"$tmp/h200.yaml"
-expect 2 "calibration: .*h200.json was measured on \"NVIDIA H200\" (H200), the scenario's GPU is h100-sxm" -- run "$tmp/h200.yaml"
+expect 2 "calibration: .*h200.json was measured on \"NVIDIA H200\", the scenario's GPU is h100-sxm (cluster.gpu; H200 against H100)" -- run "$tmp/h200.yaml"
 printf 'name: x\nslowdown: %s\n' "$(printf '[%.0s' $(seq 3000))" >"$tmp/deep.yaml"
 expect 2 "deep.yaml:[0-9]*: invalid YAML: lists or maps nested too deep for the parser" -- run "$tmp/deep.yaml"
 expect 2 "\-\-schedule: expected a schedule name, got nothing" -- run "$src/scenarios/default.yaml" --schedule ""

@@ -13,11 +13,11 @@ expect 0 "import-nccl-tests" -- "$bin" --help
 expect 0 "imported 6 sizes (6 rows) from 2 log(s)" -- "$bin" import-nccl-tests "$data/all_reduce_8gpu.log" \
   "$data/reduce_scatter_perf.json" --out "$tmp/p.json"
 expect 0 '"format": "trainsim-calibration"' -- cat "$tmp/p.json"
-# One profile, one GPU model: an A100's log beside an H100's is refused, nothing written.
-expect 2 "measured on 2 GPU models (NVIDIA A100-SXM4-80GB, NVIDIA H100 80GB HBM3)" -- "$bin" \
+# One profile, one GPU: an A100's log beside an H100's is refused, nothing written.
+expect 2 "measured on different GPUs .NVIDIA A100-SXM4-80GB, NVIDIA H100 80GB HBM3: A100 against H100" -- "$bin" \
   import-nccl-tests "$data/all_reduce_8gpu.log" "$data/all_gather_perf_2nodes_noroot.log" --out "$tmp/mixed.json"
 expect 1 "No such file" -- cat "$tmp/mixed.json"
-expect 2 'p.json: holds samples measured on "NVIDIA H100 80GB HBM3" (H100)' -- "$bin" import-nccl-tests \
+expect 2 'p.json: holds samples measured on "NVIDIA H100 80GB HBM3", these are measured on "NVIDIA A100-SXM4-80GB" .H100 against A100' -- "$bin" import-nccl-tests \
   "$data/all_gather_perf_2nodes_noroot.log" --out "$tmp/p.json"
 # Another log of the same GPU adds its sizes; the file's stay (6 + 10 all-gather sizes).
 expect 0 "10 new, 0 replacing the file's, 6 of the file's kept" -- "$bin" import-nccl-tests \

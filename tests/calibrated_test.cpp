@@ -104,17 +104,22 @@ TEST_CASE("calibrated: a missing profile file is a scenario error", "[calibratio
 TEST_CASE("calibrated: a profile of another GPU model is refused at the calibration key",
           "[calibration]") {
   // The scenario runs H100 SXMs. A profile measured on an H200 would price them as H200s:
-  // refused, naming both. One of another H100 board (PCIe) is the same model: used. So is one
-  // of a GPU of the user's own naming, which names no model.
+  // refused, naming both. So is one of the H100 PCIe card (756 against 989 TFLOP/s, 2.0 against
+  // 3.35 TB/s: its times would price the SXM's). One of a GPU of the user's own naming, which
+  // names no model, is used, as is the SXM card under CUDA's name for it.
   const std::string path = "calibrated_device_profile.json";
   CalibrationProfile p = profile();
   p.provenance.device = "NVIDIA H200";
   save_profile(p, path);
   CHECK_THROWS_WITH(make_cost_model(model_scenario("calibration: " + path + "\n")),
                     Catch::Contains("calibration: " + path +
-                                    " was measured on \"NVIDIA H200\" (H200), the scenario's "
-                                    "GPU is h100-sxm (cluster.gpu)"));
-  for (const char* device : {"NVIDIA H100 PCIe", "my lab's card"}) {
+                                    " was measured on \"NVIDIA H200\", the scenario's GPU is "
+                                    "h100-sxm (cluster.gpu; H200 against H100)"));
+  p.provenance.device = "NVIDIA H100 PCIe";
+  save_profile(p, path);
+  CHECK_THROWS_WITH(make_cost_model(model_scenario("calibration: " + path + "\n")),
+                    Catch::Contains("(cluster.gpu; H100 PCIe against H100 SXM)"));
+  for (const char* device : {"NVIDIA H100 80GB HBM3", "my lab's card"}) {
     p.provenance.device = device;
     save_profile(p, path);
     CHECK_NOTHROW(make_cost_model(model_scenario("calibration: " + path + "\n")));
@@ -128,8 +133,8 @@ cluster: {gpu: gb200, gpus_per_node: 2}
 parallelism: {dp: 2}
 calibration: )" + path + "\n";
   CHECK_THROWS_WITH(make_cost_model(test::yaml(gb200)),
-                    Catch::Contains("measured on \"NVIDIA B200\" (B200), the scenario's GPU is "
-                                    "gb200"));
+                    Catch::Contains("measured on \"NVIDIA B200\", the scenario's GPU is "
+                                    "gb200 (cluster.gpu; B200 against GB200)"));
   std::remove(path.c_str());
 }
 

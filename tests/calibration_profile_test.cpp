@@ -134,6 +134,22 @@ TEST_CASE("calibration profile: the GPU model a device name names", "[calibratio
   CHECK(gpu_model("my own accelerator") == "");
 }
 
+TEST_CASE("calibration profile: names of different GPUs, and of the same", "[calibration]") {
+  // Another form factor of the model: the SXM card (named "… HBM3" by CUDA) is not the PCIe one.
+  CHECK(gpu_mismatch("NVIDIA H100 80GB HBM3", "h100-pcie") == "H100 SXM against H100 PCIe");
+  CHECK(gpu_mismatch("NVIDIA H100 NVL", "h100-sxm") == "H100 NVL against H100 SXM");
+  // Another memory size: A100 40GB's HBM2 runs at 1.555 TB/s, the 80GB's HBM2e at 2.039.
+  CHECK(gpu_mismatch("NVIDIA A100-SXM4-40GB", "a100-sxm-80gb") == "A100 40 GB against 80 GB");
+  CHECK(gpu_mismatch("NVIDIA H200", "NVIDIA H100 80GB HBM3") == "H200 against H100");
+  // The same GPU however named; what a name leaves out is not a difference.
+  CHECK(gpu_mismatch("NVIDIA H100 80GB HBM3", "h100-sxm").empty());
+  CHECK(gpu_mismatch("NVIDIA A100-SXM4-80GB", "a100-sxm-80gb").empty());
+  CHECK(gpu_mismatch("NVIDIA H200", "h200").empty());
+  CHECK(gpu_mismatch("NVIDIA A100-SXM4-40GB", "A100").empty());
+  CHECK(gpu_mismatch("my own accelerator", "h100-sxm").empty());
+  CHECK(gpu_mismatch("NVIDIA GB200", "gb200").empty());
+}
+
 TEST_CASE("profile operations' bus factors are nccl-tests'") {
   // n = 8: all_reduce 2·7/8 = 1.75; all_gather, reduce_scatter, alltoall 7/8; sendrecv 1.
   CHECK(op_bus_factor("all_reduce", 8) == Approx(1.75));

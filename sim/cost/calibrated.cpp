@@ -48,15 +48,14 @@ std::unique_ptr<CalibratedCostModel> CalibratedCostModel::for_scenario(const Sce
     }
   }();
   // A profile times the GPU it was measured on: another GPU's would price this one silently.
-  const std::string measured = gpu_model(profile.provenance.device),
-                    simulated = gpu_model(s.cluster.gpu.name);
-  if (!measured.empty() && !simulated.empty() && measured != simulated)
+  if (const std::string why = gpu_mismatch(profile.provenance.device, s.cluster.gpu.name);
+      !why.empty())
     throw ScenarioError(
         s.where("calibration"), "calibration",
-        fmt::format("{} was measured on \"{}\" ({}), the scenario's GPU is {} (cluster.gpu): "
+        fmt::format("{} was measured on \"{}\", the scenario's GPU is {} (cluster.gpu; {}): "
                     "a profile prices the GPU it was measured on; give that GPU's profile, or "
                     "cluster.gpu of the measured one",
-                    s.calibration, profile.provenance.device, measured, s.cluster.gpu.name));
+                    s.calibration, profile.provenance.device, s.cluster.gpu.name, why));
   auto gemms = std::make_unique<GemmTable>(
       profile.gemms, s.training.precision == Precision::FP16 ? "fp16" : "bf16");
   auto memory = std::make_unique<BandwidthTable>(profile.memory);

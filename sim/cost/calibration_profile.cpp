@@ -147,6 +147,47 @@ std::string gpu_model(const std::string& name) {
   return "";
 }
 
+namespace {
+std::string upper_case(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// "PCIe", "NVL", "SXM" or "" (not said).
+std::string form_factor(const std::string& name) {
+  const std::string u = upper_case(name), model = gpu_model(name);
+  if (u.find("PCIE") != std::string::npos) return "PCIe";
+  if ((model == "H100" || model == "H200") && u.find("NVL") != std::string::npos) return "NVL";
+  if (u.find("SXM") != std::string::npos) return "SXM";
+  if (model == "H100" && u.find("HBM3") != std::string::npos) return "SXM";  // "H100 80GB HBM3"
+  return "";
+}
+
+// The memory size a name states ("40GB", "80gb"), in GB; 0 when none.
+int memory_gb(const std::string& name) {
+  const std::string u = upper_case(name);
+  for (std::size_t at = u.find("GB"); at != std::string::npos; at = u.find("GB", at + 1)) {
+    std::size_t begin = at;
+    while (begin > 0 && std::isdigit(static_cast<unsigned char>(u[begin - 1]))) --begin;
+    if (begin < at && (begin == 0 || !std::isalnum(static_cast<unsigned char>(u[begin - 1]))))
+      return std::atoi(u.substr(begin, at - begin).c_str());
+  }
+  return 0;
+}
+}  // namespace
+
+std::string gpu_mismatch(const std::string& a, const std::string& b) {
+  const std::string ma = gpu_model(a), mb = gpu_model(b);
+  if (!ma.empty() && !mb.empty() && ma != mb) return fmt::format("{} against {}", ma, mb);
+  if (ma.empty() || mb.empty()) return "";
+  const std::string fa = form_factor(a), fb = form_factor(b);
+  if (!fa.empty() && !fb.empty() && fa != fb)
+    return fmt::format("{} {} against {} {}", ma, fa, mb, fb);
+  const int ga = memory_gb(a), gb = memory_gb(b);
+  if (ga > 0 && gb > 0 && ga != gb) return fmt::format("{} {} GB against {} GB", ma, ga, gb);
+  return "";
+}
+
 const std::vector<std::string>& collective_op_names() {
   static const std::vector<std::string> names{"all_reduce", "all_gather", "reduce_scatter",
                                               "alltoall", "sendrecv"};

@@ -97,6 +97,11 @@ std::tuple<std::string, int, std::string, double> sample_key(const CollectiveSam
 /// HBM3 over 2 nodes", "h100-sxm": "H100"), or "" for a name without one (a GPU of the user's
 /// own): NVIDIA's data-center GPUs. Profiles of two models are two GPUs' timings.
 std::string gpu_model(const std::string& name);
+/// Why two device or preset names are different GPUs, or "" when nothing says so: another model
+/// (gpu_model), another form factor of it (PCIe, NVL or SXM: "NVIDIA H100 PCIe" against
+/// "h100-sxm"; an H100 named "… HBM3" is the SXM card), or another memory size ("A100-SXM4-40GB"
+/// against "a100-sxm-80gb"). What a name does not say is not held against it.
+std::string gpu_mismatch(const std::string& a, const std::string& b);
 
 /// The operation names a profile may use (nccl-tests' binaries without `_perf`).
 const std::vector<std::string>& collective_op_names();

@@ -1547,8 +1547,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "read from the current folder): GEMM shapes, copy sizes and attention calls from its "
        "samples where they match, collective and p2p times from its samples (log–log "
        "interpolation, α–β fit outside); what it lacks stays analytic; the report's `durations` "
-       "line says which. Needs a model; a profile measured on another GPU model than "
-       "`cluster.gpu` names (its `provenance.device`: an H200's for H100s) is refused",
+       "line says which. Needs a model; a profile measured on another GPU than `cluster.gpu` "
+       "names (its `provenance.device`: an H200's for H100s, an H100 PCIe's for H100 SXMs, an "
+       "A100 40GB's for A100 80GBs) is refused",
        path(),
        {put_calibration, get<&Scenario::calibration>}},
       {"slowdown",
