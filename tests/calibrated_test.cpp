@@ -69,10 +69,19 @@ TEST_CASE("calibrated: what the profile lacks stays analytic, and says so", "[ca
   CHECK(m.collective(Collective::AllGather, 2, LinkClass::IntraNode, 1 << 20).duration ==
         a.collective(Collective::AllGather, 2, LinkClass::IntraNode, 1 << 20).duration);
   CHECK(m.lookup("all_reduce", 4, LinkClass::IntraNode, 1 << 20) < 0);
-  CHECK_THAT(m.sources(), Catch::Contains("analytic for all_gather×2 intra_node, "
-                                          "all_reduce×4 intra_node (no samples)"));
+  CHECK_THAT(m.sources(), Catch::Contains("by the model, not in the profile: all_gather×2 "
+                                          "intra_node, all_reduce×4 intra_node") &&
+                              Catch::Contains("; the model: " + a.sources()));
   // Compute is untouched.
   CHECK(m.compute(Op::F, 0, 0).duration == a.compute(Op::F, 0, 0).duration);
+  // One all-gather size is in a profile, but a lookup needs two (interpolation or a line):
+  // the model prices it, and the line says the profile has one.
+  CalibrationProfile one = profile();
+  one.collectives.push_back(
+      {"all_gather", 2, "intra_node", double(1 << 20), 15e-6, 0, 0, "nccl-tests", "test"});
+  const CalibratedCostModel m1(one, "p.json", std::make_unique<AnalyticCostModel>(s));
+  CHECK(m1.lookup("all_gather", 2, LinkClass::IntraNode, 1 << 20) < 0);
+  CHECK_THAT(m1.sources(), Catch::Contains("all_gather×2 intra_node (one size: two needed)"));
 }
 
 TEST_CASE("calibrated: a scenario's calibration key changes exactly the DP all-reduce",
@@ -165,7 +174,7 @@ TEST_CASE("calibrated: measured GEMM shapes replace the roofline for exactly tho
   CHECK(c->compute(Op::F, 0, 0).flops == a->compute(Op::F, 0, 0).flops);
   CHECK_THAT(c->sources(), Catch::Contains("1 GEMM shape(s) from the profile") &&
                                Catch::Contains("warning") &&
-                               Catch::Contains("outside the profile use the analytic roofline"));
+                               Catch::Contains("outside the profile priced by the model"));
 }
 
 TEST_CASE("calibrated: measured copy times replace the bandwidth formula for sizes they cover",
@@ -204,8 +213,8 @@ TEST_CASE("calibrated: measured copy times replace the bandwidth formula for siz
           Approx(extra * 1e9).margin(2));
   }
   CHECK_THAT(c->sources(), Catch::Contains("memory-bound kernel size(s) from the profile") &&
-                               Catch::Contains("outside its sizes analytic") &&
-                               Catch::Contains("GEMMs analytic (no GEMM samples)"));
+                               Catch::Contains("outside its sizes by the model") &&
+                               Catch::Contains("GEMMs by the model (no GEMM samples)"));
 }
 
 TEST_CASE("calibrated: point-to-point from sendrecv samples of any group size", "[calibration]") {

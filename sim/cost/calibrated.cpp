@@ -162,44 +162,52 @@ std::string CalibratedCostModel::sources() const {
                                  tp_used.count(k) ? " [TP]" : "", mf.first, mf.second));
     s += fmt::format("; from the profile: {}", fmt::join(what, ", "));
   }
+  // What the profile does not answer the model below it prices (its published kernel data or
+  // its roofline: the last part of this line says which).
   if (!missing_.empty()) {
     std::set<std::string> what;
-    for (const auto& [op, n, link, bytes] : missing_)
-      what.insert(
-          fmt::format("{}×{} {}{}", op, n, link, tp_keys_.count({op, n, link}) ? " [TP]" : ""));
-    s += fmt::format("; analytic for {} (no samples)", fmt::join(what, ", "));
+    for (const auto& [op, n, link, bytes] : missing_) {
+      const auto it = table_.find({op, n, link});
+      what.insert(fmt::format("{}×{} {}{}{}", op, n, link,
+                              tp_keys_.count({op, n, link}) ? " [TP]" : "",
+                              it == table_.end() ? "" : " (one size: two needed)"));
+    }
+    s += fmt::format("; by the model, not in the profile: {}", fmt::join(what, ", "));
   }
   if (!gemms_ || gemms_->empty()) {
-    s += "; GEMMs analytic (no GEMM samples)";
+    s += "; GEMMs by the model (no GEMM samples)";
   } else {
     s += fmt::format("; {} GEMM shape(s) from the profile", gemms_->answered());
     if (!gemms_->outside().empty()) {
       std::vector<std::string> shapes;
       for (const auto& [m, n, k] : gemms_->outside())
         if (shapes.size() < 4) shapes.push_back(fmt::format("{}×{}×{}", m, n, k));
-      s += fmt::format(
-          "; warning: {} GEMM shape(s) outside the profile use the analytic roofline ({}{})",
-          gemms_->outside().size(), fmt::join(shapes, ", "),
-          gemms_->outside().size() > shapes.size() ? ", …" : "");
+      s += fmt::format("; warning: {} GEMM shape(s) outside the profile priced by the model ({}{})",
+                       gemms_->outside().size(), fmt::join(shapes, ", "),
+                       gemms_->outside().size() > shapes.size() ? ", …" : "");
     }
   }
   if (!memory_ || memory_->empty()) {
-    s += "; memory-bound kernels analytic (no memory samples)";
+    s += "; memory-bound kernels by the model (no memory samples)";
   } else {
     s += fmt::format("; {} memory-bound kernel size(s) from the profile", memory_->answered());
     if (memory_->outside() > 0)
-      s += fmt::format(", {} outside its sizes analytic", memory_->outside());
+      s += fmt::format(", {} outside its sizes by the model", memory_->outside());
   }
   if (!attention_ || attention_->empty())
-    s += "; attention core analytic";
+    s += "; attention core by the model";
   else if (attention_->answered() == 0)
     s += fmt::format(
-        "; attention core analytic ({} attention sample(s) in the profile, none of this run's "
-        "length, head size and mask)",
+        "; attention core by the model ({} attention sample(s) in the profile, none of this "
+        "run's length, head size and mask)",
         attention_->size());
   else
     s += fmt::format("; {} attention shape(s) from the profile", attention_->answered());
-  if (fp8_) s += fmt::format("; {}", fp8_gemm_source());
+  // The model's own line ("analytic; published kernel data: …") names its FP8 source too.
+  if (const CostModel* model = fallback())
+    s += fmt::format("; the model: {}", model->sources());
+  else if (fp8_)
+    s += fmt::format("; {}", fp8_gemm_source());
   return s;
 }
 

@@ -4,9 +4,10 @@
 // and link class: interpolated in log–log space between measured sizes, and outside them from
 // an α–β line fitted to the samples (said in sources()). Anything the profile does not cover
 // comes from the fallback, and sources() says which. GEMMs are timed by shape from the profile's
-// `gemm` samples (gemm_table.h) and memory-bound kernels by size from its `memory` samples
-// (bandwidth_table.h) inside the analytic model; shapes and sizes outside them keep the
-// analytic formulas, and sources() warns which. The attention core stays analytic.
+// `gemm` samples (gemm_table.h), memory-bound kernels by size from its `memory` samples
+// (bandwidth_table.h) and the attention core by call from its `attention` samples
+// (attention_table.h) inside the analytic model; the rest keeps the model's published kernel
+// data or roofline: sources() warns which, and ends with the model's own line.
 #include <map>     // std::map
 #include <memory>  // std::unique_ptr
 #include <set>     // std::set
