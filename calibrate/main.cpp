@@ -178,10 +178,14 @@ int main(int argc, char** argv) {
 #else
           " (this build has no CUDA: it cannot)");
 #endif
-  coll->add_option("--gpus", ca.gpus, "GPUs to use (0: all)")->capture_default_str();
+  coll->add_option("--gpus", ca.gpus, "GPUs to use (0: all)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 16));
   coll->add_option("--out", ca.out, kOutHelp)->capture_default_str();
   coll->add_option("--max-bytes", max_bytes, "Largest size S, e.g. 4GiB")->capture_default_str();
-  coll->add_option("--iters", ca.iters, "Timed runs per size")->capture_default_str();
+  coll->add_option("--iters", ca.iters, "Timed runs per size")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
 
   std::vector<std::string> logs;
   std::string out = "calibration.json";
@@ -265,12 +269,19 @@ int main(int argc, char** argv) {
       std::string why;
       const auto b = parse_quantity(max_bytes, Dimension::Bytes, &why);
       if (!b) throw InputError("--max-bytes: " + why);
+      if (*b < 1024)  // the sweep starts at 1 KiB: checked before any GPU is touched
+        throw InputError(fmt::format("--max-bytes {}: at least 1 KiB", max_bytes));
       ca.max_bytes = *b;
       return cmd_collectives(ca);
     }
     if (*imp) return cmd_import(logs, out, nopt);
-    if (*imt)
+    if (*imt) {
+      if (imt->count("--step") > 0 && trace_step.empty())
+        throw InputError(
+            "--step: expected a step (12 or ProfilerStep#12) or a window (1.2s..1.9s), got "
+            "nothing");
       return cmd_import_trace(trace_files, trace_scenario, trace_sets, trace_out, trace_step);
+    }
     if (*val) return cmd_validate(va);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";

@@ -37,6 +37,12 @@ expect 0 '"method": "torch-trace"' -- cat "$tmp/t.json"
 expect 0 "collectives  5 sizes from 5 NCCL kernels" -- "$bin" import-torch-trace "$kin/nccl_data.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t6.json" --step 6
 expect 2 "no such step; the trace has ProfilerStep#4" -- "$bin" import-torch-trace "$kin/nccl_data.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t9.json" --step 9
 expect 2 "no GPU kernels" -- "$bin" import-torch-trace "$kin/cpu_only_rank-34.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t.json"
+expect 2 "step: expected a step .12 or ProfilerStep#12. or a window .1.2s..1.9s., got nothing" -- "$bin" import-torch-trace "$kin/nccl_data.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t9.json" --step ""
+expect 2 "1e300s is past any trace" -- "$bin" import-torch-trace "$kin/nccl_data.json.gz" --scenario "$src/scenarios/default.yaml" --out "$tmp/t9.json" --step 0s..1e300s
+# collectives: its arguments checked before any GPU is looked for (none here).
+expect 2 "iters: Value 0 not in range" -- "$bin" collectives --iters 0
+expect 2 "gpus: Value -3 not in range" -- "$bin" collectives --gpus -3
+expect 2 "max-bytes 512B: at least 1 KiB" -- "$bin" collectives --max-bytes 512B
 # Real logs (tests/data/nccl/real): the op from the bus factor; repeated sizes merged; --op.
 real="$data/real"
 expect 0 "11 repeated sizes merged" -- "$bin" import-nccl-tests "$real/h100-16gpu-2node-allreduce-noheader-ztan.log" \

@@ -93,6 +93,23 @@ TEST_CASE("calibration profile: an unknown field, a repeated sample or a mistype
   field["gemm"][0]["time_ms"] = 0.005;
   CHECK_THROWS_WITH(profile_from_json(field, "p.json"),
                     Catch::Contains("gemm[0].time_ms: unknown field (did you mean \"time_s\"?)"));
+  // A time past an hour (1e300 s would overflow the simulator's nanoseconds) or bytes past a
+  // petabyte: a unit slip or a damaged file, refused where it is, not later in the run.
+  field = base;
+  field["gemm"] = json::array({gemm});
+  field["gemm"][0]["time_s"] = 1e300;
+  CHECK_THROWS_WITH(profile_from_json(field, "p.json"),
+                    Catch::Contains("p.json: gemm[0].time_s: 1e+300 s: past any measurement"));
+  field = base;
+  field["collectives"] = json::array({{{"op", "all_reduce"},
+                                       {"group_size", 8},
+                                       {"link", "intra_node"},
+                                       {"bytes", 1e23},
+                                       {"time_s", 1e-3}}});
+  CHECK_THROWS_WITH(profile_from_json(field, "p.json"),
+                    Catch::Contains("collectives[0].bytes: 1e+23 bytes: past any measurement"));
+  field["collectives"][0]["bytes"] = 1e9;  // 1 GB in 1 ms: fine
+  CHECK(profile_from_json(field, "p.json").collectives.size() == 1);
   field = base;
   field["provenance"] = {{"devce", "NVIDIA H100 80GB HBM3"}};
   CHECK_THROWS_WITH(profile_from_json(field, "p.json"),

@@ -194,6 +194,7 @@ k="$src/tests/data/kineto"
 expect 0 "largest differences" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz"
 expect 0 '"communication_exposed"' -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --json
 expect 0 "ProfilerStep#6" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 6
+expect 2 "step: expected a step .12 or ProfilerStep#12. or a window .1.2s..1.9s., got nothing" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step ""
 expect 2 "no such step; the trace has ProfilerStep#4, ProfilerStep#5, ProfilerStep#6" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 9
 expect 0 "window 0 ns..50.000 ms" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 0s..50ms
 expect 2 "the window's end must come after its start" -- "$bin" diff "$src/scenarios/default.yaml" "$k/nccl_data.json.gz" --step 5s..4s

@@ -99,6 +99,15 @@ const CLI::Validator kNotEmpty(
     },
     "", "not empty");
 
+// A step that may not be empty ("--step ''" had meant the default step, silently).
+const CLI::Validator kStep(
+    [](std::string& text) -> std::string {
+      return text.empty() ? "expected a step (12 or ProfilerStep#12) or a window (1.2s..1.9s), "
+                            "got nothing"
+                          : "";
+    },
+    "", "a step");
+
 // An output path that may not be empty ("--trace ''" wrote nothing and said nothing) nor "-"
 // (written as a file of that name, where a user meant the standard output, which carries the
 // report).
@@ -1099,7 +1108,8 @@ int main(int argc, char** argv) {
   dif->add_option("--step", da.step,
                   "ProfilerStep to compare (e.g. 12 or ProfilerStep#12), or a window of times "
                   "from each trace's first kernel (e.g. 1.2s..1.9s: the kernels starting in it); "
-                  "default: the median-length step, skipping the first");
+                  "default: the median-length step, skipping the first")
+      ->check(kStep);
   dif->add_option("--trace", da.trace_out,
                   "Write one Chrome trace (Perfetto) with the simulated and the measured step")
       ->check(kPath);

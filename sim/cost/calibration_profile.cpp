@@ -40,6 +40,28 @@ double positive(const json& j, const std::string& source, const std::string& fie
   return v.get<double>();
 }
 
+// A measured time in seconds: positive, and not past an hour (no kernel or collective of a
+// training step takes one; a larger figure is a unit slip or a damaged file, and would overflow
+// the simulator's nanoseconds further on).
+constexpr double kMaxSampleSeconds = 3600;
+// Bytes a sample moves: not past a petabyte (a thousand times the largest GPU's memory).
+constexpr double kMaxSampleBytes = 1e15;
+
+double bounded(const json& j, const std::string& source, const std::string& field, double max,
+               const char* unit) {
+  const double v = positive(j, source, field);
+  if (v > max)
+    bad(source, field,
+        fmt::format("{:g} {}: past any measurement (at most {:g}); a unit slip?", v, unit, max));
+  return v;
+}
+double seconds(const json& j, const std::string& source, const std::string& field) {
+  return bounded(j, source, field, kMaxSampleSeconds, "s");
+}
+double sample_bytes(const json& j, const std::string& source, const std::string& field) {
+  return bounded(j, source, field, kMaxSampleBytes, "bytes");
+}
+
 // A count (a GEMM dimension, a group size): an integer in [1, max], so the casts that follow
 // are exact.
 std::int64_t count(const json& j, const std::string& source, const std::string& field, double max) {
@@ -287,7 +309,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       s.dtype = text_field(g, source, at + ".dtype", "bf16");
       if (s.dtype != "bf16" && s.dtype != "fp16")
         bad(source, at + ".dtype", "expected bf16 or fp16, got \"" + s.dtype + "\"");
-      s.time_s = positive(g, source, at + ".time_s");
+      s.time_s = seconds(g, source, at + ".time_s");
       s.spread_s = optional_number(g, source, at + ".spread_s", 0.0);
       s.method = text_field(g, source, at + ".method", "measured");
       s.source = text_field(g, source, at + ".source");
@@ -304,8 +326,8 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       s.kernel = text_field(m, source, at + ".kernel", "copy");
       if (s.kernel != "copy")
         bad(source, at + ".kernel", "expected copy, got \"" + s.kernel + "\"");
-      s.bytes = positive(m, source, at + ".bytes");
-      s.time_s = positive(m, source, at + ".time_s");
+      s.bytes = sample_bytes(m, source, at + ".bytes");
+      s.time_s = seconds(m, source, at + ".time_s");
       s.spread_s = optional_number(m, source, at + ".spread_s", 0.0);
       s.method = text_field(m, source, at + ".method", "measured");
       s.source = text_field(m, source, at + ".source");
@@ -331,7 +353,7 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
         if (!a["causal"].is_boolean()) bad(source, at + ".causal", "expected true or false");
         s.causal = a["causal"].get<bool>();
       }
-      s.time_s = positive(a, source, at + ".time_s");
+      s.time_s = seconds(a, source, at + ".time_s");
       s.spread_s = optional_number(a, source, at + ".spread_s", 0.0);
       s.method = text_field(a, source, at + ".method", "measured");
       s.source = text_field(a, source, at + ".source");
@@ -355,8 +377,8 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
       s.link = text_field(c, source, at + ".link", "intra_node");
       if (s.link != "intra_node" && s.link != "inter_node")
         bad(source, at + ".link", "expected intra_node or inter_node, got \"" + s.link + "\"");
-      s.bytes = positive(c, source, at + ".bytes");
-      s.time_s = positive(c, source, at + ".time_s");
+      s.bytes = sample_bytes(c, source, at + ".bytes");
+      s.time_s = seconds(c, source, at + ".time_s");
       s.spread_s = optional_number(c, source, at + ".spread_s", 0.0);
       s.algbw = optional_number(c, source, at + ".algbw_Bps", s.bytes / s.time_s);
       s.busbw = optional_number(c, source, at + ".busbw_Bps", 0.0);

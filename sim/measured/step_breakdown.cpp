@@ -132,11 +132,15 @@ int pick_step(TorchTrace& t, const std::string& name) {
     auto time = [&](const std::string& text) {
       std::string why;
       const auto v = parse_quantity(text, Dimension::Time, &why);
-      if (!v || *v < 0)
+      constexpr double kLongest = 1e6;  // seconds, 11.6 days: longer than any profiled run
+      if (!v || *v < 0 || *v > kLongest)
         throw InputError(fmt::format(
             "{}: --step {}: expected a window START..END of times from the trace's first "
             "kernel, e.g. 1.2s..1.9s; {}",
-            t.file, name, v ? "a time is negative" : why));
+            t.file, name,
+            !v       ? why
+            : *v < 0 ? "a time is negative"
+                     : fmt::format("{} is past any trace (at most {:g} s)", text, kLongest)));
       return seconds_to_ns(*v);
     };
     const TimeNs from = time(name.substr(0, dots)), to = time(name.substr(dots + 2));
