@@ -31,6 +31,9 @@ expect 2 ":3: parallelism.vpp: expected an integer in \[1, 1048576\], got 107374
 expect 2 ":7: costs.forward: \"1e10s\" is too large: at most 1e6s" -- run "$d/03-exit1-duration-over-9.2e9s.yaml"
 expect 2 ":8: costs.forward: \"1e9s\" is too large: at most 1e6s" -- run "$d/04-exit1-time-sum-overflow.yaml"
 expect 2 ":11: cluster.gpu.peak_flops: \"1FLOPS\" is too small: at least 1MFLOPS" -- run "$d/05-exit1-peak-flops-1-flops.yaml"
+# A sample time past an hour is refused where it is read; two within it (1 ns for 1 byte, an
+# hour for 2) still fit a line of an hour a byte, which prices a gigabyte's all-reduce in
+# centuries: refused, naming the profile and its samples.
 cat > "$tmp/extrapolate.json" <<'J'
 {"format": "trainsim-calibration", "version": 1,
  "collectives": [{"op": "all_reduce", "group_size": 2, "bytes": 1, "time_s": 1e300},
@@ -38,7 +41,13 @@ cat > "$tmp/extrapolate.json" <<'J'
 J
 cp "$src/scenarios/default.yaml" "$tmp/extrapolate.yaml"
 echo "calibration: extrapolate.json" >>"$tmp/extrapolate.yaml"
-expect 2 "RangeError: a duration of .* s is beyond the simulator's range" -- run "$tmp/extrapolate.yaml"
+expect 2 "extrapolate.json: collectives.0..time_s: 1e.300 s: past any measurement" -- run "$tmp/extrapolate.yaml"
+cat > "$tmp/extrapolate.json" <<'J'
+{"format": "trainsim-calibration", "version": 1,
+ "collectives": [{"op": "all_reduce", "group_size": 2, "bytes": 1, "time_s": 1e-9},
+                 {"op": "all_reduce", "group_size": 2, "bytes": 2, "time_s": 3600}]}
+J
+expect 2 "extrapolate.json: all_reduce×2 intra_node: the α–β line through its 2 sample.s. .1–2 bytes. gives .* s" -- run "$tmp/extrapolate.yaml"
 
 # Library exceptions (yaml-cpp, nlohmann, the file system) become located input errors.
 expect 2 ":8: a key must be a plain name, got \[a, b\]" -- run "$d/06-exit1-yaml-non-scalar-key.yaml"

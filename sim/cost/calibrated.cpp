@@ -105,7 +105,16 @@ double CalibratedCostModel::lookup(const std::string& op, int group_size, LinkCl
   const double n = static_cast<double>(v.size());
   const double beta = (n * sxy - sx * sy) / (n * sxx - sx * sx);
   const double alpha = std::max(0.0, (sy - beta * sx) / n);
-  return alpha + std::max(beta, 0.0) * bytes;
+  const double t = alpha + std::max(beta, 0.0) * bytes;
+  // No collective of a step takes an hour: a line that says so was fitted to samples far off
+  // one another (a unit slip in one of them), and would price the run with it.
+  if (t > 3600)
+    throw InputError(fmt::format(
+        "{}: {}×{} {}: the α–β line through its {} sample(s) ({:g}–{:g} bytes) gives {:.3g} s "
+        "for {:g} bytes, past any collective: check those samples' times",
+        path_, op, group_size, link_name(link), v.size(), v.front().first, v.back().first, t,
+        bytes));
+  return t;
 }
 
 Cost CalibratedCostModel::collective(Collective c, int group_size, LinkClass link, double bytes,
