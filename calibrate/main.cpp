@@ -92,9 +92,10 @@ int cmd_import_trace(const std::vector<std::string>& traces, const std::string& 
         std::cerr << fmt::format("\rreading traces: {:.0f}%\033[K", 100.0 * done / total)
                   << std::flush;
     };
-  const TorchTraceImport imp = import_torch_traces(read_torch_traces(traces, ro), sc, step);
+  TorchTraceImport imp = import_torch_traces(read_torch_traces(traces, ro), sc, step);
   if (ro.progress) std::cerr << "\r\033[K" << std::flush;
-  const auto& p = imp.profile;
+  auto& p = imp.profile;
+  p.provenance.date = now_iso8601();  // when imported (a trace does not say when it ran)
   if (p.gemms.empty() && p.memory.empty() && p.collectives.empty() && p.attention.empty())
     throw InputError(fmt::format(
         "nothing to import from {} step(s): no bf16/fp16 GEMM with a shape (record with "

@@ -53,6 +53,20 @@ std::string either(const std::string& fresh, const std::string& old) {
   return fresh.empty() ? old : fresh;
 }
 
+// The file's value with the update's beside it when it is not already listed: the profile's
+// samples were measured under both ("vm, node-a"; "2.28.3, 2.21.5").
+std::string both(const std::string& fresh, const std::string& old) {
+  if (old.empty()) return fresh;
+  if (fresh.empty()) return old;
+  std::size_t at = 0;
+  while (at <= old.size()) {
+    const std::size_t end = std::min(old.find(", ", at), old.size());
+    if (old.compare(at, end - at, fresh) == 0) return old;
+    at = end + 2;
+  }
+  return old + ", " + fresh;
+}
+
 }  // namespace
 
 ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
@@ -69,6 +83,7 @@ ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
     return u;
   }
   const CalibrationProfile old = load_profile(path);  // throws if it is not a profile
+  u.existed = true;
   check_device(old, path, fresh.provenance.device);
   CalibrationProfile out = old;
   if (section != ProfileSection::Collectives) {
@@ -80,9 +95,9 @@ ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
     out.collectives = merged(old.collectives, fresh.collectives, u);
   const Provenance& f = fresh.provenance;
   Provenance& v = out.provenance;
-  v = {either(f.device, v.device), either(f.driver, v.driver), either(f.cuda, v.cuda),
-       either(f.cublas, v.cublas), either(f.nccl, v.nccl),     either(f.date, v.date),
-       either(f.host, v.host)};
+  v = {either(v.device, f.device), both(f.driver, v.driver), both(f.cuda, v.cuda),
+       both(f.cublas, v.cublas),   both(f.nccl, v.nccl),     either(f.date, v.date),
+       both(f.host, v.host)};
   save_profile(out, path);
   u.profile = std::move(out);
   return u;
@@ -93,7 +108,7 @@ void check_profile_target(const std::string& path, const std::string& device) {
 }
 
 std::string describe(const ProfileUpdate& u) {
-  if (u.replaced == 0 && u.kept == 0) return "";
+  if (!u.existed) return "";
   return fmt::format(" ({} new, {} replacing the file's, {} of the file's kept)", u.added,
                      u.replaced, u.kept);
 }

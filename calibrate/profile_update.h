@@ -17,14 +17,17 @@ struct ProfileUpdate {
   int added = 0;               ///< samples of keys the file did not hold
   int replaced = 0;            ///< samples of keys it held: the new time replaces the old
   int kept = 0;                ///< the file's samples of that section the update did not measure
+  bool existed = false;        ///< `path` held a profile before
 };
 
 /// Merges `fresh`'s `section` (compute: GEMM, memory and attention samples; collectives; both) into
 /// the profile at `path` when it exists, by sample_key: a key measured again takes the new
-/// sample, the file's other samples stay, and so does its other section. Provenance: each field
-/// `fresh` gives, else the file's. Written to `path`. InputError, nothing overwritten: a file at
-/// `path` that is not a profile, or one measured on another GPU model (gpu_model of the two
-/// provenance devices, when both name one): a profile prices one GPU.
+/// sample, the file's other samples stay, and so does its other section. Provenance: the file's
+/// fields with `fresh`'s beside them where they differ ("vm, node-a": the hosts, drivers and
+/// library versions its samples were measured with), the date `fresh`'s (the last update).
+/// Written to `path`. InputError, nothing overwritten: a file at `path` that is not a profile,
+/// or one measured on another GPU (gpu_mismatch of the two provenance devices): a profile
+/// prices one GPU.
 ProfileUpdate update_profile(const std::string& path, CalibrationProfile fresh,
                              ProfileSection section);
 

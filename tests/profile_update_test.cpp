@@ -24,6 +24,7 @@ TEST_CASE("profile update: each command merges into its own section and keeps th
   std::remove(path.c_str());
   CalibrationProfile collectives;
   collectives.provenance.device = kH100;
+  collectives.provenance.host = "vm";
   collectives.collectives.push_back(all_reduce(1 << 20, 20e-6));
   ProfileUpdate u = update_profile(path, collectives, ProfileSection::Collectives);
   CHECK(u.added == 1);
@@ -32,12 +33,15 @@ TEST_CASE("profile update: each command merges into its own section and keeps th
   CalibrationProfile compute;
   compute.provenance.device = kH100;
   compute.provenance.cublas = "12.8";
+  compute.provenance.host = "node-a";
   compute.gemms.push_back({1024, 1024, 1024, "bf16", 5e-6, 0, "measured", ""});
   compute.gemms.push_back({2048, 1024, 1024, "bf16", 9e-6, 0, "measured", ""});
   compute.memory.push_back({"copy", 1 << 20, 3e-6, 0, "measured", ""});
   u = update_profile(path, compute, ProfileSection::Compute);
   CHECK(u.added == 3);
   CHECK(u.kept == 0);  // the compute section was empty; the collective is another section
+  // The file existed: what the update did is said, even with nothing replaced or kept.
+  CHECK(describe(u) == " (3 new, 0 replacing the file's, 0 of the file's kept)");
   CalibrationProfile both = load_profile(path);
   CHECK(both.gemms.size() == 2);
   CHECK(both.memory.size() == 1);
@@ -46,6 +50,7 @@ TEST_CASE("profile update: each command merges into its own section and keeps th
   // shape's sample and keeps the other: 1 replaced, 2 kept (a GEMM and the copy).
   CalibrationProfile again;
   again.provenance.device = kH100;
+  again.provenance.host = "vm";
   again.gemms.push_back({1024, 1024, 1024, "bf16", 4e-6, 0, "measured", ""});
   u = update_profile(path, again, ProfileSection::Compute);
   CHECK(u.added == 0);
@@ -58,8 +63,11 @@ TEST_CASE("profile update: each command merges into its own section and keeps th
   CHECK(both.gemms[1].time_s == 9e-6);
   CHECK(both.memory.size() == 1);
   CHECK(both.collectives.size() == 1);
-  // Provenance: each field the update gives, else the file's (the cuBLAS version stays).
+  // Provenance: the file's, with what the updates add beside it: the GEMMs were measured on
+  // "node-a", the all-reduce on "vm" (listed once however often it comes back); the cuBLAS
+  // version that only one update gave stays.
   CHECK(both.provenance.cublas == "12.8");
+  CHECK(both.provenance.host == "vm, node-a");
   // An all-gather log after an all-reduce one: both operations' sizes stay.
   CalibrationProfile gather;
   gather.provenance.device = "8× " + std::string(kH100);
