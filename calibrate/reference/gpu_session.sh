@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One lent GPU's checks in one call (../shared/docs/gpu-checklist.md's order, the reference step
-# first): run from the project root on the GPU machine, after `../shared/tools/gpu-kit pack build`
-# here and with .gpukit carried. Writes under OUT: log.txt, smi.csv (clocks and power every 250 ms),
+# One lent GPU's checks in one call (the reference step first): run from the project root on the
+# GPU machine, with the build packed as .gpukit (`bash .gpukit/run X` runs its binary X; on
+# another machine use build/calibrate/X or build/tests/X). Writes under OUT: log.txt, smi.csv (clocks and power every 250 ms),
 # reference.json and trace.json.gz (llama_step.py at 4096 tokens), s2048/ and s8192/reference.json,
 # profile.json (trainsim-calibrate gemm).
 source "$(dirname "$0")/gpu_common.sh" "$@"

@@ -277,7 +277,8 @@ CalibrationProfile profile_from_json(const json& j, const std::string& source) {
   if (!j.is_object() || text(j, "format") != "trainsim-calibration")
     bad(source, "format",
         "not a trainsim calibration profile (expected \"format\": "
-        "\"trainsim-calibration\")");
+        "\"trainsim-calibration\": trainsim-calibrate writes them; calibrate/profiles/ holds "
+        "those of the GPUs this project measured)");
   if (!j.contains("version") || !j["version"].is_number_integer() ||
       j["version"] != CalibrationProfile::kVersion)  // compared as numbers: 2^32 + 1 is not 1
     bad(source, "version",
