@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include "core/quantity.h"
 #include "gantt_view.h"
 
 namespace trainsim::gui {
@@ -286,11 +287,11 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
       const StepReport& r = c.report;
       const double phase = r.pipeline_time_s > 0 ? r.pipeline_time_s : 1.0;
       QString text = QStringLiteral(
-                         "<b>%1</b> — step %2 s, bubble %3 % of a balanced pipeline, idle from "
+                         "<b>%1</b> — step %2, bubble %3 % of a balanced pipeline, idle from "
                          "imbalance %4 %, "
                          "communication %5 %")
                          .arg(QString::fromStdString(c.schedule))
-                         .arg(r.step_time_s, 0, 'f', 4)
+                         .arg(QString::fromStdString(format_time(r.step_time_s)))
                          .arg(100 * r.bubble_fraction_of_step, 0, 'f', 1)
                          .arg(100 * r.idle.imbalance_s / phase, 0, 'f', 1)
                          .arg(100 * r.idle.communication_s / phase, 0, 'f', 1);
@@ -346,8 +347,14 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
   std::vector<bool> oom;
   for (const auto& c : outcome_->compared)
     if (c.gantt) oom.push_back(c.out_of_memory);
-  fill_table(names, step, bubble_step, bubble_ideal, peak, oom);
-  charts_->addWidget(bar_chart(BarChartSpec(tr("step time"), tr("s"), names, {{tr("step"), step}})),
+  // Steps under a second in ms (a 34.6 ms step read 0.0346 s), as the report prints them.
+  const bool ms = !step.empty() && *std::max_element(step.begin(), step.end()) < 1;
+  std::vector<double> shown = step;
+  if (ms)
+    for (double& v : shown) v *= 1e3;
+  fill_table(names, shown, ms, bubble_step, bubble_ideal, peak, oom);
+  charts_->addWidget(bar_chart(BarChartSpec(tr("step time"), ms ? tr("ms") : tr("s"), names,
+                                            {{tr("step"), shown}})),
                      1);
   charts_->addWidget(bar_chart(BarChartSpec(tr("pipeline bubble"), tr("% of pipeline"), names,
                                             {{tr("bubble"), bubble_step}})),
@@ -376,7 +383,7 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
   charts_->addWidget(bar_chart(memory), 1);
 }
 
-void CompareView::fill_table(const QStringList& names, const std::vector<double>& step,
+void CompareView::fill_table(const QStringList& names, const std::vector<double>& step, bool ms,
                              const std::vector<double>& bubble_step,
                              const std::vector<double>& bubble_ideal,
                              const std::vector<double>& peak, const std::vector<bool>& oom) {
@@ -384,13 +391,14 @@ void CompareView::fill_table(const QStringList& names, const std::vector<double>
   table_->clear();
   table_->setColumnCount(6);
   table_->setHorizontalHeaderLabels(
-      {tr("schedule"), tr("step time (s)"), tr("bubble, % of balanced pipeline"),
-       tr("bubble over ideal, %"), tr("peak memory / GPU (GB)"), tr("fits")});
+      {tr("schedule"), ms ? tr("step time (ms)") : tr("step time (s)"),
+       tr("bubble, % of balanced pipeline"), tr("bubble over ideal, %"),
+       tr("peak memory / GPU (GB)"), tr("fits")});
   table_->setRowCount(static_cast<int>(names.size()));
   for (int i = 0; i < names.size(); ++i) {
     const auto k = static_cast<std::size_t>(i);
     table_->setItem(i, 0, new QTableWidgetItem(names[i]));
-    table_->setItem(i, 1, new NumberItem(step[k], 4));
+    table_->setItem(i, 1, new NumberItem(step[k], ms ? 2 : 4));
     table_->setItem(i, 2, new NumberItem(bubble_step[k], 1));
     table_->setItem(i, 3, new NumberItem(bubble_ideal[k], 1));
     table_->setItem(i, 4, new NumberItem(peak[k], 1));

@@ -32,7 +32,8 @@ class CompareView : public QWidget {
 
  private:
   void sync_from(GanttView* source);
-  void fill_table(const QStringList& names, const std::vector<double>& step,
+  /// `step` in ms when `ms`, else in s.
+  void fill_table(const QStringList& names, const std::vector<double>& step, bool ms,
                   const std::vector<double>& bubble_step, const std::vector<double>& bubble_ideal,
                   const std::vector<double>& peak, const std::vector<bool>& oom);
   std::shared_ptr<const SimOutcome> outcome_;

@@ -31,6 +31,7 @@
 
 #include "compare_view.h"
 #include "core/error.h"
+#include "core/quantity.h"
 #include "gantt_painter.h"
 #include "gantt_view.h"
 #include "knob_panel.h"
@@ -165,6 +166,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(busy_);
   connect(worker_, &SimWorker::started, this, [this] {
     busy_->show();
+    status_->setStyleSheet({});
     status_->setText(tr("simulating…"));
   });
   connect(worker_, &SimWorker::finished, this, &MainWindow::on_finished);
@@ -409,10 +411,29 @@ void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
       o->report.idle.launch_s > 0
           ? tr(", CPU launches %1 %").arg(100 * o->report.idle.launch_s / phase, 0, 'f', 1)
           : QString();
-  status_->setText(tr("%1 · step %2 s · bubble %3 % · idle from imbalance %4 %, communication "
+  // Out of memory or tight first: the memory pane's markers are not the only word of it.
+  QString memory;
+  const auto worst = [](const std::vector<OutOfMemory>& list) {
+    const OutOfMemory* w = &list.front();
+    for (const OutOfMemory& o : list)
+      if (o.excess > w->excess) w = &o;
+    return tr("stage %1 +%2 GB%3")
+        .arg(w->stage)
+        .arg(w->excess / 1e9, 0, 'f', 1)
+        .arg(list.size() > 1 ? tr(" and %1 more").arg(list.size() - 1) : QString());
+  };
+  if (o->memory && !o->memory->out_of_memory.empty())
+    memory = tr("OUT OF MEMORY: %1 over the device · ").arg(worst(o->memory->out_of_memory));
+  else if (o->memory && !o->memory->tight.empty())
+    memory = tr("tight: %1 over the usable memory · ").arg(worst(o->memory->tight));
+  status_->setStyleSheet(o->memory && !o->memory->out_of_memory.empty()
+                             ? QStringLiteral("color: #b01010")
+                             : QString());
+  status_->setText(memory +
+                   tr("%1 · step %2 · bubble %3 % · idle from imbalance %4 %, communication "
                       "%5 %%6 · %7 tasks · simulated in %8 ms")
                        .arg(QString::fromStdString(o->report.schedule))
-                       .arg(o->report.step_time_s, 0, 'f', 4)
+                       .arg(QString::fromStdString(format_time(o->report.step_time_s)))
                        .arg(100 * o->report.bubble_fraction_of_step, 0, 'f', 1)
                        .arg(100 * o->report.idle.imbalance_s / phase, 0, 'f', 1)
                        .arg(100 * o->report.idle.communication_s / phase, 0, 'f', 1)

@@ -50,8 +50,14 @@ void MemoryView::set_mapper(const TimeMapper& m) {
 }
 
 namespace {
-QColor stage_color(int stage) {
-  return QColor::fromHsv((stage * 67) % 360, 190, 200);
+// Up to ten stages, ten colours no two alike (Tableau 10, red first); more, one hue each along
+// red → violet in stage order, so no colour comes back and neighbours read as neighbours.
+QColor stage_color(int stage, int stages) {
+  static const QRgb kDistinct[] = {0xe15759, 0x4e79a7, 0x59a14f, 0xf28e2b, 0xb07aa1,
+                                   0x76b7b2, 0xedc948, 0xff9da7, 0x9c755f, 0x8c8c8c};
+  if (stages <= 10) return QColor(kDistinct[stage % 10]);
+  const double at = stages > 1 ? static_cast<double>(stage) / (stages - 1) : 0;
+  return QColor::fromHsv(static_cast<int>(280 * at), 200, stage % 2 == 0 ? 210 : 160);
 }
 }  // namespace
 
@@ -93,9 +99,14 @@ void MemoryView::paintEvent(QPaintEvent*) {
     const double y = y_of(report_->usable_memory);
     p.setPen(QPen(QColor(0x30, 0x30, 0x30, 120), 1, Qt::DotLine));
     p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    // Named at its right end, under it on a white ground (the curves rise through its left).
     const QString name = tr("usable %1 GB").arg(report_->usable_memory / 1e9, 0, 'f', 1);
-    p.setPen(QColor(0x30, 0x30, 0x30, 160));
-    p.drawText(QPointF(plot.left() + 60, y - 3), name);
+    const QFontMetrics fm = p.fontMetrics();
+    const int w = fm.horizontalAdvance(name);
+    p.fillRect(QRectF(plot.right() - w - 8, y + 2, w + 6, fm.height()),
+               QColor(255, 255, 255, 225));
+    p.setPen(QColor(0x30, 0x30, 0x30, 170));
+    p.drawText(QPointF(plot.right() - w - 5, y + 2 + fm.ascent()), name);
   }
   // The device's memory: dark grey and dashed (stage 0's curve is red), named at its right end.
   if (report_->device_memory > 0) {
@@ -113,6 +124,7 @@ void MemoryView::paintEvent(QPaintEvent*) {
   }
   const double end_x = std::min<double>(
       plot.right() + 1, plot.left() + mapper_.x_of(static_cast<double>(tl_->makespan)));
+  const int stages = static_cast<int>(series_->size());
   // Widest first: a curve equal to another's stays visible inside it.
   const double widest = std::min(3.5, 1.5 + 0.7 * static_cast<double>(series_->size() - 1));
   double width = widest;
@@ -140,7 +152,7 @@ void MemoryView::paintEvent(QPaintEvent*) {
       prev_y = y;
     }
     path.lineTo(end_x, prev_y);
-    p.setPen(QPen(stage_color(s.stage), width));
+    p.setPen(QPen(stage_color(s.stage, stages), width));
     p.drawPath(path);
     width = std::max(1.0, width - 0.7);
   }
@@ -158,46 +170,61 @@ void MemoryView::paintEvent(QPaintEvent*) {
     }
     p.setFont(QFont());
   }
-  // Tight: an orange marker on the usable line at each tight stage's peak, the worst one named.
-  p.setPen(Qt::NoPen);
-  p.setBrush(QColor(0xe0, 0x80, 0x10));
-  const OutOfMemory* worst = nullptr;
-  for (const OutOfMemory& o : report_->tight) {
-    p.drawEllipse(QPointF(plot.left() + mapper_.x_of(o.time_s * 1e9), y_of(report_->usable_memory)),
-                  4, 4);
-    if (!worst || o.excess > worst->excess) worst = &o;
-  }
-  if (worst) {
-    p.setPen(QColor(0xb3, 0x59, 0x00));
-    const QString more =
-        report_->tight.size() > 1 ? tr(" and %1 more").arg(report_->tight.size() - 1) : QString();
-    p.drawText(QPointF(plot.left() + mapper_.x_of(worst->time_s * 1e9) + 8,
-                       y_of(report_->usable_memory) + 14),
-               tr("tight: stage %1 (+%2 GB)%3")
-                   .arg(worst->stage)
-                   .arg(worst->excess / 1e9, 0, 'f', 1)
-                   .arg(more));
+  // Each stage past the device (red) or past its usable memory (orange): a marker on its curve
+  // at its peak, the report's excess over that line; the worst of each kind named once, with
+  // how many more, on a white ground clear of the curves ("OOM: stage 1 (+66.1 GB) and 15 more").
+  const auto mark = [&](const std::vector<OutOfMemory>& list, double line, const QColor& fill,
+                        const QColor& ink, const QString& what, double radius) {
+    const OutOfMemory* worst = nullptr;
+    p.setPen(QPen(Qt::white, 1));
+    p.setBrush(fill);
+    for (const OutOfMemory& o : list) {
+      p.drawEllipse(QPointF(plot.left() + mapper_.x_of(o.time_s * 1e9), y_of(line + o.excess)),
+                    radius, radius);
+      if (!worst || o.excess > worst->excess) worst = &o;
+    }
+    if (!worst) return;
+    const QString more = list.size() > 1 ? tr(" and %1 more").arg(list.size() - 1) : QString();
+    const QString text = tr("%1: stage %2 (+%3 GB)%4")
+                             .arg(what)
+                             .arg(worst->stage)
+                             .arg(worst->excess / 1e9, 0, 'f', 1)
+                             .arg(more);
+    const QFontMetrics fm = p.fontMetrics();
+    const int w = fm.horizontalAdvance(text);
+    // Right of the worst marker, or left of it near the right edge; kept inside the plot.
+    double x = plot.left() + mapper_.x_of(worst->time_s * 1e9) + 9;
+    if (x + w + 4 > plot.right()) x = std::max<double>(plot.left() + 2, x - w - 22);
+    const double y =
+        std::clamp(y_of(line + worst->excess) - fm.height() / 2.0, static_cast<double>(plot.top()),
+                   static_cast<double>(plot.bottom() - fm.height()));
     p.setPen(Qt::NoPen);
-  }
-  // Out of memory: a red marker where the stage first exceeds the device.
-  p.setPen(Qt::NoPen);
-  p.setBrush(QColor(0xd0, 0x20, 0x20));
-  for (const OutOfMemory& o : report_->out_of_memory) {
-    const double x = plot.left() + mapper_.x_of(o.time_s * 1e9);
-    const double y = y_of(report_->device_memory);
-    p.drawEllipse(QPointF(x, y), 5, 5);
-    p.setPen(QColor(0xd0, 0x20, 0x20));
-    p.drawText(QPointF(x + 8, y - 4),
-               tr("OOM: stage %1 (+%2 GB)").arg(o.stage).arg(o.excess / 1e9, 0, 'f', 1));
-    p.setPen(Qt::NoPen);
-  }
+    p.setBrush(QColor(255, 255, 255, 225));
+    p.drawRect(QRectF(x - 2, y, w + 4, fm.height()));
+    p.setPen(ink);
+    p.drawText(QPointF(x, y + fm.ascent()), text);
+  };
+  mark(report_->tight, report_->usable_memory, QColor(0xe0, 0x80, 0x10), QColor(0xb3, 0x59, 0x00),
+       tr("tight"), 4);
+  mark(report_->out_of_memory, report_->device_memory, QColor(0xd0, 0x20, 0x20),
+       QColor(0xb0, 0x10, 0x10), tr("OOM"), 5);
+  p.setBrush(Qt::NoBrush);
   // Legend.
   p.setClipping(false);
+  // One line a stage while they fit; the last line then says how many it leaves out.
   int lx = 4, ly = plot.top() + 20;
-  for (const auto& s : *series_) {
-    if (ly + 12 > height()) break;
-    p.fillRect(QRect(lx, ly + 4, 10, 3), stage_color(s.stage));
+  const int fit = std::max(1, (height() - ly) / 13);
+  for (std::size_t i = 0; i < series_->size(); ++i) {
+    const auto& s = (*series_)[i];
     p.setPen(QColor(0x40, 0x40, 0x40));
+    if (static_cast<int>(i) == fit - 1 && series_->size() > static_cast<std::size_t>(fit)) {
+      p.drawText(QPoint(lx, ly + 10), tr("… and %1 more stages (pp %2–%3)")
+                                          .arg(series_->size() - i)
+                                          .arg(s.stage)
+                                          .arg(series_->back().stage));
+      break;
+    }
+    p.fillRect(QRect(lx, ly + 4, 10, 3), stage_color(s.stage, stages));
     p.drawText(QPoint(lx + 14, ly + 10),
                tr("pp %1: peak %2 GB").arg(s.stage).arg(s.peak / 1e9, 0, 'f', 1));
     ly += 13;
