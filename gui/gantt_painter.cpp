@@ -21,12 +21,14 @@ QColor box_color(BoxKind k) {
       return QColor(0x4c, 0x8b, 0xf5);
     case BoxKind::Backward:
       return QColor(0x34, 0xa8, 0x53);
-    case BoxKind::BackwardInput:
-      return QColor(0x2e, 0x8b, 0x57);
+    case BoxKind::BackwardInput:  // a darker green than B's, told apart at a glance
+      return QColor(0x1b, 0x5e, 0x20);
     case BoxKind::BackwardWeight:
       return QColor(0x9c, 0x6a, 0xde);
     case BoxKind::ForwardBackward:
-      return QColor(0x00, 0x9e, 0xa8);
+      // Indigo: F's blue and B's green blended where boxes are narrower than a pixel make a
+      // teal, which an F&B teal would be read as.
+      return QColor(0x28, 0x35, 0x93);
     case BoxKind::Optimizer:
       return QColor(0xf2, 0x99, 0x1e);
     case BoxKind::TensorParallel:
