@@ -20,6 +20,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QRegularExpression>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -104,7 +105,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   knobs_ = new KnobPanel;
   auto* knob_dock = new QDockWidget(tr("Scenario"), this);
   knob_dock->setObjectName(QStringLiteral("knobs"));
-  knob_dock->setWidget(knobs_);
+  // Scrolled: the knobs' column is taller than a laptop screen leaves (the window could not be
+  // made shorter than 844 pixels).
+  auto* knob_scroll = new QScrollArea;
+  knob_scroll->setWidget(knobs_);
+  knob_scroll->setWidgetResizable(true);
+  knob_scroll->setFrameShape(QFrame::NoFrame);
+  knob_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  knob_dock->setWidget(knob_scroll);
   addDockWidget(Qt::LeftDockWidgetArea, knob_dock);
   connect(knobs_, &KnobPanel::edited, this, &MainWindow::simulate);
   // A layout opened from the search: the knobs take it, the Timeline shows it.
