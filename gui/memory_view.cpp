@@ -103,8 +103,7 @@ void MemoryView::paintEvent(QPaintEvent*) {
     const QString name = tr("usable %1 GB").arg(report_->usable_memory / 1e9, 0, 'f', 1);
     const QFontMetrics fm = p.fontMetrics();
     const int w = fm.horizontalAdvance(name);
-    p.fillRect(QRectF(plot.right() - w - 8, y + 2, w + 6, fm.height()),
-               QColor(255, 255, 255, 225));
+    p.fillRect(QRectF(plot.right() - w - 8, y + 2, w + 6, fm.height()), QColor(255, 255, 255, 225));
     p.setPen(QColor(0x30, 0x30, 0x30, 170));
     p.drawText(QPointF(plot.right() - w - 5, y + 2 + fm.ascent()), name);
   }

@@ -166,8 +166,13 @@ class MainWindowTest : public QObject {
     QVERIFY(!mfu.isEmpty());
     QVERIFY(QFontMetrics(report->font()).horizontalAdvance(mfu) <= report->viewport()->width());
     const QTextDocument* doc = report->document();
+    // The summary is a table of label and value: the durations line's value wraps in its own
+    // column, under itself, its label on one line beside it.
     const QTextBlock durations = doc->find(QStringLiteral("durations")).block();
-    QVERIFY(durations.isValid() && durations.layout()->lineCount() > 1);  // wrapped
+    QVERIFY(durations.isValid() && durations.layout()->lineCount() == 1);
+    const QTextBlock value = doc->find(QStringLiteral("published kernel data")).block();
+    QVERIFY(value.isValid() && value.layout()->lineCount() > 1);              // wrapped
+    QVERIFY(value.layout()->lineAt(1).x() == value.layout()->lineAt(0).x());  // under itself
     const QTextBlock stage = doc->find(QStringLiteral("compute busy")).block();
     QVERIFY(stage.isValid() && stage.layout()->lineCount() == 1);  // kept on one line
   }
