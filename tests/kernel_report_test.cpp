@@ -143,4 +143,48 @@ TEST_CASE("kernel report: the CPU's time to issue each pass, when it is simulate
   CHECK(kernel_report_to_json(r)["passes"][0]["launches"].get<double>() == r.passes[0].launches);
 }
 
+TEST_CASE("kernel report: what the table leaves out is named (collectives, contention)",
+          "[kernel_report]") {
+  // Llama-3.1-8B at tp 2 on 2 GPUs: each layer's forward all-reduces its attention and MLP
+  // outputs over the 2 GPUs, 4,096 tokens × 4,096 × 2 bytes = 33.55 MB each, 32 layers × 2 = 64
+  // (plus the vocabulary-parallel embedding's own): on the communication stream, not in the rows.
+  const Scenario s = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 2}
+parallelism: {tp: 2}
+)");
+  const auto model = make_cost_model(s);
+  const KernelReport r = make_kernel_report(s, *model, 0);
+  REQUIRE(r.passes.size() == 2);
+  int all_reduces = 0;
+  for (const auto& [kind, c] : r.passes[0].collectives) {
+    CHECK(kind == "TP");
+    CHECK(c.group_size == 2);
+    if (c.kind == Collective::AllReduce && c.bytes == 4096.0 * 4096 * 2) all_reduces += c.count;
+  }
+  CHECK(all_reduces >= 64);
+  const std::string text = format_kernel_report(r);
+  CHECK_THAT(text, Catch::Contains("not in the table: its collectives") &&
+                       Catch::Contains("TP all-reduce ×") &&
+                       Catch::Contains("of 33.55 MB over 2 GPUs"));
+  // Compute beside communication runs slower in the step (the default 18.9 %), not here.
+  CHECK(r.compute_slowdown == Approx(0.189));
+  CHECK_THAT(text, Catch::Contains("run 18.9% slower (contention.compute_slowdown)"));
+  CHECK(kernel_report_to_json(r)["passes"][0]["collectives"][0]["parallelism"] == "TP");
+  // One GPU: nothing beside the kernels, no collectives, no slowdown line.
+  const Scenario one = test::yaml(R"(model: llama-3.1-8b
+training: {seq_len: 4096, global_batch_size: 16}
+cluster: {gpu: h100-sxm, gpus_per_node: 1}
+)");
+  const KernelReport alone = make_kernel_report(one, *make_cost_model(one), 0);
+  CHECK(alone.compute_slowdown == 0);
+  CHECK(alone.passes[0].collectives.empty());
+  CHECK(format_kernel_report(alone).find("contention.compute_slowdown") == std::string::npos);
+  // FP8: the header names its peak beside the 16-bit one (2 × 989 on an H100).
+  Scenario fp8 = one;
+  fp8.training.precision = Precision::FP8;
+  CHECK_THAT(format_kernel_report(make_kernel_report(fp8, *make_cost_model(fp8), 0)),
+             Catch::Contains("(989 TFLOP/s dense 16-bit, 1978 FP8,"));
+}
+
 }  // namespace trainsim

@@ -1441,7 +1441,7 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
             if (const std::string note = k_.attention->head_dim_note(k.gemm.k); !note.empty())
               t.source += " (" + note + ")";
           if (const double p = attention_parallelism(k); std::abs(p - 1) >= 0.005)
-            t.source += fmt::format(" × {:.2f} for its launch's parallelism (measured)", p);
+            t.source += fmt::format(" × {:.2f} rate for its launch's parallelism (measured)", p);
           if (k_.attention && k_.attention->sustained != 1)
             t.source +=
                 fmt::format(" × {:.2f} at the power limit ({})", k_.attention->sustained,

@@ -1,10 +1,12 @@
 #include "report/kernel_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/quantity.h"
+#include "cost/constants.h"
 #include "schedules/registry.h"
 
 namespace trainsim {
@@ -42,13 +44,32 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
   }
   r.compute_pace = model.compute_pace();
   r.gpus = s.layout.world();
+  r.fp8 = s.training.precision == Precision::FP8;
+  if (r.gpus > 1)
+    r.compute_slowdown = s.contention.compute_slowdown.value_or(constants::kOverlapComputeSlowdown);
   for (const auto& [op, name] : {std::pair{Op::F, "forward"}, std::pair{Op::B, "backward"}}) {
     const std::vector<KernelTime> kernels = model.kernel_times(op, stage);
     if (kernels.empty()) continue;
-    KernelPass pass{name, {}, 0};
+    KernelPass pass;
+    pass.op = name;
     const HostLaunch cpu = model.host_launch(op, stage);
     pass.cpu_seconds = to_seconds(cpu.time);
     pass.launches = cpu.kernels;
+    for (const auto& [what, runs] : {std::pair{"TP", model.tp_collectives(op, stage)},
+                                     std::pair{"EP", model.ep_collectives(op, stage)},
+                                     std::pair{"CP", model.cp_collectives(op, stage)}})
+      for (const CollectiveRun& c : runs) {
+        if (c.group_size <= 1) continue;
+        // The same collective of the same size in two runs (one hidden, one not): one entry.
+        bool merged = false;
+        for (auto& [kind, e] : pass.collectives)
+          if (kind == what && e.kind == c.kind && e.bytes == c.bytes &&
+              e.group_size == c.group_size) {
+            e.count += c.count;
+            merged = true;
+          }
+        if (!merged) pass.collectives.emplace_back(what, c);
+      }
     for (const KernelTime& k : kernels) {
       // The same kernel twice in a layer (two norms, two residual adds) is one row.
       KernelRow* row = nullptr;
@@ -81,8 +102,10 @@ std::string format_kernel_report(const KernelReport& r) {
                         r.rank >= 0 ? fmt::format("; on pipeline rank {}", r.rank) : "");
   std::string out = fmt::format("kernels of one micro-batch · {} · {}\n", where, r.scenario);
   if (!r.gpu.empty())
-    out += fmt::format("gpu        {} ({:.0f} TFLOP/s dense 16-bit, {:.2f} TB/s HBM)\n", r.gpu,
-                       r.peak_flops / 1e12, r.hbm_bandwidth / 1e12);
+    out += fmt::format("gpu        {} ({:.0f} TFLOP/s dense 16-bit{}, {:.2f} TB/s HBM)\n", r.gpu,
+                       r.peak_flops / 1e12,
+                       r.fp8 ? fmt::format(", {:.0f} FP8", 2 * r.peak_flops / 1e12) : "",
+                       r.hbm_bandwidth / 1e12);
   out += fmt::format("durations  {}\n", r.sources);
   if (r.passes.empty())
     return out + "(this scenario's durations come from its costs: section, not from kernels)\n";
@@ -119,7 +142,27 @@ std::string format_kernel_report(const KernelReport& r) {
                          k.recompute ? k.what + " (recompute)" : k.what, k.count,
                          format_time(k.seconds), pct(k.seconds), rate, bw, k.source);
     }
+    if (!p.collectives.empty()) {
+      std::vector<std::string> what;
+      for (const auto& [kind, c] : p.collectives)
+        what.push_back(fmt::format("{} {} ×{} of {} over {} GPUs", kind, collective_name(c.kind),
+                                   c.count, format_bytes(c.bytes), c.group_size));
+      out += fmt::format(
+          "  not in the table: its collectives, beside or after these kernels on the "
+          "communication streams ({}); `trainsim run` times them (exposed comm)\n",
+          fmt::join(what, "; "));
+    }
   }
+  out +=
+      "\nruns: a row's runs per micro-batch (a run may launch several kernels; the CPU line "
+      "counts launches). TFLOP/s: the model's FLOPs over the time, attention's backward counted "
+      "as twice its forward (as MFU counts it; FlashAttention's benchmarks count 2.5 times).\n";
+  if (r.compute_slowdown > 0)
+    out += fmt::format(
+        "In the step, those of these kernels that run while communication shares the GPU run "
+        "{:.1f}% slower (contention.compute_slowdown): `trainsim run`'s compute busy time "
+        "counts it, this table does not.\n",
+        100 * r.compute_slowdown);
   return out;
 }
 
@@ -133,6 +176,7 @@ nlohmann::json kernel_report_to_json(const KernelReport& r) {
                    {"hbm_bandwidth", r.hbm_bandwidth},
                    {"sources", r.sources},
                    {"compute_pace", r.compute_pace},
+                   {"compute_slowdown", r.compute_slowdown},
                    {"passes", nlohmann::json::array()}};
   for (const KernelPass& p : r.passes) {
     nlohmann::json rows = nlohmann::json::array();
@@ -145,11 +189,19 @@ nlohmann::json kernel_report_to_json(const KernelReport& r) {
                       {"seconds", k.seconds},
                       {"recompute", k.recompute},
                       {"source", k.source}});
+    nlohmann::json colls = nlohmann::json::array();
+    for (const auto& [kind, c] : p.collectives)
+      colls.push_back({{"parallelism", kind},
+                       {"collective", collective_name(c.kind)},
+                       {"count", c.count},
+                       {"bytes", c.bytes},
+                       {"group_size", c.group_size}});
     j["passes"].push_back({{"op", p.op},
                            {"seconds", p.seconds},
                            {"cpu_seconds", p.cpu_seconds},
                            {"launches", p.launches},
-                           {"kernels", rows}});
+                           {"kernels", rows},
+                           {"collectives", colls}});
   }
   return j;
 }

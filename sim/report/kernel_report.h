@@ -2,8 +2,9 @@
 // Where one micro-batch's compute time goes: every kernel the cost model times for a stage's
 // forward and backward, merged by name, with its time, share and achieved rate, and where its
 // duration comes from (`trainsim kernels`). Reads the cost model; adds no cost of its own.
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <string>   // std::string
+#include <utility>  // std::pair
+#include <vector>   // std::vector
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -28,6 +29,10 @@ struct KernelPass {
   /// The CPU issuing the pass's kernels (CostModel::host_launch): its time and how many it
   /// launches; 0 when the CPU keeps ahead of the GPU (efficiency.host_per_kernel 0).
   double cpu_seconds = 0, launches = 0;
+  /// The collectives the pass runs beside or after its kernels, on communication streams
+  /// (tensor, expert and context parallelism's; CostModel::tp/ep/cp_collectives), with what
+  /// parallelism each serves: not in `rows` nor `seconds`.
+  std::vector<std::pair<std::string, CollectiveRun>> collectives;
   double seconds_of(const std::string& kind) const;
 };
 
@@ -44,6 +49,11 @@ struct KernelReport {
   /// (CostModel::compute_pace; 1 on one GPU) on `gpus` GPUs.
   double compute_pace = 1.0;
   int gpus = 1;
+  /// FP8 GEMMs (training.precision fp8): the header names the FP8 peak too.
+  bool fp8 = false;
+  /// How much slower the step runs these kernels while communication shares the GPU
+  /// (contention.compute_slowdown; 0 on one GPU, where nothing runs beside them).
+  double compute_slowdown = 0;
 };
 
 /// The kernels of pipeline stage `stage` (a chunk index, 0 … pp·vpp − 1) under `model`.
