@@ -196,6 +196,20 @@ TEST_CASE("diff: text, JSON and the side-by-side Perfetto trace") {
   CHECK(j["ranks"][0]["attention"]["predicted_s"].get<double>() > 0);
   CHECK(j["ranks"][0]["attention"]["error"].is_null());
   CHECK(j["ranks"][0]["step"]["error"].get<double>() > 0);
+  // The text's "largest differences" line in the JSON too: up to three parts, largest first,
+  // each its predicted − measured (the step itself and communication's sub-rows are not parts).
+  const auto& top = j["ranks"][0]["largest_differences"];
+  REQUIRE(top.size() == 3);
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    const std::string part = top[i]["part"];
+    CHECK(part != "step");
+    CHECK(top[i]["difference_s"].get<double>() ==
+          Approx(j["ranks"][0][part]["predicted_s"].get<double>() -
+                 j["ranks"][0][part]["measured_s"].get<double>()));
+    if (i > 0)
+      CHECK(std::abs(top[i]["difference_s"].get<double>()) <=
+            std::abs(top[i - 1]["difference_s"].get<double>()));
+  }
 
   const std::string path =
       (std::filesystem::temp_directory_path() / "measured_diff_test_trace.json").string();

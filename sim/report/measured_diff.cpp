@@ -341,6 +341,23 @@ MeasuredDiff make_measured_diff(const Timeline& tl, const StepReport& r,
   return make_measured_diff(tl, r, kernels, traces, b);
 }
 
+namespace {
+// The three largest differences among a rank's parts (not the step, not the sub-rows of
+// communication), largest first: the text's line and the JSON's `largest_differences`.
+std::vector<const DiffRow*> largest_differences(const RankDiff& rd) {
+  std::vector<const DiffRow*> parts;
+  for (const DiffRow& row : rd.rows)
+    if (row.predicted_known && row.what != "step" && row.what != "idle_host" &&
+        row.what.rfind("communication_", 0) == std::string::npos)
+      parts.push_back(&row);
+  std::stable_sort(parts.begin(), parts.end(), [](const DiffRow* a, const DiffRow* b) {
+    return std::abs(a->predicted_s - a->measured_s) > std::abs(b->predicted_s - b->measured_s);
+  });
+  if (parts.size() > 3) parts.resize(3);
+  return parts;
+}
+}  // namespace
+
 std::string format_measured_diff(const MeasuredDiff& d, bool kernels, std::size_t most) {
   std::string out = fmt::format("measured vs simulated · {} · {} · {}\n", d.scenario,
                                 d.gpu.empty() ? "no gpu" : d.gpu, d.schedule);
@@ -359,18 +376,9 @@ std::string format_measured_diff(const MeasuredDiff& d, bool kernels, std::size_
           known && row.measured_s > 0 ? fmt::format("{:+.1f}%", 100 * row.error()) : "-",
           known ? signed_difference(row) : "-");
     }
-    // The largest differences among the parts (not the step, not the sub-rows of communication).
-    std::vector<const DiffRow*> parts;
-    for (const DiffRow& row : rd.rows)
-      if (row.predicted_known && row.what != "step" && row.what != "idle_host" &&
-          row.what.rfind("communication_", 0) == std::string::npos)
-        parts.push_back(&row);
-    std::stable_sort(parts.begin(), parts.end(), [](const DiffRow* a, const DiffRow* b) {
-      return std::abs(a->predicted_s - a->measured_s) > std::abs(b->predicted_s - b->measured_s);
-    });
     std::vector<std::string> top;
-    for (std::size_t i = 0; i < parts.size() && i < 3; ++i)
-      top.push_back(label(parts[i]->what) + " " + signed_difference(*parts[i]));
+    for (const DiffRow* row : largest_differences(rd))
+      top.push_back(label(row->what) + " " + signed_difference(*row));
     out += fmt::format("  largest differences (predicted − measured): {}\n", fmt::join(top, ", "));
     if (!rd.collectives.empty())
       out += "  measured collectives: " + family_list(rd.collectives, rd.collectives.size()) + "\n";
@@ -419,6 +427,10 @@ nlohmann::json measured_diff_to_json(const MeasuredDiff& d) {
     };
     r["collectives"] = families(rd.collectives);
     r["not_in_model"] = families(rd.other);
+    r["largest_differences"] = nlohmann::json::array();
+    for (const DiffRow* row : largest_differences(rd))
+      r["largest_differences"].push_back(
+          {{"part", row->what}, {"difference_s", row->predicted_s - row->measured_s}});
     nlohmann::json ks = nlohmann::json::object();
     for (const CategoryKernels& ck : rd.kernels) {
       nlohmann::json predicted = nlohmann::json::array();
