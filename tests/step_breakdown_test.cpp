@@ -95,6 +95,7 @@ TEST_CASE("a window of times makes the kernels starting in it a step") {
   REQUIRE(w == 2);
   const TraceStep& got = t.steps[2];
   CHECK(got.name.rfind("window ", 0) == 0);
+  CHECK(got.name.find("across") == std::string::npos);  // #552's kernels only
   CHECK(got.gpu_begin == s552.gpu_begin);
   int in_span = 0;  // kernels starting inside #552's span
   for (const auto& k : t.kernels)
@@ -103,6 +104,16 @@ TEST_CASE("a window of times makes the kernels starting in it a step") {
   CHECK(got.kernels > 0);
   // The window's breakdown is a step like the others.
   CHECK(break_down_step(t, w).span == got.gpu_end - got.gpu_begin);
+  // A window from the first step's start to the second's end holds both steps' kernels: its
+  // name says which annotated steps it crosses, as one simulated step is set beside it.
+  {
+    auto both = read_torch_trace(data("sampled_rank-0.json.gz"));
+    const TraceStep a = both.steps[0], b = both.steps[1];
+    const int i =
+        pick_step(both, fmt::format("{}ns..{}ns", a.gpu_begin - first, b.gpu_end - first));
+    CHECK_THAT(both.steps[static_cast<std::size_t>(i)].name,
+               Catch::EndsWith(fmt::format(" (across {}, {})", a.name, b.name)));
+  }
   // Bad windows, each refused in one line naming the file.
   for (const char* bad : {"1s..", "2s..1s", "x..1s", "1000s..2000s"}) {
     auto again = read_torch_trace(data("sampled_rank-0.json.gz"));

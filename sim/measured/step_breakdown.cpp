@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -158,12 +159,20 @@ int pick_step(TorchTrace& t, const std::string& name) {
         0,
         0,
         0};
+    std::set<int> spans;  // the annotated steps the window's kernels had belonged to
     for (auto& k : t.kernels) {
       if (k.start < first + from || k.start >= first + to) continue;
       w.gpu_begin = w.kernels == 0 ? k.start : std::min(w.gpu_begin, k.start);
       w.gpu_end = std::max(w.gpu_end, k.start + k.dur);
       ++w.kernels;
+      if (k.step >= 0) spans.insert(k.step);
       k.step = index;
+    }
+    // A window across annotated steps is compared with one simulated step: said in its name.
+    if (spans.size() > 1) {
+      std::vector<std::string> names;
+      for (const int i : spans) names.push_back(t.steps[static_cast<std::size_t>(i)].name);
+      w.name += fmt::format(" (across {})", fmt::join(names, ", "));
     }
     if (w.kernels == 0)
       throw InputError(
