@@ -331,8 +331,9 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
   // With dp > 1, one gradient bucket in flight, or under PyTorch DDP's copied buckets (ZeRO 0
   // or 1) every trained gradient's 16-bit copy.
   const bool copies = s.memory.dp_buckets == DpBuckets::Copy && zero <= 1;
-  out.buffers = s.memory.runtime_overhead +
-                (s.layout.dp_ranks() > 1 ? (copies ? kHalf * trained : s.memory.bucket_size) : 0);
+  out.fixed_buffers =
+      s.memory.runtime_overhead + (s.layout.dp_ranks() > 1 && !copies ? s.memory.bucket_size : 0);
+  out.buffers = out.fixed_buffers + (s.layout.dp_ranks() > 1 && copies ? kHalf * trained : 0);
   if (s.training.precision == Precision::FP8) {
     // The layers' linear weights: all but the embedding and head (vocabulary-parallel) and the
     // norms (2h per layer, negligible and not subtracted).

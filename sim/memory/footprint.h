@@ -124,6 +124,9 @@ struct StaticMemory {
   /// (Hopper's FP8 GEMM takes both operands K-major): 2 bytes per such parameter (fp8_weights).
   double buffers = 0;
   double fp8_weights = 0;  ///< the FP8 weight copies, counted in buffers
+  /// Of `buffers`, what a GPU holds whatever its stages (the runtime overhead, one gradient
+  /// bucket); the rest (FP8 weights, DDP's copied buckets) grows with the stages' parameters.
+  double fixed_buffers = 0;
   double total() const { return weights + gradients + optimizer + buffers; }
 };
 /// What one GPU holding the model stages `stages_here` keeps throughout the step. With one

@@ -454,16 +454,20 @@ SearchResult evaluate(const Scenario& sc, const LayoutCandidate& c, double limit
     if (!from_csv && !find_schedule(c.schedule.empty() ? sc.schedule.name : c.schedule)
                           .accepts_chunks(sc.layout.vpp))
       schedule_for(sc, c.schedule);
-    // Weights, gradients and optimizer states of all stages over the pp ranks: the average
-    // rank's, a lower bound of the fullest rank's, plus one GPU's buffers (DualPipe's ranks
-    // hold a copy of the model per pipeline).
+    // Weights, gradients, optimizer states and the buffers that grow with them (FP8 weight
+    // copies, DDP's copied buckets) of all stages over the pp ranks: the average rank's, a lower
+    // bound of the fullest rank's, plus one GPU's fixed buffers (DualPipe's ranks hold a copy
+    // of the model per pipeline). Every stage's FP8 copy on one GPU had ruled out FP8 layouts
+    // with pp > 1 that fit.
     std::vector<int> all(static_cast<std::size_t>(sc.layout.pp * sc.layout.vpp));
     std::iota(all.begin(), all.end(), 0);
     const StaticMemory st = static_memory(sc, all);
     const int copies =
         from_csv ? 1 : find_schedule(c.schedule.empty() ? sc.schedule.name : c.schedule).chains;
     r.static_memory =
-        copies * (st.weights + st.gradients + st.optimizer) / sc.layout.pp + st.buffers;
+        copies * (st.weights + st.gradients + st.optimizer + st.buffers - st.fixed_buffers) /
+            sc.layout.pp +
+        st.fixed_buffers;
     if (r.static_memory > limit) {
       r.ruled_out = true;
       return r;
@@ -757,11 +761,11 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                                      });
     const std::size_t by_activations = ruled - by_static;
     const std::string why =
-        by_activations == 0 ? "by weights, gradients and optimizer states alone"
+        by_activations == 0 ? "by weights, gradients, optimizer states and buffers alone"
         : by_static == 0    ? "with the activations their schedule keeps in flight"
                             : fmt::format(
-                                  "{} by weights, gradients and optimizer states alone, {} with the "
-                                     "activations their schedule keeps in flight",
+                                  "{} by weights, gradients, optimizer states and buffers alone, "
+                                     "{} with the activations their schedule keeps in flight",
                                   by_static, by_activations);
     o += fmt::format("ruled out before simulating: {} over {}, {} (the smallest, {}, needs {})\n",
                      layouts(ruled), limit_words, why, named(it->layout),
