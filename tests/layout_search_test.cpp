@@ -624,6 +624,18 @@ parallelism: {dp: 8}
   CHECK(results[0].report.ep == 2);
   CHECK(results[0].report.volume.ep_bytes > 0);
   CHECK(search_to_csv(small, results).find(",tp_overlap,ep,") != std::string::npos);
+  // Searched at one expert-parallel degree, the table names it as untried with the flag that
+  // tries it; searched over several, not.
+  SearchSpace one_ep = space;
+  one_ep.ep = {};
+  CHECK_THAT(format_search(small, search_layouts(small, one_ep), 5),
+             Catch::Contains("expert parallelism (--ep 1,2,4,8; held at 1)"));
+  space.ep = {1, 2};
+  CHECK_THAT(format_search(small, search_layouts(small, space), 5),
+             !Catch::Contains("expert parallelism (--ep"));
+  // A dense model has none to name.
+  CHECK_THAT(format_search(node8(), search_layouts(node8(), sizes_only({1}, {1}), {0, 1}), 5),
+             !Catch::Contains("expert parallelism"));
 }
 
 TEST_CASE("search: context parallelism is a dimension - dp is what the other axes leave",

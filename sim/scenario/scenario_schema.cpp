@@ -611,7 +611,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "the busiest expert's tokens over the average (at most experts / top_k): a capacity factor "
        "pads every expert to it (Megatron's --moe-expert-capacity-factor), or dropless routing's "
        "load imbalance, which every rank of an EP group waits for; the expert GEMMs, their "
-       "activations and the all-to-all buffers grow by it, the model FLOPs do not",
+       "activations and the all-to-all buffers grow by it, the model FLOPs do not, at any "
+       "`parallelism.ep`. Without expert parallelism (ep 1) only padding costs (every GPU runs "
+       "its tokens' expert rows whatever the routing): leave it 1 there for dropless routing",
        number(1, 1024), field<&Scenario::model, &ModelSpec::moe, &MoeSpec::capacity_factor>()},
       {"model.moe.node_limit", "integer ≥ 0", "0 (deepseek-v3: 4)",
        "node-limited routing (DeepSeek-V3): each token's experts on at most N nodes, so between "

@@ -717,8 +717,11 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     // faster: interleaved stages where a pipeline ran, TP comm-GEMM overlap where TP ran.
     {
       bool pipelines = false, tensor = false, vpp_varied = false, overlap_varied = false;
+      bool ep_varied = false, cp_varied = false;
       const LayoutCandidate& first = results.front().layout;
       for (const SearchResult& r : results) {
+        ep_varied = ep_varied || r.layout.ep != first.ep;
+        cp_varied = cp_varied || r.layout.cp != first.cp;
         if (!r.ran()) continue;
         vpp_varied = vpp_varied || r.layout.vpp != first.vpp;
         overlap_varied = overlap_varied || r.layout.tp_overlap != first.tp_overlap;
@@ -731,6 +734,14 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
         untried.emplace_back("interleaved stages (--vpp 1,2,4 --schedules 1f1b,interleaved-1f1b)");
       if (tensor && !overlap_varied && !first.tp_overlap)
         untried.emplace_back("TP comm-GEMM overlap (--tp-overlap off,on)");
+      // A mixture of experts searched at one expert-parallel degree (the scenario's), and a long
+      // sequence at one context-parallel degree: the degrees that change its answer most.
+      if (base.model && base.model->is_moe() && !ep_varied)
+        untried.emplace_back(
+            fmt::format("expert parallelism (--ep 1,2,4,8; held at {})", first.ep));
+      if (base.model && base.training.seq_len >= 32768 && !cp_varied)
+        untried.emplace_back(
+            fmt::format("context parallelism (--cp 1,2,4,8; held at {})", first.cp));
       if (!untried.empty())
         o += fmt::format("not tried, and may be faster: {}\n", fmt::join(untried, "; "));
     }
