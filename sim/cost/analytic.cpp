@@ -2034,14 +2034,18 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
     double in = (k - 1) / n * bytes / intra.bandwidth;
     // The only all-to-alls are expert parallelism's token dispatch and combine (S: top_k
     // copies of each token). With node-limited routing (DeepSeek-V3 §3.2.2) a token crosses
-    // the network once per remote node among its at most M nodes — M·(N − 1)/N of them
-    // expected, with N nodes in the group and its own node one of the M with chance M/N —
-    // instead of once per remote copy, and is forwarded inside each node over NVLink to its
-    // experts there: all copies but the ones on the receiving GPU, (k − 1)/k of S.
+    // the network once per remote node among the nodes its experts are on, instead of once per
+    // remote copy, and is forwarded inside each node over NVLink to its experts there: all
+    // copies but the ones on the receiving GPU, (k − 1)/k of S. Its nodes: at most M, and no
+    // more than K experts spread evenly over N nodes reach, N·(1 − (1 − 1/N)^K) expected (the
+    // expectation capped at M, not the capped one's expectation: a little more than it); of
+    // them (N − 1)/N remote, its own node one of them with chance 1/N each.
     const int limit = routing && s_.model ? s_.model->moe.node_limit : 0;
     if (limit > 0 && s_.model->moe.top_k > 0 && n > k) {
       const double nodes = n / k, copies = s_.model->moe.top_k;
-      const double crossing = std::min(limit * (nodes - 1) / nodes, copies * (n - k) / n);
+      const double reached = nodes * (1 - std::pow(1 - 1 / nodes, copies));
+      const double crossing =
+          std::min(std::min<double>(limit, reached) * (nodes - 1) / nodes, copies * (n - k) / n);
       out = crossing / copies * bytes / nic;
       in = (k - 1) / k * bytes / intra.bandwidth;
     }

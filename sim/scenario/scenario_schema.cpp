@@ -618,8 +618,10 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"model.moe.node_limit", "integer ≥ 0", "0 (deepseek-v3: 4)",
        "node-limited routing (DeepSeek-V3): each token's experts on at most N nodes, so between "
        "nodes of an EP group a token crosses the network once per node and is forwarded to its "
-       "experts there over NVLink (at most top_k); 0: every routed copy travels on its own. A "
-       "Hugging Face config's `n_group` / `topk_group` do not say whether a group is a node or "
+       "experts there over NVLink (at most top_k); its nodes are at most N and no more than its "
+       "top_k experts, spread evenly, reach (so a limit past that prices as that); 0: every "
+       "routed copy travels on its own. A Hugging Face config's `n_group` / `topk_group` do not "
+       "say whether a group is a node or "
        "a GPU: give it here",
        integer(0, kMaxExperts), field<&Scenario::model, &ModelSpec::moe, &MoeSpec::node_limit>()},
       {"model.mla",
