@@ -416,6 +416,12 @@ TEST_CASE("search: the bundled 8B question finds dp 8 with sharded optimizer sta
   // winner's dp 8 with sharded states, "dp 8 · tp 1 · pp 1 · b 1" alone would read as the same.
   CHECK_THAT(format_search(node8(), results, 5, {}),
              Catch::Contains("(the smallest, dp 8 · tp 1 · pp 1 · b 1 · no ZeRO, needs"));
+  // So is a tp > 1 layout without sequence parallelism, beside rows that differ by it alone.
+  LayoutCandidate no_sp = best.layout;
+  no_sp.tp = 2;
+  no_sp.sequence_parallel = false;
+  CHECK_THAT(no_sp.words(true), Catch::Contains(" · no SP"));
+  CHECK_THAT(no_sp.words(), !Catch::Contains("SP"));
   // The gradients' width, which moves what fits (Megatron's fp32 buffer: 2 bytes a parameter
   // more), is said under the table; with the fp32 buffer set, nothing to say.
   CHECK_THAT(format_search(node8(), results, 5, {}),

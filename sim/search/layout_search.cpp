@@ -79,7 +79,10 @@ std::string LayoutCandidate::words(bool say_unsharded) const {
     s += fmt::format(" · ZeRO-{}", c.zero);
   else if (say_unsharded && c.dp > 1)
     s += " · no ZeRO";
-  if (c.sequence_parallel) s += " · SP";
+  if (c.sequence_parallel)
+    s += " · SP";
+  else if (say_unsharded && c.tp > 1)  // beside a table whose tp > 1 rows differ by it alone
+    s += " · no SP";
   if (c.recompute_layers > 0)
     s += fmt::format(" · recompute {} layers/stage", c.recompute_layers);
   else if (c.recompute != Recompute::None)

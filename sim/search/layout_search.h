@@ -83,8 +83,9 @@ struct LayoutCandidate {
   void apply(Scenario& s) const;
   /// In words: "dp 8 · tp 1 · pp 1 · b 1 · ZeRO-2 · full recompute · 1f1b" (what differs from
   /// the defaults; the schedule when the candidate names one). With `say_unsharded`, a layout
-  /// of dp > 1 without ZeRO says "· no ZeRO" where the stage would be (named alone, apart from a
-  /// table whose column shows it).
+  /// of dp > 1 without ZeRO says "· no ZeRO" where the stage would be, and one of tp > 1
+  /// without sequence parallelism "· no SP" (named alone, apart from a table whose column shows
+  /// it).
   std::string words(bool say_unsharded = false) const;
 };
 
