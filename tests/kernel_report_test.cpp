@@ -180,6 +180,20 @@ cluster: {gpu: h100-sxm, gpus_per_node: 1}
   CHECK(alone.compute_slowdown == 0);
   CHECK(alone.passes[0].collectives.empty());
   CHECK(format_kernel_report(alone).find("contention.compute_slowdown") == std::string::npos);
+  // Context parallelism's ring is named a ring (the model sizes it as the all-gather moving the
+  // same bytes); its all-gather exchange keeps its name.
+  for (const char* comm : {"ring", "all_gather"}) {
+    const Scenario cp = test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 16}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{cp: 2, cp_comm: {}}}
+)",
+                                               comm));
+    const std::string t = format_kernel_report(make_kernel_report(cp, *make_cost_model(cp), 0));
+    CHECK((t.find("CP ring exchange (an all-gather's bytes) ×") != std::string::npos) ==
+          (std::string(comm) == "ring"));
+    CHECK((t.find("CP all-gather ×") != std::string::npos) == (std::string(comm) != "ring"));
+  }
   // FP8: the header names its peak beside the 16-bit one (2 × 989 on an H100).
   Scenario fp8 = one;
   fp8.training.precision = Precision::FP8;

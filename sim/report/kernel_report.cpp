@@ -45,6 +45,7 @@ KernelReport make_kernel_report(const Scenario& s, const CostModel& model, int s
   r.compute_pace = model.compute_pace();
   r.gpus = s.layout.world();
   r.fp8 = s.training.precision == Precision::FP8;
+  r.cp_ring = s.layout.cp_comm == CpComm::Ring;
   if (r.gpus > 1)
     r.compute_slowdown = s.contention.compute_slowdown.value_or(constants::kOverlapComputeSlowdown);
   for (const auto& [op, name] : {std::pair{Op::F, "forward"}, std::pair{Op::B, "backward"}}) {
@@ -145,7 +146,10 @@ std::string format_kernel_report(const KernelReport& r) {
     if (!p.collectives.empty()) {
       std::vector<std::string> what;
       for (const auto& [kind, c] : p.collectives)
-        what.push_back(fmt::format("{} {} ×{} of {} over {} GPUs", kind, collective_name(c.kind),
+        what.push_back(fmt::format("{} {} ×{} of {} over {} GPUs", kind,
+                                   kind == "CP" && r.cp_ring
+                                       ? std::string("ring exchange (an all-gather's bytes)")
+                                       : std::string(collective_name(c.kind)),
                                    c.count, format_bytes(c.bytes), c.group_size));
       out += fmt::format(
           "  not in the table: its collectives, beside or after these kernels on the "

@@ -51,6 +51,9 @@ struct KernelReport {
   int gpus = 1;
   /// FP8 GEMMs (training.precision fp8): the header names the FP8 peak too.
   bool fp8 = false;
+  /// Context parallelism's exchange runs as a ring (parallelism.cp_comm ring): its runs, which
+  /// the model sizes as the all-gather moving the same bytes, are named so.
+  bool cp_ring = false;
   /// How much slower the step runs these kernels while communication shares the GPU
   /// (contention.compute_slowdown; 0 on one GPU, where nothing runs beside them).
   double compute_slowdown = 0;
