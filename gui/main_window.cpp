@@ -205,6 +205,7 @@ bool MainWindow::load_measured(const QString& path, const QString& step) {
     } catch (const InputError& e) {
       QApplication::restoreOverrideCursor();
       last_error_ = QString::fromUtf8(e.what());
+      status_->setStyleSheet({});
       status_->setText(last_error_);
       return false;
     }
@@ -488,6 +489,7 @@ void MainWindow::on_failed(const QString& message, const QString& key) {
   last_error_ = message;
   busy_->setVisible(worker_->busy());
   knobs_->show_error(key, message);
+  status_->setStyleSheet({});
   status_->setText(message.section(QLatin1Char('\n'), 0, 0));
   statusBar()->setToolTip(message);
 }
@@ -519,6 +521,7 @@ bool MainWindow::export_trace(const QString& path) {
   if (!outcome_) return false;
   try {
     write_chrome_trace_file(*outcome_->timeline, path.toStdString());
+    status_->setStyleSheet({});  // not in an out-of-memory step's red
     status_->setText(tr("trace written to %1 (open it in ui.perfetto.dev)").arg(path));
     return true;
   } catch (const InputError& e) {
