@@ -2434,17 +2434,17 @@ TEST_CASE("analytic: recompute modules replay the TP and EP collectives of what 
     return AnalyticCostModel(moe_scenario(
         fmt::format("recompute: selective, recompute_modules: \"{}\"", list), parallelism));
   };
-  // tp 2 with SP: the backward's own 2 · 4 = 8 blocking gathers of row-parallel gradients and
-  // 8 asynchronous re-gathers; `moe` replays the 3 MoE layers' MLP half (a gather and a scatter
-  // each), `mlp` the dense layer's, both all 4.
+  // tp 2 with SP: `moe` replays the 3 MoE layers' MLP half: each its shared expert's gather
+  // and scatter of the hidden states and the dispatcher's of the routed tokens (2 + 2 each),
+  // `mlp` the dense layer's (1 + 1), both all of them.
   const char* tp = "tp: 2, dp: 4, sequence_parallel: true";
   const AnalyticCostModel attn = model("core_attn", tp), moe = model("moe", tp),
                           both = model("mlp,moe", tp);
   const int gathers = count(attn.tp_collectives(Op::B, 0), Collective::AllGather);
   const int scatters = count(attn.tp_collectives(Op::B, 0), Collective::ReduceScatter);
-  CHECK(count(moe.tp_collectives(Op::B, 0), Collective::AllGather) == gathers + 3);
-  CHECK(count(moe.tp_collectives(Op::B, 0), Collective::ReduceScatter) == scatters + 3);
-  CHECK(count(both.tp_collectives(Op::B, 0), Collective::AllGather) == gathers + 4);
+  CHECK(count(moe.tp_collectives(Op::B, 0), Collective::AllGather) == gathers + 6);
+  CHECK(count(moe.tp_collectives(Op::B, 0), Collective::ReduceScatter) == scatters + 6);
+  CHECK(count(both.tp_collectives(Op::B, 0), Collective::AllGather) == gathers + 7);
   // The forward's are unchanged.
   CHECK(count(both.tp_collectives(Op::F, 0), Collective::AllGather) ==
         count(attn.tp_collectives(Op::F, 0), Collective::AllGather));
@@ -2454,6 +2454,44 @@ TEST_CASE("analytic: recompute modules replay the TP and EP collectives of what 
   CHECK(count(model("moe_act", ep).ep_collectives(Op::B, 0), Collective::AllToAll) == 6);
   CHECK(count(model("moe", ep).ep_collectives(Op::B, 0), Collective::AllToAll) == 12);
   CHECK(count(model("moe", ep).ep_collectives(Op::F, 0), Collective::AllToAll) == 6);
+}
+
+TEST_CASE("analytic: a MoE layer under TP and SP gathers the tokens dispatched to its experts",
+          "[analytic][moe]") {
+  // Megatron-core's all-to-all dispatcher with the experts split over the tp 2 ranks: a MoE
+  // layer's MLP all-gathers the n·k·c tokens dispatched to this rank's experts (k = 2 of 8, c =
+  // capacity factor) over the TP group and reduce-scatters the experts' output, n·k·c·h·2 bytes
+  // each, where a dense MLP gathers and scatters n·h·2. Here n = 4096 tokens, h = 1024, k = 2:
+  // 16.78 MB dispatched against 8.39 MB; c = 1.5 makes it 25.17 MB.
+  auto model = [](double c) {
+    return AnalyticCostModel(test::yaml(fmt::format(
+        R"(model: {{layers: 4, hidden: 1024, ffn_hidden: 4096, heads: 8, vocab: 1000,
+        moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, capacity_factor: {}}}}}
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 4}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2}}
+parallelism: {{tp: 2, sequence_parallel: true}}
+)",
+        c)));
+  };
+  const double hidden = 4096.0 * 1024 * 2;
+  for (const double c : {1.0, 1.5}) {
+    INFO("capacity factor " << c);
+    const AnalyticCostModel m = model(c);
+    for (const Op op : {Op::F, Op::B}) {
+      int dispatched = 0, dense = 0;
+      for (const CollectiveRun& r : m.tp_collectives(op, 0)) {
+        if (r.kind != Collective::AllGather && r.kind != Collective::ReduceScatter) continue;
+        if (r.bytes == Approx(2 * c * hidden)) dispatched += r.count;
+        if (r.bytes == Approx(hidden)) dense += r.count;
+      }
+      // Each of the 4 MoE layers: one dispatched gather and one scatter, each way.
+      CHECK(dispatched == 2 * 4);
+      // Forward, the rest are the attention half's gather and scatter (4 + 4) and the vocabulary
+      // ends' (the head's gather, the embedding's scatter): no MLP half priced as a dense one's
+      // (no shared experts), where it had been 4 + 4 more.
+      if (op == Op::F) CHECK(dense == 4 + 4 + 2);
+    }
+  }
 }
 
 TEST_CASE("analytic: without core_attn no key/value exchange is replayed",

@@ -1583,8 +1583,32 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // overlap: every collective beside the whole pass (below).
   const bool fused = te_overlap() && st.layers > 0;
   const LoraNormOutputs apart = lora_norm_outputs(s_.training);
-  int gathers = sp && !fused ? 2 * st.layers : 0,
-      scatters = sp && !async && !(fused && forward) ? 2 * st.layers : 0;
+  // Megatron-core's all-to-all token dispatcher under SP, the experts split over the TP ranks
+  // (expert tensor parallelism = tp, its default): a MoE layer's MLP gathers no hidden states;
+  // it all-gathers over the TP group the tokens dispatched to this rank's experts after the
+  // all-to-all (token_dispatcher.py, dispatch_postprocess: n·k·c tokens, k = top_k, c the
+  // capacity factor, as many rows as its expert GEMMs) and reduce-scatters the experts' output
+  // before the one back (combine_preprocess); backward the reverse, both blocking (autograd's,
+  // not Transformer Engine's asynchronous ones). Shared experts (SharedExpertMLP) gather and
+  // scatter the n·h hidden states as a dense MLP does. mlp_like(layers, sparse): the MLP halves
+  // priced as a dense layer's among `layers`, `sparse` of them MoE layers.
+  const int sparse_tp = sp && !fused ? s_.model->moe_layers_in(st.first_layer, st.layers) : 0;
+  const double dispatched =
+      s_.model->is_moe() ? s_.model->moe.top_k * s_.model->moe.capacity_factor * bytes : 0.0;
+  const bool shared_mlp = s_.model->is_moe() && s_.model->moe.shared_ffn_hidden > 0;
+  auto mlp_like = [&](int layers, int sparse) {
+    return layers - sparse + (shared_mlp ? sparse : 0);
+  };
+  std::vector<CollectiveRun> runs;
+  auto dispatch_tp = [&](int sparse) {  // a MoE layer's TP all-gather and reduce-scatter
+    if (sparse <= 0) return;
+    runs.push_back({Collective::AllGather, t, dispatched, sparse});
+    runs.push_back({Collective::ReduceScatter, t, dispatched, sparse});
+  };
+  const int halves = st.layers + mlp_like(st.layers, sparse_tp);  // attention's and MLP's
+  int gathers = sp && !fused ? halves : 0,
+      scatters = sp && !async && !(fused && forward) ? halves : 0;
+  dispatch_tp(sparse_tp);
   int reduces = sp || async ? 0 : 2 * st.layers;
   // The vocabulary-parallel ends (Megatron-core's LanguageModelEmbedding, the output layer as a
   // ColumnParallelLinear, vocab_parallel_cross_entropy): each TP rank looks up or projects onto
@@ -1617,7 +1641,6 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // region, whose backward all-gathers. Blocking, each the volume of two hidden states (input)
   // or one (output).
   // Full recompute replays the forward's in the backward (recomputes_mtp_blocks).
-  std::vector<CollectiveRun> runs;
   if (st.mtp > 0) {
     const int m = st.mtp;
     if (!forward && recomputes_mtp_blocks(s_.training)) {
@@ -1683,11 +1706,14 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     const bool regather = sp && s_.training.lora_rank <= 0;
     if (st.layers > 0) {
       const double n = st.layers;
-      for (const auto& names : {attention, mlp}) {
-        runs.push_back({grad, t, bytes, st.layers, seconds(names, ".wgrad") / n});
+      // A MoE layer's MLP runs the dispatcher's blocking ones instead (above), but for its
+      // shared experts'.
+      for (const auto& [names, count] :
+           {std::pair{attention, st.layers}, std::pair{mlp, mlp_like(st.layers, sparse_tp)}}) {
+        if (count <= 0) continue;
+        runs.push_back({grad, t, bytes, count, seconds(names, ".wgrad") / n});
         if (regather)
-          runs.push_back(
-              {Collective::AllGather, t, bytes, st.layers, seconds(names, ".dgrad") / n});
+          runs.push_back({Collective::AllGather, t, bytes, count, seconds(names, ".dgrad") / n});
       }
     }
     if (heads > 0) {
@@ -1715,8 +1741,11 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       for (const auto& names : {row_attention, row_mlp})
         runs.push_back(userbuffers(Collective::ReduceScatter, redo, seconds(names)));
     } else if (sp) {
-      gathers += 2 * redo;
-      scatters += 2 * redo;
+      // The model's dense layers come first: the recomputed ones' MoE layers are the last.
+      const int redo_sparse = std::max(0, redo - (st.layers - sparse_tp));
+      gathers += redo + mlp_like(redo, redo_sparse);
+      scatters += redo + mlp_like(redo, redo_sparse);
+      dispatch_tp(redo_sparse);
     } else {
       reduces += 2 * redo;
     }
@@ -1734,8 +1763,10 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       runs.push_back(userbuffers(Collective::ReduceScatter, redo_mlp,
                                  gemm_seconds_named(*this, fk, row_mlp, "") / st.layers));
     } else if (sp) {
-      gathers += redo_mlp;
-      scatters += redo_mlp;
+      const int redo_sparse = modules.moe ? sparse_tp : 0;
+      gathers += mlp_like(redo_mlp, redo_sparse);
+      scatters += mlp_like(redo_mlp, redo_sparse);
+      dispatch_tp(redo_sparse);
     } else {
       reduces += redo_mlp;
     }

@@ -1242,7 +1242,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        "consecutive DP ranks of a block (CP ranks first under context parallelism) exchange "
        "tokens by all-to-all before and after the experts (dispatch and combine, forward and "
        "backward), and expert gradients are reduced over the dp · cp / ep ranks holding the "
-       "same experts (Megatron-Core's expert-data-parallel group)",
+       "same experts (Megatron-Core's expert-data-parallel group). With tp > 1 and sequence "
+       "parallelism the experts are split over the TP ranks too (Megatron's expert tensor "
+       "parallelism, its default) and a MoE layer's MLP all-gathers the tokens dispatched to its "
+       "experts over the TP group, top_k × capacity factor times a dense MLP's hidden states, "
+       "and reduce-scatters their output (shared experts gather and scatter as a dense MLP)",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::ep>()},
       {"parallelism.cp", "integer ≥ 1", "1",
        "context-parallel degree: each sequence is split over cp more ranks (world = dp × cp × tp "
