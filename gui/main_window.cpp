@@ -457,13 +457,7 @@ void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
   // Out of memory or tight first: the memory pane's markers are not the only word of it.
   QString memory;
   const auto worst = [](const std::vector<OutOfMemory>& list) {
-    const OutOfMemory* w = &list.front();
-    for (const OutOfMemory& o : list)
-      if (o.excess > w->excess) w = &o;
-    return tr("stage %1 +%2 GB%3")
-        .arg(w->stage)
-        .arg(w->excess / 1e9, 0, 'f', 1)
-        .arg(list.size() > 1 ? tr(" and %1 more").arg(list.size() - 1) : QString());
+    return QString::fromStdString(worst_excess_words(list));
   };
   if (o->memory && !o->memory->out_of_memory.empty())
     memory = tr("OUT OF MEMORY: %1 over the device · ").arg(worst(o->memory->out_of_memory));

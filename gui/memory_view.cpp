@@ -174,21 +174,15 @@ void MemoryView::paintEvent(QPaintEvent*) {
   // how many more, on a white ground clear of the curves ("OOM: stage 1 (+66.1 GB) and 15 more").
   const auto mark = [&](const std::vector<OutOfMemory>& list, double line, const QColor& fill,
                         const QColor& ink, const QString& what, double radius) {
-    const OutOfMemory* worst = nullptr;
     p.setPen(QPen(Qt::white, 1));
     p.setBrush(fill);
-    for (const OutOfMemory& o : list) {
+    for (const OutOfMemory& o : list)
       p.drawEllipse(QPointF(plot.left() + mapper_.x_of(o.time_s * 1e9), y_of(line + o.excess)),
                     radius, radius);
-      if (!worst || o.excess > worst->excess) worst = &o;
-    }
+    const OutOfMemory* worst = worst_excess(list);
     if (!worst) return;
-    const QString more = list.size() > 1 ? tr(" and %1 more").arg(list.size() - 1) : QString();
-    const QString text = tr("%1: stage %2 (+%3 GB)%4")
-                             .arg(what)
-                             .arg(worst->stage)
-                             .arg(worst->excess / 1e9, 0, 'f', 1)
-                             .arg(more);
+    const QString text =
+        what + QStringLiteral(": ") + QString::fromStdString(worst_excess_words(list));
     const QFontMetrics fm = p.fontMetrics();
     const int w = fm.horizontalAdvance(text);
     // Right of the worst marker, or left of it near the right edge; kept inside the plot.

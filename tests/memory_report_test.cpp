@@ -303,3 +303,16 @@ TEST_CASE("memory report: selective recompute that drops nothing says so", "[mem
   CHECK_THAT(format_memory(unfused), !Catch::Contains("saves no memory"));
   CHECK_FALSE(report(llama8b()).selective_saves_nothing);  // no recompute: nothing to say
 }
+
+TEST_CASE("memory report: the stage furthest over its line, in words", "[memory]") {
+  // Stage 1 is 66.1 GB over, stages 0 and 2 less: it is named, with the 2 others counted; one
+  // stage alone has no "more"; none, no words.
+  const std::vector<OutOfMemory> three{{0, 1.0, 2.5e9, "activations"},
+                                       {1, 1.5, 66.1e9, "activations"},
+                                       {2, 2.0, 0.4e9, "activations"}};
+  CHECK(worst_excess(three) == &three[1]);
+  CHECK(worst_excess_words(three) == "stage 1 (+66.1 GB) and 2 more");
+  CHECK(worst_excess_words({three[2]}) == "stage 2 (+0.4 GB)");
+  CHECK(worst_excess({}) == nullptr);
+  CHECK(worst_excess_words({}).empty());
+}

@@ -124,6 +124,20 @@ double MemoryReport::largest_peak() const {
   return peak;
 }
 
+const OutOfMemory* worst_excess(const std::vector<OutOfMemory>& list) {
+  const OutOfMemory* worst = nullptr;
+  for (const OutOfMemory& o : list)
+    if (!worst || o.excess > worst->excess) worst = &o;
+  return worst;
+}
+
+std::string worst_excess_words(const std::vector<OutOfMemory>& list) {
+  const OutOfMemory* w = worst_excess(list);
+  if (!w) return "";
+  return fmt::format("stage {} (+{:.1f} GB){}", w->stage, w->excess / 1e9,
+                     list.size() > 1 ? fmt::format(" and {} more", list.size() - 1) : "");
+}
+
 MemoryReport make_memory_report(const Timeline& tl) {
   const Scenario& sc = tl.scenario;
   const Schedule& sch = tl.schedule;

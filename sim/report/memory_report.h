@@ -95,6 +95,11 @@ struct MemoryReport {
 
 MemoryReport make_memory_report(const Timeline& tl);
 
+/// The stage of `list` (out_of_memory or tight) furthest over its line, nullptr when empty.
+const OutOfMemory* worst_excess(const std::vector<OutOfMemory>& list);
+/// "stage 3 (+170.5 GB) and 3 more": the worst of `list` and how many others ("" when empty).
+std::string worst_excess_words(const std::vector<OutOfMemory>& list);
+
 /// One GPU's bytes at an instant: the static state, activations and gathered parameters.
 struct MemorySample {
   TimeNs time = 0;
