@@ -197,7 +197,7 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
     CollectiveSample s;
     s.op = op;
     s.group_size = ranks;
-    s.link = hosts.size() > 1 ? "inter_node" : "intra_node";
+    s.link = !opt.link.empty() ? opt.link : hosts.size() > 1 ? "inter_node" : "intra_node";
     s.bytes = size->get<double>();
     s.time_s = time->get<double>() * 1e-6;
     s.algbw = rate("alg_bw") * 1e9;
@@ -218,9 +218,6 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
       ++zero;
   }
   if (log.op_from != "program in args") check_bus_factor(rates, op, ranks, log.op_from, source);
-  if (opt.link.size()) {
-    for (auto& s : out) s.link = opt.link;
-  }
   if (out.empty())
     throw InputError(fmt::format("{}: results: no result with a size and a time above 0{}", source,
                                  zero ? fmt::format(" ({} with 0)", zero) : std::string()));

@@ -280,11 +280,15 @@ QString hanging(const QString& text, int column) {
       "monospace'>");
   for (const QString& line : text.split(QLatin1Char('\n'))) {
     const auto m = label.match(line);
+    qsizetype lead = 0;
+    while (lead < line.size() && line[lead] == QLatin1Char(' ')) ++lead;
     if (m.hasMatch() && m.capturedLength() <= width)
       out += QStringLiteral("<tr><td width='%1' style='white-space: pre'>%2</td><td>%3</td></tr>")
                  .arg(width * column)
                  .arg(line.left(m.capturedLength()).toHtmlEscaped())
                  .arg(cell(line.mid(m.capturedLength())));
+    else if (width > 0 && lead >= width)  // a value's own further line: in the value column
+      out += QStringLiteral("<tr><td></td><td>%1</td></tr>").arg(cell(line.mid(lead)));
     else
       out += QStringLiteral("<tr><td colspan='2'>%1</td></tr>").arg(cell(line));
   }
