@@ -429,6 +429,29 @@ TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' ten
   CHECK(first + second == m.total_params());
 }
 
+TEST_CASE("footprint: under SP a MoE layer's experts keep the tokens gathered over TP whole",
+          "[footprint][moe]") {
+  const ModelSpec m = moe_model(1);
+  const std::int64_t n = 2048;
+  const double h = 1024;
+  // The MoE layer's 16-bit words per token at tp 1 (above): 16h + 16 + 15,360, of them the
+  // routed copy in expert order k·h = 2h, the experts' GEMM input. At tp 2 with SP the
+  // dispatcher all-gathers that copy over the TP group: each rank keeps it whole (2h a token)
+  // and a half of the rest; statistics over 2 ranks, 4 bytes · 8 heads / 2.
+  const double words = 4 * h + 4 * h + 16 + 4 * h + 15360;
+  CHECK(layer_activation_bytes(m, n, 2, true, Recompute::None, true) ==
+        Approx(2.0 * n * ((words - 2 * h) / 2 + 2 * h) + 4.0 * n * 8 / 2));
+  // A dense layer, and the MoE layer at tp 1 with the flag on, have nothing gathered: / t.
+  CHECK(layer_activation_bytes(m, n, 2, true, Recompute::None, false) ==
+        Approx(2.0 * n * (4 * h + 4 * h + 12288) / 2 + 4.0 * n * 8 / 2));
+  CHECK(layer_activation_bytes(m, n, 1, true, Recompute::None, true) ==
+        Approx(2.0 * n * words + 4.0 * n * 8));
+  // Selective recompute of `moe` lets the gathered copy go with the rest of the MLP: the
+  // norms' and attention's 8h a token over 2 ranks.
+  CHECK(layer_activation_bytes(m, n, 2, true, Recompute::Selective, true, false, {.moe = true}) ==
+        Approx(2.0 * n * 8 * h / 2 + 4.0 * n * 8 / 2));
+}
+
 TEST_CASE("footprint: selective recompute's modules keep what Megatron-core keeps",
           "[footprint][moe][recompute]") {
   const ModelSpec m = moe_model(1);

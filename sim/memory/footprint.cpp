@@ -52,8 +52,14 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // and shared expert's own MLP tensors. A capacity factor c > 1 pads the routed copies and
   // the experts' tensors by c.
   const double k = m.moe.top_k * m.moe.capacity_factor;
+  // Under SP at tp > 1 Megatron-core's all-to-all dispatcher all-gathers over the TP group the
+  // tokens dispatched to this rank's experts, which the expert GEMMs keep as their input
+  // (token_dispatcher.py, dispatch_postprocess; the cost model's all-gather of n·k·c tokens):
+  // that routed copy is whole on each rank, not a 1/t share of it.
+  const double routed_gathered = moe_layer && sp && tp > 1 ? k * h : 0.0;
+  double gathered = routed_gathered;  // 16-bit words per token whole under SP
   if (moe_layer) {
-    replicated += 2 * k * h + 2.0 * m.moe.experts;
+    replicated += 2 * k * h - routed_gathered + 2.0 * m.moe.experts;
     down_input =
         k * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.moe.shared_ffn_hidden);
     mlp = mats * down_input;
@@ -81,7 +87,8 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
       const double routed = k * static_cast<double>(m.expert_ffn());
       const double shared = static_cast<double>(m.moe.shared_ffn_hidden);
       if (modules.moe) {
-        replicated -= 2 * k * h + 2.0 * m.moe.experts;
+        replicated -= 2 * k * h - routed_gathered + 2.0 * m.moe.experts;
+        gathered -= routed_gathered;
         sharded -= mlp;
         down_fp8 = 0;
         // The checkpoint keeps its input, the pre-MLP norm's output, in 16 bits (unless
@@ -111,7 +118,7 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // left), saved in FP8 (megatron/core/fusions/fused_bias_swiglu.py:
   // `input.to(torch.float8_e4m3fn)`), LoRA or not: 1 byte less an element, over TP.
   const double act_fp8 = fp8_activation_store && m.mlp == MlpKind::SwiGLU ? 2 * down_fp8 : 0.0;
-  double fp8_out = out, masks = 0, gathered = 0;  // gathered: 16-bit words whole under SP
+  double fp8_out = out, masks = 0;
   if (lora_on) {
     const bool mlp_gone = recompute == Recompute::Selective && modules.mlp && !moe_layer;
     replicated -= h;  // the first norm's output

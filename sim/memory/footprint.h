@@ -26,13 +26,13 @@ namespace trainsim {
 /// (`moe_layer`) keeps, in place of the dense MLP's, each routed token's copy in expert order
 /// and its expert's output (2·top_k·h, replicated like the norms), the router's fp32
 /// probabilities (4 bytes · E) and the MLP tensors of top_k experts and the shared experts
-/// (sharded). With SP every term is divided by t (the experts' tokens gathered over TP are
-/// not counted apart). `fp8` (training.precision: fp8): the four linear GEMMs' inputs that
-/// Transformer Engine keeps for the weight gradient are its FP8 casts, 1 byte each: both norms'
-/// outputs (2h), the attention output (a·dv) and the down projection's input (f; top_k
-/// experts' and the shared experts' in a MoE layer).
-/// Selective recompute's `modules` (training.recompute_modules) keep less: `layernorm` drops
-/// the outputs of the norms Megatron-core runs apart from a GEMM (latent attention's input
+/// (sharded). With SP every term is divided by t but the routed copy (top_k·h), which the
+/// dispatcher gathers over TP for the experts' GEMMs: whole on each rank. `fp8`
+/// (training.precision: fp8): the four linear GEMMs' inputs that Transformer Engine keeps for the
+/// weight gradient are its FP8 casts, 1 byte each: both norms' outputs (2h), the attention output
+/// (a·dv) and the down projection's input (f; top_k experts' and the shared experts' in a MoE
+/// layer). Selective recompute's `modules` (training.recompute_modules) keep less: `layernorm`
+/// drops the outputs of the norms Megatron-core runs apart from a GEMM (latent attention's input
 /// norm, a MoE layer's pre-MLP norm; Transformer Engine fuses the others into their GEMMs),
 /// `mla_up_proj` latent attention's per-head Q, K and V, `mlp` a dense layer's MLP tensors and
 /// the pre-MLP norm's output inside it (only the layer's residual kept), `moe` everything of a
