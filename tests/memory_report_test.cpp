@@ -302,6 +302,12 @@ TEST_CASE("memory report: selective recompute that drops nothing says so", "[mem
         report(llama8b(", attention: unfused")).stages[0].activations);
   CHECK_THAT(format_memory(unfused), !Catch::Contains("saves no memory"));
   CHECK_FALSE(report(llama8b()).selective_saves_nothing);  // no recompute: nothing to say
+  // DualPipe runs the model's 4 stages twice over (two chains, 8 schedule stages): the model's
+  // 4 are compared, and the answer is the same as 1F1B's (it had checked stage 4 of a 4-stage
+  // split and stopped as an internal error).
+  const Scenario dual = llama8b(", recompute: selective");
+  const MemoryReport dp = make_memory_report(simulate(dual, {"dualpipe", true}));
+  CHECK(dp.selective_saves_nothing);
 }
 
 TEST_CASE("memory report: the stage furthest over its line, in words", "[memory]") {

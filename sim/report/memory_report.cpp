@@ -154,7 +154,8 @@ MemoryReport make_memory_report(const Timeline& tl) {
     Scenario kept = sc;
     kept.training.recompute = Recompute::None;
     bool saves = false;
-    for (int st = 0; st < sch.stages; ++st)
+    // The model's stages (one chain's: DualPipe's two chains run the same ones).
+    for (int st = 0; st < sch.chain_stages(); ++st)
       saves = saves || stage_activation_bytes(sc, st) < stage_activation_bytes(kept, st);
     m.selective_saves_nothing = !saves;
   }
