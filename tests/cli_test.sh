@@ -21,6 +21,7 @@ expect 2 "--trace: expected a file path, got - (the standard output carries the 
 # --set to change the layout; the flags that describe a pipeline without one are refused beside it.
 expect 0 "1f1b: pp = 4, m = 32, vpp = 1" -- "$bin" schedule "$src/scenarios/default.yaml"
 expect 0 "zb-h1: pp = 4, m = 32" -- "$bin" schedule "$src/scenarios/default.yaml" -s zb-h1
+expect 0 "default.yaml: its pipeline under -s" -- "$bin" schedule "$src/scenarios/default.yaml" -s zb-h1
 expect 0 "1f1b: pp = 8, m = 64" -- "$bin" schedule "$src/scenarios/default.yaml" --set parallelism.pp=8 --set parallelism.dp=1
 expect 0 "step 3.884 s, bubble 0.0857" -- "$bin" schedule "$src/scenarios/default.yaml" --timeline
 expect 2 "^--pp, --microbatches: with a scenario, the pipeline is the scenario's: change it with --set" -- "$bin" schedule "$src/scenarios/default.yaml" --pp 8 -m 4
@@ -153,6 +154,11 @@ expect 0 "4 layers" -- "$bin" search "$src/scenarios/default.yaml" --zero 1 --sp
 expect 2 "training.recompute_layers: only applies to recompute: full" -- "$bin" run "$src/scenarios/default.yaml" --set training.recompute_layers=2
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom 95%
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom ten
+# No training section: what it needs, micro_batch_size not among it (it defaults to 1).
+printf 'model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8}\nparallelism: {dp: 8}\n' >"$tmp/notrain.yaml"
+expect 2 "training: required: {seq_len, global_batch_size} (micro_batch_size defaults to 1)" -- "$bin" run "$tmp/notrain.yaml"
+# A percent, as check's bounds: 0.1 is 0.1 %, and says so, in case a share was meant.
+expect 0 "keeps 0.1 % of device memory free (a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom 0.1 -j 1
 expect 2 "jobs" -- "$bin" search "$src/scenarios/default.yaml" --jobs -1
 expect 2 "excludes" -- "$bin" search "$src/scenarios/default.yaml" --json --csv
 expect 2 "--plot writes SVG or PNG" -- "$bin" search "$src/scenarios/default.yaml" --plot "$tmp/p.gif"

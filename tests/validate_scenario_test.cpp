@@ -48,6 +48,14 @@ TEST_CASE("validate: an edit that breaks a rule names the key and the file line 
                                             "16 must equal the GPU count gpus_per_node × nodes "
                                             "= 8 × 1 = 8; parallelism.dp: 2 fits"));
   }
+  SECTION("dp 3: the GPU count is named, not the batch that 3 does not divide") {
+    // 3 × 1 × 4 = 12 GPUs of 8, and 64 sequences no multiple of 3 × 1: the layout is what is
+    // wrong (the batch error had come first, and with dp 2 restored it goes away).
+    s.layout.dp = 3;
+    CHECK_THROWS_WITH(validate(s), Contains("dp × tp × pp = 3 × 1 × 4 = 12 must equal the GPU "
+                                            "count") &&
+                                       !Contains("global_batch_size"));
+  }
   SECTION("tp 3 divides neither the 32 heads nor the 8 KV heads") {
     s.layout.dp = 1;
     s.layout.tp = 2;

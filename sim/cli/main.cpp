@@ -612,6 +612,12 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
           "search: --headroom takes a percent of device memory from 0 to 90, e.g. 10%; got "
           "\"{}\"",
           a.headroom));
+    // A percent, as check's bounds read; a bare number under 1 may have been meant as a share.
+    if (a.headroom.back() != '%' && v > 0 && v < 1)
+      fmt::print(stderr,
+                 "search: --headroom {} keeps {:g} % of device memory free (a percent: 10 % is "
+                 "--headroom 10 or 10%)\n",
+                 a.headroom, v);
     options.headroom = v / 100;
   }
   // Progress on stderr: on a terminal one line, rewritten, with the time taken and left; in a
@@ -868,7 +874,8 @@ int schedule_of_scenario(const ScheduleArgs& a) {
     return 0;
   }
   if (!a.timeline) {
-    std::cout << fmt::format("{}: its schedule\n", sc.source.empty() ? sc.name : sc.source);
+    std::cout << fmt::format("{}: {}\n", sc.source.empty() ? sc.name : sc.source,
+                             a.schedule_given ? "its pipeline under -s" : "its schedule");
     print_grid(s);
     return 0;
   }
@@ -1028,7 +1035,7 @@ int main(int argc, char** argv) {
                    "needs a Hopper or Blackwell GPU)")
       ->delimiter(',');
   srch->add_option("--headroom", xa.headroom,
-                   "Percent of device memory to keep free, e.g. 10% (default: 0)");
+                   "Percent of device memory to keep free, e.g. 10 or 10% (default: 0)");
   srch->add_option("--jobs,-j", xa.jobs,
                    "Threads simulating candidates, 0 = all cores (default: 0; under mpirun, the "
                    "node's cores over its processes)")

@@ -739,7 +739,8 @@ Scenario build(YAML::Node root, const std::string& source,
   s.source = source;
   s.name = std::filesystem::path(source).stem().string();
   const Field tr = r.child(top, "training");
-  if (!tr.present()) r.fail(tr, "required: {seq_len, micro_batch_size, global_batch_size}");
+  if (!tr.present())
+    r.fail(tr, "required: {seq_len, global_batch_size} (micro_batch_size defaults to 1)");
   // The model and the cluster first: presets under single keys, and keys below read them.
   if (const Field f = r.child(top, "model"); f.present()) read_model(r, f, s);
   if (const Field f = r.child(top, "cluster"); f.present()) read_cluster(r, f, s);

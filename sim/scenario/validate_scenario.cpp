@@ -334,28 +334,15 @@ void check_batch(const Scenario& s, const Checker& c) {
                             t.global_batch_size / per_mb, kMaxMicrobatches));
 }
 
-void check_fit(const Scenario& s, const Checker& c) {
+// The layout's GPUs against the cluster's, before the batch (whose multiple of dp a wrong dp
+// would otherwise be blamed on the batch size).
+void check_gpu_count(const Scenario& s, const Checker& c) {
   const Layout& l = s.layout;
-  // The layout's GPUs against the cluster's: blame a size an override or code set, else the
-  // parallelism section (or the cluster, when the file gives no parallelism).
+  // Blame a size an override or code set, else the parallelism section (or the cluster, when
+  // the file gives no parallelism).
   std::string gpus_key = c.given("parallelism") ? "parallelism" : "cluster";
   for (const char* k : {"parallelism.dp", "parallelism.tp", "parallelism.pp"})
     if (c.given(k) && s.where(k).rfind(s.source + ":", 0) != 0) gpus_key = k;
-  if (const auto why = expert_parallel_refusal(l, s.model ? &*s.model : nullptr))
-    c.fail("parallelism.ep", *why);
-  if (const auto why = context_parallel_refusal(l, s.training)) c.fail(why->first, why->second);
-  // The all-to-all hands each CP rank heads / cp of its TP rank's query and key-value heads
-  // (Transformer Engine 2.8's AttnFuncWithCPAndQKVOA2A asserts both divide:
-  // transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py).
-  if (l.cp > 1 && l.cp_comm == CpComm::AllToAll && s.model) {
-    const std::int64_t q = s.model->heads / l.tp,
-                       kv = std::max<std::int64_t>(1, s.model->kv_heads / l.tp);
-    if (q % l.cp != 0 || kv % l.cp != 0)
-      c.fail("parallelism.cp_comm",
-             fmt::format("all_to_all splits each TP rank's {} query and {} key-value heads over "
-                         "cp = {}: both must divide by it (use ring or all_gather)",
-                         q, kv, l.cp));
-  }
   if (s.has_cluster && l.world() != s.cluster.gpus()) {
     // What would fit, where the other sizes divide the GPUs: the first thing a newcomer who
     // left out `dp` (default 1) or changed the node count needs.
@@ -378,6 +365,25 @@ void check_fit(const Scenario& s, const Checker& c) {
                                    l.dp, l.tp, l.pp, l.world(), s.cluster.gpus_per_node,
                                    s.cluster.nodes, s.cluster.gpus())) +
                fits);
+  }
+}
+
+void check_fit(const Scenario& s, const Checker& c) {
+  const Layout& l = s.layout;
+  if (const auto why = expert_parallel_refusal(l, s.model ? &*s.model : nullptr))
+    c.fail("parallelism.ep", *why);
+  if (const auto why = context_parallel_refusal(l, s.training)) c.fail(why->first, why->second);
+  // The all-to-all hands each CP rank heads / cp of its TP rank's query and key-value heads
+  // (Transformer Engine 2.8's AttnFuncWithCPAndQKVOA2A asserts both divide:
+  // transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py).
+  if (l.cp > 1 && l.cp_comm == CpComm::AllToAll && s.model) {
+    const std::int64_t q = s.model->heads / l.tp,
+                       kv = std::max<std::int64_t>(1, s.model->kv_heads / l.tp);
+    if (q % l.cp != 0 || kv % l.cp != 0)
+      c.fail("parallelism.cp_comm",
+             fmt::format("all_to_all splits each TP rank's {} query and {} key-value heads over "
+                         "cp = {}: both must divide by it (use ring or all_gather)",
+                         q, kv, l.cp));
   }
   if (s.model) {
     const ModelSpec& m = *s.model;
@@ -589,6 +595,7 @@ void validate(const Scenario& s) {
   check_offload(s, c);
   check_layout(s, c);
   check_nvlink_domain(s, c);
+  check_gpu_count(s, c);
   check_batch(s, c);
   check_fit(s, c);
 }
