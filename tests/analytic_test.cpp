@@ -1869,6 +1869,11 @@ parallelism: {{tp: 2}}
   megatron.training.unfused_loss = UnfusedLoss::VocabParallel;
   CHECK(bytes(megatron, Op::F, "cross_entropy") == Approx(38 * logits));
   CHECK(bytes(megatron, Op::B, "cross_entropy.backward") == Approx(14 * logits));
+  // nanotron's copy of it (unfused_loss: nanotron) subtracts out of place: the same bytes.
+  Scenario nanotron = model(false);
+  nanotron.training.unfused_loss = UnfusedLoss::Nanotron;
+  CHECK(bytes(nanotron, Op::F, "cross_entropy") == Approx(38 * logits));
+  CHECK(bytes(nanotron, Op::B, "cross_entropy.backward") == Approx(14 * logits));
   // PyTorch's cross_entropy straight over the 16-bit logits (unfused_loss: pytorch-16bit): a
   // three-pass log-softmax, 3 × 2 read + 2 written = 8 forward; the NLL gradient written 2 and
   // the log-softmax backward 3 × 2 + 2 = 8, 10 backward; it keeps 16-bit log-probabilities (2 B

@@ -157,6 +157,18 @@ TEST_CASE(
   const Scenario half = test::yaml(
       base + "}\ntraining: {seq_len: 4096, global_batch_size: 64, unfused_loss: pytorch-16bit}\n");
   CHECK(loss_transient_bytes(half, 3) == Approx(2.0 * 4096 * 128256));
+  // Megatron's vocab_parallel_cross_entropy (vocab-parallel) works in place on its upcast, the
+  // fp32 tensor it keeps: only the 16-bit logits beside it, 2 · 4096 · 128256 bytes; nanotron's
+  // subtracts into a new tensor beside the upcast: 6 bytes a logit, as PyTorch's.
+  const Scenario megatron = test::yaml(
+      base + "}\ntraining: {seq_len: 4096, global_batch_size: 64, unfused_loss: vocab-parallel}\n");
+  CHECK(loss_transient_bytes(megatron, 3) == Approx(2.0 * 4096 * 128256));
+  const Scenario nanotron = test::yaml(
+      base + "}\ntraining: {seq_len: 4096, global_batch_size: 64, unfused_loss: nanotron}\n");
+  CHECK(loss_transient_bytes(nanotron, 3) == Approx(6.0 * 4096 * 128256));
+  // Both keep the fp32 softmax, as PyTorch's log-probabilities.
+  CHECK(stage_activation_bytes(megatron, 3) == Approx(stage_activation_bytes(s, 3)));
+  CHECK(stage_activation_bytes(nanotron, 3) == Approx(stage_activation_bytes(s, 3)));
 }
 
 TEST_CASE("footprint: fp8 keeps the linear GEMMs' inputs in 1 byte and an FP8 copy of weights",

@@ -299,7 +299,7 @@ TEST_CASE("validate: plain SGD has no state to offload and no FP8 masters") {
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.optimizer=lion"}),
                     Contains("training.optimizer: expected one of adam, adamw, sgd"));
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.unfused_loss=pytorch16"}),
-                    Contains("expected one of pytorch, vocab-parallel, pytorch-16bit"));
+                    Contains("expected one of pytorch, vocab-parallel, pytorch-16bit, nanotron"));
 }
 
 TEST_CASE("validate: optimizer offload needs a ZeRO stage") {

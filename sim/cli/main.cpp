@@ -1055,7 +1055,7 @@ int main(int argc, char** argv) {
       "check",
       "Simulate scenarios that carry a measured: figure (a published or measured run) and "
       "print predicted against measured, with the mean and largest step-time error, overall, "
-      "per GPU preset, per training.runtime and per tensor-parallel degree, how well runs "
+      "per GPU, per training.runtime and per tensor-parallel degree, how well runs "
       "measured together (measured.series) are ranked, and how far each is off at the pace "
       "its series' other runs measured");
   chk->add_option("scenarios", ka.scenarios, "Scenario YAML files, each with a measured: section")

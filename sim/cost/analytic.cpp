@@ -1034,8 +1034,9 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
   // (513 kB) does not stay on chip between passes: in the H100 trace of constants.h, PyTorch's
   // softmax forward and backward ran at 3.0 and 2.9 TB/s counted so (2,799 and 2,875 µs for
   // 4,096 × 128,256 logits). Megatron's vocab_parallel_cross_entropy (megatron/core/
-  // tensor_parallel/cross_entropy.py; nanotron's _ShardedCrossEntropy copies it;
-  // training.unfused_loss: vocab-parallel), one PyTorch op a pass over logits.float(): forward
+  // tensor_parallel/cross_entropy.py; training.unfused_loss: vocab-parallel; nanotron's
+  // _ShardedCrossEntropy copies it, its subtraction out of place: the same bytes, `nanotron`),
+  // one PyTorch op a pass over logits.float(): forward
   // the upcast (6), the row's maximum (read 4), its subtraction (read 4, write 4), exp in place
   // (8), the sum of exponentials (4), the division into the softmax it keeps (8) = 38 bytes;
   // backward the softmax's target entries adjusted (one a row), the gradient scaled in place (8)
@@ -1049,7 +1050,9 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
   // its backward reads each logit once and writes the gradient over it) moves 4 bytes per
   // logit each way instead.
   const bool fused = s_.training.fused_loss;
-  const UnfusedLoss loss = s_.training.unfused_loss;
+  const UnfusedLoss loss = s_.training.unfused_loss == UnfusedLoss::Nanotron
+                               ? UnfusedLoss::VocabParallel
+                               : s_.training.unfused_loss;
   const double forward_bytes = fused                                ? 4.0
                                : loss == UnfusedLoss::VocabParallel ? 38.0
                                : loss == UnfusedLoss::PyTorch16     ? 8.0

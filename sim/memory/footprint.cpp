@@ -262,8 +262,14 @@ double loss_transient_bytes(const Scenario& s, int stage) {
   if (!s.model || s.training.fused_loss || !stage_content(s, stage).head) return 0;
   // The 16-bit logits and their fp32 upcast, beside the fp32 tensor the loss keeps; with no
   // upcast (pytorch-16bit) the 16-bit logits beside the 16-bit log-probabilities it keeps.
+  // Megatron's vocab_parallel_cross_entropy works in place on the upcast, which becomes the
+  // softmax kept: only the 16-bit logits beside it (megatron/core/tensor_parallel/
+  // cross_entropy.py: `.float()`, then `-=`, `torch.exp(out=)`, `div_`). nanotron's subtracts
+  // into a new tensor while the upcast stays (nanotron/parallel/tensor_parallel/functional.py,
+  // sharded_cross_entropy's `.to(dtype)`, then `sharded_logits - logits_max`): as PyTorch's.
+  const UnfusedLoss loss = s.training.unfused_loss;
   const double per_logit =
-      s.training.unfused_loss == UnfusedLoss::PyTorch16 ? kHalf : kHalf + kFloat;
+      loss == UnfusedLoss::PyTorch16 || loss == UnfusedLoss::VocabParallel ? kHalf : kHalf + kFloat;
   return per_logit * static_cast<double>(gpu_microbatch_tokens(s)) *
          static_cast<double>(s.model->vocab) / s.layout.tp;
 }

@@ -78,10 +78,12 @@ double stage_activation_bytes(const Scenario& s, int stage);
 /// What the loss holds for an instant beyond stage_activation_bytes on the head's stage, per
 /// micro-batch: unfused (training.fused_loss false), the LM head's 16-bit logits, which its
 /// caller still holds, and their fp32 upcast (`logits.float()`), which the call holds while the
-/// loss computes into the fp32 tensor it keeps (PyTorch's log-softmax output; Megatron's
-/// vocab_parallel_cross_entropy's and nanotron's max-subtracted copy, exponentiated and
-/// normalized in place): 6 bytes a logit (vocabulary-parallel, / t); without the upcast
-/// (`unfused_loss: pytorch-16bit`) the 16-bit logits beside the 16-bit output it keeps, 2 bytes.
+/// loss computes into the fp32 tensor it keeps (PyTorch's log-softmax output; nanotron's
+/// max-subtracted copy, exponentiated and normalized in place): 6 bytes a logit
+/// (vocabulary-parallel, / t); Megatron's vocab_parallel_cross_entropy (`unfused_loss:
+/// vocab-parallel`) works in place on the upcast, the tensor it keeps: the 16-bit logits beside
+/// it, 2 bytes; without the upcast (`unfused_loss: pytorch-16bit`) the 16-bit logits beside the
+/// 16-bit output it keeps, 2 bytes.
 /// PyTorch's backward holds two gradients (fp32, or 16-bit without the upcast) beside the kept
 /// output for a moment (not counted). 0
 /// fused, off the head's stage, or without a model. Multi-token prediction's heads run one

@@ -66,7 +66,7 @@ enum class Runtime { Compiled, Eager, Fused };
 /// place), which Megatron-core, Megatron-LM/-DeepSpeed, NeMo and nanotron run, or PyTorch's
 /// `cross_entropy` straight over the 16-bit logits (no upcast: a training loop's own loss on what
 /// Hugging Face's causal-LM models return without labels since transformers 4.46).
-enum class UnfusedLoss { PyTorch, VocabParallel, PyTorch16 };
+enum class UnfusedLoss { PyTorch, VocabParallel, PyTorch16, Nanotron };
 /// The optimizer (training.optimizer): Adam or AdamW (the same passes; mixed precision over fp32
 /// master weights and states), or plain SGD without momentum over the model's own parameters
 /// (torch.optim.SGD(params, lr) on a 16-bit model: no master weights, no state).

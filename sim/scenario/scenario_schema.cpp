@@ -896,26 +896,32 @@ const std::vector<SchemaKey>& scenario_keys() {
        "themselves under `pytorch-16bit`). Memory: the logits the backward needs, 2 bytes each "
        "fused, 4 unfused (the fp32 tensor the loss keeps), and unfused, for the instant the loss "
        "runs, the 16-bit logits and their fp32 upcast beside it, 6 bytes a logit more "
-       "(`trainsim memory`'s peak); under `pytorch-16bit` 2 and 2",
+       "(`trainsim memory`'s peak); under `pytorch-16bit` 2 and 2; under `vocab-parallel` 4 "
+       "and 2 (its upcast is the tensor kept)",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_loss>()},
-      {"training.unfused_loss", "`pytorch`, `vocab-parallel`, `pytorch-16bit`", "`pytorch`",
+      {"training.unfused_loss", "`pytorch`, `vocab-parallel`, `pytorch-16bit`, `nanotron`",
+       "`pytorch`",
        "without `fused_loss`, the kernels that compute the loss: `pytorch`, "
        "PyTorch's `cross_entropy` (Hugging Face models, torchtitan, FSDP recipes): the upcast "
        "(read 2, write 4 bytes a logit) and a three-pass log-softmax (read 4 three times, write "
        "4), 22 bytes forward; the NLL gradient written (4), the log-softmax backward (16) and the "
        "cast back to 16 bits (6), 26 backward. `vocab-parallel`, Megatron's "
        "`vocab_parallel_cross_entropy` on `logits.float()` (Megatron-core, Megatron-LM and "
-       "-DeepSpeed, NeMo, FlagScale; nanotron's `sharded_cross_entropy` is the same): upcast "
-       "(6), the row's maximum (4), its subtraction (8), exp (8), the sum of exponentials (4) "
-       "and the division into the softmax kept for the backward (8), 38 bytes forward; the "
-       "gradient scaled in place (8) and cast back (6), 14 backward. `pytorch-16bit`, PyTorch's "
+       "-DeepSpeed, NeMo, FlagScale): upcast (6), the row's maximum (4), its subtraction (8), exp "
+       "(8), the sum of exponentials (4) and the division into the softmax kept for the "
+       "backward (8), 38 bytes forward, each in place on the upcast, which becomes the fp32 "
+       "tensor kept (while the loss runs the 16-bit logits beside it, 2 bytes a logit more); "
+       "the gradient scaled in place (8) and cast back (6), 14 backward. `nanotron`, nanotron's "
+       "`sharded_cross_entropy` (the Ultra-Scale Playbook's runs): `vocab-parallel`'s kernels, "
+       "its subtraction into a new tensor beside the upcast (the same bytes; while the loss "
+       "runs 6 bytes a logit beside the kept one, as `pytorch`). `pytorch-16bit`, PyTorch's "
        "`cross_entropy` straight over the 16-bit logits, no upcast (a training loop's own loss "
        "on what Hugging Face's causal-LM models return without labels, transformers 4.46 on): a "
        "three-pass log-softmax (read 2 three times, write 2), 8 bytes forward; the NLL gradient "
        "written (2) and the log-softmax backward (the gradient's row sum, then gradient and output "
        "read again, write 2: 8), 10 backward; the 16-bit log-probabilities kept for the backward "
        "(2 bytes a logit) and the logits beside them while the loss runs (2 more)",
-       choice({"pytorch", "vocab-parallel", "pytorch-16bit"}),
+       choice({"pytorch", "vocab-parallel", "pytorch-16bit", "nanotron"}),
        field<&Scenario::training, &TrainingSpec::unfused_loss>()},
       {"training.grad_clipping", "bool", "true",
        "gradient-norm clipping before the step (12 bytes per parameter: the norm, then the "
@@ -1536,14 +1542,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "the share of device memory the caching allocator's fragmentation leaves unusable: a GPU "
        "whose peak passes (1 − fragmentation) × `cluster.gpu.memory` (the reports' `usable`) is "
        "likely to run out, and `trainsim search` marks the layouts that fit the device but pass "
-       "it as tight (`~` after the peak; ranked among those that fit, as 16 of the published "
+       "it as tight (`~` after the peak; ranked among those that fit, as 15 of the published "
        "runs trained so, with the fastest layout that keeps under it named beneath the table). "
        "Default: 11.5 %, "
        "the 9.2 GB of 80 that PyTorch's caching allocator held on average beyond GMLake's "
        "stitching over eight LLMs on A100 80GB (Guo et al., ASPLOS 2024); of the Ultra-Scale "
        "Playbook's measured layouts that crashed, 1,060 of 1,224 come out over it (980 over the "
        "whole device), of those that ran 1 of 1,551; Megatron and NeMo preallocate their buffers "
-       "and fragment less: 16 of `tests/published/`'s runs, five configurations that trained, "
+       "and fragment less: 15 of `tests/published/`'s runs, four configurations that trained, "
        "come out tight. 0: every byte usable, as for a run under PyTorch's "
        "`expandable_segments:True`, whose fragmentation no source measures",
        fraction(0, 0.5), field<&Scenario::memory, &MemorySpec::fragmentation>()},

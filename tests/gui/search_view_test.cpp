@@ -106,8 +106,8 @@ class SearchViewTest : public QObject {
     v.set_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", {"parallelism.dp=3"});
     v.run();
     v.wait();
-    // 64 sequences over dp 3: the loader's message, in the status line.
-    QVERIFY2(v.status().contains(QStringLiteral("multiple of dp × micro_batch_size = 3 × 1")),
+    // dp 3 on 8 GPUs at pp 4: the loader's message, in the status line.
+    QVERIFY2(v.status().contains(QStringLiteral("dp × tp × pp = 3 × 1 × 4 = 12 must equal")),
              qPrintable(v.status()));
     QVERIFY(v.results().empty());
   }

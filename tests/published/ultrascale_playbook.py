@@ -110,7 +110,7 @@ training:
   fp32_grad_accumulation: true
   runtime: eager
   eager_ops: swiglu,qkv_layout,gate_up_split
-  unfused_loss: vocab-parallel
+  unfused_loss: nanotron
 cluster:
   gpu: h100-sxm
   gpus_per_node: 8
