@@ -1047,7 +1047,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        "each forward and come back before its backward, the reload issued when the compute "
        "before that backward starts (PyTorch's `save_on_cpu`, Megatron's "
        "`--cpu-offloading-num-layers`); the `host-link` rows of the timeline. A forward whose "
-       "backward is the next compute on its GPU (1F1B's last stage) keeps them. N at or past a "
+       "backward is the next compute on its GPU (1F1B's last stage, every forward at pp 1) "
+       "keeps them: a micro-batch moves whole after its forward, not layer by layer during it "
+       "as Megatron's does. The copies queue on the link and the compute does not wait for "
+       "them, a micro-batch's memory freed when its copy ends: where the link cannot keep up, "
+       "more layers cost time and save nothing (`trainsim memory` shows it). N at or past a "
        "stage's layers moves all of them; 0 off. Not with the overlapped F&B pairs of `dualpipe-v` "
        "and `dualpipe`",
        integer(0, kMaxLayers),
