@@ -697,12 +697,19 @@ TEST_CASE("footprint: LoRA keeps the adapters' inputs and masks, and trains only
   const LoraTargets attention{.qkv = true, .attn_out = true};
   CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, false, {}, attention,
                                true) == Approx(29 * n * h + 4.0 * n * 32));
-  // tp 2 with SP: the QKV adapter's input and its mask are the gathered sequence and stay
-  // whole (2·n·h + n·h); the other 16-bit tensors, 25·n·h − 2·n·h, halve, and so do the
-  // attention output's mask and dropout copy ((n·h + 2·n·h) / 2).
+  // tp 2 with SP: the QKV adapter's input is the gathered sequence and stays whole (2·n·h);
+  // its mask, taken before the gather (NeMo's dropout_position 'pre'), halves (n·h / 2); the
+  // other 16-bit tensors, 25·n·h − 2·n·h, halve, and so do the attention output's mask and
+  // dropout copy ((n·h + 2·n·h) / 2).
   CHECK(layer_activation_bytes(llama8b(), n, 2, true, Recompute::None, false, false, {}, attention,
-                               true) == Approx((25 - 2) * n * h / 2 + 2 * n * h + n * h +
+                               true) == Approx((25 - 2) * n * h / 2 + 2 * n * h + n * h / 2 +
                                                (n * h + 2 * n * h) / 2 + 4.0 * n * 32 / 2));
+  // Without SP each rank holds the whole sequence's norm outputs: the QKV mask whole (n·h).
+  CHECK(layer_activation_bytes(llama8b(), n, 2, false, Recompute::None, false, false, {}, attention,
+                               true) -
+            layer_activation_bytes(llama8b(), n, 2, false, Recompute::None, false, false, {},
+                                   attention, false) ==
+        Approx(n * h + (n * h + 2 * n * h) / 2));
   // With selective recompute of the MLP, which already lets the MLP's tensors go, LoRA takes
   // away only the first norm's output (h), QKV's adapter keeping it: never below what the
   // recompute alone keeps minus that.

@@ -111,12 +111,13 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // projection's input stay only as an adapter's input, in 16 bits: a column-parallel adapter's
   // whole, under SP the gathered sequence (NeMo's linear_in runs without SP). The attention
   // output stays as the attention kernel's own (its backward reads it), in 16 bits. An
-  // adapter's dropout keeps a 1-byte mask of its input and, beside the attention output, its
-  // own 16-bit output. What selective recompute's `mlp` already let go stays gone.
-  // Megatron-core's activation_func_fp8_input_store: the gated activation's input, two f-wide
-  // halves of each kept MLP tensor (the down projections' input widths selective recompute
-  // left), saved in FP8 (megatron/core/fusions/fused_bias_swiglu.py:
-  // `input.to(torch.float8_e4m3fn)`), LoRA or not: 1 byte less an element, over TP.
+  // adapter's dropout keeps a 1-byte mask of its input (under SP of the rank's share, taken
+  // before the gather) and, beside the attention output, its own 16-bit output. What selective
+  // recompute's `mlp` already let go stays gone. Megatron-core's activation_func_fp8_input_store:
+  // the gated activation's input, two f-wide halves of each kept MLP tensor (the down projections'
+  // input widths selective recompute left), saved in FP8
+  // (megatron/core/fusions/fused_bias_swiglu.py: `input.to(torch.float8_e4m3fn)`), LoRA or not: 1
+  // byte less an element, over TP.
   const double act_fp8 = fp8_activation_store && m.mlp == MlpKind::SwiGLU ? 2 * down_fp8 : 0.0;
   double fp8_out = out, masks = 0;
   if (lora_on) {
@@ -133,7 +134,10 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
       const double on_norms = (lora.qkv ? h : 0) + (lora.mlp_up && !mlp_gone ? h : 0);
       const double on_shards =
           (lora.attn_out ? out : 0) + (lora.mlp_down && !mlp_gone ? down_input : 0);
-      masks = n * (on_norms + on_shards / t);
+      // NeMo's ParallelLinearAdapter drops out its input before gathering it over TP
+      // (dropout_position 'pre', its default: nemo/collections/llm/peft/utils.py): under SP a
+      // column-parallel adapter's mask is of the rank's share of the sequence.
+      masks = n * (on_norms / (sp ? t : 1.0) + on_shards / t);
       if (lora.attn_out) sharded += out;  // the dropout's copy of the attention output
     }
   }
