@@ -154,6 +154,8 @@ expect 0 "4 layers" -- "$bin" search "$src/scenarios/default.yaml" --zero 1 --sp
 expect 2 "training.recompute_layers: only applies to recompute: full" -- "$bin" run "$src/scenarios/default.yaml" --set training.recompute_layers=2
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom 95%
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom ten
+# A --set path found neither beside the scenario nor from here names both places.
+expect 2 "calibration: no such file in the scenario's folder (.*scenarios/nonexist.json) nor in the current folder (nonexist.json)" -- "$bin" run "$src/scenarios/default.yaml" --set calibration=nonexist.json
 # No training section: what it needs, micro_batch_size not among it (it defaults to 1).
 printf 'model: llama-3.1-8b\ncluster: {gpu: h100-sxm, gpus_per_node: 8}\nparallelism: {dp: 8}\n' >"$tmp/notrain.yaml"
 expect 2 "training: required: {seq_len, global_batch_size} (micro_batch_size defaults to 1)" -- "$bin" run "$tmp/notrain.yaml"

@@ -290,9 +290,13 @@ class Reader {
         std::filesystem::path p = given;
         if (p.is_relative()) p = std::filesystem::path(base_dir()) / p;
         std::error_code ec;
-        if (given.is_relative() && from_command_line(f.path) && !std::filesystem::exists(p, ec) &&
-            std::filesystem::exists(given, ec))
+        if (given.is_relative() && from_command_line(f.path) && !std::filesystem::exists(p, ec)) {
+          if (!std::filesystem::exists(given, ec))
+            fail(f, fmt::format("no such file in the scenario's folder ({}) nor in the current "
+                                "folder ({})",
+                                p.string(), given.string()));
           p = given;
+        }
         v.text = p.string();
         break;
       }
