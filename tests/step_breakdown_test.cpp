@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
+#include "core/quantity.h"
 
 using namespace trainsim;
 
@@ -113,6 +114,19 @@ TEST_CASE("a window of times makes the kernels starting in it a step") {
         pick_step(both, fmt::format("{}ns..{}ns", a.gpu_begin - first, b.gpu_end - first));
     CHECK_THAT(both.steps[static_cast<std::size_t>(i)].name,
                Catch::EndsWith(fmt::format(" (across {}, {})", a.name, b.name)));
+  }
+  // A window running past the trace's last kernel says where the trace ends and how much of
+  // the window it covers (the window from #552's start to 1 s past the trace's end).
+  {
+    auto past = read_torch_trace(data("sampled_rank-0.json.gz"));
+    TimeNs end = 0;
+    for (const auto& k : past.kernels) end = std::max(end, k.start + k.dur);
+    const TimeNs span = end - first, from = s552.gpu_begin - first;
+    const int i = pick_step(past, fmt::format("{}ns..{}ns", from, span + 1'000'000'000));
+    CHECK_THAT(past.steps[static_cast<std::size_t>(i)].name,
+               Catch::EndsWith(fmt::format(" (the trace's kernels end at {}: {} of the window)",
+                                           format_time(to_seconds(span)),
+                                           format_time(to_seconds(span - from)))));
   }
   // Bad windows, each refused in one line naming the file.
   for (const char* bad : {"1s..", "2s..1s", "x..1s", "1000s..2000s"}) {

@@ -179,6 +179,10 @@ int pick_step(TorchTrace& t, const std::string& name) {
           fmt::format("{}: --step {}: no GPU kernel starts in that window (the "
                       "trace's kernels span {} from the first)",
                       t.file, name, format_time(to_seconds(trace_span(t)))));
+    // A window running past the trace compares only the part of it the trace covers.
+    if (const TimeNs span = trace_span(t); to > span)
+      w.name += fmt::format(" (the trace's kernels end at {}: {} of the window)",
+                            format_time(to_seconds(span)), format_time(to_seconds(span - from)));
     t.steps.push_back(w);
     return index;
   }
