@@ -63,9 +63,11 @@ enum class Runtime { Compiled, Eager, Fused };
 /// How an unfused cross-entropy runs (training.unfused_loss): PyTorch's `cross_entropy`
 /// (log-softmax and NLL) over the fp32 upcast of the logits, Megatron's vocabulary-parallel
 /// cross-entropy over that upcast (max, subtract, exp, sum, divide; the gradient scaled in
-/// place), which Megatron-core, Megatron-LM/-DeepSpeed, NeMo and nanotron run, or PyTorch's
-/// `cross_entropy` straight over the 16-bit logits (no upcast: a training loop's own loss on what
-/// Hugging Face's causal-LM models return without labels since transformers 4.46).
+/// place), which Megatron-core, Megatron-LM/-DeepSpeed and NeMo run, PyTorch's `cross_entropy`
+/// straight over the 16-bit logits (no upcast: a training loop's own loss on what Hugging Face's
+/// causal-LM models return without labels since transformers 4.46), or nanotron's copy of
+/// Megatron's, its subtraction into a new tensor beside the upcast (the same kernels, more
+/// memory while it runs).
 enum class UnfusedLoss { PyTorch, VocabParallel, PyTorch16, Nanotron };
 /// The optimizer (training.optimizer): Adam or AdamW (the same passes; mixed precision over fp32
 /// master weights and states), or plain SGD without momentum over the model's own parameters
