@@ -30,4 +30,13 @@ TEST_CASE("suggest: the nearest known name, only when it is a slip", "[suggest]"
   CHECK(nearest_name("ZERO", keys) == "zero");
   CHECK(nearest_name("Zeor", keys) == "zero");
   CHECK(nearest_name("TP", keys) == "tp");
+  // Spelt out or cut short: "seq_length" is 3 edits from seq_len, which it begins with;
+  // "global_batch" begins global_batch_size. Too short a stem is no guess ("seq" is not
+  // seq_len: under 5 characters), nor one under half the name ("zero_stage_one" not zero).
+  const std::vector<std::string> training{"seq_len", "global_batch_size", "zero"};
+  CHECK(nearest_name("seq_length", training) == "seq_len");
+  CHECK(nearest_name("global_batch", training) == "global_batch_size");
+  CHECK(nearest_name("Seq_Length", training) == "seq_len");
+  CHECK_FALSE(nearest_name("seq", training).has_value());
+  CHECK_FALSE(nearest_name("zero_stage_one", training).has_value());
 }

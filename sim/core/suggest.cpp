@@ -42,6 +42,18 @@ std::optional<std::string> nearest_name(std::string_view name,
       best_distance = d;
     }
   }
+  // A name spelt out or cut short ("seq_length" for seq_len, "global_batch" for
+  // global_batch_size): one the prefix of the other, the shorter 5 characters or more and at
+  // least half the longer.
+  if (!best)
+    for (const std::string& k : known) {
+      const std::string lk = lowercase(k);
+      const std::string& shorter = lk.size() < lowered.size() ? lk : lowered;
+      const std::string& longer = lk.size() < lowered.size() ? lowered : lk;
+      if (shorter.size() >= 5 && 2 * shorter.size() >= longer.size() &&
+          longer.compare(0, shorter.size(), shorter) == 0)
+        return k;
+    }
   return best;
 }
 
