@@ -415,8 +415,10 @@ TEST_CASE("footprint: past the key-value heads each TP rank keeps one head's K a
         Approx((34.0 * n * 4096 + 4.0 * n * 32) / 8));
 }
 
-TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' tensors",
-          "[footprint][moe]") {
+TEST_CASE(
+    "footprint: a MoE layer keeps its routed copies and top_k experts' tensors, under SP the "
+    "gathered tokens whole",
+    "[footprint][moe]") {
   const ModelSpec m = moe_model(1);
   const std::int64_t n = 2048;
   const double h = 1024;
@@ -439,18 +441,10 @@ TEST_CASE("footprint: a MoE layer keeps its routed copies and top_k experts' ten
   CHECK(first ==
         2 * m.attention_params() + m.mlp_params(false) + m.mlp_params(true) + 32000LL * 1024);
   CHECK(first + second == m.total_params());
-}
-
-TEST_CASE("footprint: under SP a MoE layer's experts keep the tokens gathered over TP whole",
-          "[footprint][moe]") {
-  const ModelSpec m = moe_model(1);
-  const std::int64_t n = 2048;
-  const double h = 1024;
-  // The MoE layer's 16-bit words per token at tp 1 (above): 16h + 16 + 15,360, of them the
-  // routed copy in expert order k·h = 2h, the experts' GEMM input. At tp 2 with SP the
-  // dispatcher all-gathers that copy over the TP group: each rank keeps it whole (2h a token)
-  // and a half of the rest; statistics over 2 ranks, 4 bytes · 8 heads / 2.
-  const double words = 4 * h + 4 * h + 16 + 4 * h + 15360;
+  // Under SP the experts keep the tokens gathered over TP whole: of the words above the routed
+  // copy in expert order k·h = 2h is the experts' GEMM input, which at tp 2 with SP the
+  // dispatcher all-gathers over the TP group: each rank keeps it whole (2h a token) and a half
+  // of the rest; statistics over 2 ranks, 4 bytes · 8 heads / 2.
   CHECK(layer_activation_bytes(m, n, 2, true, Recompute::None, true) ==
         Approx(2.0 * n * ((words - 2 * h) / 2 + 2 * h) + 4.0 * n * 8 / 2));
   // A dense layer, and the MoE layer at tp 1 with the flag on, have nothing gathered: / t.
