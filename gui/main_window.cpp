@@ -176,8 +176,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(busy_);
   connect(worker_, &SimWorker::started, this, [this] {
     busy_->show();
-    status_->setStyleSheet({});
-    status_->setText(tr("simulating…"));
+    show_status(tr("simulating…"));
   });
   connect(worker_, &SimWorker::finished, this, &MainWindow::on_finished);
   connect(worker_, &SimWorker::failed, this, &MainWindow::on_failed);
@@ -205,8 +204,7 @@ bool MainWindow::load_measured(const QString& path, const QString& step) {
     } catch (const InputError& e) {
       QApplication::restoreOverrideCursor();
       last_error_ = QString::fromUtf8(e.what());
-      status_->setStyleSheet({});
-      status_->setText(last_error_);
+      show_status(last_error_);
       return false;
     }
   }
@@ -483,12 +481,16 @@ void MainWindow::on_finished(std::shared_ptr<const SimOutcome> o) {
                        .arg(o->seconds * 1e3, 0, 'f', 0));
 }
 
+void MainWindow::show_status(const QString& text) {
+  status_->setStyleSheet({});
+  status_->setText(text);
+}
+
 void MainWindow::on_failed(const QString& message, const QString& key) {
   last_error_ = message;
   busy_->setVisible(worker_->busy());
   knobs_->show_error(key, message);
-  status_->setStyleSheet({});
-  status_->setText(message.section(QLatin1Char('\n'), 0, 0));
+  show_status(message.section(QLatin1Char('\n'), 0, 0));
   statusBar()->setToolTip(message);
 }
 
@@ -519,8 +521,7 @@ bool MainWindow::export_trace(const QString& path) {
   if (!outcome_) return false;
   try {
     write_chrome_trace_file(*outcome_->timeline, path.toStdString());
-    status_->setStyleSheet({});  // not in an out-of-memory step's red
-    status_->setText(tr("trace written to %1 (open it in ui.perfetto.dev)").arg(path));
+    show_status(tr("trace written to %1 (open it in ui.perfetto.dev)").arg(path));
     return true;
   } catch (const InputError& e) {
     on_failed(QString::fromUtf8(e.what()), {});

@@ -78,6 +78,8 @@ class MainWindow : public QMainWindow {
   /// The report pane: `text` (the report and memory tables) under `diff` (a measured trace
   /// beside the simulation, or empty); prose wraps, tables keep their columns.
   void set_report_text(const QString& text, const QString& diff);
+  /// A status-bar message in the plain style (not an out-of-memory step's red).
+  void show_status(const QString& text);
   void build_menus();
   void simulate();
   void on_finished(std::shared_ptr<const SimOutcome> o);
