@@ -1531,7 +1531,15 @@ const std::vector<SchemaKey>& scenario_keys() {
        "CUDA context, library workspaces, allocator slack (Playbook: 1–2 GB)",
        quantity(Dimension::Bytes, false),
        field<&Scenario::memory, &MemorySpec::runtime_overhead>()},
-      {"memory.bucket_size", "bytes", "25MB", "DP gradient bucket (PyTorch DDP's `bucket_cap_mb`)",
+      {"memory.bucket_size", "bytes", "25MB",
+       "DP gradient bucket (PyTorch DDP's `bucket_cap_mb`): a stage's gradients reduced in "
+       "⌈bytes / bucket⌉ equal buckets, each as the backward's matching share completes (and "
+       "under `parallelism.param_gather: with-next-forward` gathered in as many). Megatron-core "
+       "forms its buckets by parameter instead (param_and_grad_buffer.py): a parameter is never "
+       "split, so a large vocabulary's embedding is a bucket of its own, reduced last and "
+       "gathered first, and with FP8 parameters the 16-bit buckets join the last FP8 bucket's "
+       "group; not modelled: such a run's reduction after the backward and gather before the "
+       "first forward are longer than simulated",
        quantity(Dimension::Bytes, true), field<&Scenario::memory, &MemorySpec::bucket_size>()},
       {"memory.dp_buckets", "`view`, `copy`", "`view`",
        "what the DP gradient buckets are, with dp > 1 under ZeRO 0 or 1: views of the gradients "
