@@ -23,7 +23,7 @@ expect 0 "1f1b: pp = 4, m = 32, vpp = 1" -- "$bin" schedule "$src/scenarios/defa
 expect 0 "zb-h1: pp = 4, m = 32" -- "$bin" schedule "$src/scenarios/default.yaml" -s zb-h1
 expect 0 "default.yaml: its pipeline under -s" -- "$bin" schedule "$src/scenarios/default.yaml" -s zb-h1
 expect 0 "1f1b: pp = 8, m = 64" -- "$bin" schedule "$src/scenarios/default.yaml" --set parallelism.pp=8 --set parallelism.dp=1
-expect 0 "step 3.884 s, bubble 0.0857" -- "$bin" schedule "$src/scenarios/default.yaml" --timeline
+expect 0 "step 3.887 s, bubble 0.0857" -- "$bin" schedule "$src/scenarios/default.yaml" --timeline
 expect 2 "^--pp, --microbatches: with a scenario, the pipeline is the scenario's: change it with --set" -- "$bin" schedule "$src/scenarios/default.yaml" --pp 8 -m 4
 expect 2 "--set edits a scenario's keys: give the scenario file first" -- "$bin" schedule --set parallelism.pp=2
 "$bin" schedule --pp 4 -m 8 --export-csv "$tmp/s.csv" >/dev/null

@@ -3,6 +3,7 @@
 // gpu_speed_spread 0: every GPU at one GPU's pace (gpu_spread_test covers the slowest GPU's).
 #include "lower/program.h"
 
+#include <cmath>
 #include <initializer_list>
 #include <map>
 #include <set>
@@ -52,22 +53,43 @@ std::vector<TaskId> of_type(const Timeline& tl, TaskType type) {
   return out;
 }
 
+// dp_only's gradients G in K buckets: the tied table's E (V·h of its Ψ parameters, at G/Ψ bytes
+// each) completes its gradient last and rides with the last bucket (Program::bucket_bytes), the
+// rest in K equal shares. `size` (memory.bucket_size just over a share) makes K of them; `small`
+// is each of the first K − 1, `last` the last one, small + E.
+struct Buckets {
+  std::string size;
+  double small, last;
+};
+Buckets buckets_of(int zero, int k) {
+  const Scenario probe = dp_only(zero, "1GB");
+  const auto cost = make_cost_model(probe);
+  const double g = cost->gradient_bytes(0), psi = cost->stage_params(0);
+  const double e = static_cast<double>(probe.model->embedding_params()) * g / psi;
+  const double small = (g - e) / k;
+  return {fmt::format("{}B", static_cast<long long>(small + 1)), small, small + e};
+}
+
 }  // namespace
 
 TEST_CASE("DP pass: ZeRO-0 all-reduces each bucket as the backward completes it", "[passes][dp]") {
-  // G = 2Ψ bytes of gradients in buckets of G/3 (bucket_size just over a third): K = 3. The
-  // backward (21 ms) is cut into three 7 ms parts; bucket j's all-reduce (c each, the cost
-  // model's α–β time for G/3 bytes over 2 GPUs) starts when part j ends and the previous
-  // bucket is done: ends e_j = max(10 + 7j, e_{j−1}) + c. Then the optimizer step (o):
-  // makespan = e_3 + o.
+  // G = 2Ψ bytes of gradients in K = 3 buckets (buckets_of: the table's E with the last). The
+  // backward (21 ms) is cut into three 7 ms parts; bucket j's all-reduce (c_j, the cost model's
+  // time for its bytes over 2 GPUs: c for the first two, c_last for the last) starts when part
+  // j ends and the previous bucket is done: ends e_j = max(10 + 7j, e_{j−1}) + c_j. Then the
+  // optimizer step (o): makespan = e_3 + o.
   const Scenario probe = dp_only(0, "1GB");
   const auto cost = make_cost_model(probe);
-  const double g = cost->gradient_bytes(0);
-  const Scenario s = dp_only(0, fmt::format("{}B", static_cast<long long>(g / 3 + 1)));
-  const TimeNs c = cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 3).duration;
+  const Buckets b = buckets_of(0, 3);
+  const Scenario s = dp_only(0, b.size);
+  const TimeNs c =
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, b.small).duration;
+  const TimeNs c_last =
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, b.last).duration;
   const TimeNs o = cost->optimizer(cost->stage_params(0)).duration;
   TimeNs e = 0;
-  for (int j = 1; j <= 3; ++j) e = std::max(10 * kNsPerMs + 7 * j * kNsPerMs, e) + c;
+  for (int j = 1; j <= 3; ++j)
+    e = std::max(10 * kNsPerMs + 7 * j * kNsPerMs, e) + (j == 3 ? c_last : c);
   const Timeline tl = simulate(s);
   CHECK(tl.makespan == e + o);
   // Bucket order: the all-reduces run one after another, each after its part of the backward.
@@ -84,8 +106,64 @@ TEST_CASE("DP pass: ZeRO-0 all-reduces each bucket as the backward completes it"
     CHECK(tl.start[reduces[j]] >= 10 * kNsPerMs + static_cast<TimeNs>(j + 1) * 7 * kNsPerMs);
     if (j > 0) CHECK(tl.start[reduces[j]] >= tl.end[reduces[j - 1]]);
   }
-  // Overlap: at most one bucket's all-reduce is exposed after the backward when c ≤ 7 ms.
-  if (c <= 7 * kNsPerMs) CHECK(tl.makespan == 31 * kNsPerMs + c + o);
+  // Overlap: only the last bucket's all-reduce is exposed after the backward when c ≤ 7 ms.
+  if (c <= 7 * kNsPerMs) CHECK(tl.makespan == 31 * kNsPerMs + c_last + o);
+}
+
+TEST_CASE("DP pass: the embedding's table rides with the last bucket, FP8 runs' head too",
+          "[passes][dp][fp8]") {
+  // Llama-3.2-1B untied on one stage, ZeRO-1 reducing by 1 GB bucket in the backward. A bucket
+  // never splits a parameter and the table's gradient completes last, so the last bucket holds
+  // the embedding's E = V·h parameters (at G/Ψ bytes each) besides an equal share of the rest:
+  // K = ⌈(G − E) / 1 GB⌉ buckets, the first K − 1 of (G − E)/K, the last (G − E)/K + E. Under
+  // FP8 parameters Megatron-core's 16-bit buckets (the embedding and the head: E = Ψ − the
+  // layers' FP8 weights) join the last FP8 bucket's group. The head's gradient, complete first,
+  // otherwise spreads over the buckets as the layers' do.
+  for (const bool fp8 : {false, true}) {
+    INFO("fp8_params " << fp8);
+    Scenario s = dp_only(1, "1GB");
+    s.model->tied_embeddings = false;
+    s.layout.grad_reduce_with_backward = true;
+    if (fp8) {
+      s.training.precision = Precision::FP8;
+      s.training.fp8_params = true;
+    }
+    const auto cost = make_cost_model(s);
+    const double g = cost->gradient_bytes(0), psi = cost->stage_params(0);
+    const ModelSpec& m = *s.model;
+    const double table = static_cast<double>(m.embedding_params());
+    const double own =
+        fp8 ? psi - static_cast<double>(stage_layer_params(m, partition_model(m, 1)[0], 1)) : table;
+    CHECK(own >= (fp8 ? 2 : 1) * table);  // the head as well under FP8 (and the final norm)
+    const double e = own * g / psi;
+    const int k = static_cast<int>(std::ceil((g - e) / 1e9));
+    REQUIRE(k >= 2);
+    const Timeline tl = simulate(s);
+    const std::vector<TaskId> dp = of_type(tl, TaskType::DpCollective);  // K, then the gather
+    REQUIRE(dp.size() == static_cast<std::size_t>(k) + 1);
+    const TimeNs small =
+        cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, (g - e) / k).duration;
+    const TimeNs last =
+        cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, (g - e) / k + e)
+            .duration;
+    for (int j = 0; j < k; ++j) {
+      INFO("bucket " << j);
+      const TaskId t = dp[static_cast<std::size_t>(j)];
+      CHECK(tl.end[t] - tl.start[t] == (j + 1 < k ? small : last));
+    }
+    // Gathering with the next forward, the same parameters go first: the first bucket's
+    // all-gather moves their 16-bit bytes besides an equal share of the rest, 2Ψ − 2E in
+    // ⌈(2Ψ − 2E) / 1 GB⌉ (the FP8 layers' weights at 1 byte: 2Ψ − L − 2E).
+    s.layout.param_gather_with_forward = true;
+    const double gathered = 2 * psi - (fp8 ? psi - own : 0.0) - 2 * own;
+    const int u = static_cast<int>(std::ceil(gathered / 1e9));
+    const Timeline moved = simulate(s);
+    const std::vector<TaskId> gathers = of_type(moved, TaskType::ParamGather);
+    REQUIRE(gathers.size() == static_cast<std::size_t>(u));
+    CHECK(moved.end[gathers[0]] - moved.start[gathers[0]] ==
+          cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, gathered / u + 2 * own)
+              .duration);
+  }
 }
 
 TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters after the backward",
@@ -111,19 +189,24 @@ TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters af
 
 TEST_CASE("DP pass: ZeRO-1 with overlap_grad_reduce reduce-scatters each bucket in the backward",
           "[passes][dp]") {
-  // As ZeRO-0's test above, with reduce-scatters: G in buckets of G/3, the 21 ms backward cut
-  // into three 7 ms parts, bucket j's reduce-scatter (r) after part j and bucket j − 1: ends
-  // e_j = max(10 + 7j, e_{j−1}) + r. Then the optimizer on Ψ/2 and the all-gather of the updated
-  // 16-bit parameters (2Ψ bytes), as ZeRO-1 without it.
+  // As ZeRO-0's test above, with reduce-scatters: G in K = 3 buckets (the table's with the
+  // last), the 21 ms backward cut into three 7 ms parts, bucket j's reduce-scatter (r_j: r, r,
+  // r_last) after part j and bucket j − 1: ends e_j = max(10 + 7j, e_{j−1}) + r_j. Then the
+  // optimizer on Ψ/2 and the all-gather of the updated 16-bit parameters (2Ψ bytes), as ZeRO-1
+  // without it.
   const Scenario probe = dp_only(1, "1GB");
   const auto cost = make_cost_model(probe);
-  const double g = cost->gradient_bytes(0), psi = cost->stage_params(0);
-  Scenario s = dp_only(1, fmt::format("{}B", static_cast<long long>(g / 3 + 1)));
+  const double psi = cost->stage_params(0);
+  const Buckets b = buckets_of(1, 3);
+  Scenario s = dp_only(1, b.size);
   s.layout.grad_reduce_with_backward = true;
   const TimeNs r =
-      cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, g / 3).duration;
+      cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, b.small).duration;
+  const TimeNs r_last =
+      cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, b.last).duration;
   TimeNs e = 0;
-  for (int j = 1; j <= 3; ++j) e = std::max(10 * kNsPerMs + 7 * j * kNsPerMs, e) + r;
+  for (int j = 1; j <= 3; ++j)
+    e = std::max(10 * kNsPerMs + 7 * j * kNsPerMs, e) + (j == 3 ? r_last : r);
   const Timeline tl = simulate(s);
   CHECK(tl.makespan ==
         e + cost->optimizer(psi / 2).duration +
@@ -422,22 +505,27 @@ TEST_CASE("ZeRO-3: gather and reduce buckets issue each unit as equal smaller co
 TEST_CASE("ZeRO-1/2: the parameter all-gather can move to the next forward", "[passes][zero]") {
   // param_gather: with-next-forward takes ZeRO-1's all-gather of the updated parameters off the
   // step's tail and issues it, bucket by bucket, before the forward that needs it. Here the
-  // 2Ψ bytes make K = 2 buckets (bucket_size just over Ψ): on one stage the first forward
-  // waits for each bucket in turn, so the tail loses AG(2Ψ) and the front gains 2·AG(Ψ)
-  // minus what prefetch 1 hides behind the first half of F (F/2 = 5 ms ≥ AG(Ψ)).
+  // 2Ψ bytes but the tied table's 2·V·h make K = 2 buckets (bucket_size just over half of
+  // them), and the table rides with the first (the reduction's last: Program::gather_unit_bytes):
+  // on one stage the first forward waits for it, so the tail loses AG(2Ψ) and the front gains
+  // AG(first), the second hidden by prefetch 1 behind the first half of F (F/2 = 5 ms).
   const Scenario base = dp_only(1, "1GB");
   const auto cost = make_cost_model(base);
   const double psi = cost->stage_params(0);
-  const TimeNs ag_half =
-      cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, psi).duration;
+  const double table = 2.0 * static_cast<double>(base.model->embedding_params());
+  const double half = (2 * psi - table) / 2;
+  const TimeNs ag_first =
+      cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, half + table).duration;
+  const TimeNs ag_second =
+      cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, half).duration;
   const TimeNs ag_all =
       cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, 2 * psi).duration;
-  REQUIRE(ag_half <= 5 * kNsPerMs);
-  Scenario moved = dp_only(1, fmt::format("{}B", static_cast<long long>(2 * psi / 2 + 1)));
+  REQUIRE(ag_second <= 5 * kNsPerMs);
+  Scenario moved = dp_only(1, fmt::format("{}B", static_cast<long long>(half + 1)));
   moved.layout.param_gather_with_forward = true;
-  // g0 [0, a], F part 0 [a, a + 5], g1 [a, 2a] hidden: the step is longer by a at the front and
-  // shorter by AG(2Ψ) at the end.
-  CHECK(test::makespan(moved) == test::makespan(base) + ag_half - ag_all);
+  // g0 [0, a], F part 0 [a, a + 5], g1 [a, a + a2] hidden: the step is longer by a at the front
+  // and shorter by AG(2Ψ) at the end.
+  CHECK(test::makespan(moved) == test::makespan(base) + ag_first - ag_all);
 }
 
 TEST_CASE("ZeRO-1: FP8 parameters gather one byte per layer weight", "[passes][zero][fp8]") {
@@ -654,12 +742,14 @@ TEST_CASE("TP pass: tp_overlap hides each layer's collectives under the GEMM the
 }
 
 namespace {
-// dp_only's bucket size for 2 buckets, one bucket's all-reduce time c and the optimizer's o.
-std::tuple<std::string, TimeNs, TimeNs> two_buckets() {
+// dp_only's bucket size for 2 buckets (buckets_of), the first bucket's all-reduce time c, the
+// last's (the table's with it) c_last and the optimizer's o.
+std::tuple<std::string, TimeNs, TimeNs, TimeNs> two_buckets() {
   const auto cost = make_cost_model(dp_only(0, "1GB"));
-  const double g = cost->gradient_bytes(0);
-  return {fmt::format("{}B", static_cast<long long>(g / 2 + 1)),
-          cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 2).duration,
+  const Buckets b = buckets_of(0, 2);
+  return {b.size,
+          cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, b.small).duration,
+          cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, b.last).duration,
           cost->optimizer(cost->stage_params(0)).duration};
 }
 }  // namespace
@@ -668,16 +758,17 @@ TEST_CASE("contention: a bucket's all-reduce slows the backward part beside it",
           "[passes][contention]") {
   // dp_only with K = 2 buckets and compute_slowdown 0.25: the backward's two 10.5 ms parts;
   // AR0 (c) starts with part 2 at 20.5 ms. Part 2 runs at 1/1.25 = 0.8 while AR0 runs (c ≤
-  // 10.5 ms), then at full rate: it ends at 20.5 + c + (10.5 − 0.8c) ms. AR1 (c) follows, then
-  // the optimizer (o) with nothing beside it: 31 ms + 1.2c + o, i.e. 0.2c = c·f/(1+f) more
-  // than without contention.
-  const auto [bucket, c, o] = two_buckets();
+  // 10.5 ms), then at full rate: it ends at 20.5 + c + (10.5 − 0.8c) ms. AR1 (c_last) follows,
+  // then the optimizer (o) with nothing beside it: 31 ms + 0.2c + c_last + o, i.e. 0.2c =
+  // c·f/(1+f) more than without contention.
+  const auto [bucket, c, c_last, o] = two_buckets();
   REQUIRE(c <= 10500 * kNsPerUs);
   const TimeNs plain = test::makespan(dp_only(0, bucket));
-  CHECK(plain == 31 * kNsPerMs + c + o);  // AR0 hidden behind part 2, AR1 exposed
+  CHECK(plain == 31 * kNsPerMs + c_last + o);  // AR0 hidden behind part 2, AR1 exposed
   const TimeNs slowed = test::makespan(dp_only(0, bucket, 0.25));
   CHECK(static_cast<double>(slowed) ==
-        Approx(static_cast<double>(31 * kNsPerMs + o) + 1.2 * static_cast<double>(c)).margin(2));
+        Approx(static_cast<double>(31 * kNsPerMs + c_last + o) + 0.2 * static_cast<double>(c))
+            .margin(2));
 }
 
 TEST_CASE("contention: a bucket's all-reduce beside the backward runs slower itself",
@@ -685,16 +776,16 @@ TEST_CASE("contention: a bucket's all-reduce beside the backward runs slower its
   // dp_only with K = 2 buckets and comm_slowdown 0.25 (compute unslowed): AR0 starts with the
   // backward's part 2 at 20.5 ms and runs at 1/1.25 of its pace while part 2 computes (1.25c ≤
   // 10.5 ms): it takes 1.25c. AR1 starts when part 2 ends (31 ms), with no compute beside it:
-  // c. The step is 31 ms + c + o as without contention; AR0 alone is longer.
-  const auto [bucket, c, o] = two_buckets();
+  // c_last. The step is 31 ms + c_last + o as without contention; AR0 alone is longer.
+  const auto [bucket, c, c_last, o] = two_buckets();
   REQUIRE(5 * c <= 4 * 10500 * kNsPerUs);
   const Timeline tl = simulate(dp_only(0, bucket, 0, 0.25));
-  CHECK(tl.makespan == 31 * kNsPerMs + c + o);
+  CHECK(tl.makespan == 31 * kNsPerMs + c_last + o);
   const std::vector<TaskId> ar = of_type(tl, TaskType::DpCollective);
   REQUIRE(ar.size() == 2);
   CHECK(static_cast<double>(tl.end[ar[0]] - tl.start[ar[0]]) ==
         Approx(1.25 * static_cast<double>(c)).margin(2));
-  CHECK(tl.end[ar[1]] - tl.start[ar[1]] == c);
+  CHECK(tl.end[ar[1]] - tl.start[ar[1]] == c_last);
 }
 
 TEST_CASE("contention: each GPU's compute, SMs and links are wired as resources",
@@ -743,18 +834,21 @@ parallelism: {dp: 2, pp: 2}
 
 TEST_CASE("report: DP reduction hidden behind the backward is not exposed", "[passes][dp]") {
   // dp_only with 3 buckets: buckets 1 and 2 run while the backward's later parts compute (if
-  // c ≤ 7 ms); only the last bucket's all-reduce, c, is exposed. With one bucket all of it is.
+  // c ≤ 7 ms); only the last bucket's all-reduce, c_last (the table's with it), is exposed.
+  // With one bucket all of it is.
   const Scenario probe = dp_only(0, "1GB");
   const auto cost = make_cost_model(probe);
   const double g = cost->gradient_bytes(0);
+  const Buckets b = buckets_of(0, 3);
   const TimeNs c3 =
-      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g / 3).duration;
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, b.small).duration;
+  const TimeNs c_last =
+      cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, b.last).duration;
   const TimeNs c1 = cost->collective(Collective::AllReduce, 2, LinkClass::IntraNode, g).duration;
   REQUIRE(c3 <= 7 * kNsPerMs);
-  const StepReport three =
-      make_report(simulate(dp_only(0, fmt::format("{}B", static_cast<long long>(g / 3 + 1)))));
+  const StepReport three = make_report(simulate(dp_only(0, b.size)));
   const StepReport one = make_report(simulate(dp_only(0, "100GB")));
-  CHECK(three.stages[0].exposed_dp_s == Approx(to_seconds(c3)));
+  CHECK(three.stages[0].exposed_dp_s == Approx(to_seconds(c_last)));
   CHECK(one.stages[0].exposed_dp_s == Approx(to_seconds(c1)));
   // Traffic per GPU is the same either way: 2(n−1)/n · G = G for n = 2.
   CHECK(three.volume.dp_bytes == Approx(g));

@@ -153,9 +153,12 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
         const bool head = twice > 0 && ms == sch.chain_stages() - 1;
         const double grads =
             p.cost.gradient_bytes(ms) * (head ? 1 - twice / p.cost.trainable_params(ms) : 1.0);
-        const double all = grads / k, routed = all * routed_share(st);
+        // The routed experts' share in equal buckets; the dense rest as the framework's buckets
+        // hold it (Program::bucket_bytes: the last one with the embedding's table).
+        const double routed = grads * routed_share(st) / k, dense = grads - routed * k;
         for (int j = 0; j < k; ++j, ++phase)
-          pending.push_back({0, st, ms, phase, all, routed, ready[static_cast<std::size_t>(j)]});
+          pending.push_back({0, st, ms, phase, p.bucket_bytes(st, j, k, dense) + routed, routed,
+                             ready[static_cast<std::size_t>(j)]});
       }
     }
     if (!pending.empty()) {

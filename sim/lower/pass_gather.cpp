@@ -80,9 +80,12 @@ void add_param_gather_pass(Program& p, const ComputeTasks& compute) {
     }
     for (std::size_t i = 0; i < consumers.size(); ++i) {
       const int st = stage_of[i];
+      // The unit the part needs (a forward's parts in order; ZeRO-1/2's first the largest).
+      const int unit = p.builder.work(p.builder.task(consumers[i]).work).part;
       // ZeRO-3 gathers each unit in parallelism.fsdp.gather_bucket pieces.
-      const Cost c = p.bucketed(Collective::AllGather, l.dp_ranks(), link, p.gather_unit_bytes(st),
-                                per_node, l.zero == 3 ? l.fsdp.gather_bucket : std::nullopt);
+      const Cost c =
+          p.bucketed(Collective::AllGather, l.dp_ranks(), link, p.gather_unit_bytes(st, unit),
+                     per_node, l.zero == 3 ? l.fsdp.gather_bucket : std::nullopt);
       const WorkId w = p.work(TaskType::ParamGather, st, p.chunk_of(st), c, 0, -1, slow);
       const TaskId g = p.builder.add_task(gs, w, p.builder.task(consumers[i]).microbatch);
       p.builder.add_dependency(g, consumers[i]);

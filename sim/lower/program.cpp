@@ -74,7 +74,37 @@ int Program::buckets(int stage) const {
   const bool bucketed = l.zero == 0 || l.zero == 2 || l.grad_reduce_with_backward;
   if (!bucketed) return 1;
   const double bytes = cost.gradient_bytes(model_stage(stage));
-  return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
+  const double rest = bytes - last_bucket_gradient_bytes(stage, bytes);
+  return std::max(1, static_cast<int>(std::ceil(rest / scenario.memory.bucket_size)));
+}
+
+double Program::last_bucket_params(int stage) const {
+  // (No stage content: a model the pipeline is not split over, as costs-only studies run.)
+  if (!scenario.model || stage_content_.empty() || scenario.training.lora_rank > 0 ||
+      scenario.layout.zero == 3)
+    return 0;
+  const int ms = model_stage(stage);
+  TRAINSIM_CHECK(static_cast<std::size_t>(ms) < stage_content_.size(), "stage out of range");
+  const StageContent& c = stage_content_[static_cast<std::size_t>(ms)];
+  const ModelSpec& m = *scenario.model;
+  const Layout& l = scenario.layout;
+  if (scenario.training.fp8_params)  // the 16-bit buffer: embedding, head (norms count as layers')
+    return std::max(
+        0.0, cost.stage_params(ms) - static_cast<double>(stage_layer_params(m, c, l.tp, l.ep)));
+  return c.embedding ? static_cast<double>(m.embedding_params()) / l.tp : 0.0;
+}
+
+double Program::last_bucket_gradient_bytes(int stage, double bytes) const {
+  const int ms = model_stage(stage);
+  const double trained = cost.trainable_params(ms);
+  if (trained <= 0) return 0;
+  return std::min(bytes, last_bucket_params(stage) * cost.gradient_bytes(ms) / trained);
+}
+
+double Program::bucket_bytes(int stage, int part, int parts, double bytes) const {
+  TRAINSIM_CHECK(parts >= 1 && part >= 0 && part < parts, "a bucket of the stage's buckets");
+  const double last = parts > 1 ? last_bucket_gradient_bytes(stage, bytes) : 0.0;
+  return (bytes - last) / parts + (part + 1 == parts ? last : 0.0);
 }
 
 int Program::gather_units(int stage) const {
@@ -87,15 +117,25 @@ int Program::gather_units(int stage) const {
     return (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers;
   }
   if (l.param_gather_with_forward && (l.zero == 1 || l.zero == 2)) {
-    const double bytes = param_gather_bytes(stage);
-    return std::max(1, static_cast<int>(std::ceil(bytes / scenario.memory.bucket_size)));
+    const double rest = param_gather_bytes(stage) - first_gather_bytes(stage);
+    return std::max(1, static_cast<int>(std::ceil(rest / scenario.memory.bucket_size)));
   }
   return 0;
 }
 
-double Program::gather_unit_bytes(int stage) const {
+double Program::first_gather_bytes(int stage) const {
+  // The last bucket's own parameters, 16-bit (the embedding, the head): at most what is gathered.
+  return std::min(param_gather_bytes(stage), 2.0 * last_bucket_params(stage));
+}
+
+double Program::gather_unit_bytes(int stage, int unit) const {
   const int u = gather_units(stage);
-  return u > 0 ? param_gather_bytes(stage) / u : 0.0;
+  if (u <= 0) return 0.0;
+  TRAINSIM_CHECK(unit >= 0 && unit < u, "a unit of the stage's units");
+  const double all = param_gather_bytes(stage);
+  if (scenario.layout.zero == 3 || u == 1) return all / u;
+  const double first = first_gather_bytes(stage);
+  return (all - first) / u + (unit == 0 ? first : 0.0);
 }
 
 double Program::param_gather_bytes(int stage) const {

@@ -49,15 +49,34 @@ struct Program {
   Cost bucketed(Collective c, int n, LinkClass link, double bytes, int per_node,
                 const std::optional<double>& bucket) const;
   /// Number of DP gradient buckets of `stage` (1 when gradients are not reduced per bucket;
-  /// under ZeRO-3 one per FSDP unit).
+  /// under ZeRO-3 one per FSDP unit): the gradients but the last bucket's own parameters
+  /// (last_bucket_params) / memory.bucket_size, rounded up.
   int buckets(int stage) const;
+  /// Of `stage`'s trained parameters on one GPU, those a framework's bucketed DP reduction
+  /// reduces with its last bucket, once the backward is over, and (gathering with the next
+  /// forward) gathers with its first: a bucket never splits a parameter and the buckets follow
+  /// the order gradients complete (Megatron-core's _ParamAndGradBuffer, PyTorch DDP's bucket
+  /// assignment, DeepSpeed's reduce bucket), and the embedding's table completes its gradient
+  /// last (a tied head's share of it first); under training.fp8_params Megatron-core puts its
+  /// 16-bit buffer's buckets (embedding, head) in the last FP8 bucket's group
+  /// (param_and_grad_buffer.py, partition_buckets), so those too. 0 under ZeRO-3 (units of
+  /// layers), LoRA (the table frozen) and without a model.
+  double last_bucket_params(int stage) const;
+  /// Of `bytes`, a backward's gradients of `stage` reduced in `parts` buckets, what bucket
+  /// `part` moves: an equal share of what the last bucket's own parameters leave
+  /// (last_bucket_params, at `stage`'s gradient bytes per parameter, at most `bytes`), and the
+  /// last bucket those besides.
+  double bucket_bytes(int stage, int part, int parts, double bytes) const;
   /// FSDP units of `stage`: parameter all-gathers one use of it needs. ZeRO-3: its layers /
-  /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward:
-  /// param_gather_bytes / memory.bucket_size, rounded up; 0 when nothing is gathered before
-  /// compute.
+  /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward: the buckets',
+  /// param_gather_bytes but the last bucket's own parameters / memory.bucket_size, rounded up;
+  /// 0 when nothing is gathered before compute.
   int gather_units(int stage) const;
-  /// Bytes of one unit's gathered parameters on one GPU (the all-gather's size S).
-  double gather_unit_bytes(int stage) const;
+  /// Bytes of unit `unit`'s gathered parameters on one GPU (the all-gather's size S): ZeRO-3's
+  /// units alike; ZeRO-1/2's buckets an equal share of what the last bucket's own parameters
+  /// leave, the first unit a forward needs (the reduction's last bucket) those besides, in
+  /// 16-bit.
+  double gather_unit_bytes(int stage, int unit) const;
   /// Bytes of `stage`'s parameters on one GPU as a data-parallel all-gather moves them: 2 per
   /// parameter, 1 per layer weight under training.fp8_params.
   double param_gather_bytes(int stage) const;
@@ -95,6 +114,11 @@ struct Program {
   StreamId stream(int owner, StreamType type, int peer = -1);
 
  private:
+  /// last_bucket_params's gradients, of a stage whose gradients are `bytes` (at most those).
+  double last_bucket_gradient_bytes(int stage, double bytes) const;
+  /// last_bucket_params's 16-bit bytes, of what param_gather_bytes gathers (at most those).
+  double first_gather_bytes(int stage) const;
+
   std::vector<TaskId> task_index_;
   std::vector<int> chunk_of_;
   std::vector<std::vector<int>> stages_by_rank_;

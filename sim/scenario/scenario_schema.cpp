@@ -1532,14 +1532,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        quantity(Dimension::Bytes, false),
        field<&Scenario::memory, &MemorySpec::runtime_overhead>()},
       {"memory.bucket_size", "bytes", "25MB",
-       "DP gradient bucket (PyTorch DDP's `bucket_cap_mb`): a stage's gradients reduced in "
-       "⌈bytes / bucket⌉ equal buckets, each as the backward's matching share completes (and "
-       "under `parallelism.param_gather: with-next-forward` gathered in as many). Megatron-core "
-       "forms its buckets by parameter instead (param_and_grad_buffer.py): a parameter is never "
-       "split, so a large vocabulary's embedding is a bucket of its own, reduced last and "
-       "gathered first, and with FP8 parameters the 16-bit buckets join the last FP8 bucket's "
-       "group; not modelled: such a run's reduction after the backward and gather before the "
-       "first forward are longer than simulated",
+       "DP gradient bucket (PyTorch DDP's `bucket_cap_mb`): a stage's gradients reduced bucket "
+       "by bucket as the backward completes them (and under `parallelism.param_gather: with-"
+       "next-forward` gathered so before the forward), filled as frameworks fill them, a "
+       "parameter never split: the embedding's table, whose gradient completes last, rides with "
+       "the last bucket and is gathered with the first, and under `training.fp8_params` so does "
+       "the head (Megatron-core puts its 16-bit buffer in the last FP8 bucket's group); the rest"
+       " in ⌈rest / bucket⌉ equal shares, the layers being alike",
        quantity(Dimension::Bytes, true), field<&Scenario::memory, &MemorySpec::bucket_size>()},
       {"memory.dp_buckets", "`view`, `copy`", "`view`",
        "what the DP gradient buckets are, with dp > 1 under ZeRO 0 or 1: views of the gradients "
