@@ -131,10 +131,10 @@ TEST_CASE("DP pass: the embedding's table rides with the last bucket, FP8 runs' 
     const auto cost = make_cost_model(s);
     const double g = cost->gradient_bytes(0), psi = cost->stage_params(0);
     const ModelSpec& m = *s.model;
-    const double table = static_cast<double>(m.embedding_params());
-    const double own =
-        fp8 ? psi - static_cast<double>(stage_layer_params(m, partition_model(m, 1)[0], 1)) : table;
-    CHECK(own >= (fp8 ? 2 : 1) * table);  // the head as well under FP8 (and the final norm)
+    // The table: V·h = 128,256 × 2,048; under FP8 the head's V·h as well.
+    const double table = 128256.0 * 2048;
+    CHECK(static_cast<double>(m.embedding_params()) == table);
+    const double own = fp8 ? 2 * table : table;
     const double e = own * g / psi;
     const int k = static_cast<int>(std::ceil((g - e) / 1e9));
     REQUIRE(k >= 2);
@@ -160,10 +160,45 @@ TEST_CASE("DP pass: the embedding's table rides with the last bucket, FP8 runs' 
     const Timeline moved = simulate(s);
     const std::vector<TaskId> gathers = of_type(moved, TaskType::ParamGather);
     REQUIRE(gathers.size() == static_cast<std::size_t>(u));
-    CHECK(moved.end[gathers[0]] - moved.start[gathers[0]] ==
-          cost->collective(Collective::AllGather, 2, LinkClass::IntraNode, gathered / u + 2 * own)
-              .duration);
+    for (int j = 0; j < u; ++j) {
+      INFO("unit " << j);
+      const TaskId t = gathers[static_cast<std::size_t>(j)];
+      CHECK(moved.end[t] - moved.start[t] ==
+            cost->collective(Collective::AllGather, 2, LinkClass::IntraNode,
+                             gathered / u + (j == 0 ? 2 * own : 0.0))
+                .duration);
+    }
   }
+}
+
+TEST_CASE("DP pass: a tied head on the embedding's rank adds nothing to its last bucket",
+          "[passes][dp][fp8]") {
+  // Llama-3.2-1B (tied) over pp 2 · dp 2 under zb-v: chunks 0 and 3 both on rank 0, the head
+  // (chunk 3) using the embedding's own table, whose gradient chunk 0's last bucket reduces.
+  // So chunk 3's gradients (its layers' alone, the table counted once, on chunk 0) make as many
+  // equal buckets with FP8 parameters as without: its 16-bit buffer holds nothing of its own.
+  auto buckets_of_head = [](bool fp8) {
+    const Timeline tl = simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 8, precision: {}, fp8_params: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}}
+parallelism: {{pp: 2, dp: 2, vpp: 2, zero: 1, overlap_grad_reduce: true}}
+memory: {{bucket_size: 100MB}}
+schedule: zb-v
+)",
+                                                        fp8 ? "fp8" : "bf16", fp8)));
+    std::vector<double> bytes;
+    const TaskGraph& g = *tl.graph;
+    for (TaskId t = 0; t < g.size(); ++t)
+      if (static_cast<TaskType>(g.work(t).type) == TaskType::DpCollective &&
+          g.work(t).detail == static_cast<std::uint8_t>(DpDetail::ReduceScatter) &&
+          g.work(t).stage == 3 && tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord.dp == 0)
+        bytes.push_back(g.work(t).bytes);
+    return bytes;
+  };
+  const std::vector<double> plain = buckets_of_head(false), fp8 = buckets_of_head(true);
+  REQUIRE(plain.size() >= 2);
+  CHECK(fp8.size() == plain.size());
+  for (std::size_t j = 0; j < plain.size(); ++j) CHECK(fp8[j] == Approx(plain[j]));
 }
 
 TEST_CASE("DP pass: one bucket when the gradients fit, ZeRO-1 reduce-scatters after the backward",

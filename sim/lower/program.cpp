@@ -88,9 +88,19 @@ double Program::last_bucket_params(int stage) const {
   const StageContent& c = stage_content_[static_cast<std::size_t>(ms)];
   const ModelSpec& m = *scenario.model;
   const Layout& l = scenario.layout;
-  if (scenario.training.fp8_params)  // the 16-bit buffer: embedding, head (norms count as layers')
-    return std::max(
-        0.0, cost.stage_params(ms) - static_cast<double>(stage_layer_params(m, c, l.tp, l.ep)));
+  if (scenario.training.fp8_params) {  // the 16-bit buffer: embedding, head (norms as layers')
+    // A tied head (or multi-token prediction's lookup) on the embedding's own rank uses its
+    // table: stage_params counts it again here, the DP pass does not (tied_table_counted_twice).
+    std::vector<int> here;
+    for (int s : stages_on(schedule.stage_rank[static_cast<std::size_t>(stage)]))
+      here.push_back(model_stage(s));
+    const double twice =
+        c.head && !c.embedding
+            ? static_cast<double>(tied_table_counted_twice(m, stage_content_, here, l.tp))
+            : 0.0;
+    return std::max(0.0, cost.stage_params(ms) - twice -
+                             static_cast<double>(stage_layer_params(m, c, l.tp, l.ep)));
+  }
   return c.embedding ? static_cast<double>(m.embedding_params()) / l.tp : 0.0;
 }
 
