@@ -151,12 +151,13 @@ TEST_CASE("DP pass: the embedding's table rides with the last bucket, FP8 runs' 
       const TaskId t = dp[static_cast<std::size_t>(j)];
       CHECK(tl.end[t] - tl.start[t] == (j + 1 < k ? small : last));
     }
-    // Gathering with the next forward, the same parameters go first: the first bucket's
-    // all-gather moves their 16-bit bytes besides an equal share of the rest, 2Ψ − 2E in
-    // ⌈(2Ψ − 2E) / 1 GB⌉ (the FP8 layers' weights at 1 byte: 2Ψ − L − 2E).
+    // Gathering with the next forward, the reduction's buckets come back in reverse (Megatron-
+    // core gathers the bucket groups it reduces): K units, the first with those parameters' 16-bit
+    // bytes (2·own) besides an equal share of the rest, 2Ψ − 2·own in K (the FP8 layers' weights
+    // at 1 byte: 2Ψ − L − 2·own, L = Ψ − own).
     s.layout.param_gather_with_forward = true;
     const double gathered = 2 * psi - (fp8 ? psi - own : 0.0) - 2 * own;
-    const int u = static_cast<int>(std::ceil(gathered / 1e9));
+    const int u = k;
     const Timeline moved = simulate(s);
     const std::vector<TaskId> gathers = of_type(moved, TaskType::ParamGather);
     REQUIRE(gathers.size() == static_cast<std::size_t>(u));

@@ -127,7 +127,10 @@ int Program::gather_units(int stage) const {
     return (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers;
   }
   if (l.param_gather_with_forward && (l.zero == 1 || l.zero == 2)) {
-    const double rest = param_gather_bytes(stage) - first_gather_bytes(stage);
+    // The gradient buckets' groups, all-gathered in reverse (Megatron-core gathers the buckets
+    // it reduces: param_and_grad_buffer.py; overlap_param_gather needs overlap_grad_reduce).
+    const double bytes = cost.gradient_bytes(model_stage(stage));
+    const double rest = bytes - last_bucket_gradient_bytes(stage, bytes);
     return std::max(1, static_cast<int>(std::ceil(rest / scenario.memory.bucket_size)));
   }
   return 0;

@@ -68,9 +68,9 @@ struct Program {
   /// last bucket those besides.
   double bucket_bytes(int stage, int part, int parts, double bytes) const;
   /// FSDP units of `stage`: parameter all-gathers one use of it needs. ZeRO-3: its layers /
-  /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward: the buckets',
-  /// param_gather_bytes but the last bucket's own parameters / memory.bucket_size, rounded up;
-  /// 0 when nothing is gathered before compute.
+  /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward: one per gradient
+  /// bucket (Megatron-core gathers the bucket groups it reduces), as buckets() counts them
+  /// however the gradients are reduced; 0 when nothing is gathered before compute.
   int gather_units(int stage) const;
   /// Bytes of unit `unit`'s gathered parameters on one GPU (the all-gather's size S): ZeRO-3's
   /// units alike; ZeRO-1/2's buckets an equal share of what the last bucket's own parameters

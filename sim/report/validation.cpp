@@ -84,7 +84,7 @@ constexpr TpRow kTpRows[] = {
 #undef ACCURACY_TP
 #undef RANKING
 
-// "mean |error| 6.1 % (largest 64.6 %), step time predicted 3.4 % too fast on average".
+// "mean |error| 6.2 % (largest 64.6 %), step time predicted 3.5 % too fast on average".
 std::string record_words(const AccuracySummary& s) {
   return fmt::format(
       "mean |error| {:.1f} % (largest {:.1f} %), step time predicted {:.1f} % too {} on average",
