@@ -1,6 +1,7 @@
 #include "compare_view.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct BarChartSpec {
   double limit = 0;  ///< > 0: a dashed vertical line (the device's memory)
   QString limit_name;
   std::vector<bool> flagged;  ///< per schedule: drawn in red (out of memory), its value shown
+  /// Appended to the name of a schedule whose every bar is 0, which Qt Charts draws without a
+  /// bar or a value (a pipeline of one stage has no bubble); empty: nothing appended.
+  QString zero;
 };
 
 const QColor kBarLabel(25, 25, 25);
@@ -118,13 +122,18 @@ QChartView* bar_chart(const BarChartSpec& spec) {
   QStringList reversed;
   for (auto it = spec.names.rbegin(); it != spec.names.rend(); ++it) {
     QString name = *it;
+    const auto k = static_cast<std::size_t>(std::distance(it, spec.names.rend()) - 1);
+    const bool zero =
+        !spec.zero.isEmpty() && std::all_of(spec.sets.begin(), spec.sets.end(), [&](const auto& s) {
+          return k < s.second.size() && s.second[k] == 0.0;
+        });
     if (const qsizetype dot = name.indexOf(QStringLiteral(" · ")); dot > 0)
       name = elide(name.left(dot)) + name.mid(dot);
     name = name.toHtmlEscaped();
     if (many) {
       const qsizetype vpp = name.indexOf(QStringLiteral(" (vpp"));
       if (vpp > 0) name.remove(vpp, name.indexOf(QLatin1Char(')'), vpp) - vpp + 1);
-      reversed << name;
+      reversed << (zero ? name + spec.zero.toHtmlEscaped() : name);
       continue;
     }
     const qsizetype at = name.contains(QStringLiteral(" · ")) ? name.indexOf(QStringLiteral(" · "))
@@ -134,7 +143,7 @@ QChartView* bar_chart(const BarChartSpec& spec) {
     if (name.size() > 12 && at > 0)
       name = name.left(at) + QStringLiteral("<br>") +
              name.mid(at + (name.mid(at, 3) == QStringLiteral(" · ") ? 3 : 1));
-    reversed << name;
+    reversed << (zero ? name + spec.zero.toHtmlEscaped() : name);
   }
   y->append(reversed);
   y->setTruncateLabels(false);  // a schedule's whole name, "(vpp 2)" and all
@@ -356,9 +365,10 @@ void CompareView::set_outcome(std::shared_ptr<const SimOutcome> o) {
   charts_->addWidget(bar_chart(BarChartSpec(tr("step time"), ms ? tr("ms") : tr("s"), names,
                                             {{tr("step"), shown}})),
                      1);
-  charts_->addWidget(bar_chart(BarChartSpec(tr("pipeline bubble"), tr("% of pipeline"), names,
-                                            {{tr("bubble"), bubble_step}})),
-                     1);
+  BarChartSpec bubble(tr("pipeline bubble"), tr("% of pipeline"), names,
+                      {{tr("bubble"), bubble_step}});
+  bubble.zero = tr(" (0 %)");  // no bar, no value: said in the name
+  charts_->addWidget(bar_chart(bubble), 1);
   if (std::none_of(peak.begin(), peak.end(), [](double p) { return p > 0; })) return;
   // Memory: a schedule needing far more than the device stops at the axis' end, in red, so the
   // others stay legible; its real value goes beside its name (its clipped bar's would mislead).

@@ -498,6 +498,30 @@ class MainWindowTest : public QObject {
     QVERIFY(fits->at(1) > 50 && fits->at(1) < 60);  // 1F1B's 56 GB fits
     QCOMPARE(red->at(1), 0.0);
   }
+  void compare_names_a_bubble_of_zero() {
+    // One pipeline stage (the 128K-token scenario: pp 1): no schedule has a bubble, and Qt Charts
+    // draws a 0 with neither bar nor value, an empty chart; the names say "(0 %)". With a
+    // pipeline (the default scenario, pp 4) every bubble is drawn and no name says so.
+    for (const bool one_stage : {true, false}) {
+      MainWindow w;
+      QVERIFY(w.open_scenario(
+          one_stage ? QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/llama3-8b-128k.yaml")
+                    : kDefault));
+      w.compare({"afab", "1f1b"});
+      w.wait_for_simulation();
+      QChart* bubble = nullptr;
+      for (const QChartView* v : w.compare_view()->findChildren<QChartView*>())
+        if (v->chart()->title() == QStringLiteral("pipeline bubble")) bubble = v->chart();
+      QVERIFY(bubble != nullptr);
+      auto* axis = qobject_cast<QBarCategoryAxis*>(bubble->axes(Qt::Vertical).front());
+      QVERIFY(axis != nullptr);
+      // Bottom-up: 1f1b, then afab.
+      const QStringList expected =
+          one_stage ? QStringList{QStringLiteral("1f1b (0 %)"), QStringLiteral("afab (0 %)")}
+                    : QStringList{QStringLiteral("1f1b"), QStringLiteral("afab")};
+      QCOMPARE(axis->categories(), expected);
+    }
+  }
   void compare_of_many_schedules_labels_every_bar_on_one_line() {
     // Ten schedules: a two-line label would overlap its neighbours and Qt Charts would drop it,
     // so each name is one line, its "(vpp 2)" left to the titles and the table.
