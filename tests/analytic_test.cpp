@@ -1647,6 +1647,41 @@ parallelism: {tp: 2}
   CHECK(recomputed);
 }
 
+TEST_CASE("analytic: eager_ops kv_repeat expands grouped-query K and V before the rotary embedding",
+          "[analytic][eager]") {
+  // Llama-2-70B's attention at tp 4, one 4,096-token sequence: 64 query heads and 8 key-value
+  // groups of 128, so per GPU 16 heads and 2 groups. K and V expanded: n · 2 · 16 · 128 =
+  // 16,777,216 elements; grouped: n · 2 · 2 · 128 = 2,097,152. Forward a gather and backward the
+  // sum over the repeats, each 2 bytes per expanded and per grouped element: 37,748,736 bytes in
+  // 2 kernels. The rotary embedding then rotates Q and the expanded K: n · (16 + 16) · 128 =
+  // 16,777,216 elements instead of n · (16 + 2) · 128 = 9,437,184, at 20 bytes each forward.
+  auto model = [](const char* ops) {
+    return AnalyticCostModel(
+        test::yaml(fmt::format(R"(model: {{layers: 1, hidden: 8192, ffn_hidden: 28672,
+        heads: 64, kv_heads: 8, vocab: 32000, mlp: swiglu, norm: rmsnorm, position_embedding: rope}}
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 1, eager_ops: "{}"}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4}}
+parallelism: {{tp: 4}}
+)",
+                               ops)));
+  };
+  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) return k;
+    return Kernel{};
+  };
+  const AnalyticCostModel repeat = model("swiglu,rope,kv_repeat"), plain = model("swiglu,rope");
+  CHECK(find(repeat, Op::F, "kv.repeat").bytes == 2.0 * (16777216 + 2097152));
+  CHECK(find(repeat, Op::F, "kv.repeat").launches == 2);
+  CHECK(find(repeat, Op::B, "kv.repeat_grad").bytes == 2.0 * (16777216 + 2097152));
+  CHECK(find(repeat, Op::I, "kv.repeat_grad").bytes == 2.0 * (16777216 + 2097152));
+  CHECK(find(repeat, Op::W, "kv.repeat_grad").bytes == 0);
+  CHECK(find(plain, Op::F, "kv.repeat").bytes == 0);
+  CHECK(find(repeat, Op::F, "rope").bytes == 20.0 * 16777216);
+  CHECK(find(plain, Op::F, "rope").bytes == 20.0 * 9437184);
+  CHECK(repeat.compute(Op::F, 0, 0).duration > plain.compute(Op::F, 0, 0).duration);
+}
+
 TEST_CASE("analytic: eager_ops qkv_split, qkv_cat and rope_interleave price their copies",
           "[analytic][eager]") {
   // Llama-2-7B's shapes at tp 2, one 4,096-token sequence: QKV's output per GPU n · 3h / t =

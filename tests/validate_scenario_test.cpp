@@ -560,6 +560,16 @@ TEST_CASE("validate: gate_up_split is where an op-by-op SwiGLU takes its halves"
                           Contains("needs model.mlp: swiglu and swiglu in training.eager_ops"));
 }
 
+TEST_CASE("validate: kv_repeat needs grouped-query heads") {
+  // Llama-3.1-8B: 32 query heads in 8 groups, accepted; with as many groups as heads (multi-head
+  // attention) there is nothing to expand: a typed error naming the key and the two counts.
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.eager_ops=rope,kv_repeat"}));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"model.kv_heads=32", "training.eager_ops=kv_repeat"}),
+      Contains("training.eager_ops: kv_repeat expands grouped-query K and V to every query head") &&
+          Contains("needs model.kv_heads below model.heads (got 32 of 32)"));
+}
+
 TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]") {
   const std::vector<std::string> b200{"training.precision=fp8", "cluster.gpu=b200",
                                       "training.attention=cudnn"};

@@ -540,6 +540,15 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // gradients copied back (constants.h).
     qkv_copy("qkv.interleave", constants::kEagerRopeInterleaveBytes * qkv_elements(), 3);
   }
+  if (eager.kv_repeat && !m.is_mla() && m.kv_heads < m.heads) {
+    // K and V expanded to every query head before the rotary embedding, their gradients summed
+    // back over the repeats (constants.h).
+    const double d = static_cast<double>(m.qk_head_dim());
+    const double expanded = n * 2 * static_cast<double>(m.heads) / t * d;
+    const double grouped = n * 2 * m.kv_heads_per_rank(s_.layout.tp) * d;
+    qkv_copy(op == Op::F ? "kv.repeat" : "kv.repeat_grad",
+             constants::kEagerKvRepeatBytes * (expanded + grouped), 2);
+  }
   if (eager.qkv_layout && !m.is_mla()) {
     // nanotron's copies that lay Q, K and V out for flash-attn and the output back (constants.h):
     // QKV's output, K and V, the attention output; the forward's and their gradients'.
@@ -640,7 +649,12 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     const double qk =
         m.is_mla() ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
                           static_cast<double>(m.mla.rope_dim))
-                   : n * (static_cast<double>(m.heads) / t + m.kv_heads_per_rank(s_.layout.tp)) * d;
+                   : n *
+                         (static_cast<double>(m.heads) / t +
+                          (eager.kv_repeat && m.kv_heads < m.heads  // K rotated once expanded
+                               ? static_cast<double>(m.heads) / t
+                               : m.kv_heads_per_rank(s_.layout.tp))) *
+                         d;
     if (eager.rope)  // on head-major views of the projection: the generic, slower kernel
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels + 2,

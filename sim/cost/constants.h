@@ -404,6 +404,15 @@ inline constexpr double kEagerQkvCatBytes = 4;
 ///   copy), per element of Q, K and V: read 2, write 2 forward; backward the gradient takes the
 ///   same reshapes in reverse, the same copy: 4 bytes each way, one kernel per tensor.
 inline constexpr double kEagerRopeInterleaveBytes = 4;
+///   Grouped-query K and V expanded to every query head (legacy Megatron-LM's ParallelAttention,
+///   megatron/model/transformer.py, and FlagScale's fork of it: `key_layer.repeat_interleave(np //
+///   ng, dim=2)`, V likewise, before the rotary embedding): forward a gather that writes each
+///   expanded element (2 bytes) and reads each source element (2, once: its repeats hit the
+///   cache), one kernel per tensor; backward autograd sums each group's repeated gradients back,
+///   reading the expanded (2) and writing the source (2), one reduction per tensor: 2 bytes per
+///   element of the expanded K and V and 2 per element of the grouped ones, each way. The rotary
+///   embedding then runs on the expanded K (kEagerRopeBytes per element).
+inline constexpr double kEagerKvRepeatBytes = 2;
 ///   nanotron's attention layout (huggingface/nanotron src/nanotron/models/llama.py at e24d2483,
 ///   CausalSelfAttention.forward, training path): QKV's output [seq, batch, …] made
 ///   [batch, seq, …] contiguous (multi-head: one permute-copy of the whole output; grouped-query:

@@ -96,6 +96,9 @@ enum class Fp8Recipe { Delayed, Tensorwise };
 /// rotary embedding by einops reshapes that copy them, and their gradients back
 /// (`rope_interleave`).
 /// nanotron lays Q, K and V out for flash-attn by copies around the kernel (`qkv_layout`).
+/// Legacy Megatron-LM's ParallelAttention (FlagScale's among its forks) expands grouped-query K
+/// and V to every query head by repeat_interleave before the rotary embedding, which then rotates
+/// the expanded K (`kv_repeat`).
 /// Where one GEMM computes SwiGLU's gate and up projections together (Megatron's chunk, nanotron's
 /// and fms's split), its op-by-op SwiGLU runs on the two strided halves of that output and its
 /// backward concatenates their gradients (`gate_up_split`); Hugging Face's LlamaMLP runs two
@@ -110,6 +113,7 @@ struct EagerOps {
   bool qkv_cat = false;
   bool qkv_layout = false;
   bool gate_up_split = false;
+  bool kv_repeat = false;
   friend bool operator==(const EagerOps&, const EagerOps&) = default;
 };
 /// The modules selective recompute runs again before the backward (Megatron-core's
@@ -148,7 +152,8 @@ inline constexpr std::pair<bool EagerOps::*, const char*> kEagerOpNames[] = {
     {&EagerOps::qkv_cat, "qkv_cat"},
     {&EagerOps::rope_interleave, "rope_interleave"},
     {&EagerOps::qkv_layout, "qkv_layout"},
-    {&EagerOps::gate_up_split, "gate_up_split"}};
+    {&EagerOps::gate_up_split, "gate_up_split"},
+    {&EagerOps::kv_repeat, "kv_repeat"}};
 /// The FP8 quantizations that run as casts of their own, where Transformer Engine's fused
 /// modules would have the kernel before them write FP8 (training.fp8_standalone_casts): `norm`,
 /// the norms before QKV and the MLP (TE's cuDNN norms, NVTE_NORM_FWD_USE_CUDNN=1, take its

@@ -964,7 +964,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::training, &TrainingSpec::runtime>()},
       {"training.eager_ops",
        "`none` or a comma-separated subset of `norm`, `swiglu`, `rope`, `bias`, `qkv_split`, "
-       "`qkv_cat`, `rope_interleave`, `qkv_layout`, `gate_up_split`",
+       "`qkv_cat`, `rope_interleave`, `qkv_layout`, `gate_up_split`, `kv_repeat`",
        "`norm,swiglu,rope` with `runtime: eager`, `none` with `compiled` or `fused`",
        "which of those ops run op by op (a LayerNorm: as PyTorch's own kernels), the others "
        "fused, for frameworks that fuse some: Megatron-LM's legacy model fuses its RMSNorm "
@@ -999,6 +999,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "element of the f-wide product forward at 0.49 of an H100's HBM bandwidth, 12 backward at "
        "0.54 and 14 at the usual rate, as a real step's kernels ran on an H100 and, per SM, an "
        "H200; `swiglu` and `swiglu.cat_grad` in `trainsim kernels`); "
+       "legacy Megatron-LM's attention (FlagScale's) expands grouped-query K and V to every "
+       "query head by `repeat_interleave` before the rotary embedding, which then rotates the "
+       "expanded K (`kv_repeat`: 2 bytes per element of the expanded K and V and 2 per grouped "
+       "one, a gather forward and the sum of their gradients over the repeats backward; `rope` "
+       "counts the "
+       "expanded K; `kv.repeat` in `trainsim kernels`; needs `model.kv_heads` below "
+       "`model.heads`); "
        "llm-foundry's MPT calls `torch.nn.functional.layer_norm` (`norm`); eager gradient "
        "accumulation still follows `runtime`. Memory: an eager SwiGLU keeps silu's output for the "
        "backward (one more f-wide tensor a layer), an eager RMSNorm its fp32 input and normalized "

@@ -163,6 +163,13 @@ void check_precision(const Scenario& s, const Checker& c) {
     c.fail("training.eager_ops",
            "gate_up_split is where an op-by-op SwiGLU takes its gate and up halves: it needs "
            "model.mlp: swiglu and swiglu in training.eager_ops");
+  if (eager_ops(s.training).kv_repeat && s.model &&
+      (s.model->is_mla() || s.model->kv_heads >= s.model->heads))
+    c.fail("training.eager_ops",
+           fmt::format("kv_repeat expands grouped-query K and V to every query head: it needs "
+                       "model.kv_heads below model.heads (got {} of {}{})",
+                       s.model->kv_heads, s.model->heads,
+                       s.model->is_mla() ? ", and latent attention has no such heads" : ""));
   if (s.training.fp8_activation_store && s.model) {
     if (s.model->mlp != MlpKind::SwiGLU)
       c.fail("training.fp8_activation_store",
