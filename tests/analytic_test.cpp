@@ -22,6 +22,13 @@
 using namespace trainsim;
 
 namespace {
+// The kernel `what` of `m`'s pass `op` on stage 0, or an empty one (0 bytes) where it runs none.
+Kernel kernel_named(const AnalyticCostModel& m, Op op, std::string_view what) {
+  for (const Kernel& k : m.kernels(op, 0))
+    if (k.what == what) return k;
+  return Kernel{};
+}
+
 // How many collectives of kind `c` the runs hold.
 int count(const std::vector<CollectiveRun>& runs, Collective c) {
   int n = 0;
@@ -1507,11 +1514,7 @@ parallelism: {{dp: 8}}
 )",
                                                     ops, gpu)));
   };
-  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
-    for (const Kernel& k : m.kernels(op, 0))
-      if (k.what == what) return k;
-    return Kernel{};
-  };
+  const auto find = &kernel_named;
   const double ff = 4096.0 * 14336;
   const AnalyticCostModel split = model("h100-sxm", "norm,swiglu,rope,gate_up_split"),
                           apart = model("h100-sxm", "norm,swiglu,rope");
@@ -1665,11 +1668,7 @@ parallelism: {{tp: 4}}
 )",
                                ops)));
   };
-  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
-    for (const Kernel& k : m.kernels(op, 0))
-      if (k.what == what) return k;
-    return Kernel{};
-  };
+  const auto find = &kernel_named;
   const AnalyticCostModel repeat = model("swiglu,rope,kv_repeat"), plain = model("swiglu,rope");
   CHECK(find(repeat, Op::F, "kv.repeat").bytes == 2.0 * (16777216 + 2097152));
   CHECK(find(repeat, Op::F, "kv.repeat").launches == 2);
@@ -1696,11 +1695,7 @@ parallelism: {{tp: 2}}
 )",
                                ops)));
   };
-  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
-    for (const Kernel& k : m.kernels(op, 0))
-      if (k.what == what) return k;
-    return Kernel{};
-  };
+  const auto find = &kernel_named;
   const AnalyticCostModel split = model("swiglu,rope,qkv_split"), plain = model("swiglu,rope");
   // Backward: 22 bytes per element of the output in 8 launches: the slices' strided copies into
   // the zeroed gradients, 4 bytes in 3 at 0.31 of the A100's 2.039 TB/s (under the SM cap,
@@ -3301,11 +3296,7 @@ parallelism: {{dp: 8}}
                                                     fp8_attention)));
   };
   const AnalyticCostModel bf16 = model(false), fp8 = model(true);
-  auto find = [](const AnalyticCostModel& m, Op op, std::string_view what) {
-    for (const Kernel& k : m.kernels(op, 0))
-      if (k.what == what) return k;
-    return Kernel{};
-  };
+  const auto find = &kernel_named;
   for (const Op op : {Op::F, Op::B}) {
     const char* what = op == Op::F ? "attention" : "attention.backward";
     CHECK(fp8.kernel_seconds(find(fp8, op, what)) ==
