@@ -540,7 +540,9 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // gradients copied back (constants.h).
     qkv_copy("qkv.interleave", constants::kEagerRopeInterleaveBytes * qkv_elements(), 3);
   }
-  if (eager.kv_repeat && !m.is_mla() && m.kv_heads < m.heads) {
+  // Grouped-query K and V expanded to every query head (training.eager_ops kv_repeat).
+  const bool kv_expanded = eager.kv_repeat && !m.is_mla() && m.kv_heads < m.heads;
+  if (kv_expanded) {
     // K and V expanded to every query head before the rotary embedding, their gradients summed
     // back over the repeats (constants.h).
     const double d = static_cast<double>(m.qk_head_dim());
@@ -647,14 +649,14 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // Latent attention rotates only the rope_dim part of each head's q and one shared key.
     const double d = static_cast<double>(m.qk_head_dim());
     const double qk =
-        m.is_mla() ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
-                          static_cast<double>(m.mla.rope_dim))
-                   : n *
-                         (static_cast<double>(m.heads) / t +
-                          (eager.kv_repeat && m.kv_heads < m.heads  // K rotated once expanded
-                               ? static_cast<double>(m.heads) / t
-                               : m.kv_heads_per_rank(s_.layout.tp))) *
-                         d;
+        m.is_mla()
+            ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
+                   static_cast<double>(m.mla.rope_dim))
+            : n *
+                  (static_cast<double>(m.heads) / t + (kv_expanded  // K rotated once expanded
+                                                           ? static_cast<double>(m.heads) / t
+                                                           : m.kv_heads_per_rank(s_.layout.tp))) *
+                  d;
     if (eager.rope)  // on head-major views of the projection: the generic, slower kernel
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels + 2,

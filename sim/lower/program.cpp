@@ -72,7 +72,10 @@ int Program::buckets(int stage) const {
   // Bucketed reduction overlapping the backward: ZeRO-0 all-reduce, ZeRO-2 reduce-scatter and,
   // with Megatron's overlap_grad_reduce, ZeRO-1's reduce-scatter in the last backward.
   const bool bucketed = l.zero == 0 || l.zero == 2 || l.grad_reduce_with_backward;
-  if (!bucketed) return 1;
+  return bucketed ? gradient_buckets(stage) : 1;
+}
+
+int Program::gradient_buckets(int stage) const {
   const double bytes = cost.gradient_bytes(model_stage(stage));
   const double rest = bytes - last_bucket_gradient_bytes(stage, bytes);
   return std::max(1, static_cast<int>(std::ceil(rest / scenario.memory.bucket_size)));
@@ -126,13 +129,9 @@ int Program::gather_units(int stage) const {
         std::max(1, stage_content_[static_cast<std::size_t>(model_stage(stage))].layers);
     return (layers + l.fsdp.unit_layers - 1) / l.fsdp.unit_layers;
   }
-  if (l.param_gather_with_forward && (l.zero == 1 || l.zero == 2)) {
-    // The gradient buckets' groups, all-gathered in reverse (Megatron-core gathers the buckets
-    // it reduces: param_and_grad_buffer.py; overlap_param_gather needs overlap_grad_reduce).
-    const double bytes = cost.gradient_bytes(model_stage(stage));
-    const double rest = bytes - last_bucket_gradient_bytes(stage, bytes);
-    return std::max(1, static_cast<int>(std::ceil(rest / scenario.memory.bucket_size)));
-  }
+  // The gradient buckets' groups, all-gathered in reverse (Megatron-core gathers the buckets it
+  // reduces: param_and_grad_buffer.py; overlap_param_gather needs overlap_grad_reduce).
+  if (l.param_gather_with_forward && (l.zero == 1 || l.zero == 2)) return gradient_buckets(stage);
   return 0;
 }
 

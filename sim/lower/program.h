@@ -114,6 +114,9 @@ struct Program {
   StreamId stream(int owner, StreamType type, int peer = -1);
 
  private:
+  /// ⌈the gradients but the last bucket's own parameters' / memory.bucket_size⌉, at least 1:
+  /// the buckets a framework fills (buckets() where gradients are reduced per bucket).
+  int gradient_buckets(int stage) const;
   /// last_bucket_params's gradients, of a stage whose gradients are `bytes` (at most those).
   double last_bucket_gradient_bytes(int stage, double bytes) const;
   /// last_bucket_params's 16-bit bytes, of what param_gather_bytes gathers (at most those).
