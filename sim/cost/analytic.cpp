@@ -648,15 +648,12 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   if (m.position == PositionEmbedding::Rotary) {  // rotary embeddings of q and k
     // Latent attention rotates only the rope_dim part of each head's q and one shared key.
     const double d = static_cast<double>(m.qk_head_dim());
-    const double qk =
-        m.is_mla()
-            ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
-                   static_cast<double>(m.mla.rope_dim))
-            : n *
-                  (static_cast<double>(m.heads) / t + (kv_expanded  // K rotated once expanded
-                                                           ? static_cast<double>(m.heads) / t
-                                                           : m.kv_heads_per_rank(s_.layout.tp))) *
-                  d;
+    const double q_heads = static_cast<double>(m.heads) / t;
+    // K is rotated once expanded to every query head (kv_repeat).
+    const double k_heads = kv_expanded ? q_heads : m.kv_heads_per_rank(s_.layout.tp);
+    const double qk = m.is_mla() ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
+                                        static_cast<double>(m.mla.rope_dim))
+                                 : n * (q_heads + k_heads) * d;
     if (eager.rope)  // on head-major views of the projection: the generic, slower kernel
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
           2 * constants::kEagerRopeKernels, 2 * constants::kEagerRopeKernels + 2,
