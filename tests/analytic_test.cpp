@@ -2174,6 +2174,54 @@ parallelism: {{dp: 8}}
   CHECK(cast_bytes(model("b200", false), Op::B) == Approx(3 * n * (6144 + 4096 + 4096)));
 }
 
+TEST_CASE("analytic: MXFP8 casts both layouts with block scales and runs its GEMMs 1.153x longer",
+          "[analytic][fp8][mxfp8][b200]") {
+  // The same Llama-3.1-8B stage (n = 4096 tokens, m = 4 micro-batches) on B200. A standalone
+  // MXFP8 cast reads 2 bytes and writes FP8 row- and column-wise with an E8M0 scale per 32
+  // values: 2 + 2 · (1 + 1/32) = 4.0625 bytes per element (delayed scaling on Blackwell: 3).
+  // The norms and SwiGLU write theirs (fused): the casts are delayed scaling's, the attention
+  // output and a quarter of the weights forward, the three output gradients backward.
+  // Kernel launches cost nothing here, so a GEMM's listed time is its kernel's alone.
+  auto model = [](const char* recipe, const char* layout) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_recipe: {},
+           attention: cudnn}}
+cluster: {{gpu: b200, gpus_per_node: 8}}
+parallelism: {}
+efficiency: {{kernel_launch: 0us}}
+)",
+                                                    recipe, layout)));
+  };
+  const double n = 4096, weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
+  const double mx = 2 + 2 * (1 + 1.0 / 32);
+  const char* dp8 = "{dp: 8}";
+  const AnalyticCostModel delayed = model("delayed", dp8), mxfp8 = model("mxfp8", dp8);
+  CHECK(cast_bytes(mxfp8, Op::F) == Approx(mx * (n * 4096 + weights / 4)));
+  CHECK(cast_bytes(mxfp8, Op::B) == Approx(mx * n * (6144 + 4096 + 4096)));
+  CHECK(cast_bytes(delayed, Op::B) == Approx(3 * n * (6144 + 4096 + 4096)));
+  // Each FP8 GEMM takes mxfp8_time_scale() times its per-tensor time (the sustained cap scales
+  // alike): qkv's forward GEMM, n × 6144 × 4096.
+  auto gemm_time = [&](const AnalyticCostModel& m) {
+    for (const KernelTime& k : m.kernel_times(Op::F, 0))
+      if (k.what == "qkv") return k.seconds;
+    return 0.0;
+  };
+  const double d = gemm_time(delayed), x = gemm_time(mxfp8);
+  REQUIRE(d > 0);
+  CHECK(x == Approx(1.153 * d).epsilon(1e-3));
+  CHECK_THAT(mxfp8.sources(), Catch::Contains("MXFP8") && Catch::Contains("B300"));
+  // No amax to agree on under sequence parallelism (tensorwise all-reduces one per cast).
+  auto amax_runs = [](const AnalyticCostModel& m) {
+    int runs = 0;
+    for (const CollectiveRun& r : m.tp_collectives(Op::F, 0))
+      if (r.kind == Collective::AllReduce && r.bytes == 4.0) runs += r.count;
+    return runs;
+  };
+  const char* tp2 = "{dp: 4, tp: 2, sequence_parallel: true}";
+  CHECK(amax_runs(model("tensorwise", tp2)) == 2 * 32);
+  CHECK(amax_runs(model("mxfp8", tp2)) == 0);
+}
+
 TEST_CASE("analytic: FP8 casts a framework runs apart from the norms and the activation",
           "[analytic][fp8]") {
   // The same Llama-3.1-8B stage (n = 4096, m = 4) on H100, delayed scaling. With the norms'

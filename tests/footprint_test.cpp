@@ -200,6 +200,28 @@ TEST_CASE("footprint: fp8 keeps the linear GEMMs' inputs in 1 byte and an FP8 co
   CHECK(bf16.fp8_weights == 0);
 }
 
+TEST_CASE("footprint: MXFP8 keeps both FP8 layouts of each weight, on Blackwell too",
+          "[footprint][fp8][mxfp8]") {
+  // Llama-3.1-8B, stage 0 of pp 2 (16 layers and the embedding) on B200. Per-tensor FP8 on
+  // Blackwell keeps one FP8 copy of each linear weight (its GEMMs take either layout): 1 byte;
+  // MXFP8's blocks run along the reduction, which the forward and the input gradient take on
+  // different axes, so both layouts stay: 2 bytes (the E8M0 scales, 1/32 byte each, left out).
+  auto stage0 = [](const char* recipe, bool fp8_params) {
+    const Scenario s = test::yaml(fmt::format(
+        "model: llama-3.1-8b\ncluster: {{gpu: b200, gpus_per_node: 8, nodes: 1}}\n"
+        "parallelism: {{pp: 2, dp: 4}}\ntraining: {{seq_len: 4096, global_batch_size: 64, "
+        "precision: fp8, fp8_recipe: {}, fp8_params: {}}}\n",
+        recipe, fp8_params));
+    const int stages[] = {0};
+    return static_memory(s, stages);
+  };
+  const double linear = 16.0 * llama8b().layer_params(0, 1);
+  CHECK(stage0("delayed", false).fp8_weights == Approx(linear));
+  CHECK(stage0("mxfp8", false).fp8_weights == Approx(2 * linear));
+  // FP8 parameters hold both too (the transpose cache is Hopper's Float8Tensor knob).
+  CHECK(stage0("mxfp8", true).fp8_weights == Approx(2 * linear));
+}
+
 TEST_CASE("footprint: FP8 parameters drop the layers' 16-bit weights, not the embedding's",
           "[footprint][fp8]") {
   // Llama-3.1-8B, stage 0 of pp 2: 16 layers and the embedding (128,256 × 4096). With

@@ -213,10 +213,18 @@ TEST_CASE("validate: an FP8 recipe needs FP8 training, and is one Transformer En
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.fp8_recipe=tensorwise"}),
                     Contains("training.fp8_recipe: an FP8 recipe needs training.precision: fp8, "
                              "got bf16"));
-  // Block scalings are not modelled: refused by name, with the values allowed.
+  // 1×128 block scaling is not modelled: refused by name, with the values allowed.
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
+                                   {"training.precision=fp8", "training.fp8_recipe=blockwise"}),
+                    Contains("training.fp8_recipe") && Contains("delayed") &&
+                        Contains("tensorwise") && Contains("mxfp8"));
+  // MXFP8 needs Blackwell's block-scaled tensor cores: refused on an H100, taken on a B200.
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "training.fp8_recipe=mxfp8"}),
-      Contains("training.fp8_recipe") && Contains("delayed") && Contains("tensorwise"));
+      Contains("training.fp8_recipe: MXFP8 runs on Blackwell") && Contains("got h100-sxm"));
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "training.fp8_recipe=mxfp8", "cluster.gpu=b200"}));
 }
 
 TEST_CASE("validate: FP8 casts need FP8 training, and their names are the table's") {

@@ -1306,7 +1306,10 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
         const double bf16 = gemm_seconds(k.gemm, n);
         if (!k.fp8) return bf16;
         // The H100's measured ratio, scaled for a GPU it stands in for (cost/fp8_gemm.h).
-        const double scale = k_.preset ? fp8_ratio_scale(k_.preset->device.name) : 1.0;
+        // MXFP8's block-scaled kernels take a measured factor longer (cost/fp8_gemm.h).
+        const double scale =
+            (k_.preset ? fp8_ratio_scale(k_.preset->device.name) : 1.0) *
+            (s_.training.fp8_recipe == Fp8Recipe::Mxfp8 ? mxfp8_time_scale() : 1.0);
         double fp8 = bf16 * scale * fp8_gemm_time_ratio(k.gemm.m * n, k.gemm.n, k.gemm.k);
         // No faster than FP8 sustains at the power limit (cost/fp8_gemm.h).
         if (k_.gemm_sweep)
@@ -1405,10 +1408,12 @@ std::string AnalyticCostModel::sources() const {
           ", scaled by {:.3f}, its FP8/bf16 ratio over the H100's in NVIDIA's "
           "aiconfigurator database",
           scale);
+    const bool mx = s_.training.fp8_recipe == Fp8Recipe::Mxfp8;
+    if (mx) s += fmt::format("; {} ({:.3f})", mxfp8_gemm_source(), mxfp8_time_scale());
     if (k_.gemm_sweep)
       s += fmt::format(" (at most {:.0f} TFLOP/s, sustained)",
                        k_.gemm_sweep->sustained_tflops() * k_.gemm_sweep_scale /
-                           (scale * fp8_sustained_time_ratio()));
+                           (scale * (mx ? mxfp8_time_scale() : 1.0) * fp8_sustained_time_ratio()));
   }
   return s;
 }
@@ -1867,6 +1872,10 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused) const {
   // FUSED_NORM_AMAX_FP8 / FUSED_ACTIVATION_AMAX_FP8): that output is written in 16 bits with its
   // amax and then cast (the cast's 4 or 3 bytes), and a standalone cast first reads the tensor
   // for its amax (quantizer.cpp, nvte_compute_amax before nvte_quantize: 2 bytes more).
+  // MXFP8: every cast writes both layouts with their block scales (constants.h); the norms
+  // (Transformer Engine's cuDNN norms, which it takes for an MXFP8 output) and a fused
+  // activation write them themselves, and no amax is read first.
+  if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8) return fused ? 0.0 : constants::kMxfp8CastBytes;
   const bool current = s_.training.fp8_recipe == Fp8Recipe::Tensorwise;
   const double cast = k_.preset && k_.preset->fp8_any_layout ? 3.0 : 4.0;
   if (fused) return current ? cast : 0.0;

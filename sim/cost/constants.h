@@ -162,6 +162,14 @@ inline constexpr double kGraceHostSlowdown = 37.08 / 13.48;
 /// §3.3.1 fine-grained quantization; §3.3.2 dispatches the quantized activations).
 inline constexpr double kFp8DispatchBytesPerValue = 1.0 + 4.0 / 128.0;
 
+/// Bytes per element of an MXFP8 cast (training.fp8_recipe mxfp8): it reads the 16-bit tensor
+/// and writes it twice in FP8, row- and column-wise (an MXFP8 block of 32 values runs along the
+/// GEMM's reduction dimension, which the forward or input-gradient GEMM and the weight-gradient
+/// GEMM take on different axes: Transformer Engine's MXFP8Quantizer with both usages), each
+/// copy with one 1-byte E8M0 scale per 32 values (OCP Microscaling Formats (MX) Specification
+/// v1.0, 2023, §5: MXFP8 E4M3/E5M2, k = 32, shared scale E8M0).
+inline constexpr double kMxfp8CastBytes = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
+
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
 inline constexpr double kCollectiveBaseLatency = 8.4e-6;
 

@@ -43,8 +43,27 @@
 // 1,743.8 ÷ (0.567 · 0.951) ≈ 3,235. The quotient is taken on those long shapes and applied to
 // every shape: on short ones (the H100's ratio near 1) it is an extrapolation.
 //
-// Does not model: block-wise scaling (DeepSeek-V3's 1×128 tiles, slower than per-tensor), FP8
-// attention, FP8 communication.
+// MXFP8 (training.fp8_recipe mxfp8, Blackwell only): the same GEMMs with one E8M0 scale per 32
+// values, which Blackwell's tensor cores apply in the MMA (tcgen05 block-scaled kinds), run by
+// cuBLASLt's block-scaled kernels. Transformer Engine's GEMM benchmark
+// (NVIDIA/TransformerEngine, docs/features/low_precision_training/gemm_profiling/
+// gemm_profiling.rst, "Autocast vs Pre-quantized", 2026; benchmarks/gemm/benchmark_gemm.py
+// --pre-quantize: CUDA events, 10 warm-up and 100 timed iterations, operands quantized before the
+// timing) timed one layer's 12 linear GEMMs of a model of hidden 4096 and FFN 16384 (15,872
+// tokens: QKV 12288 wide, the attention output, an up projection 16384 wide and its down
+// projection; forward, input and weight gradients) on an NVIDIA B300: 12.835 ms in bf16, 7.324
+// in MXFP8, a ratio of 0.5706. This model's per-tensor FP8 over bf16 for the same 12 GEMMs on
+// GB300 (Blackwell Ultra, as B300), weighted by their FLOPs (in the benchmark's bf16 column the
+// GEMMs' times follow their FLOPs within 15 %), is the grid's 0.5207 × 0.951 = 0.4951. So an
+// MXFP8 GEMM takes 0.5706 / 0.4951 = 1.153 times the per-tensor FP8 time of its shape
+// (mxfp8_time_scale), the same factor applying to the sustained cap, on B200 and GB200 too
+// (standing in). For comparison, NVIDIA's aiconfigurator database times DeepGEMM-style 1×128
+// block-scaled FP8 (its `fp8_block` rows, another kernel) at 1.06–1.17 times its per-tensor
+// `fp8` rows over the long shapes (GB200 0.563 / 0.531, GB300 0.579 / 0.522, B200 0.620 / 0.529),
+// and the same TE benchmark's cuBLAS 1×128 block kernel at 0.93 times MXFP8 (6.830 ms).
+//
+// Does not model: 1×128 block-wise scaling (DeepSeek-V3's tiles), NVFP4, FP8 attention (see
+// training.fp8_attention), FP8 communication.
 
 #include <string_view>
 
@@ -65,7 +84,15 @@ double fp8_sustained_time_ratio();
 /// other.
 double fp8_ratio_scale(std::string_view gpu);
 
+/// MXFP8 GEMM time over the per-tensor FP8 GEMM time of the same shape (see above: TE's B300
+/// benchmark's MXFP8/bf16 ratio, 0.5706, over this model's FP8/bf16 ratio for the same GEMMs on
+/// GB300, 0.4951).
+double mxfp8_time_scale();
+
 /// Where the ratio comes from, for the report's durations line.
 const char* fp8_gemm_source();
+
+/// Where the MXFP8 factor comes from, for the report's durations line.
+const char* mxfp8_gemm_source();
 
 }  // namespace trainsim

@@ -369,8 +369,11 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
     // transpose (cluster.h, GpuPreset::fp8_any_layout).
     const GpuPreset* gpu = find_gpu_preset(s.cluster.gpu.preset);
     // Without the transpose cache (training.fp8_transpose_cache) FP8 parameters hold none.
-    const bool transposed = !(gpu && gpu->fp8_any_layout) &&
-                            !(s.training.fp8_params && !s.training.fp8_transpose_cache);
+    // MXFP8 keeps both of a weight's block-scaled layouts on any GPU (its blocks run along
+    // the reduction, which the forward and the input gradient take on different axes).
+    const bool transposed = s.training.fp8_recipe == Fp8Recipe::Mxfp8 ||
+                            (!(gpu && gpu->fp8_any_layout) &&
+                             !(s.training.fp8_params && !s.training.fp8_transpose_cache));
     out.fp8_weights = (transposed ? 2 : 1) * held;
     out.buffers += out.fp8_weights;
     // FP8 parameters: the FP8 copy is the weight; its 16-bit one is gone.

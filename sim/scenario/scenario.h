@@ -81,8 +81,9 @@ enum class Optimizer { Adam, AdamW, Sgd };
 enum class ExpertGemms { MultiStream, Grouped, Sequential };
 /// How Transformer Engine scales FP8 tensors (Megatron-core's `--fp8-recipe`): from the amax
 /// history of earlier steps (delayed), or from each tensor's own amax, found by a pass of its
-/// own before the cast (per-tensor current scaling, `tensorwise`).
-enum class Fp8Recipe { Delayed, Tensorwise };
+/// own before the cast (per-tensor current scaling, `tensorwise`), or per block of 32 values
+/// with a power-of-two scale each (MXFP8, Blackwell's block-scaled tensor cores, `mxfp8`).
+enum class Fp8Recipe { Delayed, Tensorwise, Mxfp8 };
 /// Which of those ops run op by op when a framework fuses some and not others: Megatron-LM's
 /// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)
 /// and rotary embeddings (Megatron-core's apply_rotary_pos_emb) as PyTorch ops, and adds the
