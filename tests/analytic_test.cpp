@@ -2179,8 +2179,9 @@ TEST_CASE("analytic: MXFP8 casts both layouts with block scales and runs its GEM
   // The same Llama-3.1-8B stage (n = 4096 tokens, m = 4 micro-batches) on B200. A standalone
   // MXFP8 cast reads 2 bytes and writes FP8 row- and column-wise with an E8M0 scale per 32
   // values: 2 + 2 · (1 + 1/32) = 4.0625 bytes per element (delayed scaling on Blackwell: 3).
-  // The norms and SwiGLU write theirs (fused): the casts are delayed scaling's, the attention
-  // output and a quarter of the weights forward, the three output gradients backward.
+  // SwiGLU writes its own (fused); Transformer Engine's PyTorch norms quantize after a 16-bit
+  // norm: forward the two norms' outputs, the attention output (n · 4096 each) and a quarter of
+  // the weights, backward the three output gradients as delayed scaling's.
   // Kernel launches cost nothing here, so a GEMM's listed time is its kernel's alone.
   auto model = [](const char* recipe, const char* layout) {
     return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
@@ -2196,7 +2197,7 @@ efficiency: {{kernel_launch: 0us}}
   const double mx = 2 + 2 * (1 + 1.0 / 32);
   const char* dp8 = "{dp: 8}";
   const AnalyticCostModel delayed = model("delayed", dp8), mxfp8 = model("mxfp8", dp8);
-  CHECK(cast_bytes(mxfp8, Op::F) == Approx(mx * (n * 4096 + weights / 4)));
+  CHECK(cast_bytes(mxfp8, Op::F) == Approx(mx * (3 * n * 4096 + weights / 4)));
   CHECK(cast_bytes(mxfp8, Op::B) == Approx(mx * n * (6144 + 4096 + 4096)));
   CHECK(cast_bytes(delayed, Op::B) == Approx(3 * n * (6144 + 4096 + 4096)));
   // Each FP8 GEMM takes mxfp8_time_scale() times its per-tensor time (the sustained cap scales
@@ -2220,6 +2221,48 @@ efficiency: {{kernel_launch: 0us}}
   const char* tp2 = "{dp: 4, tp: 2, sequence_parallel: true}";
   CHECK(amax_runs(model("tensorwise", tp2)) == 2 * 32);
   CHECK(amax_runs(model("mxfp8", tp2)) == 0);
+}
+
+TEST_CASE("analytic: NVFP4 casts every operand apart and runs its GEMMs at the database's ratio",
+          "[analytic][fp8][nvfp4][b200]") {
+  // The same Llama-3.1-8B stage (n = 4096, m = 4) on B200. Every NVFP4 operand is cast by a
+  // kernel of its own at 2.27 times MXFP8's cast (kNvfp4CastBytes = 4.0625 · 2.685 / 1.183):
+  // forward the two norms' outputs (n · 4096 each), the attention output (n · 4096), SwiGLU's
+  // output (n · 14336) and a quarter of the weights; backward the four output gradients
+  // (n · (6144 + 4096 + 28672 + 4096)).
+  auto model = [](const char* recipe, const char* layout) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_recipe: {},
+           attention: cudnn}}
+cluster: {{gpu: b200, gpus_per_node: 8}}
+parallelism: {}
+efficiency: {{kernel_launch: 0us}}
+)",
+                                                    recipe, layout)));
+  };
+  const double n = 4096, weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
+  const double cast = 4.0625 * 2.685 / 1.183;
+  const char* dp8 = "{dp: 8}";
+  const AnalyticCostModel fp8 = model("tensorwise", dp8), fp4 = model("nvfp4", dp8);
+  CHECK(cast_bytes(fp4, Op::F) == Approx(cast * (n * (3 * 4096 + 14336) + weights / 4)));
+  CHECK(cast_bytes(fp4, Op::B) == Approx(cast * n * (6144 + 4096 + 28672 + 4096)));
+  // QKV's forward GEMM at 0.359 / 0.529 of per-tensor FP8's time on B200.
+  auto qkv = [](const AnalyticCostModel& m) {
+    for (const KernelTime& k : m.kernel_times(Op::F, 0))
+      if (k.what == "qkv") return k.seconds;
+    return 0.0;
+  };
+  REQUIRE(qkv(fp8) > 0);
+  CHECK(qkv(fp4) == Approx(qkv(fp8) * 0.359 / 0.529));
+  CHECK_THAT(fp4.sources(), Catch::Contains("NVFP4") && Catch::Contains("aiconfigurator"));
+  // Its per-tensor scale is agreed over the TP group for the gathered tensors, as tensorwise's.
+  auto amax_runs = [](const AnalyticCostModel& m) {
+    int runs = 0;
+    for (const CollectiveRun& r : m.tp_collectives(Op::F, 0))
+      if (r.kind == Collective::AllReduce && r.bytes == 4.0) runs += r.count;
+    return runs;
+  };
+  CHECK(amax_runs(model("nvfp4", "{dp: 4, tp: 2, sequence_parallel: true}")) == 2 * 32);
 }
 
 TEST_CASE("analytic: FP8 casts a framework runs apart from the norms and the activation",

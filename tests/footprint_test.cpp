@@ -220,6 +220,22 @@ TEST_CASE("footprint: MXFP8 keeps both FP8 layouts of each weight, on Blackwell 
   CHECK(stage0("mxfp8", false).fp8_weights == Approx(2 * linear));
   // FP8 parameters hold both too (the transpose cache is Hopper's Float8Tensor knob).
   CHECK(stage0("mxfp8", true).fp8_weights == Approx(2 * linear));
+  // NVFP4: both layouts at half a byte and an E4M3 scale per 16 values, 0.5625 bytes each.
+  CHECK(stage0("nvfp4", false).fp8_weights == Approx(2 * 0.5625 * linear));
+}
+
+TEST_CASE("footprint: NVFP4 keeps the GEMM inputs at 0.5625 bytes an element",
+          "[footprint][fp8][nvfp4]") {
+  // Llama-3.1-8B, n = 4096, t = 1: FP8 keeps the norms' outputs (2h), the attention output (h)
+  // and the down projection's input (f) at 1 byte, saving n·(3h + f); NVFP4 at 0.5 + 1/16,
+  // saving 1.4375 times that.
+  const std::int64_t n = 4096;
+  const double h = 4096, f = 14336;
+  const double bf16 = layer_activation_bytes(llama8b(), n, 1, false, Recompute::None);
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, 1.0) ==
+        Approx(bf16 - n * (3 * h + f)));
+  CHECK(layer_activation_bytes(llama8b(), n, 1, false, Recompute::None, false, 1.4375) ==
+        Approx(bf16 - 1.4375 * n * (3 * h + f)));
 }
 
 TEST_CASE("footprint: FP8 parameters drop the layers' 16-bit weights, not the embedding's",

@@ -61,3 +61,19 @@ TEST_CASE("fp8 GEMM: MXFP8 takes TE's B300 ratio over this model's per-tensor on
   CHECK(mxfp8_time_scale() == Approx(1.153).margin(1e-3));
   CHECK_FALSE(std::string(mxfp8_gemm_source()).empty());
 }
+
+TEST_CASE("fp8 GEMM: NVFP4 takes the database's NVFP4/FP8 quotient per Blackwell GPU",
+          "[fp8][nvfp4]") {
+  // aiconfigurator's medians over its 154 long shapes (fp8_gemm.h): NVFP4/bf16 B200 0.359,
+  // GB200 0.343, GB300 0.304; FP8/bf16 0.529, 0.531, 0.522.
+  CHECK(nvfp4_time_scale("b200") == Approx(0.359 / 0.529));
+  CHECK(nvfp4_time_scale("gb200") == Approx(0.343 / 0.531));
+  CHECK(nvfp4_time_scale("gb300") == Approx(0.304 / 0.522));
+  // Blackwell Ultra's FP4 gains most (1.5 times B200's FP4 rate over the same FP8 rate).
+  CHECK(nvfp4_time_scale("gb300") < nvfp4_time_scale("gb200"));
+  CHECK(nvfp4_time_scale("gb200") < nvfp4_time_scale("b200"));
+  // Transformer Engine's pre-quantized B300 benchmark agrees for Blackwell Ultra within 2 %:
+  // 3.754 / 12.835 over this model's per-tensor 0.4951 for the same GEMMs.
+  CHECK(nvfp4_time_scale("gb300") == Approx(3.754 / 12.835 / 0.4951).epsilon(0.02));
+  CHECK_FALSE(std::string(nvfp4_gemm_source()).empty());
+}

@@ -217,7 +217,7 @@ TEST_CASE("validate: an FP8 recipe needs FP8 training, and is one Transformer En
   CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
                                    {"training.precision=fp8", "training.fp8_recipe=blockwise"}),
                     Contains("training.fp8_recipe") && Contains("delayed") &&
-                        Contains("tensorwise") && Contains("mxfp8"));
+                        Contains("tensorwise") && Contains("mxfp8") && Contains("nvfp4"));
   // MXFP8 needs Blackwell's block-scaled tensor cores: refused on an H100, taken on a B200.
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "training.fp8_recipe=mxfp8"}),
@@ -225,6 +225,14 @@ TEST_CASE("validate: an FP8 recipe needs FP8 training, and is one Transformer En
   CHECK_NOTHROW(
       parse_scenario(kBase, "test.yaml",
                      {"training.precision=fp8", "training.fp8_recipe=mxfp8", "cluster.gpu=b200"}));
+  // NVFP4 likewise, and without FP8 parameters (Megatron-core's fp4_param is not modelled).
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "training.fp8_recipe=nvfp4"}),
+      Contains("NVFP4 runs on Blackwell"));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml",
+                                   {"training.precision=fp8", "training.fp8_recipe=nvfp4",
+                                    "cluster.gpu=gb300", "training.fp8_params=true"}),
+                    Contains("training.fp8_params: NVFP4 parameters"));
 }
 
 TEST_CASE("validate: FP8 casts need FP8 training, and their names are the table's") {

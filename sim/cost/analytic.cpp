@@ -391,7 +391,12 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       // projection's input gradient), fused unless training.fp8_standalone_casts says not.
       const Fp8Casts apart = s_.training.fp8_standalone_casts.value_or(Fp8Casts{});
       const bool after_activation = name == "mlp_down" || name == "shared.down";
-      const bool input_fused = !cast_input && !(after_activation ? apart.activation : apart.norm);
+      // Under MXFP8 Transformer Engine's PyTorch norms compute in 16 bits and quantize after
+      // (transformer_engine/pytorch/csrc/extensions/normalization.cpp, Impl::UNFUSED: the fused
+      // cuDNN kernel only with NVTE_NORM_FWD_USE_CUDNN=1, not modelled); its activations fuse it
+      // (activation.cpp, Impl::FULLY_FUSED).
+      const bool norm_apart = apart.norm || s_.training.fp8_recipe == Fp8Recipe::Mxfp8;
+      const bool input_fused = !cast_input && !(after_activation ? apart.activation : norm_apart);
       const bool grad_fused = fused_grad && !apart.activation;
       // The weights' casts (or FP8 parameters' transposes) once a step, their cost spread over
       // the micro-batches; without the transpose cache each micro-batch's backward transposes.
@@ -1306,10 +1311,9 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
         const double bf16 = gemm_seconds(k.gemm, n);
         if (!k.fp8) return bf16;
         // The H100's measured ratio, scaled for a GPU it stands in for (cost/fp8_gemm.h).
-        // MXFP8's block-scaled kernels take a measured factor longer (cost/fp8_gemm.h).
+        // Block-scaled recipes (MXFP8, NVFP4) at their measured factor (cost/fp8_gemm.h).
         const double scale =
-            (k_.preset ? fp8_ratio_scale(k_.preset->device.name) : 1.0) *
-            (s_.training.fp8_recipe == Fp8Recipe::Mxfp8 ? mxfp8_time_scale() : 1.0);
+            (k_.preset ? fp8_ratio_scale(k_.preset->device.name) : 1.0) * recipe_gemm_scale();
         double fp8 = bf16 * scale * fp8_gemm_time_ratio(k.gemm.m * n, k.gemm.n, k.gemm.k);
         // No faster than FP8 sustains at the power limit (cost/fp8_gemm.h).
         if (k_.gemm_sweep)
@@ -1408,12 +1412,14 @@ std::string AnalyticCostModel::sources() const {
           ", scaled by {:.3f}, its FP8/bf16 ratio over the H100's in NVIDIA's "
           "aiconfigurator database",
           scale);
-    const bool mx = s_.training.fp8_recipe == Fp8Recipe::Mxfp8;
-    if (mx) s += fmt::format("; {} ({:.3f})", mxfp8_gemm_source(), mxfp8_time_scale());
+    if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8)
+      s += fmt::format("; {} ({:.3f})", mxfp8_gemm_source(), recipe_gemm_scale());
+    if (s_.training.fp8_recipe == Fp8Recipe::Nvfp4)
+      s += fmt::format("; {} ({:.3f})", nvfp4_gemm_source(), recipe_gemm_scale());
     if (k_.gemm_sweep)
       s += fmt::format(" (at most {:.0f} TFLOP/s, sustained)",
                        k_.gemm_sweep->sustained_tflops() * k_.gemm_sweep_scale /
-                           (scale * (mx ? mxfp8_time_scale() : 1.0) * fp8_sustained_time_ratio()));
+                           (scale * recipe_gemm_scale() * fp8_sustained_time_ratio()));
   }
   return s;
 }
@@ -1838,8 +1844,12 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // output's and the MLP's down projection's, backward). A MoE layer's experts are not
   // sequence-parallel modules: its attention's one each way. Full recompute replays the
   // forward's. Latent attention's projections are left out.
+  // NVFP4's per-tensor scale is agreed on the same way (its quantizer's with_amax_reduction for
+  // the gathered tensors: Transformer Engine's NVFP4 documentation, "Amax reduction").
+  const Fp8Recipe recipe = s_.training.fp8_recipe;
   if (sp && s_.training.precision == Precision::FP8 &&
-      s_.training.fp8_recipe == Fp8Recipe::Tensorwise && !s_.model->is_mla() && st.layers > 0) {
+      (recipe == Fp8Recipe::Tensorwise || recipe == Fp8Recipe::Nvfp4) && !s_.model->is_mla() &&
+      st.layers > 0) {
     const int sparse = s_.model->moe_layers_in(st.first_layer, st.layers);
     auto per_pass = [&](int layers) {
       const int dense = std::min(layers, st.layers - sparse);
@@ -1872,14 +1882,27 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused) const {
   // FUSED_NORM_AMAX_FP8 / FUSED_ACTIVATION_AMAX_FP8): that output is written in 16 bits with its
   // amax and then cast (the cast's 4 or 3 bytes), and a standalone cast first reads the tensor
   // for its amax (quantizer.cpp, nvte_compute_amax before nvte_quantize: 2 bytes more).
-  // MXFP8: every cast writes both layouts with their block scales (constants.h); the norms
-  // (Transformer Engine's cuDNN norms, which it takes for an MXFP8 output) and a fused
-  // activation write them themselves, and no amax is read first.
+  // MXFP8: every cast writes both layouts with their block scales (constants.h); a fused
+  // activation writes them itself (the norms' casts are apart: kernels()), and no amax is read
+  // first.
   if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8) return fused ? 0.0 : constants::kMxfp8CastBytes;
+  // NVFP4: every operand cast apart, its amax read first (constants.h).
+  if (s_.training.fp8_recipe == Fp8Recipe::Nvfp4) return constants::kNvfp4CastBytes;
   const bool current = s_.training.fp8_recipe == Fp8Recipe::Tensorwise;
   const double cast = k_.preset && k_.preset->fp8_any_layout ? 3.0 : 4.0;
   if (fused) return current ? cast : 0.0;
   return cast + (current ? 2.0 : 0.0);
+}
+
+double AnalyticCostModel::recipe_gemm_scale() const {
+  switch (s_.training.fp8_recipe) {
+    case Fp8Recipe::Mxfp8:
+      return mxfp8_time_scale();
+    case Fp8Recipe::Nvfp4:
+      return nvfp4_time_scale(k_.preset ? k_.preset->device.name : "");
+    default:
+      return 1.0;
+  }
 }
 
 bool AnalyticCostModel::fp8_transposes_each_microbatch() const {

@@ -283,6 +283,9 @@ class AnalyticCostModel : public CostModel {
   /// micro-batches): a cast of the 16-bit weight, or with training.fp8_params the transpose of
   /// the FP8 one where the GPU's FP8 GEMMs need it.
   double fp8_weight_bytes() const;
+  /// An FP8 GEMM's time over per-tensor FP8's of its shape under training.fp8_recipe: MXFP8's
+  /// and NVFP4's measured factors, 1 otherwise (cost/fp8_gemm.h).
+  double recipe_gemm_scale() const;
   /// FP8 parameters without the transpose cache on Hopper: each micro-batch's backward makes the
   /// weights' transposes (fp8_weight_bytes each), not each step's first forward.
   bool fp8_transposes_each_microbatch() const;

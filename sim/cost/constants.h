@@ -170,6 +170,19 @@ inline constexpr double kFp8DispatchBytesPerValue = 1.0 + 4.0 / 128.0;
 /// v1.0, 2023, §5: MXFP8 E4M3/E5M2, k = 32, shared scale E8M0).
 inline constexpr double kMxfp8CastBytes = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
 
+/// Bytes per element an NVFP4 cast (training.fp8_recipe nvfp4) takes the time of, at the HBM
+/// rate the model gives memory-bound kernels: MXFP8's (kMxfp8CastBytes) × 2.27, the ratio of
+/// the two recipes' quantization time for the same operands in Transformer Engine's GEMM
+/// benchmark on a B300 (docs/features/low_precision_training/gemm_profiling/gemm_profiling.rst:
+/// per layer, autocast minus pre-quantized, NVFP4 6.439 − 3.754 = 2.685 ms, MXFP8 8.507 − 7.324
+/// = 1.183 ms). NVFP4's quantizer (transformer_engine/pytorch/csrc/quantizer.cpp,
+/// NVFP4Quantizer::quantize_impl) first reads the tensor for its amax (of the Hadamard-rotated
+/// tensor too, nvte_hadamard_transform_amax, for the weight gradient's column-wise operands),
+/// then writes 4-bit values with an E4M3 scale per 16 each way, the gradients stochastically
+/// rounded; its norms and activations compute in 16 bits and cast after (normalization.cpp,
+/// activation.cpp: no fully fused path), so every NVFP4 operand takes this cast.
+inline constexpr double kNvfp4CastBytes = kMxfp8CastBytes * (2.685 / 1.183);
+
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
 inline constexpr double kCollectiveBaseLatency = 8.4e-6;
 

@@ -79,6 +79,19 @@ const char* mxfp8_gemm_source() {
          "on a B300 over this model's per-tensor FP8/bf16 ratio for the same GEMMs";
 }
 
+double nvfp4_time_scale(std::string_view gpu) {
+  // NVIDIA's aiconfigurator database (commit 095f58a5), gemm_perf.parquet's nvfp4 and fp8 rows
+  // over its bf16 rows, medians over the 154 shapes of m·n·k ≥ 2^42 (fp8_gemm.h).
+  if (gpu == "b200") return 0.359 / 0.529;
+  if (gpu == "gb200") return 0.343 / 0.531;
+  if (gpu == "gb300") return 0.304 / 0.522;
+  return 1.0;
+}
+
+const char* nvfp4_gemm_source() {
+  return "NVFP4 at that time × its NVFP4/FP8 ratio in NVIDIA's aiconfigurator database";
+}
+
 const char* fp8_gemm_source() {
   return "FP8 GEMMs at the FP8/bf16 time ratio measured on an H100 SXM with cuBLASLt and "
          "per-tensor scales";

@@ -62,7 +62,18 @@
 // `fp8` rows over the long shapes (GB200 0.563 / 0.531, GB300 0.579 / 0.522, B200 0.620 / 0.529),
 // and the same TE benchmark's cuBLAS 1×128 block kernel at 0.93 times MXFP8 (6.830 ms).
 //
-// Does not model: 1×128 block-wise scaling (DeepSeek-V3's tiles), NVFP4, FP8 attention (see
+// NVFP4 (training.fp8_recipe nvfp4, Blackwell only): E2M1 values with an E4M3 scale per 16 and
+// an fp32 one per tensor, run by the block-scaled FP4 kernels. NVIDIA's aiconfigurator database
+// times them beside its per-tensor FP8 rows (gemm_perf.parquet's `nvfp4` and `fp8` rows, both
+// with their activation's quantization): over its 154 long shapes (m·n·k ≥ 2^42) a median
+// NVFP4/bf16 of 0.359 on B200, 0.343 on GB200 and 0.304 on GB300, against FP8/bf16 0.529, 0.531
+// and 0.522, so NVFP4 takes 0.679, 0.646 and 0.582 of the per-tensor FP8 time
+// (nvfp4_time_scale; Blackwell Ultra's FP4 rate is 1.5 times B200's over the same FP8 rate).
+// Transformer Engine's pre-quantized B300 benchmark above agrees for Blackwell Ultra: NVFP4
+// 3.754 ms over bf16 12.835 for the 12 GEMMs, 0.2925, over this model's per-tensor 0.4951 =
+// 0.591.
+//
+// Does not model: 1×128 block-wise scaling (DeepSeek-V3's tiles), FP8 attention (see
 // training.fp8_attention), FP8 communication.
 
 #include <string_view>
@@ -89,10 +100,18 @@ double fp8_ratio_scale(std::string_view gpu);
 /// GB300, 0.4951).
 double mxfp8_time_scale();
 
+/// NVFP4 GEMM time over the per-tensor FP8 GEMM time of the same shape on `gpu` (a preset's
+/// device name): the aiconfigurator database's NVFP4/bf16 median over its FP8/bf16 median on
+/// that GPU (see above); 1 on a GPU without figures (validation refuses NVFP4 there).
+double nvfp4_time_scale(std::string_view gpu);
+
 /// Where the ratio comes from, for the report's durations line.
 const char* fp8_gemm_source();
 
 /// Where the MXFP8 factor comes from, for the report's durations line.
 const char* mxfp8_gemm_source();
+
+/// Where the NVFP4 factor comes from, for the report's durations line.
+const char* nvfp4_gemm_source();
 
 }  // namespace trainsim

@@ -12,10 +12,13 @@ constexpr double kHalf = 2;   // bytes per bf16/fp16 element
 constexpr double kFloat = 4;  // bytes per fp32 element
 constexpr double kAdamBytesPerParam =
     12;  // fp32 master, m, v (ZeRO, arXiv 1910.02054 §3.1: K = 12)
+/// Bytes per element of an NVFP4 tensor (training.fp8_recipe nvfp4): a 4-bit E2M1 value and an
+/// E4M3 scale per 16 values (Transformer Engine's NVFP4 documentation, "Data Format").
+constexpr double kNvfp4Bytes = 0.5 + 1.0 / 16.0;
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
-                              Recompute recompute, bool moe_layer, bool fp8,
+                              Recompute recompute, bool moe_layer, double fp8,
                               const RecomputeModules& modules, const LoraTargets& lora,
                               bool lora_masks, const EagerOps& eager, bool fp8_activation_store) {
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
@@ -142,12 +145,12 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
     }
   }
   const double per_token = sp ? (replicated + sharded) / t : replicated + sharded / t;
-  // FP8: the GEMM inputs kept at 1 byte instead of 2 (the norm outputs replicated like the
-  // norms, the rest sharded).
+  // FP8: the GEMM inputs kept at 1 byte instead of 2, `fp8` bytes less each (the norm outputs
+  // replicated like the norms, the rest sharded).
   const double fp8_kept =
-      fp8 ? (sp ? (norms_fp8 + fp8_out + down_fp8) / t : norms_fp8 + (fp8_out + down_fp8) / t)
-          : 0.0;
-  return kHalf * n * (per_token + gathered) - n * fp8_kept - n * act_fp8 / t + stats + masks;
+      fp8 > 0 ? (sp ? (norms_fp8 + fp8_out + down_fp8) / t : norms_fp8 + (fp8_out + down_fp8) / t)
+              : 0.0;
+  return kHalf * n * (per_token + gathered) - n * fp8_kept * fp8 - n * act_fp8 / t + stats + masks;
 }
 
 double attention_extra_bytes(const ModelSpec& m, const TrainingSpec& tr, int tp, bool sp,
@@ -209,7 +212,11 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   // Full recompute of the first N layers only: the rest keep everything, as without it.
   const Recompute mode = s.training.recompute;
   const Recompute rest = mode == Recompute::Full ? Recompute::None : mode;
-  const bool fp8 = s.training.precision == Precision::FP8;
+  // Bytes an FP8 GEMM input kept for the backward saves against 16 bits: 1, or under NVFP4
+  // 2 − (0.5 + 1/16) (kNvfp4Bytes).
+  const double fp8 = s.training.precision != Precision::FP8      ? 0.0
+                     : s.training.fp8_recipe == Fp8Recipe::Nvfp4 ? kHalf - kNvfp4Bytes
+                                                                 : 1.0;
   out.redone = recomputed_layers(s.training, out.st.layers, out.st.mtp);
   out.dense = out.st.layers - m.moe_layers_in(out.st.first_layer, out.st.layers);
   out.full = layer_activation_bytes(m, out.tokens, t, sp, Recompute::Full);
@@ -371,10 +378,12 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
     // Without the transpose cache (training.fp8_transpose_cache) FP8 parameters hold none.
     // MXFP8 keeps both of a weight's block-scaled layouts on any GPU (its blocks run along
     // the reduction, which the forward and the input gradient take on different axes).
-    const bool transposed = s.training.fp8_recipe == Fp8Recipe::Mxfp8 ||
+    const bool transposed = block_scaled(s.training.fp8_recipe) ||
                             (!(gpu && gpu->fp8_any_layout) &&
                              !(s.training.fp8_params && !s.training.fp8_transpose_cache));
-    out.fp8_weights = (transposed ? 2 : 1) * held;
+    // NVFP4's copies: half a byte and a scale per 16 values each.
+    const double element = s.training.fp8_recipe == Fp8Recipe::Nvfp4 ? kNvfp4Bytes : 1.0;
+    out.fp8_weights = (transposed ? 2 : 1) * held * element;
     out.buffers += out.fp8_weights;
     // FP8 parameters: the FP8 copy is the weight; its 16-bit one is gone.
     if (s.training.fp8_params) out.weights -= kHalf * held;

@@ -46,11 +46,13 @@ namespace trainsim {
 /// Ops run op by op (`eager`, training.eager_ops) keep what PyTorch's autograd saves for them:
 /// an eager SwiGLU one more f-wide tensor (silu's output), an eager RMSNorm its fp32 input and
 /// normalized value (2h words more per norm; h under LoRA).
+/// `fp8`: the bytes each GEMM input kept in FP8 saves against 16 bits (0 without FP8, 1 in FP8,
+/// 1.4375 in NVFP4).
 /// `fp8_activation_store` (training.fp8_activation_store): a gated MLP's activation input, the
 /// 2·f-wide output of its up projections (of what selective recompute keeps), at 1 byte an
 /// element instead of 2.
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
-                              Recompute recompute, bool moe_layer = false, bool fp8 = false,
+                              Recompute recompute, bool moe_layer = false, double fp8 = 0,
                               const RecomputeModules& modules = {.core_attn = false},
                               const LoraTargets& lora = {}, bool lora_masks = false,
                               const EagerOps& eager = {}, bool fp8_activation_store = false);

@@ -82,8 +82,14 @@ enum class ExpertGemms { MultiStream, Grouped, Sequential };
 /// How Transformer Engine scales FP8 tensors (Megatron-core's `--fp8-recipe`): from the amax
 /// history of earlier steps (delayed), or from each tensor's own amax, found by a pass of its
 /// own before the cast (per-tensor current scaling, `tensorwise`), or per block of 32 values
-/// with a power-of-two scale each (MXFP8, Blackwell's block-scaled tensor cores, `mxfp8`).
-enum class Fp8Recipe { Delayed, Tensorwise, Mxfp8 };
+/// with a power-of-two scale each (MXFP8, Blackwell's block-scaled tensor cores, `mxfp8`), or in
+/// 4 bits per block of 16 values with an FP8 scale each and one per tensor (NVFP4, `nvfp4`:
+/// Transformer Engine's NVFP4BlockScaling, a recipe of the same autocast).
+enum class Fp8Recipe { Delayed, Tensorwise, Mxfp8, Nvfp4 };
+/// Blackwell's block-scaled recipes (MXFP8, NVFP4).
+inline bool block_scaled(Fp8Recipe r) {
+  return r == Fp8Recipe::Mxfp8 || r == Fp8Recipe::Nvfp4;
+}
 /// Which of those ops run op by op when a framework fuses some and not others: Megatron-LM's
 /// legacy model fuses its norm (apex's FusedRMSNorm) but runs SwiGLU (chunk, silu, multiply)
 /// and rotary embeddings (Megatron-core's apply_rotary_pos_emb) as PyTorch ops, and adds the

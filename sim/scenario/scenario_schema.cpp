@@ -709,7 +709,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "transposes cached): not held, made again in every micro-batch's backward (2 bytes per "
        "element each time). No effect on Blackwell",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_transpose_cache>()},
-      {"training.fp8_recipe", "`delayed`, `tensorwise`, `mxfp8`", "`delayed`",
+      {"training.fp8_recipe", "`delayed`, `tensorwise`, `mxfp8`, `nvfp4`", "`delayed`",
        "with `precision: fp8`, how Transformer Engine scales each FP8 tensor (Megatron-core's "
        "`--fp8-recipe`, NeMo's `fp8_recipe`): `delayed`, from the amax history of earlier "
        "steps, so the norms and activations before the GEMMs write their outputs in FP8 and a "
@@ -721,23 +721,30 @@ const std::vector<SchemaKey>& scenario_keys() {
        "standalone cast first reads the tensor for its amax (2 more); under sequence "
        "parallelism the casts whose outputs are all-gathered (QKV's and the MLP's inputs, the "
        "row-parallel layers' output gradients) first all-reduce their amax over the TP group "
-       "(4 bytes, 2 a layer each way); `mxfp8` (Blackwell only: b200, gb200, gb300), TE's "
-       "MXFP8BlockScaling: one power-of-two scale per 32 values along the GEMM's reduction, "
-       "so every operand is quantized row- and column-wise (the forward and the weight "
-       "gradient reduce over different dimensions): a cast reads 2 bytes and writes 2 × (1 + "
-       "1/32), the norms (TE's cuDNN norms) and a fused activation write it themselves, no amax "
-       "is reduced, the weights' FP8 copies are two, and the GEMMs take 1.153 times the "
-       "per-tensor FP8 time (Transformer Engine's MXFP8 benchmark on a B300, "
-       "`sim/cost/fp8_gemm.h`). DeepSeek-style 1×128 `blockwise` scaling and NVFP4 are not "
-       "modelled",
-       choice({"delayed", "tensorwise", "mxfp8"}),
+       "(4 bytes, 2 a layer each way). Blackwell only (b200, gb200, gb300): `mxfp8`, TE's "
+       "MXFP8BlockScaling, one power-of-two scale per 32 values along the GEMM's reduction, so "
+       "every operand is quantized row- and column-wise (the forward and the weight gradient "
+       "reduce over different dimensions): a cast reads 2 bytes and writes 2 × (1 + 1/32), the "
+       "norms' outputs cast apart (TE's PyTorch norms quantize after a 16-bit norm unless "
+       "NVTE_NORM_FWD_USE_CUDNN=1, not modelled), a fused activation writing its own, no amax "
+       "reduced, both weight layouts held, the GEMMs at 1.153 times the per-tensor FP8 time "
+       "(Transformer Engine's GEMM benchmark on a B300); `nvfp4`, TE's NVFP4BlockScaling (4-bit "
+       "values, an E4M3 scale per 16 and an fp32 one per tensor; Megatron-core's `--fp4-format "
+       "e2m1 --fp4-recipe nvfp4`, which takes the place of FP8): every operand cast apart at "
+       "2.27 times MXFP8's cast time (its amax pass, Hadamard-rotated weight-gradient operands, "
+       "stochastic rounding: the same benchmark), amax all-reduced under sequence parallelism as "
+       "`tensorwise`, 0.5625 bytes per element kept and per weight layout, the GEMMs at NVFP4's "
+       "time over per-tensor FP8's in NVIDIA's aiconfigurator database (B200 0.679, GB200 "
+       "0.646, GB300 0.582; `sim/cost/fp8_gemm.h`); without `fp8_params`. DeepSeek-style 1×128 "
+       "`blockwise` scaling is not modelled",
+       choice({"delayed", "tensorwise", "mxfp8", "nvfp4"}),
        field<&Scenario::training, &TrainingSpec::fp8_recipe>()},
       {"training.fp8_standalone_casts",
        "`none` or a comma-separated subset of `norm`, `activation`",
        "`none`",
        "with `precision: fp8`, the quantizations that run as casts of their own (`fp8.cast`: 4 "
        "bytes per element, 3 on Blackwell, 2 more under `fp8_recipe: tensorwise`, 4.06 under "
-       "`mxfp8`) where "
+       "`mxfp8`, 9.2 under `nvfp4`, whose casts are all apart) where "
        "Transformer "
        "Engine's fused modules have the kernel before them write FP8: `norm`, the norms' outputs "
        "before QKV and the MLP (TE's cuDNN norms, NVTE_NORM_FWD_USE_CUDNN=1, take its unfused "

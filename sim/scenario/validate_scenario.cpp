@@ -135,13 +135,19 @@ void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.fp8_recipe != Fp8Recipe::Delayed && s.training.precision != Precision::FP8)
     c.fail("training.fp8_recipe", fmt::format("an FP8 recipe needs training.precision: fp8, got {}",
                                               precision_name(s.training.precision)));
-  if (s.training.fp8_recipe == Fp8Recipe::Mxfp8 && s.training.precision == Precision::FP8) {
+  if (block_scaled(s.training.fp8_recipe) && s.training.precision == Precision::FP8) {
+    const char* what = s.training.fp8_recipe == Fp8Recipe::Mxfp8 ? "MXFP8" : "NVFP4";
     const GpuPreset* gpu = find_gpu_preset(s.cluster.gpu.preset);
     if (!gpu || gpu->sm < 100)
       c.fail("training.fp8_recipe",
-             fmt::format("MXFP8 runs on Blackwell's block-scaled tensor cores only (cluster.gpu: "
+             fmt::format("{} runs on Blackwell's block-scaled tensor cores only (cluster.gpu: "
                          "b200, gb200, gb300), got {}: give fp8_recipe delayed or tensorwise",
+                         what,
                          s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
+    if (s.training.fp8_recipe == Fp8Recipe::Nvfp4 && s.training.fp8_params)
+      c.fail("training.fp8_params",
+             "NVFP4 parameters (Megatron-core's fp4_param) are not modelled: drop "
+             "training.fp8_params, or give fp8_recipe mxfp8, delayed or tensorwise");
   }
   if (s.training.fp8_standalone_casts.value_or(Fp8Casts{}) != Fp8Casts{} &&
       s.training.precision != Precision::FP8)
