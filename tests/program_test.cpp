@@ -681,6 +681,50 @@ parallelism: {{tp: 2, sequence_parallel: {}}}
   CHECK(no_sp.stages[0].exposed_tp_s < 0.9 * tp_time(false));
 }
 
+TEST_CASE("TP pass: a stage's output leaves for the next stage after its blocking TP collectives",
+          "[passes][tp][p2p]") {
+  // Llama-3.2-1B, tp 2 · pp 2 on one node, one micro-batch, explicit F = 10 ms and B = 21 ms.
+  // Under SP a stage's forward ends with its last layer's reduce-scatter and its backward with
+  // the blocking gradient all-gathers: the activation (gradient) a send carries exists only
+  // once they are done. So every send waits for its producer's TP collective on the critical
+  // path, and the next stage's compute starts no earlier than that collective's end.
+  const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 1}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}
+parallelism: {tp: 2, pp: 2, sequence_parallel: true}
+costs: {forward: 10ms, backward: 21ms}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
+)"));
+  const TaskGraph& g = *tl.graph;
+  auto type = [&](TaskId t) { return static_cast<TaskType>(g.work(t).type); };
+  std::set<TaskId> sends, waiting;  // every send; those after a TP collective
+  for (TaskId t = 0; t < g.size(); ++t) {
+    if (type(t) == TaskType::SendActivation || type(t) == TaskType::SendGradient) sends.insert(t);
+    if (type(t) != TaskType::TpCollective) continue;
+    for (auto v : g.successors(t)) {
+      const TaskType tv = type(static_cast<TaskId>(v));
+      if (tv != TaskType::SendActivation && tv != TaskType::SendGradient) continue;
+      waiting.insert(static_cast<TaskId>(v));
+      CHECK(tl.start[v] >= tl.end[t]);
+    }
+  }
+  // One activation sent forward and one gradient back (per simulated TP rank), each after
+  // its producer's TP collectives (the backward's: the hidden ones and the blocking ones).
+  CHECK(sends.size() >= 2);
+  CHECK(waiting == sends);
+  // Stage 1's forward starts after stage 0's forward (10 ms), its TP collective and the
+  // transfer: later than 10 ms plus the transfer alone.
+  TimeNs f1 = -1, tp0 = -1;
+  for (TaskId t = 0; t < g.size(); ++t) {
+    const auto owner = tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord;
+    if (type(t) == TaskType::Forward && owner.pp == 1 && owner.tp == 0) f1 = tl.start[t];
+    if (type(t) == TaskType::TpCollective && owner.pp == 0 && owner.tp == 0 && tp0 < 0)
+      tp0 = tl.end[t];
+  }
+  REQUIRE(tp0 > 10 * kNsPerMs);
+  CHECK(f1 >= tp0);
+}
+
 TEST_CASE("program: a TP group wider than a node spans whole nodes, each node's NICs a ring",
           "[program][tp]") {
   // tp 4 over 2 nodes of 2 GPUs: its ranks are consecutive, 2 in each node, so NCCL's rings

@@ -7,11 +7,11 @@ namespace trainsim {
 Lowered lower(const Scenario& sc, const Schedule& sch, const CostModel& cost, bool fold) {
   Program p(sc, sch, cost, make_rank_set(sc, fold));
   const ComputeTasks compute = add_compute_pass(p);
-  add_p2p_pass(p);
-  const std::vector<std::vector<TaskId>> tails = add_layer_comm_pass(p);
+  const LayerCommTasks layer_comm = add_layer_comm_pass(p);
+  add_p2p_pass(p, layer_comm);
   add_param_gather_pass(p, compute);
   add_activation_offload_pass(p);
-  add_dp_optimizer_pass(p, compute, tails);
+  add_dp_optimizer_pass(p, compute, layer_comm.tails);
   add_launch_pass(p);
   std::string contention = add_contention_pass(p);
   return {p.builder.build(), std::move(p.ranks), std::move(contention)};

@@ -6,10 +6,11 @@
 
 namespace trainsim {
 
-std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
+LayerCommTasks add_layer_comm_pass(Program& p) {
   const Layout& l = p.scenario.layout;
-  std::vector<std::vector<TaskId>> tails(p.ranks.ranks.size());
-  if ((l.tp <= 1 && l.ep <= 1 && l.cp <= 1) || !p.cost.models_hardware()) return tails;
+  LayerCommTasks out;
+  out.tails.resize(p.ranks.ranks.size());
+  if ((l.tp <= 1 && l.ep <= 1 && l.cp <= 1) || !p.cost.models_hardware()) return out;
   // The members of each collective, keyed by (kind, stage, op kind, micro-batch, part, group):
   // a flat list sorted by key afterwards (stable: members keep their order), cheaper than a map
   // of vectors for the m · stages collectives of a long pipeline. The group: the DP index for
@@ -98,10 +99,11 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
         // On its own stream (NCCL's CUDA stream), and the next compute needs its result.
         const TaskId tc = p.builder.add_task(p.stream(r, k.stream), wc, task.microbatch);
         members_of.push_back({key, {0, tc}});
+        out.after[t].push_back(tc);
         if (i + 1 < tasks.size())
           p.builder.add_dependency(tc, tasks[i + 1]);
         else
-          tails[static_cast<std::size_t>(r)].push_back(tc);
+          out.tails[static_cast<std::size_t>(r)].push_back(tc);
         // Beside the compute it belongs to, starting with it: TP's asynchronous part and what
         // comm-GEMM overlap hides (the cost model's tp_hidden_communication); the
         // all-to-alls of DualPipe's overlapped F&B pair, each chunk's hidden under the other's
@@ -136,7 +138,7 @@ std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p) {
     p.builder.add_rendezvous(group, beside);
     i = j;
   }
-  return tails;
+  return out;
 }
 
 }  // namespace trainsim

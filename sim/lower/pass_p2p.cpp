@@ -6,7 +6,7 @@
 
 namespace trainsim {
 
-void add_p2p_pass(Program& p) {
+void add_p2p_pass(Program& p, const LayerCommTasks& layer_comm) {
   const Schedule& s = p.schedule;
   const Layout& l = p.scenario.layout;
   const double bytes = p.cost.activation_bytes();
@@ -32,6 +32,12 @@ void add_p2p_pass(Program& p) {
       const int next = forward ? a.stage + 1 : a.stage - 1;
       const Op consumer_op = forward ? Op::F : backward_op;
       const TaskId producer = p.end_of(replica, a.stage, a.op, a.microbatch);
+      // The producer's output is complete when its layers' collectives are too (its last
+      // layer's TP reduce-scatter, its input gradients' collectives).
+      const auto comm = layer_comm.after.find(producer);
+      const std::vector<TaskId> no_comm;
+      const std::vector<TaskId>& producer_comm =
+          comm == layer_comm.after.end() ? no_comm : comm->second;
       const TaskId consumer = p.task_of(replica, next, consumer_op, a.microbatch);
       const auto key = static_cast<std::uint64_t>(a.stage) << 1 | (forward ? 1u : 0u);
       auto it = routes.find(key);
@@ -57,6 +63,7 @@ void add_p2p_pass(Program& p) {
       const Route& route = it->second;
       if (route.dest_pp == rank.coord.pp) {  // the next stage lives on this rank: no transfer
         p.builder.add_dependency(producer, consumer);
+        for (const TaskId c : producer_comm) p.builder.add_dependency(c, consumer);
         continue;
       }
       const TaskId send = p.builder.add_task(route.send, route.ws, a.microbatch);
@@ -64,6 +71,7 @@ void add_p2p_pass(Program& p) {
       const std::array<TaskId, 2> pair{send, recv};
       p.builder.add_rendezvous(pair);
       p.builder.add_dependency(producer, send);
+      for (const TaskId c : producer_comm) p.builder.add_dependency(c, send);
       p.builder.add_dependency(recv, consumer);
     }
   }

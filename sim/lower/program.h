@@ -150,10 +150,15 @@ struct ComputeTasks {
 /// F/B/I/W tasks on each rank's compute stream in schedule order, with same-rank data
 /// dependencies (backward after its forward, W after I).
 ComputeTasks add_compute_pass(Program& p);
-/// Activation and gradient transfers between ranks: a send/recv pair that meets (rendezvous)
-/// on per-peer channels, ordered as the sender produces them; same-rank neighbours get a
-/// direct dependency instead.
-void add_p2p_pass(Program& p);
+/// What the layer-collective pass tells the passes after it.
+struct LayerCommTasks {
+  /// Per simulated rank: the collectives of its stream's last compute task, which a task added
+  /// after that compute (the optimizer step) must wait for.
+  std::vector<std::vector<TaskId>> tails;
+  /// Per compute task (or part): every collective of its layers, those beside it and those
+  /// after it. Its output (what a pipeline transfer sends) is complete when they are.
+  std::unordered_map<TaskId, std::vector<TaskId>> after;
+};
 /// The collectives of each F/B/I part that belong to its layers, each kind on the rank's stream
 /// of its own, meeting across its group, before the next compute: TP's over the TP group, what
 /// hides under its GEMMs starting together with the part (the backward's asynchronous
@@ -163,10 +168,16 @@ void add_p2p_pass(Program& p);
 /// when those follow it, or starting together with the part when it is an overlapped F&B pair
 /// (DualPipe, DualPipeV); ring context parallelism's key/value exchange over the CP group,
 /// starting together with the part. A part beside several kinds starts with all of them and
-/// keeps its own pace (TaskGraphBuilder::add_rendezvous). Returns, per simulated rank, the
-/// collectives of its stream's last compute task, which a task added after that compute (the
-/// optimizer step) must wait for.
-std::vector<std::vector<TaskId>> add_layer_comm_pass(Program& p);
+/// keeps its own pace (TaskGraphBuilder::add_rendezvous). Runs before the p2p pass, which needs
+/// its result.
+LayerCommTasks add_layer_comm_pass(Program& p);
+/// Activation and gradient transfers between ranks: a send/recv pair that meets (rendezvous)
+/// on per-peer channels, ordered as the sender produces them; same-rank neighbours get a
+/// direct dependency instead.
+/// A transfer leaves after its producer's layer collectives too (LayerCommTasks::after): a
+/// stage's output is not there before its last layer's TP reduce-scatter (forward) or
+/// input-gradient collectives (backward) are done.
+void add_p2p_pass(Program& p, const LayerCommTasks& layer_comm);
 /// Parameter all-gathers over the DP group on a gather stream, one per FSDP unit before each
 /// compute part that needs it (ComputeTasks::gathered), issued `fsdp.prefetch` parts ahead.
 void add_param_gather_pass(Program& p, const ComputeTasks& compute);
