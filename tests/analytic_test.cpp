@@ -437,6 +437,54 @@ parallelism: {{tp: 4, dp: 2, sequence_parallel: true}}
   CHECK(c.duration - d.duration == 64 * one.duration);
 }
 
+TEST_CASE("analytic: under FP8 the layers' SP all-gathers move the quantized tensors",
+          "[analytic][fp8]") {
+  // Llama-3.1-8B (32 dense layers, h 4096) at tp 4 with SP, 4,096 tokens: n·h = 16.8 M
+  // elements. Transformer Engine quantizes the gathered tensors before gathering them (the
+  // column-parallel inputs forward, the weight gradients' re-gathers and the row-parallel
+  // output gradients backward): 1 byte an element under per-tensor FP8, 1 + 1/32 under MXFP8
+  // (an E8M0 scale per 32), 0.5 + 1/16 under NVFP4 (an FP8 scale per 16); bf16's 2. The
+  // reduce-scatters stay 16-bit (2 bytes an element), and so do the head's and the embedding's
+  // gathers.
+  auto runs = [](const char* extra, const char* gpu, Op op) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8{}}}
+cluster: {{gpu: {}, gpus_per_node: 8}}
+parallelism: {{tp: 4, dp: 2, sequence_parallel: true}}
+)",
+                                                    extra, gpu)))
+        .tp_collectives(op, 0);
+  };
+  const double n_h = 4096.0 * 4096;
+  // Bytes of the layers' all-gathers (64 a pass, the backward's re-gathers 64 more) and of the
+  // reduce-scatters, summed over their counts.
+  auto bytes = [&](const std::vector<CollectiveRun>& rs, Collective kind) {
+    double b = 0;
+    for (const CollectiveRun& r : rs)
+      if (r.kind == kind && r.count >= 32) b += r.bytes * r.count;
+    return b;
+  };
+  for (Op op : {Op::F, Op::B}) {
+    const int gathers = op == Op::F ? 64 : 128;  // backward: gradient gathers and re-gathers
+    const auto bf16 = runs("", "h100-sxm", op), fp8 = runs(", precision: fp8", "h100-sxm", op);
+    CHECK(bytes(bf16, Collective::AllGather) == Approx(gathers * 2 * n_h));
+    CHECK(bytes(fp8, Collective::AllGather) == Approx(gathers * 1 * n_h));
+    CHECK(bytes(fp8, Collective::ReduceScatter) == bytes(bf16, Collective::ReduceScatter));
+    CHECK(bytes(runs(", precision: fp8, fp8_recipe: mxfp8", "b200", op), Collective::AllGather) ==
+          Approx(gathers * (1 + 1.0 / 32) * n_h));
+    CHECK(bytes(runs(", precision: fp8, fp8_recipe: nvfp4", "b200", op), Collective::AllGather) ==
+          Approx(gathers * (0.5 + 1.0 / 16) * n_h));
+  }
+  // The head's input gather (forward, one) stays 16-bit.
+  int head = 0;
+  for (const CollectiveRun& r : runs(", precision: fp8", "h100-sxm", Op::F))
+    if (r.kind == Collective::AllGather && r.count == 1) {
+      CHECK(r.bytes == 2 * n_h);
+      ++head;
+    }
+  CHECK(head == 1);
+}
+
 TEST_CASE("analytic: without SP the backward's all-reduces hide under the weight gradients",
           "[analytic]") {
   // Llama-3.1-8B at tp 4, 4,096 tokens, one stage. Megatron-LM and Transformer Engine issue the

@@ -1583,6 +1583,18 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // Per layer, 2 all-reduces of the n·h bf16 hidden state forward and 2 backward (Megatron
   // without SP); with SP each becomes an all-gather + reduce-scatter pair of the same volume.
   const double bytes = tokens_ * static_cast<double>(s_.model->hidden) * 2.0;
+  // Under FP8 the layers' gathers move the quantized tensors: Transformer Engine quantizes a
+  // column-parallel layer's input (the norm's output) and a row-parallel layer's output
+  // gradient on this rank's n / t tokens and all-gathers the FP8 data, forward, backward and in
+  // the weight gradient's re-gather, through NCCL or userbuffers
+  // (transformer_engine/pytorch/module/layernorm_linear.py, layernorm_mlp.py:
+  // gather_along_first_dim and fill_userbuffers_buffer_for_all_gather with the quantizer; base.py,
+  // _grad_output_preprocess; distributed.py, _all_gather_fp8 / _all_gather_mxfp8 /
+  // _all_gather_nvfp4), as the casts' shares in kernels() assume. One row-wise layout:
+  // 1 byte an element, MXFP8's one E8M0 scale per 32 and NVFP4's 4 bits and one FP8 scale per 16
+  // besides. The reduce-scatters, the head's, the embedding's, a MoE dispatcher's and LoRA's
+  // gathers stay 16-bit.
+  const double gathered = layer_gather_bytes();
   const StageContent& st = stages_.at(static_cast<std::size_t>(stage));
   const bool sp = s_.layout.sequence_parallel, forward = op == Op::F;
   // A full backward's collectives of the column-parallel layers (QKV, the MLP's up projection,
@@ -1633,7 +1645,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     runs.push_back({Collective::ReduceScatter, t, dispatched, sparse});
   };
   const int halves = st.layers + mlp_like(st.layers, sparse_tp);  // attention's and MLP's
-  int gathers = sp && !fused ? halves : 0,
+  int layer_gathers = sp && !fused ? halves : 0, gathers = 0,
       scatters = sp && !async && !(fused && forward) ? halves : 0;
   dispatch_tp(sparse_tp);
   int reduces = sp || async ? 0 : 2 * st.layers;
@@ -1693,7 +1705,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // A userbuffers exchange of comm-GEMM overlap: inside its GEMM's call (in_gemm_call), hidden
   // under that GEMM.
   auto userbuffers = [&](Collective kind, int count, double hide_s) {
-    CollectiveRun r{kind, t, bytes, count, hide_s};
+    CollectiveRun r{kind, t, kind == Collective::AllGather ? gathered : bytes, count, hide_s};
     r.in_gemm_call = true;
     return r;
   };
@@ -1740,7 +1752,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
         if (count <= 0) continue;
         runs.push_back({grad, t, bytes, count, seconds(names, ".wgrad") / n});
         if (regather)
-          runs.push_back({Collective::AllGather, t, bytes, count, seconds(names, ".dgrad") / n});
+          runs.push_back({Collective::AllGather, t, gathered, count, seconds(names, ".dgrad") / n});
       }
     }
     if (heads > 0) {
@@ -1770,7 +1782,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     } else if (sp) {
       // The model's dense layers come first: the recomputed ones' MoE layers are the last.
       const int redo_sparse = std::max(0, redo - (st.layers - sparse_tp));
-      gathers += redo + mlp_like(redo, redo_sparse);
+      layer_gathers += redo + mlp_like(redo, redo_sparse);
       scatters += redo + mlp_like(redo, redo_sparse);
       dispatch_tp(redo_sparse);
     } else {
@@ -1791,7 +1803,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
                                  gemm_seconds_named(*this, fk, row_mlp, "") / st.layers));
     } else if (sp) {
       const int redo_sparse = modules.moe ? sparse_tp : 0;
-      gathers += mlp_like(redo_mlp, redo_sparse);
+      layer_gathers += mlp_like(redo_mlp, redo_sparse);
       scatters += mlp_like(redo_mlp, redo_sparse);
       dispatch_tp(redo_sparse);
     } else {
@@ -1859,6 +1871,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     if (!forward) amax += per_pass(recomputed_layers(s_.training, st.layers, st.mtp));
     runs.push_back({Collective::AllReduce, t, 4.0, amax});
   }
+  if (layer_gathers > 0) runs.push_back({Collective::AllGather, t, gathered, layer_gathers});
   if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
   if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
   if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});
@@ -1866,6 +1879,19 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   if (s_.layout.tp_overlap && !te_overlap())
     for (CollectiveRun& run : runs) run.beside_pass = true;
   return runs;
+}
+
+double AnalyticCostModel::layer_gather_bytes() const {
+  const double elements = tokens_ * static_cast<double>(s_.model->hidden);
+  if (s_.training.precision != Precision::FP8) return 2.0 * elements;
+  switch (s_.training.fp8_recipe) {
+    case Fp8Recipe::Mxfp8:
+      return (1.0 + 1.0 / 32.0) * elements;
+    case Fp8Recipe::Nvfp4:
+      return (0.5 + 1.0 / 16.0) * elements;
+    default:
+      return elements;
+  }
 }
 
 bool AnalyticCostModel::te_overlap() const {

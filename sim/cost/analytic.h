@@ -279,6 +279,9 @@ class AnalyticCostModel : public CostModel {
   /// activation or its backward produces (free under delayed scaling, a cast of its own after
   /// a 16-bit output under current scaling), or a standalone cast.
   double fp8_cast_bytes(bool fused) const;
+  /// Bytes of one pass's n·h hidden state as a layer's TP all-gather under SP moves it: 16-bit,
+  /// or under FP8 the quantized tensor (tp_collectives).
+  double layer_gather_bytes() const;
   /// Bytes per element of a linear weight's FP8 copy, made once per step (cached over the
   /// micro-batches): a cast of the 16-bit weight, or with training.fp8_params the transpose of
   /// the FP8 one where the GPU's FP8 GEMMs need it.
