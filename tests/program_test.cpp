@@ -871,7 +871,9 @@ TEST_CASE("contention: a bucket's all-reduce beside the backward runs slower its
 TEST_CASE("contention: each GPU's compute, SMs and links are wired as resources",
           "[passes][contention]") {
   // One GPU per node (everything crosses the network), pp 2, dp 2: rank 0's DP collectives
-  // and its sends to stage 1 share rank 0's NIC; its compute is slowed by both.
+  // and its sends to stage 1 share rank 0's NIC's outgoing side, the collectives and its
+  // receives from stage 1 its incoming side (a link carries its rate each way at once); its
+  // compute is slowed by both.
   const Scenario s = test::yaml(R"(model: llama-3.2-1b
 training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
 cluster: {gpu: h100-sxm, gpus_per_node: 1, nodes: 4, gpu_speed_spread: 0}
@@ -883,7 +885,8 @@ parallelism: {dp: 2, pp: 2}
   const std::uint32_t owner = static_cast<std::uint32_t>(tl.ranks.index_of_global[0]);
   // Two SM resources: the compute is the victim of one (communication kernels slow it) and
   // the aggressor of the other (it slows them); every communication stream the reverse.
-  ResourceId sm = kNone, sm_comm = kNone, nic_dp = kNone, nic_send = kNone;
+  ResourceId sm = kNone, sm_comm = kNone;
+  std::set<ResourceId> nic_dp, nic_send, nic_recv;
   for (StreamId st = 0; st < g.streams.size(); ++st) {
     if (g.streams[st].owner != owner) continue;
     const auto type = static_cast<StreamType>(g.streams[st].type);
@@ -891,8 +894,9 @@ parallelism: {dp: 2, pp: 2}
       if (type == StreamType::Compute) {
         (u.role == ResourceRole::Victim ? sm : sm_comm) = u.resource;
       } else if (u.role == ResourceRole::Share) {
-        (type == StreamType::Send ? nic_send : nic_dp) =
-            type == StreamType::Send || type == StreamType::DataParallel ? u.resource : kNone;
+        if (type == StreamType::Send) nic_send.insert(u.resource);
+        if (type == StreamType::Recv) nic_recv.insert(u.resource);
+        if (type == StreamType::DataParallel) nic_dp.insert(u.resource);
       } else {  // created with the compute stream, first
         CHECK(u.resource == (u.role == ResourceRole::Aggressor ? sm : sm_comm));
       }
@@ -903,13 +907,68 @@ parallelism: {dp: 2, pp: 2}
   CHECK(sm != sm_comm);
   CHECK(g.resources[sm].factor == Approx(0.189));
   CHECK(g.resources[sm_comm].factor == Approx(0.129));
-  REQUIRE(nic_dp != kNone);
-  CHECK(nic_dp == nic_send);
-  CHECK(g.resources[nic_dp].policy == ResourcePolicy::FairShare);
+  // The DP collectives use both sides; a send one, a receive the other.
+  REQUIRE(nic_dp.size() == 2);
+  REQUIRE(nic_send.size() == 1);
+  REQUIRE(nic_recv.size() == 1);
+  CHECK(nic_send != nic_recv);
+  CHECK(nic_dp.count(*nic_send.begin()) == 1);
+  CHECK(nic_dp.count(*nic_recv.begin()) == 1);
+  for (const ResourceId r : nic_dp) CHECK(g.resources[r].policy == ResourcePolicy::FairShare);
   // Contention only slows: the same step without it is not longer.
   Scenario off = s;
   off.contention = {0.0, 0.0, false};
   CHECK(test::makespan(off) <= tl.makespan);
+}
+
+TEST_CASE("contention: a send and a receive cross a link in opposite directions, unshared",
+          "[passes][contention][p2p]") {
+  // Llama-3.2-1B, pp 4 on four nodes of one GPU, 8 micro-batches, explicit F = 1 ms, B = 2 ms
+  // and every transfer 1.2 ms, no SM slowdown, links fair-shared. In 1F1B's steady state a
+  // rank sends and receives at once, out of the GPU and into it: a link carries its rate each
+  // way, so a transfer that overlaps no other transfer of its own direction on its rank takes
+  // its 1.2 ms whatever runs the other way (before the directions were told apart, a send
+  // beside a receive ran at half rate). Two of one direction at once (a rank receiving an
+  // activation and a gradient) do share.
+  const Timeline tl = simulate(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 1, nodes: 4, gpu_speed_spread: 0}
+parallelism: {pp: 4}
+costs: {forward: 1ms, backward: 2ms, p2p: 1.2ms}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: true}
+)"));
+  const TaskGraph& g = *tl.graph;
+  auto type = [&](TaskId t) { return static_cast<StreamType>(g.streams[g.tasks[t].stream].type); };
+  auto owner = [&](TaskId t) { return g.streams[g.tasks[t].stream].owner; };
+  std::vector<TaskId> p2p;
+  for (TaskId t = 0; t < g.size(); ++t)
+    if (type(t) == StreamType::Send || type(t) == StreamType::Recv) p2p.push_back(t);
+  // A transfer is its send and its receive together (a rendezvous): both ends' links count.
+  std::map<TaskId, TaskId> partner;
+  for (RendezvousId rv = 0; rv < g.rendezvous_count(); ++rv) {
+    const auto m = g.rendezvous(rv);
+    if (m.size() == 2) partner[m[0]] = m[1], partner[m[1]] = m[0];
+  }
+  // Whether `t` overlaps another transfer on its rank of its own direction, or of the other.
+  auto overlaps = [&](TaskId t, bool own_way) {
+    for (const TaskId u : p2p)
+      if (u != t && owner(u) == owner(t) && (type(u) == type(t)) == own_way &&
+          tl.start[u] < tl.end[t] && tl.start[t] < tl.end[u])
+        return true;
+    return false;
+  };
+  int alone = 0, beside_other_way = 0;
+  for (const TaskId t : p2p) {
+    REQUIRE(partner.count(t) == 1);
+    const TaskId u = partner[t];
+    if (overlaps(t, true) || overlaps(u, true)) continue;
+    const bool other = overlaps(t, false) || overlaps(u, false);
+    ++alone;
+    if (other) ++beside_other_way;
+    CHECK(tl.end[t] - tl.start[t] == 1200 * kNsPerUs);
+  }
+  CHECK(alone > 0);
+  CHECK(beside_other_way > 0);  // the case the test is about occurs
 }
 
 TEST_CASE("report: DP reduction hidden behind the backward is not exposed", "[passes][dp]") {

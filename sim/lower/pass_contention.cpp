@@ -27,11 +27,15 @@ std::string add_contention_pass(Program& p) {
   for (StreamId s = 0; s < b.stream_count(); ++s) owned[b.stream_info(s).owner].push_back(s);
   for (std::size_t r = 0; r < owned.size(); ++r) {
     const SimRank& rank = p.ranks.ranks[r];
-    ResourceId sm = kNone;                // communication kernels slow the compute
-    ResourceId sm_comm = kNone;           // compute slows the communication kernels
-    ResourceId link[2] = {kNone, kNone};  // by LinkClass: intra-node, inter-node
-    auto link_of = [&](LinkClass c) {
-      ResourceId& id = link[static_cast<int>(c)];
+    ResourceId sm = kNone;       // communication kernels slow the compute
+    ResourceId sm_comm = kNone;  // compute slows the communication kernels
+    // By LinkClass (intra-node, inter-node) and direction (out of the GPU, into it): NVLink,
+    // InfiniBand and RoCE carry their full rate each way at once, so a send and a receive do
+    // not share (Megatron's 1F1B steady state posts one of each together:
+    // send_forward_recv_backward). A collective (ring, tree, all-to-all) moves data both ways.
+    ResourceId link[2][2] = {{kNone, kNone}, {kNone, kNone}};
+    auto link_of = [&](LinkClass c, int direction) {
+      ResourceId& id = link[static_cast<int>(c)][direction];
       if (id == kNone) id = b.add_resource({ResourcePolicy::FairShare, 0});
       return id;
     };
@@ -66,7 +70,8 @@ std::string add_contention_pass(Program& p) {
         c = group_link(
             group_members(l, rank.coord, type == StreamType::TensorParallel ? Axis::TP : Axis::DP),
             sc);
-      b.use_resource(s, link_of(c), ResourceRole::Share);
+      if (type != StreamType::Recv) b.use_resource(s, link_of(c, 0), ResourceRole::Share);
+      if (type != StreamType::Send) b.use_resource(s, link_of(c, 1), ResourceRole::Share);
     }
   }
   return words;

@@ -209,7 +209,8 @@ void add_launch_pass(Program& p);
 /// Shared hardware, last: per simulated rank two SM resources (compute slowed by the
 /// communication running beside it, contention.compute_slowdown; communication slowed by the
 /// compute beside it, contention.comm_slowdown) and its NVLink and network links fair-shared by
-/// the transfers and collectives crossing them (contention.link_sharing).
+/// the transfers and collectives crossing them (contention.link_sharing), each direction apart:
+/// sends share the outgoing side, receives the incoming one, collectives both.
 /// Returns what it modelled, in words ("" when nothing).
 std::string add_contention_pass(Program& p);
 

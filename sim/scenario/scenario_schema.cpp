@@ -1447,7 +1447,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        fraction(0, 10), field<&Scenario::contention, &ContentionSpec::comm_slowdown>()},
       {"contention.link_sharing", "bool", "true",
        "transfers and collectives crossing the same link of a GPU (its NVLink, its NIC) split its "
-       "bandwidth equally (a DP all-reduce beside a pipeline send each get half)",
+       "bandwidth equally, each direction apart (a DP all-reduce beside a pipeline send each get "
+       "half; a send beside a receive each keep their full rate: a link carries it each way at "
+       "once)",
        boolean(), field<&Scenario::contention, &ContentionSpec::link_sharing>()},
       // A schedule map's other keys are the generator's options (schedules/registry.h).
       {"schedule",
