@@ -287,7 +287,7 @@ TEST_CASE("published: Llama 3 405B gains what Meta measured from twice the micro
   // interleaved with one layer per chunk (the embedding and the loss chunks of their own). The
   // only difference is the pipeline's fill and drain: 430 / 400 = 1.075 measured. The absolute
   // error (the H100 gap) is the published suite's to report; here the schedule's share of it.
-  // Predicted 1.123: a chunk's output leaves for the next stage only after its layer's blocking
+  // Predicted 1.114: a chunk's output leaves for the next stage only after its layer's blocking
   // TP collectives (SP's reduce-scatter forward, the gradient all-gathers backward), so the fill
   // and drain, 2 · 128 chunk hops a micro-batch, carry them too: a larger share of the
   // 16-sequence step (predicted 12.6 → 8.6 % too fast at 32 sequences, 11.2 → 4.5 % at 16, when
