@@ -1888,7 +1888,7 @@ double AnalyticCostModel::layer_gather_bytes() const {
     case Fp8Recipe::Mxfp8:
       return (1.0 + 1.0 / 32.0) * elements;
     case Fp8Recipe::Nvfp4:
-      return (0.5 + 1.0 / 16.0) * elements;
+      return kNvfp4ElementBytes * elements;
     default:
       return elements;
   }

@@ -19,6 +19,7 @@ void add_p2p_pass(Program& p, const LayerCommTasks& layer_comm) {
     WorkId ws = 0, wr = 0;
   };
   std::unordered_map<std::uint64_t, Route> routes;
+  const std::vector<TaskId> no_comm;  // a producer without layer collectives
   for (int r = 0; r < static_cast<int>(p.ranks.ranks.size()); ++r) {
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const int replica = p.ranks.replica(rank);
@@ -35,7 +36,6 @@ void add_p2p_pass(Program& p, const LayerCommTasks& layer_comm) {
       // The producer's output is complete when its layers' collectives are too (its last
       // layer's TP reduce-scatter, its input gradients' collectives).
       const auto comm = layer_comm.after.find(producer);
-      const std::vector<TaskId> no_comm;
       const std::vector<TaskId>& producer_comm =
           comm == layer_comm.after.end() ? no_comm : comm->second;
       const TaskId consumer = p.task_of(replica, next, consumer_op, a.microbatch);

@@ -12,9 +12,6 @@ constexpr double kHalf = 2;   // bytes per bf16/fp16 element
 constexpr double kFloat = 4;  // bytes per fp32 element
 constexpr double kAdamBytesPerParam =
     12;  // fp32 master, m, v (ZeRO, arXiv 1910.02054 §3.1: K = 12)
-/// Bytes per element of an NVFP4 tensor (training.fp8_recipe nvfp4): a 4-bit E2M1 value and an
-/// E4M3 scale per 16 values (Transformer Engine's NVFP4 documentation, "Data Format").
-constexpr double kNvfp4Bytes = 0.5 + 1.0 / 16.0;
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
@@ -213,9 +210,9 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   const Recompute mode = s.training.recompute;
   const Recompute rest = mode == Recompute::Full ? Recompute::None : mode;
   // Bytes an FP8 GEMM input kept for the backward saves against 16 bits: 1, or under NVFP4
-  // 2 − (0.5 + 1/16) (kNvfp4Bytes).
+  // 2 − (0.5 + 1/16) (kNvfp4ElementBytes).
   const double fp8 = s.training.precision != Precision::FP8      ? 0.0
-                     : s.training.fp8_recipe == Fp8Recipe::Nvfp4 ? kHalf - kNvfp4Bytes
+                     : s.training.fp8_recipe == Fp8Recipe::Nvfp4 ? kHalf - kNvfp4ElementBytes
                                                                  : 1.0;
   out.redone = recomputed_layers(s.training, out.st.layers, out.st.mtp);
   out.dense = out.st.layers - m.moe_layers_in(out.st.first_layer, out.st.layers);
@@ -382,7 +379,7 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
                             (!(gpu && gpu->fp8_any_layout) &&
                              !(s.training.fp8_params && !s.training.fp8_transpose_cache));
     // NVFP4's copies: half a byte and a scale per 16 values each.
-    const double element = s.training.fp8_recipe == Fp8Recipe::Nvfp4 ? kNvfp4Bytes : 1.0;
+    const double element = s.training.fp8_recipe == Fp8Recipe::Nvfp4 ? kNvfp4ElementBytes : 1.0;
     out.fp8_weights = (transposed ? 2 : 1) * held * element;
     out.buffers += out.fp8_weights;
     // FP8 parameters: the FP8 copy is the weight; its 16-bit one is gone.

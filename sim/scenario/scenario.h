@@ -86,6 +86,9 @@ enum class ExpertGemms { MultiStream, Grouped, Sequential };
 /// 4 bits per block of 16 values with an FP8 scale each and one per tensor (NVFP4, `nvfp4`:
 /// Transformer Engine's NVFP4BlockScaling, a recipe of the same autocast).
 enum class Fp8Recipe { Delayed, Tensorwise, Mxfp8, Nvfp4 };
+/// Bytes per element of an NVFP4 tensor (one layout): a 4-bit E2M1 value and an E4M3 scale per
+/// 16 values (Transformer Engine's NVFP4 documentation, "Data Format").
+inline constexpr double kNvfp4ElementBytes = 0.5 + 1.0 / 16.0;
 /// Blackwell's block-scaled recipes (MXFP8, NVFP4).
 inline bool block_scaled(Fp8Recipe r) {
   return r == Fp8Recipe::Mxfp8 || r == Fp8Recipe::Nvfp4;
