@@ -74,6 +74,22 @@ void check_measured(double v, const char* column, const std::string& where) {
                     where, column, v));
 }
 
+// A sample the profile reader would refuse: a size or a time past any measurement (kMaxSample*,
+// calibration_profile.h). Such a row is a unit slip or a damaged line: refused here, where its
+// line is known, not in the profile written from it.
+void check_range(double bytes, double time_s, const std::string& where) {
+  if (bytes > kMaxSampleBytes)
+    throw InputError(
+        fmt::format("{}: size {:g} B is past any measurement (at most {:g}): an "
+                    "edited or damaged line (delete it, or rerun the test)",
+                    where, bytes, kMaxSampleBytes));
+  if (time_s > kMaxSampleSeconds)
+    throw InputError(
+        fmt::format("{}: time {:g} s is past any measurement (at most {:g} s): an "
+                    "edited or damaged line (delete it, or rerun the test)",
+                    where, time_s, kMaxSampleSeconds));
+}
+
 // nccl-tests prints algbw = size / time (GB/s, two decimals): a row where they disagree was
 // edited or damaged (a time of 1e308 µs, a size past any GPU's memory), not measured.
 void check_algbw(double bytes, double time_us, double algbw, const std::string& where) {
@@ -211,6 +227,7 @@ std::vector<CollectiveSample> parse_json(const nlohmann::json& j, const std::str
     if (const nlohmann::json* w = field(*o, "nwrong"); w && w->is_number())
       check_wrong(w->get<double>(), s.source);
     check_algbw(s.bytes, time->get<double>(), rate("alg_bw"), s.source);
+    check_range(s.bytes, s.time_s, s.source);
     rates.emplace_back(rate("alg_bw"), rate("bus_bw"));
     if (s.bytes > 0 && s.time_s > 0)
       out.push_back(s);
@@ -401,6 +418,7 @@ NcclTestsLog read_nccl_tests(const std::string& text, const std::string& source,
     if (t.size() > at + 3) number(t[at + 3], r.wrong);  // "N/A" under -c 0: not checked
     check_wrong(r.wrong, where);
     check_algbw(r.size, r.time, r.algbw, where);
+    check_range(r.size, r.time * 1e-6, where);
     sections.back().rows.push_back(r);
   }
   std::vector<std::string> how;

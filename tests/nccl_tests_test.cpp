@@ -254,6 +254,19 @@ TEST_CASE("nccl-tests: a text line nccl-tests did not print is refused with its 
                                "10.59  10.59  0\n",
                       "ar.log"),
       Catch::Contains("ar.log:4: algbw 10.49 GB/s is not size / time"));
+  // A time of 2e18 us (2e12 s, past the profile reader's hour) whose algbw rounds to 0.00, so
+  // the size / time check cannot catch it: refused here, not in the profile written from it.
+  CHECK_THROWS_WITH(
+      read_nccl_tests(header + "   1048576  262144  float  sum  -1  2e18  0.00  0.00  0  99.0  "
+                               "10.59  10.59  0\n",
+                      "ar.log"),
+      Catch::Contains("ar.log:4: time 2e+12 s is past any measurement (at most 3600 s)"));
+  // 2e15 B (past the reader's petabyte) in 1e9 us: algbw 2,000 GB/s, consistent, still refused.
+  CHECK_THROWS_WITH(
+      read_nccl_tests(header + "   2e15  5e14  float  sum  -1  1e9  2000.00  2000.00  0  1e9  "
+                               "2000.00  2000.00  0\n",
+                      "ar.log"),
+      Catch::Contains("ar.log:4: size 2e+15 B is past any measurement (at most 1e+15)"));
   // #wrong 5.
   CHECK_THROWS_WITH(
       read_nccl_tests(header + "   1048576  262144  float  sum  -1  100.0  10.49  10.49  5  99.0  "

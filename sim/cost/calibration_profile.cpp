@@ -40,13 +40,6 @@ double positive(const json& j, const std::string& source, const std::string& fie
   return v.get<double>();
 }
 
-// A measured time in seconds: positive, and not past an hour (no kernel or collective of a
-// training step takes one; a larger figure is a unit slip or a damaged file, and would overflow
-// the simulator's nanoseconds further on).
-constexpr double kMaxSampleSeconds = 3600;
-// Bytes a sample moves: not past a petabyte (a thousand times the largest GPU's memory).
-constexpr double kMaxSampleBytes = 1e15;
-
 double bounded(const json& j, const std::string& source, const std::string& field, double max,
                const char* unit) {
   const double v = positive(j, source, field);

@@ -75,6 +75,13 @@ struct AttentionSample {
   double flops() const;
 };
 
+/// The largest measured time a profile sample holds (s): no kernel or collective of a training
+/// step takes an hour; a larger figure is a unit slip or a damaged file, and would overflow the
+/// simulator's nanoseconds further on. The reader and every importer refuse past it.
+inline constexpr double kMaxSampleSeconds = 3600;
+/// The most bytes a sample moves: a petabyte, a thousand times the largest GPU's memory.
+inline constexpr double kMaxSampleBytes = 1e15;
+
 struct CalibrationProfile {
   static constexpr int kVersion = 1;
   Provenance provenance;
