@@ -1700,3 +1700,57 @@ contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
   REQUIRE(send != kNone);
   CHECK(tl.start[send] >= issued);
 }
+
+TEST_CASE("launch pass: the DP buckets' NaN check makes the CPU wait for the GPU",
+          "[passes][dp][launch]") {
+  // Llama-3.2-1B at 8,192 tokens on dp 2, ZeRO-1 reducing by bucket in the backward, a
+  // framework's kernels issued by an eager CPU (runtime fused: 48.3 µs a kernel, the CPU well
+  // ahead of kernels of a millisecond). With Megatron-core 0.12's check (nan-inf), each bucket's
+  // backward part also runs the bucket's norm and tests (CostModel::grad_check: its bytes at the
+  // HBM rate plus 3 kernels), and the CPU, having read both tests back, issues the Inf test and
+  // the reduction (CostModel::grad_check_host().after) before the next part's first kernel: the
+  // GPU waits at least that long between bucket parts, where without the check it does not wait.
+  auto scenario = [](const char* check) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 2, runtime: fused}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
+parallelism: {{dp: 2, zero: 1, overlap_grad_reduce: true, grad_nan_check: {}}}
+memory: {{bucket_size: 400MB}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
+)",
+                                  check));
+  };
+  const Scenario on = scenario("nan-inf"), off = scenario("off");
+  const auto cost = make_cost_model(on);
+  const GradCheckHost host = cost->grad_check_host();
+  // (2 · 2 − 1) read-backs and operations at 48.3 µs, the reduction at 227 µs.
+  CHECK(host.after == 3 * 48'300 + 227'000);
+  CHECK(host.before == 2 * 48'300);
+  CHECK(make_cost_model(off)->grad_check_host().after == 0);
+  const Timeline a = simulate(on), b = simulate(off);
+  const auto parts_on = of_type(a, TaskType::Backward), parts_off = of_type(b, TaskType::Backward);
+  REQUIRE(parts_on.size() == parts_off.size());
+  const std::size_t k = parts_on.size();
+  REQUIRE(k >= 3);  // 2.5 GB of bf16 gradients in 400 MB buckets, the table's the last
+  // The parts grew by the buckets' checks: in all, the norm over every gradient byte once (the
+  // HBM rate is linear in bytes) and 3 kernel launches per bucket, L = 2·c(x) − c(2x) each.
+  const double grads = cost->gradient_bytes(0);
+  const TimeNs launches = 2 * cost->grad_check(1e9).duration - cost->grad_check(2e9).duration;
+  TimeNs grown = 0;
+  for (std::size_t j = 0; j < k; ++j)
+    grown += a.graph->work(parts_on[j]).duration - b.graph->work(parts_off[j]).duration;
+  CHECK(std::llabs(grown -
+                   (cost->grad_check(grads).duration + static_cast<TimeNs>(k - 1) * launches)) <=
+        static_cast<TimeNs>(2 * k));  // each term rounded to the nanosecond
+  for (std::size_t j = 0; j + 1 < k; ++j) {
+    CHECK(b.start[parts_off[j + 1]] == b.end[parts_off[j]]);  // the CPU ahead: no wait
+    const TimeNs wait = a.start[parts_on[j + 1]] - a.end[parts_on[j]];
+    CHECK(wait >= host.after);
+    CHECK(wait <= host.after + 48'300);  // and at most the next part's first kernel's issue
+  }
+  // Each bucket's reduce-scatter leaves after its check's read-backs.
+  const auto dp = of_type(a, TaskType::DpCollective);
+  REQUIRE(dp.size() >= k);
+  for (std::size_t j = 0; j < k; ++j) CHECK(a.start[dp[j]] >= a.end[parts_on[j]] + host.after);
+  CHECK(a.makespan - b.makespan >= static_cast<TimeNs>(k - 1) * host.after);
+}

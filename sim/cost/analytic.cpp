@@ -1547,6 +1547,30 @@ HostLaunch AnalyticCostModel::host_launch(Op op, int stage) const {
           launches + collectives};
 }
 
+Cost AnalyticCostModel::grad_check(double bytes) const {
+  // Megatron-core's check_for_nan_in_grad (param_and_grad_buffer.py, check_grads /
+  // start_grad_sync): bucket.grad_data.norm(p=2), one reduction reading the bucket's gradients
+  // in the buffer's precision, then torch.isnan (and from core 0.12 torch.isinf) of the
+  // one-element result: a kernel each.
+  const int syncs = s_.layout.grad_check_syncs();
+  if (syncs == 0 || bytes <= 0) return {};
+  return {seconds_to_ns(memory_seconds(bytes) + (1 + syncs) * k_.kernel_launch), 0, bytes};
+}
+
+GradCheckHost AnalyticCostModel::grad_check_host() const {
+  // The CPU issues the norm and the NaN test (two operations), then takes the test's truth value
+  // (rerun_state_machine.py, validate_result: `if result_rejected:` of a CUDA tensor, or core
+  // ≤ 0.9's `assert not norm.isnan()`): a read-back that waits for the GPU to finish both. After
+  // it, each read-back's own call, from core 0.12 the Inf test's issue and its read-back, and the
+  // bucket's reduce-scatter or all-reduce through torch.distributed; only then does the
+  // backward's next kernel go out. Each operation at efficiency.host_per_kernel, the reduction
+  // at host_per_collective: the measured eager figures, as for the layers' kernels.
+  const int syncs = s_.layout.grad_check_syncs();
+  if (syncs == 0 || !simulates_cpu()) return {};
+  return {seconds_to_ns(2 * host_per_kernel()),
+          seconds_to_ns((2 * syncs - 1) * host_per_kernel() + host_per_collective())};
+}
+
 Cost AnalyticCostModel::compute(Op op, int stage, int /*rank*/) const {
   double seconds = 0, flops = 0, bytes = 0;
   for (const Kernel& k : kernels(op, stage)) {

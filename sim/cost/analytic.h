@@ -194,6 +194,8 @@ class AnalyticCostModel : public CostModel {
   /// The CPU's time to issue one collective, seconds (host_per_collective_seconds).
   double host_per_collective() const;
   bool simulates_cpu() const override { return host_per_kernel() > 0 || host_per_collective() > 0; }
+  Cost grad_check(double bytes) const override;
+  GradCheckHost grad_check_host() const override;
   /// slowest_gpu_factor of the scenario's spread (gpu_speed_spread) over the layout's GPUs.
   double compute_pace() const override { return pace_; }
 

@@ -51,6 +51,14 @@ struct HostLaunch {
   double kernels = 0;
 };
 
+/// The CPU's part in one DP bucket's NaN check (parallelism.grad_nan_check) where the CPU is
+/// simulated: issuing the norm and its first test (`before`, while the GPU may still be on the
+/// backward), then, once the GPU has run them, what follows the wait (`after`: each test's value
+/// read back, the Inf test's issue between the two, the bucket's reduction's issue).
+struct GradCheckHost {
+  TimeNs before = 0, after = 0;
+};
+
 /// One kernel of a micro-batch's work as a model times it (`trainsim kernels`).
 struct KernelTime {
   std::string what;        ///< e.g. "qkv.dgrad", "attention.backward", "norm"
@@ -133,6 +141,11 @@ class CostModel {
   virtual HostLaunch host_launch(Op /*op*/, int /*stage*/) const { return {}; }
   /// Whether host_launch ever takes CPU time (false: the CPU keeps ahead, nothing to simulate).
   virtual bool simulates_cpu() const { return false; }
+  /// The GPU's part in the NaN check of a DP bucket of `bytes` gradient bytes
+  /// (parallelism.grad_nan_check): its norm and tests; nothing when the check is off.
+  virtual Cost grad_check(double /*bytes*/) const { return {}; }
+  /// The CPU's part in it (nothing when the check is off or the CPU is not simulated).
+  virtual GradCheckHost grad_check_host() const { return {}; }
   /// Every modelled compute duration of the job × this: a synchronous step runs at the pace of
   /// the slowest of its GPUs (gpu_spread.h); 1 for one GPU.
   virtual double compute_pace() const { return 1.0; }
@@ -204,6 +217,12 @@ class LayeredCostModel : public CostModel {
     return fallback_ ? fallback_->host_launch(op, stage) : HostLaunch{};
   }
   bool simulates_cpu() const override { return fallback_ && fallback_->simulates_cpu(); }
+  Cost grad_check(double bytes) const override {
+    return fallback_ ? fallback_->grad_check(bytes) : Cost{};
+  }
+  GradCheckHost grad_check_host() const override {
+    return fallback_ ? fallback_->grad_check_host() : GradCheckHost{};
+  }
   double compute_pace() const override { return fallback_ ? fallback_->compute_pace() : 1.0; }
   double pace_of(Op op, int stage, int rank) const override {
     return fallback_ ? fallback_->pace_of(op, stage, rank) : 1.0;

@@ -12,7 +12,7 @@ Lowered lower(const Scenario& sc, const Schedule& sch, const CostModel& cost, bo
   add_param_gather_pass(p, compute);
   add_activation_offload_pass(p);
   add_dp_optimizer_pass(p, compute, layer_comm.tails);
-  add_launch_pass(p);
+  add_launch_pass(p, compute);
   std::string contention = add_contention_pass(p);
   return {p.builder.build(), std::move(p.ranks), std::move(contention)};
 }

@@ -80,7 +80,7 @@ ComputeTasks add_compute_pass(Program& p) {
         if (reduces(i)) out.gradient_parts[{r, b.stage, b.microbatch}] = {t};
         continue;
       }
-      const Cost c = p.compute_cost(a.op, a.stage, pp);
+      Cost c = p.compute_cost(a.op, a.stage, pp);
       // The job's slowest GPU sets every GPU's pace (a duration `costs:` gives keeps its own).
       const double paced = scale * p.cost.pace_of(a.op, p.model_stage(a.stage), pp);
       // Divided into parts where a DP bucket's gradients complete (a backward whose gradients
@@ -90,7 +90,15 @@ ComputeTasks add_compute_pass(Program& p) {
       const int kg = p.needs_gather(a, first_forward) ? p.gather_units(a.stage) : 0;
       TRAINSIM_CHECK(kg == 0 || kb == 1 || kg == kb, "bucket and unit boundaries coincide");
       const int k = std::max({1, kb, kg});
+      // parallelism.grad_nan_check: each bucket's norm and tests on this stream, in the part
+      // that completes the bucket (before its reduction, which waits for them).
+      const double grads = reduced ? p.cost.gradient_bytes(p.model_stage(a.stage)) : 0.0;
+      auto check = [&](int j) {
+        return kb > 1 ? p.cost.grad_check(p.bucket_bytes(a.stage, j, kb, grads)).duration
+                      : p.cost.grad_check(grads).duration;
+      };
       if (k == 1) {
+        if (reduced) c.duration += check(0);
         const WorkId w = p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), c, 0, -1, paced);
         const TaskId t = p.builder.add_task(cs, w, a.microbatch);
         p.task_of(replica, a.stage, a.op, a.microbatch) = t;
@@ -102,7 +110,8 @@ ComputeTasks add_compute_pass(Program& p) {
       const TimeNs piece = c.duration / k;
       std::vector<TaskId> parts;
       for (int j = 0; j < k; ++j) {
-        const Cost cj{j + 1 < k ? piece : c.duration - piece * (k - 1), c.flops / k, c.bytes / k};
+        Cost cj{j + 1 < k ? piece : c.duration - piece * (k - 1), c.flops / k, c.bytes / k};
+        if (reduced && (kb > 1 || j + 1 == k)) cj.duration += check(kb > 1 ? j : 0);
         const WorkId w =
             p.work(type_of(a.op), a.stage, p.chunk_of(a.stage), cj, 0, -1, paced, j, k);
         parts.push_back(p.builder.add_task(cs, w, a.microbatch));

@@ -7,8 +7,16 @@
 
 namespace trainsim {
 
-void add_launch_pass(Program& p) {
+void add_launch_pass(Program& p, const ComputeTasks& compute) {
   if (!p.cost.simulates_cpu()) return;  // the CPU keeps ahead: nothing to add
+  // The parts where a DP bucket's gradients are complete, and the CPU's part in their NaN check
+  // (parallelism.grad_nan_check), each part's read-back task once made.
+  const GradCheckHost check = p.cost.grad_check_host();
+  std::set<TaskId> bucket_ends;
+  if (check.after > 0)
+    for (const auto& [key, ends] : compute.gradient_parts)
+      bucket_ends.insert(ends.begin(), ends.end());
+  std::map<TaskId, TaskId> checked_by;
   const Schedule& s = p.schedule;
   // The CPU's part in one micro-batch of (op, model stage), asked once each.
   std::map<std::pair<int, int>, HostLaunch> asked;
@@ -66,28 +74,51 @@ void add_launch_pass(Program& p) {
                                       {one_kernel, 0, 0}, 0, stage2, 1.0, j, k),
                                a.microbatch);
         p.builder.add_dependency(head, part);
-        if (d <= one_kernel) continue;
-        const TaskId rest =
+        if (d > one_kernel) {
+          const TaskId rest =
+              p.builder.add_task(ls,
+                                 p.work(TaskType::Launch, a.stage, p.chunk_of(a.stage),
+                                        {d - one_kernel, 0, 0}, 1, stage2, 1.0, j, k),
+                                 a.microbatch);
+          rest_of[part] = rest;
+          const std::size_t at = place.at(part);
+          if (at + 1 < order.size() && gated.insert({rest, order[at + 1]}).second)
+            p.builder.add_dependency(rest, order[at + 1]);
+        }
+        if (!bucket_ends.count(part)) continue;
+        // The bucket's check: its norm and NaN test issued, then the wait for the GPU to have
+        // run them (the end of this part, which includes them: the compute pass), then the
+        // rest; everything the CPU issues after it waits on this stream.
+        p.builder.add_task(ls,
+                           p.work(TaskType::Launch, a.stage, p.chunk_of(a.stage),
+                                  {check.before, 0, 0}, 2, stage2, 1.0, j, k),
+                           a.microbatch);
+        const TaskId after =
             p.builder.add_task(ls,
                                p.work(TaskType::Launch, a.stage, p.chunk_of(a.stage),
-                                      {d - one_kernel, 0, 0}, 1, stage2, 1.0, j, k),
+                                      {check.after, 0, 0}, 3, stage2, 1.0, j, k),
                                a.microbatch);
-        rest_of[part] = rest;
-        const std::size_t at = place.at(part);
-        if (at + 1 < order.size() && gated.insert({rest, order[at + 1]}).second)
-          p.builder.add_dependency(rest, order[at + 1]);
+        p.builder.add_dependency(part, after);
+        checked_by[part] = after;
       }
     }
   }
   // Every task waiting for an issued part (its sends, the collectives after it, the gradient
   // reductions it completes) waits for its last kernels' issue as well: the part's output is
   // not there before they ran.
+  // A bucket's reduction is issued after its check's read-backs.
   const std::size_t edges = p.builder.dependencies().size();
   for (std::size_t e = 0; e < edges; ++e) {
     const auto [before, after] = p.builder.dependencies()[e];
     const auto it = rest_of.find(before);
-    if (it == rest_of.end() || after == it->second) continue;
-    if (gated.insert({it->second, after}).second) p.builder.add_dependency(it->second, after);
+    if (it != rest_of.end() && after != it->second && gated.insert({it->second, after}).second)
+      p.builder.add_dependency(it->second, after);
+    const auto c = checked_by.find(before);
+    if (c != checked_by.end() && after != c->second &&
+        static_cast<TaskType>(p.builder.work(p.builder.task(after).work).type) ==
+            TaskType::DpCollective &&
+        gated.insert({c->second, after}).second)
+      p.builder.add_dependency(c->second, after);
   }
 }
 

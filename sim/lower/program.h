@@ -205,7 +205,11 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
 /// time leave the GPU waiting. Nothing when the CPU keeps ahead (no launches). A pass's TP, CP
 /// and EP collectives count as kernels (CostModel::host_launch); the optimizer's and the DP
 /// collectives' launches are not counted. After every pass that adds to the compute stream.
-void add_launch_pass(Program& p);
+/// With parallelism.grad_nan_check, where each DP bucket is complete (ComputeTasks::
+/// gradient_parts) the CPU issues its check (CostModel::grad_check_host), waits for the GPU to
+/// run it, then issues the rest and the bucket's reduction, which waits for that; the CPU's
+/// next issue follows.
+void add_launch_pass(Program& p, const ComputeTasks& compute);
 /// Shared hardware, last: per simulated rank two SM resources (compute slowed by the
 /// communication running beside it, contention.compute_slowdown; communication slowed by the
 /// compute beside it, contention.comm_slowdown) and its NVLink and network links fair-shared by
