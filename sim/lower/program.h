@@ -198,17 +198,17 @@ void add_activation_offload_pass(Program& p);
 void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
                            const std::vector<std::vector<TaskId>>& tails);
 /// The CPU issuing each compute task's kernels (CostModel::host_launch,
-/// efficiency.host_per_kernel) on each rank's `launch` stream, in schedule order and never
-/// waiting for the GPU: a compute task (or part) starts after its first kernel is issued, and
-/// what needs its result (the next task on the compute stream, its sends, collectives and
-/// gradient reductions) after its last; kernels shorter than their issue
-/// time leave the GPU waiting. Nothing when the CPU keeps ahead (no launches). A pass's TP, CP
-/// and EP collectives count as kernels (CostModel::host_launch); the optimizer's and the DP
-/// collectives' launches are not counted. After every pass that adds to the compute stream.
-/// With parallelism.grad_nan_check, where each DP bucket is complete (ComputeTasks::
-/// gradient_parts) the CPU issues its check (CostModel::grad_check_host), waits for the GPU to
-/// run it, then issues the rest and the bucket's reduction, which waits for that; the CPU's
-/// next issue follows.
+/// efficiency.host_per_kernel) on each rank's `launch` stream, in schedule order, waiting for
+/// the GPU only at a DP bucket's NaN check (below): a compute task (or part) starts after its first
+/// kernel is issued, and what needs its result (the next task on the compute stream, its sends,
+/// collectives and gradient reductions) after its last; kernels shorter than their issue time leave
+/// the GPU waiting. Nothing when the CPU keeps ahead (no launches). A pass's TP, CP and EP
+/// collectives count as kernels (CostModel::host_launch); the optimizer's and the DP collectives'
+/// launches are not counted (but for a checked bucket's reduction). After every pass that adds to
+/// the compute stream. With parallelism.grad_nan_check, where each DP bucket is complete
+/// (ComputeTasks:: gradient_parts) the CPU issues its check (CostModel::grad_check_host), waits for
+/// the GPU to run it, then issues the rest and the bucket's reduction, which waits for that; the
+/// CPU's next issue follows.
 void add_launch_pass(Program& p, const ComputeTasks& compute);
 /// Shared hardware, last: per simulated rank two SM resources (compute slowed by the
 /// communication running beside it, contention.compute_slowdown; communication slowed by the
