@@ -1753,4 +1753,10 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   REQUIRE(dp.size() >= k);
   for (std::size_t j = 0; j < k; ++j) CHECK(a.start[dp[j]] >= a.end[parts_on[j]] + host.after);
   CHECK(a.makespan - b.makespan >= static_cast<TimeNs>(k - 1) * host.after);
+  // The report says why the GPU waited, and --json names the setting.
+  const StepReport ra = make_report(a);
+  CHECK_THAT(format_report(ra), Catch::Contains("gradient bucket's NaN check (parallelism."
+                                                "grad_nan_check: nan-inf)"));
+  CHECK(report_to_json(ra)["layout"]["grad_nan_check"] == "nan-inf");
+  CHECK(report_to_json(make_report(b))["layout"]["grad_nan_check"] == "off");
 }

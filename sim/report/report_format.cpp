@@ -215,7 +215,7 @@ std::string format_report(const StepReport& r) {
   if (launch > 0)
     o += fmt::format(
         "CPU launches         {} a kernel (efficiency.host_per_kernel){}: {} of issuing on the "
-        "busiest stage's CPU against {} of its GPU's compute; that GPU waited {} for it{}\n",
+        "busiest stage's CPU against {} of its GPU's compute; that GPU waited {} for it{}{}\n",
         format_time(r.host_per_kernel_s),
         r.tp > 1 || r.cp > 1 || r.ep > 1
             ? fmt::format(", {} a TP/CP/EP collective (efficiency.host_per_collective)",
@@ -227,7 +227,12 @@ std::string format_report(const StepReport& r) {
                 r.host_per_kernel_s == r.eager_host_per_kernel_s
             ? " (eager PyTorch's measured figures, standing in for the framework's own: none "
               "measured; training.runtime: fused)"
-            : "");
+            : "",
+        // The CPU waits for the GPU there, and the GPU then for the CPU's next issue.
+        r.grad_nan_check != "off" ? "; the CPU reads back each gradient bucket's NaN check "
+                                    "(parallelism.grad_nan_check: " +
+                                        r.grad_nan_check + ") before its reduction"
+                                  : "");
   else if (r.cpu_headroom_s > 0) {
     const StageStats& st = r.stages[static_cast<std::size_t>(r.cpu_headroom_stage)];
     o += fmt::format(
