@@ -68,7 +68,10 @@ ComputeTasks add_compute_pass(Program& p) {
                                           "per-unit parameter gathers need the F and the B as "
                                           "separate tasks; use zero 0, 1 or 2",
                                           p.scenario.layout.zero, s.name));
-        const Cost c = p.cost.overlapped(p.model_stage(a.stage), p.model_stage(b.stage), pp);
+        Cost c = p.cost.overlapped(p.model_stage(a.stage), p.model_stage(b.stage), pp);
+        // A pair whose backward completes the gradients runs their NaN check (one bucket).
+        if (reduces(i))
+          c.duration += p.cost.grad_check(p.cost.gradient_bytes(p.model_stage(b.stage))).duration;
         const double pace =
             p.cost.overlapped_pace(p.model_stage(a.stage), p.model_stage(b.stage), pp);
         // The Work records both stages: the pair's cost depends on which two chunks overlap.
