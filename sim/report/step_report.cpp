@@ -158,9 +158,8 @@ StepReport make_report(const Timeline& tl) {
   }
   r.zero = sc.layout.zero;
   r.grad_reduce_with_backward = sc.layout.grad_reduce_with_backward;
-  r.grad_nan_check = sc.layout.grad_nan_check == GradNanCheck::NanInf ? "nan-inf"
-                     : sc.layout.grad_nan_check == GradNanCheck::Nan  ? "nan"
-                                                                      : "off";
+  if (const SchemaKey* k = find_key("parallelism.grad_nan_check"))
+    if (auto v = show_value(*k, sc)) r.grad_nan_check = *v;
   r.zero1_all_reduce = sc.layout.zero1_all_reduce;
   r.sequence_parallel = sc.layout.sequence_parallel;
   r.tp_overlap = sc.layout.tp_overlap;
