@@ -1760,3 +1760,50 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   CHECK(report_to_json(ra)["layout"]["grad_nan_check"] == "nan-inf");
   CHECK(report_to_json(make_report(b))["layout"]["grad_nan_check"] == "off");
 }
+
+TEST_CASE("launch pass: the bucket norm alone (grad_nan_check norm) does not make the CPU wait",
+          "[passes][dp][launch]") {
+  // The scenario of the test above with Megatron-core 0.10-0.11's check under its default,
+  // reruns disabled: the norm of each bucket runs on the GPU (its bytes at the HBM rate and one
+  // kernel), the CPU issues it (one 48.3 µs operation) and reads nothing back, so the GPU
+  // never waits between bucket parts: the step grows by the norms, not by host time.
+  auto scenario = [](const char* check) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 2, runtime: fused}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
+parallelism: {{dp: 2, zero: 1, overlap_grad_reduce: true, grad_nan_check: {}}}
+memory: {{bucket_size: 400MB}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
+)",
+                                  check));
+  };
+  const Scenario norm = scenario("norm"), nan = scenario("nan"), off = scenario("off");
+  const auto cost = make_cost_model(norm);
+  const GradCheckHost host = cost->grad_check_host();
+  CHECK(host.before == 48'300);  // the norm's issue
+  CHECK(host.after == 0);        // no read-back, no wait
+  // One kernel launch less than `nan` (norm + isnan) for the same bytes; more than nothing.
+  const auto with_nan = make_cost_model(nan);
+  const TimeNs launch = with_nan->grad_check(1e9).duration - cost->grad_check(1e9).duration;
+  CHECK(launch > 0);
+  CHECK(launch == 2 * with_nan->grad_check(1e9).duration - with_nan->grad_check(2e9).duration -
+                      (2 * cost->grad_check(1e9).duration - cost->grad_check(2e9).duration));
+  CHECK(make_cost_model(off)->grad_check(1e9).duration == 0);
+  const Timeline a = simulate(norm), b = simulate(off);
+  const auto parts_on = of_type(a, TaskType::Backward), parts_off = of_type(b, TaskType::Backward);
+  REQUIRE(parts_on.size() == parts_off.size());
+  const std::size_t k = parts_on.size();
+  REQUIRE(k >= 3);
+  for (std::size_t j = 0; j + 1 < k; ++j)
+    CHECK(a.start[parts_on[j + 1]] == a.end[parts_on[j]]);  // the CPU stays ahead
+  // The step grew by the norms alone: every gradient byte read once, a launch per bucket.
+  const double grads = cost->gradient_bytes(0);
+  const TimeNs one = 2 * cost->grad_check(1e9).duration - cost->grad_check(2e9).duration;
+  const TimeNs norms = cost->grad_check(grads).duration + static_cast<TimeNs>(k - 1) * one;
+  CHECK(a.makespan - b.makespan <= norms + static_cast<TimeNs>(2 * k));
+  CHECK(a.makespan - b.makespan > 0);
+  const StepReport ra = make_report(a);
+  CHECK_THAT(format_report(ra), Catch::Contains("gradient bucket's norm (parallelism."
+                                                "grad_nan_check: norm, no read-back)"));
+  CHECK(report_to_json(ra)["layout"]["grad_nan_check"] == "norm");
+}

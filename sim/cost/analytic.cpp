@@ -1551,9 +1551,10 @@ Cost AnalyticCostModel::grad_check(double bytes) const {
   // Megatron-core's check_for_nan_in_grad (param_and_grad_buffer.py, check_grads /
   // start_grad_sync): bucket.grad_data.norm(p=2), one reduction reading the bucket's gradients
   // in the buffer's precision, then torch.isnan (and from core 0.12 torch.isinf) of the
-  // one-element result: a kernel each.
+  // one-element result: a kernel each. With `norm` (core 0.10-0.11, reruns disabled:
+  // validate_result returns before calling its rejection function) the norm alone.
+  if (s_.layout.grad_nan_check == GradNanCheck::Off || bytes <= 0) return {};
   const int syncs = s_.layout.grad_check_syncs();
-  if (syncs == 0 || bytes <= 0) return {};
   return {seconds_to_ns(memory_seconds(bytes) + (1 + syncs) * k_.kernel_launch), 0, bytes};
 }
 
@@ -1564,9 +1565,11 @@ GradCheckHost AnalyticCostModel::grad_check_host() const {
   // it, each read-back's own call, from core 0.12 the Inf test's issue and its read-back, and the
   // bucket's reduce-scatter or all-reduce through torch.distributed; only then does the
   // backward's next kernel go out. Each operation at efficiency.host_per_kernel, the reduction
-  // at host_per_collective: the measured eager figures, as for the layers' kernels.
+  // at host_per_collective: the measured eager figures, as for the layers' kernels. With `norm`
+  // the CPU issues the norm and goes on: nothing after, no wait.
+  if (s_.layout.grad_nan_check == GradNanCheck::Off || !simulates_cpu()) return {};
   const int syncs = s_.layout.grad_check_syncs();
-  if (syncs == 0 || !simulates_cpu()) return {};
+  if (syncs == 0) return {seconds_to_ns(host_per_kernel()), 0};
   return {seconds_to_ns(2 * host_per_kernel()),
           seconds_to_ns((2 * syncs - 1) * host_per_kernel() + host_per_collective())};
 }

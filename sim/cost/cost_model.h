@@ -54,7 +54,8 @@ struct HostLaunch {
 /// The CPU's part in one DP bucket's NaN check (parallelism.grad_nan_check) where the CPU is
 /// simulated: issuing the norm and its first test (`before`, while the GPU may still be on the
 /// backward), then, once the GPU has run them, what follows the wait (`after`: each test's value
-/// read back, the Inf test's issue between the two, the bucket's reduction's issue).
+/// read back, the Inf test's issue between the two, the bucket's reduction's issue). With the norm
+/// alone (`norm`), `before` is its issue and `after` is 0: no wait.
 struct GradCheckHost {
   TimeNs before = 0, after = 0;
 };

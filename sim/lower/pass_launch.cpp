@@ -13,7 +13,7 @@ void add_launch_pass(Program& p, const ComputeTasks& compute) {
   // (parallelism.grad_nan_check), each part's read-back task once made.
   const GradCheckHost check = p.cost.grad_check_host();
   std::set<TaskId> bucket_ends;
-  if (check.after > 0)
+  if (check.before > 0)
     for (const auto& [key, ends] : compute.gradient_parts)
       bucket_ends.insert(ends.begin(), ends.end());
   std::map<TaskId, TaskId> checked_by;
@@ -88,11 +88,13 @@ void add_launch_pass(Program& p, const ComputeTasks& compute) {
         if (!bucket_ends.count(part)) continue;
         // The bucket's check: its norm and NaN test issued, then the wait for the GPU to have
         // run them (the end of this part, which includes them: the compute pass), then the
-        // rest; everything the CPU issues after it waits on this stream.
+        // rest; everything the CPU issues after it waits on this stream. The norm alone
+        // (`norm`): its issue, and no wait.
         p.builder.add_task(ls,
                            p.work(TaskType::Launch, a.stage, p.chunk_of(a.stage),
                                   {check.before, 0, 0}, 2, stage2, 1.0, j, k),
                            a.microbatch);
+        if (check.after <= 0) continue;
         const TaskId after =
             p.builder.add_task(ls,
                                p.work(TaskType::Launch, a.stage, p.chunk_of(a.stage),

@@ -229,10 +229,13 @@ std::string format_report(const StepReport& r) {
               "measured; training.runtime: fused)"
             : "",
         // The CPU waits for the GPU there, and the GPU then for the CPU's next issue.
-        r.grad_nan_check != "off" ? "; the CPU reads back each gradient bucket's NaN check "
-                                    "(parallelism.grad_nan_check: " +
-                                        r.grad_nan_check + ") before its reduction"
-                                  : "");
+        r.grad_nan_check == "off"    ? ""
+        : r.grad_nan_check == "norm" ? "; the CPU issues each gradient bucket's norm "
+                                       "(parallelism.grad_nan_check: norm, no read-back) before "
+                                       "its reduction"
+                                     : "; the CPU reads back each gradient bucket's NaN check "
+                                       "(parallelism.grad_nan_check: " +
+                                           r.grad_nan_check + ") before its reduction");
   else if (r.cpu_headroom_s > 0) {
     const StageStats& st = r.stages[static_cast<std::size_t>(r.cpu_headroom_stage)];
     o += fmt::format(

@@ -97,7 +97,7 @@ struct StepReport {
   /// ZeRO-1's gradient reduction: by bucket during the last backward (overlap_grad_reduce), and
   /// an all-reduce instead of a reduce-scatter (parallelism.zero1_reduce).
   bool grad_reduce_with_backward = false, zero1_all_reduce = false;
-  /// parallelism.grad_nan_check: "off", "nan" or "nan-inf".
+  /// parallelism.grad_nan_check: "off", "norm", "nan" or "nan-inf".
   std::string grad_nan_check = "off";
   /// Sequence parallelism and comm-GEMM overlap of the TP collectives (parallelism.
   /// sequence_parallel, tp_overlap): named at tp > 1, where they change the step.

@@ -20,7 +20,7 @@ enum class CpComm { Ring, AllGather, AllToAll };
 /// Megatron-core DDP's check_for_nan_in_grad: before each bucket's reduction the bucket's
 /// gradient norm, tested for NaN (`Nan`, core ≤ 0.11) or for NaN and then Inf (`NanInf`, core
 /// 0.12 on), each test read back by the CPU.
-enum class GradNanCheck { Off, Nan, NanInf };
+enum class GradNanCheck { Off, Norm, Nan, NanInf };
 
 struct Coord {
   int dp = 0;
@@ -107,8 +107,11 @@ struct Layout {
   bool grad_reduce_with_backward = false;
   /// parallelism.grad_nan_check: the DP buckets' NaN check before their reduction.
   GradNanCheck grad_nan_check = GradNanCheck::Off;
-  /// How often the NaN check of one bucket makes the CPU wait for the GPU: 0, 1 or 2.
-  int grad_check_syncs() const { return static_cast<int>(grad_nan_check); }
+  /// How often the NaN check of one bucket makes the CPU wait for the GPU: 0 (off, or the norm
+  /// alone), 1 or 2.
+  int grad_check_syncs() const {
+    return grad_nan_check == GradNanCheck::Nan ? 1 : grad_nan_check == GradNanCheck::NanInf ? 2 : 0;
+  }
   /// ZeRO-1: all-reduce the gradients whole instead of reduce-scattering them (nanotron with
   /// fp32 gradient accumulation: its ZeRO-1 runs without DDP and all-reduces the fp32 gradient
   /// buffer after the last backward, trainer.py's sync_gradients_across_dp with

@@ -1357,20 +1357,23 @@ const std::vector<SchemaKey>& scenario_keys() {
        "instead of once after it. ZeRO-0 and ZeRO-2 always reduce by bucket during the backward "
        "and ZeRO-3 by unit: there it changes nothing",
        boolean(), field<&Scenario::layout, &Layout::grad_reduce_with_backward>()},
-      {"parallelism.grad_nan_check", "`off`, `nan`, `nan-inf`", "`off`",
+      {"parallelism.grad_nan_check", "`off`, `norm`, `nan`, `nan-inf`", "`off`",
        "Megatron-core DDP's `check_for_nan_in_grad` (Megatron-LM's "
        "`--check-for-nan-in-loss-and-grad`, on by default there; NeMo's and Megatron-Bridge's "
        "recipes set it): before each gradient bucket's reduction, the bucket's norm (one pass "
-       "reading its gradients, priced with the backward part that completes the bucket) tested "
-       "for NaN (`nan`, Megatron-core up to 0.11) or for NaN and then Inf (`nan-inf`, from 0.12), "
-       "each test's truth value read back by the CPU: the CPU waits for the GPU to reach the "
-       "bucket, once or twice. Where the CPU is simulated (`training.runtime` `eager` or "
-       "`fused`) it then issues the rest of the check, the bucket's reduction "
-       "(`efficiency.host_per_collective`) and the next kernels while the GPU waits "
-       "(`efficiency.host_per_kernel` per operation and read-back): with "
-       "`overlap_grad_reduce`, once per bucket inside the last backward. Without data "
-       "parallelism it changes nothing",
-       choice({"off", "nan", "nan-inf"}), field<&Scenario::layout, &Layout::grad_nan_check>()},
+       "reading its gradients, priced with the backward part that completes the bucket), then "
+       "tested for NaN (`nan`: Megatron-core up to 0.9) or for NaN and then Inf (`nan-inf`: from "
+       "0.12), each test's truth value read back by the CPU: the CPU waits for the GPU to reach "
+       "the bucket, once or twice. `norm`: the norm alone, its test skipped (Megatron-core 0.10 "
+       "and 0.11 with reruns disabled, their default: the rerun state machine returns before "
+       "testing), so the CPU does not wait. Where the CPU is simulated (`training.runtime` "
+       "`eager` or `fused`) it issues the norm and the test, and after a wait the rest of the "
+       "check, the bucket's reduction (`efficiency.host_per_collective`) and the next kernels "
+       "while the GPU waits (`efficiency.host_per_kernel` per operation and read-back): with "
+       "`overlap_grad_reduce`, once per bucket inside the last backward. Without data parallelism "
+       "it changes nothing",
+       choice({"off", "norm", "nan", "nan-inf"}),
+       field<&Scenario::layout, &Layout::grad_nan_check>()},
       {"parallelism.zero1_reduce",
        "`reduce-scatter`, `all-reduce`",
        "`reduce-scatter`",
