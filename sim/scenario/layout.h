@@ -18,8 +18,9 @@ enum class Axis { TP = 0, DP = 1, PP = 2 };
 /// attends over the whole sequence with heads / cp).
 enum class CpComm { Ring, AllGather, AllToAll };
 /// Megatron-core DDP's check_for_nan_in_grad: before each bucket's reduction the bucket's
-/// gradient norm, tested for NaN (`Nan`, core ≤ 0.11) or for NaN and then Inf (`NanInf`, core
-/// 0.12 on), each test read back by the CPU.
+/// gradient norm, tested for NaN (`Nan`, core ≤ 0.9) or for NaN and then Inf (`NanInf`, core
+/// 0.12 on), each test read back by the CPU; or the norm alone, never tested (`Norm`: core 0.10
+/// and 0.11, whose rerun state machine returns before testing when reruns are disabled).
 enum class GradNanCheck { Off, Norm, Nan, NanInf };
 
 struct Coord {
