@@ -1701,6 +1701,24 @@ contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
   CHECK(tl.start[send] >= issued);
 }
 
+namespace {
+
+// The NaN-check tests' scenario: Llama-3.2-1B at 8,192 tokens on dp 2, ZeRO-1 reducing by
+// bucket in the backward (5 buckets of 400 MB), kernels issued by an eager CPU (runtime fused),
+// no contention; parallelism.grad_nan_check set to `check`.
+Scenario nan_check_scenario(const char* check) {
+  return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 2, runtime: fused}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
+parallelism: {{dp: 2, zero: 1, overlap_grad_reduce: true, grad_nan_check: {}}}
+memory: {{bucket_size: 400MB}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
+)",
+                                check));
+}
+
+}  // namespace
+
 TEST_CASE("launch pass: the DP buckets' NaN check makes the CPU wait for the GPU",
           "[passes][dp][launch]") {
   // Llama-3.2-1B at 8,192 tokens on dp 2, ZeRO-1 reducing by bucket in the backward, a
@@ -1710,17 +1728,7 @@ TEST_CASE("launch pass: the DP buckets' NaN check makes the CPU wait for the GPU
   // HBM rate plus 3 kernels), and the CPU, having read both tests back, issues the Inf test and
   // the reduction (CostModel::grad_check_host().after) before the next part's first kernel: the
   // GPU waits at least that long between bucket parts, where without the check it does not wait.
-  auto scenario = [](const char* check) {
-    return test::yaml(fmt::format(R"(model: llama-3.2-1b
-training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 2, runtime: fused}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
-parallelism: {{dp: 2, zero: 1, overlap_grad_reduce: true, grad_nan_check: {}}}
-memory: {{bucket_size: 400MB}}
-contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
-)",
-                                  check));
-  };
-  const Scenario on = scenario("nan-inf"), off = scenario("off");
+  const Scenario on = nan_check_scenario("nan-inf"), off = nan_check_scenario("off");
   const auto cost = make_cost_model(on);
   const GradCheckHost host = cost->grad_check_host();
   // (2 · 2 − 1) read-backs and operations at 48.3 µs, the reduction at 227 µs.
@@ -1763,21 +1771,12 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
 
 TEST_CASE("launch pass: the bucket norm alone (grad_nan_check norm) does not make the CPU wait",
           "[passes][dp][launch]") {
-  // The scenario of the test above with Megatron-core 0.10-0.11's check under its default,
+  // nan_check_scenario, as the test above, with Megatron-core 0.10-0.11's check under its default,
   // reruns disabled: the norm of each bucket runs on the GPU (its bytes at the HBM rate and one
   // kernel), the CPU issues it (one 48.3 µs operation) and reads nothing back, so the GPU
   // never waits between bucket parts: the step grows by the norms, not by host time.
-  auto scenario = [](const char* check) {
-    return test::yaml(fmt::format(R"(model: llama-3.2-1b
-training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 2, runtime: fused}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
-parallelism: {{dp: 2, zero: 1, overlap_grad_reduce: true, grad_nan_check: {}}}
-memory: {{bucket_size: 400MB}}
-contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
-)",
-                                  check));
-  };
-  const Scenario norm = scenario("norm"), nan = scenario("nan"), off = scenario("off");
+  const Scenario norm = nan_check_scenario("norm"), nan = nan_check_scenario("nan"),
+                 off = nan_check_scenario("off");
   const auto cost = make_cost_model(norm);
   const GradCheckHost host = cost->grad_check_host();
   CHECK(host.before == 48'300);  // the norm's issue
