@@ -158,3 +158,107 @@ TEST_CASE("ranking: the summary's errors over the runs of series of two runs or 
   CHECK(sum.paced_mean_abs_error == Approx(0.334577).epsilon(1e-5));
   CHECK(sum.paced_median_abs_error == Approx(0.245));
 }
+
+namespace {
+
+// A run of series "p" with settings: `gpus` GPUs at `tokens_per_s` predicted, measured at
+// `measured_cost` GPU-seconds per token (as run() above).
+CheckedCase set_run(const std::string& name, int gpus, double tokens_per_s, double measured_cost,
+                    std::vector<std::pair<std::string, std::string>> settings) {
+  CheckedCase c = run(name, "p", gpus, tokens_per_s, measured_cost);
+  settings.insert(settings.begin(), {"name", name});  // never compared
+  settings.emplace_back("measured.step_time", name);  // nor this
+  c.settings = std::move(settings);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("setting changes: pairs of a series' runs that differ in one or two settings",
+          "[report][accuracy]") {
+  // P1 → P2 changes one setting (tp 1 → 2): measured 0.010 → 0.012 (+20 %), predicted
+  // 8/1000 = 0.008 → 8/800 = 0.010 (+25 %). P1 → P3 changes two (attention, cudnn_version, the
+  // latter absent in P3): measured 0.010 → 0.011, predicted 0.008 → 8/500 = 0.016 (+100 %).
+  // P2 and P3 differ in three settings: no change listed. P4 (P1 on two nodes) is measured as
+  // P1: a tie, none; against P2 two settings (tp, nodes). P5 lists a setting no other run has
+  // (a key of its own, "—" elsewhere) and tp 2: against P2 one setting (the extra key); against
+  // P1 two. It is measured cheaper than both.
+  const std::vector<CheckedCase> all = {
+      set_run("P1", 8, 1000, 0.010,
+              {{"parallelism.tp", "1"},
+               {"training.attention", "cudnn"},
+               {"training.cudnn_version", "9.9"}}),
+      set_run("P2", 8, 800, 0.012,
+              {{"parallelism.tp", "2"},
+               {"training.attention", "cudnn"},
+               {"training.cudnn_version", "9.9"}}),
+      set_run("P3", 8, 500, 0.011, {{"parallelism.tp", "1"}, {"training.attention", "flash2"}}),
+      set_run("P4", 8, 1000, 0.010,
+              {{"parallelism.tp", "1"},
+               {"training.attention", "cudnn"},
+               {"training.cudnn_version", "9.9"},
+               {"cluster.nodes", "2"}}),
+      set_run("P5", 8, 1000, 0.009,
+              {{"parallelism.tp", "2"},
+               {"training.attention", "cudnn"},
+               {"training.cudnn_version", "9.9"},
+               {"memory.bucket_size", "40MB"}}),
+      run("Q", "q", 8, 1000, 0.010)};  // no settings: never paired
+  const std::vector<SettingChange> c = setting_changes(all);
+  // By series, then names: (P1, P2), (P1, P3), (P1, P5), (P2, P4), (P2, P5); (P1, P4) is a
+  // tie, (P2, P3), (P3, P4), (P3, P5) and (P4, P5) three or more settings apart.
+  REQUIRE(c.size() == 5);
+  const auto name = [&](std::size_t i) { return all[i].step.scenario_name; };
+  CHECK(name(c[0].from) == "P1");
+  CHECK(name(c[0].to) == "P2");
+  REQUIRE(c[0].keys.size() == 1);
+  CHECK(c[0].keys[0].key == "parallelism.tp");
+  CHECK(c[0].keys[0].from == "1");
+  CHECK(c[0].keys[0].to == "2");
+  CHECK(c[0].measured == Approx(1.2));
+  CHECK(c[0].predicted == Approx(1.25));
+  CHECK(name(c[1].to) == "P3");
+  REQUIRE(c[1].keys.size() == 2);
+  CHECK(c[1].keys[0].key == "training.attention");
+  CHECK(c[1].keys[1].key == "training.cudnn_version");
+  CHECK(c[1].keys[1].from == "9.9");
+  CHECK(c[1].keys[1].to == "—");
+  CHECK(c[1].measured == Approx(1.1));
+  CHECK(c[1].predicted == Approx(2.0));
+  // P5 is measured cheaper than P1 (0.009 against 0.010): the change runs from P5, its values
+  // first, and the measured ratio is above 1; predicted the same cost (8/1000 both): ratio 1.
+  CHECK(name(c[2].from) == "P5");
+  CHECK(name(c[2].to) == "P1");
+  REQUIRE(c[2].keys.size() == 2);
+  CHECK(c[2].keys[0].key == "parallelism.tp");
+  CHECK(c[2].keys[0].from == "2");
+  CHECK(c[2].keys[0].to == "1");
+  CHECK(c[2].keys[1].key == "memory.bucket_size");
+  CHECK(c[2].keys[1].from == "40MB");
+  CHECK(c[2].keys[1].to == "—");
+  CHECK(c[2].measured == Approx(0.010 / 0.009));
+  CHECK(c[2].predicted == Approx(1.0));
+  // P4 (0.010) → P2 (0.012): P4's values first, its nodes "—" on P2.
+  CHECK(name(c[3].from) == "P4");
+  CHECK(name(c[3].to) == "P2");
+  REQUIRE(c[3].keys.size() == 2);
+  CHECK(c[3].keys[0].key == "parallelism.tp");
+  CHECK(c[3].keys[1].key == "cluster.nodes");
+  CHECK(c[3].keys[1].from == "2");
+  CHECK(c[3].keys[1].to == "—");
+  CHECK(name(c[4].from) == "P5");
+  CHECK(name(c[4].to) == "P2");
+  CHECK(c[4].keys.size() == 1);
+  // One setting apart only: (P1, P2) and (P5, P2).
+  CHECK(setting_changes(all, 1).size() == 2);
+
+  // Summary: the predictions move four of the five the measured way (P5 → P1 predicted flat);
+  // |predicted ÷ measured − 1|: 1.25/1.2 − 1 = 0.0417, 2/1.1 − 1 = 0.818, 1/1.111 − 1 = −0.1,
+  // P4 → P2 as P1 → P2 0.0417, P5 → P2 (8/800)/(8/1000) = 1.25 over 0.012/0.009 = 1.333: −0.0625.
+  const ChangeSummary s = summarize(c);
+  CHECK(s.changes == 5);
+  CHECK(s.direction_right == 4);
+  CHECK(s.mean_abs_error ==
+        Approx((0.041667 + 0.818182 + 0.1 + 0.041667 + 0.0625) / 5).epsilon(1e-4));
+  CHECK(s.max_abs_error == Approx(0.818182).epsilon(1e-4));
+}

@@ -386,7 +386,8 @@ int cmd_check(const CheckArgs& a) {
       throw ScenarioError(path, "measured",
                           "the simulated step lacks what this metric needs (tokens or FLOPs)");
     cases.push_back({std::move(r), *acc,
-                     sc.measured->peak_memory ? make_memory_report(tl).measured : std::nullopt});
+                     sc.measured->peak_memory ? make_memory_report(tl).measured : std::nullopt,
+                     setting_values(sc)});
   }
   if (!a.json && !a.markdown && !a.validation_inc && isatty(STDERR_FILENO))
     std::cerr << "\r\x1b[K" << std::flush;

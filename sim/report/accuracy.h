@@ -7,6 +7,7 @@
 // FLOPs the same way.
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "report/memory_report.h"
@@ -44,6 +45,9 @@ struct CheckedCase {
   StepReport step;
   Accuracy accuracy;
   std::optional<MemoryCheck> memory;  ///< with measured.peak_memory
+  /// The scenario's settings, key by key (scenario/scenario_schema.h, setting_values): what
+  /// two runs of a series differ in (report/ranking.h, setting_changes). Empty: not known.
+  std::vector<std::pair<std::string, std::string>> settings;
 };
 
 /// A summary for the cases of one GPU preset.

@@ -760,6 +760,43 @@ std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown)
   return o + "  " + ranking_totals(total, "\n  ") + "\n";
 }
 
+// The setting changes among `cases` (report/ranking.h); "" when none.
+std::string format_setting_changes(const std::vector<CheckedCase>& cases, bool markdown) {
+  const std::vector<SettingChange> changes = setting_changes(cases);
+  if (changes.empty()) return "";
+  const ChangeSummary sum = summarize(changes);
+  const auto pct = [](double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); };
+  const auto settings = [](const SettingChange& c) {
+    std::string keys;
+    for (const auto& k : c.keys)
+      keys += fmt::format("{}{} {} → {}", keys.empty() ? "" : ", ", k.key, k.from, k.to);
+    return keys;
+  };
+  const std::string total = fmt::format(
+      "{} changes: the prediction moves the cost the measured way in {}; the size of a change is "
+      "off by a mean {:.1f}% (largest {:.1f}%) of the measured (|predicted ÷ measured − 1|)",
+      sum.changes, sum.direction_right, sum.mean_abs_error * 100, sum.max_abs_error * 100);
+  std::string o;
+  if (markdown) {
+    o += "\n| from | to | settings changed | measured | predicted |\n|---|---|---|---|---|\n";
+    for (const SettingChange& c : changes)
+      o += fmt::format("| {} | {} | {} | {} | {} |\n", cell(cases[c.from].step.scenario_name),
+                       cell(cases[c.to].step.scenario_name), cell(settings(c)), pct(c.measured),
+                       pct(c.predicted));
+    return o +
+           "\nSetting changes (two runs of a series one or two settings apart, their cost per "
+           "token): " +
+           total + ".\n";
+  }
+  o += "setting changes: two runs of a series whose scenarios differ in one or two settings; the "
+       "change's cost per token (GPU-seconds per token), as measured and as predicted\n";
+  for (const SettingChange& c : changes)
+    o +=
+        fmt::format("  {} → {} ({}): measured {}, predicted {}\n", cases[c.from].step.scenario_name,
+                    cases[c.to].step.scenario_name, settings(c), pct(c.measured), pct(c.predicted));
+  return o + "  " + total + "\n";
+}
+
 }  // namespace
 
 AccuracySummary summarize(const std::vector<CheckedCase>& cases) {
@@ -895,7 +932,7 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
     if (const auto by_tp = tp_rows(cases); by_tp.size() > 1) summaries("TP degree", by_tp);
     if (const auto by_size = summarize_by_job_size(cases); by_size.size() > 1)
       summaries("job size", by_size);
-    return o + format_ranking(cases, true);
+    return o + format_ranking(cases, true) + format_setting_changes(cases, true);
   }
   std::size_t nw = 4;
   for (const auto& c : cases) nw = std::max(nw, c.step.scenario_name.size());
@@ -938,7 +975,8 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
   // By job size, where the cases span sizes (the error moves with it).
   if (const auto by_size = summarize_by_job_size(cases); by_size.size() > 1)
     summaries("by job size", 13, by_size);
-  return o + format_ranking(cases, false);
+  o += format_ranking(cases, false);
+  return o + format_setting_changes(cases, false);
 }
 
 std::string validation_inc(const std::vector<CheckedCase>& cases) {
@@ -1047,6 +1085,24 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
           s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.paced_mean_abs_error)}});
   }
   j["ranking"]["summary"] = ranking_summary_to_json(summarize(series));
+  // Pairs of a series' runs that differ in a setting or two (report/ranking.h).
+  const std::vector<SettingChange> changes = setting_changes(cases);
+  j["setting_changes"]["changes"] = nlohmann::json::array();
+  for (const SettingChange& c : changes) {
+    nlohmann::json keys = nlohmann::json::array();
+    for (const auto& k : c.keys) keys.push_back({{"key", k.key}, {"from", k.from}, {"to", k.to}});
+    j["setting_changes"]["changes"].push_back({{"series", c.series},
+                                               {"from", cases[c.from].step.scenario_name},
+                                               {"to", cases[c.to].step.scenario_name},
+                                               {"settings", std::move(keys)},
+                                               {"measured_cost_ratio", c.measured},
+                                               {"predicted_cost_ratio", c.predicted}});
+  }
+  const ChangeSummary cs = summarize(changes);
+  j["setting_changes"]["summary"] = {{"changes", cs.changes},
+                                     {"direction_right", cs.direction_right},
+                                     {"mean_abs_error", cs.mean_abs_error},
+                                     {"max_abs_error", cs.max_abs_error}};
   return j;
 }
 

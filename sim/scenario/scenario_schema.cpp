@@ -1801,9 +1801,21 @@ std::optional<std::string> show_value(const SchemaKey& key, const Scenario& s) {
       return std::string(key.rule.choices[static_cast<std::size_t>(v->integer)]);
     case Kind::Quantity:
       return fmt::format("{}{}", v->number, unit_symbol(key.rule.dim));
+    case Kind::Times:
+      return fmt::format("{}ns", fmt::join(v->items, "ns, "));
+    case Kind::Ranks:
+    case Kind::Integers:
+      return fmt::format("[{}]", fmt::join(v->items, ", "));
     default:
       return v->text;
   }
+}
+
+std::vector<std::pair<std::string, std::string>> setting_values(const Scenario& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const SchemaKey& k : scenario_keys())
+    if (auto v = show_value(k, s)) out.emplace_back(std::string(k.path), std::move(*v));
+  return out;
 }
 
 }  // namespace trainsim

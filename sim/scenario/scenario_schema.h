@@ -105,4 +105,8 @@ std::vector<std::pair<const SchemaKey*, std::optional<KeyValue>>> values_under(
 /// has no getter or the scenario no value there.
 std::optional<std::string> show_value(const SchemaKey& key, const Scenario& s);
 
+/// Every key the scenario holds a value at, with that value as show_value writes it, in table
+/// order: what two scenarios are compared by (`trainsim check`'s setting changes).
+std::vector<std::pair<std::string, std::string>> setting_values(const Scenario& s);
+
 }  // namespace trainsim
