@@ -134,6 +134,7 @@ printf 'name: x\nslowdown: %s\n' "$(printf '[%.0s' $(seq 3000))" >"$tmp/deep.yam
 expect 2 "deep.yaml:[0-9]*: invalid YAML: lists or maps nested too deep for the parser" -- run "$tmp/deep.yaml"
 expect 2 "\-\-schedule: expected a schedule name, got nothing" -- run "$src/scenarios/default.yaml" --schedule ""
 expect 2 "\-\-min-ordered-pairs: expected a percentage from 0 to 100, got nan" -- t "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --min-ordered-pairs nan
+expect 2 "\-\-max-mean-change-error: expected a percentage" -- t "$bin" check "$src/scenarios/llama3-405b-16k.yaml" --max-mean-change-error nan
 
 # 30: a valid layout with 26,936 layers runs (it once reported a spurious deadlock).
 expect 0 '"step_time_s"' -- run "$d/30-spurious-deadlock-26936-layers.yaml"

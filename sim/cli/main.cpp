@@ -181,6 +181,7 @@ struct CheckArgs {
   double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
   double max_mean_memory_error = -1;  ///< percent, over the logged memory peaks; negative: no bound
   double min_ordered_pairs = -1;      ///< percent; negative: no bound
+  double max_mean_change_error = -1;  ///< percent; negative: no bound
 };
 
 struct KernelsArgs {
@@ -433,6 +434,21 @@ int cmd_check(const CheckArgs& a) {
       std::cerr << fmt::format(
           "check: {} of {} pairs ordered right ({:.1f}%), below --min-ordered-pairs {}%\n",
           t.ordered_right, t.pairs, share, a.min_ordered_pairs);
+      failed = true;
+    }
+  }
+  if (a.max_mean_change_error >= 0) {
+    const ChangeSummary c = summarize(setting_changes(cases));
+    if (c.changes == 0) {
+      std::cerr << "check: --max-mean-change-error needs a setting change: two runs that share a "
+                   "measured.series, differ in one or two settings and were measured apart (none "
+                   "here)\n";
+      failed = true;
+    } else if (c.mean_abs_error * 100 > a.max_mean_change_error) {
+      std::cerr << fmt::format(
+          "check: the setting changes' size is off by a mean {:.2f}%, past "
+          "--max-mean-change-error {}%\n",
+          c.mean_abs_error * 100, a.max_mean_change_error);
       failed = true;
     }
   }
@@ -1089,6 +1105,10 @@ int main(int argc, char** argv) {
                   "Exit 3 when fewer than this many percent of the series' pairs of runs are "
                   "ordered right (fastest first, as measured)")
       ->transform(percentage());
+  chk->add_option("--max-mean-change-error", ka.max_mean_change_error,
+                  "Exit 3 when the setting changes (two runs of a series one or two settings "
+                  "apart) are predicted off in size by a mean of more than this many percent")
+      ->transform(percentage(std::numeric_limits<double>::infinity()));
 
   KernelsArgs na;
   auto* krn = scenario_command(

@@ -773,9 +773,10 @@ std::string format_setting_changes(const std::vector<CheckedCase>& cases, bool m
     return keys;
   };
   const std::string total = fmt::format(
-      "{} changes: the prediction moves the cost the measured way in {}; the size of a change is "
-      "off by a mean {:.1f}% (largest {:.1f}%) of the measured (|predicted ÷ measured − 1|)",
-      sum.changes, sum.direction_right, sum.mean_abs_error * 100, sum.max_abs_error * 100);
+      "{}: the prediction moves the cost the measured way in {}; the size of a change is off by "
+      "a mean {:.1f}% (largest {:.1f}%) of the measured (|predicted ÷ measured − 1|)",
+      counted(sum.changes, "change"), sum.direction_right, sum.mean_abs_error * 100,
+      sum.max_abs_error * 100);
   std::string o;
   if (markdown) {
     o += "\n| from | to | settings changed | measured | predicted |\n|---|---|---|---|---|\n";
