@@ -246,6 +246,40 @@ TEST_CASE("schema: a value shown from a scenario and given back with --set is th
   }
   // dp, tp, pp, vpp, zero, the model's and GPU's sizes, the links, the training keys, …
   CHECK(round_trips >= 45);
+  // A list (the default scenario gives none): the layers of each pipeline stage.
+  const SchemaKey* split = find_key("parallelism.pipeline_split.layers");
+  REQUIRE(split != nullptr);
+  CHECK_FALSE(show_value(*split, base));  // the even split: no value
+  const Scenario uneven = load_scenario(path, {"parallelism.pipeline_split.layers=[9, 8, 8, 7]"});
+  REQUIRE(show_value(*split, uneven) == "[9, 8, 8, 7]");
+  // shown, given back with --set, shown the same
+  const Scenario again =
+      load_scenario(path, {"parallelism.pipeline_split.layers=" + *show_value(*split, uneven)});
+  CHECK(show_value(*split, again) == show_value(*split, uneven));
+}
+
+TEST_CASE("schema: setting_values lists every key with a getter, a value or none") {
+  // The same keys in the same order for any two scenarios (what `check`'s setting changes
+  // compare), "—" where the scenario has no value.
+  const std::string path = std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/default.yaml";
+  const auto a = setting_values(load_scenario(path));
+  const auto b =
+      setting_values(load_scenario(path, {"parallelism.pipeline_split.layers=[9, 8, 8, 7]"}));
+  REQUIRE(a.size() == b.size());
+  int differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(a[i].first == b[i].first);
+    if (a[i].second != b[i].second) {
+      ++differ;
+      CHECK(a[i].first == "parallelism.pipeline_split.layers");
+      CHECK(a[i].second == "—");
+      CHECK(b[i].second == "[9, 8, 8, 7]");
+    }
+  }
+  CHECK(differ == 1);
+  int getters = 0;
+  for (const SchemaKey& k : scenario_keys()) getters += k.access.get != nullptr;
+  CHECK(static_cast<int>(a.size()) == getters);
 }
 
 TEST_CASE("schema: a choice's index is its enum's value") {

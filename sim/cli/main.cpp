@@ -33,6 +33,7 @@
 #include "report/memory_report.h"
 #include "report/ranking.h"
 #include "report/report_format.h"
+#include "report/setting_changes.h"
 #include "run/simulate.h"
 #include "run/variants.h"
 #include "scenario/scenario_loader.h"
@@ -446,8 +447,8 @@ int cmd_check(const CheckArgs& a) {
       failed = true;
     } else if (c.mean_abs_error * 100 > a.max_mean_change_error) {
       std::cerr << fmt::format(
-          "check: the setting changes' size is off by a mean {:.2f}%, past "
-          "--max-mean-change-error {}%\n",
+          "check: the predicted setting changes are off the measured ones by a mean {:.2f} "
+          "points, past --max-mean-change-error {}\n",
           c.mean_abs_error * 100, a.max_mean_change_error);
       failed = true;
     }
@@ -1073,8 +1074,9 @@ int main(int argc, char** argv) {
       "Simulate scenarios that carry a measured: figure (a published or measured run) and "
       "print predicted against measured, with the mean and largest step-time error, overall, "
       "per GPU, per training.runtime and per tensor-parallel degree, how well runs "
-      "measured together (measured.series) are ranked, and how far each is off at the pace "
-      "its series' other runs measured");
+      "measured together (measured.series) are ranked, how far each is off at the pace "
+      "its series' other runs measured, and what each change of one or two settings between "
+      "two of a series' runs did to the cost per token, measured and predicted");
   chk->add_option("scenarios", ka.scenarios, "Scenario YAML files, each with a measured: section")
       ->required()
       ->check(CLI::ExistingFile);
@@ -1107,7 +1109,8 @@ int main(int argc, char** argv) {
       ->transform(percentage());
   chk->add_option("--max-mean-change-error", ka.max_mean_change_error,
                   "Exit 3 when the setting changes (two runs of a series one or two settings "
-                  "apart) are predicted off in size by a mean of more than this many percent")
+                  "apart: the second's cost per token over the first's) are predicted off the "
+                  "measured ones by a mean of more than this many points (4 or 4%)")
       ->transform(percentage(std::numeric_limits<double>::infinity()));
 
   KernelsArgs na;

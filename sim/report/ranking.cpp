@@ -5,8 +5,6 @@
 #include <cmath>
 #include <cstddef>
 #include <map>
-#include <string>
-#include <utility>
 #include <vector>
 
 namespace trainsim {
@@ -90,77 +88,6 @@ std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
     out.push_back(std::move(s));
   }
   return out;
-}
-
-std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases,
-                                           std::size_t max_keys) {
-  // The settings two runs are compared by: all but the run's name and its measured figure.
-  const auto compared = [](const std::string& key) {
-    return key != "name" && key.rfind("measured", 0) != 0;
-  };
-  std::map<std::string, std::vector<std::size_t>> of;
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    if (!cases[i].accuracy.series.empty() && !cases[i].settings.empty())
-      of[cases[i].accuracy.series].push_back(i);
-  const auto name = [&](std::size_t i) -> const std::string& {
-    return cases[i].step.scenario_name;
-  };
-  std::vector<SettingChange> out;
-  for (auto& [series, runs] : of) {
-    std::sort(runs.begin(), runs.end(),
-              [&](std::size_t a, std::size_t b) { return name(a) < name(b); });
-    for (std::size_t x = 0; x < runs.size(); ++x)
-      for (std::size_t y = x + 1; y < runs.size(); ++y) {
-        const CheckedCase &a = cases[runs[x]], &b = cases[runs[y]];
-        // Each list follows the key table's order; a key one run has no value at reads "—".
-        const std::map<std::string, std::string> va(a.settings.begin(), a.settings.end()),
-            vb(b.settings.begin(), b.settings.end());
-        std::vector<SettingChange::Key> keys;
-        const auto differ = [&](const std::string& key) {
-          if (!compared(key)) return;
-          const auto i = va.find(key), j = vb.find(key);
-          const std::string from = i == va.end() ? "—" : i->second;
-          const std::string to = j == vb.end() ? "—" : j->second;
-          if (from != to) keys.push_back({key, from, to});
-        };
-        for (const auto& [key, value] : a.settings) differ(key);
-        for (const auto& [key, value] : b.settings)
-          if (!va.count(key)) differ(key);
-        if (keys.empty() || keys.size() > max_keys) continue;
-        // GPU-seconds per token, as rank_series prices them.
-        const auto cost = [](const CheckedCase& c, bool measured) {
-          const double predicted = c.step.gpus / c.step.tokens_per_s;
-          return measured ? significant12(predicted / (1 + c.accuracy.step_time_error)) : predicted;
-        };
-        const double ma = cost(a, true), mb = cost(b, true);
-        if (ma == mb) continue;  // a measured tie: no direction to get
-        SettingChange c;
-        c.series = series;
-        const bool a_first = ma < mb;
-        c.from = a_first ? runs[x] : runs[y];
-        c.to = a_first ? runs[y] : runs[x];
-        if (!a_first)
-          for (auto& k : keys) std::swap(k.from, k.to);
-        c.keys = std::move(keys);
-        c.measured = a_first ? mb / ma : ma / mb;
-        c.predicted = a_first ? cost(b, false) / cost(a, false) : cost(a, false) / cost(b, false);
-        out.push_back(std::move(c));
-      }
-  }
-  return out;
-}
-
-ChangeSummary summarize(const std::vector<SettingChange>& changes) {
-  ChangeSummary sum;
-  for (const SettingChange& c : changes) {
-    ++sum.changes;
-    sum.direction_right += c.predicted > 1;
-    const double e = std::abs(c.predicted / c.measured - 1);
-    sum.mean_abs_error += e;
-    sum.max_abs_error = std::max(sum.max_abs_error, e);
-  }
-  if (sum.changes > 0) sum.mean_abs_error /= sum.changes;
-  return sum;
 }
 
 RankingSummary summarize(const std::vector<SeriesRanking>& series) {

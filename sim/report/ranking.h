@@ -58,37 +58,6 @@ struct SeriesRanking {
 /// a throughput (a model), as `trainsim check` already requires.
 std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases);
 
-/// Two runs of one series whose scenarios differ in a setting or two, `name` and `measured.*`
-/// aside: what that change did to the cost per token (GPU-seconds per token, as the ranking
-/// above), as measured and as predicted. This is what a layout search asks of the model (does
-/// tp 2 → pp 2 help, and by how much? FP8 over bf16? one attention kernel over another?), and
-/// what the runs share (a site's clocks, the software the model does not know) cancels in it.
-struct SettingChange {
-  std::string series;
-  std::size_t from = 0, to = 0;  ///< indices into the cases: `from` the measured cheaper run
-  struct Key {
-    std::string key, from, to;  ///< the setting and its two values ("—": none there)
-  };
-  std::vector<Key> keys;  ///< in the scenario key table's order
-  double measured = 0;    ///< to's cost per token over from's, as measured (> 1)
-  double predicted = 0;   ///< the same, as predicted
-};
-
-/// Of each series' runs whose settings are known (CheckedCase::settings), the pairs that differ
-/// in 1 to `max_keys` settings and whose measured costs differ (12 significant digits), by
-/// series, then by the two runs' names.
-std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases,
-                                           std::size_t max_keys = 2);
-
-/// Over setting changes: how many, in how many the prediction moves the cost the measured way
-/// (predicted > 1), and the mean and largest |predicted ÷ measured − 1|, how far the predicted
-/// size of a change is off.
-struct ChangeSummary {
-  int changes = 0, direction_right = 0;
-  double mean_abs_error = 0, max_abs_error = 0;
-};
-ChangeSummary summarize(const std::vector<SettingChange>& changes);
-
 /// Over the series of two runs or more; the errors over their runs, as predicted and at the
 /// pace of each run's series' other runs (RankedRun::paced_error).
 struct RankingSummary {

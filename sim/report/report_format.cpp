@@ -16,6 +16,7 @@
 #include "report/accuracy.h"
 #include "report/memory_report.h"
 #include "report/ranking.h"
+#include "report/setting_changes.h"
 #include "report/validation.h"
 #include "scenario/scenario_schema.h"
 #include "schedules/registry.h"
@@ -773,8 +774,8 @@ std::string format_setting_changes(const std::vector<CheckedCase>& cases, bool m
     return keys;
   };
   const std::string total = fmt::format(
-      "{}: the prediction moves the cost the measured way in {}; the size of a change is off by "
-      "a mean {:.1f}% (largest {:.1f}%) of the measured (|predicted ÷ measured − 1|)",
+      "{}, predicted the measured way in {}; the predicted change is off the measured one by a "
+      "mean {:.1f} points (largest {:.1f})",
       counted(sum.changes, "change"), sum.direction_right, sum.mean_abs_error * 100,
       sum.max_abs_error * 100);
   std::string o;
@@ -786,7 +787,7 @@ std::string format_setting_changes(const std::vector<CheckedCase>& cases, bool m
                        pct(c.predicted));
     return o +
            "\nSetting changes (two runs of a series one or two settings apart, their cost per "
-           "token): " +
+           "token) — " +
            total + ".\n";
   }
   o += "setting changes: two runs of a series whose scenarios differ in one or two settings; the "
@@ -1100,10 +1101,14 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
                                                {"predicted_cost_ratio", c.predicted}});
   }
   const ChangeSummary cs = summarize(changes);
+  // No change: no error to average (null, as ranking.summary's).
+  const auto or_null = [&](double x) {
+    return cs.changes ? nlohmann::json(x) : nlohmann::json(nullptr);
+  };
   j["setting_changes"]["summary"] = {{"changes", cs.changes},
                                      {"direction_right", cs.direction_right},
-                                     {"mean_abs_error", cs.mean_abs_error},
-                                     {"max_abs_error", cs.max_abs_error}};
+                                     {"mean_abs_error", or_null(cs.mean_abs_error)},
+                                     {"max_abs_error", or_null(cs.max_abs_error)}};
   return j;
 }
 

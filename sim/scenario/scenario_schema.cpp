@@ -456,6 +456,12 @@ std::string put_split_layers(Scenario& s, const KeyValue& v) {
   s.layout.split.layers.assign(v.items.begin(), v.items.end());
   return {};
 }
+std::optional<KeyValue> get_split_layers(const Scenario& s) {
+  if (s.layout.split.layers.empty()) return std::nullopt;  // the even split
+  KeyValue v;
+  v.items.assign(s.layout.split.layers.begin(), s.layout.split.layers.end());
+  return v;
+}
 
 std::string put_measured_series(Scenario& s, const KeyValue& v) {
   if (v.text.empty()) return "give the series a name (the runs measured together share it)";
@@ -1443,7 +1449,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and "
        "vpp and splits the others evenly",
        integers(0, kMaxLayers),
-       {put_split_layers, nullptr}},
+       {put_split_layers, get_split_layers}},
       {"parallelism.rank_order",
        "`\"tp,dp,pp\"` permutation",
        "`tp,dp,pp`",
@@ -1721,7 +1727,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "`trainsim check` ranks each series' runs by GPU-seconds per token, predicted against "
        "measured (which layout is fastest), and prices each run at the pace its series' other "
        "runs measured (their median measured over predicted step time: how much of the error "
-       "the site's runs share)",
+       "the site's runs share), and lists each two of its runs whose scenarios differ in one or "
+       "two settings with what that change did to the cost per token, measured and predicted",
        text(),
        {put_measured_series, nullptr}},
       {"measured.peak_memory",
@@ -1801,8 +1808,6 @@ std::optional<std::string> show_value(const SchemaKey& key, const Scenario& s) {
       return std::string(key.rule.choices[static_cast<std::size_t>(v->integer)]);
     case Kind::Quantity:
       return fmt::format("{}{}", v->number, unit_symbol(key.rule.dim));
-    case Kind::Times:
-      return fmt::format("{}ns", fmt::join(v->items, "ns, "));
     case Kind::Ranks:
     case Kind::Integers:
       return fmt::format("[{}]", fmt::join(v->items, ", "));
@@ -1814,7 +1819,7 @@ std::optional<std::string> show_value(const SchemaKey& key, const Scenario& s) {
 std::vector<std::pair<std::string, std::string>> setting_values(const Scenario& s) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const SchemaKey& k : scenario_keys())
-    if (auto v = show_value(k, s)) out.emplace_back(std::string(k.path), std::move(*v));
+    if (k.access.get) out.emplace_back(std::string(k.path), show_value(k, s).value_or("—"));
   return out;
 }
 

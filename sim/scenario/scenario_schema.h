@@ -105,8 +105,10 @@ std::vector<std::pair<const SchemaKey*, std::optional<KeyValue>>> values_under(
 /// has no getter or the scenario no value there.
 std::optional<std::string> show_value(const SchemaKey& key, const Scenario& s);
 
-/// Every key the scenario holds a value at, with that value as show_value writes it, in table
-/// order: what two scenarios are compared by (`trainsim check`'s setting changes).
+/// Every key with a getter, in table order, with the scenario's value as show_value writes it
+/// ("—": none there): what two scenarios are compared by (`trainsim check`'s setting changes).
+/// Keys without a getter are not in it: `description`, the presets (their keys are),
+/// `training.microbatches` (`training.global_batch_size` is), `costs.*` and `slowdown[]`.
 std::vector<std::pair<std::string, std::string>> setting_values(const Scenario& s);
 
 }  // namespace trainsim

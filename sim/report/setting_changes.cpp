@@ -1,0 +1,98 @@
+#include "report/setting_changes.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainsim {
+namespace {
+
+// `x` to 12 significant digits (report/ranking.cpp does the same): two runs published at the
+// same figure come back from their step-time errors equal, a tie.
+double significant12(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, 11 - std::floor(std::log10(x)));
+  return std::round(x * scale) / scale;
+}
+
+// The settings a change is read from: not the run's name, its labels, its price or its figure.
+bool compared(const std::string& key) {
+  return key != "name" && key != "model.name" && key != "cluster.gpu.name" &&
+         key.rfind("pricing.", 0) != 0 && key.rfind("measured.", 0) != 0;
+}
+
+// GPU-seconds per token, measured (from the step-time error) or predicted.
+double cost(const CheckedCase& c, bool measured) {
+  const double predicted = c.step.gpus / c.step.tokens_per_s;
+  return measured ? significant12(predicted / (1 + c.accuracy.step_time_error)) : predicted;
+}
+
+}  // namespace
+
+std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases,
+                                           std::size_t max_keys) {
+  std::map<std::string, std::vector<std::size_t>> of;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    if (!cases[i].accuracy.series.empty() && !cases[i].settings.empty())
+      of[cases[i].accuracy.series].push_back(i);
+  const auto name = [&](std::size_t i) -> const std::string& {
+    return cases[i].step.scenario_name;
+  };
+  std::vector<SettingChange> out;
+  for (const auto& [series, runs] : of) {
+    const std::size_t first = out.size();
+    for (std::size_t x = 0; x < runs.size(); ++x)
+      for (std::size_t y = x + 1; y < runs.size(); ++y) {
+        const CheckedCase &a = cases[runs[x]], &b = cases[runs[y]];
+        assert(a.step.tokens_per_s > 0 && b.step.tokens_per_s > 0);  // check's cases have a model
+        // setting_values lists the same keys, in the same order, for every scenario.
+        assert(a.settings.size() == b.settings.size());
+        std::vector<SettingChange::Key> keys;
+        for (std::size_t k = 0; k < a.settings.size() && keys.size() <= max_keys; ++k) {
+          assert(a.settings[k].first == b.settings[k].first);
+          if (a.settings[k].second != b.settings[k].second && compared(a.settings[k].first))
+            keys.push_back({a.settings[k].first, a.settings[k].second, b.settings[k].second});
+        }
+        if (keys.empty() || keys.size() > max_keys) continue;
+        const double ma = cost(a, true), mb = cost(b, true);
+        if (ma == mb) continue;  // a measured tie: no direction to get
+        const bool a_first = ma < mb;
+        if (!a_first)
+          for (auto& k : keys) std::swap(k.from, k.to);
+        SettingChange c;
+        c.series = series;
+        c.from = a_first ? runs[x] : runs[y];
+        c.to = a_first ? runs[y] : runs[x];
+        c.keys = std::move(keys);
+        c.measured = a_first ? mb / ma : ma / mb;
+        c.predicted = a_first ? cost(b, false) / cost(a, false) : cost(a, false) / cost(b, false);
+        out.push_back(std::move(c));
+      }
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+              [&](const SettingChange& p, const SettingChange& q) {
+                return name(p.from) != name(q.from) ? name(p.from) < name(q.from)
+                                                    : name(p.to) < name(q.to);
+              });
+  }
+  return out;
+}
+
+ChangeSummary summarize(const std::vector<SettingChange>& changes) {
+  ChangeSummary sum;
+  for (const SettingChange& c : changes) {
+    ++sum.changes;
+    sum.direction_right += c.predicted > 1;
+    const double e = std::abs(c.predicted - c.measured);
+    sum.mean_abs_error += e;
+    sum.max_abs_error = std::max(sum.max_abs_error, e);
+  }
+  if (sum.changes > 0) sum.mean_abs_error /= sum.changes;
+  return sum;
+}
+
+}  // namespace trainsim
