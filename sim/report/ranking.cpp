@@ -30,6 +30,12 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+double gpu_seconds_per_token(const CheckedCase& c, bool measured) {
+  const double predicted = c.step.gpus / c.step.tokens_per_s;
+  // step_time_error = predicted step / measured step − 1, for the same tokens and GPUs.
+  return measured ? significant12(predicted / (1 + c.accuracy.step_time_error)) : predicted;
+}
+
 std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
   std::map<std::string, std::vector<RankedRun>> of;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -38,9 +44,8 @@ std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases) {
     assert(c.step.tokens_per_s > 0 && c.step.gpus > 0);  // check's cases have a model
     RankedRun r;
     r.index = i;
-    r.predicted = c.step.gpus / c.step.tokens_per_s;
-    // step_time_error = predicted step / measured step − 1, for the same tokens and GPUs.
-    r.measured = significant12(r.predicted / (1 + c.accuracy.step_time_error));
+    r.predicted = gpu_seconds_per_token(c, false);
+    r.measured = gpu_seconds_per_token(c, true);
     r.error = c.accuracy.step_time_error;
     of[c.accuracy.series].push_back(r);
   }

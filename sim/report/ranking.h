@@ -54,6 +54,11 @@ struct SeriesRanking {
   double paced_mean_abs_error = 0;  ///< mean |paced_error| of the runs
 };
 
+/// A case's GPU-seconds per token (GPUs / tokens per second), as predicted or, from its step-time
+/// error, as measured (rounded to 12 significant digits: two runs published at the same figure
+/// come back equal, a tie).
+double gpu_seconds_per_token(const CheckedCase& c, bool measured);
+
 /// The series among `cases` (those with a `measured.series`), in name order. Every case needs
 /// a throughput (a model), as `trainsim check` already requires.
 std::vector<SeriesRanking> rank_series(const std::vector<CheckedCase>& cases);

@@ -9,27 +9,15 @@
 #include <utility>
 #include <vector>
 
+#include "report/ranking.h"
+
 namespace trainsim {
 namespace {
-
-// `x` to 12 significant digits (report/ranking.cpp does the same): two runs published at the
-// same figure come back from their step-time errors equal, a tie.
-double significant12(double x) {
-  if (!(x > 0) || !std::isfinite(x)) return x;
-  const double scale = std::pow(10.0, 11 - std::floor(std::log10(x)));
-  return std::round(x * scale) / scale;
-}
 
 // The settings a change is read from: not the run's name, its labels, its price or its figure.
 bool compared(const std::string& key) {
   return key != "name" && key != "model.name" && key != "cluster.gpu.name" &&
          key.rfind("pricing.", 0) != 0 && key.rfind("measured.", 0) != 0;
-}
-
-// GPU-seconds per token, measured (from the step-time error) or predicted.
-double cost(const CheckedCase& c, bool measured) {
-  const double predicted = c.step.gpus / c.step.tokens_per_s;
-  return measured ? significant12(predicted / (1 + c.accuracy.step_time_error)) : predicted;
 }
 
 }  // namespace
@@ -59,7 +47,7 @@ std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases
             keys.push_back({a.settings[k].first, a.settings[k].second, b.settings[k].second});
         }
         if (keys.empty() || keys.size() > max_keys) continue;
-        const double ma = cost(a, true), mb = cost(b, true);
+        const double ma = gpu_seconds_per_token(a, true), mb = gpu_seconds_per_token(b, true);
         if (ma == mb) continue;  // a measured tie: no direction to get
         const bool a_first = ma < mb;
         if (!a_first)
@@ -70,7 +58,8 @@ std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases
         c.to = a_first ? runs[y] : runs[x];
         c.keys = std::move(keys);
         c.measured = a_first ? mb / ma : ma / mb;
-        c.predicted = a_first ? cost(b, false) / cost(a, false) : cost(a, false) / cost(b, false);
+        c.predicted = a_first ? gpu_seconds_per_token(b, false) / gpu_seconds_per_token(a, false)
+                              : gpu_seconds_per_token(a, false) / gpu_seconds_per_token(b, false);
         out.push_back(std::move(c));
       }
     std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
