@@ -182,7 +182,7 @@ struct CheckArgs {
   double max_mean_error = -1, max_error = -1;  ///< percent; negative: no bound
   double max_mean_memory_error = -1;  ///< percent, over the logged memory peaks; negative: no bound
   double min_ordered_pairs = -1;      ///< percent; negative: no bound
-  double max_mean_change_error = -1;  ///< percent; negative: no bound
+  double max_mean_change_error = -1;  ///< points of cost per token; negative: no bound
 };
 
 struct KernelsArgs {

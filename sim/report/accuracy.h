@@ -46,7 +46,7 @@ struct CheckedCase {
   Accuracy accuracy;
   std::optional<MemoryCheck> memory;  ///< with measured.peak_memory
   /// The scenario's settings, key by key (scenario/scenario_schema.h, setting_values): what
-  /// two runs of a series differ in (report/ranking.h, setting_changes). Empty: not known.
+  /// two runs of a series differ in (report/setting_changes.h). Empty: not known.
   std::vector<std::pair<std::string, std::string>> settings;
 };
 

@@ -761,7 +761,7 @@ std::string format_ranking(const std::vector<CheckedCase>& cases, bool markdown)
   return o + "  " + ranking_totals(total, "\n  ") + "\n";
 }
 
-// The setting changes among `cases` (report/ranking.h); "" when none.
+// The setting changes among `cases` (report/setting_changes.h); "" when none.
 std::string format_setting_changes(const std::vector<CheckedCase>& cases, bool markdown) {
   const std::vector<SettingChange> changes = setting_changes(cases);
   if (changes.empty()) return "";
@@ -1087,7 +1087,7 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
           s.runs.size() < 2 ? nlohmann::json(nullptr) : nlohmann::json(s.paced_mean_abs_error)}});
   }
   j["ranking"]["summary"] = ranking_summary_to_json(summarize(series));
-  // Pairs of a series' runs that differ in a setting or two (report/ranking.h).
+  // Pairs of a series' runs that differ in a setting or two (report/setting_changes.h).
   const std::vector<SettingChange> changes = setting_changes(cases);
   j["setting_changes"]["changes"] = nlohmann::json::array();
   for (const SettingChange& c : changes) {

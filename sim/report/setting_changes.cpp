@@ -47,19 +47,23 @@ std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases
             keys.push_back({a.settings[k].first, a.settings[k].second, b.settings[k].second});
         }
         if (keys.empty() || keys.size() > max_keys) continue;
+        // From the run measured cheaper: swap the pair (and each setting's two values) if need be.
+        std::size_t from = runs[x], to = runs[y];
         const double ma = gpu_seconds_per_token(a, true), mb = gpu_seconds_per_token(b, true);
         if (ma == mb) continue;  // a measured tie: no direction to get
-        const bool a_first = ma < mb;
-        if (!a_first)
+        if (mb < ma) {
+          std::swap(from, to);
           for (auto& k : keys) std::swap(k.from, k.to);
+        }
         SettingChange c;
         c.series = series;
-        c.from = a_first ? runs[x] : runs[y];
-        c.to = a_first ? runs[y] : runs[x];
+        c.from = from;
+        c.to = to;
         c.keys = std::move(keys);
-        c.measured = a_first ? mb / ma : ma / mb;
-        c.predicted = a_first ? gpu_seconds_per_token(b, false) / gpu_seconds_per_token(a, false)
-                              : gpu_seconds_per_token(a, false) / gpu_seconds_per_token(b, false);
+        c.measured =
+            gpu_seconds_per_token(cases[to], true) / gpu_seconds_per_token(cases[from], true);
+        c.predicted =
+            gpu_seconds_per_token(cases[to], false) / gpu_seconds_per_token(cases[from], false);
         out.push_back(std::move(c));
       }
     std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
