@@ -96,6 +96,69 @@ TEST_CASE("interleaved 1F1B: impossible sizes say what is required", "[generator
                     Catch::Contains("must be an integer"));
 }
 
+TEST_CASE("interleaved 1F1B with overlap_f_b: one more warm-up forward, then F&B pairs",
+          "[generators]") {
+  // Megatron-core's combined 1F1B: rank r warms up with 2(p − r − 1) + (v − 1)·g + 1 forwards,
+  // then each steady-state forward runs with the backward after it, of another micro-batch.
+  for (int p : {2, 4})
+    for (int v : {2, 3})
+      for (int m : {p, 2 * p, 3 * p}) {
+        INFO("p = " << p << ", v = " << v << ", m = " << m);
+        const Schedule s = generate_interleaved_1f1b({p, m, v, {{"overlap_f_b", "true"}}, {}});
+        CHECK_NOTHROW(validate_schedule(s));
+        for (int r = 0; r < p; ++r) {
+          const auto& list = s.actions[static_cast<std::size_t>(r)];
+          const int total = m * v;
+          const int warmup = m == p ? total : std::min(total, 2 * (p - r - 1) + (v - 1) * p + 1);
+          int pairs = 0;
+          for (std::size_t i = 0; i + 1 < list.size(); ++i) {
+            if (!list[i].overlapped_with_next) continue;
+            ++pairs;
+            CHECK(list[i + 1].op == Op::B);
+            CHECK((list[i].microbatch != list[i + 1].microbatch ||
+                   list[i].stage != list[i + 1].stage));
+          }
+          CHECK(pairs == total - warmup);  // every steady-state step, none at m = p
+        }
+      }
+  CHECK_THROWS_WITH(generate_interleaved_1f1b({4, 8, 2, {{"overlap_f_b", "yes"}}, {}}),
+                    Catch::Contains("overlap_f_b must be true or false"));
+}
+
+TEST_CASE("interleaved 1F1B with overlap_f_b: the plain makespan when a pair costs F + B",
+          "[generators][closed-form]") {
+  // F = 12, B = 24 ms per stage over v chunks, no p2p time, F&B = F + B (the pair no cheaper):
+  // the extra warm-up forward hides in the fill, (m·v + p − 1)(F+B)/v as without pairs.
+  // A cheaper pair (F&B = 30 of 36 ms per stage) shortens the step.
+  for (int p : {2, 4})
+    for (int v : {2, 4})
+      for (int m : {2 * p, 3 * p}) {
+        INFO("p = " << p << ", v = " << v << ", m = " << m);
+        const std::string sched = "{name: interleaved-1f1b, overlap_f_b: true}";
+        Scenario s = test::pipeline(p, m, 12, 24, 0, sched);
+        s.layout.vpp = v;
+        CHECK(test::makespan(s) == static_cast<TimeNs>(m * v + p - 1) * 36 * kNsPerMs / v);
+        Scenario cheaper = test::yaml(fmt::format(
+            "parallelism: {{pp: {}, vpp: {}}}\ntraining: {{microbatches: {}}}\nschedule: {}\n"
+            "costs: {{forward: 12ms, backward: 24ms, forward_backward_overlap: 30ms}}\n",
+            p, v, m, sched));
+        CHECK(test::makespan(cheaper) < test::makespan(s));
+      }
+}
+
+TEST_CASE("1F1B with overlap_f_b: F + (m − 1)·F&B + B at pp 1, and a pipeline needs chunks",
+          "[generators][closed-form]") {
+  // Megatron-core's combined 1F1B without pipelining: F0, then (F1, B0) … (F(m−1), B(m−2))
+  // as pairs, then B(m−1). F = 10, B = 20, F&B = 24 ms, m = 6: 10 + 5·24 + 20 = 150 ms.
+  const Scenario s = test::yaml(
+      "training: {microbatches: 6}\nschedule: {name: 1f1b, overlap_f_b: true}\n"
+      "costs: {forward: 10ms, backward: 20ms, forward_backward_overlap: 24ms}\n");
+  CHECK(test::makespan(s) == 150 * kNsPerMs);
+  CHECK(test::makespan(test::pipeline(1, 6, 10, 20)) == 180 * kNsPerMs);  // m(F + B) unpaired
+  CHECK_THROWS_WITH(generate_1f1b({2, 4, 1, {{"overlap_f_b", "true"}}, {}}),
+                    Catch::Contains("needs pp = 1") && Catch::Contains("interleaved-1f1b"));
+}
+
 TEST_CASE("looped BFS: makespan is (m·v + p − 1)(F+B)/v when m >= p", "[generators][closed-form]") {
   // Like AFAB over the m·v chunk passes: fill and drain once, (p−1) chunk-steps each way.
   for (int p : {2, 4})

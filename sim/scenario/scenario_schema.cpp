@@ -1529,7 +1529,8 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"costs.forward_backward_overlap",
        "time or list",
        "F + B",
-       "`dualpipe-v`, `dualpipe`: one overlapped forward + backward (÷ vpp per chunk pair)",
+       "`dualpipe-v`, `dualpipe`, `overlap_f_b`: one overlapped forward + backward (÷ vpp per "
+       "chunk pair)",
        times(),
        {put_times<&CostOverrides::forward_backward_overlap>, nullptr}},
       {"efficiency", "map", "cost/constants.h", "analytic-model overrides", map(), {}},

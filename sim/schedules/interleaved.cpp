@@ -11,6 +11,10 @@ namespace trainsim {
 // runs chunk (k mod g·v) / g forward and v − 1 − that chunk backward, on micro-batch
 // (k / g·v)·g + k mod g. Rank r warms up with 2(p − r − 1) + (v − 1)·g forwards (all of them
 // when m = p), then alternates one forward and one backward, then drains the backwards.
+// With `overlap_f_b`, Megatron-core's combined 1F1B (`--overlap-moe-expert-parallel-comm`,
+// schedules.py: get_pp_rank_microbatches): one forward more in the warm-up, and each
+// steady-state forward runs with the backward after it as one overlapped pair (different
+// micro-batches, so independent), each one's expert all-to-alls beside the other's compute.
 Schedule generate_interleaved_1f1b(const ScheduleParams& p) {
   const int pp = p.pp, m = p.microbatches, v = p.vpp;
   if (v < 2)
@@ -39,18 +43,20 @@ Schedule generate_interleaved_1f1b(const ScheduleParams& p) {
     return forward ? c : v - 1 - c;
   };
   auto microbatch_of = [&](int k) { return (k / (g * v)) * g + k % g; };
+  const bool pairs = schedule_flag(p, "overlap_f_b");
   for (int r = 0; r < pp; ++r) {
     auto& list = s.actions[static_cast<std::size_t>(r)];
-    const int warmup = m == pp ? total : std::min(total, 2 * (pp - r - 1) + (v - 1) * g);
-    auto fwd = [&](int k) {
-      list.push_back({chunk_of(k, true) * pp + r, Op::F, microbatch_of(k)});
+    const int warmup =
+        m == pp ? total : std::min(total, 2 * (pp - r - 1) + (v - 1) * g + (pairs ? 1 : 0));
+    auto fwd = [&](int k, bool paired = false) {
+      list.push_back({chunk_of(k, true) * pp + r, Op::F, microbatch_of(k), paired});
     };
     auto bwd = [&](int k) {
       list.push_back({chunk_of(k, false) * pp + r, Op::B, microbatch_of(k)});
     };
     for (int k = 0; k < warmup; ++k) fwd(k);
     for (int i = 0; i < total - warmup; ++i) {
-      fwd(warmup + i);
+      fwd(warmup + i, pairs);
       bwd(i);
     }
     for (int k = total - warmup; k < total; ++k) bwd(k);

@@ -61,6 +61,15 @@ double schedule_option(const ScheduleParams& p, const char* key, double fallback
   return v;
 }
 
+bool schedule_flag(const ScheduleParams& p, const char* key) {
+  auto it = p.options.find(key);
+  if (it == p.options.end()) return false;
+  if (it->second == "true" || it->second == "1") return true;
+  if (it->second == "false" || it->second == "0") return false;
+  throw ScheduleError(fmt::format("option {} must be true or false, got \"{}\"", key, it->second),
+                      key);
+}
+
 std::vector<int> looped_placement(int pp, int vpp) {
   std::vector<int> r(static_cast<std::size_t>(pp * vpp));
   for (int s = 0; s < pp * vpp; ++s) r[static_cast<std::size_t>(s)] = s % pp;

@@ -82,6 +82,9 @@ struct Schedule {
 /// option when its text is not a finite number, or not an integer when `integer` is set.
 double schedule_option(const ScheduleParams& p, const char* key, double fallback,
                        bool integer = false);
+/// A yes/no schedule option (`true`/`false`, `1`/`0`; false when absent); throws ScheduleError
+/// naming the option for any other text.
+bool schedule_flag(const ScheduleParams& p, const char* key);
 
 /// Stage s on rank s mod p (Megatron's interleaving; v = 1 gives the plain pipeline).
 std::vector<int> looped_placement(int pp, int vpp);
