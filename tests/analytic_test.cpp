@@ -2271,6 +2271,50 @@ efficiency: {{kernel_launch: 0us}}
   CHECK(amax_runs(model("mxfp8", tp2)) == 0);
 }
 
+TEST_CASE(
+    "analytic: the MXFP8 output projection runs the head's GEMMs in FP8 and casts its operands",
+    "[analytic][fp8][mxfp8][b200]") {
+  // Llama-3.1-8B's last stage on a B200 (n = 4096 tokens, vocabulary 128,256, hidden 4096) in
+  // MXFP8, its head 16-bit or (fp8_output_proj) Transformer Engine's MXFP8 linear: the three
+  // head GEMMs take the FP8 time, a cast of the head's input (n · 4096 elements) runs forward
+  // and of the logits' gradient (n · 128,256) backward, 4.0625 bytes an element each.
+  auto model = [](bool head) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_recipe: mxfp8,
+           attention: cudnn, fp8_output_proj: {}}}
+cluster: {{gpu: b200, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+efficiency: {{kernel_launch: 0us}}
+)",
+                                                    head)));
+  };
+  const AnalyticCostModel bf16_head = model(false), fp8_head = model(true);
+  auto time_of = [](const AnalyticCostModel& m, Op op, const std::string& what) {
+    double t = 0;
+    for (const KernelTime& k : m.kernel_times(op, 0))
+      if (k.what == what) t += k.seconds;
+    return t;
+  };
+  for (auto [op, what] :
+       {std::pair{Op::F, "lm_head"}, {Op::B, "lm_head.dgrad"}, {Op::B, "lm_head.wgrad"}}) {
+    INFO(what);
+    const double b = time_of(bf16_head, op, what), f = time_of(fp8_head, op, what);
+    REQUIRE(b > 0);
+    CHECK(f < 0.8 * b);  // FP8 at least a fifth faster than bf16 on a B200 for this shape
+  }
+  auto head_cast = [](const AnalyticCostModel& m, Op op) {
+    double bytes = 0;
+    for (const Kernel& k : m.kernels(op, 0))
+      if (std::string_view(k.what) == "lm_head.fp8.cast") bytes += k.bytes * k.count;
+    return bytes;
+  };
+  const double n = 4096, mx = 2 + 2 * (1 + 1.0 / 32);
+  CHECK(head_cast(fp8_head, Op::F) == Approx(mx * n * 4096));
+  CHECK(head_cast(fp8_head, Op::B) == Approx(mx * n * 128256));
+  CHECK(head_cast(bf16_head, Op::F) == 0);
+  CHECK(head_cast(bf16_head, Op::B) == 0);
+}
+
 TEST_CASE("analytic: NVFP4 casts every operand apart and runs its GEMMs at the database's ratio",
           "[analytic][fp8][nvfp4][b200]") {
   // The same Llama-3.1-8B stage (n = 4096, m = 4) on B200. Every NVFP4 operand is cast by a

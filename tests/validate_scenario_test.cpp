@@ -586,6 +586,20 @@ TEST_CASE("validate: kv_repeat needs grouped-query heads") {
           Contains("needs model.kv_heads below model.heads (got 32 of 32)"));
 }
 
+TEST_CASE("validate: the FP8 output projection needs FP8 training under the MXFP8 recipe",
+          "[fp8]") {
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",
+                               {"training.precision=fp8", "cluster.gpu=b200",
+                                "training.fp8_recipe=mxfp8", "training.fp8_output_proj=true"}));
+  CHECK_THROWS_WITH(parse_scenario(kBase, "test.yaml", {"training.fp8_output_proj=true"}),
+                    Contains("training.fp8_output_proj: the MXFP8 output projection needs "
+                             "training.precision: fp8, got bf16"));
+  CHECK_THROWS_WITH(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "training.fp8_output_proj=true"}),
+      Contains("training.fp8_output_proj:") && Contains("give training.fp8_recipe: mxfp8"));
+}
+
 TEST_CASE("validate: FP8 attention is cuDNN's, in FP8 training, on B200", "[fp8]") {
   const std::vector<std::string> b200{"training.precision=fp8", "cluster.gpu=b200",
                                       "training.attention=cudnn"};

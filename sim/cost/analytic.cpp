@@ -1039,8 +1039,23 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
   const GemmShape g{n, v, h};   // logits (vocabulary-parallel)
   const double logits = n * v;  // elements on this GPU
   const std::size_t first = out.size();
+  // training.fp8_output_proj: Megatron-core's TELMHeadColumnParallelLinear, a Transformer Engine
+  // linear under the MXFP8 recipe (megatron/core/extensions/transformer_engine.py): its GEMMs in
+  // FP8, its input (n × h, gathered) and the logits' gradient (n × v) quantized apart.
+  const bool fp8_head = s_.training.fp8_output_proj;
   auto gemm = [&](const char* what, GemmShape s) {
-    out.push_back({Kernel::Kind::Gemm, what, s, 1, s.flops(), s.bytes()});
+    Kernel k{Kernel::Kind::Gemm, what, s, 1, s.flops(), s.bytes()};
+    k.fp8 = fp8_head;
+    out.push_back(k);
+  };
+  auto cast = [&](double elements) {
+    if (fp8_head)
+      out.push_back({Kernel::Kind::Memory,
+                     "lm_head.fp8.cast",
+                     {0, 0, 0},
+                     1,
+                     0,
+                     fp8_cast_bytes(false) * elements});
   };
   // The loss runs in fp32 (PyTorch autocast lists log_softmax, nll_loss and cross_entropy as
   // float32 ops; Megatron's vocabulary-parallel cross-entropy also upcasts the logits). Per
@@ -1083,12 +1098,14 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
   const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;
   if (op == Op::F) {
     out.push_back(norm_kernel(op, "final_norm", hs));
+    cast(n * h);
     gemm("lm_head", g);
     out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, forward_bytes * logits});
   }
   if (op == Op::I || op == Op::B) {
     out.push_back(
         {Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, backward_bytes * logits});
+    cast(logits);
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
     out.push_back(norm_kernel(op, "final_norm", hs));
   }

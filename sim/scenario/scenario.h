@@ -254,6 +254,9 @@ struct TrainingSpec {
   /// With FP8 and cuDNN's attention: its FP8 form (Transformer Engine's FP8 dot-product
   /// attention, NVTE_FP8_DPA, NeMo's `fp8_dot_product_attention`).
   bool fp8_attention = false;
+  /// With FP8's MXFP8 recipe: the LM head (and multi-token prediction's, which shares it) as a
+  /// Transformer Engine MXFP8 linear (Megatron-core's `fp8_output_proj`).
+  bool fp8_output_proj = false;
   /// A gated MLP's activation input (the up projections' output, 2f wide) kept for the backward
   /// in FP8 (Megatron-core's `activation_func_fp8_input_store`, NeMo's FP8_ACTIVATION /
   /// FP8_ACT): 1 byte an element instead of 2, at the price of a cast each way.

@@ -873,6 +873,14 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and the output forward and of their gradients backward (`attention.fp8_cast`). Refused "
        "on other GPUs (no figures)",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_attention>()},
+      {"training.fp8_output_proj", "bool", "false",
+       "with `precision: fp8` and `fp8_recipe: mxfp8` (Megatron-core's `fp8_output_proj`, which "
+       "refuses other recipes; MLPerf's FP8_OUTPUT_PROJ): the output layer as a Transformer Engine "
+       "MXFP8 linear (TELMHeadColumnParallelLinear), multi-token prediction's heads too, which "
+       "share it: its three GEMMs at the MXFP8 time, its input and its logits' gradient cast apart "
+       "(`lm_head.fp8.cast`, the recipe's bytes per element). The embedding and the loss stay "
+       "16-bit and fp32",
+       boolean(), field<&Scenario::training, &TrainingSpec::fp8_output_proj>()},
       {"training.fp8_activation_store", "bool", "false",
        "a gated MLP's activation input (the up projections' output, 2·ffn wide) kept for the "
        "backward in FP8, 1 byte an element instead of 2 (Megatron-core's "

@@ -172,6 +172,14 @@ void check_precision(const Scenario& s, const Checker& c) {
                         s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
+  if (s.training.fp8_output_proj &&
+      (s.training.precision != Precision::FP8 || s.training.fp8_recipe != Fp8Recipe::Mxfp8))
+    c.fail("training.fp8_output_proj",
+           s.training.precision != Precision::FP8
+               ? fmt::format("the MXFP8 output projection needs training.precision: fp8, got {}",
+                             precision_name(s.training.precision))
+               : std::string("the output projection runs in FP8 under the MXFP8 recipe only, as "
+                             "Megatron-core requires: give training.fp8_recipe: mxfp8"));
   if (eager_ops(s.training).gate_up_split && s.model &&
       (s.model->mlp != MlpKind::SwiGLU || !eager_ops(s.training).swiglu))
     c.fail("training.eager_ops",

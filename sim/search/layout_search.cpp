@@ -124,6 +124,7 @@ void LayoutCandidate::apply(Scenario& s) const {
     s.training.fp8_recipe = Fp8Recipe::Delayed;
     s.training.fp8_standalone_casts.reset();
     s.training.fp8_attention = false;
+    s.training.fp8_output_proj = false;
     s.training.fp8_dispatch = false;
   }
   s.training.offload = offload;
@@ -171,6 +172,7 @@ std::vector<std::string> LayoutCandidate::overrides() const {
     out.push_back("training.fp8_recipe=delayed");
     out.push_back("training.fp8_standalone_casts=none");
     out.push_back("training.fp8_attention=false");
+    out.push_back("training.fp8_output_proj=false");
     out.push_back("training.fp8_dispatch=false");
   }
   return out;
