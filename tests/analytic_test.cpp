@@ -2712,6 +2712,56 @@ parallelism: {{tp: 2, sequence_parallel: true}}
   }
 }
 
+TEST_CASE("analytic: experts whole on each TP rank (etp 1) take its own tokens at full width",
+          "[analytic][moe]") {
+  // 4 MoE layers of 8 experts (top 2, f_e = 2048), h 1024, n = 4096 tokens a micro-batch, tp 2
+  // with SP, dp 2, ep 2 (its group carved out of the tp · dp = 4 ranks when etp is 1).
+  auto model = [](int etp) {
+    return AnalyticCostModel(test::yaml(fmt::format(
+        R"(model: {{layers: 4, hidden: 1024, ffn_hidden: 4096, heads: 8, vocab: 1000,
+        moe: {{experts: 8, top_k: 2, ffn_hidden: 2048}}}}
+training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 4}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4}}
+parallelism: {{tp: 2, dp: 2, ep: 2, etp: {}, sequence_parallel: true}}
+)",
+        etp)));
+  };
+  const AnalyticCostModel split = model(2), whole = model(1);
+  // Split over TP (etp = tp = 2): 4 local experts take the TP group's gathered n·k = 8192 rows,
+  // 2048 each, at f_e / 2 = 1024 wide (SwiGLU's up projection 2·1024). Whole: this rank's
+  // n / 2 · k = 4096 rows, 1024 each, at 2048 (up 4096). The same FLOPs.
+  const Kernel up_split = kernel_named(split, Op::F, "experts.up");
+  const Kernel up_whole = kernel_named(whole, Op::F, "experts.up");
+  CHECK(up_split.gemm.m == 2048);
+  CHECK(up_split.gemm.n == 2 * 1024);
+  CHECK(up_whole.gemm.m == 1024);
+  CHECK(up_whole.gemm.n == 2 * 2048);
+  CHECK(up_whole.batch == 4);
+  CHECK(up_whole.flops == Approx(up_split.flops));
+  // The router scores this rank's n / t = 2048 sequence-parallel tokens either way.
+  CHECK(kernel_named(whole, Op::F, "router").gemm.m == 2048);
+  CHECK(kernel_named(split, Op::F, "router").gemm.m == 2048);
+  // No TP collective of the dispatcher's: each of the 4 layers' gather and scatter of the
+  // n·k·h·2 = 16.78 MB dispatched tokens is gone; the attention half's remain.
+  const double dispatched = 2 * 4096.0 * 1024 * 2;
+  auto dispatcher = [&](const AnalyticCostModel& m) {
+    int k = 0;
+    for (const CollectiveRun& r : m.tp_collectives(Op::F, 0))
+      if (r.bytes == Approx(dispatched)) k += r.count;
+    return k;
+  };
+  CHECK(dispatcher(split) == 2 * 4);
+  CHECK(dispatcher(whole) == 0);
+  // The EP all-to-alls move this rank's n / t · k · h · 2 = 8.39 MB either way.
+  CHECK(whole.ep_collectives(Op::F, 0)[0].bytes == Approx(dispatched / 2));
+  CHECK(whole.ep_collectives(Op::F, 0)[0].bytes == Approx(split.ep_collectives(Op::F, 0)[0].bytes));
+  // Each rank holds its 4 experts whole: twice the routed parameters of the split, 4 layers ·
+  // 4 experts · 3 · 1024 · 2048 = 100.7 M against 50.3 M.
+  CHECK(whole.expert_params(0) == Approx(4.0 * 4 * 3 * 1024 * 2048));
+  CHECK(split.expert_params(0) == Approx(whole.expert_params(0) / 2));
+  CHECK(whole.stage_params(0) - split.stage_params(0) == Approx(split.expert_params(0)));
+}
+
 TEST_CASE("analytic: without core_attn no key/value exchange is replayed",
           "[analytic][recompute]") {
   const AnalyticCostModel m(test::yaml(R"(model: llama-3.1-8b

@@ -485,6 +485,19 @@ TEST_CASE(
   // of the rest; statistics over 2 ranks, 4 bytes · 8 heads / 2.
   CHECK(layer_activation_bytes(m, n, 2, true, Recompute::None, true) ==
         Approx(2.0 * n * ((words - 2 * h) / 2 + 2 * h) + 4.0 * n * 8 / 2));
+  // Experts whole on each rank (etp 1) are sent this rank's n / 2 tokens alone: nothing is
+  // kept whole, every word / 2.
+  CHECK(layer_activation_bytes(m, n, 2, true, Recompute::None, true, 0, {.core_attn = false}, {},
+                               false, {}, false,
+                               true) == Approx(2.0 * n * words / 2 + 4.0 * n * 8 / 2));
+  // Stage parameters at tp 2: the MoE layer's 8 experts (each 3 · 1024 · 2048 = 6.29 M) are
+  // split over TP, or held whole with etp 1: 8 · 6.29 M / 2 = 25.2 M more per GPU.
+  const std::int64_t routed = 8LL * 3 * 1024 * 2048;
+  CHECK(stage_params(m, parts[0], 2, 2, 1, 1) - stage_params(m, parts[0], 2, 2) == routed / 2);
+  CHECK(stage_expert_params(m, parts[0], 2, 1, 1) == routed);
+  CHECK(stage_expert_params(m, parts[0], 2, 1) == routed / 2);
+  CHECK(stage_layer_params(m, parts[0], 2, 1, 1) - stage_layer_params(m, parts[0], 2) ==
+        routed / 2);
   // A dense layer, and the MoE layer at tp 1 with the flag on, have nothing gathered: / t.
   CHECK(layer_activation_bytes(m, n, 2, true, Recompute::None, false) ==
         Approx(2.0 * n * (4 * h + 4 * h + 12288) / 2 + 4.0 * n * 8 / 2));

@@ -1092,6 +1092,49 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   CHECK(simulate(wide, {"", true}).ranks.folded);
 }
 
+TEST_CASE("EP pass: experts whole on each TP rank (etp 1) span TP, reduced over tp · dp / ep",
+          "[passes][ep]") {
+  // 2 MoE layers of 8 experts, tp 2 + SP · dp 2 on two nodes of 2 GPUs (rank = tp + 2·dp), ep 2,
+  // no contention. Whole experts (etp 1): the EP groups are the TP pairs {0, 1} and {2, 3},
+  // inside a node, and each expert's holders {0, 2} and {1, 3}, across the nodes: its gradients
+  // all-reduced over 2 ranks. Split over TP (etp 2): ep 2 takes the DP pair of one TP
+  // coordinate, {0, 2} across the nodes, and no other rank holds an expert's shard.
+  auto scenario = [](int etp) {
+    return test::yaml(fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {{experts: 8, top_k: 2, ffn_hidden: 512}}}}
+training: {{seq_len: 512, micro_batch_size: 2, global_batch_size: 4}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, nodes: 2, gpu_speed_spread: 0}}
+parallelism: {{tp: 2, dp: 2, ep: 2, etp: {}, sequence_parallel: true}}
+memory: {{bucket_size: 10GB}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
+)",
+                                  etp));
+  };
+  auto expert_reductions = [](const Timeline& tl) {
+    int k = 0;
+    for (TaskId t : of_type(tl, TaskType::DpCollective))
+      k += tl.graph->work(t).detail == static_cast<std::uint8_t>(DpDetail::ExpertAllReduce);
+    return k;
+  };
+  auto all_to_all = [](const Timeline& tl) {
+    const auto ep = of_type(tl, TaskType::EpCollective);
+    REQUIRE_FALSE(ep.empty());
+    return tl.end[ep.front()] - tl.start[ep.front()];
+  };
+  const Scenario whole = scenario(1), split = scenario(2);
+  const Timeline tw = simulate(whole, {"", false}), ts = simulate(split, {"", false});
+  // Rank 0 and rank 1 (dp 0) each reduce their experts' gradients once; split, none.
+  CHECK(expert_reductions(tw) == 2);
+  CHECK(expert_reductions(ts) == 0);
+  // The forward's all-to-alls: over NVLink whole, over the network split.
+  const auto cw = make_cost_model(whole), cs = make_cost_model(split);
+  CHECK(all_to_all(tw) == cw->ep_communication(Op::F, 0, LinkClass::IntraNode, 2).duration);
+  CHECK(all_to_all(ts) == cs->ep_communication(Op::F, 0, LinkClass::InterNode, 1).duration);
+  // Folding one representative gives the expanded makespan.
+  CHECK(simulate(whole, {"", true}).ranks.folded);
+  CHECK(simulate(whole, {"", true}).makespan == tw.makespan);
+}
+
 TEST_CASE("EP pass: DualPipeV's overlapped F&B pairs hide their all-to-alls", "[passes][ep]") {
   // pp 2 · vpp 2 in a V (dualpipe-v), 2 MoE layers per chunk, dp = ep = 2, 8 micro-batches:
   // the steady state runs F&B pairs, and each pair's all-to-alls start with it (one chunk's

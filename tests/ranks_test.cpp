@@ -9,7 +9,7 @@ using namespace trainsim;
 
 namespace {
 Scenario layout(int gpus_per_node, int dp, int tp, int pp, int cp, int ep,
-                std::array<Axis, 3> order) {
+                std::array<Axis, 3> order, int etp = 0) {
   Scenario s;
   s.has_cluster = true;
   s.cluster.gpus_per_node = gpus_per_node;
@@ -18,6 +18,7 @@ Scenario layout(int gpus_per_node, int dp, int tp, int pp, int cp, int ep,
   s.layout.pp = pp;
   s.layout.cp = cp;
   s.layout.ep = ep;
+  s.layout.etp = etp;
   s.layout.order = order;
   return s;
 }
@@ -81,16 +82,45 @@ TEST_CASE("ranks: folding is exact exactly when every member's groups agree with
       for (int tp : {1, 2, 4})
         for (int pp : {1, 2, 3})
           for (int cp : {1, 2})
-            for (int ep : {1, 2})
-              for (const auto& order : orders) {
-                if ((dp * cp) % ep != 0 || dp * cp * tp * pp > 48) continue;
-                const Scenario s = layout(g, dp, tp, pp, cp, ep, order);
-                const bool expected = every_member_agrees(s);
-                INFO("gpus/node " << g << " dp " << dp << " tp " << tp << " pp " << pp << " cp "
-                                  << cp << " ep " << ep);
-                CHECK(fold_is_exact(s) == expected);
-                (expected ? exact : inexact) += 1;
-              }
+            for (int ep : {1, 2, 4})
+              for (int etp : {0, 1})  // experts split over TP, or whole (groups spanning TP)
+                for (const auto& order : orders) {
+                  const Scenario s = layout(g, dp, tp, pp, cp, ep, order, etp);
+                  if (s.layout.expert_ranks() % ep != 0 || dp * cp * tp * pp > 48) continue;
+                  const bool expected = every_member_agrees(s);
+                  INFO("gpus/node " << g << " dp " << dp << " tp " << tp << " pp " << pp << " cp "
+                                    << cp << " ep " << ep << " etp " << etp);
+                  CHECK(fold_is_exact(s) == expected);
+                  (expected ? exact : inexact) += 1;
+                }
   CHECK(exact > 0);
   CHECK(inexact > 0);
+}
+
+TEST_CASE("ranks: with experts whole on each TP rank (etp 1) EP groups span TP, TP fastest",
+          "[ranks][ep]") {
+  // dp 4 · tp 2 · pp 1, tp fastest: rank = tp + 2·dp. ep 4 over the stage's tp · dp = 8 ranks,
+  // slot = 2·dp + tp = the rank (Megatron-core's expert order etp-ep-edp: ep fastest at etp 1).
+  const Scenario whole = layout(8, 4, 2, 1, 1, 4, {Axis::TP, Axis::DP, Axis::PP}, 1);
+  const Layout& l = whole.layout;
+  CHECK(l.experts_span_tp());
+  CHECK(l.expert_ranks() == 8);
+  CHECK(l.expert_dp_ranks() == 2);
+  // Rank 2 (dp 1, tp 0), slot 2: block 0 holds slots 0-3 = ranks 0-3; its expert-data peers
+  // have slot 2 mod 4: slots 2 and 6.
+  CHECK(expert_group_members(l, {1, 0, 0}) == std::vector<int>{0, 1, 2, 3});
+  CHECK(expert_dp_members(l, {1, 0, 0}) == std::vector<int>{2, 6});
+  // Rank 7 (dp 3, tp 1): block 1, slots 4-7; peers slots 3 and 7.
+  CHECK(expert_group_members(l, {3, 1, 0}) == std::vector<int>{4, 5, 6, 7});
+  CHECK(expert_dp_members(l, {3, 1, 0}) == std::vector<int>{3, 7});
+  // Split over TP (etp = tp, the default) the same ep 4 takes the 4 DP ranks of one TP
+  // coordinate: ranks 0, 2, 4, 6, and no expert-data peer (dp / ep = 1).
+  const Scenario split = layout(8, 4, 2, 1, 1, 4, {Axis::TP, Axis::DP, Axis::PP});
+  CHECK_FALSE(split.layout.experts_span_tp());
+  CHECK(expert_group_members(split.layout, {1, 0, 0}) == std::vector<int>{0, 2, 4, 6});
+  CHECK(expert_dp_members(split.layout, {1, 0, 0}) == std::vector<int>{2});
+  // At tp 1 etp 1 changes nothing.
+  const Scenario one = layout(8, 4, 1, 1, 1, 2, {Axis::TP, Axis::DP, Axis::PP}, 1);
+  CHECK_FALSE(one.layout.experts_span_tp());
+  CHECK(expert_group_members(one.layout, {3, 0, 0}) == std::vector<int>{2, 3});
 }

@@ -513,6 +513,37 @@ TEST_CASE("validate: with context parallelism ep divides dp · cp") {
                     Contains("parallelism.ep: ep = 3 must divide dp · cp = 2 · 4 = 8"));
 }
 
+TEST_CASE("validate: expert TP is tp or 1, and whole experts need SP and carve EP out of tp · dp") {
+  // 16 experts on tp 2 · dp 2 with SP: ep 4 divides tp · dp = 4 but not dp = 2.
+  auto moe = [](const std::string& parallelism) {
+    return fmt::format(
+        "model: {{layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"
+        "        moe: {{experts: 16, top_k: 2}}}}\n"
+        "training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: 4}}\n"
+        "cluster: {{gpu: h100-sxm, gpus_per_node: 4}}\n"
+        "parallelism: {{tp: 2, dp: 2, {}}}\n",
+        parallelism);
+  };
+  CHECK_NOTHROW(test::yaml(moe("ep: 4, etp: 1, sequence_parallel: true")));
+  CHECK_NOTHROW(test::yaml(moe("ep: 2, etp: 2, sequence_parallel: true")));
+  CHECK(test::yaml(moe("ep: 1, etp: 1, sequence_parallel: true")).layout.experts_span_tp());
+  CHECK_THROWS_WITH(test::yaml(moe("ep: 4, sequence_parallel: true")),
+                    Contains("parallelism.ep: ep = 4 must divide dp = 2"));
+  CHECK_THROWS_WITH(test::yaml(moe("ep: 8, etp: 1, sequence_parallel: true")),
+                    Contains("parallelism.ep: ep = 8 must divide tp · dp · cp = 2 · 2 · 1 = 4"));
+  CHECK_THROWS_WITH(test::yaml(moe("ep: 2, etp: 1")),
+                    Contains("parallelism.etp: etp = 1 under tp = 2 needs "
+                             "parallelism.sequence_parallel"));
+  CHECK_THROWS_WITH(test::yaml(moe("ep: 1, etp: 1, sequence_parallel: true, zero: 3")),
+                    Contains("parallelism.etp: etp = 1 under tp = 2 with zero 3 is not modelled"));
+  Scenario wide = test::yaml(moe("ep: 2, sequence_parallel: true"));
+  wide.cluster.gpus_per_node = 8;
+  wide.layout.tp = 4;
+  wide.layout.etp = 2;
+  CHECK_THROWS_WITH(validate(wide), Contains("parallelism.etp: etp = 2 must be 1 or tp (4)"));
+  CHECK_THROWS_WITH(test::yaml(moe("etp: 0")), Contains("parallelism.etp"));
+}
+
 TEST_CASE("validate: LoRA needs a rank, a target and a dense model, the transpose cache FP8 params",
           "[lora]") {
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",

@@ -435,9 +435,11 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     gemms({"mlp_down", "mlp_down.dgrad", "mlp_down.wgrad"}, {n, h, f / t});
   }
   // A MoE layer's MLP (Megatron-Core's MoE layer: each GPU holds E / ep experts, each split
-  // over the TP ranks like a dense MLP): the router's h × E GEMM on every token (not split),
-  // then top_k experts per token as one grouped GEMM over the local experts (tokens spread
-  // evenly: n·k·ep/E rows each), and the shared experts as a dense MLP.
+  // over the TP ranks like a dense MLP unless parallelism.etp keeps them whole): the router's
+  // h × E GEMM on every token this rank routes (not split; under SP its n / t, moe_layer.py
+  // routing the sequence-parallel shard), then top_k experts per token as one grouped GEMM over
+  // the local experts (tokens spread evenly: n·k·ep/E rows each), and the shared experts as a
+  // dense MLP.
   const double k = m.moe.top_k, experts = m.moe.experts;
   const double fe = static_cast<double>(m.expert_ffn());
   const double fs = static_cast<double>(m.moe.shared_ffn_hidden);
@@ -446,12 +448,16 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // EP group sends them, as many rows in all (n·k) over fewer, larger GEMMs. A capacity
     // factor c runs c times the rows (the busiest expert's, or every expert padded to it); the
     // model FLOPs stay the routed tokens'.
+    // Experts whole on each TP rank (etp 1) take that rank's n / t tokens at their full width
+    // fe: the same FLOPs in GEMMs t times shorter and wider; split over TP (etp = tp) the TP
+    // group's n tokens, gathered, at fe / t.
     const double c = m.moe.capacity_factor;
-    const double ep = s_.layout.ep, local = experts / ep, rows = n * k * c / local;
-    gemms({"router", "router.dgrad", "router.wgrad"}, {n, experts, h});
-    gemms({"experts.up", "experts.up.dgrad", "experts.up.wgrad"}, {rows, mats_up * fe / t, h},
+    const double et = s_.layout.experts_span_tp() ? 1.0 : t;
+    const double ep = s_.layout.ep, local = experts / ep, rows = n * k * c / local * et / t;
+    gemms({"router", "router.dgrad", "router.wgrad"}, {routed_tokens(), experts, h});
+    gemms({"experts.up", "experts.up.dgrad", "experts.up.wgrad"}, {rows, mats_up * fe / et, h},
           local, 1 / c, true);
-    gemms({"experts.down", "experts.down.dgrad", "experts.down.wgrad"}, {rows, h, fe / t}, local,
+    gemms({"experts.down", "experts.down.dgrad", "experts.down.wgrad"}, {rows, h, fe / et}, local,
           1 / c, true);
     if (fs > 0) {
       gemms({"shared.up", "shared.up.dgrad", "shared.up.wgrad"}, {n, mats_up * fs / t, h});
@@ -643,12 +649,15 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     push(cast);
   }
   if (moe) {
-    // The router's fp32 softmax and top-k over n·E scores (read and write 4 bytes each); the
-    // tokens copied into expert order and back, weighted and summed (Megatron's permute and
-    // unpermute: n·k rows of h read and written, then n·k read and n written).
-    memory("router.topk", 8 * n * experts);
-    memory("moe.permute", 2 * n * kc * h * 2);
-    memory("moe.unpermute", (n * kc + n) * h * 2);
+    // The router's fp32 softmax and top-k over the scores of the tokens it routes (read and
+    // write 4 bytes each); the tokens copied into expert order and back, weighted and summed
+    // (Megatron's permute and unpermute: n·k rows of h read and written, then n·k read and n
+    // written). Experts split over TP permute the n / t routed tokens and sort the n·k rows
+    // gathered for them; whole experts (etp 1) permute this rank's n / t alone.
+    const double permuted = s_.layout.experts_span_tp() ? routed_tokens() : n;
+    memory("router.topk", 8 * routed_tokens() * experts);
+    memory("moe.permute", 2 * permuted * kc * h * 2);
+    memory("moe.unpermute", (permuted * kc + permuted) * h * 2);
   }
   if (m.position == PositionEmbedding::Rotary) {  // rotary embeddings of q and k
     // Latent attention rotates only the rope_dim part of each head's q and one shared key.
@@ -1683,8 +1692,10 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     return layers - sparse + (shared_mlp ? sparse : 0);
   };
   std::vector<CollectiveRun> runs;
+  // Experts whole on each TP rank (parallelism.etp 1) are sent this rank's own tokens: no TP
+  // collective of the dispatcher's.
   auto dispatch_tp = [&](int sparse) {  // a MoE layer's TP all-gather and reduce-scatter
-    if (sparse <= 0) return;
+    if (sparse <= 0 || s_.layout.experts_span_tp()) return;
     runs.push_back({Collective::AllGather, t, dispatched, sparse});
     runs.push_back({Collective::ReduceScatter, t, dispatched, sparse});
   };
@@ -1998,7 +2009,7 @@ std::vector<CollectiveRun> AnalyticCostModel::ep_collectives(Op op, int stage) c
   // ranks of their experts and come back after them: a dispatch and a combine all-to-all of
   // n·k·h bf16 values (nccl-tests S: each rank's whole buffer) forward, their two gradients
   // backward. Routing is taken as even: (ep − 1) / ep of the buffer leaves the GPU.
-  const double n = s_.layout.sequence_parallel ? tokens_ / s_.layout.tp : tokens_;
+  const double n = routed_tokens();
   // A capacity factor (or the load imbalance) c pads the buffers by c.
   const double values = n * s_.model->moe.top_k * s_.model->moe.capacity_factor *
                         static_cast<double>(s_.model->hidden);
@@ -2249,12 +2260,13 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
 double AnalyticCostModel::stage_params(int stage) const {
   return static_cast<double>(
       trainsim::stage_params(*s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp,
-                             static_cast<int>(stages_.size()), s_.layout.ep));
+                             static_cast<int>(stages_.size()), s_.layout.ep, s_.layout.etp));
 }
 
 double AnalyticCostModel::expert_params(int stage) const {
-  return static_cast<double>(stage_expert_params(
-      *s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp, s_.layout.ep));
+  return static_cast<double>(stage_expert_params(*s_.model,
+                                                 stages_.at(static_cast<std::size_t>(stage)),
+                                                 s_.layout.tp, s_.layout.ep, s_.layout.etp));
 }
 
 double AnalyticCostModel::gradient_bytes(int stage) const {

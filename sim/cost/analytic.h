@@ -306,6 +306,11 @@ class AnalyticCostModel : public CostModel {
   /// multi-token prediction module's, sharing the head's weights).
   void head_kernels(Op op, int count, std::vector<Kernel>& out) const;
   double memory_seconds(double bytes) const;
+  /// Tokens of a micro-batch one GPU routes to its experts: its n / t sequence-parallel shard
+  /// under SP (Megatron-core's MoE layer routes the shard), else all n.
+  double routed_tokens() const {
+    return s_.layout.sequence_parallel ? tokens_ / s_.layout.tp : tokens_;
+  }
 
   Scenario s_;
   AnalyticConstants k_;

@@ -36,23 +36,27 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
   const Scenario& sc = p.scenario;
   const Layout& l = sc.layout;
   // A reduction's group: the DP group, or under expert parallelism the routed experts'
-  // expert-data-parallel group (the dp / ep ranks holding the same experts).
+  // expert-data-parallel group (the ranks holding the same experts: dp · cp / ep, or with
+  // experts whole on each TP rank, etp 1, tp · dp · cp / ep).
   struct Group {
     int size = 1;
     LinkClass link = LinkClass::IntraNode;
     int per_node = 1;
     double slow = 1;  // the group's slowest member sets the pace
-    int id = -1;      // -1: the DP group; else which experts (dp mod ep)
+    int id = -1;      // -1: the DP group; else which experts (expert slot mod ep)
   };
   auto group_of = [&](const std::vector<int>& members, int id) {
     return Group{static_cast<int>(members.size()), group_link(members, sc),
                  members_per_node(members, sc), p.link_scale(members), id};
   };
   // Of a stage's parameters, the share the expert-data-parallel group reduces and gathers: the
-  // routed experts' under expert parallelism; none without (everything goes over DP).
+  // routed experts' under expert parallelism or when whole experts span the TP ranks (their
+  // TP peers routed other tokens through them); none otherwise (everything goes over DP).
   auto routed_share = [&](int st) {
     const double all = p.cost.stage_params(p.model_stage(st));
-    return l.ep > 1 && all > 0 ? p.cost.expert_params(p.model_stage(st)) / all : 0.0;
+    return (l.ep > 1 || l.experts_span_tp()) && all > 0
+               ? p.cost.expert_params(p.model_stage(st)) / all
+               : 0.0;
   };
   // Members of each collective, keyed by (pp, tp, group id, stage, phase).
   std::map<std::tuple<int, int, int, int, int>, std::vector<TaskId>> groups;
@@ -81,7 +85,8 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     const SimRank& rank = p.ranks.ranks[static_cast<std::size_t>(r)];
     const StreamId cs = p.compute_stream[static_cast<std::size_t>(r)];
     const Group dp = group_of(group_members(l, rank.coord, Axis::DP), -1);
-    const Group experts = group_of(expert_dp_members(l, rank.coord), rank.coord.dp % l.ep);
+    const Group experts =
+        group_of(expert_dp_members(l, rank.coord), l.expert_slot(rank.coord) % l.ep);
     // One collective per part over each group that has something to move: the dense
     // parameters' share over DP, the routed experts' over their group (all of it without EP).
     auto collective = [&](const Group& g, Collective op, double bytes, int st, int variant,
@@ -95,7 +100,9 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       p.builder.work(w).detail = static_cast<std::uint8_t>(detail_of(op, g.id >= 0));
       const TaskId t = p.builder.add_task(p.stream(r, StreamType::DataParallel), w, -1);
       p.builder.add_dependency(after, t);
-      groups[{rank.coord.pp, rank.coord.tp, g.id, st, phase}].push_back(t);
+      // An expert-data-parallel group spanning TP gathers every TP coordinate's members.
+      const int tp_key = g.id >= 0 && l.experts_span_tp() ? -1 : rank.coord.tp;
+      groups[{rank.coord.pp, tp_key, g.id, st, phase}].push_back(t);
       return t;
     };
     // Each stage (chunk) this rank holds.

@@ -14,7 +14,8 @@ LayerCommTasks add_layer_comm_pass(Program& p) {
   // The members of each collective, keyed by (kind, stage, op kind, micro-batch, part, group):
   // a flat list sorted by key afterwards (stable: members keep their order), cheaper than a map
   // of vectors for the m · stages collectives of a long pipeline. The group: the DP index for
-  // TP (one TP group per DP replica), the EP block and TP index for EP.
+  // TP (one TP group per DP replica), the EP block and TP index for EP (0 when EP groups span
+  // TP).
   // Each entry's value: (0, a collective's own task) or (1, the compute that starts with it).
   using Key = std::tuple<int, int, int, int, int, int, int>;
   std::vector<std::pair<Key, std::pair<int, TaskId>>> members_of;
@@ -49,7 +50,7 @@ LayerCommTasks add_layer_comm_pass(Program& p) {
       auto m = expert_group_members(l, rank.coord);
       kinds.push_back({LayerComm::EP, TaskType::EpCollective, StreamType::ExpertParallel,
                        group_link(m, p.scenario), members_per_node(m, p.scenario), p.link_scale(m),
-                       rank.coord.dp / l.ep, rank.coord.tp});
+                       l.expert_slot(rank.coord) / l.ep, l.experts_span_tp() ? 0 : rank.coord.tp});
     }
     if (l.cp > 1) {
       auto m = context_group_members(l, rank.coord);

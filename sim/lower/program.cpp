@@ -102,7 +102,7 @@ double Program::last_bucket_params(int stage) const {
             ? static_cast<double>(tied_table_counted_twice(m, stage_content_, here, l.tp))
             : 0.0;
     return std::max(0.0, cost.stage_params(ms) - twice -
-                             static_cast<double>(stage_layer_params(m, c, l.tp, l.ep)));
+                             static_cast<double>(stage_layer_params(m, c, l.tp, l.ep, l.etp)));
   }
   return c.embedding ? static_cast<double>(m.embedding_params()) / l.tp : 0.0;
 }
@@ -161,8 +161,9 @@ double Program::param_gather_bytes(int stage) const {
   TRAINSIM_CHECK(static_cast<std::size_t>(ms) < stage_content_.size(), "stage out of range");
   const Layout& l = scenario.layout;
   // The layer weights in FP8: one byte each fewer (the embedding and head stay 16-bit).
-  return all - static_cast<double>(stage_layer_params(
-                   *scenario.model, stage_content_[static_cast<std::size_t>(ms)], l.tp, l.ep));
+  return all -
+         static_cast<double>(stage_layer_params(
+             *scenario.model, stage_content_[static_cast<std::size_t>(ms)], l.tp, l.ep, l.etp));
 }
 
 bool Program::needs_gather(const Action& a, bool first_use) const {

@@ -17,14 +17,15 @@ std::vector<int> group_members(const Layout& l, const Coord& c, Axis axis) {
 
 std::vector<int> expert_group_members(const Layout& l, const Coord& c) {
   std::vector<int> out;
-  const int first = c.dp / l.ep * l.ep;
-  for (int i = 0; i < l.ep; ++i) out.push_back(l.rank_of({first + i, c.tp, c.pp}));
+  const int first = l.expert_slot(c) / l.ep * l.ep;
+  for (int i = 0; i < l.ep; ++i) out.push_back(l.rank_of(l.expert_coord(first + i, c.tp, c.pp)));
   return out;
 }
 
 std::vector<int> expert_dp_members(const Layout& l, const Coord& c) {
   std::vector<int> out;
-  for (int d = c.dp % l.ep; d < l.dp_ranks(); d += l.ep) out.push_back(l.rank_of({d, c.tp, c.pp}));
+  for (int x = l.expert_slot(c) % l.ep; x < l.expert_ranks(); x += l.ep)
+    out.push_back(l.rank_of(l.expert_coord(x, c.tp, c.pp)));
   return out;
 }
 
@@ -75,12 +76,16 @@ bool fold_is_exact(const Scenario& s) {
       // The DP group of this TP coordinate, its expert groups (blocks of ep), its expert-data
       // groups (one per position in a block) and its context groups (blocks of cp).
       if (group_link(group_members(l, {0, t, pp}, Axis::DP), s) != dp) return false;
-      for (int d = 0; d < ranks; d += ep) {
-        const std::vector<int> m = expert_group_members(l, {d, t, pp});
-        if (group_link(m, s) != ep_link || members_per_node(m, s) != ep_per_node) return false;
+      // Expert groups spanning TP are checked once, from the first TP coordinate.
+      if (!l.experts_span_tp() || t == 0) {
+        const int slots = l.expert_ranks();
+        for (int x = 0; x < slots; x += ep) {
+          const std::vector<int> m = expert_group_members(l, l.expert_coord(x, t, pp));
+          if (group_link(m, s) != ep_link || members_per_node(m, s) != ep_per_node) return false;
+        }
+        for (int x = 0; x < std::min(ep, slots); ++x)
+          if (group_link(expert_dp_members(l, l.expert_coord(x, t, pp)), s) != edp) return false;
       }
-      for (int d = 0; d < std::min(ep, ranks); ++d)
-        if (group_link(expert_dp_members(l, {d, t, pp}), s) != edp) return false;
       for (int d = 0; d < ranks; d += cp) {
         const std::vector<int> m = context_group_members(l, {d, t, pp});
         if (group_link(m, s) != cp_link || members_per_node(m, s) != cp_per_node) return false;

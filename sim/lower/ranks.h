@@ -41,14 +41,16 @@ RankSet make_rank_set(const Scenario& s, bool fold);
 
 /// Global ranks of the group along `axis` that contains `c`.
 std::vector<int> group_members(const Layout& l, const Coord& c, Axis axis);
-/// Global ranks of the expert-parallel group that contains `c`: the ep DP ranks of its block
-/// (dp indices ⌊c.dp / ep⌋·ep … +ep−1, same tp and pp).
+/// Global ranks of the expert-parallel group that contains `c`: the ep ranks of its block of
+/// Layout::expert_ranks (slots ⌊slot / ep⌋·ep … +ep−1: DP indices of the same tp, or with
+/// etp 1 the TP-fastest positions of the stage; same pp).
 std::vector<int> expert_group_members(const Layout& l, const Coord& c);
 /// Global ranks of the context-parallel group that contains `c`: the cp DP-axis positions of
 /// its block (⌊c.dp / cp⌋·cp … +cp−1, same tp and pp).
 std::vector<int> context_group_members(const Layout& l, const Coord& c);
-/// Global ranks holding the same experts as `c` (its expert-data-parallel group: the dp / ep
-/// DP ranks with c.dp mod ep), over which expert gradients are reduced.
+/// Global ranks holding the same experts as `c` (its expert-data-parallel group: the
+/// Layout::expert_dp_ranks positions with c's slot mod ep), over which expert gradients are
+/// reduced.
 std::vector<int> expert_dp_members(const Layout& l, const Coord& c);
 
 }  // namespace trainsim

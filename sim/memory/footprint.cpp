@@ -17,7 +17,8 @@ constexpr double kAdamBytesPerParam =
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
                               Recompute recompute, bool moe_layer, double fp8,
                               const RecomputeModules& modules, const LoraTargets& lora,
-                              bool lora_masks, const EagerOps& eager, bool fp8_activation_store) {
+                              bool lora_masks, const EagerOps& eager, bool fp8_activation_store,
+                              bool experts_whole) {
   const double n = static_cast<double>(tokens), h = static_cast<double>(m.hidden);
   const double t = tp;
   if (recompute == Recompute::Full) return kHalf * n * h / (sp ? t : 1.0);
@@ -55,8 +56,9 @@ double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, b
   // Under SP at tp > 1 Megatron-core's all-to-all dispatcher all-gathers over the TP group the
   // tokens dispatched to this rank's experts, which the expert GEMMs keep as their input
   // (token_dispatcher.py, dispatch_postprocess; the cost model's all-gather of n·k·c tokens):
-  // that routed copy is whole on each rank, not a 1/t share of it.
-  const double routed_gathered = moe_layer && sp && tp > 1 ? k * h : 0.0;
+  // that routed copy is whole on each rank, not a 1/t share of it. Experts whole on each rank
+  // (expert TP 1) are sent this rank's n / t tokens alone: a 1/t share.
+  const double routed_gathered = moe_layer && sp && tp > 1 && !experts_whole ? k * h : 0.0;
   double gathered = routed_gathered;  // 16-bit words per token whole under SP
   if (moe_layer) {
     replicated += 2 * k * h - routed_gathered + 2.0 * m.moe.experts;
@@ -224,7 +226,8 @@ StageLayers stage_layers(const Scenario& s, int stage) {
   // A layer's bytes kept under `r`, with its attention extras.
   const auto kept = [&](Recompute r, bool moe_layer) {
     return layer_activation_bytes(m, out.tokens, t, sp, r, moe_layer, fp8, modules, lora, masks,
-                                  eager, s.training.fp8_activation_store) +
+                                  eager, s.training.fp8_activation_store,
+                                  s.layout.experts_span_tp()) +
            attention_extra_bytes(m, s.training, t, sp, r, s.layout.cp);
   };
   out.dense_kept = kept(rest, false);
@@ -311,8 +314,8 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
   for (int st : stages_here) {
     TRAINSIM_CHECK(st >= 0 && st < stages, "stage out of range");
     const StageContent& part = parts[static_cast<std::size_t>(st)];
-    out.parameters +=
-        static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages, s.layout.ep));
+    out.parameters += static_cast<double>(
+        stage_params(*s.model, part, s.layout.tp, stages, s.layout.ep, s.layout.etp));
     every_expert += static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages));
   }
   // A tied head on the embedding's own GPU uses its table, not a copy; so does multi-token

@@ -51,11 +51,14 @@ namespace trainsim {
 /// `fp8_activation_store` (training.fp8_activation_store): a gated MLP's activation input, the
 /// 2·f-wide output of its up projections (of what selective recompute keeps), at 1 byte an
 /// element instead of 2.
+/// `experts_whole` (Layout::experts_span_tp): the routed experts held whole on each TP rank,
+/// their tokens this rank's n / t alone rather than the TP group's gathered.
 double layer_activation_bytes(const ModelSpec& m, std::int64_t tokens, int tp, bool sp,
                               Recompute recompute, bool moe_layer = false, double fp8 = 0,
                               const RecomputeModules& modules = {.core_attn = false},
                               const LoraTargets& lora = {}, bool lora_masks = false,
-                              const EagerOps& eager = {}, bool fp8_activation_store = false);
+                              const EagerOps& eager = {}, bool fp8_activation_store = false,
+                              bool experts_whole = false);
 
 /// What one layer keeps beyond layer_activation_bytes, per micro-batch and GPU, for the
 /// attention kernel and dropout `tr` chooses, for a layer recomputed as `recompute` says (0

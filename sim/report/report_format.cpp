@@ -56,6 +56,7 @@ std::string layout_line(const StepReport& r) {
   s += fmt::format(" · dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
   if (r.ep > 1) s += fmt::format(" · ep {}", r.ep);
+  if (r.etp != r.tp) s += fmt::format(" · etp {}", r.etp);
   if (r.cp > 1) s += cp_part(r);
   if (r.split.any()) {
     std::vector<std::string> counted;
@@ -358,6 +359,7 @@ nlohmann::json report_to_json(const StepReport& r) {
                  {"pp", r.pp},
                  {"vpp", r.vpp},
                  {"ep", r.ep},
+                 {"etp", r.etp},
                  {"cp", r.cp},
                  {"cp_comm", r.cp_comm},
                  {"microbatches", r.microbatches},
@@ -678,6 +680,7 @@ std::string short_layout(const StepReport& r) {
   std::string s = fmt::format("dp {} · tp {} · pp {}", r.dp, r.tp, r.pp);
   if (r.vpp > 1) s += fmt::format(" · vpp {}", r.vpp);
   if (r.ep > 1) s += fmt::format(" · ep {}", r.ep);
+  if (r.etp != r.tp) s += fmt::format(" · etp {}", r.etp);
   if (r.cp > 1) s += cp_part(r);
   return s;
 }

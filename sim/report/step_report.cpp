@@ -143,6 +143,7 @@ StepReport make_report(const Timeline& tl) {
   r.pp = sc.layout.pp;
   r.vpp = sc.layout.vpp;
   r.ep = sc.layout.ep;
+  r.etp = sc.model && sc.model->is_moe() ? sc.layout.expert_tp() : sc.layout.tp;
   r.cp = sc.layout.cp;
   // The key's own value name (the schema's choices), as a scenario file writes it.
   if (const SchemaKey* k = find_key("parallelism.cp_comm"))

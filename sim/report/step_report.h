@@ -86,6 +86,9 @@ struct StepReport {
   std::string schedule;
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1, vpp = 1, ep = 1, cp = 1, microbatches = 0;
+  /// The routed experts' TP degree (parallelism.etp): tp, or 1 for experts whole on each rank
+  /// (tp for a dense model).
+  int etp = 1;
   /// How context parallelism exchanges (parallelism.cp_comm): ring, all_gather or all_to_all.
   std::string cp_comm = "ring";
   PipelineSplit split;  ///< what the layer split over stages counts besides the layers

@@ -4,10 +4,11 @@
 // varies fastest, then DP, then PP; `rank_order` changes it. Context-parallel ranks live on the
 // DP axis, innermost (Megatron's tp-cp-dp-pp order): the DP axis has dp · cp positions, the cp
 // consecutive ones of a block share a batch and split its sequences.
-#include <array>     // std::array
-#include <optional>  // std::optional
-#include <string>    // std::string
-#include <vector>    // std::vector
+#include <algorithm>  // std::max
+#include <array>      // std::array
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <vector>     // std::vector
 
 namespace trainsim {
 
@@ -83,6 +84,12 @@ struct Layout {
   /// mesh does), tokens reach their experts by all-to-all; expert gradients are reduced over
   /// the dp · cp / ep ranks holding the same experts (the expert-data-parallel group).
   int ep = 1;
+  /// Expert tensor parallelism (Megatron-core's --expert-tensor-parallel-size): 0 follows tp
+  /// (its default: every expert split over the TP ranks like a dense MLP); 1 under tp > 1 keeps
+  /// each expert whole, every TP rank routing its own n / tp sequence-parallel tokens, and the
+  /// EP groups are then carved out of a stage's tp · dp · cp ranks, TP fastest (Megatron-core's
+  /// expert rank generator, order etp-ep-edp-pp: parallel_state.py).
+  int etp = 0;
   /// Context parallelism: every sequence split over `cp` ranks (zig-zag, two chunks of
   /// seq / (2·cp) each, for causal balance); attention reaches the other ranks' keys and values
   /// by ring exchange or all-gather. Gradients are reduced, and ZeRO shards, over the dp · cp
@@ -124,6 +131,22 @@ struct Layout {
   std::array<Axis, 3> order{Axis::TP, Axis::DP, Axis::PP};  ///< fastest-varying first
 
   int world() const { return dp * cp * tp * pp; }
+  /// The TP degree of the routed experts: tp unless `etp` says 1.
+  int expert_tp() const { return etp > 0 ? etp : tp; }
+  /// Whether the EP and expert-data-parallel groups span the TP ranks (etp 1 under tp > 1).
+  bool experts_span_tp() const { return expert_tp() == 1 && tp > 1; }
+  /// The ranks of a stage EP groups are carved from: its tp · dp · cp ranks when they span TP,
+  /// else the dp · cp ranks of one TP coordinate.
+  int expert_ranks() const { return experts_span_tp() ? tp * dp_ranks() : dp_ranks(); }
+  /// The expert-data-parallel group's size: the expert_ranks holding the same experts.
+  int expert_dp_ranks() const { return expert_ranks() / std::max(1, ep); }
+  /// A rank's position among expert_ranks (TP fastest when they span TP, else its DP index).
+  int expert_slot(const Coord& c) const { return experts_span_tp() ? c.dp * tp + c.tp : c.dp; }
+  /// The rank at position `slot` of expert_ranks in pipeline stage `pp` (`tp_coord`: the TP
+  /// coordinate when the groups do not span TP).
+  Coord expert_coord(int slot, int tp_coord, int pp) const {
+    return experts_span_tp() ? Coord{slot / tp, slot % tp, pp} : Coord{slot, tp_coord, pp};
+  }
   /// Ranks of a data-parallel group: the data replicas times the context-parallel ranks
   /// (gradients are reduced and ZeRO shards over all of them).
   int dp_ranks() const { return dp * cp; }

@@ -79,22 +79,38 @@ std::int64_t held_layer_params(const ModelSpec& m, const StageContent& st, int e
          m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1) +
          st.mtp * 2 * m.hidden * m.hidden;
 }
+// Of held_layer_params, the routed experts'.
+std::int64_t held_routed_params(const ModelSpec& m, const StageContent& st, int ep) {
+  const std::int64_t routed = m.routed_expert_params();
+  return m.moe_layers_in(st.first_layer, st.layers) * (routed - routed / ep * (ep - 1));
+}
+// Whether each GPU holds its routed experts whole under TP (expert TP 1, tp > 1).
+bool experts_whole(int tp, int etp) {
+  return (etp > 0 ? etp : tp) == 1 && tp > 1;
+}
 }  // namespace
 
-std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep) {
+std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep,
+                                int etp) {
   // Past the key-value heads every rank holds one of them (ModelSpec::kv_heads_per_rank).
-  return (held_layer_params(m, st, ep) + st.layers * m.replicated_kv_params(tp)) / tp;
+  const std::int64_t kv = st.layers * m.replicated_kv_params(tp);
+  if (!experts_whole(tp, etp)) return (held_layer_params(m, st, ep) + kv) / tp;
+  const std::int64_t routed = held_routed_params(m, st, ep);
+  return (held_layer_params(m, st, ep) - routed + kv) / tp + routed;
 }
 
-std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages, int ep) {
-  std::int64_t p = held_layer_params(m, st, ep) + st.layers * m.replicated_kv_params(tp);
+std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages, int ep,
+                          int etp) {
+  // Routed experts held whole are added after the split over TP.
+  const std::int64_t whole = experts_whole(tp, etp) ? held_routed_params(m, st, ep) : 0;
+  std::int64_t p = held_layer_params(m, st, ep) - whole + st.layers * m.replicated_kv_params(tp);
   if (st.embedding) p += m.embedding_params();
   if (st.head && (!m.tied_embeddings || stages > 1)) p += m.vocab * m.hidden;
   // Multi-token prediction looks up the embedding: an untied model's head stage holds a copy
   // of its table (Megatron-core builds the embedding where mtp_process; a tied head's table
   // serves both).
   if (st.mtp > 0 && !st.embedding && !m.tied_embeddings) p += m.vocab * m.hidden;
-  return p / tp;
+  return p / tp + whole;
 }
 
 std::int64_t stage_lora_params(const ModelSpec& m, const StageContent& st, int tp,
@@ -128,9 +144,11 @@ std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<Stag
   return embedding && head ? m.vocab * m.hidden / tp : 0;
 }
 
-std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep) {
+std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep,
+                                 int etp) {
   TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
-  return m.moe_layers_in(st.first_layer, st.layers) * (m.routed_expert_params() / ep) / tp;
+  return m.moe_layers_in(st.first_layer, st.layers) * (m.routed_expert_params() / ep) /
+         (experts_whole(tp, etp) ? 1 : tp);
 }
 
 }  // namespace trainsim

@@ -40,9 +40,10 @@ bool partition_fits(const ModelSpec& m, const PipelineSplit& split, int stages);
 /// Parameters one GPU holds for `stage` under TP degree `tp` and expert-parallel degree `ep`
 /// (embedding and head are vocabulary-parallel; a tied head still needs its own copy when it is
 /// on another stage, and so do multi-token prediction modules the embedding's table they look
-/// up; each MoE layer's routed experts are split over ep ranks, then over tp).
+/// up; each MoE layer's routed experts are split over ep ranks, then over the expert TP degree
+/// `etp`: 0 for tp, or 1 for experts held whole, Layout::etp).
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages,
-                          int ep = 1);
+                          int ep = 1, int etp = 0);
 /// Of the stage_params of the stages one GPU holds (`stages_here`), what they count twice: a
 /// tied head, or multi-token prediction's lookup, on another of them than the embedding (a
 /// V-shaped schedule's last chunk, or pp 1 with several chunks) uses the embedding's own table
@@ -50,7 +51,8 @@ std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, in
 std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<StageContent>& parts,
                                       std::span<const int> stages_here, int tp);
 /// Of stage_params, the routed experts' parameters one GPU holds (0 for a dense model).
-std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep);
+std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep,
+                                 int etp = 0);
 /// The LoRA adapters' parameters one GPU holds for `stage` under TP degree `tp`
 /// (training.lora_rank r, training.lora_targets): per layer and target, A (r × its input width)
 /// and B (its output width × r), r × (input + output) / tp (NeMo splits both over the TP
@@ -60,6 +62,7 @@ std::int64_t stage_lora_params(const ModelSpec& m, const StageContent& st, int t
 /// Of stage_params, the Transformer layers' and multi-token prediction's projections (without
 /// the embedding and the head): the weights FP8 training runs in FP8 (their norms, a few per
 /// layer, counted with them).
-std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep = 1);
+std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int tp, int ep = 1,
+                                int etp = 0);
 
 }  // namespace trainsim

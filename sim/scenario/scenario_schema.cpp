@@ -220,6 +220,11 @@ std::optional<KeyValue> get_recompute_layers(const Scenario& s) {
   return get<&Scenario::training, &TrainingSpec::recompute_layers>(s);
 }
 
+// The routed experts' TP degree as it runs: tp unless etp says 1.
+std::optional<KeyValue> get_etp(const Scenario& s) {
+  return get_leaf(s.layout.expert_tp());
+}
+
 // The model's head size d: the given one, else h / a (shown so, and given back explicitly).
 std::optional<KeyValue> get_head_dim(const Scenario& s) {
   if (!s.model) return std::nullopt;
@@ -1293,8 +1298,22 @@ const std::vector<SchemaKey>& scenario_keys() {
        "parallelism the experts are split over the TP ranks too (Megatron's expert tensor "
        "parallelism, its default) and a MoE layer's MLP all-gathers the tokens dispatched to its "
        "experts over the TP group, top_k × capacity factor times a dense MLP's hidden states, "
-       "and reduce-scatters their output (shared experts gather and scatter as a dense MLP)",
+       "and reduce-scatters their output (shared experts gather and scatter as a dense MLP); "
+       "`etp: 1` keeps them whole instead",
        integer(1, kMaxParallel), field<&Scenario::layout, &Layout::ep>()},
+      {"parallelism.etp",
+       "integer ≥ 1 (`1` or `tp`)",
+       "`tp`",
+       "expert tensor parallelism (Megatron-core's --expert-tensor-parallel-size): the TP degree "
+       "of the routed experts. `tp` (the default) splits each expert over the TP ranks like a "
+       "dense MLP; `1` keeps every expert whole on its rank, as DeepSeek-V3's recipes run: each "
+       "TP rank routes its own n / tp sequence-parallel tokens (needs `sequence_parallel`), its "
+       "expert GEMMs are tp times shorter and wider, the dispatcher gathers nothing over TP, "
+       "the ep ranks of an expert-parallel group are carved out of a stage's tp · dp · cp "
+       "ranks, TP fastest (ep must divide tp · dp · cp), and expert gradients are reduced over "
+       "the tp · dp · cp / ep ranks holding the same experts. Other widths are not modelled",
+       integer(1, kMaxParallel),
+       {put<&Scenario::layout, &Layout::etp>, get_etp}},
       {"parallelism.cp", "integer ≥ 1", "1",
        "context-parallel degree: each sequence is split over cp more ranks (world = dp × cp × tp "
        "× pp), zig-zag for causal balance (each rank holds chunks i and 2·cp − 1 − i of seq / "

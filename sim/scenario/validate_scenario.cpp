@@ -401,6 +401,8 @@ void check_fit(const Scenario& s, const Checker& c) {
   const Layout& l = s.layout;
   if (const auto why = expert_parallel_refusal(l, s.model ? &*s.model : nullptr))
     c.fail("parallelism.ep", *why);
+  if (const auto why = expert_tp_refusal(l, s.model ? &*s.model : nullptr))
+    c.fail("parallelism.etp", *why);
   if (const auto why = context_parallel_refusal(l, s.training)) c.fail(why->first, why->second);
   // The all-to-all hands each CP rank heads / cp of its TP rank's query and key-value heads
   // (Transformer Engine 2.8's AttnFuncWithCPAndQKVOA2A asserts both divide:
@@ -548,7 +550,12 @@ std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelS
         "ep = {} with zero 3 is not modelled (FSDP would gather the experts over their own dp / "
         "ep group): use zero 0, 1 or 2",
         l.ep);
-  if (l.dp_ranks() % l.ep != 0)
+  if (l.experts_span_tp() && l.expert_ranks() % l.ep != 0)
+    return fmt::format(
+        "ep = {} must divide tp · dp · cp = {} · {} · {} = {}: with etp 1 expert-parallel groups "
+        "are carved out of a stage's tensor-, data- and context-parallel ranks",
+        l.ep, l.tp, l.dp, l.cp, l.expert_ranks());
+  if (l.dp_ranks() % l.ep != 0 && !l.experts_span_tp())
     return l.cp > 1 ? fmt::format(
                           "ep = {} must divide dp · cp = {} · {} = {}: expert-parallel "
                           "groups are carved out of the data- and context-parallel ranks",
@@ -562,6 +569,28 @@ std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelS
     return fmt::format("ep = {} needs a mixture of experts: give model.moe.experts", l.ep);
   if (m->moe.experts % l.ep != 0)
     return fmt::format("ep = {} must divide model.moe.experts ({})", l.ep, m->moe.experts);
+  return std::nullopt;
+}
+
+std::optional<std::string> expert_tp_refusal(const Layout& l, const ModelSpec* m) {
+  if (l.etp <= 0 || l.etp == l.tp) return std::nullopt;
+  if (l.etp != 1)
+    return fmt::format(
+        "etp = {} must be 1 or tp ({}): other expert tensor-parallel widths are not modelled",
+        l.etp, l.tp);
+  if (!m || !m->is_moe()) return std::nullopt;  // no experts: nothing to split
+  if (!l.sequence_parallel)
+    return fmt::format(
+        "etp = 1 under tp = {} needs parallelism.sequence_parallel: each TP rank routes its own "
+        "shard of the tokens (Megatron-core warns that MoE under TP needs SP; without it every TP "
+        "rank would route the same tokens)",
+        l.tp);
+  if (l.zero == 3 || l.param_gather_with_forward)
+    return fmt::format(
+        "etp = 1 under tp = {} with {} is not modelled (the experts' parameters would be gathered "
+        "over their own tp · dp · cp / ep group): use zero 0, 1 or 2 and param_gather: "
+        "after-optimizer",
+        l.tp, l.zero == 3 ? "zero 3" : "parallelism.param_gather: with-next-forward");
   return std::nullopt;
 }
 

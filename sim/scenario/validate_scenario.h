@@ -26,6 +26,12 @@ std::optional<int> dp_filling_gpus(const Scenario& s);
 /// and neither ZeRO-3 nor gathering the parameters with the next forward is modelled with it.
 /// validate() reports it on parallelism.ep; the layout search leaves such layouts out.
 std::optional<std::string> expert_parallel_refusal(const Layout& l, const ModelSpec* m);
+/// Why `l`'s expert tensor parallelism cannot run model `m`, or nothing: etp must be tp (its
+/// default, 0) or 1, and experts whole on each TP rank (etp 1, tp > 1) need sequence parallelism
+/// (each TP rank routes its own shard of the tokens) and neither ZeRO-3 nor gathering the
+/// parameters with the next forward. validate() reports it on parallelism.etp; the layout
+/// search leaves such layouts out.
+std::optional<std::string> expert_tp_refusal(const Layout& l, const ModelSpec* m);
 /// Why `l`'s context parallelism cannot run with `t` (the key to blame and the reason), or
 /// nullopt (also without CP).
 std::optional<std::pair<std::string, std::string>> context_parallel_refusal(const Layout& l,

@@ -78,7 +78,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FsdpSpec, unit_layers, prefetch, reshard_afte
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StepReport::Idle, total_s, pipeline_bubble_s, imbalance_s,
                                    communication_s, launch_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
-    StepReport, scenario, scenario_name, model, schedule, gpus, dp, tp, pp, vpp, ep, cp,
+    StepReport, scenario, scenario_name, model, schedule, gpus, dp, tp, pp, vpp, ep, etp, cp,
     microbatches, split, uneven_layers, zero, grad_reduce_with_backward, zero1_all_reduce,
     sequence_parallel, tp_overlap, fsdp, gpu, training, cluster, step_time_s, one_step_s,
     overlapped_steps, pipeline_time_s, before_pipeline_s, after_pipeline_s, tokens_per_step,

@@ -116,6 +116,8 @@ void LayoutCandidate::apply(Scenario& s) const {
   if (recompute != Recompute::Selective) s.training.recompute_modules.reset();
   s.layout.tp_overlap = tp_overlap;
   s.layout.ep = ep;
+  // Expert TP: whole experts (1) stay whole at any tp; another width follows tp.
+  if (s.layout.etp != 1) s.layout.etp = 0;
   s.layout.cp = cp;
   s.training.precision = precision;
   // FP8's own keys mean nothing in 16-bit: a 16-bit candidate drops them (overrides() too).
@@ -372,6 +374,9 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                               // Experts split over DP ranks as validate() allows it.
                               Layout l = base.layout;
                               l.dp = dp;
+                              l.tp = tp;
+                              l.sequence_parallel = tp > 1 && sp != 0;
+                              if (l.etp != 1) l.etp = 0;  // as to_scenario sets it
                               l.ep = ep;
                               l.cp = cp;
                               l.tp_overlap = tp > 1 && ov != 0;
@@ -379,6 +384,11 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                               if (const auto why = expert_parallel_refusal(l, &*base.model)) {
                                 if (ep_refusal.empty())
                                   ep_refusal = fmt::format("--ep {}: {}", ep, *why);
+                                continue;
+                              }
+                              if (const auto why = expert_tp_refusal(l, &*base.model)) {
+                                if (ep_refusal.empty())
+                                  ep_refusal = fmt::format("parallelism.etp {}: {}", l.etp, *why);
                                 continue;
                               }
                               if (const auto why = context_parallel_refusal(l, base.training)) {
