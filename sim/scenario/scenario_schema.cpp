@@ -220,9 +220,11 @@ std::optional<KeyValue> get_recompute_layers(const Scenario& s) {
   return get<&Scenario::training, &TrainingSpec::recompute_layers>(s);
 }
 
-// The routed experts' TP degree as it runs: tp unless etp says 1.
+// The routed experts' TP degree where a scenario gives it; none where it follows tp (so a change
+// of tp is one setting's, not two).
 std::optional<KeyValue> get_etp(const Scenario& s) {
-  return get_leaf(s.layout.expert_tp());
+  if (s.layout.etp <= 0) return std::nullopt;
+  return get_leaf(s.layout.etp);
 }
 
 // The model's head size d: the given one, else h / a (shown so, and given back explicitly).
