@@ -583,6 +583,29 @@ TEST_CASE("ZeRO-1: FP8 parameters gather one byte per layer weight", "[passes][z
   }
 }
 
+TEST_CASE("ZeRO-1: MXFP8 parameters gather in the gradient buffer's 16 bits",
+          "[passes][zero][fp8]") {
+  // Megatron-core gathers MXFP8 parameters through its gradient buffer (bf16 here) and quantizes
+  // them after: the layers' weights (L) travel in 2 bytes, where per-tensor FP8 parameters
+  // travel in 1; over dp 2 each GPU sends half, L/2 more. The gradients' reduction is the same.
+  auto scenario = [](const char* recipe) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 8, precision: fp8,
+  fp8_recipe: {}, fp8_params: true, grad_reduce_dtype: bf16}}
+cluster: {{gpu: b200, gpus_per_node: 2, gpu_speed_spread: 0}}
+parallelism: {{dp: 2, zero: 1}}
+memory: {{bucket_size: 100GB}}
+)",
+                                  recipe));
+  };
+  const Scenario mx = scenario("mxfp8"), per_tensor = scenario("delayed");
+  const ModelSpec& m = *mx.model;
+  const double layers = static_cast<double>(m.layer_params(0, m.layers));
+  CHECK(make_report(simulate(mx)).volume.dp_bytes -
+            make_report(simulate(per_tensor)).volume.dp_bytes ==
+        Approx(layers / 2));
+}
+
 TEST_CASE("ZeRO-1: over model chunks the next forward's gathers go a chunk ahead",
           "[passes][zero]") {
   // Llama-3.2-1B, pp 2 × vpp 4 (8 stages of 2 layers), dp 2, one bucket per chunk. Megatron's
