@@ -642,6 +642,25 @@ parallelism: {dp: 8}
   // A dense model has none to name.
   CHECK_THAT(format_search(node8(), search_layouts(node8(), sizes_only({1}, {1}), {0, 1}), 5),
              !Catch::Contains("expert parallelism"));
+  // Whole experts (parallelism.etp 1) stay whole at every tp: ep 8 over dp 4 · tp 2 (8 ranks)
+  // runs, where experts split over TP need ep to divide dp 4 (no layout left: the reason is
+  // named); the header says so. Without SP at tp 2 whole experts are refused (each TP rank
+  // routes its own shard): of sp off and on only on runs.
+  Scenario whole = small;
+  whole.layout.etp = 1;
+  SearchSpace tp2 = space;
+  tp2.tp = {2};
+  tp2.ep = {8};
+  tp2.sequence_parallel = {0, 1};
+  const auto with_tp = search_layouts(whole, tp2);
+  REQUIRE(with_tp.size() == 1);
+  REQUIRE(with_tp[0].ran());
+  CHECK(with_tp[0].layout.sequence_parallel);
+  CHECK(with_tp[0].report.etp == 1);
+  CHECK(with_tp[0].report.ep == 8);
+  CHECK_THAT(format_search(whole, with_tp, 5),
+             Catch::Contains("experts whole on each TP rank (etp 1)"));
+  CHECK_THROWS_WITH(search_layouts(small, tp2), Catch::Contains("ep = 8 must divide dp = 4"));
 }
 
 TEST_CASE("search: context parallelism is a dimension - dp is what the other axes leave",

@@ -619,11 +619,16 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
                         options.headroom * 100, format_bytes(base.cluster.gpu.memory))
           : fmt::format("the GPU's {}", format_bytes(limit));
   std::string o = fmt::format(
-      "search {} · {} GPUs × {} · {} sequences of {} tokens per step\n{}: {} fit{}, {} out of "
+      "search {} · {} GPUs × {} · {} sequences of {} tokens per step{}\n{}: {} fit{}, {} out of "
       "memory ({} of them ruled out before simulating), {} cannot run\n\n",
       base.name, base.cluster.gpus(), base.cluster.gpu.name, base.training.global_batch_size,
-      base.training.seq_len, layouts(results.size()), fit,
-      tight > 0 ? fmt::format(" ({} tight)", tight) : "", oom + ruled, ruled, failed);
+      base.training.seq_len,
+      // The candidates keep the scenario's whole experts (parallelism.etp 1) at every tp.
+      base.model && base.model->is_moe() && base.layout.etp == 1
+          ? " · experts whole on each TP rank (etp 1)"
+          : "",
+      layouts(results.size()), fit, tight > 0 ? fmt::format(" ({} tight)", tight) : "", oom + ruled,
+      ruled, failed);
   if (fit > 0) {
     std::size_t sw = 8;
     for (const auto& r : results)
