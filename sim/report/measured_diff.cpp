@@ -51,15 +51,17 @@ std::string label(const std::string& what) {
 
 // The parallelism a measured collective serves, by the scenario's layout: "pp" for
 // point-to-point kernels; "ep" for an all-to-all over the EP degree; "tp" or "dp" when its group
-// size is the TP degree, or the DP degree (or dp · cp / ep, the experts' gradients), and not both;
+// size is the TP degree, or the DP degree (or the experts' gradients' group), and not both;
 // "" when the trace gives no group size (PyTorch before 2.2) or it matches neither or both.
 std::string serves(const CommGroupTime& g, const Layout& l) {
   if (g.collective == "sendrecv") return "pp";
   if (g.group_size <= 1) return "";
   if (g.collective == "alltoall" && l.ep > 1 && g.group_size == l.ep) return "ep";
-  // DP's: the whole DP group, or the dp · cp / ep ranks reducing the experts' gradients.
+  // DP's: the whole DP group, or the ranks reducing the experts' gradients (dp · cp / ep, or
+  // tp · dp · cp / ep with experts whole on each TP rank).
+  const bool experts = l.ep > 1 || l.experts_span_tp();
   const bool tp = g.group_size == l.tp,
-             dp = g.group_size == l.dp_ranks() || (l.ep > 1 && g.group_size == l.dp_ranks() / l.ep);
+             dp = g.group_size == l.dp_ranks() || (experts && g.group_size == l.expert_dp_ranks());
   return tp && !dp ? "tp" : dp && !tp ? "dp" : "";
 }
 
