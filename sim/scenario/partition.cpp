@@ -71,18 +71,18 @@ bool partition_fits(const ModelSpec& m, const PipelineSplit& split, int stages) 
 }
 
 namespace {
-// The stage's Transformer layers over all TP ranks: every layer's parameters, of the routed
-// experts 1/ep; and multi-token prediction's 2h → h projections.
-std::int64_t held_layer_params(const ModelSpec& m, const StageContent& st, int ep) {
-  TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
-  return m.layer_params(st.first_layer, st.layers) -
-         m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() / ep * (ep - 1) +
-         st.mtp * 2 * m.hidden * m.hidden;
-}
-// Of held_layer_params, the routed experts'.
+// The routed experts one GPU of an expert-parallel group holds of the stage's MoE layers, over
+// all its TP ranks: 1/ep of each layer's (ep divides the experts: validate()).
 std::int64_t held_routed_params(const ModelSpec& m, const StageContent& st, int ep) {
-  const std::int64_t routed = m.routed_expert_params();
-  return m.moe_layers_in(st.first_layer, st.layers) * (routed - routed / ep * (ep - 1));
+  TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
+  return m.moe_layers_in(st.first_layer, st.layers) * (m.routed_expert_params() / ep);
+}
+// The stage's Transformer layers over all TP ranks: every layer's parameters, of the routed
+// experts held_routed_params; and multi-token prediction's 2h → h projections.
+std::int64_t held_layer_params(const ModelSpec& m, const StageContent& st, int ep) {
+  return m.layer_params(st.first_layer, st.layers) -
+         m.moe_layers_in(st.first_layer, st.layers) * m.routed_expert_params() +
+         held_routed_params(m, st, ep) + st.mtp * 2 * m.hidden * m.hidden;
 }
 // Whether each GPU holds its routed experts whole under TP (expert TP 1, tp > 1).
 bool experts_whole(int tp, int etp) {
@@ -146,9 +146,7 @@ std::int64_t tied_table_counted_twice(const ModelSpec& m, const std::vector<Stag
 
 std::int64_t stage_expert_params(const ModelSpec& m, const StageContent& st, int tp, int ep,
                                  int etp) {
-  TRAINSIM_CHECK(ep >= 1, "an expert-parallel degree of at least 1");
-  return m.moe_layers_in(st.first_layer, st.layers) * (m.routed_expert_params() / ep) /
-         (experts_whole(tp, etp) ? 1 : tp);
+  return held_routed_params(m, st, ep) / (experts_whole(tp, etp) ? 1 : tp);
 }
 
 }  // namespace trainsim
