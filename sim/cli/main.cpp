@@ -1013,9 +1013,11 @@ int main(int argc, char** argv) {
                    "Chunks per rank to try, each with the schedules that take it (default: the "
                    "scenario's, or the nearest a schedule takes: zb-v and dualpipe-v 2)")
       ->delimiter(',');
-  srch->add_option("--ep", xa.ep,
-                   "Expert-parallel degrees to try for a mixture of experts (default: the "
-                   "scenario's; those not dividing dp · cp and the experts are left out)")
+  srch->add_option(
+          "--ep", xa.ep,
+          "Expert-parallel degrees to try for a mixture of experts (default: the "
+          "scenario's; those not dividing dp · cp, or tp · dp · cp with parallelism.etp 1, and the "
+          "experts are left out)")
       ->delimiter(',');
   srch->add_option("--offload-activations", xa.offload_activations,
                    "Activation offload to try, layers per stage (0 = off; default: the "
