@@ -22,6 +22,13 @@ const char* kSchedule = "schedule.name";
 const char* kMicrobatches = "training.microbatches";
 const char* kMicroBatchSize = "training.micro_batch_size";
 const char* kDp = "parallelism.dp";
+const char* kEp = "parallelism.ep";
+const char* kEtp = "parallelism.etp";
+const char* kTp = "parallelism.tp";
+// The expert TP knob's two widths: the scenario key takes 1 or the tp degree itself (unset:
+// follows tp), so the knob names them and overrides() writes `1` or removes the key.
+const char* kEtpFollowsTp = "tp";
+const char* kEtpWhole = "1";
 
 }  // namespace
 
@@ -31,8 +38,10 @@ std::vector<std::string> KnobPanel::keys() {
           "parallelism.vpp",
           kMicrobatches,
           kDp,
-          "parallelism.tp",
-          "parallelism.ep",
+          kTp,
+          "parallelism.sequence_parallel",
+          kEp,
+          kEtp,
           "parallelism.cp",
           "parallelism.cp_comm",
           "parallelism.tp_overlap",
@@ -60,8 +69,11 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
   add_spin("parallelism.vpp", tr("vpp (chunks per rank)"), 64);
   add_spin(kMicrobatches, tr("m (micro-batches)"), 1 << 20);
   add_spin(kDp, tr("dp (replicas)"), 1 << 20);
-  add_spin("parallelism.tp", tr("tp"), 512);
-  add_spin("parallelism.ep", tr("ep (experts split over)"), 4096);
+  add_spin(kTp, tr("tp"), 512);
+  add_choice("parallelism.sequence_parallel", tr("sequence parallel (SP)"));
+  add_spin(kEp, tr("ep (experts split over)"), 4096);
+  add_combo(kEtp, tr("etp (each expert split over)"),
+            {QString::fromLatin1(kEtpFollowsTp), QString::fromLatin1(kEtpWhole)});
   add_spin("parallelism.cp", tr("cp (sequence split over)"), 4096);
   add_choice("parallelism.cp_comm", tr("cp exchange"));
   add_choice("parallelism.tp_overlap", tr("TP overlap (comm-GEMM)"));
@@ -181,19 +193,26 @@ QString KnobPanel::value(const std::string& key) const {
 }
 
 namespace {
-// Each knob's value in the scenario, as the schema shows it; m is the batch's micro-batches.
+// Each knob's value in the scenario, as the schema shows it; m is the batch's micro-batches,
+// etp `1` only where the scenario gives 1 (unset, or the tp degree itself, follows tp).
 std::map<std::string, QString> values_of(const Scenario& sc) {
   std::map<std::string, QString> out{{kMicrobatches, QString::number(sc.microbatches())}};
   for (const std::string& key : KnobPanel::keys())
     if (const auto v = show_value(*find_key(key), sc)) out[key] = QString::fromStdString(*v);
+  out[kEtp] = QString::fromLatin1(sc.layout.etp == 1 ? kEtpWhole : kEtpFollowsTp);
   return out;
+}
+
+// Knobs only a mixture of experts has.
+bool experts_only(const std::string& key) {
+  return key == kEp || key == kEtp;
 }
 }  // namespace
 
 // Knobs that change nothing without a model: a costs-only study gives its durations per stage
 // and has no GPUs to lay out, no parameters to shard and no activations to recompute.
 bool KnobPanel::needs_model(const std::string& key) {
-  return key == kDp || key == "parallelism.tp" || key == "parallelism.ep" ||
+  return key == kDp || key == kTp || key == "parallelism.sequence_parallel" || experts_only(key) ||
          key == "parallelism.cp" || key == "parallelism.cp_comm" ||
          key == "parallelism.tp_overlap" || key == "parallelism.zero" ||
          key == "parallelism.overlap_grad_reduce" || key == "training.recompute" ||
@@ -206,12 +225,13 @@ void KnobPanel::set_scenario(const Scenario& sc) {
   loading_ = true;
   auto* form = static_cast<QFormLayout*>(findChild<QGroupBox*>()->layout());
   for (const auto& [key, knob] : knobs_)
-    form->setRowVisible(
-        knob.field, sc.model ? key != "parallelism.ep" || sc.model->is_moe() : !needs_model(key));
+    form->setRowVisible(knob.field,
+                        sc.model ? !experts_only(key) || sc.model->is_moe() : !needs_model(key));
   for (const auto& [key, v] : values_of(sc)) {
     knobs_.at(key).original = v;
     set_value(key, v);
   }
+  etp_given_as_tp_ = sc.layout.etp > 1;
   microbatches_touched_ = false;
   extra_.clear();
   loading_ = false;
@@ -250,6 +270,15 @@ std::vector<std::string> KnobPanel::overrides() const {
       const int gbs = v.toInt() * value(kDp).toInt() * value(kMicroBatchSize).toInt();
       out.push_back(key + "=" + v.toStdString());
       out.push_back("training.global_batch_size=" + std::to_string(gbs));
+      continue;
+    }
+    if (key == kEtp) {
+      // `tp` removes the key (its default follows tp), also where the file gave the tp degree
+      // itself and tp changed: the experts keep following it.
+      const bool follows = v == QLatin1String(kEtpFollowsTp);
+      const bool tp_changed = value(kTp) != knobs_.at(kTp).original;
+      if (v != knobs_.at(key).original || (follows && etp_given_as_tp_ && tp_changed))
+        out.push_back(key + (follows ? "=null" : std::string("=") + kEtpWhole));
       continue;
     }
     if (v != knobs_.at(key).original) {

@@ -1,6 +1,7 @@
 #pragma once
-// The side panel's main knobs (schedule, pp, vpp, m, dp, tp, ZeRO, recompute, micro-batch size;
-// a costs-only scenario shows only the first four) and the schedules to compare. It turns edits
+// The side panel's main knobs (schedule, pp, vpp, m, dp, tp, SP, ep, etp, cp, ZeRO, recompute,
+// precision, micro-batch size, …; a costs-only scenario shows only the first four, a dense model
+// all but ep and etp) and the schedules to compare. It turns edits
 // into `--set` overrides for the sim library, which validates them; a rejected value's message
 // appears under its field.
 #include <map>     // std::map
@@ -43,8 +44,9 @@ class KnobPanel : public QWidget {
   void show_error(const QString& key, const QString& message);
   /// The scenario key each knob sets, for tests and error routing.
   static std::vector<std::string> keys();
-  /// True for the knobs hidden while a costs-only scenario (no model) is loaded: dp, tp, ZeRO,
-  /// recompute and micro-batch size change nothing there.
+  /// True for the knobs hidden while a costs-only scenario (no model) is loaded: dp, tp, SP, ep,
+  /// etp, ZeRO, recompute and micro-batch size change nothing there. (ep and etp are shown for
+  /// a mixture of experts only.)
   static bool needs_model(const std::string& key);
   QWidget* field(const std::string& key) const;
   QLabel* error_label(const std::string& key) const;
@@ -75,6 +77,7 @@ class KnobPanel : public QWidget {
   QListWidget* compare_ = nullptr;
   bool loading_ = false;
   bool microbatches_touched_ = false;
+  bool etp_given_as_tp_ = false;  ///< the scenario gives parallelism.etp as its tp degree
   std::string last_edited_;
 };
 

@@ -190,14 +190,81 @@ class MainWindowTest : public QObject {
     QVERIFY(!w.findChild<MemoryView*>()->isVisible());
     QVERIFY(w.open_scenario(kDefault));
     w.wait_for_simulation();
-    // A dense model: every knob but ep (no experts to split).
+    // A dense model: every knob but ep and etp (no experts to split).
     for (const std::string& key : KnobPanel::keys())
-      QCOMPARE(w.knobs()->field(key)->isVisible(), key != "parallelism.ep");
+      QCOMPARE(w.knobs()->field(key)->isVisible(),
+               key != "parallelism.ep" && key != "parallelism.etp");
     QVERIFY(w.findChild<MemoryView*>()->isVisible());
-    // A mixture of experts shows ep too.
+    // A mixture of experts shows them too.
     QVERIFY(w.open_scenario(QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/mixtral-8x7b.yaml")));
     w.wait_for_simulation();
     QVERIFY(w.knobs()->field("parallelism.ep")->isVisible());
+    QVERIFY(w.knobs()->field("parallelism.etp")->isVisible());
+  }
+  void the_etp_knob_keeps_experts_whole_on_each_tp_rank() {
+    // mixtral-8x7b.yaml: tp 2 with SP, ep unset (1), etp unset (the experts split over TP).
+    // Knob etp 1: each TP rank runs its own n / 2 tokens through whole experts, the library's
+    // layout says etp 1 and the step changes (no dispatcher gather or scatter over TP; the
+    // experts' gradients reduced over tp · dp = 8 ranks, not dp = 4). SP off under etp 1 is the
+    // library's refusal, shown under the etp knob; SP back on and etp back to tp give the
+    // file's step again.
+    MainWindow w;
+    QVERIFY(w.open_scenario(QStringLiteral(TRAINSIM_SOURCE_DIR "/scenarios/mixtral-8x7b.yaml")));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    auto* etp = static_cast<QComboBox*>(w.knobs()->field("parallelism.etp"));
+    auto* sp = static_cast<QComboBox*>(w.knobs()->field("parallelism.sequence_parallel"));
+    QCOMPARE(etp->currentText(), QStringLiteral("tp"));
+    QCOMPARE(sp->currentText(), QStringLiteral("true"));
+    QCOMPARE(w.outcome()->report.etp, 2);
+    const double split = w.outcome()->report.step_time_s;
+    QVERIFY(w.knobs()->overrides().empty());
+    etp->setCurrentText(QStringLiteral("1"));
+    w.wait_for_simulation();
+    QVERIFY2(w.last_error().isEmpty(), qPrintable(w.last_error()));
+    QCOMPARE(w.outcome()->report.etp, 1);
+    QVERIFY(w.outcome()->report.step_time_s != split);
+    QCOMPARE(w.knobs()->overrides(), (std::vector<std::string>{"parallelism.etp=1"}));
+    sp->setCurrentText(QStringLiteral("false"));
+    w.wait_for_simulation();
+    QVERIFY(!w.last_error().isEmpty());
+    QLabel* err = w.knobs()->error_label("parallelism.etp");
+    QVERIFY(!err->isHidden());
+    QVERIFY(err->text().contains("sequence_parallel"));
+    sp->setCurrentText(QStringLiteral("true"));
+    etp->setCurrentText(QStringLiteral("tp"));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    QVERIFY(err->isHidden());
+    QVERIFY(w.knobs()->overrides().empty());
+    QCOMPARE(w.outcome()->report.step_time_s, split);
+  }
+  void an_etp_given_as_tp_follows_the_tp_knob() {
+    // A file that writes etp as its tp degree (2): the knob shows `tp`, and at tp 4 the experts
+    // follow (the key removed), where the file's 2 would be refused (neither 1 nor tp).
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path =
+        scenario_file(dir, "etp.yaml",
+                      "model: {preset: mixtral-8x7b, layers: 8}\n"
+                      "training: {seq_len: 4096, micro_batch_size: 1, global_batch_size: 64}\n"
+                      "cluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+                      "parallelism: {tp: 2, etp: 2, pp: 2, dp: 2, zero: 1,\n"
+                      "  sequence_parallel: true}\n");
+    QVERIFY(!path.isEmpty());
+    MainWindow w;
+    QVERIFY(w.open_scenario(path));
+    w.wait_for_simulation();
+    QVERIFY(w.last_error().isEmpty());
+    auto* etp = static_cast<QComboBox*>(w.knobs()->field("parallelism.etp"));
+    QCOMPARE(etp->currentText(), QStringLiteral("tp"));
+    QVERIFY(w.knobs()->overrides().empty());
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.dp"))->setValue(1);
+    static_cast<QSpinBox*>(w.knobs()->field("parallelism.tp"))->setValue(4);
+    w.wait_for_simulation();
+    QVERIFY2(w.last_error().isEmpty(), qPrintable(w.last_error()));
+    QCOMPARE(w.outcome()->report.tp, 4);
+    QCOMPARE(w.outcome()->report.etp, 4);
   }
   void a_bad_knob_shows_the_library_message_next_to_it() {
     // 8 GPUs: dp 2 × tp 3 × pp 4 = 24 is refused (key "parallelism"); the message goes under
