@@ -244,7 +244,9 @@ void KnobPanel::apply_layout(const std::vector<std::string>& sets) {
     const auto eq = s.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = s.substr(0, eq), v = s.substr(eq + 1);
-    if (knobs_.count(key))
+    if (key == kEtp)  // the key removed: the experts follow tp
+      set_value(key, QString::fromLatin1(v == "1" ? kEtpWhole : kEtpFollowsTp));
+    else if (knobs_.count(key))
       set_value(key, QString::fromStdString(v));
     else
       extra_[key] = v;

@@ -160,6 +160,7 @@ expect 2 "--sp takes off, on" -- "$bin" search "$src/scenarios/default.yaml" --s
 expect 2 "--tp-overlap takes off, on" -- "$bin" search "$src/scenarios/default.yaml" --tp-overlap yes
 expect 2 "--recompute takes none, selective, full or a number" -- "$bin" search "$src/scenarios/default.yaml" --recompute some
 expect 2 "--recompute takes none, selective, full or a number" -- "$bin" search "$src/scenarios/default.yaml" --recompute 0
+expect 2 "--etp takes tp (each expert split over the TP ranks) or 1" -- "$bin" search "$src/scenarios/mixtral-8x7b.yaml" --etp 2
 expect 0 "4 layers" -- "$bin" search "$src/scenarios/default.yaml" --zero 1 --sp off --recompute 4 --pp 1
 expect 2 "training.recompute_layers: only applies to recompute: full" -- "$bin" run "$src/scenarios/default.yaml" --set training.recompute_layers=2
 expect 2 "--headroom takes a percent" -- "$bin" search "$src/scenarios/default.yaml" --headroom 95%

@@ -663,6 +663,84 @@ parallelism: {dp: 8}
   CHECK_THROWS_WITH(search_layouts(small, tp2), Catch::Contains("ep = 8 must divide dp = 4"));
 }
 
+TEST_CASE("search: expert tensor parallelism is a dimension under TP - experts split or whole",
+          "[search][moe][ep]") {
+  // A small MoE (4 layers of 8 experts, top-2) on 8 H100s at tp 2 · pp 1 with SP: dp 4, ep 2.
+  // --etp tp,1 tries each expert split over the two TP ranks (etp 2) and whole on each (etp 1:
+  // each TP rank routes its own 512 of the 1,024 tokens through whole experts, and the experts'
+  // gradients are reduced over tp · dp / ep = 4 ranks, not dp / ep = 2). Both run, differ, and
+  // each is the layout its overrides give the loader.
+  const Scenario small = test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {experts: 8, top_k: 2}}
+training: {seq_len: 1024, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+  SearchSpace space = sizes_only({2}, {1});
+  space.ep = {2};
+  space.sequence_parallel = {1};
+  space.zero = {1};
+  space.etp = {0, 1};
+  const auto results = search_layouts(small, space);
+  REQUIRE(results.size() == 2);
+  int whole = 0;
+  for (const SearchResult& r : results) {
+    REQUIRE(r.ran());
+    const bool one = r.layout.etp == 1;
+    whole += one;
+    CHECK(r.report.etp == (one ? 1 : 2));
+    CHECK((r.layout.words().find("etp 1") != std::string::npos) == one);
+    const std::vector<std::string> sets = r.layout.overrides();
+    CHECK(std::count(sets.begin(), sets.end(),
+                     one ? "parallelism.etp=1" : "parallelism.etp=null") == 1);
+    const Scenario direct = parse_scenario(small.canonical_yaml, "t.yaml", sets);
+    CHECK(direct.layout.etp == (one ? 1 : 0));
+    CHECK(to_seconds(test::makespan(direct)) == r.report.step_time_s);
+  }
+  CHECK(whole == 1);
+  CHECK(results[0].report.step_time_s != results[1].report.step_time_s);
+  // The table gets an etp column (1 or tp), the header names no single width, nothing untried.
+  const std::string both = format_search(small, results, 5);
+  CHECK_THAT(both, Catch::Contains(" etp ") && !Catch::Contains("experts whole on each TP rank") &&
+                       !Catch::Contains("--etp tp,1"));
+  // JSON and CSV give the width itself: 1 or the tp degree.
+  const nlohmann::json j = search_to_json(small, results);
+  CHECK(j["results"][0]["layout"]["etp"] == (results[0].layout.etp == 1 ? 1 : 2));
+  const std::string csv = search_to_csv(small, results);
+  CHECK(csv.find(",ep,etp,cp,") != std::string::npos);
+  CHECK(csv.find(",2,1,1,") != std::string::npos);  // ep 2 · etp 1 · cp 1
+  CHECK(csv.find(",2,2,1,") != std::string::npos);  // ep 2 · etp 2 · cp 1
+  // At one width the header says it, and the untried line names the flag.
+  space.etp = {1};
+  const auto kept = search_layouts(small, space);
+  REQUIRE(kept.size() == 1);
+  CHECK_THAT(format_search(small, kept, 5),
+             Catch::Contains("experts whole on each TP rank (etp 1)") &&
+                 Catch::Contains("whole experts under TP (--etp tp,1; held at 1)"));
+  space.etp = {};
+  CHECK_THAT(format_search(small, search_layouts(small, space), 5),
+             Catch::Contains("whole experts under TP (--etp tp,1; held at tp)"));
+  // Whole experts without SP are refused (each TP rank would route the same tokens): of etp
+  // tp and 1 without SP only tp is left.
+  space.etp = {0, 1};
+  space.sequence_parallel = {0};
+  const auto no_sp = layout_candidates(small, space);
+  REQUIRE(no_sp.size() == 1);
+  CHECK(no_sp[0].etp == 0);
+  // At tp 1, and for a dense model, every width is the same layout: one candidate, etp 0.
+  space.sequence_parallel = {};
+  space.tp = {1};
+  const auto tp1 = layout_candidates(small, space);
+  REQUIRE(tp1.size() == 1);
+  CHECK(tp1[0].etp == 0);
+  SearchSpace dense = sizes_only({2}, {4});
+  dense.etp = {1, 0};
+  for (const auto& c : layout_candidates(node8(), dense)) CHECK(c.etp == 0);
+  // Other widths are not modelled.
+  space.etp = {2};
+  CHECK_THROWS_WITH(layout_candidates(small, space), Catch::Contains("--etp takes tp"));
+}
+
 TEST_CASE("search: context parallelism is a dimension - dp is what the other axes leave",
           "[search][cp]") {
   // Llama-3.1-8B at 4096 tokens on 8 H100s, tp 1, pp 1: cp 1, 2, 4, 8 leave dp 8, 4, 2, 1;
@@ -689,7 +767,7 @@ TEST_CASE("search: context parallelism is a dimension - dp is what the other axe
   CHECK(results[0].report.cp == 4);
   CHECK(results[0].report.dp == 2);
   CHECK(results[0].report.volume.cp_bytes > 0);
-  CHECK(search_to_csv(node8("llama-3.2-1b"), results).find(",ep,cp,") != std::string::npos);
+  CHECK(search_to_csv(node8("llama-3.2-1b"), results).find(",ep,etp,cp,") != std::string::npos);
   CHECK(format_search(node8("llama-3.2-1b"), results, 10).find(" cp ") != std::string::npos);
 }
 
@@ -747,7 +825,7 @@ parallelism: {{dp: 8}}
   CHECK_THAT(h100[0].layout.words(), Catch::Contains("fp8"));
   const std::string text = format_search(small("h100-sxm"), h100, 10);
   CHECK_THAT(text, Catch::Contains(" prec ") && Catch::Contains("prec: training precision"));
-  CHECK(search_to_csv(small("h100-sxm"), h100).find(",ep,cp,precision,") != std::string::npos);
+  CHECK(search_to_csv(small("h100-sxm"), h100).find(",ep,etp,cp,precision,") != std::string::npos);
   // On A100 the fp8 layout cannot run: validate()'s message says why.
   const auto a100 = search_layouts(small("a100-sxm-80gb"), space_of());
   REQUIRE(a100.size() == 2);

@@ -165,6 +165,7 @@ struct SearchArgs {
   std::vector<std::string> sets;
   std::vector<int> tp, pp, vpp, micro_batch_sizes, zero, ep, cp, offload_activations;
   std::vector<std::string> sp, recompute, tp_overlap;  ///< off/on; none/selective/full
+  std::vector<std::string> etp;                        ///< tp/1
   std::vector<std::string> precision;                  ///< bf16/fp16/fp8
   std::vector<std::string> offload;                    ///< none/optimizer
   std::string schedules;                               ///< "" = the scenario's, or names, or all
@@ -560,6 +561,14 @@ int cmd_search(const SearchArgs& a, const mpi::World* world) {
   space.pp = a.pp;
   space.vpp = a.vpp;
   space.ep = a.ep;
+  for (const auto& v : a.etp) {
+    if (v != "tp" && v != "1")
+      throw InputError(fmt::format(
+          "search: --etp takes tp (each expert split over the TP ranks) or 1 (each expert whole "
+          "on its rank), comma-separated; got \"{}\"",
+          v));
+    space.etp.push_back(v == "1" ? 1 : 0);
+  }
   space.cp = a.cp;
   space.offload_activations = a.offload_activations;
   space.micro_batch_sizes = a.micro_batch_sizes;
@@ -1018,6 +1027,12 @@ int main(int argc, char** argv) {
           "Expert-parallel degrees to try for a mixture of experts (default: the "
           "scenario's; those not dividing dp · cp, or tp · dp · cp with parallelism.etp 1, and the "
           "experts are left out)")
+      ->delimiter(',');
+  srch->add_option("--etp", xa.etp,
+                   "Expert tensor parallelism to try for a mixture of experts under TP: tp (each "
+                   "expert split over the TP ranks), 1 (each whole on its rank, routing its own "
+                   "sequence-parallel tokens; needs --sp on), or tp,1 (default: the scenario's "
+                   "parallelism.etp)")
       ->delimiter(',');
   srch->add_option("--offload-activations", xa.offload_activations,
                    "Activation offload to try, layers per stage (0 = off; default: the "

@@ -90,7 +90,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
     simulated_ranks, folded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LayoutCandidate, dp, tp, pp, vpp, micro_batch_size, schedule,
                                    zero, sequence_parallel, recompute, recompute_layers, tp_overlap,
-                                   ep, cp, precision, offload, offload_activations,
+                                   ep, etp, cp, precision, offload, offload_activations,
                                    drop_split_layers)
 // A result that did not run has no report to send (nothing reads it): about half the rows of
 // a wide search, half the bytes to encode, send and decode.

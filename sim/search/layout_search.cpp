@@ -73,6 +73,7 @@ std::string LayoutCandidate::words(bool say_unsharded) const {
   std::string s = fmt::format("dp {} · tp {} · pp {}", c.dp, c.tp, c.pp);
   if (c.vpp > 1) s += fmt::format(" · vpp {}", c.vpp);
   if (c.ep > 1) s += fmt::format(" · ep {}", c.ep);
+  if (c.etp == 1 && c.tp > 1) s += " · etp 1";
   if (c.cp > 1) s += fmt::format(" · cp {}", c.cp);
   s += fmt::format(" · b {}", c.micro_batch_size);
   if (c.zero > 0)
@@ -116,8 +117,8 @@ void LayoutCandidate::apply(Scenario& s) const {
   if (recompute != Recompute::Selective) s.training.recompute_modules.reset();
   s.layout.tp_overlap = tp_overlap;
   s.layout.ep = ep;
-  // Expert TP: whole experts (1) stay whole at any tp; another width follows tp.
-  if (s.layout.etp != 1) s.layout.etp = 0;
+  // Expert TP: whole experts (1), or each split over the TP ranks (0: follows tp).
+  s.layout.etp = etp == 1 ? 1 : 0;
   s.layout.cp = cp;
   s.training.precision = precision;
   // FP8's own keys mean nothing in 16-bit: a 16-bit candidate drops them (overrides() too).
@@ -156,6 +157,7 @@ std::vector<std::string> LayoutCandidate::overrides() const {
       fmt::format("training.recompute_layers={}", recompute_layers),
       fmt::format("parallelism.tp_overlap={}", tp_overlap),
       fmt::format("parallelism.ep={}", ep),
+      etp == 1 ? std::string("parallelism.etp=1") : std::string("parallelism.etp=null"),
       fmt::format("parallelism.cp={}", cp),
       fmt::format("training.precision={}", precision_name(precision)),
       fmt::format("training.offload={}", offload_name(offload)),
@@ -246,6 +248,11 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
   for (const auto& name : space.schedules) find_schedule(name);  // unknown names fail here
   for (int z : space.zero)
     if (z < 0 || z > 3) throw InputError(fmt::format("search: --zero takes 0 to 3, got {}", z));
+  for (int e : space.etp)
+    if (e != 0 && e != 1)
+      throw InputError(fmt::format(
+          "search: --etp takes tp (experts split over the TP ranks) or 1 (whole on each), got {}",
+          e));
 
   const int gpus = base.cluster.gpus();
   std::vector<int> tps = space.tp;
@@ -362,56 +369,62 @@ std::vector<LayoutCandidate> layout_candidates(const Scenario& base, const Searc
                     for (int ov :
                          values_or(space.tp_overlap, {base.layout.tp_overlap ? 1 : 0}, tp == 1))
                       for (int ep : eps)
-                        for (Precision precision : precisions)
-                          for (Offload offload : offloads)
-                            for (int acts : offload_counts(pp, vpp)) {
-                              // Offload needs a ZeRO stage and Adam's states (validate()): not
-                              // tried at ZeRO-0 nor under plain SGD.
-                              if (offload != Offload::None &&
-                                  ((dp * cp == 1 ? 0 : z) == 0 ||
-                                   base.training.optimizer == Optimizer::Sgd))
-                                continue;
-                              // Experts split over DP ranks as validate() allows it.
-                              Layout l = base.layout;
-                              l.dp = dp;
-                              l.tp = tp;
-                              l.sequence_parallel = tp > 1 && sp != 0;
-                              if (l.etp != 1) l.etp = 0;  // as to_scenario sets it
-                              l.ep = ep;
-                              l.cp = cp;
-                              l.tp_overlap = tp > 1 && ov != 0;
-                              l.zero = dp * cp == 1 ? 0 : z;
-                              if (const auto why = expert_parallel_refusal(l, &*base.model)) {
-                                if (ep_refusal.empty())
-                                  ep_refusal = fmt::format("--ep {}: {}", ep, *why);
-                                continue;
+                        for (int asked_etp : values_or(space.etp, {base.layout.etp == 1 ? 1 : 0},
+                                                       tp == 1 || !base.model->is_moe()))
+                          for (Precision precision : precisions)
+                            for (Offload offload : offloads)
+                              for (int acts : offload_counts(pp, vpp)) {
+                                // Offload needs a ZeRO stage and Adam's states (validate()): not
+                                // tried at ZeRO-0 nor under plain SGD.
+                                if (offload != Offload::None &&
+                                    ((dp * cp == 1 ? 0 : z) == 0 ||
+                                     base.training.optimizer == Optimizer::Sgd))
+                                  continue;
+                                // Experts split over DP ranks as validate() allows it.
+                                Layout l = base.layout;
+                                l.dp = dp;
+                                l.tp = tp;
+                                l.sequence_parallel = tp > 1 && sp != 0;
+                                // Whole experts mean something only for experts under TP: at tp 1
+                                // and for a dense model every width is the same (0).
+                                const int etp = tp > 1 && base.model->is_moe() ? asked_etp : 0;
+                                l.etp = etp;  // as apply() sets it
+                                l.ep = ep;
+                                l.cp = cp;
+                                l.tp_overlap = tp > 1 && ov != 0;
+                                l.zero = dp * cp == 1 ? 0 : z;
+                                if (const auto why = expert_parallel_refusal(l, &*base.model)) {
+                                  if (ep_refusal.empty())
+                                    ep_refusal = fmt::format("--ep {}: {}", ep, *why);
+                                  continue;
+                                }
+                                if (const auto why = expert_tp_refusal(l, &*base.model)) {
+                                  if (ep_refusal.empty())
+                                    ep_refusal = fmt::format("parallelism.etp {}: {}", l.etp, *why);
+                                  continue;
+                                }
+                                if (const auto why = context_parallel_refusal(l, base.training)) {
+                                  if (cp_refusal.empty())
+                                    cp_refusal = fmt::format("--cp {}: {}", cp, why->second);
+                                  continue;
+                                }
+                                LayoutCandidate c{dp, tp, pp, vpp, b, sched};
+                                c.drop_split_layers =
+                                    !base.layout.split.layers.empty() &&
+                                    (pp != base.layout.pp || vpp != base.layout.vpp);
+                                c.zero = dp * cp == 1 ? 0 : z;
+                                c.sequence_parallel = tp > 1 && sp != 0;
+                                c.recompute = rc;
+                                c.recompute_layers = layers;
+                                c.tp_overlap = tp > 1 && ov != 0;
+                                c.ep = ep;
+                                c.etp = etp;
+                                c.cp = cp;
+                                c.precision = precision;
+                                c.offload = offload;
+                                c.offload_activations = acts;
+                                out.push_back(std::move(c));
                               }
-                              if (const auto why = expert_tp_refusal(l, &*base.model)) {
-                                if (ep_refusal.empty())
-                                  ep_refusal = fmt::format("parallelism.etp {}: {}", l.etp, *why);
-                                continue;
-                              }
-                              if (const auto why = context_parallel_refusal(l, base.training)) {
-                                if (cp_refusal.empty())
-                                  cp_refusal = fmt::format("--cp {}: {}", cp, why->second);
-                                continue;
-                              }
-                              LayoutCandidate c{dp, tp, pp, vpp, b, sched};
-                              c.drop_split_layers =
-                                  !base.layout.split.layers.empty() &&
-                                  (pp != base.layout.pp || vpp != base.layout.vpp);
-                              c.zero = dp * cp == 1 ? 0 : z;
-                              c.sequence_parallel = tp > 1 && sp != 0;
-                              c.recompute = rc;
-                              c.recompute_layers = layers;
-                              c.tp_overlap = tp > 1 && ov != 0;
-                              c.ep = ep;
-                              c.cp = cp;
-                              c.precision = precision;
-                              c.offload = offload;
-                              c.offload_activations = acts;
-                              out.push_back(std::move(c));
-                            }
             }
           }
       }
@@ -605,6 +618,23 @@ std::string measured_pace_line(const std::optional<MeasuredPace>& pace,
       format_time(fastest * p), format_time(fastest));
 }
 
+namespace {
+
+// Layouts under TP that keep experts whole, and that split them: (any whole, any split).
+std::pair<bool, bool> expert_widths(const std::vector<SearchResult>& results) {
+  bool whole = false, split = false;
+  for (const SearchResult& r : results)
+    if (r.layout.tp > 1) (r.layout.etp == 1 ? whole : split) = true;
+  return {whole, split};
+}
+
+bool experts_whole(const std::vector<SearchResult>& results) {
+  const auto [whole, split] = expert_widths(results);
+  return whole && !split;
+}
+
+}  // namespace
+
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
                           std::size_t top, const SearchOptions& options) {
   std::size_t count[4] = {0, 0, 0, 0};
@@ -623,10 +653,9 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       "memory ({} of them ruled out before simulating), {} cannot run\n\n",
       base.name, base.cluster.gpus(), base.cluster.gpu.name, base.training.global_batch_size,
       base.training.seq_len,
-      // The candidates keep the scenario's whole experts (parallelism.etp 1) at every tp.
-      base.model && base.model->is_moe() && base.layout.etp == 1
-          ? " · experts whole on each TP rank (etp 1)"
-          : "",
+      // Every candidate under TP keeps its experts whole (parallelism.etp 1); where some do and
+      // some do not, the table's etp column says which.
+      experts_whole(results) ? " · experts whole on each TP rank (etp 1)" : "",
       layouts(results.size()), fit, tight > 0 ? fmt::format(" ({} tight)", tight) : "", oom + ruled,
       ruled, failed);
   if (fit > 0) {
@@ -643,6 +672,10 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
           with_offload || r.layout.offload != Offload::None || r.layout.offload_activations > 0;
     }
     auto ep_cell = [&](const auto& v) { return with_ep ? fmt::format(" {:>3}", v) : ""; };
+    // An etp column when layouts under TP differ in it: "1" whole experts, "tp" split over TP.
+    const auto [some_whole, some_split] = expert_widths(results);
+    const bool with_etp = some_whole && some_split;
+    auto etp_cell = [&](const auto& v) { return with_etp ? fmt::format(" {:>3}", v) : ""; };
     // A cp column when some layout splits sequences.
     auto cp_cell = [&](const auto& v) { return with_cp ? fmt::format(" {:>3}", v) : ""; };
     // A precision column when the layouts differ in it (after ovl).
@@ -657,12 +690,13 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       return t.empty() ? std::string("-") : t;
     };
     const std::string line =
-        "{:>4} {:>5} {:>3} {:>3} {:>3}{}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}{}{}  {:<{}} {:>10} "
+        "{:>4} {:>5} {:>3} {:>3} {:>3}{}{}{} {:>3} {:>5} {:>4} {:>3} {:>9} {:>3}{}{}  {:<{}} "
+        "{:>10} "
         "{:>6} {:>11} {:>7} {:>7} {:>12}\n";
-    o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", ep_cell("ep"), cp_cell("cp"),
-                     "b", "m", "zero", "sp", "recompute", "ovl", prec_cell("prec"),
-                     offl_cell("offl"), "schedule", sw, "step time", "MFU", "tokens/s", "bubble",
-                     "comm", "GPU memory");
+    o += fmt::format(fmt::runtime(line), "#", "dp", "tp", "pp", "vpp", ep_cell("ep"),
+                     etp_cell("etp"), cp_cell("cp"), "b", "m", "zero", "sp", "recompute", "ovl",
+                     prec_cell("prec"), offl_cell("offl"), "schedule", sw, "step time", "MFU",
+                     "tokens/s", "bubble", "comm", "GPU memory");
     double eager_per_kernel = 0;  // the first flagged layout's eager figure (the scenario's host)
     for (std::size_t i = 0; i < std::min(fit, top); ++i) {
       const SearchResult& r = results[i];
@@ -672,10 +706,14 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       o += fmt::format(
           fmt::runtime(line),
           fmt::format("{}{}{}", r.pareto ? "*" : "", i + 1, paced_by_eager_cpu(r) ? "!" : ""), c.dp,
-          c.tp, c.pp, c.vpp, ep_cell(c.ep), cp_cell(c.cp), c.micro_batch_size,
-          r.report.microbatches, c.zero, c.sequence_parallel ? "on" : "-", c.recompute_text(),
-          c.tp_overlap ? "on" : "-", prec_cell(precision_name(c.precision)),
-          offl_cell(offl_text(c)), r.report.schedule, sw, format_time(r.report.step_time_s),
+          c.tp, c.pp, c.vpp, ep_cell(c.ep),
+          etp_cell(c.tp == 1    ? "-"
+                   : c.etp == 1 ? "1"
+                                : "tp"),
+          cp_cell(c.cp), c.micro_batch_size, r.report.microbatches, c.zero,
+          c.sequence_parallel ? "on" : "-", c.recompute_text(), c.tp_overlap ? "on" : "-",
+          prec_cell(precision_name(c.precision)), offl_cell(offl_text(c)), r.report.schedule, sw,
+          format_time(r.report.step_time_s),
           r.report.mfu ? fmt::format("{:.1f}%", *r.report.mfu * 100) : "-",
           thousands(r.report.tokens_per_s), fmt::format("{:.4f}", r.report.bubble_fraction_of_step),
           fmt::format("{:.4f}", r.report.pipeline_time_s > 0
@@ -759,6 +797,12 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       if (base.model && base.model->is_moe() && !ep_varied)
         untried.emplace_back(
             fmt::format("expert parallelism (--ep 1,2,4,8; held at {})", first.ep));
+      // Experts under TP at one width: whole on each TP rank (Megatron-core's DeepSeek-V3
+      // recipes) or split over them.
+      const auto [whole, split] = expert_widths(results);
+      if (base.model && base.model->is_moe() && tensor && !(whole && split))
+        untried.emplace_back(
+            fmt::format("whole experts under TP (--etp tp,1; held at {})", whole ? "1" : "tp"));
       if (base.model && base.training.seq_len >= 32768 && !cp_varied)
         untried.emplace_back(
             fmt::format("context parallelism (--cp 1,2,4,8; held at {})", first.cp));
@@ -868,6 +912,7 @@ nlohmann::json search_to_json(const Scenario& base, const std::vector<SearchResu
          c.recompute_layers > 0 ? nlohmann::json(c.recompute_layers) : nlohmann::json(nullptr)},
         {"tp_overlap", c.tp_overlap},
         {"ep", c.ep},
+        {"etp", c.etp == 1 ? 1 : c.tp},
         {"cp", c.cp},
         {"precision", precision_name(c.precision)},
         {"offload", offload_name(c.offload)},
@@ -901,7 +946,8 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
   };
   std::string o =
       "rank,dp,tp,pp,vpp,micro_batch_size,microbatches,schedule,zero,sequence_parallel,"
-      "recompute,recompute_layers,tp_overlap,ep,cp,precision,offload,offload_activations,ran,fits,"
+      "recompute,recompute_layers,tp_overlap,ep,etp,cp,precision,offload,offload_activations,ran,"
+      "fits,"
       "tight,ruled_out,pareto,"
       "step_time_s,mfu,tokens_per_s,"
       "bubble_fraction_of_step,peak_memory_bytes,static_memory_bytes,memory_bound_bytes,error\n";
@@ -911,14 +957,14 @@ std::string search_to_csv(const Scenario& base, const std::vector<SearchResult>&
     const bool ran = r.ran();
     o += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
-        "{}\n",
+        "{},{}\n",
         i + 1, c.dp, c.tp, c.pp, c.vpp, c.micro_batch_size,
         ran ? std::to_string(r.report.microbatches) : std::string(),
         field(c.schedule.empty() ? base.schedule.name : c.schedule), c.zero, c.sequence_parallel,
         recompute_name(c.recompute),
         c.recompute_layers > 0 ? std::to_string(c.recompute_layers) : std::string(), c.tp_overlap,
-        c.ep, c.cp, precision_name(c.precision), offload_name(c.offload), c.offload_activations,
-        ran, ran && !r.out_of_memory, r.tight, r.ruled_out, r.pareto,
+        c.ep, c.etp == 1 ? 1 : c.tp, c.cp, precision_name(c.precision), offload_name(c.offload),
+        c.offload_activations, ran, ran && !r.out_of_memory, r.tight, r.ruled_out, r.pareto,
         ran ? fmt::format("{:.9g}", r.report.step_time_s) : std::string(),
         ran && r.report.mfu ? fmt::format("{:.6g}", *r.report.mfu) : std::string(),
         ran ? fmt::format("{:.9g}", r.report.tokens_per_s) : std::string(),

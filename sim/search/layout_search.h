@@ -38,6 +38,10 @@ struct SearchSpace {
   /// Expert-parallel degrees: the scenario's; those not dividing dp and the experts are left
   /// out, and so is ep > 1 with ZeRO-3 (not modelled).
   std::vector<int> ep;
+  /// Expert tensor parallelism of a mixture of experts: 0 splits each expert over the TP ranks
+  /// (parallelism.etp follows tp), 1 keeps it whole on each; the scenario's. Only the first at
+  /// tp 1 or for a dense model (all alike there).
+  std::vector<int> etp;
   /// Context-parallel degrees: the scenario's; dp is what the other axes leave, and a degree
   /// whose 2 × cp does not divide the sequence (or that meets ep > 1) is left out.
   std::vector<int> cp;
@@ -66,8 +70,9 @@ struct LayoutCandidate {
   Recompute recompute = Recompute::None;
   int recompute_layers = 0;  ///< with full: the first N layers of each stage (0: all)
   bool tp_overlap = false;
-  int ep = 1;  ///< expert-parallel degree
-  int cp = 1;  ///< context-parallel degree
+  int ep = 1;   ///< expert-parallel degree
+  int etp = 0;  ///< parallelism.etp: 1 keeps experts whole on each TP rank, 0 follows tp
+  int cp = 1;   ///< context-parallel degree
   Precision precision = Precision::BF16;
   Offload offload = Offload::None;
   int offload_activations = 0;  ///< layers per stage whose activations go to host memory

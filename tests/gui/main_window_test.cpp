@@ -225,6 +225,11 @@ class MainWindowTest : public QObject {
     QCOMPARE(w.outcome()->report.etp, 1);
     QVERIFY(w.outcome()->report.step_time_s != split);
     QCOMPARE(w.knobs()->overrides(), (std::vector<std::string>{"parallelism.etp=1"}));
+    // A searched layout's overrides set the knob: its etp removed (null) is `tp`, 1 is 1.
+    w.knobs()->apply_layout({"parallelism.etp=null"});
+    QCOMPARE(etp->currentText(), QStringLiteral("tp"));
+    w.knobs()->apply_layout({"parallelism.etp=1"});
+    QCOMPARE(etp->currentText(), QStringLiteral("1"));
     sp->setCurrentText(QStringLiteral("false"));
     w.wait_for_simulation();
     QVERIFY(!w.last_error().isEmpty());
