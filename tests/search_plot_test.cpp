@@ -1,6 +1,7 @@
 #include "search/search_plot.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -59,4 +60,37 @@ TEST_CASE("search plot: a point per layout that ran, the front joined, the limit
   std::vector<SearchResult> none(1);
   none[0].error = "cannot run";
   CHECK(search_plot_svg(base, none).find("no layout ran") != std::string::npos);
+}
+
+TEST_CASE("search plot: a long label stays inside the plot", "[search][plot]") {
+  // The fastest layout's label is about 5.6 pixels a character at 11 points (the plot's estimate,
+  // "·" one character): one of a MoE with expert and TP widths and a tight note is some 400
+  // pixels, wider than the gap right of its point. Its white band ends at or before the plot's
+  // right edge (900 wide less a 24-pixel margin: 876) and starts inside its left one (80).
+  const Scenario base = test::yaml(
+      "model: {preset: mixtral-8x7b, layers: 8}\ncluster: {gpu: h100-sxm, gpus_per_node: 8}\n"
+      "parallelism: {tp: 2, dp: 4, etp: 1, sequence_parallel: true, zero: 1}\n"
+      "training: {seq_len: 4096, global_batch_size: 64}\n");
+  SearchSpace space;
+  space.tp = {2};
+  space.pp = {1};
+  space.ep = {4};
+  space.zero = {1};
+  space.sequence_parallel = {1};
+  space.recompute = {Recompute::None};
+  const auto results = search_layouts(base, space);
+  REQUIRE(!results.empty());
+  REQUIRE(results.front().ran());
+  const std::string svg = search_plot_svg(base, results);
+  const auto at = svg.find(">fastest: ");
+  REQUIRE(at != std::string::npos);
+  CHECK(svg.find("etp 1", at) != std::string::npos);
+  // The band is the <rect> written just before the label's <text>.
+  const auto rect = svg.rfind("<rect x=\"", at);
+  REQUIRE(rect != std::string::npos);
+  double x = 0, w = 0;
+  REQUIRE(std::sscanf(svg.c_str() + rect, "<rect x=\"%lf\" y=\"%*f\" width=\"%lf\"", &x, &w) == 2);
+  CHECK(w > 300);
+  CHECK(x >= 80);
+  CHECK(x + w <= 876 + 2);  // the band reaches 2 pixels left of the text's own start
 }

@@ -10,6 +10,12 @@
 namespace trainsim {
 namespace {
 
+// Characters of UTF-8 text ("·" is two bytes, one character): every byte but continuation bytes.
+std::size_t utf8_chars(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 // Text for an SVG element or attribute.
 std::string xml(const std::string& s) {
   std::string o;
@@ -155,9 +161,11 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
         xml(format_bytes(r.peak_memory)), px(r.peak_memory / 1e9), py(r.report.step_time_s), style);
   }
   // A label over the points, on a white band so that the points under it do not garble it
-  // (about 5.6 pixels a character at 11 points; SVG Tiny, which Qt renders, has no halo).
+  // (about 5.6 pixels a character at 11 points; SVG Tiny, which Qt renders, has no halo). It
+  // starts right of its point, or as far right as keeps its whole width inside the plot.
   auto label = [&](double x, double y, const std::string& text) {
-    const double w = 5.6 * static_cast<double>(text.size()) + 4;
+    const double w = 5.6 * static_cast<double>(utf8_chars(text)) + 4;
+    x = std::max(left + 4.0, std::min(x, left + pw - w));
     o += fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"14\" fill=\"white\" "
         "fill-opacity=\"0.85\"/>\n<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n",
@@ -166,13 +174,12 @@ std::string search_plot_svg(const Scenario& base, const std::vector<SearchResult
   // The fastest fitting layout, labelled.
   if (!ran.front()->out_of_memory) {
     const SearchResult& best = *ran.front();
-    label(std::min(px(best.peak_memory / 1e9) + 8, left + pw - 320),
-          std::max(py(best.report.step_time_s) - 8, top + 28),
+    label(px(best.peak_memory / 1e9) + 8, std::max(py(best.report.step_time_s) - 8, top + 28),
           "fastest: " + words(best.layout, best.report.schedule) + (best.tight ? " (tight)" : ""));
     // A tight fastest: the fastest that leaves the caching allocator its room, labelled below.
     const SearchResult* roomy = fastest_with_room(results);
     if (best.tight && roomy)
-      label(std::min(px(roomy->peak_memory / 1e9) + 8, left + pw - 320),
+      label(px(roomy->peak_memory / 1e9) + 8,
             std::min(py(roomy->report.step_time_s) + 16, top + ph - 22),
             "fastest with room: " + words(roomy->layout, roomy->report.schedule));
   }
