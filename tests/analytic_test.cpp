@@ -2509,6 +2509,46 @@ TEST_CASE("analytic: a MoE layer's forward GEMMs are 2·n·(its active parameter
         Approx(2 * n * ((layers - 3 * 8192.0) / 2 + 3 * 8192.0 + 32000.0 * 1024 / 2)));
 }
 
+TEST_CASE("analytic: a dispatcher that permutes in its communication kernels runs no permutation",
+          "[analytic][moe]") {
+  // small_moe at ep 2: each of its 3 MoE layers copies n·k = 2,048 · 2 routed rows of 1,024 into
+  // expert order and back: forward, permute 2·4,096·1,024·2 = 16,777,216 bytes, unpermute
+  // (4,096 + 2,048)·1,024·2 = 12,582,912, a kernel each; backward twice the traffic (gradients
+  // and inputs, as every memory-bound kernel's). HybridEP with --moe-permute-fusion
+  // (training.moe_permute: in_dispatch) writes the received tokens in expert order inside its
+  // dispatch: neither kernel runs, and each pass is shorter by exactly their time and launches;
+  // nothing else moves (the GEMMs, the router's top-k, the all-to-alls).
+  const Scenario kernels = moe_scenario("recompute: none", "dp: 8, ep: 2");
+  const Scenario fused = moe_scenario("recompute: none, moe_permute: in_dispatch", "dp: 8, ep: 2");
+  const AnalyticCostModel with(kernels), without(fused);
+  for (Op op : {Op::F, Op::B}) {
+    const Kernel permute = kernel_named(with, op, "moe.permute");
+    const Kernel unpermute = kernel_named(with, op, "moe.unpermute");
+    const double dir = op == Op::F ? 1 : 2;
+    CHECK(permute.bytes == dir * 16'777'216.0);
+    CHECK(unpermute.bytes == dir * 12'582'912.0);
+    CHECK(permute.count == 3);
+    CHECK(kernel_named(without, op, "moe.permute").bytes == 0);
+    CHECK(kernel_named(without, op, "moe.unpermute").bytes == 0);
+    CHECK(kernel_named(without, op, "router.topk").bytes ==
+          kernel_named(with, op, "router.topk").bytes);
+    CHECK(gemm_flops(without, op, false) == gemm_flops(with, op, false));
+    const double saved = static_cast<double>(with.compute(op, 0, 0).duration) -
+                         static_cast<double>(without.compute(op, 0, 0).duration);
+    const double kernels_ns = 1e9 * 3 *
+                              (with.kernel_seconds(permute) + with.kernel_seconds(unpermute) +
+                               2 * constants::kKernelLaunch);
+    CHECK(saved == Approx(kernels_ns).margin(1));  // durations are whole nanoseconds
+    CHECK(saved > 0);
+  }
+  const auto a2a = [](const AnalyticCostModel& m) {
+    double bytes = 0;
+    for (const CollectiveRun& r : m.ep_collectives(Op::F, 0)) bytes += r.bytes * r.count;
+    return bytes;
+  };
+  CHECK(a2a(without) == a2a(with));
+}
+
 TEST_CASE("analytic: the experts' GEMMs run grouped, 4 streams at a time or one by one",
           "[analytic][moe]") {
   // 8 experts of 256 (GELU), top 1, 2,048 tokens: 256 rows per expert. On a GPU of 16 SMs with

@@ -653,11 +653,15 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     // write 4 bytes each); the tokens copied into expert order and back, weighted and summed
     // (Megatron's permute and unpermute: n·k rows of h read and written, then n·k read and n
     // written). Experts split over TP permute the n / t routed tokens and sort the n·k rows
-    // gathered for them; whole experts (etp 1) permute this rank's n / t alone.
+    // gathered for them; whole experts (etp 1) permute this rank's n / t alone. A dispatcher
+    // that permutes inside its communication kernels (training.moe_permute: in_dispatch) runs
+    // neither copy on the compute stream.
     const double permuted = s_.layout.experts_span_tp() ? routed_tokens() : n;
     memory("router.topk", 8 * routed_tokens() * experts);
-    memory("moe.permute", 2 * permuted * kc * h * 2);
-    memory("moe.unpermute", (permuted * kc + permuted) * h * 2);
+    if (s_.training.moe_permute == MoePermute::Kernels) {
+      memory("moe.permute", 2 * permuted * kc * h * 2);
+      memory("moe.unpermute", (permuted * kc + permuted) * h * 2);
+    }
   }
   if (m.position == PositionEmbedding::Rotary) {  // rotary embeddings of q and k
     // Latent attention rotates only the rope_dim part of each head's q and one shared key.

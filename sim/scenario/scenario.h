@@ -79,6 +79,11 @@ enum class Optimizer { Adam, AdamW, Sgd };
 /// over every expert's tiles (CUTLASS's grouped GEMM, DeepGEMM's, torch._grouped_mm), or one cuBLAS
 /// GEMM per expert in turn (Megatron-core's SequentialMLP, tgale96/grouped_gemm's default mode).
 enum class ExpertGemms { MultiStream, Grouped, Sequential };
+/// Where a mixture-of-experts layer sorts its routed tokens into expert order and back: kernels
+/// of their own on the compute stream (Megatron-core's permute and unpermute, or Transformer
+/// Engine's fused ones), or inside the dispatcher's communication kernels (Megatron-core's flex
+/// dispatcher with HybridEP under --moe-permute-fusion: fused_a2a.py's fuse_permute_dispatch).
+enum class MoePermute { Kernels, InDispatch };
 /// How Transformer Engine scales FP8 tensors (Megatron-core's `--fp8-recipe`): from the amax
 /// history of earlier steps (delayed), or from each tensor's own amax, found by a pass of its
 /// own before the cast (per-tensor current scaling, `tensorwise`), or per block of 32 values
@@ -295,6 +300,7 @@ struct TrainingSpec {
   int offload_activation_layers = 0;
   GradReduce grad_reduce = GradReduce::Default;
   ExpertGemms expert_gemms = ExpertGemms::MultiStream;
+  MoePermute moe_permute = MoePermute::Kernels;
   /// With FP8 and expert parallelism: the tokens go to their experts in FP8 (DeepSeek-V3's
   /// low-precision dispatch): the forward dispatch and the combine's backward (the gradient
   /// before the experts' down projection, sent towards them) carry 1 byte per value plus a

@@ -1067,6 +1067,19 @@ const std::vector<SchemaKey>& scenario_keys() {
        "without experts",
        choice({"multi_stream", "grouped", "sequential"}),
        field<&Scenario::training, &TrainingSpec::expert_gemms>()},
+      {"training.moe_permute", "`kernels`, `in_dispatch`", "`kernels`",
+       "where a mixture-of-experts layer sorts its routed tokens into expert order and back: "
+       "`kernels`, kernels of their own on the compute stream, forward and backward (Megatron-core's "
+       "permute and unpermute, or Transformer Engine's fused ones under `--moe-permute-fusion` "
+       "with the all-to-all dispatcher: one pass over the n·k routed rows each way, `moe.permute` "
+       "and `moe.unpermute` in `trainsim kernels`); `in_dispatch`, inside the dispatcher's "
+       "communication kernels, which write the tokens they receive in expert order and read them "
+       "back from it (Megatron-core's flex dispatcher with the HybridEP backend and "
+       "`--moe-permute-fusion`: token_dispatcher.py's _HybridEPManager, fused_a2a.py's "
+       "fuse_permute_dispatch), so no permutation kernel runs beside the experts. No effect "
+       "without experts",
+       choice({"kernels", "in_dispatch"}),
+       field<&Scenario::training, &TrainingSpec::moe_permute>()},
       {"training.fp8_dispatch", "bool", "false",
        "with `precision: fp8` and expert parallelism (`parallelism.ep` > 1), the tokens sent to "
        "their experts in FP8, as DeepSeek-V3 trained (arXiv:2412.19437, §3.3.2: the activations "
