@@ -1069,7 +1069,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        field<&Scenario::training, &TrainingSpec::expert_gemms>()},
       {"training.moe_permute", "`kernels`, `in_dispatch`", "`kernels`",
        "where a mixture-of-experts layer sorts its routed tokens into expert order and back: "
-       "`kernels`, kernels of their own on the compute stream, forward and backward (Megatron-core's "
+       "`kernels`, kernels of their own on the compute stream, forward and backward "
+       "(Megatron-core's "
        "permute and unpermute, or Transformer Engine's fused ones under `--moe-permute-fusion` "
        "with the all-to-all dispatcher: one pass over the n·k routed rows each way, `moe.permute` "
        "and `moe.unpermute` in `trainsim kernels`); `in_dispatch`, inside the dispatcher's "
