@@ -2549,6 +2549,54 @@ TEST_CASE("analytic: a dispatcher that permutes in its communication kernels run
   CHECK(a2a(without) == a2a(with));
 }
 
+TEST_CASE("analytic: the fused grouped MLP runs the routed experts' SwiGLU and two casts in GEMMs",
+          "[analytic][moe][fp8]") {
+  // small_moe's layers (1 dense, 3 MoE: 8 experts of 2,048, top 2, a shared expert of 1,024) in
+  // MXFP8 on a B200, 2,048 tokens. Unfused, each MoE layer's SwiGLU runs over the routed rows'
+  // n·k·fe = 2,048·2·2,048 = 8,388,608 elements and the shared expert's 2,048·1,024 = 2,097,152;
+  // the dense layer's over 2,048·4,096 = 8,388,608. Forward 3·2 bytes an element (read the gate
+  // and up halves, write the product), backward twice that. Transformer Engine's fused grouped
+  // MLP (training.fused_expert_mlp) runs the routed part inside the up projection's GEMM
+  // (forward) and the down projection's input-gradient GEMM (backward): 3 layers · 8,388,608
+  // elements fewer. And two casts go with it, each kMxfp8CastBytes an element: the down
+  // projection's input, 4,096 rows · 2,048 (forward), and the up projection's output gradient,
+  // 4,096 rows · 4,096 (backward), per MoE layer. The GEMMs themselves do not change.
+  auto model = [](bool fused) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model:
+  layers: 4
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, shared_ffn_hidden: 1024, dense_layers: 1}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, precision: fp8,
+  fp8_recipe: mxfp8, expert_gemms: grouped, fused_expert_mlp: {}}}
+cluster: {{gpu: b200, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    fused)));
+  };
+  const AnalyticCostModel unfused = model(false), fused = model(true);
+  auto bytes = [](const AnalyticCostModel& m, Op op, std::string_view what) {
+    double sum = 0;
+    for (const Kernel& k : m.kernels(op, 0))
+      if (k.what == what) sum += k.count * k.bytes;
+    return sum;
+  };
+  const double routed = 3 * 8'388'608.0;
+  CHECK(bytes(unfused, Op::F, "swiglu") == 6 * (8'388'608.0 + 3 * (8'388'608.0 + 2'097'152.0)));
+  CHECK(bytes(unfused, Op::F, "swiglu") - bytes(fused, Op::F, "swiglu") == 6 * routed);
+  CHECK(bytes(unfused, Op::B, "swiglu") - bytes(fused, Op::B, "swiglu") == 12 * routed);
+  CHECK(bytes(unfused, Op::F, "fp8.cast") - bytes(fused, Op::F, "fp8.cast") ==
+        Approx(3 * 4096.0 * 2048 * constants::kMxfp8CastBytes));
+  CHECK(bytes(unfused, Op::B, "fp8.cast") - bytes(fused, Op::B, "fp8.cast") ==
+        Approx(3 * 4096.0 * 4096 * constants::kMxfp8CastBytes));
+  for (Op op : {Op::F, Op::B}) {
+    CHECK(gemm_flops(fused, op, false) == gemm_flops(unfused, op, false));
+    CHECK(fused.compute(op, 0, 0).duration < unfused.compute(op, 0, 0).duration);
+  }
+}
+
 TEST_CASE("analytic: the experts' GEMMs run grouped, 4 streams at a time or one by one",
           "[analytic][moe]") {
   // 8 experts of 256 (GELU), top 1, 2,048 tokens: 256 rows per expert. On a GPU of 16 SMs with

@@ -544,6 +544,37 @@ TEST_CASE("validate: expert TP is tp or 1, and whole experts need SP and carve E
   CHECK_THROWS_WITH(test::yaml(moe("etp: 0")), Contains("parallelism.etp"));
 }
 
+TEST_CASE("validate: the fused grouped MLP needs MXFP8 SwiGLU experts in one grouped kernel",
+          "[moe]") {
+  // A SwiGLU MoE on B200s in MXFP8 with grouped expert GEMMs takes it; each missing condition is
+  // refused under training.fused_expert_mlp, and a dense model is left as it is (no experts).
+  auto moe = [](const std::string& model_extra, const std::string& training) {
+    return fmt::format(
+        "model: {{layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000{},\n"
+        "        moe: {{experts: 8, top_k: 2}}}}\n"
+        "training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: 8, "
+        "fused_expert_mlp: true, {}}}\n"
+        "cluster: {{gpu: b200, gpus_per_node: 8}}\n"
+        "parallelism: {{dp: 8, ep: 8}}\n",
+        model_extra, training);
+  };
+  const std::string ok = "precision: fp8, fp8_recipe: mxfp8, expert_gemms: grouped";
+  CHECK(test::yaml(moe("", ok)).training.fused_expert_mlp);
+  CHECK_THROWS_WITH(test::yaml(moe("", "precision: fp8, expert_gemms: grouped")),
+                    Contains("training.fused_expert_mlp: Transformer Engine's fused grouped MLP "
+                             "runs MXFP8 only"));
+  CHECK_THROWS_WITH(test::yaml(moe("", "precision: bf16, expert_gemms: grouped")),
+                    Contains("training.fused_expert_mlp"));
+  CHECK_THROWS_WITH(test::yaml(moe(", mlp: gelu", ok)),
+                    Contains("training.fused_expert_mlp: Transformer Engine's fused grouped MLP "
+                             "fuses a gated activation"));
+  CHECK_THROWS_WITH(test::yaml(moe("", "precision: fp8, fp8_recipe: mxfp8")),
+                    Contains("give training.expert_gemms: grouped"));
+  CHECK_THROWS_WITH(test::yaml(moe("", ok + ", recompute: selective, recompute_modules: moe_act")),
+                    Contains("there is no moe_act to recompute"));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.fused_expert_mlp=true"}));
+}
+
 TEST_CASE("validate: LoRA needs a rank, a target and a dense model, the transpose cache FP8 params",
           "[lora]") {
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",

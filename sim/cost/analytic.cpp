@@ -243,7 +243,8 @@ void AnalyticCostModel::module_recompute_kernels(int layers, bool moe,
   // routed experts' share.
   const double routed = m.moe.top_k * m.moe.capacity_factor * static_cast<double>(m.expert_ffn());
   const double shared = static_cast<double>(m.moe.shared_ffn_hidden);
-  const double routed_share = moe ? routed / (routed + shared) : 0.0;
+  // (None under the fused grouped MLP: its GEMM runs the routed experts' activation.)
+  const double routed_share = moe && !fused_expert_mlp() ? routed / (routed + shared) : 0.0;
   // The norms replayed: those Megatron-core runs apart from a GEMM under `layernorm` (latent
   // attention's input norm, a MoE layer's pre-MLP norm) and, under `mlp`, the pre-MLP norm
   // Transformer Engine fuses into a dense MLP's first GEMM. A layer's two norms cost alike.
@@ -281,7 +282,7 @@ void AnalyticCostModel::module_recompute_kernels(int layers, bool moe,
       else if (w == "router" || w == "router.topk" || w == "moe.permute" || w == "moe.unpermute" ||
                w == "experts.up" || w == "experts.down")
         share = 1;
-      if (k.fp8 && (w == "experts.up" || w == "experts.down"))
+      if (k.fp8 && (w == "experts.up" || (w == "experts.down" && !fused_expert_mlp())))
         cast_elements += k.splits * k.batch * k.gemm.m * k.gemm.k;
     } else {
       if (activation)
@@ -375,6 +376,11 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       push(k);
     };
     if (in_fp8) {
+      // Transformer Engine's fused grouped MLP (training.fused_expert_mlp) writes the experts'
+      // down projection's MXFP8 input from the up projection's GEMM and casts the up
+      // projection's output gradient in the down projection's input-gradient kernel.
+      const bool expert_mlp =
+          fused_expert_mlp() && (name == "experts.up" || name == "experts.down");
       const bool fused_grad = name == "mlp_up" || name == "shared.up";
       const bool cast_input = name == "attn_out" || name == "experts.up" || name == "experts.down";
       // Under sequence parallelism TE quantizes the layer's input (a norm's output) and the
@@ -396,8 +402,10 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       // cuDNN kernel only with NVTE_NORM_FWD_USE_CUDNN=1, not modelled); its activations fuse it
       // (activation.cpp, Impl::FULLY_FUSED).
       const bool norm_apart = apart.norm || s_.training.fp8_recipe == Fp8Recipe::Mxfp8;
-      const bool input_fused = !cast_input && !(after_activation ? apart.activation : norm_apart);
-      const bool grad_fused = fused_grad && !apart.activation;
+      const bool input_fused = (expert_mlp && name == "experts.down") ||
+                               (!cast_input && !(after_activation ? apart.activation : norm_apart));
+      const bool grad_fused =
+          (expert_mlp && name == "experts.up") || (fused_grad && !apart.activation);
       // The weights' casts (or FP8 parameters' transposes) once a step, their cost spread over
       // the micro-batches; without the transpose cache each micro-batch's backward transposes.
       const bool transpose_each = fp8_transposes_each_microbatch();
@@ -620,8 +628,10 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   }
   // Elements of the MLP's activation on this GPU: the dense MLP's, or those of top_k routed
   // experts and the shared experts.
+  // The fused grouped MLP (training.fused_expert_mlp) runs the routed experts' inside their GEMMs.
   const double kc = k * m.moe.capacity_factor;  // routed rows per token, padding included
-  const double ff = moe ? n * (kc * fe + fs) / t : n * f / t;
+  const double routed_ff = fused_expert_mlp() ? 0.0 : kc * fe;
+  const double ff = moe ? n * (routed_ff + fs) / t : n * f / t;
   if (m.mlp == MlpKind::SwiGLU && eager.swiglu && eager.gate_up_split) {
     // On the strided halves of the gate-up GEMM's output: the generic elementwise kernel, bound
     // by the SMs; the backward's contiguous product and the halves' gradients concatenated at
@@ -1951,6 +1961,11 @@ double AnalyticCostModel::layer_gather_bytes() const {
     default:
       return elements;
   }
+}
+
+bool AnalyticCostModel::fused_expert_mlp() const {
+  return s_.training.fused_expert_mlp && s_.model->is_moe() &&
+         s_.training.precision == Precision::FP8 && s_.training.fp8_recipe == Fp8Recipe::Mxfp8;
 }
 
 bool AnalyticCostModel::te_overlap() const {

@@ -277,6 +277,9 @@ class AnalyticCostModel : public CostModel {
   /// model's QKV and MLP GEMMs (chunked, each collective under its own GEMM); otherwise the knob
   /// is a generic overlap of the TP collectives with the whole pass.
   bool te_overlap() const;
+  /// Transformer Engine's fused grouped MLP runs the routed experts' activation and casts inside
+  /// their GEMMs (training.fused_expert_mlp, with MXFP8 experts).
+  bool fused_expert_mlp() const;
   /// Bytes per element of an FP8 quantization (training.fp8_recipe): `fused`, one a norm, the
   /// activation or its backward produces (free under delayed scaling, a cast of its own after
   /// a 16-bit output under current scaling), or a standalone cast.

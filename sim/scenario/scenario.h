@@ -301,6 +301,11 @@ struct TrainingSpec {
   GradReduce grad_reduce = GradReduce::Default;
   ExpertGemms expert_gemms = ExpertGemms::MultiStream;
   MoePermute moe_permute = MoePermute::Kernels;
+  /// Transformer Engine's fused grouped MLP (MXFP8, Blackwell): the routed experts' up
+  /// projection, their scaled SwiGLU and the MXFP8 cast of its output in one kernel, the down
+  /// projection's input gradient with the SwiGLU's backward and the cast of the up projection's
+  /// output gradient in another.
+  bool fused_expert_mlp = false;
   /// With FP8 and expert parallelism: the tokens go to their experts in FP8 (DeepSeek-V3's
   /// low-precision dispatch): the forward dispatch and the combine's backward (the gradient
   /// before the experts' down projection, sent towards them) carry 1 byte per value plus a

@@ -1081,6 +1081,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "without experts",
        choice({"kernels", "in_dispatch"}),
        field<&Scenario::training, &TrainingSpec::moe_permute>()},
+      {"training.fused_expert_mlp", "bool", "false",
+       "Transformer Engine's fused grouped MLP for the routed experts (Megatron-core's "
+       "--use-transformer-engine-op-fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1: TE's "
+       "ForwardGroupedMLP_CuTeGEMMSwiGLU_MXFP8 and BackwardGroupedMLP_CuTeGEMMDSwiGLU_MXFP8, "
+       "cuDNN frontend's CuTe DSL kernels): forward, the up projection's grouped GEMM also applies "
+       "the router-scaled SwiGLU and writes the down projection's MXFP8 input; backward, the down "
+       "projection's input gradient also runs the SwiGLU's backward and casts the up projection's "
+       "output gradient. So the routed experts' SwiGLU and those two casts run no kernels of "
+       "their own (the shared experts' stay). Needs `precision: fp8` with `fp8_recipe: mxfp8`, a "
+       "SwiGLU MLP, `expert_gemms: grouped`, and no `moe_act` in `recompute_modules` (the "
+       "activation runs inside the GEMM). No effect without experts",
+       boolean(), field<&Scenario::training, &TrainingSpec::fused_expert_mlp>()},
       {"training.fp8_dispatch", "bool", "false",
        "with `precision: fp8` and expert parallelism (`parallelism.ep` > 1), the tokens sent to "
        "their experts in FP8, as DeepSeek-V3 trained (arXiv:2412.19437, §3.3.2: the activations "

@@ -348,6 +348,25 @@ void check_batch(const Scenario& s, const Checker& c) {
              "moe_act needs grouped expert GEMMs (Megatron-core's --moe-grouped-gemm): "
              "training.expert_gemms multi_stream or grouped, got sequential");
   }
+  if (t.fused_expert_mlp && s.model && s.model->is_moe()) {
+    if (t.precision != Precision::FP8 || t.fp8_recipe != Fp8Recipe::Mxfp8)
+      c.fail("training.fused_expert_mlp",
+             "Transformer Engine's fused grouped MLP runs MXFP8 only: give training.precision: fp8 "
+             "and training.fp8_recipe: mxfp8, or leave this out");
+    else if (s.model->mlp != MlpKind::SwiGLU)
+      c.fail("training.fused_expert_mlp",
+             "Transformer Engine's fused grouped MLP fuses a gated activation (SwiGLU): give "
+             "model.mlp: swiglu, or leave this out");
+    else if (t.expert_gemms != ExpertGemms::Grouped)
+      c.fail("training.fused_expert_mlp",
+             "the fused grouped MLP is one grouped kernel over the experts: give "
+             "training.expert_gemms: grouped, or leave this out");
+    else if (t.recompute_modules && t.recompute_modules->moe_act)
+      c.fail(
+          "training.fused_expert_mlp",
+          "the fused grouped MLP runs the routed experts' activation inside its GEMM: there is no "
+          "moe_act to recompute (take it out of training.recompute_modules)");
+  }
   // The batch is given as global_batch_size or as microbatches: blame the one the file gave.
   const std::string gbs = !c.given("training.global_batch_size") && c.given("training.microbatches")
                               ? "training.microbatches"
