@@ -2454,7 +2454,8 @@ namespace {
 // A small mixture of experts: h 1024, 8 heads of 128, 8 experts of 2048 (top 2) and a shared
 // expert of 1024, the first of 4 layers dense (f 4096); one stage, n = 2048 tokens; `training`
 // adds training keys, `parallelism` is the layout.
-Scenario moe_scenario(const std::string& training, const std::string& parallelism) {
+Scenario moe_scenario(const std::string& training, const std::string& parallelism,
+                      const std::string& gpu = "h100-sxm") {
   return test::yaml(fmt::format(R"(model:
   layers: 4
   hidden: 1024
@@ -2463,10 +2464,10 @@ Scenario moe_scenario(const std::string& training, const std::string& parallelis
   vocab: 32000
   moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, shared_ffn_hidden: 1024, dense_layers: 1}}
 training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, {}}}
-cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+cluster: {{gpu: {}, gpus_per_node: 8}}
 parallelism: {{{}}}
 )",
-                                training, parallelism));
+                                training, gpu, parallelism));
 }
 Scenario small_moe(int tp = 1, const char* recompute = "none") {
   return moe_scenario(fmt::format("recompute: {}", recompute),
@@ -2562,19 +2563,11 @@ TEST_CASE("analytic: the fused grouped MLP runs the routed experts' SwiGLU and t
   // projection's input, 4,096 rows · 2,048 (forward), and the up projection's output gradient,
   // 4,096 rows · 4,096 (backward), per MoE layer. The GEMMs themselves do not change.
   auto model = [](bool fused) {
-    return AnalyticCostModel(test::yaml(fmt::format(R"(model:
-  layers: 4
-  hidden: 1024
-  ffn_hidden: 4096
-  heads: 8
-  vocab: 32000
-  moe: {{experts: 8, top_k: 2, ffn_hidden: 2048, shared_ffn_hidden: 1024, dense_layers: 1}}
-training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, precision: fp8,
-  fp8_recipe: mxfp8, expert_gemms: grouped, fused_expert_mlp: {}}}
-cluster: {{gpu: b200, gpus_per_node: 8}}
-parallelism: {{dp: 8}}
-)",
-                                                    fused)));
+    return AnalyticCostModel(
+        moe_scenario(fmt::format("precision: fp8, fp8_recipe: mxfp8, expert_gemms: grouped, "
+                                 "fused_expert_mlp: {}",
+                                 fused),
+                     "dp: 8", "b200"));
   };
   const AnalyticCostModel unfused = model(false), fused = model(true);
   auto bytes = [](const AnalyticCostModel& m, Op op, std::string_view what) {

@@ -29,6 +29,16 @@ Scenario node8(const std::string& model = "llama-3.1-8b", int global_batch = 64,
 }
 
 // Only the parallel sizes vary: ZeRO, SP and recompute are fixed at the scenario's (0, off, none).
+// A small MoE that fits: 4 layers of 8 experts (top 2) on dp 8 of one node of H100s.
+Scenario small_moe() {
+  return test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {experts: 8, top_k: 2}}
+training: {seq_len: 1024, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+}
+
 SearchSpace sizes_only(std::vector<int> tp = {}, std::vector<int> pp = {},
                        std::vector<int> mbs = {}, std::vector<std::string> schedules = {}) {
   SearchSpace s;
@@ -615,12 +625,7 @@ TEST_CASE("search: expert parallelism is a dimension where ep divides dp and the
   for (const auto& c : layout_candidates(node8(), space)) CHECK(c.ep == 1);
   // The candidate sets the key: what runs is the layout with experts split (a small MoE that
   // fits: 4 layers of 8 experts on dp 8), and the CSV says so.
-  const Scenario small = test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
-        vocab: 1000, moe: {experts: 8, top_k: 2}}
-training: {seq_len: 1024, global_batch_size: 8}
-cluster: {gpu: h100-sxm, gpus_per_node: 8}
-parallelism: {dp: 8}
-)");
+  const Scenario small = small_moe();
   space.ep = {2};
   space.pp = {1};
   const auto results = search_layouts(small, space);
@@ -670,12 +675,7 @@ TEST_CASE("search: expert tensor parallelism is a dimension under TP - experts s
   // each TP rank routes its own 512 of the 1,024 tokens through whole experts, and the experts'
   // gradients are reduced over tp · dp / ep = 4 ranks, not dp / ep = 2). Both run, differ, and
   // each is the layout its overrides give the loader.
-  const Scenario small = test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
-        vocab: 1000, moe: {experts: 8, top_k: 2}}
-training: {seq_len: 1024, global_batch_size: 8}
-cluster: {gpu: h100-sxm, gpus_per_node: 8}
-parallelism: {dp: 8}
-)");
+  const Scenario small = small_moe();
   SearchSpace space = sizes_only({2}, {1});
   space.ep = {2};
   space.sequence_parallel = {1};
