@@ -862,8 +862,21 @@ parallelism: {dp: 8, zero: 1, param_gather: with-next-forward}
   const std::vector<std::string> o = bf16.layout.overrides();
   for (const char* set : {"training.fp8_params=false", "training.fp8_recipe=delayed",
                           "training.fp8_standalone_casts=none", "training.fp8_attention=false",
-                          "training.fp8_dispatch=false"})
+                          "training.fp8_dispatch=false", "training.fused_expert_mlp=false"})
     CHECK(std::find(o.begin(), o.end(), set) != o.end());
+  // A MoE in MXFP8 with Transformer Engine's fused grouped MLP (MXFP8 only): its bf16 layout runs
+  // the experts unfused.
+  SearchSpace moe_space = space;
+  const Scenario mxfp8 = test::yaml(R"(model: {layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8,
+  vocab: 1000, moe: {experts: 8, top_k: 2}}
+training: {seq_len: 1024, global_batch_size: 8, precision: fp8, fp8_recipe: mxfp8,
+           expert_gemms: grouped, fused_expert_mlp: true}
+cluster: {gpu: b200, gpus_per_node: 8}
+parallelism: {dp: 8}
+)");
+  const auto moe = search_layouts(mxfp8, moe_space);
+  REQUIRE(moe.size() == 2);
+  for (const auto& r : moe) CHECK(r.ran());
   // The same for ZeRO-0 and ZeRO-3 candidates of a scenario that gathers ZeRO-1's parameters
   // with the next forward: they run, without it.
   space.zero = {0, 1, 3};

@@ -129,6 +129,7 @@ void LayoutCandidate::apply(Scenario& s) const {
     s.training.fp8_attention = false;
     s.training.fp8_output_proj = false;
     s.training.fp8_dispatch = false;
+    s.training.fused_expert_mlp = false;
   }
   s.training.offload = offload;
   s.training.offload_activation_layers = offload_activations;
@@ -178,6 +179,7 @@ std::vector<std::string> LayoutCandidate::overrides() const {
     out.push_back("training.fp8_attention=false");
     out.push_back("training.fp8_output_proj=false");
     out.push_back("training.fp8_dispatch=false");
+    out.push_back("training.fused_expert_mlp=false");
   }
   return out;
 }
