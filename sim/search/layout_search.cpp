@@ -630,15 +630,13 @@ std::pair<bool, bool> expert_widths(const std::vector<SearchResult>& results) {
   return {whole, split};
 }
 
-bool experts_whole(const std::vector<SearchResult>& results) {
-  const auto [whole, split] = expert_widths(results);
-  return whole && !split;
-}
-
 }  // namespace
 
 std::string format_search(const Scenario& base, const std::vector<SearchResult>& results,
                           std::size_t top, const SearchOptions& options) {
+  // Layouts under TP with experts whole (etp 1) and with experts split over TP: the header names
+  // a single width, the table's etp column mixed ones, the untried line the flag.
+  const auto [some_whole, some_split] = expert_widths(results);
   std::size_t count[4] = {0, 0, 0, 0};
   for (const auto& r : results) ++count[group_of(r)];
   const std::size_t fit = count[0], oom = count[1], ruled = count[2], failed = count[3];
@@ -655,9 +653,7 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
       "memory ({} of them ruled out before simulating), {} cannot run\n\n",
       base.name, base.cluster.gpus(), base.cluster.gpu.name, base.training.global_batch_size,
       base.training.seq_len,
-      // Every candidate under TP keeps its experts whole (parallelism.etp 1); where some do and
-      // some do not, the table's etp column says which.
-      experts_whole(results) ? " · experts whole on each TP rank (etp 1)" : "",
+      some_whole && !some_split ? " · experts whole on each TP rank (etp 1)" : "",
       layouts(results.size()), fit, tight > 0 ? fmt::format(" ({} tight)", tight) : "", oom + ruled,
       ruled, failed);
   if (fit > 0) {
@@ -675,7 +671,6 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
     }
     auto ep_cell = [&](const auto& v) { return with_ep ? fmt::format(" {:>3}", v) : ""; };
     // An etp column when layouts under TP differ in it: "1" whole experts, "tp" split over TP.
-    const auto [some_whole, some_split] = expert_widths(results);
     const bool with_etp = some_whole && some_split;
     auto etp_cell = [&](const auto& v) { return with_etp ? fmt::format(" {:>3}", v) : ""; };
     // A cp column when some layout splits sequences.
@@ -801,10 +796,9 @@ std::string format_search(const Scenario& base, const std::vector<SearchResult>&
             fmt::format("expert parallelism (--ep 1,2,4,8; held at {})", first.ep));
       // Experts under TP at one width: whole on each TP rank (Megatron-core's DeepSeek-V3
       // recipes) or split over them.
-      const auto [whole, split] = expert_widths(results);
-      if (base.model && base.model->is_moe() && tensor && !(whole && split))
-        untried.emplace_back(
-            fmt::format("whole experts under TP (--etp tp,1; held at {})", whole ? "1" : "tp"));
+      if (base.model && base.model->is_moe() && tensor && !(some_whole && some_split))
+        untried.emplace_back(fmt::format("whole experts under TP (--etp tp,1; held at {})",
+                                         some_whole ? "1" : "tp"));
       if (base.model && base.training.seq_len >= 32768 && !cp_varied)
         untried.emplace_back(
             fmt::format("context parallelism (--cp 1,2,4,8; held at {})", first.cp));
