@@ -264,6 +264,68 @@ TEST_CASE("DP pass: ZeRO-1 with overlap_grad_reduce reduce-scatters each bucket 
   CHECK(once.makespan > tl.makespan);
 }
 
+TEST_CASE(
+    "DP pass: dense and expert gradients fill buckets of their own, as Megatron-core's "
+    "two buffers do",
+    "[passes][dp][ep]") {
+  // 2 MoE layers of 8 experts, dp 4 · ep 2 on one node of 4, ZeRO-1 reducing by bucket in the
+  // backward (F = 10 ms, B = 20 ms explicit), 3 MB buckets. Of the gradients G (2 bytes a
+  // parameter: 46.07 MB), the routed experts' R = 25.17 MB are reduce-scattered over their
+  // expert-data-parallel pair and the dense D = G − R over all 4 ranks, each share in buckets of
+  // its own (Megatron-core's `buffers` and `expert_parallel_buffers`): ⌈R / 3 MB⌉ = 9 equal
+  // ones, and ⌈(D − E) / 3 MB⌉ = 7 of the dense rest, the embedding's table E = 1000 · 1024 · 2
+  // bytes riding with the last. One mixed bucket series would have made ⌈(G − E) / 3 MB⌉ = 15
+  // reductions over each group, twice the dense collectives.
+  const Scenario s = test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 2048, heads: 8,
+        vocab: 1000, moe: {experts: 8, top_k: 2, ffn_hidden: 512}}
+training: {seq_len: 512, micro_batch_size: 2, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 4, nodes: 1, gpu_speed_spread: 0}
+parallelism: {dp: 4, ep: 2, zero: 1, overlap_grad_reduce: true}
+costs: {forward: 10ms, backward: 20ms}
+memory: {bucket_size: 3MB}
+contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
+)");
+  const auto cost = make_cost_model(s);
+  const double g = cost->gradient_bytes(0);
+  const double routed = g * cost->expert_params(0) / cost->stage_params(0), dense = g - routed;
+  const double table = 1000.0 * 1024 * 2;
+  REQUIRE(std::ceil(routed / 3e6) == 9);
+  REQUIRE(std::ceil((dense - table) / 3e6) == 7);
+  REQUIRE(std::ceil((g - table) / 3e6) == 15);
+  const Timeline tl = simulate(s);
+  const TaskGraph& graph = *tl.graph;
+  std::vector<TaskId> dense_rs, expert_rs;
+  for (const TaskId t : of_type(tl, TaskType::DpCollective)) {
+    if (graph.work(t).detail == static_cast<std::uint8_t>(DpDetail::ReduceScatter))
+      dense_rs.push_back(t);
+    if (graph.work(t).detail == static_cast<std::uint8_t>(DpDetail::ExpertReduceScatter))
+      expert_rs.push_back(t);
+  }
+  REQUIRE(dense_rs.size() == 7);
+  REQUIRE(expert_rs.size() == 9);
+  const double small = (dense - table) / 7;
+  for (std::size_t j = 0; j < 7; ++j)
+    CHECK(graph.work(dense_rs[j]).bytes ==
+          Approx(cost->collective(Collective::ReduceScatter, 4, LinkClass::IntraNode,
+                                  j + 1 == 7 ? small + table : small)
+                     .bytes));
+  for (const TaskId t : expert_rs)
+    CHECK(graph.work(t).bytes ==
+          Approx(cost->collective(Collective::ReduceScatter, 2, LinkClass::IntraNode, routed / 9)
+                     .bytes));
+  // The backward runs in the 15 parts where the stage's buckets complete (20/15 ms each):
+  // dense bucket j of 7 leaves once part ⌈(j + 1) · 15 / 7⌉ is done, expert bucket j of 9 once
+  // part ⌈(j + 1) · 15 / 9⌉ is, the last of each after the whole backward.
+  const auto part_end = [](std::size_t j, int n) {
+    const double parts = std::ceil(static_cast<double>(j + 1) * 15 / n);
+    return 10 * kNsPerMs + static_cast<TimeNs>(parts * 20e6 / 15) - 1;
+  };
+  for (std::size_t j = 0; j < 7; ++j) CHECK(tl.start[dense_rs[j]] >= part_end(j, 7));
+  for (std::size_t j = 0; j < 9; ++j) CHECK(tl.start[expert_rs[j]] >= part_end(j, 9));
+  CHECK(tl.start[dense_rs.front()] < 30 * kNsPerMs);  // not all after the backward
+  CHECK(tl.start[expert_rs.front()] < 30 * kNsPerMs);
+}
+
 TEST_CASE("DP pass: ZeRO-2/3 reduce every micro-batch's gradients, ZeRO-0/1 the last one's",
           "[passes][dp]") {
   // dp 2, two micro-batches per step (F0 B0 F1 B1 on one stage), one bucket. ZeRO-1 keeps

@@ -160,12 +160,32 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
         const bool head = twice > 0 && ms == sch.chain_stages() - 1;
         const double grads =
             p.cost.gradient_bytes(ms) * (head ? 1 - twice / p.cost.trainable_params(ms) : 1.0);
-        // The routed experts' share in equal buckets; the dense rest as the framework's buckets
-        // hold it (Program::bucket_bytes: the last one with the embedding's table).
-        const double routed = grads * routed_share(st) / k, dense = grads - routed * k;
-        for (int j = 0; j < k; ++j, ++phase)
-          pending.push_back({0, st, ms, phase, p.bucket_bytes(st, j, k, dense) + routed, routed,
-                             ready[static_cast<std::size_t>(j)]});
+        const double routed = grads * routed_share(st), dense = grads - routed;
+        if (k == 1 || l.zero == 3) {
+          // One reduction of each group's share once the backward is over, or ZeRO-3's of each
+          // unit: the routed experts' share in equal parts, the dense rest as the units hold it.
+          for (int j = 0; j < k; ++j)
+            pending.push_back({0, st, ms, phase++, p.bucket_bytes(st, j, k, dense) + routed / k,
+                               routed / k, ready[static_cast<std::size_t>(j)]});
+          continue;
+        }
+        // Megatron-core's DDP keeps the dense parameters and the expert-parallel ones in
+        // buffers of their own (distributed_data_parallel.py: `buffers` reduced over the DP
+        // group, `expert_parallel_buffers` over the expert-data-parallel one), each cut into
+        // memory.bucket_size buckets: the dense share in as many buckets as it fills, the last
+        // one with the embedding's table (Program::bucket_bytes), the routed experts' in
+        // equal ones. Both fill as the backward runs back through the layers: bucket j of n
+        // is complete where the part j + 1 of k (the stage's buckets) is done in proportion.
+        const auto at = [&](int j, int n) {
+          const int part = static_cast<int>(std::ceil(static_cast<double>(j + 1) * k / n)) - 1;
+          return ready[static_cast<std::size_t>(std::clamp(part, 0, k - 1))];
+        };
+        const int kd = p.gradient_buckets(st, dense);
+        for (int j = 0; j < kd; ++j)
+          pending.push_back({0, st, ms, phase++, p.bucket_bytes(st, j, kd, dense), 0, at(j, kd)});
+        const int kr = routed > 0 ? static_cast<int>(std::ceil(routed / sc.memory.bucket_size)) : 0;
+        for (int j = 0; j < kr; ++j)
+          pending.push_back({0, st, ms, phase++, routed / kr, routed / kr, at(j, kr)});
       }
     }
     if (!pending.empty()) {

@@ -76,7 +76,10 @@ int Program::buckets(int stage) const {
 }
 
 int Program::gradient_buckets(int stage) const {
-  const double bytes = cost.gradient_bytes(model_stage(stage));
+  return gradient_buckets(stage, cost.gradient_bytes(model_stage(stage)));
+}
+
+int Program::gradient_buckets(int stage, double bytes) const {
   const double rest = bytes - last_bucket_gradient_bytes(stage, bytes);
   return std::max(1, static_cast<int>(std::ceil(rest / scenario.memory.bucket_size)));
 }

@@ -67,6 +67,12 @@ struct Program {
   /// (last_bucket_params, at `stage`'s gradient bytes per parameter, at most `bytes`), and the
   /// last bucket those besides.
   double bucket_bytes(int stage, int part, int parts, double bytes) const;
+  /// Buckets that `bytes` of `stage`'s gradients fill: ⌈(`bytes` less last_bucket_params's
+  /// gradients) / memory.bucket_size⌉, at least 1. With `bytes` the stage's gradients, the
+  /// buckets a framework fills (buckets() where gradients are reduced per bucket); with one
+  /// buffer's share of them, that buffer's (Megatron-core buckets its dense and its
+  /// expert-parallel parameters apart).
+  int gradient_buckets(int stage, double bytes) const;
   /// FSDP units of `stage`: parameter all-gathers one use of it needs. ZeRO-3: its layers /
   /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward: one per gradient
   /// bucket (Megatron-core gathers the bucket groups it reduces), as buckets() counts them
@@ -114,8 +120,7 @@ struct Program {
   StreamId stream(int owner, StreamType type, int peer = -1);
 
  private:
-  /// ⌈the gradients but the last bucket's own parameters' / memory.bucket_size⌉, at least 1:
-  /// the buckets a framework fills (buckets() where gradients are reduced per bucket).
+  /// gradient_buckets of all of `stage`'s gradients.
   int gradient_buckets(int stage) const;
   /// last_bucket_params's gradients, of a stage whose gradients are `bytes` (at most those).
   double last_bucket_gradient_bytes(int stage, double bytes) const;

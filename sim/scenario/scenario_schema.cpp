@@ -1644,7 +1644,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "parameter never split: the embedding's table, whose gradient completes last, rides with "
        "the last bucket and is gathered with the first, and under `training.fp8_params` so does "
        "the head (Megatron-core puts its 16-bit buffer in the last FP8 bucket's group); the rest"
-       " in ⌈rest / bucket⌉ equal shares, the layers being alike",
+       " in ⌈rest / bucket⌉ equal shares, the layers being alike. Under expert parallelism the "
+       "routed experts' gradients fill buckets of their own, reduced over their "
+       "expert-data-parallel group (Megatron-core's expert-parallel buffers)",
        quantity(Dimension::Bytes, true), field<&Scenario::memory, &MemorySpec::bucket_size>()},
       {"memory.dp_buckets", "`view`, `copy`", "`view`",
        "what the DP gradient buckets are, with dp > 1 under ZeRO 0 or 1: views of the gradients "
