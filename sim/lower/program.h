@@ -73,6 +73,8 @@ struct Program {
   /// buffer's share of them, that buffer's (Megatron-core buckets its dense and its
   /// expert-parallel parameters apart).
   int gradient_buckets(int stage, double bytes) const;
+  /// gradient_buckets of all of `stage`'s gradients.
+  int gradient_buckets(int stage) const;
   /// FSDP units of `stage`: parameter all-gathers one use of it needs. ZeRO-3: its layers /
   /// fsdp.unit_layers, rounded up; ZeRO-1/2 gathering with the next forward: one per gradient
   /// bucket (Megatron-core gathers the bucket groups it reduces), as buckets() counts them
@@ -120,8 +122,6 @@ struct Program {
   StreamId stream(int owner, StreamType type, int peer = -1);
 
  private:
-  /// gradient_buckets of all of `stage`'s gradients.
-  int gradient_buckets(int stage) const;
   /// last_bucket_params's gradients, of a stage whose gradients are `bytes` (at most those).
   double last_bucket_gradient_bytes(int stage, double bytes) const;
   /// last_bucket_params's 16-bit bytes, of what param_gather_bytes gathers (at most those).
