@@ -146,6 +146,17 @@ constexpr SeqCurves kCudnnB200Forward{{360, 576, 659, 858, 1104, 1180},
 // 9.13.1 through PyTorch against 9.17 through the frontend, forward + backward at 8k 1,215 against
 // 1,422 TFLOP/s, part of it the route), so it prices releases before 9.17
 // (training.cudnn_version) and the GB200 benchmark above, carried to PyTorch's route, later ones.
+// A second measurement of the same release disagrees below 8k tokens (not yet acted on): the
+// FlashAttention-4 paper (Zadouri et al., arXiv:2603.05451v1, Figs. 4 and 6, values printed on
+// the bars) times cuDNN 9.13.0 on a B200 in the papers' protocol (hidden 2,048, 16 heads of 128,
+// batch × length = 32k, causal, bf16; 5 warm-up calls, the mean of 10, no pauses stated):
+// forward 717, 929, 1,076, 1,168, 1,285 and backward 543, 732, 893, 1,008, 1,085 TFLOP/s at
+// 1k … 16k. At 8k and 16k this curve at head dim 128, at the power limit (× 0.853), lies within
+// 1-7 % of them; at 1k-4k it is 20-60 % slower (`trainsim kernels` on that shape). The benchmark
+// above times one GQA launch of 128 heads through PyTorch per call (0.135 ms at 1k), which a
+// host's per-call cost may bound; the paper's bars may carry no throttling. Which of the two a
+// training step's short blocks (short sequences, CP ring chunks) run at is open; the
+// cuDNN-frontend Llama-3.2-1B runs at 768-2k tokens (−4 … −6 %) would move away with the paper's.
 constexpr SeqCurves kCudnn913B200{{120, 273, 343, 593, 802, 855}, {127, 301, 397, 729, 977, 1109}};
 constexpr SeqCurves kCudnn913B200Forward{{76, 260, 358, 607, 841, 920},
                                          {112, 282, 479, 809, 1075, 1205}};
@@ -327,6 +338,12 @@ const AttentionData kCudnn91H100Data{"h100-sxm",
 // B200's (one chip) differ by up to 8 % at 16k: GB200's 1,200 W lifts its head-dim-128 launches
 // (983 → 1,132 TFLOP/s) more than its exponential-bound head-dim-64 ones (655 → 697), so each
 // preset takes its own.
+// A later kernel-level check of the forward: Dao-AILab/flash-attention PR #2605 (2026-05-30,
+// benchmarks/benchmark_attn.py on a B200, NGC PyTorch 26.02, whose cuDNN the excerpt does not
+// name) times cuDNN's causal head-dim-64 forward at hidden 2,048 and batch × length = 32k at 501,
+// 657, 770, 838, 872 TFLOP/s at 1k … 16k, where this model gives 452, 450, 571, 737, 754 for
+// releases from 9.17 (`trainsim kernels`, the same shape): the forward's fall is not understated.
+// No published figure times cuDNN's head-dim-64 backward on Blackwell (it keeps the H100's ratio).
 constexpr const char* kBlackwellHeadDim64 =
     "the H100's ratio to head dim 128, the forward's scaled by this GPU's own fall from it in "
     "TensorRT-LLM's prefill attention as NVIDIA's aiconfigurator measures it";
