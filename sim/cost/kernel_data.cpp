@@ -342,7 +342,7 @@ const AttentionData kCudnn91H100Data{"h100-sxm",
 // (983 → 1,132 TFLOP/s) more than its exponential-bound head-dim-64 ones (655 → 697), so each
 // preset takes its own.
 // A later kernel-level check of the forward: Dao-AILab/flash-attention PR #2605 (2026-05-30,
-// benchmarks/benchmark_attn.py on a B200, NGC PyTorch 26.02, whose cuDNN the excerpt does not
+// benchmarks/benchmark_attn.py on a B200, NGC PyTorch 26.02, whose cuDNN release its table does not
 // name) times cuDNN's causal head-dim-64 forward at hidden 2,048 and batch × length = 32k at 501,
 // 657, 770, 838, 872 TFLOP/s at 1k … 16k, where this model gives 452, 450, 571, 737, 754 for
 // releases from 9.17 (`trainsim kernels`, the same shape): the forward's fall is not understated.
