@@ -47,6 +47,19 @@ constexpr SeqCurves kFa1A100{{58, 70, 77, 87, 92, 97}, {55, 62, 69, 76, 80, 83}}
 // slightly slower than CUDA forward + backward"; llm-foundry's TUTORIAL.md (commit 061f2c7),
 // "In our experiance, `triton` is slightly faster than `flash`" (its `flash` then
 // flash-attn 1.0.x). FlashAttention(-1)'s bars stand in, on A100 as on H100 (below).
+// Known to be slow at long sequences, by the runs it prices (a check, not a constant: nothing
+// below is fitted). In llm-foundry's benchmark table (scripts/train/benchmarking/README.md,
+// commit 061f2c7) the measured step less trainsim's non-attention time (GEMMs, memory-bound
+// kernels; the rows at 2k tokens, mostly GEMMs, are within a few % of their measurement) leaves
+// the attention at most 0.76–0.88 of the time these bars give it: MPT-7B on A100 at 8k and 64k
+// tokens ≤ 11.3 s of 14.8 s and ≤ 99.7 s of 113.9 s a step, on H100 at 8k ≤ 8.1 of 9.4 s,
+// MPT-1B on H100 at 32k ≤ 9.1 of 11.4 s (head dim 128): the kernel ran at ≥ 1.14–1.31 times the
+// stand-in's rate there, as its header's "Triton forward is generally faster than CUDA forward"
+// allows. No published figure read gives its forward and backward rates apart (flash-attn
+// issue #142's forward-only timings, 2023-03-22, state no GPU), so the stand-in stays; what
+// settles it is
+// flash_attn_triton.py timed on triton-pre-mlir (llm-foundry's triton_pre_mlir_sm90 build on
+// H100), forward and backward, causal, head dim 128, 2k–64k tokens.
 // FlashAttention-2 on H100: forward + backward and forward alone [H100-measured]. The papers'
 // bars ([FA2-H100], [FA3]) are higher: these lie 8–16 % below them at 4k–16k tokens and 24–39 %
 // at 512–2k (forward + backward, head dim 128: 100 … 303 against 163 … 328): a kernel in a training
