@@ -55,11 +55,10 @@ constexpr SeqCurves kFa1A100{{58, 70, 77, 87, 92, 97}, {55, 62, 69, 76, 80, 83}}
 // tokens ≤ 11.3 s of 14.8 s and ≤ 99.7 s of 113.9 s a step, on H100 at 8k ≤ 8.1 of 9.4 s,
 // MPT-1B on H100 at 32k ≤ 9.1 of 11.4 s (head dim 128): the kernel ran at ≥ 1.14–1.31 times the
 // stand-in's rate there, as its header's "Triton forward is generally faster than CUDA forward"
-// allows. No published figure read gives its forward and backward rates apart (flash-attn
-// issue #142's forward-only timings, 2023-03-22, state no GPU), so the stand-in stays; what
-// settles it is
-// flash_attn_triton.py timed on triton-pre-mlir (llm-foundry's triton_pre_mlir_sm90 build on
-// H100), forward and backward, causal, head dim 128, 2k–64k tokens.
+// allows. No published figure gives its forward and backward rates apart (flash-attn issue
+// #142's forward-only timings, 2023-03-22, name no GPU and grow linearly with length), so the
+// stand-in stays; what settles it is flash_attn_triton.py timed on triton-pre-mlir (llm-foundry's
+// triton_pre_mlir_sm90 build on H100), forward and backward, causal, head dim 128, 2k–64k tokens.
 // FlashAttention-2 on H100: forward + backward and forward alone [H100-measured]. The papers'
 // bars ([FA2-H100], [FA3]) are higher: these lie 8–16 % below them at 4k–16k tokens and 24–39 %
 // at 512–2k (forward + backward, head dim 128: 100 … 303 against 163 … 328): a kernel in a training
