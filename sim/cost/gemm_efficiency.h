@@ -26,9 +26,9 @@
 // (one call of 10 ms or more) of calibrate/reference/h100-sxm-fp8-gemm.json ran at a median 716.5
 // TFLOP/s on an H100 and of h200-fp8-gemm.json at 679.3 on an H200, 1.6 % and 2.4 % under the
 // database's medians (Standard Kernel's back-to-back 16384³ above: 712). As the caps they move the
-// suite's mean |error| 5.32 → 5.31 % (H100 runs slower by up to 1.8 points, the H200 one-node LoRA
-// runs 1.4 points further over): no truer overall, so the database's medians stay, one source
-// for the grid and its cap.
+// suite's mean |error| 5.32 → 5.31 % (H100 runs slower by up to 1.3 points, H200 runs by up to
+// 1.9, its one-node LoRA runs 1.4 points further over): no truer overall, so the database's
+// medians stay, one source for the grid and its cap.
 //
 // Does not model: shapes that are not multiples of the grid's tiles (interpolation smooths tile
 // and wave quantization away), fp8.
