@@ -351,7 +351,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
           !te_overlap() || unfused ? 1
           : w == "qkv" || w == "mlp_up" || w == "attn_out.dgrad" || w == "mlp_down.dgrad"
               ? static_cast<int>(t)
-          : w == "attn_out" || w == "mlp_down" ? 4
+          : w == "attn_out" || w == "mlp_down" ? constants::kUserbuffersPipelineSplits
                                                : 1;
       const GemmShape chunk{shape.m / splits, shape.n, shape.k};
       Kernel k{Kernel::Kind::Gemm,
@@ -1682,11 +1682,11 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // SP, a dense model's QKV or MLP GEMMs) every layer's collective runs inside the GEMM it is
   // fused with (the userbuffers' all-gathers before QKV's and the MLP's up projection's forward
   // and before the row-parallel layers' input gradients, the reduce-scatters after the
-  // row-parallel forward) and hides under that GEMM alone: what outlasts it is on the critical
-  // path, as for the asynchronous ones. The column-parallel layers' input-gradient
-  // reduce-scatters of a zero-bubble input-gradient pass, with no weight gradient beside them,
-  // block. Otherwise (no SP, experts, latent attention) parallelism.tp_overlap is a generic
-  // overlap: every collective beside the whole pass (below).
+  // row-parallel forward) and hides under that GEMM's chunks alone (`userbuffers` below): what
+  // outlasts them is on the critical path, as for the asynchronous ones. The column-parallel
+  // layers' input-gradient reduce-scatters of a zero-bubble input-gradient pass, with no weight
+  // gradient beside them, block. Otherwise (no SP, experts, latent attention)
+  // parallelism.tp_overlap is a generic overlap: every collective beside the whole pass (below).
   const bool fused = te_overlap() && st.layers > 0;
   const LoraNormOutputs apart = lora_norm_outputs(s_.training);
   // Megatron-core's all-to-all token dispatcher under SP, the experts split over the TP ranks
@@ -1772,10 +1772,21 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   const std::initializer_list<std::string_view> column_in{"qkv"}, column_mlp{"mlp_up"},
       row_attention{"attn_out"}, row_mlp{"mlp_down"};
   // A userbuffers exchange of comm-GEMM overlap: inside its GEMM's call (in_gemm_call), hidden
-  // under that GEMM.
+  // under that GEMM's chunks as Transformer Engine pipelines them (transformer_engine/common/
+  // comm_gemm_overlap/comm_gemm_overlap.cpp). The ring-exchange all-gather (split_overlap_ag)
+  // computes chunk i while chunk i + 1 travels: its t − 1 steps hide under the first t − 1 of
+  // the GEMM's t chunks, the last chunk computes alone, so what outlasts (t − 1)/t of the GEMM
+  // is exposed (half of it at tp 2). The pipelined reduce-scatter (split_overlap_rs) sends each
+  // of its k chunks once that chunk's GEMM is done: chunk i's hides under GEMM chunk i + 1, the
+  // last one's under nothing, so at most (k − 1)/k of the collective hides, under (k − 1)/k of
+  // the GEMM. `hide_s`: the whole GEMM's time (its chunks').
   auto userbuffers = [&](Collective kind, int count, double hide_s) {
-    CollectiveRun r{kind, t, kind == Collective::AllGather ? gathered : bytes, count, hide_s};
+    const bool ring = kind == Collective::AllGather;
+    const double chunks = ring ? t : constants::kUserbuffersPipelineSplits;
+    const double share = (chunks - 1) / chunks;
+    CollectiveRun r{kind, t, ring ? gathered : bytes, count, hide_s * share};
     r.in_gemm_call = true;
+    if (!ring) r.hidden_share = share;
     return r;
   };
   if (fused) {

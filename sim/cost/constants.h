@@ -479,6 +479,13 @@ inline constexpr double kPermutedCopyMemoryEfficiency = kEagerQkvLayoutForwardMe
 /// (training.expert_gemms: multi_stream).
 inline constexpr int kGroupedLinearStreams = 4;
 
+/// The chunks of Transformer Engine's pipelined comm-GEMM overlap (parallelism.tp_overlap): the
+/// reduce-scatter after the row-parallel projections' forward (`pipeline` method, initialize_ub's
+/// default num_splits 4 in transformer_engine/pytorch/module/base.py; NeMo's userbuffers configs
+/// for GPT and Llama set proj_fprop and fc2_fprop the same). The GEMM runs in this many chunks of
+/// the tokens and each chunk's reduce-scatter follows it (the last one beside no GEMM).
+inline constexpr int kUserbuffersPipelineSplits = 4;
+
 /// PyTorch's own LayerNorm (torch.nn.functional.layer_norm as eager code calls it: llm-foundry's
 /// MPT, Hugging Face's LayerNorm models), per element of the normalized tensor, bf16: forward one
 /// kernel reading x and writing y (4 bytes); backward two, layer_norm_grad_input (read dy and x,

@@ -44,7 +44,10 @@ std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass l
   for (const CollectiveRun& run : m.tp_collectives(op, stage)) {
     const Cost one = m.collective(run.kind, run.group_size, link, run.bytes, per_node);
     const TimeNs under =
-        run.beside_pass ? one.duration : std::min(one.duration, seconds_to_ns(run.hide_s));
+        run.beside_pass
+            ? one.duration
+            : std::min(static_cast<TimeNs>(static_cast<double>(one.duration) * run.hidden_share),
+                       seconds_to_ns(run.hide_s));
     path.duration += (one.duration - under) * run.count;
     hidden.duration += under * run.count;
     (run.hide_s > 0 || run.beside_pass ? hidden : path).bytes += one.bytes * run.count;

@@ -38,6 +38,9 @@ struct CollectiveRun {
   /// overlap), not through torch.distributed: its CPU cost is a kernel launch's, not a
   /// collective call's (AnalyticCostModel::host_launch).
   bool in_gemm_call = false;
+  /// The most of the run that can hide (a chunked overlap's last chunk runs after every GEMM
+  /// chunk it could hide under): under = min(hidden_share · its time, hide_s).
+  double hidden_share = 1;
 };
 
 /// nccl-tests bus-bandwidth factor (nccl-tests doc/PERFORMANCE.md): 2(n−1)/n for all-reduce,
