@@ -181,6 +181,22 @@ inline constexpr double kMxfp8CastBytes = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
 /// then writes 4-bit values with an E4M3 scale per 16 each way, the gradients stochastically
 /// rounded; its norms and activations compute in 16 bits and cast after (normalization.cpp,
 /// activation.cpp: no fully fused path), so every NVFP4 operand takes this cast.
+/// Cross-checked (session 90, not changed; tests/published/README.md): the benchmark's figures
+/// above are its first draft's (TransformerEngine commit 81c10a514, PR #2863); the merged page
+/// (1609c890e, docs/examples/gemm_profiling/gemm_profiling.rst) reran them, NVFP4 2.689 ms and
+/// MXFP8 1.823, which by this ratio would give 5.99. Read absolutely instead (its `autocast` rows
+/// are forward te.Linear calls, each quantizing its input both ways with the Hadamard transform
+/// and its weight row-wise: 1.495 G and 0.988 G elements a layer), NVFP4's 2.689 ms is 6.9 bytes'
+/// time an element; PR #3011's quantizer timings on a GB200 (a 234.9 M-element row- and
+/// column-wise cast with the transform, 232.1 µs before it and 197.5 after) 6.3 and 5.4; PR
+/// #2412's B300 cast kernel 1.42 times slower with the gradients' stochastic rounding, which the
+/// benchmark never runs. By release, weighting the gradients' rounded casts (62 % of a Llama
+/// layer's cast elements): TE 2.8–2.13 (the input read again for the transposed cast) about 9–10.5,
+/// which this figure fits; TE 2.14–2.16 (PR #2555 fuses the two casts) about 8.0 (7.2–8.6). At 8.0
+/// for every NVFP4 run of the suite its mean |error| moves 5.46 → 5.41 %: the runs of two
+/// sequences a GPU a step 1.9–2.5 points closer, those of one 1.7–2.5 further (too fast); a
+/// training.te_version would price each run's release; a lent Blackwell GPU timing the quantizer
+/// on these shapes would settle both figures.
 inline constexpr double kNvfp4CastBytes = kMxfp8CastBytes * (2.685 / 1.183);
 
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
