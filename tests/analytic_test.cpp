@@ -2344,9 +2344,12 @@ efficiency: {{kernel_launch: 0us}}
 TEST_CASE("analytic: NVFP4 casts every operand apart and runs its GEMMs at the database's ratio",
           "[analytic][fp8][nvfp4][b200]") {
   // The same Llama-3.1-8B stage (n = 4096, m = 4) on B200. Every NVFP4 operand is cast by a
-  // kernel of its own at 2.27 times MXFP8's cast (kNvfp4CastBytes = 4.0625 · 2.685 / 1.183):
-  // forward the two norms' outputs (n · 4096 each), the attention output (n · 4096), SwiGLU's
-  // output (n · 14336) and a quarter of the weights; backward the four output gradients
+  // kernel of its own, an activation or a weight at TE's benchmarked cast time over its ideal
+  // 5.125 bytes (kNvfp4CastBytes = 5.125 · 2.689 ms · 6.4 TB/s / 12.17 GB = 7.247 bytes' time
+  // an element), a gradient with stochastic rounding's 1.42 times on the cast pass
+  // (kNvfp4GradCastBytes = 7.247 · (2 + 3.125 · 6.4 / 4.5) / 5.125 = 9.113): forward the two
+  // norms' outputs (n · 4096 each), the attention output (n · 4096), SwiGLU's output
+  // (n · 14336) and a quarter of the weights; backward the four output gradients
   // (n · (6144 + 4096 + 28672 + 4096)).
   auto model = [](const char* recipe, const char* layout) {
     return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
@@ -2359,11 +2362,14 @@ efficiency: {{kernel_launch: 0us}}
                                                     recipe, layout)));
   };
   const double n = 4096, weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
-  const double cast = 4.0625 * 2.685 / 1.183;
+  const double cast = 5.125 * 2.689e-3 * 6.4e12 / (1.495e9 * 5.125 + 0.988e9 * 4.5625);
+  const double grad_cast = cast * (2 + 3.125 * 6.4 / 4.5) / 5.125;
+  CHECK(cast == Approx(7.247).epsilon(1e-3));
+  CHECK(grad_cast == Approx(9.113).epsilon(1e-3));
   const char* dp8 = "{dp: 8}";
   const AnalyticCostModel fp8 = model("tensorwise", dp8), fp4 = model("nvfp4", dp8);
   CHECK(cast_bytes(fp4, Op::F) == Approx(cast * (n * (3 * 4096 + 14336) + weights / 4)));
-  CHECK(cast_bytes(fp4, Op::B) == Approx(cast * n * (6144 + 4096 + 28672 + 4096)));
+  CHECK(cast_bytes(fp4, Op::B) == Approx(grad_cast * n * (6144 + 4096 + 28672 + 4096)));
   // QKV's forward GEMM at 0.359 / 0.529 of per-tensor FP8's time on B200.
   auto qkv = [](const AnalyticCostModel& m) {
     for (const KernelTime& k : m.kernel_times(Op::F, 0))

@@ -423,7 +423,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       if ((op == Op::I || op == Op::B) && transpose_each)
         fp8_cast += g.k * g.n * batch * fp8_weight_bytes();
       if (op == Op::I || op == Op::B)
-        fp8_cast += g.m * g.n * batch * grad_share * fp8_cast_bytes(grad_fused);
+        fp8_cast += g.m * g.n * batch * grad_share * fp8_cast_bytes(grad_fused, true);
     }
     if (op == Op::F) gemm(names[0], g);
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
@@ -1025,26 +1025,26 @@ void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out
     k.fp8 = fp8;
     push(k);
   };
-  auto cast = [&](double elements) {
+  auto cast = [&](double elements, bool gradient) {
     if (fp8)
       push({Kernel::Kind::Memory,
             "mtp.fp8.cast",
             {0, 0, 0},
             1,
             0,
-            fp8_cast_bytes(false) * elements});
+            fp8_cast_bytes(false, gradient) * elements});
   };
   if (op == Op::F) {
     if (!recompute) embedding_kernels(op, out, modules);
     push(norm_kernel(op, "mtp.norm", hs), 2);
     push({Kernel::Kind::Memory, "mtp.concat", {0, 0, 0}, 1, 0, 2.0 * 2 * hs * 2});
-    cast(n * 2 * h);
+    cast(n * 2 * h, false);
     gemm("mtp.eh_proj", g);
     if (recompute) push(norm_kernel(op, "final_norm", hs));
     return;
   }
   if (op == Op::I || op == Op::B) {
-    cast(n * h / t);
+    cast(n * h / t, true);
     gemm("mtp.eh_proj.dgrad", {g.m, g.k, g.n});
     push(norm_kernel(op, "mtp.norm", hs), 2);
   }
@@ -1071,14 +1071,14 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
     k.fp8 = fp8_head;
     out.push_back(k);
   };
-  auto cast = [&](double elements) {
+  auto cast = [&](double elements, bool gradient) {
     if (fp8_head)
       out.push_back({Kernel::Kind::Memory,
                      "lm_head.fp8.cast",
                      {0, 0, 0},
                      1,
                      0,
-                     fp8_cast_bytes(false) * elements});
+                     fp8_cast_bytes(false, gradient) * elements});
   };
   // The loss runs in fp32 (PyTorch autocast lists log_softmax, nll_loss and cross_entropy as
   // float32 ops; Megatron's vocabulary-parallel cross-entropy also upcasts the logits). Per
@@ -1121,14 +1121,14 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
   const double hs = s_.layout.sequence_parallel ? n * h / t : n * h;
   if (op == Op::F) {
     out.push_back(norm_kernel(op, "final_norm", hs));
-    cast(n * h);
+    cast(n * h, false);
     gemm("lm_head", g);
     out.push_back({Kernel::Kind::Memory, "cross_entropy", {0, 0, 0}, 1, 0, forward_bytes * logits});
   }
   if (op == Op::I || op == Op::B) {
     out.push_back(
         {Kernel::Kind::Memory, "cross_entropy.backward", {0, 0, 0}, 1, 0, backward_bytes * logits});
-    cast(logits);
+    cast(logits, true);
     gemm("lm_head.dgrad", {g.m, g.k, g.n});
     out.push_back(norm_kernel(op, "final_norm", hs));
   }
@@ -1984,7 +1984,7 @@ bool AnalyticCostModel::te_overlap() const {
          !s_.model->is_moe() && !s_.model->is_mla();
 }
 
-double AnalyticCostModel::fp8_cast_bytes(bool fused) const {
+double AnalyticCostModel::fp8_cast_bytes(bool fused, bool gradient) const {
   // A cast reads 16 bits and writes FP8 row-wise and, where the GPU's FP8 GEMMs need the
   // transpose (Hopper), column-wise: 4 bytes per element, 3 on Blackwell. Delayed scaling: a
   // norm or activation writes its FP8 output itself (fused: nothing more than its own 16-bit
@@ -1997,8 +1997,10 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused) const {
   // activation writes them itself (the norms' casts are apart: kernels()), and no amax is read
   // first.
   if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8) return fused ? 0.0 : constants::kMxfp8CastBytes;
-  // NVFP4: every operand cast apart, its amax read first (constants.h).
-  if (s_.training.fp8_recipe == Fp8Recipe::Nvfp4) return constants::kNvfp4CastBytes;
+  // NVFP4: every operand cast apart, its amax read first, a gradient rounded stochastically
+  // (constants.h).
+  if (s_.training.fp8_recipe == Fp8Recipe::Nvfp4)
+    return gradient ? constants::kNvfp4GradCastBytes : constants::kNvfp4CastBytes;
   const bool current = s_.training.fp8_recipe == Fp8Recipe::Tensorwise;
   const double cast = k_.preset && k_.preset->fp8_any_layout ? 3.0 : 4.0;
   if (fused) return current ? cast : 0.0;

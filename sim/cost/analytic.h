@@ -282,8 +282,9 @@ class AnalyticCostModel : public CostModel {
   bool fused_expert_mlp() const;
   /// Bytes per element of an FP8 quantization (training.fp8_recipe): `fused`, one a norm, the
   /// activation or its backward produces (free under delayed scaling, a cast of its own after
-  /// a 16-bit output under current scaling), or a standalone cast.
-  double fp8_cast_bytes(bool fused) const;
+  /// a 16-bit output under current scaling), or a standalone cast; `gradient`, an output
+  /// gradient's (NVFP4 rounds those stochastically).
+  double fp8_cast_bytes(bool fused, bool gradient = false) const;
   /// Bytes of one pass's n·h hidden state as a layer's TP all-gather under SP moves it: 16-bit,
   /// or under FP8 the quantized tensor (tp_collectives).
   double layer_gather_bytes() const;

@@ -170,34 +170,43 @@ inline constexpr double kFp8DispatchBytesPerValue = 1.0 + 4.0 / 128.0;
 /// v1.0, 2023, §5: MXFP8 E4M3/E5M2, k = 32, shared scale E8M0).
 inline constexpr double kMxfp8CastBytes = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
 
-/// Bytes per element an NVFP4 cast (training.fp8_recipe nvfp4) takes the time of, at the HBM
-/// rate the model gives memory-bound kernels: MXFP8's (kMxfp8CastBytes) × 2.27, the ratio of
-/// the two recipes' quantization time for the same operands in Transformer Engine's GEMM
-/// benchmark on a B300 (docs/features/low_precision_training/gemm_profiling/gemm_profiling.rst:
-/// per layer, autocast minus pre-quantized, NVFP4 6.439 − 3.754 = 2.685 ms, MXFP8 8.507 − 7.324
-/// = 1.183 ms). NVFP4's quantizer (transformer_engine/pytorch/csrc/quantizer.cpp,
-/// NVFP4Quantizer::quantize_impl) first reads the tensor for its amax (of the Hadamard-rotated
-/// tensor too, nvte_hadamard_transform_amax, for the weight gradient's column-wise operands),
-/// then writes 4-bit values with an E4M3 scale per 16 each way, the gradients stochastically
-/// rounded; its norms and activations compute in 16 bits and cast after (normalization.cpp,
-/// activation.cpp: no fully fused path), so every NVFP4 operand takes this cast.
-/// Cross-checked (session 90, not changed; tests/published/README.md): the benchmark's figures
-/// above are its first draft's (TransformerEngine commit 81c10a514, PR #2863); the merged page
-/// (1609c890e, docs/examples/gemm_profiling/gemm_profiling.rst) reran them, NVFP4 2.689 ms and
-/// MXFP8 1.823, which by this ratio would give 5.99. Read absolutely instead (its `autocast` rows
-/// are forward te.Linear calls, each quantizing its input both ways with the Hadamard transform
-/// and its weight row-wise: 1.495 G and 0.988 G elements a layer), NVFP4's 2.689 ms is 6.9 bytes'
-/// time an element; PR #3011's quantizer timings on a GB200 (a 234.9 M-element row- and
-/// column-wise cast with the transform, 232.1 µs before it and 197.5 after) 6.3 and 5.4; PR
-/// #2412's B300 cast kernel 1.42 times slower with the gradients' stochastic rounding, which the
-/// benchmark never runs. By release, weighting the gradients' rounded casts (62 % of a Llama
-/// layer's cast elements): TE 2.8–2.13 (the input read again for the transposed cast) about 9–10.5,
-/// which this figure fits; TE 2.14–2.16 (PR #2555 fuses the two casts) about 8.0 (7.2–8.6). At 8.0
-/// for every NVFP4 run of the suite its mean |error| moves 5.46 → 5.41 %: the runs of two
-/// sequences a GPU a step 1.9–2.5 points closer, those of one 1.7–2.5 further (too fast); a
-/// training.te_version would price each run's release; a lent Blackwell GPU timing the quantizer
-/// on these shapes would settle both figures.
-inline constexpr double kNvfp4CastBytes = kMxfp8CastBytes * (2.685 / 1.183);
+/// Bytes per element an NVFP4 cast of an activation or a weight (training.fp8_recipe nvfp4)
+/// takes the time of, at the HBM rate the model gives memory-bound kernels (kMemoryEfficiency of
+/// the GPU's bandwidth), as Transformer Engine 2.14 runs it (the release NeMo Framework 26.04
+/// ships, "2.14+71bbefb": NVIDIA-NeMo/Megatron-Bridge docs/releases/software-versions.md, PR
+/// #3421; the MLPerf v6.0 runs' ngc26.04 containers). NVFP4's quantizer
+/// (transformer_engine/pytorch/csrc/quantizer.cpp, NVFP4Quantizer::quantize_impl, v2.14) runs two
+/// passes: one reads the 16-bit tensor for its amax (and the Hadamard-rotated tensor's,
+/// nvte_hadamard_transform_amax), one reads it again and writes 4-bit values with an E4M3 scale
+/// per 16, row-wise and, Hadamard-rotated, column-wise (nvte_quantize_with_hadamard_transform,
+/// PR #2555): 2 + 2 + 2 · (0.5 + 1/16) = 5.125 bytes an element; a weight's 16×16-block cast
+/// (no rotation) moves the same. Its norms and activations compute in 16 bits and cast after
+/// (normalization.cpp, activation.cpp: Impl::UNFUSED for NVFP4 with the rotation), so every
+/// NVFP4 operand takes this cast. Measured: Transformer Engine's GEMM benchmark on a B300
+/// (docs/examples/gemm_profiling/gemm_profiling.rst, commit 1609c890e, 2026-06-01, before the
+/// scale-swizzle fusion of PR #3011; benchmarks/gemm/benchmark_gemm.py, CUDA events) times one
+/// layer's 12 forward te.Linear calls (hidden 4096, FFN 16384, 15,872 tokens) at 6.453 ms under
+/// NVFP4 autocast and 3.764 ms with the operands quantized before: 2.689 ms of casts, of 1.495 G
+/// input elements both ways with the rotation (5.125 bytes each) and 0.988 G weight elements
+/// row-wise only (its inputs need no gradient: 2 + 2 + 0.5625 bytes), 12.17 GB in all, 4.53 TB/s
+/// against the 0.8 × 8 TB/s = 6.4 the model gives a B300's memory-bound kernels: 1.414 times
+/// the ideal bytes' time, 5.125 × 1.414 = 7.25 bytes an element. (Before session 91 this was
+/// MXFP8's cast × 2.685 / 1.183, the two recipes' cast times in the page's first draft, 9.22;
+/// the merged page reran MXFP8's at 1.823 ms, where NVFP4's stayed at 2.689: the ratio was no
+/// anchor.) Earlier releases (2.8–2.13) read the input once more for the rotated cast
+/// (7.125 ideal bytes), not modelled: no run of the suite uses them with NVFP4.
+inline constexpr double kNvfp4CastBytes = 5.125 * (2.689e-3 * kMemoryEfficiency * 8.0e12) /
+                                          (1.495e9 * 5.125 + 0.988e9 * 4.5625);
+
+/// Bytes per element an NVFP4 cast of a gradient takes the time of: kNvfp4CastBytes with the
+/// stochastic rounding NVFP4BlockScaling applies to the output gradients (its default
+/// fp4_quant_bwd_grad), which the benchmark above never runs (no backward). Transformer Engine
+/// PR #2412 ("Tuned NVFP4 cast kernel", B300, bf16 input, row- and column-wise) measured its
+/// cast kernel at 6.4 TB/s rounding to nearest and 4.5 TB/s rounding stochastically: 1.42 times
+/// the time, applied here to the cast pass (3.125 of the 5.125 bytes), not to the amax pass.
+/// Measured on the kernel without the Hadamard rotation; the rotated one taken alike.
+inline constexpr double kNvfp4GradCastBytes =
+    kNvfp4CastBytes * (2.0 + 3.125 * (6.4 / 4.5)) / 5.125;
 
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
 inline constexpr double kCollectiveBaseLatency = 8.4e-6;
