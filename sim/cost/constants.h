@@ -195,8 +195,8 @@ inline constexpr double kMxfp8CastBytes = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
 /// the merged page reran MXFP8's at 1.823 ms, where NVFP4's stayed at 2.689: the ratio was no
 /// anchor.) Earlier releases (2.8–2.13) read the input once more for the rotated cast
 /// (7.125 ideal bytes), not modelled: no run of the suite uses them with NVFP4.
-inline constexpr double kNvfp4CastBytes = 5.125 * (2.689e-3 * kMemoryEfficiency * 8.0e12) /
-                                          (1.495e9 * 5.125 + 0.988e9 * 4.5625);
+inline constexpr double kNvfp4CastBytes =
+    5.125 * (2.689e-3 * kMemoryEfficiency * 8.0e12) / (1.495e9 * 5.125 + 0.988e9 * 4.5625);
 
 /// Bytes per element an NVFP4 cast of a gradient takes the time of: kNvfp4CastBytes with the
 /// stochastic rounding NVFP4BlockScaling applies to the output gradients (its default
@@ -205,8 +205,7 @@ inline constexpr double kNvfp4CastBytes = 5.125 * (2.689e-3 * kMemoryEfficiency 
 /// cast kernel at 6.4 TB/s rounding to nearest and 4.5 TB/s rounding stochastically: 1.42 times
 /// the time, applied here to the cast pass (3.125 of the 5.125 bytes), not to the amax pass.
 /// Measured on the kernel without the Hadamard rotation; the rotated one taken alike.
-inline constexpr double kNvfp4GradCastBytes =
-    kNvfp4CastBytes * (2.0 + 3.125 * (6.4 / 4.5)) / 5.125;
+inline constexpr double kNvfp4GradCastBytes = kNvfp4CastBytes * (2.0 + 3.125 * (6.4 / 4.5)) / 5.125;
 
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
 inline constexpr double kCollectiveBaseLatency = 8.4e-6;
