@@ -327,6 +327,36 @@ TEST_CASE("presets: GB200 and GB300 racks, a GPU's share of the datasheet",
   CHECK(gb300->sm == 103);  // Blackwell Ultra
 }
 
+TEST_CASE("presets: B300, an HGX node of eight Blackwell Ultra GPUs", "[analytic][b300]") {
+  const GpuPreset* b300 = find_gpu_preset("b300");
+  const GpuPreset* b200 = find_gpu_preset("b200");
+  const GpuPreset* gb300 = find_gpu_preset("gb300");
+  REQUIRE(b300);
+  // The HGX B300 datasheet: 2.25 PFLOP/s dense BF16 (B200's, not GB300's 2.5), 8 TB/s; GB300's
+  // chip (160 SMs, compute capability 10.3); nvidia-smi's 275,040 MiB less B200's 728 MiB
+  // reserve.
+  CHECK(b300->device.peak_flops == 2.25e15);
+  CHECK(b300->device.hbm_bandwidth == Approx(8e12));
+  CHECK(b300->device.sms == 160);
+  CHECK(b300->sm == 103);
+  CHECK(b300->device.memory == Approx((275040.0 - 728.0) * (1 << 20)));
+  CHECK(b300->device.memory > b200->device.memory);
+  CHECK(b300->device.memory < gb300->device.memory);
+  CHECK(b300->fp8);
+  CHECK(b300->fp8_any_layout);
+  // NVLink 5 with NVSwitch as B200's, eight GPUs a node (no rack-wide domain), an x86 host on
+  // PCIe 5.0; ConnectX-8 between nodes as GB300's.
+  CHECK(b300->intra_node.bandwidth == b200->intra_node.bandwidth);
+  CHECK(b300->max_gpus_per_node == 0);
+  CHECK(b300->host_cpu == HostCpu::X86);
+  CHECK(b300->host_link == b200->host_link);
+  CHECK(b300->inter_node.bandwidth == gb300->inter_node.bandwidth);
+  CHECK(b300->inter_node.p2p() == gb300->inter_node.p2p());
+  // Its own GEMM sweep and NCCL curve (B200's, which the database's B300 rows match).
+  CHECK(GemmEfficiency::for_preset("b300") != nullptr);
+  CHECK(CollectiveCurve::for_preset("b300") == CollectiveCurve::for_preset("b200"));
+}
+
 TEST_CASE("analytic: another NVLink hop latency shifts the measured sweep by its ring steps",
           "[analytic][collectives]") {
   // H100's sweep (the test above): all-gather over 8 at 1 MiB 17.13 us, all-reduce over 4 at

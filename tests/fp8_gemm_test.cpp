@@ -1,4 +1,5 @@
 #include "cost/fp8_gemm.h"
+#include "cost/gemm_efficiency.h"
 
 #include <cmath>
 #include <string>
@@ -29,10 +30,12 @@ TEST_CASE("fp8 GEMM: a Blackwell GPU takes the H100's ratio scaled by the databa
   CHECK(fp8_ratio_scale("b200") == Approx(0.529 / 0.549));
   CHECK(fp8_ratio_scale("gb200") == Approx(0.531 / 0.549));
   CHECK(fp8_ratio_scale("gb300") == Approx(0.522 / 0.549));
+  CHECK(fp8_ratio_scale("b300") == Approx(0.522 / 0.549));  // B300's median 0.5217
   for (const char* hopper : {"h100-sxm", "h100-pcie", "h200", "h800", ""})
     CHECK(fp8_ratio_scale(hopper) == 1.0);
   // FP8 gains further on each Blackwell GPU than on the H100: every quotient below 1.
-  for (const char* blackwell : {"b200", "gb200", "gb300"}) CHECK(fp8_ratio_scale(blackwell) < 1.0);
+  for (const char* blackwell : {"b200", "gb200", "gb300", "b300"})
+    CHECK(fp8_ratio_scale(blackwell) < 1.0);
 }
 
 TEST_CASE("fp8 GEMM: MXFP8 takes TE's B300 ratio over this model's per-tensor one, same GEMMs",
@@ -76,4 +79,21 @@ TEST_CASE("fp8 GEMM: NVFP4 takes the database's NVFP4/FP8 quotient per Blackwell
   // 3.754 / 12.835 over this model's per-tensor 0.4951 for the same GEMMs.
   CHECK(nvfp4_time_scale("gb300") == Approx(3.754 / 12.835 / 0.4951).epsilon(0.02));
   CHECK_FALSE(std::string(nvfp4_gemm_source()).empty());
+}
+
+TEST_CASE("fp8 GEMM: B300's NVFP4 cap is what Transformer Engine ran on a B300",
+          "[fp8][nvfp4][b300]") {
+  // B300's database medians: NVFP4/bf16 0.274, FP8/bf16 0.522 (fp8_gemm.h).
+  CHECK(nvfp4_time_scale("b300") == Approx(0.274 / 0.522));
+  // Its NVFP4 GEMMs at the power limit: the sustained bf16 rate (1,437.8 TFLOP/s) over the H100's
+  // sustained FP8 ratio (0.567) × the FP8 quotient × the NVFP4 factor: 5,081 TFLOP/s. Transformer
+  // Engine's pre-quantized benchmark on a B300 ran one layer's 12 NVFP4 GEMMs (hidden 4096, FFN
+  // 16384, 15,872 tokens: 19.17 TFLOP) in 3.754 ms, 5,107 TFLOP/s: within 1 %.
+  const double cap =
+      GemmEfficiency::for_preset("b300")->sustained_tflops() /
+      (fp8_sustained_time_ratio() * fp8_ratio_scale("b300") * nvfp4_time_scale("b300"));
+  CHECK(cap == Approx(5081).margin(2));
+  const double n = 15872, h = 4096, f = 16384;
+  const double layer = 3 * 2 * n * h * (3 * h + h + f + f);
+  CHECK(layer / 3.754e-3 / 1e12 == Approx(cap).epsilon(0.01));
 }

@@ -98,6 +98,22 @@ TEST_CASE("GEMM sweep: GB300's sustained rate comes from the database's long GEM
   CHECK(gb300->tflops(16384, 16384, 16384) == Approx(1743.8));
 }
 
+TEST_CASE("GEMM sweep: B300 has its own, slower at its 1,100 W limit than GB300 at 1,400 W",
+          "[gemm][sweep][b300]") {
+  const GemmEfficiency* b300 = GemmEfficiency::for_preset("b300");
+  REQUIRE(b300);
+  CHECK(std::string(b300->measured_on()) == "b300");
+  CHECK(b300 != GemmEfficiency::for_preset("gb300"));
+  // The median of the database's 91 bf16 GEMMs of 10 ms or more on B300 (one of them on the grid):
+  // 1437.8 TFLOP/s, against GB300's 1743.8 (gemm_efficiency.cpp).
+  CHECK(b300->sustained_tflops() == Approx(1437.8));
+  CHECK(b300->sustained_tflops() < GemmEfficiency::for_preset("gb300")->sustained_tflops());
+  // cost/data/gemm_b300_sxm.inc: 64 × 128² ran 1.18 TFLOP/s (far below the cap, as measured);
+  // 32768 × 16384 × 4096 ran 1836.13 in a 1.2 ms burst, capped at the sustained rate.
+  CHECK(b300->tflops(64, 128, 128) == Approx(1.18).margin(0.01));
+  CHECK(b300->tflops(32768, 16384, 4096) == Approx(1437.8));
+}
+
 TEST_CASE("GEMM sweep: off the grid, edge throughput above and edge time below", "[gemm][sweep]") {
   const GemmEfficiency* a100 = GemmEfficiency::for_preset("a100-sxm-80gb");
   REQUIRE(a100);

@@ -22,6 +22,7 @@ TEST_CASE("internode sweep: the H100 and H200 presets read it, the others do not
   CHECK(InterNodeSweep::for_preset("gb200") == h100);  // GB200 NVL72: one such NIC a GPU
   // GB300 NVL72's ConnectX-8 XDR 800 Gb/s NICs: the same rings, the ratio carried to its links.
   CHECK(InterNodeSweep::for_preset("gb300") == h100);
+  CHECK(InterNodeSweep::for_preset("b300") == h100);  // HGX B300: ConnectX-8 as GB300's
   CHECK(InterNodeSweep::for_preset("a100-sxm-80gb") == nullptr);
   CHECK(InterNodeSweep::for_preset("h100-pcie") == nullptr);
   for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,

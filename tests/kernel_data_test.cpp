@@ -468,6 +468,32 @@ TEST_CASE("kernel data: GB300 has its own cuDNN curves, 9.13 and 9.22",
   CHECK(cudnn_fp8_attention_time_ratio(false, 8192, "gb200") == Approx(0.921));
 }
 
+TEST_CASE("kernel data: B300 runs GB300's cuDNN curves at its own power limit",
+          "[kernel_data][attention][b300]") {
+  for (const CudnnVersion v : {CudnnVersion{9, 13}, CudnnVersion{9, 22}}) {
+    const AttentionData* b300 = find_attention_data("b300", AttentionKernel::Cudnn, v);
+    const AttentionData* gb300 = find_attention_data("gb300", AttentionKernel::Cudnn, v);
+    REQUIRE(b300 != nullptr);
+    REQUIRE(gb300 != nullptr);
+    CHECK(std::string(b300->gpu) == "b300");
+    // The same chip's figures, the same release boundaries (9.13's before 9.17, 9.22's on).
+    CHECK(b300->at(8192, 128).forward_tflops == gb300->at(8192, 128).forward_tflops);
+    CHECK(b300->from == gb300->from);
+    CHECK(b300->peak_flops == 2.5e15);  // GB300's: the model scales by B300's 2.25 apart
+    // B300's long GEMMs' rate over the clock GB300's curves ran at: 1,437.8 / 1,916.7 = 0.750,
+    // of which the peaks' 0.9 is applied apart: 0.834 (constants.h).
+    CHECK(b300->sustained == Approx(0.750 / 0.9).epsilon(1e-3));
+    CHECK(b300->sustained * 2.25e15 / b300->peak_flops <
+          gb300->sustained);  // slower than GB300 at its 1,400 W
+    CHECK_FALSE(b300->sustained_measured);
+    CHECK(std::string(b300->source).find("standing in on B300") != std::string::npos);
+  }
+  CHECK(find_attention_data("b300", AttentionKernel::Flash2) == nullptr);
+  // FP8 attention: GB300's own FP8-over-bf16 times.
+  CHECK(std::string(cudnn_fp8_attention_measured_on("b300")) == "GB300");
+  CHECK(cudnn_fp8_attention_time_ratio(true, 8192, "b300") == Approx(0.760));
+}
+
 TEST_CASE("kernel data: cuDNN by release (training.cudnn_version)",
           "[kernel_data][attention][b200][cudnn]") {
   const AttentionData* newest = find_attention_data("b200", AttentionKernel::Cudnn);

@@ -203,7 +203,7 @@ TEST_CASE("validate: fp8 needs a GPU with FP8 tensor cores") {
   CHECK_THROWS_WITH(
       parse_scenario(kBase, "test.yaml", {"training.precision=fp8", "cluster.gpu=a100-sxm-80gb"}),
       Contains("training.precision: fp8 needs a GPU with FP8 tensor cores (cluster.gpu: "
-               "h100-sxm, h100-pcie, h200, b200, gb200, gb300), got a100-sxm-80gb") &&
+               "h100-sxm, h100-pcie, h200, b200, b300, gb200, gb300), got a100-sxm-80gb") &&
           Contains("Ampere has none"));
 }
 

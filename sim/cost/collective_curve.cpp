@@ -56,8 +56,11 @@ const CollectiveCurve* CollectiveCurve::for_preset(const std::string& preset) {
   // only) lie within −1.4…+4.6 % (GB200) and −5.8…+2.6 % (GB300) of B200's rows from 16 MiB to
   // 512 MiB; below, GB200's latency floor runs a median 0.6 µs slower (GB300's level) and
   // mid-size rows scatter (0.66–1.09 of B200's; one B200 outlier at 128 KiB), GB300's smallest
-  // up to 1.24. B200's sweep, which also has 8 GPUs, stands in.
-  if (preset == "b200" || preset == "gb200" || preset == "gb300") return &b200;
+  // up to 1.24. B200's sweep, which also has 8 GPUs, stands in. B300's (an HGX node of 8, the
+  // database's data/b300_sxm/comm/nccl/2.29.2 rows: 2, 4 and 8 GPUs) lie within 0.89–1.00 of
+  // B200's from 16 MiB up (all-gather, reduce-scatter and all-reduce 0.97–1.00, all-to-all
+  // 0.89–0.98) and 0.86–1.5 below: B200's stands in for it too.
+  if (preset == "b200" || preset == "gb200" || preset == "gb300" || preset == "b300") return &b200;
   return nullptr;
 }
 

@@ -62,6 +62,7 @@ double fp8_ratio_scale(std::string_view gpu) {
   if (gpu == "b200") return 0.529 / kH100Median;
   if (gpu == "gb200") return 0.531 / kH100Median;
   if (gpu == "gb300") return 0.522 / kH100Median;
+  if (gpu == "b300") return 0.522 / kH100Median;
   return 1.0;
 }
 
@@ -85,6 +86,7 @@ double nvfp4_time_scale(std::string_view gpu) {
   if (gpu == "b200") return 0.359 / 0.529;
   if (gpu == "gb200") return 0.343 / 0.531;
   if (gpu == "gb300") return 0.304 / 0.522;
+  if (gpu == "b300") return 0.274 / 0.522;
   return 1.0;
 }
 

@@ -40,8 +40,10 @@
 // 2,659–2,854 that its four longest power-of-two shapes ran in bursts of 3–4 ms, short of B200's
 // power limit. GB200 likewise: the database's median over the same 154 shapes is 0.531 (× 0.967),
 // its cap 1,422.6 ÷ (0.567 · 0.967) = 2,594 TFLOP/s; GB300's median 0.522 (× 0.951), its cap
-// 1,743.8 ÷ (0.567 · 0.951) ≈ 3,235. The quotient is taken on those long shapes and applied to
-// every shape: on short ones (the H100's ratio near 1) it is an extrapolation.
+// 1,743.8 ÷ (0.567 · 0.951) ≈ 3,235; B300's (HGX B300, 1,100 W) also 0.522 (0.5217 against
+// GB300's 0.5219), its cap 1,437.8 ÷ (0.567 · 0.951) ≈ 2,667. The quotient is taken on those long
+// shapes and applied to every shape: on short ones (the H100's ratio near 1) it is an
+// extrapolation.
 //
 // MXFP8 (training.fp8_recipe mxfp8, Blackwell only): the same GEMMs with one E8M0 scale per 32
 // values, which Blackwell's tensor cores apply in the MMA (tcgen05 block-scaled kinds), run by
@@ -66,9 +68,12 @@
 // an fp32 one per tensor, run by the block-scaled FP4 kernels. NVIDIA's aiconfigurator database
 // times them beside its per-tensor FP8 rows (gemm_perf.parquet's `nvfp4` and `fp8` rows, both
 // with their activation's quantization): over its 154 long shapes (m·n·k ≥ 2^42) a median
-// NVFP4/bf16 of 0.359 on B200, 0.343 on GB200 and 0.304 on GB300, against FP8/bf16 0.529, 0.531
-// and 0.522, so NVFP4 takes 0.679, 0.646 and 0.582 of the per-tensor FP8 time
-// (nvfp4_time_scale; Blackwell Ultra's FP4 rate is 1.5 times B200's over the same FP8 rate).
+// NVFP4/bf16 of 0.359 on B200, 0.343 on GB200, 0.304 on GB300 and 0.274 on B300, against
+// FP8/bf16 0.529, 0.531, 0.522 and 0.522, so NVFP4 takes 0.679, 0.646, 0.582 and 0.525 of the
+// per-tensor FP8 time (nvfp4_time_scale; Blackwell Ultra's FP4 rate is 1.5 times B200's over the
+// same FP8 rate). B300's NVFP4 cap, 2,667 ÷ 0.525 = 5,080 TFLOP/s, lies within 1 % of what
+// Transformer Engine's pre-quantized benchmark above ran on a B300 (19.17 TFLOP of NVFP4 GEMMs in
+// 3.754 ms: 5,107).
 // Transformer Engine's pre-quantized B300 benchmark above agrees for Blackwell Ultra: NVFP4
 // 3.754 ms over bf16 12.835 for the 12 GEMMs, 0.2925, over this model's per-tensor 0.4951 =
 // 0.591.
@@ -102,8 +107,8 @@ double fp8_sustained_time_ratio();
 /// The GPU's FP8/bf16 time ratio over the H100's, by which the H100's grid and sustained ratio
 /// stand in for it: the aiconfigurator database's median ratio over its 154 shapes of
 /// m·n·k ≥ 2^42 on that GPU over the H100's (see above): B200 0.529 / 0.549, GB200 0.531 / 0.549,
-/// GB300 0.522 / 0.549; 1 for the Hopper GPUs (`gpu`: a preset's device name, "b200") and any
-/// other.
+/// GB300 and B300 0.522 / 0.549; 1 for the Hopper GPUs (`gpu`: a preset's device name, "b200") and
+/// any other.
 double fp8_ratio_scale(std::string_view gpu);
 
 /// MXFP8 GEMM time over the per-tensor FP8 GEMM time of the same shape (see above: TE's B300

@@ -36,9 +36,17 @@ constexpr GemmEfficiency::Point kGb300[] = {
 // or more in the database file gemm_gb300.inc's grid comes from (none of the grid's lasts that
 // long).
 constexpr double kGb300Sustained = 1743.8;
+constexpr GemmEfficiency::Point kB300[] = {
+#include "cost/data/gemm_b300_sxm.inc"
+};
+// B300's (1,100 W) likewise: the median of the 91 bf16 GEMMs of 10 ms or more in the database
+// file gemm_b300_sxm.inc's grid comes from (one of them on the grid); its grid's 1–3 ms GEMMs run
+// at a median 1,766 TFLOP/s.
+constexpr double kB300Sustained = 1437.8;
 static_assert(std::size(kA100) == kPoints && std::size(kH100) == kPoints &&
               std::size(kH200) == kPoints && std::size(kB200) == kPoints &&
-              std::size(kGb200) == kPoints && std::size(kGb300) == kPoints);
+              std::size(kGb200) == kPoints && std::size(kGb300) == kPoints &&
+              std::size(kB300) == kPoints);
 
 // A GEMM whose one call lasts at least this long reaches the GPU's power limit when replayed
 // back to back; the median of those GEMMs' throughputs is what a GPU sustains. On B200 clocks
@@ -85,7 +93,8 @@ const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
   static const GemmEfficiency a100(kSource, "a100-sxm-80gb", kA100, kPoints),
       h100(kSource, "h100-sxm", kH100, kPoints), h200(kSource, "h200", kH200, kPoints),
       b200(kSource, "b200", kB200, kPoints), gb200(kSource, "gb200", kGb200, kPoints),
-      gb300(kSource, "gb300", kGb300, kPoints, kGb300Sustained);
+      gb300(kSource, "gb300", kGb300, kPoints, kGb300Sustained),
+      b300(kSource, "b300", kB300, kPoints, kB300Sustained);
   if (preset == "a100-sxm-80gb") return &a100;
   // H100 PCIe is the same Hopper GPU with fewer SMs at a lower clock: H100 SXM's sweep, its
   // compute-bound times scaled by peak (the caller scales), as the attention data does.
@@ -94,6 +103,7 @@ const GemmEfficiency* GemmEfficiency::for_preset(const std::string& preset) {
   if (preset == "b200") return &b200;
   if (preset == "gb200") return &gb200;
   if (preset == "gb300") return &gb300;
+  if (preset == "b300") return &b300;
   return nullptr;
 }
 

@@ -61,7 +61,7 @@ const InterNodeSweep* InterNodeSweep::for_preset(const std::string& preset) {
   // eight ConnectX-7 400 Gb/s NICs a node as the DGX H100s measured; a GB200 NVL72 rack one
   // ConnectX-7 400 Gb/s NIC a GPU (four a compute tray) as well.
   if (preset == "h100-sxm" || preset == "h200" || preset == "b200" || preset == "gb200" ||
-      preset == "gb300")
+      preset == "gb300" || preset == "b300")
     return named("infiniband-ndr");
   return nullptr;
 }

@@ -48,8 +48,8 @@ class InterNodeSweep {
                  int count);
 
   /// The network of GPU preset `preset` when the scenario names none (h100-sxm, h200, b200,
-  /// gb200: infiniband-ndr, the same NDR NICs, one a GPU; gb300: its XDR successors, the same
-  /// rings), or nullptr.
+  /// gb200: infiniband-ndr, the same NDR NICs, one a GPU; gb300, b300: its XDR successors, the
+  /// same rings), or nullptr.
   static const InterNodeSweep* for_preset(const std::string& preset);
   /// The network `cluster.network` names, or nullptr.
   static const InterNodeSweep* named(std::string_view name);

@@ -468,12 +468,31 @@ const AttentionData kCudnnGb300Data{"gb300",
                                     kBlackwellHeadDim64,
                                     kBlackwellHeadDim64ForwardGb300};
 
-const AttentionData* const kAll[] = {&kFa2A100Data,     &kFa1A100Data,       &kTritonA100Data,
-                                     &kFa2H100Data,     &kFa1H100Data,       &kTritonH100Data,
-                                     &kFa3H100Data,     &kCudnnH100Data,     &kCudnn94H100Data,
-                                     &kCudnn91H100Data, &kCudnnB200Data,     &kCudnn913B200Data,
-                                     &kCudnnGb200Data,  &kCudnn913Gb200Data, &kCudnn913Gb300Data,
-                                     &kCudnnGb300Data,  &kFa2B200Data};
+// B300 (HGX B300, 1,100 W): GB300's figures (the same Blackwell Ultra chip; no benchmark of a
+// B300 is published), scaled by the peaks (2.25 / 2.5) and at B300's own share at its power
+// limit (constants.h, kB300AttentionSustained).
+AttentionData on_b300(AttentionData d, const char* source) {
+  d.gpu = "b300";
+  d.source = source;
+  d.sustained = constants::kB300AttentionSustained;
+  d.sustained_measured = false;
+  return d;
+}
+const AttentionData kCudnnB300Data =
+    on_b300(kCudnnGb300Data,
+            "cuDNN 9.22 fused attention benchmarked by NVIDIA on a GB300 (cudnn-frontend), scaled "
+            "as cuDNN measures on a Hopper GPU, standing in on B300");
+const AttentionData kCudnn913B300Data =
+    on_b300(kCudnn913Gb300Data,
+            "cuDNN 9.13 fused attention measured by NVIDIA on a GB300 (cudnn-frontend), standing "
+            "in on B300");
+
+const AttentionData* const kAll[] = {
+    &kFa2A100Data,      &kFa1A100Data,       &kTritonA100Data,    &kFa2H100Data,
+    &kFa1H100Data,      &kTritonH100Data,    &kFa3H100Data,       &kCudnnH100Data,
+    &kCudnn94H100Data,  &kCudnn91H100Data,   &kCudnnB200Data,     &kCudnn913B200Data,
+    &kCudnnGb200Data,   &kCudnn913Gb200Data, &kCudnn913Gb300Data, &kCudnnGb300Data,
+    &kCudnn913B300Data, &kCudnnB300Data,     &kFa2B200Data};
 
 // Linear in log₂(seq) over 512 … 16k, linear in the head dimension over 64 … 128.
 double lookup(const SeqCurves& c, double seq, double head_dim) {
@@ -569,7 +588,8 @@ double causal_mean_over_longest(double per_sequence) {
 }
 
 const char* cudnn_fp8_attention_measured_on(const std::string& gpu) {
-  return gpu == "gb300" ? "GB300" : "B200";
+  // B300 is GB300's chip: GB300's FP8 figures stand in.
+  return gpu == "gb300" || gpu == "b300" ? "GB300" : "B200";
 }
 
 double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu) {

@@ -100,8 +100,8 @@ double causal_mean_over_longest(double per_sequence);
 /// FP8 over bf16 time of cuDNN's fused causal attention, forward or backward, at `seq` tokens
 /// (linear in log₂ seq over 512 … 131,072, held at the ends): Transformer Engine's FP8
 /// dot-product attention (training.fp8_attention). Measured by NVIDIA in one run of both
-/// precisions on a B200 and one on a GB300 (cost/kernel_data.cpp cites them): `gpu` gb300 reads
-/// the GB300's, any other the B200's.
+/// precisions on a B200 and one on a GB300 (cost/kernel_data.cpp cites them): `gpu` gb300 and
+/// b300 read the GB300's, any other the B200's.
 double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu = "b200");
 /// The GPU whose FP8-over-bf16 figures preset `gpu` reads: "GB300" or "B200".
 const char* cudnn_fp8_attention_measured_on(const std::string& gpu);

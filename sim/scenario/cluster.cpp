@@ -5,7 +5,8 @@
 namespace trainsim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = 1024.0 * kMiB;
 constexpr double kGB = 1e9;
 constexpr double kUs = 1e-6;
 
@@ -77,6 +78,18 @@ constexpr double kGb200C2cCopy = 225 * kGB * (55.0 / 64.0);
 // Host link as GB200's.
 constexpr double kXdrBusBw = 0.94 * 100 * kGB;
 //
+// B300 (HGX B300, eight Blackwell Ultra GPUs a node, up to 1,100 W): NVIDIA's Blackwell Ultra
+// datasheet as aiconfigurator's system file cites it (aic-core/src/aiconfigurator_core/systems/
+// b300_sxm.yaml at commit 095f58a5: 2.25 PFLOP/s dense FP16/BF16 and 4.5 FP8 a GPU, half the
+// sparse figures), 8 TB/s of HBM3e a GPU (NVIDIA's HGX B300 specification: up to 64 TB/s for
+// eight; the system file's 62 is HGX B200's), 160 SMs as GB300 (the same chip), the
+// memory CUDA gives a program (below), compute capability 10.3 (the file's sm_version 103). NVLink
+// 5 with NVSwitch as B200's (the database's B300 nccl-tests rows, data/b300_sxm/comm/nccl/2.29.2,
+// 2, 4 and 8 GPUs, lie within 0.89–1.00 of B200's from 16 MiB to 512 MiB, all four operations:
+// cost/collective_curve.cpp). Between nodes one ConnectX-8 800 Gb/s NIC a GPU (the file's
+// inter_node_bw, 100 GB/s each way), taken as GB300's XDR InfiniBand (estimated); host link PCIe
+// 5.0 x16 as B200's (the x86 hosts' root ports; the GPU's own is PCIe 6.0).
+//
 // Device memory: what CUDA gives a program (cudaMemGetInfo's total, the "total capacity" in
 // PyTorch's out-of-memory message), not the datasheet's size nor nvidia-smi's total, which
 // count the memory the driver reserves (nvidia-smi -q's "Reserved": 454 MiB on an H100 with
@@ -91,7 +104,9 @@ constexpr double kXdrBusBw = 0.94 * 100 * kGB;
 //   h200-*.json), as stas00/ml-engineering's debug/pytorch.md prints it;
 // - B200 178.35 GiB (the same page; nvidia-smi's 183,359 MiB less 728 reserved);
 // - GB200 184.31 GiB (vllm-project/vllm issue #43951, 4 × GB200);
-// - GB300 276.50 GiB (NVIDIA-NeMo/Megatron-Bridge issue #2221, GB300 NVL72).
+// - GB300 276.50 GiB (NVIDIA-NeMo/Megatron-Bridge issue #2221, GB300 NVL72);
+// - B300 267.88 GiB, estimated: nvidia-smi's 275,040 MiB (aiconfigurator's systems/b300_sxm.yaml)
+//   less the 728 MiB the driver reserves on a B200, none measured.
 // The memory report's runtime overhead (memory.runtime_overhead: the CUDA context and library
 // workspaces) comes out of this total, the caching allocator's fragmentation after it.
 constexpr double kA100Memory = 79.25 * kGiB;
@@ -100,7 +115,8 @@ constexpr double kH200Memory = 150109880320.0;
 constexpr double kB200Memory = 178.35 * kGiB;
 constexpr double kGb200Memory = 184.31 * kGiB;
 constexpr double kGb300Memory = 276.50 * kGiB;
-const std::array<GpuPreset, 7> kPresets{{
+constexpr double kB300Memory = (275040.0 - 728.0) * kMiB;
+const std::array<GpuPreset, 8> kPresets{{
     {{"a100-sxm-80gb", "a100-sxm-80gb", 312e12, 2.039e12, kA100Memory, 108},
      {235 * kGB, kNvlinkHopLatency},
      {kHdrBusBw, kNetHopLatency},
@@ -142,6 +158,15 @@ const std::array<GpuPreset, 7> kPresets{{
      kPcie5Copy,
      true,
      100},
+    {{"b300", "b300", 2.25e15, 8.0e12, kB300Memory, 160},
+     {kB200NvlinkBusBw, kNvlinkHopLatency},
+     {kXdrBusBw, kNetHopLatency, kNdrP2p},
+     "NVIDIA Blackwell Ultra datasheet (HGX B300); NVLink 5 as B200; XDR InfiniBand (ConnectX-8), "
+     "scaled from NDR (estimated)",
+     true,
+     kPcie5Copy,
+     true,
+     103},
     {{"gb200", "gb200", 2.5e15, 8.0e12, kGb200Memory, 148},
      {kB200NvlinkBusBw, kNvlinkHopLatency},
      {kNdrBusBw, kNetHopLatency, kNdrP2p},

@@ -736,7 +736,7 @@ const std::vector<SchemaKey>& scenario_keys() {
        "standalone cast first reads the tensor for its amax (2 more); under sequence "
        "parallelism the casts whose outputs are all-gathered (QKV's and the MLP's inputs, the "
        "row-parallel layers' output gradients) first all-reduce their amax over the TP group "
-       "(4 bytes, 2 a layer each way). Blackwell only (b200, gb200, gb300): `mxfp8`, TE's "
+       "(4 bytes, 2 a layer each way). Blackwell only (b200, gb200, gb300, b300): `mxfp8`, TE's "
        "MXFP8BlockScaling, one power-of-two scale per 32 values along the GEMM's reduction, so "
        "every operand is quantized row- and column-wise (the forward and the weight gradient "
        "reduce over different dimensions): a cast reads 2 bytes and writes 2 × (1 + 1/32), the "
@@ -1186,7 +1186,8 @@ const std::vector<SchemaKey>& scenario_keys() {
       {"cluster.gpu",
        "preset or map",
        "required",
-       "`a100-sxm-80gb`, `h100-sxm`, `h100-pcie`, `h200`, `b200`, `gb200`, `gb300` (table below)",
+       "`a100-sxm-80gb`, `h100-sxm`, `h100-pcie`, `h200`, `b200`, `gb200`, `gb300`, `b300` (table "
+       "below)",
        none(),
        {}},
       {"cluster.gpu.preset",

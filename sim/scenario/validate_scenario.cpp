@@ -141,7 +141,7 @@ void check_precision(const Scenario& s, const Checker& c) {
     if (!gpu || gpu->sm < 100)
       c.fail("training.fp8_recipe",
              fmt::format("{} runs on Blackwell's block-scaled tensor cores only (cluster.gpu: "
-                         "b200, gb200, gb300), got {}: give fp8_recipe delayed or tensorwise",
+                         "b200, gb200, gb300, b300), got {}: give fp8_recipe delayed or tensorwise",
                          what,
                          s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     if (s.training.fp8_recipe == Fp8Recipe::Nvfp4 && s.training.fp8_params)
@@ -167,9 +167,10 @@ void check_precision(const Scenario& s, const Checker& c) {
       if (!gpu || gpu->sm < 100)
         c.fail(
             "training.fp8_attention",
-            fmt::format("FP8 attention has figures on Blackwell only (b200, gb200, gb300: NVIDIA's "
-                        "cudnn-frontend benchmark), got {}",
-                        s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
+            fmt::format(
+                "FP8 attention has figures on Blackwell only (b200, gb200, gb300, b300: NVIDIA's "
+                "cudnn-frontend benchmark), got {}",
+                s.cluster.gpu.preset.empty() ? s.cluster.gpu.name : s.cluster.gpu.preset));
     }
   }
   if (s.training.fp8_output_proj &&
