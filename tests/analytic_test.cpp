@@ -475,7 +475,11 @@ TEST_CASE("analytic: under FP8 the layers' SP all-gathers move the quantized ten
   // output gradients backward): 1 byte an element under per-tensor FP8, 1 + 1/32 under MXFP8
   // (an E8M0 scale per 32), 0.5 + 1/16 under NVFP4 (an FP8 scale per 16); bf16's 2. The
   // reduce-scatters stay 16-bit (2 bytes an element), and so do the head's and the embedding's
-  // gathers.
+  // gathers. The block-scaled recipes' output-gradient gathers (backward, 64: the attention
+  // output's and the MLP's down projection's) move both layouts, the gradient's quantizer
+  // holding row- and column-wise usage (TE's _all_gather_mxfp8 / _all_gather_nvfp4): 64 gathers
+  // at one layout (the re-gathers) and 64 at two, 192 layouts' bytes; per-tensor FP8 gathers
+  // its row-wise data alone.
   auto runs = [](const char* extra, const char* gpu, Op op) {
     return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
 training: {{seq_len: 4096, micro_batch_size: 1, global_batch_size: 8{}}}
@@ -500,11 +504,20 @@ parallelism: {{tp: 4, dp: 2, sequence_parallel: true}}
     CHECK(bytes(bf16, Collective::AllGather) == Approx(gathers * 2 * n_h));
     CHECK(bytes(fp8, Collective::AllGather) == Approx(gathers * 1 * n_h));
     CHECK(bytes(fp8, Collective::ReduceScatter) == bytes(bf16, Collective::ReduceScatter));
+    const int layouts = op == Op::F ? 64 : 192;
     CHECK(bytes(runs(", precision: fp8, fp8_recipe: mxfp8", "b200", op), Collective::AllGather) ==
-          Approx(gathers * (1 + 1.0 / 32) * n_h));
+          Approx(layouts * (1 + 1.0 / 32) * n_h));
     CHECK(bytes(runs(", precision: fp8, fp8_recipe: nvfp4", "b200", op), Collective::AllGather) ==
-          Approx(gathers * (0.5 + 1.0 / 16) * n_h));
+          Approx(layouts * (0.5 + 1.0 / 16) * n_h));
   }
+  // The gradient gathers alone: 64 of n·h at two NVFP4 layouts, 2 · 0.5625 bytes an element.
+  int both = 0;
+  for (const CollectiveRun& r : runs(", precision: fp8, fp8_recipe: nvfp4", "b200", Op::B))
+    if (r.kind == Collective::AllGather && r.bytes == Approx(2 * (0.5 + 1.0 / 16) * n_h)) {
+      CHECK(r.count == 64);
+      ++both;
+    }
+  CHECK(both == 1);
   // The head's input gather (forward, one) stays 16-bit.
   int head = 0;
   for (const CollectiveRun& r : runs(", precision: fp8", "h100-sxm", Op::F))

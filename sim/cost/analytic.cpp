@@ -1714,7 +1714,21 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     runs.push_back({Collective::ReduceScatter, t, dispatched, sparse});
   };
   const int halves = st.layers + mlp_like(st.layers, sparse_tp);  // attention's and MLP's
-  int layer_gathers = sp && !fused ? halves : 0, gathers = 0,
+  // The backward's (the row-parallel layers' output gradients, needed at once) gather what the
+  // gradient's quantizer holds: Transformer Engine's Linear and LayerNormMLP backward set it to
+  // both usages (row-wise for the input gradient's GEMM, column-wise for the weight gradient's:
+  // transformer_engine/pytorch/module/linear.py, v2.14) and then gather through NCCL, which for
+  // the block-scaled recipes moves both layouts with their scales (distributed.py,
+  // _all_gather_mxfp8 and _all_gather_nvfp4: a row-wise and a column-wise all-gather each),
+  // where per-tensor FP8 gathers its row-wise data alone (_all_gather_fp8). Frozen layers (LoRA)
+  // need no weight gradient: row-wise only.
+  const bool both_layouts = s_.training.precision == Precision::FP8 &&
+                            (s_.training.fp8_recipe == Fp8Recipe::Mxfp8 ||
+                             s_.training.fp8_recipe == Fp8Recipe::Nvfp4) &&
+                            s_.training.lora_rank <= 0;
+  const double gathered_gradient = both_layouts ? 2 * gathered : gathered;
+  int layer_gathers = sp && !fused && forward ? halves : 0, gathers = 0,
+      gradient_gathers = sp && !fused && !forward ? halves : 0,
       scatters = sp && !async && !(fused && forward) ? halves : 0;
   dispatch_tp(sparse_tp);
   int reduces = sp || async ? 0 : 2 * st.layers;
@@ -1952,6 +1966,8 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     runs.push_back({Collective::AllReduce, t, 4.0, amax});
   }
   if (layer_gathers > 0) runs.push_back({Collective::AllGather, t, gathered, layer_gathers});
+  if (gradient_gathers > 0)
+    runs.push_back({Collective::AllGather, t, gathered_gradient, gradient_gathers});
   if (gathers > 0) runs.push_back({Collective::AllGather, t, bytes, gathers});
   if (scatters > 0) runs.push_back({Collective::ReduceScatter, t, bytes, scatters});
   if (reduces > 0) runs.push_back({Collective::AllReduce, t, bytes, reduces});
