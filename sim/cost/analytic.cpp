@@ -1722,10 +1722,10 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // _all_gather_mxfp8 and _all_gather_nvfp4: a row-wise and a column-wise all-gather each),
   // where per-tensor FP8 gathers its row-wise data alone (_all_gather_fp8). Frozen layers (LoRA)
   // need no weight gradient: row-wise only.
-  const bool both_layouts = s_.training.precision == Precision::FP8 &&
-                            (s_.training.fp8_recipe == Fp8Recipe::Mxfp8 ||
-                             s_.training.fp8_recipe == Fp8Recipe::Nvfp4) &&
-                            s_.training.lora_rank <= 0;
+  const bool both_layouts =
+      s_.training.precision == Precision::FP8 &&
+      (s_.training.fp8_recipe == Fp8Recipe::Mxfp8 || s_.training.fp8_recipe == Fp8Recipe::Nvfp4) &&
+      s_.training.lora_rank <= 0;
   const double gathered_gradient = both_layouts ? 2 * gathered : gathered;
   int layer_gathers = sp && !fused && forward ? halves : 0, gathers = 0,
       gradient_gathers = sp && !fused && !forward ? halves : 0,
