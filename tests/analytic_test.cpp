@@ -2413,6 +2413,20 @@ efficiency: {{kernel_launch: 0us}}
   const AnalyticCostModel fp8 = model("tensorwise", dp8), fp4 = model("nvfp4", dp8);
   CHECK(cast_bytes(fp4, Op::F) == Approx(cast * (n * (3 * 4096 + 14336) + weights / 4)));
   CHECK(cast_bytes(fp4, Op::B) == Approx(grad_cast * n * (6144 + 4096 + 28672 + 4096)));
+  // Without the Hadamard transform (NVTE_NVFP4_DISABLE_RHT=1) the norms' and SwiGLU's output
+  // casts, and the SwiGLU backward's, take the amax their kernels computed: the cast pass alone,
+  // 3.125 of the 5.125 ideal bytes at the same 1.414 overhead; the attention output's, the
+  // weights' and the other gradients' keep their amax pass. Without stochastic rounding
+  // (NVTE_NVFP4_DISABLE_STOCHASTIC_ROUNDING=1) a gradient casts as an activation does.
+  const double overhead = cast / 5.125, sr = 6.4 / 4.5;
+  const AnalyticCostModel no_rht = model("nvfp4, nvfp4_hadamard: false", dp8);
+  CHECK(cast_bytes(no_rht, Op::F) ==
+        Approx(overhead * (3.125 * n * (2 * 4096 + 14336) + 5.125 * (n * 4096 + weights / 4))));
+  CHECK(cast_bytes(no_rht, Op::B) ==
+        Approx(overhead * (3.125 * sr * n * 28672 + (2 + 3.125 * sr) * n * (6144 + 4096 + 4096))));
+  const AnalyticCostModel no_sr = model("nvfp4, nvfp4_stochastic_rounding: false", dp8);
+  CHECK(cast_bytes(no_sr, Op::F) == Approx(cast_bytes(fp4, Op::F)));
+  CHECK(cast_bytes(no_sr, Op::B) == Approx(cast * n * (6144 + 4096 + 28672 + 4096)));
   // QKV's forward GEMM at 0.359 / 0.529 of per-tensor FP8's time on B200.
   auto qkv = [](const AnalyticCostModel& m) {
     for (const KernelTime& k : m.kernel_times(Op::F, 0))

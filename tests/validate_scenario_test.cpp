@@ -233,6 +233,19 @@ TEST_CASE("validate: an FP8 recipe needs FP8 training, and is one Transformer En
                                    {"training.precision=fp8", "training.fp8_recipe=nvfp4",
                                     "cluster.gpu=gb300", "training.fp8_params=true"}),
                     Contains("training.fp8_params: NVFP4 parameters"));
+  // NVFP4's options are taken with NVFP4 and refused off their default under another recipe.
+  CHECK_NOTHROW(
+      parse_scenario(kBase, "test.yaml",
+                     {"training.precision=fp8", "training.fp8_recipe=nvfp4", "cluster.gpu=b300",
+                      "training.attention=cudnn", "training.nvfp4_hadamard=false",
+                      "training.nvfp4_stochastic_rounding=false"}));
+  CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.nvfp4_hadamard=true"}));
+  for (const char* key : {"training.nvfp4_hadamard", "training.nvfp4_stochastic_rounding"})
+    CHECK_THROWS_WITH(
+        parse_scenario(kBase, "test.yaml",
+                       {"training.precision=fp8", "training.fp8_recipe=mxfp8", "cluster.gpu=b200",
+                        std::string(key) + "=false"}),
+        Contains(std::string(key) + ": an NVFP4 option") && Contains("fp8_recipe: nvfp4"));
 }
 
 TEST_CASE("validate: FP8 casts need FP8 training, and their names are the table's") {

@@ -2014,9 +2014,16 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused, bool gradient) const {
   // first.
   if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8) return fused ? 0.0 : constants::kMxfp8CastBytes;
   // NVFP4: every operand cast apart, its amax read first, a gradient rounded stochastically
-  // (constants.h).
-  if (s_.training.fp8_recipe == Fp8Recipe::Nvfp4)
-    return gradient ? constants::kNvfp4GradCastBytes : constants::kNvfp4CastBytes;
+  // (constants.h); without the Hadamard transform a norm's or activation's output cast takes
+  // the amax its kernel computed, and without stochastic rounding a gradient casts as the rest.
+  if (s_.training.fp8_recipe == Fp8Recipe::Nvfp4) {
+    const double amax = fused && !s_.training.nvfp4_hadamard ? 0.0 : constants::kNvfp4AmaxPassBytes;
+    const double cast =
+        constants::kNvfp4CastPassBytes * (gradient && s_.training.nvfp4_stochastic_rounding
+                                              ? constants::kNvfp4StochasticRounding
+                                              : 1.0);
+    return constants::kNvfp4CastOverhead * (amax + cast);
+  }
   const bool current = s_.training.fp8_recipe == Fp8Recipe::Tensorwise;
   const double cast = k_.preset && k_.preset->fp8_any_layout ? 3.0 : 4.0;
   if (fused) return current ? cast : 0.0;

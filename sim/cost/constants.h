@@ -204,8 +204,17 @@ inline constexpr double kMxfp8CastBytes = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
 /// (7.125 ideal bytes; TE's benchmarks/benchmark_rht_cast.py counts it so), not modelled: the
 /// suite's runs on NGC 25.09 (TE 2.8: HPE's NVFP4 8B on B200s, GB200s and a B300 node) are
 /// priced as 2.14 runs them, and come out too slow already (tests/published/README.md).
+/// The benchmark's cast time over its ideal bytes' at the model's memory-bound rate: 1.414.
+inline constexpr double kNvfp4CastOverhead =
+    (2.689e-3 * kMemoryEfficiency * 8.0e12) / (1.495e9 * 5.125 + 0.988e9 * 4.5625);
+/// The two passes' ideal bytes an element: the amax pass reads the tensor (2), the cast pass
+/// reads it again and writes 4 bits and an E4M3 scale per 16 each way (2 + 2 · 0.5625). Without
+/// the Hadamard transform (training.nvfp4_hadamard false) a norm's or activation's output cast
+/// takes the amax its kernel computed (normalization.cpp FUSED_NORM_AMAX_NVFP4, activation.cpp
+/// FUSED_ACTIVATION_AMAX_NVFP4): the cast pass alone.
+inline constexpr double kNvfp4AmaxPassBytes = 2.0, kNvfp4CastPassBytes = 2.0 + 2.0 * 0.5625;
 inline constexpr double kNvfp4CastBytes =
-    5.125 * (2.689e-3 * kMemoryEfficiency * 8.0e12) / (1.495e9 * 5.125 + 0.988e9 * 4.5625);
+    kNvfp4CastOverhead * (kNvfp4AmaxPassBytes + kNvfp4CastPassBytes);
 
 /// Bytes per element an NVFP4 cast of a gradient takes the time of: kNvfp4CastBytes with the
 /// stochastic rounding NVFP4BlockScaling applies to the output gradients (its default
@@ -214,7 +223,9 @@ inline constexpr double kNvfp4CastBytes =
 /// cast kernel at 6.4 TB/s rounding to nearest and 4.5 TB/s rounding stochastically: 1.42 times
 /// the time, applied here to the cast pass (3.125 of the 5.125 bytes), not to the amax pass.
 /// Measured on the kernel without the Hadamard rotation; the rotated one taken alike.
-inline constexpr double kNvfp4GradCastBytes = kNvfp4CastBytes * (2.0 + 3.125 * (6.4 / 4.5)) / 5.125;
+inline constexpr double kNvfp4StochasticRounding = 6.4 / 4.5;
+inline constexpr double kNvfp4GradCastBytes =
+    kNvfp4CastOverhead * (kNvfp4AmaxPassBytes + kNvfp4CastPassBytes * kNvfp4StochasticRounding);
 
 /// NCCL base latency of one collective, seconds: src/graph/tuning.cc baseLat, Ring/Simple.
 inline constexpr double kCollectiveBaseLatency = 8.4e-6;

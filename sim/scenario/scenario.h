@@ -259,6 +259,13 @@ struct TrainingSpec {
   /// With FP8 and cuDNN's attention: its FP8 form (Transformer Engine's FP8 dot-product
   /// attention, NVTE_FP8_DPA, NeMo's `fp8_dot_product_attention`).
   bool fp8_attention = false;
+  /// NVFP4 (fp8_recipe nvfp4): Transformer Engine's random Hadamard transform of the
+  /// weight-gradient operands (NVFP4BlockScaling's default; NVTE_NVFP4_DISABLE_RHT=1 turns it
+  /// off, and with it a norm's or activation's cast no longer reads its input for the amax).
+  bool nvfp4_hadamard = true;
+  /// NVFP4: stochastic rounding of the gradients' casts (the recipe's default;
+  /// NVTE_NVFP4_DISABLE_STOCHASTIC_ROUNDING=1 rounds them to nearest).
+  bool nvfp4_stochastic_rounding = true;
   /// With FP8's MXFP8 recipe: the LM head (and multi-token prediction's, which shares it) as a
   /// Transformer Engine MXFP8 linear (Megatron-core's `fp8_output_proj`).
   bool fp8_output_proj = false;

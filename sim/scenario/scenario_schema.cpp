@@ -883,6 +883,21 @@ const std::vector<SchemaKey>& scenario_keys() {
        "and the output forward and of their gradients backward (`attention.fp8_cast`). Refused "
        "on other GPUs (no figures)",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_attention>()},
+      {"training.nvfp4_hadamard", "bool", "true",
+       "with `fp8_recipe: nvfp4`: Transformer Engine's random Hadamard transform of the "
+       "weight-gradient GEMMs' operands (NVFP4BlockScaling's default; `false` as "
+       "NVTE_NVFP4_DISABLE_RHT=1 sets it). With it every cast first reads its tensor for the "
+       "amax of it and of its rotation (`fp8.cast`: 2 + 3.125 ideal bytes an element); without it "
+       "a norm's or the activation's output cast takes the amax its kernel computed "
+       "(Transformer Engine's FUSED_NORM_AMAX_NVFP4 and FUSED_ACTIVATION_AMAX_NVFP4) and moves "
+       "3.125, unless `fp8_standalone_casts` names that kernel (`sim/cost/constants.h`)",
+       boolean(), field<&Scenario::training, &TrainingSpec::nvfp4_hadamard>()},
+      {"training.nvfp4_stochastic_rounding", "bool", "true",
+       "with `fp8_recipe: nvfp4`: the gradients' casts round stochastically (the recipe's "
+       "default; `false` as NVTE_NVFP4_DISABLE_STOCHASTIC_ROUNDING=1 sets it, rounding to "
+       "nearest): their cast pass 1.42 times as long (Transformer Engine PR #2412's B300 cast "
+       "kernel, 6.4 against 4.5 TB/s)",
+       boolean(), field<&Scenario::training, &TrainingSpec::nvfp4_stochastic_rounding>()},
       {"training.fp8_output_proj", "bool", "false",
        "with `precision: fp8` and `fp8_recipe: mxfp8` (Megatron-core's `fp8_output_proj`, which "
        "refuses other recipes; MLPerf's FP8_OUTPUT_PROJ): the output layer as a Transformer Engine "

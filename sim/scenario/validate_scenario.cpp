@@ -149,6 +149,16 @@ void check_precision(const Scenario& s, const Checker& c) {
              "NVFP4 parameters (Megatron-core's fp4_param) are not modelled: drop "
              "training.fp8_params, or give fp8_recipe mxfp8, delayed or tensorwise");
   }
+  // NVFP4's options mean nothing under another recipe: refused off their default there.
+  const bool nvfp4 =
+      s.training.precision == Precision::FP8 && s.training.fp8_recipe == Fp8Recipe::Nvfp4;
+  for (const auto& [key, on] :
+       {std::pair{"training.nvfp4_hadamard", s.training.nvfp4_hadamard},
+        std::pair{"training.nvfp4_stochastic_rounding", s.training.nvfp4_stochastic_rounding}})
+    if (!on && !nvfp4)
+      c.fail(key,
+             "an NVFP4 option: needs training.precision: fp8 with fp8_recipe: nvfp4; leave it out "
+             "(true) otherwise");
   if (s.training.fp8_standalone_casts.value_or(Fp8Casts{}) != Fp8Casts{} &&
       s.training.precision != Precision::FP8)
     c.fail("training.fp8_standalone_casts",

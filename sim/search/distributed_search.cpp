@@ -41,16 +41,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RecomputeModules, core_attn, layernorm, mla_u
                                    moe_act, shared_experts)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LoraTargets, qkv, attn_out, mlp_up, mlp_down)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CudnnVersion, major, minor)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainingSpec, seq_len, micro_batch_size, global_batch_size,
-                                   precision, recompute, recompute_layers, recompute_modules,
-                                   fp32_grad_accumulation, fp8_params, fp8_transpose_cache,
-                                   fp8_recipe, fp8_standalone_casts, attention, fp8_attention,
-                                   fp8_output_proj, fp8_activation_store, cudnn_version, dropout,
-                                   optimizer, fused_optimizer, fused_loss, unfused_loss,
-                                   grad_clipping, optimizer_post_validation, runtime, eager_ops,
-                                   offload, offload_activation_layers, grad_reduce, expert_gemms,
-                                   fp8_dispatch, lora_rank, lora_targets, lora_dropout,
-                                   lora_all_to_all, lora_fused)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
+    TrainingSpec, seq_len, micro_batch_size, global_batch_size, precision, recompute,
+    recompute_layers, recompute_modules, fp32_grad_accumulation, fp8_params, fp8_transpose_cache,
+    fp8_recipe, fp8_standalone_casts, attention, fp8_attention, nvfp4_hadamard,
+    nvfp4_stochastic_rounding, fp8_output_proj, fp8_activation_store, cudnn_version, dropout,
+    optimizer, fused_optimizer, fused_loss, unfused_loss, grad_clipping, optimizer_post_validation,
+    runtime, eager_ops, offload, offload_activation_layers, grad_reduce, expert_gemms, fp8_dispatch,
+    lora_rank, lora_targets, lora_dropout, lora_all_to_all, lora_fused)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceSpec, name, preset, peak_flops, hbm_bandwidth, memory, sms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSpec, bandwidth, latency, p2p_bandwidth, nics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterSpec, gpu, gpus_per_node, nodes, intra_node, inter_node,

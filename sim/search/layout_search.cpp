@@ -130,6 +130,8 @@ void LayoutCandidate::apply(Scenario& s) const {
     s.training.fp8_output_proj = false;
     s.training.fp8_dispatch = false;
     s.training.fused_expert_mlp = false;
+    s.training.nvfp4_hadamard = true;
+    s.training.nvfp4_stochastic_rounding = true;
   }
   s.training.offload = offload;
   s.training.offload_activation_layers = offload_activations;
