@@ -3986,6 +3986,47 @@ parallelism: {dp: 4, cp: 2, cp_comm: all_to_all}
     CHECK(fp8_runs[i].bytes == Approx(bf16_runs[i].bytes / 2));
 }
 
+TEST_CASE("analytic: all-to-all context parallelism's exchanges hide under the layout copies",
+          "[analytic][cp]") {
+  // Transformer Engine pipelines a list's exchanges with its copies (flash_attn_a2a_communicate):
+  // Q's all-to-all runs while K is laid out, K's while V is laid out and Q's blocks reordered,
+  // V's while K's are reordered; the output's (and its gradient's), alone, beside nothing. One
+  // copy of a tensor takes its share of the layer's layout copies, two a tensor: Llama-3.1-8B at
+  // cp 2, Q and the output 4,096 × 4,096 elements, K and V 4,096 × 1,024, so a copy of K takes
+  // 1,024 / (2 · 10,240) of the copies' time and one of Q 4,096 / 20,480.
+  const AnalyticCostModel a2a = cp2_8k("all_to_all");
+  for (const Op op : {Op::F, Op::B}) {
+    double copies = 0;
+    for (const Kernel& k : a2a.kernels(op, 0))
+      if (std::string_view(k.what).substr(0, 13) == "cp.a2a_layout") copies = a2a.kernel_seconds(k);
+    REQUIRE(copies > 0);
+    const double copy_q = copies * 4096 / 20480, copy_k = copies * 1024 / 20480;
+    const auto runs = a2a.cp_collectives(op, 0);
+    REQUIRE(runs.size() == 4);  // Q, K, V, the output (backward: their gradients)
+    CHECK(runs[0].hide_s == Approx(copy_k));
+    CHECK(runs[1].hide_s == Approx(copy_k + copy_q));  // V's copy is K's size
+    CHECK(runs[2].hide_s == Approx(copy_k));
+    CHECK(runs[3].hide_s == 0);
+    // What hides runs beside the compute; the rest blocks: the two parts sum to every run's time.
+    double total = 0, hidden = 0;
+    for (const CollectiveRun& r : runs) {
+      const double t =
+          to_seconds(a2a.collective(r.kind, r.group_size, LinkClass::IntraNode, r.bytes).duration);
+      total += t * r.count;
+      hidden += std::min(t, r.hide_s) * r.count;
+    }
+    const double path = to_seconds(a2a.cp_communication(op, 0, LinkClass::IntraNode).duration),
+                 beside =
+                     to_seconds(a2a.cp_hidden_communication(op, 0, LinkClass::IntraNode).duration);
+    CHECK(beside == Approx(hidden).epsilon(1e-4));  // whole nanoseconds a run
+    CHECK(path + beside == Approx(total).epsilon(1e-6));
+    CHECK(beside > 0);
+  }
+  // The ring's blocks travel beside the attention as before: nothing split off here.
+  CHECK(to_seconds(
+            cp2_8k("ring").cp_hidden_communication(Op::F, 0, LinkClass::IntraNode).duration) == 0);
+}
+
 TEST_CASE("analytic: the CPU issues each kernel in efficiency.host_per_kernel, eager by default",
           "[analytic][launch]") {
   auto scenario = [](const char* runtime, const char* per_kernel) {

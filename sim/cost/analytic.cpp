@@ -2124,10 +2124,21 @@ std::vector<CollectiveRun> AnalyticCostModel::cp_collectives(Op op, int stage) c
     // output's gradient in and Q, K and V's out (the exchanged Q, K and V are kept), and a
     // recomputed attention's forward again.
     const int layers = st.layers, forwards = op == Op::F ? layers : redo;
+    // TE pipelines a list's exchanges with the layout copies around them
+    // (context_parallel.py, flash_attn_a2a_communicate): tensor i's all-to-all goes out
+    // (asynchronously, on NCCL's stream) while tensor i + 1 is laid out for its own, and tensor
+    // i − 1's received blocks are reordered on the context-parallel stream. So of Q, K and V (and
+    // of dQ, dK and dV) Q's exchange hides under K's copy, K's under V's and Q's, V's under K's;
+    // the output's and its gradient's, each alone in its list, under nothing. A copy of one
+    // tensor: its share of the layer's layout copies (a2a_layout_copies: two a tensor).
+    const Kernel layout = a2a_layout_copies(op);
+    const double per_element = kernel_seconds(layout) / (2 * (q + k + v + o));
+    const double copy_q = q * per_element, copy_k = k * per_element, copy_v = v * per_element;
     std::vector<CollectiveRun> runs;
-    for (const double size : {q, k, v, o}) {
+    for (const auto& [size, hide] : {std::pair{q, copy_k}, std::pair{k, copy_v + copy_q},
+                                     std::pair{v, copy_k}, std::pair{o, 0.0}}) {
       const int count = forwards + (op == Op::F ? 0 : layers);
-      if (count > 0) runs.push_back({Collective::AllToAll, cp, size, count});
+      if (count > 0) runs.push_back({Collective::AllToAll, cp, size, count, hide});
     }
     return runs;
   }

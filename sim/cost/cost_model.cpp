@@ -37,11 +37,12 @@ Cost sum_of(const CostModel& m, const std::vector<CollectiveRun>& runs, LinkClas
   return sum;
 }
 
-// The TP collectives' time on the critical path (blocking runs, and what an asynchronous run
+// A layer's collectives' time on the critical path (blocking runs, and what an asynchronous run
 // outlasts the compute it hides under by) and hidden beside that compute.
-std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass link, int per_node) {
+std::pair<Cost, Cost> parts_of(const CostModel& m, const std::vector<CollectiveRun>& runs,
+                               LinkClass link, int per_node) {
   Cost path, hidden;
-  for (const CollectiveRun& run : m.tp_collectives(op, stage)) {
+  for (const CollectiveRun& run : runs) {
     const Cost one = m.collective(run.kind, run.group_size, link, run.bytes, per_node);
     const TimeNs under =
         run.beside_pass
@@ -53,6 +54,9 @@ std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass l
     (run.hide_s > 0 || run.beside_pass ? hidden : path).bytes += one.bytes * run.count;
   }
   return {path, hidden};
+}
+std::pair<Cost, Cost> tp_parts(const CostModel& m, Op op, int stage, LinkClass link, int per_node) {
+  return parts_of(m, m.tp_collectives(op, stage), link, per_node);
 }
 }  // namespace
 
@@ -69,7 +73,11 @@ Cost CostModel::ep_communication(Op op, int stage, LinkClass link, int per_node)
 }
 
 Cost CostModel::cp_communication(Op op, int stage, LinkClass link, int per_node) const {
-  return sum_of(*this, cp_collectives(op, stage), link, per_node);
+  return parts_of(*this, cp_collectives(op, stage), link, per_node).first;
+}
+
+Cost CostModel::cp_hidden_communication(Op op, int stage, LinkClass link, int per_node) const {
+  return parts_of(*this, cp_collectives(op, stage), link, per_node).second;
 }
 
 Cost CostModel::overlapped(int forward_stage, int backward_stage, int rank) const {

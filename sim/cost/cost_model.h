@@ -104,8 +104,12 @@ class CostModel {
   /// layer: the KV all-gather, or the ring's cp − 1 block sends, which move the same bytes;
   /// backward also their gradients); none without CP.
   virtual std::vector<CollectiveRun> cp_collectives(Op /*op*/, int /*stage*/) const { return {}; }
-  /// Those over `link` with `per_node` of the group in each node, timed by collective().
+  /// Those over `link` with `per_node` of the group in each node, timed by collective(): the
+  /// part on the critical path, as tp_communication's.
   Cost cp_communication(Op op, int stage, LinkClass link, int per_node = 1) const;
+  /// The rest: what an asynchronous run hides beside the compute (all-to-all context
+  /// parallelism's exchanges beside the layout copies of the tensors around them).
+  Cost cp_hidden_communication(Op op, int stage, LinkClass link, int per_node = 1) const;
   /// Bytes of one stage-to-stage activation (or gradient) transfer for one micro-batch.
   virtual double activation_bytes() const = 0;
   /// A point-to-point transfer of `bytes`.

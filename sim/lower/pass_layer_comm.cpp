@@ -53,10 +53,13 @@ LayerCommTasks add_layer_comm_pass(Program& p) {
                        l.expert_slot(rank.coord) / l.ep, l.experts_span_tp() ? 0 : rank.coord.tp});
     }
     if (l.cp > 1) {
+      // As TP's: the part that hides beside the compute first (all-to-all context parallelism's
+      // exchanges beside the layout copies around them), then the blocking part.
       auto m = context_group_members(l, rank.coord);
-      kinds.push_back({LayerComm::CP, TaskType::CpCollective, StreamType::ContextParallel,
-                       group_link(m, p.scenario), members_per_node(m, p.scenario), p.link_scale(m),
-                       rank.coord.dp / l.cp, rank.coord.tp});
+      for (const LayerComm kind : {LayerComm::CPHidden, LayerComm::CP})
+        kinds.push_back({kind, TaskType::CpCollective, StreamType::ContextParallel,
+                         group_link(m, p.scenario), members_per_node(m, p.scenario),
+                         p.link_scale(m), rank.coord.dp / l.cp, rank.coord.tp});
     }
     const std::vector<TaskId> tasks = p.builder.stream_order(cs);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -114,10 +117,10 @@ LayerCommTasks add_layer_comm_pass(Program& p) {
         // waits for its keys and values. The compute starts with each collective it overlaps
         // (with all of them at once when several do: their groups start together) and keeps its
         // own pace, slowed by contention, not by the collective's link.
-        const bool beside = k.kind == LayerComm::TPHidden ? true
-                            : k.kind == LayerComm::TP     ? false
-                            : k.kind == LayerComm::CP     ? l.cp_ring()
-                                                          : type == TaskType::ForwardBackward;
+        const bool beside = k.kind == LayerComm::TPHidden || k.kind == LayerComm::CPHidden ? true
+                            : k.kind == LayerComm::TP                                      ? false
+                            : k.kind == LayerComm::CP ? l.cp_ring()
+                                                      : type == TaskType::ForwardBackward;
         if (beside) {
           members_of.push_back({key, {1, t}});
         } else {

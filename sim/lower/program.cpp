@@ -216,7 +216,7 @@ const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass
                                      int per_node) {
   TRAINSIM_CHECK(per_node >= 1 && per_node < 4096, "a group has 1 to 4095 members per node");
   stage = model_stage(stage);
-  const int how = (per_node * 2 + static_cast<int>(link)) * 4 + static_cast<int>(kind);
+  const int how = (per_node * 2 + static_cast<int>(link)) * 8 + static_cast<int>(kind);  // < 2^16
   const auto key = cost_key(stage, how, static_cast<int>(op));
   auto it = layer_comm_costs_.find(key);
   if (it == layer_comm_costs_.end()) {
@@ -233,6 +233,9 @@ const Cost& Program::layer_comm_cost(LayerComm kind, Op op, int stage, LinkClass
         break;
       case LayerComm::CP:
         c = cost.cp_communication(op, stage, link, per_node);
+        break;
+      case LayerComm::CPHidden:
+        c = cost.cp_hidden_communication(op, stage, link, per_node);
         break;
     }
     it = layer_comm_costs_.emplace(key, c).first;

@@ -23,7 +23,7 @@ namespace trainsim {
 /// parallelism's token all-to-alls (over the EP group).
 /// A layer's collectives by kind: TP's on the critical path, TP's hidden beside the compute
 /// (CostModel::tp_hidden_communication), EP's all-to-alls, CP's key/value exchange.
-enum class LayerComm { TP, TPHidden, EP, CP };
+enum class LayerComm { TP, TPHidden, EP, CP, CPHidden };
 
 struct Program {
   Program(const Scenario& sc, const Schedule& sch, const CostModel& cm, RankSet rs);
