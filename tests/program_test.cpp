@@ -1364,6 +1364,24 @@ contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
   CHECK(simulate(gathered).makespan == 30 * kNsPerMs + cf + std::max(cb, ar) + o);
   CHECK(make_report(simulate(gathered)).stages[0].exposed_cp_s ==
         Approx(to_seconds(cf + cb)).epsilon(1e-6));
+  // all_to_all: as all_gather, but each exchange's share that hides under the layout copies TE
+  // pipelines it with (hF, hB: the cost model's cp_hidden_communication) runs beside the
+  // compute, only the rest (cF', cB') after it: F + cF' + B + max(cB', AR) + o, and its exposed
+  // time cF' + cB' of the cF' + hF + cB' + hB it runs.
+  const Scenario swapped = scenario("all_to_all", 1, 2);
+  const auto a2a_cost = make_cost_model(swapped);
+  const TimeNs af = a2a_cost->cp_communication(Op::F, 0, LinkClass::IntraNode, 2).duration;
+  const TimeNs ab = a2a_cost->cp_communication(Op::B, 0, LinkClass::IntraNode, 2).duration;
+  const TimeNs hf = a2a_cost->cp_hidden_communication(Op::F, 0, LinkClass::IntraNode, 2).duration;
+  const TimeNs hb = a2a_cost->cp_hidden_communication(Op::B, 0, LinkClass::IntraNode, 2).duration;
+  REQUIRE(hf > 0);
+  REQUIRE(hb > 0);
+  REQUIRE(hf <= 10 * kNsPerMs);
+  const Timeline ta = simulate(swapped);
+  CHECK(ta.makespan == 30 * kNsPerMs + af + std::max(ab, ar) + o);
+  const StepReport ra = make_report(ta);
+  CHECK(ra.stages[0].exposed_cp_s == Approx(to_seconds(af + ab)).epsilon(1e-6));
+  CHECK(ra.stages[0].comm_cp_s == Approx(to_seconds(af + hf + ab + hb)).epsilon(1e-6));
   // dp 2 · cp 2 on two nodes of 2: CP groups inside a node, DP groups across. Folding one
   // representative gives the expanded makespan.
   const Scenario wide = scenario("ring", 2, 2);
