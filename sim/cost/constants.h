@@ -204,7 +204,8 @@ inline constexpr double kMxfp8CastBytes = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
 /// (7.125 ideal bytes; TE's benchmarks/benchmark_rht_cast.py counts it so), not modelled: the
 /// suite's runs on NGC 25.09 (TE 2.8: HPE's NVFP4 8B on B200s, GB200s and a B300 node) are
 /// priced as 2.14 runs them, and come out too slow already (tests/published/README.md).
-/// The benchmark's cast time over its ideal bytes' at the model's memory-bound rate: 1.414.
+/// The constants below: the benchmark's cast time over its ideal bytes' at the model's
+/// memory-bound rate (a B300's 8 TB/s), 1.414; the two passes' ideal bytes; their product.
 inline constexpr double kNvfp4CastOverhead =
     (2.689e-3 * kMemoryEfficiency * 8.0e12) / (1.495e9 * 5.125 + 0.988e9 * 4.5625);
 /// The two passes' ideal bytes an element: the amax pass reads the tensor (2), the cast pass
@@ -213,6 +214,7 @@ inline constexpr double kNvfp4CastOverhead =
 /// takes the amax its kernel computed (normalization.cpp FUSED_NORM_AMAX_NVFP4, activation.cpp
 /// FUSED_ACTIVATION_AMAX_NVFP4): the cast pass alone.
 inline constexpr double kNvfp4AmaxPassBytes = 2.0, kNvfp4CastPassBytes = 2.0 + 2.0 * 0.5625;
+/// An activation's or weight's cast with the Hadamard transform: 5.125 × 1.414 = 7.25.
 inline constexpr double kNvfp4CastBytes =
     kNvfp4CastOverhead * (kNvfp4AmaxPassBytes + kNvfp4CastPassBytes);
 
