@@ -1448,10 +1448,8 @@ std::string AnalyticCostModel::sources() const {
     if (k_.preset && k_.preset->sm >= 100)
       s += fmt::format(", standing in on {}", upper(k_.preset->device.name));
     if (scale != 1.0)
-      s += fmt::format(
-          ", scaled by {:.3f}, its FP8/bf16 ratio over the H100's in NVIDIA's "
-          "aiconfigurator database",
-          scale);
+      s += fmt::format(", scaled by {:.3f}, {}", scale,
+                       fp8_ratio_scale_source(k_.preset->device.name));
     if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8)
       s += fmt::format("; {} ({:.3f})", mxfp8_gemm_source(), recipe_gemm_scale());
     if (s_.training.fp8_recipe == Fp8Recipe::Nvfp4)

@@ -55,43 +55,66 @@ double fp8_sustained_time_ratio() {
   return 0.567;
 }
 
+namespace {
+
+// Transformer Engine's pre-quantized GEMM benchmark on a B300 (fp8_gemm.h): one layer's 12 GEMMs
+// (hidden 4096, FFN 16384, 15,872 tokens), milliseconds, all from one run.
+constexpr double kTeB300Bf16 = 13.102;
+constexpr double kTeB300Fp8 = 6.812;  // per-tensor (current scaling)
+constexpr double kTeB300Mxfp8 = 7.161;
+constexpr double kTeB300Nvfp4 = 3.764;
+// pytorch/ao's matmul benchmark on a B200 (fp8_gemm.h): cuBLASLt, 8192^3, seconds, one run.
+constexpr double kAoB200Bf16 = 7.74e-4;
+constexpr double kAoB200Nvfp4 = 2.05e-4;
+
+bool blackwell_ultra(std::string_view gpu) {
+  return gpu == "b300" || gpu == "gb300";
+}
+
+}  // namespace
+
 double fp8_ratio_scale(std::string_view gpu) {
-  // NVIDIA's aiconfigurator database (commit 095f58a5), gemm_perf.parquet's fp8 rows over its
-  // bf16 rows, median over the 154 shapes of m·n·k ≥ 2^42 (fp8_gemm.h).
+  // Blackwell Ultra: TE's B300 run's per-tensor FP8/bf16 over the H100's at the power limit (the
+  // long GEMMs of TE's run hold the B300 at its sustained bf16 rate, fp8_gemm.h).
+  if (blackwell_ultra(gpu)) return kTeB300Fp8 / kTeB300Bf16 / fp8_sustained_time_ratio();
+  // B200, GB200: NVIDIA's aiconfigurator database (commit 095f58a5), gemm_perf.parquet's fp8 rows
+  // over its bf16 rows, median over the 154 shapes of m·n·k ≥ 2^42, over the H100's (fp8_gemm.h).
   constexpr double kH100Median = 0.549;
   if (gpu == "b200") return 0.529 / kH100Median;
   if (gpu == "gb200") return 0.531 / kH100Median;
-  if (gpu == "gb300") return 0.522 / kH100Median;
-  if (gpu == "b300") return 0.522 / kH100Median;
   return 1.0;
 }
 
 double mxfp8_time_scale() {
-  // Transformer Engine's pre-quantized B300 benchmark (fp8_gemm.h): MXFP8 7.324 ms over bf16
-  // 12.835 ms for one layer's 12 GEMMs, over this model's per-tensor FP8/bf16 ratio for the same
-  // GEMMs on GB300, 0.4951 (tests/fp8_gemm_test.cpp derives it from the grid).
-  constexpr double kMxfp8OverBf16 = 7.324 / 12.835;
-  constexpr double kModelFp8OverBf16 = 0.4951;
-  return kMxfp8OverBf16 / kModelFp8OverBf16;
+  // TE's B300 run: MXFP8 over per-tensor FP8, the same 12 GEMMs (fp8_gemm.h).
+  return kTeB300Mxfp8 / kTeB300Fp8;
+}
+
+const char* fp8_ratio_scale_source(std::string_view gpu) {
+  if (blackwell_ultra(gpu))
+    return "its FP8/bf16 ratio in Transformer Engine's pre-quantized GEMM benchmark on a B300 over "
+           "the H100's";
+  return "its FP8/bf16 ratio over the H100's in NVIDIA's aiconfigurator database";
 }
 
 const char* mxfp8_gemm_source() {
-  return "MXFP8 at that time × the MXFP8/bf16 ratio Transformer Engine's GEMM benchmark measured "
-         "on a B300 over this model's per-tensor FP8/bf16 ratio for the same GEMMs";
+  return "MXFP8 at that time × the MXFP8/FP8 ratio Transformer Engine's pre-quantized GEMM "
+         "benchmark measured on a B300";
 }
 
 double nvfp4_time_scale(std::string_view gpu) {
-  // NVIDIA's aiconfigurator database (commit 095f58a5), gemm_perf.parquet's nvfp4 and fp8 rows
-  // over its bf16 rows, medians over the 154 shapes of m·n·k ≥ 2^42 (fp8_gemm.h).
-  if (gpu == "b200") return 0.359 / 0.529;
-  if (gpu == "gb200") return 0.343 / 0.531;
-  if (gpu == "gb300") return 0.304 / 0.522;
-  if (gpu == "b300") return 0.274 / 0.522;
+  // Blackwell Ultra: TE's B300 run, NVFP4 over per-tensor FP8. Blackwell (B200, GB200): cuBLASLt's
+  // NVFP4 over bf16 on a B200 (no FP8 beside it) over this model's FP8/bf16 at the power limit
+  // there, so that a long NVFP4 GEMM takes the measured share of its bf16 time (fp8_gemm.h).
+  if (blackwell_ultra(gpu)) return kTeB300Nvfp4 / kTeB300Fp8;
+  if (gpu == "b200" || gpu == "gb200")
+    return kAoB200Nvfp4 / kAoB200Bf16 / (fp8_sustained_time_ratio() * fp8_ratio_scale(gpu));
   return 1.0;
 }
 
 const char* nvfp4_gemm_source() {
-  return "NVFP4 at that time × its NVFP4/FP8 ratio in NVIDIA's aiconfigurator database";
+  return "NVFP4 at that time × its ratio Transformer Engine's pre-quantized GEMM benchmark "
+         "measured on a B300, or cuBLASLt's NVFP4/bf16 on a B200 (pytorch/ao)";
 }
 
 const char* fp8_gemm_source() {

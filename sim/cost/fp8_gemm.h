@@ -39,44 +39,50 @@
 // median of those long shapes (the H100's cap, 1,283, lies 1.5 % under its 1,303) and below the
 // 2,659–2,854 that its four longest power-of-two shapes ran in bursts of 3–4 ms, short of B200's
 // power limit. GB200 likewise: the database's median over the same 154 shapes is 0.531 (× 0.967),
-// its cap 1,422.6 ÷ (0.567 · 0.967) = 2,594 TFLOP/s; GB300's median 0.522 (× 0.951), its cap
-// 1,743.8 ÷ (0.567 · 0.951) ≈ 3,235; B300's (HGX B300, 1,100 W) also 0.522 (0.5217 against
-// GB300's 0.5219), its cap 1,437.8 ÷ (0.567 · 0.951) ≈ 2,667. The quotient is taken on those long
-// shapes and applied to every shape: on short ones (the H100's ratio near 1) it is an
-// extrapolation.
+// its cap 1,422.6 ÷ (0.567 · 0.967) = 2,594 TFLOP/s. The quotient is taken on those long shapes
+// and applied to every shape: on short ones (the H100's ratio near 1) it is an extrapolation.
+//
+// Blackwell Ultra (B300, GB300) has a direct measurement instead, which also times the
+// block-scaled recipes below in the same run: Transformer Engine's GEMM benchmark
+// (NVIDIA/TransformerEngine, docs/examples/gemm_profiling/gemm_profiling.rst as merged, commit
+// 1609c890e, PR #2863; benchmarks/gemm/benchmark_gemm.py --pre-quantize: CUDA events, 10 warm-up
+// and 100 timed iterations, operands quantized before the timing, so the GEMM kernels alone) timed
+// one layer's 12 linear GEMMs of a model of hidden 4096 and FFN 16384 (15,872 tokens: QKV 12288
+// wide, the attention output, an up projection 16384 wide and its down projection; forward, input
+// and weight gradients) on an NVIDIA B300: 13.102 ms in bf16 (1,463 TFLOP/s: about the B300's
+// sustained 1,437.8, so the run holds the GPU at its power limit), 6.812 in per-tensor FP8
+// (current scaling), 7.161 in MXFP8 and 3.764 in NVFP4. Its FP8/bf16, 0.520, over the H100's at
+// the power limit (0.567) is B300's quotient, 0.917, GB300's too (the same die): its FP8 cap
+// 1,437.8 ÷ 0.520 = 2,766 TFLOP/s (TE's run: 2,815) and GB300's 1,743.8 ÷ 0.520 = 3,354. (The
+// database's B300 median, 0.522 / 0.549 = 0.951, gave 2,667: it runs these 12 GEMMs 5.5 % slower
+// than TE measured them, where its bf16 sweep runs them 1.8 % slower.)
 //
 // MXFP8 (training.fp8_recipe mxfp8, Blackwell only): the same GEMMs with one E8M0 scale per 32
 // values, which Blackwell's tensor cores apply in the MMA (tcgen05 block-scaled kinds), run by
-// cuBLASLt's block-scaled kernels. Transformer Engine's GEMM benchmark
-// (NVIDIA/TransformerEngine, docs/features/low_precision_training/gemm_profiling/
-// gemm_profiling.rst, "Autocast vs Pre-quantized", 2026; benchmarks/gemm/benchmark_gemm.py
-// --pre-quantize: CUDA events, 10 warm-up and 100 timed iterations, operands quantized before the
-// timing) timed one layer's 12 linear GEMMs of a model of hidden 4096 and FFN 16384 (15,872
-// tokens: QKV 12288 wide, the attention output, an up projection 16384 wide and its down
-// projection; forward, input and weight gradients) on an NVIDIA B300: 12.835 ms in bf16, 7.324
-// in MXFP8, a ratio of 0.5706. This model's per-tensor FP8 over bf16 for the same 12 GEMMs on
-// GB300 (Blackwell Ultra, as B300), weighted by their FLOPs (in the benchmark's bf16 column the
-// GEMMs' times follow their FLOPs within 15 %), is the grid's 0.5207 × 0.951 = 0.4951. So an
-// MXFP8 GEMM takes 0.5706 / 0.4951 = 1.153 times the per-tensor FP8 time of its shape
-// (mxfp8_time_scale), the same factor applying to the sustained cap, on B200 and GB200 too
-// (standing in). For comparison, NVIDIA's aiconfigurator database times DeepGEMM-style 1×128
-// block-scaled FP8 (its `fp8_block` rows, another kernel) at 1.06–1.17 times its per-tensor
-// `fp8` rows over the long shapes (GB200 0.563 / 0.531, GB300 0.579 / 0.522, B200 0.620 / 0.529),
-// and the same TE benchmark's cuBLAS 1×128 block kernel at 0.93 times MXFP8 (6.830 ms).
+// cuBLASLt's block-scaled kernels. In TE's run above MXFP8 takes 7.161 / 6.812 = 1.051 times the
+// per-tensor FP8 time (mxfp8_time_scale), on B200 and GB200 too (standing in). (Until session 92
+// the factor was 1.153, the benchmark's first draft's MXFP8/bf16, 7.324 / 12.835, over this
+// model's uncapped per-shape FP8 ratio for those GEMMs, 0.4951: as the model caps FP8 at the power
+// limit, it ran TE's own GEMMs 13–16 % slower than TE measured them.) For comparison, NVIDIA's
+// aiconfigurator database times DeepGEMM-style 1×128 block-scaled FP8 (its `fp8_block` rows,
+// another kernel) at 1.06–1.17 times its per-tensor `fp8` rows over the long shapes (GB200
+// 0.563 / 0.531, GB300 0.579 / 0.522, B200 0.620 / 0.529).
 //
 // NVFP4 (training.fp8_recipe nvfp4, Blackwell only): E2M1 values with an E4M3 scale per 16 and
-// an fp32 one per tensor, run by the block-scaled FP4 kernels. NVIDIA's aiconfigurator database
-// times them beside its per-tensor FP8 rows (gemm_perf.parquet's `nvfp4` and `fp8` rows, both
-// with their activation's quantization): over its 154 long shapes (m·n·k ≥ 2^42) a median
-// NVFP4/bf16 of 0.359 on B200, 0.343 on GB200, 0.304 on GB300 and 0.274 on B300, against
-// FP8/bf16 0.529, 0.531, 0.522 and 0.522, so NVFP4 takes 0.679, 0.646, 0.582 and 0.525 of the
-// per-tensor FP8 time (nvfp4_time_scale; Blackwell Ultra's FP4 rate is 1.5 times B200's over the
-// same FP8 rate). B300's NVFP4 cap, 2,667 ÷ 0.525 = 5,080 TFLOP/s, lies within 1 % of what
-// Transformer Engine's pre-quantized benchmark above ran on a B300 (19.17 TFLOP of NVFP4 GEMMs in
-// 3.754 ms: 5,107).
-// Transformer Engine's pre-quantized B300 benchmark above agrees for Blackwell Ultra: NVFP4
-// 3.754 ms over bf16 12.835 for the 12 GEMMs, 0.2925, over this model's per-tensor 0.4951 =
-// 0.591.
+// an fp32 one per tensor, run by cuBLASLt's block-scaled FP4 kernels. Blackwell Ultra: TE's run
+// above, 3.764 / 6.812 = 0.553 of the per-tensor FP8 time (nvfp4_time_scale): the cap 5,004
+// TFLOP/s on B300 (TE's run, at a 1.8 % faster bf16: 5,094), 6,069 on GB300. Blackwell (B200,
+// GB200): no published run times NVFP4 beside FP8 there; pytorch/ao's matmul benchmark times it
+// beside bf16 on a B200 (github.com/pytorch/ao PR #2427, 2025-06-23,
+// benchmarks/float8/bench_matmul.py --recipe nvfp4: torch._scaled_mm into cuBLASLt with E4M3
+// block scales, pre-quantized; torch.mm for bf16): 8192³ in 2.05e-4 s against 7.74e-4 s in bf16
+// (5,370 and 1,420 TFLOP/s, the bf16 at about B200's sustained 1,397), 0.265 (6144³: 0.265).
+// Over this model's FP8/bf16 at the power limit there (0.567 × 0.964 on B200, × 0.967 on GB200)
+// that is 0.485 and 0.483 of the per-tensor FP8 time: caps of 5,274 and 5,371 TFLOP/s. (Until
+// session 92 NVFP4 took aiconfigurator's NVFP4/FP8 medians, 0.679 on B200, 0.646 on GB200, 0.582
+// on GB300, 0.525 on B300: TensorRT-LLM's FP4 linear with its activation's quantization, whose
+// FP4 kernel ran at 0.57–0.64 of cuDNN's and CUTLASS's on a B200 at one shape, 2,187 against
+// 3,798 and 3,441 TFLOP/s: flashinfer-ai/flashinfer PR #1979.)
 //
 // Fast accumulation, not modelled. Transformer Engine runs its forward FP8 GEMMs on Hopper with
 // cuBLASLt's fast accumulation (transformer_engine/pytorch/module/base.py: _2X_ACC_FPROP = False,
@@ -105,20 +111,24 @@ double fp8_gemm_time_ratio(double m, double n, double k);
 double fp8_sustained_time_ratio();
 
 /// The GPU's FP8/bf16 time ratio over the H100's, by which the H100's grid and sustained ratio
-/// stand in for it: the aiconfigurator database's median ratio over its 154 shapes of
-/// m·n·k ≥ 2^42 on that GPU over the H100's (see above): B200 0.529 / 0.549, GB200 0.531 / 0.549,
-/// GB300 and B300 0.522 / 0.549; 1 for the Hopper GPUs (`gpu`: a preset's device name, "b200") and
-/// any other.
+/// stand in for it (see above): B200 0.529 / 0.549, GB200 0.531 / 0.549 (the aiconfigurator
+/// database's medians over its 154 shapes of m·n·k ≥ 2^42); B300 and GB300 (6.812 / 13.102) /
+/// 0.567 (TE's pre-quantized B300 benchmark over the H100's ratio at the power limit); 1 for the
+/// Hopper GPUs (`gpu`: a preset's device name, "b200") and any other.
 double fp8_ratio_scale(std::string_view gpu);
 
-/// MXFP8 GEMM time over the per-tensor FP8 GEMM time of the same shape (see above: TE's B300
-/// benchmark's MXFP8/bf16 ratio, 0.5706, over this model's FP8/bf16 ratio for the same GEMMs on
-/// GB300, 0.4951).
+/// Where fp8_ratio_scale's figure for `gpu` comes from, for the report's durations line.
+const char* fp8_ratio_scale_source(std::string_view gpu);
+
+/// MXFP8 GEMM time over the per-tensor FP8 GEMM time of the same shape (see above: TE's
+/// pre-quantized B300 benchmark, 7.161 / 6.812 ms).
 double mxfp8_time_scale();
 
 /// NVFP4 GEMM time over the per-tensor FP8 GEMM time of the same shape on `gpu` (a preset's
-/// device name): the aiconfigurator database's NVFP4/bf16 median over its FP8/bf16 median on
-/// that GPU (see above); 1 on a GPU without figures (validation refuses NVFP4 there).
+/// device name; see above): B300 and GB300 3.764 / 6.812 (TE's pre-quantized B300 benchmark);
+/// B200 and GB200 cuBLASLt's NVFP4/bf16 on a B200, 2.05e-4 / 7.74e-4 s (pytorch/ao), over
+/// fp8_sustained_time_ratio() × fp8_ratio_scale(gpu); 1 on a GPU without figures (validation
+/// refuses NVFP4 there).
 double nvfp4_time_scale(std::string_view gpu);
 
 /// Where the ratio comes from, for the report's durations line.

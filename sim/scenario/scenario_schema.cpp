@@ -742,16 +742,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "reduce over different dimensions): a cast reads 2 bytes and writes 2 × (1 + 1/32), the "
        "norms' outputs cast apart (TE's PyTorch norms quantize after a 16-bit norm unless "
        "NVTE_NORM_FWD_USE_CUDNN=1, not modelled), a fused activation writing its own, no amax "
-       "reduced, both weight layouts held, the GEMMs at 1.153 times the per-tensor FP8 time "
-       "(Transformer Engine's GEMM benchmark on a B300); `nvfp4`, TE's NVFP4BlockScaling (4-bit "
+       "reduced, both weight layouts held, the GEMMs at 1.051 times the per-tensor FP8 time "
+       "(Transformer Engine's pre-quantized GEMM benchmark on a B300); `nvfp4`, TE's "
+       "NVFP4BlockScaling (4-bit "
        "values, an E4M3 scale per 16 and an fp32 one per tensor; Megatron-core's `--fp4-format "
        "e2m1 --fp4-recipe nvfp4`, which takes the place of FP8): every operand cast apart as "
        "Transformer Engine 2.14 runs it (an amax pass, then the row-wise and Hadamard-rotated "
        "column-wise casts: 7.25 bytes' time an element, the same benchmark's; a gradient's, "
        "stochastically rounded, 9.11), amax all-reduced under sequence parallelism as "
        "`tensorwise`, 0.5625 bytes per element kept and per weight layout, the GEMMs at NVFP4's "
-       "time over per-tensor FP8's in NVIDIA's aiconfigurator database (B200 0.679, GB200 "
-       "0.646, GB300 0.582; `sim/cost/fp8_gemm.h`); without `fp8_params`. DeepSeek-style 1×128 "
+       "time over per-tensor FP8's as measured (B300 and GB300 0.553: the same benchmark; B200 "
+       "0.485 and GB200 0.483: cuBLASLt's NVFP4/bf16 on a B200, 0.265, over the model's "
+       "FP8/bf16; `sim/cost/fp8_gemm.h`); without `fp8_params`. DeepSeek-style 1×128 "
        "`blockwise` scaling is not modelled",
        choice({"delayed", "tensorwise", "mxfp8", "nvfp4"}),
        field<&Scenario::training, &TrainingSpec::fp8_recipe>()},
