@@ -71,7 +71,8 @@ TEST_CASE("fp8 GEMM: NVFP4 takes its measured time over per-tensor FP8 (or over 
   CHECK(fp8_sustained_time_ratio() * fp8_ratio_scale("b300") * nvfp4_time_scale("b300") ==
         Approx(3.764 / 13.102));
   CHECK(nvfp4_time_scale("h100-sxm") == 1.0);
-  CHECK_FALSE(std::string(nvfp4_gemm_source()).empty());
+  CHECK_THAT(nvfp4_gemm_source("gb300"), Catch::Contains("B300"));
+  CHECK_THAT(nvfp4_gemm_source("b200"), Catch::Contains("pytorch/ao"));
 }
 
 TEST_CASE("fp8 GEMM: B300's caps are TE's B300 run at the B300's sustained bf16 rate",

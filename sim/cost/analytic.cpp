@@ -1453,7 +1453,8 @@ std::string AnalyticCostModel::sources() const {
     if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8)
       s += fmt::format("; {} ({:.3f})", mxfp8_gemm_source(), recipe_gemm_scale());
     if (s_.training.fp8_recipe == Fp8Recipe::Nvfp4)
-      s += fmt::format("; {} ({:.3f})", nvfp4_gemm_source(), recipe_gemm_scale());
+      s += fmt::format("; {} ({:.3f})", nvfp4_gemm_source(k_.preset ? k_.preset->device.name : ""),
+                       recipe_gemm_scale());
     if (k_.gemm_sweep)
       s += fmt::format(" (at most {:.0f} TFLOP/s, sustained)",
                        k_.gemm_sweep->sustained_tflops() * k_.gemm_sweep_scale /

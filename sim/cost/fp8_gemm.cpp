@@ -112,9 +112,12 @@ double nvfp4_time_scale(std::string_view gpu) {
   return 1.0;
 }
 
-const char* nvfp4_gemm_source() {
-  return "NVFP4 at that time × its ratio Transformer Engine's pre-quantized GEMM benchmark "
-         "measured on a B300, or cuBLASLt's NVFP4/bf16 on a B200 (pytorch/ao)";
+const char* nvfp4_gemm_source(std::string_view gpu) {
+  if (blackwell_ultra(gpu))
+    return "NVFP4 at that time × the NVFP4/FP8 ratio Transformer Engine's pre-quantized GEMM "
+           "benchmark measured on a B300";
+  return "NVFP4 at that time × cuBLASLt's NVFP4/bf16 ratio measured on a B200 (pytorch/ao's "
+         "benchmark) over this FP8/bf16 ratio";
 }
 
 const char* fp8_gemm_source() {

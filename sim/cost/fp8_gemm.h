@@ -137,7 +137,7 @@ const char* fp8_gemm_source();
 /// Where the MXFP8 factor comes from, for the report's durations line.
 const char* mxfp8_gemm_source();
 
-/// Where the NVFP4 factor comes from, for the report's durations line.
-const char* nvfp4_gemm_source();
+/// Where the NVFP4 factor for `gpu` comes from, for the report's durations line.
+const char* nvfp4_gemm_source(std::string_view gpu);
 
 }  // namespace trainsim
