@@ -53,7 +53,7 @@
 // sustained 1,437.8, so the run holds the GPU at its power limit), 6.812 in per-tensor FP8
 // (current scaling), 7.161 in MXFP8 and 3.764 in NVFP4. Its FP8/bf16, 0.520, over the H100's at
 // the power limit (0.567) is B300's quotient, 0.917, GB300's too (the same die): its FP8 cap
-// 1,437.8 ÷ 0.520 = 2,766 TFLOP/s (TE's run: 2,815) and GB300's 1,743.8 ÷ 0.520 = 3,354. (The
+// 1,437.8 ÷ 0.520 = 2,765 TFLOP/s (TE's run: 2,815) and GB300's 1,743.8 ÷ 0.520 = 3,354. (The
 // database's B300 median, 0.522 / 0.549 = 0.951, gave 2,667: it runs these 12 GEMMs 5.5 % slower
 // than TE measured them, where its bf16 sweep runs them 1.8 % slower.)
 //
@@ -70,8 +70,8 @@
 //
 // NVFP4 (training.fp8_recipe nvfp4, Blackwell only): E2M1 values with an E4M3 scale per 16 and
 // an fp32 one per tensor, run by cuBLASLt's block-scaled FP4 kernels. Blackwell Ultra: TE's run
-// above, 3.764 / 6.812 = 0.553 of the per-tensor FP8 time (nvfp4_time_scale): the cap 5,004
-// TFLOP/s on B300 (TE's run, at a 1.8 % faster bf16: 5,094), 6,069 on GB300. Blackwell (B200,
+// above, 3.764 / 6.812 = 0.553 of the per-tensor FP8 time (nvfp4_time_scale): the cap 5,005
+// TFLOP/s on B300 (TE's run, at a 1.8 % faster bf16: 5,094), 6,070 on GB300. Blackwell (B200,
 // GB200): no published run times NVFP4 beside FP8 there; pytorch/ao's matmul benchmark times it
 // beside bf16 on a B200 (github.com/pytorch/ao PR #2427, 2025-06-23,
 // benchmarks/float8/bench_matmul.py --recipe nvfp4: torch._scaled_mm into cuBLASLt with E4M3
