@@ -19,10 +19,11 @@
 
 namespace trainsim {
 
-/// The collectives that belong to a layer's compute: TP's (over the TP group) and expert
-/// parallelism's token all-to-alls (over the EP group).
-/// A layer's collectives by kind: TP's on the critical path, TP's hidden beside the compute
-/// (CostModel::tp_hidden_communication), EP's all-to-alls, CP's key/value exchange.
+/// The collectives that belong to a layer's compute, by kind: TP's on the critical path, TP's
+/// hidden beside the compute (CostModel::tp_hidden_communication), expert parallelism's token
+/// all-to-alls (over the EP group), CP's key/value exchange on the critical path, and the part of
+/// it hidden beside the compute (CostModel::cp_hidden_communication: all-to-all CP's exchanges
+/// under the layout copies around them).
 enum class LayerComm { TP, TPHidden, EP, CP, CPHidden };
 
 struct Program {
