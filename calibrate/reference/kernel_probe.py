@@ -58,6 +58,15 @@
    sequence): seconds, kernels and GB/s at sim/cost/constants.h's bytes (kEagerQkvSplit…: 4 per V
    element forward, 22 per QKV element backward).
 
+9. `cudnn_gqa`: cuDNN's fused attention (SDPA's cuDNN backend) on grouped key/value heads as the
+   kernel takes them (enable_gqa, K and V at their own head count) against the same attention on
+   K and V repeated to every query head (the multi-head benchmark the model's cuDNN curves were
+   measured on), bf16, causal, head dim 128, batch 1, one tensor-parallel rank's heads: Llama-3-8B
+   (32 query / 8 key-value heads) at tp 1 and 2, Llama-2-70B (64 / 8) at tp 1 and 4, at 4,096 and
+   8,192 tokens, dropout 0 and 0.1: whether the grouped backward (its dK and dV summed over each
+   group) runs slower per FLOP than the curve, a lead for the Hopper Llama-3-8B runs at 8,192
+   tokens (tests/published/README.md). The same with FlashAttention-2 (repeated K and V only).
+
 Usage (on a GPU machine with PyTorch): python3 calibrate/reference/kernel_probe.py --out DIR
 Writes DIR/kernel-probe.json. CUDA events, 3 warm-up and 10 timed runs each, medians; the L2
 cache is overwritten before every timed GEMM.
@@ -560,6 +569,59 @@ def qkv_slice_split(device, out):
     out["qkv_slice_split"] = rows
 
 
+def cudnn_gqa(device, out):
+    from torch.nn.attention import SDPBackend
+    if not hasattr(SDPBackend, "CUDNN_ATTENTION"):
+        raise RuntimeError("this PyTorch has no cuDNN SDPA backend")
+    cases = [("llama-3-8b tp1", 32, 8), ("llama-3-8b tp2", 16, 4),
+             ("llama-2-70b tp1", 64, 8), ("llama-2-70b tp4", 16, 2)]
+    rows = []
+    d = 128
+    for name, heads, kv_heads in cases:
+        for s in (4096, 8192):
+            q = torch.randn(1, heads, s, d, device=device, dtype=torch.bfloat16,
+                            requires_grad=True)
+            kg, vg = (torch.randn(1, kv_heads, s, d, device=device, dtype=torch.bfloat16,
+                                  requires_grad=True) for _ in range(2))
+            # The same values repeated to every query head: the FLOPs are the same.
+            km, vm = (x.detach().repeat_interleave(heads // kv_heads, dim=1).requires_grad_()
+                      for x in (kg, vg))
+            g = torch.randn(1, heads, s, d, device=device, dtype=torch.bfloat16)
+            flops = 4 * s * s * heads * d * 0.5  # causal, the papers' count
+            row = {"case": name, "heads": heads, "kv_heads": kv_heads, "seq": s, "head_dim": d,
+                   "causal": True, "batch": 1}
+            for backend, label in ((SDPBackend.CUDNN_ATTENTION, "cudnn"),
+                                   (SDPBackend.FLASH_ATTENTION, "flash2")):
+                for p in (0.0, 0.1):
+                    for kv, k, v, kwargs in (("grouped", kg, vg, {"enable_gqa": True}),
+                                             ("repeated", km, vm, {})):
+                        if label == "flash2" and kv == "grouped":
+                            continue
+                        key = f"{label} {kv} p{p:g}"
+                        try:
+                            tf, tfb = sdpa_times(backend, q, k, v, g, dropout_p=p,
+                                                 is_causal=True, **kwargs)
+                        except (RuntimeError, TypeError) as e:
+                            row[key] = {"unavailable": str(e).splitlines()[0][:120]}
+                            continue
+                        row[key] = {"forward_s": tf, "forward_backward_s": tfb,
+                                    "forward_tflops": flops / tf / 1e12,
+                                    "backward_tflops": 2.5 * flops / max(tfb - tf, 1e-12) / 1e12}
+            for p in ("0", "0.1"):
+                gr, rp = row.get(f"cudnn grouped p{p}", {}), row.get(f"cudnn repeated p{p}", {})
+                if "forward_s" in gr and "forward_s" in rp:
+                    row[f"grouped_over_repeated p{p}"] = {
+                        "forward": gr["forward_s"] / rp["forward_s"],
+                        "forward_backward": gr["forward_backward_s"] / rp["forward_backward_s"]}
+            ratio = row.get("grouped_over_repeated p0", {})
+            print(f"cudnn gqa {name:16s} s {s:5d}: grouped / repeated time forward "
+                  f"{ratio.get('forward', float('nan')):.3f}, forward+backward "
+                  f"{ratio.get('forward_backward', float('nan')):.3f}", flush=True)
+            rows.append(row)
+            del q, kg, vg, km, vm, g
+    out["cudnn_gqa"] = rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="directory for kernel-probe.json")
@@ -572,7 +634,7 @@ def main():
     failed = False
     for probe in (attention_dropout, wgrad_accumulate, cudnn_attention, wgrad_sweep,
                   fp8_epilogue, attention_parallelism, norm_sweep, swiglu_layout,
-                  nanotron_layout, qkv_slice_split):
+                  nanotron_layout, qkv_slice_split, cudnn_gqa):
         if args.only and probe.__name__ not in args.only:
             continue
         try:
