@@ -22,6 +22,7 @@ rows=$(grep -c '^|' "$fresh")
 [ "$rows" -gt 0 ] || { echo "trainsim check --markdown wrote no table"; exit 1; }
 status=0
 for page in "${pages[@]}"; do
+  [ -r "$page" ] || { echo "$page: cannot read it"; status=1; continue; }
   # Lines of the fresh output that no line of the page equals (blank lines aside).
   missing=$(grep -v '^$' "$fresh" | grep -F -x -v -f "$page")
   if [ -n "$missing" ]; then
