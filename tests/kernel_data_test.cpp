@@ -461,11 +461,12 @@ TEST_CASE("kernel data: GB300 has its own cuDNN curves, 9.13 and 9.22",
   CHECK(gb300->at(8192, 128).forward_tflops > 1.2 * b200->at(8192, 128).forward_tflops);
   // At its power limit: its GEMMs' long-over-short share (constants.h), not B200's.
   CHECK(gb300->sustained == Approx(0.910));
-  // FP8 attention: GB300's own fp8-over-bf16 times (8k: forward 0.827, backward 0.760), B200's
-  // elsewhere (0.921, 0.793).
-  CHECK(cudnn_fp8_attention_time_ratio(false, 8192, "gb300") == Approx(0.827));
-  CHECK(cudnn_fp8_attention_time_ratio(true, 8192, "gb300") == Approx(0.760));
-  CHECK(cudnn_fp8_attention_time_ratio(false, 8192, "gb200") == Approx(0.921));
+  // FP8 attention before cuDNN 9.17: GB300's own 9.13 fp8-over-bf16 times (8k: forward 0.827,
+  // backward 0.760), B200's elsewhere (0.921, 0.793).
+  const CudnnVersion v913{9, 13};
+  CHECK(cudnn_fp8_attention_time_ratio(false, 8192, "gb300", v913) == Approx(0.827));
+  CHECK(cudnn_fp8_attention_time_ratio(true, 8192, "gb300", v913) == Approx(0.760));
+  CHECK(cudnn_fp8_attention_time_ratio(false, 8192, "gb200", v913) == Approx(0.921));
 }
 
 TEST_CASE("kernel data: B300 runs GB300's cuDNN curves at its own power limit",
@@ -489,9 +490,12 @@ TEST_CASE("kernel data: B300 runs GB300's cuDNN curves at its own power limit",
     CHECK(std::string(b300->source).find("standing in on B300") != std::string::npos);
   }
   CHECK(find_attention_data("b300", AttentionKernel::Flash2) == nullptr);
-  // FP8 attention: GB300's own FP8-over-bf16 times.
+  // FP8 attention: GB300's own FP8-over-bf16 times, at every release.
   CHECK(std::string(cudnn_fp8_attention_measured_on("b300")) == "GB300");
-  CHECK(cudnn_fp8_attention_time_ratio(true, 8192, "b300") == Approx(0.760));
+  CHECK(std::string(cudnn_fp8_attention_measured_on("b300", CudnnVersion{9, 13})) == "GB300");
+  CHECK(cudnn_fp8_attention_time_ratio(true, 8192, "b300", CudnnVersion{9, 13}) == Approx(0.760));
+  CHECK(cudnn_fp8_attention_time_ratio(true, 8192, "b300") ==
+        cudnn_fp8_attention_time_ratio(true, 8192, "gb300"));
 }
 
 TEST_CASE("kernel data: cuDNN by release (training.cudnn_version)",
@@ -551,17 +555,75 @@ TEST_CASE("kernel data: cuDNN 9.1 and 9.4 on Hopper, as NVIDIA's H200 benchmark 
 }  // namespace trainsim
 
 TEST_CASE("kernel data: cuDNN's FP8 attention on B200 by sequence length", "[kernel_data][fp8]") {
-  // NVIDIA's benchmark of both precisions in one run (kernel_data.cpp): at 8,192 tokens the FP8
-  // forward took 1.464 ms against 1.589, the backward 4.382 against 5.526.
-  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 8192) ==
+  using trainsim::CudnnVersion;
+  const CudnnVersion v913{9, 13};
+  // NVIDIA's benchmark of both precisions in one run of cuDNN 9.13.1 (kernel_data.cpp): at 8,192
+  // tokens the FP8 forward took 1.464 ms against 1.589, the backward 4.382 against 5.526.
+  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 8192, "b200", v913) ==
         Approx(1.464 / 1.589).epsilon(1e-3));
-  CHECK(trainsim::cudnn_fp8_attention_time_ratio(true, 8192) ==
+  CHECK(trainsim::cudnn_fp8_attention_time_ratio(true, 8192, "b200", v913) ==
         Approx(4.382 / 5.526).epsilon(1e-3));
   // Linear in log₂ of the length between the measured ones: 16,384 and 32,768 tokens' backward
   // 0.784 and 0.746, so 0.765 halfway (23,170 tokens).
-  CHECK(trainsim::cudnn_fp8_attention_time_ratio(true, std::sqrt(16384.0 * 32768.0)) ==
-        Approx((0.784 + 0.746) / 2).epsilon(1e-3));
+  CHECK(
+      trainsim::cudnn_fp8_attention_time_ratio(true, std::sqrt(16384.0 * 32768.0), "b200", v913) ==
+      Approx((0.784 + 0.746) / 2).epsilon(1e-3));
   // Held at the ends: short sequences slower in FP8 (512 tokens: 1.257 forward).
-  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 128) == Approx(1.257));
-  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 1 << 20) == Approx(0.777));
+  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 128, "b200", v913) == Approx(1.257));
+  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 1 << 20, "b200", v913) == Approx(0.777));
+  // Any release before 9.17 reads 9.13's figures.
+  CHECK(trainsim::cudnn_fp8_attention_time_ratio(false, 8192, "b200", CudnnVersion{9, 9}) ==
+        trainsim::cudnn_fp8_attention_time_ratio(false, 8192, "b200", v913));
+}
+
+TEST_CASE("kernel data: cuDNN 9.22's FP8 and MXFP8 attention by GPU, length and heads",
+          "[kernel_data][fp8]") {
+  using trainsim::CudnnVersion;
+  using trainsim::Fp8AttentionScaling;
+  using trainsim::Fp8Recipe;
+  const CudnnVersion v921{9, 21};
+  const auto ratio = [&](bool backward, double seq, const char* gpu, Fp8AttentionScaling s,
+                         double head_dim, std::optional<CudnnVersion> v) {
+    return trainsim::cudnn_fp8_attention_time_ratio(backward, seq, gpu, v, s, head_dim);
+  };
+  const auto per_tensor = Fp8AttentionScaling::PerTensor, mxfp8 = Fp8AttentionScaling::Mxfp8;
+  // NVIDIA's benchmark of cuDNN 9.22 (commit 3929da2), each precision in the same run, causal,
+  // batch 2. Llama 3.1's heads on a GB300 at 8,192 tokens: FP8 forward 0.759 ms, MXFP8 0.856,
+  // bf16 1.185; backward 3.087, 3.917 and 3.832.
+  CHECK(ratio(false, 8192, "gb300", per_tensor, 128, v921) == Approx(0.759 / 1.185).epsilon(2e-3));
+  CHECK(ratio(true, 8192, "gb300", per_tensor, 128, v921) == Approx(3.087 / 3.832).epsilon(2e-3));
+  CHECK(ratio(false, 8192, "gb300", mxfp8, 128, v921) == Approx(0.856 / 1.185).epsilon(2e-3));
+  // MXFP8's backward at 8K no faster than bf16's there.
+  CHECK(ratio(true, 8192, "gb300", mxfp8, 128, v921) == Approx(3.917 / 3.832).epsilon(2e-3));
+  // A B200 reads the GB200's run (the same chip; its bf16 curve is GB200's from 9.17 too):
+  // forward 1.074 ms against 1.397, and so does no release at all (the newest).
+  CHECK(ratio(false, 8192, "b200", per_tensor, 128, v921) == Approx(1.074 / 1.397).epsilon(2e-3));
+  CHECK(ratio(false, 8192, "b200", per_tensor, 128, std::nullopt) ==
+        ratio(false, 8192, "gb200", per_tensor, 128, CudnnVersion{9, 17}));
+  CHECK(std::string(trainsim::cudnn_fp8_attention_measured_on("b200")) == "GB200");
+  CHECK(std::string(trainsim::cudnn_fp8_attention_measured_on("b200", CudnnVersion{9, 13})) ==
+        "B200");
+  // DeepSeek-V3's heads (query-key 192, value 128) on a GB200 at 4,096 tokens: MXFP8 forward
+  // 0.714 ms against 0.977, backward 2.620 against 3.383: a larger gain than Llama's heads get.
+  CHECK(ratio(false, 4096, "gb200", mxfp8, 192, v921) == Approx(0.714 / 0.977).epsilon(2e-3));
+  CHECK(ratio(true, 4096, "gb200", mxfp8, 192, v921) == Approx(2.620 / 3.383).epsilon(2e-3));
+  CHECK(ratio(true, 4096, "gb200", mxfp8, 192, v921) <
+        ratio(true, 4096, "gb200", mxfp8, 128, v921));
+  // Linear in log₂ of the length, held past 2,048 and 32,768 tokens: GB300's FP8 forward
+  // 0.641 at 8K and 0.627 at 16K, so 0.634 at 11,585 tokens; 0.700 at 1,024 as at 2,048.
+  CHECK(ratio(false, std::sqrt(8192.0 * 16384.0), "gb300", per_tensor, 128, v921) ==
+        Approx((0.641 + 0.627) / 2).epsilon(1e-3));
+  CHECK(ratio(false, 1024, "gb300", per_tensor, 128, v921) == Approx(0.700));
+  CHECK(ratio(true, 1 << 17, "gb300", per_tensor, 128, v921) == Approx(0.700));
+  // MXFP8 attention only under the MXFP8 recipe and from cuDNN 9.21 on (Transformer Engine 2.15).
+  CHECK(trainsim::fp8_attention_scaling(Fp8Recipe::Mxfp8, v921) == mxfp8);
+  CHECK(trainsim::fp8_attention_scaling(Fp8Recipe::Mxfp8, std::nullopt) == mxfp8);
+  CHECK(trainsim::fp8_attention_scaling(Fp8Recipe::Mxfp8, CudnnVersion{9, 20}) == per_tensor);
+  CHECK(trainsim::fp8_attention_scaling(Fp8Recipe::Nvfp4, v921) == per_tensor);
+  CHECK(trainsim::fp8_attention_scaling(Fp8Recipe::Delayed, v921) == per_tensor);
+  // The durations line names what it read.
+  CHECK(trainsim::cudnn_fp8_attention_source("gb200", v921, mxfp8, 192) ==
+        "cuDNN 9.22 on a GB200, MXFP8, DeepSeek-V3's heads");
+  CHECK(trainsim::cudnn_fp8_attention_source("b200", CudnnVersion{9, 13}, per_tensor, 128) ==
+        "cuDNN 9.13 on a B200");
 }

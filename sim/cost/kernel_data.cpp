@@ -587,12 +587,105 @@ double causal_mean_over_longest(double per_sequence) {
   return (per_sequence + 1) / (2 * per_sequence);
 }
 
-const char* cudnn_fp8_attention_measured_on(const std::string& gpu) {
-  // B300 is GB300's chip: GB300's FP8 figures stand in.
-  return gpu == "gb300" || gpu == "b300" ? "GB300" : "B200";
+namespace {
+
+// cuDNN 9.22's FP8 and MXFP8 attention over its bf16 attention, forward and backward, at 2,048,
+// 4,096, 8,192, 16,384 and 32,768 tokens: NVIDIA's benchmark of the cuDNN frontend on a GB200 and
+// a GB300 (NVIDIA/cudnn-frontend commit 3929da2, benchmark/sdpa_benchmark_training/results/, the
+// runs kCudnnB200 and kCudnnGb300 above were read from), each precision in the same run, causal
+// (top_left), batch 2, non-deterministic backward, time over time. Llama 3.1's heads (64 query, 8
+// key-value heads of 128; llama3.1/gb200/llama3.1_20260424_100750.csv, llama3.1/gb300/
+// llama3.1_20260424_100757.csv): e.g. GB300 at 8,192 tokens forward 0.759 (FP8), 0.856 (MXFP8)
+// against 1.185 ms, backward 3.087, 3.917 against 3.832 ms; GB200 forward 1.074, 1.156 against
+// 1.397, backward 3.781, 4.272 against 4.127. DeepSeek-V3's (128 heads, query-key 192, value 128;
+// dsv3/gb200/dsv3_20260424_101009.csv, dsv3/gb300/dsv3_20260424_101002.csv): e.g. GB200 at 4,096
+// tokens forward 0.656, 0.714 against 0.977 ms, backward 2.112, 2.620 against 3.383. These price
+// releases from 9.17 on, as the bf16 curves of the same run do (the FP8 over bf16 time of 9.13's
+// run, below, measured against 9.13's own bf16), B200 at GB200's and B300 at GB300's, heads over
+// 128 (latent attention's 192) at DeepSeek-V3's, the rest at Llama 3.1's: at 8K on a GB300 the
+// FP8 forward gains more than 9.13's (0.641 against 0.827) and the backward less (0.806 against
+// 0.760); MXFP8's backward is no faster than bf16's up to 8K with heads of 128, and 0.69–0.81 of
+// it with DeepSeek-V3's. The runs' deterministic backward (NVTE_ALLOW_NONDETERMINISTIC_ALGO=0,
+// which the DeepSeek-V3 configs set) takes as long as the non-deterministic one in FP8 and MXFP8
+// (the same files' deterministic rows: within −4 … +3 %), so it is not priced apart.
+struct Fp8AttentionRatios {
+  std::array<double, 5> forward;
+  std::array<double, 5> backward;
+};
+constexpr Fp8AttentionRatios kCudnn922Gb200Fp8{{0.776, 0.780, 0.769, 0.793, 0.738},
+                                               {1.064, 0.974, 0.916, 0.814, 0.727}};
+constexpr Fp8AttentionRatios kCudnn922Gb200Mxfp8{{0.824, 0.834, 0.827, 0.854, 0.793},
+                                                 {1.185, 1.089, 1.035, 0.925, 0.860}};
+constexpr Fp8AttentionRatios kCudnn922Gb300Fp8{{0.700, 0.672, 0.641, 0.627, 0.628},
+                                               {1.022, 0.895, 0.806, 0.740, 0.700}};
+constexpr Fp8AttentionRatios kCudnn922Gb300Mxfp8{{0.790, 0.749, 0.722, 0.702, 0.701},
+                                                 {1.191, 1.093, 1.022, 0.964, 0.938}};
+constexpr Fp8AttentionRatios kCudnn922Gb200Fp8Dsv3{{0.645, 0.671, 0.661, 0.675, 0.712},
+                                                   {0.645, 0.624, 0.609, 0.576, 0.580}};
+constexpr Fp8AttentionRatios kCudnn922Gb200Mxfp8Dsv3{{0.698, 0.731, 0.714, 0.713, 0.749},
+                                                     {0.809, 0.774, 0.798, 0.731, 0.702}};
+constexpr Fp8AttentionRatios kCudnn922Gb300Fp8Dsv3{{0.560, 0.571, 0.583, 0.595, 0.592},
+                                                   {0.605, 0.577, 0.559, 0.530, 0.536}};
+constexpr Fp8AttentionRatios kCudnn922Gb300Mxfp8Dsv3{{0.619, 0.632, 0.645, 0.656, 0.673},
+                                                     {0.790, 0.751, 0.725, 0.706, 0.692}};
+
+// The first release the 9.22 figures price, as the bf16 curves' (kCudnnB200Data.from).
+constexpr CudnnVersion kCudnn922From{9, 17};
+// MXFP8 attention from cuDNN 9.21 on (Transformer Engine 2.15, dot_product_attention/utils.py:
+// "Disabling FusedAttention for MXFP8 with cuDNN < 9.21.0").
+constexpr CudnnVersion kMxfp8AttentionFrom{9, 21};
+
+bool cudnn_922(std::optional<CudnnVersion> cudnn) {
+  return !cudnn || *cudnn >= kCudnn922From;
+}
+bool gb300_figures(const std::string& gpu) {
+  return gpu == "gb300" || gpu == "b300";
 }
 
-double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu) {
+}  // namespace
+
+Fp8AttentionScaling fp8_attention_scaling(Fp8Recipe recipe, std::optional<CudnnVersion> cudnn) {
+  return recipe == Fp8Recipe::Mxfp8 && (!cudnn || *cudnn >= kMxfp8AttentionFrom)
+             ? Fp8AttentionScaling::Mxfp8
+             : Fp8AttentionScaling::PerTensor;
+}
+
+const char* cudnn_fp8_attention_measured_on(const std::string& gpu,
+                                            std::optional<CudnnVersion> cudnn) {
+  // B300 is GB300's chip: GB300's FP8 figures stand in. B200 is GB200's chip: from 9.17 GB200's
+  // (its bf16 curve is GB200's from there too).
+  if (gb300_figures(gpu)) return "GB300";
+  return cudnn_922(cudnn) ? "GB200" : "B200";
+}
+
+std::string cudnn_fp8_attention_source(const std::string& gpu, std::optional<CudnnVersion> cudnn,
+                                       Fp8AttentionScaling scaling, double head_dim) {
+  std::string out = std::string(cudnn_922(cudnn) ? "cuDNN 9.22" : "cuDNN 9.13") + " on a " +
+                    cudnn_fp8_attention_measured_on(gpu, cudnn);
+  if (!cudnn_922(cudnn)) return out;
+  if (scaling == Fp8AttentionScaling::Mxfp8) out += ", MXFP8";
+  if (head_dim > 128) out += ", DeepSeek-V3's heads";
+  return out;
+}
+
+double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu,
+                                      std::optional<CudnnVersion> cudnn,
+                                      Fp8AttentionScaling scaling, double head_dim) {
+  TRAINSIM_CHECK(seq > 0, "attention has a positive length");
+  if (cudnn_922(cudnn)) {
+    const bool gb300 = gb300_figures(gpu), mxfp8 = scaling == Fp8AttentionScaling::Mxfp8;
+    const Fp8AttentionRatios& r =
+        head_dim > 128 ? (gb300 ? (mxfp8 ? kCudnn922Gb300Mxfp8Dsv3 : kCudnn922Gb300Fp8Dsv3)
+                                : (mxfp8 ? kCudnn922Gb200Mxfp8Dsv3 : kCudnn922Gb200Fp8Dsv3))
+                       : (gb300 ? (mxfp8 ? kCudnn922Gb300Mxfp8 : kCudnn922Gb300Fp8)
+                                : (mxfp8 ? kCudnn922Gb200Mxfp8 : kCudnn922Gb200Fp8));
+    const auto& v = backward ? r.backward : r.forward;
+    const double x = std::clamp(std::log2(seq) - 11.0, 0.0, 4.0);
+    const auto i = static_cast<std::size_t>(std::min(std::floor(x), 3.0));
+    const double f = x - static_cast<double>(i);
+    return (1 - f) * v[i] + f * v[i + 1];
+  }
+  // Before cuDNN 9.17 (per-tensor FP8 only: MXFP8 attention needs 9.21): cuDNN 9.13.1's figures.
   // NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training/artifacts/
   // sdpa_fp8_benchmark_results_NVIDIA_B200.csv (commit 0b1577c8): cuDNN's SDPA on a B200,
   // batch 1, 128 query and 8 key-value heads of 128, causal, fp8 and bf16 rows of the same run,
@@ -612,8 +705,7 @@ double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::stri
                                                        0.810, 0.801, 0.768, 0.732};
   static constexpr std::array<double, 9> kBackwardGb300{1.195, 0.991, 0.949, 0.815, 0.760,
                                                         0.739, 0.718, 0.716, 0.685};
-  TRAINSIM_CHECK(seq > 0, "attention has a positive length");
-  const bool gb300 = std::string_view(cudnn_fp8_attention_measured_on(gpu)) == "GB300";
+  const bool gb300 = gb300_figures(gpu);
   const auto& r =
       backward ? (gb300 ? kBackwardGb300 : kBackward) : (gb300 ? kForwardGb300 : kForward);
   const double x = std::clamp(std::log2(seq) - 9.0, 0.0, 8.0);

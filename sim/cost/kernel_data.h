@@ -97,14 +97,37 @@ double attention_tile_bound(double tiles, int sms, double mean_over_longest);
 /// one tile per SM takes as long as one of two tiles per SM). Unmasked tiles are equal: 1.
 double causal_mean_over_longest(double per_sequence);
 
+/// How Transformer Engine's FP8 dot-product attention scales its operands: one scale a tensor
+/// (delayed or current scaling: what it runs under those recipes, and under NVFP4, whose
+/// attention takes a per-tensor FP8 recipe of its own), or MXFP8's scale a 32-value block (its
+/// MXFP8 recipe from cuDNN 9.21 on: TE 2.15's dot_product_attention/utils.py).
+enum class Fp8AttentionScaling { PerTensor, Mxfp8 };
+
+/// The scaling FP8 attention runs with under `recipe` and cuDNN `cudnn` (the newest without one):
+/// MXFP8's only under the MXFP8 recipe from cuDNN 9.21 on.
+Fp8AttentionScaling fp8_attention_scaling(Fp8Recipe recipe, std::optional<CudnnVersion> cudnn);
+
 /// FP8 over bf16 time of cuDNN's fused causal attention, forward or backward, at `seq` tokens
-/// (linear in log₂ seq over 512 … 131,072, held at the ends): Transformer Engine's FP8
-/// dot-product attention (training.fp8_attention). Measured by NVIDIA in one run of both
-/// precisions on a B200 and one on a GB300 (cost/kernel_data.cpp cites them): `gpu` gb300 and
-/// b300 read the GB300's, any other the B200's.
-double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu = "b200");
-/// The GPU whose FP8-over-bf16 figures preset `gpu` reads: "GB300" or "B200".
-const char* cudnn_fp8_attention_measured_on(const std::string& gpu);
+/// with heads of `head_dim` (query-key): Transformer Engine's FP8 dot-product attention
+/// (training.fp8_attention). Measured by NVIDIA in one run of both precisions
+/// (cost/kernel_data.cpp cites them): for cuDNN before 9.17, 9.13's per-tensor FP8 on a B200 and
+/// on a GB300 (linear in log₂ seq over 512 … 131,072, held at the ends); from 9.17 and without a
+/// release, 9.22's per-tensor FP8 and MXFP8 on a GB200 and a GB300, with Llama 3.1's heads of
+/// 128 or, for heads over 128, DeepSeek-V3's of 192 (linear in log₂ seq over 2,048 … 32,768, held
+/// at the ends), the releases the bf16 curves take (find_attention_data). `gpu` gb300 and b300
+/// read the GB300's figures, any other the B200's (9.13) or the GB200's (9.22).
+double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::string& gpu = "b200",
+                                      std::optional<CudnnVersion> cudnn = std::nullopt,
+                                      Fp8AttentionScaling scaling = Fp8AttentionScaling::PerTensor,
+                                      double head_dim = 128);
+/// The GPU whose FP8-over-bf16 figures preset `gpu` reads at release `cudnn`: "GB300", "GB200"
+/// or "B200".
+const char* cudnn_fp8_attention_measured_on(const std::string& gpu,
+                                            std::optional<CudnnVersion> cudnn = std::nullopt);
+/// Where those figures come from, for a durations line: "cuDNN 9.13 on a B200", "cuDNN 9.22 on a
+/// GB200, MXFP8, DeepSeek-V3's heads".
+std::string cudnn_fp8_attention_source(const std::string& gpu, std::optional<CudnnVersion> cudnn,
+                                       Fp8AttentionScaling scaling, double head_dim);
 
 /// The published curves of `kernel` for GPU preset `gpu`: measured on it, or on a GPU of the
 /// same architecture (scale them by the peaks' ratio: the fused kernels are compute-bound);

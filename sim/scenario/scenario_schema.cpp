@@ -879,9 +879,13 @@ const std::vector<SchemaKey>& scenario_keys() {
        "with `precision: fp8` and `attention: cudnn` on Blackwell, the attention core in FP8 "
        "(Transformer Engine's FP8 dot-product attention: NVTE_FP8_DPA, NeMo's "
        "`fp8_dot_product_attention`): each pass at cuDNN's FP8-over-bf16 time as NVIDIA measured "
-       "it on a B200 and a GB300 by sequence length (8,192 tokens: forward 0.92, backward 0.79 on "
-       "B200; GB300's own; "
-       "`sim/cost/kernel_data.cpp`), plus the casts around it, 3 bytes per element of Q, K, V "
+       "it, by sequence length, for the run's `cudnn_version`: before 9.17 cuDNN 9.13's on a B200 "
+       "and a GB300 (8,192 tokens: forward 0.92, backward 0.79 on B200; GB300's own), from 9.17 "
+       "(and without a release) cuDNN 9.22's on a GB200 (B200 and GB200) and a GB300 (GB300 and "
+       "B300), one scale a tensor (forward 0.77, backward 0.92 on GB200; 0.64 and 0.81 on GB300 at "
+       "8,192), MXFP8's under `fp8_recipe: mxfp8` from 9.21 on (Transformer Engine 2.15's MXFP8 "
+       "attention), heads over 128 (`model.mla`) at DeepSeek-V3's heads' figures "
+       "(`sim/cost/kernel_data.cpp`), plus the casts around it, 3 bytes per element of Q, K, V "
        "and the output forward and of their gradients backward (`attention.fp8_cast`). Refused "
        "on other GPUs (no figures)",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_attention>()},
