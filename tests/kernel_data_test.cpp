@@ -576,6 +576,43 @@ TEST_CASE("kernel data: cuDNN's FP8 attention on B200 by sequence length", "[ker
         trainsim::cudnn_fp8_attention_time_ratio(false, 8192, "b200", v913));
 }
 
+TEST_CASE("kernel data: heads over 128 at DeepSeek-V3's measured rate where the run timed them",
+          "[kernel_data][attention]") {
+  using trainsim::AttentionKernel;
+  using trainsim::CudnnVersion;
+  using trainsim::find_attention_data;
+  // cuDNN 9.22's benchmark on a GB200 (the b200, gb200 curves from 9.17): DeepSeek-V3's heads
+  // (192 / 128) ran the backward at 1,057 TFLOP/s against Llama's 1,148 at 4,096 tokens, 1,134
+  // against 1,328 at 16,384.
+  for (const char* gpu : {"b200", "gb200"}) {
+    const trainsim::AttentionData* d = find_attention_data(gpu, AttentionKernel::Cudnn);
+    REQUIRE(d != nullptr);
+    CHECK(d->at(4096, 192).backward_tflops ==
+          Approx(d->at(4096, 128).backward_tflops * 1057 / 1148).epsilon(2e-3));
+    CHECK(d->at(16384, 192).backward_tflops ==
+          Approx(d->at(16384, 128).backward_tflops * 1134 / 1328).epsilon(2e-3));
+    // Its forward, carried to the charts' launch (128 heads against 64: x / (x + 1.7) at
+    // x = 2 · heads · 32 / 148 tiles per SM, 27.68 and 55.35), 1,406 / 1,408 · (27.68 / 29.38) /
+    // (55.35 / 57.05).
+    const double fl = 27.68 / 29.38, fd = 55.35 / 57.05;
+    CHECK(d->at(4096, 192).forward_tflops ==
+          Approx(d->at(4096, 128).forward_tflops * 1406 / 1408 * fl / fd).epsilon(3e-3));
+    CHECK_THAT(d->head_dim_note(192), Catch::Contains("DeepSeek-V3"));
+  }
+  // GB300's own: 1,143 against 1,248 at 4,096 tokens.
+  const trainsim::AttentionData* gb300 = find_attention_data("gb300", AttentionKernel::Cudnn);
+  CHECK(gb300->at(4096, 192).backward_tflops ==
+        Approx(gb300->at(4096, 128).backward_tflops * 1143 / 1248).epsilon(2e-3));
+  // Held past 32K (1,076 / 1,226 on a GB200); no such timing with 9.13's run: head dim 128's rate.
+  const trainsim::AttentionData* b200 = find_attention_data("b200", AttentionKernel::Cudnn);
+  CHECK(b200->at(1 << 17, 192).backward_tflops ==
+        Approx(b200->at(1 << 17, 128).backward_tflops * 1076 / 1226).epsilon(2e-3));
+  const trainsim::AttentionData* v913 =
+      find_attention_data("b200", AttentionKernel::Cudnn, CudnnVersion{9, 13});
+  CHECK(v913->at(4096, 192).backward_tflops == v913->at(4096, 128).backward_tflops);
+  CHECK(v913->head_dim_note(192).empty());
+}
+
 TEST_CASE("kernel data: cuDNN 9.22's FP8 and MXFP8 attention by GPU, length and heads",
           "[kernel_data][fp8]") {
   using trainsim::CudnnVersion;

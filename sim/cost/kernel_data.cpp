@@ -369,6 +369,23 @@ constexpr std::array<double, 6> kBlackwellHeadDim64ForwardGb200{1.055, 1.038, 0.
 constexpr std::array<double, 6> kBlackwellHeadDim64ForwardGb300{1.051, 1.030, 0.907,
                                                                 0.883, 0.865, 0.781};
 
+// DeepSeek-V3's heads (latent attention: 128 heads, query-key 192, value 128), which cuDNN 9.22's
+// benchmark timed in the runs the curves below come from (NVIDIA/cudnn-frontend commit 3929da2,
+// dsv3/gb200/dsv3_20260424_101009.csv and dsv3/gb300/dsv3_20260424_101002.csv, bf16, causal,
+// batch 2, the same FLOP convention, counting query-key and value dimensions), over Llama 3.1's
+// heads of 128 (the llama3.1 files those curves were read from) at 2k, 4k, 8k, 16k and 32k tokens:
+// GB200 backward 846 / 885, 1,057 / 1,148, 1,193 / 1,332, 1,134 / 1,328, 1,076 / 1,226 TFLOP/s;
+// forward 1,072 / 1,097, 1,406 / 1,408, 1,585 / 1,574, 1,678 / 1,708, 1,743 / 1,622, each carried
+// to the charts' launch as the curves were (a launch of 128 heads against 64: x / (x + 1.7) at x =
+// 2 · heads · s / 128 tiles over 148 SMs, 160 on GB300). GB300 backward 914 / 967, 1,143 / 1,248,
+// 1,291 / 1,435, 1,302 / 1,507, 1,289 / 1,490; forward 1,285 / 1,373, 1,590 / 1,703, 1,825 / 1,856,
+// 1,967 / 1,915, 1,991 / 1,953. Their wider heads (and multi-head keys and values) run the
+// backward 4–15 % slower than Llama's.
+constexpr std::array<double, 5> kLatentHeadsForwardGb200{0.924, 0.970, 0.992, 0.975, 1.071};
+constexpr std::array<double, 5> kLatentHeadsBackwardGb200{0.956, 0.921, 0.896, 0.854, 0.878};
+constexpr std::array<double, 5> kLatentHeadsForwardGb300{0.881, 0.905, 0.967, 1.019, 1.015};
+constexpr std::array<double, 5> kLatentHeadsBackwardGb300{0.945, 0.916, 0.900, 0.864, 0.865};
+
 const AttentionData kCudnnB200Data{"b200",
                                    2.5e15,
                                    148,
@@ -383,7 +400,9 @@ const AttentionData kCudnnB200Data{"b200",
                                    constants::kB200AttentionSustained,
                                    true,
                                    kBlackwellHeadDim64,
-                                   kBlackwellHeadDim64ForwardB200};
+                                   kBlackwellHeadDim64ForwardB200,
+                                   kLatentHeadsForwardGb200,
+                                   kLatentHeadsBackwardGb200};
 
 const AttentionData kCudnn913B200Data{"b200",
                                       2.25e15,
@@ -466,7 +485,9 @@ const AttentionData kCudnnGb300Data{"gb300",
                                     constants::kGb300AttentionSustained,
                                     false,
                                     kBlackwellHeadDim64,
-                                    kBlackwellHeadDim64ForwardGb300};
+                                    kBlackwellHeadDim64ForwardGb300,
+                                    kLatentHeadsForwardGb300,
+                                    kLatentHeadsBackwardGb300};
 
 // B300 (HGX B300, 1,100 W): GB300's figures (the same Blackwell Ultra chip; no benchmark of a
 // B300 is published), scaled by the peaks (2.25 / 2.5) and at B300's own share at its power
@@ -519,6 +540,8 @@ double AttentionData::kernel_head_dim(double head_dim) const {
 }
 
 std::string AttentionData::head_dim_note(double head_dim) const {
+  if (head_dim > 128 && wide_head_backward_scale != std::array<double, 5>{1, 1, 1, 1, 1})
+    return "its heads over 128 at DeepSeek-V3's heads' measured rate over Llama's";
   if (!head_dim_64_from || head_dim <= 0 || head_dim >= 128) return {};
   return std::string("its head dim 64 not measured on this GPU: at ") + head_dim_64_from;
 }
@@ -550,6 +573,15 @@ AttentionThroughput AttentionData::at(double seq, double head_dim) const {
   // A head-dim-64 forward carried from another GPU's ratio, at this GPU's own (the backward,
   // taken from the curves before, keeps the carried ratio).
   t.forward_tflops *= lookup({head_dim_64_forward_scale, {1, 1, 1, 1, 1, 1}}, seq, head_dim);
+  // Heads over 128 at their own measured rate where the benchmark run timed them.
+  if (head_dim > 128) {
+    const double x = std::clamp(std::log2(seq) - 11.0, 0.0, 4.0);
+    const auto i = static_cast<std::size_t>(std::min(std::floor(x), 3.0));
+    const double f = x - static_cast<double>(i);
+    t.forward_tflops *= (1 - f) * wide_head_forward_scale[i] + f * wide_head_forward_scale[i + 1];
+    t.backward_tflops *=
+        (1 - f) * wide_head_backward_scale[i] + f * wide_head_backward_scale[i + 1];
+  }
   return t;
 }
 

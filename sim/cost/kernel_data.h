@@ -57,6 +57,13 @@ struct AttentionData {
   /// under the H100's in another kernel measured on both (cost/kernel_data.cpp,
   /// kBlackwellHeadDim64Forward…). 1 elsewhere; the backward keeps the H100's ratio.
   std::array<double, 6> head_dim_64_forward_scale{1, 1, 1, 1, 1, 1};
+  /// Heads over 128 (latent attention's query-key 192, value 128), where a benchmark run that
+  /// gave these curves also timed DeepSeek-V3's heads: their throughput over head dim 128's,
+  /// forward (carried to the charts' launch as the curves are) and backward, at 2k, 4k, 8k, 16k and
+  /// 32k tokens (linear in log₂ seq, held at the ends; cost/kernel_data.cpp, kLatentHeads…). 1
+  /// elsewhere: such heads run at head dim 128's rate.
+  std::array<double, 5> wide_head_forward_scale{1, 1, 1, 1, 1};
+  std::array<double, 5> wide_head_backward_scale{1, 1, 1, 1, 1};
 
   /// Throughput of causal attention over sequences of `seq` tokens with head dimension
   /// `head_dim`: linear in log₂(seq) between the charted lengths and linear in the head
@@ -69,7 +76,8 @@ struct AttentionData {
   double kernel_head_dim(double head_dim) const;
   /// For the report: where a head of `head_dim` below 128 gets its throughput when this GPU's
   /// benchmarks time heads of 128 only ("its head dim 64 not measured on this GPU: at …", from
-  /// head_dim_64_from); empty otherwise, and for a head dimension not given (0).
+  /// head_dim_64_from), or a head over 128 its own measured rate ("heads of 192 at DeepSeek-V3's
+  /// …"); empty otherwise, and for a head dimension not given (0).
   std::string head_dim_note(double head_dim) const;
 
   /// Throughput at `tiles` query tiles (batch · heads · ⌈seq / 128⌉ of one launch) on a GPU of
