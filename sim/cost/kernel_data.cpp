@@ -525,6 +525,15 @@ double lookup(const SeqCurves& c, double seq, double head_dim) {
   return (1 - w) * along(c.d64) + w * along(c.d128);
 }
 
+// Linear in log₂ seq between the five lengths 2,048 … 32,768 `v` gives, held at the ends: the
+// cuDNN 9.22 benchmark's lengths (the wide heads' scales, the FP8 ratios).
+double at_2k_to_32k(const std::array<double, 5>& v, double seq) {
+  const double x = std::clamp(std::log2(seq) - 11.0, 0.0, 4.0);
+  const auto i = static_cast<std::size_t>(std::min(std::floor(x), 3.0));
+  const double f = x - static_cast<double>(i);
+  return (1 - f) * v[i] + f * v[i + 1];
+}
+
 }  // namespace
 
 double AttentionData::kernel_head_dim(double head_dim) const {
@@ -575,12 +584,8 @@ AttentionThroughput AttentionData::at(double seq, double head_dim) const {
   t.forward_tflops *= lookup({head_dim_64_forward_scale, {1, 1, 1, 1, 1, 1}}, seq, head_dim);
   // Heads over 128 at their own measured rate where the benchmark run timed them.
   if (head_dim > 128) {
-    const double x = std::clamp(std::log2(seq) - 11.0, 0.0, 4.0);
-    const auto i = static_cast<std::size_t>(std::min(std::floor(x), 3.0));
-    const double f = x - static_cast<double>(i);
-    t.forward_tflops *= (1 - f) * wide_head_forward_scale[i] + f * wide_head_forward_scale[i + 1];
-    t.backward_tflops *=
-        (1 - f) * wide_head_backward_scale[i] + f * wide_head_backward_scale[i + 1];
+    t.forward_tflops *= at_2k_to_32k(wide_head_forward_scale, seq);
+    t.backward_tflops *= at_2k_to_32k(wide_head_backward_scale, seq);
   }
   return t;
 }
@@ -711,11 +716,7 @@ double cudnn_fp8_attention_time_ratio(bool backward, double seq, const std::stri
                                 : (mxfp8 ? kCudnn922Gb200Mxfp8Dsv3 : kCudnn922Gb200Fp8Dsv3))
                        : (gb300 ? (mxfp8 ? kCudnn922Gb300Mxfp8 : kCudnn922Gb300Fp8)
                                 : (mxfp8 ? kCudnn922Gb200Mxfp8 : kCudnn922Gb200Fp8));
-    const auto& v = backward ? r.backward : r.forward;
-    const double x = std::clamp(std::log2(seq) - 11.0, 0.0, 4.0);
-    const auto i = static_cast<std::size_t>(std::min(std::floor(x), 3.0));
-    const double f = x - static_cast<double>(i);
-    return (1 - f) * v[i] + f * v[i + 1];
+    return at_2k_to_32k(backward ? r.backward : r.forward, seq);
   }
   // Before cuDNN 9.17 (per-tensor FP8 only: MXFP8 attention needs 9.21): cuDNN 9.13.1's figures.
   // NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training/artifacts/
