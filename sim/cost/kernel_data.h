@@ -76,8 +76,9 @@ struct AttentionData {
   double kernel_head_dim(double head_dim) const;
   /// For the report: where a head of `head_dim` below 128 gets its throughput when this GPU's
   /// benchmarks time heads of 128 only ("its head dim 64 not measured on this GPU: at …", from
-  /// head_dim_64_from), or a head over 128 its own measured rate ("heads of 192 at DeepSeek-V3's
-  /// …"); empty otherwise, and for a head dimension not given (0).
+  /// head_dim_64_from), or a head over 128 its own measured rate ("its heads over 128 at
+  /// DeepSeek-V3's heads' measured rate over Llama's"); empty otherwise, and for a head
+  /// dimension not given (0).
   std::string head_dim_note(double head_dim) const;
 
   /// Throughput at `tiles` query tiles (batch · heads · ⌈seq / 128⌉ of one launch) on a GPU of
