@@ -380,7 +380,10 @@ constexpr std::array<double, 6> kBlackwellHeadDim64ForwardGb300{1.051, 1.030, 0.
 // 2 · heads · s / 128 tiles over 148 SMs, 160 on GB300). GB300 backward 914 / 967, 1,143 / 1,248,
 // 1,291 / 1,435, 1,302 / 1,507, 1,289 / 1,490; forward 1,285 / 1,373, 1,590 / 1,703, 1,825 / 1,856,
 // 1,967 / 1,915, 1,991 / 1,953. Their wider heads (and multi-head keys and values) run the
-// backward 4–15 % slower than Llama's.
+// backward 4–15 % slower than Llama's. A check, not used: the same GB200 run's Kimi K2.6 heads (64
+// heads of 192 / 128, kimiK26/gb200/kimiK26_20260424_100953.csv: Llama's launch, so nothing to
+// carry) give backward 0.942, 0.917, 0.893, 0.864, 0.884 and forward 0.938, 0.943, 1.008, 1.006,
+// 1.054 of Llama's, within 1 % and 3 % of these.
 constexpr std::array<double, 5> kLatentHeadsForwardGb200{0.924, 0.970, 0.992, 0.975, 1.071};
 constexpr std::array<double, 5> kLatentHeadsBackwardGb200{0.956, 0.921, 0.896, 0.854, 0.878};
 constexpr std::array<double, 5> kLatentHeadsForwardGb300{0.881, 0.905, 0.967, 1.019, 1.015};
