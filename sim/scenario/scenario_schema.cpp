@@ -930,9 +930,10 @@ const std::vector<SchemaKey>& scenario_keys() {
        "oldest): on Hopper 9.1's and 9.4's (their backward at 0.84–0.94 of 9.19's) scale the "
        "curve measured with 9.19; on B200 and GB200 releases up to 9.16 take the B200 "
        "measurement of 9.13.1, later ones the GB200 benchmark of 9.22, on GB300 its own "
-       "measurements, of 9.13 up to 9.16 and of 9.22 later (`sim/cost/kernel_data.cpp`); a GPU "
-       "without cuDNN figures (A100, a custom GPU) prices cuDNN's attention the same whatever "
-       "the release",
+       "measurements, of 9.13 up to 9.16 and of 9.22 later (`sim/cost/kernel_data.cpp`), and "
+       "`fp8_attention`'s FP8-over-bf16 figures with them (MXFP8's from 9.21); a GPU without "
+       "cuDNN figures (A100, a custom GPU) prices cuDNN's attention the same whatever the "
+       "release",
        text(),
        {put_cudnn_version, get_cudnn_version}},
       {"training.dropout", "0–0.99", "0",
