@@ -122,6 +122,22 @@ const InterNodeSweep* inter_node_network(const Scenario& s) {
   return named;
 }
 
+// FP8 attention's time over bf16's for one attention pass of `k` (training.fp8_attention: the
+// run's cuDNN release, its recipe's scaling, the kernel's head size), and where that figure
+// comes from.
+double fp8_attention_ratio(const Scenario& s, const Kernel& k, bool backward) {
+  const std::optional<CudnnVersion> release = s.training.cudnn_version;
+  return cudnn_fp8_attention_time_ratio(backward, k.gemm.m, s.cluster.gpu.preset, release,
+                                        fp8_attention_scaling(s.training.fp8_recipe, release),
+                                        k.gemm.k);
+}
+std::string fp8_attention_ratio_source(const Scenario& s, const Kernel& k) {
+  const std::optional<CudnnVersion> release = s.training.cudnn_version;
+  return cudnn_fp8_attention_source(s.cluster.gpu.preset, release,
+                                    fp8_attention_scaling(s.training.fp8_recipe, release),
+                                    k.gemm.k);
+}
+
 }  // namespace
 
 AnalyticCostModel::AnalyticCostModel(const Scenario& s, const GemmTable* gemms,
@@ -1401,13 +1417,7 @@ double AnalyticCostModel::kernel_seconds(const Kernel& k) const {
       const double scale =
           s_.cluster.gpu.peak_flops / k_.attention->peak_flops * k_.attention->sustained;
       // FP8 attention (training.fp8_attention): the FP8 kernel's time over the bf16 one's.
-      const double fp8 =
-          s_.training.fp8_attention
-              ? cudnn_fp8_attention_time_ratio(
-                    backward, k.gemm.m, s_.cluster.gpu.preset, s_.training.cudnn_version,
-                    fp8_attention_scaling(s_.training.fp8_recipe, s_.training.cudnn_version),
-                    k.gemm.k)
-              : 1.0;
+      const double fp8 = s_.training.fp8_attention ? fp8_attention_ratio(s_, k, backward) : 1.0;
       return fp8 * dropout * paper_flops /
              ((backward ? t.backward_tflops : t.forward_tflops) * 1e12 * scale *
               attention_parallelism(k));
@@ -1517,16 +1527,11 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
                 fmt::format(" × {:.2f} at the power limit ({})", k_.attention->sustained,
                             k_.attention->sustained_measured ? "measured" : "its GEMMs' share");
           if (s_.training.dropout > 0) t.source += " × dropout ratio (measured)";
-          if (s_.training.fp8_attention) {
-            const std::optional<CudnnVersion> release = s_.training.cudnn_version;
-            const Fp8AttentionScaling scaling =
-                fp8_attention_scaling(s_.training.fp8_recipe, release);
-            t.source += fmt::format(
-                " × FP8 over bf16 time, {:.2f} ({}, NVIDIA's benchmark)",
-                cudnn_fp8_attention_time_ratio(std::string_view(k.what) != "attention", k.gemm.m,
-                                               s_.cluster.gpu.preset, release, scaling, k.gemm.k),
-                cudnn_fp8_attention_source(s_.cluster.gpu.preset, release, scaling, k.gemm.k));
-          }
+          if (s_.training.fp8_attention)
+            t.source +=
+                fmt::format(" × FP8 over bf16 time, {:.2f} ({}, NVIDIA's benchmark)",
+                            fp8_attention_ratio(s_, k, std::string_view(k.what) != "attention"),
+                            fp8_attention_ratio_source(s_, k));
         }
         break;
       case Kernel::Kind::Memory:

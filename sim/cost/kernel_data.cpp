@@ -669,14 +669,13 @@ constexpr Fp8AttentionRatios kCudnn922Gb300Fp8Dsv3{{0.560, 0.571, 0.583, 0.595, 
 constexpr Fp8AttentionRatios kCudnn922Gb300Mxfp8Dsv3{{0.619, 0.632, 0.645, 0.656, 0.673},
                                                      {0.790, 0.751, 0.725, 0.706, 0.692}};
 
-// The first release the 9.22 figures price, as the bf16 curves' (kCudnnB200Data.from).
-constexpr CudnnVersion kCudnn922From{9, 17};
 // MXFP8 attention from cuDNN 9.21 on (Transformer Engine 2.15, dot_product_attention/utils.py:
 // "Disabling FusedAttention for MXFP8 with cuDNN < 9.21.0").
 constexpr CudnnVersion kMxfp8AttentionFrom{9, 21};
 
+// From the first release the 9.22 bf16 curves of the same runs price (and without a release).
 bool cudnn_922(std::optional<CudnnVersion> cudnn) {
-  return !cudnn || *cudnn >= kCudnn922From;
+  return !cudnn || *cudnn >= kCudnnB200Data.from;
 }
 bool gb300_figures(const std::string& gpu) {
   return gpu == "gb300" || gpu == "b300";
