@@ -2021,10 +2021,11 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused, bool gradient) const {
   // FUSED_NORM_AMAX_FP8 / FUSED_ACTIVATION_AMAX_FP8): that output is written in 16 bits with its
   // amax and then cast (the cast's 4 or 3 bytes), and a standalone cast first reads the tensor
   // for its amax (quantizer.cpp, nvte_compute_amax before nvte_quantize: 2 bytes more).
-  // MXFP8: every cast writes both layouts with their block scales (constants.h); a fused
-  // activation writes them itself (the norms' casts are apart: kernels()), and no amax is read
-  // first.
-  if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8) return fused ? 0.0 : constants::kMxfp8CastBytes;
+  // MXFP8: every cast writes both layouts with their block scales, at the rate Transformer
+  // Engine's casts run on Blackwell (constants.h); a fused activation writes them itself (the
+  // norms' casts are apart: kernels()), and no amax is read first.
+  if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8)
+    return fused ? 0.0 : constants::kMxfp8CastOverhead * constants::kMxfp8CastBytes;
   // NVFP4: every operand cast apart, its amax read first, a gradient rounded stochastically
   // (constants.h); without the Hadamard transform a norm's or activation's output cast takes
   // the amax its kernel computed, and without stochastic rounding a gradient casts as the rest.
@@ -2039,7 +2040,11 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused, bool gradient) const {
   const bool current = s_.training.fp8_recipe == Fp8Recipe::Tensorwise;
   const double cast = k_.preset && k_.preset->fp8_any_layout ? 3.0 : 4.0;
   if (fused) return current ? cast : 0.0;
-  return cast + (current ? 2.0 : 0.0);
+  if (!current) return cast;
+  // A standalone current-scaling cast, its amax pass and its cast pass, on Blackwell at the rate
+  // Transformer Engine measured for the pair (constants.h); on Hopper at the model's.
+  const bool blackwell = k_.preset && k_.preset->sm >= 100;
+  return (blackwell ? constants::kBlackwellFp8CurrentCastOverhead : 1.0) * (cast + 2.0);
 }
 
 double AnalyticCostModel::recipe_gemm_scale() const {

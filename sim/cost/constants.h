@@ -177,6 +177,40 @@ inline constexpr double kFp8DispatchBytesPerValue = 1.0 + 4.0 / 128.0;
 /// v1.0, 2023, §5: MXFP8 E4M3/E5M2, k = 32, shared scale E8M0).
 inline constexpr double kMxfp8CastBytes = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
 
+/// How much longer Transformer Engine's MXFP8 casts take on Blackwell than kMxfp8CastBytes at
+/// the model's memory-bound rate (kMemoryEfficiency of the HBM bandwidth). Measured, the kernel
+/// alone: Transformer Engine's MXFP8 cast of an 8192 × 8192 bf16 tensor on a B200, both layouts,
+/// 52.34 µs (the "B200 (us)" column of ROCm/TransformerEngine PR #598, 2026-05-27, CAST_ONLY: the
+/// NVIDIA kernels its port, branched at Transformer Engine 2.14, is compared with): 272.6 MB, 5.21
+/// TB/s, 0.65 of the 8 TB/s, where the model gives 0.8: 1.229 times the model's time (row-wise
+/// alone 34.84 µs, 5.84 TB/s; column-wise 39.61 µs, 5.14). Another run of the same kernel agrees:
+/// its cast fused with the bias gradient, both layouts, on a B200 (NVIDIA/TransformerEngine PR
+/// #3137, 2026-09-15, dbias_bf16_e4m3 at 4096 × 14336, the existing C++ kernel) 47.05 µs,
+/// 5.07 TB/s (1.262; 3.34 TB/s at 4096 × 4096: small tensors run slower still). So does
+/// Transformer Engine's GEMM benchmark on a B300 (kNvfp4CastOverhead below) as merged: 8.984 ms
+/// under MXFP8 autocast and 7.161 pre-quantized, 1.823 ms of casts of 1.495 G input elements both
+/// ways and 0.988 G weight elements row-wise (9.07 GB), 1.287 times the model's time; not its
+/// first draft (commit 81c10a514: 8.507 and 7.324 ms, 1.183 ms, 0.835), which the merged rerun
+/// does not reproduce.
+inline constexpr double kMxfp8CastOverhead =
+    52.34e-6 * kMemoryEfficiency * 8.0e12 / (8192.0 * 8192.0 * kMxfp8CastBytes);
+
+/// How much longer a standalone per-tensor FP8 cast under current scaling (training.fp8_recipe
+/// tensorwise: Transformer Engine reads the tensor for its amax, nvte_compute_amax, then casts
+/// it, nvte_quantize) takes on Blackwell than its ideal bytes (2 + 2 + 1: Blackwell keeps no
+/// transposed copy) at the model's memory-bound rate. Measured by the same B300 benchmark
+/// (kMxfp8CastOverhead): FP8 current scaling's 12 calls take 9.147 ms in autocast and 6.812 ms
+/// pre-quantized, 2.335 ms of casts of the same 1.495 G + 0.988 G elements, 12.42 GB: 1.204. The
+/// cast pass alone keeps the model's rate: the page's two delayed-scaling runs (no amax pass;
+/// 7.802 and 8.123 ms, both in autocast, their GEMMs the same per-tensor FP8 kernels) leave 0.99
+/// and 1.31 ms for 7.45 GB of casts (0.85 and 1.13 of the model's time), so a cast whose amax
+/// its norm or activation computed (a fused one) takes no factor. Hopper takes none either: the
+/// page's H200 NVL run (4.8 TB/s) gives current scaling's casts 20.285 − 16.785 = 3.50 ms for
+/// 13.91 GB (inputs 2 + 4 with their transposes, weights 2 + 3), 0.97 of the model's time, and
+/// delayed scaling's (18.978 and 19.099 ms) 2.19 and 2.31 ms for 8.95 GB (0.94 and 0.99).
+inline constexpr double kBlackwellFp8CurrentCastOverhead =
+    (2.335e-3 * kMemoryEfficiency * 8.0e12) / ((1.495e9 + 0.988e9) * 5.0);
+
 /// Bytes per element an NVFP4 cast of an activation or a weight (training.fp8_recipe nvfp4)
 /// takes the time of, at the HBM rate the model gives memory-bound kernels (kMemoryEfficiency of
 /// the GPU's bandwidth), as Transformer Engine 2.14 runs it (the release NeMo Framework 26.04
