@@ -3781,6 +3781,33 @@ parallelism: {{dp: 8}}
   }
 }
 
+TEST_CASE("analytic: MXFP8 attention casts Q, K and V both ways, then the output's gradient",
+          "[analytic][fp8][mxfp8]") {
+  // The same Llama-3.1-8B on B200 under the MXFP8 recipe, cuDNN 9.21 (MXFP8 attention, as
+  // Transformer Engine 2.15 runs it): forward Q (32 heads of 128), K and V (8 each) cast both
+  // ways, 8,192 · (4,096 + 2 · 1,024) elements, the output taken in 16 bits; backward the
+  // output's gradient, 8,192 · 4,096, both ways, Q's, K's and V's gradients in 16 bits. Each
+  // element at MXFP8's cast: 2 + 2 · (1 + 1/32) bytes × its measured rate (constants.h). Under
+  // cuDNN 9.20 (no MXFP8 attention) the per-tensor casts: 3 bytes · n · (2·4,096 + 2·1,024).
+  auto model = [](const char* release) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 8192, micro_batch_size: 1, global_batch_size: 8, precision: fp8,
+  fp8_recipe: mxfp8, attention: cudnn, fp8_attention: true, cudnn_version: "{}"}}
+cluster: {{gpu: b200, gpus_per_node: 8}}
+parallelism: {{dp: 8}}
+)",
+                                                    release)));
+  };
+  const AnalyticCostModel mx = model("9.21"), per_tensor = model("9.20");
+  const double cast = (2 + 2 * (1 + 1.0 / 32)) * constants::kMxfp8CastOverhead;
+  CHECK(kernel_named(mx, Op::F, "attention.fp8_cast").bytes ==
+        Approx(cast * 8192 * (4096 + 2 * 1024)));
+  CHECK(kernel_named(mx, Op::B, "attention.fp8_cast").bytes == Approx(cast * 8192 * 4096));
+  for (const Op op : {Op::F, Op::B})
+    CHECK(kernel_named(per_tensor, op, "attention.fp8_cast").bytes ==
+          Approx(3.0 * 8192 * (2 * 4096 + 2 * 1024)));
+}
+
 TEST_CASE("analytic: cuDNN's attention at the release a run links, B200's at its power limit",
           "[analytic][cudnn][b200]") {
   // Llama-3.1-8B in bf16 on B200, one sequence of 8,192 tokens, tp 1: 32 heads × 64 query tiles

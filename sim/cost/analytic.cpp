@@ -894,13 +894,25 @@ void AnalyticCostModel::attention_kernels(Op op, int layers, bool recompute,
     if (cp > 1 && s_.layout.cp_ring()) push(ring_merge(op));
     if (a2a) push(a2a_layout_copies(op));
     if (s_.training.fp8_attention) {
-      // Transformer Engine's FP8 attention casts Q, K and V to FP8 and the output back to 16
-      // bits (read 2, write 1 or the other way: 3 bytes an element), the backward the output's
-      // gradient in and Q, K and V's gradients out.
       const double q = b * sq * static_cast<double>(m.heads) / t * d;
       const double kv = b * sq * m.kv_heads_per_rank(s_.layout.tp) * (d + dv);
+      const double o = b * sq * static_cast<double>(m.heads) / t * dv;
+      // Per-tensor scaling: Transformer Engine casts Q, K and V to FP8 and the output back to 16
+      // bits (read 2, write 1 or the other way: 3 bytes an element), the backward the output's
+      // gradient in and Q, K and V's gradients out.
       Kernel k{Kernel::Kind::Memory, "attention.fp8_cast", {0, 0, 0}, 1, 0, 3 * (2 * q + kv)};
       k.launches = 4;
+      if (fp8_attention_scaling(s_.training.fp8_recipe, s_.training.cudnn_version) ==
+          Fp8AttentionScaling::Mxfp8) {
+        // MXFP8 attention (Transformer Engine 2.15, dot_product_attention/backends.py
+        // FusedAttnFunc, utils.py get_attention_quantizers and combine_and_quantize): the forward
+        // casts Q, K and V to MXFP8 in both layouts (mxfp8_quantize_fast_path) and takes the
+        // output in 16 bits as the kernel writes it; the backward casts the output's gradient
+        // both ways and takes Q, K and V's gradients in 16 bits. Each cast at MXFP8's measured
+        // rate (fp8_cast_bytes).
+        k.bytes = fp8_cast_bytes(false) * (op == Op::F ? q + kv : o);
+        k.launches = op == Op::F ? 3 : 1;
+      }
       push(k);
     }
     return;

@@ -886,8 +886,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        "8,192), MXFP8's under `fp8_recipe: mxfp8` from 9.21 on (Transformer Engine 2.15's MXFP8 "
        "attention), heads over 128 (`model.mla`) at DeepSeek-V3's heads' figures "
        "(`sim/cost/kernel_data.cpp`), plus the casts around it, 3 bytes per element of Q, K, V "
-       "and the output forward and of their gradients backward (`attention.fp8_cast`). Refused "
-       "on other GPUs (no figures)",
+       "and the output forward and of their gradients backward (`attention.fp8_cast`; MXFP8 "
+       "attention casts Q, K and V forward and the output's gradient backward, both layouts, at "
+       "MXFP8's cast rate, and takes the rest in 16 bits). Refused on other GPUs (no figures)",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_attention>()},
       {"training.nvfp4_hadamard", "bool", "true",
        "with `fp8_recipe: nvfp4`: Transformer Engine's random Hadamard transform of the "
