@@ -198,9 +198,10 @@ inline constexpr double kMxfp8CastOverhead =
 /// How much longer a standalone per-tensor FP8 cast under current scaling (training.fp8_recipe
 /// tensorwise: Transformer Engine reads the tensor for its amax, nvte_compute_amax, then casts
 /// it, nvte_quantize) takes on Blackwell than its ideal bytes (2 + 2 + 1: Blackwell keeps no
-/// transposed copy) at the model's memory-bound rate. Measured by the same B300 benchmark
-/// (kMxfp8CastOverhead): FP8 current scaling's 12 calls take 9.147 ms in autocast and 6.812 ms
-/// pre-quantized, 2.335 ms of casts of the same 1.495 G + 0.988 G elements, 12.42 GB: 1.204. The
+/// transposed copy) at the model's memory-bound rate. Measured by Transformer Engine's GEMM
+/// benchmark on a B300 (kNvfp4CastOverhead below), one layer's 12 calls: FP8 current scaling's
+/// take 9.147 ms in autocast and 6.812 ms pre-quantized, 2.335 ms of casts of the same 1.495 G +
+/// 0.988 G elements, 12.42 GB: 1.204. The
 /// cast pass alone keeps the model's rate: the page's two delayed-scaling runs (no amax pass;
 /// 7.802 and 8.123 ms, both in autocast, their GEMMs the same per-tensor FP8 kernels) leave 0.99
 /// and 1.31 ms for 7.45 GB of casts (0.85 and 1.13 of the model's time), so a cast whose amax
