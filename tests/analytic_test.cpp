@@ -2357,6 +2357,15 @@ efficiency: {{kernel_launch: 0us}}
   REQUIRE(d > 0);
   CHECK(x == Approx(7.161 / 6.812 * d).epsilon(1e-3));  // TE's B300 run: MXFP8 over FP8
   CHECK_THAT(mxfp8.sources(), Catch::Contains("MXFP8") && Catch::Contains("B300"));
+  // `trainsim kernels` says that the casts' bytes carry the measured rate (1.229 shows as 1.23).
+  auto cast_source = [](const AnalyticCostModel& m) {
+    for (const KernelTime& k : m.kernel_times(Op::F, 0))
+      if (k.what == "fp8.cast") return k.source;
+    return std::string();
+  };
+  CHECK_THAT(cast_source(mxfp8),
+             Catch::Contains("bytes counted 1.23×") && Catch::Contains("cast kernel on a B200"));
+  CHECK_THAT(cast_source(delayed), !Catch::Contains("bytes counted"));
   // No amax to agree on under sequence parallelism (tensorwise all-reduces one per cast).
   auto amax_runs = [](const AnalyticCostModel& m) {
     int runs = 0;

@@ -1550,6 +1550,7 @@ std::vector<KernelTime> AnalyticCostModel::kernel_times(Op op, int stage) const 
         t.kind = "memory";
         t.source = memory_ && memory_->seconds(k.bytes) ? "calibration profile"
                                                         : "HBM bandwidth × efficiency";
+        t.source += cast_rate_note(k.what);
         if (std::string_view(k.what) == "wgrad.main_grad")
           t.source += " × the share the GEMM shows (measured)";
         else if (std::abs(k.bandwidth_share - 1) >= 0.005)
@@ -2057,6 +2058,40 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused, bool gradient) const {
   // Transformer Engine measured for the pair (constants.h); on Hopper at the model's.
   const bool blackwell = k_.preset && k_.preset->sm >= 100;
   return (blackwell ? constants::kBlackwellFp8CurrentCastOverhead : 1.0) * (cast + 2.0);
+}
+
+std::string AnalyticCostModel::cast_rate_note(std::string_view what) const {
+  if (s_.training.precision != Precision::FP8) return {};
+  const bool attention = what == "attention.fp8_cast";
+  if (!attention && what != "fp8.cast" && !what.ends_with(".fp8.cast")) return {};
+  const Fp8Recipe recipe = s_.training.fp8_recipe;
+  // The attention's casts take a recipe's rate only as MXFP8 attention (attention_kernels).
+  if (attention &&
+      fp8_attention_scaling(recipe, s_.training.cudnn_version) != Fp8AttentionScaling::Mxfp8)
+    return {};
+  switch (recipe) {
+    case Fp8Recipe::Mxfp8:
+      return fmt::format(
+          " (bytes counted {:.2f}×: MXFP8's casts run that much slower, as Transformer "
+          "Engine's cast kernel on a B200)",
+          constants::kMxfp8CastOverhead);
+    case Fp8Recipe::Nvfp4:
+      return fmt::format(
+          " (bytes counted {:.2f}×: NVFP4's casts run that much slower, as Transformer "
+          "Engine's GEMM benchmark on a B300 times them)",
+          constants::kNvfp4CastOverhead);
+    case Fp8Recipe::Tensorwise:
+      if (k_.preset && k_.preset->sm >= 100)
+        return fmt::format(
+            " (a standalone cast's bytes counted {:.2f}×: current scaling's amax and cast run "
+            "that much slower on Blackwell, as Transformer Engine's GEMM benchmark on a B300 "
+            "times them)",
+            constants::kBlackwellFp8CurrentCastOverhead);
+      return {};
+    case Fp8Recipe::Delayed:
+      return {};
+  }
+  return {};
 }
 
 double AnalyticCostModel::recipe_gemm_scale() const {
