@@ -3790,6 +3790,28 @@ parallelism: {{dp: 8}}
   }
 }
 
+TEST_CASE("analytic: MXFP8 parameters gathered in 16 bits are cast once a step",
+          "[analytic][fp8][mxfp8]") {
+  // Llama-3.1-8B on B200, n = 4096 tokens, m = 4 micro-batches, MXFP8 with FP8 parameters. Under
+  // the distributed optimizer (ZeRO-1) Megatron-core gathers them in 16 bits and quantizes them
+  // after: each layer weight's MXFP8 cast once a step, a quarter of it in each micro-batch's
+  // forward (the weights: 6144·4096 + 4096·4096 + 28672·4096 + 4096·14336 a layer); at ZeRO-0
+  // the optimizer writes the FP8 weights themselves, no cast.
+  auto model = [](int zero) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model: llama-3.1-8b
+training: {{seq_len: 4096, global_batch_size: 32, precision: fp8, fp8_recipe: mxfp8,
+           fp8_params: true, attention: cudnn}}
+cluster: {{gpu: b200, gpus_per_node: 8}}
+parallelism: {{dp: 8, zero: {}}}
+)",
+                                                    zero)));
+  };
+  const double weights = 6144.0 * 4096 + 4096.0 * 4096 + 28672.0 * 4096 + 4096.0 * 14336;
+  const double cast = (2 + 2 * (1 + 1.0 / 32)) * constants::kMxfp8CastOverhead;
+  CHECK(cast_bytes(model(1), Op::F) - cast_bytes(model(0), Op::F) == Approx(cast * weights / 4));
+  CHECK(cast_bytes(model(1), Op::B) == Approx(cast_bytes(model(0), Op::B)));
+}
+
 TEST_CASE("analytic: MXFP8 attention casts Q, K and V both ways, then the output's gradient",
           "[analytic][fp8][mxfp8]") {
   // The same Llama-3.1-8B on B200 under the MXFP8 recipe, cuDNN 9.21 (MXFP8 attention, as

@@ -2106,11 +2106,17 @@ double AnalyticCostModel::recipe_gemm_scale() const {
 }
 
 bool AnalyticCostModel::fp8_transposes_each_microbatch() const {
-  return s_.training.fp8_params && !s_.training.fp8_transpose_cache && fp8_weight_bytes() > 0;
+  return s_.training.fp8_params && !s_.training.fp8_transpose_cache &&
+         s_.training.fp8_recipe != Fp8Recipe::Mxfp8 && fp8_weight_bytes() > 0;
 }
 
 double AnalyticCostModel::fp8_weight_bytes() const {
   if (!s_.training.fp8_params) return fp8_cast_bytes(false);
+  // MXFP8 parameters under the distributed optimizer are all-gathered in 16 bits through the
+  // gradient buffer and quantized after (lower/program.cpp, param_gather_bytes; Megatron-core's
+  // param_and_grad_buffer.py _post_param_sync): each weight's MXFP8 cast, once a step.
+  if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8 && (s_.layout.zero == 1 || s_.layout.zero == 2))
+    return fp8_cast_bytes(false);
   // FP8 parameters: the optimizer writes the FP8 weight (its shard, counted with the step); the
   // forward reads it as it is, the backward's input-gradient GEMM on Hopper its transpose (read
   // 1 byte, write 1: Float8Tensor's columnwise data), which Blackwell does without.

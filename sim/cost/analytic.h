@@ -293,7 +293,8 @@ class AnalyticCostModel : public CostModel {
   double layer_gather_bytes() const;
   /// Bytes per element of a linear weight's FP8 copy, made once per step (cached over the
   /// micro-batches): a cast of the 16-bit weight, or with training.fp8_params the transpose of
-  /// the FP8 one where the GPU's FP8 GEMMs need it.
+  /// the FP8 one where the GPU's FP8 GEMMs need it, or under MXFP8 with ZeRO-1/2 the cast of the
+  /// weight gathered in 16 bits.
   double fp8_weight_bytes() const;
   /// An FP8 GEMM's time over per-tensor FP8's of its shape under training.fp8_recipe: MXFP8's
   /// and NVFP4's measured factors, 1 otherwise (cost/fp8_gemm.h).
