@@ -713,7 +713,8 @@ const std::vector<SchemaKey>& scenario_keys() {
        "all-gathers (the distributed optimizer's, ZeRO-3's) move 1 byte per such weight instead "
        "of 2, but under `fp8_recipe: mxfp8` with ZeRO-1/2, where Megatron-core gathers them "
        "through its gradient buffer, in its dtype (`grad_reduce_dtype`), and quantizes them after "
-       "(`--reuse-grad-buf-for-mxfp8-param-ag`). The embedding, the head and the norms stay 16-bit",
+       "(`--reuse-grad-buf-for-mxfp8-param-ag`: each weight's MXFP8 cast once a step). The "
+       "embedding, the head and the norms stay 16-bit",
        boolean(), field<&Scenario::training, &TrainingSpec::fp8_params>()},
       {"training.fp8_transpose_cache", "bool", "true",
        "with FP8 parameters on Hopper (whose FP8 GEMMs need the weights' transposes for the "
