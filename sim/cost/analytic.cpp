@@ -1471,8 +1471,7 @@ std::string AnalyticCostModel::sources() const {
   if (s_.training.precision == Precision::FP8) {
     s += fmt::format("; {}", fp8_gemm_source());
     const double scale = k_.preset ? fp8_ratio_scale(k_.preset->device.name) : 1.0;
-    if (k_.preset && k_.preset->sm >= 100)
-      s += fmt::format(", standing in on {}", upper(k_.preset->device.name));
+    if (blackwell()) s += fmt::format(", standing in on {}", upper(k_.preset->device.name));
     if (scale != 1.0)
       s += fmt::format(", scaled by {:.3f}, {}", scale,
                        fp8_ratio_scale_source(k_.preset->device.name));
@@ -2056,8 +2055,7 @@ double AnalyticCostModel::fp8_cast_bytes(bool fused, bool gradient) const {
   if (!current) return cast;
   // A standalone current-scaling cast, its amax pass and its cast pass, on Blackwell at the rate
   // Transformer Engine measured for the pair (constants.h); on Hopper at the model's.
-  const bool blackwell = k_.preset && k_.preset->sm >= 100;
-  return (blackwell ? constants::kBlackwellFp8CurrentCastOverhead : 1.0) * (cast + 2.0);
+  return (blackwell() ? constants::kBlackwellFp8CurrentCastOverhead : 1.0) * (cast + 2.0);
 }
 
 std::string AnalyticCostModel::cast_rate_note(std::string_view what) const {
@@ -2081,7 +2079,7 @@ std::string AnalyticCostModel::cast_rate_note(std::string_view what) const {
           "Engine's GEMM benchmark on a B300 times them)",
           constants::kNvfp4CastOverhead);
     case Fp8Recipe::Tensorwise:
-      if (k_.preset && k_.preset->sm >= 100)
+      if (blackwell())
         return fmt::format(
             " (a standalone cast's bytes counted {:.2f}×: current scaling's amax and cast run "
             "that much slower on Blackwell, as Transformer Engine's GEMM benchmark on a B300 "
@@ -2105,6 +2103,10 @@ double AnalyticCostModel::recipe_gemm_scale() const {
   }
 }
 
+bool AnalyticCostModel::blackwell() const {
+  return k_.preset && k_.preset->sm >= 100;
+}
+
 bool AnalyticCostModel::fp8_transposes_each_microbatch() const {
   return s_.training.fp8_params && !s_.training.fp8_transpose_cache &&
          s_.training.fp8_recipe != Fp8Recipe::Mxfp8 && fp8_weight_bytes() > 0;
@@ -2112,11 +2114,9 @@ bool AnalyticCostModel::fp8_transposes_each_microbatch() const {
 
 double AnalyticCostModel::fp8_weight_bytes() const {
   if (!s_.training.fp8_params) return fp8_cast_bytes(false);
-  // MXFP8 parameters under the distributed optimizer are all-gathered in 16 bits through the
-  // gradient buffer and quantized after (lower/program.cpp, param_gather_bytes; Megatron-core's
-  // param_and_grad_buffer.py _post_param_sync): each weight's MXFP8 cast, once a step.
-  if (s_.training.fp8_recipe == Fp8Recipe::Mxfp8 && (s_.layout.zero == 1 || s_.layout.zero == 2))
-    return fp8_cast_bytes(false);
+  // MXFP8 parameters gathered in 16 bits and quantized after (scenario.h): each weight's MXFP8
+  // cast, once a step.
+  if (mxfp8_params_gathered_16bit(s_)) return fp8_cast_bytes(false);
   // FP8 parameters: the optimizer writes the FP8 weight (its shard, counted with the step); the
   // forward reads it as it is, the backward's input-gradient GEMM on Hopper its transpose (read
   // 1 byte, write 1: Float8Tensor's columnwise data), which Blackwell does without.

@@ -285,6 +285,8 @@ class AnalyticCostModel : public CostModel {
   /// a 16-bit output under current scaling), or a standalone cast; `gradient`, an output
   /// gradient's (NVFP4 rounds those stochastically).
   double fp8_cast_bytes(bool fused, bool gradient = false) const;
+  /// The GPU preset is a Blackwell one (compute capability 10.x and later).
+  bool blackwell() const;
   /// For `trainsim kernels`' source column: how a cast kernel `what` (fp8.cast and its kin) takes
   /// Transformer Engine's measured cast rate into its bytes' time, or empty where it takes none.
   std::string cast_rate_note(std::string_view what) const;

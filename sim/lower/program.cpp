@@ -161,12 +161,8 @@ double Program::param_gather_bytes(int stage) const {
     return 2.0 * cost.trainable_params(ms);
   const double all = 2.0 * cost.stage_params(ms);
   if (!scenario.training.fp8_params || !scenario.model) return all;
-  // MXFP8 parameters: Megatron-core cannot map their quantized storage into its contiguous
-  // parameter buffer, so its distributed optimizer all-gathers them through the gradient buffer,
-  // in that buffer's dtype, and quantizes them after (--reuse-grad-buf-for-mxfp8-param-ag, which
-  // MLPerf's MXFP8 configs set and Megatron-core's optimizer_config.py recommends;
-  // param_and_grad_buffer.py, _post_param_sync). ZeRO-3 (its FSDP) turns that reuse off.
-  if (scenario.training.fp8_recipe == Fp8Recipe::Mxfp8 && scenario.layout.zero != 3)
+  // MXFP8 parameters gathered through the gradient buffer, in its dtype (scenario.h).
+  if (mxfp8_params_gathered_16bit(scenario))
     return grad_reduce_bytes(scenario.training) * cost.stage_params(ms);
   TRAINSIM_CHECK(static_cast<std::size_t>(ms) < stage_content_.size(), "stage out of range");
   const Layout& l = scenario.layout;

@@ -569,4 +569,15 @@ struct Scenario {
   }
 };
 
+/// MXFP8 parameters under the distributed optimizer (training.fp8_params with fp8_recipe mxfp8,
+/// ZeRO-1/2): Megatron-core cannot map their quantized storage into its contiguous parameter
+/// buffer, so it all-gathers them through the gradient buffer, in that buffer's dtype, and
+/// quantizes them after (--reuse-grad-buf-for-mxfp8-param-ag, which MLPerf's MXFP8 configs set
+/// and Megatron-core's optimizer_config.py recommends; param_and_grad_buffer.py,
+/// _post_param_sync). ZeRO-3 (its FSDP) turns that reuse off.
+inline bool mxfp8_params_gathered_16bit(const Scenario& s) {
+  return s.training.precision == Precision::FP8 && s.training.fp8_params &&
+         s.training.fp8_recipe == Fp8Recipe::Mxfp8 && (s.layout.zero == 1 || s.layout.zero == 2);
+}
+
 }  // namespace trainsim
