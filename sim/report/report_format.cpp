@@ -17,6 +17,7 @@
 #include "report/memory_report.h"
 #include "report/ranking.h"
 #include "report/setting_changes.h"
+#include "report/step_split.h"
 #include "report/validation.h"
 #include "scenario/scenario_schema.h"
 #include "schedules/registry.h"
@@ -802,6 +803,90 @@ std::string format_setting_changes(const std::vector<CheckedCase>& cases, bool m
   return o + "  " + total + "\n";
 }
 
+// "16, 32, 60, 240": a split's micro-batch counts, each once.
+std::string microbatch_counts(const std::vector<CheckedCase>& cases, const StepSplit& s) {
+  std::string o;
+  int last = -1;
+  for (std::size_t i : s.runs)
+    if (const int n = cases[i].step.microbatches; n != last) {
+      o += fmt::format("{}{}", o.empty() ? "" : ", ", n);
+      last = n;
+    }
+  return o;
+}
+
+// A time that a fit may make negative: "1.637 s", "-4.4 ms"; with `sign`, "+" before the
+// others too (a difference).
+std::string fitted_time(double seconds, bool sign = false) {
+  return (seconds < 0 ? "-" : sign ? "+" : "") + format_time(std::abs(seconds));
+}
+
+// "a (n 128), b (n 64)": a split's runs and their micro-batch counts.
+std::string split_runs(const std::vector<CheckedCase>& cases, const StepSplit& s) {
+  std::string o;
+  for (std::size_t i : s.runs)
+    o += fmt::format("{}{} (n {})", o.empty() ? "" : ", ", cases[i].step.scenario_name,
+                     cases[i].step.microbatches);
+  return o;
+}
+
+// The per-micro-batch and per-step splits among `cases` (report/step_split.h); "" when none.
+std::string format_step_splits(const std::vector<CheckedCase>& cases, bool markdown) {
+  const std::vector<StepSplit> splits = step_splits(cases);
+  if (splits.empty()) return "";
+  int short_step = 0;
+  double mean = 0, largest = 0;
+  for (const StepSplit& s : splits) {
+    const double e = s.predicted_per_microbatch / s.measured_per_microbatch - 1;
+    mean += std::abs(e) / static_cast<double>(splits.size());
+    largest = std::max(largest, std::abs(e));
+    short_step += s.predicted_per_step < s.measured_per_step;
+  }
+  const std::string total = fmt::format(
+      "{} of runs differing only in scale; a micro-batch's predicted time off the measured one by "
+      "a mean {:.1f}% (largest {:.1f}%); the per-step part predicted shorter than measured in {}",
+      counted(static_cast<double>(splits.size()), "group"), mean * 100, largest * 100, short_step);
+  const auto per_mb = [](const StepSplit& s) {
+    return fmt::format("{} → {} ({:+.1f}%)", format_time(s.measured_per_microbatch),
+                       format_time(s.predicted_per_microbatch),
+                       (s.predicted_per_microbatch / s.measured_per_microbatch - 1) * 100);
+  };
+  const auto per_step = [](const StepSplit& s) {
+    return fmt::format("{} → {} ({})", fitted_time(s.measured_per_step),
+                       fitted_time(s.predicted_per_step),
+                       fitted_time(s.predicted_per_step - s.measured_per_step, true));
+  };
+  std::string o;
+  if (markdown) {
+    o += "\n| series | runs (n: micro-batches a step) | per micro-batch: measured → predicted | "
+         "per step: measured → predicted |\n|---|---|---|---|\n";
+    for (const StepSplit& s : splits)
+      o += fmt::format("| {} | {} | {} | {} |\n", cell(s.series), cell(split_runs(cases, s)),
+                       per_mb(s), per_step(s));
+    return o +
+           "\nPer micro-batch and per step (step time = per step + micro-batches × per "
+           "micro-batch, fitted over a series' runs) — " +
+           total + ".\n";
+  }
+  o += "per micro-batch and per step: runs of a series that differ only in scale (dp, nodes, "
+       "global batch) run the same micro-batch on each GPU, n a step; their step times fitted as "
+       "per step + n × per micro-batch (least squares), measured → predicted\n";
+  std::size_t sw = 6;
+  for (const StepSplit& s : splits) sw = std::max(sw, s.series.size());
+  const std::string row = "  {:<{}}  {:>4}  {:<20}  {:<36}  {}\n";
+  o += fmt::format(fmt::runtime(row), "series", sw, "runs", "micro-batches (n)", "per micro-batch",
+                   "per step");
+  for (const StepSplit& s : splits) {
+    o += fmt::format(fmt::runtime(row), s.series, sw, s.runs.size(), microbatch_counts(cases, s),
+                     per_mb(s), per_step(s));
+    o += "    " + split_runs(cases, s);
+    if (s.runs.size() > 2)
+      o += "; the measured steps within " + format_time(s.max_residual) + " of their fit";
+    o += "\n";
+  }
+  return o + "  " + total + "\n";
+}
+
 }  // namespace
 
 AccuracySummary summarize(const std::vector<CheckedCase>& cases) {
@@ -937,7 +1022,8 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
     if (const auto by_tp = tp_rows(cases); by_tp.size() > 1) summaries("TP degree", by_tp);
     if (const auto by_size = summarize_by_job_size(cases); by_size.size() > 1)
       summaries("job size", by_size);
-    return o + format_ranking(cases, true) + format_setting_changes(cases, true);
+    return o + format_ranking(cases, true) + format_setting_changes(cases, true) +
+           format_step_splits(cases, true);
   }
   std::size_t nw = 4;
   for (const auto& c : cases) nw = std::max(nw, c.step.scenario_name.size());
@@ -981,7 +1067,7 @@ std::string format_check(const std::vector<CheckedCase>& cases, bool markdown) {
   if (const auto by_size = summarize_by_job_size(cases); by_size.size() > 1)
     summaries("by job size", 13, by_size);
   o += format_ranking(cases, false);
-  return o + format_setting_changes(cases, false);
+  return o + format_setting_changes(cases, false) + format_step_splits(cases, false);
 }
 
 std::string validation_inc(const std::vector<CheckedCase>& cases) {
@@ -1112,6 +1198,24 @@ nlohmann::json check_to_json(const std::vector<CheckedCase>& cases) {
                                      {"direction_right", cs.direction_right},
                                      {"mean_abs_error", or_null(cs.mean_abs_error)},
                                      {"max_abs_error", or_null(cs.max_abs_error)}};
+  // A series' step times split into a part per micro-batch and one per step
+  // (report/step_split.h).
+  j["step_splits"] = nlohmann::json::array();
+  for (const StepSplit& s : step_splits(cases)) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (std::size_t i : s.runs)
+      runs.push_back({{"name", cases[i].step.scenario_name},
+                      {"microbatches", cases[i].step.microbatches},
+                      {"measured_step_time_s", measured_step_time(cases[i])},
+                      {"predicted_step_time_s", cases[i].step.step_time_s}});
+    j["step_splits"].push_back({{"series", s.series},
+                                {"runs", std::move(runs)},
+                                {"measured_per_microbatch_s", s.measured_per_microbatch},
+                                {"predicted_per_microbatch_s", s.predicted_per_microbatch},
+                                {"measured_per_step_s", s.measured_per_step},
+                                {"predicted_per_step_s", s.predicted_per_step},
+                                {"max_residual_s", s.max_residual}});
+  }
   return j;
 }
 

@@ -8,7 +8,8 @@ FRESH.md is `./build/sim/trainsim check $S --markdown` (tests/published/README.m
 prose between them, from the line that starts the case table ("| case | GPUs | ...") on. Each
 table of FRESH.md replaces the page's table at the same position, after a check that both begin
 with the same header cell; each summary line (the "N cases: mean |error| ..." line, "memory: ",
-"Layout ranking: ", "Setting changes (two runs") replaces the page's first line that starts the
+"Layout ranking: ", "Setting changes (two runs", "Per micro-batch and per step (")
+replaces the page's first line that starts the
 same way. Nothing else in a page changes. The check `published_tables` (tests/CMakeLists.txt)
 fails while a page lacks a line FRESH.md has.
 """
@@ -20,6 +21,7 @@ SUMMARIES = (
     re.compile(r"^memory: "),
     re.compile(r"^Layout ranking: "),
     re.compile(r"^Setting changes \(two runs"),
+    re.compile(r"^Per micro-batch and per step \("),
 )
 CASE_TABLE = "| case | GPUs |"
 
