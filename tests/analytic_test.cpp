@@ -3025,7 +3025,7 @@ parallelism: {cp: 2, pp: 4}
 
 TEST_CASE("analytic: latent attention's GEMMs are 2·n·(its parameters) - the latents are not split",
           "[analytic][moe]") {
-  auto scenario = [](int tp) {
+  auto scenario = [](int tp, bool sp = false) {
     return test::yaml(fmt::format(R"(model:
   layers: 2
   hidden: 1024
@@ -3035,9 +3035,9 @@ TEST_CASE("analytic: latent attention's GEMMs are 2·n·(its parameters) - the l
   mla: {{q_rank: 256, kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}}
 training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8}}
 cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
-parallelism: {{tp: {}, dp: {}}}
+parallelism: {{tp: {}, dp: {}, sequence_parallel: {}}}
 )",
-                                  tp, 8 / tp));
+                                  tp, 8 / tp, sp));
   };
   const Scenario s = scenario(1);
   // q down 1024·256 = 262,144; q up 256·8·96 = 196,608; kv down 1024·160 = 163,840; kv up
@@ -3050,6 +3050,15 @@ parallelism: {{tp: {}, dp: {}}}
   CHECK(flops1 == Approx(2.0 * 2048 * 1'277'952));
   // TP 2 halves the up projections and the output, not the down projections to the latents.
   CHECK(flops2 == Approx(2.0 * 2048 * ((196'608 + 131'072 + 524'288) / 2.0 + 262'144 + 163'840)));
+  // Under SP the down projections take this rank's 1,024 tokens (Megatron-core's duplicated
+  // Linears on the sequence-parallel input): every projection halves.
+  const AnalyticCostModel sp(scenario(2, true));
+  double flops_sp = 0;
+  for (const LayerGemm& g : sp.attention_gemms()) {
+    flops_sp += g.shape.flops();
+    if (g.names[0] == std::string_view("q_down")) CHECK(g.shape.m == 1024);
+  }
+  CHECK(flops_sp == Approx(flops1 / 2));
   // The core's model FLOPs: 2·b·a·s²·(d + dv) with d = 96, dv = 64, the causal half.
   const auto core = [&] {
     for (const Kernel& k : one.kernels(Op::F, 0))
@@ -3057,6 +3066,42 @@ parallelism: {{tp: {}, dp: {}}}
     return Kernel{};
   }();
   CHECK(core.flops == Approx(2.0 * 8 * 2048.0 * 2048 * (96 + 64) * constants::kCausalFraction));
+}
+
+TEST_CASE("analytic: latent attention under SP gathers its latents, not the hidden state",
+          "[analytic][moe]") {
+  // 2 MLA layers (hidden 1,024, q latent 256, kv latent 128, rotary key 32), 2,048 tokens, bf16,
+  // tp 2 with SP, one stage (embedding and head on it). Megatron-core's up projections gather
+  // the latents, 2,048 · 256 · 2 = 1,048,576 and 2,048 · 128 · 2 = 524,288 bytes, and the shared
+  // rotary key 2,048 · 32 · 2 = 131,072; the MLP and the head gather the hidden state,
+  // 2,048 · 1,024 · 2 = 4,194,304 (2 and 1 of them). Forward all-gather bytes:
+  // 2 · (1,048,576 + 524,288 + 131,072) + 3 · 4,194,304 = 15,990,784, where gathering the hidden
+  // state for the attention too would be 5 · 4,194,304 = 20,971,520.
+  const AnalyticCostModel m(test::yaml(R"(model:
+  layers: 2
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  mla: {q_rank: 256, kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}
+training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {tp: 2, dp: 4, sequence_parallel: true}
+)"));
+  auto total = [&](Op op, Collective c, bool asynchronous) {
+    double bytes = 0;
+    for (const CollectiveRun& r : m.tp_collectives(op, 0))
+      if (r.kind == c && (r.hide_s > 0) == asynchronous) bytes += r.count * r.bytes;
+    return bytes;
+  };
+  CHECK(total(Op::F, Collective::AllGather, false) == Approx(15'990'784));
+  // Backward, beside the up projections' GEMMs: their input gradients reduce-scattered and
+  // their inputs re-gathered, 2 · (1,048,576 + 524,288) = 3,145,728 each way, with the MLP's
+  // and the head's 3 · 4,194,304 = 12,582,912: 15,728,640. Blocking: the rotary key's gradient,
+  // 2 · 131,072 = 262,144 reduce-scattered.
+  CHECK(total(Op::B, Collective::ReduceScatter, true) == Approx(15'728'640));
+  CHECK(total(Op::B, Collective::AllGather, true) == Approx(15'728'640));
+  CHECK(total(Op::B, Collective::ReduceScatter, false) == Approx(262'144));
 }
 
 TEST_CASE("analytic: mla_up_proj replays latent attention's Q and KV up-projections and RoPE",

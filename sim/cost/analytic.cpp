@@ -190,17 +190,24 @@ std::vector<LayerGemm> AnalyticCostModel::attention_gemms() const {
   if (m.is_mla()) {
     // Latent attention (Megatron-Core's MLA): the down projections to the latents are not
     // split over TP ranks (each computes them whole); the up projections and the output are.
+    // Under sequence parallelism the down projections (Transformer Engine Linears in parallel
+    // mode "duplicated", Megatron-core's TE layer spec without mla_down_proj_fusion, its default)
+    // take the layer's input as it is, this rank's n / t tokens, and the up projections
+    // (column-parallel) gather the latents: multi_latent_attention.py,
+    // _qkv_down_projection ("q_compressed: [s / TP, b, q_lora_rank]") and
+    // get_query_key_value_tensors; the collectives in tp_collectives.
     const LatentAttention& l = m.mla;
     const double q_rank = static_cast<double>(l.q_rank), kv_rank = static_cast<double>(l.kv_rank);
+    const double down = latent_sp() ? n / t : n;
     std::vector<LayerGemm> out;
     if (l.q_rank > 0) {
-      out.push_back({{"q_down", "q_down.dgrad", "q_down.wgrad"}, {n, q_rank, h}});
+      out.push_back({{"q_down", "q_down.dgrad", "q_down.wgrad"}, {down, q_rank, h}});
       out.push_back({{"q_up", "q_up.dgrad", "q_up.wgrad"}, {n, a * dq / t, q_rank}});
     } else {
       out.push_back({{"q", "q.dgrad", "q.wgrad"}, {n, a * dq / t, h}});
     }
     out.push_back({{"kv_down", "kv_down.dgrad", "kv_down.wgrad"},
-                   {n, kv_rank + static_cast<double>(l.rope_dim), h}});
+                   {down, kv_rank + static_cast<double>(l.rope_dim), h}});
     out.push_back({{"kv_up", "kv_up.dgrad", "kv_up.wgrad"},
                    {n, a * static_cast<double>(l.nope_dim + l.v_dim) / t, kv_rank}});
     out.push_back({{"attn_out", "attn_out.dgrad", "attn_out.wgrad"}, {n, h, a * dv / t}});
@@ -403,8 +410,10 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       // row-parallel outputs' gradients on this rank's n / t tokens, then all-gathers them in
       // FP8 (layernorm_linear.py's quantized all-gather; base.py, _grad_output_preprocess).
       const bool shard = s_.layout.sequence_parallel && t > 1;
-      const double in_share =
-          shard && (name == "qkv" || name == "mlp_up" || name == "shared.up") ? 1 / t : 1.0;
+      const double in_share = shard && (name == "qkv" || name == "mlp_up" || name == "shared.up" ||
+                                        name == "q" || name == "q_up" || name == "kv_up")
+                                  ? 1 / t
+                                  : 1.0;
       const double grad_share =
           shard && (name == "attn_out" || name == "mlp_down" || name == "shared.down") ? 1 / t
                                                                                        : 1.0;
@@ -1738,6 +1747,27 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     runs.push_back({Collective::ReduceScatter, t, dispatched, sparse});
   };
   const int halves = st.layers + mlp_like(st.layers, sparse_tp);  // attention's and MLP's
+  // Latent attention under SP (latent_sp): its attention gathers no hidden state (its down
+  // projections take this rank's n / t tokens, attention_gemms); its column-parallel up
+  // projections gather their inputs, the q latent (without one, linear_q_proj's hidden state)
+  // and the kv latent, each quantized on this rank's tokens as the layers' gathers are, and the
+  // shared rotary key goes by Megatron-core's own gather_from_sequence_parallel_region, 16-bit
+  // and blocking (backward its reduce-scatter) (multi_latent_attention.py,
+  // get_query_key_value_tensors). Backward the up projections' input gradients are
+  // reduce-scattered and their inputs re-gathered as any column-parallel layer's. The attention
+  // output's reduce-scatter and its gradient's gather stay the hidden state's.
+  const bool latent = latent_sp() && !fused;
+  const double q_width = static_cast<double>(s_.model->mla.q_rank > 0 ? s_.model->mla.q_rank
+                                                                      : s_.model->hidden);
+  const double kv_width = static_cast<double>(s_.model->mla.kv_rank);
+  const double rope_bytes = tokens_ * static_cast<double>(s_.model->mla.rope_dim) * 2.0;
+  const int latent_halves = latent ? st.layers : 0;  // attention halves priced apart
+  auto latent_gathers = [&](int layers) {  // a forward's (or its replay's)
+    if (layers <= 0) return;
+    runs.push_back({Collective::AllGather, t, gather_bytes(q_width), layers});
+    runs.push_back({Collective::AllGather, t, gather_bytes(kv_width), layers});
+    runs.push_back({Collective::AllGather, t, rope_bytes, layers});
+  };
   // The backward's (the row-parallel layers' output gradients, needed at once) gather what the
   // gradient's quantizer holds: Transformer Engine's Linear and LayerNormMLP backward set it to
   // both usages (row-wise for the input gradient's GEMM, column-wise for the weight gradient's:
@@ -1751,9 +1781,17 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       (s_.training.fp8_recipe == Fp8Recipe::Mxfp8 || s_.training.fp8_recipe == Fp8Recipe::Nvfp4) &&
       s_.training.lora_rank <= 0;
   const double gathered_gradient = both_layouts ? 2 * gathered : gathered;
-  int layer_gathers = sp && !fused && forward ? halves : 0, gathers = 0,
+  int layer_gathers = sp && !fused && forward ? halves - latent_halves : 0, gathers = 0,
       gradient_gathers = sp && !fused && !forward ? halves : 0,
-      scatters = sp && !async && !(fused && forward) ? halves : 0;
+      scatters = sp && !async && !(fused && forward) ? halves - (forward ? 0 : latent_halves) : 0;
+  if (latent && forward) latent_gathers(st.layers);
+  if (latent && !forward) {
+    runs.push_back({Collective::ReduceScatter, t, rope_bytes, st.layers});
+    if (!async) {  // an input-gradient pass: the up projections' reduce-scatters block
+      runs.push_back({Collective::ReduceScatter, t, tokens_ * q_width * 2.0, st.layers});
+      runs.push_back({Collective::ReduceScatter, t, tokens_ * kv_width * 2.0, st.layers});
+    }
+  }
   dispatch_tp(sparse_tp);
   int reduces = sp || async ? 0 : 2 * st.layers;
   // The vocabulary-parallel ends (Megatron-core's LanguageModelEmbedding, the output layer as a
@@ -1866,11 +1904,22 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       // A MoE layer's MLP runs the dispatcher's blocking ones instead (above), but for its
       // shared experts'.
       for (const auto& [names, count] :
-           {std::pair{attention, st.layers}, std::pair{mlp, mlp_like(st.layers, sparse_tp)}}) {
+           {std::pair{attention, st.layers - latent_halves},
+            std::pair{mlp, mlp_like(st.layers, sparse_tp)}}) {
         if (count <= 0) continue;
         runs.push_back({grad, t, bytes, count, seconds(names, ".wgrad") / n});
         if (regather)
           runs.push_back({Collective::AllGather, t, gathered, count, seconds(names, ".dgrad") / n});
+      }
+      // Latent attention's up projections, each under its own GEMMs.
+      const std::initializer_list<std::string_view> q_up{"q_up", "q"}, kv_up{"kv_up"};
+      for (const auto& [names, width] : {std::pair{q_up, q_width}, std::pair{kv_up, kv_width}}) {
+        if (latent_halves <= 0) break;
+        runs.push_back(
+            {grad, t, tokens_ * width * 2.0, latent_halves, seconds(names, ".wgrad") / n});
+        if (regather)
+          runs.push_back({Collective::AllGather, t, gather_bytes(width), latent_halves,
+                          seconds(names, ".dgrad") / n});
       }
     }
     if (heads > 0) {
@@ -1900,7 +1949,8 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     } else if (sp) {
       // The model's dense layers come first: the recomputed ones' MoE layers are the last.
       const int redo_sparse = std::max(0, redo - (st.layers - sparse_tp));
-      layer_gathers += redo + mlp_like(redo, redo_sparse);
+      layer_gathers += (latent ? 0 : redo) + mlp_like(redo, redo_sparse);
+      if (latent) latent_gathers(redo);
       scatters += redo + mlp_like(redo, redo_sparse);
       dispatch_tp(redo_sparse);
     } else {
@@ -2002,7 +2052,15 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
 }
 
 double AnalyticCostModel::layer_gather_bytes() const {
-  const double elements = tokens_ * static_cast<double>(s_.model->hidden);
+  return gather_bytes(static_cast<double>(s_.model->hidden));
+}
+
+bool AnalyticCostModel::latent_sp() const {
+  return s_.model->is_mla() && s_.layout.sequence_parallel && s_.layout.tp > 1;
+}
+
+double AnalyticCostModel::gather_bytes(double width) const {
+  const double elements = tokens_ * width;
   if (s_.training.precision != Precision::FP8) return 2.0 * elements;
   switch (s_.training.fp8_recipe) {
     case Fp8Recipe::Mxfp8:

@@ -293,6 +293,12 @@ class AnalyticCostModel : public CostModel {
   /// Bytes of one pass's n·h hidden state as a layer's TP all-gather under SP moves it: 16-bit,
   /// or under FP8 the quantized tensor (tp_collectives).
   double layer_gather_bytes() const;
+  /// The same for a tensor of `width` elements a token (latent attention's latents).
+  double gather_bytes(double width) const;
+  /// Latent attention under sequence parallelism at tp > 1: its down projections run on this
+  /// rank's n / t tokens and its up projections gather the latents (attention_gemms,
+  /// tp_collectives).
+  bool latent_sp() const;
   /// Bytes per element of a linear weight's FP8 copy, made once per step (cached over the
   /// micro-batches): a cast of the 16-bit weight, or with training.fp8_params the transpose of
   /// the FP8 one where the GPU's FP8 GEMMs need it, or under MXFP8 with ZeRO-1/2 the cast of the

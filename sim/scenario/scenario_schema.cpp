@@ -641,7 +641,11 @@ const std::vector<SchemaKey>& scenario_keys() {
        "map",
        "— (grouped-query attention)",
        "DeepSeek's multi-head latent attention (arXiv 2405.04434): K and V projected up from a "
-       "`kv_rank`-wide latent, Q from a `q_rank`-wide one; `kv_heads` and `head_dim` do not apply",
+       "`kv_rank`-wide latent, Q from a `q_rank`-wide one; `kv_heads` and `head_dim` do not apply. "
+       "Under TP the up projections and the output are split, the down projections to the latents "
+       "not (each rank runs them whole, as Megatron-core's MLA does); with "
+       "`parallelism.sequence_parallel` they take the rank's own 1/tp of the tokens and the up "
+       "projections all-gather the latents (and the shared rotary key), not the hidden state",
        map(),
        {}},
       {"model.mla.q_rank", "integer ≥ 0", "0", "Q's latent width (0: Q projected directly)",
