@@ -1757,12 +1757,12 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
   // reduce-scattered and their inputs re-gathered as any column-parallel layer's. The attention
   // output's reduce-scatter and its gradient's gather stay the hidden state's.
   const bool latent = latent_sp() && !fused;
-  const double q_width = static_cast<double>(s_.model->mla.q_rank > 0 ? s_.model->mla.q_rank
-                                                                      : s_.model->hidden);
+  const double q_width =
+      static_cast<double>(s_.model->mla.q_rank > 0 ? s_.model->mla.q_rank : s_.model->hidden);
   const double kv_width = static_cast<double>(s_.model->mla.kv_rank);
   const double rope_bytes = tokens_ * static_cast<double>(s_.model->mla.rope_dim) * 2.0;
   const int latent_halves = latent ? st.layers : 0;  // attention halves priced apart
-  auto latent_gathers = [&](int layers) {  // a forward's (or its replay's)
+  auto latent_gathers = [&](int layers) {            // a forward's (or its replay's)
     if (layers <= 0) return;
     runs.push_back({Collective::AllGather, t, gather_bytes(q_width), layers});
     runs.push_back({Collective::AllGather, t, gather_bytes(kv_width), layers});
@@ -1903,9 +1903,8 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       const double n = st.layers;
       // A MoE layer's MLP runs the dispatcher's blocking ones instead (above), but for its
       // shared experts'.
-      for (const auto& [names, count] :
-           {std::pair{attention, st.layers - latent_halves},
-            std::pair{mlp, mlp_like(st.layers, sparse_tp)}}) {
+      for (const auto& [names, count] : {std::pair{attention, st.layers - latent_halves},
+                                         std::pair{mlp, mlp_like(st.layers, sparse_tp)}}) {
         if (count <= 0) continue;
         runs.push_back({grad, t, bytes, count, seconds(names, ".wgrad") / n});
         if (regather)
