@@ -3102,6 +3102,28 @@ parallelism: {tp: 2, dp: 4, sequence_parallel: true}
   CHECK(total(Op::B, Collective::ReduceScatter, true) == Approx(15'728'640));
   CHECK(total(Op::B, Collective::AllGather, true) == Approx(15'728'640));
   CHECK(total(Op::B, Collective::ReduceScatter, false) == Approx(262'144));
+  // Selective recompute of mla_up_proj replays the up projections' gathers of the latents (not
+  // the rotary key's, gathered before the checkpoint): 2 · (1,048,576 + 524,288) = 3,145,728
+  // more blocking all-gather bytes in the backward.
+  const AnalyticCostModel redo(test::yaml(R"(model:
+  layers: 2
+  hidden: 1024
+  ffn_hidden: 4096
+  heads: 8
+  vocab: 32000
+  mla: {q_rank: 256, kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}
+training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, recompute: selective,
+           recompute_modules: mla_up_proj}
+cluster: {gpu: h100-sxm, gpus_per_node: 8}
+parallelism: {tp: 2, dp: 4, sequence_parallel: true}
+)"));
+  auto blocking_gathers = [](const AnalyticCostModel& model) {
+    double bytes = 0;
+    for (const CollectiveRun& r : model.tp_collectives(Op::B, 0))
+      if (r.kind == Collective::AllGather && r.hide_s == 0) bytes += r.count * r.bytes;
+    return bytes;
+  };
+  CHECK(blocking_gathers(redo) - blocking_gathers(m) == Approx(3'145'728));
 }
 
 TEST_CASE("analytic: mla_up_proj replays latent attention's Q and KV up-projections and RoPE",

@@ -1977,6 +1977,13 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       reduces += redo_mlp;
     }
   }
+  // Selective recompute's `mla_up_proj` replays latent attention's up projections (and the
+  // rotary embedding; module_recompute_kernels): under SP their gathers of the latents with them,
+  // not the rotary key's, gathered before the checkpointed function.
+  if (!forward && latent && modules.mla_up_proj && st.layers > 0) {
+    runs.push_back({Collective::AllGather, t, gather_bytes(q_width), st.layers});
+    runs.push_back({Collective::AllGather, t, gather_bytes(kv_width), st.layers});
+  }
   // LoRA's adapters under TP (NeMo's ParallelLinearAdapter; lora_kernels): a column-parallel
   // target's r-wide output all-gathered forward and its B's input gradient all-reduced backward
   // (without SP also A's n × h input gradient: SP's backward reduce-scatters it with the
