@@ -3066,6 +3066,16 @@ parallelism: {{tp: {}, dp: {}, sequence_parallel: {}}}
     return Kernel{};
   }();
   CHECK(core.flops == Approx(2.0 * 8 * 2048.0 * 2048 * (96 + 64) * constants::kCausalFraction));
+  // The rotary embedding rotates q's 32-wide rope part of each of the 8 heads in place: 2,048 ·
+  // 8 · 32 = 524,288 elements read and written, 2,097,152 bytes (backward twice). The keys and
+  // values laid out for the attention kernel: the kv up projection's 8 · (64 + 64) and the
+  // shared 32-wide rotary key read, 8 · (96 + 64) written, 2,048 · (1,056 + 1,280) · 2 =
+  // 9,568,256 bytes, the same backward (the reverse copy).
+  CHECK(kernel_named(one, Op::F, "rope").bytes == Approx(2'097'152));
+  CHECK(kernel_named(one, Op::B, "rope").bytes == Approx(4'194'304));
+  CHECK(kernel_named(one, Op::F, "rope.kv").bytes == Approx(9'568'256));
+  CHECK(kernel_named(one, Op::B, "rope.kv").bytes == Approx(9'568'256));
+  CHECK(kernel_named(one, Op::W, "rope.kv").bytes == 0);  // not in a weight-gradient pass
 }
 
 TEST_CASE("analytic: latent attention under SP gathers its latents, not the hidden state",
@@ -3124,6 +3134,46 @@ parallelism: {tp: 2, dp: 4, sequence_parallel: true}
     return bytes;
   };
   CHECK(blocking_gathers(redo) - blocking_gathers(m) == Approx(3'145'728));
+}
+
+TEST_CASE("analytic: delayed weight gradients leave the input gradients' reduce-scatters exposed",
+          "[analytic]") {
+  // A dense 2-layer model at tp 2 with SP, one stage. Without delay each column-parallel
+  // layer's input-gradient reduce-scatter (QKV's, the MLP's up projection's, the head's) hides
+  // under its weight-gradient GEMM; with training.delay_wgrad Transformer Engine's layers wait for
+  // theirs at once (hide 0), the head (Megatron-core's own linear) still hides. The re-gathers
+  // hide under the input-gradient GEMMs either way.
+  auto model = [](bool delay) {
+    return AnalyticCostModel(test::yaml(
+        fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 4096, heads: 8, vocab: 32000}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, delay_wgrad: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 2, dp: 4, sequence_parallel: true}}
+schedule: {{name: 1f1b, overlap_f_b: true}}
+)",
+                    delay)));
+  };
+  // Hidden (hide_s > 0) reduce-scatters and their count, all-gathers hidden likewise.
+  auto hidden = [](const AnalyticCostModel& m, Collective c) {
+    int n = 0;
+    for (const CollectiveRun& r : m.tp_collectives(Op::B, 0))
+      if (r.kind == c && r.hide_s > 0) n += r.count;
+    return n;
+  };
+  const AnalyticCostModel now = model(false), later = model(true);
+  // 2 layers × (QKV, MLP up) + the head: 5 hidden reduce-scatters; delayed, the head's alone.
+  CHECK(hidden(now, Collective::ReduceScatter) == 5);
+  CHECK(hidden(later, Collective::ReduceScatter) == 1);
+  CHECK(hidden(later, Collective::AllGather) == hidden(now, Collective::AllGather));
+  CHECK(hidden(later, Collective::AllGather) == 5);
+  // The four TE layers' reduce-scatters now block: the same runs, none dropped.
+  auto all = [](const AnalyticCostModel& m) {
+    int n = 0;
+    for (const CollectiveRun& r : m.tp_collectives(Op::B, 0))
+      if (r.kind == Collective::ReduceScatter) n += r.count;
+    return n;
+  };
+  CHECK(all(later) == all(now));
 }
 
 TEST_CASE("analytic: mla_up_proj replays latent attention's Q and KV up-projections and RoPE",

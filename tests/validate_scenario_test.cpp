@@ -588,6 +588,33 @@ TEST_CASE("validate: the fused grouped MLP needs MXFP8 SwiGLU experts in one gro
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml", {"training.fused_expert_mlp=true"}));
 }
 
+TEST_CASE("validate: delayed weight gradients need the combined 1F1B and no userbuffers overlap",
+          "[moe]") {
+  // Megatron-core asserts overlap_moe_expert_parallel_comm with delay_wgrad_compute
+  // (transformer_config.py); Transformer Engine refuses it under userbuffers.
+  auto scenario = [](const std::string& schedule, const std::string& parallelism) {
+    return fmt::format(
+        "model: {{layers: 4, hidden: 1024, ffn_hidden: 2048, heads: 8, vocab: 1000,\n"
+        "        moe: {{experts: 8, top_k: 2}}}}\n"
+        "training: {{seq_len: 512, micro_batch_size: 1, global_batch_size: 8, "
+        "delay_wgrad: true}}\n"
+        "cluster: {{gpu: b200, gpus_per_node: 8}}\n"
+        "parallelism: {{dp: 4, tp: 2, ep: 4, sequence_parallel: true{}}}\n"
+        "schedule: {}\n",
+        parallelism, schedule);
+  };
+  CHECK(test::yaml(scenario("{name: 1f1b, overlap_f_b: true}", "")).training.delay_wgrad);
+  CHECK_THROWS_WITH(test::yaml(scenario("1f1b", "")),
+                    Contains("training.delay_wgrad: Megatron-core delays weight gradients only "
+                             "with its combined 1F1B"));
+  CHECK_THROWS_WITH(test::yaml(scenario("{name: 1f1b, overlap_f_b: false}", "")),
+                    Contains("give schedule.overlap_f_b: true"));
+  CHECK_THROWS_WITH(
+      test::yaml(scenario("{name: 1f1b, overlap_f_b: true}", ", tp_overlap: true")),
+      Contains("training.delay_wgrad: Transformer Engine does not delay weight gradients under "
+               "userbuffers"));
+}
+
 TEST_CASE("validate: LoRA needs a rank, a target and a dense model, the transpose cache FP8 params",
           "[lora]") {
   CHECK_NOTHROW(parse_scenario(kBase, "test.yaml",

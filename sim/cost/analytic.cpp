@@ -291,7 +291,7 @@ void AnalyticCostModel::module_recompute_kernels(int layers, bool moe,
       --norms;
       share = 1;
     } else if (r.mla_up_proj && m.is_mla() &&
-               (w == "q" || w == "q_up" || w == "kv_up" || w == "rope")) {
+               (w == "q" || w == "q_up" || w == "kv_up" || w == "rope" || w == "rope.kv")) {
       share = 1;
     } else if (!moe) {
       if (r.mlp && (w == "mlp_up" || w == "mlp_down" || activation)) share = 1;
@@ -704,8 +704,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     const double q_heads = static_cast<double>(m.heads) / t;
     // K is rotated once expanded to every query head (kv_repeat).
     const double k_heads = kv_expanded ? q_heads : m.kv_heads_per_rank(s_.layout.tp);
-    const double qk = m.is_mla() ? n * (m.heads * static_cast<double>(m.mla.rope_dim) / t +
-                                        static_cast<double>(m.mla.rope_dim))
+    const double qk = m.is_mla() ? n * q_heads * static_cast<double>(m.mla.rope_dim)
                                  : n * (q_heads + k_heads) * d;
     if (eager.rope)  // on head-major views of the projection: the generic, slower kernel
       ops("rope", qk, constants::kEagerRopeBytes, constants::kEagerRopeBackwardBytes,
@@ -713,6 +712,25 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
           constants::kEagerStridedMemoryEfficiency / constants::kMemoryEfficiency, true);
     else
       memory("rope", 2.0 * qk * 2);  // read + write
+    if (m.is_mla()) {
+      // Latent attention's keys and values, laid out for the attention kernel: the kv up
+      // projection's output (each head's nope_dim key part and v_dim value) and the shared
+      // rotary key (rope_dim) read, each head's whole key (nope_dim + rope_dim, the rotated
+      // shared part copied in) and its value written; backward the reverse. One kernel each way
+      // in Megatron-core with apply_rope_fusion (fused_mla_yarn_rope_apply.py,
+      // fused_apply_mla_rope_for_kv, whose query counterpart rotates q's rope_dim part in place:
+      // above); its unfused path copies at least as much (torch.cat of the key).
+      const double nope = static_cast<double>(m.mla.nope_dim);
+      const double rope = static_cast<double>(m.mla.rope_dim);
+      const double v = static_cast<double>(m.mla.v_dim);
+      // The same bytes each way (the backward reads the two gradients, writes the one).
+      push({Kernel::Kind::Memory,
+            "rope.kv",
+            {0, 0, 0},
+            1,
+            0,
+            2.0 * n * (q_heads * (nope + v) + rope + q_heads * (nope + rope + v))});
+    }
   }
 }
 
@@ -1899,6 +1917,12 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     // gradient hides the input gradient's collective, which so blocks, and no input is
     // re-gathered (ln_out_needs_gather needs weight.requires_grad).
     const bool regather = sp && s_.training.lora_rank <= 0;
+    // Delayed weight gradients (training.delay_wgrad): Transformer Engine's layers wait for the
+    // input gradient's collective right after its GEMM, nothing beside it (the head, Megatron-
+    // core's own ColumnParallelLinear, does not delay).
+    auto wgrad_hide = [&](std::initializer_list<std::string_view> names) {
+      return s_.training.delay_wgrad ? 0.0 : seconds(names, ".wgrad");
+    };
     if (st.layers > 0) {
       const double n = st.layers;
       // A MoE layer's MLP runs the dispatcher's blocking ones instead (above), but for its
@@ -1906,7 +1930,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       for (const auto& [names, count] : {std::pair{attention, st.layers - latent_halves},
                                          std::pair{mlp, mlp_like(st.layers, sparse_tp)}}) {
         if (count <= 0) continue;
-        runs.push_back({grad, t, bytes, count, seconds(names, ".wgrad") / n});
+        runs.push_back({grad, t, bytes, count, wgrad_hide(names) / n});
         if (regather)
           runs.push_back({Collective::AllGather, t, gathered, count, seconds(names, ".dgrad") / n});
       }
@@ -1914,8 +1938,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       const std::initializer_list<std::string_view> q_up{"q_up", "q"}, kv_up{"kv_up"};
       for (const auto& [names, width] : {std::pair{q_up, q_width}, std::pair{kv_up, kv_width}}) {
         if (latent_halves <= 0) break;
-        runs.push_back(
-            {grad, t, tokens_ * width * 2.0, latent_halves, seconds(names, ".wgrad") / n});
+        runs.push_back({grad, t, tokens_ * width * 2.0, latent_halves, wgrad_hide(names) / n});
         if (regather)
           runs.push_back({Collective::AllGather, t, gather_bytes(width), latent_halves,
                           seconds(names, ".dgrad") / n});

@@ -313,6 +313,11 @@ struct TrainingSpec {
   /// projection's input gradient with the SwiGLU's backward and the cast of the up projection's
   /// output gradient in another.
   bool fused_expert_mlp = false;
+  /// Megatron-core's delay_wgrad_compute (with the combined 1F1B): Transformer Engine's linear
+  /// layers put their weight-gradient GEMMs off to run later in the backward, so a
+  /// column-parallel layer's input-gradient collective over TP is waited for right after its
+  /// input-gradient GEMM instead of hiding under its weight gradient.
+  bool delay_wgrad = false;
   /// With FP8 and expert parallelism: the tokens go to their experts in FP8 (DeepSeek-V3's
   /// low-precision dispatch): the forward dispatch and the combine's backward (the gradient
   /// before the experts' down projection, sent towards them) carry 1 byte per value plus a

@@ -1122,6 +1122,18 @@ const std::vector<SchemaKey>& scenario_keys() {
        "SwiGLU MLP, `expert_gemms: grouped`, and no `moe_act` in `recompute_modules` (the "
        "activation runs inside the GEMM). No effect without experts",
        boolean(), field<&Scenario::training, &TrainingSpec::fused_expert_mlp>()},
+      {"training.delay_wgrad", "bool", "false",
+       "Megatron-core's `--delay-wgrad-compute` (Megatron-Bridge's `delay_wgrad_compute`), which "
+       "needs the combined 1F1B (`schedule.overlap_f_b`): Transformer Engine's linear layers put "
+       "their weight-gradient GEMMs off (its WeightGradStore) and run them later in the same "
+       "backward, so under TP a column-parallel layer's input-gradient reduce-scatter (all-reduce "
+       "without SP), issued asynchronously, is waited for right after its input-gradient GEMM "
+       "instead of hiding under its weight gradient (transformer_engine/pytorch/module/linear.py, "
+       "v2.15: `wgrad_store.put`, then `dgrad_work.wait()`): exposed. The re-gather of its input "
+       "still hides under the input-gradient GEMM; Megatron-core's own output layer does not "
+       "delay. Not with `parallelism.tp_overlap` (TE refuses it with userbuffers). No effect at "
+       "tp 1",
+       boolean(), field<&Scenario::training, &TrainingSpec::delay_wgrad>()},
       {"training.fp8_dispatch", "bool", "false",
        "with `precision: fp8` and expert parallelism (`parallelism.ep` > 1), the tokens sent to "
        "their experts in FP8, as DeepSeek-V3 trained (arXiv:2412.19437, §3.3.2: the activations "

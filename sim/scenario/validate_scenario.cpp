@@ -378,6 +378,18 @@ void check_batch(const Scenario& s, const Checker& c) {
           "the fused grouped MLP runs the routed experts' activation inside its GEMM: there is no "
           "moe_act to recompute (take it out of training.recompute_modules)");
   }
+  if (t.delay_wgrad) {
+    const auto f = s.schedule.options.find("overlap_f_b");
+    if (f == s.schedule.options.end() || (f->second != "true" && f->second != "1"))
+      c.fail("training.delay_wgrad",
+             "Megatron-core delays weight gradients only with its combined 1F1B "
+             "(overlap_moe_expert_parallel_comm): give schedule.overlap_f_b: true, or leave this "
+             "out");
+    else if (s.layout.tp_overlap)
+      c.fail("training.delay_wgrad",
+             "Transformer Engine does not delay weight gradients under userbuffers' comm-GEMM "
+             "overlap: give parallelism.tp_overlap: false, or leave this out");
+  }
   // The batch is given as global_batch_size or as microbatches: blame the one the file gave.
   const std::string gbs = !c.given("training.global_batch_size") && c.given("training.microbatches")
                               ? "training.microbatches"
