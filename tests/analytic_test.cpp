@@ -2548,10 +2548,12 @@ parallelism: {}
   CHECK(cast_bytes(norm, Op::B) == Approx(cast_bytes(none, Op::B)));
   CHECK(cast_bytes(act, Op::F) - cast_bytes(none, Op::F) == Approx(4 * n * 14336));
   CHECK(cast_bytes(act, Op::B) - cast_bytes(none, Op::B) == Approx(4 * n * 28672));
-  // tp 2 with SP: the norms' outputs n / 2 · 4096 each; the activation's n · 14336 / 2.
+  // tp 2 with SP: the norms' outputs n / 2 · 4096 each, row-wise only (3 bytes: the gathered
+  // tensor is transposed in the backward, either way); the activation's n · 14336 / 2.
   const char* sp = "{dp: 4, tp: 2, sequence_parallel: true}";
   CHECK(cast_bytes(model("norm", sp), Op::F) - cast_bytes(model("none", sp), Op::F) ==
-        Approx(4 * n / 2 * 4096 * 2));
+        Approx(3 * n / 2 * 4096 * 2));
+  CHECK(cast_bytes(model("norm", sp), Op::B) == Approx(cast_bytes(model("none", sp), Op::B)));
   CHECK(cast_bytes(model("activation", sp), Op::F) - cast_bytes(model("none", sp), Op::F) ==
         Approx(4 * n * 14336 / 2));
 }
@@ -3174,6 +3176,31 @@ schedule: {{name: 1f1b, overlap_f_b: true}}
     return n;
   };
   CHECK(all(later) == all(now));
+}
+
+TEST_CASE("analytic: Hopper FP8 under SP transposes the gathered tensors for the weight gradient",
+          "[analytic][fp8]") {
+  // A dense 2-layer model (hidden 1,024) at tp 2, 2,048 tokens, FP8 delayed scaling on H100s.
+  // Without SP each row-parallel output gradient is cast whole with its transpose (4 bytes an
+  // element, n·h = 2,097,152 elements): 2 · 4 · n·h a layer. Under SP Transformer Engine casts
+  // the rank's half row-wise only (3 bytes · n·h / 2 each) and, for the weight gradient,
+  // transposes the gathered tensors (2 bytes · n·h each): the two gradients and the two
+  // norm-fused inputs (QKV's, the MLP's), 3·n·h + 8·n·h a layer. A layer's backward casts (one
+  // run of `fp8.cast`) under SP exceed those without by 3·n·h = 6,291,456 bytes. On a B200 (FP8
+  // GEMMs in either layout) nothing is transposed: under SP the gradients' casts (3 bytes an
+  // element) halve with the rows, 2 · 3 · n·h / 2 = 6,291,456 bytes less.
+  auto model = [](bool sp, const char* gpu) {
+    return AnalyticCostModel(test::yaml(
+        fmt::format(R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 4096, heads: 8, vocab: 32000}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, precision: fp8}}
+cluster: {{gpu: {}, gpus_per_node: 8}}
+parallelism: {{tp: 2, dp: 4, sequence_parallel: {}}}
+)",
+                    gpu, sp)));
+  };
+  auto casts = [](const AnalyticCostModel& m) { return kernel_named(m, Op::B, "fp8.cast").bytes; };
+  CHECK(casts(model(true, "h100-sxm")) - casts(model(false, "h100-sxm")) == Approx(6'291'456));
+  CHECK(casts(model(true, "b200")) - casts(model(false, "b200")) == Approx(-6'291'456));
 }
 
 TEST_CASE("analytic: mla_up_proj replays latent attention's Q and KV up-projections and RoPE",

@@ -440,15 +440,36 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
           name == "experts.up" && s_.training.fp8_dispatch && s_.layout.ep > 1
               ? 1 / (m.moe.top_k * m.moe.capacity_factor)
               : 1.0;
+      // Per-tensor FP8 on Hopper (whose FP8 GEMMs take one layout) under SP: Transformer Engine
+      // quantizes the rank's n / t tokens row-wise only, all-gathers the FP8 rows, and for the
+      // weight gradient's GEMM transposes the gathered tensor (read 1 byte, write 1 an element of
+      // the whole sequence): QKV's and the MLP's inputs and the row-parallel layers' output
+      // gradients (Transformer Engine 1.14 layernorm_linear.py, base.py _grad_output_preprocess
+      // and linear.py; 2.x distributed.py _all_gather_fp8, the transpose made after the gather).
+      // So the shard's cast writes one layout, a byte less, and the weight gradient's pass pays
+      // the transpose. Frozen (LoRA) layers compute no weight gradient.
+      const bool gathered_transpose = shard && !lora && !(k_.preset && k_.preset->fp8_any_layout) &&
+                                      (s_.training.fp8_recipe == Fp8Recipe::Delayed ||
+                                       s_.training.fp8_recipe == Fp8Recipe::Tensorwise);
+      const bool input_gathered = gathered_transpose && in_share < 1;
+      const bool grad_gathered = gathered_transpose && grad_share < 1;
+      const double one_layout_in = input_gathered && !input_fused ? 1.0 : 0.0;
+      const double one_layout_grad = grad_gathered && !grad_fused ? 1.0 : 0.0;
       if (op == Op::F)
-        fp8_cast += g.m * g.k * batch * in_share * routed_share * fp8_cast_bytes(input_fused) +
+        fp8_cast += g.m * g.k * batch * in_share * routed_share *
+                        (fp8_cast_bytes(input_fused) - one_layout_in) +
                     (recompute || transpose_each
                          ? 0.0
                          : g.k * g.n * batch / s_.microbatches() * fp8_weight_bytes());
       if ((op == Op::I || op == Op::B) && transpose_each)
         fp8_cast += g.k * g.n * batch * fp8_weight_bytes();
       if (op == Op::I || op == Op::B)
-        fp8_cast += g.m * g.n * batch * grad_share * fp8_cast_bytes(grad_fused, true);
+        fp8_cast +=
+            g.m * g.n * batch * grad_share * (fp8_cast_bytes(grad_fused, true) - one_layout_grad);
+      if (op == Op::W || op == Op::B) {
+        if (input_gathered) fp8_cast += 2.0 * g.m * g.k * batch;
+        if (grad_gathered) fp8_cast += 2.0 * g.m * g.n * batch;
+      }
     }
     if (op == Op::F) gemm(names[0], g);
     if (op == Op::I || op == Op::B) gemm(names[1], {g.m, g.k, g.n});
