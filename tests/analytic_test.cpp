@@ -3089,17 +3089,21 @@ TEST_CASE("analytic: latent attention under SP gathers its latents, not the hidd
   // 2,048 · 1,024 · 2 = 4,194,304 (2 and 1 of them). Forward all-gather bytes:
   // 2 · (1,048,576 + 524,288 + 131,072) + 3 · 4,194,304 = 15,990,784, where gathering the hidden
   // state for the attention too would be 5 · 4,194,304 = 20,971,520.
-  const AnalyticCostModel m(test::yaml(R"(model:
+  auto model = [](const char* training) {
+    return AnalyticCostModel(test::yaml(fmt::format(R"(model:
   layers: 2
   hidden: 1024
   ffn_hidden: 4096
   heads: 8
   vocab: 32000
-  mla: {q_rank: 256, kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}
-training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 8}
-cluster: {gpu: h100-sxm, gpus_per_node: 8}
-parallelism: {tp: 2, dp: 4, sequence_parallel: true}
-)"));
+  mla: {{q_rank: 256, kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8{}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 8}}
+parallelism: {{tp: 2, dp: 4, sequence_parallel: true}}
+)",
+                                                    training)));
+  };
+  const AnalyticCostModel m = model("");
   auto total = [&](Op op, Collective c, bool asynchronous) {
     double bytes = 0;
     for (const CollectiveRun& r : m.tp_collectives(op, 0))
@@ -3117,18 +3121,7 @@ parallelism: {tp: 2, dp: 4, sequence_parallel: true}
   // Selective recompute of mla_up_proj replays the up projections' gathers of the latents (not
   // the rotary key's, gathered before the checkpoint): 2 · (1,048,576 + 524,288) = 3,145,728
   // more blocking all-gather bytes in the backward.
-  const AnalyticCostModel redo(test::yaml(R"(model:
-  layers: 2
-  hidden: 1024
-  ffn_hidden: 4096
-  heads: 8
-  vocab: 32000
-  mla: {q_rank: 256, kv_rank: 128, rope_head_dim: 32, nope_head_dim: 64, v_head_dim: 64}
-training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 8, recompute: selective,
-           recompute_modules: mla_up_proj}
-cluster: {gpu: h100-sxm, gpus_per_node: 8}
-parallelism: {tp: 2, dp: 4, sequence_parallel: true}
-)"));
+  const AnalyticCostModel redo = model(", recompute: selective, recompute_modules: mla_up_proj");
   auto blocking_gathers = [](const AnalyticCostModel& model) {
     double bytes = 0;
     for (const CollectiveRun& r : model.tp_collectives(Op::B, 0))

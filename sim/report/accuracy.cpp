@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace trainsim {
 
@@ -53,6 +54,15 @@ AccuracySummary summarize(const std::vector<Accuracy>& cases) {
   errors.reserve(cases.size());
   for (const Accuracy& a : cases) errors.push_back(a.step_time_error);
   return summarize_errors(std::move(errors));
+}
+
+std::map<std::string, std::vector<std::size_t>> series_with_settings(
+    const std::vector<CheckedCase>& cases) {
+  std::map<std::string, std::vector<std::size_t>> of;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    if (!cases[i].accuracy.series.empty() && !cases[i].settings.empty())
+      of[cases[i].accuracy.series].push_back(i);
+  return of;
 }
 
 AccuracySummary summarize_errors(std::vector<double> errors) {

@@ -5,6 +5,8 @@
 // X converts to a step time exactly (step ∝ 1/X); TFLOP/s and MFU compare with trainsim's
 // model FLOPs (causal attention counted half), so they agree only where the source counts
 // FLOPs the same way.
+#include <cstddef>   // std::size_t
+#include <map>       // std::map
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <utility>   // std::pair
@@ -49,6 +51,11 @@ struct CheckedCase {
   /// two runs of a series differ in (report/setting_changes.h). Empty: not known.
   std::vector<std::pair<std::string, std::string>> settings;
 };
+
+/// The indices of the cases of each series (`measured.series`) whose settings are known
+/// (CheckedCase::settings), by series name: what setting changes and step splits compare.
+std::map<std::string, std::vector<std::size_t>> series_with_settings(
+    const std::vector<CheckedCase>& cases);
 
 /// A summary for the cases of one GPU preset.
 struct GpuAccuracy {

@@ -24,10 +24,7 @@ bool compared(const std::string& key) {
 
 std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases,
                                            std::size_t max_keys) {
-  std::map<std::string, std::vector<std::size_t>> of;
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    if (!cases[i].accuracy.series.empty() && !cases[i].settings.empty())
-      of[cases[i].accuracy.series].push_back(i);
+  const std::map<std::string, std::vector<std::size_t>> of = series_with_settings(cases);
   const auto name = [&](std::size_t i) -> const std::string& {
     return cases[i].step.scenario_name;
   };

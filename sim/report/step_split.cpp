@@ -64,10 +64,7 @@ double measured_step_time(const CheckedCase& c) {
 }
 
 std::vector<StepSplit> step_splits(const std::vector<CheckedCase>& cases) {
-  std::map<std::string, std::vector<std::size_t>> of;
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    if (!cases[i].accuracy.series.empty() && !cases[i].settings.empty())
-      of[cases[i].accuracy.series].push_back(i);
+  const std::map<std::string, std::vector<std::size_t>> of = series_with_settings(cases);
   const auto name = [&](std::size_t i) -> const std::string& {
     return cases[i].step.scenario_name;
   };
