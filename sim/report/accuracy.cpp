@@ -56,6 +56,11 @@ AccuracySummary summarize(const std::vector<Accuracy>& cases) {
   return summarize_errors(std::move(errors));
 }
 
+bool compared_setting(const std::string& key) {
+  return key != "name" && key != "model.name" && key != "cluster.gpu.name" &&
+         key.rfind("pricing.", 0) != 0 && key.rfind("measured.", 0) != 0;
+}
+
 std::map<std::string, std::vector<std::size_t>> series_with_settings(
     const std::vector<CheckedCase>& cases) {
   std::map<std::string, std::vector<std::size_t>> of;

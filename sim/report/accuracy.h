@@ -57,6 +57,10 @@ struct CheckedCase {
 std::map<std::string, std::vector<std::size_t>> series_with_settings(
     const std::vector<CheckedCase>& cases);
 
+/// Whether two runs' settings are compared at `key`: not the run's name, its labels
+/// (`model.name`, `cluster.gpu.name`), its price (`pricing.*`) or its figure (`measured.*`).
+bool compared_setting(const std::string& key);
+
 /// A summary for the cases of one GPU preset.
 struct GpuAccuracy {
   std::string gpu;

@@ -12,15 +12,6 @@
 #include "report/ranking.h"
 
 namespace trainsim {
-namespace {
-
-// The settings a change is read from: not the run's name, its labels, its price or its figure.
-bool compared(const std::string& key) {
-  return key != "name" && key != "model.name" && key != "cluster.gpu.name" &&
-         key.rfind("pricing.", 0) != 0 && key.rfind("measured.", 0) != 0;
-}
-
-}  // namespace
 
 std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases,
                                            std::size_t max_keys) {
@@ -40,7 +31,7 @@ std::vector<SettingChange> setting_changes(const std::vector<CheckedCase>& cases
         std::vector<SettingChange::Key> keys;
         for (std::size_t k = 0; k < a.settings.size() && keys.size() <= max_keys; ++k) {
           assert(a.settings[k].first == b.settings[k].first);
-          if (a.settings[k].second != b.settings[k].second && compared(a.settings[k].first))
+          if (a.settings[k].second != b.settings[k].second && compared_setting(a.settings[k].first))
             keys.push_back({a.settings[k].first, a.settings[k].second, b.settings[k].second});
         }
         if (keys.empty() || keys.size() > max_keys) continue;

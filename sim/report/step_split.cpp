@@ -17,9 +17,7 @@ namespace {
 // or its scale.
 bool compared(const std::string& key) {
   const auto& scale = scale_keys();
-  return key != "name" && key != "model.name" && key != "cluster.gpu.name" &&
-         key.rfind("pricing.", 0) != 0 && key.rfind("measured.", 0) != 0 &&
-         std::find(scale.begin(), scale.end(), key) == scale.end();
+  return compared_setting(key) && std::find(scale.begin(), scale.end(), key) == scale.end();
 }
 
 bool same_but_scale(const CheckedCase& a, const CheckedCase& b) {
