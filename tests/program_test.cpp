@@ -489,6 +489,53 @@ contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
   CHECK(make_report(tl).critical.optimizer_s == Approx(to_seconds(down + cpu + up)));
 }
 
+TEST_CASE("DP pass: training.zero_grad_buffer writes the GPU's gradients to zero once a step",
+          "[passes][dp]") {
+  // dp_only's ZeRO-1 step (Llama-3.2-1B, F = 10 ms, B = 21 ms, dp 2) with Megatron-core's
+  // zero_grad_buffer: every gradient byte this GPU holds (bf16, one per parameter: G = 2Ψ, as
+  // `trainsim memory` counts them, not the optimizer's Ψ/2 shard) written once at the HBM rate
+  // (H100 SXM 3.35 TB/s × efficiency.memory 0.80) plus one kernel launch (2 µs), in the
+  // optimizer's task: the step's end moves by exactly that (the updated parameters' all-gather
+  // waits for the optimizer's task), and the report's optimizer time with it.
+  auto run = [](bool zero, const char* offload) {
+    return test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 2, zero_grad_buffer: {},
+           offload: {}}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 2, gpu_speed_spread: 0}}
+parallelism: {{dp: 2, zero: 1}}
+costs: {{forward: 10ms, backward: 21ms}}
+memory: {{bucket_size: 1GB}}
+contention: {{compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}}
+)",
+                                  zero, offload));
+  };
+  const Scenario on = run(true, "none"), off = run(false, "none");
+  const auto cost = make_cost_model(on);
+  const double psi = cost->stage_params(0);
+  const double g = static_memory(on, std::vector<int>{0}, 1).gradients;
+  CHECK(g == Approx(2 * psi));
+  const TimeNs z = cost->zero_grad(g).duration;
+  CHECK(z == seconds_to_ns(g / (3.35e12 * 0.80) + 2e-6));
+  CHECK(z > 900 * kNsPerUs);  // 2.47 GB at 2.68 TB/s: 922 µs, + 2 µs
+  CHECK(make_cost_model(off)->zero_grad(g).duration == 0);
+  const Timeline a = simulate(on), b = simulate(off);
+  CHECK(a.makespan - b.makespan == z);
+  const auto opt_on = of_type(a, TaskType::Optimizer), opt_off = of_type(b, TaskType::Optimizer);
+  REQUIRE(opt_on.size() == 1);
+  REQUIRE(opt_off.size() == 1);
+  CHECK(a.graph->work(opt_on[0]).duration - b.graph->work(opt_off[0]).duration == z);
+  CHECK(make_report(a).critical.optimizer_s - make_report(b).critical.optimizer_s ==
+        Approx(to_seconds(z)).margin(1e-9));
+  // Under ZeRO-Offload the optimizer runs on the host: the zeroing is the compute stream's own
+  // task after the backward, beside the host chain (longer than it), so the step does not grow.
+  const Timeline c = simulate(run(true, "optimizer")), d = simulate(run(false, "optimizer"));
+  const auto zeroing = of_type(c, TaskType::Optimizer);
+  REQUIRE(zeroing.size() == 1);
+  CHECK(c.graph->work(zeroing[0]).duration == z);
+  CHECK(of_type(d, TaskType::Optimizer).empty());
+  CHECK(c.makespan == d.makespan);
+}
+
 namespace {
 
 // Llama-3.2-1B (16 layers) on one stage, dp 2 on one node, ZeRO-3 in 2 FSDP units of 8

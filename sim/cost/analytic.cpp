@@ -1670,6 +1670,13 @@ Cost AnalyticCostModel::grad_check(double bytes) const {
   return {seconds_to_ns(memory_seconds(bytes) + (1 + syncs) * k_.kernel_launch), 0, bytes};
 }
 
+Cost AnalyticCostModel::zero_grad(double bytes) const {
+  // Megatron-core's zero_grad_buffer: `grad_data.zero_()`, one fill kernel writing each byte of
+  // the buffer once (a streaming kernel at efficiency.memory, as every memory-bound pass here).
+  if (!s_.training.zero_grad_buffer || bytes <= 0) return {};
+  return {seconds_to_ns(memory_seconds(bytes) + k_.kernel_launch), 0, bytes};
+}
+
 GradCheckHost AnalyticCostModel::grad_check_host() const {
   // The CPU issues the norm and the NaN test (two operations), then takes the test's truth value
   // (rerun_state_machine.py, validate_result: `if result_rejected:` of a CUDA tensor, or core

@@ -195,6 +195,7 @@ class AnalyticCostModel : public CostModel {
   double host_per_collective() const;
   bool simulates_cpu() const override { return host_per_kernel() > 0 || host_per_collective() > 0; }
   Cost grad_check(double bytes) const override;
+  Cost zero_grad(double bytes) const override;
   GradCheckHost grad_check_host() const override;
   /// slowest_gpu_factor of the scenario's spread (gpu_speed_spread) over the layout's GPUs.
   double compute_pace() const override { return pace_; }

@@ -152,6 +152,9 @@ class CostModel {
   /// The GPU's part in the NaN check of a DP bucket of `bytes` gradient bytes
   /// (parallelism.grad_nan_check): its norm and tests; nothing when the check is off.
   virtual Cost grad_check(double /*bytes*/) const { return {}; }
+  /// Writing zeros over `bytes` of the gradients one GPU holds, once a step
+  /// (training.zero_grad_buffer); nothing when it is off.
+  virtual Cost zero_grad(double /*bytes*/) const { return {}; }
   /// The CPU's part in it (nothing when the check is off or the CPU is not simulated).
   virtual GradCheckHost grad_check_host() const { return {}; }
   /// Every modelled compute duration of the job × this: a synchronous step runs at the pace of
@@ -227,6 +230,9 @@ class LayeredCostModel : public CostModel {
   bool simulates_cpu() const override { return fallback_ && fallback_->simulates_cpu(); }
   Cost grad_check(double bytes) const override {
     return fallback_ ? fallback_->grad_check(bytes) : Cost{};
+  }
+  Cost zero_grad(double bytes) const override {
+    return fallback_ ? fallback_->zero_grad(bytes) : Cost{};
   }
   GradCheckHost grad_check_host() const override {
     return fallback_ ? fallback_->grad_check_host() : GradCheckHost{};

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "lower/program.h"
+#include "memory/footprint.h"
 #include "scenario/partition.h"
 
 namespace trainsim {
@@ -267,6 +268,12 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
       for (const TaskId tail : tails[static_cast<std::size_t>(r)])
         p.builder.add_dependency(tail, t);
     };
+    // training.zero_grad_buffer: the gradients this GPU holds (memory/footprint.h, as `trainsim
+    // memory` counts them) written to zero once a step. Megatron does it at the step's start,
+    // before the first forward; in a steady run of steps that is right after this one's
+    // optimizer step on the same stream, where it is timed (in the optimizer's task).
+    const Cost zeroing =
+        p.cost.zero_grad(sc.model ? static_memory(sc, model_stages, sch.chains).gradients : 0.0);
     if (sc.training.offload == Offload::Optimizer) {
       // ZeRO-Offload: the gradient shard down the host link, Adam on the host CPU, the updated
       // 16-bit weights back up; the GPU's compute stream does no optimizer work.
@@ -288,9 +295,20 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
           p.work(TaskType::HostTransfer, -1, -1, p.cost.host_transfer(2.0 * shard), 2 * pp + 1),
           -1);
       p.builder.add_dependency(cpu, opt);
+      if (zeroing.duration > 0) {  // the compute stream's only step-end work under offload
+        const TaskId z =
+            p.builder.add_task(cs,
+                               p.work(TaskType::Optimizer, -1, -1, zeroing, rank.coord.pp, -1,
+                                      p.compute_scale(r) * p.cost.compute_pace()),
+                               -1);
+        after_backward(z);
+      }
     } else {
-      const WorkId wo = p.work(TaskType::Optimizer, -1, -1, p.cost.optimizer(shard), rank.coord.pp,
-                               -1, p.compute_scale(r) * p.cost.compute_pace());
+      Cost step = p.cost.optimizer(shard);
+      step.duration += zeroing.duration;
+      step.bytes += zeroing.bytes;
+      const WorkId wo = p.work(TaskType::Optimizer, -1, -1, step, rank.coord.pp, -1,
+                               p.compute_scale(r) * p.cost.compute_pace());
       opt = p.builder.add_task(cs, wo, -1);
       after_backward(opt);
     }

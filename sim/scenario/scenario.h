@@ -243,6 +243,10 @@ struct TrainingSpec {
   /// With selective recompute: the modules recomputed; nullopt: the attention core alone.
   std::optional<RecomputeModules> recompute_modules;
   bool fp32_grad_accumulation = false;  ///< Megatron's default: fp32 gradients (4 bytes, not 2)
+  /// The gradients the GPU holds written to zero once a step, before the first backward adds
+  /// into them (Megatron-core's DDP zero_grad_buffer over its contiguous buffer); false: set to
+  /// None, as PyTorch's zero_grad does by default, which writes nothing.
+  bool zero_grad_buffer = false;
   /// With FP8: the layers' linear weights kept only in FP8 (Transformer Engine's FP8 parameters,
   /// NeMo's `fp8_params`, Megatron's `--fp8-param-gather`): no 16-bit copy, and the data-parallel
   /// parameter all-gathers move 1 byte per such weight instead of 2.

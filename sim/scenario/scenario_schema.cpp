@@ -840,6 +840,16 @@ const std::vector<SchemaKey>& scenario_keys() {
        "embedding's gradient into it (`embedding.main_grad`); under `runtime: eager`, PyTorch's "
        "AccumulateGrad pass instead",
        boolean(), field<&Scenario::training, &TrainingSpec::fp32_grad_accumulation>()},
+      {"training.zero_grad_buffer", "bool", "false",
+       "the gradients this GPU holds (`gradients` in `trainsim memory`) written to zero once a "
+       "step, before the first backward adds into them: Megatron-core's DDP and Megatron-FSDP "
+       "call zero_grad_buffer at every iteration's start, `grad_data.zero_()` over the whole "
+       "contiguous buffer (megatron/training/training.py train_step; "
+       "megatron/core/distributed/param_and_grad_buffer.py, from core 0.6 on), as does "
+       "PyTorch's `zero_grad(set_to_none=False)`. One memory-bound pass on the compute stream, "
+       "counted in the optimizer's time (reports and traces). false: the gradients are set to "
+       "None (PyTorch's `zero_grad()` default since 2.0, FSDP, DeepSpeed): nothing runs",
+       boolean(), field<&Scenario::training, &TrainingSpec::zero_grad_buffer>()},
       {"training.grad_reduce_dtype",
        "`fp32`, `bf16`, `fp16` (16-bit: the training precision)",
        "`fp32` with `fp32_grad_accumulation`, else the training precision",
