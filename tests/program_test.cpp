@@ -489,6 +489,56 @@ contention: {compute_slowdown: 0, comm_slowdown: 0, link_sharing: false}
   CHECK(make_report(tl).critical.optimizer_s == Approx(to_seconds(down + cpu + up)));
 }
 
+TEST_CASE("DP pass: parallelism.grad_buckets splits only the first chunk's gradients, as Megatron",
+          "[passes][dp]") {
+  // Llama-3.2-1B (16 layers) over pp 2 × vpp 2 (model stages of 4 layers: 0 and 2 on pipeline
+  // rank 0, 1 and 3 on rank 1), dp 2, ZeRO-1 reducing by 100 MB bucket in the backward
+  // (overlap_grad_reduce). A model stage of 4 layers holds 4 × 60.8 M = 243 M parameters, 486 MB
+  // of bf16 gradients (the embedding's stage more): 5 or more buckets each. `all`: every stage's
+  // gradients reduce-scattered bucket by bucket; `first_chunk` (Megatron-core's DDP: bucket_size
+  // None where the pipeline rank is above 0 or the chunk is not the first): model stage 0 alone;
+  // `none`: one reduce-scatter per stage everywhere. The step's gradients are the same bytes.
+  auto run = [](const char* buckets) {
+    return simulate(test::yaml(fmt::format(R"(model: llama-3.2-1b
+training: {{seq_len: 1024, micro_batch_size: 1, global_batch_size: 8}}
+cluster: {{gpu: h100-sxm, gpus_per_node: 4, gpu_speed_spread: 0}}
+parallelism: {{dp: 2, pp: 2, vpp: 2, zero: 1, overlap_grad_reduce: true, grad_buckets: {}}}
+schedule: interleaved-1f1b
+memory: {{bucket_size: 100MB}}
+)",
+                                           buckets)));
+  };
+  // Reduce-scatters of the first DP rank's pipeline ranks, by model stage: count and bytes.
+  auto per_stage = [](const Timeline& tl) {
+    std::map<int, std::pair<int, double>> out;
+    const TaskGraph& g = *tl.graph;
+    for (TaskId t = 0; t < g.size(); ++t) {
+      const Work& w = g.work(t);
+      if (static_cast<TaskType>(w.type) != TaskType::DpCollective ||
+          static_cast<DpDetail>(w.detail) != DpDetail::ReduceScatter ||
+          tl.ranks.ranks[g.streams[g.tasks[t].stream].owner].coord.dp != 0)
+        continue;
+      out[w.stage].first += 1;
+      out[w.stage].second += w.bytes;
+    }
+    return out;
+  };
+  const auto all = per_stage(run("all")), first = per_stage(run("first_chunk")),
+             none = per_stage(run("none"));
+  CHECK(report_to_json(make_report(run("first_chunk")))["layout"]["grad_buckets"] == "first_chunk");
+  REQUIRE(all.size() == 4);
+  REQUIRE(first.size() == 4);
+  REQUIRE(none.size() == 4);
+  for (int st = 0; st < 4; ++st) {
+    INFO("stage " << st);
+    CHECK(all.at(st).first >= 5);
+    CHECK(first.at(st).first == (st == 0 ? all.at(st).first : 1));
+    CHECK(none.at(st).first == 1);
+    CHECK(first.at(st).second == Approx(all.at(st).second));
+    CHECK(none.at(st).second == Approx(all.at(st).second));
+  }
+}
+
 TEST_CASE("DP pass: training.zero_grad_buffer writes the GPU's gradients to zero once a step",
           "[passes][dp]") {
   // dp_only's ZeRO-1 step (Llama-3.2-1B, F = 10 ms, B = 21 ms, dp 2) with Megatron-core's

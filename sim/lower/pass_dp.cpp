@@ -185,7 +185,10 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
         const int kd = p.gradient_buckets(st, dense);
         for (int j = 0; j < kd; ++j)
           pending.push_back({0, st, ms, phase++, p.bucket_bytes(st, j, kd, dense), 0, at(j, kd)});
-        const int kr = routed > 0 ? static_cast<int>(std::ceil(routed / sc.memory.bucket_size)) : 0;
+        const int kr = routed <= 0 ? 0
+                       : !p.splits_gradients(st)
+                           ? 1
+                           : static_cast<int>(std::ceil(routed / sc.memory.bucket_size));
         for (int j = 0; j < kr; ++j)
           pending.push_back({0, st, ms, phase++, routed / kr, routed / kr, at(j, kr)});
       }

@@ -79,7 +79,20 @@ int Program::gradient_buckets(int stage) const {
   return gradient_buckets(stage, cost.gradient_bytes(model_stage(stage)));
 }
 
+bool Program::splits_gradients(int stage) const {
+  switch (scenario.layout.grad_buckets) {
+    case GradBuckets::All:
+      return true;
+    case GradBuckets::FirstChunk:  // the first pipeline rank's first model chunk alone
+      return model_stage(stage) == 0;
+    case GradBuckets::None:
+      return false;
+  }
+  return true;
+}
+
 int Program::gradient_buckets(int stage, double bytes) const {
+  if (!splits_gradients(stage)) return 1;
   const double rest = bytes - last_bucket_gradient_bytes(stage, bytes);
   return std::max(1, static_cast<int>(std::ceil(rest / scenario.memory.bucket_size)));
 }

@@ -74,6 +74,9 @@ struct Program {
   /// buffer's share of them, that buffer's (Megatron-core buckets its dense and its
   /// expert-parallel parameters apart).
   int gradient_buckets(int stage, double bytes) const;
+  /// Whether `stage` splits its gradients into buckets at all (parallelism.grad_buckets); one
+  /// bucket for its gradients, and one for its routed experts', where not.
+  bool splits_gradients(int stage) const;
   /// gradient_buckets of all of `stage`'s gradients.
   int gradient_buckets(int stage) const;
   /// FSDP units of `stage`: parameter all-gathers one use of it needs. ZeRO-3: its layers /

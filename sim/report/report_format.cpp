@@ -375,7 +375,8 @@ nlohmann::json report_to_json(const StepReport& r) {
                  {"zero", r.zero},
                  {"sequence_parallel", r.sequence_parallel},
                  {"tp_overlap", r.tp_overlap},
-                 {"grad_nan_check", r.grad_nan_check}};
+                 {"grad_nan_check", r.grad_nan_check},
+                 {"grad_buckets", r.grad_buckets}};
   if (r.zero == 1) {
     j["layout"]["overlap_grad_reduce"] = r.grad_reduce_with_backward;
     j["layout"]["zero1_reduce"] = r.zero1_all_reduce ? "all-reduce" : "reduce-scatter";

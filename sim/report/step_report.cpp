@@ -161,6 +161,8 @@ StepReport make_report(const Timeline& tl) {
   r.grad_reduce_with_backward = sc.layout.grad_reduce_with_backward;
   if (const SchemaKey* k = find_key("parallelism.grad_nan_check"))
     if (auto v = show_value(*k, sc)) r.grad_nan_check = *v;
+  if (const SchemaKey* k = find_key("parallelism.grad_buckets"))
+    if (auto v = show_value(*k, sc)) r.grad_buckets = *v;
   r.zero1_all_reduce = sc.layout.zero1_all_reduce;
   r.sequence_parallel = sc.layout.sequence_parallel;
   r.tp_overlap = sc.layout.tp_overlap;

@@ -102,6 +102,8 @@ struct StepReport {
   bool grad_reduce_with_backward = false, zero1_all_reduce = false;
   /// parallelism.grad_nan_check: "off", "norm", "nan" or "nan-inf".
   std::string grad_nan_check = "off";
+  /// parallelism.grad_buckets: "all", "first_chunk" or "none".
+  std::string grad_buckets = "all";
   /// Sequence parallelism and comm-GEMM overlap of the TP collectives (parallelism.
   /// sequence_parallel, tp_overlap): named at tp > 1, where they change the step.
   bool sequence_parallel = false, tp_overlap = false;

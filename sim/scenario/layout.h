@@ -23,6 +23,11 @@ enum class CpComm { Ring, AllGather, AllToAll };
 /// 0.12 on), each test read back by the CPU; or the norm alone, never tested (`Norm`: core 0.10
 /// and 0.11, whose rerun state machine returns before testing when reruns are disabled).
 enum class GradNanCheck { Off, Norm, Nan, NanInf };
+/// Which model stages split their DP gradient reduction (and with overlap_param_gather their
+/// parameter gathers) into memory.bucket_size buckets: every one (`All`), only the first pipeline
+/// rank's first model chunk (`FirstChunk`: Megatron-core's DDP, whose other chunks and pipeline
+/// ranks take one bucket each), or none (`None`: one bucket per model chunk everywhere).
+enum class GradBuckets { All, FirstChunk, None };
 
 struct Coord {
   int dp = 0;
@@ -115,6 +120,8 @@ struct Layout {
   bool grad_reduce_with_backward = false;
   /// parallelism.grad_nan_check: the DP buckets' NaN check before their reduction.
   GradNanCheck grad_nan_check = GradNanCheck::Off;
+  /// parallelism.grad_buckets: which stages split their gradients into buckets.
+  GradBuckets grad_buckets = GradBuckets::All;
   /// How often the NaN check of one bucket makes the CPU wait for the GPU: 0 (off, or the norm
   /// alone), 1 or 2.
   int grad_check_syncs() const {

@@ -1472,6 +1472,19 @@ const std::vector<SchemaKey>& scenario_keys() {
        "instead of once after it. ZeRO-0 and ZeRO-2 always reduce by bucket during the backward "
        "and ZeRO-3 by unit: there it changes nothing",
        boolean(), field<&Scenario::layout, &Layout::grad_reduce_with_backward>()},
+      {"parallelism.grad_buckets", "`all`, `first_chunk`, `none`", "`all`",
+       "which model stages reduce their gradients bucket by bucket (`memory.bucket_size`), where "
+       "buckets apply (ZeRO-0 and -2, ZeRO-1 with `overlap_grad_reduce`; with `param_gather: "
+       "with-next-forward` the parameter gathers take the same buckets): `all`, every stage; "
+       "`first_chunk`, only the first model chunk of the first pipeline rank, every other chunk "
+       "and pipeline rank reducing (and gathering) its gradients in one bucket once its last "
+       "backward is done, as Megatron-core's DDP does (distributed_data_parallel.py: bucket_size "
+       "None where the pipeline rank is above 0 or `disable_bucketing`, which Megatron-LM's "
+       "training.py sets for model chunks after the first; core 0.6 on, and NeMo's and "
+       "Megatron-Bridge's wrappers the same); `none`, one bucket per chunk everywhere "
+       "(Megatron-core with `overlap_param_gather_with_optimizer_step`, which disables bucketing "
+       "for every chunk). Without a pipeline or model chunks `first_chunk` is `all`",
+       choice({"all", "first_chunk", "none"}), field<&Scenario::layout, &Layout::grad_buckets>()},
       {"parallelism.grad_nan_check", "`off`, `norm`, `nan`, `nan-inf`", "`off`",
        "Megatron-core DDP's `check_for_nan_in_grad` (Megatron-LM's "
        "`--check-for-nan-in-loss-and-grad`, on by default there; NeMo's and Megatron-Bridge's "
