@@ -3171,6 +3171,55 @@ schedule: {{name: 1f1b, overlap_f_b: true}}
   CHECK(all(later) == all(now));
 }
 
+TEST_CASE("analytic: Megatron-DeepSpeed's blocking TP all-reduces (tp_async_allreduce false)",
+          "[analytic]") {
+  // A dense 2-layer model at tp 2 without SP, one stage. By default each column-parallel
+  // layer's input-gradient all-reduce (QKV's, the MLP's up projection's, the head's: 2 · 2 + 1 =
+  // 5) hides under its weight-gradient GEMM (hide_s > 0). With parallelism.tp_async_allreduce
+  // false, as Megatron-DeepSpeed sets async_tensor_model_parallel_allreduce when DeepSpeed runs
+  // it, all five block (hide_s 0): the same runs and bytes, none hidden. Under SP the key
+  // changes nothing (the reduce-scatters stay hidden); the forward is untouched.
+  auto model = [](bool async, bool sp) {
+    return AnalyticCostModel(test::yaml(fmt::format(
+        R"(model: {{layers: 2, hidden: 1024, ffn_hidden: 4096, heads: 8, vocab: 32000}}
+training: {{seq_len: 2048, micro_batch_size: 1, global_batch_size: 8}}
+cluster: {{gpu: a100-sxm-80gb, gpus_per_node: 8}}
+parallelism: {{tp: 2, dp: 4, sequence_parallel: {}, tp_async_allreduce: {}}}
+)",
+        sp, async)));
+  };
+  auto count = [](const AnalyticCostModel& m, Op op, Collective c, bool hidden) {
+    int n = 0;
+    for (const CollectiveRun& r : m.tp_collectives(op, 0))
+      if (r.kind == c && (r.hide_s > 0) == hidden) n += r.count;
+    return n;
+  };
+  const AnalyticCostModel async = model(true, false), blocking = model(false, false);
+  CHECK(count(async, Op::B, Collective::AllReduce, true) == 5);
+  CHECK(count(blocking, Op::B, Collective::AllReduce, true) == 0);
+  CHECK(count(blocking, Op::B, Collective::AllReduce, false) ==
+        count(async, Op::B, Collective::AllReduce, false) + 5);
+  CHECK(count(blocking, Op::F, Collective::AllReduce, false) ==
+        count(async, Op::F, Collective::AllReduce, false));
+  // Blocking, the backward's collectives are on the critical path: a longer micro-batch.
+  CHECK(test::makespan(
+            test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 4096, heads: 8, vocab: 32000}
+training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: a100-sxm-80gb, gpus_per_node: 8}
+parallelism: {tp: 2, dp: 4, tp_async_allreduce: false}
+)")) >
+        test::makespan(
+            test::yaml(R"(model: {layers: 2, hidden: 1024, ffn_hidden: 4096, heads: 8, vocab: 32000}
+training: {seq_len: 2048, micro_batch_size: 1, global_batch_size: 8}
+cluster: {gpu: a100-sxm-80gb, gpus_per_node: 8}
+parallelism: {tp: 2, dp: 4}
+)")));
+  // Under SP nothing changes.
+  CHECK(count(model(false, true), Op::B, Collective::ReduceScatter, true) ==
+        count(model(true, true), Op::B, Collective::ReduceScatter, true));
+  CHECK(count(model(true, true), Op::B, Collective::ReduceScatter, true) == 5);
+}
+
 TEST_CASE("analytic: Hopper FP8 under SP transposes the gathered tensors for the weight gradient",
           "[analytic][fp8]") {
   // A dense 2-layer model (hidden 1,024) at tp 2, 2,048 tokens, FP8 delayed scaling on H100s.

@@ -1948,8 +1948,11 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
     // Delayed weight gradients (training.delay_wgrad): Transformer Engine's layers wait for the
     // input gradient's collective right after its GEMM, nothing beside it (the head, Megatron-
     // core's own ColumnParallelLinear, does not delay).
+    // Without SP and without Megatron's async_tensor_model_parallel_allreduce
+    // (parallelism.tp_async_allreduce false: Megatron-DeepSpeed), the all-reduce blocks too.
+    const bool blocking = !sp && !s_.layout.tp_async_allreduce;
     auto wgrad_hide = [&](std::initializer_list<std::string_view> names) {
-      return s_.training.delay_wgrad ? 0.0 : seconds(names, ".wgrad");
+      return s_.training.delay_wgrad || blocking ? 0.0 : seconds(names, ".wgrad");
     };
     if (st.layers > 0) {
       const double n = st.layers;
@@ -1973,7 +1976,7 @@ std::vector<CollectiveRun> AnalyticCostModel::tp_collectives(Op op, int stage) c
       }
     }
     if (heads > 0) {
-      runs.push_back({grad, t, bytes, heads, seconds(head, ".wgrad") / heads});
+      runs.push_back({grad, t, bytes, heads, blocking ? 0.0 : seconds(head, ".wgrad") / heads});
       if (regather)
         runs.push_back({Collective::AllGather, t, bytes, heads, seconds(head, ".dgrad") / heads});
     }

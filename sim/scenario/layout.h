@@ -135,6 +135,10 @@ struct Layout {
   /// TP collectives overlap the neighbouring GEMMs (chunked comm-GEMM overlap, as Megatron's
   /// tp_comm_overlap): they run beside the compute they belong to instead of after it.
   bool tp_overlap = false;
+  /// parallelism.tp_async_allreduce: without SP, the column-parallel layers' input-gradient
+  /// all-reduce issued asynchronously beside their weight-gradient GEMM (true), or waited for
+  /// right after the input-gradient GEMM (false).
+  bool tp_async_allreduce = true;
   std::array<Axis, 3> order{Axis::TP, Axis::DP, Axis::PP};  ///< fastest-varying first
 
   int world() const { return dp * cp * tp * pp; }

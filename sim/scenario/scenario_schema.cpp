@@ -1515,6 +1515,17 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"reduce-scatter", "all-reduce"}),
        {put_layout_flag<&Layout::zero1_all_reduce, 1>,
         get_layout_flag<&Layout::zero1_all_reduce, 1>}},
+      {"parallelism.tp_async_allreduce", "bool", "true",
+       "without sequence parallelism, each column-parallel layer's input-gradient all-reduce over "
+       "TP (QKV's, the MLP's up projection's, the output layer's) issued asynchronously and hidden "
+       "under that layer's weight-gradient GEMM, as Megatron's "
+       "`async_tensor_model_parallel_allreduce` (its default) and Transformer Engine's layers run "
+       "it; false: blocking, waited for right after the input-gradient GEMM, as Megatron-DeepSpeed "
+       "runs it (megatron/arguments.py sets async_tensor_model_parallel_allreduce False whenever "
+       "DeepSpeed runs the model, and the layers then all-reduce through "
+       "copy_to_tensor_model_parallel_region's backward). Under sequence parallelism, whose "
+       "reduce-scatters Megatron issues asynchronously either way, and at tp 1 it changes nothing",
+       boolean(), field<&Scenario::layout, &Layout::tp_async_allreduce>()},
       {"parallelism.tp_overlap", "bool", "false",
        "comm-GEMM overlap. With sequence parallelism on a dense model, as Transformer Engine's "
        "userbuffers run it: each layer's TP collectives run inside the GEMMs they are fused with "
