@@ -526,6 +526,13 @@ memory: {{bucket_size: 100MB}}
   const auto all = per_stage(run("all")), first = per_stage(run("first_chunk")),
              none = per_stage(run("none"));
   CHECK(report_to_json(make_report(run("first_chunk")))["layout"]["grad_buckets"] == "first_chunk");
+  // The layout's other DDP-side key, parallelism.tp_async_allreduce, is echoed beside it.
+  CHECK(report_to_json(make_report(run("all")))["layout"]["tp_async_allreduce"] == true);
+  CHECK(report_to_json(make_report(simulate(test::yaml(R"(model: llama-3.2-1b
+training: {seq_len: 1024, micro_batch_size: 1, global_batch_size: 2}
+cluster: {gpu: h100-sxm, gpus_per_node: 4}
+parallelism: {tp: 2, dp: 2, tp_async_allreduce: false}
+)"))))["layout"]["tp_async_allreduce"] == false);
   REQUIRE(all.size() == 4);
   REQUIRE(first.size() == 4);
   REQUIRE(none.size() == 4);

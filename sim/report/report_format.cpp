@@ -375,6 +375,7 @@ nlohmann::json report_to_json(const StepReport& r) {
                  {"zero", r.zero},
                  {"sequence_parallel", r.sequence_parallel},
                  {"tp_overlap", r.tp_overlap},
+                 {"tp_async_allreduce", r.tp_async_allreduce},
                  {"grad_nan_check", r.grad_nan_check},
                  {"grad_buckets", r.grad_buckets}};
   if (r.zero == 1) {

@@ -166,6 +166,7 @@ StepReport make_report(const Timeline& tl) {
   r.zero1_all_reduce = sc.layout.zero1_all_reduce;
   r.sequence_parallel = sc.layout.sequence_parallel;
   r.tp_overlap = sc.layout.tp_overlap;
+  r.tp_async_allreduce = sc.layout.tp_async_allreduce;
   r.fsdp = sc.layout.fsdp;
   r.microbatches = sc.microbatches();
   if (sc.has_cluster) r.gpu = sc.cluster.gpu.name;

@@ -104,6 +104,7 @@ struct StepReport {
   std::string grad_nan_check = "off";
   /// parallelism.grad_buckets: "all", "first_chunk" or "none".
   std::string grad_buckets = "all";
+  bool tp_async_allreduce = true;  ///< parallelism.tp_async_allreduce
   /// Sequence parallelism and comm-GEMM overlap of the TP collectives (parallelism.
   /// sequence_parallel, tp_overlap): named at tp > 1, where they change the step.
   bool sequence_parallel = false, tp_overlap = false;
