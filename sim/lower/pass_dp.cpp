@@ -274,9 +274,11 @@ void add_dp_optimizer_pass(Program& p, const ComputeTasks& compute,
     // training.zero_grad_buffer: the gradients this GPU holds (memory/footprint.h, as `trainsim
     // memory` counts them) written to zero once a step. Megatron does it at the step's start,
     // before the first forward; in a steady run of steps that is right after this one's
-    // optimizer step on the same stream, where it is timed (in the optimizer's task).
+    // optimizer step on the same stream, where it is timed (in the optimizer's task). The
+    // footprint is only worked out when the setting is on (it re-partitions the model).
+    const bool zeroes = sc.model && sc.training.zero_grad_buffer;
     const Cost zeroing =
-        p.cost.zero_grad(sc.model ? static_memory(sc, model_stages, sch.chains).gradients : 0.0);
+        p.cost.zero_grad(zeroes ? static_memory(sc, model_stages, sch.chains).gradients : 0.0);
     if (sc.training.offload == Offload::Optimizer) {
       // ZeRO-Offload: the gradient shard down the host link, Adam on the host CPU, the updated
       // 16-bit weights back up; the GPU's compute stream does no optimizer work.
