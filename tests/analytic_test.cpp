@@ -17,6 +17,7 @@
 #include "cost/internode_sweep.h"
 #include "cost/kernel_data.h"
 #include "memory/footprint.h"
+#include "scenario/scenario_schema.h"
 #include "test_util.h"
 
 using namespace trainsim;
@@ -1415,6 +1416,61 @@ TEST_CASE("analytic: an fp32 main gradient is accumulated in the weight-gradient
   CHECK(main_grad_visible_share(3072) == Approx(0.83 - 0.31 * std::log2(1.5)));
   CHECK(main_grad_visible_share(512) == Approx(1.08));
   CHECK(main_grad_visible_share(65536) == Approx(0.41));
+}
+
+TEST_CASE("analytic: training.grad_accumulation_fusion adds into 16-bit gradients too",
+          "[analytic][gemm]") {
+  // NeMo 1's distributed Adam keeps a bf16 gradient buffer (apex's grad_sync_dtype) and TE's
+  // GEMMs add into it: the epilogue reads the 2-byte gradient beyond writing its output, 2 bytes
+  // per weight element (kMainGrad16EpilogueBytes), a third of the fp32 case's 6. The same
+  // Llama-3.1-8B layer as above: 218,103,808 weight elements; the head 525,336,576; the table
+  // 128,256 × 4,096.
+  auto kernels = [](const AnalyticCostModel& m, std::string_view what) {
+    std::vector<Kernel> found;
+    for (const Kernel& k : m.kernels(Op::B, 0))
+      if (std::string_view(k.what) == what) found.push_back(k);
+    return found;
+  };
+  const AnalyticCostModel fp32(dp8(", fp32_grad_accumulation: true")),
+      half(dp8(", grad_accumulation_fusion: true")), plain(dp8(""));
+  const auto k32 = kernels(fp32, "wgrad.main_grad"), k16 = kernels(half, "wgrad.main_grad");
+  REQUIRE(k16.size() == 2);
+  CHECK(k16[0].bytes == Approx(2 * 525336576.0));
+  CHECK(k16[1].bytes == Approx(2 * 218103808.0));
+  CHECK(k16[1].count == 32);
+  CHECK(k16[1].launches == 0);
+  // The same visible share: exactly a third of the fp32 epilogue's time.
+  CHECK(half.kernel_seconds(k16[1]) == Approx(fp32.kernel_seconds(k32[1]) / 3));
+  // The embedding's hook add into the 16-bit buffer: read 2 and 2, write 2 (6 bytes, not 10).
+  const auto add16 = kernels(half, "embedding.main_grad");
+  REQUIRE(add16.size() == 1);
+  CHECK(add16[0].bytes == Approx(6 * 128256.0 * 4096));
+  // The default follows fp32_grad_accumulation: 16-bit gradients outside eager charge nothing.
+  CHECK(kernels(plain, "wgrad.main_grad").empty());
+  CHECK(kernels(plain, "embedding.main_grad").empty());
+  // Without the fusion fp32 gradients take each weight's 16-bit gradient by a hook's add
+  // (Megatron's --no-gradient-accumulation-fusion): 10 bytes an element at the full memory
+  // rate (2.18 GB / 2.68 TB/s = 814 µs a layer), one kernel per weight (a layer's qkv,
+  // attn_out, mlp_up and mlp_down: 4 launches), and no epilogue.
+  const AnalyticCostModel unfused(
+      dp8(", fp32_grad_accumulation: true, grad_accumulation_fusion: false"));
+  CHECK(kernels(unfused, "wgrad.main_grad").empty());
+  const auto adds = kernels(unfused, "wgrad.main_grad_add");
+  REQUIRE(adds.size() == 2);
+  CHECK(adds[1].bytes == Approx(10 * 218103808.0));
+  CHECK(adds[1].count == 32);
+  CHECK(adds[1].launches == 4);
+  CHECK(adds[0].launches == 1);  // the head's weight
+  CHECK(unfused.kernel_seconds(adds[1]) == Approx(10 * 218103808.0 / (3.35e12 * 0.8)));
+  // The schema echoes the effective value; under eager PyTorch the key is refused.
+  const SchemaKey* key = find_key("training.grad_accumulation_fusion");
+  REQUIRE(key);
+  CHECK(show_value(*key, dp8(", fp32_grad_accumulation: true")) == "true");
+  CHECK(show_value(*key, dp8(", fp32_grad_accumulation: true, runtime: eager")) == "false");
+  CHECK(show_value(*key, dp8("")) == "false");
+  CHECK_THROWS_WITH(
+      dp8(", grad_accumulation_fusion: true, runtime: eager"),
+      Catch::Contains("training.grad_accumulation_fusion") && Catch::Contains("AccumulateGrad"));
 }
 
 TEST_CASE("analytic: gradients are reduced in training.grad_reduce_dtype", "[analytic]") {

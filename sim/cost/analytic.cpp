@@ -357,6 +357,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
   // A norm whose output LoRA takes leaves its GEMM's gather unfused: that GEMM runs whole.
   const LoraNormOutputs apart = lora_norm_outputs(s_.training);
   double fp8_cast = 0, main_grad_elements = 0, main_grad_shown = 0;  // cast bytes
+  int main_grad_weights = 0;
   auto gemms = [&](const std::array<const char*, 3>& names, GemmShape g, double batch = 1,
                    double useful = 1, bool experts = false) {
     const std::string_view name = names[0];
@@ -479,6 +480,7 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
       gemm(names[2], {g.k, g.n, g.m});
       main_grad_elements += g.k * g.n * batch;
       main_grad_shown += g.k * g.n * batch * main_grad_visible_share(g.m);
+      main_grad_weights += experts ? static_cast<int>(batch) : 1;
     }
     if (lora) lora_kernels(op, name, g, push);
   };
@@ -523,7 +525,8 @@ void AnalyticCostModel::layer_kernels(Op op, int layers, bool moe, bool recomput
     k.launches = op == Op::F ? 1 : 3;
     push(k);
   }
-  main_grad_accumulate(main_grad_elements, main_grad_shown, layers, recompute, out);
+  main_grad_accumulate(main_grad_elements, main_grad_shown, main_grad_weights, layers, recompute,
+                       out);
   const EagerOps eager = eager_ops(s_.training);
   // Elements of QKV's output on this GPU (what its bias, split and interleave copies touch).
   auto qkv_elements = [&] {
@@ -1071,7 +1074,7 @@ void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out, int m
                {0, 0, 0},
                1,
                0,
-               constants::kMainGradAddBytes * (table + positions)};
+               main_grad_add_bytes() * (table + positions)};
     add.count = lookup.count;
     out.push_back(add);
   }
@@ -1126,7 +1129,8 @@ void AnalyticCostModel::mtp_kernels(Op op, int modules, std::vector<Kernel>& out
   }
   if (op == Op::W || op == Op::B) {
     gemm("mtp.eh_proj.wgrad", {g.k, g.n, g.m});
-    main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), modules, false, out);
+    main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), 1, modules, false,
+                         out);
     embedding_kernels(op, out, modules);
   }
 }
@@ -1210,7 +1214,7 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
   }
   if ((op == Op::W || op == Op::B) && s_.training.lora_rank <= 0) {
     gemm("lm_head.wgrad", {g.k, g.n, g.m});
-    main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), 1, false, out);
+    main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), 1, 1, false, out);
   }
   for (std::size_t i = first; i < out.size(); ++i) out[i].count *= count;
 }
@@ -1289,7 +1293,7 @@ void AnalyticCostModel::fsdp_kernels(Op op, int stage, std::vector<Kernel>& out)
   }
 }
 
-void AnalyticCostModel::main_grad_accumulate(double elements, double shown, int count,
+void AnalyticCostModel::main_grad_accumulate(double elements, double shown, int weights, int count,
                                              bool recompute, std::vector<Kernel>& out) const {
   // Megatron-LM's gradient-accumulation fusion (Transformer Engine's fuse_wgrad_accumulation)
   // has every weight-gradient GEMM add its product into the fp32 main gradient (beta = 1): the
@@ -1307,18 +1311,45 @@ void AnalyticCostModel::main_grad_accumulate(double elements, double shown, int 
   // torch can time) the same rate overestimates the extra by 4-12 % of the GEMM's time at 2,048
   // tokens. No launch: it is the GEMM's own epilogue. An eager runtime's fp32 gradients are
   // added by AccumulateGrad instead (grad_accumulate_kernel).
-  if (!fused_main_grad() || elements <= 0) return;
+  if (elements <= 0) return;
+  if (!fused_main_grad()) {
+    // Without the fusion Megatron's DDP hook adds each weight's 16-bit gradient into its fp32
+    // main gradient (main_grad.add_(grad)), a kernel a weight, every micro-batch
+    // (--no-gradient-accumulation-fusion); 16-bit gradients outside eager PyTorch: nothing.
+    if (!s_.training.fp32_grad_accumulation || s_.training.runtime == Runtime::Eager) return;
+    Kernel add{Kernel::Kind::Memory,
+               "wgrad.main_grad_add",
+               {0, 0, 0},
+               1,
+               0,
+               constants::kMainGradAddBytes * elements};
+    add.count = count;
+    add.launches = weights;
+    add.recompute = recompute;
+    out.push_back(add);
+    return;
+  }
   Kernel k{Kernel::Kind::Memory,
            "wgrad.main_grad",
            {0, 0, 0},
            1,
            0,
-           constants::kMainGradEpilogueBytes * elements};
+           main_grad_epilogue_bytes() * elements};
   k.count = count;
   k.launches = 0;
   k.recompute = recompute;
   k.bandwidth_share = elements / shown;
   out.push_back(k);
+}
+
+double AnalyticCostModel::main_grad_epilogue_bytes() const {
+  return s_.training.fp32_grad_accumulation ? constants::kMainGradEpilogueBytes
+                                            : constants::kMainGrad16EpilogueBytes;
+}
+
+double AnalyticCostModel::main_grad_add_bytes() const {
+  return s_.training.fp32_grad_accumulation ? constants::kMainGradAddBytes
+                                            : constants::kMainGrad16AddBytes;
 }
 
 void AnalyticCostModel::tied_grad_sum_kernel(std::vector<Kernel>& out) const {
@@ -1336,13 +1367,12 @@ void AnalyticCostModel::tied_grad_sum_kernel(std::vector<Kernel>& out) const {
 }
 
 bool AnalyticCostModel::fused_main_grad() const {
-  return s_.training.fp32_grad_accumulation && s_.training.runtime != Runtime::Eager;
+  return grad_accumulation_fusion(s_.training);
 }
 
 double AnalyticCostModel::main_grad_epilogue_seconds(const Kernel& wgrad) const {
   if (!fused_main_grad()) return 0;
-  return memory_seconds(constants::kMainGradEpilogueBytes * wgrad.gemm.m * wgrad.gemm.n *
-                        wgrad.batch) *
+  return memory_seconds(main_grad_epilogue_bytes() * wgrad.gemm.m * wgrad.gemm.n * wgrad.batch) *
          main_grad_visible_share(wgrad.gemm.k);
 }
 

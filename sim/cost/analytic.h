@@ -271,8 +271,8 @@ class AnalyticCostModel : public CostModel {
   void grad_accumulate_kernel(int stage, std::vector<Kernel>& out) const;
   /// Autograd's sum of a tied table's two gradients (on a stage with the embedding and head).
   void tied_grad_sum_kernel(std::vector<Kernel>& out) const;
-  /// Weight-gradient GEMMs accumulate into fp32 main gradients (training.fp32_grad_accumulation,
-  /// not eager).
+  /// Weight-gradient GEMMs accumulate into the gradient buffer
+  /// (training.grad_accumulation_fusion).
   bool fused_main_grad() const;
   /// parallelism.tp_overlap as Transformer Engine's userbuffers run it: with SP, on a dense
   /// model's QKV and MLP GEMMs (chunked, each collective under its own GEMM); otherwise the knob
@@ -311,11 +311,16 @@ class AnalyticCostModel : public CostModel {
   /// FP8 parameters without the transpose cache on Hopper: each micro-batch's backward makes the
   /// weights' transposes (fp8_weight_bytes each), not each step's first forward.
   bool fp8_transposes_each_microbatch() const;
-  /// The fp32 main gradient's accumulation inside `elements` weight-gradient outputs' GEMM
-  /// epilogues, `count` times per micro-batch; `shown`: the elements weighted by
-  /// main_grad_visible_share of their GEMM's tokens.
-  void main_grad_accumulate(double elements, double shown, int count, bool recompute,
+  /// The gradient buffer's accumulation of `weights` weight-gradient outputs (`elements` in all),
+  /// `count` times per micro-batch: inside their GEMMs' epilogues under
+  /// training.grad_accumulation_fusion (`shown`: the elements weighted by
+  /// main_grad_visible_share of their GEMM's tokens), else into fp32 gradients by a kernel each.
+  void main_grad_accumulate(double elements, double shown, int weights, int count, bool recompute,
                             std::vector<Kernel>& out) const;
+  /// Bytes per weight element the fused accumulation's epilogue moves beyond a 16-bit GEMM's,
+  /// and per element a hook's add into the gradient buffer: fp32 or 16-bit gradients.
+  double main_grad_epilogue_bytes() const;
+  double main_grad_add_bytes() const;
   /// PyTorch FSDP's own kernels (ZeRO-3): the shard cast before each all-gather, the gradient
   /// flatten, cast and divisions around each reduce-scatter (constants.h).
   void fsdp_kernels(Op op, int stage, std::vector<Kernel>& out) const;

@@ -660,10 +660,20 @@ inline constexpr double kGradAccumulateReadsWrites = 3;
 /// behind both: AnalyticCostModel's main_grad_accumulate.
 inline constexpr double kMainGradEpilogueBytes = 4 + 4 - 2;
 
+/// The same into 16-bit gradients (training.grad_accumulation_fusion without
+/// fp32_grad_accumulation: apex's contiguous DistributedFusedAdam buffer in grad_sync_dtype under
+/// NeMo 1, Megatron-core's DDP buffer without grad_reduce_in_fp32): the epilogue reads the 2-byte
+/// gradient it adds to (beta = 1) and writes 2 where a plain 16-bit GEMM writes 2: 2 bytes more.
+/// Derived from the fp32 case's measurement (same rate, same visible share), not timed itself.
+inline constexpr double kMainGrad16EpilogueBytes = 2 + 2 - 2;
+
 /// Bytes per element a gradient that no GEMM accumulates (the embedding's) moves into the fp32
 /// main gradient: Megatron's hook reads the 16-bit gradient (2) and the main gradient (4) and
 /// writes it back (4).
 inline constexpr double kMainGradAddBytes = 2 + 4 + 4;
+
+/// The same into a 16-bit gradient buffer: read 2 and 2, write 2.
+inline constexpr double kMainGrad16AddBytes = 2 + 2 + 2;
 
 /// The share of those bytes' time (at the memory-bound rate) that a weight-gradient GEMM
 /// accumulating into fp32 takes beyond the 16-bit GEMM, by its reduction length (the tokens of

@@ -243,6 +243,11 @@ struct TrainingSpec {
   /// With selective recompute: the modules recomputed; nullopt: the attention core alone.
   std::optional<RecomputeModules> recompute_modules;
   bool fp32_grad_accumulation = false;  ///< Megatron's default: fp32 gradients (4 bytes, not 2)
+  /// Whether each weight-gradient GEMM adds its product into the gradient buffer (beta = 1:
+  /// Megatron's and NeMo's gradient_accumulation_fusion, Transformer Engine's
+  /// fuse_wgrad_accumulation); nullopt: with fp32 gradients outside eager PyTorch
+  /// (grad_accumulation_fusion() below).
+  std::optional<bool> grad_accumulation_fusion;
   /// The gradients the GPU holds written to zero once a step, before the first backward adds
   /// into them (Megatron-core's DDP zero_grad_buffer over its contiguous buffer); false: set to
   /// None, as PyTorch's zero_grad does by default, which writes nothing.
@@ -390,6 +395,14 @@ inline bool recomputes_mtp_blocks(const TrainingSpec& t) {
 inline RecomputeModules recompute_modules(const TrainingSpec& t) {
   if (t.recompute != Recompute::Selective) return {.core_attn = false};
   return t.recompute_modules.value_or(RecomputeModules{});
+}
+
+/// Whether the weight-gradient GEMMs accumulate into the gradient buffer
+/// (training.grad_accumulation_fusion); by default where Megatron's fp32 main gradients are
+/// (fp32_grad_accumulation) and the runtime is not eager PyTorch, whose AccumulateGrad adds them.
+inline bool grad_accumulation_fusion(const TrainingSpec& t) {
+  return t.grad_accumulation_fusion.value_or(t.fp32_grad_accumulation &&
+                                             t.runtime != Runtime::Eager);
 }
 
 /// Bytes per parameter the data-parallel gradient reduction sends: 4 in fp32, else 2.

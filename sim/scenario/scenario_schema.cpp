@@ -835,11 +835,38 @@ const std::vector<SchemaKey>& scenario_keys() {
        "fp32 gradient buffer (Megatron's default) in place of the 16-bit gradients: 4 bytes per "
        "parameter instead of 2 (Megatron-LM README, distributed optimizer: bf16 parameters with "
        "fp32 gradients, 18 bytes per parameter, 6 + 12/d distributed). The weight-gradient GEMMs "
-       "add into it (Megatron's gradient-accumulation fusion): 6 bytes more per weight element "
+       "add into it (Megatron's gradient-accumulation fusion, `grad_accumulation_fusion`): 6 "
+       "bytes more per weight element "
        "every micro-batch, `wgrad.main_grad` in `trainsim kernels`, and Megatron's hook adds the "
        "embedding's gradient into it (`embedding.main_grad`); under `runtime: eager`, PyTorch's "
        "AccumulateGrad pass instead",
        boolean(), field<&Scenario::training, &TrainingSpec::fp32_grad_accumulation>()},
+      {"training.grad_accumulation_fusion",
+       "bool",
+       "`true` with `fp32_grad_accumulation` (but under `runtime: eager`), else `false`",
+       "each weight-gradient GEMM adds its product into the gradient buffer (beta = 1): "
+       "Megatron's and NeMo's `gradient_accumulation_fusion` (Transformer Engine's "
+       "`fuse_wgrad_accumulation`), on by default in both. Every micro-batch the GEMM's epilogue "
+       "reads the buffer where a plain one only writes its output: 6 bytes more per weight "
+       "element into fp32 gradients (`fp32_grad_accumulation`), 2 into 16-bit ones (a "
+       "contiguous buffer in the reduction's 16 bits: apex's DistributedFusedAdam with "
+       "`grad_sync_dtype: bf16` under NeMo 1, Megatron-core's DDP without "
+       "`grad_reduce_in_fp32`), `wgrad.main_grad` in `trainsim kernels`, at the share of its "
+       "time the GEMM shows; the embedding's gradient, no GEMM's, is added by Megatron's hook "
+       "(`embedding.main_grad`: 10 or 6 bytes an element). `false` with fp32 gradients "
+       "(`--no-gradient-accumulation-fusion`): the hook adds every weight's 16-bit gradient "
+       "into them, a kernel a weight (`wgrad.main_grad_add`, 10 bytes an element). Not under "
+       "`runtime: eager`, where PyTorch's AccumulateGrad adds the gradients",
+       boolean(),
+       {[](Scenario& s, const KeyValue& v) {
+          s.training.grad_accumulation_fusion = v.flag;
+          return std::string();
+        },
+        [](const Scenario& s) -> std::optional<KeyValue> {
+          KeyValue v;
+          v.flag = grad_accumulation_fusion(s.training);
+          return v;
+        }}},
       {"training.zero_grad_buffer", "bool", "false",
        "the gradients this GPU holds (`gradients` in `trainsim memory`) written to zero once a "
        "step, before the first backward adds into them: Megatron-core's DDP and Megatron-FSDP "

@@ -119,6 +119,15 @@ void check_cudnn_version(const Scenario& s, const Checker& c) {
            "cudnn, or drop the key");
 }
 
+// training.grad_accumulation_fusion: a GEMM epilogue's accumulation, which eager PyTorch's
+// AccumulateGrad replaces.
+void check_grad_accumulation(const Scenario& s, const Checker& c) {
+  if (s.training.grad_accumulation_fusion.value_or(false) && s.training.runtime == Runtime::Eager)
+    c.fail("training.grad_accumulation_fusion",
+           "eager PyTorch (training.runtime: eager) adds each micro-batch's gradients by "
+           "AccumulateGrad, not in the GEMM: give runtime fused or compiled, or drop the key");
+}
+
 void check_precision(const Scenario& s, const Checker& c) {
   if (s.training.fp8_params && s.training.precision != Precision::FP8)
     c.fail("training.fp8_params", fmt::format("FP8 parameters need training.precision: fp8, got {}",
@@ -689,6 +698,7 @@ void validate(const Scenario& s) {
   check_moe(s, c);
   check_mla(s, c);
   check_precision(s, c);
+  check_grad_accumulation(s, c);
   check_cudnn_version(s, c);
   check_lora(s, c);
   check_attention(s, c);
