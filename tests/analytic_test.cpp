@@ -1473,6 +1473,33 @@ TEST_CASE("analytic: training.grad_accumulation_fusion adds into 16-bit gradient
       Catch::Contains("training.grad_accumulation_fusion") && Catch::Contains("AccumulateGrad"));
 }
 
+TEST_CASE("analytic: training.loss_metrics runs cross-entropy passes after the backward",
+          "[analytic]") {
+  // Composer's train metrics (LanguageCrossEntropy, LanguagePerplexity): each a PyTorch
+  // cross_entropy forward over the kept logits, 22 bytes a logit (kMetricCrossEntropyBytes), 7
+  // kernels, with the weight-gradient pass. Llama-3.1-8B at dp 8: one 4,096-token sequence a
+  // micro-batch, a 128,256-word vocabulary: 525,336,576 logits.
+  const AnalyticCostModel two(dp8(", loss_metrics: 2")), none(dp8(""));
+  const Kernel k = kernel_named(two, Op::B, "loss_metrics");
+  CHECK(k.bytes == Approx(2 * 22 * 525336576.0));
+  CHECK(k.launches == 14);
+  CHECK(kernel_named(two, Op::W, "loss_metrics").bytes == Approx(k.bytes));
+  CHECK(kernel_named(two, Op::F, "loss_metrics").bytes == 0);
+  CHECK(kernel_named(two, Op::I, "loss_metrics").bytes == 0);
+  CHECK(kernel_named(none, Op::B, "loss_metrics").bytes == 0);
+  // 23.1 GB at 3.35 TB/s · 0.8: 8.62 ms, and the pass is longer by that and 14 launches.
+  CHECK(two.kernel_seconds(k) == Approx(2 * 22 * 525336576.0 / (3.35e12 * 0.8)));
+  const TimeNs longer = two.compute(Op::B, 0, 0).duration - none.compute(Op::B, 0, 0).duration;
+  CHECK(
+      static_cast<double>(longer) * 1e-9 ==
+      Approx(2 * 22 * 525336576.0 / (3.35e12 * 0.8) + 14 * constants::kKernelLaunch).margin(2e-9));
+  // A stage without the head runs none.
+  Scenario pp2 = dp8(", loss_metrics: 2");
+  pp2.layout.pp = 2;
+  pp2.layout.dp = 4;
+  CHECK(kernel_named(AnalyticCostModel(pp2), Op::B, "loss_metrics").bytes == 0);
+}
+
 TEST_CASE("analytic: gradients are reduced in training.grad_reduce_dtype", "[analytic]") {
   // Llama-3.1-8B on one stage: Ψ parameters. 16-bit gradients send 2Ψ bytes; fp32 (FSDP's
   // reduce_dtype=float32, or fp32 accumulation by default) 4Ψ.

@@ -1216,6 +1216,20 @@ void AnalyticCostModel::head_kernels(Op op, int count, std::vector<Kernel>& out)
     gemm("lm_head.wgrad", {g.k, g.n, g.m});
     main_grad_accumulate(g.k * g.n, g.k * g.n * main_grad_visible_share(g.m), 1, 1, false, out);
   }
+  // Training metrics over the kept logits once the micro-batch's backward is done (Composer's
+  // trainer: _train_microbatch calls _eval_train_metrics after loss.backward(), under no_grad
+  // and the training's autocast): each a PyTorch cross_entropy forward (constants.h).
+  if ((op == Op::W || op == Op::B) && s_.training.loss_metrics > 0) {
+    const int metrics = s_.training.loss_metrics;
+    Kernel k{Kernel::Kind::Memory,
+             "loss_metrics",
+             {0, 0, 0},
+             1,
+             0,
+             metrics * constants::kMetricCrossEntropyBytes * logits};
+    k.launches = metrics * constants::kMetricCrossEntropyKernels;
+    out.push_back(k);
+  }
   for (std::size_t i = first; i < out.size(); ++i) out[i].count *= count;
 }
 

@@ -675,6 +675,17 @@ inline constexpr double kMainGradAddBytes = 2 + 4 + 4;
 /// The same into a 16-bit gradient buffer: read 2 and 2, write 2.
 inline constexpr double kMainGrad16AddBytes = 2 + 2 + 2;
 
+/// Bytes per logit of one training-metric cross-entropy (training.loss_metrics): Composer's
+/// LanguageCrossEntropy and LanguagePerplexity (composer/metrics/nlp.py; the second subclasses
+/// the first) each run torch.nn.CrossEntropyLoss(reduction='sum') over the micro-batch's kept
+/// 16-bit logits under the training's autocast, which runs cross_entropy in fp32: the upcast
+/// (read 2, write 4) and a three-pass log-softmax (read 4 three times, write 4), as PyTorch's
+/// cross_entropy forward in AnalyticCostModel::head_kernels, no backward.
+inline constexpr double kMetricCrossEntropyBytes = 2 + 4 + 3 * 4 + 4;
+/// Its kernels: the upcast, the log-softmax, the NLL sum, the count of targets that are not
+/// ignored (compare, sum) and the two running totals' adds.
+inline constexpr int kMetricCrossEntropyKernels = 7;
+
 /// The share of those bytes' time (at the memory-bound rate) that a weight-gradient GEMM
 /// accumulating into fp32 takes beyond the 16-bit GEMM, by its reduction length (the tokens of
 /// a micro-batch), log-linear between the points and held outside them: the rest runs beside

@@ -243,6 +243,9 @@ struct TrainingSpec {
   /// With selective recompute: the modules recomputed; nullopt: the attention core alone.
   std::optional<RecomputeModules> recompute_modules;
   bool fp32_grad_accumulation = false;  ///< Megatron's default: fp32 gradients (4 bytes, not 2)
+  /// Cross-entropy evaluations over the logits after each micro-batch's backward, for training
+  /// metrics (Composer's train_metrics: LanguageCrossEntropy and LanguagePerplexity, 2).
+  int loss_metrics = 0;
   /// Whether each weight-gradient GEMM adds its product into the gradient buffer (beta = 1:
   /// Megatron's and NeMo's gradient_accumulation_fusion, Transformer Engine's
   /// fuse_wgrad_accumulation); nullopt: with fp32 gradients outside eager PyTorch

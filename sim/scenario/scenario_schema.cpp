@@ -867,6 +867,16 @@ const std::vector<SchemaKey>& scenario_keys() {
           v.flag = grad_accumulation_fusion(s.training);
           return v;
         }}},
+      {"training.loss_metrics", "0–8", "0",
+       "cross-entropy evaluations over the logits after each micro-batch's backward, for "
+       "training metrics: Composer's trainer runs its `train_metrics` on the kept logits under "
+       "no_grad (llm-foundry's MPT and its Hugging Face wrappers log LanguageCrossEntropy and "
+       "LanguagePerplexity: 2, each torch's CrossEntropyLoss). Each a PyTorch cross_entropy "
+       "forward under the training's autocast: the upcast and a three-pass log-softmax, 22 "
+       "bytes a logit, 7 kernels (`loss_metrics` in `trainsim kernels`), with the last stage's "
+       "weight-gradient pass. Their transient fp32 copies (8 bytes a logit, after the backward "
+       "has freed the micro-batch's activations) are not in the memory figures",
+       integer(0, 8), field<&Scenario::training, &TrainingSpec::loss_metrics>()},
       {"training.zero_grad_buffer", "bool", "false",
        "the gradients this GPU holds (`gradients` in `trainsim memory`) written to zero once a "
        "step, before the first backward adds into them: Megatron-core's DDP and Megatron-FSDP "
