@@ -1461,6 +1461,10 @@ TEST_CASE("analytic: training.grad_accumulation_fusion adds into 16-bit gradient
   CHECK(adds[1].count == 32);
   CHECK(adds[1].launches == 4);
   CHECK(adds[0].launches == 1);  // the head's weight
+  // The hook adds the embedding's gradient as with the fusion (10 bytes an element).
+  const auto embedding_add = kernels(unfused, "embedding.main_grad");
+  REQUIRE(embedding_add.size() == 1);
+  CHECK(embedding_add[0].bytes == Approx(10 * 128256.0 * 4096));
   CHECK(unfused.kernel_seconds(adds[1]) == Approx(10 * 218103808.0 / (3.35e12 * 0.8)));
   // The schema echoes the effective value; under eager PyTorch the key is refused.
   const SchemaKey* key = find_key("training.grad_accumulation_fusion");

@@ -1065,7 +1065,9 @@ void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out, int m
   // gradient hook adds autograd's 16-bit gradient into the fp32 main gradient every micro-batch
   // (DistributedDataParallel's param hook, main_grad.add_(grad)): read 2 and 4, write 4 bytes
   // per element of the table and of learned positions (not split over TP).
-  if (op != Op::F && fused_main_grad()) {
+  const bool hook_add = fused_main_grad() || (s_.training.fp32_grad_accumulation &&
+                                              s_.training.runtime != Runtime::Eager);
+  if (op != Op::F && hook_add) {
     const double positions = s_.model->position == PositionEmbedding::Learned
                                  ? static_cast<double>(s_.training.seq_len) * h
                                  : 0.0;
@@ -1323,8 +1325,10 @@ void AnalyticCostModel::main_grad_accumulate(double elements, double shown, int 
   // their time its reduction length shows (kMainGradVisibleShare), as the kernel's bandwidth
   // share. Behind an FP8 main loop (H100, `fp8_epilogue`: fp32 against bf16 output, the part
   // torch can time) the same rate overestimates the extra by 4-12 % of the GEMM's time at 2,048
-  // tokens. No launch: it is the GEMM's own epilogue. An eager runtime's fp32 gradients are
-  // added by AccumulateGrad instead (grad_accumulate_kernel).
+  // tokens. No launch: it is the GEMM's own epilogue. Into 16-bit gradients (NeMo 1's apex
+  // buffer, Megatron-core's without grad_reduce_in_fp32) the epilogue reads 2 bytes where it
+  // writes 2: a third of the bytes (kMainGrad16EpilogueBytes), at the same visible share. An
+  // eager runtime's gradients are added by AccumulateGrad instead (grad_accumulate_kernel).
   if (elements <= 0) return;
   if (!fused_main_grad()) {
     // Without the fusion Megatron's DDP hook adds each weight's 16-bit gradient into its fp32
