@@ -814,3 +814,36 @@ TEST_CASE("footprint: a recomputing backward replays one layer beside the stored
   // A costs-only scenario has no layers.
   CHECK(recompute_transient_bytes(test::pipeline(2, 4, 1, 2), 0) == 0);
 }
+
+TEST_CASE("footprint: a learned position table is held whole with a row per position", "[memory]") {
+  // MPT-7B as llm-foundry benchmarked it at 65,536 tokens (learned positions up to the
+  // sequence length, tied embeddings): 32 layers of 12 · 4096² = 6,442,450,944, the table
+  // 50,368 × 4,096 = 206,307,328, positions 65,536 × 4,096 = 268,435,456: 6,917,193,728 on the
+  // one GPU of dp 8 (FSDP's shards aside). The benchmark table lists 6,918,905,856, the
+  // 1,712,128 more being MPT's biases and norms (32 · 13 · 4,096 + 2 · 4,096), which trainsim
+  // leaves out.
+  auto mpt = [](int tp, int seq) {
+    return test::yaml(
+        fmt::format(R"(model: {{layers: 32, hidden: 4096, ffn_hidden: 16384, heads: 32,
+  vocab: 50368, mlp: gelu, norm: layernorm, position_embedding: learned, tied_embeddings: true}}
+training: {{seq_len: {}, micro_batch_size: 1, global_batch_size: 8}}
+cluster: {{gpu: a100-sxm-80gb, gpus_per_node: 8}}
+parallelism: {{dp: {}, tp: {}}}
+)",
+                    seq, 8 / tp, tp));
+  };
+  const Scenario s = mpt(1, 65536);
+  CHECK(learned_position_params(s) == 268435456);
+  const std::vector<int> here{0};
+  CHECK(static_memory(s, here, 1).parameters == Approx(6917193728.0));
+  // Under TP the vocabulary-parallel table and the layers split; the position table does not
+  // (Megatron's position_embeddings is a plain embedding on every TP rank).
+  const Scenario tp2 = mpt(2, 65536);
+  CHECK(static_memory(tp2, here, 1).parameters ==
+        Approx((6442450944.0 + 206307328.0) / 2 + 268435456.0));
+  // Rotary positions hold none.
+  Scenario rope = s;
+  rope.model->position = PositionEmbedding::Rotary;
+  CHECK(learned_position_params(rope) == 0);
+  CHECK(static_memory(rope, here, 1).parameters == Approx(6917193728.0 - 268435456.0));
+}

@@ -2560,9 +2560,9 @@ double AnalyticCostModel::tuning_model_seconds(Collective c, int n, double bytes
 }
 
 double AnalyticCostModel::stage_params(int stage) const {
-  return static_cast<double>(
-      trainsim::stage_params(*s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp,
-                             static_cast<int>(stages_.size()), s_.layout.ep, s_.layout.etp));
+  return static_cast<double>(trainsim::stage_params(
+      *s_.model, stages_.at(static_cast<std::size_t>(stage)), s_.layout.tp,
+      static_cast<int>(stages_.size()), s_.layout.ep, s_.layout.etp, learned_position_params(s_)));
 }
 
 double AnalyticCostModel::expert_params(int stage) const {

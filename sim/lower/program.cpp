@@ -120,7 +120,9 @@ double Program::last_bucket_params(int stage) const {
     return std::max(0.0, cost.stage_params(ms) - twice -
                              static_cast<double>(stage_layer_params(m, c, l.tp, l.ep, l.etp)));
   }
-  return c.embedding ? static_cast<double>(m.embedding_params()) / l.tp : 0.0;
+  return c.embedding ? static_cast<double>(m.embedding_params()) / l.tp +
+                           static_cast<double>(learned_position_params(scenario))
+                     : 0.0;
 }
 
 double Program::last_bucket_gradient_bytes(int stage, double bytes) const {

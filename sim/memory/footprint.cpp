@@ -314,9 +314,11 @@ StaticMemory static_memory(const Scenario& s, std::span<const int> stages_here, 
   for (int st : stages_here) {
     TRAINSIM_CHECK(st >= 0 && st < stages, "stage out of range");
     const StageContent& part = parts[static_cast<std::size_t>(st)];
+    const std::int64_t positions = learned_position_params(s);
     out.parameters += static_cast<double>(
-        stage_params(*s.model, part, s.layout.tp, stages, s.layout.ep, s.layout.etp));
-    every_expert += static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages));
+        stage_params(*s.model, part, s.layout.tp, stages, s.layout.ep, s.layout.etp, positions));
+    every_expert +=
+        static_cast<double>(stage_params(*s.model, part, s.layout.tp, stages, 1, 0, positions));
   }
   // A tied head on the embedding's own GPU uses its table, not a copy; so does multi-token
   // prediction's lookup, also on a DualPipe rank (DeepSeek-V3 §3.2.3: the module shares the

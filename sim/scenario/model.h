@@ -12,7 +12,8 @@ namespace trainsim {
 
 enum class MlpKind { SwiGLU, GeLU };
 /// Rotary (Llama, GPT-NeoX) costs a kernel on q and k per layer; learned absolute (GPT-2/3)
-/// and ALiBi (MPT, BLOOM) positions cost nothing measurable here.
+/// and ALiBi (MPT, BLOOM) positions cost nothing measurable in time (a learned table's
+/// parameters: learned_position_params in scenario.h).
 enum class PositionEmbedding { Rotary, Learned, Alibi };
 /// RMSNorm (Llama) or LayerNorm (GPT, MPT): the same bytes as one fused kernel; an eager
 /// runtime runs RMSNorm as separate PyTorch ops (LayerNorm stays one ATen kernel).

@@ -100,7 +100,7 @@ std::int64_t stage_layer_params(const ModelSpec& m, const StageContent& st, int 
 }
 
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages, int ep,
-                          int etp) {
+                          int etp, std::int64_t positions) {
   // Routed experts held whole are added after the split over TP.
   const std::int64_t whole = experts_whole(tp, etp) ? held_routed_params(m, st, ep) : 0;
   std::int64_t p = held_layer_params(m, st, ep) - whole + st.layers * m.replicated_kv_params(tp);
@@ -110,7 +110,7 @@ std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, in
   // of its table (Megatron-core builds the embedding where mtp_process; a tied head's table
   // serves both).
   if (st.mtp > 0 && !st.embedding && !m.tied_embeddings) p += m.vocab * m.hidden;
-  return p / tp + whole;
+  return p / tp + whole + (st.embedding ? positions : 0);
 }
 
 std::int64_t stage_lora_params(const ModelSpec& m, const StageContent& st, int tp,

@@ -41,9 +41,11 @@ bool partition_fits(const ModelSpec& m, const PipelineSplit& split, int stages);
 /// (embedding and head are vocabulary-parallel; a tied head still needs its own copy when it is
 /// on another stage, and so do multi-token prediction modules the embedding's table they look
 /// up; each MoE layer's routed experts are split over ep ranks, then over the expert TP degree
-/// `etp`: 0 for tp, or 1 for experts held whole, Layout::etp).
+/// `etp`: 0 for tp, or 1 for experts held whole, Layout::etp). `positions`: a learned position
+/// table's parameters (learned_position_params), held whole by every TP rank of the embedding's
+/// stage (Megatron's position_embeddings is a plain torch.nn.Embedding, not vocabulary-parallel).
 std::int64_t stage_params(const ModelSpec& m, const StageContent& st, int tp, int stages,
-                          int ep = 1, int etp = 0);
+                          int ep = 1, int etp = 0, std::int64_t positions = 0);
 /// Of the stage_params of the stages one GPU holds (`stages_here`), what they count twice: a
 /// tied head, or multi-token prediction's lookup, on another of them than the embedding (a
 /// V-shaped schedule's last chunk, or pp 1 with several chunks) uses the embedding's own table

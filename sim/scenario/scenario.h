@@ -5,6 +5,7 @@
 // scenario_loader.h (which validates everything) and read by every later layer.
 #include <compare>   // operator<=>
 #include <cstddef>   // std::size_t
+#include <cstdint>   // std::int64_t
 #include <map>       // std::map
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -593,6 +594,16 @@ struct Scenario {
     return static_cast<double>(training.global_batch_size) * training.seq_len;
   }
 };
+
+/// A learned absolute position table's parameters (model.position_embedding: learned, as GPT-2
+/// and GPT-3, or MPT without ALiBi): a row of `hidden` per position up to the sequence length
+/// (Megatron's max_position_embeddings and llm-foundry's max_seq_len, taken as training.seq_len);
+/// 0 for rotary or ALiBi positions or without a model. The papers' parameter counts (and
+/// ModelSpec::total_params) leave it out; what a GPU holds, gathers and updates does not.
+inline std::int64_t learned_position_params(const Scenario& s) {
+  if (!s.model || s.model->position != PositionEmbedding::Learned) return 0;
+  return static_cast<std::int64_t>(s.training.seq_len) * s.model->hidden;
+}
 
 /// MXFP8 parameters under the distributed optimizer (training.fp8_params with fp8_recipe mxfp8,
 /// ZeRO-1/2): Megatron-core cannot map their quantized storage into its contiguous parameter

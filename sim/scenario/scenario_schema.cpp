@@ -553,7 +553,9 @@ const std::vector<SchemaKey>& scenario_keys() {
        choice({"swiglu", "gelu"}), field<&Scenario::model, &ModelSpec::mlp>()},
       {"model.position_embedding", "`rope`, `learned`, `alibi`", "`rope`",
        "rotary costs a kernel on q and k per layer; learned (GPT-2/3) and ALiBi (MPT, BLOOM) cost "
-       "nothing measurable",
+       "nothing measurable in time. A learned table holds a row of `hidden` per position up to "
+       "`training.seq_len` on the embedding's stage, whole on every TP rank: in the memory, the "
+       "data-parallel traffic and the optimizer, not in the papers' parameter count",
        choice({"rope", "learned", "alibi"}), field<&Scenario::model, &ModelSpec::position>()},
       {"model.norm", "`rmsnorm`, `layernorm`",
        "`rmsnorm` (a Hugging Face config with `layer_norm_eps` and no `rms_norm_eps`: `layernorm`)",
