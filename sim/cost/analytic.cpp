@@ -1065,9 +1065,7 @@ void AnalyticCostModel::embedding_kernels(Op op, std::vector<Kernel>& out, int m
   // gradient hook adds autograd's 16-bit gradient into the fp32 main gradient every micro-batch
   // (DistributedDataParallel's param hook, main_grad.add_(grad)): read 2 and 4, write 4 bytes
   // per element of the table and of learned positions (not split over TP).
-  const bool hook_add = fused_main_grad() || (s_.training.fp32_grad_accumulation &&
-                                              s_.training.runtime != Runtime::Eager);
-  if (op != Op::F && hook_add) {
+  if (op != Op::F && (fused_main_grad() || fp32_main_grad(s_.training))) {
     const double positions = s_.model->position == PositionEmbedding::Learned
                                  ? static_cast<double>(s_.training.seq_len) * h
                                  : 0.0;
@@ -1334,7 +1332,7 @@ void AnalyticCostModel::main_grad_accumulate(double elements, double shown, int 
     // Without the fusion Megatron's DDP hook adds each weight's 16-bit gradient into its fp32
     // main gradient (main_grad.add_(grad)), a kernel a weight, every micro-batch
     // (--no-gradient-accumulation-fusion); 16-bit gradients outside eager PyTorch: nothing.
-    if (!s_.training.fp32_grad_accumulation || s_.training.runtime == Runtime::Eager) return;
+    if (!fp32_main_grad(s_.training)) return;
     Kernel add{Kernel::Kind::Memory,
                "wgrad.main_grad_add",
                {0, 0, 0},

@@ -401,12 +401,17 @@ inline RecomputeModules recompute_modules(const TrainingSpec& t) {
   return t.recompute_modules.value_or(RecomputeModules{});
 }
 
+/// Megatron's fp32 main gradients, which its code adds each micro-batch's weight gradients into
+/// (in the GEMM or by a hook): fp32_grad_accumulation outside eager PyTorch, whose AccumulateGrad
+/// adds them instead.
+inline bool fp32_main_grad(const TrainingSpec& t) {
+  return t.fp32_grad_accumulation && t.runtime != Runtime::Eager;
+}
+
 /// Whether the weight-gradient GEMMs accumulate into the gradient buffer
-/// (training.grad_accumulation_fusion); by default where Megatron's fp32 main gradients are
-/// (fp32_grad_accumulation) and the runtime is not eager PyTorch, whose AccumulateGrad adds them.
+/// (training.grad_accumulation_fusion); by default into Megatron's fp32 main gradients.
 inline bool grad_accumulation_fusion(const TrainingSpec& t) {
-  return t.grad_accumulation_fusion.value_or(t.fp32_grad_accumulation &&
-                                             t.runtime != Runtime::Eager);
+  return t.grad_accumulation_fusion.value_or(fp32_main_grad(t));
 }
 
 /// Bytes per parameter the data-parallel gradient reduction sends: 4 in fp32, else 2.
